@@ -1,0 +1,68 @@
+"""The gateway's chain keypairs, kept as Solana CLI JSON files in one directory.
+
+The local node reads them at genesis (it creates the mints and loads the whitelist program
+under these ids); the chain gateway signs with them. Missing files are generated on first use,
+so a fresh machine needs nothing by hand. The directory is git-ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from solders.keypair import Keypair
+from solders.pubkey import Pubkey
+
+KEY_NAMES = (
+    "fee_payer",  # pays fees and rent for every gateway transaction
+    "mint_authority",  # MCC/MCD mint authority (mining rewards are mint_to)
+    "custody_authority",  # owner of every custody token account
+    "whitelist_authority",  # the only signer allowed to change the MCD whitelist
+    "mcc_mint",
+    "mcd_mint",
+    "whitelist_program",  # program id of our MCD whitelist program
+)
+
+
+def read_keypair(path: Path) -> Keypair:
+    return Keypair.from_bytes(bytes(json.loads(path.read_text())))
+
+
+def write_keypair(path: Path, keypair: Keypair) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(list(bytes(keypair))))
+    os.chmod(tmp, 0o600)
+    tmp.replace(path)  # atomic: a crash never leaves half a key
+
+
+@dataclass(frozen=True)
+class ChainKeys:
+    fee_payer: Keypair
+    mint_authority: Keypair
+    custody_authority: Keypair
+    whitelist_authority: Keypair
+    mcc_mint: Keypair
+    mcd_mint: Keypair
+    whitelist_program: Keypair
+
+    def mint_for(self, currency: str) -> Pubkey:
+        match currency.upper():
+            case "MCC":
+                return self.mcc_mint.pubkey()
+            case "MCD":
+                return self.mcd_mint.pubkey()
+        raise ValueError(f"unknown currency {currency!r}")
+
+
+def load_or_create_keys(keys_dir: Path) -> ChainKeys:
+    keys_dir.mkdir(parents=True, exist_ok=True)
+    loaded: dict[str, Keypair] = {}
+    for name in KEY_NAMES:
+        path = keys_dir / f"{name}.json"
+        if not path.exists():
+            write_keypair(path, Keypair())
+        loaded[name] = read_keypair(path)
+    return ChainKeys(**loaded)

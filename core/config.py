@@ -1,0 +1,105 @@
+"""One settings object for every process (API, worker, dev supervisor, tests).
+
+Values come from the environment (prefix-free names such as ``DATABASE_URL``) or a
+``.env`` file. Outside ``dev``/``test`` the process refuses to start with a default secret.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, computed_field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+# Placeholder secrets are fine on a laptop and in tests, never in production.
+_DEFAULT_SECRET = "changethis-dev-only-secret"
+_DEFAULT_MASTER_KEY = "ZGV2LW9ubHktbWFzdGVyLWtleS0zMi1ieXRlcyEhISE="  # 32 bytes, base64
+
+ECOSYSTEM_ORIGINS = [
+    "https://mcc.example",
+    "https://app.mcc.example",
+    "http://localhost:3000",
+    "http://localhost:3001",
+]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_ignore_empty=True, extra="ignore")
+
+    environment: Literal["dev", "test", "production"] = "dev"
+    base_url: str = "http://127.0.0.1:8000"
+    auth_url: str = "http://127.0.0.1:8000/auth"
+
+    database_url: str = "postgresql+psycopg://postgres@127.0.0.1:5432/mccgw"
+    db_pool_size: int = 10
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    temporal_address: str = "127.0.0.1:7233"
+    temporal_namespace: str = "default"
+    temporal_ui_url: str = "http://127.0.0.1:8233"
+    solana_rpc_url: str = "http://127.0.0.1:8899"
+
+    # Directory with the gateway's chain keypairs (Solana CLI JSON format).
+    chain_keys_dir: Path = Path(".dev/keys")
+    # Commitment that counts as success for a chain write (decisions.md: finalized).
+    chain_commitment: Literal["processed", "confirmed", "finalized"] = "finalized"
+    token_decimals: int = 9
+    # Program id of the MCD whitelist program on a real cluster; empty = the id in the keys dir.
+    whitelist_program_id: str = ""
+
+    secret_key: str = _DEFAULT_SECRET
+    # AES-GCM master key (base64, 32 bytes) for secrets kept encrypted at rest.
+    master_key: str = _DEFAULT_MASTER_KEY
+    master_key_id: str = "k1"
+
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(ECOSYSTEM_ORIGINS)
+    )
+    log_level: str = "INFO"
+    log_json: bool = True
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, v: object) -> object:
+        # Accept "a,b,c" from the environment as well as a JSON list.
+        if isinstance(v, str):
+            return [o.strip() for o in v.split(",") if o.strip()]
+        return v
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _normalise_dsn(cls, v: object) -> object:
+        # Every DSN spelling ends up on the psycopg 3 driver.
+        if isinstance(v, str):
+            for prefix in ("postgres://", "postgresql://", "postgresql+psycopg2://"):
+                if v.startswith(prefix):
+                    return "postgresql+psycopg://" + v[len(prefix) :]
+        return v
+
+    @model_validator(mode="after")
+    def _refuse_default_secrets(self) -> Settings:
+        for name, default in (("SECRET_KEY", _DEFAULT_SECRET), ("MASTER_KEY", _DEFAULT_MASTER_KEY)):
+            if getattr(self, name.lower()) == default:
+                message = f"{name} still has its development default; set it in the environment"
+                if self.environment == "production":
+                    raise ValueError(message)
+                if self.environment == "dev":
+                    warnings.warn(message, stacklevel=2)
+        return self
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def is_dev(self) -> bool:
+        return self.environment in ("dev", "test")
+
+    @property
+    def database_url_plain(self) -> str:
+        """The DSN without the SQLAlchemy driver suffix (for psycopg and tools)."""
+        return self.database_url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()
