@@ -6,7 +6,6 @@ Values come from the environment (prefix-free names such as ``DATABASE_URL``) or
 
 from __future__ import annotations
 
-import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -85,8 +84,6 @@ class Settings(BaseSettings):
                 message = f"{name} still has its development default; set it in the environment"
                 if self.environment == "production":
                     raise ValueError(message)
-                if self.environment == "dev":
-                    warnings.warn(message, stacklevel=2)
         return self
 
     @computed_field  # type: ignore[prop-decorator]

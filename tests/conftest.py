@@ -1,0 +1,106 @@
+"""Session-wide real services. Nothing here is a fake: see tests/services.py."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
+
+from core.config import Settings
+from core.embedded import free_port, temporal_cli
+from db.session import create_engine, create_session_maker
+from tests.services import fresh_database, redis_server
+
+SEARCH_ATTRIBUTES = ["ProjectId", "UserUid", "Operation", "Status", "Currency"]
+
+
+@pytest.fixture(scope="session")
+def session_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path: Path = tmp_path_factory.mktemp("services")
+    path.chmod(0o777)  # pgserver runs postgres as user "pgserver" when we are root
+    return path
+
+
+@pytest.fixture(scope="session")
+def database_url(session_tmp: Path) -> Iterator[str]:
+    with fresh_database(session_tmp) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def redis_url(session_tmp: Path) -> Iterator[str]:
+    with redis_server(session_tmp) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def chain_node(session_tmp: Path) -> Iterator[tuple[str, Path]]:
+    """(rpc_url, keys_dir) of the local chain node, with fast slots for tests."""
+    keys_dir = Path(os.environ.get("CHAIN_KEYS_DIR", session_tmp / "keys"))
+    if url := os.environ.get("SOLANA_RPC_URL"):
+        yield url, keys_dir
+        return
+    from chain.node.process import start_node
+
+    node = start_node(
+        data_dir=session_tmp / "chain", keys_dir=keys_dir, port=free_port(), slot_ms=20
+    )
+    try:
+        yield node.url, keys_dir
+    finally:
+        node.stop()
+
+
+@pytest.fixture(scope="session")
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    if address := os.environ.get("TEMPORAL_ADDRESS"):
+        client = await Client.connect(address)
+        yield WorkflowEnvironment.from_client(client)
+        return
+    from temporalio.common import SearchAttributeKey
+
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli(),
+        port=free_port(),
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+    )
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@pytest.fixture(scope="session")
+def settings(database_url: str, redis_url: str, session_tmp: Path) -> Settings:
+    return Settings(
+        environment="test",
+        database_url=database_url,
+        redis_url=redis_url,
+        chain_keys_dir=session_tmp / "keys",
+        log_json=False,
+    )
+
+
+@pytest.fixture(scope="session")
+async def engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
+    eng = create_engine(settings)
+    yield eng
+    await eng.dispose()
+
+
+@pytest.fixture(scope="session")
+def session_maker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return create_session_maker(engine)
+
+
+@pytest.fixture
+async def redis(redis_url: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
