@@ -1,0 +1,53 @@
+"""Errors of the chain gateway.
+
+Callers (Temporal activities) decide on retries by class: ``ChainUnavailable`` is transient,
+``ChainRejected`` is terminal for that op_key, the rest are programming or data errors.
+"""
+
+from __future__ import annotations
+
+
+class ChainError(Exception):
+    """Base class of every chain gateway error."""
+
+
+class ChainUnavailable(ChainError):
+    """The RPC node is down, slow or unhealthy. Retryable: the write records stay consistent."""
+
+
+class ChainTimeout(ChainUnavailable):
+    """A write did not reach the target commitment in time. Retryable: call await_final again."""
+
+
+class ChainRpcError(ChainError):
+    """The node answered a request with a JSON-RPC error (bad params, unsupported method...)."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ChainRejected(ChainError):
+    """The transaction failed on chain (or in simulation before any send). Terminal."""
+
+    def __init__(self, op_key: str, err: object, signature: str | None = None) -> None:
+        super().__init__(f"chain write {op_key!r} failed: {err}")
+        self.op_key = op_key
+        self.err = err
+        self.signature = signature
+
+
+class InsufficientChainFunds(ChainRejected):
+    """Rejected because a token account or the fee payer lacks funds."""
+
+
+class ChainWriteConflict(ChainError):
+    """The op_key is already used by a write with different instructions."""
+
+
+class UnknownChainWrite(ChainError):
+    """No write is recorded under this op_key."""
+
+
+class MissingSigner(ChainError):
+    """A transaction needs a signature from a key this gateway does not hold."""
