@@ -14,13 +14,26 @@ from pathlib import Path
 from typing import Any
 
 
+def die_with_parent() -> None:
+    """preexec_fn for children: if the supervisor itself is killed, the child gets SIGTERM
+    instead of living on as an orphan (Linux prctl PR_SET_PDEATHSIG)."""
+    import contextlib
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])
 
 
-def wait_for_port(host: str, port: int, timeout: float, proc: subprocess.Popen[Any] | None = None) -> None:
+def wait_for_port(
+    host: str, port: int, timeout: float, proc: subprocess.Popen[Any] | None = None
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
@@ -105,4 +118,10 @@ def start_temporal(
     else:
         args += ["--ui-port", str(ui_port)]
     out = open(log_file, "ab") if log_file else subprocess.DEVNULL  # noqa: SIM115
-    return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    return subprocess.Popen(
+        args,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=die_with_parent,
+    )

@@ -1,0 +1,84 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from redis.asyncio import Redis
+from solana.rpc.async_api import AsyncClient
+from temporalio.client import Client
+
+from api.errors import install_error_handlers
+from api.middleware import RequestContextMiddleware
+from api.routes import api_router
+from core.config import Settings, get_settings
+from core.logging import configure_logging
+from db.session import create_engine, create_session_maker
+
+DESCRIPTION = """
+The single public HTTPS JSON entry point of the MCC/MCD ecosystem.
+
+* Success bodies use a JSON:API-style envelope (`data`, `meta.request_id`, `meta.api_version`).
+* Errors are RFC 7807 `application/problem+json` bodies; `type` ends in a stable slug.
+* Every response carries `X-Request-ID` (an incoming sane value is echoed).
+* Amounts travel as decimal strings and are computed in integer base units.
+"""
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    # Clients are created once per process and shared by every request.
+    engine = create_engine(settings)
+    app.state.engine = engine
+    app.state.session_maker = create_session_maker(engine)
+    app.state.redis = Redis.from_url(settings.redis_url)
+    # lazy: the API starts (and /readyz reports it) even while Temporal is still coming up.
+    app.state.temporal = await Client.connect(
+        settings.temporal_address, namespace=settings.temporal_namespace, lazy=True
+    )
+    app.state.solana = AsyncClient(settings.solana_rpc_url, timeout=10)
+    try:
+        yield
+    finally:
+        await app.state.solana.close()
+        await app.state.redis.aclose()
+        await engine.dispose()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    configure_logging(settings.log_level, settings.log_json)
+    app = FastAPI(
+        title="mccgw — MCC/MCD open API",
+        version="1.0.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        openapi_url="/openapi.json",
+        docs_url="/docs",
+        redoc_url="/redoc",
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.include_router(api_router)
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=settings.cors_origins,
+        allow_credentials=True,
+        allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        allow_headers=["*"],
+        expose_headers=[
+            "X-Request-ID",
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "X-RateLimit-Reset",
+            "Retry-After",
+            "Idempotent-Replayed",
+        ],
+    )
+    # Outermost, so every response (CORS preflight and crashes included) gets X-Request-ID.
+    app.add_middleware(RequestContextMiddleware, base_url=settings.base_url)
+    return app

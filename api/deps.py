@@ -1,0 +1,40 @@
+"""Shared request dependencies as Annotated aliases."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncSession
+from temporalio.client import Client
+
+from core.config import Settings
+
+
+async def _session(request: Request) -> AsyncIterator[AsyncSession]:
+    # The route owns its single commit point; anything not committed is rolled back here.
+    async with request.app.state.session_maker() as session:
+        yield session
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def _redis(request: Request) -> Redis:
+    redis: Redis = request.app.state.redis
+    return redis
+
+
+def _temporal(request: Request) -> Client:
+    client: Client = request.app.state.temporal
+    return client
+
+
+SessionDep = Annotated[AsyncSession, Depends(_session)]
+SettingsDep = Annotated[Settings, Depends(_settings)]
+RedisDep = Annotated[Redis, Depends(_redis)]
+TemporalDep = Annotated[Client, Depends(_temporal)]

@@ -1,0 +1,61 @@
+"""JSON:API-style success envelopes: ``data`` with ``type``/``id``/``attributes`` and ``meta``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from core.logging import request_id_var
+
+API_VERSION = "v1"
+
+
+class Resource(BaseModel):
+    type: str
+    id: str
+    attributes: dict[str, Any]
+
+
+class Meta(BaseModel):
+    model_config = {"extra": "allow"}
+    request_id: str | None = None
+    api_version: str = API_VERSION
+
+
+class Envelope(BaseModel):
+    data: Resource | list[Resource] | dict[str, Any]
+    meta: Meta = Field(default_factory=Meta)
+
+
+class PageParams(BaseModel):
+    page: int = Field(1, ge=1)
+    per_page: int = Field(20, ge=1, le=100)
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.per_page
+
+
+def resource(type_: str, id_: object, attributes: Mapping[str, Any]) -> dict[str, Any]:
+    return {"type": type_, "id": str(id_), "attributes": dict(attributes)}
+
+
+def meta(**extra: Any) -> dict[str, Any]:
+    return {"request_id": request_id_var.get(), "api_version": API_VERSION, **extra}
+
+
+def single(
+    type_: str, id_: object, attributes: Mapping[str, Any], **meta_extra: Any
+) -> dict[str, Any]:
+    return {"data": resource(type_, id_, attributes), "meta": meta(**meta_extra)}
+
+
+def page(
+    items: Iterable[dict[str, Any]], total: int, params: PageParams, **meta_extra: Any
+) -> dict[str, Any]:
+    return {
+        "data": list(items),
+        "meta": meta(total=total, page=params.page, per_page=params.per_page, **meta_extra),
+    }

@@ -1,0 +1,151 @@
+"""One error path: every failure leaves as an RFC 7807 ``application/problem+json`` body.
+
+Raise a ``ProblemError`` (or a subclass) anywhere below a route; framework errors (unknown
+route, wrong method, malformed JSON, validation) and unhandled exceptions are mapped here too.
+No stack trace or internal detail ever reaches a client.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("mccgw.api")
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+
+class ProblemError(Exception):
+    """An error with an HTTP status and a stable slug, rendered as a problem body."""
+
+    status: int = 400
+    slug: str = "bad-request"
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        status: int | None = None,
+        slug: str | None = None,
+        title: str | None = None,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        if status is not None:
+            self.status = status
+        if slug is not None:
+            self.slug = slug
+        self.title = title or _title(self.slug)
+        self.headers = headers or {}
+        self.extra = extra
+
+
+class NotFound(ProblemError):
+    status, slug = 404, "not-found"
+
+
+class InvalidState(ProblemError):
+    status, slug = 409, "invalid-state"
+
+
+class ServiceUnavailable(ProblemError):
+    status, slug = 503, "service-unavailable"
+
+
+def _title(slug: str) -> str:
+    return slug.replace("-", " ").capitalize()
+
+
+def problem_response(
+    request: Request,
+    status: int,
+    slug: str,
+    detail: str,
+    title: str | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
+    base_url = request.app.state.settings.base_url.rstrip("/")
+    body: dict[str, Any] = {
+        "type": f"{base_url}/errors/{slug}",
+        "title": title or _title(slug),
+        "status": status,
+        "detail": detail,
+        "instance": request.url.path,
+    }
+    body.update(extra)
+    return JSONResponse(body, status_code=status, headers=headers, media_type=PROBLEM_CONTENT_TYPE)
+
+
+_HTTP_SLUGS = {
+    400: "malformed-request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "payload-too-large",
+    415: "unsupported-media-type",
+    429: "rate-limit-exceeded",
+}
+
+
+def _field_path(loc: tuple[Any, ...] | list[Any]) -> str:
+    # ("body", "amount") -> "amount"; ("query", "page") -> "page"
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+async def _on_problem(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ProblemError)
+    return problem_response(
+        request, exc.status, exc.slug, exc.detail, exc.title, exc.headers, **exc.extra
+    )
+
+
+async def _on_http(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    status = exc.status_code
+    slug = _HTTP_SLUGS.get(status, HTTPStatus(status).phrase.lower().replace(" ", "-"))
+    if status == 404 and exc.detail == "Not Found":
+        detail = f"No route matches {request.method} {request.url.path}"
+    elif status == 405:
+        detail = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        detail = str(exc.detail)
+    return problem_response(request, status, slug, detail, headers=dict(exc.headers or {}))
+
+
+async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return problem_response(
+            request, 400, "malformed-request", "The request body is not valid JSON"
+        )
+    fields = [{"field": _field_path(e.get("loc", ())), "message": e.get("msg", "")} for e in errors]
+    summary = "; ".join(f"{f['field']}: {f['message']}" for f in fields[:5])
+    return problem_response(
+        request, 422, "validation-error", f"Invalid request: {summary}", errors=fields
+    )
+
+
+async def _on_unhandled(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", extra={"path": request.url.path})
+    return problem_response(
+        request, 500, "internal-error", "An unexpected error occurred; it has been logged"
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ProblemError, _on_problem)
+    app.add_exception_handler(StarletteHTTPException, _on_http)
+    app.add_exception_handler(RequestValidationError, _on_validation)
+    app.add_exception_handler(Exception, _on_unhandled)

@@ -1,0 +1,5 @@
+"""ASGI entry point: ``uvicorn api.main:app``."""
+
+from api.app import create_app
+
+app = create_app()

@@ -1,0 +1,130 @@
+"""Outermost ASGI middleware: request id, access log, metrics, media-type check, last-resort
+error rendering (so even an unhandled error carries X-Request-ID and a problem body)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.metrics import HTTP_LATENCY, HTTP_REQUESTS
+from core.logging import request_id_var
+
+log = logging.getLogger("mccgw.http")
+
+_SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+_ACCEPTED_MEDIA = ("application/json", "multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _media_ok(content_type: str | None) -> bool:
+    if not content_type:
+        return False
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media in _ACCEPTED_MEDIA or media.endswith("+json")
+
+
+class RequestContextMiddleware:
+    def __init__(self, app: ASGIApp, base_url: str) -> None:
+        self.app = app
+        self.base_url = base_url.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = _header(scope, b"x-request-id")
+        request_id = incoming if incoming and _SANE_ID.match(incoming) else uuid.uuid4().hex
+        token = request_id_var.set(request_id)
+        started = time.perf_counter()
+        status = 500
+        response_started = False
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status, response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+                status = message["status"]
+                headers = list(message.get("headers", []))
+                headers.append((b"x-request-id", request_id.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            if scope["method"] in _BODY_METHODS and self._has_body(scope):
+                content_type = _header(scope, b"content-type")
+                if not _media_ok(content_type):
+                    await self._problem(
+                        scope, send_with_id, 415, "unsupported-media-type",
+                        f"Content-Type {content_type or '(none)'} is not accepted; "
+                        "send application/json",
+                    )  # fmt: skip
+                    return
+            await self.app(scope, receive, send_with_id)
+        except Exception:
+            log.exception("unhandled error", extra={"path": scope.get("path")})
+            if not response_started:
+                await self._problem(
+                    scope, send_with_id, 500, "internal-error",
+                    "An unexpected error occurred; it has been logged",
+                )  # fmt: skip
+        finally:
+            elapsed = time.perf_counter() - started
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            HTTP_REQUESTS.labels(scope["method"], template, str(status)).inc()
+            HTTP_LATENCY.labels(scope["method"], template).observe(elapsed)
+            log.info(
+                "%s %s %s",
+                scope["method"],
+                scope["path"],
+                status,
+                extra={
+                    "route": template,
+                    "status": status,
+                    "latency_ms": round(elapsed * 1000, 2),
+                    "method": scope["method"],
+                    "path": scope["path"],
+                },
+            )
+            request_id_var.reset(token)
+
+    @staticmethod
+    def _has_body(scope: Scope) -> bool:
+        length = _header(scope, b"content-length")
+        if length is not None:
+            return length.strip() not in ("", "0")
+        return _header(scope, b"transfer-encoding") is not None
+
+    async def _problem(self, scope: Scope, send: Send, status: int, slug: str, detail: str) -> None:
+        body: dict[str, Any] = {
+            "type": f"{self.base_url}/errors/{slug}",
+            "title": slug.replace("-", " ").capitalize(),
+            "status": status,
+            "detail": detail,
+            "instance": scope["path"],
+        }
+        payload = json.dumps(body).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/problem+json"),
+                    (b"content-length", str(len(payload)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})

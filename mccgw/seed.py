@@ -1,0 +1,133 @@
+"""Demo data for the dev stack: an admin, two users and one project with real credentials.
+
+Idempotent: a restart keeps existing users and credentials when ``.dev/demo.json`` still holds
+secrets that match the database, and rotates them otherwise (nothing shown is a placeholder).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from solders.keypair import Keypair
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from core.config import Settings
+from core.security import (
+    encrypt_secret,
+    hash_api_secret,
+    hash_password,
+    new_api_key,
+    new_api_secret,
+    verify_password,
+)
+from db.models import Project, User
+from db.session import create_engine, create_session_maker, unit_of_work
+
+PROJECT_SCOPES = [
+    "mining:write",
+    "mining:read",
+    "funds:manage",
+    "funds:transfer",
+    "funds:read",
+    "transfer:write",
+    "transfer:read",
+    "auction:manage",
+]
+DEMO_USERS = [
+    ("admin", "admin"),
+    ("alice", "user"),
+    ("bob", "user"),
+]
+DEMO_PROJECT = "Demo Auction House"
+
+
+async def _user(
+    session: AsyncSession, username: str, role: str, previous: dict[str, Any] | None
+) -> dict[str, Any]:
+    user = (
+        await session.execute(select(User).where(User.username == username))
+    ).scalar_one_or_none()
+    password = (previous or {}).get("password")
+    if user is None:
+        password = secrets.token_urlsafe(12)
+        user = User(
+            uid=f"u_{secrets.token_hex(8)}",
+            username=username,
+            email=f"{username}@demo.mccgw.local",
+            password_hash=hash_password(password),
+            wallet_address=str(Keypair().pubkey()),
+            role=role,
+            display_name=username.capitalize(),
+        )
+        session.add(user)
+    elif not password or not verify_password(password, user.password_hash):
+        password = secrets.token_urlsafe(12)
+        user.password_hash = hash_password(password)
+    await session.flush()
+    return {
+        "uid": user.uid,
+        "username": user.username,
+        "password": password,
+        "wallet_address": user.wallet_address,
+    }
+
+
+async def _project(
+    session: AsyncSession, settings: Settings, owner_uid: str, previous: dict[str, Any] | None
+) -> dict[str, Any]:
+    project = (
+        await session.execute(select(Project).where(Project.name == DEMO_PROJECT))
+    ).scalar_one_or_none()
+    secret = (previous or {}).get("api_secret")
+    if project is None:
+        project = Project(
+            name=DEMO_PROJECT,
+            description="Seeded by mccgw dev",
+            allowed_scopes=PROJECT_SCOPES,
+            rate_limit_tier="standard",
+            ip_allowlist=[],
+            limits={},
+            owner_uid=owner_uid,
+        )
+        session.add(project)
+    if not secret or project.api_secret_hash != hash_api_secret(secret):
+        secret = new_api_secret()
+        project.api_key = new_api_key()
+        project.api_secret_hash = hash_api_secret(secret)
+        project.api_secret_encrypted = encrypt_secret(
+            secret, settings.master_key, settings.master_key_id
+        )
+    await session.flush()
+    return {
+        "project_id": str(project.project_id),
+        "name": project.name,
+        "api_key": project.api_key,
+        "api_secret": secret,
+        "scopes": list(project.allowed_scopes),
+        "rate_limit_tier": project.rate_limit_tier,
+    }
+
+
+async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
+    """Create or refresh the demo data; ``previous`` is the last demo.json (or {})."""
+    old_users = {
+        u["username"]: u for u in [previous.get("admin") or {}, *previous.get("users", [])] if u
+    }
+    old_projects = {p["name"]: p for p in previous.get("projects", [])}
+
+    engine = create_engine(settings)
+    try:
+        async with unit_of_work(create_session_maker(engine)) as session:
+            people = [
+                await _user(session, name, role, old_users.get(name)) for name, role in DEMO_USERS
+            ]
+            project = await _project(
+                session, settings, people[0]["uid"], old_projects.get(DEMO_PROJECT)
+            )
+    finally:
+        await engine.dispose()
+
+    admin = {k: people[0][k] for k in ("uid", "username", "password")}
+    return {"admin": admin, "users": people[1:], "projects": [project]}
