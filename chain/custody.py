@@ -1,0 +1,135 @@
+"""Custody token accounts: one SPL token account per (user uid, mint), owned by the gateway.
+
+The address is derived, not stored: ``create_with_seed(custody_authority, seed, token program)``
+with seed = first 32 hex chars of sha256(mint || uid). Any process holding the keys can find a
+user's account again, and creation is naturally idempotent (the address can exist only once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from solders.instruction import Instruction
+from solders.pubkey import Pubkey
+from solders.system_program import CreateAccountWithSeedParams, create_account_with_seed
+from spl.token.constants import ACCOUNT_LEN, TOKEN_PROGRAM_ID
+from spl.token.instructions import initialize_account3, mint_to, transfer_checked
+from spl.token.models import InitializeAccount3Params, MintToParams, TransferCheckedParams
+
+from chain.keys import ChainKeys
+
+U64_MAX = 2**64 - 1
+# Byte offsets inside an SPL token account (165 bytes: mint, owner, amount u64 LE, ...).
+_MINT_OFFSET, _OWNER_OFFSET, _AMOUNT_OFFSET = 0, 32, 64
+
+
+def custody_seed(mint: Pubkey, uid: str) -> str:
+    # create_with_seed allows at most 32 seed bytes; 128 bits of sha256 keep collisions absurd.
+    return hashlib.sha256(bytes(mint) + uid.encode()).hexdigest()[:32]
+
+
+def custody_address(keys: ChainKeys, uid: str, currency: str) -> Pubkey:
+    mint = keys.mint_for(currency)
+    return Pubkey.create_with_seed(
+        keys.custody_authority.pubkey(), custody_seed(mint, uid), TOKEN_PROGRAM_ID
+    )
+
+
+def check_amount(amount: int) -> int:
+    # bool is an int subclass and floats must never reach the chain: base units only.
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise TypeError(f"amount must be an int of base units, got {type(amount).__name__}")
+    if not 0 < amount <= U64_MAX:
+        raise ValueError(f"amount out of range: {amount}")
+    return amount
+
+
+def create_custody_instructions(
+    keys: ChainKeys, uid: str, currency: str, rent_lamports: int
+) -> list[Instruction]:
+    """Create + initialise the custody account; the fee payer funds its rent."""
+    mint = keys.mint_for(currency)
+    base = keys.custody_authority.pubkey()
+    address = custody_address(keys, uid, currency)
+    return [
+        create_account_with_seed(
+            CreateAccountWithSeedParams(
+                from_pubkey=keys.fee_payer.pubkey(),
+                to_pubkey=address,
+                base=base,
+                seed=custody_seed(mint, uid),
+                lamports=rent_lamports,
+                space=ACCOUNT_LEN,
+                owner=TOKEN_PROGRAM_ID,
+            )
+        ),
+        # initialize_account3 takes the owner as data and needs no rent sysvar.
+        initialize_account3(
+            InitializeAccount3Params(
+                program_id=TOKEN_PROGRAM_ID, account=address, mint=mint, owner=base
+            )
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class CustodyTransfer:
+    """Move ``amount`` base units between two users' custody accounts."""
+
+    currency: str
+    from_uid: str
+    to_uid: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class CustodyMint:
+    """Mint ``amount`` new base units into a user's custody account (e.g. MCD rewards)."""
+
+    currency: str
+    to_uid: str
+    amount: int
+
+
+def transfer_instruction(keys: ChainKeys, t: CustodyTransfer, decimals: int) -> Instruction:
+    return transfer_checked(
+        TransferCheckedParams(
+            program_id=TOKEN_PROGRAM_ID,
+            source=custody_address(keys, t.from_uid, t.currency),
+            mint=keys.mint_for(t.currency),
+            dest=custody_address(keys, t.to_uid, t.currency),
+            owner=keys.custody_authority.pubkey(),
+            amount=check_amount(t.amount),
+            decimals=decimals,
+        )
+    )
+
+
+def mint_instruction(keys: ChainKeys, m: CustodyMint) -> Instruction:
+    return mint_to(
+        MintToParams(
+            program_id=TOKEN_PROGRAM_ID,
+            mint=keys.mint_for(m.currency),
+            dest=custody_address(keys, m.to_uid, m.currency),
+            mint_authority=keys.mint_authority.pubkey(),
+            amount=check_amount(m.amount),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class TokenAccountState:
+    mint: Pubkey
+    owner: Pubkey
+    amount: int
+
+
+def parse_token_account(data: bytes) -> TokenAccountState | None:
+    if len(data) < ACCOUNT_LEN:
+        return None
+    return TokenAccountState(
+        mint=Pubkey.from_bytes(data[_MINT_OFFSET : _MINT_OFFSET + 32]),
+        owner=Pubkey.from_bytes(data[_OWNER_OFFSET : _OWNER_OFFSET + 32]),
+        amount=int.from_bytes(data[_AMOUNT_OFFSET : _AMOUNT_OFFSET + 8], "little"),
+    )
