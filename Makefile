@@ -1,0 +1,45 @@
+# The two README commands are `make dev` and `make test`; everything else is a helper.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: install dev test lint format program program-check bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+## README command 1: the whole stack on embedded services (Ctrl-C stops all of it).
+dev: install
+	$(BIN)/mccgw dev
+
+## README command 2: the whole test suite against real PostgreSQL, Redis, Temporal and chain.
+test: install
+	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+## Rebuild the on-chain whitelist program (needs Debian's clang).
+program:
+	$(MAKE) -C chain/program build
+
+## Prove the committed .so is what the source builds, byte for byte.
+program-check:
+	bash chain/program/check_reproducible.sh
+
+bench: install
+	@for b in bench/*.py; do [ "$$b" = bench/__init__.py ] || $(BIN)/python $$b; done
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,109 @@
+"""Every failure leaves as an RFC 7807 problem body with X-Request-ID; no stack traces."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from pydantic import BaseModel, Field
+
+PROBLEM = "application/problem+json"
+
+
+class _Body(BaseModel):
+    name: str = Field(min_length=1, max_length=5)
+    count: int
+
+
+@pytest.fixture
+def probe_app(app: FastAPI) -> FastAPI:
+    # Routes that exist only to drive the generic error path; real routes come with features.
+    @app.post("/_probe/items")
+    async def create_item(body: _Body) -> dict[str, str]:
+        return {"name": body.name}
+
+    @app.get("/_probe/crash")
+    async def crash() -> None:
+        raise RuntimeError("database password is hunter2")
+
+    return app
+
+
+def _assert_problem(resp: httpx.Response, status: int, slug: str, path: str) -> dict:
+    assert resp.status_code == status
+    assert resp.headers["content-type"].startswith(PROBLEM)
+    assert resp.headers.get("x-request-id")
+    body = resp.json()
+    assert body["type"] == f"http://127.0.0.1:8000/errors/{slug}"
+    assert body["status"] == status
+    assert body["title"]
+    assert body["detail"]
+    assert body["instance"] == path
+    return body
+
+
+async def test_unknown_route_is_404_problem(client: httpx.AsyncClient) -> None:
+    resp = await client.get("/v1/no/such/thing")
+    body = _assert_problem(resp, 404, "not-found", "/v1/no/such/thing")
+    assert "GET /v1/no/such/thing" in body["detail"]
+
+
+async def test_wrong_method_is_405_problem(client: httpx.AsyncClient) -> None:
+    resp = await client.delete("/healthz")
+    _assert_problem(resp, 405, "method-not-allowed", "/healthz")
+
+
+async def test_malformed_json_is_400(probe_app: FastAPI) -> None:
+    from tests.api.conftest import start_app
+
+    async for client in start_app(probe_app):
+        resp = await client.post(
+            "/_probe/items", content=b'{"name": "a",', headers={"content-type": "application/json"}
+        )
+        _assert_problem(resp, 400, "malformed-request", "/_probe/items")
+
+
+async def test_validation_error_lists_fields(probe_app: FastAPI) -> None:
+    from tests.api.conftest import start_app
+
+    async for client in start_app(probe_app):
+        resp = await client.post("/_probe/items", json={"name": "toolong", "count": "x"})
+        body = _assert_problem(resp, 422, "validation-error", "/_probe/items")
+        fields = {e["field"] for e in body["errors"]}
+        assert fields == {"name", "count"}
+        assert all(e["message"] for e in body["errors"])
+
+
+async def test_wrong_content_type_is_415(probe_app: FastAPI) -> None:
+    from tests.api.conftest import start_app
+
+    async for client in start_app(probe_app):
+        resp = await client.post(
+            "/_probe/items", content=b"name=a", headers={"content-type": "text/plain"}
+        )
+        _assert_problem(resp, 415, "unsupported-media-type", "/_probe/items")
+
+
+async def test_unhandled_error_is_500_without_internals(probe_app: FastAPI) -> None:
+    from tests.api.conftest import start_app
+
+    async for client in start_app(probe_app):
+        resp = await client.get("/_probe/crash", headers={"X-Request-ID": "crash-1"})
+        body = _assert_problem(resp, 500, "internal-error", "/_probe/crash")
+        assert resp.headers["x-request-id"] == "crash-1"
+        assert "hunter2" not in resp.text
+        assert "Traceback" not in resp.text
+        assert "RuntimeError" not in body["detail"]
+
+
+async def test_request_id_is_echoed_when_sane_and_generated_otherwise(
+    client: httpx.AsyncClient,
+) -> None:
+    echoed = await client.get("/healthz", headers={"X-Request-ID": "abc-123.def"})
+    assert echoed.headers["x-request-id"] == "abc-123.def"
+    unsafe = await client.get("/healthz", headers={"X-Request-ID": "evil\tvalue<script>"})
+    generated = unsafe.headers["x-request-id"]
+    assert generated != "evil\tvalue<script>"
+    assert len(generated) == 32
+    other = await client.get("/healthz")
+    assert other.headers["x-request-id"] not in (generated, "abc-123.def")

@@ -1,0 +1,137 @@
+"""Smoke test of README command 1: `mccgw dev` on embedded services, as a new user runs it.
+
+It starts the whole stack as a subprocess with none of the *_URL variables set, waits for
+/readyz, makes a real call with the seeded demo data, stops it with Ctrl-C (SIGINT) and checks
+that no process is left. A second start on the same directory keeps the data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from core.embedded import free_port
+
+pytestmark = pytest.mark.slow
+
+EXTERNAL_VARS = (
+    "DATABASE_URL",
+    "REDIS_URL",
+    "TEMPORAL_ADDRESS",
+    "SOLANA_RPC_URL",
+    "CHAIN_KEYS_DIR",
+)
+
+
+def _start(state_dir: Path, ports: dict[str, int]) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k not in EXTERNAL_VARS}
+    cmd = [
+        sys.executable, "-m", "mccgw.cli", "dev", "--dir", str(state_dir),
+        "--api-port", str(ports["api"]), "--temporal-port", str(ports["temporal"]),
+        "--ui-port", str(ports["ui"]), "--rpc-port", str(ports["rpc"]), "--slot-ms", "50",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def _wait_ready(proc: subprocess.Popen[str], base_url: str, timeout: float = 120) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if proc.poll() is not None:
+            out = proc.stdout.read() if proc.stdout else ""
+            pytest.fail(f"mccgw dev exited with {proc.returncode}:\n{out}")
+        try:
+            if httpx.get(f"{base_url}/readyz", timeout=2).status_code == 200:
+                return time.monotonic() - started
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    proc.kill()
+    pytest.fail(f"not ready after {timeout}s")
+
+
+def _stack_processes(proc: subprocess.Popen[str], state_dir: Path) -> list[psutil.Process]:
+    """Every process that belongs to the stack: descendants, and anything using the state dir
+    (postgres daemonises away from our tree)."""
+    found = {p.pid: p for p in psutil.Process(proc.pid).children(recursive=True)}
+    for p in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = " ".join(p.info["cmdline"] or [])
+        if str(state_dir) in cmdline and p.pid != os.getpid():
+            found[p.pid] = p
+    return list(found.values())
+
+
+def _stop(proc: subprocess.Popen[str]) -> str:
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    return out
+
+
+def _alive(processes: list[psutil.Process]) -> list[str]:
+    alive = []
+    for p in processes:
+        try:
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                alive.append(f"{p.pid} {' '.join(p.cmdline())}")
+        except psutil.NoSuchProcess:
+            continue
+    return alive
+
+
+def test_dev_stack_starts_serves_and_stops_cleanly(tmp_path: Path) -> None:
+    state_dir = tmp_path / "dev"
+    ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
+    base_url = f"http://127.0.0.1:{ports['api']}"
+
+    proc = _start(state_dir, ports)
+    try:
+        _wait_ready(proc, base_url)
+        demo = json.loads((state_dir / "demo.json").read_text())
+        assert demo["base_url"] == base_url
+        assert demo["rpc_url"] == f"http://127.0.0.1:{ports['rpc']}"
+        assert demo["temporal_ui_url"] == f"http://127.0.0.1:{ports['ui']}"
+        project = demo["projects"][0]
+        assert project["api_key"] and project["api_secret"]
+        assert demo["admin"]["password"] and len(demo["users"]) == 2
+
+        resp = httpx.get(f"{base_url}/v1/projects/{project['project_id']}/status")
+        assert resp.status_code == 200
+        assert resp.json()["data"]["attributes"]["name"] == project["name"]
+        assert httpx.get(f"http://127.0.0.1:{ports['ui']}", timeout=5).status_code == 200
+
+        processes = _stack_processes(proc, state_dir)
+        assert len(processes) >= 5  # postgres, redis, temporal, chain node, worker, api
+        out = _stop(proc)
+        assert "ready in" in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    time.sleep(0.5)
+    assert _alive(processes) == []
+
+    # A warm restart keeps the data: same project, same credentials.
+    proc = _start(state_dir, ports)
+    try:
+        _wait_ready(proc, base_url)
+        again = json.loads((state_dir / "demo.json").read_text())
+        assert again["projects"][0]["project_id"] == project["project_id"]
+        assert again["projects"][0]["api_secret"] == project["api_secret"]
+        assert again["users"] == demo["users"]
+        processes = _stack_processes(proc, state_dir)
+        _stop(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    time.sleep(0.5)
+    assert _alive(processes) == []
