@@ -217,6 +217,9 @@ def link(obj: bytes, entry: str = "entrypoint") -> bytes:
                 if opcode != OP_CALL:
                     raise LinkError(f"R_BPF_64_32 at {at:#x} is not a call")
                 if sym.shndx == SHN_UNDEF:
+                    # Only sol_* syscalls exist in the VM: catch memcpy & co. at link time.
+                    if not sym.name.startswith("sol_"):
+                        raise LinkError(f"undefined symbol {sym.name} is not a syscall")
                     struct.pack_into("<i", image, at + 4, -1)
                     syscall_sites.append((at, sym.name))
                 elif sym.type == STT_FUNC and sym.shndx in place:
@@ -300,12 +303,10 @@ def link(obj: bytes, entry: str = "entrypoint") -> bytes:
             (".rel.dyn", SHT_REL, SHF_ALLOC, reldyn_off, len(rel_dyn), dynstr_idx - 1, 0, 8,
              REL_SIZE)
         )  # fmt: skip
-    names = [shstr.add(h[0]) for h in headers]
-    shstrtab_idx = len(headers)
-    names.append(shstr.add(".shstrtab"))
-    headers.append((".shstrtab", SHT_STRTAB, 0, shstrtab_off, 0, 0, 0, 1, 0))
+    names = [shstr.add(name) for name in (*(h[0] for h in headers), ".shstrtab")]
     shstrtab = bytes(shstr.data)
-    headers[-1] = headers[-1][:4] + (len(shstrtab),) + headers[-1][5:]
+    shstrtab_idx = len(headers)
+    headers.append((".shstrtab", SHT_STRTAB, 0, shstrtab_off, len(shstrtab), 0, 0, 1, 0))
     shoff = _align(shstrtab_off + len(shstrtab), 8)
 
     out = bytearray(shoff + SHDR_SIZE * len(headers))
