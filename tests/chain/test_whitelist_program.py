@@ -15,6 +15,8 @@ from solders.keypair import Keypair
 from solders.litesvm import LiteSVM
 from solders.message import MessageV0
 from solders.pubkey import Pubkey
+from solders.system_program import CreateAccountParams, create_account
+from solders.sysvar import CLOCK, RENT
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, TransactionMetadata
 from solders.transaction_status import InstructionErrorCustom, TransactionErrorInstructionError
@@ -287,6 +289,62 @@ def test_committed_program_is_an_sbpf_v0_elf() -> None:
     e_type, e_machine = struct.unpack_from("<HH", elf, 16)
     (e_flags,) = struct.unpack_from("<I", elf, 48)
     assert elf[:4] == b"\x7fELF" and (e_type, e_machine, e_flags) == (3, 247, 0)
+
+
+def test_program_passes_the_upgradeable_loaders_deployment_checks() -> None:
+    """Deploy through BPFLoaderUpgradeable like a real cluster would: that path runs the
+    strict ELF checks and the verifier that add_program skips, so the .so is deployable."""
+    loader = Pubkey.from_string("BPFLoaderUpgradeab1e11111111111111111111111")
+    svm = LiteSVM()
+    payer, buffer, program = Keypair(), Keypair(), Keypair()
+    svm.airdrop(payer.pubkey(), 100 * SOL)
+    elf = wl.program_bytes()
+
+    def ok(ixs: list[Instruction], *signers: Keypair) -> None:
+        msg = MessageV0.try_compile(payer.pubkey(), ixs, [], svm.latest_blockhash())
+        result = svm.send_transaction(VersionedTransaction(msg, [payer, *signers]))
+        assert isinstance(result, TransactionMetadata), result
+
+    def create(account: Keypair, space: int) -> Instruction:
+        lamports = svm.minimum_balance_for_rent_exemption(space)
+        params = CreateAccountParams(
+            from_pubkey=payer.pubkey(),
+            to_pubkey=account.pubkey(),
+            lamports=lamports,
+            space=space,
+            owner=loader,
+        )
+        return create_account(params)
+
+    # Loader instructions are bincode: u32 tag, then fields (Write: u32 offset, u64 len, bytes).
+    buf_meta = AccountMeta(buffer.pubkey(), is_signer=False, is_writable=True)
+    init = Instruction(
+        loader, struct.pack("<I", 0), [buf_meta, AccountMeta(payer.pubkey(), False, False)]
+    )
+    ok([create(buffer, 37 + len(elf)), init], buffer)
+    for offset in range(0, len(elf), 900):
+        chunk = elf[offset : offset + 900]
+        data = struct.pack("<IIQ", 1, offset, len(chunk)) + chunk
+        ok([Instruction(loader, data, [buf_meta, AccountMeta(payer.pubkey(), True, False)])])
+    programdata = Pubkey.find_program_address([bytes(program.pubkey())], loader)[0]
+    deploy = Instruction(
+        loader,
+        struct.pack("<IQ", 2, len(elf)),
+        [
+            AccountMeta(payer.pubkey(), True, True),
+            AccountMeta(programdata, False, True),
+            AccountMeta(program.pubkey(), False, True),
+            buf_meta,
+            AccountMeta(RENT, False, False),
+            AccountMeta(CLOCK, False, False),
+            AccountMeta(wl.SYSTEM_PROGRAM_ID, False, False),
+            AccountMeta(payer.pubkey(), True, False),
+        ],
+    )
+    ok([create(program, 36), deploy], program)
+    svm.warp_to_slot(2)  # deployed programs become visible from the next slot
+    svm.expire_blockhash()
+    ok([wl.add_ix(program.pubkey(), payer.pubkey(), PROJECT, Keypair().pubkey())])
 
 
 # --- build reproducibility (needs Debian's clang; CI installs it) --------------------------
