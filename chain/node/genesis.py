@@ -1,0 +1,81 @@
+"""Build or restore the chain: genesis accounts from the gateway keys (funded authorities, the
+MCC and MCD mints), extra `solana account --output json` files, and the whitelist program."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from pathlib import Path
+
+from solders.account import Account
+from solders.pubkey import Pubkey
+
+from chain.keys import load_or_create_keys
+from chain.node import spl
+from chain.node.persist import Store
+from chain.node.svm import Chain
+
+log = logging.getLogger("chain.node")
+
+SOL = 1_000_000_000
+AUTHORITY_LAMPORTS = 1_000_000 * SOL  # "plenty": a dev stack never runs dry
+FAUCET_LAMPORTS = 10_000_000_000 * SOL
+MINT_DECIMALS = 9
+WHITELIST_SO = Path(__file__).resolve().parent.parent / "program" / "mcd_whitelist.so"
+
+
+def mint_data(authority: Pubkey, decimals: int = MINT_DECIMALS) -> bytes:
+    """SPL Mint layout: COption<authority>, supply, decimals, initialized, COption<freeze>."""
+    return (
+        (1).to_bytes(4, "little")
+        + bytes(authority)
+        + (0).to_bytes(8, "little")
+        + bytes([decimals, 1])
+        + (0).to_bytes(4, "little")
+        + bytes(32)
+    )
+
+
+def load_account_file(path: Path) -> tuple[Pubkey, Account]:
+    doc = json.loads(path.read_text())
+    acc = doc["account"]
+    data, encoding = acc["data"]
+    if encoding != "base64":
+        raise ValueError(f"{path}: only base64 account data is supported, got {encoding}")
+    return Pubkey.from_string(doc["pubkey"]), Account(
+        lamports=int(acc["lamports"]),
+        data=base64.b64decode(data),
+        owner=Pubkey.from_string(acc["owner"]),
+        executable=bool(acc.get("executable", False)),
+        rent_epoch=int(acc.get("rentEpoch", 0)),
+    )
+
+
+def open_chain(data_dir: Path, keys_dir: Path, accounts_dir: Path | None = None) -> Chain:
+    keys = load_or_create_keys(keys_dir)
+    svm = Chain.new_svm()
+    # The program is reloaded on every start, so a rebuilt .so takes effect on restart.
+    if WHITELIST_SO.exists():
+        svm.add_program(keys.whitelist_program.pubkey(), WHITELIST_SO.read_bytes())
+    store = Store(data_dir / "chain.sqlite")
+    meta = store.load_meta()
+    if meta is not None:
+        return Chain.restore(svm, store, meta)
+
+    chain = Chain(svm, store, Chain.fresh_meta())
+    system = Pubkey.default()
+    funded = [keys.fee_payer, keys.mint_authority, keys.custody_authority, keys.whitelist_authority]
+    for kp in funded:
+        chain.set_account(kp.pubkey(), Account(AUTHORITY_LAMPORTS, b"", system, False, 0))
+    chain.set_account(chain.faucet.pubkey(), Account(FAUCET_LAMPORTS, b"", system, False, 0))
+    rent = chain.minimum_balance(spl.MINT_LEN)
+    for mint in (keys.mcc_mint, keys.mcd_mint):
+        data = mint_data(keys.mint_authority.pubkey())
+        chain.set_account(mint.pubkey(), Account(rent, data, spl.TOKEN_PROGRAM_ID, False, 0))
+    if accounts_dir is not None and accounts_dir.is_dir():
+        for path in sorted(accounts_dir.glob("*.json")):
+            key, acc = load_account_file(path)
+            chain.set_account(key, acc)
+    chain.flush(force=True)
+    return chain

@@ -1,0 +1,79 @@
+"""Start the node as a child process and wait until it serves (used by tests and `mccgw dev`)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+
+@dataclass
+class NodeHandle:
+    url: str  # e.g. http://127.0.0.1:PORT
+    process: subprocess.Popen[bytes]
+
+    def stop(self, timeout: float = 10) -> None:
+        """SIGTERM (the node flushes its state), then SIGKILL if it does not go in time."""
+        if self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _healthy(url: str) -> bool:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "getHealth"}).encode()
+    req = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=2) as resp:
+            return bool(json.loads(resp.read()).get("result") == "ok")
+    except (OSError, ValueError):
+        return False
+
+
+def start_node(
+    data_dir: Path,
+    keys_dir: Path,
+    port: int,
+    slot_ms: int = 400,
+    host: str = "127.0.0.1",
+    accounts_dir: Path | None = None,
+    log_file: Path | None = None,
+    ready_timeout: float = 30,
+) -> NodeHandle:
+    cmd = [
+        sys.executable, "-m", "chain.node",
+        "--host", host, "--port", str(port),
+        "--data-dir", str(data_dir), "--keys-dir", str(keys_dir),
+        "--slot-ms", str(slot_ms),
+    ]  # fmt: skip
+    if accounts_dir is not None:
+        cmd += ["--accounts-dir", str(accounts_dir)]
+    out: IO[Any] | int | None = None
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        out = log_file.open("ab")
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT if out else None,
+                            start_new_session=True)  # fmt: skip
+    if out is not None and not isinstance(out, int):
+        out.close()  # the child holds its own descriptor
+    url = f"http://{host}:{port}"
+    handle = NodeHandle(url, proc)
+    deadline = time.monotonic() + ready_timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"chain node exited with {proc.returncode} before it was ready")
+        if _healthy(url):
+            return handle
+        time.sleep(0.05)
+    handle.stop()
+    raise TimeoutError(f"chain node at {url} not ready after {ready_timeout}s")
