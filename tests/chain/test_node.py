@@ -12,12 +12,14 @@ import aiohttp
 import pytest
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Confirmed, Finalized, Processed
-from solana.rpc.models import TokenAccountOpts, TxOpts
+from solana.rpc.core import RPCException
+from solana.rpc.models import MemcmpOpts, TokenAccountOpts, TxOpts
 from solders.hash import Hash
 from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import Message
 from solders.pubkey import Pubkey
+from solders.rpc.errors import RpcCustomErrorFieldless
 from solders.rpc.requests import IsBlockhashValid
 from solders.rpc.responses import IsBlockhashValidResp
 from solders.signature import Signature
@@ -35,8 +37,12 @@ from spl.token.instructions import (
 from spl.token.models import MintToParams, TransferCheckedParams
 
 from chain.keys import ChainKeys, load_or_create_keys
+from chain.node.codec import b58encode
+from chain.node.process import start_node
+from core.embedded import free_port
 
 SOL = 1_000_000_000
+WHITELIST_SO = Path(__file__).resolve().parents[2] / "chain" / "program" / "mcd_whitelist.so"
 
 
 @pytest.fixture(scope="module")
@@ -264,3 +270,300 @@ async def test_finalized_reads_lag_behind(client: AsyncClient, keys: ChainKeys) 
     await wait_status(client, sig, "finalized", within=15)
     assert (await client.get_balance(target, Finalized)).value == SOL
     assert (await client.get_transaction(sig, commitment=Finalized)).value is not None
+
+
+async def test_whitelist_program_loaded(client: AsyncClient, keys: ChainKeys) -> None:
+    info = (await client.get_account_info(keys.whitelist_program.pubkey())).value
+    if not WHITELIST_SO.exists():
+        pytest.skip("no whitelist program built")
+    assert info is not None and info.executable
+
+
+# -- transaction submission rules ----------------------------------------------------------
+
+
+def pay(kp: Keypair, to: Pubkey, lamports: int) -> Instruction:
+    return sol_transfer(SolTransfer(from_pubkey=kp.pubkey(), to_pubkey=to, lamports=lamports))
+
+
+async def test_duplicate_send_executes_once(client: AsyncClient) -> None:
+    kp = await funded_wallet(client, 2 * SOL)
+    target = Keypair().pubkey()
+    raw = await build(client, [pay(kp, target, SOL // 10)], [kp])
+    opts = TxOpts(skip_confirmation=True)
+    first = (await client.send_raw_transaction(raw, opts)).value
+    again = (await client.send_raw_transaction(raw, opts)).value
+    await wait_status(client, first, "confirmed")
+    later = (
+        await client.send_raw_transaction(raw, TxOpts(skip_confirmation=True, skip_preflight=True))
+    ).value
+    assert first == again == later
+    assert (await client.get_balance(target, Processed)).value == SOL // 10
+    assert (await client.get_balance(kp.pubkey(), Processed)).value == 2 * SOL - SOL // 10 - 5000
+
+
+async def test_base58_send_and_preflight_failure(
+    chain_node: tuple[str, Path], client: AsyncClient
+) -> None:
+    kp = await funded_wallet(client, SOL)
+    target = Keypair().pubkey()
+    raw = await build(client, [pay(kp, target, SOL // 100)], [kp])
+    status, body = await rpc_raw(
+        chain_node[0],
+        {"jsonrpc": "2.0", "id": 7, "method": "sendTransaction", "params": [b58encode(raw)]},
+    )
+    assert status == 200 and body["id"] == 7  # type: ignore[index]
+    sig = Signature.from_string(body["result"])  # type: ignore[index]
+    await wait_status(client, sig, "confirmed")
+    assert (await client.get_balance(target, Confirmed)).value == SOL // 100
+
+    # preflight refuses an overdraft: nothing lands, no fee is taken
+    before = (await client.get_balance(kp.pubkey(), Processed)).value
+    raw = await build(client, [pay(kp, target, 10 * SOL)], [kp])
+    with pytest.raises(RPCException) as info:
+        await client.send_raw_transaction(raw, TxOpts(skip_confirmation=True))
+    err = info.value.args[0]
+    assert "Transaction simulation failed" in err.message
+    assert err.data.err is not None and err.data.logs
+    assert (await client.get_balance(kp.pubkey(), Processed)).value == before
+
+    # without preflight the same overdraft lands as a failed transaction that pays its fee
+    raw = await build(client, [pay(kp, target, 10 * SOL), pay(kp, target, 1)], [kp])
+    sig = (
+        await client.send_raw_transaction(raw, TxOpts(skip_confirmation=True, skip_preflight=True))
+    ).value
+    seen = await wait_status(client, sig, "confirmed")
+    assert seen["confirmed"].err is not None  # type: ignore[attr-defined]
+    assert (await client.get_balance(kp.pubkey(), Processed)).value == before - 5000
+    tx = (await client.get_transaction(sig, commitment=Confirmed)).value
+    assert tx is not None and tx.transaction.meta is not None
+    assert tx.transaction.meta.err is not None and tx.transaction.meta.fee == 5000
+
+
+async def test_bad_signature_refused(client: AsyncClient) -> None:
+    kp = await funded_wallet(client, SOL)
+    raw = bytearray(await build(client, [pay(kp, Keypair().pubkey(), 1)], [kp]))
+    raw[5] ^= 0xFF  # corrupt the signature
+    with pytest.raises(RPCException) as info:
+        await client.send_raw_transaction(bytes(raw), TxOpts(skip_confirmation=True))
+    assert info.value.args[0] == RpcCustomErrorFieldless.TransactionSignatureVerificationFailure
+
+
+async def test_expired_blockhash_refused(client: AsyncClient) -> None:
+    kp = await funded_wallet(client, SOL)
+    target = Keypair().pubkey()
+    latest = (await client.get_latest_blockhash(Processed)).value
+    old = bytes(
+        VersionedTransaction(
+            Message.new_with_blockhash([pay(kp, target, 1)], kp.pubkey(), latest.blockhash), [kp]
+        )
+    )
+    unknown = bytes(
+        VersionedTransaction(
+            Message.new_with_blockhash([pay(kp, target, 2)], kp.pubkey(), Hash.new_unique()), [kp]
+        )
+    )
+    with pytest.raises(RPCException) as info:
+        await client.send_raw_transaction(unknown, TxOpts(skip_confirmation=True))
+    assert info.value.args[0].data.err.__class__.__name__ == "TransactionErrorFieldless"
+    assert "Blockhash not found" in info.value.args[0].message
+    # wait until the block height passes lastValidBlockHeight (150 slots of 20 ms)
+    for _ in range(100):
+        if (await client.get_block_height(Processed)).value > latest.last_valid_block_height:
+            break
+        await asyncio.sleep(0.2)
+    assert not await blockhash_valid(client, latest.blockhash)
+    with pytest.raises(RPCException):
+        await client.send_raw_transaction(old, TxOpts(skip_confirmation=True))
+    # skipping preflight: the RPC hands back the signature, but the tx never lands
+    sig = (
+        await client.send_raw_transaction(old, TxOpts(skip_confirmation=True, skip_preflight=True))
+    ).value
+    await asyncio.sleep(0.1)
+    assert (await client.get_signature_statuses([sig], search_transaction_history=True)).value == [
+        None
+    ]
+    assert (await client.get_balance(target, Processed)).value == 0
+
+
+async def test_simulate_does_not_write(client: AsyncClient) -> None:
+    kp = await funded_wallet(client, SOL)
+    target = Keypair().pubkey()
+    tx = VersionedTransaction.from_bytes(await build(client, [pay(kp, target, SOL // 100)], [kp]))
+    sim = (await client.simulate_transaction(tx, sig_verify=True)).value
+    assert sim.err is None and sim.units_consumed and sim.logs
+    assert (await client.get_balance(target, Processed)).value == 0
+    bad = VersionedTransaction.from_bytes(await build(client, [pay(kp, target, 100 * SOL)], [kp]))
+    assert (await client.simulate_transaction(bad)).value.err is not None
+
+
+# -- history -------------------------------------------------------------------------------
+
+
+async def test_signature_statuses_and_history(client: AsyncClient) -> None:
+    kp = await funded_wallet(client, 2 * SOL)
+    sigs = []
+    for i in range(3):
+        sigs.append(await send(client, [pay(kp, Keypair().pubkey(), SOL // 100 + i)], [kp]))
+    for s in sigs:
+        await wait_status(client, s, "confirmed")
+    unknown = Signature.default()
+    statuses = (await client.get_signature_statuses([*sigs, unknown])).value
+    assert [s is not None for s in statuses] == [True, True, True, False]
+    assert len((await client.get_signature_statuses([unknown] * 256)).value) == 256
+    with pytest.raises(RPCException):
+        await client.get_signature_statuses([unknown] * 257)
+
+    got = (await client.get_signatures_for_address(kp.pubkey(), commitment=Confirmed)).value
+    assert [g.signature for g in got[:3]] == sigs[::-1]  # newest first, airdrop last
+    assert len(got) == 4
+    page = (
+        await client.get_signatures_for_address(
+            kp.pubkey(), before=sigs[2], limit=1, commitment=Confirmed
+        )
+    ).value
+    assert [p.signature for p in page] == [sigs[1]]
+    page = (
+        await client.get_signatures_for_address(kp.pubkey(), until=sigs[0], commitment=Confirmed)
+    ).value
+    assert [p.signature for p in page] == [sigs[2], sigs[1]]
+    # finalized history only lists finalized transactions
+    fin = (await client.get_signatures_for_address(kp.pubkey(), commitment=Finalized)).value
+    for f in fin:
+        st = (await client.get_signature_statuses([f.signature])).value[0]
+        assert st is not None and st.confirmation_status == TransactionConfirmationStatus.Finalized
+
+
+# -- program accounts ----------------------------------------------------------------------
+
+
+async def test_program_accounts_filters(client: AsyncClient, keys: ChainKeys) -> None:
+    mint = keys.mcd_mint.pubkey()
+    owner = Keypair().pubkey()
+    ata = await token_account(client, keys, owner, mint, amount=42)
+    by_owner = MemcmpOpts(offset=32, bytes=str(owner))
+    got = (
+        await client.get_program_accounts(
+            TOKEN_PROGRAM_ID, Confirmed, "base64", filters=[165, by_owner]
+        )
+    ).value
+    assert [a.pubkey for a in got] == [ata]
+    assert (
+        await client.get_program_accounts(
+            TOKEN_PROGRAM_ID, Confirmed, "base64", filters=[82, by_owner]
+        )
+    ).value == []
+    mints = (
+        await client.get_program_accounts(TOKEN_PROGRAM_ID, Confirmed, "base64", filters=[82])
+    ).value
+    assert {keys.mcc_mint.pubkey(), keys.mcd_mint.pubkey()} <= {m.pubkey for m in mints}
+    multi = (await client.get_multiple_accounts([ata, Keypair().pubkey()], Confirmed)).value
+    assert multi[0] is not None and multi[0].owner == TOKEN_PROGRAM_ID and multi[1] is None
+
+
+# -- JSON-RPC protocol ---------------------------------------------------------------------
+
+
+async def test_protocol_errors(chain_node: tuple[str, Path]) -> None:
+    url = chain_node[0]
+    cases: list[tuple[object | bytes, int]] = [
+        ({"jsonrpc": "2.0", "id": 1, "method": "noSuchMethod"}, -32601),
+        (b"{not json", -32700),
+        (b"", -32700),
+        ({"jsonrpc": "2.0", "id": 1}, -32600),
+        ({"id": 1, "method": "getSlot"}, -32600),
+        ([], -32600),
+        ("just a string", -32600),
+        ({"jsonrpc": "2.0", "id": 1, "method": "getBalance", "params": ["not-a-key"]}, -32602),
+        ({"jsonrpc": "2.0", "id": 1, "method": "getBalance", "params": []}, -32602),
+        ({"jsonrpc": "2.0", "id": 1, "method": "getBalance", "params": {"a": 1}}, -32602),
+        (
+            {"jsonrpc": "2.0", "id": 1, "method": "getSlot", "params": [{"commitment": "bogus"}]},
+            -32602,
+        ),
+        ({"jsonrpc": "2.0", "id": 1, "method": "sendTransaction", "params": ["!!!"]}, -32602),
+        (
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "sendTransaction",
+                "params": ["AAAA", {"encoding": "base64"}],
+            },
+            -32602,
+        ),
+        (
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "getMinimumBalanceForRentExemption",
+                "params": [-1],
+            },
+            -32602,
+        ),
+        (
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "getProgramAccounts",
+                "params": [str(TOKEN_PROGRAM_ID), {"filters": [{"memcmp": {}}]}],
+            },
+            -32602,
+        ),
+    ]
+    for body, code in cases:
+        status, resp = await rpc_raw(url, body)
+        assert status == 200, body
+        assert resp["error"]["code"] == code, (body, resp)  # type: ignore[index]
+    # batch: each entry answered on its own, in order
+    status, resp = await rpc_raw(
+        url,
+        [
+            {"jsonrpc": "2.0", "id": "a", "method": "getHealth"},
+            {"jsonrpc": "2.0", "id": "b", "method": "nope"},
+            {
+                "jsonrpc": "2.0",
+                "id": "c",
+                "method": "getSlot",
+                "params": [{"commitment": "processed"}],
+            },
+        ],
+    )
+    assert status == 200 and isinstance(resp, list)
+    assert [r["id"] for r in resp] == ["a", "b", "c"]
+    assert (
+        resp[0]["result"] == "ok" and resp[1]["error"]["code"] == -32601 and resp[2]["result"] > 0
+    )
+    # the node is still fine after all that
+    async with AsyncClient(url) as c:
+        assert await c.is_connected()
+
+
+# -- persistence ---------------------------------------------------------------------------
+
+
+async def test_restart_keeps_state(tmp_path: Path) -> None:
+    keys_dir, data_dir = tmp_path / "keys", tmp_path / "data"
+    node = start_node(data_dir, keys_dir, free_port(), slot_ms=20)
+    try:
+        async with AsyncClient(node.url) as c:
+            kp = Keypair()
+            sig = (await c.request_airdrop(kp.pubkey(), 7 * SOL)).value
+            await wait_status(c, sig, "confirmed")
+            slot = (await c.get_slot(Processed)).value
+    finally:
+        node.stop()
+    assert node.process.returncode == 0  # clean SIGTERM shutdown
+    node = start_node(data_dir, keys_dir, free_port(), slot_ms=20)
+    try:
+        async with AsyncClient(node.url) as c:
+            assert (await c.get_slot(Processed)).value >= slot
+            assert (await c.get_balance(kp.pubkey(), Confirmed)).value == 7 * SOL
+            st = (await c.get_signature_statuses([sig], search_transaction_history=True)).value[0]
+            assert st is not None and st.err is None
+            await wait_status(c, sig, "finalized", within=15)
+            assert (await c.get_balance(kp.pubkey(), Finalized)).value == 7 * SOL
+            assert (await c.get_transaction(sig, commitment=Finalized)).value is not None
+            keys = load_or_create_keys(keys_dir)
+            assert (await c.get_account_info(keys.mcc_mint.pubkey())).value is not None
+    finally:
+        node.stop()
