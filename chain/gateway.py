@@ -810,7 +810,9 @@ def _snapshot(row: ChainTransaction, attempts: Sequence[ChainTxAttempt]) -> Chai
 
 
 def _token_changes(body: dict[str, Any], meta: dict[str, Any]) -> tuple[TokenBalanceChange, ...]:
-    message = ((body.get("transaction") or {}).get("transaction") or {}).get("message") or {}
+    # The RPC nests {"transaction": {"signatures", "message"}, "meta"}; some encoders add a level.
+    encoded = body.get("transaction") or {}
+    message = encoded.get("message") or (encoded.get("transaction") or {}).get("message") or {}
     keys: list[str] = [
         k if isinstance(k, str) else k.get("pubkey", "") for k in message.get("accountKeys", [])
     ]

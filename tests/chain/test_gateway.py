@@ -15,6 +15,7 @@ import pytest
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.signature import Signature
+from solders.transaction_status import TransactionStatus
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -96,7 +97,7 @@ async def attempt_rows(
         return list(result.scalars())
 
 
-async def chain_status(gw: ChainGateway, signature: str) -> object:
+async def chain_status(gw: ChainGateway, signature: str) -> TransactionStatus | None:
     resp = await gw._client.get_signature_statuses(
         [Signature.from_string(signature)], search_transaction_history=True
     )
