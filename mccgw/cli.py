@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from pathlib import Path
 
 
@@ -47,6 +48,8 @@ def _api(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # pgserver's platformdirs warns about XDG_RUNTIME_DIR on servers; it is noise here.
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
     parser = argparse.ArgumentParser(prog="mccgw", description="MCC/MCD open API gateway")
     sub = parser.add_subparsers(dest="command", required=True)
 

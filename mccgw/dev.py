@@ -122,9 +122,9 @@ class DevStack:
         started = time.monotonic()
         try:
             env = self._start_services()
+            demo = self._write_demo(env)  # before the API answers, so ready means seeded
             self._start_apps(env)
             self._wait_ready(env)
-            demo = self._write_demo(env)
             self._print_banner(demo, time.monotonic() - started)
             self._supervise()
         except StopRequested:

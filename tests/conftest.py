@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -20,11 +22,19 @@ from tests.services import fresh_database, redis_server
 SEARCH_ATTRIBUTES = ["ProjectId", "UserUid", "Operation", "Status", "Currency"]
 
 
-@pytest.fixture(scope="session")
-def session_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path: Path = tmp_path_factory.mktemp("services")
-    path.chmod(0o777)  # pgserver runs postgres as user "pgserver" when we are root
+def traversable_tmp(prefix: str) -> Path:
+    """A temp dir every user can reach: as root, pgserver runs postgres as user "pgserver",
+    which cannot enter pytest's private (0700) temp tree."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    path.chmod(0o755)
     return path
+
+
+@pytest.fixture(scope="session")
+def session_tmp() -> Iterator[Path]:
+    path = traversable_tmp("mccgw-test-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -20,6 +22,7 @@ import psutil
 import pytest
 
 from core.embedded import free_port
+from tests.conftest import traversable_tmp
 
 pytestmark = pytest.mark.slow
 
@@ -89,8 +92,14 @@ def _alive(processes: list[psutil.Process]) -> list[str]:
     return alive
 
 
-def test_dev_stack_starts_serves_and_stops_cleanly(tmp_path: Path) -> None:
-    state_dir = tmp_path / "dev"
+@pytest.fixture
+def state_dir() -> Iterator[Path]:
+    root = traversable_tmp("mccgw-smoke-")
+    yield root / "dev"
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
     ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
     base_url = f"http://127.0.0.1:{ports['api']}"
 
