@@ -180,6 +180,7 @@ class ChainGateway:
             )
         }
         self._rent: int | None = None
+        self._slot_heights: dict[int, int] = {}
 
     @property
     def keys(self) -> ChainKeys:
@@ -672,6 +673,9 @@ class ChainGateway:
 
     async def _slot_block_height(self, slot: int) -> int | None:
         # Best effort: nice for audits, not needed for correctness (a node may lack getBlock).
+        # A batch of writes finalizes in few slots, so a small cache saves most calls.
+        if slot in self._slot_heights:
+            return self._slot_heights[slot]
         try:
             resp = await self._rpc(
                 "getBlock",
@@ -686,7 +690,12 @@ class ChainGateway:
         except ChainError:
             return None
         height = resp.value.block_height if resp.value is not None else None
-        return int(height) if height is not None else None
+        if height is None:
+            return None
+        if len(self._slot_heights) >= 1024:
+            self._slot_heights.clear()
+        self._slot_heights[slot] = int(height)
+        return int(height)
 
     async def _account(self, address: Pubkey, commitment: str) -> Any:
         resp = await self._rpc(

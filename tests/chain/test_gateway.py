@@ -20,10 +20,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import CustodyMint, CustodyTransfer
-from chain.errors import ChainWriteConflict, InsufficientChainFunds
+from chain.errors import ChainUnavailable, ChainWriteConflict, InsufficientChainFunds
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys, load_or_create_keys
 from core.config import Settings
+from core.embedded import free_port
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
 UNIT = 10**9  # 9 decimals
@@ -390,3 +391,27 @@ async def test_check_many_in_one_status_call(gw: ChainGateway) -> None:
     for user in users:
         assert await gw.custody_balance(user, "MCD") == 1 * UNIT
     assert not set(keys) & set(await gw.open_writes())
+
+
+async def test_rpc_down_is_retryable_and_records_stay_consistent(
+    gw: ChainGateway,
+    chain_node: tuple[str, Path],
+    settings: Settings,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    user = await funded(gw, "MCD", 0)
+    key = op()
+    ix = [gw.mint_instruction(CustodyMint("MCD", user, 5))]
+    await gw.prepare(key, ix, kind="mint")
+
+    _, keys_dir = chain_node
+    async with AsyncClient(f"http://127.0.0.1:{free_port()}", timeout=2) as dead:
+        down = ChainGateway(settings, dead, load_or_create_keys(keys_dir), session_maker)
+        with pytest.raises(ChainUnavailable):
+            await down.await_final(key, 5)
+        with pytest.raises(ChainUnavailable):  # nothing can be signed without a blockhash
+            await down.submit(op(), ix)
+    assert (await row(session_maker, key)).status == "signed"  # untouched by the failures
+
+    assert (await gw.await_final(key, 30)).succeeded
+    assert await gw.custody_balance(user, "MCD") == 5
