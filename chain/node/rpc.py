@@ -463,32 +463,10 @@ def simulate_transaction(rpc: Rpc, params: Params) -> Any:
         rpc.chain.check_transaction(tx)
     replacement = None
     if replace:
-        # LiteSVM does not look at the blockhash; replacing it only changes what we report.
+        # LiteSVM does not look at the blockhash: replacing it = skipping our check.
         blockhash, last_valid = rpc.chain.latest_blockhash(Commitment.PROCESSED)
         replacement = {"blockhash": blockhash, "lastValidBlockHeight": last_valid}
-        from solders.hash import Hash
-        from solders.message import Message, MessageV0
-
-        msg = tx.message
-        if isinstance(msg, Message):
-            msg = Message.new_with_compiled_instructions(
-                msg.header.num_required_signatures,
-                msg.header.num_readonly_signed_accounts,
-                msg.header.num_readonly_unsigned_accounts,
-                list(msg.account_keys),
-                Hash.from_string(blockhash),
-                list(msg.instructions),
-            )
-        elif isinstance(msg, MessageV0):
-            msg = MessageV0(
-                msg.header,
-                list(msg.account_keys),
-                Hash.from_string(blockhash),
-                list(msg.instructions),
-                list(msg.address_table_lookups),
-            )
-        tx = VersionedTransaction.populate(msg, list(tx.signatures))
-    sim = rpc.chain.simulate(tx, sig_verify=sig_verify)
+    sim = rpc.chain.simulate(tx, check_blockhash=not replace)
     result = sim.result()
     result["replacementBlockhash"] = replacement
     if cfg.get("innerInstructions"):

@@ -154,9 +154,11 @@ class Chain:
 
     @staticmethod
     def new_svm() -> LiteSVM:
-        # Our own blockhash map decides validity (LiteSVM only knows its latest hash), and our
-        # own signature index de-duplicates, so LiteSVM's checks and history are switched off.
-        return LiteSVM().with_blockhash_check(False).with_transaction_history(0)
+        # Our own blockhash map decides validity (LiteSVM only knows its latest hash), our own
+        # signature index de-duplicates, and check_transaction verifies signatures once per
+        # send, so LiteSVM's own checks and history are switched off.
+        svm = LiteSVM().with_blockhash_check(False).with_transaction_history(0)
+        return svm.with_sigverify(False)
 
     @staticmethod
     def fresh_meta() -> dict[str, Any]:
@@ -323,15 +325,11 @@ class Chain:
         if not all(tx.verify_with_results()):
             raise RpcError(-32003, "Transaction signature verification failure")
 
-    def simulate(self, tx: VersionedTransaction, sig_verify: bool = True) -> Simulation:
-        if not self.blockhash_valid(str(tx.message.recent_blockhash)):
+    def simulate(self, tx: VersionedTransaction, check_blockhash: bool = True) -> Simulation:
+        """Signatures are not checked here: callers do it with check_transaction when asked."""
+        if check_blockhash and not self.blockhash_valid(str(tx.message.recent_blockhash)):
             return Simulation("BlockhashNotFound", [], 0, None, [], {})
-        old = self.svm.get_sigverify()
-        self.svm.with_sigverify(sig_verify)
-        try:
-            res = self.svm.simulate_transaction(tx)
-        finally:
-            self.svm.with_sigverify(old)
+        res = self.svm.simulate_transaction(tx)
         if isinstance(res, SimulatedTransactionInfo):
             meta = res.meta()
             post = dict(res.post_accounts())
@@ -353,25 +351,31 @@ class Chain:
         sig = str(tx.signatures[0])
         if sig in self._recent:  # a cluster de-dups by signature: never execute twice
             return sig
-        if not skip_preflight:
-            sim = self.simulate(tx)
-            if sim.err is not None:
-                raise RpcError(
-                    -32002, f"Transaction simulation failed: {err_text(sim.err)}", sim.result()
-                )
-        elif not self.blockhash_valid(str(tx.message.recent_blockhash)):
-            return sig  # accepted by the RPC, then dropped by the leader
-        self._execute(tx, sig)
+        if not self.blockhash_valid(str(tx.message.recent_blockhash)):
+            if skip_preflight:
+                return sig  # accepted by the RPC, then dropped by the leader
+            refused: Simulation | None = Simulation("BlockhashNotFound", [], 0, None, [], {})
+        else:
+            refused = self._execute(tx, sig, preflight=not skip_preflight)
+        if refused is not None:
+            msg = f"Transaction simulation failed: {err_text(refused.err)}"
+            raise RpcError(-32002, msg, refused.result())
         return sig
 
-    def _execute(self, tx: VersionedTransaction, sig: str) -> bool:
+    def _execute(self, tx: VersionedTransaction, sig: str, preflight: bool) -> Simulation | None:
+        """Run the transaction and record it. With `preflight`, a failing transaction is rolled
+        back and returned instead of landing: executing once and undoing on failure costs half
+        of a separate simulation on every send."""
         keys, loaded_w, loaded_r = self._account_keys(tx)
         pre = [self.svm.get_account(k) for k in keys]
         err, meta = _meta_parts(self.svm.send_transaction(tx))
         post = [self.svm.get_account(k) for k in keys]
         changed = [i for i in range(len(keys)) if pre[i] != post[i]]
-        if err is not None and not changed:
-            return False  # failed before execution (no fee taken): never lands, like a cluster
+        if err is not None and (preflight or not changed):
+            for i in changed:  # a failed tx only ever touches the fee payer (and nonce)
+                self.svm.set_account(keys[i], pre[i] or Account(0, b"", Pubkey.default(), False, 0))
+            sim = Simulation(err, list(meta.logs()), meta.compute_units_consumed(), None, [], {})
+            return sim if preflight else None  # not landed: no fee, no status, like a cluster
         for i in changed:
             key = keys[i]
             vs = self.versions.get(key)
@@ -408,7 +412,7 @@ class Chain:
         }
         self._recent[sig] = (self.slot, err)
         self._pending.append((rec, [str(k) for k in keys]))
-        return True
+        return None
 
     def airdrop(self, to: Pubkey, lamports: int) -> str:
         """A real signed transfer from the faucet, so it has a signature, status and history."""
@@ -431,10 +435,8 @@ class Chain:
             tx = Transaction([self.faucet], msg, blockhash)
         vtx = VersionedTransaction.from_legacy(tx)
         sig = str(vtx.signatures[0])
-        if not self._execute(vtx, sig):
-            raise RpcError(-32603, "airdrop failed")
-        if self._recent[sig][1] is not None:
-            raise RpcError(-32603, f"airdrop failed: {err_text(self._recent[sig][1])}")
+        if (refused := self._execute(vtx, sig, preflight=True)) is not None:
+            raise RpcError(-32603, f"airdrop failed: {err_text(refused.err)}")
         return sig
 
     # -- history -------------------------------------------------------------------------
