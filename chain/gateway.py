@@ -181,6 +181,7 @@ class ChainGateway:
         }
         self._rent: int | None = None
         self._slot_heights: dict[int, int] = {}
+        self._get_block_supported = True
 
     @property
     def keys(self) -> ChainKeys:
@@ -676,6 +677,8 @@ class ChainGateway:
         # A batch of writes finalizes in few slots, so a small cache saves most calls.
         if slot in self._slot_heights:
             return self._slot_heights[slot]
+        if not self._get_block_supported:
+            return None
         try:
             resp = await self._rpc(
                 "getBlock",
@@ -687,6 +690,10 @@ class ChainGateway:
                     commitment=Commitment("confirmed"),
                 ),
             )
+        except ChainRpcError as exc:
+            if exc.code == -32601:  # method not found: stop asking this node
+                self._get_block_supported = False
+            return None
         except ChainError:
             return None
         height = resp.value.block_height if resp.value is not None else None
