@@ -9,6 +9,7 @@ COPY activities ./activities
 COPY chain ./chain
 COPY core ./core
 COPY db ./db
+COPY ledger ./ledger
 COPY mccgw ./mccgw
 COPY migrations ./migrations
 COPY workflows ./workflows

@@ -4,5 +4,15 @@ from db.base import Base
 from db.models import access  # noqa: F401  (access tables: auth server, audit, idempotency)
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.identity import Project, User
+from db.models.ledger import Hold, LedgerAccount, LedgerEntry
 
-__all__ = ["Base", "ChainTransaction", "ChainTxAttempt", "Project", "User"]
+__all__ = [
+    "Base",
+    "ChainTransaction",
+    "ChainTxAttempt",
+    "Hold",
+    "LedgerAccount",
+    "LedgerEntry",
+    "Project",
+    "User",
+]

@@ -1,0 +1,1 @@
+"""Ledger domain: two-phase holds and balances (see ledger.service)."""

@@ -1,0 +1,238 @@
+"""Ledger operations. Every change is one conditional UPDATE of the account row plus one
+append-only entry, in the caller's transaction: this module only flushes, the caller commits.
+
+Why conditional updates: PostgreSQL re-checks the WHERE clause on the locked row, so
+concurrent reservations serialise on the account row and can never overdraw it; the check
+constraints are the backstop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models.ledger import Hold, LedgerAccount, LedgerEntry
+
+
+class LedgerError(Exception):
+    pass
+
+
+class InsufficientFunds(LedgerError):
+    def __init__(self, user_uid: str, currency: str, requested: int, available: int) -> None:
+        super().__init__(
+            f"{user_uid} has {available} {currency} base units available, needs {requested}"
+        )
+        self.user_uid, self.currency = user_uid, currency
+        self.requested, self.available = requested, available
+
+
+@dataclass(frozen=True)
+class Balances:
+    user_uid: str
+    currency: str
+    balance: int
+    held: int
+    pending_out: int
+
+    @property
+    def available(self) -> int:
+        return self.balance - self.held - self.pending_out
+
+
+_BOOKS = (LedgerAccount.balance, LedgerAccount.held, LedgerAccount.pending_out)
+
+
+class Ledger:
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    # -- reads -------------------------------------------------------------------------
+
+    async def balances(self, user_uid: str, currency: str) -> Balances:
+        row = (
+            await self.session.execute(
+                select(*_BOOKS).where(
+                    LedgerAccount.user_uid == user_uid, LedgerAccount.currency == currency
+                )
+            )
+        ).one_or_none()
+        balance, held, pending = row if row is not None else (0, 0, 0)
+        return Balances(user_uid, currency, balance, held, pending)
+
+    async def active_holds(self, user_uid: str, currency: str | None = None) -> list[Hold]:
+        query = select(Hold).where(Hold.user_uid == user_uid, Hold.status == "active")
+        if currency is not None:
+            query = query.where(Hold.currency == currency)
+        return list((await self.session.scalars(query.order_by(Hold.created_at))).all())
+
+    # -- single-phase moves --------------------------------------------------------------
+
+    async def credit(self, user_uid: str, currency: str, amount: int, reference: str) -> Balances:
+        """Funds arrived in the user's custody account (a finalized mint or incoming transfer)."""
+        return await self._apply(
+            user_uid, currency, "credit", amount, d_balance=amount, reference=reference
+        )
+
+    async def begin_out(
+        self, user_uid: str, currency: str, amount: int, reference: str
+    ) -> Balances:
+        """Reserve funds for an outgoing transfer that settles no hold."""
+        return await self._apply(
+            user_uid, currency, "begin_out", amount, d_pending_out=amount,
+            reference=reference, need_available=amount,
+        )  # fmt: skip
+
+    async def cancel_out(
+        self, user_uid: str, currency: str, amount: int, reference: str
+    ) -> Balances:
+        """The outgoing transfer failed or was cancelled: its funds are available again."""
+        return await self._apply(
+            user_uid, currency, "cancel_out", amount, d_pending_out=-amount, reference=reference
+        )
+
+    async def debit(self, user_uid: str, currency: str, amount: int, reference: str) -> Balances:
+        """The outgoing transfer finalized on chain: the funds left custody."""
+        return await self._apply(
+            user_uid, currency, "debit", amount,
+            d_balance=-amount, d_pending_out=-amount, reference=reference,
+        )  # fmt: skip
+
+    # -- two-phase holds -----------------------------------------------------------------
+
+    async def reserve(
+        self,
+        hold_id: str,
+        user_uid: str,
+        currency: str,
+        amount: int,
+        *,
+        project_id: int | None = None,
+        reason: str | None = None,
+        reference_id: str | None = None,
+        expires_at: datetime | None = None,
+    ) -> Hold:
+        """Reserve ``amount`` now; raises InsufficientFunds and writes nothing if it isn't there."""
+        await self._apply(
+            user_uid, currency, "hold", amount, d_held=amount,
+            hold_id=hold_id, reference=reference_id, need_available=amount,
+        )  # fmt: skip
+        hold = Hold(
+            id=hold_id,
+            user_uid=user_uid,
+            currency=currency,
+            amount=amount,
+            status="active",
+            project_id=project_id,
+            reason=reason,
+            reference_id=reference_id,
+            expires_at=expires_at,
+        )
+        self.session.add(hold)
+        await self.session.flush()
+        return hold
+
+    async def void(self, hold_id: str, resolution: str) -> Hold | None:
+        """Release an active hold (unlock). None when it was already resolved."""
+        return await self._resolve(hold_id, "voided", "void", resolution, d_held=-1)
+
+    async def expire(self, hold_id: str) -> Hold | None:
+        """Release an active hold whose time ran out. None when it was already resolved."""
+        return await self._resolve(hold_id, "expired", "expire", "expired", d_held=-1)
+
+    async def post(self, hold_id: str, reference: str) -> Hold | None:
+        """Consume an active hold for a settlement transfer: held becomes outgoing pending."""
+        return await self._resolve(hold_id, "posted", "post", reference, d_held=-1, d_pending=1)
+
+    # -- internals -----------------------------------------------------------------------
+
+    async def _resolve(
+        self,
+        hold_id: str,
+        status: str,
+        kind: str,
+        resolution: str,
+        *,
+        d_held: int,
+        d_pending: int = 0,
+    ) -> Hold | None:
+        # Exactly once: only the caller whose UPDATE flips 'active' gets the row back.
+        hold = (
+            await self.session.execute(
+                update(Hold)
+                .where(Hold.id == hold_id, Hold.status == "active")
+                .values(status=status, resolved_at=func.now(), resolution=resolution[:200])
+                .returning(Hold)
+            )
+        ).scalar_one_or_none()
+        if hold is None:
+            return None
+        await self._apply(
+            hold.user_uid, hold.currency, kind, hold.amount,
+            d_held=d_held * hold.amount, d_pending_out=d_pending * hold.amount,
+            hold_id=hold.id, reference=resolution,
+        )  # fmt: skip
+        return hold
+
+    async def _apply(
+        self,
+        user_uid: str,
+        currency: str,
+        kind: str,
+        amount: int,
+        *,
+        d_balance: int = 0,
+        d_held: int = 0,
+        d_pending_out: int = 0,
+        hold_id: str | None = None,
+        reference: str | None = None,
+        need_available: int | None = None,
+    ) -> Balances:
+        if amount <= 0:
+            raise LedgerError(f"amount must be positive, got {amount}")
+        await self.session.execute(
+            pg_insert(LedgerAccount)
+            .values(user_uid=user_uid, currency=currency)
+            .on_conflict_do_nothing(index_elements=["user_uid", "currency"])
+        )
+        where = and_(LedgerAccount.user_uid == user_uid, LedgerAccount.currency == currency)
+        if need_available is not None:
+            where = and_(
+                where,
+                LedgerAccount.balance - LedgerAccount.held - LedgerAccount.pending_out
+                >= need_available,
+            )
+        row = (
+            await self.session.execute(
+                update(LedgerAccount)
+                .where(where)
+                .values(
+                    balance=LedgerAccount.balance + d_balance,
+                    held=LedgerAccount.held + d_held,
+                    pending_out=LedgerAccount.pending_out + d_pending_out,
+                    updated_at=func.now(),
+                )
+                .returning(*_BOOKS)
+            )
+        ).one_or_none()
+        if row is None:
+            current = await self.balances(user_uid, currency)
+            raise InsufficientFunds(user_uid, currency, need_available or amount, current.available)
+        await self.session.execute(
+            insert(LedgerEntry).values(
+                user_uid=user_uid,
+                currency=currency,
+                kind=kind,
+                amount=amount,
+                d_balance=d_balance,
+                d_held=d_held,
+                d_pending_out=d_pending_out,
+                hold_id=hold_id,
+                reference=reference,
+            )
+        )
+        return Balances(user_uid, currency, *row)

@@ -1,0 +1,187 @@
+"""The ledger's invariants on a real PostgreSQL, including under concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models import Hold, LedgerEntry
+from ledger.service import Balances, InsufficientFunds, Ledger
+
+Maker = async_sessionmaker[AsyncSession]
+
+
+def _uid() -> str:
+    return f"u_{uuid.uuid4().hex[:12]}"
+
+
+async def _funded(maker: Maker, amount: int, currency: str = "MCC") -> str:
+    uid = _uid()
+    async with maker() as session:
+        await Ledger(session).credit(uid, currency, amount, reference="seed")
+        await session.commit()
+    return uid
+
+
+async def _balances(maker: Maker, uid: str, currency: str = "MCC") -> Balances:
+    async with maker() as session:
+        return await Ledger(session).balances(uid, currency)
+
+
+async def _entry_sums(maker: Maker, uid: str) -> tuple[int, int, int]:
+    async with maker() as session:
+        row = (
+            await session.execute(
+                select(
+                    func.coalesce(func.sum(LedgerEntry.d_balance), 0),
+                    func.coalesce(func.sum(LedgerEntry.d_held), 0),
+                    func.coalesce(func.sum(LedgerEntry.d_pending_out), 0),
+                ).where(LedgerEntry.user_uid == uid)
+            )
+        ).one()
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+async def test_reserve_and_void_move_available_and_leave_entries(session_maker: Maker) -> None:
+    uid = await _funded(session_maker, 1_000)
+    async with session_maker() as session:
+        await Ledger(session).reserve("h1-" + uid, uid, "MCC", 400, reason="auction_bid")
+        await session.commit()
+    b = await _balances(session_maker, uid)
+    assert (b.balance, b.held, b.available) == (1_000, 400, 600)
+
+    async with session_maker() as session:
+        voided = await Ledger(session).void("h1-" + uid, "outbid")
+        await session.commit()
+    assert voided is not None and voided.status == "voided"
+    b = await _balances(session_maker, uid)
+    assert (b.held, b.available) == (0, 1_000)
+    assert await _entry_sums(session_maker, uid) == (b.balance, b.held, b.pending_out)
+
+
+async def test_insufficient_funds_writes_nothing(session_maker: Maker) -> None:
+    uid = await _funded(session_maker, 100)
+    async with session_maker() as session:
+        with pytest.raises(InsufficientFunds) as info:
+            await Ledger(session).reserve("h-" + uid, uid, "MCC", 101)
+        await session.rollback()
+    assert info.value.available == 100 and info.value.requested == 101
+    async with session_maker() as session:
+        assert await session.get(Hold, "h-" + uid) is None
+    assert await _entry_sums(session_maker, uid) == (100, 0, 0)
+
+
+async def test_fifty_concurrent_reservations_never_exceed_the_balance(
+    session_maker: Maker,
+) -> None:
+    uid = await _funded(session_maker, 100)
+
+    async def reserve(i: int) -> bool:
+        async with session_maker() as session:
+            try:
+                await Ledger(session).reserve(f"c{i}-{uid}", uid, "MCC", 3)
+                await session.commit()
+                return True
+            except InsufficientFunds:
+                await session.rollback()
+                return False
+
+    results = await asyncio.gather(*(reserve(i) for i in range(50)))
+    assert sum(results) == 33  # 33 * 3 = 99 <= 100 < 34 * 3
+    b = await _balances(session_maker, uid)
+    assert (b.held, b.available) == (99, 1)
+    assert await _entry_sums(session_maker, uid) == (100, 99, 0)
+
+
+async def test_a_hold_resolves_exactly_once_under_racing_resolvers(session_maker: Maker) -> None:
+    uid = await _funded(session_maker, 500)
+    hold_id = "race-" + uid
+    async with session_maker() as session:
+        await Ledger(session).reserve(hold_id, uid, "MCC", 200)
+        await session.commit()
+
+    async def resolve(i: int) -> str | None:
+        async with session_maker() as session:
+            ledger = Ledger(session)
+            hold = await (ledger.expire(hold_id) if i % 2 else ledger.void(hold_id, "unlock"))
+            await session.commit()
+            return hold.status if hold else None
+
+    outcomes = await asyncio.gather(*(resolve(i) for i in range(10)))
+    winners = [o for o in outcomes if o is not None]
+    assert len(winners) == 1 and winners[0] in ("voided", "expired")
+    b = await _balances(session_maker, uid)
+    assert (b.held, b.available) == (0, 500)
+    assert await _entry_sums(session_maker, uid) == (500, 0, 0)
+
+
+async def test_settlement_posts_the_hold_then_debits_or_returns(session_maker: Maker) -> None:
+    uid = await _funded(session_maker, 1_000)
+    async with session_maker() as session:
+        ledger = Ledger(session)
+        await ledger.reserve("s1-" + uid, uid, "MCC", 300)
+        await ledger.reserve("s2-" + uid, uid, "MCC", 200)
+        posted = await ledger.post("s1-" + uid, "transfer-1")
+        assert posted is not None
+        assert await ledger.post("s1-" + uid, "transfer-1") is None  # once only
+        await session.commit()
+    b = await _balances(session_maker, uid)
+    assert (b.held, b.pending_out, b.available) == (200, 300, 500)
+
+    async with session_maker() as session:
+        await Ledger(session).debit(uid, "MCC", 300, "transfer-1")  # finalized on chain
+        await Ledger(session).post("s2-" + uid, "transfer-2")
+        await Ledger(session).cancel_out(uid, "MCC", 200, "transfer-2")  # chain refused it
+        await session.commit()
+    b = await _balances(session_maker, uid)
+    assert (b.balance, b.held, b.pending_out, b.available) == (700, 0, 0, 700)
+    assert await _entry_sums(session_maker, uid) == (700, 0, 0)
+
+
+async def test_outgoing_without_hold_needs_available_funds(session_maker: Maker) -> None:
+    uid = await _funded(session_maker, 50)
+    async with session_maker() as session:
+        await Ledger(session).reserve("o-" + uid, uid, "MCC", 30)
+        with pytest.raises(InsufficientFunds):
+            await Ledger(session).begin_out(uid, "MCC", 21, "t")
+        await Ledger(session).begin_out(uid, "MCC", 20, "t")
+        await session.commit()
+    assert (await _balances(session_maker, uid)).available == 0
+
+
+async def test_entries_are_append_only(session_maker: Maker) -> None:
+    uid = await _funded(session_maker, 10)
+    async with session_maker() as session:
+        with pytest.raises(DBAPIError, match="append-only"):
+            await session.execute(
+                text("UPDATE ledger_entries SET amount = 1 WHERE user_uid = :u"), {"u": uid}
+            )
+        await session.rollback()
+    async with session_maker() as session:
+        with pytest.raises(DBAPIError, match="append-only"):
+            await session.execute(
+                text("DELETE FROM ledger_entries WHERE user_uid = :u"), {"u": uid}
+            )
+        await session.rollback()
+
+
+async def test_the_database_itself_refuses_a_negative_available(session_maker: Maker) -> None:
+    uid = await _funded(session_maker, 10)
+    async with session_maker() as session:
+        with pytest.raises(IntegrityError, match="available_nonneg"):
+            await session.execute(
+                text("UPDATE ledger_accounts SET held = 11 WHERE user_uid = :u"), {"u": uid}
+            )
+        await session.rollback()
+    async with session_maker() as session:
+        with pytest.raises(IntegrityError, match="amount_positive"):
+            await Ledger(session).reserve("z-" + uid, uid, "MCC", 1)
+            await session.execute(
+                text("UPDATE holds SET amount = 0 WHERE id = :i"), {"i": "z-" + uid}
+            )
+        await session.rollback()
