@@ -69,6 +69,10 @@ class Store:
         row = self._db.execute("SELECT record FROM txs WHERE signature=?", (signature,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
+    def txs_in_slot(self, slot: int) -> list[dict[str, Any]]:
+        rows = self._db.execute("SELECT record FROM txs WHERE slot = ? ORDER BY seq", (slot,))
+        return [json.loads(r) for (r,) in rows]
+
     def tx_seq(self, signature: str) -> int | None:
         row = self._db.execute("SELECT seq FROM txs WHERE signature=?", (signature,)).fetchone()
         return None if row is None else int(row[0])

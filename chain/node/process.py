@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from core.embedded import die_with_parent
+
 
 @dataclass
 class NodeHandle:
@@ -62,8 +64,10 @@ def start_node(
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
         out = log_file.open("ab")
+    # own session (a terminal's Ctrl-C goes to the supervisor, which stops us cleanly), and
+    # SIGTERM if the supervisor dies without stopping us
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT if out else None,
-                            start_new_session=True)  # fmt: skip
+                            start_new_session=True, preexec_fn=die_with_parent)  # fmt: skip
     if out is not None and not isinstance(out, int):
         out.close()  # the child holds its own descriptor
     url = f"http://{host}:{port}"

@@ -109,7 +109,7 @@ class Rpc:
         if acc is None:
             return None
         data = bytes(acc.data)
-        encoding = cfg.get("encoding", "binary")
+        encoding = cfg.get("encoding") or "binary"
         out: dict[str, Any] = {
             "lamports": acc.lamports,
             "owner": str(acc.owner),
@@ -160,7 +160,7 @@ class Rpc:
                 "the request again with the following configuration parameter: "
                 '"maxSupportedTransactionVersion": 0',
             )
-        encoding = cfg.get("encoding", "json")
+        encoding = cfg.get("encoding") or "json"
         if encoding == "base64":
             encoded: Any = [rec["tx"], "base64"]
         elif encoding == "base58":
@@ -446,7 +446,7 @@ def get_token_accounts_by_delegate(rpc: Rpc, params: Params) -> Any:
 @method("sendTransaction")
 def send_transaction(rpc: Rpc, params: Params) -> Any:
     cfg = _config(params, 1)
-    tx = _decode_tx(_arg(params, 0), cfg.get("encoding", "base58"))
+    tx = _decode_tx(_arg(params, 0), cfg.get("encoding") or "base58")
     return rpc.chain.send(tx, skip_preflight=bool(cfg.get("skipPreflight", False)))
 
 
@@ -454,7 +454,7 @@ def send_transaction(rpc: Rpc, params: Params) -> Any:
 def simulate_transaction(rpc: Rpc, params: Params) -> Any:
     cfg = _config(params, 1)
     c = _commitment(cfg)
-    tx = _decode_tx(_arg(params, 0), cfg.get("encoding", "base58"))
+    tx = _decode_tx(_arg(params, 0), cfg.get("encoding") or "base58")
     sig_verify = bool(cfg.get("sigVerify", False))
     replace = bool(cfg.get("replaceRecentBlockhash", False))
     if sig_verify and replace:
@@ -527,6 +527,43 @@ def get_transaction(rpc: Rpc, params: Params) -> Any:
         cfg = _config(params, 1)
     rec = rpc.chain.get_tx(sig, _at_least_confirmed(cfg))
     return None if rec is None else rpc.encode_tx(rec, cfg)
+
+
+@method("getBlock")
+def get_block(rpc: Rpc, params: Params) -> Any:
+    slot = _arg(params, 0)
+    if not isinstance(slot, int) or isinstance(slot, bool):
+        raise invalid("slot must be an integer")
+    cfg = _config(params, 1)
+    blockhash, prev, when, txs = rpc.chain.block(slot, _at_least_confirmed(cfg))
+    out: dict[str, Any] = {
+        "blockHeight": slot,
+        "blockTime": when,
+        "blockhash": blockhash,
+        "parentSlot": max(slot - 1, 0),
+        "previousBlockhash": prev,
+    }
+    details = cfg.get("transactionDetails") or "full"
+    if details == "full":
+        encoded = [rpc.encode_tx(r, cfg) for r in txs]
+        out["transactions"] = [
+            {k: e[k] for k in ("transaction", "meta", "version") if k in e} for e in encoded
+        ]
+    elif details == "signatures":
+        out["signatures"] = [r["signature"] for r in txs]
+    elif details != "none":
+        raise invalid(f"unsupported transactionDetails: {details}")
+    if cfg.get("rewards") is not False:
+        out["rewards"] = []
+    return out
+
+
+@method("getBlockTime")
+def get_block_time(rpc: Rpc, params: Params) -> Any:
+    slot = _arg(params, 0)
+    if not isinstance(slot, int) or isinstance(slot, bool):
+        raise invalid("slot must be an integer")
+    return rpc.chain.block(slot, Commitment.CONFIRMED)[2]
 
 
 @method("getSignaturesForAddress")

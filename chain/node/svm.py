@@ -205,7 +205,7 @@ class Chain:
         """End the current slot (persist it) and open the next one with a fresh blockhash."""
         self.flush(force=self.slot % 25 == 0)  # idle nodes still persist their slot now and then
         self.slot += 1
-        bh = str(Hash(hashlib.sha256(self._seed + self.slot.to_bytes(8, "little")).digest()))
+        bh = self.blockhash_of(self.slot)
         self._slot_hash[self.slot] = bh
         self._hash_height[bh] = self.slot
         old = self.slot - STATUS_CACHE_SLOTS
@@ -216,6 +216,20 @@ class Chain:
         self._prune_versions()
         if self.slot % 50 == 0:
             self._recent = {s: v for s, v in self._recent.items() if v[0] > old}
+
+    def blockhash_of(self, slot: int) -> str:
+        """Blockhashes derive from a per-chain seed, so any past block's hash is recomputable
+        and a restarted node never reissues an old one."""
+        return str(Hash(hashlib.sha256(self._seed + slot.to_bytes(8, "little")).digest()))
+
+    def block(self, slot: int, c: Commitment) -> tuple[str, str, int | None, list[dict[str, Any]]]:
+        """(blockhash, previous blockhash, block time, txs) of a closed slot."""
+        if slot > self.commitment_slot(c) or slot >= self.slot or slot < 0:
+            raise RpcError(-32004, f"Block not available for slot {slot}")
+        txs = self.store.txs_in_slot(slot)
+        when = txs[0]["blockTime"] if txs else self._block_time.get(slot)
+        prev = self.blockhash_of(max(slot - 1, 0))
+        return self.blockhash_of(slot), prev, when, txs
 
     def _set_clock(self) -> None:
         self.svm.set_clock(Clock(self.slot, 0, 0, 0, _now()))

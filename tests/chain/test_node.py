@@ -639,3 +639,18 @@ async def test_transaction_encodings_and_commitment_rules(client: AsyncClient) -
     value = resp["result"]["value"]  # type: ignore[index]
     assert value["err"] is None and value["replacementBlockhash"]["blockhash"]
     assert value["accounts"][0]["lamports"] == 2 * (SOL // 10)  # post-simulation state
+
+
+async def test_get_block(client: AsyncClient) -> None:
+    kp = await funded_wallet(client, SOL)
+    sig = await send(client, [pay(kp, Keypair().pubkey(), SOL // 10)], [kp])
+    st = (await wait_status(client, sig, "confirmed"))["confirmed"]
+    slot = st.slot  # type: ignore[attr-defined]
+    block = (await client.get_block(slot, "json", max_supported_transaction_version=0)).value
+    assert block.block_height == slot and block.parent_slot == slot - 1
+    assert block.transactions is not None
+    assert str(sig) in {str(t.transaction.signatures[0]) for t in block.transactions}  # type: ignore[union-attr]
+    before = (await client.get_block(slot - 1, max_supported_transaction_version=0)).value
+    assert before.blockhash == block.previous_blockhash
+    with pytest.raises(RPCException):  # the open slot is not a block yet
+        await client.get_block(slot + 10_000)
