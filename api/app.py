@@ -11,9 +11,13 @@ from redis.asyncio import Redis
 from solana.rpc.async_api import AsyncClient
 from temporalio.client import Client
 
+from api.auth.wiring import access_services
 from api.errors import install_error_handlers
+from api.idempotency import install_idempotency
 from api.middleware import RequestContextMiddleware
+from api.ratelimit import RateLimitMiddleware
 from api.routes import api_router
+from api.routes.legacy import install_legacy
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from db.session import create_engine, create_session_maker
@@ -25,6 +29,12 @@ The single public HTTPS JSON entry point of the MCC/MCD ecosystem.
 * Errors are RFC 7807 `application/problem+json` bodies; `type` ends in a stable slug.
 * Every response carries `X-Request-ID` (an incoming sane value is echoed).
 * Amounts travel as decimal strings and are computed in integer base units.
+* User calls: `Authorization: Bearer <JWT>` from the authorization server at `/auth`
+  (authorization code + PKCE). Project calls: `X-Project-ID` with `X-API-Key`, or the HMAC
+  form `X-Timestamp` + `X-Signature` (see docs/access.md for the message and test vectors).
+* Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`.
+* Every write takes `idempotency_key` (or `Idempotency-Key`); a retry replays the stored
+  response with `Idempotent-Replayed: true`.
 """
 
 
@@ -42,7 +52,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     )
     app.state.solana = AsyncClient(settings.solana_rpc_url, timeout=10)
     try:
-        yield
+        async with access_services(app):
+            yield
     finally:
         await app.state.solana.close()
         await app.state.redis.aclose()
@@ -63,6 +74,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     install_error_handlers(app)
+    install_idempotency(app)
+    install_legacy(app)
     app.include_router(api_router)
     app.add_middleware(
         CORSMiddleware,
@@ -81,4 +94,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     # Outermost, so every response (CORS preflight and crashes included) gets X-Request-ID.
     app.add_middleware(RequestContextMiddleware, base_url=settings.base_url)
+    # Outside the request context, so even its 415/500 responses carry the rate headers.
+    app.add_middleware(RateLimitMiddleware, base_url=settings.base_url)
     return app

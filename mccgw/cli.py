@@ -40,6 +40,30 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _token(args: argparse.Namespace) -> int:
+    import json
+
+    import sqlalchemy
+
+    from authserver.issue import IssueError, issue_token
+    from authserver.server import AuthServer
+    from core.config import get_settings
+
+    settings = get_settings()
+    engine = sqlalchemy.create_engine(settings.database_url)
+    try:
+        token = issue_token(
+            AuthServer(settings, engine), user=args.user, scope=args.scope, client_id=args.client
+        )
+    except IssueError as exc:
+        print(f"mccgw token: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    print(json.dumps(token, indent=2) if args.json else token["access_token"])
+    return 0
+
+
 def _api(args: argparse.Namespace) -> int:
     # exec, so signals reach uvicorn directly (graceful shutdown in containers).
     cmd = [sys.executable, "-m", "uvicorn", "api.main:app", "--host", args.host]
@@ -65,6 +89,13 @@ def main(argv: list[str] | None = None) -> int:
 
     sub.add_parser("migrate", help="migrate DATABASE_URL to head").set_defaults(func=_migrate)
     sub.add_parser("worker", help="run the Temporal worker").set_defaults(func=_worker)
+
+    token = sub.add_parser("token", help="print an access token for scripts (dev)")
+    token.add_argument("--user", required=True, help="uid or username")
+    token.add_argument("--scope", default="openid profile user:read", help="space-separated")
+    token.add_argument("--client", default=None, help="OAuth client id (default: the first)")
+    token.add_argument("--json", action="store_true", help="print the whole token response")
+    token.set_defaults(func=_token)
 
     api = sub.add_parser("api", help="serve the HTTP API")
     api.add_argument("--host", default="0.0.0.0")

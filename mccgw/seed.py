@@ -13,6 +13,7 @@ from solders.keypair import Keypair
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from api.auth.scopes import USER_SCOPES
 from core.config import Settings
 from core.security import (
     encrypt_secret,
@@ -23,6 +24,7 @@ from core.security import (
     verify_password,
 )
 from db.models import Project, User
+from db.models.access import OAuthClient, OAuthConsent
 from db.session import create_engine, create_session_maker, unit_of_work
 
 PROJECT_SCOPES = [
@@ -41,6 +43,57 @@ DEMO_USERS = [
     ("bob", "user"),
 ]
 DEMO_PROJECT = "Demo Auction House"
+DEMO_REDIRECT_URI = "http://localhost:3000/callback"
+
+
+async def _oauth_client(
+    session: AsyncSession, project: Project, previous: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A confidential OAuth client of the project (secret rotated unless demo.json has it)."""
+    client = (
+        await session.execute(
+            select(OAuthClient).where(OAuthClient.project_id == project.project_id)
+        )
+    ).scalar_one_or_none()
+    secret = (previous or {}).get("oauth_client_secret")
+    if client is None:
+        client = OAuthClient(
+            client_id=f"cl_{secrets.token_hex(8)}",
+            project_id=project.project_id,
+            name=f"{project.name} web",
+            redirect_uris=[DEMO_REDIRECT_URI, "http://localhost:3001/callback"],
+            allowed_scopes=list(USER_SCOPES),
+            grant_types=["authorization_code", "refresh_token"],
+            access_token_format="jwt",
+        )
+        session.add(client)
+    if not secret or client.client_secret_hash != hash_api_secret(secret):
+        secret = secrets.token_urlsafe(32)
+        client.client_secret_hash = hash_api_secret(secret)
+    await session.flush()
+    return {
+        "oauth_client_id": client.client_id,
+        "oauth_client_secret": secret,
+        "redirect_uri": DEMO_REDIRECT_URI,
+    }
+
+
+async def _consent(session: AsyncSession, uid: str, project_id: int) -> None:
+    """alice has authorized the demo project, so a signed call on her works at once."""
+    found = (
+        await session.execute(
+            select(OAuthConsent).where(
+                OAuthConsent.user_uid == uid, OAuthConsent.project_id == project_id
+            )
+        )
+    ).scalar_one_or_none()
+    if found is None:
+        session.add(
+            OAuthConsent(user_uid=uid, project_id=project_id, scopes=["profile"], source="admin")
+        )
+    else:
+        found.revoked_at = None
+    await session.flush()
 
 
 async def _user(
@@ -100,7 +153,9 @@ async def _project(
             secret, settings.master_key, settings.master_key_id
         )
     await session.flush()
+    oauth = await _oauth_client(session, project, previous)
     return {
+        **oauth,
         "project_id": str(project.project_id),
         "name": project.name,
         "api_key": project.api_key,
@@ -126,6 +181,7 @@ async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
             project = await _project(
                 session, settings, people[0]["uid"], old_projects.get(DEMO_PROJECT)
             )
+            await _consent(session, people[1]["uid"], int(project["project_id"]))
     finally:
         await engine.dispose()
 

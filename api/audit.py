@@ -1,0 +1,95 @@
+"""The audit trail of transactional calls, with secrets redacted by key name."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models.access import AUDIT_STATUSES, AuditLog
+
+REDACTED = "[redacted]"
+_SECRET_NAMES = {
+    "api_secret",
+    "api_key",
+    "x_api_key",
+    "password",
+    "client_secret",
+    "secret",
+    "token",
+    "authorization",
+    "signature",
+    "x_signature",
+    "x_project_signature",
+    "private_key",
+}
+
+
+def _is_secret(name: str) -> bool:
+    key = name.lower().replace("-", "_")
+    return (
+        key in _SECRET_NAMES
+        or key.endswith(("_secret", "_token", "_password"))
+        or "password" in key
+    )
+
+
+def redact(value: Any) -> Any:
+    """A copy of ``value`` where every member named like a secret is replaced."""
+    if isinstance(value, dict):
+        return {k: REDACTED if _is_secret(str(k)) else redact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value
+
+
+def new_audit(
+    *,
+    actor: str,
+    operation: str,
+    project_id: int | None,
+    user_uid: str | None,
+    request_body: Any,
+    idempotency_key: str | None,
+    client_ip: str | None,
+    request_id: str | None,
+    status: str = "pending",
+) -> AuditLog:
+    return AuditLog(
+        id=uuid.uuid4(),
+        actor=actor,
+        operation=operation,
+        project_id=project_id,
+        user_uid=user_uid,
+        request_body=redact(request_body),
+        status=status,
+        idempotency_key=idempotency_key,
+        client_ip=client_ip,
+        request_id=request_id,
+    )
+
+
+async def mark_audit(
+    db: AsyncSession | async_sessionmaker[AsyncSession],
+    audit_id: uuid.UUID | str,
+    status: str,
+    response: Any | None = None,
+) -> None:
+    """Record how a transactional call ended (e.g. when its workflow finishes).
+
+    With a session the caller commits; with a session maker this commits on its own.
+    """
+    if status not in AUDIT_STATUSES:
+        raise ValueError(f"audit status must be one of {AUDIT_STATUSES}")
+    values: dict[str, Any] = {"status": status}
+    if response is not None:
+        values["response_body"] = redact(response)
+    statement = update(AuditLog).where(AuditLog.id == uuid.UUID(str(audit_id))).values(**values)
+    if isinstance(db, AsyncSession):
+        await db.execute(statement)
+        return
+    async with db() as session:
+        await session.execute(statement)
+        await session.commit()

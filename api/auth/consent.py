@@ -1,0 +1,34 @@
+"""A project may act only on users who authorized it (decisions.md)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.auth.principal import ProjectPrincipal
+from api.errors import ProblemError
+from db.models.access import OAuthConsent
+
+
+async def is_user_authorized(session: AsyncSession, project_id: int, uid: str) -> bool:
+    found = await session.scalar(
+        select(OAuthConsent.id).where(
+            OAuthConsent.user_uid == uid,
+            OAuthConsent.project_id == project_id,
+            OAuthConsent.revoked_at.is_(None),
+        )
+    )
+    return found is not None
+
+
+async def require_user_authorized(
+    session: AsyncSession, project: ProjectPrincipal | int, uid: str
+) -> None:
+    """403 ``user-not-authorized-for-project`` unless ``uid`` granted this project consent."""
+    project_id = project if isinstance(project, int) else project.project_id
+    if not await is_user_authorized(session, project_id, uid):
+        raise ProblemError(
+            f"User {uid} has not authorized project {project_id}",
+            status=403,
+            slug="user-not-authorized-for-project",
+        )

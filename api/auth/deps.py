@@ -1,0 +1,131 @@
+"""FastAPI dependencies: ``Security(current_user, scopes=[...])`` and
+``Security(current_project, scopes=[...])``; the OpenAPI security schemes come with them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader, OAuth2AuthorizationCodeBearer, SecurityScopes
+
+from api.auth.principal import ProjectPrincipal, UserPrincipal
+from api.auth.project import ProjectAuthenticator
+from api.auth.scopes import USER_SCOPES, expand, missing_scope
+from api.auth.tokens import AuthServerUnavailable, InvalidToken, TokenVerifier
+from api.errors import ProblemError, ServiceUnavailable
+from api.ratelimit import USER_LIMIT, enforce, enforce_ip
+
+oauth2_scheme = OAuth2AuthorizationCodeBearer(
+    authorizationUrl="/auth/oauth/authorize",
+    tokenUrl="/auth/oauth/token",
+    refreshUrl="/auth/oauth/token",
+    scopes=USER_SCOPES,
+    scheme_name="OAuth2",
+    description="User calls: authorization code with PKCE (S256); 1-hour RS256 JWTs.",
+    auto_error=False,
+)
+project_id_header = APIKeyHeader(
+    name="X-Project-ID", scheme_name="ProjectId", auto_error=False,
+    description="Project calls: the project identifier (with X-API-Key or X-Signature).",
+)  # fmt: skip
+api_key_header = APIKeyHeader(
+    name="X-API-Key", scheme_name="ApiKey", auto_error=False,
+    description="The project's api_secret (its SHA-256 is compared in constant time).",
+)  # fmt: skip
+signature_header = APIKeyHeader(
+    name="X-Signature", scheme_name="Signature", auto_error=False,
+    description="sha256=<hex HMAC-SHA256> of METHOD\\nPATH\\nTIMESTAMP\\nBODY, with X-Timestamp.",
+)  # fmt: skip
+
+
+def _unauthorized(detail: str) -> ProblemError:
+    return ProblemError(
+        detail,
+        status=401,
+        slug="unauthorized",
+        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+    )
+
+
+def _verifier(request: Request) -> TokenVerifier:
+    verifier: TokenVerifier = request.app.state.token_verifier
+    return verifier
+
+
+async def _claims(request: Request, token: str | None, *, id_token: bool) -> dict[str, Any]:
+    if not token:
+        await enforce_ip(request)
+        raise ProblemError(
+            "A bearer token is required",
+            status=401,
+            slug="unauthorized",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    verifier = _verifier(request)
+    try:
+        if id_token:
+            return await verifier.id_token(token)
+        return await verifier.access_token(token)
+    except InvalidToken as exc:
+        await enforce_ip(request)
+        raise _unauthorized(str(exc)) from exc
+    except AuthServerUnavailable as exc:
+        raise ServiceUnavailable(
+            "The authorization server is unreachable", headers={"Retry-After": "5"}
+        ) from exc
+
+
+def principal_from_claims(claims: dict[str, Any]) -> UserPrincipal:
+    project = str(claims.get("project_id") or "")
+    return UserPrincipal(
+        uid=str(claims["sub"]),
+        role=str(claims.get("role") or "user"),
+        scopes=expand(str(claims.get("scope") or "").split()),
+        client_id=claims.get("client_id"),
+        project_id=int(project) if project.isdigit() else None,
+        token_id=claims.get("jti"),
+    )
+
+
+async def current_user(
+    security_scopes: SecurityScopes,
+    request: Request,
+    token: str | None = Depends(oauth2_scheme),
+) -> UserPrincipal:
+    """The user behind a valid bearer access token, holding every scope the route needs."""
+    principal = principal_from_claims(await _claims(request, token, id_token=False))
+    await enforce(request, principal.rate_key, USER_LIMIT)
+    if scope := missing_scope(principal.scopes, security_scopes.scopes, admin=principal.is_admin):
+        raise ProblemError(
+            f"This call needs the scope {scope}",
+            status=403,
+            slug="insufficient-scope",
+            headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{scope}"'},
+            required_scope=scope,
+        )
+    request.state.principal = principal
+    return principal
+
+
+async def id_token_user(
+    request: Request, token: str | None = Depends(oauth2_scheme)
+) -> UserPrincipal:
+    """Legacy routes: the identity provider's ID token."""
+    principal = principal_from_claims(await _claims(request, token, id_token=True))
+    await enforce(request, principal.rate_key, USER_LIMIT)
+    request.state.principal = principal
+    return principal
+
+
+async def current_project(
+    security_scopes: SecurityScopes,
+    request: Request,
+    _project_id: str | None = Depends(project_id_header),
+    _api_key: str | None = Depends(api_key_header),
+    _signature: str | None = Depends(signature_header),
+) -> ProjectPrincipal:
+    """The project behind valid project credentials, holding every scope the route needs."""
+    authenticator: ProjectAuthenticator = request.app.state.project_authenticator
+    principal = await authenticator.authenticate(request, list(security_scopes.scopes))
+    request.state.principal = principal
+    return principal

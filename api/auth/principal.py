@@ -1,0 +1,41 @@
+"""Who is calling: a user (bearer token) or a project (project credentials)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class UserPrincipal:
+    uid: str
+    role: str
+    scopes: frozenset[str]
+    client_id: str | None = None
+    project_id: int | None = None
+    token_id: str | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    @property
+    def rate_key(self) -> str:
+        return f"u:{self.uid}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectPrincipal:
+    project_id: int
+    name: str
+    scopes: frozenset[str]
+    rate_limit_tier: str
+    # "api-key" | "hmac" | "body-signature"
+    method: str
+    ip_allowlist: tuple[str, ...] = field(default=())
+
+    @property
+    def rate_key(self) -> str:
+        return f"p:{self.project_id}"
+
+
+Principal = UserPrincipal | ProjectPrincipal

@@ -1,0 +1,156 @@
+"""Project authentication: ``X-API-Key``, the HMAC ``X-Signature`` form, or
+``X-Project-Signature`` (HMAC of the raw body, write routes only); then suspension, IP
+allow-list, rate limit and scopes."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import time
+from typing import Any
+
+from fastapi import Request
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from api.auth.principal import ProjectPrincipal
+from api.auth.scopes import missing_scope
+from api.auth.signature import SIGNATURE_WINDOW, matches, sign, signing_message
+from api.errors import ProblemError
+from api.ratelimit import TIER_LIMITS, client_ip, enforce, enforce_ip
+from core.config import Settings
+from core.security import decrypt_secret
+from db.models import Project
+
+# Project statuses in which the project may still call (discontinued/deleted may not).
+CALLABLE_STATUSES = ("active", "maintenance", "testing")
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def _refuse(detail: str, slug: str, status: int = 401) -> ProblemError:
+    return ProblemError(detail, status=status, slug=slug)
+
+
+async def parsed_body(request: Request) -> Any | None:
+    """The JSON body (None when empty); malformed JSON is a 400."""
+    raw = await request.body()
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise ProblemError(
+            "The request body is not valid JSON", status=400, slug="malformed-request"
+        ) from exc
+
+
+def request_target(request: Request) -> str:
+    raw = request.scope.get("raw_path")
+    path = raw.decode("latin-1") if raw else request.url.path
+    query = request.scope.get("query_string", b"").decode("latin-1")
+    return path + (f"?{query}" if query else "")
+
+
+class ProjectAuthenticator:
+    def __init__(
+        self, settings: Settings, sessions: async_sessionmaker[AsyncSession], redis: Redis
+    ) -> None:
+        self._keys = {settings.master_key_id: settings.master_key}
+        self._sessions = sessions
+        self._redis = redis
+
+    async def authenticate(self, request: Request, required: list[str]) -> ProjectPrincipal:
+        try:
+            project, method = await self._verify(request)
+        except ProblemError:
+            await enforce_ip(request)  # failed attempts count against the caller's IP
+            raise
+        if project.suspended or project.status not in CALLABLE_STATUSES:
+            raise _refuse(f"Project {project.project_id} is suspended", "project-suspended", 403)
+        ip = client_ip(request.scope)
+        if project.ip_allowlist and not _ip_allowed(ip, project.ip_allowlist):
+            raise _refuse(
+                f"Calls from {ip} are not allowed for this project", "ip-not-allowed", 403
+            )
+        principal = ProjectPrincipal(
+            project_id=project.project_id,
+            name=project.name,
+            scopes=frozenset(project.allowed_scopes or ()),
+            rate_limit_tier=project.rate_limit_tier,
+            method=method,
+            ip_allowlist=tuple(project.ip_allowlist or ()),
+        )
+        await enforce(request, principal.rate_key, TIER_LIMITS.get(project.rate_limit_tier, 100))
+        if scope := missing_scope(principal.scopes, required, admin=False):
+            raise _refuse(f"This call needs the project scope {scope}", "insufficient-scope", 403)
+        return principal
+
+    async def _verify(self, request: Request) -> tuple[Project, str]:
+        headers = request.headers
+        raw_id = headers.get("x-project-id", "").strip()
+        if not raw_id.isdigit():
+            raise _refuse("X-Project-ID is missing or not a project id", "unknown-project")
+        async with self._sessions() as session:
+            project = await session.get(Project, int(raw_id))
+        if project is None:
+            raise _refuse(f"Unknown project {raw_id}", "unknown-project")
+
+        if signature := headers.get("x-signature"):
+            await self._check_hmac(request, project, signature)
+            return project, "hmac"
+        if api_key := headers.get("x-api-key"):
+            digest = hashlib.sha256(api_key.encode()).hexdigest()
+            if not project.api_secret_hash or not hmac.compare_digest(
+                digest, project.api_secret_hash
+            ):
+                raise _refuse("The API key is wrong", "invalid-api-key")
+            return project, "api-key"
+        if (body_sig := headers.get("x-project-signature")) and request.method in WRITE_METHODS:
+            expected = sign(self._secret(project), await request.body())
+            if not matches(expected, body_sig):
+                raise _refuse("X-Project-Signature does not match the body", "invalid-signature")
+            return project, "body-signature"
+        raise _refuse(
+            "Send X-API-Key, or X-Timestamp with X-Signature (see docs/access.md)", "unauthorized"
+        )
+
+    def _secret(self, project: Project) -> str:
+        if not project.api_secret_encrypted:
+            raise _refuse("This project has no signing secret", "invalid-signature")
+        return decrypt_secret(project.api_secret_encrypted, self._keys)
+
+    async def _check_hmac(self, request: Request, project: Project, signature: str) -> None:
+        raw_ts = request.headers.get("x-timestamp", "").strip()
+        if not raw_ts.isdigit():
+            raise _refuse("X-Timestamp must be Unix seconds", "stale-timestamp")
+        skew = abs(time.time() - int(raw_ts))
+        if skew > SIGNATURE_WINDOW:
+            raise _refuse(
+                f"X-Timestamp is {int(skew)} s from server time (limit {SIGNATURE_WINDOW} s)",
+                "stale-timestamp",
+            )
+        message = signing_message(
+            request.method, request_target(request), raw_ts, await parsed_body(request)
+        )
+        if not matches(sign(self._secret(project), message), signature):
+            raise _refuse("X-Signature does not match the request", "invalid-signature")
+        # A signature is usable once within its window (SET NX EX: atomic across processes).
+        replay_key = f"sig:{project.project_id}:{signature.strip().lower()}"
+        if not await self._redis.set(replay_key, b"1", nx=True, ex=2 * SIGNATURE_WINDOW):
+            raise _refuse("This signature was already used (replayed request)", "invalid-signature")
+
+
+def _ip_allowed(ip: str, allowlist: list[str]) -> bool:
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return False
+    for cidr in allowlist:
+        try:
+            if address in ipaddress.ip_network(cidr, strict=False):
+                return True
+        except ValueError:
+            continue  # a malformed entry never matches
+    return False

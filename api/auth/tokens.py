@@ -1,0 +1,162 @@
+"""Bearer token verification: JWTs against the authorization server's JWKS, opaque tokens
+through RFC 7662 introspection (cached in Redis for 5 minutes).
+
+Both talk to the AS over HTTP (an ``httpx.AsyncClient``), so an external AS works; in-process
+the client simply uses an ASGI transport onto this same app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import time
+from typing import Any
+
+import httpx
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import RSAKey
+from redis.asyncio import Redis
+
+INTROSPECTION_TTL = 300  # spec: introspection results cached 5 minutes
+_LEEWAY = 30
+
+
+class InvalidToken(Exception):
+    """The token is missing, malformed, expired, revoked or not for us."""
+
+
+class AuthServerUnavailable(Exception):
+    """The authorization server could not be asked (JWKS or introspection)."""
+
+
+class JwksCache:
+    """Public keys by kid, fetched once and refreshed when an unknown kid shows up."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str, min_refresh_seconds: float = 5.0):
+        self._http = http
+        self._url = url
+        self._min_refresh = min_refresh_seconds
+        self._keys: dict[str, RSAKey] = {}
+        self._fetched_at = 0.0
+        self._lock = asyncio.Lock()
+        self.fetches = 0
+
+    async def key(self, kid: str) -> RSAKey | None:
+        if kid in self._keys:
+            return self._keys[kid]
+        async with self._lock:
+            # Throttled: a flood of made-up kids must not become a flood of JWKS fetches.
+            if kid not in self._keys and time.monotonic() - self._fetched_at >= self._min_refresh:
+                await self._refresh()
+        return self._keys.get(kid)
+
+    async def _refresh(self) -> None:
+        try:
+            response = await self._http.get(self._url)
+            response.raise_for_status()
+            keys = response.json()["keys"]
+        except (httpx.HTTPError, KeyError, ValueError) as exc:
+            raise AuthServerUnavailable(f"JWKS fetch failed: {type(exc).__name__}") from exc
+        self.fetches += 1
+        self._fetched_at = time.monotonic()
+        self._keys = {k["kid"]: RSAKey.import_key(k) for k in keys if k.get("kty") == "RSA"}
+
+
+class Introspector:
+    def __init__(
+        self, http: httpx.AsyncClient, url: str, client_id: str, client_secret: str, redis: Redis
+    ) -> None:
+        self._http = http
+        self._url = url
+        self._auth = (client_id, client_secret)
+        self._redis = redis
+
+    async def introspect(self, token: str) -> dict[str, Any]:
+        key = "introspect:" + hashlib.sha256(token.encode()).hexdigest()
+        cached = await self._redis.get(key)
+        if cached is not None:
+            result: dict[str, Any] = json.loads(cached)
+            return result
+        try:
+            response = await self._http.post(
+                self._url, data={"token": token, "token_type_hint": "access_token"}, auth=self._auth
+            )
+            response.raise_for_status()
+            result = response.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            raise AuthServerUnavailable(f"introspection failed: {type(exc).__name__}") from exc
+        ttl = INTROSPECTION_TTL
+        if result.get("active") and isinstance(result.get("exp"), int):
+            ttl = max(1, min(ttl, result["exp"] - int(time.time())))
+        await self._redis.set(key, json.dumps(result), ex=ttl)
+        return result
+
+
+def _header(token: str) -> dict[str, Any]:
+    try:
+        segment = token.split(".", 1)[0]
+        header = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidToken("The token is not a well-formed JWT") from exc
+    if not isinstance(header, dict):
+        raise InvalidToken("The token is not a well-formed JWT")
+    return header
+
+
+class TokenVerifier:
+    def __init__(
+        self, jwks: JwksCache, introspector: Introspector, issuer: str, audience: str
+    ) -> None:
+        self.jwks = jwks
+        self.introspector = introspector
+        self.issuer = issuer
+        self.audience = audience
+
+    async def access_token(self, token: str) -> dict[str, Any]:
+        """Claims of a valid access token (iss, aud, exp checked), JWT or opaque."""
+        if token.count(".") == 2:
+            claims = await self._jwt(token, audience=self.audience)
+            if _header(token).get("typ", "").lower() not in ("at+jwt", "application/at+jwt"):
+                raise InvalidToken("Not an access token (an ID token cannot call /v1)")
+            return claims
+        result = await self.introspector.introspect(token)
+        if not result.get("active"):
+            raise InvalidToken("The token is not active")
+        if result.get("iss") != self.issuer or result.get("aud") != self.audience:
+            raise InvalidToken("The token was not issued for this API")
+        return result
+
+    async def id_token(self, token: str) -> dict[str, Any]:
+        """Claims of an ID token of our identity provider (legacy routes); any of our clients
+        is a valid audience. An access token of this API is accepted as well."""
+        if token.count(".") != 2:
+            raise InvalidToken("The legacy routes take an ID token (a JWT)")
+        return await self._jwt(token, audience=None)
+
+    async def _jwt(self, token: str, audience: str | None) -> dict[str, Any]:
+        header = _header(token)
+        if header.get("alg") != "RS256":
+            raise InvalidToken("Unsupported token algorithm")
+        kid = header.get("kid")
+        key = await self.jwks.key(str(kid)) if kid else None
+        if key is None:
+            raise InvalidToken("The token is signed by an unknown key")
+        try:
+            decoded = jwt.decode(token, key, algorithms=["RS256"])
+            checks: dict[str, Any] = {
+                "iss": {"essential": True, "value": self.issuer},
+                "exp": {"essential": True},
+                "sub": {"essential": True},
+                "aud": {"essential": True},
+            }
+            if audience is not None:
+                checks["aud"]["value"] = audience
+            jwt.JWTClaimsRegistry(leeway=_LEEWAY, **checks).validate(decoded.claims)
+        except JoseError as exc:
+            raise InvalidToken(f"Invalid token: {exc.error}") from exc
+        except ValueError as exc:
+            raise InvalidToken("The token is not a well-formed JWT") from exc
+        return dict(decoded.claims)

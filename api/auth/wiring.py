@@ -1,0 +1,60 @@
+"""Start the access services with the app: the authorization server, token verification,
+project authentication and the rate limiter."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import sqlalchemy
+from fastapi import FastAPI
+
+from api.auth.project import ProjectAuthenticator
+from api.auth.tokens import Introspector, JwksCache, TokenVerifier
+from api.ratelimit import RateLimiter
+from authserver.server import AuthServer, gateway_credentials
+from core.config import Settings
+
+
+def auth_in_process(settings: Settings) -> bool:
+    return settings.auth_url.rstrip("/") == settings.base_url.rstrip("/") + "/auth"
+
+
+@asynccontextmanager
+async def access_services(app: FastAPI) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    if settings.is_dev and settings.auth_url.startswith("http://"):
+        os.environ.setdefault("AUTHLIB_INSECURE_TRANSPORT", "1")  # plain HTTP on a laptop only
+    # authlib is synchronous: the AS runs in worker threads on its own small sync pool.
+    sync_engine = sqlalchemy.create_engine(
+        settings.database_url, pool_size=4, max_overflow=4, pool_pre_ping=True
+    )
+    app.state.auth_server = AuthServer(settings, sync_engine)
+    app.state.rate_limiter = RateLimiter(app.state.redis)
+    app.state.project_authenticator = ProjectAuthenticator(
+        settings, app.state.session_maker, app.state.redis
+    )
+    # The verifier always speaks HTTP to the AS; in-process that is an ASGI call onto this app.
+    transport = httpx.ASGITransport(app=app) if auth_in_process(settings) else None
+    http = httpx.AsyncClient(transport=transport, timeout=5.0)
+    issuer = settings.auth_url.rstrip("/")
+    credentials = gateway_credentials(settings)
+    app.state.token_verifier = TokenVerifier(
+        JwksCache(http, f"{issuer}/.well-known/jwks.json"),
+        Introspector(
+            http,
+            f"{issuer}/oauth/introspect",
+            credentials.client_id,
+            credentials.client_secret,
+            app.state.redis,
+        ),
+        issuer=issuer,
+        audience=settings.base_url.rstrip("/"),
+    )
+    try:
+        yield
+    finally:
+        await http.aclose()
+        sync_engine.dispose()

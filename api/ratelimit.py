@@ -1,0 +1,206 @@
+"""Sliding-window rate limits in Redis, one atomic Lua script per hit.
+
+Each client (``u:<uid>``, ``p:<project_id>`` or ``ip:<address>``) has a sorted set of hit times
+over the last 60 s; the script trims, counts, admits and reports in one round trip, on Redis's
+clock, so any number of API processes share one exact window. The middleware puts
+``X-RateLimit-*`` on every response and limits anonymous calls by IP; authenticated calls are
+limited by the auth dependencies once the subject is known.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.errors import ProblemError
+from api.middleware import RequestContextMiddleware
+
+WINDOW_MS = 60_000
+TIER_LIMITS = {"free": 100, "standard": 1_000, "enterprise": 10_000}
+USER_LIMIT = 100
+ANONYMOUS_LIMIT = 100
+EXEMPT_PREFIXES = (
+    "/healthz",
+    "/readyz",
+    "/metrics",
+    "/docs",
+    "/redoc",
+    "/openapi.json",
+    "/auth/.well-known/",
+)
+SCOPE_KEY = "mccgw.ratelimit"
+
+# KEYS[1] window set; ARGV: window_ms, limit, unique member suffix.
+# Returns {allowed (0/1), used, reset_ms (epoch ms when the oldest hit leaves the window)}.
+_SCRIPT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local used = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if used < limit then
+  redis.call('ZADD', KEYS[1], now, now .. '-' .. ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  used = used + 1
+  allowed = 1
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local reset = now + window
+if oldest[2] then reset = tonumber(oldest[2]) + window end
+return {allowed, used, reset, now}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class RateResult:
+    allowed: bool
+    limit: int
+    remaining: int
+    reset: int  # unix seconds
+    retry_after: int  # seconds, meaningful when not allowed
+
+    def headers(self) -> dict[str, str]:
+        headers = {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(self.reset),
+        }
+        if not self.allowed:
+            headers["Retry-After"] = str(self.retry_after)
+        return headers
+
+
+class RateLimiter:
+    def __init__(self, redis: Redis, prefix: str = "rl:") -> None:
+        self._script = redis.register_script(_SCRIPT)
+        self._prefix = prefix
+
+    async def hit(self, key: str, limit: int) -> RateResult:
+        allowed, used, reset_ms, now_ms = await self._script(
+            keys=[self._prefix + key], args=[WINDOW_MS, limit, uuid.uuid4().hex[:12]]
+        )
+        return RateResult(
+            allowed=bool(allowed),
+            limit=limit,
+            remaining=max(0, limit - int(used)),
+            reset=math.ceil(int(reset_ms) / 1000),
+            retry_after=max(1, math.ceil((int(reset_ms) - int(now_ms)) / 1000)),
+        )
+
+
+def client_ip(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+class _Slot:
+    """Per-request holder the dependencies fill in and the middleware reads."""
+
+    __slots__ = ("result",)
+
+    def __init__(self) -> None:
+        self.result: RateResult | None = None
+
+
+def _limiter(scope: Scope) -> RateLimiter:
+    limiter: RateLimiter = scope["app"].state.rate_limiter
+    return limiter
+
+
+async def enforce(request: Request, key: str, limit: int) -> RateResult:
+    """Count one hit for ``key``; raise 429 when over the limit. Called once per request."""
+    slot: _Slot | None = request.scope.get(SCOPE_KEY)
+    if slot is not None and slot.result is not None:
+        return slot.result  # already counted (e.g. a route with two auth dependencies)
+    result = await _limiter(request.scope).hit(key, limit)
+    if slot is not None:
+        slot.result = result
+    if not result.allowed:
+        raise ProblemError(
+            f"Rate limit of {limit} requests per minute exceeded; retry in {result.retry_after} s",
+            status=429,
+            slug="rate-limit-exceeded",
+            retry_after=result.retry_after,
+        )
+    return result
+
+
+async def enforce_ip(request: Request) -> RateResult:
+    """Failed authentication counts against the caller's IP."""
+    return await enforce(request, "ip:" + client_ip(request.scope), ANONYMOUS_LIMIT)
+
+
+def _has_credentials(scope: Scope) -> bool:
+    names = (b"authorization", b"x-project-id")
+    return any(name in names for name, _ in scope.get("headers", ()))
+
+
+class RateLimitMiddleware:
+    """Outermost: headers on every response; anonymous calls limited by IP up front."""
+
+    def __init__(self, app: ASGIApp, base_url: str) -> None:
+        self.app = app
+        self.base_url = base_url.rstrip("/")
+        # Our own 429 still goes through the request-context layer (X-Request-ID, log, metrics).
+        self._deny = RequestContextMiddleware(self._too_many, base_url)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path.startswith(EXEMPT_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        slot = _Slot()
+        scope[SCOPE_KEY] = slot
+        if not _has_credentials(scope):
+            slot.result = await _limiter(scope).hit("ip:" + client_ip(scope), ANONYMOUS_LIMIT)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                if slot.result is None:  # credentials sent, but no auth dependency ran
+                    slot.result = await _limiter(scope).hit(
+                        "ip:" + client_ip(scope), ANONYMOUS_LIMIT
+                    )
+                headers = list(message.get("headers", []))
+                present = {k.lower() for k, _ in headers}
+                for name, value in slot.result.headers().items():
+                    if name.lower().encode() not in present:
+                        headers.append((name.lower().encode(), value.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        if slot.result is not None and not slot.result.allowed:
+            await self._deny(scope, receive, send_with_headers)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+    async def _too_many(self, scope: Scope, receive: Receive, send: Send) -> None:
+        r: RateResult = scope[SCOPE_KEY].result
+        body = {
+            "type": f"{self.base_url}/errors/rate-limit-exceeded",
+            "title": "Rate limit exceeded",
+            "status": 429,
+            "detail": f"Rate limit of {r.limit} requests per minute exceeded; "
+            f"retry in {r.retry_after} s",
+            "instance": scope.get("path", ""),
+            "retry_after": r.retry_after,
+        }
+        payload = json.dumps(body).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 429,
+                "headers": [
+                    (b"content-type", b"application/problem+json"),
+                    (b"content-length", str(len(payload)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})

@@ -1,0 +1,43 @@
+"""Issue tokens without the browser flow: ``mccgw token`` and tests.
+
+The token is minted by the same authlib generator and recorded like any other.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from authserver.models import Client
+from authserver.server import AuthServer
+
+
+class IssueError(Exception):
+    pass
+
+
+def issue_token(
+    server: AuthServer,
+    *,
+    user: str,
+    scope: str,
+    client_id: str | None = None,
+    refresh: bool = False,
+) -> dict[str, Any]:
+    """A token response (access_token, expires_in, scope, ...) for a user by uid or username."""
+    found = server.store.user_by_login(user)
+    if found is None:
+        raise IssueError(f"no user {user!r}")
+    client: Client | None
+    if client_id:
+        client = server.query_client(client_id)
+    else:
+        row = server.store.first_client()
+        client = server.query_client(row.client_id) if row else None
+    if client is None:
+        raise IssueError("no OAuth client (run `mccgw dev` to seed the demo clients)")
+    token: dict[str, Any] = server.generate_token(
+        "authorization_code", client, user=found[0], scope=scope, include_refresh_token=refresh
+    )
+    server.save_token(token, SimpleNamespace(client=client, user=found[0], refresh_token=None))
+    return token

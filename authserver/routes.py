@@ -1,0 +1,151 @@
+"""The authorization server's HTTP endpoints, mounted under /auth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from authlib.oauth2 import OAuth2Error
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from api.auth.scopes import USER_SCOPES
+from authserver import pages
+from authserver.adapter import (
+    StarletteOAuth2Request,
+    create_oauth2_request,
+    handle_response,
+    read_form,
+)
+from authserver.models import Client
+from authserver.server import AuthServer
+from core.security import verify_password
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+
+def _server(request: Request) -> AuthServer:
+    server: AuthServer = request.app.state.auth_server
+    return server
+
+
+def _oauth_error(server: AuthServer, req: StarletteOAuth2Request, exc: OAuth2Error) -> Response:
+    status, body, headers = server.handle_error_response(req, exc)
+    if status == 302:  # a validated redirect_uri: the client gets the error (RFC 6749 4.1.2.1)
+        return handle_response(status, body, headers)
+    return HTMLResponse(pages.error(exc.description or exc.error), status_code=400)
+
+
+def _action(request: Request) -> str:
+    return request.url.path + (f"?{request.url.query}" if request.url.query else "")
+
+
+@router.get("/.well-known/jwks.json")
+async def jwks(request: Request) -> JSONResponse:
+    """Public signing keys (JWKS)."""
+    keys = await run_in_threadpool(_server(request).keys.public_jwks)
+    return JSONResponse(keys, headers={"Cache-Control": "public, max-age=300"})
+
+
+@router.get("/.well-known/openid-configuration")
+async def openid_configuration(request: Request) -> dict[str, Any]:
+    """OpenID Connect discovery document."""
+    issuer = _server(request).issuer
+    return {
+        "issuer": issuer,
+        "authorization_endpoint": f"{issuer}/oauth/authorize",
+        "token_endpoint": f"{issuer}/oauth/token",
+        "introspection_endpoint": f"{issuer}/oauth/introspect",
+        "revocation_endpoint": f"{issuer}/oauth/revoke",
+        "jwks_uri": f"{issuer}/.well-known/jwks.json",
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+        "scopes_supported": list(USER_SCOPES),
+        "token_endpoint_auth_methods_supported": [
+            "client_secret_basic",
+            "client_secret_post",
+            "none",
+        ],
+        "code_challenge_methods_supported": ["S256"],
+        "claims_supported": ["sub", "role", "email", "name", "preferred_username"],
+    }
+
+
+@router.get("/oauth/authorize", response_class=HTMLResponse)
+async def authorize_page(request: Request) -> Response:
+    """Login and consent page of the authorization-code flow."""
+    server = _server(request)
+    req = create_oauth2_request(request, server.issuer, [])
+    try:
+        grant = await run_in_threadpool(server.get_consent_grant, req)
+    except OAuth2Error as exc:
+        return _oauth_error(server, req, exc)
+    client: Client = grant.request.client
+    return HTMLResponse(
+        pages.authorize(
+            client_name=client.name,
+            project_name=client.project_name,
+            scope=grant.request.scope or "",
+            action=_action(request),
+        )
+    )
+
+
+@router.post("/oauth/authorize", response_class=HTMLResponse)
+async def authorize_submit(request: Request) -> Response:
+    """Log in and approve (or deny) the authorization request."""
+    server = _server(request)
+    form = dict(await read_form(request))
+    # The OAuth parameters travel in the query string; the form only holds the login.
+    req = create_oauth2_request(request, server.issuer, [], include_form=False)
+
+    def decide() -> Response:
+        try:
+            grant = server.get_consent_grant(req)
+        except OAuth2Error as exc:
+            return _oauth_error(server, req, exc)
+        client: Client = grant.request.client
+        if form.get("decision") != "approve":
+            return handle_response(*server.create_authorization_response(req, None, grant))
+        found = server.store.user_by_login(form.get("username", "").strip())
+        if found is None or not verify_password(form.get("password", ""), found[1]):
+            page = pages.authorize(
+                client_name=client.name,
+                project_name=client.project_name,
+                scope=grant.request.scope or "",
+                action=_action(request),
+                error="Unknown user or wrong password",
+            )
+            return HTMLResponse(page, status_code=401)
+        user = found[0]
+        scopes = (grant.request.scope or "").split()
+        server.store.record_consent(user.uid, client.project_id, client.client_id, scopes)
+        return handle_response(*server.create_authorization_response(req, user, grant))
+
+    return await run_in_threadpool(decide)
+
+
+async def _endpoint(request: Request, run: Any) -> Response:
+    server = _server(request)
+    req = create_oauth2_request(request, server.issuer, await read_form(request))
+    return handle_response(*await run_in_threadpool(run, server, req))
+
+
+@router.post("/oauth/token")
+async def token(request: Request) -> Response:
+    """Token endpoint: authorization_code (with PKCE) and refresh_token grants."""
+    return await _endpoint(request, lambda s, r: s.create_token_response(r))
+
+
+@router.post("/oauth/introspect")
+async def introspect(request: Request) -> Response:
+    """RFC 7662 token introspection (client authentication required)."""
+    return await _endpoint(request, lambda s, r: s.create_endpoint_response("introspection", r))
+
+
+@router.post("/oauth/revoke")
+async def revoke(request: Request) -> Response:
+    """RFC 7009 token revocation (a refresh token revokes its whole family)."""
+    return await _endpoint(request, lambda s, r: s.create_endpoint_response("revocation", r))

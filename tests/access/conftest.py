@@ -1,0 +1,165 @@
+"""Access tests: the real app (lifespan included) on real PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import APIRouter, FastAPI, Security
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from api.app import create_app
+from api.auth.deps import current_project
+from api.auth.principal import ProjectPrincipal
+from authserver.issue import issue_token
+from core.config import Settings
+from core.security import encrypt_secret, hash_api_secret, hash_password, new_api_key
+from db.models import Project, User
+from db.models.access import OAuthClient, OAuthConsent
+from mccgw.seed import PROJECT_SCOPES
+
+BASE = "http://127.0.0.1:8000"
+PASSWORD = "correct horse battery"
+REDIRECT = "http://localhost:3000/callback"
+
+probe = APIRouter()
+
+
+@probe.get("/v1/_probe/funds")
+async def _probe_funds(
+    project: ProjectPrincipal = Security(current_project, scopes=["funds:manage"]),
+) -> dict[str, Any]:
+    return {"project_id": project.project_id, "method": project.method}
+
+
+@probe.get("/v1/_probe/bare")
+async def _probe_bare() -> dict[str, str]:
+    return {"ok": "yes"}
+
+
+def build_app(settings: Settings) -> FastAPI:
+    app = create_app(settings)
+    app.include_router(probe)  # a project-scoped read and a bare endpoint, for tests only
+    return app
+
+
+@pytest.fixture(scope="session")
+async def app(settings: Settings) -> AsyncIterator[FastAPI]:
+    application = build_app(settings)
+    async with application.router.lifespan_context(application):
+        yield application
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as c:
+        yield c
+
+
+@pytest.fixture(autouse=True)
+async def _fresh_rate_windows(redis: Redis) -> None:
+    # Every test starts with empty rate windows (all test calls share 127.0.0.1).
+    keys = [k async for k in redis.scan_iter("rl:*")]
+    if keys:
+        await redis.delete(*keys)
+
+
+@dataclass
+class ProjectCreds:
+    project_id: int
+    api_key: str
+    secret: str
+
+
+@dataclass
+class World:
+    sessions: async_sessionmaker[AsyncSession]
+    settings: Settings
+    app: FastAPI
+
+    async def user(self, role: str = "user") -> User:
+        name = f"{role}_{secrets.token_hex(4)}"
+        user = User(
+            uid=f"u_{secrets.token_hex(6)}",
+            username=name,
+            email=f"{name}@test.local",
+            password_hash=hash_password(PASSWORD),
+            role=role,
+            display_name=name,
+        )
+        async with self.sessions() as s:
+            s.add(user)
+            await s.commit()
+        return user
+
+    async def project(self, **overrides: Any) -> ProjectCreds:
+        secret = "sk_" + secrets.token_hex(32)
+        values: dict[str, Any] = {
+            "name": f"proj-{secrets.token_hex(3)}",
+            "allowed_scopes": PROJECT_SCOPES,
+            "rate_limit_tier": "standard",
+            "ip_allowlist": [],
+            "limits": {},
+            "api_key": new_api_key(),
+            "api_secret_hash": hash_api_secret(secret),
+            "api_secret_encrypted": encrypt_secret(
+                secret, self.settings.master_key, self.settings.master_key_id
+            ),
+        }
+        values.update(overrides)
+        project = Project(**values)
+        async with self.sessions() as s:
+            s.add(project)
+            await s.commit()
+        return ProjectCreds(project.project_id, str(project.api_key), secret)
+
+    async def oauth_client(
+        self, project_id: int, *, public: bool = False, token_format: str = "jwt"
+    ) -> tuple[str, str | None]:
+        client_id = f"cl_{secrets.token_hex(6)}"
+        secret = None if public else secrets.token_urlsafe(24)
+        async with self.sessions() as s:
+            s.add(
+                OAuthClient(
+                    client_id=client_id,
+                    project_id=project_id,
+                    name="Test client",
+                    client_secret_hash=hash_api_secret(secret) if secret else None,
+                    redirect_uris=[REDIRECT],
+                    allowed_scopes=[
+                        "openid", "profile", "email", "user:read", "user:write", "mcc:read",
+                    ],
+                    grant_types=["authorization_code", "refresh_token"],
+                    access_token_format=token_format,
+                )
+            )  # fmt: skip
+            await s.commit()
+        return client_id, secret
+
+    async def consent(self, uid: str, project_id: int) -> None:
+        async with self.sessions() as s:
+            s.add(OAuthConsent(user_uid=uid, project_id=project_id, scopes=[], source="admin"))
+            await s.commit()
+
+    async def token(self, uid: str, scope: str, client_id: str | None = None) -> str:
+        if client_id is None:
+            project = await self.project()
+            client_id, _ = await self.oauth_client(project.project_id)
+        server = self.app.state.auth_server
+        issued = await asyncio.to_thread(
+            issue_token, server, user=uid, scope=scope, client_id=client_id
+        )
+        return str(issued["access_token"])
+
+
+@pytest.fixture
+def world(
+    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
+) -> World:
+    return World(session_maker, settings, app)
