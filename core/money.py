@@ -15,7 +15,7 @@ class InvalidAmount(ValueError):
 def to_base_units(text: str, decimals: int, *, allow_zero: bool = False) -> int:
     """Parse ``"12.5"`` into base units (``12_500_000_000`` with 9 decimals)."""
     if not isinstance(text, str):
-        raise InvalidAmount("amount must be a decimal string such as \"12.5\"")
+        raise InvalidAmount('amount must be a decimal string such as "12.5"')
     match = _AMOUNT.match(text)
     if match is None:
         raise InvalidAmount(

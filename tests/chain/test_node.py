@@ -8,6 +8,7 @@ import base64
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -170,7 +171,7 @@ async def test_genesis_mints_and_funded_keys(client: AsyncClient, keys: ChainKey
         assert info is not None and info.owner == TOKEN_PROGRAM_ID and len(info.data) == 82
         parsed = (await client.get_account_info_json_parsed(mint)).value
         assert parsed is not None
-        mint_info = parsed.data.parsed["info"]  # type: ignore[union-attr]
+        mint_info: Any = parsed.data.parsed["info"]  # type: ignore[union-attr]
         assert mint_info["decimals"] == 9
         assert mint_info["mintAuthority"] == str(keys.mint_authority.pubkey())
         assert mint_info["freezeAuthority"] is None
@@ -247,7 +248,7 @@ async def test_spl_transfer_lifecycle(client: AsyncClient, keys: ChainKeys) -> N
     parsed = await client.get_token_accounts_by_owner_json_parsed(
         bob.pubkey(), TokenAccountOpts(program_id=TOKEN_PROGRAM_ID)
     )
-    info = parsed.value[0].account.data.parsed["info"]
+    info: Any = parsed.value[0].account.data.parsed["info"]
     assert info["tokenAmount"]["amount"] == "1500000000" and info["mint"] == str(mint)
 
 
@@ -649,7 +650,7 @@ async def test_get_block(client: AsyncClient) -> None:
     block = (await client.get_block(slot, "json", max_supported_transaction_version=0)).value
     assert block.block_height == slot and block.parent_slot == slot - 1
     assert block.transactions is not None
-    assert str(sig) in {str(t.transaction.signatures[0]) for t in block.transactions}  # type: ignore[union-attr]
+    assert str(sig) in {str(t.transaction.signatures[0]) for t in block.transactions}
     before = (await client.get_block(slot - 1, max_supported_transaction_version=0)).value
     assert before.blockhash == block.previous_blockhash
     with pytest.raises(RPCException):  # the open slot is not a block yet
