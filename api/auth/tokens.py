@@ -38,7 +38,7 @@ class JwksCache:
     def __init__(self, http: httpx.AsyncClient, url: str, min_refresh_seconds: float = 5.0):
         self._http = http
         self._url = url
-        self._min_refresh = min_refresh_seconds
+        self.min_refresh_seconds = min_refresh_seconds
         self._keys: dict[str, RSAKey] = {}
         self._fetched_at = 0.0
         self._lock = asyncio.Lock()
@@ -49,7 +49,10 @@ class JwksCache:
             return self._keys[kid]
         async with self._lock:
             # Throttled: a flood of made-up kids must not become a flood of JWKS fetches.
-            if kid not in self._keys and time.monotonic() - self._fetched_at >= self._min_refresh:
+            if (
+                kid not in self._keys
+                and time.monotonic() - self._fetched_at >= self.min_refresh_seconds
+            ):
                 await self._refresh()
         return self._keys.get(kid)
 
