@@ -39,7 +39,7 @@ from solders.signature import Signature
 from solders.system_program import ID as SYSTEM_PROGRAM_ID
 from solders.transaction import VersionedTransaction
 from solders.transaction_status import TransactionDetails, TransactionStatus
-from spl.token.constants import ACCOUNT_LEN, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
+from spl.token.constants import ACCOUNT_LEN, MINT_LEN, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -406,6 +406,44 @@ class ChainGateway:
             self._client.get_balance(_pubkey(address), Commitment(commitment or self._commitment)),
         )
         return int(resp.value)
+
+    async def mint_info(
+        self, mint: Pubkey | str, commitment: str | None = None
+    ) -> tuple[Pubkey | None, int] | None:
+        """(mint authority, decimals) of an SPL mint, or None when the account does not exist."""
+        account = await self._account(_pubkey(mint), commitment or self._commitment)
+        if account is None:
+            return None
+        data = bytes(account.data)
+        if account.owner not in _TOKEN_PROGRAMS or len(data) < MINT_LEN:
+            raise ChainError(f"{mint} is not an SPL mint")
+        # Mint layout: COption<authority> (4 + 32), supply (8), decimals (1), ...
+        has_authority = int.from_bytes(data[0:4], "little") == 1
+        return (Pubkey.from_bytes(data[4:36]) if has_authority else None), data[44]
+
+    async def rent_exemption(self, size: int) -> int:
+        resp = await self._rpc(
+            "getMinimumBalanceForRentExemption",
+            self._client.get_minimum_balance_for_rent_exemption(size),
+        )
+        return int(resp.value)
+
+    async def airdrop(self, address: Pubkey | str, lamports: int, timeout: float = 60.0) -> str:  # noqa: ASYNC109
+        """Faucet SOL on a development cluster and wait for it at the gateway's commitment."""
+        resp = await self._rpc(
+            "requestAirdrop", self._client.request_airdrop(_pubkey(address), lamports)
+        )
+        signature = str(resp.value)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            (status,) = await self._statuses([signature])
+            level = _status_name(status.confirmation_status) if status else None
+            if status is not None and level is not None and _RANK[level] >= _RANK[self._commitment]:
+                if status.err is not None:
+                    raise ChainRejected(f"airdrop:{address}", status.err, signature)
+                return signature
+            await asyncio.sleep(self._poll_interval)
+        raise ChainTimeout(f"airdrop {signature} not {self._commitment} after {timeout:.0f}s")
 
     async def block_height(self, commitment: str | None = None) -> int:
         resp = await self._rpc(

@@ -33,6 +33,37 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chain_init(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from solana.rpc.async_api import AsyncClient
+
+    from chain.bootstrap import ensure_mints
+    from chain.gateway import ChainGateway
+    from chain.keys import load_or_create_keys
+    from core.config import get_settings
+    from db.session import create_engine, create_session_maker
+
+    async def run() -> None:
+        settings = get_settings()
+        keys = load_or_create_keys(settings.chain_keys_dir)
+        engine = create_engine(settings)
+        try:
+            async with AsyncClient(settings.solana_rpc_url) as client:
+                gateway = ChainGateway(
+                    settings, client, keys, create_session_maker(engine),
+                    extra_signers=(keys.mcc_mint, keys.mcd_mint),
+                )  # fmt: skip
+                for mint in await ensure_mints(gateway, settings.token_decimals):
+                    verb = "created" if mint.created else "present"
+                    print(f"{mint.currency} mint {mint.address}: {verb}")
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+    return 0
+
+
 def _worker(args: argparse.Namespace) -> int:
     import worker
 
@@ -89,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
 
     sub.add_parser("migrate", help="migrate DATABASE_URL to head").set_defaults(func=_migrate)
     sub.add_parser("worker", help="run the Temporal worker").set_defaults(func=_worker)
+    sub.add_parser(
+        "chain-init", help="create the MCC/MCD mints on SOLANA_RPC_URL if missing"
+    ).set_defaults(func=_chain_init)
 
     token = sub.add_parser("token", help="print an access token for scripts (dev)")
     token.add_argument("--user", required=True, help="uid or username")
