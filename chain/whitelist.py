@@ -90,9 +90,11 @@ def error_message(code: int) -> str:
     return ERRORS.get(code, f"unknown whitelist program error {code}")
 
 
-def program_id(keys: ChainKeys) -> Pubkey:
-    """The program is deployed at genesis under the whitelist_program keypair's address."""
-    return keys.whitelist_program.pubkey()
+def program_id(keys: ChainKeys, configured: str = "") -> Pubkey:
+    """The program's address: ``configured`` (settings.whitelist_program_id, for a real
+    cluster where it was deployed elsewhere) or the whitelist_program keypair's address, under
+    which the local node and the compose validator load it."""
+    return Pubkey.from_string(configured) if configured else keys.whitelist_program.pubkey()
 
 
 def program_bytes() -> bytes:

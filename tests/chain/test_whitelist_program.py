@@ -388,3 +388,13 @@ def test_linker_refuses_calls_to_non_syscalls(tmp_path: Path) -> None:
     obj = _compile(tmp_path, source)
     with pytest.raises(LinkError, match="not a syscall"):
         link(obj)
+
+
+def test_program_id_is_configurable_for_a_real_cluster(tmp_path: Path) -> None:
+    from chain.keys import load_or_create_keys
+    from chain.whitelist import program_id
+
+    keys = load_or_create_keys(tmp_path / "keys")
+    assert program_id(keys) == keys.whitelist_program.pubkey()
+    elsewhere = str(Pubkey.new_unique())
+    assert str(program_id(keys, elsewhere)) == elsewhere
