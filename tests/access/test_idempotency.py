@@ -1,0 +1,174 @@
+"""Idempotent writes: replay, conflicts, in-flight, and exactly one effect under concurrency;
+the audit row that goes with each."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import secrets
+
+import httpx
+from redis.asyncio import Redis
+from sqlalchemy import func, select
+
+from db.models.access import AuditLog, IdempotencyRecord, UserProjectAttribute
+from tests.access.conftest import World
+
+
+async def project_on_user(world: World) -> tuple[dict[str, str], str, int]:
+    creds = await world.project()
+    user = await world.user()
+    await world.consent(user.uid, creds.project_id)
+    headers = {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.secret}
+    return headers, user.uid, creds.project_id
+
+
+async def test_replay_is_byte_for_byte(client: httpx.AsyncClient, world: World) -> None:
+    headers, uid, _ = await project_on_user(world)
+    body = {"attribute_key": "k", "attribute_value": [1, "two"], "idempotency_key": "same"}
+    first = await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    assert first.status_code == 200 and "idempotent-replayed" not in first.headers
+    again = await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    assert again.status_code == 200
+    assert again.headers["idempotent-replayed"] == "true"
+    assert again.content == first.content
+    # The header form of the key is the same key.
+    header_form = {k: v for k, v in body.items() if k != "idempotency_key"}
+    third = await client.post(
+        f"/v1/users/{uid}/attributes",
+        json=header_form,
+        headers={**headers, "Idempotency-Key": "same"},
+    )
+    assert third.headers.get("idempotent-replayed") == "true" and third.content == first.content
+
+
+async def test_same_key_other_body_is_409(client: httpx.AsyncClient, world: World) -> None:
+    headers, uid, _ = await project_on_user(world)
+    body = {"attribute_key": "k", "attribute_value": 1, "idempotency_key": "key-1"}
+    assert (
+        await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    ).status_code == 200
+    r = await client.post(
+        f"/v1/users/{uid}/attributes", json={**body, "attribute_value": 2}, headers=headers
+    )
+    assert r.status_code == 409 and r.json()["type"].endswith("/idempotency-key-reused")
+
+
+async def test_in_flight_is_409(client: httpx.AsyncClient, world: World, redis: Redis) -> None:
+    headers, uid, project_id = await project_on_user(world)
+    key = "busy-key"
+    lock = f"idem:p:{project_id}:{hashlib.sha256(key.encode()).hexdigest()}"
+    await redis.set(lock, "someone-else", ex=30)
+    body = {"attribute_key": "k", "attribute_value": 1, "idempotency_key": key}
+    r = await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    assert r.status_code == 409 and r.json()["type"].endswith("/idempotency-key-in-use")
+    await redis.delete(lock)
+    assert (
+        await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    ).status_code == 200
+
+
+async def test_missing_key_is_422(client: httpx.AsyncClient, world: World) -> None:
+    headers, uid, _ = await project_on_user(world)
+    r = await client.post(
+        f"/v1/users/{uid}/attributes",
+        json={"attribute_key": "k", "attribute_value": 1},
+        headers=headers,
+    )
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "idempotency_key"
+
+
+async def test_concurrent_identical_writes_execute_once(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    headers, uid, _ = await project_on_user(world)
+    key = secrets.token_hex(8)
+    body = {"attribute_key": "race", "attribute_value": {"v": 1}, "idempotency_key": key}
+    responses = await asyncio.gather(
+        *(client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers) for _ in range(12))
+    )
+    statuses = sorted(r.status_code for r in responses)
+    assert set(statuses) <= {200, 409}, statuses
+    originals = [
+        r for r in responses if r.status_code == 200 and "idempotent-replayed" not in r.headers
+    ]
+    assert len(originals) == 1
+    async with world.sessions() as s:
+        rows = await s.scalar(
+            select(func.count())
+            .select_from(UserProjectAttribute)
+            .where(UserProjectAttribute.uid == uid)
+        )
+        audits = await s.scalar(
+            select(func.count())
+            .select_from(AuditLog)
+            .where(AuditLog.idempotency_key == key, AuditLog.status == "success")
+        )
+        records = await s.scalar(
+            select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.key == key)
+        )
+    assert (rows, audits, records) == (1, 1, 1)
+
+
+async def test_user_token_write_is_idempotent_per_user(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    user = await world.user()
+    token = await world.token(user.uid, "user:read user:write")
+    auth = {"Authorization": f"Bearer {token}"}
+    body = {"display_name": "Alice Q", "idempotency_key": "rename-1"}
+    first = await client.patch("/v1/users/me/profile", json=body, headers=auth)
+    assert first.status_code == 200, first.text
+    again = await client.patch("/v1/users/me/profile", json=body, headers=auth)
+    assert again.headers["idempotent-replayed"] == "true" and again.content == first.content
+    too_long = await client.patch(
+        "/v1/users/me/profile",
+        json={"display_name": "x" * 51, "idempotency_key": "r2"},
+        headers=auth,
+    )
+    assert too_long.status_code == 422
+    async with world.sessions() as s:
+        scopes = (
+            await s.scalars(
+                select(IdempotencyRecord.scope).where(IdempotencyRecord.key == "rename-1")
+            )
+        ).all()
+    assert f"u:{user.uid}" in scopes
+
+
+async def test_audit_row_without_secrets(client: httpx.AsyncClient, world: World) -> None:
+    headers, uid, project_id = await project_on_user(world)
+    key = secrets.token_hex(8)
+    body = {
+        "attribute_key": "creds",
+        "attribute_value": {"password": "hunter2", "api_secret": "sk_leak", "ok": True},
+        "idempotency_key": key,
+    }
+    r = await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    assert r.status_code == 200
+    async with world.sessions() as s:
+        row = (await s.scalars(select(AuditLog).where(AuditLog.idempotency_key == key))).one()
+    assert (row.project_id, row.operation, row.user_uid, row.status) == (
+        project_id, "attributes.upsert", uid, "success",
+    )  # fmt: skip
+    assert row.client_ip == "127.0.0.1" and row.request_id == r.headers["x-request-id"]
+    assert row.request_body["attribute_value"]["ok"] is True
+    dumped = json.dumps([row.request_body, row.response_body])
+    for secret in ("hunter2", "sk_leak", headers["X-API-Key"]):
+        assert secret not in dumped
+
+
+async def test_refused_write_is_audited_failed(client: httpx.AsyncClient, world: World) -> None:
+    creds = await world.project()
+    stranger = await world.user()
+    headers = {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.secret}
+    key = secrets.token_hex(8)
+    body = {"attribute_key": "k", "attribute_value": 1, "idempotency_key": key}
+    r = await client.post(f"/v1/users/{stranger.uid}/attributes", json=body, headers=headers)
+    assert r.status_code == 403
+    async with world.sessions() as s:
+        rows = (await s.scalars(select(AuditLog).where(AuditLog.idempotency_key == key))).all()
+        stored = await s.scalar(select(IdempotencyRecord).where(IdempotencyRecord.key == key))
+    assert [(a.status, a.status_code) for a in rows] == [("failed", 403)]
+    assert stored is None  # a refusal is not stored: the same key works once consent exists
