@@ -8,8 +8,11 @@
   project (per user for user-token writes), kept 24 h.
 - A stored response for (scope, key) with the same request hash is replayed byte for byte with
   ``Idempotent-Replayed: true``; another body gives 409 ``idempotency-key-reused``.
-- A Redis SET NX lock marks the key in flight (409 ``idempotency-key-in-use``); the unique
-  (scope, key) row, written in the effect's transaction, is the final arbiter.
+- One Redis script either finds the finished key (replayed from Redis) or takes the in-flight
+  lock (SET NX; otherwise 409 ``idempotency-key-in-use``). The unique (scope, key) row, written
+  in the effect's transaction, is the final arbiter: if Redis lost the marker, the repeated
+  effect is rolled back and the stored response is replayed. Side effects outside PostgreSQL
+  must be keyed too (``ctx.workflow_id``).
 - The audit row is written in the same transaction; a refused call (any ProblemError) is rolled
   back and audited as ``failed`` without storing a response, so it can be retried.
 """
@@ -29,8 +32,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from redis.asyncio import Redis
-from sqlalchemy import delete, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from api.audit import new_audit, redact
@@ -139,9 +142,7 @@ async def _stored(session: AsyncSession, scope: str, key: str) -> IdempotencyRec
         )
     )
     if record is not None and record.expires_at <= datetime.now(UTC):
-        # Past 24 h the key is free again.
-        await session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.id == record.id))
-        return None
+        return None  # past 24 h the key is free again
     return record
 
 
@@ -164,6 +165,63 @@ def _in_use() -> ProblemError:
     )
 
 
+# One round trip decides the fast path: a finished key (replay it) or take the in-flight lock.
+# KEYS: done, lock; ARGV: token, lock seconds. Returns {1, done} | {2} (locked by us) | {3}.
+_BEGIN = """
+local done = redis.call('GET', KEYS[1])
+if done then return {1, done} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'EX', ARGV[2]) then return {2} end
+return {3}
+"""
+# KEYS: done, lock; ARGV: token, done value, done seconds. Publish the result, then unlock.
+_FINISH = """
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return 1
+"""
+
+
+def _done_value(record: IdempotencyRecord) -> bytes:
+    head = f"{record.request_hash}\n{record.status_code}\n{record.content_type}\n"
+    return head.encode() + record.response_body
+
+
+def _from_done(value: bytes) -> IdempotencyRecord:
+    request_hash, status, content_type, body = value.split(b"\n", 3)
+    return IdempotencyRecord(
+        request_hash=request_hash.decode(),
+        status_code=int(status),
+        content_type=content_type.decode(),
+        response_body=body,
+    )
+
+
+async def _claim(session: AsyncSession, record: IdempotencyRecord, audit: AuditLog) -> bool:
+    """Insert the audit row and the record in one statement (one round trip); a live record
+    for (scope, key) wins (False), an expired one is replaced."""
+    values = {
+        "scope": record.scope,
+        "key": record.key,
+        "request_hash": record.request_hash,
+        "status_code": record.status_code,
+        "response_body": record.response_body,
+        "content_type": record.content_type,
+        "expires_at": record.expires_at,
+    }
+    insert_ = insert(IdempotencyRecord).values(**values)
+    statement = insert_.on_conflict_do_update(
+        index_elements=["scope", "key"],
+        set_={**values, "created_at": func.now()},
+        where=IdempotencyRecord.expires_at <= func.now(),
+    ).returning(IdempotencyRecord.id)
+    columns = [
+        c.key for c in AuditLog.__table__.columns if c.key not in ("created_at", "updated_at")
+    ]
+    audit_row = insert(AuditLog).values({c: getattr(audit, c) for c in columns})
+    statement = statement.add_cte(audit_row.returning(AuditLog.id).cte("audit_row"))
+    return (await session.execute(statement)).first() is not None
+
+
 @asynccontextmanager
 async def write_context(
     request: Request, principal: Principal, *, operation: str, user_uid: str | None = None
@@ -171,28 +229,28 @@ async def write_context(
     body = await parsed_body(request)
     key = _key(request, body)
     if isinstance(principal, ProjectPrincipal):
-        scope, actor, project_id = (
-            principal.rate_key,
-            f"project:{principal.project_id}",
-            principal.project_id,
-        )
+        actor, project_id = f"project:{principal.project_id}", principal.project_id
     else:
-        scope, actor, project_id = principal.rate_key, f"user:{principal.uid}", None
+        actor, project_id = f"user:{principal.uid}", None
+    scope = principal.rate_key
     request_hash = _request_hash(request, body)
     sessions: async_sessionmaker[AsyncSession] = request.app.state.session_maker
     redis: Redis = request.app.state.redis
 
-    async with sessions() as session:
-        if (record := await _stored(session, scope, key)) is not None:
-            raise _replay_or_conflict(record, request_hash)
-        lock = f"idem:{scope}:{hashlib.sha256(key.encode()).hexdigest()}"
-        token = uuid.uuid4().hex
-        if not await redis.set(lock, token, nx=True, ex=LOCK_SECONDS):
-            await session.rollback()  # a fresh snapshot: the first may have just committed
-            if (record := await _stored(session, scope, key)) is not None:
-                raise _replay_or_conflict(record, request_hash)
-            raise _in_use()
-        try:
+    # Redis is the fast path (done marker + in-flight lock); PostgreSQL's unique (scope, key)
+    # row, written with the effect, stays the arbiter if Redis ever forgets.
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    done_key, lock = f"idem:done:{scope}:{digest}", f"idem:{scope}:{digest}"
+    token = uuid.uuid4().hex
+    state = await redis.eval(_BEGIN, 2, done_key, lock, token, LOCK_SECONDS)
+    if state[0] == 1:
+        raise _replay_or_conflict(_from_done(state[1]), request_hash)
+    if state[0] == 3:
+        raise _in_use()
+
+    finished = False
+    try:
+        async with sessions() as session:
             audit_args: dict[str, Any] = {
                 "actor": actor,
                 "operation": operation,
@@ -203,8 +261,8 @@ async def write_context(
                 "client_ip": client_ip(request.scope),
                 "request_id": request_id_var.get(),
             }
+            # Written after the block, with the record: one INSERT with the final status.
             audit = new_audit(**audit_args)
-            session.add(audit)
             ctx = WriteContext(session, principal, operation, key, scope, body, user_uid, audit)
             try:
                 yield ctx
@@ -218,26 +276,30 @@ async def write_context(
             audit.status = audit_status
             audit.status_code = status
             audit.response_body = redact(json.loads(content))
-            session.add(
-                IdempotencyRecord(
-                    scope=scope,
-                    key=key,
-                    request_hash=request_hash,
-                    status_code=status,
-                    response_body=content,
-                    content_type=content_type,
-                    expires_at=datetime.now(UTC) + IDEMPOTENCY_TTL,
-                )
+            record = IdempotencyRecord(
+                scope=scope,
+                key=key,
+                request_hash=request_hash,
+                status_code=status,
+                response_body=content,
+                content_type=content_type,
+                expires_at=datetime.now(UTC) + IDEMPOTENCY_TTL,
             )
-            try:
-                await session.commit()
-            except IntegrityError:
-                # Lost a race the lock did not cover (it expired): the winner's row decides.
+            if not await _claim(session, record, audit):
+                # Done before, but Redis forgot: undo this run and answer from the stored row.
                 await session.rollback()
-                if (record := await _stored(session, scope, key)) is not None:
-                    raise _replay_or_conflict(record, request_hash) from None
-                raise _in_use() from None
-        finally:
+                stored = await _stored(session, scope, key)
+                if stored is None:
+                    raise _in_use()
+                raise _replay_or_conflict(stored, request_hash)
+            await session.commit()
+            await redis.eval(
+                _FINISH, 2, done_key, lock, token, _done_value(record),
+                int(IDEMPOTENCY_TTL.total_seconds()),
+            )  # fmt: skip
+            finished = True
+    finally:
+        if not finished:
             await redis.eval(_RELEASE, 1, lock, token)
 
 

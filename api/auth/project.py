@@ -9,6 +9,7 @@ import hmac
 import ipaddress
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Request
@@ -27,6 +28,36 @@ from db.models import Project
 # Project statuses in which the project may still call (discontinued/deleted may not).
 CALLABLE_STATUSES = ("active", "maintenance", "testing")
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+# Project rows are cached in-process this long: a suspension, secret rotation or allow-list
+# change takes effect within this many seconds (and saves a DB round trip per call).
+PROJECT_CACHE_SECONDS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectRecord:
+    project_id: int
+    name: str
+    status: str
+    suspended: bool
+    allowed_scopes: tuple[str, ...]
+    rate_limit_tier: str
+    ip_allowlist: tuple[str, ...]
+    api_secret_hash: str | None
+    api_secret_encrypted: str | None
+
+    @classmethod
+    def of(cls, p: Project) -> ProjectRecord:
+        return cls(
+            p.project_id,
+            p.name,
+            p.status,
+            p.suspended,
+            tuple(p.allowed_scopes or ()),
+            p.rate_limit_tier,
+            tuple(p.ip_allowlist or ()),
+            p.api_secret_hash,
+            p.api_secret_encrypted,
+        )
 
 
 def _refuse(detail: str, slug: str, status: int = 401) -> ProblemError:
@@ -60,6 +91,20 @@ class ProjectAuthenticator:
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
         self._redis = redis
+        self._cache: dict[int, tuple[float, ProjectRecord | None]] = {}
+        self.cache_seconds = PROJECT_CACHE_SECONDS
+
+    async def _project(self, project_id: int) -> ProjectRecord | None:
+        cached = self._cache.get(project_id)
+        if cached is not None and cached[0] > time.monotonic():
+            return cached[1]
+        async with self._sessions() as session:
+            row = await session.get(Project, project_id)
+            record = ProjectRecord.of(row) if row is not None else None
+        if len(self._cache) > 10_000:
+            self._cache.clear()
+        self._cache[project_id] = (time.monotonic() + self.cache_seconds, record)
+        return record
 
     async def authenticate(self, request: Request, required: list[str]) -> ProjectPrincipal:
         try:
@@ -70,30 +115,29 @@ class ProjectAuthenticator:
         if project.suspended or project.status not in CALLABLE_STATUSES:
             raise _refuse(f"Project {project.project_id} is suspended", "project-suspended", 403)
         ip = client_ip(request.scope)
-        if project.ip_allowlist and not _ip_allowed(ip, project.ip_allowlist):
+        if project.ip_allowlist and not _ip_allowed(ip, list(project.ip_allowlist)):
             raise _refuse(
                 f"Calls from {ip} are not allowed for this project", "ip-not-allowed", 403
             )
         principal = ProjectPrincipal(
             project_id=project.project_id,
             name=project.name,
-            scopes=frozenset(project.allowed_scopes or ()),
+            scopes=frozenset(project.allowed_scopes),
             rate_limit_tier=project.rate_limit_tier,
             method=method,
-            ip_allowlist=tuple(project.ip_allowlist or ()),
+            ip_allowlist=project.ip_allowlist,
         )
         await enforce(request, principal.rate_key, TIER_LIMITS.get(project.rate_limit_tier, 100))
         if scope := missing_scope(principal.scopes, required, admin=False):
             raise _refuse(f"This call needs the project scope {scope}", "insufficient-scope", 403)
         return principal
 
-    async def _verify(self, request: Request) -> tuple[Project, str]:
+    async def _verify(self, request: Request) -> tuple[ProjectRecord, str]:
         headers = request.headers
         raw_id = headers.get("x-project-id", "").strip()
         if not raw_id.isdigit():
             raise _refuse("X-Project-ID is missing or not a project id", "unknown-project")
-        async with self._sessions() as session:
-            project = await session.get(Project, int(raw_id))
+        project = await self._project(int(raw_id))
         if project is None:
             raise _refuse(f"Unknown project {raw_id}", "unknown-project")
 
@@ -116,12 +160,12 @@ class ProjectAuthenticator:
             "Send X-API-Key, or X-Timestamp with X-Signature (see docs/access.md)", "unauthorized"
         )
 
-    def _secret(self, project: Project) -> str:
+    def _secret(self, project: ProjectRecord) -> str:
         if not project.api_secret_encrypted:
             raise _refuse("This project has no signing secret", "invalid-signature")
         return decrypt_secret(project.api_secret_encrypted, self._keys)
 
-    async def _check_hmac(self, request: Request, project: Project, signature: str) -> None:
+    async def _check_hmac(self, request: Request, project: ProjectRecord, signature: str) -> None:
         raw_ts = request.headers.get("x-timestamp", "").strip()
         if not raw_ts.isdigit():
             raise _refuse("X-Timestamp must be Unix seconds", "stale-timestamp")

@@ -53,6 +53,8 @@ def build_app(settings: Settings) -> FastAPI:
 async def app(settings: Settings) -> AsyncIterator[FastAPI]:
     application = build_app(settings)
     async with application.router.lifespan_context(application):
+        # Tests change projects between calls; see every change at once.
+        application.state.project_authenticator.cache_seconds = 0.0
         yield application
 
 

@@ -172,3 +172,22 @@ async def test_refused_write_is_audited_failed(client: httpx.AsyncClient, world:
         stored = await s.scalar(select(IdempotencyRecord).where(IdempotencyRecord.key == key))
     assert [(a.status, a.status_code) for a in rows] == [("failed", 403)]
     assert stored is None  # a refusal is not stored: the same key works once consent exists
+
+
+async def test_replay_from_postgres_when_redis_forgot(
+    client: httpx.AsyncClient, world: World, redis: Redis
+) -> None:
+    headers, uid, _ = await project_on_user(world)
+    body = {"attribute_key": "k", "attribute_value": 1, "idempotency_key": "forgotten"}
+    first = await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    keys = [k async for k in redis.scan_iter("idem:done:*")]
+    await redis.delete(*keys)
+    again = await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    assert again.headers["idempotent-replayed"] == "true" and again.content == first.content
+    async with world.sessions() as s:
+        audits = await s.scalar(
+            select(func.count())
+            .select_from(AuditLog)
+            .where(AuditLog.idempotency_key == "forgotten", AuditLog.status == "success")
+        )
+    assert audits == 1  # the repeated run was rolled back
