@@ -135,7 +135,7 @@ class ProjectAuthenticator:
     async def _verify(self, request: Request) -> tuple[ProjectRecord, str]:
         headers = request.headers
         raw_id = headers.get("x-project-id", "").strip()
-        if not raw_id.isdigit():
+        if not raw_id.isdigit() or len(raw_id) > 18:  # BIGINT range
             raise _refuse("X-Project-ID is missing or not a project id", "unknown-project")
         project = await self._project(int(raw_id))
         if project is None:
