@@ -191,3 +191,35 @@ async def test_replay_from_postgres_when_redis_forgot(
             .where(AuditLog.idempotency_key == "forgotten", AuditLog.status == "success")
         )
     assert audits == 1  # the repeated run was rolled back
+
+
+async def test_mark_audit_and_workflow_ids(client: httpx.AsyncClient, world: World) -> None:
+    from api.audit import mark_audit
+
+    headers, uid, _ = await project_on_user(world)
+    key = secrets.token_hex(8)
+    body = {"attribute_key": "k", "attribute_value": 1, "idempotency_key": key}
+    assert (
+        await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+    ).status_code == 200
+    async with world.sessions() as s:
+        audit_id = (
+            await s.scalars(select(AuditLog.id).where(AuditLog.idempotency_key == key))
+        ).one()
+    await mark_audit(world.sessions, audit_id, "failed", {"reason": "chain", "token": "t0ps3cret"})
+    async with world.sessions() as s:
+        row = await s.get(AuditLog, audit_id)
+    assert row is not None and row.status == "failed"
+    assert row.response_body == {"reason": "chain", "token": "[redacted]"}
+
+
+def test_workflow_id_is_deterministic() -> None:
+    from api.auth.principal import ProjectPrincipal
+    from api.idempotency import WriteContext
+
+    principal = ProjectPrincipal(1000, "p", frozenset(), "free", "api-key")
+    ids = {
+        WriteContext(None, principal, "op", "key-1", "p:1000", {}, None, None).workflow_id("lock")  # type: ignore[arg-type]
+        for _ in range(2)
+    }
+    assert ids == {"lock-p1000-" + hashlib.sha256(b"key-1").hexdigest()[:32]}
