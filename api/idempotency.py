@@ -242,7 +242,9 @@ async def write_context(
     digest = hashlib.sha256(key.encode()).hexdigest()
     done_key, lock = f"idem:done:{scope}:{digest}", f"idem:{scope}:{digest}"
     token = uuid.uuid4().hex
-    state = await redis.eval(_BEGIN, 2, done_key, lock, token, LOCK_SECONDS)
+    state = await redis.register_script(_BEGIN)(  # EVALSHA: the script text is sent once
+        keys=[done_key, lock], args=[token, LOCK_SECONDS]
+    )
     if state[0] == 1:
         raise _replay_or_conflict(_from_done(state[1]), request_hash)
     if state[0] == 3:
@@ -293,14 +295,14 @@ async def write_context(
                     raise _in_use()
                 raise _replay_or_conflict(stored, request_hash)
             await session.commit()
-            await redis.eval(
-                _FINISH, 2, done_key, lock, token, _done_value(record),
-                int(IDEMPOTENCY_TTL.total_seconds()),
-            )  # fmt: skip
+            await redis.register_script(_FINISH)(
+                keys=[done_key, lock],
+                args=[token, _done_value(record), int(IDEMPOTENCY_TTL.total_seconds())],
+            )
             finished = True
     finally:
         if not finished:
-            await redis.eval(_RELEASE, 1, lock, token)
+            await redis.register_script(_RELEASE)(keys=[lock], args=[token])
 
 
 async def _audit_failure(session: AsyncSession, audit_args: dict[str, Any], exc: Exception) -> None:
