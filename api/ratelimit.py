@@ -25,7 +25,7 @@ WINDOW_MS = 60_000
 TIER_LIMITS = {"free": 100, "standard": 1_000, "enterprise": 10_000}
 USER_LIMIT = 100
 ANONYMOUS_LIMIT = 100
-EXEMPT_PREFIXES = (
+EXEMPT_PREFIXES: tuple[str, ...] = (
     "/healthz",
     "/readyz",
     "/metrics",

@@ -6,6 +6,7 @@ Create Date: 2026-11-22
 """
 
 from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -25,7 +26,7 @@ def _timestamps() -> list[sa.Column[object]]:
     return [_now("created_at"), _now("updated_at")]
 
 
-def _fk(column: str, target: str, type_: sa.types.TypeEngine[object]) -> sa.Column[object]:
+def _fk(column: str, target: str, type_: sa.types.TypeEngine[Any]) -> sa.Column[Any]:
     return sa.Column(column, type_, sa.ForeignKey(target, ondelete="CASCADE"), nullable=False)
 
 

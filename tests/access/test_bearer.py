@@ -114,7 +114,7 @@ async def test_unknown_kid_refreshes_the_jwks(
     await client.get("/v1/users/me", headers=bearer(await world.token(user.uid, "user:read")))
     # A new signing key appears at the AS (rotation); the API has not seen its kid yet.
     kid = "rotated-" + secrets.token_hex(4)
-    key = RSAKey.generate_key(2048, parameters={"kid": kid, "use": "sig", "alg": "RS256"})  # type: ignore[arg-type]
+    key = RSAKey.generate_key(2048, parameters={"kid": kid, "use": "sig", "alg": "RS256"})
     settings = world.settings
     async with world.sessions() as s:
         s.add(
