@@ -1,4 +1,5 @@
 # The two README commands are `make dev` and `make test`; everything else is a helper.
+SHELL  := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
@@ -39,7 +40,7 @@ program-check:
 	bash chain/program/check_reproducible.sh
 
 bench: install
-	@for b in bench/*.py; do [ "$$b" = bench/__init__.py ] || $(BIN)/python $$b; done
+	@for b in bench/[!_]*.py; do m=$${b%.py}; $(BIN)/python -m $${m//\//.} || exit 1; done
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

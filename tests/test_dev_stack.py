@@ -117,6 +117,20 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
         resp = httpx.get(f"{base_url}/v1/projects/{project['project_id']}/status")
         assert resp.status_code == 200
         assert resp.json()["data"]["attributes"]["name"] == project["name"]
+
+        # The README's first signed call: the demo project writes on alice, who consented.
+        alice = demo["users"][0]
+        write = httpx.post(
+            f"{base_url}/v1/users/{alice['uid']}/attributes",
+            headers={"X-Project-ID": project["project_id"], "X-API-Key": project["api_secret"]},
+            json={
+                "attribute_key": "smoke",
+                "attribute_value": {"ok": True},
+                "idempotency_key": "s1",
+            },
+        )
+        assert write.status_code == 200, write.text
+        assert write.headers["x-ratelimit-limit"] == "1000"  # the demo project's standard tier
         assert httpx.get(f"http://127.0.0.1:{ports['ui']}", timeout=5).status_code == 200
 
         processes = _stack_processes(proc, state_dir)
