@@ -1,22 +1,34 @@
-"""The Temporal worker: connects once, registers every workflow and activity, and drains
-gracefully on SIGTERM/SIGINT."""
+"""The Temporal worker: connects once, builds every client once, registers every workflow and
+activity, and drains gracefully on SIGTERM/SIGINT.
+
+To add a capability: append its workflow classes to WORKFLOWS and its activity object's bound
+methods in build_activities (activity classes take the shared WorkerDeps).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from redis.asyncio import Redis
+from solana.rpc.async_api import AsyncClient
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.system import SystemActivities
+from chain.gateway import ChainGateway
+from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
+from db.session import create_engine, create_session_maker
 from workflows.reference import PingWorkflow
 
 log = logging.getLogger("mccgw.worker")
@@ -24,33 +36,64 @@ log = logging.getLogger("mccgw.worker")
 WORKFLOWS: Sequence[type] = (PingWorkflow,)
 
 
-def build_activities(settings: Settings) -> list[Callable[..., Any]]:
+@dataclass
+class WorkerDeps:
+    """Clients shared by every activity of this process."""
+
+    settings: Settings
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    redis: Redis
+    solana: AsyncClient
+    gateway: ChainGateway
+
+
+@asynccontextmanager
+async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
+    engine = create_engine(settings)
+    sessions = create_session_maker(engine)
+    redis = Redis.from_url(settings.redis_url)
+    solana = AsyncClient(settings.solana_rpc_url, timeout=10)
+    gateway = ChainGateway(settings, solana, load_or_create_keys(settings.chain_keys_dir), sessions)
+    try:
+        yield WorkerDeps(settings, engine, sessions, redis, solana, gateway)
+    finally:
+        await solana.close()
+        await redis.aclose()
+        await engine.dispose()
+
+
+def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
     """Activity objects are built once with their clients; their bound methods are registered."""
     system = SystemActivities()
     return [system.echo]
 
 
-def build_worker(client: Client, settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> Worker:
+def build_worker(
+    client: Client, deps: WorkerDeps, task_queue: str = MAIN_TASK_QUEUE, **options: Any
+) -> Worker:
     return Worker(
         client,
         task_queue=task_queue,
         workflows=list(WORKFLOWS),
-        activities=build_activities(settings),
+        activities=build_activities(deps),
         graceful_shutdown_timeout=timedelta(seconds=10),
+        **options,
     )
 
 
 async def run(settings: Settings) -> None:
     client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
-    worker = build_worker(client, settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    log.info("worker polling", extra={"task_queue": MAIN_TASK_QUEUE})
-    async with worker:
-        await stop.wait()
-        log.info("worker draining")
+    async with worker_deps(settings) as deps:
+        worker = build_worker(client, deps)
+        log.info("worker polling", extra={"task_queue": MAIN_TASK_QUEUE})
+        async with worker:
+            await stop.wait()
+            log.info("worker draining")
     log.info("worker stopped")
 
 

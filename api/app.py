@@ -18,6 +18,8 @@ from api.middleware import RequestContextMiddleware
 from api.ratelimit import RateLimitMiddleware
 from api.routes import api_router
 from api.routes.legacy import install_legacy
+from chain.gateway import ChainGateway
+from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from db.session import create_engine, create_session_maker
@@ -51,6 +53,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.temporal_address, namespace=settings.temporal_namespace, lazy=True
     )
     app.state.solana = AsyncClient(settings.solana_rpc_url, timeout=10)
+    # Reads (balances, history) go through the same gateway the worker writes with.
+    app.state.gateway = ChainGateway(
+        settings,
+        app.state.solana,
+        load_or_create_keys(settings.chain_keys_dir),
+        app.state.session_maker,
+    )
     try:
         async with access_services(app):
             yield

@@ -10,6 +10,7 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client
 
+from chain.gateway import ChainGateway
 from core.config import Settings
 
 
@@ -34,7 +35,13 @@ def _temporal(request: Request) -> Client:
     return client
 
 
+def _gateway(request: Request) -> ChainGateway:
+    gateway: ChainGateway = request.app.state.gateway
+    return gateway
+
+
 SessionDep = Annotated[AsyncSession, Depends(_session)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 RedisDep = Annotated[Redis, Depends(_redis)]
 TemporalDep = Annotated[Client, Depends(_temporal)]
+GatewayDep = Annotated[ChainGateway, Depends(_gateway)]

@@ -19,4 +19,5 @@ def alembic_config(database_url: str) -> Config:
 
 
 def upgrade_to_head(database_url: str) -> None:
-    command.upgrade(alembic_config(database_url), "head")
+    # "heads": capabilities built in parallel may branch off one revision until merged.
+    command.upgrade(alembic_config(database_url), "heads")

@@ -98,6 +98,13 @@ def settings(database_url: str, redis_url: str, session_tmp: Path) -> Settings:
 
 
 @pytest.fixture(scope="session")
+def worker_settings(settings: Settings, chain_node: tuple[str, Path]) -> Settings:
+    """Settings for a worker or API wired to the session's chain node as well."""
+    rpc_url, keys_dir = chain_node
+    return settings.model_copy(update={"solana_rpc_url": rpc_url, "chain_keys_dir": keys_dir})
+
+
+@pytest.fixture(scope="session")
 async def engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
     eng = create_engine(settings)
     yield eng

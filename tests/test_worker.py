@@ -7,15 +7,18 @@ import uuid
 from temporalio.testing import WorkflowEnvironment
 
 from core.config import Settings
-from worker import build_worker
+from worker import build_worker, worker_deps
 from workflows.reference import PingInput, PingWorkflow
 
 
 async def test_ping_workflow_runs_through_the_worker(
-    temporal_env: WorkflowEnvironment, settings: Settings
+    temporal_env: WorkflowEnvironment, worker_settings: Settings
 ) -> None:
     queue = f"test-{uuid.uuid4().hex[:8]}"
-    async with build_worker(temporal_env.client, settings, task_queue=queue):
+    async with (
+        worker_deps(worker_settings) as deps,
+        build_worker(temporal_env.client, deps, task_queue=queue),
+    ):
         result = await temporal_env.client.execute_workflow(
             PingWorkflow.run,
             PingInput(message="hello"),
