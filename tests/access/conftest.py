@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import secrets
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -17,16 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from api.app import create_app
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
-from authserver.issue import issue_token
 from core.config import Settings
-from core.security import encrypt_secret, hash_api_secret, hash_password, new_api_key
-from db.models import Project, User
-from db.models.access import OAuthClient, OAuthConsent
-from mccgw.seed import PROJECT_SCOPES
+from tests.factories import World
 
 BASE = "http://127.0.0.1:8000"
-PASSWORD = "correct horse battery"
-REDIRECT = "http://localhost:3000/callback"
 
 probe = APIRouter()
 
@@ -70,94 +61,6 @@ async def _fresh_rate_windows(redis: Redis) -> None:
     keys = [k async for k in redis.scan_iter("rl:*")]
     if keys:
         await redis.delete(*keys)
-
-
-@dataclass
-class ProjectCreds:
-    project_id: int
-    api_key: str
-    secret: str
-
-
-@dataclass
-class World:
-    sessions: async_sessionmaker[AsyncSession]
-    settings: Settings
-    app: FastAPI
-
-    async def user(self, role: str = "user") -> User:
-        name = f"{role}_{secrets.token_hex(4)}"
-        user = User(
-            uid=f"u_{secrets.token_hex(6)}",
-            username=name,
-            email=f"{name}@test.local",
-            password_hash=hash_password(PASSWORD),
-            role=role,
-            display_name=name,
-        )
-        async with self.sessions() as s:
-            s.add(user)
-            await s.commit()
-        return user
-
-    async def project(self, **overrides: Any) -> ProjectCreds:
-        secret = "sk_" + secrets.token_hex(32)
-        values: dict[str, Any] = {
-            "name": f"proj-{secrets.token_hex(3)}",
-            "allowed_scopes": PROJECT_SCOPES,
-            "rate_limit_tier": "standard",
-            "ip_allowlist": [],
-            "limits": {},
-            "api_key": new_api_key(),
-            "api_secret_hash": hash_api_secret(secret),
-            "api_secret_encrypted": encrypt_secret(
-                secret, self.settings.master_key, self.settings.master_key_id
-            ),
-        }
-        values.update(overrides)
-        project = Project(**values)
-        async with self.sessions() as s:
-            s.add(project)
-            await s.commit()
-        return ProjectCreds(project.project_id, str(project.api_key), secret)
-
-    async def oauth_client(
-        self, project_id: int, *, public: bool = False, token_format: str = "jwt"
-    ) -> tuple[str, str | None]:
-        client_id = f"cl_{secrets.token_hex(6)}"
-        secret = None if public else secrets.token_urlsafe(24)
-        async with self.sessions() as s:
-            s.add(
-                OAuthClient(
-                    client_id=client_id,
-                    project_id=project_id,
-                    name="Test client",
-                    client_secret_hash=hash_api_secret(secret) if secret else None,
-                    redirect_uris=[REDIRECT],
-                    allowed_scopes=[
-                        "openid", "profile", "email", "user:read", "user:write", "mcc:read",
-                    ],
-                    grant_types=["authorization_code", "refresh_token"],
-                    access_token_format=token_format,
-                )
-            )  # fmt: skip
-            await s.commit()
-        return client_id, secret
-
-    async def consent(self, uid: str, project_id: int) -> None:
-        async with self.sessions() as s:
-            s.add(OAuthConsent(user_uid=uid, project_id=project_id, scopes=[], source="admin"))
-            await s.commit()
-
-    async def token(self, uid: str, scope: str, client_id: str | None = None) -> str:
-        if client_id is None:
-            project = await self.project()
-            client_id, _ = await self.oauth_client(project.project_id)
-        server = self.app.state.auth_server
-        issued = await asyncio.to_thread(
-            issue_token, server, user=uid, scope=scope, client_id=client_id
-        )
-        return str(issued["access_token"])
 
 
 @pytest.fixture

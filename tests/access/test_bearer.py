@@ -16,7 +16,8 @@ from sqlalchemy import update
 
 from core.security import encrypt_secret
 from db.models.access import OAuthSigningKey, OAuthToken
-from tests.access.conftest import BASE, World
+from tests.access.conftest import BASE
+from tests.factories import World
 
 
 def bearer(token: str) -> dict[str, str]:

@@ -13,7 +13,7 @@ from redis.asyncio import Redis
 from sqlalchemy import func, select
 
 from db.models.access import AuditLog, IdempotencyRecord, UserProjectAttribute
-from tests.access.conftest import World
+from tests.factories import World
 
 
 async def project_on_user(world: World) -> tuple[dict[str, str], str, int]:

@@ -12,7 +12,8 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from db.models.access import OAuthConsent
-from tests.access.conftest import BASE, PASSWORD, REDIRECT, World
+from tests.access.conftest import BASE
+from tests.factories import PASSWORD, REDIRECT, World
 
 AUTH = BASE + "/auth"
 TOKEN_URL = AUTH + "/oauth/token"

@@ -12,7 +12,7 @@ from sqlalchemy import update
 
 from api.auth.signature import sign, signature_header, signing_message
 from db.models import Project
-from tests.access.conftest import ProjectCreds, World
+from tests.factories import ProjectCreds, World
 
 # The same vectors are printed in docs/access.md.
 VECTOR_SECRET = "sk_test_0123456789abcdef"

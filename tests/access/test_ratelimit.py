@@ -6,7 +6,8 @@ import httpx
 from fastapi import FastAPI
 
 from core.config import Settings
-from tests.access.conftest import BASE, World, build_app
+from tests.access.conftest import BASE, build_app
+from tests.factories import World
 
 RATE_HEADERS = ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset")
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.access.conftest import World
+from tests.factories import World
 
 
 async def test_me_with_minted_token(client: httpx.AsyncClient, world: World) -> None:
