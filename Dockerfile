@@ -9,6 +9,7 @@ COPY activities ./activities
 COPY chain ./chain
 COPY core ./core
 COPY db ./db
+COPY events ./events
 COPY ledger ./ledger
 COPY mccgw ./mccgw
 COPY migrations ./migrations

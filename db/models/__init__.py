@@ -3,6 +3,7 @@
 from db.base import Base
 from db.models import access  # noqa: F401  (access tables: auth server, audit, idempotency)
 from db.models.chain import ChainTransaction, ChainTxAttempt
+from db.models.events import Event
 from db.models.identity import Project, User
 from db.models.ledger import Hold, LedgerAccount, LedgerEntry
 
@@ -10,6 +11,7 @@ __all__ = [
     "Base",
     "ChainTransaction",
     "ChainTxAttempt",
+    "Event",
     "Hold",
     "LedgerAccount",
     "LedgerEntry",

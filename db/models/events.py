@@ -1,0 +1,39 @@
+"""The event outbox: one row per event, written in the same transaction as the state change
+that caused it, so an event exists if and only if its change committed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, DateTime, Index, String, func
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from db.base import Base
+
+EVENT_TYPES = (
+    "mining.activity.verified",
+    "mining.reward.confirmed",
+    "funds.locked",
+    "funds.unlocked",
+    "transfer.completed",
+    "transfer.failed",
+)
+
+
+class Event(Base):
+    __tablename__ = "events"
+    __table_args__ = (
+        Index("ix_events_undispatched", "created_at", postgresql_where="dispatched_at IS NULL"),
+        Index("ix_events_project", "project_id", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # The project the event belongs to (whose webhooks receive it).
+    project_id: Mapped[int] = mapped_column(BigInteger)
+    type: Mapped[str] = mapped_column(String(64))
+    data: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    # Set once the event has been handed to delivery (fanned out to the project's endpoints).
+    dispatched_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -1,0 +1,1 @@
+"""Domain events: the outbox (events.outbox) and, later, their webhook delivery."""

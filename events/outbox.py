@@ -1,0 +1,53 @@
+"""The one function every capability emits events through.
+
+``emit`` only adds the row to the caller's session (the caller commits with its state change);
+delivery reads undispatched rows later. Emit only outcomes that are final on chain.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models.events import EVENT_TYPES, Event
+
+
+def event_body(event: Event) -> dict[str, Any]:
+    """The webhook body of an event: ``{id, type, created_at, data}``."""
+    return {
+        "id": event.id,
+        "type": event.type,
+        "created_at": event.created_at.isoformat().replace("+00:00", "Z"),
+        "data": event.data,
+    }
+
+
+async def emit(
+    session: AsyncSession,
+    *,
+    project_id: int,
+    type: str,
+    data: dict[str, Any],
+    event_id: str | None = None,
+) -> Event:
+    """Record an event in the caller's transaction. ``event_id`` makes a retried emit a no-op:
+    pass one derived from the operation (e.g. ``f"evt_{transfer_id}_completed"``)."""
+    if type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {type!r}")
+    event_id = event_id or f"evt_{uuid.uuid4().hex}"
+    existing = await session.get(Event, event_id)
+    if existing is not None:
+        return existing
+    event = Event(
+        id=event_id,
+        project_id=project_id,
+        type=type,
+        data=data,
+        created_at=datetime.now(UTC),
+    )
+    session.add(event)
+    await session.flush()
+    return event
