@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import httpx
 import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel, Field
+
+from tests.api.conftest import start_app
 
 PROBLEM = "application/problem+json"
 
@@ -27,6 +31,13 @@ def probe_app(app: FastAPI) -> FastAPI:
         raise RuntimeError("database password is hunter2")
 
     return app
+
+
+@pytest.fixture
+async def client(probe_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """This module's client serves the probe routes as well as the real ones."""
+    async for c in start_app(probe_app):
+        yield c
 
 
 def _assert_problem(resp: httpx.Response, status: int, slug: str, path: str) -> dict:
@@ -53,47 +64,39 @@ async def test_wrong_method_is_405_problem(client: httpx.AsyncClient) -> None:
     _assert_problem(resp, 405, "method-not-allowed", "/healthz")
 
 
-async def test_malformed_json_is_400(probe_app: FastAPI) -> None:
-    from tests.api.conftest import start_app
+async def test_malformed_json_is_400(client: httpx.AsyncClient) -> None:
 
-    async for client in start_app(probe_app):
-        resp = await client.post(
-            "/_probe/items", content=b'{"name": "a",', headers={"content-type": "application/json"}
-        )
-        _assert_problem(resp, 400, "malformed-request", "/_probe/items")
+    resp = await client.post(
+        "/_probe/items", content=b'{"name": "a",', headers={"content-type": "application/json"}
+    )
+    _assert_problem(resp, 400, "malformed-request", "/_probe/items")
 
 
-async def test_validation_error_lists_fields(probe_app: FastAPI) -> None:
-    from tests.api.conftest import start_app
+async def test_validation_error_lists_fields(client: httpx.AsyncClient) -> None:
 
-    async for client in start_app(probe_app):
-        resp = await client.post("/_probe/items", json={"name": "toolong", "count": "x"})
-        body = _assert_problem(resp, 422, "validation-error", "/_probe/items")
-        fields = {e["field"] for e in body["errors"]}
-        assert fields == {"name", "count"}
-        assert all(e["message"] for e in body["errors"])
+    resp = await client.post("/_probe/items", json={"name": "toolong", "count": "x"})
+    body = _assert_problem(resp, 422, "validation-error", "/_probe/items")
+    fields = {e["field"] for e in body["errors"]}
+    assert fields == {"name", "count"}
+    assert all(e["message"] for e in body["errors"])
 
 
-async def test_wrong_content_type_is_415(probe_app: FastAPI) -> None:
-    from tests.api.conftest import start_app
+async def test_wrong_content_type_is_415(client: httpx.AsyncClient) -> None:
 
-    async for client in start_app(probe_app):
-        resp = await client.post(
-            "/_probe/items", content=b"name=a", headers={"content-type": "text/plain"}
-        )
-        _assert_problem(resp, 415, "unsupported-media-type", "/_probe/items")
+    resp = await client.post(
+        "/_probe/items", content=b"name=a", headers={"content-type": "text/plain"}
+    )
+    _assert_problem(resp, 415, "unsupported-media-type", "/_probe/items")
 
 
-async def test_unhandled_error_is_500_without_internals(probe_app: FastAPI) -> None:
-    from tests.api.conftest import start_app
+async def test_unhandled_error_is_500_without_internals(client: httpx.AsyncClient) -> None:
 
-    async for client in start_app(probe_app):
-        resp = await client.get("/_probe/crash", headers={"X-Request-ID": "crash-1"})
-        body = _assert_problem(resp, 500, "internal-error", "/_probe/crash")
-        assert resp.headers["x-request-id"] == "crash-1"
-        assert "hunter2" not in resp.text
-        assert "Traceback" not in resp.text
-        assert "RuntimeError" not in body["detail"]
+    resp = await client.get("/_probe/crash", headers={"X-Request-ID": "crash-1"})
+    body = _assert_problem(resp, 500, "internal-error", "/_probe/crash")
+    assert resp.headers["x-request-id"] == "crash-1"
+    assert "hunter2" not in resp.text
+    assert "Traceback" not in resp.text
+    assert "RuntimeError" not in body["detail"]
 
 
 async def test_request_id_is_echoed_when_sane_and_generated_otherwise(
