@@ -23,6 +23,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.system import SystemActivities
+from activities.webhooks import WebhookActivities
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
@@ -30,10 +31,12 @@ from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
 from db.session import create_engine, create_session_maker
 from workflows.reference import PingWorkflow
+from workflows.webhooks import WebhookPumpWorkflow
 
 log = logging.getLogger("mccgw.worker")
 
 WORKFLOWS: Sequence[type] = (PingWorkflow,)
+WORKFLOWS = (*WORKFLOWS, WebhookPumpWorkflow)
 
 
 @dataclass
@@ -66,7 +69,8 @@ async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
 def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
     """Activity objects are built once with their clients; their bound methods are registered."""
     system = SystemActivities()
-    return [system.echo]
+    webhooks = WebhookActivities(deps.settings, deps.sessions)
+    return [system.echo, webhooks.pump]
 
 
 def build_worker(

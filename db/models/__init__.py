@@ -6,6 +6,8 @@ from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.events import Event
 from db.models.identity import Project, User
 from db.models.ledger import Hold, LedgerAccount, LedgerEntry
+from db.models.mining import MiningActivity, MiningDailyTotal, MiningProof
+from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "Base",
@@ -15,6 +17,12 @@ __all__ = [
     "Hold",
     "LedgerAccount",
     "LedgerEntry",
+    "MiningActivity",
+    "MiningDailyTotal",
+    "MiningProof",
     "Project",
     "User",
+    "WebhookAttempt",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

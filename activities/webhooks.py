@@ -1,0 +1,49 @@
+"""Webhook activities: the delivery pump runs as one long, heartbeating activity."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from temporalio import activity
+
+from core.config import Settings
+from events.delivery import WebhookPump
+from events.senders import make_sender
+from events.settings import WebhookSettings
+
+
+@dataclass
+class PumpInput:
+    # How long this activity run pumps before handing back to the workflow.
+    seconds: float = 300.0
+
+
+@dataclass
+class PumpResult:
+    sent: int
+    succeeded: int
+    failed_attempts: int
+
+
+class WebhookActivities:
+    def __init__(self, settings: Settings, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._keys = {settings.master_key_id: settings.master_key}
+        self._sessions = sessions
+
+    @activity.defn(name="webhooks_pump")
+    async def pump(self, data: PumpInput) -> PumpResult:
+        """Deliver until the time is up or the worker shuts down (then a retry resumes)."""
+        settings = WebhookSettings.from_env()
+        sender = make_sender(settings.http_client, settings.timeout_seconds, settings.concurrency)
+        pump = WebhookPump(self._sessions, self._keys, settings, sender)
+        deadline = time.monotonic() + data.seconds
+        try:
+            stats = await pump.run(
+                lambda: activity.is_worker_shutdown() or time.monotonic() >= deadline,
+                activity.heartbeat,
+            )
+        finally:
+            await pump.aclose()
+        return PumpResult(stats.sent, stats.succeeded, stats.failed_attempts)

@@ -1,0 +1,356 @@
+"""Webhook endpoints of the calling project, their delivery log, and manual redelivery."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import uuid
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request, Security
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.auth.deps import current_project
+from api.auth.principal import ProjectPrincipal
+from api.deps import SessionDep
+from api.envelope import Envelope, PageParams, page, resource, single
+from api.errors import NotFound, ProblemError
+from api.idempotency import write_context
+from core.config import Settings
+from core.queues import MAIN_TASK_QUEUE
+from core.security import encrypt_secret
+from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from events.pump import ensure_pump
+from events.settings import WebhookSettings
+from events.urls import UnsafeUrl, check_url
+
+log = logging.getLogger("mccgw.webhooks")
+
+router = APIRouter(prefix="/v1/webhooks", tags=["webhooks"])
+
+EventKind = Literal[
+    "mining.activity.verified",
+    "mining.reward.confirmed",
+    "funds.locked",
+    "funds.unlocked",
+    "transfer.completed",
+    "transfer.failed",
+]
+MAX_ENDPOINTS = 10
+ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
+
+_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Project credentials refused"},
+    403: {"description": "`project-suspended`, `ip-not-allowed`"},
+    404: {"description": "`not-found`: no such endpoint of this project"},
+    429: {"description": "`rate-limit-exceeded`"},
+}
+_WRITE_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    **_PROBLEMS,
+    409: {"description": "`idempotency-key-reused` / `idempotency-key-in-use`"},
+    422: {"description": "`validation-error` (e.g. a URL refused by the SSRF rule)"},
+}
+
+
+def task_queue(request: Request) -> str:
+    """The task queue workflows are started on (tests point the app at their own)."""
+    return str(getattr(request.app.state, "task_queue", MAIN_TASK_QUEUE))
+
+
+async def start_pump(request: Request) -> None:
+    """Make sure deliveries flow; a Temporal hiccup must not fail the caller's write."""
+    try:
+        await ensure_pump(request.app.state.temporal, task_queue(request))
+    except Exception:
+        log.warning("could not ensure the webhook pump is running", exc_info=True)
+
+
+class EndpointIn(BaseModel):
+    url: str = Field(max_length=2000, examples=["https://game.example/hooks/mccgw"])
+    events: list[EventKind] = Field(min_length=1, examples=[["mining.reward.confirmed"]])
+    secret: str | None = Field(
+        None,
+        min_length=16,
+        max_length=256,
+        description="Signing secret; omitted = one is generated and shown once in the response",
+    )
+    idempotency_key: str | None = Field(
+        None, description="Required unless the Idempotency-Key header is sent"
+    )
+
+    @field_validator("events")
+    @classmethod
+    def _unique(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(value))
+
+
+class EndpointPatch(BaseModel):
+    url: str | None = Field(None, max_length=2000)
+    events: list[EventKind] | None = Field(None, min_length=1)
+    secret: str | None = Field(None, min_length=16, max_length=256)
+    enabled: bool | None = Field(
+        None, description="true re-enables a disabled endpoint (its pending deliveries resume)"
+    )
+    idempotency_key: str | None = None
+
+    @field_validator("events")
+    @classmethod
+    def _unique(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else list(dict.fromkeys(value))
+
+
+class KeyOnly(BaseModel):
+    idempotency_key: str | None = None
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def endpoint_attributes(row: WebhookEndpoint) -> dict[str, Any]:
+    return {
+        "url": row.url,
+        "events": list(row.events),
+        "status": row.status,
+        "failing_since": _iso(row.failing_since),
+        "disabled_at": _iso(row.disabled_at),
+        "disabled_reason": row.disabled_reason,
+        "created_at": _iso(row.created_at),
+        "updated_at": _iso(row.updated_at),
+    }
+
+
+async def _checked_url(url: str) -> str:
+    try:
+        await check_url(url, WebhookSettings.from_env())
+    except UnsafeUrl as exc:
+        raise ProblemError(
+            f"Invalid request: url: {exc}",
+            status=422,
+            slug="validation-error",
+            errors=[{"field": "url", "message": str(exc)}],
+        ) from exc
+    return url
+
+
+async def _endpoint(session: AsyncSession, project_id: int, endpoint_id: str) -> WebhookEndpoint:
+    row = await session.get(WebhookEndpoint, endpoint_id, with_for_update=True)
+    if row is None or row.project_id != project_id or row.status == "deleted":
+        raise NotFound(f"Webhook endpoint {endpoint_id} does not exist")
+    return row
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+@router.post("/register", status_code=201, response_model=Envelope, responses=_WRITE_PROBLEMS)
+async def register(payload: EndpointIn, project: ProjectCaller, request: Request) -> Any:
+    """Register a webhook endpoint of the calling project (the secret is shown once)."""
+    await _checked_url(payload.url)
+    settings = _settings(request)
+    async with write_context(request, project, operation="webhooks.register") as ctx:
+        count = await ctx.session.scalar(
+            select(func.count()).where(
+                WebhookEndpoint.project_id == project.project_id,
+                WebhookEndpoint.status != "deleted",
+            )
+        )
+        if (count or 0) >= MAX_ENDPOINTS:
+            raise ProblemError(
+                f"A project may register at most {MAX_ENDPOINTS} webhook endpoints",
+                status=409,
+                slug="invalid-state",
+            )
+        secret = payload.secret or "whsec_" + secrets.token_hex(32)
+        row = WebhookEndpoint(
+            id=f"whk_{uuid.uuid4().hex[:24]}",
+            project_id=project.project_id,
+            url=payload.url,
+            events=payload.events,
+            secret_encrypted=encrypt_secret(secret, settings.master_key, settings.master_key_id),
+            status="active",
+        )
+        ctx.session.add(row)
+        await ctx.session.flush()
+        await ctx.session.refresh(row)
+        attributes = endpoint_attributes(row)
+        if payload.secret is None:
+            attributes["secret"] = secret
+        response = ctx.respond(
+            201,
+            single(
+                "webhook_endpoint",
+                row.id,
+                attributes,
+                note="Verify X-Service-Signature (sha256=HMAC-SHA256 of the raw body with the "
+                "secret); the secret is not shown again",
+            ),
+        )
+    await start_pump(request)
+    return response
+
+
+@router.get("", response_model=Envelope, responses=_PROBLEMS)
+async def list_endpoints(
+    project: ProjectCaller,
+    session: SessionDep,
+    request: Request,
+    params: Annotated[PageParams, Depends()],
+) -> dict[str, Any]:
+    """The calling project's webhook endpoints (deleted ones are not listed)."""
+    where = (WebhookEndpoint.project_id == project.project_id) & (
+        WebhookEndpoint.status != "deleted"
+    )
+    total = await session.scalar(select(func.count()).where(where)) or 0
+    rows = await session.scalars(
+        select(WebhookEndpoint)
+        .where(where)
+        .order_by(WebhookEndpoint.created_at, WebhookEndpoint.id)
+        .offset(params.offset)
+        .limit(params.per_page)
+    )
+    if total:
+        await start_pump(request)
+    items = [resource("webhook_endpoint", r.id, endpoint_attributes(r)) for r in rows]
+    return page(items, total, params)
+
+
+@router.get("/{endpoint_id}", response_model=Envelope, responses=_PROBLEMS)
+async def get_endpoint(endpoint_id: str, project: ProjectCaller, session: SessionDep) -> Any:
+    """One webhook endpoint of the calling project."""
+    row = await _endpoint(session, project.project_id, endpoint_id)
+    return single("webhook_endpoint", row.id, endpoint_attributes(row))
+
+
+@router.patch("/{endpoint_id}", response_model=Envelope, responses=_WRITE_PROBLEMS)
+async def update_endpoint(
+    endpoint_id: str, payload: EndpointPatch, project: ProjectCaller, request: Request
+) -> Any:
+    """Change an endpoint's url, events or secret, or re-enable it."""
+    if payload.url is not None:
+        await _checked_url(payload.url)
+    settings = _settings(request)
+    async with write_context(request, project, operation="webhooks.update") as ctx:
+        row = await _endpoint(ctx.session, project.project_id, endpoint_id)
+        if payload.url is not None:
+            row.url = payload.url
+        if payload.events is not None:
+            row.events = list(payload.events)
+        if payload.secret is not None:
+            row.secret_encrypted = encrypt_secret(
+                payload.secret, settings.master_key, settings.master_key_id
+            )
+        if payload.enabled is True and row.status != "active":
+            row.status, row.failing_since = "active", None
+            row.disabled_at, row.disabled_reason = None, None
+        elif payload.enabled is False and row.status == "active":
+            row.status, row.disabled_at = "disabled", datetime.now(UTC)
+            row.disabled_reason = "disabled by the project"
+        row.updated_at = datetime.now(UTC)
+        await ctx.session.flush()
+        response = ctx.respond(200, single("webhook_endpoint", row.id, endpoint_attributes(row)))
+    await start_pump(request)
+    return response
+
+
+@router.delete("/{endpoint_id}", response_model=Envelope, responses=_WRITE_PROBLEMS)
+async def delete_endpoint(endpoint_id: str, project: ProjectCaller, request: Request) -> Any:
+    """Delete an endpoint: nothing more is delivered to it (its log stays queryable)."""
+    async with write_context(request, project, operation="webhooks.delete") as ctx:
+        row = await _endpoint(ctx.session, project.project_id, endpoint_id)
+        row.status = "deleted"
+        row.updated_at = datetime.now(UTC)
+        await ctx.session.flush()
+        return ctx.respond(200, single("webhook_endpoint", row.id, endpoint_attributes(row)))
+
+
+def delivery_attributes(row: WebhookDelivery, log_rows: list[WebhookAttempt]) -> dict[str, Any]:
+    return {
+        "event_id": row.event_id,
+        "event_type": row.event_type,
+        "endpoint_id": row.endpoint_id,
+        "status": row.status,
+        "attempts": row.attempts,
+        "next_attempt_at": _iso(row.next_attempt_at) if row.status == "pending" else None,
+        "last_status_code": row.last_status_code,
+        "last_error": row.last_error,
+        "created_at": _iso(row.created_at),
+        "completed_at": _iso(row.completed_at),
+        "attempt_log": [
+            {
+                "attempt": a.attempt,
+                "status_code": a.status_code,
+                "latency_ms": a.latency_ms,
+                "error": a.error,
+                "at": _iso(a.created_at),
+            }
+            for a in log_rows
+        ],
+    }
+
+
+@router.get("/{endpoint_id}/deliveries", response_model=Envelope, responses=_PROBLEMS)
+async def list_deliveries(
+    endpoint_id: str,
+    project: ProjectCaller,
+    session: SessionDep,
+    params: Annotated[PageParams, Depends()],
+    status: Annotated[Literal["pending", "succeeded", "failed"] | None, Query()] = None,
+) -> dict[str, Any]:
+    """Deliveries to one endpoint, newest first, each with its attempt log."""
+    endpoint = await session.get(WebhookEndpoint, endpoint_id)
+    if endpoint is None or endpoint.project_id != project.project_id:
+        raise NotFound(f"Webhook endpoint {endpoint_id} does not exist")
+    where = WebhookDelivery.endpoint_id == endpoint_id
+    if status is not None:
+        where = where & (WebhookDelivery.status == status)
+    total = await session.scalar(select(func.count()).where(where)) or 0
+    rows = list(
+        await session.scalars(
+            select(WebhookDelivery)
+            .where(where)
+            .order_by(WebhookDelivery.created_at.desc(), WebhookDelivery.id)
+            .offset(params.offset)
+            .limit(params.per_page)
+        )
+    )
+    attempts: dict[str, list[WebhookAttempt]] = {}
+    if rows:
+        for a in await session.scalars(
+            select(WebhookAttempt)
+            .where(WebhookAttempt.delivery_id.in_([r.id for r in rows]))
+            .order_by(WebhookAttempt.id)
+        ):
+            attempts.setdefault(a.delivery_id, []).append(a)
+    items = [
+        resource("webhook_delivery", r.id, delivery_attributes(r, attempts.get(r.id, [])))
+        for r in rows
+    ]
+    return page(items, total, params)
+
+
+@router.post(
+    "/deliveries/{delivery_id}/redeliver",
+    status_code=202,
+    response_model=Envelope,
+    responses=_WRITE_PROBLEMS,
+)
+async def redeliver(delivery_id: str, project: ProjectCaller, request: Request) -> Any:
+    """Send a delivery again now (same X-Service-Delivery id; the retry schedule restarts)."""
+    async with write_context(request, project, operation="webhooks.redeliver") as ctx:
+        row = await ctx.session.get(WebhookDelivery, delivery_id, with_for_update=True)
+        if row is None or row.project_id != project.project_id:
+            raise NotFound(f"Webhook delivery {delivery_id} does not exist")
+        row.status, row.schedule_index, row.completed_at = "pending", 0, None
+        row.next_attempt_at = datetime.now(UTC)
+        await ctx.session.flush()
+        response = ctx.respond(
+            202, single("webhook_delivery", row.id, delivery_attributes(row, []))
+        )
+    await start_pump(request)
+    return response

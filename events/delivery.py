@@ -1,0 +1,391 @@
+"""Webhook delivery: the outbox fanned out into one durable delivery per (event, endpoint), and
+a pipelined pump that sends due deliveries, logs every attempt and schedules retries.
+
+Everything that matters is a row: a delivery is ``pending`` until a 2xx arrives (``succeeded``)
+or its retry schedule is exhausted (``failed``); ``next_attempt_at`` is its durable timer. A
+claimed delivery's ``next_attempt_at`` is pushed one lease ahead, so a pump that dies while a
+request is in flight only delays that delivery by the lease: nothing is lost, and receivers
+de-duplicate by event ``id`` (a crash may cause a second send of one delivery).
+
+Signature: ``X-Service-Signature: sha256=<hex HMAC-SHA256(endpoint secret, raw body)>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from core.security import decrypt_secret
+from db.models.events import Event
+from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from events.outbox import event_body
+from events.senders import Sender, SendResult
+from events.settings import WebhookSettings
+from events.urls import UnsafeUrl, check_url
+
+log = logging.getLogger("mccgw.webhooks")
+
+USER_AGENT = "mccgw-webhooks/1"
+FAN_OUT_BATCH = 500
+
+
+def new_delivery_id() -> str:
+    return f"dlv_{uuid.uuid4().hex[:24]}"
+
+
+def sign(secret: str, body: bytes) -> str:
+    """The X-Service-Signature value of ``body``."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def encode_body(event: Event) -> bytes:
+    """The raw body: compact JSON of ``{id, type, created_at, data}`` (same bytes every retry)."""
+    return json.dumps(event_body(event), separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@dataclass(frozen=True)
+class Claimed:
+    delivery_id: str
+    endpoint_id: str
+    event_type: str
+    url: str
+    secret: str
+    body: bytes
+    schedule_index: int
+    attempt: int  # the number of this attempt (1-based, across redeliveries)
+
+
+@dataclass
+class PumpStats:
+    sent: int = 0
+    succeeded: int = 0
+    failed_attempts: int = 0
+
+
+class WebhookPump:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        master_keys: dict[str, str],
+        settings: WebhookSettings,
+        sender: Sender,
+    ) -> None:
+        self._sessions = sessions
+        self._keys = master_keys
+        self.settings = settings
+        self._sender = sender
+        self._secrets: dict[str, tuple[str, str]] = {}
+        self.stats = PumpStats()
+
+    # ------------------------------------------------------------------ fan-out
+
+    async def fan_out(self, limit: int = FAN_OUT_BATCH) -> int:
+        """Turn undispatched events into deliveries (one commit); returns events handled."""
+        async with self._sessions() as session:
+            events = list(
+                (
+                    await session.scalars(
+                        select(Event)
+                        .where(Event.dispatched_at.is_(None))
+                        .order_by(Event.created_at)
+                        .limit(limit)
+                        .with_for_update(skip_locked=True)
+                    )
+                ).all()
+            )
+            if not events:
+                return 0
+            endpoints = (
+                await session.execute(
+                    select(WebhookEndpoint.id, WebhookEndpoint.project_id, WebhookEndpoint.events)
+                    .where(
+                        WebhookEndpoint.project_id.in_({e.project_id for e in events}),
+                        WebhookEndpoint.status != "deleted",
+                    )
+                    .order_by(WebhookEndpoint.created_at)
+                )
+            ).all()
+            by_project: dict[int, list[tuple[str, list[str]]]] = {}
+            for endpoint_id, project_id, kinds in endpoints:
+                by_project.setdefault(project_id, []).append((endpoint_id, kinds))
+            rows = [
+                {
+                    "id": new_delivery_id(),
+                    "event_id": event.id,
+                    "endpoint_id": endpoint_id,
+                    "project_id": event.project_id,
+                    "event_type": event.type,
+                    "next_attempt_at": func.now()
+                    + timedelta(seconds=self.settings.retry_schedule[0]),
+                }
+                for event in events
+                for endpoint_id, kinds in by_project.get(event.project_id, [])
+                if event.type in kinds
+            ]
+            if rows:
+                await session.execute(
+                    pg_insert(WebhookDelivery)
+                    .values(rows)
+                    .on_conflict_do_nothing(index_elements=["event_id", "endpoint_id"])
+                )
+            await session.execute(
+                update(Event)
+                .where(Event.id.in_([e.id for e in events]))
+                .values(dispatched_at=func.now())
+            )
+            await session.commit()
+            return len(events)
+
+    # ------------------------------------------------------------------ delivery
+
+    def _secret(self, endpoint_id: str, encrypted: str) -> str:
+        cached = self._secrets.get(endpoint_id)
+        if cached is not None and cached[0] == encrypted:
+            return cached[1]
+        secret = decrypt_secret(encrypted, self._keys)
+        self._secrets[endpoint_id] = (encrypted, secret)
+        return secret
+
+    async def claim(self, limit: int) -> list[Claimed]:
+        """Take up to ``limit`` due deliveries of active endpoints for one lease (one commit)."""
+        if limit <= 0:
+            return []
+        lease = timedelta(seconds=self.settings.lease_seconds)
+        async with self._sessions() as session:
+            due = (
+                select(WebhookDelivery.id)
+                .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
+                .where(
+                    WebhookDelivery.status == "pending",
+                    WebhookDelivery.next_attempt_at <= func.now(),
+                    WebhookEndpoint.status == "active",
+                )
+                .order_by(WebhookDelivery.next_attempt_at)
+                .limit(limit)
+                .with_for_update(of=WebhookDelivery, skip_locked=True)
+            )
+            taken = (
+                await session.execute(
+                    update(WebhookDelivery)
+                    .where(WebhookDelivery.id.in_(due.scalar_subquery()))
+                    .values(next_attempt_at=func.now() + lease)
+                    .returning(
+                        WebhookDelivery.id,
+                        WebhookDelivery.event_id,
+                        WebhookDelivery.endpoint_id,
+                        WebhookDelivery.schedule_index,
+                        WebhookDelivery.attempts,
+                    )
+                )
+            ).all()
+            if not taken:
+                await session.commit()
+                return []
+            events = {
+                e.id: e
+                for e in (
+                    await session.scalars(select(Event).where(Event.id.in_({t[1] for t in taken})))
+                ).all()
+            }
+            endpoints = {
+                e.id: e
+                for e in (
+                    await session.scalars(
+                        select(WebhookEndpoint).where(WebhookEndpoint.id.in_({t[2] for t in taken}))
+                    )
+                ).all()
+            }
+            await session.commit()
+        claimed = []
+        for delivery_id, event_id, endpoint_id, index, attempts in taken:
+            event, endpoint = events[event_id], endpoints[endpoint_id]
+            claimed.append(
+                Claimed(
+                    delivery_id=delivery_id,
+                    endpoint_id=endpoint_id,
+                    event_type=event.type,
+                    url=endpoint.url,
+                    secret=self._secret(endpoint.id, endpoint.secret_encrypted),
+                    body=encode_body(event),
+                    schedule_index=index,
+                    attempt=attempts + 1,
+                )
+            )
+        return claimed
+
+    async def send(self, item: Claimed) -> SendResult:
+        try:
+            await check_url(item.url, self.settings)
+        except UnsafeUrl as exc:
+            return SendResult(None, 0, f"refused: {exc}"[:500])
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": USER_AGENT,
+            "X-Service-Signature": sign(item.secret, item.body),
+            "X-Service-Event": item.event_type,
+            "X-Service-Delivery": item.delivery_id,
+            "X-Service-Timestamp": str(int(time.time())),
+        }
+        return await self._sender.send(item.url, item.body, headers)
+
+    async def record(self, results: list[tuple[Claimed, SendResult]]) -> None:
+        """Log the attempts and move each delivery on (one commit)."""
+        if not results:
+            return
+        schedule = self.settings.retry_schedule
+        now = datetime.now(UTC)
+        attempts: list[dict[str, Any]] = []
+        changes: list[dict[str, Any]] = []
+        ok_endpoints: set[str] = set()
+        failed_endpoints: set[str] = set()
+        for item, result in results:
+            attempts.append(
+                {
+                    "delivery_id": item.delivery_id,
+                    "endpoint_id": item.endpoint_id,
+                    "attempt": item.attempt,
+                    "status_code": result.status_code,
+                    "latency_ms": result.latency_ms,
+                    "error": result.error,
+                }
+            )
+            change: dict[str, Any] = {
+                "id": item.delivery_id,
+                "attempts": item.attempt,
+                "last_status_code": result.status_code,
+                "last_error": result.error,
+            }
+            if result.ok:
+                ok_endpoints.add(item.endpoint_id)
+                change |= {"status": "succeeded", "completed_at": now, "next_attempt_at": now}
+            else:
+                failed_endpoints.add(item.endpoint_id)
+                index = item.schedule_index + 1
+                if index >= len(schedule):
+                    change |= {"status": "failed", "completed_at": now, "next_attempt_at": now}
+                else:
+                    delay = timedelta(seconds=schedule[index])
+                    change |= {"status": "pending", "completed_at": None}
+                    change["next_attempt_at"] = now + delay
+                change["schedule_index"] = index
+            changes.append(change)
+        self.stats.sent += len(results)
+        self.stats.succeeded += sum(1 for _, r in results if r.ok)
+        self.stats.failed_attempts += sum(1 for _, r in results if not r.ok)
+        disable_before = now - timedelta(seconds=self.settings.disable_after_seconds)
+        async with self._sessions() as session:
+            await session.execute(insert(WebhookAttempt), attempts)
+            for keys in _group_by_keys(changes):
+                await session.execute(update(WebhookDelivery), keys)
+            failing = failed_endpoints - ok_endpoints
+            if failing:
+                await session.execute(
+                    update(WebhookEndpoint)
+                    .where(WebhookEndpoint.id.in_(failing), WebhookEndpoint.failing_since.is_(None))
+                    .values(failing_since=now)
+                )
+                disabled = await session.scalars(
+                    update(WebhookEndpoint)
+                    .where(
+                        WebhookEndpoint.id.in_(failing),
+                        WebhookEndpoint.status == "active",
+                        WebhookEndpoint.failing_since <= disable_before,
+                    )
+                    .values(
+                        status="disabled",
+                        disabled_at=now,
+                        disabled_reason="failing for longer than "
+                        f"{self.settings.disable_after_seconds:g} s",
+                    )
+                    .returning(WebhookEndpoint.id)
+                )
+                for endpoint_id in disabled:
+                    log.warning("webhook endpoint %s disabled after failing", endpoint_id)
+            if ok_endpoints:
+                await session.execute(
+                    update(WebhookEndpoint)
+                    .where(
+                        and_(
+                            WebhookEndpoint.id.in_(ok_endpoints),
+                            WebhookEndpoint.failing_since.is_not(None),
+                        )
+                    )
+                    .values(failing_since=None)
+                )
+            await session.commit()
+
+    # ------------------------------------------------------------------ the loop
+
+    async def run(
+        self, should_stop: Callable[[], bool], beat: Callable[[], None] = lambda: None
+    ) -> PumpStats:
+        """Pipelined: keep up to ``concurrency`` requests in flight, record finished ones in
+        batches, fan out new events between claims; returns when ``should_stop()``."""
+        inflight: set[asyncio.Task[tuple[Claimed, SendResult]]] = set()
+        done: list[tuple[Claimed, SendResult]] = []
+        try:
+            while not should_stop():
+                beat()
+                await self.fan_out()
+                free = self.settings.concurrency - len(inflight)
+                claimed = await self.claim(min(free, self.settings.batch))
+                for item in claimed:
+                    inflight.add(asyncio.create_task(self._send_one(item)))
+                finished = [t for t in inflight if t.done()]
+                if not claimed and not finished:
+                    if inflight:
+                        await asyncio.wait(
+                            inflight,
+                            timeout=self.settings.poll_seconds,
+                            return_when=asyncio.FIRST_COMPLETED,
+                        )
+                    else:
+                        await asyncio.sleep(self.settings.poll_seconds)
+                    finished = [t for t in inflight if t.done()]
+                for task in finished:
+                    inflight.discard(task)
+                    done.append(task.result())
+                if done:
+                    await self.record(done)
+                    done = []
+                if claimed:
+                    await asyncio.sleep(0)
+            if inflight:  # let the last requests finish briefly; unfinished ones lease-expire
+                finished_set, _ = await asyncio.wait(inflight, timeout=1.0)
+                await self.record([t.result() for t in finished_set])
+                inflight -= finished_set
+        finally:
+            for task in inflight:
+                task.cancel()
+        return self.stats
+
+    async def _send_one(self, item: Claimed) -> tuple[Claimed, SendResult]:
+        try:
+            return item, await self.send(item)
+        except Exception as exc:  # a bug in one send must not stop the pump
+            log.exception("webhook send crashed")
+            return item, SendResult(None, 0, f"internal error: {type(exc).__name__}")
+
+    async def aclose(self) -> None:
+        await self._sender.aclose()
+
+
+def _group_by_keys(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Bulk UPDATE by primary key needs the same keys in every row of one call."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(tuple(sorted(row)), []).append(row)
+    return list(groups.values())

@@ -1,0 +1,326 @@
+"""Webhook registration, SSRF refusal, signed delivery, retries, disabling and redelivery,
+against a real HTTP receiver on loopback."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models.webhooks import WebhookEndpoint
+from events.outbox import emit
+from tests.factories import ProjectCreds, World
+from tests.webhooks.support import Receiver, eventually, project_headers, verify_signature
+
+SECRET = "whsec_test_0123456789abcdef"
+
+
+async def register(
+    client: httpx.AsyncClient, creds: ProjectCreds, url: str, **extra: Any
+) -> httpx.Response:
+    body = {
+        "url": url,
+        "events": ["mining.reward.confirmed", "funds.locked"],
+        "idempotency_key": uuid.uuid4().hex,
+        **extra,
+    }
+    return await client.post("/v1/webhooks/register", json=body, headers=project_headers(creds))
+
+
+async def emit_event(
+    sessions: async_sessionmaker[AsyncSession], project_id: int, type_: str = "funds.locked"
+) -> str:
+    event_id = f"evt_{uuid.uuid4().hex}"
+    async with sessions() as session:
+        await emit(
+            session, project_id=project_id, type=type_, data={"n": 1, "x": "é"}, event_id=event_id
+        )
+        await session.commit()
+    return event_id
+
+
+async def deliveries(client: httpx.AsyncClient, creds: ProjectCreds, endpoint_id: str) -> Any:
+    r = await client.get(f"/v1/webhooks/{endpoint_id}/deliveries", headers=project_headers(creds))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+async def test_register_list_update_delete(
+    client: httpx.AsyncClient, world: World, receiver: Receiver
+) -> None:
+    creds = await world.project()
+    r = await register(client, creds, receiver.url)
+    assert r.status_code == 201, r.text
+    created = r.json()["data"]
+    assert created["type"] == "webhook_endpoint" and created["id"].startswith("whk_")
+    generated = created["attributes"]["secret"]
+    assert generated.startswith("whsec_") and len(generated) > 32
+
+    r = await register(client, creds, receiver.url, secret=SECRET)
+    assert r.status_code == 201 and "secret" not in r.json()["data"]["attributes"]
+
+    listed = await client.get("/v1/webhooks", headers=project_headers(creds))
+    assert listed.status_code == 200
+    body = listed.json()
+    assert body["meta"]["total"] == 2
+    assert all("secret" not in item["attributes"] for item in body["data"])
+
+    patched = await client.patch(
+        f"/v1/webhooks/{created['id']}",
+        json={"events": ["transfer.failed"], "idempotency_key": uuid.uuid4().hex},
+        headers=project_headers(creds),
+    )
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["data"]["attributes"]["events"] == ["transfer.failed"]
+
+    other = await world.project()
+    r = await client.get(f"/v1/webhooks/{created['id']}", headers=project_headers(other))
+    assert r.status_code == 404
+
+    deleted = await client.delete(
+        f"/v1/webhooks/{created['id']}", headers=project_headers(creds, uuid.uuid4().hex)
+    )
+    assert (
+        deleted.status_code == 200 and deleted.json()["data"]["attributes"]["status"] == "deleted"
+    )
+    listed = await client.get("/v1/webhooks", headers=project_headers(creds))
+    assert listed.json()["meta"]["total"] == 1
+
+    bad = await client.post(
+        "/v1/webhooks/register",
+        json={"url": receiver.url, "events": ["funds.stolen"], "idempotency_key": "k1"},
+        headers=project_headers(creds),
+    )
+    assert bad.status_code == 422 and bad.json()["type"].endswith("/validation-error")
+
+
+async def test_secret_is_stored_encrypted(
+    client: httpx.AsyncClient,
+    world: World,
+    receiver: Receiver,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    creds = await world.project()
+    r = await register(client, creds, receiver.url, secret=SECRET)
+    async with session_maker() as session:
+        row = await session.get(WebhookEndpoint, r.json()["data"]["id"])
+    assert row is not None and SECRET not in row.secret_encrypted
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/hook",
+        "https://127.0.0.1/hook",
+        "https://localhost/hook",
+        "https://[::1]/hook",
+        "https://10.1.2.3/hook",
+        "https://192.168.0.10/hook",
+        "https://169.254.169.254/latest/meta-data",
+        "https://224.0.0.1/hook",
+        "https://0.0.0.0/hook",
+        "https://100.64.0.1/hook",
+        "https://user:pw@example.com/hook",
+        "ftp://example.com/hook",
+        "http://example.com/hook",
+        "not a url",
+    ],
+)
+async def test_ssrf_refused_when_not_allowed(
+    client: httpx.AsyncClient, world: World, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
+    creds = await world.project()
+    r = await register(client, creds, url)
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"][0]["field"] == "url"
+
+
+async def test_ssrf_allowed_when_configured(
+    client: httpx.AsyncClient, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    creds = await world.project()
+    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
+    monkeypatch.setenv("WEBHOOK_ALLOWED_HOSTS", "10.0.0.0/8,hooks.internal.test")
+    assert (await register(client, creds, "http://10.1.2.3:8080/hook")).status_code == 201
+    assert (await register(client, creds, "http://hooks.internal.test/x")).status_code == 201
+    assert (await register(client, creds, "https://192.168.1.1/x")).status_code == 422
+    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "true")
+    assert (await register(client, creds, "http://127.0.0.1:9/hook")).status_code == 201
+    assert (await register(client, creds, "http://localhost:9/hook")).status_code == 201
+
+
+async def test_delivery_is_signed_per_spec(
+    client: httpx.AsyncClient,
+    world: World,
+    receiver: Receiver,
+    worker: str,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    creds = await world.project()
+    r = await register(client, creds, receiver.url, secret=SECRET)
+    endpoint_id = r.json()["data"]["id"]
+    event_id = await emit_event(session_maker, creds.project_id)
+    await emit_event(session_maker, creds.project_id, "transfer.failed")  # not subscribed
+
+    [got] = await receiver.wait_for(1)
+    headers = {k.lower(): v for k, v in got.headers.items()}
+    assert verify_signature(SECRET, got.body, headers["x-service-signature"])
+    assert not verify_signature("another secret", got.body, headers["x-service-signature"])
+    assert headers["x-service-event"] == "funds.locked"
+    assert headers["x-service-delivery"].startswith("dlv_")
+    assert headers["x-service-timestamp"].isdigit()
+    assert headers["content-type"] == "application/json"
+    body = got.json
+    assert set(body) == {"id", "type", "created_at", "data"}
+    assert body["id"] == event_id and body["type"] == "funds.locked"
+    assert body["data"] == {"n": 1, "x": "é"} and body["created_at"].endswith("Z")
+
+    async def succeeded() -> Any:
+        log = await deliveries(client, creds, endpoint_id)
+        return (
+            log if log["data"] and log["data"][0]["attributes"]["status"] == "succeeded" else None
+        )
+
+    log = await eventually(succeeded)
+    assert log["meta"]["total"] == 1
+    attempt = log["data"][0]["attributes"]["attempt_log"][0]
+    assert attempt["status_code"] == 200 and attempt["error"] is None
+    assert attempt["latency_ms"] >= 0
+
+
+async def test_retries_after_500_timeout_and_downtime_lose_nothing(
+    client: httpx.AsyncClient,
+    world: World,
+    worker: str,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    receiver = Receiver()
+    await receiver.start()
+    await receiver.stop()  # down: connections refused until it comes back on the same port
+    creds = await world.project()
+    r = await register(client, creds, receiver.url, secret=SECRET)
+    endpoint_id = r.json()["data"]["id"]
+    event_id = await emit_event(session_maker, creds.project_id)
+
+    async def attempts(n: int) -> Any:
+        log = await deliveries(client, creds, endpoint_id)
+        return log if log["data"] and log["data"][0]["attributes"]["attempts"] >= n else None
+
+    await eventually(lambda: attempts(1))
+    receiver.script = [500, ("sleep", 2.0)]  # then 200
+    await receiver.start(receiver.port)
+    try:
+        got = await receiver.wait_for(3)
+    finally:
+        await receiver.stop()
+    ids = {g.headers["X-Service-Delivery"] for g in got}
+    assert len(ids) == 1  # stable across retries
+    assert all(g.json["id"] == event_id for g in got)
+    assert all(verify_signature(SECRET, g.body, g.headers["X-Service-Signature"]) for g in got)
+
+    async def done() -> Any:
+        log = await deliveries(client, creds, endpoint_id)
+        return log if log["data"][0]["attributes"]["status"] == "succeeded" else None
+
+    item = (await eventually(done))["data"][0]["attributes"]
+    log = item["attempt_log"]
+    assert log[0]["status_code"] is None and log[0]["error"]  # refused while down
+    assert [a["status_code"] for a in log[-3:]] == [500, None, 200]
+    assert "timed out" in log[-2]["error"]
+
+
+async def test_failing_endpoint_is_disabled_then_reenabled_delivers(
+    client: httpx.AsyncClient,
+    world: World,
+    receiver: Receiver,
+    worker: str,
+    session_maker: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Read by the pump, which the registration below starts.
+    monkeypatch.setenv("WEBHOOK_DISABLE_AFTER_SECONDS", "0.3")
+    monkeypatch.setenv("WEBHOOK_RETRY_SCHEDULE", "0,0.2,0.2,0.2,0.2,0.2,0.2,0.2")
+    creds = await world.project()
+    receiver.script = [500] * 100
+    r = await register(client, creds, receiver.url, secret=SECRET)
+    endpoint_id = r.json()["data"]["id"]
+    await emit_event(session_maker, creds.project_id)
+
+    async def disabled() -> bool:
+        async with session_maker() as session:
+            row = await session.get(WebhookEndpoint, endpoint_id)
+            return row is not None and row.status == "disabled"
+
+    await eventually(disabled)
+    seen = len(receiver.received)
+    log = await deliveries(client, creds, endpoint_id)
+    assert log["data"][0]["attributes"]["status"] == "pending"  # kept, not lost
+
+    receiver.script = []
+    r = await client.patch(
+        f"/v1/webhooks/{endpoint_id}",
+        json={"enabled": True, "idempotency_key": uuid.uuid4().hex},
+        headers=project_headers(creds),
+    )
+    assert r.status_code == 200 and r.json()["data"]["attributes"]["status"] == "active"
+    await receiver.wait_for(seen + 1)
+
+    async def succeeded() -> Any:
+        log = await deliveries(client, creds, endpoint_id)
+        return log["data"][0]["attributes"]["status"] == "succeeded"
+
+    await eventually(succeeded)
+
+
+async def test_failed_delivery_can_be_redelivered(
+    client: httpx.AsyncClient,
+    world: World,
+    receiver: Receiver,
+    worker: str,
+    session_maker: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WEBHOOK_RETRY_SCHEDULE", "0,0.1")
+    creds = await world.project()
+    receiver.script = [500, 503]
+    r = await register(client, creds, receiver.url, secret=SECRET)
+    endpoint_id = r.json()["data"]["id"]
+    await emit_event(session_maker, creds.project_id)
+
+    async def failed() -> Any:
+        log = await deliveries(client, creds, endpoint_id)
+        return log if log["data"] and log["data"][0]["attributes"]["status"] == "failed" else None
+
+    item = (await eventually(failed))["data"][0]
+    assert [a["status_code"] for a in item["attributes"]["attempt_log"]] == [500, 503]
+
+    other = await world.project()
+    r = await client.post(
+        f"/v1/webhooks/deliveries/{item['id']}/redeliver",
+        headers=project_headers(other, uuid.uuid4().hex),
+    )
+    assert r.status_code == 404
+    r = await client.post(
+        f"/v1/webhooks/deliveries/{item['id']}/redeliver",
+        headers=project_headers(creds, uuid.uuid4().hex),
+    )
+    assert r.status_code == 202, r.text
+    got = await receiver.wait_for(3)
+    assert got[-1].headers["X-Service-Delivery"] == item["id"]
+
+    async def succeeded() -> Any:
+        log = await deliveries(client, creds, endpoint_id)
+        return log["data"][0]["attributes"]["status"] == "succeeded"
+
+    await eventually(succeeded)
+    async with session_maker() as session:
+        assert (
+            await session.scalar(
+                select(WebhookEndpoint.status).where(WebhookEndpoint.id == endpoint_id)
+            )
+        ) == "active"
