@@ -13,6 +13,7 @@ COPY events ./events
 COPY ledger ./ledger
 COPY mccgw ./mccgw
 COPY migrations ./migrations
+COPY onboarding ./onboarding
 COPY workflows ./workflows
 COPY worker.py alembic.ini ./
 COPY authserver ./authserver

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.onboarding import OnboardingActivities
 from activities.system import SystemActivities
 from activities.webhooks import WebhookActivities
 from chain.gateway import ChainGateway
@@ -30,12 +31,13 @@ from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
 from db.session import create_engine, create_session_maker
+from workflows.approval import ApprovalWorkflow
 from workflows.reference import PingWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
 
 log = logging.getLogger("mccgw.worker")
 
-WORKFLOWS: Sequence[type] = (PingWorkflow,)
+WORKFLOWS: Sequence[type] = (PingWorkflow, ApprovalWorkflow)
 WORKFLOWS = (*WORKFLOWS, WebhookPumpWorkflow)
 
 
@@ -69,8 +71,16 @@ async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
 def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
     """Activity objects are built once with their clients; their bound methods are registered."""
     system = SystemActivities()
+    onboarding = OnboardingActivities(deps)
     webhooks = WebhookActivities(deps.settings, deps.sessions)
-    return [system.echo, webhooks.pump]
+    return [
+        system.echo,
+        webhooks.pump,
+        onboarding.create_project,
+        onboarding.whitelist_add,
+        onboarding.complete_approval,
+        onboarding.approval_failed,
+    ]
 
 
 def build_worker(

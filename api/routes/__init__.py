@@ -3,7 +3,16 @@
 from fastapi import APIRouter
 
 import api.routes.webhooks as webhooks_routes
-from api.routes import attributes, health, legacy, projects, users
+from api.routes import (
+    admin_projects,
+    admin_whitelist,
+    attributes,
+    health,
+    legacy,
+    onboarding,
+    projects,
+    users,
+)
 from authserver.routes import router as auth_router
 
 api_router = APIRouter()
@@ -11,6 +20,10 @@ api_router.include_router(health.router)
 api_router.include_router(projects.router)
 api_router.include_router(users.router)
 api_router.include_router(attributes.router)
+for _prefix in ("/v1", "/api/open"):  # spec: onboarding and admin routes under both prefixes
+    api_router.include_router(onboarding.router, prefix=_prefix)
+    api_router.include_router(admin_whitelist.router, prefix=_prefix)
+    api_router.include_router(admin_projects.router, prefix=_prefix)
 api_router.include_router(webhooks_routes.router)
 api_router.include_router(legacy.router)
 api_router.include_router(auth_router)

@@ -1,20 +1,39 @@
-"""Project-reported user attributes (upsert on uid, project, key)."""
+"""Per-project user attributes: projects report, delete and batch-read them; anyone reads what
+the visibility rules let them see (onboarding/visibility.py, docs/onboarding.md).
+
+The project's status decides what it may do (onboarding/status.py): writes need ``active`` or
+``testing``, reads also work in ``maintenance``; a ``deleted`` project's attributes are hidden.
+Responses to a project in ``testing`` carry ``meta.project_status = "testing"``."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request, Security
-from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import func
+from fastapi import APIRouter, Depends, Request, Security
+from fastapi.security import SecurityScopes
+from pydantic import BaseModel, Field, StringConstraints, field_validator
+from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 
 from api.auth.consent import require_user_authorized
-from api.auth.deps import current_project
+from api.auth.deps import (
+    api_key_header,
+    current_project,
+    current_user,
+    oauth2_scheme,
+    project_id_header,
+)
 from api.auth.principal import ProjectPrincipal
-from api.envelope import Envelope, single
+from api.auth.project import ProjectAuthenticator
+from api.deps import SessionDep
+from api.envelope import Envelope, meta, resource, single
+from api.errors import NotFound, ProblemError
 from api.idempotency import write_context
+from api.routes.users import _user_attributes
+from db.models import Project, User
 from db.models.access import UserProjectAttribute
+from onboarding.status import ALLOWED, Capability, require_project_allows
+from onboarding.visibility import ANONYMOUS, Viewer, authorized_projects, can_see
 
 router = APIRouter(prefix="/v1/users", tags=["attributes"])
 
@@ -37,13 +56,273 @@ class AttributeIn(BaseModel):
         return value
 
 
+def _flag(project: Project) -> dict[str, Any]:
+    """Meta marking answers to a project in ``testing``."""
+    return {"project_status": project.status} if project.status == "testing" else {}
+
+
+def _attribute(row: UserProjectAttribute) -> dict[str, Any]:
+    return resource(
+        "user_project_attribute",
+        row.id,
+        {
+            "uid": row.uid,
+            "project_id": str(row.project_id),
+            "attribute_key": row.attribute_key,
+            "attribute_value": row.attribute_value,
+            "visibility": row.visibility,
+            "created_at": row.created_at.isoformat(),
+            "updated_at": row.updated_at.isoformat(),
+        },
+    )
+
+
+AttributeKeys = Annotated[
+    list[Annotated[str, StringConstraints(min_length=1, max_length=100)]],
+    Field(min_length=1, max_length=100),
+]
+
+
+class AttributeDeleteIn(BaseModel):
+    """Keys to delete from the calling project's attributes of the user."""
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [{"attribute_keys": ["auction_wins", "level"], "idempotency_key": "d-1"}]
+        }
+    }
+
+    attribute_keys: AttributeKeys
+    idempotency_key: str | None = Field(
+        None, description="Required unless the Idempotency-Key header is sent"
+    )
+
+
+class AttributeBatchIn(BaseModel):
+    """Batch read of the calling project's attributes: up to 100 users x 100 keys."""
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [{"uids": ["u_alice", "u_bob"], "attribute_keys": ["level"]}]
+        }
+    }
+
+    uids: Annotated[
+        list[Annotated[str, StringConstraints(min_length=1, max_length=100)]],
+        Field(min_length=1, max_length=100),
+    ]
+    attribute_keys: AttributeKeys | None = Field(None, description="All keys when absent")
+
+
+@router.delete(
+    "/{uid}/attributes",
+    response_model=Envelope,
+    responses={
+        401: {"description": "Project credentials refused"},
+        403: {"description": "`project-suspended`, ..."},
+        409: {"description": "Idempotency conflict, or the project's status forbids attribute "
+              "writes (`invalid-state`)"},
+    },
+)  # fmt: skip
+async def delete_attributes(
+    uid: str, payload: AttributeDeleteIn, project: ProjectCaller, request: Request
+) -> Any:
+    """Delete some of this project's attributes of a user (idempotent; missing keys listed)."""
+    async with write_context(request, project, operation="attributes.delete", user_uid=uid) as ctx:
+        own = await require_project_allows(
+            ctx.session, project.project_id, Capability.ATTRIBUTE_WRITE
+        )
+        keys = sorted(set(payload.attribute_keys))
+        deleted = await ctx.session.scalars(
+            delete(UserProjectAttribute)
+            .where(
+                UserProjectAttribute.uid == uid,
+                UserProjectAttribute.project_id == project.project_id,
+                UserProjectAttribute.attribute_key.in_(keys),
+            )
+            .returning(UserProjectAttribute.attribute_key)
+        )
+        gone = sorted(deleted)
+        return ctx.respond(
+            200,
+            single(
+                "user_attribute_deletion",
+                uid,
+                {
+                    "uid": uid,
+                    "project_id": str(project.project_id),
+                    "deleted": gone,
+                    "not_found": [k for k in keys if k not in gone],
+                },
+                **_flag(own),
+            ),
+        )
+
+
+@router.post(
+    "/batch/attributes",
+    response_model=Envelope,
+    responses={
+        401: {"description": "Project credentials refused"},
+        403: {"description": "`project-suspended`, ..."},
+        409: {"description": "The project's status forbids attribute reads (`invalid-state`)"},
+    },
+)
+async def batch_attributes(
+    payload: AttributeBatchIn, project: ProjectCaller, session: SessionDep
+) -> dict[str, Any]:
+    """Read this project's attributes of many users at once (one item per requested uid)."""
+    own = await require_project_allows(session, project.project_id, Capability.ATTRIBUTE_READ)
+    uids = list(dict.fromkeys(payload.uids))
+    statement = select(UserProjectAttribute).where(
+        UserProjectAttribute.project_id == project.project_id,
+        UserProjectAttribute.uid.in_(uids),
+    )
+    if payload.attribute_keys is not None:
+        statement = statement.where(UserProjectAttribute.attribute_key.in_(payload.attribute_keys))
+    found: dict[str, dict[str, Any]] = {uid: {} for uid in uids}
+    for row in await session.scalars(statement.order_by(UserProjectAttribute.attribute_key)):
+        found[row.uid][row.attribute_key] = {
+            "value": row.attribute_value,
+            "visibility": row.visibility,
+            "updated_at": row.updated_at.isoformat(),
+        }
+    items = [
+        resource(
+            "user_project_attributes",
+            uid,
+            {"uid": uid, "project_id": str(project.project_id), "attributes": values},
+        )
+        for uid, values in found.items()
+    ]
+    return {"data": items, "meta": meta(total=len(items), **_flag(own))}
+
+
+async def viewer(
+    request: Request,
+    token: str | None = Depends(oauth2_scheme),
+    _project_id: str | None = Depends(project_id_header),
+    _api_key: str | None = Depends(api_key_header),
+) -> Viewer:
+    """Optional caller: a bearer token (scope user:read), project credentials, or nobody."""
+    if token:
+        user = await current_user(SecurityScopes(["user:read"]), request, token)
+        return Viewer(uid=user.uid, admin=user.is_admin)
+    if request.headers.get("x-project-id"):
+        authenticator: ProjectAuthenticator = request.app.state.project_authenticator
+        project = await authenticator.authenticate(request, [])
+        request.state.principal = project
+        return Viewer(project_id=project.project_id)
+    return ANONYMOUS
+
+
+ViewerDep = Annotated[Viewer, Depends(viewer)]
+
+
+async def _visible(
+    session: SessionDep, who: Viewer, uid: str, rows: list[UserProjectAttribute]
+) -> list[UserProjectAttribute]:
+    granted: set[int] = set()
+    if who.project_id is not None and any(r.visibility == "authorized" for r in rows):
+        granted = await authorized_projects(session, uid)
+    return [
+        r
+        for r in rows
+        if can_see(
+            who,
+            uid=uid,
+            owner_project=r.project_id,
+            visibility=r.visibility,
+            authorized_projects=granted,
+        )
+    ]
+
+
+@router.get(
+    "/{uid}/projects/{project_id}/attributes",
+    response_model=Envelope,
+    responses={
+        401: {"description": "Invalid credentials (none at all is fine: public attributes)"},
+        403: {"description": "Bearer token without user:read (`insufficient-scope`)"},
+        404: {"description": "No such user or project (`not-found`)"},
+        409: {"description": "The project's status hides its attributes (`invalid-state`)"},
+    },
+)
+async def project_attributes(
+    uid: str, project_id: int, who: ViewerDep, session: SessionDep
+) -> dict[str, Any]:
+    """A project's attributes of a user, limited to what the caller may see."""
+    if await session.get(User, uid) is None:
+        raise NotFound(f"User {uid} does not exist")
+    await require_project_allows(session, project_id, Capability.ATTRIBUTE_READ)
+    rows = list(
+        await session.scalars(
+            select(UserProjectAttribute)
+            .where(UserProjectAttribute.uid == uid, UserProjectAttribute.project_id == project_id)
+            .order_by(UserProjectAttribute.attribute_key)
+        )
+    )
+    visible = await _visible(session, who, uid, rows)
+    return {"data": [_attribute(r) for r in visible], "meta": meta(total=len(visible))}
+
+
+@router.get(
+    "/{uid}/full-profile",
+    response_model=Envelope,
+    responses={
+        401: {"description": "No or invalid credentials (`unauthorized`)"},
+        403: {"description": "Bearer token without user:read (`insufficient-scope`)"},
+        404: {"description": "No such user (`not-found`)"},
+    },
+)
+async def full_profile(uid: str, who: ViewerDep, session: SessionDep) -> dict[str, Any]:
+    """Base profile plus every project attribute the caller may see (user:read or a project)."""
+    if who.anonymous:
+        raise ProblemError(
+            "A bearer token (user:read) or project credentials are required",
+            status=401,
+            slug="unauthorized",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    user = await session.get(User, uid)
+    if user is None:
+        raise NotFound(f"User {uid} does not exist")
+    readable = [s for s, caps in ALLOWED.items() if Capability.ATTRIBUTE_READ in caps]
+    rows = list(
+        await session.scalars(
+            select(UserProjectAttribute)
+            .join(Project, Project.project_id == UserProjectAttribute.project_id)
+            .where(UserProjectAttribute.uid == uid, Project.status.in_(readable))
+            .order_by(UserProjectAttribute.project_id, UserProjectAttribute.attribute_key)
+        )
+    )
+    visible = await _visible(session, who, uid, rows)
+    attributes = _user_attributes(user) | {
+        "project_attributes": [
+            {
+                "project_id": str(r.project_id),
+                "attribute_key": r.attribute_key,
+                "attribute_value": r.attribute_value,
+                "visibility": r.visibility,
+                "updated_at": r.updated_at.isoformat(),
+            }
+            for r in visible
+        ]
+    }
+    return single("user_full_profile", uid, attributes)
+
+
+# Declared after /batch/attributes, so that path is not taken for a uid "batch".
 @router.post(
     "/{uid}/attributes",
     response_model=Envelope,
     responses={
         401: {"description": "Project credentials refused"},
         403: {"description": "`user-not-authorized-for-project`, `project-suspended`, ..."},
-        409: {"description": "Idempotency conflict"},
+        409: {
+            "description": "Idempotency conflict, or the project's status forbids attribute "
+            "writes (`invalid-state`)"
+        },
     },
 )
 async def report_attribute(
@@ -52,6 +331,9 @@ async def report_attribute(
     """Report (upsert) one attribute of a user who authorized this project."""
     async with write_context(request, project, operation="attributes.upsert", user_uid=uid) as ctx:
         await require_user_authorized(ctx.session, project, uid)
+        own = await require_project_allows(
+            ctx.session, project.project_id, Capability.ATTRIBUTE_WRITE
+        )
         values = {
             "uid": uid,
             "project_id": project.project_id,
@@ -83,5 +365,6 @@ async def report_attribute(
                     "created_at": row.created_at.isoformat(),
                     "updated_at": row.updated_at.isoformat(),
                 },
+                **_flag(own),
             ),
         )

@@ -7,19 +7,25 @@ from typing import Any
 from fastapi import APIRouter
 
 from api.deps import SessionDep
-from api.envelope import single
+from api.envelope import Envelope, single
 from api.errors import NotFound
 from db.models import Project
+from onboarding import status as machine
 
 router = APIRouter(prefix="/v1/projects", tags=["projects"])
 
 
-@router.get("/{project_id}/status")
+@router.get(
+    "/{project_id}/status",
+    response_model=Envelope,
+    responses={404: {"description": "No such project (`not-found`)"}},
+)
 async def project_status(project_id: int, session: SessionDep) -> dict[str, Any]:
-    """Current status of a project (public)."""
+    """Current status of a project, what it allows, and its latest changes (public)."""
     project = await session.get(Project, project_id)
     if project is None:
         raise NotFound(f"Project {project_id} does not exist")
+    history = await machine.history(session, project_id, limit=20)
     return single(
         "project_status",
         project.project_id,
@@ -27,6 +33,9 @@ async def project_status(project_id: int, session: SessionDep) -> dict[str, Any]
             "project_id": str(project.project_id),
             "name": project.name,
             "status": project.status,
+            "suspended": project.suspended,
+            "allows": sorted(c.value for c in machine.ALLOWED.get(project.status, ())),
             "updated_at": project.updated_at.isoformat(),
+            "history": [machine.record_attributes(r) for r in history],
         },
     )

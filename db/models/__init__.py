@@ -1,7 +1,10 @@
 """Every ORM model, imported here so Alembic's autogenerate and metadata see them all."""
 
 from db.base import Base
-from db.models import access  # noqa: F401  (access tables: auth server, audit, idempotency)
+from db.models import (
+    access,  # noqa: F401  (access tables: auth server, audit, idempotency)
+    onboarding,  # noqa: F401  (applications, whitelist, status history)
+)
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.events import Event
 from db.models.identity import Project, User

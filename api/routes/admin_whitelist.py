@@ -1,0 +1,127 @@
+"""Administration of the MCD whitelist: list, suspend / activate, remove.
+
+Every change goes to the chain first (through the gateway, exactly once per op key), then to
+the database; see onboarding/whitelist.py. Mounted under ``/v1`` and ``/api/open``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel
+from sqlalchemy import func, select
+
+from api.deps import SessionDep, SettingsDep
+from api.envelope import Envelope, PageParams, meta, page, resource, single
+from api.errors import InvalidState, NotFound, ServiceUnavailable
+from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller
+from chain.errors import ChainRejected, ChainUnavailable
+from db.models.onboarding import McdWhitelistEntry
+from onboarding import whitelist as wls
+
+router = APIRouter(tags=["whitelist"])
+
+_CHANGE_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    **ADMIN_PROBLEMS,
+    404: {"description": "The project has no whitelist entry (`not-found`)"},
+    409: {"description": "Removed entry, or the program refused the change (`invalid-state`)"},
+    503: {"description": "Chain unreachable (`service-unavailable`); repeat the call, the "
+          "pending write is resumed, never doubled"},
+}  # fmt: skip
+
+
+class WhitelistStatusIn(BaseModel):
+    status: Literal["active", "suspended"]
+
+    model_config = {"json_schema_extra": {"examples": [{"status": "suspended"}]}}
+
+
+def _chain(request: Request, settings: SettingsDep) -> wls.WhitelistChain:
+    return wls.WhitelistChain.of(request.app.state.gateway, request.app.state.solana, settings)
+
+
+async def _change(
+    request: Request, settings: SettingsDep, project_id: int, action: str
+) -> McdWhitelistEntry:
+    try:
+        return await wls.change(
+            request.app.state.session_maker, _chain(request, settings), project_id, action
+        )
+    except wls.UnknownEntry as exc:
+        raise NotFound(str(exc)) from exc
+    except wls.WhitelistConflict as exc:
+        raise InvalidState(str(exc)) from exc
+    except ChainRejected as exc:
+        raise InvalidState(f"The whitelist program refused the change: {exc.err}") from exc
+    except ChainUnavailable as exc:
+        raise ServiceUnavailable(
+            "The chain is unreachable; the change is pending, repeat the call",
+            headers={"Retry-After": "5"},
+        ) from exc
+
+
+@router.get("/admin/mcd/whitelist", response_model=Envelope, responses=ADMIN_PROBLEMS)
+async def list_whitelist(
+    admin: AdminCaller,
+    session: SessionDep,
+    paging: Annotated[PageParams, Query()],
+    status: Literal["active", "suspended", "removed", "current", "all"] = "current",
+) -> dict[str, Any]:
+    """The stored MCD whitelist (`current` = active and suspended entries; administrator)."""
+    statement = select(McdWhitelistEntry)
+    if status == "current":
+        statement = statement.where(McdWhitelistEntry.status != "removed")
+    elif status != "all":
+        statement = statement.where(McdWhitelistEntry.status == status)
+    total = await session.scalar(select(func.count()).select_from(statement.subquery()))
+    rows = await session.scalars(
+        statement.order_by(McdWhitelistEntry.project_id)
+        .offset(paging.offset)
+        .limit(paging.per_page)
+    )
+    items = [resource("mcd_whitelist_entry", r.id, wls.entry_attributes(r)) for r in rows]
+    return page(items, total or 0, paging)
+
+
+@router.put(
+    "/admin/mcd/whitelist/{project_id}/status", response_model=Envelope, responses=_CHANGE_PROBLEMS
+)
+async def set_whitelist_status(
+    project_id: int,
+    payload: WhitelistStatusIn,
+    admin: AdminCaller,
+    request: Request,
+    settings: SettingsDep,
+) -> dict[str, Any]:
+    """Suspend or reactivate a project's whitelist entry: chain first, then the database."""
+    action = "suspend" if payload.status == "suspended" else "activate"
+    entry = await _change(request, settings, project_id, action)
+    return single(
+        "mcd_whitelist_entry",
+        entry.id,
+        {"status": entry.status, "updated_at": entry.updated_at.isoformat()}
+        | wls.entry_attributes(entry),
+    )
+
+
+@router.delete(
+    "/admin/mcd/whitelist/{project_id}",
+    responses={
+        **_CHANGE_PROBLEMS,
+        200: {"description": "`data.message` and `data.remove_tx` (the removal signature)"},
+    },
+)
+async def remove_from_whitelist(
+    project_id: int, admin: AdminCaller, request: Request, settings: SettingsDep
+) -> dict[str, Any]:
+    """Remove a project from the whitelist on chain and in the stored list (administrator)."""
+    entry = await _change(request, settings, project_id, "remove")
+    return {
+        "data": {
+            "message": f"Project {project_id} was removed from the MCD whitelist",
+            "project_id": project_id,
+            "remove_tx": entry.remove_tx,
+        },
+        "meta": meta(),
+    }

@@ -1,0 +1,372 @@
+"""Project onboarding: developers apply (ID token), administrators review.
+
+Mounted twice: under ``/v1`` and under ``/api/open`` (spec: the deployment exposes the
+application and admin endpoints under both prefixes).
+
+Approval and the one-time secret (docs/onboarding.md): the approve call generates the api_key
+and api_secret, keeps only the secret's hash and an AES-GCM copy, marks the application
+``approving`` and commits; then it starts ``ApprovalWorkflow`` (id from the application id) and
+waits for it. If the workflow finishes in time the answer is 200 with the secret. If not (the
+chain is slow or down) the answer is 202 ``approving`` with ``Retry-After``; the same approve
+call, repeated, answers 200 with the secret once the workflow has finished. The secret is
+handed out exactly once (the first 200), then its copy on the application is erased.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse
+from fastapi.security import SecurityScopes
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.service import RPCError
+
+from activities.onboarding import ApprovalInput
+from api.auth.deps import current_user, id_token_user, oauth2_scheme
+from api.auth.principal import UserPrincipal
+from api.deps import SessionDep, SettingsDep
+from api.envelope import Envelope, PageParams, page, resource, single
+from api.errors import InvalidState, NotFound, ProblemError, ServiceUnavailable
+from core.queues import MAIN_TASK_QUEUE
+from core.security import decrypt_secret
+from db.models import User
+from db.models.onboarding import OPEN_APPLICATION_STATUSES, ProjectApplication
+from onboarding.applications import application_attributes, check_wallet, new_credentials
+from workflows.approval import ApprovalWorkflow, workflow_id
+
+# How long an approve call waits for the workflow before answering 202 (app.state overrides).
+APPROVAL_WAIT_SECONDS = 20.0
+
+
+async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme)) -> UserPrincipal:
+    """A bearer token of a user with role ``admin`` (403 ``admin-required`` otherwise)."""
+    principal = await current_user(SecurityScopes([]), request, token)
+    if not principal.is_admin:
+        raise ProblemError(
+            "This call is for administrators (role admin)", status=403, slug="admin-required"
+        )
+    return principal
+
+
+AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
+Developer = Annotated[UserPrincipal, Depends(id_token_user)]
+
+ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
+    403: {"description": "Caller is not an administrator (`admin-required`)"},
+    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
+}
+_DEV_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Missing or invalid ID token (`unauthorized`)"},
+    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
+}
+
+router = APIRouter(tags=["onboarding"])
+
+
+class ApplicationIn(BaseModel):
+    """A developer's application for a project (developer_uid/email come from the token)."""
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "project_name": "Moon Auctions",
+                    "project_description": "Auctions of territory NFTs",
+                    "company_name": "Moon Ltd",
+                    "website_url": "https://moon.example",
+                    "mcd_wallet_address": "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin",
+                    "mcc_wallet_address": None,
+                }
+            ]
+        }
+    }
+
+    project_name: str = Field(min_length=3, max_length=100)
+    project_description: str | None = Field(None, max_length=5000)
+    company_name: str | None = Field(None, max_length=100)
+    website_url: str | None = Field(None, max_length=255)
+    mcd_wallet_address: str = Field(description="Base58 chain address (32 bytes), required")
+    mcc_wallet_address: str | None = Field(None, description="Base58 chain address, optional")
+
+    @field_validator("project_name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not 3 <= len(value.strip()) <= 100:
+            raise ValueError("project_name must be 3-100 characters")
+        return value.strip()
+
+    @field_validator("mcd_wallet_address")
+    @classmethod
+    def _mcd(cls, value: str) -> str:
+        return check_wallet(value)
+
+    @field_validator("mcc_wallet_address")
+    @classmethod
+    def _mcc(cls, value: str | None) -> str | None:
+        return None if value is None else check_wallet(value)
+
+
+class RejectIn(BaseModel):
+    reason: str = Field(min_length=1, max_length=2000, examples=["Incomplete company details"])
+
+
+def _as_application(row: ProjectApplication) -> dict[str, Any]:
+    return resource("project_application", row.id, application_attributes(row))
+
+
+async def _own(session: SessionDep, user: UserPrincipal, application_id: uuid.UUID) -> Any:
+    row = await session.get(ProjectApplication, application_id)
+    if row is None or row.developer_uid != user.uid:
+        raise NotFound(f"Application {application_id} does not exist")
+    return row
+
+
+@router.post(
+    "/projects/apply",
+    status_code=201,
+    response_model=Envelope,
+    responses={
+        **_DEV_PROBLEMS,
+        409: {"description": "The caller already has a pending application "
+              "(`pending-application-exists`)"},
+        422: {"description": "Invalid field (`validation-error`), e.g. a wallet address "
+              "that is not Base58 of 32 bytes"},
+    },
+)  # fmt: skip
+async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) -> Any:
+    """Apply for a project (developer ID token); one pending application per developer."""
+    developer = await session.get(User, user.uid)
+    if developer is None:
+        raise NotFound(f"User {user.uid} does not exist")
+    open_one = await session.scalar(
+        select(ProjectApplication.id).where(
+            ProjectApplication.developer_uid == user.uid,
+            ProjectApplication.status.in_(OPEN_APPLICATION_STATUSES),
+        )
+    )
+    if open_one is not None:
+        raise _pending_exists(open_one)
+    row = ProjectApplication(
+        id=uuid.uuid4(),
+        developer_uid=user.uid,
+        developer_email=developer.email,
+        status="pending",
+        **payload.model_dump(),
+    )
+    session.add(row)
+    try:
+        await session.commit()
+    except IntegrityError as exc:  # a concurrent apply won the partial unique index
+        await session.rollback()
+        raise _pending_exists(None) from exc
+    return JSONResponse(single("project_application", row.id, application_attributes(row)), 201)
+
+
+def _pending_exists(existing: uuid.UUID | None) -> ProblemError:
+    error = ProblemError(
+        "You already have a pending application; wait for its review",
+        status=409,
+        slug="pending-application-exists",
+    )
+    if existing is not None:
+        error.extra["application_id"] = str(existing)
+    return error
+
+
+@router.get("/projects/applications", response_model=Envelope, responses=_DEV_PROBLEMS)
+async def my_applications(
+    user: Developer, session: SessionDep, paging: Annotated[PageParams, Query()]
+) -> dict[str, Any]:
+    """The caller's applications, newest first (developer ID token)."""
+    where = ProjectApplication.developer_uid == user.uid
+    total = await session.scalar(select(func.count()).select_from(ProjectApplication).where(where))
+    rows = await session.scalars(
+        select(ProjectApplication)
+        .where(where)
+        .order_by(ProjectApplication.created_at.desc())
+        .offset(paging.offset)
+        .limit(paging.per_page)
+    )
+    return page([_as_application(r) for r in rows], total or 0, paging)
+
+
+@router.get(
+    "/projects/applications/{application_id}",
+    response_model=Envelope,
+    responses={**_DEV_PROBLEMS, 404: {"description": "No such application of the caller"}},
+)
+async def my_application(
+    application_id: uuid.UUID, user: Developer, session: SessionDep
+) -> dict[str, Any]:
+    """One of the caller's applications (developer ID token)."""
+    row = await _own(session, user, application_id)
+    return single("project_application", row.id, application_attributes(row))
+
+
+@router.get("/admin/projects/applications", response_model=Envelope, responses=ADMIN_PROBLEMS)
+async def list_applications(
+    admin: AdminCaller,
+    session: SessionDep,
+    paging: Annotated[PageParams, Query()],
+    status: Literal["pending", "approving", "approved", "rejected", "suspended", "all"] = "all",
+) -> dict[str, Any]:
+    """Applications for review, filtered by status (administrator)."""
+    statement = select(ProjectApplication)
+    count = select(func.count()).select_from(ProjectApplication)
+    if status != "all":
+        statement = statement.where(ProjectApplication.status == status)
+        count = count.where(ProjectApplication.status == status)
+    total = await session.scalar(count)
+    rows = await session.scalars(
+        statement.order_by(ProjectApplication.created_at.desc())
+        .offset(paging.offset)
+        .limit(paging.per_page)
+    )
+    return page([_as_application(r) for r in rows], total or 0, paging)
+
+
+@router.post(
+    "/admin/projects/applications/{application_id}/approve",
+    response_model=Envelope,
+    responses={
+        **ADMIN_PROBLEMS,
+        202: {"description": "Approval in progress (chain slow or down); repeat the call "
+              "after `Retry-After` seconds to receive the credentials"},
+        404: {"description": "No such application"},
+        409: {"description": "Not approvable (`invalid-state`): rejected, or approved and "
+              "its secret already shown; or the chain refused the entry (`approval-failed`)"},
+        503: {"description": "Temporal unreachable (`service-unavailable`)"},
+    },
+)  # fmt: skip
+async def approve(
+    application_id: uuid.UUID,
+    admin: AdminCaller,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+) -> Any:
+    """Approve: create the project, its api_key and one-time api_secret, whitelist it on chain."""
+    row = await session.get(ProjectApplication, application_id, with_for_update=True)
+    if row is None:
+        raise NotFound(f"Application {application_id} does not exist")
+    if row.status in ("rejected", "suspended") or (
+        row.status == "approved" and row.secret_delivered_at is not None
+    ):
+        raise InvalidState(f"Application {application_id} is {row.status}; it cannot be approved")
+    if row.status == "pending":
+        creds = new_credentials(settings.master_key, settings.master_key_id)
+        row.status = "approving"
+        row.reviewed_by = admin.uid
+        row.api_key = creds.api_key
+        row.api_secret_hash = creds.api_secret_hash
+        row.api_secret_encrypted = creds.api_secret_encrypted
+    status = row.status
+    await session.commit()
+
+    if status == "approving":
+        finished = await _run_approval(request, str(application_id), admin.uid)
+        if not finished:
+            await session.refresh(row)
+            wait = "5"
+            return JSONResponse(
+                single(
+                    "project_application",
+                    row.id,
+                    application_attributes(row),
+                    message="Approval in progress; repeat this call to receive the credentials",
+                ),
+                status_code=202,
+                headers={"Retry-After": wait},
+            )
+    return await _deliver(session, settings.master_key_id, settings.master_key, application_id)
+
+
+async def _run_approval(request: Request, application_id: str, admin_uid: str) -> bool:
+    """Start (or join) the approval workflow and wait for it; False if still running."""
+    client: Client = request.app.state.temporal
+    queue = getattr(request.app.state, "task_queue", MAIN_TASK_QUEUE)
+    wait = float(getattr(request.app.state, "approval_wait_seconds", APPROVAL_WAIT_SECONDS))
+    try:
+        handle = await client.start_workflow(
+            ApprovalWorkflow.run,
+            ApprovalInput(application_id, admin_uid),
+            id=workflow_id(application_id),
+            task_queue=queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+    except RPCError as exc:
+        raise ServiceUnavailable(
+            "The workflow service is unreachable", headers={"Retry-After": "5"}
+        ) from exc
+    try:
+        await asyncio.wait_for(handle.result(), wait)
+    except TimeoutError:
+        return False
+    except WorkflowFailureError as exc:
+        raise ProblemError(
+            f"The approval could not finish: {exc.cause or exc}",
+            status=409,
+            slug="approval-failed",
+        ) from exc
+    except RPCError as exc:
+        raise ServiceUnavailable(
+            "The workflow service is unreachable", headers={"Retry-After": "5"}
+        ) from exc
+    return True
+
+
+async def _deliver(
+    session: SessionDep, key_id: str, master_key: str, application_id: uuid.UUID
+) -> Any:
+    """Hand out the secret exactly once (row locked; its encrypted copy erased)."""
+    row = await session.get(
+        ProjectApplication, application_id, with_for_update=True, populate_existing=True
+    )
+    if row is None or row.status != "approved" or row.api_secret_encrypted is None:
+        raise InvalidState(
+            f"Application {application_id} is already approved; its secret was shown once"
+        )
+    secret = decrypt_secret(row.api_secret_encrypted, {key_id: master_key})
+    row.api_secret_encrypted = None
+    row.api_secret_hash = None
+    row.secret_delivered_at = datetime.now(UTC)
+    await session.commit()
+    await session.refresh(row)
+    attributes = application_attributes(row) | {"api_secret": secret}
+    return JSONResponse(single("project_application", row.id, attributes))
+
+
+@router.post(
+    "/admin/projects/applications/{application_id}/reject",
+    response_model=Envelope,
+    responses={
+        **ADMIN_PROBLEMS,
+        404: {"description": "No such application"},
+        409: {"description": "Only a pending application can be rejected (`invalid-state`)"},
+    },
+)
+async def reject(
+    application_id: uuid.UUID, payload: RejectIn, admin: AdminCaller, session: SessionDep
+) -> dict[str, Any]:
+    """Reject a pending application with a reason (administrator)."""
+    row = await session.get(ProjectApplication, application_id, with_for_update=True)
+    if row is None:
+        raise NotFound(f"Application {application_id} does not exist")
+    if row.status != "pending":
+        raise InvalidState(f"Application {application_id} is {row.status}; it cannot be rejected")
+    row.status = "rejected"
+    row.rejection_reason = payload.reason
+    row.reviewed_by = admin.uid
+    row.reviewed_at = datetime.now(UTC)
+    await session.commit()
+    await session.refresh(row)
+    return single("project_application", row.id, application_attributes(row))

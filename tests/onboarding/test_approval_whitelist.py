@@ -1,0 +1,257 @@
+"""Approval through ApprovalWorkflow, the on-chain whitelist kept in step with the database
+after every admin action, and a suspended project refused."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+from solana.rpc.async_api import AsyncClient
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from temporalio.testing import WorkflowEnvironment
+
+from chain import whitelist as wl
+from core.config import Settings
+from core.embedded import free_port
+from db.models import Project
+from db.models.chain import ChainTransaction
+from db.models.onboarding import McdWhitelistEntry, ProjectApplication
+from onboarding.whitelist import WhitelistChain
+from tests.factories import World
+from tests.onboarding.conftest import WALLET, Actors, application_body
+from worker import build_worker, worker_deps
+
+
+async def _apply(client: httpx.AsyncClient, dev: dict[str, str]) -> str:
+    resp = await client.post("/v1/projects/apply", json=application_body(), headers=dev)
+    assert resp.status_code == 201, resp.text
+    return str(resp.json()["data"]["id"])
+
+
+async def _db_entry(
+    sessions: async_sessionmaker[AsyncSession], project_id: int
+) -> McdWhitelistEntry:
+    async with sessions() as s:
+        entry = await s.scalar(
+            select(McdWhitelistEntry).where(McdWhitelistEntry.project_id == project_id)
+        )
+        assert entry is not None
+        return entry
+
+
+async def _assert_in_step(
+    chain: WhitelistChain, sessions: async_sessionmaker[AsyncSession], project_id: int
+) -> None:
+    """The on-chain account (getAccountInfo + decode_entry) matches the stored entry."""
+    entry = await _db_entry(sessions, project_id)
+    onchain = await chain.entry(project_id)
+    if entry.status == "removed":
+        assert onchain is None
+        return
+    assert onchain is not None
+    assert onchain.project_id == project_id
+    assert str(onchain.wallet) == entry.wallet_address
+    assert onchain.bump == entry.pda_bump
+    assert str(chain.pda(project_id)[0]) == entry.pda_address
+    assert onchain.authority == chain.authority
+    expected = wl.Status.ACTIVE if entry.status == "active" else wl.Status.SUSPENDED
+    assert onchain.status is expected
+    async with sessions() as s:
+        project = await s.get(Project, project_id)
+        assert project is not None and project.suspended is (entry.status != "active")
+
+
+async def _project_call(client: httpx.AsyncClient, project_id: int, secret: str) -> httpx.Response:
+    return await client.post(
+        "/v1/users/batch/attributes",
+        json={"uids": ["nobody"]},
+        headers={"X-Project-ID": str(project_id), "X-API-Key": secret},
+    )
+
+
+async def test_approve_then_whitelist_admin(
+    client: httpx.AsyncClient,
+    actors: Actors,
+    worker: None,
+    chain: WhitelistChain,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    admin = await actors.admin()
+    user, dev = await actors.developer()
+    app_id = await _apply(client, dev)
+
+    resp = await client.post(f"/v1/admin/projects/applications/{app_id}/approve", headers=admin)
+    assert resp.status_code == 200, resp.text
+    attrs = resp.json()["data"]["attributes"]
+    assert attrs["status"] == "approved"
+    project_id = attrs["project_id"]
+    assert isinstance(project_id, int)
+    assert attrs["api_key"].startswith("pk_") and attrs["api_secret"].startswith("sk_")
+    assert attrs["whitelist_pda"] == str(chain.pda(project_id)[0])
+    assert attrs["whitelist_bump"] == chain.pda(project_id)[1]
+    assert attrs["whitelist_tx"]
+    secret = attrs["api_secret"]
+
+    # The secret is shown once: approving again is refused, reads never show it.
+    again = await client.post(f"/v1/admin/projects/applications/{app_id}/approve", headers=admin)
+    assert again.status_code == 409
+    assert again.json()["type"].endswith("/errors/invalid-state")
+    mine = (await client.get(f"/v1/projects/applications/{app_id}", headers=dev)).json()
+    assert "api_secret" not in mine["data"]["attributes"]
+    assert mine["data"]["attributes"]["api_key"] == attrs["api_key"]
+    async with session_maker() as s:
+        row = await s.get(ProjectApplication, uuid.UUID(app_id))
+        assert row is not None and row.api_secret_encrypted is None
+        project = await s.get(Project, project_id)
+        assert project is not None and project.owner_uid == user.uid
+        assert project.api_key == attrs["api_key"]
+
+    # The new credentials work.
+    ok = await _project_call(client, project_id, secret)
+    assert ok.status_code == 200, ok.text
+
+    listed = await client.get("/v1/admin/mcd/whitelist", params={"per_page": 100}, headers=admin)
+    item = next(i for i in listed.json()["data"] if i["attributes"]["project_id"] == project_id)
+    assert item["type"] == "mcd_whitelist_entry"
+    assert item["attributes"]["status"] == "active"
+    assert item["attributes"]["wallet_address"] == WALLET
+    await _assert_in_step(chain, session_maker, project_id)
+
+    url = f"/v1/admin/mcd/whitelist/{project_id}/status"
+    signatures = set()
+    for target in ("suspended", "active", "suspended"):
+        resp = await client.put(url, json={"status": target}, headers=admin)
+        assert resp.status_code == 200, resp.text
+        body = resp.json()["data"]["attributes"]
+        assert body["status"] == target and body["updated_at"]
+        signatures.add(body["last_tx"])
+        await _assert_in_step(chain, session_maker, project_id)
+        refused = await _project_call(client, project_id, secret)
+        if target == "suspended":
+            assert refused.status_code == 403
+            assert refused.json()["type"].endswith("/errors/project-suspended")
+        else:
+            assert refused.status_code == 200
+    assert len(signatures) == 3  # suspend, activate, suspend: three distinct chain writes
+    # Same status again: nothing to do, no new write.
+    same = await client.put(url, json={"status": "suspended"}, headers=admin)
+    assert same.json()["data"]["attributes"]["last_tx"] in signatures
+    bad = await client.put(url, json={"status": "removed"}, headers=admin)
+    assert bad.status_code == 422
+    async with session_maker() as s:
+        keys = await s.scalars(
+            select(ChainTransaction.op_key).where(
+                ChainTransaction.op_key.like(f"whitelist:{project_id}:%")
+            )
+        )
+        assert sorted(keys) == sorted(
+            [
+                f"whitelist:{project_id}:suspend:1",
+                f"whitelist:{project_id}:activate:2",
+                f"whitelist:{project_id}:suspend:3",
+            ]
+        )
+
+    removed = await client.delete(f"/api/open/admin/mcd/whitelist/{project_id}", headers=admin)
+    assert removed.status_code == 200, removed.text
+    data = removed.json()["data"]
+    assert data["remove_tx"] and "removed" in data["message"]
+    await _assert_in_step(chain, session_maker, project_id)
+    after = await client.put(url, json={"status": "active"}, headers=admin)
+    assert after.status_code == 409
+    current = await client.get("/v1/admin/mcd/whitelist", params={"per_page": 100}, headers=admin)
+    assert project_id not in [i["attributes"]["project_id"] for i in current.json()["data"]]
+    unknown = await client.delete("/v1/admin/mcd/whitelist/987654321", headers=admin)
+    assert unknown.status_code == 404
+
+
+async def test_approval_survives_a_chain_outage(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    actors: Actors,
+    world: World,
+    temporal_env: WorkflowEnvironment,
+    worker_settings: Settings,
+    chain_node: tuple[str, Path],
+    session_maker: async_sessionmaker[AsyncSession],
+    tmp_path: Path,
+) -> None:
+    """The worker's chain is down at approval: 202, nothing doubled; once a node answers on that
+    port, the same approve call returns the credentials, and everything exists exactly once."""
+    from chain.node.process import start_node
+
+    _, keys_dir = chain_node
+    port = free_port()
+    rpc_url = f"http://127.0.0.1:{port}"
+    settings = worker_settings.model_copy(update={"solana_rpc_url": rpc_url})
+    queue = f"onboarding-down-{uuid.uuid4().hex[:8]}"
+    admin = await actors.admin()
+    user, dev = await actors.developer()
+    app_id = await _apply(client, dev)
+    approve_url = f"/v1/admin/projects/applications/{app_id}/approve"
+
+    saved: dict[str, Any] = {
+        "task_queue": app.state.task_queue,
+        "approval_wait_seconds": getattr(app.state, "approval_wait_seconds", None),
+    }
+    app.state.task_queue = queue
+    app.state.approval_wait_seconds = 2.0
+    node = None
+    try:
+        async with (
+            worker_deps(settings) as deps,
+            build_worker(temporal_env.client, deps, task_queue=queue),
+        ):
+            first = await client.post(approve_url, headers=admin)
+            assert first.status_code == 202, first.text
+            assert first.headers["retry-after"]
+            assert first.json()["data"]["attributes"]["status"] == "approving"
+            assert "api_secret" not in first.json()["data"]["attributes"]
+            second = await client.post(approve_url, headers=admin)
+            assert second.status_code == 202
+
+            node = start_node(data_dir=tmp_path / "chain", keys_dir=keys_dir, port=port, slot_ms=20)
+            app.state.approval_wait_seconds = 10.0
+            for _ in range(6):
+                resp = await client.post(approve_url, headers=admin)
+                if resp.status_code == 200:
+                    break
+                assert resp.status_code == 202, resp.text
+            assert resp.status_code == 200, resp.text
+            attrs = resp.json()["data"]["attributes"]
+            assert attrs["api_secret"].startswith("sk_")
+            project_id = attrs["project_id"]
+            assert (await client.post(approve_url, headers=admin)).status_code == 409
+
+            async with session_maker() as s:
+                projects = await s.scalar(
+                    select(func.count()).select_from(Project).where(Project.owner_uid == user.uid)
+                )
+                entries = await s.scalar(
+                    select(func.count())
+                    .select_from(McdWhitelistEntry)
+                    .where(McdWhitelistEntry.project_id == project_id)
+                )
+                writes = await s.scalar(
+                    select(func.count())
+                    .select_from(ChainTransaction)
+                    .where(ChainTransaction.op_key == f"whitelist:add:{app_id}")
+                )
+                project = await s.get(Project, project_id)
+            assert (projects, entries, writes) == (1, 1, 1)
+            assert project is not None and project.api_key == attrs["api_key"]
+            async with AsyncClient(rpc_url) as rpc:
+                second_chain = WhitelistChain.of(deps.gateway, rpc, settings)
+                await _assert_in_step(second_chain, session_maker, project_id)
+            assert (await _project_call(client, project_id, attrs["api_secret"])).status_code == 200
+    finally:
+        app.state.task_queue = saved["task_queue"]
+        app.state.approval_wait_seconds = saved["approval_wait_seconds"] or 20.0
+        if node is not None:
+            node.stop()
+    await asyncio.sleep(0)

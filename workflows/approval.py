@@ -1,0 +1,90 @@
+"""ApprovalWorkflow: an approved application becomes a project on the MCD whitelist.
+
+create project row -> whitelist add on chain -> record. Each step is idempotent, so a chain
+outage only delays the approval (the whitelist step retries until the chain answers) and never
+doubles it: one projects row (its id is kept on the application), one chain write (op_key from
+the application id), one whitelist row (unique project_id), the credentials made once by the API.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.onboarding import (
+        ApprovalFailedInput,
+        ApprovalInput,
+        ApprovalResult,
+        CompleteApprovalInput,
+        CreateProjectInput,
+        OnboardingActivities,
+        WhitelistAddInput,
+    )
+
+_DB_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=20,
+)
+# The chain may be down for a long time: retry without a cap, at most every 15 s.
+_CHAIN_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=1.5,
+    maximum_interval=timedelta(seconds=15),
+    maximum_attempts=0,
+)
+
+
+def workflow_id(application_id: str) -> str:
+    return f"project-approval-{application_id}"
+
+
+@workflow.defn
+class ApprovalWorkflow:
+    @workflow.run
+    async def run(self, data: ApprovalInput) -> ApprovalResult:
+        created = await workflow.execute_activity_method(
+            OnboardingActivities.create_project,
+            CreateProjectInput(data.application_id, data.admin_uid),
+            start_to_close_timeout=timedelta(seconds=30),
+            retry_policy=_DB_RETRY,
+        )
+        project_id = created.project_id
+        try:
+            added = await workflow.execute_activity_method(
+                OnboardingActivities.whitelist_add,
+                WhitelistAddInput(data.application_id, project_id, created.wallet_address),
+                start_to_close_timeout=timedelta(seconds=90),
+                retry_policy=_CHAIN_RETRY,
+            )
+        except ActivityError as exc:
+            cause = exc.cause
+            message = str(cause) if cause is not None else str(exc)
+            await workflow.execute_activity_method(
+                OnboardingActivities.approval_failed,
+                ApprovalFailedInput(data.application_id, message),
+                start_to_close_timeout=timedelta(seconds=30),
+                retry_policy=_DB_RETRY,
+            )
+            raise ApplicationError(message, type="ApprovalFailed", non_retryable=True) from exc
+        await workflow.execute_activity_method(
+            OnboardingActivities.complete_approval,
+            CompleteApprovalInput(
+                data.application_id,
+                data.admin_uid,
+                project_id,
+                added.pda,
+                added.bump,
+                added.signature,
+            ),
+            start_to_close_timeout=timedelta(seconds=30),
+            retry_policy=_DB_RETRY,
+        )
+        return ApprovalResult(
+            data.application_id, project_id, added.pda, added.bump, added.signature
+        )
