@@ -14,7 +14,7 @@ from api.auth.scopes import PROJECT_SCOPES
 from api.deps import SessionDep, SettingsDep
 from api.envelope import Envelope, single
 from api.errors import ProblemError
-from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller
+from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
 from db.models import Project
 from db.models.onboarding import ProjectStatusRecord
 from onboarding import status as machine
@@ -152,7 +152,7 @@ async def register_project(
     },
 )
 async def change_project_status(
-    project_id: int, payload: StatusChangeIn, admin: AdminCaller, session: SessionDep
+    project_id: ProjectIdPath, payload: StatusChangeIn, admin: AdminCaller, session: SessionDep
 ) -> dict[str, Any]:
     """Move a project through its status machine, with a reason (administrator)."""
     project, record = await machine.change_status(

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from api.deps import SessionDep, SettingsDep
 from api.envelope import Envelope, PageParams, meta, page, resource, single
 from api.errors import InvalidState, NotFound, ServiceUnavailable
-from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller
+from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
 from chain.errors import ChainRejected, ChainUnavailable
 from db.models.onboarding import McdWhitelistEntry
 from onboarding import whitelist as wls
@@ -88,7 +88,7 @@ async def list_whitelist(
     "/admin/mcd/whitelist/{project_id}/status", response_model=Envelope, responses=_CHANGE_PROBLEMS
 )
 async def set_whitelist_status(
-    project_id: int,
+    project_id: ProjectIdPath,
     payload: WhitelistStatusIn,
     admin: AdminCaller,
     request: Request,
@@ -113,7 +113,7 @@ async def set_whitelist_status(
     },
 )
 async def remove_from_whitelist(
-    project_id: int, admin: AdminCaller, request: Request, settings: SettingsDep
+    project_id: ProjectIdPath, admin: AdminCaller, request: Request, settings: SettingsDep
 ) -> dict[str, Any]:
     """Remove a project from the whitelist on chain and in the stored list (administrator)."""
     entry = await _change(request, settings, project_id, "remove")

@@ -29,6 +29,7 @@ from api.deps import SessionDep
 from api.envelope import Envelope, meta, resource, single
 from api.errors import NotFound, ProblemError
 from api.idempotency import write_context
+from api.routes.onboarding import ProjectIdPath
 from api.routes.users import _user_attributes
 from db.models import Project, User
 from db.models.access import UserProjectAttribute
@@ -249,7 +250,7 @@ async def _visible(
     },
 )
 async def project_attributes(
-    uid: str, project_id: int, who: ViewerDep, session: SessionDep
+    uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep
 ) -> dict[str, Any]:
     """A project's attributes of a user, limited to what the caller may see."""
     if await session.get(User, uid) is None:

@@ -19,7 +19,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, field_validator
@@ -57,6 +57,8 @@ async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme
 
 
 AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
+# A project id path parameter: a positive BIGINT (larger values are a 422, not a DB error).
+ProjectIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
 Developer = Annotated[UserPrincipal, Depends(id_token_user)]
 
 ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from api.deps import SessionDep
 from api.envelope import Envelope, single
 from api.errors import NotFound
+from api.routes.onboarding import ProjectIdPath
 from db.models import Project
 from onboarding import status as machine
 
@@ -20,7 +21,7 @@ router = APIRouter(prefix="/v1/projects", tags=["projects"])
     response_model=Envelope,
     responses={404: {"description": "No such project (`not-found`)"}},
 )
-async def project_status(project_id: int, session: SessionDep) -> dict[str, Any]:
+async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict[str, Any]:
     """Current status of a project, what it allows, and its latest changes (public)."""
     project = await session.get(Project, project_id)
     if project is None:

@@ -76,6 +76,16 @@ async def test_every_transition_and_refusal(
         "/v1/admin/projects/987654321/status", json={"status": "active"}, headers=admin
     )
     assert missing.status_code == 404
+    for path in (
+        "/v1/admin/projects/99999999999999999999/status",
+        "/v1/admin/mcd/whitelist/99999999999999999999/status",
+    ):
+        huge = await client.put(path, json={"status": "active"}, headers=admin)
+        assert huge.status_code == 422, huge.text
+    assert (await client.get("/v1/projects/99999999999999999999/status")).status_code == 422
+    assert (
+        await client.get("/v1/users/u_x/projects/99999999999999999999/attributes")
+    ).status_code == 422
     _, dev = await actors.developer()
     forbidden = await client.put(
         f"/v1/admin/projects/{project.project_id}/status",
