@@ -9,10 +9,12 @@ COPY activities ./activities
 COPY chain ./chain
 COPY core ./core
 COPY db ./db
+COPY engine ./engine
 COPY events ./events
 COPY ledger ./ledger
 COPY mccgw ./mccgw
 COPY migrations ./migrations
+COPY mining ./mining
 COPY onboarding ./onboarding
 COPY workflows ./workflows
 COPY worker.py alembic.ini ./

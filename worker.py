@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.engine import EngineActivities
 from activities.onboarding import OnboardingActivities
 from activities.system import SystemActivities
 from activities.webhooks import WebhookActivities
@@ -31,14 +32,19 @@ from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
 from db.session import create_engine, create_session_maker
+from engine.schedules import ensure_reconcile_schedule
 from workflows.approval import ApprovalWorkflow
+from workflows.funds import FundLockWorkflow
+from workflows.reconcile import ReconcileWorkflow
 from workflows.reference import PingWorkflow
+from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
 
 log = logging.getLogger("mccgw.worker")
 
 WORKFLOWS: Sequence[type] = (PingWorkflow, ApprovalWorkflow)
 WORKFLOWS = (*WORKFLOWS, WebhookPumpWorkflow)
+WORKFLOWS = (*WORKFLOWS, FundLockWorkflow, TransferWorkflow, ReconcileWorkflow)
 
 
 @dataclass
@@ -80,6 +86,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
         onboarding.whitelist_add,
         onboarding.complete_approval,
         onboarding.approval_failed,
+        *EngineActivities(deps).all(),
     ]
 
 
@@ -104,6 +111,7 @@ async def run(settings: Settings) -> None:
         loop.add_signal_handler(sig, stop.set)
     async with worker_deps(settings) as deps:
         worker = build_worker(client, deps)
+        await ensure_reconcile_schedule(client, MAIN_TASK_QUEUE)
         log.info("worker polling", extra={"task_queue": MAIN_TASK_QUEUE})
         async with worker:
             await stop.wait()

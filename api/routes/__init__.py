@@ -5,12 +5,15 @@ from fastapi import APIRouter
 import api.routes.webhooks as webhooks_routes
 from api.routes import (
     admin_projects,
+    admin_transfers,
     admin_whitelist,
     attributes,
+    funds,
     health,
     legacy,
     onboarding,
     projects,
+    transfers,
     users,
 )
 from authserver.routes import router as auth_router
@@ -24,6 +27,9 @@ for _prefix in ("/v1", "/api/open"):  # spec: onboarding and admin routes under 
     api_router.include_router(onboarding.router, prefix=_prefix)
     api_router.include_router(admin_whitelist.router, prefix=_prefix)
     api_router.include_router(admin_projects.router, prefix=_prefix)
+api_router.include_router(funds.router)
+api_router.include_router(transfers.router)
+api_router.include_router(admin_transfers.router)
 api_router.include_router(webhooks_routes.router)
 api_router.include_router(legacy.router)
 api_router.include_router(auth_router)

@@ -1,5 +1,6 @@
 """Every ORM model, imported here so Alembic's autogenerate and metadata see them all."""
 
+import db.models.engine  # noqa: F401  (transaction engine: transfers, limits, drifts)
 from db.base import Base
 from db.models import (
     access,  # noqa: F401  (access tables: auth server, audit, idempotency)

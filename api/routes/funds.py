@@ -1,0 +1,294 @@
+"""Fund locks (two-phase holds with a durable expiry timer) and transfers between a project's
+own users. See docs/engine.md."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request, Security
+from pydantic import BaseModel, Field
+from sqlalchemy import func, select
+from temporalio.client import Client
+from temporalio.common import TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+
+from api.auth.consent import require_user_authorized
+from api.auth.deps import current_project
+from api.auth.principal import ProjectPrincipal
+from api.deps import SessionDep
+from api.envelope import Envelope, PageParams, page, resource, single
+from api.errors import ProblemError, ServiceUnavailable
+from api.idempotency import IdempotentReplay, WriteContext, write_context
+from api.metrics import WORKFLOW_STARTS
+from core.money import InvalidAmount, to_base_units
+from core.queues import MAIN_TASK_QUEUE
+from db.models.access import IdempotencyRecord
+from db.models.ledger import Hold
+from engine import locks, search
+from engine.errors import Rejected
+from workflows.funds import FundLockInput, FundLockWorkflow
+
+log = logging.getLogger("mccgw.engine.api")
+
+router = APIRouter(prefix="/v1/funds", tags=["funds"])
+
+FundsManage = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:manage"])]
+FundsRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:read"])]
+
+Currency = Literal["MCC", "MCD"]
+
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Project credentials refused (`unknown-project`, `invalid-api-key`, ...)"},
+    403: {"description": "`insufficient-scope`, `user-not-authorized-for-project`, ..."},
+    409: {"description": "`idempotency-key-reused` / `idempotency-key-in-use` / `invalid-state`"},
+    422: {
+        "description": "`validation-error`, `invalid-amount`, `insufficient-funds`, "
+        "`amount-limit-exceeded`, `daily-limit-exceeded`"
+    },
+    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
+    503: {"description": "Temporal unreachable (`service-unavailable`); nothing was written"},
+}
+
+
+# ------------------------------------------------------------------ shared helpers
+
+
+def decimals(request: Request) -> int:
+    return int(request.app.state.settings.token_decimals)
+
+
+def task_queue(request: Request) -> str:
+    """The engine's task queue (overridable on app.state for tests and benchmarks)."""
+    return str(getattr(request.app.state, "engine_task_queue", MAIN_TASK_QUEUE))
+
+
+def parse_amount(text: str, request: Request, field: str = "amount") -> int:
+    try:
+        return to_base_units(text, decimals(request))
+    except InvalidAmount as exc:
+        raise ProblemError(
+            f"{field}: {exc}",
+            status=422,
+            slug="invalid-amount",
+            errors=[{"field": field, "message": str(exc)}],
+        ) from exc
+
+
+def problem(exc: Rejected) -> ProblemError:
+    return ProblemError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
+
+
+def derived_id(prefix: str, workflow_id: str) -> str:
+    """A record id derived from the (scope, idempotency key) workflow id."""
+    return f"{prefix}_{hashlib.sha256(workflow_id.encode()).hexdigest()[:32]}"
+
+
+async def start_workflow(
+    request: Request,
+    run: Any,
+    arg: Any,
+    *,
+    workflow_id: str,
+    attributes: TypedSearchAttributes,
+    name: str,
+    allow_retry_after_failure: bool = False,
+) -> None:
+    """Start idempotently by id: an existing run with this id (a retried request) is kept."""
+    client: Client = request.app.state.temporal
+    try:
+        await client.start_workflow(
+            run,
+            arg,
+            id=workflow_id,
+            task_queue=task_queue(request),
+            search_attributes=attributes,
+            id_reuse_policy=(
+                WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY
+                if allow_retry_after_failure
+                else WorkflowIDReusePolicy.REJECT_DUPLICATE
+            ),
+        )
+    except WorkflowAlreadyStartedError:
+        return
+    except Exception as exc:
+        log.warning("could not start %s %s: %r", name, workflow_id, exc)
+        raise ServiceUnavailable(
+            "The workflow engine is unreachable; nothing was done, retry shortly",
+            headers={"Retry-After": "5"},
+        ) from exc
+    WORKFLOW_STARTS.labels(workflow=name).inc()
+
+
+async def signal_lock(request: Request, lock_id: str, resolution: str) -> None:
+    """Best effort: the lock's timer would find the hold resolved anyway."""
+    client: Client = request.app.state.temporal
+    try:
+        handle = client.get_workflow_handle(lock_workflow_id(lock_id))
+        await handle.signal(FundLockWorkflow.resolved, resolution)
+    except Exception as exc:
+        log.info("could not signal lock %s (%r); its timer will find it resolved", lock_id, exc)
+
+
+async def replay_if_done(ctx: WriteContext) -> None:
+    """The derived record already exists: this key was executed before (Redis forgot its
+    marker). Answer with the stored response instead of writing twice."""
+    record = await ctx.session.scalar(
+        select(IdempotencyRecord).where(
+            IdempotencyRecord.scope == ctx.scope, IdempotencyRecord.key == ctx.key
+        )
+    )
+    if record is not None:
+        raise IdempotentReplay(record)
+    raise ProblemError(
+        "A request with this idempotency_key is still in flight; retry shortly",
+        status=409,
+        slug="idempotency-key-in-use",
+        headers={"Retry-After": "1"},
+    )
+
+
+def lock_workflow_id(lock_id: str) -> str:
+    return f"funds-lock-{lock_id}"
+
+
+# ------------------------------------------------------------------ bodies
+
+
+class LockIn(BaseModel):
+    user_uid: str = Field(min_length=1, max_length=100)
+    currency: Currency = Field(examples=["MCC"])
+    amount: str = Field(examples=["12.5"], description="Decimal string, > 0, at most 9 decimals")
+    reason: str = Field(min_length=1, max_length=100, examples=["auction_bid"])
+    reference_id: str | None = Field(None, max_length=200, examples=["auction-42"])
+    expires_at: datetime = Field(description="When the lock ends by itself (future, with offset)")
+    idempotency_key: str | None = Field(
+        None, description="Required unless the Idempotency-Key header is sent"
+    )
+
+
+class UnlockIn(BaseModel):
+    lock_id: str = Field(min_length=1, max_length=64)
+    reason: str = Field(min_length=1, max_length=100, examples=["outbid"])
+    idempotency_key: str | None = None
+
+
+# ------------------------------------------------------------------ routes
+
+
+@router.post(
+    "/lock",
+    status_code=201,
+    response_model=Envelope,
+    responses={**PROBLEMS, 201: {"description": "`fund_lock` with status `locked`"}},
+)
+async def lock_funds(payload: LockIn, project: FundsManage, request: Request) -> Any:
+    """Lock (reserve) a user's funds until unlocked, settled or expired."""
+    amount = parse_amount(payload.amount, request)
+    expires_at = payload.expires_at
+    if expires_at.tzinfo is None:
+        raise ProblemError(
+            "expires_at needs a UTC offset (e.g. 2030-01-01T00:00:00Z)",
+            status=422,
+            slug="validation-error",
+            errors=[{"field": "expires_at", "message": "timezone offset required"}],
+        )
+    if expires_at <= datetime.now(UTC):
+        raise ProblemError(
+            "expires_at must be in the future",
+            status=422,
+            slug="validation-error",
+            errors=[{"field": "expires_at", "message": "must be in the future"}],
+        )
+    expires_at = expires_at.astimezone(UTC)
+    async with write_context(
+        request, project, operation="funds.lock", user_uid=payload.user_uid
+    ) as ctx:
+        await require_user_authorized(ctx.session, project, payload.user_uid)
+        lock_id = derived_id("lk", ctx.workflow_id("funds-lock"))
+        if await ctx.session.get(Hold, lock_id) is not None:
+            await replay_if_done(ctx)
+        try:
+            hold, balances = await locks.lock(
+                ctx.session,
+                lock_id=lock_id,
+                project_id=project.project_id,
+                user_uid=payload.user_uid,
+                currency=payload.currency,
+                amount=amount,
+                reason=payload.reason,
+                reference_id=payload.reference_id,
+                expires_at=expires_at,
+                decimals=decimals(request),
+            )
+        except Rejected as exc:
+            raise problem(exc) from exc
+        # Started before the commit: if the commit fails the timer finds no hold (a no-op);
+        # if the process dies after the commit, the hold still has its timer.
+        await start_workflow(
+            request,
+            FundLockWorkflow.run,
+            FundLockInput(lock_id=lock_id, expires_at=expires_at.isoformat()),
+            workflow_id=lock_workflow_id(lock_id),
+            attributes=search.attributes(
+                project_id=project.project_id,
+                user_uid=payload.user_uid,
+                operation="fund_lock",
+                status="locked",
+                currency=payload.currency,
+            ),
+            name="FundLockWorkflow",
+        )
+        attributes = locks.lock_attributes(hold, decimals(request), balances.available)
+        return ctx.respond(201, single("fund_lock", lock_id, attributes))
+
+
+@router.post("/unlock", response_model=Envelope, responses=PROBLEMS)
+async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request) -> Any:
+    """Unlock a fund lock of this project (exactly once; 409 if no longer locked)."""
+    async with write_context(request, project, operation="funds.unlock") as ctx:
+        try:
+            hold, balances = await locks.unlock(
+                ctx.session,
+                lock_id=payload.lock_id,
+                project_id=project.project_id,
+                reason=payload.reason,
+                decimals=decimals(request),
+            )
+        except Rejected as exc:
+            raise problem(exc) from exc
+        ctx.audit.user_uid = hold.user_uid
+        attributes = locks.lock_attributes(hold, decimals(request), balances.available)
+        attributes["unlock_reason"] = payload.reason
+        response = ctx.respond(200, single("fund_lock", hold.id, attributes))
+    await signal_lock(request, hold.id, "unlocked")
+    return response
+
+
+@router.get("/locked/{user_uid}", response_model=Envelope, responses=PROBLEMS)
+async def locked_funds(
+    user_uid: str,
+    project: FundsRead,
+    session: SessionDep,
+    request: Request,
+    paging: Annotated[PageParams, Query()],
+) -> Any:
+    """Active fund locks this project holds on a user (paged)."""
+    await require_user_authorized(session, project, user_uid)
+    where = (
+        (Hold.user_uid == user_uid)
+        & (Hold.project_id == project.project_id)
+        & (Hold.status == "active")
+    )
+    total = await session.scalar(select(func.count()).select_from(Hold).where(where)) or 0
+    rows = await session.scalars(
+        select(Hold)
+        .where(where)
+        .order_by(Hold.created_at, Hold.id)
+        .offset(paging.offset)
+        .limit(paging.per_page)
+    )
+    items = [resource("fund_lock", h.id, locks.lock_attributes(h, decimals(request))) for h in rows]
+    return page(items, total, paging)

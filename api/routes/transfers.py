@@ -1,0 +1,300 @@
+"""Transfer requests and transfers between a project's own users: accepted at once as
+``pending`` (funds reserved), settled on chain by TransferWorkflow. See docs/engine.md."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Request, Security
+from pydantic import BaseModel, Field
+
+from api.auth.consent import require_user_authorized
+from api.auth.deps import current_project
+from api.auth.principal import ProjectPrincipal
+from api.deps import SessionDep
+from api.envelope import Envelope, single
+from api.errors import NotFound, ProblemError
+from api.idempotency import WriteContext, write_context
+from api.routes.funds import (
+    PROBLEMS,
+    decimals,
+    derived_id,
+    parse_amount,
+    problem,
+    replay_if_done,
+    signal_lock,
+    start_workflow,
+)
+from core.money import to_decimal_string
+from db.models.engine import Transfer
+from db.models.identity import User
+from engine import search, transfers
+from engine.errors import Rejected
+from engine.locks import iso
+from workflows.transfers import TransferInput, TransferWorkflow
+
+router = APIRouter(tags=["transfers"])
+
+TransferWrite = Annotated[ProjectPrincipal, Security(current_project, scopes=["transfer:write"])]
+TransferRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["transfer:read"])]
+FundsTransfer = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:transfer"])]
+
+
+class TransferRequestIn(BaseModel):
+    transfer_type: str = Field(min_length=1, max_length=64, examples=["auction_settlement"])
+    from_uid: str = Field(min_length=1, max_length=100)
+    to_uid: str = Field(min_length=1, max_length=100)
+    currency: Literal["MCC", "MCD"]
+    amount: str = Field(examples=["12.5"])
+    reference: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Identifiers of the business object; `lock_id` settles that fund lock",
+        examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+    )
+    requires_onchain: bool = Field(
+        True, description="Recorded; every transfer settles on chain (the ledger mirrors custody)"
+    )
+    idempotency_key: str | None = None
+
+
+class FundsTransferIn(BaseModel):
+    from_uid: str = Field(min_length=1, max_length=100)
+    to_uid: str = Field(min_length=1, max_length=100)
+    currency: Literal["MCC", "MCD"]
+    amount: str = Field(examples=["1.5"])
+    reason: str | None = Field(None, max_length=100, examples=["in_game_trade"])
+    reference: dict[str, Any] = Field(default_factory=dict)
+    idempotency_key: str | None = None
+
+
+class CancelIn(BaseModel):
+    reason: str | None = Field(None, max_length=200)
+    idempotency_key: str | None = None
+
+
+def workflow_id_for(transfer_id: str) -> str:
+    return f"transfer-{transfer_id}"
+
+
+def transfer_attributes(
+    t: Transfer, decimals_: int, history: list[Any] | None = None
+) -> dict[str, Any]:
+    attributes: dict[str, Any] = {
+        "status": t.status,
+        "transfer_type": t.transfer_type,
+        "from_uid": t.from_uid,
+        "to_uid": t.to_uid,
+        "currency": t.currency,
+        "amount": to_decimal_string(t.amount, decimals_),
+        "reference": t.reference,
+        "requires_onchain": t.requires_onchain,
+        "lock_id": t.lock_id,
+        "created_at": iso(t.created_at),
+    }
+    if history is not None:
+        attributes |= {
+            "failure_reason": t.failure_reason,
+            "tx_signature": t.signature,
+            "slot": t.slot,
+            "block_height": t.block_height,
+            "updated_at": iso(t.updated_at),
+            "finished_at": iso(t.finished_at),
+            "history": [
+                {"status": h.status, "reason": h.reason, "at": iso(h.created_at)} for h in history
+            ],
+        }
+    return attributes
+
+
+async def _accept(
+    request: Request,
+    ctx: WriteContext,
+    project: ProjectPrincipal,
+    *,
+    transfer_type: str,
+    from_uid: str,
+    to_uid: str,
+    currency: str,
+    amount: int,
+    reference: dict[str, Any],
+    requires_onchain: bool,
+) -> Transfer:
+    if from_uid == to_uid:
+        raise ProblemError(
+            "from_uid and to_uid must differ",
+            status=422,
+            slug="validation-error",
+            errors=[{"field": "to_uid", "message": "must differ from from_uid"}],
+        )
+    if await ctx.session.get(User, to_uid) is None:
+        raise ProblemError(
+            f"Unknown user {to_uid}",
+            status=422,
+            slug="validation-error",
+            errors=[{"field": "to_uid", "message": "unknown user"}],
+        )
+    transfer_id = derived_id("tr", ctx.workflow_id("transfer"))
+    if await ctx.session.get(Transfer, transfer_id) is not None:
+        await replay_if_done(ctx)
+    try:
+        transfer = await transfers.create(
+            ctx.session,
+            transfer_id=transfer_id,
+            project_id=project.project_id,
+            transfer_type=transfer_type,
+            from_uid=from_uid,
+            to_uid=to_uid,
+            currency=currency,
+            amount=amount,
+            reference=reference,
+            requires_onchain=requires_onchain,
+            decimals=decimals(request),
+            workflow_id=workflow_id_for(transfer_id),
+            audit_id=ctx.audit_id,
+        )
+    except Rejected as exc:
+        raise problem(exc) from exc
+    # Started before the commit (idempotent by id): a commit that fails leaves a workflow that
+    # finds no transfer and ends; a crash after the commit cannot leave a transfer unattended.
+    await start_workflow(
+        request,
+        TransferWorkflow.run,
+        TransferInput(transfer_id=transfer_id),
+        workflow_id=workflow_id_for(transfer_id),
+        attributes=search.attributes(
+            project_id=project.project_id,
+            user_uid=from_uid,
+            operation="transfer",
+            status="pending",
+            currency=currency,
+        ),
+        name="TransferWorkflow",
+        allow_retry_after_failure=True,
+    )
+    return transfer
+
+
+@router.post(
+    "/v1/transfer/request",
+    status_code=202,
+    response_model=Envelope,
+    responses={**PROBLEMS, 202: {"description": "`transfer` with status `pending`"}},
+)
+async def request_transfer(
+    payload: TransferRequestIn, project: TransferWrite, request: Request
+) -> Any:
+    """Request a transfer from a user who authorized this project; settles on chain."""
+    amount = parse_amount(payload.amount, request)
+    async with write_context(
+        request, project, operation="transfer.request", user_uid=payload.from_uid
+    ) as ctx:
+        await require_user_authorized(ctx.session, project, payload.from_uid)
+        transfer = await _accept(
+            request,
+            ctx,
+            project,
+            transfer_type=payload.transfer_type,
+            from_uid=payload.from_uid,
+            to_uid=payload.to_uid,
+            currency=payload.currency,
+            amount=amount,
+            reference=payload.reference,
+            requires_onchain=payload.requires_onchain,
+        )
+        attributes = transfer_attributes(transfer, decimals(request))
+        response = ctx.respond(
+            202, single("transfer", transfer.id, attributes), audit_status="pending"
+        )
+    if transfer.lock_id is not None:
+        await signal_lock(request, transfer.lock_id, "settled")
+    return response
+
+
+@router.post(
+    "/v1/funds/transfer",
+    status_code=202,
+    response_model=Envelope,
+    responses={**PROBLEMS, 202: {"description": "`transfer` with status `pending`"}},
+)
+async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, request: Request) -> Any:
+    """Move funds between two users of this project (both must have authorized it)."""
+    amount = parse_amount(payload.amount, request)
+    async with write_context(
+        request, project, operation="funds.transfer", user_uid=payload.from_uid
+    ) as ctx:
+        await require_user_authorized(ctx.session, project, payload.from_uid)
+        await require_user_authorized(ctx.session, project, payload.to_uid)
+        reference = dict(payload.reference)
+        if payload.reason:
+            reference.setdefault("reason", payload.reason)
+        transfer = await _accept(
+            request,
+            ctx,
+            project,
+            transfer_type="project_internal",
+            from_uid=payload.from_uid,
+            to_uid=payload.to_uid,
+            currency=payload.currency,
+            amount=amount,
+            reference=reference,
+            requires_onchain=True,
+        )
+        attributes = transfer_attributes(transfer, decimals(request))
+        response = ctx.respond(
+            202, single("transfer", transfer.id, attributes), audit_status="pending"
+        )
+    if transfer.lock_id is not None:
+        await signal_lock(request, transfer.lock_id, "settled")
+    return response
+
+
+async def _own(session: SessionDep, project: ProjectPrincipal, transfer_id: str) -> Transfer:
+    transfer = await session.get(Transfer, transfer_id)
+    if transfer is None or transfer.project_id != project.project_id:
+        raise NotFound(f"Transfer {transfer_id} not found")
+    return transfer
+
+
+@router.get("/v1/transfer/{transfer_id}", response_model=Envelope, responses=PROBLEMS)
+async def get_transfer(
+    transfer_id: str, project: TransferRead, session: SessionDep, request: Request
+) -> Any:
+    """A transfer of this project with its state history."""
+    transfer = await _own(session, project, transfer_id)
+    history = await transfers.history(session, transfer_id)
+    return single(
+        "transfer", transfer.id, transfer_attributes(transfer, decimals(request), history)
+    )
+
+
+@router.post("/v1/transfer/{transfer_id}/cancel", response_model=Envelope, responses=PROBLEMS)
+async def cancel_transfer(
+    transfer_id: str, project: TransferWrite, request: Request, payload: CancelIn | None = None
+) -> Any:
+    """Cancel a transfer while it is still `pending` (409 `invalid-state` afterwards)."""
+    async with write_context(request, project, operation="transfer.cancel") as ctx:
+        transfer = await _own(ctx.session, project, transfer_id)
+        ctx.audit.user_uid = transfer.from_uid
+        reason = (payload.reason if payload else None) or "cancelled by the project"
+        ended = await transfers.fail(
+            ctx.session,
+            transfer_id,
+            reason,
+            decimals=decimals(request),
+            from_statuses=("pending",),
+            to_status="cancelled",
+        )
+        if ended is None:
+            await ctx.session.refresh(transfer)
+            raise ProblemError(
+                f"Transfer {transfer_id} is {transfer.status}; only a pending transfer can be "
+                "cancelled",
+                status=409,
+                slug="invalid-state",
+                transfer_status=transfer.status,
+            )
+        history = await transfers.history(ctx.session, transfer_id)
+        return ctx.respond(
+            200,
+            single("transfer", ended.id, transfer_attributes(ended, decimals(request), history)),
+        )

@@ -1,0 +1,236 @@
+"""The transaction engine under load, beside the bare one-activity PingWorkflow.
+
+Starts (or takes from the environment) PostgreSQL, Redis, Temporal and the local chain node
+(20 ms slots), runs the real worker and the real app in this process, and measures:
+
+- ping: PingWorkflow executions per second (the reference: one activity, no I/O);
+- accept: POST /v1/transfer/request answered per second, p50/p99 latency, while the engine is
+  busy settling the earlier ones;
+- end to end: transfers per second from the first accept to the last `completed` (finalized
+  on chain, receipt verified, ledger booked).
+
+Prints the figures and the ratio end-to-end / ping. Loopback only; bounded (< 3 minutes).
+
+    .venv/bin/python bench/engine.py [--transfers 300] [--concurrency 32] [--pings 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+from sqlalchemy import func, select
+from temporalio.common import SearchAttributeKey
+from temporalio.testing import WorkflowEnvironment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from api.app import create_app
+from core.config import Settings
+from core.embedded import free_port, temporal_cli
+from core.security import encrypt_secret, hash_api_secret, new_api_key
+from db.models import Project, User
+from db.models.access import OAuthConsent
+from db.models.engine import Transfer
+from engine.funding import fund_user
+from mccgw.seed import PROJECT_SCOPES
+from tests.services import fresh_database, redis_server
+from worker import build_worker, worker_deps
+from workflows.reference import PingInput, PingWorkflow
+
+UNIT = 10**9
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Namespace) -> None:
+    queue = f"bench-engine-{uuid.uuid4().hex[:6]}"
+    client = env.client
+    async with worker_deps(settings) as deps, build_worker(client, deps, task_queue=queue):
+        # -- reference: the bare one-activity workflow on the same server and worker
+        sem = asyncio.Semaphore(args.concurrency)
+
+        async def ping(i: int) -> None:
+            async with sem:
+                await client.execute_workflow(
+                    PingWorkflow.run, PingInput(message=str(i)),
+                    id=f"bench-ping-{queue}-{i}", task_queue=queue,
+                )  # fmt: skip
+
+        await asyncio.gather(*(ping(-i - 1) for i in range(20)))  # warm-up
+        t0 = time.perf_counter()
+        await asyncio.gather(*(ping(i) for i in range(args.pings)))
+        ping_rate = args.pings / (time.perf_counter() - t0)
+
+        # -- seed: a project, senders with real on-chain funds, receivers with custody accounts
+        secret = "sk_" + secrets.token_hex(32)
+        senders = [f"u_bs_{i}_{secrets.token_hex(3)}" for i in range(args.senders)]
+        receivers = [f"u_br_{i}_{secrets.token_hex(3)}" for i in range(args.senders)]
+        async with deps.sessions() as s:
+            project = Project(
+                name="bench-engine", allowed_scopes=PROJECT_SCOPES, rate_limit_tier="enterprise",
+                ip_allowlist=[], limits={}, api_key=new_api_key(),
+                api_secret_hash=hash_api_secret(secret),
+                api_secret_encrypted=encrypt_secret(
+                    secret, settings.master_key, settings.master_key_id
+                ),
+            )  # fmt: skip
+            s.add(project)
+            for uid in senders + receivers:
+                s.add(User(uid=uid, username=uid, email=f"{uid}@bench.local", role="user"))
+            await s.flush()
+            for uid in senders:
+                s.add(OAuthConsent(user_uid=uid, project_id=project.project_id, scopes=[],
+                                   source="admin"))  # fmt: skip
+            await s.commit()
+        t_seed = time.perf_counter()
+        await asyncio.gather(
+            *(
+                fund_user(
+                    deps.gateway,
+                    deps.sessions,
+                    uid=u,
+                    currency="MCC",
+                    amount=1000 * UNIT,
+                    op_key=f"bench-fund:{u}",
+                )
+                for u in senders
+            ),
+            *(deps.gateway.ensure_custody_account(u, "MCC") for u in receivers),
+        )
+        seed_s = time.perf_counter() - t_seed
+
+        app = create_app(settings)
+        async with app.router.lifespan_context(app):
+            app.state.engine_task_queue = queue
+            headers = {"X-Project-ID": str(project.project_id), "X-API-Key": secret}
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://bench") as http:
+                latencies: list[float] = []
+                ids: list[str] = []
+
+                async def accept(i: int) -> None:
+                    body = {
+                        "transfer_type": "bench", "from_uid": senders[i % len(senders)],
+                        "to_uid": receivers[i % len(receivers)], "currency": "MCC",
+                        "amount": "0.001", "reference": {"i": i}, "idempotency_key": f"b-{i}",
+                    }  # fmt: skip
+                    async with sem:
+                        start = time.perf_counter()
+                        r = await http.post("/v1/transfer/request", json=body, headers=headers)
+                        latencies.append(time.perf_counter() - start)
+                    if r.status_code != 202:
+                        raise RuntimeError(f"transfer refused: {r.status_code} {r.text}")
+                    ids.append(r.json()["data"]["id"])
+
+                t_accept = time.perf_counter()
+                await asyncio.gather(*(accept(i) for i in range(args.transfers)))
+                accept_s = time.perf_counter() - t_accept
+
+                deadline = time.perf_counter() + args.max_wait
+                done = 0
+                while time.perf_counter() < deadline:
+                    async with deps.sessions() as s:
+                        done = int(
+                            await s.scalar(
+                                select(func.count())
+                                .select_from(Transfer)
+                                .where(
+                                    Transfer.id.in_(ids),
+                                    Transfer.status.in_(("completed", "failed", "cancelled")),
+                                )
+                            )
+                            or 0
+                        )
+                    if done == len(ids):
+                        break
+                    await asyncio.sleep(0.05)
+                e2e_s = time.perf_counter() - t_accept
+                async with deps.sessions() as s:
+                    completed = int(
+                        await s.scalar(
+                            select(func.count())
+                            .select_from(Transfer)
+                            .where(Transfer.id.in_(ids), Transfer.status == "completed")
+                        )
+                        or 0
+                    )
+
+    e2e_rate = completed / e2e_s
+    print(f"engine benchmark (local chain, 20 ms slots; concurrency {args.concurrency})")
+    print(f"  seed: {args.senders} senders funded on chain + receivers' custody in {seed_s:.1f} s")
+    print(f"  reference PingWorkflow:      {ping_rate:8.1f} workflows/s ({args.pings} runs)")
+    print(
+        f"  transfer accept:             {args.transfers / accept_s:8.1f} /s   "
+        f"p50 {statistics.median(latencies) * 1000:.1f} ms   "
+        f"p99 {pct(latencies, 0.99) * 1000:.1f} ms"
+    )
+    print(
+        f"  transfer end to end:         {e2e_rate:8.1f} /s   "
+        f"({completed}/{len(ids)} completed, finalized + verified, in {e2e_s:.1f} s)"
+    )
+    print(f"  ratio end-to-end / ping:     {e2e_rate / ping_rate:8.3f}")
+
+
+async def amain(args: argparse.Namespace, settings: Settings) -> None:
+    if address := os.environ.get("TEMPORAL_ADDRESS"):
+        from temporalio.client import Client
+
+        env = WorkflowEnvironment.from_client(await Client.connect(address))
+        settings = settings.model_copy(update={"temporal_address": address})
+        await bench(settings, env, args)
+        return
+    names = ["ProjectId", "UserUid", "Operation", "Status", "Currency"]
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_cli(),
+        port=free_port(),
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in names],
+    )
+    try:
+        settings = settings.model_copy(
+            update={"temporal_address": env.client.service_client.config.target_host}
+        )
+        await bench(settings, env, args)
+    finally:
+        await env.shutdown()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--transfers", type=int, default=300)
+    parser.add_argument("--pings", type=int, default=300)
+    parser.add_argument("--senders", type=int, default=16)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--max-wait", type=float, default=100.0)
+    args = parser.parse_args()
+    from chain.node.process import start_node
+
+    with tempfile.TemporaryDirectory(prefix="mccgw-bench-engine-") as tmp:
+        os.chmod(tmp, 0o755)
+        node = start_node(Path(tmp) / "chain", Path(tmp) / "keys", free_port(), 20)
+        try:
+            with fresh_database(Path(tmp)) as db_url, redis_server(Path(tmp)) as redis_url:
+                settings = Settings(
+                    environment="test", database_url=db_url, redis_url=redis_url,
+                    solana_rpc_url=node.url, chain_keys_dir=Path(tmp) / "keys",
+                    log_json=False, log_level="WARNING",
+                )  # fmt: skip
+                asyncio.run(amain(args, settings))
+        finally:
+            node.stop()
+
+
+if __name__ == "__main__":
+    main()

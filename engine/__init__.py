@@ -1,0 +1,4 @@
+"""The transaction engine's services: amount limits, the transfer state machine, funding.
+
+Everything here only flushes; the caller (a route's write_context or an activity) commits.
+"""

@@ -1,0 +1,183 @@
+"""Per-operation and per-UTC-day amount limits, per project and currency (decisions.md).
+
+Usage is counted when an operation is accepted (in the same transaction) and released if it
+fails. The day counter is one ``limit_usage`` row changed by a conditional UPDATE, so
+concurrent operations can never push it over the limit.
+
+Defaults come from the specification's table; a project overrides them in ``projects.limits``:
+``{"transfer": {"MCC": {"per_operation": "100", "per_day": "1000"}}}`` (decimal strings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from core.money import InvalidAmount, to_base_units, to_decimal_string
+from db.models.engine import LimitUsage
+from db.models.identity import Project
+
+# operation -> (per operation, per day), in whole tokens; the same for MCC and MCD.
+DEFAULT_LIMITS: dict[str, tuple[int, int]] = {
+    "fund_lock": (10_000, 100_000),
+    "transfer": (5_000, 50_000),
+    "mining": (1_000, 10_000),
+}
+
+
+class LimitExceeded(Exception):
+    slug = "amount-limit-exceeded"
+
+    def __init__(self, message: str, limit: int, decimals: int) -> None:
+        super().__init__(message)
+        self.limit = to_decimal_string(limit, decimals)
+
+
+class AmountLimitExceeded(LimitExceeded):
+    slug = "amount-limit-exceeded"
+
+
+class DailyLimitExceeded(LimitExceeded):
+    slug = "daily-limit-exceeded"
+
+
+@dataclass(frozen=True)
+class Limits:
+    per_operation: int
+    per_day: int
+
+
+def utc_day(now: datetime | None = None) -> date:
+    return (now or datetime.now(UTC)).astimezone(UTC).date()
+
+
+def _override(overrides: dict[str, Any], operation: str, currency: str) -> dict[str, Any]:
+    for outer, inner in ((operation, currency), (currency, operation)):
+        found = overrides.get(outer)
+        if isinstance(found, dict) and isinstance(found.get(inner), dict):
+            return dict(found[inner])
+    return {}
+
+
+def resolve(
+    overrides: dict[str, Any] | None, operation: str, currency: str, decimals: int
+) -> Limits:
+    per_op, per_day = DEFAULT_LIMITS[operation]
+    limits = Limits(per_op * 10**decimals, per_day * 10**decimals)
+    custom = _override(overrides or {}, operation, currency)
+    values: dict[str, int] = {}
+    for name in ("per_operation", "per_day"):
+        if name in custom:
+            try:
+                values[name] = to_base_units(str(custom[name]), decimals, allow_zero=True)
+            except InvalidAmount:
+                continue  # a malformed override never loosens or breaks anything: keep default
+    return Limits(
+        values.get("per_operation", limits.per_operation), values.get("per_day", limits.per_day)
+    )
+
+
+async def project_limits(
+    session: AsyncSession, project_id: int, operation: str, currency: str, decimals: int
+) -> Limits:
+    overrides = await session.scalar(select(Project.limits).where(Project.project_id == project_id))
+    return resolve(overrides, operation, currency, decimals)
+
+
+async def check_operation(
+    session: AsyncSession,
+    *,
+    project_id: int,
+    currency: str,
+    operation: str,
+    amount: int,
+    decimals: int,
+) -> Limits:
+    """Raise AmountLimitExceeded when one operation is over its limit (reads only)."""
+    limits = await project_limits(session, project_id, operation, currency, decimals)
+    if amount > limits.per_operation:
+        raise AmountLimitExceeded(
+            f"{to_decimal_string(amount, decimals)} {currency} is over the per-operation limit "
+            f"of {to_decimal_string(limits.per_operation, decimals)} {currency} for {operation}",
+            limits.per_operation,
+            decimals,
+        )
+    return limits
+
+
+async def consume(
+    session: AsyncSession,
+    *,
+    project_id: int,
+    currency: str,
+    operation: str,
+    amount: int,
+    decimals: int,
+    day: date | None = None,
+    checked: Limits | None = None,
+) -> date:
+    """Count ``amount`` against today's usage; raises without writing when over a limit.
+
+    Returns the UTC day counted (keep it to release the same day's usage later)."""
+    limits = checked or await check_operation(
+        session,
+        project_id=project_id,
+        currency=currency,
+        operation=operation,
+        amount=amount,
+        decimals=decimals,
+    )
+    day = day or utc_day()
+    key = (
+        (LimitUsage.project_id == project_id)
+        & (LimitUsage.currency == currency)
+        & (LimitUsage.operation == operation)
+        & (LimitUsage.day == day)
+    )
+    await session.execute(
+        insert(LimitUsage)
+        .values(project_id=project_id, currency=currency, operation=operation, day=day, used=0)
+        .on_conflict_do_nothing()
+    )
+    counted = await session.scalar(
+        update(LimitUsage)
+        .where(key, LimitUsage.used + amount <= limits.per_day)
+        .values(used=LimitUsage.used + amount, updated_at=func.now())
+        .returning(LimitUsage.used)
+    )
+    if counted is None:
+        raise DailyLimitExceeded(
+            f"{to_decimal_string(amount, decimals)} {currency} would exceed the daily limit of "
+            f"{to_decimal_string(limits.per_day, decimals)} {currency} for {operation} "
+            f"(UTC day {day.isoformat()})",
+            limits.per_day,
+            decimals,
+        )
+    return day
+
+
+async def release(
+    session: AsyncSession,
+    *,
+    project_id: int,
+    currency: str,
+    operation: str,
+    amount: int,
+    day: date,
+) -> None:
+    """Give back usage counted for an operation that failed (never below zero)."""
+    await session.execute(
+        update(LimitUsage)
+        .where(
+            LimitUsage.project_id == project_id,
+            LimitUsage.currency == currency,
+            LimitUsage.operation == operation,
+            LimitUsage.day == day,
+        )
+        .values(used=func.greatest(LimitUsage.used - amount, 0), updated_at=func.now())
+    )

@@ -1,0 +1,145 @@
+"""Fund locks: a lock is a ledger hold (two-phase). Reserved in the request's transaction,
+released exactly once by unlock, by its expiry timer, or consumed by a settlement transfer."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from core.money import to_decimal_string
+from db.models.ledger import Hold
+from engine import limits
+from engine.errors import Rejected, invalid_state, not_found
+from engine.transfers import insufficient, limit_rejection
+from events.outbox import emit
+from ledger.service import Balances, InsufficientFunds, Ledger
+
+# Hold status -> the lock status projects see.
+LOCK_STATUS = {"active": "locked", "voided": "unlocked", "posted": "settled", "expired": "expired"}
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def lock_attributes(hold: Hold, decimals: int, available: int | None = None) -> dict[str, Any]:
+    attributes: dict[str, Any] = {
+        "status": LOCK_STATUS.get(hold.status, hold.status),
+        "user_uid": hold.user_uid,
+        "currency": hold.currency,
+        "amount": to_decimal_string(hold.amount, decimals),
+        "reason": hold.reason,
+        "reference_id": hold.reference_id,
+        "locked_until": iso(hold.expires_at),
+    }
+    if available is not None:
+        attributes["available_balance"] = to_decimal_string(available, decimals)
+    return attributes
+
+
+def _event(hold: Hold, decimals: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "lock_id": hold.id,
+        "user_uid": hold.user_uid,
+        "currency": hold.currency,
+        "amount": to_decimal_string(hold.amount, decimals),
+        "reference_id": hold.reference_id,
+        **extra,
+    }
+
+
+async def lock(
+    session: AsyncSession,
+    *,
+    lock_id: str,
+    project_id: int,
+    user_uid: str,
+    currency: str,
+    amount: int,
+    reason: str,
+    reference_id: str | None,
+    expires_at: datetime,
+    decimals: int,
+) -> tuple[Hold, Balances]:
+    """Reserve now (raises Rejected and writes nothing when funds or limits say no)."""
+    try:
+        checked = await limits.check_operation(
+            session, project_id=project_id, currency=currency, operation="fund_lock",
+            amount=amount, decimals=decimals,
+        )  # fmt: skip
+    except limits.LimitExceeded as exc:
+        raise limit_rejection(exc) from exc
+    ledger = Ledger(session)
+    try:
+        hold = await ledger.reserve(
+            lock_id, user_uid, currency, amount,
+            project_id=project_id, reason=reason, reference_id=reference_id,
+            expires_at=expires_at,
+        )  # fmt: skip
+    except InsufficientFunds as exc:
+        raise insufficient(exc, decimals) from exc
+    try:
+        await limits.consume(
+            session,
+            project_id=project_id,
+            currency=currency,
+            operation="fund_lock",
+            amount=amount,
+            decimals=decimals,
+            checked=checked,
+        )
+    except limits.LimitExceeded as exc:
+        raise limit_rejection(exc) from exc
+    await emit(
+        session,
+        project_id=project_id,
+        type="funds.locked",
+        data=_event(hold, decimals, reason=reason, locked_until=iso(expires_at)),
+        event_id=f"evt_{lock_id}_locked",
+    )
+    return hold, await ledger.balances(user_uid, currency)
+
+
+async def unlock(
+    session: AsyncSession, *, lock_id: str, project_id: int, reason: str, decimals: int
+) -> tuple[Hold, Balances]:
+    """Release a lock of this project exactly once (409 ``invalid-state`` if not locked)."""
+    hold = await session.get(Hold, lock_id)
+    if hold is None or hold.project_id != project_id:
+        raise not_found(f"Fund lock {lock_id}")
+    ledger = Ledger(session)
+    voided = await ledger.void(lock_id, reason)
+    if voided is None:
+        await session.refresh(hold)
+        raise invalid_state(
+            f"Fund lock {lock_id} is {LOCK_STATUS.get(hold.status, hold.status)}, not locked",
+            lock_status=LOCK_STATUS.get(hold.status, hold.status),
+        )
+    await emit(
+        session,
+        project_id=project_id,
+        type="funds.unlocked",
+        data=_event(voided, decimals, reason=reason),
+        event_id=f"evt_{lock_id}_unlocked",
+    )
+    return voided, await ledger.balances(voided.user_uid, voided.currency)
+
+
+async def expire(session: AsyncSession, lock_id: str, decimals: int) -> Hold | None:
+    """The lock's time ran out: release it if still locked (None if already resolved)."""
+    expired = await Ledger(session).expire(lock_id)
+    if expired is None:
+        return None
+    await emit(
+        session,
+        project_id=expired.project_id or 0,
+        type="funds.unlocked",
+        data=_event(expired, decimals, reason="expired"),
+        event_id=f"evt_{lock_id}_unlocked",
+    )
+    return expired
+
+
+__all__ = ["Rejected", "expire", "lock", "lock_attributes", "unlock"]

@@ -1,0 +1,292 @@
+"""The transfer state machine. Every transition is one conditional UPDATE on ``status`` (so of
+two racing transitions exactly one wins), one ``transfer_states`` row, the ledger moves and the
+event, all in the caller's transaction (flush only).
+
+    pending -> pending_onchain -> completed
+    pending -> cancelled            (project or operator cancel; funds available again)
+    pending | pending_onchain -> failed   (chain rejected; funds available again)
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.audit import mark_audit
+from core.money import to_decimal_string
+from db.models.engine import Transfer, TransferState
+from db.models.ledger import Hold
+from engine import limits
+from engine.errors import Rejected, invalid_state
+from events.outbox import emit
+from ledger.service import InsufficientFunds, Ledger
+
+
+def new_transfer_id() -> str:
+    return f"tr_{uuid.uuid4().hex}"
+
+
+def op_key_for(transfer_id: str) -> str:
+    """The chain write carrying one transfer (derived from its id: exactly once)."""
+    return f"transfer:{transfer_id}"
+
+
+def insufficient(exc: InsufficientFunds, decimals: int) -> Rejected:
+    return Rejected(
+        f"{exc.user_uid} has {to_decimal_string(exc.available, decimals)} {exc.currency} "
+        f"available, {to_decimal_string(exc.requested, decimals)} needed",
+        slug="insufficient-funds",
+        available_balance=to_decimal_string(exc.available, decimals),
+    )
+
+
+def limit_rejection(exc: limits.LimitExceeded) -> Rejected:
+    return Rejected(str(exc), slug=exc.slug, limit=exc.limit)
+
+
+async def _state(session: AsyncSession, transfer_id: str, status: str, reason: str | None) -> None:
+    await session.execute(
+        insert(TransferState).values(
+            transfer_id=transfer_id, status=status, reason=(reason or None) and reason[:500]
+        )
+    )
+
+
+async def create(
+    session: AsyncSession,
+    *,
+    transfer_id: str,
+    project_id: int,
+    transfer_type: str,
+    from_uid: str,
+    to_uid: str,
+    currency: str,
+    amount: int,
+    reference: dict[str, Any],
+    requires_onchain: bool,
+    decimals: int,
+    workflow_id: str | None = None,
+    audit_id: uuid.UUID | None = None,
+) -> Transfer:
+    """Accept a transfer: reserve the sender's funds (settling ``reference.lock_id`` if given),
+    count the amount limit and record it as ``pending``. Raises Rejected, writing nothing."""
+    try:
+        checked = await limits.check_operation(
+            session, project_id=project_id, currency=currency, operation="transfer",
+            amount=amount, decimals=decimals,
+        )  # fmt: skip
+    except limits.LimitExceeded as exc:
+        raise limit_rejection(exc) from exc
+    lock_id = reference.get("lock_id")
+    lock_id = str(lock_id) if lock_id not in (None, "") else None
+    transfer = Transfer(
+        id=transfer_id,
+        project_id=project_id,
+        transfer_type=transfer_type,
+        from_uid=from_uid,
+        to_uid=to_uid,
+        currency=currency,
+        amount=amount,
+        status="pending",
+        lock_id=lock_id,
+        reference=reference,
+        requires_onchain=requires_onchain,
+        limit_day=limits.utc_day(),
+        workflow_id=workflow_id,
+        audit_id=audit_id,
+        op_key=op_key_for(transfer_id),
+    )
+    session.add(transfer)
+    await session.flush()
+    await _state(session, transfer_id, "pending", None)
+    ledger = Ledger(session)
+    if lock_id is not None:
+        await _settle_lock(ledger, transfer)
+    else:
+        try:
+            await ledger.begin_out(from_uid, currency, amount, transfer_id)
+        except InsufficientFunds as exc:
+            raise insufficient(exc, decimals) from exc
+    try:
+        transfer.limit_day = await limits.consume(
+            session,
+            project_id=project_id,
+            currency=currency,
+            operation="transfer",
+            amount=amount,
+            decimals=decimals,
+            checked=checked,
+        )
+    except limits.LimitExceeded as exc:
+        raise limit_rejection(exc) from exc
+    return transfer
+
+
+async def _settle_lock(ledger: Ledger, transfer: Transfer) -> None:
+    assert transfer.lock_id is not None
+    hold = await ledger.session.get(Hold, transfer.lock_id)
+    if hold is None or hold.project_id != transfer.project_id:
+        raise Rejected(
+            f"Fund lock {transfer.lock_id} not found for this project", slug="not-found", status=404
+        )
+    problems = []
+    if hold.user_uid != transfer.from_uid:
+        problems.append("the lock belongs to another user than from_uid")
+    if hold.currency != transfer.currency:
+        problems.append(f"the lock is in {hold.currency}")
+    if transfer.amount > hold.amount:
+        problems.append("amount is larger than the locked amount")
+    if problems:
+        raise Rejected(
+            f"reference.lock_id cannot settle this transfer: {'; '.join(problems)}",
+            slug="validation-error",
+            errors=[{"field": "reference.lock_id", "message": p} for p in problems],
+        )
+    if await ledger.post(hold.id, transfer.id) is None:
+        raise invalid_state(f"Fund lock {hold.id} is no longer locked", lock_status=hold.status)
+    if hold.amount > transfer.amount:
+        # The part of the lock the settlement does not use becomes available again.
+        await ledger.cancel_out(
+            transfer.from_uid, transfer.currency, hold.amount - transfer.amount, transfer.id
+        )
+
+
+async def begin_onchain(session: AsyncSession, transfer_id: str) -> Transfer | None:
+    """pending -> pending_onchain (the cancel window closes). Returns the row as it now is,
+    or None if the transfer does not exist (yet)."""
+    moved = await session.scalar(
+        update(Transfer)
+        .where(Transfer.id == transfer_id, Transfer.status == "pending")
+        .values(status="pending_onchain", onchain_at=func.now(), updated_at=func.now())
+        .returning(Transfer.id)
+    )
+    if moved is not None:
+        await _state(session, transfer_id, "pending_onchain", None)
+    return await session.get(Transfer, transfer_id, populate_existing=True)
+
+
+def event_data(t: Transfer, decimals: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "transfer_id": t.id,
+        "transfer_type": t.transfer_type,
+        "status": t.status,
+        "from_uid": t.from_uid,
+        "to_uid": t.to_uid,
+        "currency": t.currency,
+        "amount": to_decimal_string(t.amount, decimals),
+        "reference": t.reference,
+        **extra,
+    }
+
+
+async def complete(
+    session: AsyncSession,
+    transfer_id: str,
+    *,
+    signature: str,
+    slot: int | None,
+    block_height: int | None,
+    decimals: int,
+) -> Transfer | None:
+    """pending_onchain -> completed after the chain write finalized and the receipt was
+    verified: the sender is debited, the receiver credited. None if already resolved."""
+    done = await session.scalar(
+        update(Transfer)
+        .where(Transfer.id == transfer_id, Transfer.status == "pending_onchain")
+        .values(
+            status="completed",
+            signature=signature,
+            slot=slot,
+            block_height=block_height,
+            finished_at=func.now(),
+            updated_at=func.now(),
+        )
+        .returning(Transfer)
+    )
+    if done is None:
+        return None
+    await _state(session, transfer_id, "completed", None)
+    ledger = Ledger(session)
+    # Lock account rows in a fixed order: two opposite transfers never deadlock.
+    moves = sorted([(done.from_uid, "debit"), (done.to_uid, "credit")])
+    for uid, kind in moves:
+        if kind == "debit":
+            await ledger.debit(uid, done.currency, done.amount, transfer_id)
+        else:
+            await ledger.credit(uid, done.currency, done.amount, transfer_id)
+    data = event_data(done, decimals, tx_signature=signature, block_height=block_height, slot=slot)
+    await emit(
+        session,
+        project_id=done.project_id,
+        type="transfer.completed",
+        data=data,
+        event_id=f"evt_{transfer_id}_completed",
+    )
+    if done.audit_id is not None:
+        await mark_audit(session, done.audit_id, "success", {"data": data})
+    return done
+
+
+async def fail(
+    session: AsyncSession,
+    transfer_id: str,
+    reason: str,
+    *,
+    decimals: int,
+    from_statuses: Sequence[str] = ("pending", "pending_onchain"),
+    to_status: str = "failed",
+) -> Transfer | None:
+    """End a transfer without moving money: the reserved funds are available again and the
+    amount-limit usage is released. None if the transfer was not in ``from_statuses``."""
+    ended = await session.scalar(
+        update(Transfer)
+        .where(Transfer.id == transfer_id, Transfer.status.in_(list(from_statuses)))
+        .values(
+            status=to_status,
+            failure_reason=reason[:500],
+            finished_at=func.now(),
+            updated_at=func.now(),
+        )
+        .returning(Transfer)
+    )
+    if ended is None:
+        return None
+    await _state(session, transfer_id, to_status, reason)
+    await Ledger(session).cancel_out(ended.from_uid, ended.currency, ended.amount, transfer_id)
+    await limits.release(
+        session,
+        project_id=ended.project_id,
+        currency=ended.currency,
+        operation="transfer",
+        amount=ended.amount,
+        day=ended.limit_day,
+    )
+    data = event_data(ended, decimals, reason=reason)
+    await emit(
+        session,
+        project_id=ended.project_id,
+        type="transfer.failed",
+        data=data,
+        event_id=f"evt_{transfer_id}_failed",
+    )
+    if ended.audit_id is not None:
+        await mark_audit(session, ended.audit_id, "failed", {"data": data})
+    return ended
+
+
+async def history(session: AsyncSession, transfer_id: str) -> list[TransferState]:
+    rows = await session.scalars(
+        select(TransferState)
+        .where(TransferState.transfer_id == transfer_id)
+        .order_by(TransferState.id)
+    )
+    return list(rows)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)

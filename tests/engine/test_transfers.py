@@ -1,0 +1,258 @@
+"""Transfers end to end: accepted as pending, settled on chain exactly once, verified, booked;
+settlement of a lock; cancel racing the broadcast; operators; reconciliation."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from fastapi import FastAPI
+from sqlalchemy import func, select
+from temporalio.client import Client
+
+from db.models.chain import ChainTransaction
+from db.models.engine import Transfer
+from db.models.events import Event
+from db.models.ledger import Hold
+from engine import transfers
+from ledger.service import Ledger
+from tests.engine.conftest import UNIT, Api, funded_user
+from tests.factories import World
+from worker import WorkerDeps
+from workflows.reconcile import ReconcileInput, ReconcileWorkflow
+
+
+async def wait_final(api: Api, transfer_id: str, within: float = 20.0) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        r = await api.get(f"/v1/transfer/{transfer_id}")
+        assert r.status_code == 200, r.text
+        attributes: dict[str, Any] = r.json()["data"]["attributes"]
+        if attributes["status"] in ("completed", "failed", "cancelled"):
+            return attributes
+        if asyncio.get_running_loop().time() > deadline:
+            temporal = api.client._transport.app.state.temporal  # type: ignore[attr-defined]
+            handle = temporal.get_workflow_handle(f"transfer-{transfer_id}")
+            try:
+                events = [str(e)[:300] async for e in handle.fetch_history_events()]
+            except Exception as exc:
+                events = [repr(exc)]
+            raise AssertionError(f"{attributes} not final; workflow history: {events}")
+        await asyncio.sleep(0.1)
+
+
+def transfer_body(src: str, dst: str, amount: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "transfer_type": "auction_settlement",
+        "from_uid": src,
+        "to_uid": dst,
+        "currency": "MCC",
+        "amount": amount,
+        "reference": {"auction_id": "a-1"},
+        "requires_onchain": True,
+        **extra,
+    }
+
+
+async def books(deps: WorkerDeps, uid: str) -> tuple[int, int, int]:
+    async with deps.sessions() as s:
+        b = await Ledger(s).balances(uid, "MCC")
+    return b.balance, b.held, b.pending_out
+
+
+async def test_transfer_completes_on_chain_and_in_the_ledger(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    src = await funded_user(world, deps, api.project.project_id, 50 * UNIT)
+    dst = await funded_user(world, deps, api.project.project_id, 0)
+    r = await api.post("/v1/transfer/request", transfer_body(src, dst, "20"))
+    assert r.status_code == 202, r.text
+    data = r.json()["data"]
+    assert data["type"] == "transfer" and data["attributes"]["status"] == "pending"
+    assert await books(deps, src) == (50 * UNIT, 0, 20 * UNIT)  # reserved before the answer
+
+    final = await wait_final(api, data["id"])
+    assert final["status"] == "completed", final
+    assert [h["status"] for h in final["history"]] == ["pending", "pending_onchain", "completed"]
+    assert final["tx_signature"] and final["block_height"] is not None
+    assert await deps.gateway.custody_balance(src, "MCC") == 30 * UNIT
+    assert await deps.gateway.custody_balance(dst, "MCC") == 20 * UNIT
+    assert await books(deps, src) == (30 * UNIT, 0, 0)
+    assert await books(deps, dst) == (20 * UNIT, 0, 0)
+    async with deps.sessions() as s:
+        evts = list(
+            await s.scalars(select(Event).where(Event.data["transfer_id"].astext == data["id"]))
+        )
+    assert [e.type for e in evts] == ["transfer.completed"]
+    assert evts[0].data["tx_signature"] == final["tx_signature"]
+
+    # Unknown, foreign and malformed requests are clean problems.
+    assert (await api.get("/v1/transfer/tr_nope")).status_code == 404
+    r = await api.post("/v1/transfer/request", transfer_body(src, src, "1"))
+    assert r.status_code == 422
+    r = await api.post("/v1/transfer/request", transfer_body(src, dst, "1000"))
+    assert r.status_code == 422 and r.json()["type"].endswith("/insufficient-funds")
+    r = await api.post("/v1/transfer/request", transfer_body(src, dst, "5000.1"))
+    assert r.status_code == 422 and r.json()["type"].endswith("/amount-limit-exceeded")
+    assert await books(deps, src) == (30 * UNIT, 0, 0)
+
+
+async def test_settlement_consumes_the_lock(api: Api, world: World, deps: WorkerDeps) -> None:
+    src = await funded_user(world, deps, api.project.project_id, 40 * UNIT)
+    dst = await funded_user(world, deps, api.project.project_id, 0)
+    expires = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    lock = await api.post(
+        "/v1/funds/lock",
+        {"user_uid": src, "currency": "MCC", "amount": "30", "reason": "auction_bid",
+         "reference_id": "a-2", "expires_at": expires},
+    )  # fmt: skip
+    lock_id = lock.json()["data"]["id"]
+    body = transfer_body(src, dst, "25", reference={"auction_id": "a-2", "lock_id": lock_id})
+    r = await api.post("/v1/transfer/request", body)
+    assert r.status_code == 202, r.text
+    # The hold is consumed at once: 25 outgoing, the unused 5 available again.
+    assert await books(deps, src) == (40 * UNIT, 0, 25 * UNIT)
+    assert (await wait_final(api, r.json()["data"]["id"]))["status"] == "completed"
+    async with deps.sessions() as s:
+        hold = await s.get(Hold, lock_id)
+        assert hold is not None and hold.status == "posted"
+    assert await books(deps, src) == (15 * UNIT, 0, 0)
+    assert await deps.gateway.custody_balance(dst, "MCC") == 25 * UNIT
+    # A settled lock can neither be unlocked nor settle twice.
+    assert (
+        await api.post("/v1/funds/unlock", {"lock_id": lock_id, "reason": "x"})
+    ).status_code == 409
+    r = await api.post("/v1/transfer/request", body)
+    assert r.status_code == 409 and r.json()["type"].endswith("/invalid-state")
+
+
+async def test_cancel_racing_the_broadcast_has_exactly_one_outcome(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    src = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
+    dst = await funded_user(world, deps, api.project.project_id, 0)
+    outcomes = []
+    for _ in range(4):
+        r = await api.post("/v1/transfer/request", transfer_body(src, dst, "1"))
+        transfer_id = r.json()["data"]["id"]
+        cancel = await api.post(f"/v1/transfer/{transfer_id}/cancel", {"reason": "changed mind"})
+        final = await wait_final(api, transfer_id)
+        async with deps.sessions() as s:
+            chain_rows = await s.scalar(
+                select(func.count())
+                .select_from(ChainTransaction)
+                .where(ChainTransaction.op_key == transfers.op_key_for(transfer_id))
+            )
+        if cancel.status_code == 200:
+            assert final["status"] == "cancelled" and chain_rows == 0
+        else:
+            assert cancel.status_code == 409, cancel.text
+            assert final["status"] == "completed" and chain_rows == 1
+        outcomes.append(final["status"])
+    moved = outcomes.count("completed") * UNIT
+    assert await deps.gateway.custody_balance(dst, "MCC") == moved
+    assert await books(deps, src) == (10 * UNIT - moved, 0, 0)
+
+
+async def test_funds_transfer_needs_both_users(api: Api, world: World, deps: WorkerDeps) -> None:
+    src = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
+    outsider = await world.user()
+    body = {"from_uid": src, "to_uid": outsider.uid, "currency": "MCC", "amount": "1"}
+    r = await api.post("/v1/funds/transfer", body)
+    assert r.status_code == 403
+    await world.consent(outsider.uid, api.project.project_id)
+    r = await api.post("/v1/funds/transfer", {**body, "reason": "trade"})
+    assert r.status_code == 202, r.text
+    assert (await wait_final(api, r.json()["data"]["id"]))["status"] == "completed"
+    assert await books(deps, outsider.uid) == (UNIT, 0, 0)
+
+
+async def _admin_headers(world: World) -> dict[str, str]:
+    admin = await world.user(role="admin")
+    return {"Authorization": f"Bearer {await world.token(admin.uid, 'openid')}"}
+
+
+async def test_operator_lists_cancels_and_retries_stuck_transfers(
+    api: Api, world: World, deps: WorkerDeps, app: FastAPI
+) -> None:
+    src = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
+    dst = await funded_user(world, deps, api.project.project_id, 0)
+    ids = []
+    async with deps.sessions() as s:  # accepted, but their workflows never started
+        for _ in range(2):
+            t = await transfers.create(
+                s, transfer_id=f"tr_{uuid.uuid4().hex}", project_id=api.project.project_id,
+                transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=UNIT,
+                reference={}, requires_onchain=True, decimals=9,
+            )  # fmt: skip
+            ids.append(t.id)
+        await s.commit()
+    headers = await _admin_headers(world)
+    user_headers = {"Authorization": f"Bearer {await world.token(dst, 'openid')}"}
+    r = await api.client.get("/v1/admin/transfers/stuck?older_than_seconds=0", headers=user_headers)
+    assert r.status_code == 403 and r.json()["type"].endswith("/admin-required")
+    r = await api.client.get("/v1/admin/transfers/stuck?older_than_seconds=0", headers=headers)
+    assert r.status_code == 200
+    assert set(ids) <= {t["id"] for t in r.json()["data"]}
+
+    r = await api.client.post(f"/v1/admin/transfers/{ids[0]}/cancel", headers=headers, json={})
+    assert r.status_code == 200, r.text
+    assert r.json()["data"]["attributes"]["status"] == "cancelled"
+    r = await api.client.post(f"/v1/admin/transfers/{ids[1]}/retry", headers=headers, json={})
+    assert r.status_code == 200, r.text
+    assert (await wait_final(api, ids[1]))["status"] == "completed"
+    r = await api.client.post(f"/v1/admin/transfers/{ids[1]}/cancel", headers=headers, json={})
+    assert r.status_code == 409
+    assert await books(deps, src) == (9 * UNIT, 0, 0)
+    async with deps.sessions() as s:
+        from db.models.access import AuditLog
+
+        ops = list(
+            await s.scalars(
+                select(AuditLog.operation).where(AuditLog.operation.like("admin.transfer.%"),
+                                                 AuditLog.user_uid == src)
+            )
+        )  # fmt: skip
+    assert sorted(ops) == ["admin.transfer.cancel", "admin.transfer.cancel", "admin.transfer.retry"]
+
+
+async def test_reconciliation_reports_drift_made_on_purpose(
+    api: Api, world: World, deps: WorkerDeps, app: FastAPI, queue: str
+) -> None:
+    uid = await funded_user(world, deps, api.project.project_id, 3 * UNIT)
+    async with deps.sessions() as s:  # the ledger claims funds the chain never received
+        await Ledger(s).credit(uid, "MCC", 2 * UNIT, "drift-on-purpose")
+        await s.commit()
+    client: Client = app.state.temporal
+    report = await client.execute_workflow(
+        ReconcileWorkflow.run,
+        ReconcileInput(),
+        id=f"reconcile-test-{uuid.uuid4().hex[:8]}",
+        task_queue=queue,
+    )
+    mine = [d for d in report.drifts if d["user_uid"] == uid]
+    assert mine == [
+        {
+            "user_uid": uid,
+            "currency": "MCC",
+            "address": str(deps.gateway.custody_address(uid, "MCC")),
+            "chain_balance": 3 * UNIT,
+            "ledger_balance": 5 * UNIT,
+            "drift": -2 * UNIT,
+        }
+    ]
+    headers = await _admin_headers(world)
+    r = await api.client.get(
+        f"/v1/admin/reconciliation/drifts?run_id={report.run_id}", headers=headers
+    )
+    assert r.status_code == 200
+    assert uid in {d["attributes"]["user_uid"] for d in r.json()["data"]}
+    async with deps.sessions() as s:  # reconciliation never moves money
+        assert await Ledger(s).balances(uid, "MCC") == (await Ledger(s).balances(uid, "MCC"))
+        assert (
+            await s.scalar(
+                select(func.count()).select_from(Transfer).where(Transfer.from_uid == uid)
+            )
+        ) == 0

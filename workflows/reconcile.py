@@ -1,0 +1,35 @@
+"""ReconcileWorkflow: one reconciliation pass (custody on chain vs ledger); started by a
+Temporal schedule created idempotently at worker start (``ensure_reconcile_schedule``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.engine import EngineActivities, ReconcileReport, ReconcileRequest
+    from engine.search import STATUS
+
+RECONCILE_SCHEDULE_ID = "mccgw-reconcile-custody"
+
+
+@dataclass
+class ReconcileInput:
+    note: str = ""
+
+
+@workflow.defn
+class ReconcileWorkflow:
+    @workflow.run
+    async def run(self, data: ReconcileInput) -> ReconcileReport:
+        report = await workflow.execute_activity_method(
+            EngineActivities.reconcile,
+            ReconcileRequest(run_id=workflow.info().run_id),
+            start_to_close_timeout=timedelta(minutes=5),
+            retry_policy=RetryPolicy(maximum_attempts=5, maximum_interval=timedelta(seconds=30)),
+        )
+        workflow.upsert_search_attributes([STATUS.value_set("drift" if report.drifts else "clean")])
+        return report
