@@ -14,6 +14,7 @@ COPY events ./events
 COPY ledger ./ledger
 COPY mccgw ./mccgw
 COPY migrations ./migrations
+COPY mining ./mining
 COPY onboarding ./onboarding
 COPY workflows ./workflows
 COPY worker.py alembic.ini ./

@@ -1,0 +1,123 @@
+"""Confirmed mining rewards for the user: daily MCD reward records, and the legacy history."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request, Security
+from sqlalchemy import Date, cast, func, select
+
+from api.auth.deps import current_user
+from api.auth.principal import UserPrincipal
+from api.deps import SessionDep
+from api.envelope import Envelope, PageParams, page, resource
+from api.routes.legacy import LegacyUser
+from core.money import to_decimal_string
+from db.models.identity import Project
+from db.models.mining import MiningActivity
+
+router = APIRouter(tags=["mining"])
+
+McdRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcd:read"])]
+LEGACY_STATUSES = ("pending_verification", "verified", "pending_onchain", "confirmed")
+
+
+def _decimals(request: Request) -> int:
+    return int(request.app.state.settings.token_decimals)
+
+
+@router.get(
+    "/v1/mcd/rewards",
+    response_model=Envelope,
+    responses={
+        401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
+        403: {"description": "Missing scope mcd:read (`insufficient-scope`)"},
+    },
+)
+async def mcd_rewards(
+    user: McdRead,
+    session: SessionDep,
+    request: Request,
+    params: Annotated[PageParams, Depends()],
+) -> dict[str, Any]:
+    """The current user's confirmed MCD mining rewards per UTC day and project."""
+    day = cast(func.timezone("UTC", MiningActivity.confirmed_at), Date)
+    where = (MiningActivity.user_uid == user.uid) & (MiningActivity.status == "confirmed")
+    grouped = (
+        select(
+            day.label("day"),
+            MiningActivity.project_id,
+            func.sum(MiningActivity.mcd_amount).label("amount"),
+            func.count().label("activities"),
+        )
+        .where(where)
+        .group_by(day, MiningActivity.project_id)
+    ).subquery()
+    total = await session.scalar(select(func.count()).select_from(grouped)) or 0
+    rows = (
+        await session.execute(
+            select(grouped, Project.name)
+            .outerjoin(Project, Project.project_id == grouped.c.project_id)
+            .order_by(grouped.c.day.desc(), grouped.c.project_id)
+            .offset(params.offset)
+            .limit(params.per_page)
+        )
+    ).all()
+    decimals = _decimals(request)
+    items = [
+        resource(
+            "mcd_reward",
+            f"{r.day.isoformat()}:{r.project_id}",
+            {
+                "date": r.day.isoformat(),
+                "project_id": str(r.project_id),
+                "project_name": r.name,
+                "amount": to_decimal_string(int(r.amount), decimals),
+                "activities": int(r.activities),
+                "source": "mining",
+            },
+        )
+        for r in rows
+    ]
+    return page(items, total, params)
+
+
+@router.get(
+    "/mcc/mining/history",
+    tags=["legacy"],
+    responses={401: {"description": "`{error: unauthorized, message, code: 401}`"}},
+)
+async def legacy_mining_history(
+    user: LegacyUser,
+    session: SessionDep,
+    request: Request,
+    limit: Annotated[int, Query(description="default 20; clamped to 1-100")] = 20,
+    offset: Annotated[int, Query(description="default 0")] = 0,
+) -> dict[str, Any]:
+    """Legacy mining history (plain JSON; bearer is an ID token): records and total."""
+    limit, offset = max(1, min(limit, 100)), max(0, offset)
+    where = (MiningActivity.user_uid == user.uid) & MiningActivity.status.in_(LEGACY_STATUSES)
+    total = await session.scalar(select(func.count()).where(where)) or 0
+    rows = (
+        await session.execute(
+            select(MiningActivity, Project.name)
+            .outerjoin(Project, Project.project_id == MiningActivity.project_id)
+            .where(where)
+            .order_by(MiningActivity.created_at.desc(), MiningActivity.id)
+            .offset(offset)
+            .limit(limit)
+        )
+    ).all()
+    decimals = _decimals(request)
+    records = [
+        {
+            "date": (row.confirmed_at or row.created_at).date().isoformat(),
+            "project": name or str(row.project_id),
+            # JSON number, as the legacy form shows; converted only at this edge.
+            "amount": float(Decimal(to_decimal_string(row.mcd_amount, decimals))),
+            "status": row.status,
+        }
+        for row, name in rows
+    ]
+    return {"records": records, "total": total}
