@@ -23,6 +23,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.engine import EngineActivities
+from activities.mining import MiningActivities
 from activities.onboarding import OnboardingActivities
 from activities.system import SystemActivities
 from activities.webhooks import WebhookActivities
@@ -35,6 +36,7 @@ from db.session import create_engine, create_session_maker
 from engine.schedules import ensure_reconcile_schedule
 from workflows.approval import ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
+from workflows.mining import MiningActivityWorkflow
 from workflows.reconcile import ReconcileWorkflow
 from workflows.reference import PingWorkflow
 from workflows.transfers import TransferWorkflow
@@ -43,7 +45,7 @@ from workflows.webhooks import WebhookPumpWorkflow
 log = logging.getLogger("mccgw.worker")
 
 WORKFLOWS: Sequence[type] = (PingWorkflow, ApprovalWorkflow)
-WORKFLOWS = (*WORKFLOWS, WebhookPumpWorkflow)
+WORKFLOWS = (*WORKFLOWS, WebhookPumpWorkflow, MiningActivityWorkflow)
 WORKFLOWS = (*WORKFLOWS, FundLockWorkflow, TransferWorkflow, ReconcileWorkflow)
 
 
@@ -79,9 +81,11 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
     system = SystemActivities()
     onboarding = OnboardingActivities(deps)
     webhooks = WebhookActivities(deps.settings, deps.sessions)
+    mining = MiningActivities(deps.settings, deps.sessions, deps.gateway)
     return [
         system.echo,
         webhooks.pump,
+        *mining.all(),
         onboarding.create_project,
         onboarding.whitelist_add,
         onboarding.complete_approval,

@@ -2,6 +2,8 @@
 
 from fastapi import APIRouter
 
+import api.routes.mining as mining_routes
+import api.routes.rewards as rewards_routes
 import api.routes.webhooks as webhooks_routes
 from api.routes import (
     admin_projects,
@@ -31,5 +33,7 @@ api_router.include_router(funds.router)
 api_router.include_router(transfers.router)
 api_router.include_router(admin_transfers.router)
 api_router.include_router(webhooks_routes.router)
+api_router.include_router(mining_routes.router)
+api_router.include_router(rewards_routes.router)
 api_router.include_router(legacy.router)
 api_router.include_router(auth_router)
