@@ -33,20 +33,28 @@ from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
 from db.session import create_engine, create_session_maker
-from engine.schedules import ensure_reconcile_schedule
+from engine.schedules import ensure_reconcile_schedule, ensure_recovery_schedule
 from workflows.approval import ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
 from workflows.mining import MiningActivityWorkflow
 from workflows.reconcile import ReconcileWorkflow
+from workflows.recovery import RecoveryWorkflow
 from workflows.reference import PingWorkflow
 from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
 
 log = logging.getLogger("mccgw.worker")
 
-WORKFLOWS: Sequence[type] = (PingWorkflow, ApprovalWorkflow)
-WORKFLOWS = (*WORKFLOWS, WebhookPumpWorkflow, MiningActivityWorkflow)
-WORKFLOWS = (*WORKFLOWS, FundLockWorkflow, TransferWorkflow, ReconcileWorkflow)
+WORKFLOWS: Sequence[type] = (
+    PingWorkflow,
+    ApprovalWorkflow,
+    WebhookPumpWorkflow,
+    MiningActivityWorkflow,
+    FundLockWorkflow,
+    TransferWorkflow,
+    ReconcileWorkflow,
+    RecoveryWorkflow,
+)
 
 
 @dataclass
@@ -84,12 +92,12 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
     mining = MiningActivities(deps.settings, deps.sessions, deps.gateway)
     return [
         system.echo,
-        webhooks.pump,
-        *mining.all(),
         onboarding.create_project,
         onboarding.whitelist_add,
         onboarding.complete_approval,
         onboarding.approval_failed,
+        webhooks.pump,
+        *mining.all(),
         *EngineActivities(deps).all(),
     ]
 
@@ -116,6 +124,7 @@ async def run(settings: Settings) -> None:
     async with worker_deps(settings) as deps:
         worker = build_worker(client, deps)
         await ensure_reconcile_schedule(client, MAIN_TASK_QUEUE)
+        await ensure_recovery_schedule(client, MAIN_TASK_QUEUE)
         log.info("worker polling", extra={"task_queue": MAIN_TASK_QUEUE})
         async with worker:
             await stop.wait()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from temporalio import activity
@@ -13,8 +14,9 @@ from temporalio.exceptions import ApplicationError
 from chain.custody import CustodyTransfer
 from chain.errors import ChainWriteConflict
 from db.models.engine import Transfer
-from engine import locks, reconcile, transfers
+from engine import locks, reconcile, recovery, transfers
 from engine.receipts import ReceiptMismatch, ReceiptUnavailable, verify_receipt
+from engine.recovery import Orphan
 
 if TYPE_CHECKING:
     from worker import WorkerDeps
@@ -75,6 +77,12 @@ class ReconcileReport:
     drifts: list[dict[str, Any]] = field(default_factory=list)
 
 
+@dataclass
+class OrphanQuery:
+    stale_after_seconds: float = 30.0
+    limit: int = 500
+
+
 class EngineActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
@@ -84,8 +92,7 @@ class EngineActivities:
 
     @activity.defn(name="engine.transfer_begin")
     async def transfer_begin(self, ref: TransferRef) -> TransferStep:
-        """pending -> pending_onchain (local activity). Retryable 'not found': the API starts
-        the workflow just before its commit."""
+        """pending -> pending_onchain (local activity); the row committed before the start."""
         async with self.deps.sessions() as session:
             row = await transfers.begin_onchain(session, ref.transfer_id)
             await session.commit()
@@ -192,8 +199,19 @@ class EngineActivities:
         )
         return ReconcileReport(summary.run_id, summary.checked, summary.skipped, summary.drifts)
 
+    @activity.defn(name="engine.find_orphans")
+    async def find_orphans(self, query: OrphanQuery) -> list[Orphan]:
+        """Committed records whose workflow may never have started (see engine.recovery)."""
+        async with self.deps.sessions() as session:
+            return await recovery.find_orphans(
+                session,
+                stale_after=timedelta(seconds=query.stale_after_seconds),
+                limit=query.limit,
+            )
+
     def all(self) -> list[Any]:
         return [
+            self.find_orphans,
             self.transfer_begin,
             self.transfer_send,
             self.transfer_await,

@@ -1,9 +1,11 @@
-"""The reconciliation schedule, created idempotently when a worker starts."""
+"""The engine's Temporal schedules, created idempotently when a worker starts: custody
+reconciliation (every 5 minutes) and the recovery sweep for unattended records (every 30 s)."""
 
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 from temporalio.client import (
     Client,
@@ -17,24 +19,21 @@ from temporalio.client import (
 )
 
 from workflows.reconcile import RECONCILE_SCHEDULE_ID, ReconcileInput, ReconcileWorkflow
+from workflows.recovery import RECOVERY_SCHEDULE_ID, RecoveryInput, RecoveryWorkflow
 
 log = logging.getLogger("mccgw.engine")
 
 
-async def ensure_reconcile_schedule(
-    client: Client, task_queue: str, every: timedelta = timedelta(minutes=5)
-) -> None:
+async def _ensure(
+    client: Client, schedule_id: str, run: Any, arg: Any, workflow_id: str, task_queue: str,
+    every: timedelta,
+) -> None:  # fmt: skip
     """Create the schedule unless it exists (any number of workers may call this)."""
     try:
         await client.create_schedule(
-            RECONCILE_SCHEDULE_ID,
+            schedule_id,
             Schedule(
-                action=ScheduleActionStartWorkflow(
-                    ReconcileWorkflow.run,
-                    ReconcileInput(note="scheduled"),
-                    id="mccgw-reconcile",
-                    task_queue=task_queue,
-                ),
+                action=ScheduleActionStartWorkflow(run, arg, id=workflow_id, task_queue=task_queue),
                 spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
                 policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
             ),
@@ -42,6 +41,24 @@ async def ensure_reconcile_schedule(
     except ScheduleAlreadyRunningError:
         return
     except Exception as exc:  # the worker runs without it; the next start retries
-        log.warning("could not create the reconciliation schedule: %r", exc)
+        log.warning("could not create the schedule %s: %r", schedule_id, exc)
         return
-    log.info("reconciliation schedule created", extra={"every_s": every.total_seconds()})
+    log.info("schedule created", extra={"schedule": schedule_id, "every_s": every.total_seconds()})
+
+
+async def ensure_reconcile_schedule(
+    client: Client, task_queue: str, every: timedelta = timedelta(minutes=5)
+) -> None:
+    await _ensure(
+        client, RECONCILE_SCHEDULE_ID, ReconcileWorkflow.run, ReconcileInput(note="scheduled"),
+        "mccgw-reconcile", task_queue, every,
+    )  # fmt: skip
+
+
+async def ensure_recovery_schedule(
+    client: Client, task_queue: str, every: timedelta = timedelta(seconds=30)
+) -> None:
+    await _ensure(
+        client, RECOVERY_SCHEDULE_ID, RecoveryWorkflow.run, RecoveryInput(),
+        "mccgw-recover", task_queue, every,
+    )  # fmt: skip

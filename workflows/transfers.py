@@ -30,7 +30,8 @@ with workflow.unsafe.imports_passed_through():
 _DB_RETRY = RetryPolicy(
     initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5)
 )
-# The API starts the workflow just before committing the row: wait for it a little, not forever.
+# The API starts the workflow after its commit (or the recovery sweep does); a missing row
+# means a bug or a hand-deleted record: retry a little, then give up visibly.
 _BEGIN_RETRY = RetryPolicy(
     initial_interval=timedelta(milliseconds=100),
     backoff_coefficient=2.0,

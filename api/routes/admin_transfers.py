@@ -18,7 +18,7 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import GatewayDep, SessionDep
 from api.envelope import Envelope, PageParams, page, resource, single
-from api.errors import NotFound, ProblemError
+from api.errors import NotFound, ProblemError, ServiceUnavailable
 from api.ratelimit import client_ip
 from api.routes.funds import decimals, problem, start_workflow
 from api.routes.transfers import transfer_attributes
@@ -157,7 +157,7 @@ async def retry_transfer(
     workflow_id = transfer.workflow_id
     if not running:
         workflow_id = f"transfer-{transfer.id}-retry-{uuid.uuid4().hex[:8]}"
-        await start_workflow(
+        started = await start_workflow(
             request,
             TransferWorkflow.run,
             TransferInput(transfer_id=transfer.id),
@@ -171,6 +171,10 @@ async def retry_transfer(
             ),
             name="TransferWorkflow",
         )
+        if not started:
+            raise ServiceUnavailable(
+                "The workflow engine is unreachable; retry shortly", headers={"Retry-After": "5"}
+            )
     body = {"action": "retry", "transfer_id": transfer.id, "reason": payload and payload.reason}
     response = {
         "transfer_id": transfer.id,

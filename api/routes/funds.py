@@ -20,7 +20,7 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, PageParams, page, resource, single
-from api.errors import ProblemError, ServiceUnavailable
+from api.errors import ProblemError
 from api.idempotency import IdempotentReplay, WriteContext, write_context
 from api.metrics import WORKFLOW_STARTS
 from core.money import InvalidAmount, to_base_units
@@ -29,6 +29,7 @@ from db.models.access import IdempotencyRecord
 from db.models.ledger import Hold
 from engine import locks, search
 from engine.errors import Rejected
+from engine.ids import lock_workflow_id
 from workflows.funds import FundLockInput, FundLockWorkflow
 
 log = logging.getLogger("mccgw.engine.api")
@@ -49,7 +50,6 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
         "`amount-limit-exceeded`, `daily-limit-exceeded`"
     },
     429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-    503: {"description": "Temporal unreachable (`service-unavailable`); nothing was written"},
 }
 
 
@@ -95,8 +95,13 @@ async def start_workflow(
     attributes: TypedSearchAttributes,
     name: str,
     allow_retry_after_failure: bool = False,
-) -> None:
-    """Start idempotently by id: an existing run with this id (a retried request) is kept."""
+) -> bool:
+    """Start idempotently by id, AFTER the record committed: an existing run with this id (a
+    retried request) is kept. A failure is logged, not raised: the record is durable and the
+    recovery sweep (engine.recovery) starts its workflow later, so the answer stays 2xx.
+
+    Why after the commit: starting inside the transaction held the account and limit rows
+    locked across a Temporal round trip, serialising a project's requests."""
     client: Client = request.app.state.temporal
     try:
         await client.start_workflow(
@@ -112,14 +117,12 @@ async def start_workflow(
             ),
         )
     except WorkflowAlreadyStartedError:
-        return
+        return True
     except Exception as exc:
-        log.warning("could not start %s %s: %r", name, workflow_id, exc)
-        raise ServiceUnavailable(
-            "The workflow engine is unreachable; nothing was done, retry shortly",
-            headers={"Retry-After": "5"},
-        ) from exc
+        log.warning("could not start %s %s (the recovery sweep will): %r", name, workflow_id, exc)
+        return False
     WORKFLOW_STARTS.labels(workflow=name).inc()
+    return True
 
 
 async def signal_lock(request: Request, lock_id: str, resolution: str) -> None:
@@ -148,10 +151,6 @@ async def replay_if_done(ctx: WriteContext) -> None:
         slug="idempotency-key-in-use",
         headers={"Retry-After": "1"},
     )
-
-
-def lock_workflow_id(lock_id: str) -> str:
-    return f"funds-lock-{lock_id}"
 
 
 # ------------------------------------------------------------------ bodies
@@ -225,24 +224,23 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
             )
         except Rejected as exc:
             raise problem(exc) from exc
-        # Started before the commit: if the commit fails the timer finds no hold (a no-op);
-        # if the process dies after the commit, the hold still has its timer.
-        await start_workflow(
-            request,
-            FundLockWorkflow.run,
-            FundLockInput(lock_id=lock_id, expires_at=expires_at.isoformat()),
-            workflow_id=lock_workflow_id(lock_id),
-            attributes=search.attributes(
-                project_id=project.project_id,
-                user_uid=payload.user_uid,
-                operation="fund_lock",
-                status="locked",
-                currency=payload.currency,
-            ),
-            name="FundLockWorkflow",
-        )
         attributes = locks.lock_attributes(hold, decimals(request), balances.available)
-        return ctx.respond(201, single("fund_lock", lock_id, attributes))
+        response = ctx.respond(201, single("fund_lock", lock_id, attributes))
+    await start_workflow(
+        request,
+        FundLockWorkflow.run,
+        FundLockInput(lock_id=lock_id, expires_at=expires_at.isoformat()),
+        workflow_id=lock_workflow_id(lock_id),
+        attributes=search.attributes(
+            project_id=project.project_id,
+            user_uid=payload.user_uid,
+            operation="fund_lock",
+            status="locked",
+            currency=payload.currency,
+        ),
+        name="FundLockWorkflow",
+    )
+    return response
 
 
 @router.post("/unlock", response_model=Envelope, responses=PROBLEMS)

@@ -30,6 +30,7 @@ from db.models.engine import Transfer
 from db.models.identity import User
 from engine import search, transfers
 from engine.errors import Rejected
+from engine.ids import transfer_workflow_id
 from engine.locks import iso
 from workflows.transfers import TransferInput, TransferWorkflow
 
@@ -70,10 +71,6 @@ class FundsTransferIn(BaseModel):
 class CancelIn(BaseModel):
     reason: str | None = Field(None, max_length=200)
     idempotency_key: str | None = None
-
-
-def workflow_id_for(transfer_id: str) -> str:
-    return f"transfer-{transfer_id}"
 
 
 def transfer_attributes(
@@ -149,29 +146,33 @@ async def _accept(
             reference=reference,
             requires_onchain=requires_onchain,
             decimals=decimals(request),
-            workflow_id=workflow_id_for(transfer_id),
+            workflow_id=transfer_workflow_id(transfer_id),
             audit_id=ctx.audit_id,
         )
     except Rejected as exc:
         raise problem(exc) from exc
-    # Started before the commit (idempotent by id): a commit that fails leaves a workflow that
-    # finds no transfer and ends; a crash after the commit cannot leave a transfer unattended.
+    return transfer
+
+
+async def _start(request: Request, transfer: Transfer) -> None:
+    """After the commit: start the transfer's workflow, and tell a settled lock's timer."""
     await start_workflow(
         request,
         TransferWorkflow.run,
-        TransferInput(transfer_id=transfer_id),
-        workflow_id=workflow_id_for(transfer_id),
+        TransferInput(transfer_id=transfer.id),
+        workflow_id=transfer_workflow_id(transfer.id),
         attributes=search.attributes(
-            project_id=project.project_id,
-            user_uid=from_uid,
+            project_id=transfer.project_id,
+            user_uid=transfer.from_uid,
             operation="transfer",
             status="pending",
-            currency=currency,
+            currency=transfer.currency,
         ),
         name="TransferWorkflow",
         allow_retry_after_failure=True,
     )
-    return transfer
+    if transfer.lock_id is not None:
+        await signal_lock(request, transfer.lock_id, "settled")
 
 
 @router.post(
@@ -205,8 +206,7 @@ async def request_transfer(
         response = ctx.respond(
             202, single("transfer", transfer.id, attributes), audit_status="pending"
         )
-    if transfer.lock_id is not None:
-        await signal_lock(request, transfer.lock_id, "settled")
+    await _start(request, transfer)
     return response
 
 
@@ -243,8 +243,7 @@ async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, reque
         response = ctx.respond(
             202, single("transfer", transfer.id, attributes), audit_status="pending"
         )
-    if transfer.lock_id is not None:
-        await signal_lock(request, transfer.lock_id, "settled")
+    await _start(request, transfer)
     return response
 
 

@@ -1,0 +1,316 @@
+"""Webhook delivery and mining throughput, measured in one run on loopback.
+
+- Webhook deliveries per second through the real pump (fan-out from the outbox, claim, signed
+  POST, attempt log, commit) to a local aiohttp receiver: httpx vs aiohttp on the same work.
+- Mining submissions per second end to end (API in-process -> workflow -> verify -> mint ->
+  finalized on the local chain -> confirmed), N single submissions in flight at once.
+- batch-submit of 100 items: confirmed items per second, beside the bare one-activity
+  PingWorkflow rate on the same Temporal server in the same run.
+
+Uses DATABASE_URL / REDIS_URL / TEMPORAL_ADDRESS / SOLANA_RPC_URL when set, else the embedded
+services the tests use (chain node with 20 ms slots). Bounded: well under 3 minutes.
+
+    .venv/bin/python -m bench.webhooks_mining [--deliveries 2000] [--singles 40] [--batches 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from aiohttp import web
+from sqlalchemy import func, insert, select
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from api.app import create_app
+from core.config import Settings
+from core.embedded import free_port, temporal_cli
+from core.security import encrypt_secret, hash_api_secret, new_api_key
+from db.models import Event, Project, User
+from db.models.access import OAuthConsent
+from db.models.mining import MiningActivity
+from db.models.webhooks import WebhookDelivery, WebhookEndpoint
+from events.delivery import WebhookPump
+from events.senders import make_sender
+from events.settings import WebhookSettings
+from tests.services import fresh_database, redis_server
+from worker import build_worker, worker_deps
+from workflows.reference import PingInput, PingWorkflow
+
+BASE = "http://127.0.0.1:8000"
+
+
+@asynccontextmanager
+async def receiver() -> AsyncIterator[str]:
+    async def ok(request: web.Request) -> web.Response:
+        await request.read()
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app.router.add_post("/hook", ok)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        yield f"http://127.0.0.1:{port}/hook"
+    finally:
+        await runner.cleanup()
+
+
+async def bench_deliveries(settings: Settings, sessions: Any, url: str, n: int) -> None:
+    keys = {settings.master_key_id: settings.master_key}
+    async with sessions() as s:
+        project = Project(name="bench-hooks", allowed_scopes=[], rate_limit_tier="enterprise")
+        s.add(project)
+        await s.flush()
+        endpoint = WebhookEndpoint(
+            id=f"whk_{uuid.uuid4().hex[:24]}",
+            project_id=project.project_id,
+            url=url,
+            events=["funds.locked"],
+            secret_encrypted=encrypt_secret("whsec_bench", settings.master_key, "k1"),
+        )
+        s.add(endpoint)
+        await s.commit()
+        project_id = project.project_id
+    print(f"webhook deliveries to a local receiver ({n} per client, 100 in flight):")
+    for kind in ("httpx", "aiohttp", "httpx", "aiohttp"):
+        async with sessions() as s:
+            await s.execute(
+                insert(Event),
+                [
+                    {
+                        "id": f"evt_{uuid.uuid4().hex}",
+                        "project_id": project_id,
+                        "type": "funds.locked",
+                        "data": {"lock_id": str(i), "amount": "1.5"},
+                        "created_at": datetime.now(UTC),
+                    }
+                    for i in range(n)
+                ],
+            )
+            await s.commit()
+        wh = WebhookSettings(poll_seconds=0.01, allow_loopback=True, http_client=kind)
+        pump = WebhookPump(sessions, keys, wh, make_sender(kind, 15, wh.concurrency))
+        started = time.perf_counter()
+
+        async def done() -> bool:
+            async with sessions() as s:
+                pending = await s.scalar(
+                    select(func.count())
+                    .select_from(WebhookDelivery)
+                    .where(WebhookDelivery.endpoint_id == endpoint.id)
+                    .where(WebhookDelivery.status != "succeeded")
+                )
+            return pending == 0
+
+        stats = pump.stats
+        await pump.run(lambda stats=stats: stats.succeeded >= n)  # type: ignore[misc]
+        elapsed = time.perf_counter() - started
+        assert await done()
+        await pump.aclose()
+        print(f"  {kind:8s} {n / elapsed:8.0f} deliveries/s  ({elapsed:.2f} s)")
+
+
+def signed_activity(uid: str, secret: str, n: int) -> dict[str, Any]:
+    data = {"trade_volume_usdc": 100 + n, "trade_count": 3, "profit_usdc": 1.5}
+    ts = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    canonical = json.dumps(
+        {"activity_data": data, "activity_type": "trade", "timestamp": ts, "user_uid": uid},
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+    digest = hashlib.sha256(canonical.encode()).hexdigest()
+    sig = hmac.new(secret.encode(), digest.encode(), hashlib.sha256).hexdigest()
+    return {
+        "user_uid": uid,
+        "activity_type": "trade",
+        "activity_data": data,
+        "proof": {"type": "hmac-sha256", "hash": digest, "signature": sig, "timestamp": ts},
+        "idempotency_key": uuid.uuid4().hex,
+    }
+
+
+async def wait_confirmed(sessions: Any, ids: list[str], deadline: float) -> None:
+    while time.perf_counter() < deadline:
+        async with sessions() as s:
+            rows = await s.execute(select(MiningActivity.status).where(MiningActivity.id.in_(ids)))
+            statuses = [r[0] for r in rows]
+        if all(st in ("confirmed", "rejected", "failed") for st in statuses):
+            bad = [st for st in statuses if st != "confirmed"]
+            assert not bad, bad
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError("mining activities not confirmed in time")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    os.environ.setdefault("WEBHOOK_ALLOW_LOOPBACK", "true")
+    tmp = Path(tempfile.mkdtemp(prefix="mccgw-bench-"))
+    os.chmod(tmp, 0o755)
+    async with AsyncExitStack() as stack:
+        db_url = stack.enter_context(fresh_database(tmp))
+        redis_url = stack.enter_context(redis_server(tmp))
+        rpc_url = os.environ.get("SOLANA_RPC_URL")
+        keys_dir = Path(os.environ.get("CHAIN_KEYS_DIR", tmp / "keys"))
+        if not rpc_url:
+            from chain.node.process import start_node
+
+            node = start_node(
+                data_dir=tmp / "chain", keys_dir=keys_dir, port=free_port(), slot_ms=20
+            )
+            stack.callback(node.stop)
+            rpc_url = node.url
+        if address := os.environ.get("TEMPORAL_ADDRESS"):
+            client = await Client.connect(address)
+        else:
+            env = await WorkflowEnvironment.start_local(
+                dev_server_existing_path=temporal_cli(), port=free_port()
+            )
+            stack.push_async_callback(env.shutdown)
+            client = env.client
+        settings = Settings(
+            environment="test",
+            database_url=db_url,
+            redis_url=redis_url,
+            solana_rpc_url=rpc_url,
+            chain_keys_dir=keys_dir,
+            log_json=False,
+            log_level="WARNING",
+        )
+        app = create_app(settings)
+        await stack.enter_async_context(app.router.lifespan_context(app))
+        app.state.temporal = client
+        queue = f"bench-{uuid.uuid4().hex[:8]}"
+        app.state.task_queue = queue
+        sessions = app.state.session_maker
+
+        url = await stack.enter_async_context(receiver())
+        await bench_deliveries(settings, sessions, url, args.deliveries)
+
+        deps = await stack.enter_async_context(worker_deps(settings))
+        await stack.enter_async_context(build_worker(client, deps, task_queue=queue))
+
+        # The yardstick: bare one-activity workflows, 100 in flight.
+        pings = args.pings
+        started = time.perf_counter()
+        sem = asyncio.Semaphore(100)
+
+        async def ping(i: int) -> None:
+            async with sem:
+                await client.execute_workflow(
+                    PingWorkflow.run, PingInput(str(i)), id=f"ping-{uuid.uuid4().hex}",
+                    task_queue=queue,
+                )  # fmt: skip
+
+        await asyncio.gather(*(ping(i) for i in range(pings)))
+        ping_rate = pings / (time.perf_counter() - started)
+        print(f"PingWorkflow (one activity, 100 in flight): {ping_rate:8.1f} workflows/s")
+
+        # A project, users who authorized it, custody accounts created up front.
+        secret = "sk_" + secrets.token_hex(32)
+        async with sessions() as s:
+            project = Project(
+                name="bench-mining", allowed_scopes=["mining:write", "mining:read"],
+                rate_limit_tier="enterprise", ip_allowlist=[], api_key=new_api_key(),
+                api_secret_hash=hash_api_secret(secret),
+                api_secret_encrypted=encrypt_secret(secret, settings.master_key, "k1"),
+                limits={"mining": {"MCD": {"per_day": "100000000"}}},
+            )  # fmt: skip
+            s.add(project)
+            uids = [f"u_bench_{uuid.uuid4().hex[:8]}" for _ in range(4)]
+            for uid in uids:
+                s.add(User(uid=uid, username=uid, email=f"{uid}@bench.local", role="user"))
+            await s.flush()
+            for uid in uids:
+                s.add(
+                    OAuthConsent(
+                        user_uid=uid, project_id=project.project_id, scopes=[], source="admin"
+                    )
+                )
+            await s.commit()
+        await asyncio.gather(*(deps.gateway.ensure_custody_account(u, "MCD") for u in uids))
+        headers = {"X-Project-ID": str(project.project_id), "X-API-Key": secret}
+        http = await stack.enter_async_context(
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE, timeout=60)
+        )
+
+        # Singles end to end.
+        n = args.singles
+        started = time.perf_counter()
+        responses = await asyncio.gather(
+            *(
+                http.post(
+                    "/v1/mining/submit-activity",
+                    json=signed_activity(uids[i % 4], secret, i),
+                    headers=headers,
+                )
+                for i in range(n)
+            )
+        )
+        ids = [r.json()["data"]["id"] for r in responses]
+        await wait_confirmed(sessions, ids, time.perf_counter() + 60)
+        single_rate = n / (time.perf_counter() - started)
+        print(f"mining submit-activity end to end ({n} in flight): {single_rate:8.1f} confirmed/s")
+
+        # Batches of 100.
+        for batches in (1, args.batches):
+            started = time.perf_counter()
+            responses = await asyncio.gather(
+                *(
+                    http.post(
+                        "/v1/mining/batch-submit",
+                        json={
+                            "activities": [
+                                signed_activity(uids[i % 4], secret, b * 100 + i)
+                                for i in range(100)
+                            ],
+                            "idempotency_key": uuid.uuid4().hex,
+                        },
+                        headers=headers,
+                    )
+                    for b in range(batches)
+                )
+            )
+            ids = [
+                item["attributes"]["activity"]["id"] for r in responses for item in r.json()["data"]
+            ]
+            await wait_confirmed(sessions, ids, time.perf_counter() + 60)
+            elapsed = time.perf_counter() - started
+            rate = len(ids) / elapsed
+            print(
+                f"batch-submit {batches} x 100 items: {rate:8.1f} confirmed items/s "
+                f"({elapsed:.2f} s; {rate / ping_rate:.1f}x the PingWorkflow rate)"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deliveries", type=int, default=2000)
+    parser.add_argument("--pings", type=int, default=300)
+    parser.add_argument("--singles", type=int, default=40)
+    parser.add_argument("--batches", type=int, default=4)
+    asyncio.run(asyncio.wait_for(main_async(parser.parse_args()), 170))
+
+
+if __name__ == "__main__":
+    main()

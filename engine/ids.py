@@ -1,0 +1,12 @@
+"""Workflow ids of engine records: derived from the record id, so a retried start (the API
+after its commit, or the recovery sweep) can never run a second workflow for one record."""
+
+from __future__ import annotations
+
+
+def transfer_workflow_id(transfer_id: str) -> str:
+    return f"transfer-{transfer_id}"
+
+
+def lock_workflow_id(lock_id: str) -> str:
+    return f"funds-lock-{lock_id}"

@@ -1,0 +1,98 @@
+"""Nothing accepted is lost when the workflow could not be started: with Temporal unreachable
+at accept time, the transfer and the lock are still committed and answered, and the recovery
+sweep later starts their workflows (by their derived ids, so never twice)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
+from temporalio.testing import WorkflowEnvironment
+
+from api.app import create_app
+from core.config import Settings
+from core.embedded import free_port
+from db.models.ledger import Hold
+from tests.engine.conftest import UNIT, Api, funded_user
+from tests.engine.test_transfers import transfer_body, wait_final
+from tests.factories import World
+from worker import WorkerDeps
+from workflows.recovery import RecoveryInput, RecoveryWorkflow
+
+
+@pytest.fixture
+async def offline_api(engine_settings: Settings, api: Api) -> AsyncIterator[Api]:
+    """The same project, through an API process whose Temporal address answers nothing."""
+    dead = engine_settings.model_copy(update={"temporal_address": f"127.0.0.1:{free_port()}"})
+    app: FastAPI = create_app(dead)
+    async with app.router.lifespan_context(app):
+        app.state.project_authenticator.cache_seconds = 0.0
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            yield Api(c, api.project)
+
+
+async def _sweep(temporal_env: WorkflowEnvironment, queue: str) -> tuple[int, int]:
+    result = await temporal_env.client.execute_workflow(
+        RecoveryWorkflow.run,
+        RecoveryInput(stale_after_seconds=0),
+        id=f"recover-test-{uuid.uuid4().hex[:8]}",
+        task_queue=queue,
+    )
+    return result.found, result.started
+
+
+async def test_transfer_accepted_while_temporal_is_down_completes_after_the_sweep(
+    api: Api, offline_api: Api, world: World, deps: WorkerDeps,
+    temporal_env: WorkflowEnvironment, queue: str,
+) -> None:  # fmt: skip
+    src = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
+    dst = await funded_user(world, deps, api.project.project_id, 0)
+    r = await offline_api.post("/v1/transfer/request", transfer_body(src, dst, "3"))
+    assert r.status_code == 202, r.text  # durably accepted although no workflow runs yet
+    transfer_id = r.json()["data"]["id"]
+    await asyncio.sleep(0.5)
+    still = (await api.get(f"/v1/transfer/{transfer_id}")).json()["data"]["attributes"]
+    assert still["status"] == "pending"
+
+    found, started = await _sweep(temporal_env, queue)
+    assert found >= 1 and started >= 1
+    final = await wait_final(api, transfer_id)
+    assert final["status"] == "completed", final
+    assert await deps.gateway.custody_balance(dst, "MCC") == 3 * UNIT
+
+    # A second sweep leaves the finished transfer alone: one chain transfer, not two.
+    await _sweep(temporal_env, queue)
+    await asyncio.sleep(0.5)
+    assert await deps.gateway.custody_balance(dst, "MCC") == 3 * UNIT
+
+
+async def test_lock_accepted_while_temporal_is_down_still_expires(
+    api: Api, offline_api: Api, world: World, deps: WorkerDeps,
+    temporal_env: WorkflowEnvironment, queue: str,
+) -> None:  # fmt: skip
+    uid = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
+    expires = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
+    body = {"user_uid": uid, "currency": "MCC", "amount": "2", "reason": "auction_bid"}
+    r = await offline_api.post("/v1/funds/lock", {**body, "expires_at": expires})
+    assert r.status_code == 201, r.text
+    lock_id = r.json()["data"]["id"]
+    await asyncio.sleep(1.5)  # past expiry, and no timer was ever started
+    async with deps.sessions() as s:
+        assert await s.scalar(select(Hold.status).where(Hold.id == lock_id)) == "active"
+
+    await _sweep(temporal_env, queue)
+    status = "active"
+    for _ in range(100):
+        async with deps.sessions() as s:
+            status = str(await s.scalar(select(Hold.status).where(Hold.id == lock_id)))
+        if status != "active":
+            break
+        await asyncio.sleep(0.1)
+    assert status == "expired"
