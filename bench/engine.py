@@ -11,7 +11,11 @@ Starts (or takes from the environment) PostgreSQL, Redis, Temporal and the local
 
 Prints the figures and the ratio end-to-end / ping. Loopback only; bounded (< 3 minutes).
 
-    .venv/bin/python bench/engine.py [--transfers 300] [--concurrency 32] [--pings 300]
+    .venv/bin/python -m bench.engine [--transfers 300] [--concurrency 32] [--pings 300]
+        [--rate 20 --paced 100]
+
+The API, the worker and this driver share one process (and the node another), so accept
+latencies include the worker's CPU; production runs them as separate processes.
 """
 
 from __future__ import annotations
@@ -121,23 +125,41 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                 latencies: list[float] = []
                 ids: list[str] = []
 
-                async def accept(i: int) -> None:
+                paced: list[float] = []
+
+                async def post(i: int, into: list[float]) -> None:
                     body = {
                         "transfer_type": "bench", "from_uid": senders[i % len(senders)],
                         "to_uid": receivers[i % len(receivers)], "currency": "MCC",
-                        "amount": "0.001", "reference": {"i": i}, "idempotency_key": f"b-{i}",
+                        "amount": "0.001", "reference": {"i": i},
+                        "idempotency_key": f"b-{queue}-{i}",  # Redis may outlive the DB
                     }  # fmt: skip
-                    async with sem:
-                        start = time.perf_counter()
-                        r = await http.post("/v1/transfer/request", json=body, headers=headers)
-                        latencies.append(time.perf_counter() - start)
+                    start = time.perf_counter()
+                    r = await http.post("/v1/transfer/request", json=body, headers=headers)
+                    into.append(time.perf_counter() - start)
                     if r.status_code != 202:
                         raise RuntimeError(f"transfer refused: {r.status_code} {r.text}")
                     ids.append(r.json()["data"]["id"])
 
+                async def accept(i: int) -> None:
+                    async with sem:
+                        await post(i, latencies)
+
+                # Saturation: a closed-loop burst at the given concurrency.
                 t_accept = time.perf_counter()
                 await asyncio.gather(*(accept(i) for i in range(args.transfers)))
                 accept_s = time.perf_counter() - t_accept
+
+                # The issue's scenario: an open-loop stream at --rate requests per second while
+                # the engine is still busy settling the burst.
+                async def paced_post(i: int, at: float) -> None:
+                    await asyncio.sleep(max(0.0, at - time.perf_counter()))
+                    await post(args.transfers + i, paced)
+
+                t_paced = time.perf_counter()
+                await asyncio.gather(
+                    *(paced_post(i, t_paced + i / args.rate) for i in range(args.paced))
+                )
 
                 deadline = time.perf_counter() + args.max_wait
                 done = 0
@@ -178,6 +200,11 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
         f"p99 {pct(latencies, 0.99) * 1000:.1f} ms"
     )
     print(
+        f"  transfer accept at {args.rate:.0f}/s:     "
+        f"p50 {statistics.median(paced) * 1000:.1f} ms   p99 {pct(paced, 0.99) * 1000:.1f} ms"
+        f"   ({args.paced} requests, open loop, engine busy)"
+    )
+    print(
         f"  transfer end to end:         {e2e_rate:8.1f} /s   "
         f"({completed}/{len(ids)} completed, finalized + verified, in {e2e_s:.1f} s)"
     )
@@ -214,6 +241,8 @@ def main() -> None:
     parser.add_argument("--senders", type=int, default=16)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--max-wait", type=float, default=100.0)
+    parser.add_argument("--rate", type=float, default=20.0, help="open-loop accept rate")
+    parser.add_argument("--paced", type=int, default=100, help="open-loop requests")
     args = parser.parse_args()
     from chain.node.process import start_node
 

@@ -65,6 +65,7 @@ from chain.errors import (
     UnknownChainWrite,
 )
 from chain.keys import ChainKeys
+from chain.watcher import FinalityWatcher
 from core.config import Settings
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
@@ -180,6 +181,7 @@ class ChainGateway:
             )
         }
         self._rent: int | None = None
+        self._watcher: FinalityWatcher | None = None
         self._slot_heights: dict[int, int] = {}
         self._get_block_supported = True
 
@@ -241,19 +243,15 @@ class ChainGateway:
 
         Re-broadcasts while the blockhash is valid and re-signs after it expired, so a fresh
         process can finish a write another one started. Raises ``ChainTimeout`` (retryable).
+        After a first step of its own, the write joins this process's finality watcher, which
+        checks every awaited write with one batched status call per tick.
         """
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        delay = self._poll_interval
-        while True:
-            write = await self.advance(op_key)
-            if write.final:
-                return write
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise ChainTimeout(f"{op_key!r} still {write.status} after {timeout}s")
-            await asyncio.sleep(min(delay, remaining))
-            delay = min(delay * 1.5, self._max_poll_interval)
+        write = await self.advance(op_key)
+        if write.final:
+            return write
+        if self._watcher is None:
+            self._watcher = FinalityWatcher(self, self._poll_interval)
+        return await self._watcher.wait(op_key, timeout)
 
     async def get_write(self, op_key: str) -> ChainWrite:
         """The stored record as it is, without asking the chain."""

@@ -97,7 +97,8 @@ class TransferWorkflow:
             EngineActivities.transfer_await,
             ref,
             start_to_close_timeout=timedelta(seconds=60),
-            heartbeat_timeout=timedelta(seconds=4),
+            # Generous: a busy event loop must not turn a slow heartbeat into a retry storm.
+            heartbeat_timeout=timedelta(seconds=15),
             retry_policy=_CHAIN_RETRY,
         )
         if final.status != "succeeded" or final.signature is None:
