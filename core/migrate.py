@@ -19,5 +19,5 @@ def alembic_config(database_url: str) -> Config:
 
 
 def upgrade_to_head(database_url: str) -> None:
-    # "heads": capabilities built in parallel may branch off one revision until merged.
+    # "heads": a capability built in parallel may branch off one revision until it is merged.
     command.upgrade(alembic_config(database_url), "heads")

@@ -168,6 +168,8 @@ class DevStack:
         env = dict(os.environ)
         env.setdefault("ENVIRONMENT", "dev")
         env.setdefault("CHAIN_KEYS_DIR", str(self.dir / "keys"))
+        # A developer's webhook receiver runs on this machine (decisions.md: dev allows it).
+        env.setdefault("WEBHOOK_ALLOW_LOOPBACK", "true")
         o = self.o
 
         if not env.get("DATABASE_URL"):
