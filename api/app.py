@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.routing import APIRoute
 from redis.asyncio import Redis
 from solana.rpc.async_api import AsyncClient
+from starlette.routing import BaseRoute
 from temporalio.client import Client
 
 from api.auth.wiring import access_services
@@ -69,6 +71,19 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await engine.dispose()
 
 
+def _summaries_from_docstrings(routes: Sequence[BaseRoute]) -> None:
+    """A route's one-line docstring is its OpenAPI summary (FastAPI would title-case the
+    function name); the rest of the docstring stays the description."""
+    for route in routes:
+        included = getattr(route, "original_router", None)  # an included router, nested
+        if included is not None:
+            _summaries_from_docstrings(included.routes)
+        elif isinstance(route, APIRoute) and route.summary is None and route.description:
+            first, _, rest = route.description.strip().partition("\n\n")
+            route.summary = " ".join(first.split())
+            route.description = rest.strip()
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     configure_logging(settings.log_level, settings.log_json)
@@ -86,6 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_idempotency(app)
     install_legacy(app)
     app.include_router(api_router)
+    _summaries_from_docstrings(app.routes)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origins,

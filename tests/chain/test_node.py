@@ -69,6 +69,9 @@ async def send(client: AsyncClient, ixs: list[Instruction], signers: list[Keypai
     return (await client.send_raw_transaction(raw, TxOpts(skip_confirmation=True))).value
 
 
+_RANK = {"processed": 0, "confirmed": 1, "finalized": 2}
+
+
 async def wait_status(
     client: AsyncClient, sig: Signature, level: str, within: float = 10
 ) -> dict[str, object]:
@@ -80,7 +83,8 @@ async def wait_status(
         if st is not None:
             name = str(st.confirmation_status).split(".")[-1].lower()
             seen.setdefault(name, st)
-            if name == level:
+            # At or past the level: a slow poll may first see a later level (finalized).
+            if _RANK[name] >= _RANK[level]:
                 return seen
         await asyncio.sleep(0.005)
     raise AssertionError(f"{sig} did not reach {level}: {seen}")
@@ -216,11 +220,12 @@ async def test_spl_transfer_lifecycle(client: AsyncClient, keys: ChainKeys) -> N
     )
     sig = await send(client, [ix], [alice])
     seen = await wait_status(client, sig, "finalized", within=15)
-    assert {"confirmed", "finalized"} <= set(seen)
-    fin = seen["finalized"]
+    fin = seen["finalized"]  # earlier levels are checked when the (timing-bound) poll saw them
     assert fin.confirmations is None and fin.err is None  # type: ignore[attr-defined]
     if "processed" in seen:
         assert seen["processed"].confirmations == 0  # type: ignore[attr-defined]
+    if "confirmed" in seen:
+        assert seen["confirmed"].confirmations >= 1  # type: ignore[attr-defined]
 
     for commitment in (Processed, Confirmed, Finalized):
         got = (await client.get_token_account_balance(dst, commitment)).value
@@ -335,7 +340,8 @@ async def test_base58_send_and_preflight_failure(
         await client.send_raw_transaction(raw, TxOpts(skip_confirmation=True, skip_preflight=True))
     ).value
     seen = await wait_status(client, sig, "confirmed")
-    assert seen["confirmed"].err is not None  # type: ignore[attr-defined]
+    landed = seen.get("confirmed") or seen["finalized"]
+    assert landed.err is not None  # type: ignore[attr-defined]
     assert (await client.get_balance(kp.pubkey(), Processed)).value == before - 5000
     tx = (await client.get_transaction(sig, commitment=Confirmed)).value
     assert tx is not None and tx.transaction.meta is not None
