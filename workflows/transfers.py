@@ -86,7 +86,8 @@ class TransferWorkflow:
         sent = await workflow.execute_activity_method(
             EngineActivities.transfer_send,
             ref,
-            start_to_close_timeout=timedelta(seconds=60),
+            # A send is a few RPC calls; a worker that died mid-send is retried after this.
+            start_to_close_timeout=timedelta(seconds=20),
             retry_policy=_CHAIN_RETRY,
         )
         if sent.status == "failed":

@@ -1,0 +1,191 @@
+"""Crashes and outages in the middle of a transfer: a worker killed with SIGKILL, and the chain
+RPC unreachable for a while. Either way: exactly one on-chain transfer and the right final
+state."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from urllib.parse import urlparse
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
+from temporalio.testing import WorkflowEnvironment
+
+from api.app import create_app
+from core.config import Settings
+from core.embedded import free_port
+from db.models.chain import ChainTransaction, ChainTxAttempt
+from engine.transfers import op_key_for
+from tests.engine.conftest import UNIT, Api, funded_user
+from tests.engine.test_transfers import transfer_body, wait_final
+from tests.factories import World
+from worker import WorkerDeps, build_worker, worker_deps
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def own_queue_api(engine_settings: Settings, api: Api) -> AsyncIterator[Callable[[str], Api]]:
+    """The same project through an API process that starts workflows on a queue of the
+    test's choosing (served by a worker the test controls)."""
+    app: FastAPI = create_app(engine_settings)
+    async with app.router.lifespan_context(app):
+        app.state.project_authenticator.cache_seconds = 0.0
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+
+            def on(queue: str) -> Api:
+                app.state.engine_task_queue = queue
+                return Api(c, api.project)
+
+            yield on
+
+
+async def _chain_writes(deps: WorkerDeps, transfer_id: str) -> tuple[str | None, int]:
+    """(status of the transfer's chain write, number of signed attempts)."""
+    async with deps.sessions() as s:
+        row = await s.scalar(
+            select(ChainTransaction).where(ChainTransaction.op_key == op_key_for(transfer_id))
+        )
+        if row is None:
+            return None, 0
+        attempts = list(
+            await s.scalars(select(ChainTxAttempt).where(ChainTxAttempt.chain_tx_id == row.id))
+        )
+        return row.status, len(attempts)
+
+
+async def test_worker_killed_mid_transfer_gives_one_transfer(
+    engine_settings: Settings, own_queue_api: Callable[[str], Api], world: World,
+    deps: WorkerDeps, temporal_env: WorkflowEnvironment, api: Api,
+) -> None:  # fmt: skip
+    queue = f"crash-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": engine_settings.database_url,
+        "REDIS_URL": engine_settings.redis_url,
+        "TEMPORAL_ADDRESS": engine_settings.temporal_address,
+        "SOLANA_RPC_URL": engine_settings.solana_rpc_url,
+        "CHAIN_KEYS_DIR": str(engine_settings.chain_keys_dir),
+        "ENVIRONMENT": "test",
+        "LOG_JSON": "false",
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.engine.worker_proc", queue,
+        cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        ready = await asyncio.wait_for(proc.stdout.readline(), 60)
+        assert ready.strip() == b"ready", ready
+
+        src = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
+        dst = await funded_user(world, deps, api.project.project_id, 0)
+        client = own_queue_api(queue)
+        r = await client.post("/v1/transfer/request", transfer_body(src, dst, "4"))
+        assert r.status_code == 202, r.text
+        transfer_id = r.json()["data"]["id"]
+
+        # Kill the worker the moment its chain write is recorded (signed, maybe sent).
+        for _ in range(2000):
+            status, _ = await _chain_writes(deps, transfer_id)
+            if status is not None:
+                break
+            await asyncio.sleep(0.005)
+        assert status is not None, "the killed worker never reached the chain leg"
+        proc.send_signal(signal.SIGKILL)  # a crash: no graceful shutdown, no cleanup
+        await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+    # A fresh worker on the same queue finishes the transfer from the durable records.
+    async with build_worker(temporal_env.client, deps, task_queue=queue):
+        final = await wait_final(client, transfer_id, within=60)
+    assert final["status"] == "completed", final
+    assert await deps.gateway.custody_balance(dst, "MCC") == 4 * UNIT
+    assert await deps.gateway.custody_balance(src, "MCC") == 6 * UNIT
+    status, attempts = await _chain_writes(deps, transfer_id)
+    assert (status, attempts) == ("succeeded", 1)  # one signed transaction, landed once
+
+
+class _Proxy:
+    """A TCP proxy to the chain node that can be taken down and brought back (an outage)."""
+
+    def __init__(self, target: str) -> None:
+        parsed = urlparse(target)
+        self.host, self.target_port = parsed.hostname or "127.0.0.1", parsed.port or 80
+        self.port = free_port()
+        self.server: asyncio.Server | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def up(self) -> None:
+        self.server = await asyncio.start_server(self._pipe, "127.0.0.1", self.port)
+
+    async def down(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+            self.server = None
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(self.host, self.target_port)
+        except OSError:
+            writer.close()
+            return
+
+        async def copy(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, asyncio.CancelledError):
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer))
+
+
+async def test_chain_rpc_down_for_a_while_then_back(
+    engine_settings: Settings, own_queue_api: Callable[[str], Api], world: World,
+    deps: WorkerDeps, temporal_env: WorkflowEnvironment, api: Api,
+) -> None:  # fmt: skip
+    proxy = _Proxy(engine_settings.solana_rpc_url)
+    behind_proxy = engine_settings.model_copy(update={"solana_rpc_url": proxy.url})
+    queue = f"outage-{uuid.uuid4().hex[:8]}"
+    src = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
+    dst = await funded_user(world, deps, api.project.project_id, 0)
+    async with (
+        worker_deps(behind_proxy) as outage_deps,
+        build_worker(temporal_env.client, outage_deps, task_queue=queue),
+    ):
+        client = own_queue_api(queue)
+        r = await client.post("/v1/transfer/request", transfer_body(src, dst, "2"))
+        assert r.status_code == 202, r.text
+        transfer_id = r.json()["data"]["id"]
+        await asyncio.sleep(3)  # the chain leg fails and retries while the RPC is unreachable
+        pending = (await client.get(f"/v1/transfer/{transfer_id}")).json()["data"]["attributes"]
+        assert pending["status"] == "pending_onchain"
+        await proxy.up()
+        try:
+            final = await wait_final(client, transfer_id, within=60)
+        finally:
+            await proxy.down()
+    assert final["status"] == "completed", final
+    assert await deps.gateway.custody_balance(dst, "MCC") == 2 * UNIT
+    status, attempts = await _chain_writes(deps, transfer_id)
+    assert status == "succeeded" and attempts == 1
