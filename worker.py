@@ -7,6 +7,7 @@ methods in build_activities (activity classes take the shared WorkerDeps).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import signal
@@ -115,27 +116,31 @@ def build_worker(
     )
 
 
-async def run(settings: Settings) -> None:
+async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
     client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     async with worker_deps(settings) as deps:
-        worker = build_worker(client, deps)
-        await ensure_reconcile_schedule(client, MAIN_TASK_QUEUE)
-        await ensure_recovery_schedule(client, MAIN_TASK_QUEUE)
-        log.info("worker polling", extra={"task_queue": MAIN_TASK_QUEUE})
+        worker = build_worker(client, deps, task_queue=task_queue)
+        await ensure_reconcile_schedule(client, task_queue)
+        await ensure_recovery_schedule(client, task_queue)
+        log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:
+            print(f"worker polling {task_queue}", flush=True)  # a line scripts can wait for
             await stop.wait()
             log.info("worker draining")
     log.info("worker stopped")
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="worker", description="the mccgw Temporal worker")
+    parser.add_argument("--task-queue", default=MAIN_TASK_QUEUE)
+    args = parser.parse_args(argv)
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_json)
-    asyncio.run(run(settings))
+    asyncio.run(run(settings, args.task_queue))
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ Prints the figures and the ratio end-to-end / ping. Loopback only; bounded (< 3 
     .venv/bin/python -m bench.engine [--transfers 300] [--concurrency 32] [--pings 300]
         [--rate 20 --paced 100]
 
-The API, the worker and this driver share one process (and the node another), so accept
-latencies include the worker's CPU; production runs them as separate processes.
+The worker runs in its own process (as in production) unless --in-process; the API and this
+driver share one process, the node has its own.
 """
 
 from __future__ import annotations
@@ -29,10 +29,13 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
 from sqlalchemy import func, select
+from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
 
@@ -48,7 +51,7 @@ from db.models.engine import Transfer
 from engine.funding import fund_user
 from mccgw.seed import PROJECT_SCOPES
 from tests.services import fresh_database, redis_server
-from worker import build_worker, worker_deps
+from worker import WorkerDeps, build_worker, worker_deps
 from workflows.reference import PingInput, PingWorkflow
 
 UNIT = 10**9
@@ -59,10 +62,48 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+@asynccontextmanager
+async def _worker(
+    settings: Settings, queue: str, client: Client, deps: WorkerDeps, *, in_process: bool
+) -> AsyncIterator[None]:
+    """The worker under test: its own process by default (the production topology, so the
+    API's accept latency is not the worker's CPU), or in this process with --in-process."""
+    if in_process:
+        async with build_worker(client, deps, task_queue=queue):
+            yield
+        return
+    env = {
+        **os.environ,
+        "DATABASE_URL": settings.database_url,
+        "REDIS_URL": settings.redis_url,
+        "TEMPORAL_ADDRESS": settings.temporal_address,
+        "SOLANA_RPC_URL": settings.solana_rpc_url,
+        "CHAIN_KEYS_DIR": str(settings.chain_keys_dir),
+        "ENVIRONMENT": settings.environment,
+        "LOG_LEVEL": "WARNING",
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "worker", "--task-queue", queue,
+        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 60)
+        if not line.startswith(b"worker polling"):
+            raise RuntimeError(f"the worker did not start: {line!r}")
+        yield
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
 async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Namespace) -> None:
     queue = f"bench-engine-{uuid.uuid4().hex[:6]}"
     client = env.client
-    async with worker_deps(settings) as deps, build_worker(client, deps, task_queue=queue):
+    async with (
+        worker_deps(settings) as deps,
+        _worker(settings, queue, client, deps, in_process=args.in_process),
+    ):
         # -- reference: the bare one-activity workflow on the same server and worker
         sem = asyncio.Semaphore(args.concurrency)
 
@@ -191,7 +232,11 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                     )
 
     e2e_rate = completed / e2e_s
-    print(f"engine benchmark (local chain, 20 ms slots; concurrency {args.concurrency})")
+    where = "in this process" if args.in_process else "its own process"
+    print(
+        f"engine benchmark (local chain, 20 ms slots; concurrency {args.concurrency}; "
+        f"worker in {where})"
+    )
     print(f"  seed: {args.senders} senders funded on chain + receivers' custody in {seed_s:.1f} s")
     print(f"  reference PingWorkflow:      {ping_rate:8.1f} workflows/s ({args.pings} runs)")
     print(
@@ -213,8 +258,6 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
 
 async def amain(args: argparse.Namespace, settings: Settings) -> None:
     if address := os.environ.get("TEMPORAL_ADDRESS"):
-        from temporalio.client import Client
-
         env = WorkflowEnvironment.from_client(await Client.connect(address))
         settings = settings.model_copy(update={"temporal_address": address})
         await bench(settings, env, args)
@@ -242,6 +285,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--max-wait", type=float, default=100.0)
     parser.add_argument("--rate", type=float, default=20.0, help="open-loop accept rate")
+    parser.add_argument("--in-process", action="store_true", help="run the worker in this process")
     parser.add_argument("--paced", type=int, default=100, help="open-loop requests")
     args = parser.parse_args()
     from chain.node.process import start_node

@@ -8,6 +8,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from core.queues import MAIN_TASK_QUEUE
+
 
 def _dev(args: argparse.Namespace) -> int:
     from mccgw.dev import DevOptions, DevStack
@@ -67,7 +69,7 @@ def _chain_init(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     import worker
 
-    worker.main()
+    worker.main(["--task-queue", args.task_queue])
     return 0
 
 
@@ -119,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     dev.set_defaults(func=_dev)
 
     sub.add_parser("migrate", help="migrate DATABASE_URL to head").set_defaults(func=_migrate)
-    sub.add_parser("worker", help="run the Temporal worker").set_defaults(func=_worker)
+    worker_cmd = sub.add_parser("worker", help="run the Temporal worker")
+    worker_cmd.add_argument("--task-queue", default=MAIN_TASK_QUEUE)
+    worker_cmd.set_defaults(func=_worker)
     sub.add_parser(
         "chain-init", help="create the MCC/MCD mints on SOLANA_RPC_URL if missing"
     ).set_defaults(func=_chain_init)

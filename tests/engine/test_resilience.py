@@ -79,13 +79,13 @@ async def test_worker_killed_mid_transfer_gives_one_transfer(
         "LOG_JSON": "false",
     }
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.engine.worker_proc", queue,
+        sys.executable, "-m", "worker", "--task-queue", queue,
         cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     try:
         assert proc.stdout is not None
         ready = await asyncio.wait_for(proc.stdout.readline(), 60)
-        assert ready.strip() == b"ready", ready
+        assert ready.startswith(b"worker polling"), ready
 
         src = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
         dst = await funded_user(world, deps, api.project.project_id, 0)
