@@ -354,18 +354,5 @@ async def report_attribute(
         row = (await ctx.session.execute(statement)).scalar_one()
         return ctx.respond(
             200,
-            single(
-                "user_project_attribute",
-                row.id,
-                {
-                    "uid": row.uid,
-                    "project_id": str(row.project_id),
-                    "attribute_key": row.attribute_key,
-                    "attribute_value": row.attribute_value,
-                    "visibility": row.visibility,
-                    "created_at": row.created_at.isoformat(),
-                    "updated_at": row.updated_at.isoformat(),
-                },
-                **_flag(own),
-            ),
+            single("user_project_attribute", row.id, _attribute(row)["attributes"], **_flag(own)),
         )
