@@ -35,6 +35,7 @@ from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
 from db.session import create_engine, create_session_maker
 from engine.schedules import ensure_reconcile_schedule, ensure_recovery_schedule
+from events.pump import ensure_pump
 from workflows.approval import ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
 from workflows.mining import MiningActivityWorkflow
@@ -116,6 +117,14 @@ def build_worker(
     )
 
 
+async def _ensure_webhook_pump(client: Client, task_queue: str) -> None:
+    """The delivery pump runs from the start, not only after the first webhook write."""
+    try:
+        await ensure_pump(client, task_queue, force=True)
+    except Exception as exc:  # the API starts it on the next webhook write
+        log.warning("could not start the webhook pump: %r", exc)
+
+
 async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
     client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
     stop = asyncio.Event()
@@ -126,6 +135,7 @@ async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
         worker = build_worker(client, deps, task_queue=task_queue)
         await ensure_reconcile_schedule(client, task_queue)
         await ensure_recovery_schedule(client, task_queue)
+        await _ensure_webhook_pump(client, task_queue)
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:
             print(f"worker polling {task_queue}", flush=True)  # a line scripts can wait for

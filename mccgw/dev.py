@@ -113,6 +113,7 @@ class DevStack:
         self.node: Any = None
         self.children: list[_Child] = []
         self._stopping = False
+        self._signalled = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -137,8 +138,12 @@ class DevStack:
         return 0
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        if not self._stopping:
-            raise StopRequested
+        # Raise once: a second Ctrl-C (or a forwarded copy of the first) must not interrupt
+        # the orderly stop that the first one started.
+        if self._signalled or self._stopping:
+            return
+        self._signalled = True
+        raise StopRequested
 
     def stop(self) -> None:
         if self._stopping:
