@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,32 +36,60 @@ EXTERNAL_VARS = (
 )
 
 
-def _start(state_dir: Path, ports: dict[str, int]) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k not in EXTERNAL_VARS}
-    cmd = [
-        sys.executable, "-m", "mccgw.cli", "dev", "--dir", str(state_dir),
-        "--api-port", str(ports["api"]), "--temporal-port", str(ports["temporal"]),
-        "--ui-port", str(ports["ui"]), "--rpc-port", str(ports["rpc"]), "--slot-ms", "50",
-    ]  # fmt: skip
-    return subprocess.Popen(
-        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+class _Stack:
+    """`mccgw dev` as a subprocess, its output collected line by line as it comes."""
 
+    def __init__(self, state_dir: Path, ports: dict[str, int]) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in EXTERNAL_VARS}
+        cmd = [
+            sys.executable, "-m", "mccgw.cli", "dev", "--dir", str(state_dir),
+            "--api-port", str(ports["api"]), "--temporal-port", str(ports["temporal"]),
+            "--ui-port", str(ports["ui"]), "--rpc-port", str(ports["rpc"]), "--slot-ms", "50",
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(
+            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
-def _wait_ready(proc: subprocess.Popen[str], base_url: str, timeout: float = 120) -> float:
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        if proc.poll() is not None:
-            out = proc.stdout.read() if proc.stdout else ""
-            pytest.fail(f"mccgw dev exited with {proc.returncode}:\n{out}")
-        try:
-            if httpx.get(f"{base_url}/readyz", timeout=2).status_code == 200:
-                return time.monotonic() - started
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    proc.kill()
-    pytest.fail(f"not ready after {timeout}s")
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def wait_ready(self, base_url: str, timeout: float = 120) -> None:
+        """Ready as a user sees it: the banner is printed and /readyz answers 200."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                self._reader.join(5)
+                pytest.fail(f"mccgw dev exited with {self.proc.returncode}:\n{self.output}")
+            if "ready in" in self.output:
+                assert httpx.get(f"{base_url}/readyz", timeout=5).status_code == 200
+                return
+            time.sleep(0.2)
+        self.proc.kill()
+        pytest.fail(f"not ready after {timeout}s:\n{self.output}")
+
+    def stop(self, presses: int = 1) -> str:
+        for i in range(presses):  # what Ctrl-C sends; an impatient user presses it twice
+            if i:
+                time.sleep(0.002)  # two signals sent at once would merge into one
+            self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(60)
+        self._reader.join(10)
+        assert self.proc.returncode == 0, self.output
+        return self.output
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def _stack_processes(proc: subprocess.Popen[str], state_dir: Path) -> list[psutil.Process]:
@@ -72,16 +101,6 @@ def _stack_processes(proc: subprocess.Popen[str], state_dir: Path) -> list[psuti
         if str(state_dir) in cmdline and p.pid != os.getpid():
             found[p.pid] = p
     return list(found.values())
-
-
-def _stop(proc: subprocess.Popen[str], presses: int = 1) -> str:
-    for i in range(presses):  # what Ctrl-C sends; an impatient user presses it twice
-        if i:
-            time.sleep(0.002)  # two signals sent at once would merge into one
-        proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0, out
-    return out
 
 
 def _alive(processes: list[psutil.Process]) -> list[str]:
@@ -106,9 +125,9 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
     ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
     base_url = f"http://127.0.0.1:{ports['api']}"
 
-    proc = _start(state_dir, ports)
+    stack = _Stack(state_dir, ports)
     try:
-        _wait_ready(proc, base_url)
+        stack.wait_ready(base_url)
         demo = json.loads((state_dir / "demo.json").read_text())
         assert demo["base_url"] == base_url
         assert demo["rpc_url"] == f"http://127.0.0.1:{ports['rpc']}"
@@ -136,29 +155,27 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
         assert write.headers["x-ratelimit-limit"] == "1000"  # the demo project's standard tier
         assert httpx.get(f"http://127.0.0.1:{ports['ui']}", timeout=5).status_code == 200
 
-        processes = _stack_processes(proc, state_dir)
+        processes = _stack_processes(stack.proc, state_dir)
         assert len(processes) >= 5  # postgres, redis, temporal, chain node, worker, api
-        out = _stop(proc)
-        assert "ready in" in out
+        out = stack.stop()
+        assert "stopped" in out and "Traceback" not in out
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        stack.kill()
     time.sleep(0.5)
     assert _alive(processes) == []
 
     # A warm restart keeps the data: same project, same credentials.
-    proc = _start(state_dir, ports)
+    stack = _Stack(state_dir, ports)
     try:
-        _wait_ready(proc, base_url)
+        stack.wait_ready(base_url)
         again = json.loads((state_dir / "demo.json").read_text())
         assert again["projects"][0]["project_id"] == project["project_id"]
         assert again["projects"][0]["api_secret"] == project["api_secret"]
         assert again["users"] == demo["users"]
-        processes = _stack_processes(proc, state_dir)
-        out = _stop(proc, presses=2)
+        processes = _stack_processes(stack.proc, state_dir)
+        out = stack.stop(presses=2)
         assert "stopped" in out and "Traceback" not in out
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        stack.kill()
     time.sleep(0.5)
     assert _alive(processes) == []
