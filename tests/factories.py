@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI
+from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from authserver.issue import issue_token
@@ -108,3 +109,11 @@ class World:
             issue_token, server, user=uid, scope=scope, client_id=client_id
         )
         return str(issued["access_token"])
+
+
+async def clear_rate_windows(redis: Redis) -> None:
+    """Empty every rate window: all test calls share 127.0.0.1, so tests would otherwise
+    spend one another's budget."""
+    keys = [k async for k in redis.scan_iter("rl:*")]
+    if keys:
+        await redis.delete(*keys)

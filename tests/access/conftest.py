@@ -15,7 +15,7 @@ from api.app import create_app
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from core.config import Settings
-from tests.factories import World
+from tests.factories import World, clear_rate_windows
 
 BASE = "http://127.0.0.1:8000"
 
@@ -57,10 +57,7 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture(autouse=True)
 async def _fresh_rate_windows(redis: Redis) -> None:
-    # Every test starts with empty rate windows (all test calls share 127.0.0.1).
-    keys = [k async for k in redis.scan_iter("rl:*")]
-    if keys:
-        await redis.delete(*keys)
+    await clear_rate_windows(redis)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 from api.app import create_app
 from core.config import Settings
 from engine.funding import fund_user
-from tests.factories import ProjectCreds, World
+from tests.factories import ProjectCreds, World, clear_rate_windows
 from worker import WorkerDeps, build_worker, worker_deps
 
 UNIT = 10**9
@@ -69,9 +69,7 @@ async def app(engine_settings: Settings, queue: str, worker: None) -> AsyncItera
 
 @pytest.fixture
 async def client(app: FastAPI, redis: Redis) -> AsyncIterator[httpx.AsyncClient]:
-    keys = [k async for k in redis.scan_iter("rl:*")]
-    if keys:
-        await redis.delete(*keys)
+    await clear_rate_windows(redis)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
         yield c

@@ -25,7 +25,7 @@ from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
 from events.pump import pump_workflow_id
-from tests.factories import ProjectCreds, World
+from tests.factories import ProjectCreds, World, clear_rate_windows
 from worker import build_worker, worker_deps
 
 BASE = "http://127.0.0.1:8000"
@@ -126,9 +126,7 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture(autouse=True)
 async def _fresh_rate_windows(redis: Redis) -> None:
-    keys = [k async for k in redis.scan_iter("rl:*")]
-    if keys:
-        await redis.delete(*keys)
+    await clear_rate_windows(redis)
 
 
 @pytest.fixture
