@@ -11,15 +11,18 @@ from typing import TYPE_CHECKING, Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from chain.custody import CustodyTransfer
 from chain.errors import ChainWriteConflict
 from db.models.engine import Transfer
-from engine import locks, reconcile, recovery, transfers
-from engine.receipts import ReceiptMismatch, ReceiptUnavailable, verify_receipt
+from engine import locks, reconcile, recovery
+from engine.receipts import ReceiptMismatch, ReceiptUnavailable
 from engine.recovery import Orphan
+from engine.settlement import Settler, TransferNotFound
 
 if TYPE_CHECKING:
     from worker import WorkerDeps
+
+# Well inside the workflow's heartbeat timeout (15 s).
+_HEARTBEAT_EVERY = 5.0
 
 
 @dataclass
@@ -36,22 +39,6 @@ class TransferStep:
     slot: int | None = None
     block_height: int | None = None
     error: str | None = None
-
-
-@dataclass
-class TransferLanded:
-    """A transfer's chain write finalized and its receipt checked out."""
-
-    transfer_id: str
-    signature: str
-    slot: int | None
-    block_height: int | None
-
-
-@dataclass
-class TransferFailure:
-    transfer_id: str
-    reason: str
 
 
 @dataclass
@@ -87,97 +74,55 @@ class EngineActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
         self.decimals = deps.settings.token_decimals
+        self.settler = Settler(
+            deps.sessions, deps.gateway, deps.solana, decimals=deps.settings.token_decimals
+        )
 
     # -- transfers -------------------------------------------------------------------
 
-    @activity.defn(name="engine.transfer_begin")
-    async def transfer_begin(self, ref: TransferRef) -> TransferStep:
-        """pending -> pending_onchain (local activity); the row committed before the start."""
-        async with self.deps.sessions() as session:
-            row = await transfers.begin_onchain(session, ref.transfer_id)
-            await session.commit()
-        if row is None:
-            raise ApplicationError(f"transfer {ref.transfer_id} not found", type="TransferNotFound")
-        return TransferStep(status=row.status, error=row.failure_reason)
+    @activity.defn(name="engine.transfer_settle")
+    async def transfer_settle(self, ref: TransferRef) -> TransferStep:
+        """The whole chain leg of one transfer: claimed (pending -> pending_onchain) with the
+        transfers that arrive together, sent in one transaction with them, finalized, receipt
+        verified, booked (see engine.settlement). Idempotent: a retry resumes from the records.
 
-    @activity.defn(name="engine.transfer_send")
-    async def transfer_send(self, ref: TransferRef) -> TransferStep:
-        """Sign, persist and send the transfer's chain write (exactly once per op_key)."""
-        async with self.deps.sessions() as session:
-            row = await session.get(Transfer, ref.transfer_id)
-        if row is None or row.status != "pending_onchain" or row.op_key is None:
-            return TransferStep(status=row.status if row else "missing")
-        gateway = self.deps.gateway
-        await gateway.ensure_custody_account(row.from_uid, row.currency)
-        await gateway.ensure_custody_account(row.to_uid, row.currency)
-        leg = CustodyTransfer(row.currency, row.from_uid, row.to_uid, row.amount)
+        Heartbeats only when it runs long (an RPC outage): the usual second needs none, which
+        spares a server round trip per transfer."""
+        work = asyncio.create_task(self.settler.settle(ref.transfer_id))
         try:
-            write = await gateway.submit_transfers(row.op_key, [leg])
+            while True:
+                done, _ = await asyncio.wait({work}, timeout=_HEARTBEAT_EVERY)
+                if done:
+                    break
+                activity.heartbeat()
+            settled = work.result()
+        except TransferNotFound as exc:
+            raise ApplicationError(
+                f"transfer {ref.transfer_id} not found", type="TransferNotFound", non_retryable=True
+            ) from exc
         except ChainWriteConflict as exc:
             raise ApplicationError(str(exc), type="ChainWriteConflict", non_retryable=True) from exc
-        if write.status == "failed":
-            return TransferStep(status="failed", signature=write.signature, error=str(write.err))
-        return TransferStep(status="sent", signature=write.signature)
-
-    @activity.defn(name="engine.transfer_await")
-    async def transfer_await(self, ref: TransferRef) -> TransferStep:
-        """Drive the chain write to finalized (re-send / re-sign as the gateway decides) and
-        verify the receipt. Heartbeats; ChainUnavailable/ChainTimeout are retried."""
-        async with self.deps.sessions() as session:
-            row = await session.get(Transfer, ref.transfer_id)
-        if row is None or row.op_key is None:
-            raise ApplicationError("transfer without chain write", non_retryable=True)
-        beat = asyncio.create_task(_heartbeat())
-        try:
-            write = await self.deps.gateway.await_final(row.op_key, timeout=20.0)
-        finally:
-            beat.cancel()
-        if not write.succeeded:
-            return TransferStep(status="failed", signature=write.signature, error=str(write.err))
-        gateway = self.deps.gateway
-        expected = {
-            str(gateway.custody_address(row.from_uid, row.currency)): -row.amount,
-            str(gateway.custody_address(row.to_uid, row.currency)): row.amount,
-        }
-        try:
-            await verify_receipt(self.deps.solana, write.signature, expected)
         except ReceiptUnavailable as exc:
             raise ApplicationError(str(exc), type="ReceiptUnavailable") from exc
         except ReceiptMismatch as exc:
             # Money moved, but not as recorded: stop here for an operator (stays pending_onchain).
             raise ApplicationError(str(exc), type="ReceiptMismatch", non_retryable=True) from exc
+        finally:
+            work.cancel()  # a cancelled activity stops waiting; the shared write goes on
         return TransferStep(
-            status="succeeded",
-            signature=write.signature,
-            slot=write.slot,
-            block_height=write.block_height,
+            status=settled.status,
+            signature=settled.signature,
+            slot=settled.slot,
+            block_height=settled.block_height,
+            error=settled.error,
         )
 
-    @activity.defn(name="engine.transfer_complete")
-    async def transfer_complete(self, step: TransferLanded) -> TransferStep:
-        """pending_onchain -> completed: debit, credit, event, audit (local activity)."""
+    @activity.defn(name="engine.transfer_status")
+    async def transfer_status(self, ref: TransferRef) -> TransferStep:
+        """The transfer's status as recorded (local activity; for the Status search attribute
+        of a transfer that takes long)."""
         async with self.deps.sessions() as session:
-            await transfers.complete(
-                session,
-                step.transfer_id,
-                signature=step.signature,
-                slot=step.slot,
-                block_height=step.block_height,
-                decimals=self.decimals,
-            )
-            await session.commit()
-            row = await session.get(Transfer, step.transfer_id, populate_existing=True)
-        return TransferStep(status=row.status if row else "missing")
-
-    @activity.defn(name="engine.transfer_fail")
-    async def transfer_fail(self, failure: TransferFailure) -> TransferStep:
-        """-> failed: funds available again, limit usage released, event (local activity)."""
-        async with self.deps.sessions() as session:
-            await transfers.fail(
-                session, failure.transfer_id, failure.reason, decimals=self.decimals
-            )
-            await session.commit()
-            row = await session.get(Transfer, failure.transfer_id, populate_existing=True)
+            row = await session.get(Transfer, ref.transfer_id)
         return TransferStep(status=row.status if row else "missing")
 
     # -- fund locks --------------------------------------------------------------------
@@ -212,17 +157,8 @@ class EngineActivities:
     def all(self) -> list[Any]:
         return [
             self.find_orphans,
-            self.transfer_begin,
-            self.transfer_send,
-            self.transfer_await,
-            self.transfer_complete,
-            self.transfer_fail,
+            self.transfer_settle,
+            self.transfer_status,
             self.lock_expire,
             self.reconcile,
         ]
-
-
-async def _heartbeat() -> None:
-    while True:
-        activity.heartbeat()
-        await asyncio.sleep(1.0)

@@ -13,6 +13,7 @@ from solana.rpc.async_api import AsyncClient
 from starlette.routing import BaseRoute
 from temporalio.client import Client
 
+from api.after_commit import AfterCommit
 from api.auth.wiring import access_services
 from api.errors import install_error_handlers
 from api.idempotency import install_idempotency
@@ -62,9 +63,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         load_or_create_keys(settings.chain_keys_dir),
         app.state.session_maker,
     )
+    app.state.after_commit = AfterCommit()
     try:
         async with access_services(app):
             yield
+            await app.state.after_commit.drain()
     finally:
         await app.state.solana.close()
         await app.state.redis.aclose()

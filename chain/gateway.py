@@ -76,6 +76,8 @@ T = TypeVar("T")
 FINAL_STATUSES = ("succeeded", "failed")
 _RANK = {"processed": 0, "confirmed": 1, "finalized": 2}
 MAX_STATUS_BATCH = 256  # getSignatureStatuses accepts at most 256 signatures per call
+PACKET_DATA_SIZE = 1232  # the largest serialized transaction a Solana node accepts
+_ZERO_HASH = Hash.default()
 # JSON-RPC codes that mean "node not ready", not "your request is wrong".
 _TRANSIENT_RPC_CODES = {-32004, -32005, -32007, -32014, -32016}
 _TOKEN_PROGRAMS = (TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID)
@@ -181,6 +183,8 @@ class ChainGateway:
             )
         }
         self._rent: int | None = None
+        # Custody accounts seen to exist: never closed, so one lookup per process is enough.
+        self._custody_known: set[Pubkey] = set()
         self._watcher: FinalityWatcher | None = None
         self._slot_heights: dict[int, int] = {}
         self._get_block_supported = True
@@ -238,17 +242,25 @@ class ChainGateway:
 
     # A deadline parameter rather than asyncio.timeout: expiry must not cancel a step halfway
     # through its DB transaction, and must surface as the retryable ChainTimeout.
-    async def await_final(self, op_key: str, timeout: float = 60.0) -> ChainWrite:  # noqa: ASYNC109
+    async def await_final(
+        self,
+        op_key: str,
+        timeout: float = 60.0,  # noqa: ASYNC109
+        *,
+        just_sent: bool = False,
+    ) -> ChainWrite:
         """Drive the write to ``succeeded`` or ``failed`` (returned, not raised).
 
         Re-broadcasts while the blockhash is valid and re-signs after it expired, so a fresh
         process can finish a write another one started. Raises ``ChainTimeout`` (retryable).
-        After a first step of its own, the write joins this process's finality watcher, which
-        checks every awaited write with one batched status call per tick.
+        After a first step of its own (skipped when the caller ``just_sent`` it: nothing can have
+        changed), the write joins this process's finality watcher, which checks every awaited
+        write with one batched status call per tick.
         """
-        write = await self.advance(op_key)
-        if write.final:
-            return write
+        if not just_sent:
+            write = await self.advance(op_key)
+            if write.final:
+                return write
         if self._watcher is None:
             self._watcher = FinalityWatcher(self, self._poll_interval)
         return await self._watcher.wait(op_key, timeout)
@@ -309,7 +321,10 @@ class ChainGateway:
     ) -> Pubkey:
         """Create the user's custody account for the currency if missing; idempotent."""
         address = self.custody_address(uid, currency)
+        if address in self._custody_known:
+            return address
         if await self._account(address, self._commitment) is not None:
+            self._custody_known.add(address)
             return address
         op_key = f"custody:{address}"
         instructions = create_custody_instructions(
@@ -323,10 +338,25 @@ class ChainGateway:
             state = await self._token_account(address, "processed")
             if state is None or state.owner != self._keys.custody_authority.pubkey():
                 write.raise_for_failure()
+        self._custody_known.add(address)
         return address
 
     def transfer_instruction(self, transfer: CustodyTransfer) -> Instruction:
         return transfer_instruction(self._keys, transfer, self._decimals)
+
+    def transaction_size(self, instructions: Sequence[Instruction]) -> int:
+        """Bytes of the signed transaction these instructions make (the blockhash and the
+        signatures have fixed sizes, so a placeholder blockhash gives the exact figure)."""
+        message = Message.new_with_blockhash(
+            list(instructions), self._keys.fee_payer.pubkey(), _ZERO_HASH
+        )
+        signers = message.header.num_required_signatures
+        return len(bytes(message)) + 1 + 64 * signers
+
+    def fits_one_transaction(self, transfers: Sequence[CustodyTransfer]) -> bool:
+        """Whether these custody transfers fit in one transaction (PACKET_DATA_SIZE)."""
+        instructions = [self.transfer_instruction(t) for t in transfers]
+        return self.transaction_size(instructions) <= PACKET_DATA_SIZE
 
     def mint_instruction(self, mint: CustodyMint) -> Instruction:
         return mint_instruction(self._keys, mint)

@@ -5,6 +5,11 @@ event, all in the caller's transaction (flush only).
     pending -> pending_onchain -> completed
     pending -> cancelled            (project or operator cancel; funds available again)
     pending | pending_onchain -> failed   (chain rejected; funds available again)
+
+``pending -> pending_onchain`` is a *claim*: it names the chain write (``op_key``) that will carry
+the transfer, for many transfers at once (engine.settlement packs them into one transaction).
+A transfer's ``op_key`` is set once by its claim and changes only when that write failed
+without moving anything (``split``), so a transfer can never ride two writes that both land.
 """
 
 from __future__ import annotations
@@ -32,8 +37,14 @@ def new_transfer_id() -> str:
 
 
 def op_key_for(transfer_id: str) -> str:
-    """The chain write carrying one transfer (derived from its id: exactly once)."""
+    """The chain write carrying this transfer alone (after its batch's write failed)."""
     return f"transfer:{transfer_id}"
+
+
+def new_batch_op_key() -> str:
+    """The chain write carrying a claimed batch; the batch's members are the transfers whose
+    ``op_key`` it is (so the write can be rebuilt from the database after a crash)."""
+    return f"transfers:{uuid.uuid4().hex}"
 
 
 def insufficient(exc: InsufficientFunds, decimals: int) -> Rejected:
@@ -99,7 +110,6 @@ async def create(
         limit_day=limits.utc_day(),
         workflow_id=workflow_id,
         audit_id=audit_id,
-        op_key=op_key_for(transfer_id),
     )
     session.add(transfer)
     await session.flush()
@@ -156,18 +166,54 @@ async def _settle_lock(ledger: Ledger, transfer: Transfer) -> None:
         )
 
 
-async def begin_onchain(session: AsyncSession, transfer_id: str) -> Transfer | None:
-    """pending -> pending_onchain (the cancel window closes). Returns the row as it now is,
-    or None if the transfer does not exist (yet)."""
-    moved = await session.scalar(
+async def claim(session: AsyncSession, transfer_ids: Sequence[str], op_key: str) -> list[Transfer]:
+    """pending -> pending_onchain for those of ``transfer_ids`` still pending (a cancel may have
+    won), all carried by the chain write ``op_key``. Returns the claimed rows, by id."""
+    if not transfer_ids:
+        return []
+    rows = list(
+        await session.scalars(
+            update(Transfer)
+            .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == "pending")
+            .values(
+                status="pending_onchain",
+                op_key=op_key,
+                onchain_at=func.now(),
+                updated_at=func.now(),
+            )
+            .returning(Transfer),
+            execution_options={"populate_existing": True},
+        )
+    )
+    if rows:
+        await session.execute(
+            insert(TransferState),
+            [{"transfer_id": r.id, "status": "pending_onchain", "reason": None} for r in rows],
+        )
+    return sorted(rows, key=lambda r: r.id)
+
+
+async def members(session: AsyncSession, op_key: str) -> list[Transfer]:
+    """Every transfer the chain write ``op_key`` carries, in a fixed order (by id)."""
+    rows = await session.scalars(
+        select(Transfer)
+        .where(Transfer.op_key == op_key)
+        .order_by(Transfer.id)
+        .execution_options(populate_existing=True)
+    )
+    return list(rows)
+
+
+async def split(session: AsyncSession, op_key: str) -> list[str]:
+    """The batch write ``op_key`` failed without moving anything (it was refused or landed
+    with an error, which is atomic): its unfinished members go on, each in its own write."""
+    moved = await session.scalars(
         update(Transfer)
-        .where(Transfer.id == transfer_id, Transfer.status == "pending")
-        .values(status="pending_onchain", onchain_at=func.now(), updated_at=func.now())
+        .where(Transfer.op_key == op_key, Transfer.status == "pending_onchain")
+        .values(op_key=func.concat("transfer:", Transfer.id), updated_at=func.now())
         .returning(Transfer.id)
     )
-    if moved is not None:
-        await _state(session, transfer_id, "pending_onchain", None)
-    return await session.get(Transfer, transfer_id, populate_existing=True)
+    return list(moved)
 
 
 def event_data(t: Transfer, decimals: int, **extra: Any) -> dict[str, Any]:

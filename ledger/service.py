@@ -8,10 +8,11 @@ constraints are the backstop.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy import and_, func, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -69,6 +70,25 @@ class Ledger:
         if currency is not None:
             query = query.where(Hold.currency == currency)
         return list((await self.session.scalars(query.order_by(Hold.created_at))).all())
+
+    async def lock_accounts(self, keys: Sequence[tuple[str, str]]) -> None:
+        """Lock several (user_uid, currency) account rows in one fixed order, creating missing
+        ones: a transaction that then moves money on all of them in any order cannot deadlock
+        with another one doing the same."""
+        ordered = sorted(set(keys))
+        if not ordered:
+            return
+        await self.session.execute(
+            pg_insert(LedgerAccount)
+            .values([{"user_uid": u, "currency": c} for u, c in ordered])
+            .on_conflict_do_nothing(index_elements=["user_uid", "currency"])
+        )
+        await self.session.execute(
+            select(LedgerAccount.user_uid)
+            .where(tuple_(LedgerAccount.user_uid, LedgerAccount.currency).in_(ordered))
+            .order_by(LedgerAccount.user_uid, LedgerAccount.currency)
+            .with_for_update()
+        )
 
     # -- single-phase moves --------------------------------------------------------------
 

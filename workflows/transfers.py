@@ -1,12 +1,15 @@
 """TransferWorkflow: pending -> pending_onchain -> completed | failed (or cancelled first).
 
-1. ``transfer_begin`` (local): the conditional move out of ``pending``; a cancel that won
-   the race ends the workflow here, before anything touches the chain.
-2. ``transfer_send``: custody accounts exist, the chain write (op_key from the transfer id) is
-   signed, persisted, sent - exactly once whatever retries or crashes happen.
-3. ``transfer_await``: finalized, and the receipt (the transaction's own token balance
-   changes) verified; retried through RPC outages.
-4. ``transfer_complete`` / ``transfer_fail`` (local): ledger, event and audit in one commit.
+One activity, ``transfer_settle``, does the chain leg: the transfer is claimed together with the
+transfers that arrive with it, sent in one transaction with them (exactly once, whatever retries
+or crashes happen), finalized, its receipt verified, and booked (ledger, event, audit). A cancel
+that won the race ends it before anything touches the chain. One workflow per transfer keeps
+each transfer visible and steerable in the Temporal UI; one activity keeps its cost to that of
+the bare one-activity workflow, so batching on chain is what sets the pace.
+
+The Status search attribute is set at the start (``pending``) and at the end; a transfer still
+unsettled after a few seconds gets its recorded status (usually ``pending_onchain``) so that
+operators find the stuck ones.
 """
 
 from __future__ import annotations
@@ -19,32 +22,19 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.engine import (
-        EngineActivities,
-        TransferFailure,
-        TransferLanded,
-        TransferRef,
-    )
+    from activities.engine import EngineActivities, TransferRef
     from engine.search import STATUS
 
-_DB_RETRY = RetryPolicy(
-    initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5)
-)
-# The API starts the workflow after its commit (or the recovery sweep does); a missing row
-# means a bug or a hand-deleted record: retry a little, then give up visibly.
-_BEGIN_RETRY = RetryPolicy(
-    initial_interval=timedelta(milliseconds=100),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=5),
-    maximum_attempts=10,
-)
-# Chain legs: retried through outages for as long as it takes (operators see them as stuck).
-_CHAIN_RETRY = RetryPolicy(
+# Chain legs are retried through outages for as long as it takes (operators see them as stuck).
+_SETTLE_RETRY = RetryPolicy(
     initial_interval=timedelta(milliseconds=500),
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=5),
-    non_retryable_error_types=["ChainWriteConflict", "ReceiptMismatch"],
+    non_retryable_error_types=["TransferNotFound", "ChainWriteConflict", "ReceiptMismatch"],
 )
+_STATUS_RETRY = RetryPolicy(maximum_attempts=3)
+# When to look at a slow transfer's recorded status again (the first look: after 5 s).
+_STATUS_REFRESH = (timedelta(seconds=5), timedelta(seconds=60))
 
 
 @dataclass
@@ -65,74 +55,47 @@ class TransferWorkflow:
     @workflow.run
     async def run(self, data: TransferInput) -> TransferResult:
         ref = TransferRef(transfer_id=data.transfer_id)
-        try:
-            begun = await workflow.execute_local_activity_method(
-                EngineActivities.transfer_begin,
-                ref,
-                start_to_close_timeout=timedelta(seconds=10),
-                retry_policy=_BEGIN_RETRY,
-            )
-        except ActivityError as exc:
-            # The request never committed (rolled back after the start): nothing to do. Ending
-            # as failed lets a retry of the same request start this workflow id again.
-            workflow.upsert_search_attributes([STATUS.value_set("abandoned")])
-            raise ApplicationError(
-                f"transfer {data.transfer_id} was never committed", non_retryable=True
-            ) from exc
-        if begun.status != "pending_onchain":
-            return self._end(data.transfer_id, begun.status, error=begun.error)
-        workflow.upsert_search_attributes([STATUS.value_set("pending_onchain")])
-
-        sent = await workflow.execute_activity_method(
-            EngineActivities.transfer_send,
+        settle = workflow.start_activity_method(
+            EngineActivities.transfer_settle,
             ref,
-            # A send is a few RPC calls; a worker that died mid-send is retried after this.
-            start_to_close_timeout=timedelta(seconds=20),
-            retry_policy=_CHAIN_RETRY,
-        )
-        if sent.status == "failed":
-            return await self._fail(data.transfer_id, f"chain rejected: {sent.error}")
-        if sent.status != "sent":
-            return self._end(data.transfer_id, sent.status)
-        final = await workflow.execute_activity_method(
-            EngineActivities.transfer_await,
-            ref,
+            # Usually about a second; an outage makes the attempt time out and retry.
             start_to_close_timeout=timedelta(seconds=60),
-            # Generous: a busy event loop must not turn a slow heartbeat into a retry storm.
             heartbeat_timeout=timedelta(seconds=15),
-            retry_policy=_CHAIN_RETRY,
+            retry_policy=_SETTLE_RETRY,
         )
-        if final.status != "succeeded" or final.signature is None:
-            return await self._fail(data.transfer_id, f"chain rejected: {final.error}")
-        done = await workflow.execute_local_activity_method(
-            EngineActivities.transfer_complete,
-            TransferLanded(
-                transfer_id=data.transfer_id,
-                signature=final.signature,
-                slot=final.slot,
-                block_height=final.block_height,
-            ),
-            start_to_close_timeout=timedelta(seconds=10),
-            retry_policy=_DB_RETRY,
+        wait = _STATUS_REFRESH[0]
+        while not settle.done():
+            try:
+                await workflow.wait_condition(settle.done, timeout=wait)
+            except TimeoutError:
+                await self._show_recorded_status(ref)
+                wait = _STATUS_REFRESH[1]
+        try:
+            step = await settle
+        except ActivityError as exc:
+            if _error_type(exc) == "TransferNotFound":
+                # Nothing was ever committed under this id; ending as failed lets a retry of
+                # the same request start this workflow id again.
+                workflow.upsert_search_attributes([STATUS.value_set("abandoned")])
+                raise ApplicationError(
+                    f"transfer {data.transfer_id} was never committed", non_retryable=True
+                ) from exc
+            raise  # ChainWriteConflict / ReceiptMismatch: for an operator, visibly
+        workflow.upsert_search_attributes([STATUS.value_set(step.status)])
+        return TransferResult(
+            data.transfer_id, step.status, signature=step.signature, error=step.error
         )
-        return self._end(data.transfer_id, done.status, signature=final.signature)
 
-    async def _fail(self, transfer_id: str, reason: str) -> TransferResult:
-        ended = await workflow.execute_local_activity_method(
-            EngineActivities.transfer_fail,
-            TransferFailure(transfer_id=transfer_id, reason=reason),
+    async def _show_recorded_status(self, ref: TransferRef) -> None:
+        recorded = await workflow.execute_local_activity_method(
+            EngineActivities.transfer_status,
+            ref,
             start_to_close_timeout=timedelta(seconds=10),
-            retry_policy=_DB_RETRY,
+            retry_policy=_STATUS_RETRY,
         )
-        return self._end(transfer_id, ended.status, error=reason)
+        workflow.upsert_search_attributes([STATUS.value_set(recorded.status)])
 
-    def _end(
-        self,
-        transfer_id: str,
-        status: str,
-        *,
-        signature: str | None = None,
-        error: str | None = None,
-    ) -> TransferResult:
-        workflow.upsert_search_attributes([STATUS.value_set(status)])
-        return TransferResult(transfer_id, status, signature=signature, error=error)
+
+def _error_type(exc: ActivityError) -> str | None:
+    cause = exc.cause
+    return cause.type if isinstance(cause, ApplicationError) else None

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
 
+from api.after_commit import after_commit
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
@@ -154,25 +155,32 @@ async def _accept(
     return transfer
 
 
-async def _start(request: Request, transfer: Transfer) -> None:
-    """After the commit: start the transfer's workflow, and tell a settled lock's timer."""
-    await start_workflow(
-        request,
-        TransferWorkflow.run,
-        TransferInput(transfer_id=transfer.id),
-        workflow_id=transfer_workflow_id(transfer.id),
-        attributes=search.attributes(
-            project_id=transfer.project_id,
-            user_uid=transfer.from_uid,
-            operation="transfer",
-            status="pending",
-            currency=transfer.currency,
-        ),
-        name="TransferWorkflow",
-        allow_retry_after_failure=True,
+def _start_soon(request: Request, transfer: Transfer) -> None:
+    """After the commit, without holding up the answer: start the transfer's workflow and tell
+    a settled lock's timer (see api.after_commit for why nothing is lost if this never runs)."""
+    transfer_id, lock_id = transfer.id, transfer.lock_id
+    attributes = search.attributes(
+        project_id=transfer.project_id,
+        user_uid=transfer.from_uid,
+        operation="transfer",
+        status="pending",
+        currency=transfer.currency,
     )
-    if transfer.lock_id is not None:
-        await signal_lock(request, transfer.lock_id, "settled")
+
+    async def start() -> None:
+        await start_workflow(
+            request,
+            TransferWorkflow.run,
+            TransferInput(transfer_id=transfer_id),
+            workflow_id=transfer_workflow_id(transfer_id),
+            attributes=attributes,
+            name="TransferWorkflow",
+            allow_retry_after_failure=True,
+        )
+        if lock_id is not None:
+            await signal_lock(request, lock_id, "settled")
+
+    after_commit(request).run_soon(start(), f"start transfer {transfer_id}")
 
 
 @router.post(
@@ -206,7 +214,7 @@ async def request_transfer(
         response = ctx.respond(
             202, single("transfer", transfer.id, attributes), audit_status="pending"
         )
-    await _start(request, transfer)
+    _start_soon(request, transfer)
     return response
 
 
@@ -243,7 +251,7 @@ async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, reque
         response = ctx.respond(
             202, single("transfer", transfer.id, attributes), audit_status="pending"
         )
-    await _start(request, transfer)
+    _start_soon(request, transfer)
     return response
 
 

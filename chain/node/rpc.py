@@ -72,6 +72,9 @@ def _commitment(cfg: dict[str, Any]) -> Commitment:
         raise invalid(f"Invalid commitment: {cfg.get('commitment')!r}") from exc
 
 
+PACKET_DATA_SIZE = 1232
+
+
 def _decode_tx(value: Any, encoding: str) -> VersionedTransaction:
     if not isinstance(value, str):
         raise invalid("transaction must be an encoded string")
@@ -82,6 +85,12 @@ def _decode_tx(value: Any, encoding: str) -> VersionedTransaction:
             raw = b58decode(value)
         else:
             raise invalid(f"unsupported encoding: {encoding}")
+        if len(raw) > PACKET_DATA_SIZE:
+            # As a real validator answers: a transaction must fit one packet.
+            raise invalid(
+                f"{encoding} encoded solana_sdk::transaction::versioned::VersionedTransaction too "
+                f"large: {len(raw)} bytes (max: {PACKET_DATA_SIZE} bytes)"
+            )
         return VersionedTransaction.from_bytes(raw)
     except RpcError:
         raise

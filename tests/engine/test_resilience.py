@@ -23,7 +23,7 @@ from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
 from db.models.chain import ChainTransaction, ChainTxAttempt
-from engine.transfers import op_key_for
+from db.models.engine import Transfer
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import transfer_body, wait_final
 from tests.factories import World
@@ -53,7 +53,9 @@ async def _chain_writes(deps: WorkerDeps, transfer_id: str) -> tuple[str | None,
     """(status of the transfer's chain write, number of signed attempts)."""
     async with deps.sessions() as s:
         row = await s.scalar(
-            select(ChainTransaction).where(ChainTransaction.op_key == op_key_for(transfer_id))
+            select(ChainTransaction)
+            .join(Transfer, Transfer.op_key == ChainTransaction.op_key)
+            .where(Transfer.id == transfer_id)
         )
         if row is None:
             return None, 0

@@ -143,7 +143,8 @@ async def test_cancel_racing_the_broadcast_has_exactly_one_outcome(
             chain_rows = await s.scalar(
                 select(func.count())
                 .select_from(ChainTransaction)
-                .where(ChainTransaction.op_key == transfers.op_key_for(transfer_id))
+                .join(Transfer, Transfer.op_key == ChainTransaction.op_key)
+                .where(Transfer.id == transfer_id)
             )
         if cancel.status_code == 200:
             assert final["status"] == "cancelled" and chain_rows == 0

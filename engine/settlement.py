@@ -1,0 +1,307 @@
+"""Settling transfers on chain, several per transaction, each exactly once.
+
+One ``Settler`` per worker process. Every TransferWorkflow's one activity calls
+``settle(transfer_id)``; the settler gathers the transfers that arrive together, claims them in
+one statement (``pending -> pending_onchain``, all naming one new chain write), packs as many as
+fit into one transaction (one fee payer, many custody ``transfer_checked``), sends it through the
+chain gateway, waits for finality in the process's one finality watcher, checks the receipt once
+and books every member in one database transaction. Each member keeps its own status, history,
+ledger entries and event.
+
+Exactly once, across retries and crashes:
+
+- a member's write is named in the database by its claim (``transfers.op_key``) before anything
+  is signed; the write's instructions are rebuilt from its members (ordered by id), so any
+  process resumes it with the same payload, and the gateway sends it at most once;
+- a write that failed moved nothing (a transaction is atomic): its unfinished members are
+  ``split`` into writes of their own, and a member alone in a failed write fails (funds
+  available again);
+- booking is a conditional update per member, so a second booking of a write books nothing.
+
+Under light load a batch holds one transfer and waits for nobody (``linger`` is a couple of
+milliseconds); under load the arrivals pile up while earlier batches are being signed and the
+batches grow by themselves up to what fits in a transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from solana.rpc.async_api import AsyncClient
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from chain.custody import CustodyTransfer
+from chain.gateway import ChainGateway, ChainWrite
+from db.models.engine import Transfer
+from engine import transfers
+from engine.receipts import verify_receipt
+from ledger.service import Ledger
+
+log = logging.getLogger(__name__)
+
+FINAL = ("completed", "failed", "cancelled")
+# Signing phases in flight at once: while they run, new arrivals gather into the next batch.
+_SIGNING_SLOTS = 2
+
+
+class TransferNotFound(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Settled:
+    """Where a transfer ended (or ``pending_onchain`` when its write awaits an operator)."""
+
+    status: str
+    signature: str | None = None
+    slot: int | None = None
+    block_height: int | None = None
+    error: str | None = None
+
+
+def _legs(rows: Sequence[Transfer]) -> list[CustodyTransfer]:
+    return [CustodyTransfer(r.currency, r.from_uid, r.to_uid, r.amount) for r in rows]
+
+
+def expected_deltas(gateway: ChainGateway, rows: Sequence[Transfer]) -> dict[str, int]:
+    """Net token change of every custody account the write touches (a user may appear in
+    several of its transfers)."""
+    net: dict[str, int] = {}
+    for r in rows:
+        src = str(gateway.custody_address(r.from_uid, r.currency))
+        dst = str(gateway.custody_address(r.to_uid, r.currency))
+        net[src] = net.get(src, 0) - r.amount
+        net[dst] = net.get(dst, 0) + r.amount
+    return net
+
+
+class Settler:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        gateway: ChainGateway,
+        solana: AsyncClient,
+        *,
+        decimals: int,
+        linger: float = 0.002,
+        await_timeout: float = 20.0,
+    ) -> None:
+        self._sessions = sessions
+        self._gateway = gateway
+        self._solana = solana
+        self._decimals = decimals
+        self._linger = linger
+        self._await_timeout = await_timeout
+        self._queue: list[str] = []
+        self._claimed: dict[str, asyncio.Future[None]] = {}
+        self._arrived = asyncio.Event()
+        self._slots = asyncio.Semaphore(_SIGNING_SLOTS)
+        self._batcher: asyncio.Task[None] | None = None
+        self._drives: dict[str, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- the one entry point ------------------------------------------------------------
+
+    async def settle(self, transfer_id: str) -> Settled:
+        """Drive one transfer to a final state; idempotent, safe to call again after any
+        failure or crash. Raises TransferNotFound, or chain/database errors to retry."""
+        # pending -> claimed -> (batch write fails -> own write) -> final: at most four rounds.
+        for _ in range(6):
+            row = await self._load(transfer_id)
+            if row is None:
+                raise TransferNotFound(transfer_id)
+            if row.status in FINAL:
+                return Settled(
+                    row.status, row.signature, row.slot, row.block_height, row.failure_reason
+                )
+            if row.status == "pending":
+                await self._wait_claim(transfer_id)
+            elif row.op_key is not None:
+                await asyncio.shield(self._drive(row.op_key))
+            else:  # pending_onchain without a write: only a hand-edited row looks like this
+                raise RuntimeError(f"transfer {transfer_id} is pending_onchain without a write")
+        raise RuntimeError(f"transfer {transfer_id} did not settle; retrying")
+
+    # -- gathering and claiming ---------------------------------------------------------
+
+    async def _wait_claim(self, transfer_id: str) -> None:
+        future = self._claimed.get(transfer_id)
+        if future is None:
+            future = asyncio.get_running_loop().create_future()
+            self._claimed[transfer_id] = future
+            self._queue.append(transfer_id)
+            self._arrived.set()
+        if self._batcher is None or self._batcher.done():
+            self._batcher = asyncio.create_task(self._gather(), name="transfer-batcher")
+        await asyncio.shield(future)
+
+    async def _gather(self) -> None:
+        while True:
+            await self._arrived.wait()
+            await self._slots.acquire()
+            await asyncio.sleep(self._linger)  # let transfers started together meet
+            taken, self._queue = self._queue, []
+            self._arrived.clear()
+            if not taken:
+                self._slots.release()
+                continue
+            self._spawn(self._claim_and_send(taken))
+
+    async def _claim_and_send(self, transfer_ids: list[str]) -> None:
+        """Claim what is still pending, pack it into writes that fit one transaction each,
+        record them; the signing slot is released once they are sent."""
+        started: list[str] = []
+        try:
+            async with self._sessions() as session:
+                rows = list(
+                    await session.scalars(
+                        select(Transfer)
+                        .where(Transfer.id.in_(transfer_ids), Transfer.status == "pending")
+                        .order_by(Transfer.id)
+                    )
+                )
+                for pack in self._packs(rows):
+                    op_key = transfers.new_batch_op_key()
+                    if await transfers.claim(session, [r.id for r in pack], op_key):
+                        started.append(op_key)
+                await session.commit()
+        except Exception as exc:
+            self._slots.release()
+            self._resolve(transfer_ids, exc)  # their activities fail and are retried
+            return
+        # Claimed (or found no longer pending): each waiter now reads its own row again.
+        self._resolve(transfer_ids, None)
+        loop = asyncio.get_running_loop()
+        sent = [loop.create_future() for _ in started]
+        for op_key, signal in zip(started, sent, strict=True):
+            self._drive(op_key, sent=signal)
+        try:
+            if sent:
+                # Only until the writes are sent, not until they are final.
+                await asyncio.wait(sent)
+        finally:
+            self._slots.release()
+
+    def _packs(self, rows: list[Transfer]) -> list[list[Transfer]]:
+        packs: list[list[Transfer]] = []
+        for row in rows:
+            if packs and self._gateway.fits_one_transaction(_legs([*packs[-1], row])):
+                packs[-1].append(row)
+            else:
+                packs.append([row])
+        return packs
+
+    def _resolve(self, transfer_ids: list[str], exc: BaseException | None) -> None:
+        for tid in transfer_ids:
+            future = self._claimed.pop(tid, None)
+            if future is not None and not future.done():
+                if exc is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(exc)
+
+    # -- one write, from send to booked -------------------------------------------------
+
+    def _drive(
+        self, op_key: str, *, sent: asyncio.Future[None] | None = None
+    ) -> asyncio.Task[None]:
+        """The one task per process driving ``op_key``; every member waits on it. ``sent``
+        resolves once the write is sent (or the task ended without sending)."""
+        task = self._drives.get(op_key)
+        if task is None:
+            signal = sent or asyncio.get_running_loop().create_future()
+            task = asyncio.create_task(self._run_write(op_key, signal), name=f"settle {op_key}")
+            self._drives[op_key] = task
+            task.add_done_callback(lambda t: self._drive_done(op_key, t))
+        elif sent is not None:
+            sent.set_result(None)
+        return task
+
+    def _drive_done(self, op_key: str, task: asyncio.Task[None]) -> None:
+        self._drives.pop(op_key, None)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            # Every member's activity sees it too and is retried; logged once here.
+            log.warning("settling write %s stopped: %r", op_key, exc)
+
+    async def _run_write(self, op_key: str, sent: asyncio.Future[None]) -> None:
+        try:
+            async with self._sessions() as session:
+                rows = await transfers.members(session, op_key)
+            if not rows or all(r.status != "pending_onchain" for r in rows):
+                return  # booked (or ended) already
+            await asyncio.gather(
+                *(
+                    self._gateway.ensure_custody_account(uid, r.currency)
+                    for r in rows
+                    for uid in (r.from_uid, r.to_uid)
+                )
+            )
+            write = await self._gateway.submit_transfers(op_key, _legs(rows))
+            just_sent = write.status == "sent" and write.send_count == 1
+            if not sent.done():
+                sent.set_result(None)
+            if not write.final:
+                write = await self._gateway.await_final(
+                    op_key, self._await_timeout, just_sent=just_sent
+                )
+            if write.succeeded:
+                await self._book(op_key, write, rows)
+            else:
+                await self._failed(op_key, write, rows)
+        finally:
+            if not sent.done():
+                sent.set_result(None)
+
+    async def _book(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> None:
+        assert write.signature is not None
+        # The transaction's own balance changes must be exactly the members' transfers.
+        await verify_receipt(self._solana, write.signature, expected_deltas(self._gateway, rows))
+        async with self._sessions() as session:
+            await Ledger(session).lock_accounts(
+                [(uid, r.currency) for r in rows for uid in (r.from_uid, r.to_uid)]
+            )
+            for row in rows:
+                await transfers.complete(
+                    session,
+                    row.id,
+                    signature=write.signature,
+                    slot=write.slot,
+                    block_height=write.block_height,
+                    decimals=self._decimals,
+                )
+            await session.commit()
+        log.info("write %s finalized: %d transfer(s) booked", op_key, len(rows))
+
+    async def _failed(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> None:
+        async with self._sessions() as session:
+            if len(rows) > 1:
+                moved = await transfers.split(session, op_key)
+                log.warning(
+                    "batch write %s failed (%s); %d transfer(s) go on alone",
+                    op_key, write.err, len(moved),
+                )  # fmt: skip
+            else:
+                await transfers.fail(
+                    session,
+                    rows[0].id,
+                    f"chain rejected: {write.err}",
+                    decimals=self._decimals,
+                    from_statuses=("pending_onchain",),
+                )
+            await session.commit()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    async def _load(self, transfer_id: str) -> Transfer | None:
+        async with self._sessions() as session:
+            return await session.get(Transfer, transfer_id)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
