@@ -94,7 +94,8 @@ class EngineActivities:
                 done, _ = await asyncio.wait({work}, timeout=_HEARTBEAT_EVERY)
                 if done:
                     break
-                activity.heartbeat()
+                if not activity.info().is_local:  # local activities cannot heartbeat
+                    activity.heartbeat()
             settled = work.result()
         except TransferNotFound as exc:
             raise ApplicationError(

@@ -82,19 +82,29 @@ async def _worker(
         "ENVIRONMENT": settings.environment,
         "LOG_LEVEL": "WARNING",
     }
+    echo: asyncio.Task[None] | None = None
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "worker", "--task-queue", queue,
-        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+        env=env, stdout=asyncio.subprocess.PIPE, stderr=None,  # its warnings show here
     )  # fmt: skip
     try:
         assert proc.stdout is not None
         line = await asyncio.wait_for(proc.stdout.readline(), 60)
         if not line.startswith(b"worker polling"):
             raise RuntimeError(f"the worker did not start: {line!r}")
+        # Keep reading its output (its log lines): an undrained pipe would block the worker.
+        echo = asyncio.create_task(_echo(proc.stdout))
         yield
     finally:
         proc.terminate()
         await proc.wait()
+        if echo is not None:
+            await echo
+
+
+async def _echo(stream: asyncio.StreamReader) -> None:
+    async for line in stream:
+        sys.stderr.write(f"worker: {line.decode(errors='replace')}")
 
 
 async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Namespace) -> None:
@@ -222,6 +232,14 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                     await asyncio.sleep(0.05)
                 e2e_s = time.perf_counter() - t_accept
                 async with deps.sessions() as s:
+                    writes = int(
+                        await s.scalar(
+                            select(func.count(func.distinct(Transfer.op_key))).where(
+                                Transfer.id.in_(ids)
+                            )
+                        )
+                        or 0
+                    )
                     completed = int(
                         await s.scalar(
                             select(func.count())
@@ -252,6 +270,10 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
     print(
         f"  transfer end to end:         {e2e_rate:8.1f} /s   "
         f"({completed}/{len(ids)} completed, finalized + verified, in {e2e_s:.1f} s)"
+    )
+    print(
+        f"  chain transactions:          {writes:8d}     "
+        f"({len(ids) / max(writes, 1):.1f} transfers per transaction)"
     )
     print(f"  ratio end-to-end / ping:     {e2e_rate / ping_rate:8.3f}")
 

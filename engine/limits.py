@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.money import InvalidAmount, to_base_units, to_decimal_string
@@ -133,23 +132,13 @@ async def consume(
         decimals=decimals,
     )
     day = day or utc_day()
-    key = (
-        (LimitUsage.project_id == project_id)
-        & (LimitUsage.currency == currency)
-        & (LimitUsage.operation == operation)
-        & (LimitUsage.day == day)
-    )
-    await session.execute(
-        insert(LimitUsage)
-        .values(project_id=project_id, currency=currency, operation=operation, day=day, used=0)
-        .on_conflict_do_nothing()
-    )
     counted = await session.scalar(
-        update(LimitUsage)
-        .where(key, LimitUsage.used + amount <= limits.per_day)
-        .values(used=LimitUsage.used + amount, updated_at=func.now())
-        .returning(LimitUsage.used)
-    )
+        _CONSUME,
+        {
+            "project_id": project_id, "currency": currency, "operation": operation,
+            "day": day, "amount": amount, "per_day": limits.per_day,
+        },
+    )  # fmt: skip
     if counted is None:
         raise DailyLimitExceeded(
             f"{to_decimal_string(amount, decimals)} {currency} would exceed the daily limit of "
@@ -159,6 +148,20 @@ async def consume(
             decimals,
         )
     return day
+
+
+# Count and check in one round trip: the day's row is created by the first operation (if it
+# alone fits) and otherwise only grows while the total stays within the limit.
+_CONSUME = text(
+    """
+INSERT INTO limit_usage AS u (project_id, currency, operation, day, used)
+SELECT :project_id, :currency, :operation, :day, :amount WHERE :amount <= :per_day
+ON CONFLICT (project_id, currency, operation, day) DO UPDATE
+SET used = u.used + EXCLUDED.used, updated_at = now()
+WHERE u.used + EXCLUDED.used <= :per_day
+RETURNING used
+"""
+)
 
 
 async def release(

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, text, update
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.audit import mark_audit
@@ -68,6 +69,31 @@ async def _state(session: AsyncSession, transfer_id: str, status: str, reason: s
     )
 
 
+class AlreadyRecorded(Exception):
+    """A transfer with this (idempotency-derived) id exists: the request ran before."""
+
+
+# The transfer and its first state in one round trip (accepting is the API's hot path); no row
+# back means the id exists already.
+_INSERT_PENDING = text(
+    """
+WITH t AS (
+    INSERT INTO transfers
+        (id, project_id, transfer_type, from_uid, to_uid, currency, amount, status, lock_id,
+         reference, requires_onchain, limit_day, workflow_id, audit_id)
+    VALUES
+        (:id, :project_id, :transfer_type, :from_uid, :to_uid, :currency, :amount, 'pending',
+         :lock_id, :reference, :requires_onchain, :limit_day, :workflow_id, :audit_id)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, created_at
+), state AS (
+    INSERT INTO transfer_states (transfer_id, status) SELECT id, 'pending' FROM t
+)
+SELECT created_at FROM t
+"""
+).bindparams(bindparam("reference", type_=JSONB))
+
+
 async def create(
     session: AsyncSession,
     *,
@@ -85,7 +111,8 @@ async def create(
     audit_id: uuid.UUID | None = None,
 ) -> Transfer:
     """Accept a transfer: reserve the sender's funds (settling ``reference.lock_id`` if given),
-    count the amount limit and record it as ``pending``. Raises Rejected, writing nothing."""
+    count the amount limit and record it as ``pending``. Raises Rejected, writing nothing, or
+    AlreadyRecorded."""
     try:
         checked = await limits.check_operation(
             session, project_id=project_id, currency=currency, operation="transfer",
@@ -95,25 +122,18 @@ async def create(
         raise limit_rejection(exc) from exc
     lock_id = reference.get("lock_id")
     lock_id = str(lock_id) if lock_id not in (None, "") else None
-    transfer = Transfer(
-        id=transfer_id,
-        project_id=project_id,
-        transfer_type=transfer_type,
-        from_uid=from_uid,
-        to_uid=to_uid,
-        currency=currency,
-        amount=amount,
-        status="pending",
-        lock_id=lock_id,
-        reference=reference,
-        requires_onchain=requires_onchain,
-        limit_day=limits.utc_day(),
-        workflow_id=workflow_id,
-        audit_id=audit_id,
-    )
-    session.add(transfer)
-    await session.flush()
-    await _state(session, transfer_id, "pending", None)
+    day = limits.utc_day()
+    values: dict[str, Any] = {
+        "id": transfer_id, "project_id": project_id, "transfer_type": transfer_type,
+        "from_uid": from_uid, "to_uid": to_uid, "currency": currency, "amount": amount,
+        "lock_id": lock_id, "reference": reference, "requires_onchain": requires_onchain,
+        "limit_day": day, "workflow_id": workflow_id, "audit_id": audit_id,
+    }  # fmt: skip
+    created_at = await session.scalar(_INSERT_PENDING, values)
+    if created_at is None:
+        raise AlreadyRecorded(transfer_id)
+    # The row as inserted (the caller answers from it; later reads load it from the database).
+    transfer = Transfer(**values, status="pending", created_at=created_at, updated_at=created_at)
     ledger = Ledger(session)
     if lock_id is not None:
         await _settle_lock(ledger, transfer)
@@ -123,13 +143,14 @@ async def create(
         except InsufficientFunds as exc:
             raise insufficient(exc, decimals) from exc
     try:
-        transfer.limit_day = await limits.consume(
+        await limits.consume(
             session,
             project_id=project_id,
             currency=currency,
             operation="transfer",
             amount=amount,
             decimals=decimals,
+            day=day,
             checked=checked,
         )
     except limits.LimitExceeded as exc:

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, func, insert, select, tuple_, update
+from sqlalchemy import func, select, text, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models.ledger import Hold, LedgerAccount, LedgerEntry
+from db.models.ledger import Hold, LedgerAccount
 
 
 class LedgerError(Exception):
@@ -212,47 +212,62 @@ class Ledger:
         reference: str | None = None,
         need_available: int | None = None,
     ) -> Balances:
+        """The account change and its entry in ONE statement (one round trip: this is the hot
+        path of every transfer and lock). A move that only adds creates the account if missing;
+        any other move updates an existing account (whose available amount covers ``need``)."""
         if amount <= 0:
             raise LedgerError(f"amount must be positive, got {amount}")
-        await self.session.execute(
-            pg_insert(LedgerAccount)
-            .values(user_uid=user_uid, currency=currency)
-            .on_conflict_do_nothing(index_elements=["user_uid", "currency"])
-        )
-        where = and_(LedgerAccount.user_uid == user_uid, LedgerAccount.currency == currency)
+        params = {
+            "user_uid": user_uid, "currency": currency, "kind": kind, "amount": amount,
+            "d_balance": d_balance, "d_held": d_held, "d_pending_out": d_pending_out,
+            "hold_id": hold_id, "reference": reference, "need": need_available,
+        }  # fmt: skip
         if need_available is not None:
-            where = and_(
-                where,
-                LedgerAccount.balance - LedgerAccount.held - LedgerAccount.pending_out
-                >= need_available,
-            )
-        row = (
-            await self.session.execute(
-                update(LedgerAccount)
-                .where(where)
-                .values(
-                    balance=LedgerAccount.balance + d_balance,
-                    held=LedgerAccount.held + d_held,
-                    pending_out=LedgerAccount.pending_out + d_pending_out,
-                    updated_at=func.now(),
-                )
-                .returning(*_BOOKS)
-            )
-        ).one_or_none()
+            statement = _RESERVE
+        elif min(d_balance, d_held, d_pending_out) >= 0:
+            # PostgreSQL checks the proposed row before ON CONFLICT: only for additions.
+            statement = _ADD
+        else:
+            statement = _UPDATE
+        row = (await self.session.execute(statement, params)).one_or_none()
         if row is None:
             current = await self.balances(user_uid, currency)
             raise InsufficientFunds(user_uid, currency, need_available or amount, current.available)
-        await self.session.execute(
-            insert(LedgerEntry).values(
-                user_uid=user_uid,
-                currency=currency,
-                kind=kind,
-                amount=amount,
-                d_balance=d_balance,
-                d_held=d_held,
-                d_pending_out=d_pending_out,
-                hold_id=hold_id,
-                reference=reference,
-            )
-        )
         return Balances(user_uid, currency, *row)
+
+
+# The entry is written only if the account row changed (it comes FROM the CTE's rows).
+_ENTRY = """
+, entry AS (
+    INSERT INTO ledger_entries
+        (user_uid, currency, kind, amount, d_balance, d_held, d_pending_out, hold_id, reference)
+    SELECT :user_uid, :currency, :kind, :amount, :d_balance, :d_held, :d_pending_out,
+           :hold_id, :reference
+    FROM moved
+)
+SELECT balance, held, pending_out FROM moved
+"""
+_UPDATE_SQL = """
+WITH moved AS (
+    UPDATE ledger_accounts
+    SET balance = balance + :d_balance, held = held + :d_held,
+        pending_out = pending_out + :d_pending_out, updated_at = now()
+    WHERE user_uid = :user_uid AND currency = :currency{need}
+    RETURNING balance, held, pending_out
+)"""
+_UPDATE = text(_UPDATE_SQL.format(need="") + _ENTRY)
+_RESERVE = text(
+    _UPDATE_SQL.format(need="\n      AND balance - held - pending_out >= :need") + _ENTRY
+)
+_ADD = text(
+    """
+WITH moved AS (
+    INSERT INTO ledger_accounts AS a (user_uid, currency, balance, held, pending_out)
+    VALUES (:user_uid, :currency, :d_balance, :d_held, :d_pending_out)
+    ON CONFLICT (user_uid, currency) DO UPDATE
+    SET balance = a.balance + EXCLUDED.balance, held = a.held + EXCLUDED.held,
+        pending_out = a.pending_out + EXCLUDED.pending_out, updated_at = now()
+    RETURNING a.balance, a.held, a.pending_out
+)"""
+    + _ENTRY
+)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
+from sqlalchemy import select
 
 from api.after_commit import after_commit
 from api.auth.consent import require_user_authorized
@@ -124,7 +125,7 @@ async def _accept(
             slug="validation-error",
             errors=[{"field": "to_uid", "message": "must differ from from_uid"}],
         )
-    if await ctx.session.get(User, to_uid) is None:
+    if await ctx.session.scalar(select(User.uid).where(User.uid == to_uid)) is None:
         raise ProblemError(
             f"Unknown user {to_uid}",
             status=422,
@@ -132,8 +133,6 @@ async def _accept(
             errors=[{"field": "to_uid", "message": "unknown user"}],
         )
     transfer_id = derived_id("tr", ctx.workflow_id("transfer"))
-    if await ctx.session.get(Transfer, transfer_id) is not None:
-        await replay_if_done(ctx)
     try:
         transfer = await transfers.create(
             ctx.session,
@@ -152,6 +151,9 @@ async def _accept(
         )
     except Rejected as exc:
         raise problem(exc) from exc
+    except transfers.AlreadyRecorded:
+        await replay_if_done(ctx)
+        raise
     return transfer
 
 
