@@ -10,12 +10,16 @@ from collections import Counter
 from typing import Any
 
 import httpx
+from solana.rpc.async_api import AsyncClient
+from solders.signature import Signature
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from activities.mining import MintItem, chunks_of
+from activities.mining import LEGACY_MINTS_PER_TX, TX_SIZE_LIMIT, MintItem, chunks_of
+from core.config import Settings
 from core.money import to_base_units
 from db.models import Event
+from db.models.chain import ChainTransaction
 from db.models.engine import LimitUsage
 from db.models.ledger import LedgerEntry
 from ledger.service import Ledger
@@ -202,6 +206,44 @@ async def test_a_batch_crossing_the_daily_limit_accepts_exactly_what_fits(
         final = await wait_status(client, creds, activity_id, "confirmed", "rejected", "failed")
         assert final["status"] == "confirmed"
     assert await mining_usage(session_maker, creds.project_id) == 10 * MCD
+
+
+async def test_mints_to_many_users_are_packed_by_transaction_size(
+    client: httpx.AsyncClient,
+    world: World,
+    worker: str,
+    worker_settings: Settings,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    creds = await world.project()
+    users = [await world.user() for _ in range(25)]
+    for u in users:
+        await world.consent(u.uid, creds.project_id)
+    body = await batch(client, creds, [activity(u.uid, creds.secret) for u in users])
+    ids = [res["attributes"]["activity"]["id"] for res in body["data"]]
+    finals = [await wait_status(client, creds, i, "confirmed", "rejected", "failed") for i in ids]
+    assert {f["status"] for f in finals} == {"confirmed"}
+    per_tx = Counter(f["tx_signature"] for f in finals)
+    # 25 custody accounts do not fit one transaction, but more than the old 15 per transaction.
+    assert len(per_tx) == 2 and max(per_tx.values()) > LEGACY_MINTS_PER_TX
+    async with session_maker() as s:
+        sent = list(
+            await s.scalars(
+                select(ChainTransaction.tx_bytes).where(
+                    ChainTransaction.signature.in_(list(per_tx))
+                )
+            )
+        )
+    assert len(sent) == 2 and all(len(tx) <= TX_SIZE_LIMIT for tx in sent)
+    async with AsyncClient(worker_settings.solana_rpc_url) as rpc:
+        statuses = await rpc.get_signature_statuses(
+            [Signature.from_string(sig) for sig in per_tx], search_transaction_history=True
+        )
+    for status in statuses.value:
+        assert status is not None and status.err is None
+    async with session_maker() as s:
+        for u in users:
+            assert (await Ledger(s).balances(u.uid, "MCD")).balance == 3_045_000_000
 
 
 def test_chunks_are_deterministic_and_legacy_inputs_keep_15_per_transaction() -> None:
