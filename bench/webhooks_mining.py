@@ -165,8 +165,9 @@ async def wait_confirmed(sessions: Any, ids: list[str], deadline: float) -> None
 
 
 async def phases(client: Client, sessions: Any, ids: list[str], accept_s: float) -> str:
-    """Where one batch's time went: the HTTP accept, then each activity from the workflow's
-    own history (scheduled -> started is queueing, started -> closed the activity itself)."""
+    """Where one batch's time went: the HTTP accept (of all batches sent at once), then each
+    activity from the workflow's own history (scheduled -> started is queueing, started ->
+    closed the activity itself)."""
     async with sessions() as s:
         workflow_id = await s.scalar(
             select(MiningActivity.workflow_id).where(MiningActivity.id == ids[0])
@@ -337,9 +338,10 @@ async def main_async(args: argparse.Namespace) -> None:
                 f"batch-submit {batches} x 100 items: {rate:8.1f} confirmed items/s "
                 f"({elapsed:.2f} s; {rate / ping_rate:.1f}x the PingWorkflow rate)"
             )
-            if batches == 1:
-                breakdown = await phases(client, sessions, ids, accepted_s)
-                print(f"  phases of the 1 x 100 batch: {breakdown}")
+            for n, r in enumerate(responses):
+                first = r.json()["data"][0]["attributes"]["activity"]["id"]
+                breakdown = await phases(client, sessions, [first], accepted_s)
+                print(f"  phases of batch {n + 1}/{batches}: {breakdown}")
 
 
 def main() -> None:

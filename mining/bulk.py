@@ -12,16 +12,24 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import BigInteger, String, cast, column, select, update, values
+from sqlalchemy import BigInteger, String, Table, column, select, update, values
+from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from db.base import Base
 from db.models.events import EVENT_TYPES, Event
 from db.models.ledger import LedgerAccount, LedgerEntry
 from db.models.mining import MiningProof
 from engine import limits
+
+
+def table_of(model: type[Base]) -> Table:
+    """A model's table, for Core statements executed with a parameter list (executemany /
+    insertmanyvalues: one compiled statement whatever the values)."""
+    return cast(Table, model.__table__)
 
 
 @dataclass(frozen=True)
@@ -42,9 +50,8 @@ async def claim_proofs(session: AsyncSession, claims: Sequence[tuple[str, str]])
     for digest, activity_id in claims:
         first.setdefault(digest, activity_id)
     await session.execute(
-        insert(MiningProof)
-        .values([{"proof_hash": d, "activity_id": a} for d, a in first.items()])
-        .on_conflict_do_nothing(index_elements=["proof_hash"])
+        insert(table_of(MiningProof)).on_conflict_do_nothing(index_elements=["proof_hash"]),
+        [{"proof_hash": d, "activity_id": a} for d, a in first.items()],
     )
     found = await session.execute(
         select(MiningProof.proof_hash, MiningProof.activity_id).where(
@@ -65,9 +72,8 @@ async def emit_many(session: AsyncSession, events: Sequence[dict[str, Any]]) -> 
         raise ValueError(f"unknown event type(s) {sorted(unknown)!r}")
     now = datetime.now(UTC)
     await session.execute(
-        insert(Event)
-        .values([{**e, "created_at": now} for e in events])
-        .on_conflict_do_nothing(index_elements=["id"])
+        insert(table_of(Event)).on_conflict_do_nothing(index_elements=["id"]),
+        [{**e, "created_at": now} for e in events],
     )
 
 
@@ -85,9 +91,10 @@ async def credit_many(session: AsyncSession, currency: str, credits: Sequence[Cr
         totals[c.user_uid] += c.amount
     users = sorted(totals)
     await session.execute(
-        insert(LedgerAccount)
-        .values([{"user_uid": uid, "currency": currency} for uid in users])
-        .on_conflict_do_nothing(index_elements=["user_uid", "currency"])
+        insert(table_of(LedgerAccount)).on_conflict_do_nothing(
+            index_elements=["user_uid", "currency"]
+        ),
+        [{"user_uid": uid, "currency": currency} for uid in users],
     )
     await session.execute(
         select(LedgerAccount.user_uid)
@@ -102,27 +109,26 @@ async def credit_many(session: AsyncSession, currency: str, credits: Sequence[Cr
         update(LedgerAccount)
         .where(LedgerAccount.user_uid == added.c.user_uid, LedgerAccount.currency == currency)
         .values(
-            balance=LedgerAccount.balance + cast(added.c.amount, BigInteger),
+            balance=LedgerAccount.balance + sql_cast(added.c.amount, BigInteger),
             updated_at=datetime.now(UTC),
         )
     )
     await session.execute(
-        insert(LedgerEntry).values(
-            [
-                {
-                    "user_uid": c.user_uid,
-                    "currency": currency,
-                    "kind": "credit",
-                    "amount": c.amount,
-                    "d_balance": c.amount,
-                    "d_held": 0,
-                    "d_pending_out": 0,
-                    "hold_id": None,
-                    "reference": c.reference,
-                }
-                for c in credits
-            ]
-        )
+        insert(table_of(LedgerEntry)),
+        [
+            {
+                "user_uid": c.user_uid,
+                "currency": currency,
+                "kind": "credit",
+                "amount": c.amount,
+                "d_balance": c.amount,
+                "d_held": 0,
+                "d_pending_out": 0,
+                "hold_id": None,
+                "reference": c.reference,
+            }
+            for c in credits
+        ],
     )
 
 

@@ -30,6 +30,7 @@ from db.models.access import OAuthConsent
 from db.models.mining import MiningActivity
 from db.models.webhooks import WebhookEndpoint
 from engine import limits
+from mining.bulk import table_of
 from mining.canonical import canonical_activity
 from mining.reward import bonus_multiplier, reward_units
 from workflows.mining import MiningActivityWorkflow, MiningInput
@@ -275,13 +276,15 @@ async def _accept_many(
         )
         outcome[c.index] = rows[-1]
     if rows:
-        columns = [col.key for col in MiningActivity.__table__.columns]
+        # One statement (insertmanyvalues): a parameter list, so its SQL is the same for every
+        # batch of a size and compiled once.
+        table = table_of(MiningActivity)
         inserted = set(
             await session.scalars(
-                insert(MiningActivity)
-                .values([{col: getattr(row, col) for col in columns} for row in rows])
+                insert(table)
                 .on_conflict_do_nothing(index_elements=["project_id", "idempotency_key"])
-                .returning(MiningActivity.id)
+                .returning(table.c.id),
+                [{col.key: getattr(row, col.key) for col in table.columns} for row in rows],
             )
         )
         # A concurrent request recorded the same key since it was looked up: refused here,
