@@ -211,6 +211,8 @@ async def _accept_many(
     the recorded activity, or the problem that refused it (nothing of it written)."""
     project_id = project.project_id
     outcome: dict[int, MiningActivity | ProblemError] = {}
+    if not candidates:
+        return outcome
     authorized = await _authorized(session, project_id, {c.item.user_uid for c in candidates})
     now = datetime.now(UTC)
     day = limits.utc_day(now)
