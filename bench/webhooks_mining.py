@@ -35,6 +35,7 @@ from typing import Any
 import httpx
 from aiohttp import web
 from sqlalchemy import func, insert, select
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
@@ -161,6 +162,41 @@ async def wait_confirmed(sessions: Any, ids: list[str], deadline: float) -> None
             return
         await asyncio.sleep(0.05)
     raise TimeoutError("mining activities not confirmed in time")
+
+
+async def phases(client: Client, sessions: Any, ids: list[str], accept_s: float) -> str:
+    """Where one batch's time went: the HTTP accept (of all batches sent at once), then each
+    activity from the workflow's own history (scheduled -> started is queueing, started ->
+    closed the activity itself)."""
+    async with sessions() as s:
+        workflow_id = await s.scalar(
+            select(MiningActivity.workflow_id).where(MiningActivity.id == ids[0])
+        )
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    names: dict[int, str] = {}
+    scheduled: dict[int, datetime] = {}
+    started: dict[int, datetime] = {}
+    first = last = None
+    parts = [f"accept {accept_s * 1000:.0f} ms"]
+    for event in history.events:
+        at = event.event_time.ToDatetime(UTC)
+        first = first or at
+        last = at
+        kind = EventType.Name(event.event_type)
+        if kind == "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED":
+            attrs = event.activity_task_scheduled_event_attributes
+            names[event.event_id] = attrs.activity_type.name
+            scheduled[event.event_id] = at
+        elif kind == "EVENT_TYPE_ACTIVITY_TASK_STARTED":
+            started[event.activity_task_started_event_attributes.scheduled_event_id] = at
+        elif kind == "EVENT_TYPE_ACTIVITY_TASK_COMPLETED":
+            sid = event.activity_task_completed_event_attributes.scheduled_event_id
+            wait = (started[sid] - scheduled[sid]).total_seconds() * 1000
+            run = (at - started[sid]).total_seconds() * 1000
+            parts.append(f"{names[sid].removeprefix('mining_')} {run:.0f} ms (+{wait:.0f} queued)")
+    if first and last:
+        parts.append(f"workflow {(last - first).total_seconds() * 1000:.0f} ms")
+    return ", ".join(parts)
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -291,6 +327,7 @@ async def main_async(args: argparse.Namespace) -> None:
                     for b in range(batches)
                 )
             )
+            accepted_s = time.perf_counter() - started
             ids = [
                 item["attributes"]["activity"]["id"] for r in responses for item in r.json()["data"]
             ]
@@ -301,6 +338,10 @@ async def main_async(args: argparse.Namespace) -> None:
                 f"batch-submit {batches} x 100 items: {rate:8.1f} confirmed items/s "
                 f"({elapsed:.2f} s; {rate / ping_rate:.1f}x the PingWorkflow rate)"
             )
+            for n, r in enumerate(responses):
+                first = r.json()["data"][0]["attributes"]["activity"]["id"]
+                breakdown = await phases(client, sessions, [first], accepted_s)
+                print(f"  phases of batch {n + 1}/{batches}: {breakdown}")
 
 
 def main() -> None:

@@ -1,2 +1,3 @@
-"""Mining: the canonical form of an activity, proof verification, the reward formula and the
-per-project MCD limits. Pure functions except ``mining.limits`` (flush-only DB helpers)."""
+"""Mining: the canonical form of an activity, proof verification and the reward formula (pure
+functions), and ``mining.bulk``: the flush-only set-based writes of a batch. The MCD limits are
+the engine's (``engine.limits``, operation ``mining``)."""

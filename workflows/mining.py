@@ -72,7 +72,7 @@ class MiningActivityWorkflow:
         try:
             minted: MintResult = await workflow.execute_activity_method(
                 MiningActivities.mint,
-                MintInput(op_key_base=data.op_key_base, items=verified.verified),
+                MintInput(op_key_base=data.op_key_base, items=verified.verified, packing="size"),
                 start_to_close_timeout=timedelta(seconds=120),
                 retry_policy=_CHAIN_RETRY,
             )

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Security
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, StrictInt, StrictStr, ValidationError
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project, current_user, oauth2_scheme, project_id_header
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.deps import SessionDep
@@ -26,10 +26,12 @@ from api.idempotency import write_context
 from api.routes.webhooks import start_pump, task_queue
 from core.config import Settings
 from core.money import to_decimal_string
+from db.models.access import OAuthConsent
 from db.models.mining import MiningActivity
 from db.models.webhooks import WebhookEndpoint
+from engine import limits
+from mining.bulk import table_of
 from mining.canonical import canonical_activity
-from mining.limits import LimitExceeded, consume, project_limits
 from mining.reward import bonus_multiplier, reward_units
 from workflows.mining import MiningActivityWorkflow, MiningInput
 
@@ -133,50 +135,183 @@ async def _webhook_meta(session: AsyncSession, project_id: int) -> dict[str, Any
     return {"webhook_url": url, "webhook_note": note}
 
 
-async def _accept(
+@dataclass
+class _Candidate:
+    """One activity that passed validation, to be accepted under ``key``."""
+
+    index: int
+    raw: dict[str, Any]
+    item: ActivityIn
+    key: str
+
+
+async def _authorized(session: AsyncSession, project_id: int, uids: set[str]) -> set[str]:
+    """The users among ``uids`` who granted this project consent (one statement)."""
+    if not uids:
+        return set()
+    found = await session.scalars(
+        select(OAuthConsent.user_uid).where(
+            OAuthConsent.project_id == project_id,
+            OAuthConsent.user_uid.in_(sorted(uids)),
+            OAuthConsent.revoked_at.is_(None),
+        )
+    )
+    return set(found)
+
+
+def _limit_problem(exc: limits.LimitExceeded) -> ProblemError:
+    return ProblemError(str(exc), status=422, slug=exc.slug, limit=exc.limit)
+
+
+async def _count_usage(
+    session: AsyncSession,
+    project_id: int,
+    amounts: list[int],
+    day: date,
+    checked: limits.Limits,
+    decimals: int,
+) -> list[limits.LimitExceeded | None]:
+    """Count each amount against the project's mining day, in order; None = counted.
+
+    The whole batch is one conditional UPDATE when it fits; only a batch that would cross the
+    daily limit is counted item by item, so exactly the items that fit are accepted."""
+    if not amounts:
+        return []
+
+    async def count(amount: int) -> None:
+        await limits.consume(
+            session, project_id=project_id, currency="MCD", operation="mining", amount=amount,
+            decimals=decimals, day=day, checked=checked,
+        )  # fmt: skip
+
+    try:
+        await count(sum(amounts))
+        return [None] * len(amounts)
+    except limits.DailyLimitExceeded:
+        pass  # nothing was counted: count item by item
+    outcome: list[limits.LimitExceeded | None] = []
+    for amount in amounts:
+        try:
+            await count(amount)
+            outcome.append(None)
+        except limits.LimitExceeded as exc:
+            outcome.append(exc)
+    return outcome
+
+
+async def _accept_many(
     session: AsyncSession,
     project: ProjectPrincipal,
-    raw: dict[str, Any],
-    item: ActivityIn,
-    key: str,
+    candidates: list[_Candidate],
     workflow_id: str,
     decimals: int,
-) -> MiningActivity:
-    """Check consent and limits and record the activity (flush only); raises ProblemError."""
-    await require_user_authorized(session, project, item.user_uid)
-    amount = reward_units(item.activity_data, await bonus_multiplier(item.user_uid), decimals)
+) -> dict[int, MiningActivity | ProblemError]:
+    """Check consent and limits and record the activities (flush only): a handful of
+    statements for the whole list, whatever its length. Each candidate gets its own outcome:
+    the recorded activity, or the problem that refused it (nothing of it written)."""
+    project_id = project.project_id
+    outcome: dict[int, MiningActivity | ProblemError] = {}
+    if not candidates:
+        return outcome
+    authorized = await _authorized(session, project_id, {c.item.user_uid for c in candidates})
     now = datetime.now(UTC)
-    try:
-        limits = await project_limits(session, project.project_id, decimals)
-        await consume(session, project.project_id, amount, now.date(), limits, decimals)
-    except LimitExceeded as exc:
-        raise ProblemError(str(exc), status=422, slug=exc.slug) from exc
-    proof = raw["proof"]
-    row = MiningActivity(
-        id=f"act_{uuid.uuid4().hex[:24]}",
-        project_id=project.project_id,
-        user_uid=item.user_uid,
-        activity_type=item.activity_type,
-        activity_data=raw["activity_data"],
-        proof={k: proof[k] for k in ("type", "hash", "signature", "timestamp")},
-        canonical=canonical_activity(
-            item.user_uid, item.activity_type, raw["activity_data"], proof["timestamp"]
-        ),
-        idempotency_key=key,
-        status="pending_verification",
-        mcd_amount=amount,
-        reward_day=now.date(),
-        workflow_id=workflow_id,
-        history=[{"status": "pending_verification", "at": _iso(now)}],
-        created_at=now,
-        updated_at=now,
+    day = limits.utc_day(now)
+    checked = await limits.project_limits(session, project_id, "mining", "MCD", decimals)
+    priced: list[tuple[_Candidate, int]] = []
+    for c in candidates:
+        if c.item.user_uid not in authorized:
+            outcome[c.index] = ProblemError(
+                f"User {c.item.user_uid} has not authorized project {project_id}",
+                status=403,
+                slug="user-not-authorized-for-project",
+            )
+            continue
+        multiplier = await bonus_multiplier(c.item.user_uid)
+        amount = reward_units(c.item.activity_data, multiplier, decimals)
+        if amount > checked.per_operation:
+            try:  # the engine's own check, for its message (reads only; rare)
+                await limits.check_operation(
+                    session, project_id=project_id, currency="MCD", operation="mining",
+                    amount=amount, decimals=decimals,
+                )  # fmt: skip
+            except limits.LimitExceeded as exc:
+                outcome[c.index] = _limit_problem(exc)
+                continue
+        priced.append((c, amount))
+    counted = await _count_usage(
+        session, project_id, [amount for _, amount in priced], day, checked, decimals
     )
-    try:
-        async with session.begin_nested():
-            session.add(row)
-    except IntegrityError as exc:
-        raise _key_reused() from exc
-    return row
+    rows: list[MiningActivity] = []
+    for (c, amount), refused in zip(priced, counted, strict=True):
+        if refused is not None:
+            outcome[c.index] = _limit_problem(refused)
+            continue
+        proof = c.raw["proof"]
+        rows.append(
+            MiningActivity(
+                id=f"act_{uuid.uuid4().hex[:24]}",
+                project_id=project_id,
+                user_uid=c.item.user_uid,
+                activity_type=c.item.activity_type,
+                activity_data=c.raw["activity_data"],
+                proof={k: proof[k] for k in ("type", "hash", "signature", "timestamp")},
+                canonical=canonical_activity(
+                    c.item.user_uid,
+                    c.item.activity_type,
+                    c.raw["activity_data"],
+                    proof["timestamp"],
+                ),
+                idempotency_key=c.key,
+                status="pending_verification",
+                mcd_amount=amount,
+                reward_day=day,
+                workflow_id=workflow_id,
+                history=[{"status": "pending_verification", "at": _iso(now)}],
+                created_at=now,
+                updated_at=now,
+                op_key=None,
+                tx_signature=None,
+                block_height=None,
+                reason=None,
+                confirmed_at=None,
+            )
+        )
+        outcome[c.index] = rows[-1]
+    if rows:
+        # One statement (insertmanyvalues): a parameter list, so its SQL is the same for every
+        # batch of a size and compiled once.
+        table = table_of(MiningActivity)
+        inserted = set(
+            await session.scalars(
+                insert(table)
+                .on_conflict_do_nothing(index_elements=["project_id", "idempotency_key"])
+                .returning(table.c.id),
+                [{col.key: getattr(row, col.key) for col in table.columns} for row in rows],
+            )
+        )
+        # A concurrent request recorded the same key since it was looked up: refused here,
+        # and its counted amount given back.
+        lost = [row for row in rows if row.id not in inserted]
+        if lost:
+            await limits.release(
+                session, project_id=project_id, currency="MCD", operation="mining",
+                amount=sum(row.mcd_amount for row in lost), day=day,
+            )  # fmt: skip
+            lost_ids = {row.id for row in lost}
+            for index, done in list(outcome.items()):
+                if isinstance(done, MiningActivity) and done.id in lost_ids:
+                    outcome[index] = _key_reused()
+    return outcome
+
+
+def _same(existing: MiningActivity, c: _Candidate) -> bool:
+    """Is ``c`` the request that recorded ``existing`` (same canonical form and signature)?"""
+    canonical = canonical_activity(
+        c.item.user_uid, c.item.activity_type, c.raw["activity_data"], c.raw["proof"]["timestamp"]
+    )
+    return existing.canonical == canonical and existing.proof.get("signature") == (
+        c.item.proof.signature
+    )
 
 
 def _key_reused() -> ProblemError:
@@ -187,12 +322,17 @@ def _key_reused() -> ProblemError:
     )
 
 
-async def _existing(session: AsyncSession, project_id: int, key: str) -> MiningActivity | None:
-    return await session.scalar(
+async def _existing(
+    session: AsyncSession, project_id: int, keys: list[str]
+) -> dict[str, MiningActivity]:
+    if not keys:
+        return {}
+    rows = await session.scalars(
         select(MiningActivity).where(
-            MiningActivity.project_id == project_id, MiningActivity.idempotency_key == key
+            MiningActivity.project_id == project_id, MiningActivity.idempotency_key.in_(keys)
         )
     )
+    return {row.idempotency_key: row for row in rows}
 
 
 async def _start(client: Client, queue: str, workflow_id: str, data: MiningInput) -> None:
@@ -219,10 +359,15 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
     async with write_context(
         request, project, operation="mining.submit", user_uid=payload.user_uid
     ) as ctx:
-        if await _existing(ctx.session, project.project_id, ctx.key) is not None:
+        if await _existing(ctx.session, project.project_id, [ctx.key]):
             raise _key_reused()
         workflow_id = ctx.workflow_id("mining")
-        row = await _accept(ctx.session, project, ctx.body, payload, ctx.key, workflow_id, decimals)
+        candidate = _Candidate(0, ctx.body, payload, ctx.key)
+        [row] = (
+            await _accept_many(ctx.session, project, [candidate], workflow_id, decimals)
+        ).values()
+        if isinstance(row, ProblemError):
+            raise row
         await _start(
             request.app.state.temporal,
             task_queue(request),
@@ -294,8 +439,9 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
     decimals = _settings(request).token_decimals
     async with write_context(request, project, operation="mining.batch_submit") as ctx:
         workflow_id = ctx.workflow_id("mining-batch")
-        results: list[dict[str, Any]] = []
-        accepted: list[MiningActivity] = []
+        meta = await _webhook_meta(ctx.session, project.project_id)
+        results: dict[int, dict[str, Any]] = {}
+        candidates: list[_Candidate] = []
         seen: set[str] = set()
         for index, raw in enumerate(ctx.body["activities"]):
             key = raw.get("idempotency_key") if isinstance(raw, dict) else None
@@ -305,25 +451,28 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
                 if item.idempotency_key in seen:
                     raise _key_reused()
                 seen.add(item.idempotency_key)
-                existing = await _existing(ctx.session, project.project_id, item.idempotency_key)
-                if existing is not None:
-                    same = existing.canonical == canonical_activity(
-                        item.user_uid, item.activity_type, raw["activity_data"],
-                        raw["proof"]["timestamp"],
-                    ) and existing.proof.get("signature") == item.proof.signature  # fmt: skip
-                    if not same:
-                        raise _key_reused()
-                    results.append(_item_ok(index, existing, 200, decimals))
-                    continue
-                async with ctx.session.begin_nested():
-                    row = await _accept(
-                        ctx.session, project, raw, item, item.idempotency_key, workflow_id,
-                        decimals,
-                    )  # fmt: skip
-                accepted.append(row)
-                results.append(_item_ok(index, row, 202, decimals))
+                candidates.append(_Candidate(index, raw, item, item.idempotency_key))
             except ProblemError as exc:
-                results.append(_item_error(index, key, exc, request))
+                results[index] = _item_error(index, key, exc, request)
+        known = await _existing(ctx.session, project.project_id, [c.key for c in candidates])
+        fresh: list[_Candidate] = []
+        for c in candidates:
+            existing = known.get(c.key)
+            if existing is None:
+                fresh.append(c)
+            elif _same(existing, c):
+                results[c.index] = _item_ok(c.index, existing, 200, decimals)
+            else:
+                results[c.index] = _item_error(c.index, c.key, _key_reused(), request)
+        accepted: list[MiningActivity] = []
+        outcomes = await _accept_many(ctx.session, project, fresh, workflow_id, decimals)
+        keys = {c.index: c.key for c in fresh}
+        for index, outcome in sorted(outcomes.items()):
+            if isinstance(outcome, ProblemError):
+                results[index] = _item_error(index, keys[index], outcome, request)
+            else:
+                accepted.append(outcome)
+                results[index] = _item_ok(index, outcome, 202, decimals)
         if accepted:
             await _start(
                 request.app.state.temporal,
@@ -333,11 +482,11 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
                     activity_ids=[r.id for r in accepted], op_key_base=f"mining:{workflow_id}"
                 ),
             )
-        meta = await _webhook_meta(ctx.session, project.project_id)
         meta |= {"accepted": len(accepted), "refused": len(results) - len(accepted)}
+        data = [results[index] for index in sorted(results)]
         response = ctx.respond(
             200,
-            {"data": results, "meta": {**page([], 0, PageParams())["meta"], **meta}},
+            {"data": data, "meta": {**page([], 0, PageParams())["meta"], **meta}},
             audit_status="pending" if accepted else "failed",
         )
     if accepted:
