@@ -26,7 +26,9 @@ from core.money import to_decimal_string
 from core.security import decrypt_secret
 from db.models.identity import Project, User
 from db.models.mining import MiningActivity
-from mining.bulk import Credit, claim_proofs, credit_many, emit_many, release_counted
+from events.outbox import emit_many
+from ledger.service import Ledger, Move
+from mining.bulk import claim_proofs, release_counted
 from mining.canonical import proof_hash
 from mining.verify import verify_proof
 
@@ -314,7 +316,7 @@ class MiningActivities:
         async with self._sessions() as session:
             ids = [i for c in data.chunks for i in c.activity_ids]
             rows = {r.id: r for r in await self._rows(session, ids)}
-            credits: list[Credit] = []
+            credits: list[Move] = []
             events: list[dict[str, Any]] = []
             given_back: list[tuple[int, date, int]] = []
             for chunk, write in zip(data.chunks, writes, strict=True):
@@ -324,7 +326,16 @@ class MiningActivities:
                         continue  # already settled by an earlier attempt
                     if write.succeeded:
                         self._confirm_row(row, write)
-                        credits.append(Credit(row.user_uid, row.mcd_amount, f"mining:{row.id}"))
+                        credits.append(
+                            Move(
+                                row.user_uid,
+                                "MCD",
+                                "credit",
+                                row.mcd_amount,
+                                d_balance=row.mcd_amount,
+                                reference=f"mining:{row.id}",
+                            )
+                        )
                         events.append(
                             {
                                 "id": f"evt_{row.id}_reward_confirmed",
@@ -344,7 +355,7 @@ class MiningActivities:
                         _move(row, "failed", f"chain_rejected: {write.err}")
                         given_back.append((row.project_id, row.reward_day, row.mcd_amount))
                         result.failed.append(row.id)
-            await credit_many(session, "MCD", credits)
+            await Ledger(session).apply_many(credits)
             await release_counted(session, given_back)
             await emit_many(session, events)
             await session.commit()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.base import table_of
 from db.models.access import AUDIT_STATUSES, AuditLog
 
 REDACTED = "[redacted]"
@@ -93,3 +95,25 @@ async def mark_audit(
     async with db() as session:
         await session.execute(statement)
         await session.commit()
+
+
+async def mark_audits(
+    session: AsyncSession, outcomes: Sequence[tuple[uuid.UUID | str, str, Any]]
+) -> None:
+    """``mark_audit`` for many calls at once, ``outcomes`` = ``[(audit_id, status, response)]``:
+    one statement sent with a parameter list (the caller commits)."""
+    if not outcomes:
+        return
+    for _, status, _ in outcomes:
+        if status not in AUDIT_STATUSES:
+            raise ValueError(f"audit status must be one of {AUDIT_STATUSES}")
+    table = table_of(AuditLog)
+    await session.execute(
+        update(table)
+        .where(table.c.id == bindparam("audit_id"))
+        .values(status=bindparam("new_status"), response_body=bindparam("body")),
+        [
+            {"audit_id": uuid.UUID(str(a)), "new_status": s, "body": redact(r)}
+            for a, s, r in outcomes
+        ],
+    )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import DateTime, MetaData, func
+from sqlalchemy import DateTime, MetaData, Table, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -18,6 +19,12 @@ NAMING_CONVENTION = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def table_of(model: type[Base]) -> Table:
+    """A model's table, for Core statements executed with a parameter list (executemany /
+    insertmanyvalues: compiled once whatever the values, without the ORM's bulk overhead)."""
+    return cast(Table, model.__table__)
 
 
 class TimestampMixin:

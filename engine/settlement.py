@@ -40,7 +40,6 @@ from chain.gateway import ChainGateway, ChainWrite
 from db.models.engine import Transfer
 from engine import transfers
 from engine.receipts import verify_receipt
-from ledger.service import Ledger
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +61,10 @@ class Settled:
     slot: int | None = None
     block_height: int | None = None
     error: str | None = None
+
+
+# How a write's members ended (Settled), or the write a member moved on to (its op_key).
+Outcomes = dict[str, "Settled | str"]
 
 
 def _legs(rows: Sequence[Transfer]) -> list[CustodyTransfer]:
@@ -98,11 +101,11 @@ class Settler:
         self._linger = linger
         self._await_timeout = await_timeout
         self._queue: list[str] = []
-        self._claimed: dict[str, asyncio.Future[None]] = {}
+        self._claimed: dict[str, asyncio.Future[str | None]] = {}
         self._arrived = asyncio.Event()
         self._slots = asyncio.Semaphore(_SIGNING_SLOTS)
         self._batcher: asyncio.Task[None] | None = None
-        self._drives: dict[str, asyncio.Task[None]] = {}
+        self._drives: dict[str, asyncio.Task[Outcomes]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the one entry point ------------------------------------------------------------
@@ -110,9 +113,9 @@ class Settler:
     async def settle(self, transfer_id: str) -> Settled:
         """Drive one transfer to a final state; idempotent, safe to call again after any
         failure or crash. Raises TransferNotFound, or chain/database errors to retry."""
-        # pending -> claimed -> (batch write fails -> own write) -> final: at most four rounds.
+        row = await self._load(transfer_id)
+        # pending -> claimed -> (batch write fails -> own write) -> final: a few rounds at most.
         for _ in range(6):
-            row = await self._load(transfer_id)
             if row is None:
                 raise TransferNotFound(transfer_id)
             if row.status in FINAL:
@@ -120,16 +123,29 @@ class Settler:
                     row.status, row.signature, row.slot, row.block_height, row.failure_reason
                 )
             if row.status == "pending":
-                await self._wait_claim(transfer_id)
+                op_key = await self._wait_claim(transfer_id)
             elif row.op_key is not None:
-                await asyncio.shield(self._drive(row.op_key))
+                op_key = row.op_key
             else:  # pending_onchain without a write: only a hand-edited row looks like this
                 raise RuntimeError(f"transfer {transfer_id} is pending_onchain without a write")
+            if op_key is not None:
+                # The write's task reports how its members ended, or the write a member moved
+                # on to; the row is read again only when it has nothing to say.
+                outcome = (await asyncio.shield(self._drive(op_key))).get(transfer_id)
+                if isinstance(outcome, Settled):
+                    return outcome
+                if outcome is not None:
+                    outcome = (await asyncio.shield(self._drive(outcome))).get(transfer_id)
+                    if isinstance(outcome, Settled):
+                        return outcome
+            row = await self._load(transfer_id)
         raise RuntimeError(f"transfer {transfer_id} did not settle; retrying")
 
     # -- gathering and claiming ---------------------------------------------------------
 
-    async def _wait_claim(self, transfer_id: str) -> None:
+    async def _wait_claim(self, transfer_id: str) -> str | None:
+        """The write that claimed the transfer, or None if it was not claimed here (a cancel
+        won, or another process claimed it)."""
         future = self._claimed.get(transfer_id)
         if future is None:
             future = asyncio.get_running_loop().create_future()
@@ -138,7 +154,7 @@ class Settler:
             self._arrived.set()
         if self._batcher is None or self._batcher.done():
             self._batcher = asyncio.create_task(self._gather(), name="transfer-batcher")
-        await asyncio.shield(future)
+        return await asyncio.shield(future)
 
     async def _gather(self) -> None:
         while True:
@@ -156,6 +172,7 @@ class Settler:
         """Claim what is still pending, pack it into writes that fit one transaction each,
         record them; the signing slot is released once they are sent."""
         started: list[str] = []
+        claimed: dict[str, str] = {}
         try:
             async with self._sessions() as session:
                 rows = list(
@@ -167,15 +184,16 @@ class Settler:
                 )
                 for pack in self._packs(rows):
                     op_key = transfers.new_batch_op_key()
-                    if await transfers.claim(session, [r.id for r in pack], op_key):
+                    for member in await transfers.claim(session, [r.id for r in pack], op_key):
+                        claimed[member.id] = op_key
+                    if op_key in claimed.values():
                         started.append(op_key)
                 await session.commit()
         except Exception as exc:
             self._slots.release()
-            self._resolve(transfer_ids, exc)  # their activities fail and are retried
+            self._resolve(transfer_ids, exc, {})  # their activities fail and are retried
             return
-        # Claimed (or found no longer pending): each waiter now reads its own row again.
-        self._resolve(transfer_ids, None)
+        self._resolve(transfer_ids, None, claimed)
         loop = asyncio.get_running_loop()
         sent = [loop.create_future() for _ in started]
         for op_key, signal in zip(started, sent, strict=True):
@@ -196,12 +214,14 @@ class Settler:
                 packs.append([row])
         return packs
 
-    def _resolve(self, transfer_ids: list[str], exc: BaseException | None) -> None:
+    def _resolve(
+        self, transfer_ids: list[str], exc: BaseException | None, claimed: dict[str, str]
+    ) -> None:
         for tid in transfer_ids:
             future = self._claimed.pop(tid, None)
             if future is not None and not future.done():
                 if exc is None:
-                    future.set_result(None)
+                    future.set_result(claimed.get(tid))
                 else:
                     future.set_exception(exc)
 
@@ -209,7 +229,7 @@ class Settler:
 
     def _drive(
         self, op_key: str, *, sent: asyncio.Future[None] | None = None
-    ) -> asyncio.Task[None]:
+    ) -> asyncio.Task[Outcomes]:
         """The one task per process driving ``op_key``; every member waits on it. ``sent``
         resolves once the write is sent (or the task ended without sending)."""
         task = self._drives.get(op_key)
@@ -222,18 +242,20 @@ class Settler:
             sent.set_result(None)
         return task
 
-    def _drive_done(self, op_key: str, task: asyncio.Task[None]) -> None:
+    def _drive_done(self, op_key: str, task: asyncio.Task[Outcomes]) -> None:
         self._drives.pop(op_key, None)
         if not task.cancelled() and (exc := task.exception()) is not None:
             # Every member's activity sees it too and is retried; logged once here.
             log.warning("settling write %s stopped: %r", op_key, exc)
 
-    async def _run_write(self, op_key: str, sent: asyncio.Future[None]) -> None:
+    async def _run_write(self, op_key: str, sent: asyncio.Future[None]) -> Outcomes:
+        """Send (or resume) the write, await it and settle its members. Returns how the members
+        still open ended: Settled, or the op_key of the write a member moved on to."""
         try:
             async with self._sessions() as session:
                 rows = await transfers.members(session, op_key)
             if not rows or all(r.status != "pending_onchain" for r in rows):
-                return  # booked (or ended) already
+                return {}  # booked (or ended) already
             await asyncio.gather(
                 *(
                     self._gateway.ensure_custody_account(uid, r.currency)
@@ -250,50 +272,53 @@ class Settler:
                     op_key, self._await_timeout, just_sent=just_sent
                 )
             if write.succeeded:
-                await self._book(op_key, write, rows)
-            else:
-                await self._failed(op_key, write, rows)
+                return await self._book(op_key, write, rows)
+            return await self._failed(op_key, write, rows)
         finally:
             if not sent.done():
                 sent.set_result(None)
 
-    async def _book(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> None:
+    async def _book(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> Outcomes:
         assert write.signature is not None
         # The transaction's own balance changes must be exactly the members' transfers.
         await verify_receipt(self._solana, write.signature, expected_deltas(self._gateway, rows))
         async with self._sessions() as session:
-            await Ledger(session).lock_accounts(
-                [(uid, r.currency) for r in rows for uid in (r.from_uid, r.to_uid)]
+            done = await transfers.complete_many(
+                session,
+                [r.id for r in rows],
+                signature=write.signature,
+                slot=write.slot,
+                block_height=write.block_height,
+                decimals=self._decimals,
             )
-            for row in rows:
-                await transfers.complete(
-                    session,
-                    row.id,
-                    signature=write.signature,
-                    slot=write.slot,
-                    block_height=write.block_height,
-                    decimals=self._decimals,
-                )
             await session.commit()
-        log.info("write %s finalized: %d transfer(s) booked", op_key, len(rows))
+        log.info("write %s finalized: %d transfer(s) booked", op_key, len(done))
+        return {
+            t.id: Settled("completed", write.signature, write.slot, write.block_height)
+            for t in done
+        }
 
-    async def _failed(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> None:
+    async def _failed(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> Outcomes:
+        reason = f"chain rejected: {write.err}"
         async with self._sessions() as session:
             if len(rows) > 1:
                 moved = await transfers.split(session, op_key)
+                outcomes: Outcomes = {tid: transfers.op_key_for(tid) for tid in moved}
                 log.warning(
                     "batch write %s failed (%s); %d transfer(s) go on alone",
                     op_key, write.err, len(moved),
                 )  # fmt: skip
             else:
-                await transfers.fail(
+                ended = await transfers.fail(
                     session,
                     rows[0].id,
-                    f"chain rejected: {write.err}",
+                    reason,
                     decimals=self._decimals,
                     from_statuses=("pending_onchain",),
                 )
+                outcomes = {} if ended is None else {ended.id: Settled("failed", error=reason)}
             await session.commit()
+        return outcomes
 
     # -- helpers --------------------------------------------------------------------------
 

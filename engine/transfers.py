@@ -23,14 +23,15 @@ from sqlalchemy import bindparam, func, insert, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.audit import mark_audit
+from api.audit import mark_audit, mark_audits
 from core.money import to_decimal_string
+from db.base import table_of
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
 from engine import limits
 from engine.errors import Rejected, invalid_state
-from events.outbox import emit
-from ledger.service import InsufficientFunds, Ledger
+from events.outbox import emit, emit_many
+from ledger.service import InsufficientFunds, Ledger, Move
 
 
 def new_transfer_id() -> str:
@@ -251,51 +252,68 @@ def event_data(t: Transfer, decimals: int, **extra: Any) -> dict[str, Any]:
     }
 
 
-async def complete(
+async def complete_many(
     session: AsyncSession,
-    transfer_id: str,
+    transfer_ids: Sequence[str],
     *,
     signature: str,
     slot: int | None,
     block_height: int | None,
     decimals: int,
-) -> Transfer | None:
-    """pending_onchain -> completed after the chain write finalized and the receipt was
-    verified: the sender is debited, the receiver credited. None if already resolved."""
-    done = await session.scalar(
-        update(Transfer)
-        .where(Transfer.id == transfer_id, Transfer.status == "pending_onchain")
-        .values(
-            status="completed",
-            signature=signature,
-            slot=slot,
-            block_height=block_height,
-            finished_at=func.now(),
-            updated_at=func.now(),
-        )
-        .returning(Transfer)
+) -> list[Transfer]:
+    """pending_onchain -> completed for every member of one finalized chain write whose receipt
+    was verified: each sender debited, each receiver credited. A handful of statements whatever
+    the number of members; each transfer still gets its own state row, ledger entries, event and
+    audit outcome. Members already resolved are left alone (a retry books
+    nothing twice). Returns the transfers completed now."""
+    done = sorted(
+        await session.scalars(
+            update(Transfer)
+            .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == "pending_onchain")
+            .values(
+                status="completed",
+                signature=signature,
+                slot=slot,
+                block_height=block_height,
+                finished_at=func.now(),
+                updated_at=func.now(),
+            )
+            .returning(Transfer),
+            execution_options={"populate_existing": True},
+        ),
+        key=lambda t: t.id,
     )
-    if done is None:
-        return None
-    await _state(session, transfer_id, "completed", None)
-    ledger = Ledger(session)
-    # Lock account rows in a fixed order: two opposite transfers never deadlock.
-    moves = sorted([(done.from_uid, "debit"), (done.to_uid, "credit")])
-    for uid, kind in moves:
-        if kind == "debit":
-            await ledger.debit(uid, done.currency, done.amount, transfer_id)
-        else:
-            await ledger.credit(uid, done.currency, done.amount, transfer_id)
-    data = event_data(done, decimals, tx_signature=signature, block_height=block_height, slot=slot)
-    await emit(
+    if not done:
+        return []
+    await session.execute(
+        insert(table_of(TransferState)),
+        [{"transfer_id": t.id, "status": "completed", "reason": None} for t in done],
+    )
+    moves: list[Move] = []
+    for t in done:
+        moves.append(
+            Move(t.from_uid, t.currency, "debit", t.amount,
+                 d_balance=-t.amount, d_pending_out=-t.amount, reference=t.id)
+        )  # fmt: skip
+        moves.append(Move(t.to_uid, t.currency, "credit", t.amount, d_balance=t.amount,
+                          reference=t.id))  # fmt: skip
+    await Ledger(session).apply_many(moves)
+    data = {
+        t.id: event_data(t, decimals, tx_signature=signature, block_height=block_height, slot=slot)
+        for t in done
+    }
+    await emit_many(
         session,
-        project_id=done.project_id,
-        type="transfer.completed",
-        data=data,
-        event_id=f"evt_{transfer_id}_completed",
+        [
+            {"id": f"evt_{t.id}_completed", "project_id": t.project_id,
+             "type": "transfer.completed", "data": data[t.id]}
+            for t in done
+        ],
+    )  # fmt: skip
+    await mark_audits(
+        session,
+        [(t.audit_id, "success", {"data": data[t.id]}) for t in done if t.audit_id is not None],
     )
-    if done.audit_id is not None:
-        await mark_audit(session, done.audit_id, "success", {"data": data})
     return done
 
 

@@ -7,11 +7,14 @@ delivery reads undispatched rows later. Emit only outcomes that are final on cha
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from db.base import table_of
 from db.models.events import EVENT_TYPES, Event
 
 
@@ -51,3 +54,18 @@ async def emit(
     session.add(event)
     await session.flush()
     return event
+
+
+async def emit_many(session: AsyncSession, events: Sequence[dict[str, Any]]) -> None:
+    """Record events (``{id, project_id, type, data}``) in the caller's transaction with one
+    INSERT; an id already recorded is left as it is (a retried emit is a no-op, as ``emit``)."""
+    if not events:
+        return
+    unknown = {e["type"] for e in events} - set(EVENT_TYPES)
+    if unknown:
+        raise ValueError(f"unknown event type(s) {sorted(unknown)!r}")
+    now = datetime.now(UTC)
+    await session.execute(
+        insert(table_of(Event)).on_conflict_do_nothing(index_elements=["id"]),
+        [{**e, "created_at": now} for e in events],
+    )

@@ -12,11 +12,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select, text, tuple_, update
+from sqlalchemy import (
+    BigInteger,
+    String,
+    column,
+    func,
+    insert,
+    select,
+    text,
+    tuple_,
+    update,
+    values,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models.ledger import Hold, LedgerAccount
+from db.base import table_of
+from db.models.ledger import Hold, LedgerAccount, LedgerEntry
 
 
 class LedgerError(Exception):
@@ -46,6 +58,20 @@ class Balances:
 
 
 _BOOKS = (LedgerAccount.balance, LedgerAccount.held, LedgerAccount.pending_out)
+
+
+@dataclass(frozen=True)
+class Move:
+    """One entry of a batch (``Ledger.apply_many``): the same fields as a single move."""
+
+    user_uid: str
+    currency: str
+    kind: str
+    amount: int
+    d_balance: int = 0
+    d_held: int = 0
+    d_pending_out: int = 0
+    reference: str | None = None
 
 
 class Ledger:
@@ -88,6 +114,60 @@ class Ledger:
             .where(tuple_(LedgerAccount.user_uid, LedgerAccount.currency).in_(ordered))
             .order_by(LedgerAccount.user_uid, LedgerAccount.currency)
             .with_for_update()
+        )
+
+    async def apply_many(self, moves: Sequence[Move]) -> None:
+        """Many moves in a few statements whatever their number (batch settlement): accounts
+        created if missing and locked in one order, one UPDATE adding each account's totals,
+        one INSERT of every entry (each move keeps its own entry and reference, so every
+        account still equals the sum of its entries). The check constraints refuse any move
+        that would leave an account negative, failing the whole batch."""
+        if not moves:
+            return
+        for m in moves:
+            if m.amount <= 0:
+                raise LedgerError(f"amount must be positive, got {m.amount}")
+        totals: dict[tuple[str, str], list[int]] = {}
+        for m in moves:
+            t = totals.setdefault((m.user_uid, m.currency), [0, 0, 0])
+            t[0] += m.d_balance
+            t[1] += m.d_held
+            t[2] += m.d_pending_out
+        await self.lock_accounts(list(totals))
+        delta = values(
+            column("user_uid", String), column("currency", String),
+            column("d_balance", BigInteger), column("d_held", BigInteger),
+            column("d_pending_out", BigInteger), name="delta",
+        ).data([(u, c, *t) for (u, c), t in sorted(totals.items())])  # fmt: skip
+        await self.session.execute(
+            update(LedgerAccount)
+            .where(
+                LedgerAccount.user_uid == delta.c.user_uid,
+                LedgerAccount.currency == delta.c.currency,
+            )
+            .values(
+                balance=LedgerAccount.balance + delta.c.d_balance,
+                held=LedgerAccount.held + delta.c.d_held,
+                pending_out=LedgerAccount.pending_out + delta.c.d_pending_out,
+                updated_at=func.now(),
+            )
+        )
+        await self.session.execute(
+            insert(table_of(LedgerEntry)),
+            [
+                {
+                    "user_uid": m.user_uid,
+                    "currency": m.currency,
+                    "kind": m.kind,
+                    "amount": m.amount,
+                    "d_balance": m.d_balance,
+                    "d_held": m.d_held,
+                    "d_pending_out": m.d_pending_out,
+                    "hold_id": None,
+                    "reference": m.reference,
+                }
+                for m in moves
+            ],
         )
 
     # -- single-phase moves --------------------------------------------------------------
@@ -234,6 +314,14 @@ class Ledger:
             current = await self.balances(user_uid, currency)
             raise InsufficientFunds(user_uid, currency, need_available or amount, current.available)
         return Balances(user_uid, currency, *row)
+
+
+def _entry(m: Move) -> dict[str, object]:
+    return {
+        "user_uid": m.user_uid, "currency": m.currency, "kind": m.kind, "amount": m.amount,
+        "d_balance": m.d_balance, "d_held": m.d_held, "d_pending_out": m.d_pending_out,
+        "hold_id": None, "reference": m.reference,
+    }  # fmt: skip
 
 
 # The entry is written only if the account row changed (it comes FROM the CTE's rows).

@@ -26,11 +26,11 @@ from api.idempotency import write_context
 from api.routes.webhooks import start_pump, task_queue
 from core.config import Settings
 from core.money import to_decimal_string
+from db.base import table_of
 from db.models.access import OAuthConsent
 from db.models.mining import MiningActivity
 from db.models.webhooks import WebhookEndpoint
 from engine import limits
-from mining.bulk import table_of
 from mining.canonical import canonical_activity
 from mining.reward import bonus_multiplier, reward_units
 from workflows.mining import MiningActivityWorkflow, MiningInput

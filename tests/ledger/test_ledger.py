@@ -11,7 +11,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import Hold, LedgerEntry
-from ledger.service import Balances, InsufficientFunds, Ledger
+from ledger.service import Balances, InsufficientFunds, Ledger, Move
 
 Maker = async_sessionmaker[AsyncSession]
 
@@ -185,3 +185,42 @@ async def test_the_database_itself_refuses_a_negative_available(session_maker: M
                 text("UPDATE holds SET amount = 0 WHERE id = :i"), {"i": "z-" + uid}
             )
         await session.rollback()
+
+
+async def test_apply_many_moves_each_account_by_its_entries_or_not_at_all(
+    session_maker: Maker,
+) -> None:
+    a, b = await _funded(session_maker, 100), await _funded(session_maker, 50)
+    c = _uid()  # no account yet: created by the batch
+    async with session_maker() as session:
+        ledger = Ledger(session)
+        await ledger.begin_out(a, "MCC", 30, "t1")
+        await ledger.begin_out(a, "MCC", 20, "t2")
+        await ledger.apply_many(
+            [
+                Move(a, "MCC", "debit", 30, d_balance=-30, d_pending_out=-30, reference="t1"),
+                Move(c, "MCC", "credit", 30, d_balance=30, reference="t1"),
+                Move(a, "MCC", "debit", 20, d_balance=-20, d_pending_out=-20, reference="t2"),
+                Move(b, "MCC", "credit", 20, d_balance=20, reference="t2"),
+            ]
+        )
+        await session.commit()
+    assert await _balances(session_maker, a) == Balances(a, "MCC", 50, 0, 0)
+    assert await _balances(session_maker, b) == Balances(b, "MCC", 70, 0, 0)
+    assert await _balances(session_maker, c) == Balances(c, "MCC", 30, 0, 0)
+    for uid in (a, b, c):  # every account is still the sum of its entries
+        b_now = await _balances(session_maker, uid)
+        assert await _entry_sums(session_maker, uid) == (b_now.balance, 0, 0)
+
+    # One move that would overdraw fails the whole batch: nothing of it is written.
+    async with session_maker() as session:
+        with pytest.raises(IntegrityError):
+            await Ledger(session).apply_many(
+                [
+                    Move(b, "MCC", "credit", 5, d_balance=5, reference="t3"),
+                    Move(c, "MCC", "debit", 31, d_balance=-31, reference="t3"),
+                ]
+            )
+        await session.rollback()
+    assert await _balances(session_maker, b) == Balances(b, "MCC", 70, 0, 0)
+    assert await _entry_sums(session_maker, c) == (30, 0, 0)
