@@ -92,13 +92,21 @@ class CustodyMint:
     amount: int
 
 
-def transfer_instruction(keys: ChainKeys, t: CustodyTransfer, decimals: int) -> Instruction:
+def transfer_instruction(
+    keys: ChainKeys,
+    t: CustodyTransfer,
+    decimals: int,
+    *,
+    source: Pubkey | None = None,
+    dest: Pubkey | None = None,
+) -> Instruction:
+    """``source``/``dest``: the custody addresses when the caller has them already."""
     return transfer_checked(
         TransferCheckedParams(
             program_id=TOKEN_PROGRAM_ID,
-            source=custody_address(keys, t.from_uid, t.currency),
+            source=source or custody_address(keys, t.from_uid, t.currency),
             mint=keys.mint_for(t.currency),
-            dest=custody_address(keys, t.to_uid, t.currency),
+            dest=dest or custody_address(keys, t.to_uid, t.currency),
             owner=keys.custody_authority.pubkey(),
             amount=check_amount(t.amount),
             decimals=decimals,
@@ -106,12 +114,12 @@ def transfer_instruction(keys: ChainKeys, t: CustodyTransfer, decimals: int) -> 
     )
 
 
-def mint_instruction(keys: ChainKeys, m: CustodyMint) -> Instruction:
+def mint_instruction(keys: ChainKeys, m: CustodyMint, *, dest: Pubkey | None = None) -> Instruction:
     return mint_to(
         MintToParams(
             program_id=TOKEN_PROGRAM_ID,
             mint=keys.mint_for(m.currency),
-            dest=custody_address(keys, m.to_uid, m.currency),
+            dest=dest or custody_address(keys, m.to_uid, m.currency),
             mint_authority=keys.mint_authority.pubkey(),
             amount=check_amount(m.amount),
         )

@@ -185,6 +185,7 @@ class ChainGateway:
         self._rent: int | None = None
         # Custody accounts seen to exist: never closed, so one lookup per process is enough.
         self._custody_known: set[Pubkey] = set()
+        self._addresses: dict[tuple[str, str], Pubkey] = {}
         self._watcher: FinalityWatcher | None = None
         self._slot_heights: dict[int, int] = {}
         self._get_block_supported = True
@@ -311,7 +312,14 @@ class ChainGateway:
     # -------------------------------------------------------- custody writes
 
     def custody_address(self, uid: str, currency: str) -> Pubkey:
-        return custody_address(self._keys, uid, currency)
+        # Derived (sha256 + create_with_seed) on every instruction, receipt and pack: memoised.
+        key = (uid, currency.upper())
+        address = self._addresses.get(key)
+        if address is None:
+            if len(self._addresses) >= 100_000:
+                self._addresses.clear()
+            address = self._addresses[key] = custody_address(self._keys, uid, currency)
+        return address
 
     async def ensure_custody_account(
         self,
@@ -342,7 +350,13 @@ class ChainGateway:
         return address
 
     def transfer_instruction(self, transfer: CustodyTransfer) -> Instruction:
-        return transfer_instruction(self._keys, transfer, self._decimals)
+        return transfer_instruction(
+            self._keys,
+            transfer,
+            self._decimals,
+            source=self.custody_address(transfer.from_uid, transfer.currency),
+            dest=self.custody_address(transfer.to_uid, transfer.currency),
+        )
 
     def transaction_size(self, instructions: Sequence[Instruction]) -> int:
         """Bytes of the signed transaction these instructions make (the blockhash and the
@@ -353,13 +367,14 @@ class ChainGateway:
         signers = message.header.num_required_signatures
         return len(bytes(message)) + 1 + 64 * signers
 
-    def fits_one_transaction(self, transfers: Sequence[CustodyTransfer]) -> bool:
-        """Whether these custody transfers fit in one transaction (PACKET_DATA_SIZE)."""
-        instructions = [self.transfer_instruction(t) for t in transfers]
+    def fits_one_transaction(self, instructions: Sequence[Instruction]) -> bool:
+        """Whether these instructions fit in one transaction (PACKET_DATA_SIZE)."""
         return self.transaction_size(instructions) <= PACKET_DATA_SIZE
 
     def mint_instruction(self, mint: CustodyMint) -> Instruction:
-        return mint_instruction(self._keys, mint)
+        return mint_instruction(
+            self._keys, mint, dest=self.custody_address(mint.to_uid, mint.currency)
+        )
 
     async def submit_transfers(
         self, op_key: str, transfers: Sequence[CustodyTransfer], *, kind: str = "transfer"

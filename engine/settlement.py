@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from solana.rpc.async_api import AsyncClient
+from solders.instruction import Instruction
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -206,12 +207,17 @@ class Settler:
             self._slots.release()
 
     def _packs(self, rows: list[Transfer]) -> list[list[Transfer]]:
+        """Greedy, in id order: each pack as many transfers as fit one transaction."""
         packs: list[list[Transfer]] = []
+        instructions: list[Instruction] = []
         for row in rows:
-            if packs and self._gateway.fits_one_transaction(_legs([*packs[-1], row])):
+            ix = self._gateway.transfer_instruction(_legs([row])[0])
+            if packs and self._gateway.fits_one_transaction([*instructions, ix]):
                 packs[-1].append(row)
+                instructions.append(ix)
             else:
                 packs.append([row])
+                instructions = [ix]
         return packs
 
     def _resolve(
