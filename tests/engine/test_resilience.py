@@ -24,6 +24,8 @@ from core.config import Settings
 from core.embedded import free_port
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.engine import Transfer
+from engine.ids import transfer_workflow_id
+from engine.search import STATUS
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import transfer_body, wait_final
 from tests.factories import World
@@ -120,6 +122,22 @@ async def test_worker_killed_mid_transfer_gives_one_transfer(
     assert (status, attempts) == ("succeeded", 1)  # one signed transaction, landed once
 
 
+async def _status_attribute(
+    temporal_env: WorkflowEnvironment, transfer_id: str, within: float
+) -> str | None:
+    """The workflow's Status search attribute once it leaves `pending` (or at the deadline)."""
+    handle = temporal_env.client.get_workflow_handle(transfer_workflow_id(transfer_id))
+    deadline = asyncio.get_running_loop().time() + within
+    status = None
+    while asyncio.get_running_loop().time() < deadline:
+        described = await handle.describe()
+        status = described.typed_search_attributes.get(STATUS)
+        if status not in (None, "pending"):
+            break
+        await asyncio.sleep(0.5)
+    return status
+
+
 class _Proxy:
     """A TCP proxy to the chain node that can be taken down and brought back (an outage)."""
 
@@ -182,6 +200,8 @@ async def test_chain_rpc_down_for_a_while_then_back(
         await asyncio.sleep(3)  # the chain leg fails and retries while the RPC is unreachable
         pending = (await client.get(f"/v1/transfer/{transfer_id}")).json()["data"]["attributes"]
         assert pending["status"] == "pending_onchain"
+        # Operators find it in Temporal by its status while it is stuck.
+        assert await _status_attribute(temporal_env, transfer_id, within=40) == "pending_onchain"
         await proxy.up()
         try:
             final = await wait_final(client, transfer_id, within=60)
