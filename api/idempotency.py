@@ -32,8 +32,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from redis.asyncio import Redis
-from sqlalchemy import func, select
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import TextClause, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from api.audit import new_audit, redact
@@ -43,6 +42,7 @@ from api.auth.signature import canonical_body
 from api.errors import ProblemError
 from api.ratelimit import client_ip
 from core.logging import request_id_var
+from db.base import table_of
 from db.models.access import AuditLog, IdempotencyRecord
 
 log = logging.getLogger("mccgw.idempotency")
@@ -196,30 +196,46 @@ def _from_done(value: bytes) -> IdempotencyRecord:
     )
 
 
+_RECORD_COLUMNS = (
+    "scope", "key", "request_hash", "status_code", "response_body", "content_type", "expires_at",
+)  # fmt: skip
+_AUDIT_COLUMNS = tuple(
+    c.key for c in AuditLog.__table__.columns if c.key not in ("created_at", "updated_at")
+)
+
+
+def _claim_statement() -> TextClause:
+    """Built once: the statement is the same for every write, only its parameters change (a
+    per-request Core construct cost more CPU than the round trip it saves)."""
+    record, audit = table_of(IdempotencyRecord), table_of(AuditLog)
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _RECORD_COLUMNS)
+    sql = f"""
+WITH audit_row AS (
+    INSERT INTO {audit.name} ({", ".join(_AUDIT_COLUMNS)})
+    VALUES ({", ".join(f":a_{c}" for c in _AUDIT_COLUMNS)})
+    RETURNING id
+)
+INSERT INTO {record.name} AS r ({", ".join(_RECORD_COLUMNS)})
+VALUES ({", ".join(f":r_{c}" for c in _RECORD_COLUMNS)})
+ON CONFLICT (scope, key) DO UPDATE SET {updates}, created_at = now()
+WHERE r.expires_at <= now()
+RETURNING r.id
+"""
+    return text(sql).bindparams(
+        *(bindparam(f"a_{c}", type_=audit.c[c].type) for c in _AUDIT_COLUMNS),
+        *(bindparam(f"r_{c}", type_=record.c[c].type) for c in _RECORD_COLUMNS),
+    )
+
+
+_CLAIM = _claim_statement()
+
+
 async def _claim(session: AsyncSession, record: IdempotencyRecord, audit: AuditLog) -> bool:
     """Insert the audit row and the record in one statement (one round trip); a live record
     for (scope, key) wins (False), an expired one is replaced."""
-    values = {
-        "scope": record.scope,
-        "key": record.key,
-        "request_hash": record.request_hash,
-        "status_code": record.status_code,
-        "response_body": record.response_body,
-        "content_type": record.content_type,
-        "expires_at": record.expires_at,
-    }
-    insert_ = insert(IdempotencyRecord).values(**values)
-    statement = insert_.on_conflict_do_update(
-        index_elements=["scope", "key"],
-        set_={**values, "created_at": func.now()},
-        where=IdempotencyRecord.expires_at <= func.now(),
-    ).returning(IdempotencyRecord.id)
-    columns = [
-        c.key for c in AuditLog.__table__.columns if c.key not in ("created_at", "updated_at")
-    ]
-    audit_row = insert(AuditLog).values({c: getattr(audit, c) for c in columns})
-    statement = statement.add_cte(audit_row.returning(AuditLog.id).cte("audit_row"))
-    return (await session.execute(statement)).first() is not None
+    params = {f"r_{c}": getattr(record, c) for c in _RECORD_COLUMNS}
+    params |= {f"a_{c}": getattr(audit, c) for c in _AUDIT_COLUMNS}
+    return (await session.execute(_CLAIM, params)).first() is not None
 
 
 @asynccontextmanager
