@@ -41,7 +41,9 @@ from api.auth.project import parsed_body, request_target
 from api.auth.signature import canonical_body
 from api.errors import ProblemError
 from api.ratelimit import client_ip
+from core.config import Settings
 from core.logging import request_id_var
+from core.security import decrypt_secret, encrypt_secret
 from db.base import table_of
 from db.models.access import AuditLog, IdempotencyRecord
 
@@ -61,11 +63,30 @@ class IdempotentReplay(Exception):
         self.record = record
 
 
+# A stored response that carries a secret shown once (e.g. a generated webhook secret) is
+# kept sealed with the master key, in PostgreSQL and in Redis alike, and opened only to replay.
+SEALED = b"sealed:"
+
+
+def _seal(content: bytes, settings: Settings) -> bytes:
+    return (
+        SEALED
+        + encrypt_secret(content.decode(), settings.master_key, settings.master_key_id).encode()
+    )
+
+
+def _unseal(stored: bytes, settings: Settings) -> bytes:
+    if not stored.startswith(SEALED):
+        return stored
+    keys = {settings.master_key_id: settings.master_key}
+    return decrypt_secret(stored[len(SEALED) :].decode(), keys).encode()
+
+
 async def _on_replay(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, IdempotentReplay)
     record = exc.record
     return Response(
-        record.response_body,
+        _unseal(record.response_body, request.app.state.settings),
         status_code=record.status_code,
         media_type=record.content_type,
         headers={REPLAY_HEADER: "true"},
@@ -86,7 +107,7 @@ class WriteContext:
     body: Any
     user_uid: str | None
     audit: AuditLog
-    _result: tuple[int, bytes, str, str] | None = field(default=None, repr=False)
+    _result: tuple[int, bytes, str, str, bool] | None = field(default=None, repr=False)
 
     @property
     def audit_id(self) -> uuid.UUID:
@@ -97,11 +118,14 @@ class WriteContext:
         digest = hashlib.sha256(self.key.encode()).hexdigest()[:32]
         return f"{prefix}-{self.scope.replace(':', '')}-{digest}"
 
-    def respond(self, status: int, body: Any, *, audit_status: str = "success") -> Response:
+    def respond(
+        self, status: int, body: Any, *, audit_status: str = "success", sealed: bool = False
+    ) -> Response:
         """The response to send now and to replay later (``audit_status`` ``pending`` when a
-        workflow decides the outcome; see api.audit.mark_audit)."""
+        workflow decides the outcome; see api.audit.mark_audit). ``sealed``: it carries a
+        secret, so the stored copy is encrypted (the audit row redacts it anyway)."""
         content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-        self._result = (status, content, "application/json", audit_status)
+        self._result = (status, content, "application/json", audit_status, sealed)
         return Response(content, status_code=status, media_type="application/json")
 
 
@@ -290,7 +314,7 @@ async def write_context(
                 raise
             if ctx._result is None:
                 raise RuntimeError("a write_context block must return ctx.respond(...)")
-            status, content, content_type, audit_status = ctx._result
+            status, content, content_type, audit_status, sealed = ctx._result
             audit.status = audit_status
             audit.status_code = status
             audit.response_body = redact(json.loads(content))
@@ -299,7 +323,7 @@ async def write_context(
                 key=key,
                 request_hash=request_hash,
                 status_code=status,
-                response_body=content,
+                response_body=_seal(content, request.app.state.settings) if sealed else content,
                 content_type=content_type,
                 expires_at=datetime.now(UTC) + IDEMPOTENCY_TTL,
             )

@@ -190,6 +190,7 @@ async def register(payload: EndpointIn, project: ProjectCaller, request: Request
                 note="Verify X-Service-Signature (sha256=HMAC-SHA256 of the raw body with the "
                 "secret); the secret is not shown again",
             ),
+            sealed=payload.secret is None,  # a retry replays the generated secret, stored sealed
         )
     await start_pump(request)
     return response

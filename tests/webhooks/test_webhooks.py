@@ -8,9 +8,11 @@ from typing import Any
 
 import httpx
 import pytest
+from redis.asyncio import Redis
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.models.access import IdempotencyRecord
 from db.models.webhooks import WebhookEndpoint
 from events.outbox import emit
 from tests.factories import ProjectCreds, World
@@ -109,6 +111,48 @@ async def test_secret_is_stored_encrypted(
     async with session_maker() as session:
         row = await session.get(WebhookEndpoint, r.json()["data"]["id"])
     assert row is not None and SECRET not in row.secret_encrypted
+
+
+def _ends_with(value: object, tail: bytes) -> bool:
+    return isinstance(value, bytes) and value.endswith(tail)
+
+
+async def test_a_generated_secret_is_stored_sealed_and_replayed_whole(
+    client: httpx.AsyncClient,
+    world: World,
+    receiver: Receiver,
+    session_maker: async_sessionmaker[AsyncSession],
+    redis: Redis,
+) -> None:
+    creds = await world.project()
+    key = uuid.uuid4().hex
+    first = await register(client, creds, receiver.url, idempotency_key=key)
+    assert first.status_code == 201, first.text
+    generated = first.json()["data"]["attributes"]["secret"]
+    # Neither the stored record nor Redis's copy of the answer holds the secret in clear.
+    async with session_maker() as session:
+        stored = await session.scalar(
+            select(IdempotencyRecord.response_body).where(IdempotencyRecord.key == key)
+        )
+    assert stored is not None and generated.encode() not in stored
+    cached = [await redis.get(k) async for k in redis.scan_iter(match="idem:done:*")]
+    assert cached and not any(v and generated.encode() in v for v in cached)
+    # A retry of the same request gets the same answer, secret included, exactly once created.
+    again = await register(client, creds, receiver.url, idempotency_key=key)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    # Redis forgets the answer: the sealed PostgreSQL record gives the same one.
+    ours = [
+        k
+        async for k in redis.scan_iter(match="idem:done:*")
+        if _ends_with(await redis.get(k), stored)
+    ]
+    assert len(ours) == 1
+    await redis.delete(*ours)
+    third = await register(client, creds, receiver.url, idempotency_key=key)
+    assert third.status_code == 201 and third.json() == first.json()
+    listed = (await client.get("/v1/webhooks", headers=project_headers(creds))).json()
+    assert listed["meta"]["total"] == 1
 
 
 @pytest.mark.parametrize(
