@@ -25,6 +25,7 @@ from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities.engine import EngineActivities
+from activities.housekeeping import HousekeepingActivities
 from activities.mining import MiningActivities
 from activities.onboarding import OnboardingActivities
 from activities.system import SystemActivities
@@ -35,10 +36,15 @@ from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
 from db.session import create_engine, create_session_maker
-from engine.schedules import ensure_reconcile_schedule, ensure_recovery_schedule
+from engine.schedules import (
+    ensure_housekeeping_schedule,
+    ensure_reconcile_schedule,
+    ensure_recovery_schedule,
+)
 from events.pump import ensure_pump
 from workflows.approval import ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
+from workflows.housekeeping import HousekeepingWorkflow
 from workflows.mining import MiningActivityWorkflow
 from workflows.reconcile import ReconcileWorkflow
 from workflows.recovery import RecoveryWorkflow
@@ -57,6 +63,7 @@ WORKFLOWS: Sequence[type] = (
     TransferWorkflow,
     ReconcileWorkflow,
     RecoveryWorkflow,
+    HousekeepingWorkflow,
 )
 
 
@@ -102,6 +109,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
         webhooks.pump,
         *mining.all(),
         *EngineActivities(deps).all(),
+        HousekeepingActivities(deps.sessions).purge_idempotency,
     ]
 
 
@@ -150,6 +158,7 @@ async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
         worker = build_worker(client, deps, task_queue=task_queue)
         await ensure_reconcile_schedule(client, task_queue)
         await ensure_recovery_schedule(client, task_queue)
+        await ensure_housekeeping_schedule(client, task_queue)
         await _ensure_webhook_pump(client, task_queue)
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:

@@ -1,5 +1,6 @@
-"""The engine's Temporal schedules, created idempotently when a worker starts: custody
-reconciliation (every 5 minutes) and the recovery sweep for unattended records (every 30 s)."""
+"""The Temporal schedules, created idempotently when a worker starts: custody reconciliation
+(every 5 minutes), the recovery sweep for unattended records (every 30 s) and housekeeping
+(hourly)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ from temporalio.client import (
     ScheduleSpec,
 )
 
+from workflows.housekeeping import (
+    HOUSEKEEPING_SCHEDULE_ID,
+    HousekeepingInput,
+    HousekeepingWorkflow,
+)
 from workflows.reconcile import RECONCILE_SCHEDULE_ID, ReconcileInput, ReconcileWorkflow
 from workflows.recovery import RECOVERY_SCHEDULE_ID, RecoveryInput, RecoveryWorkflow
 
@@ -61,4 +67,13 @@ async def ensure_recovery_schedule(
     await _ensure(
         client, RECOVERY_SCHEDULE_ID, RecoveryWorkflow.run, RecoveryInput(),
         "mccgw-recover", task_queue, every,
+    )  # fmt: skip
+
+
+async def ensure_housekeeping_schedule(
+    client: Client, task_queue: str, every: timedelta = timedelta(hours=1)
+) -> None:
+    await _ensure(
+        client, HOUSEKEEPING_SCHEDULE_ID, HousekeepingWorkflow.run, HousekeepingInput(),
+        "mccgw-housekeeping", task_queue, every,
     )  # fmt: skip
