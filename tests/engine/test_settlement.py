@@ -17,6 +17,7 @@ from engine import transfers
 from engine.settlement import Settler
 from ledger.service import Ledger
 from tests.engine.conftest import UNIT, Api, funded_user
+from tests.engine.test_transfers import books
 from tests.factories import World
 from worker import WorkerDeps
 
@@ -45,12 +46,6 @@ async def rows(deps: WorkerDeps, ids: list[str]) -> dict[str, Transfer]:
     async with deps.sessions() as s:
         found = await s.scalars(select(Transfer).where(Transfer.id.in_(ids)))
         return {t.id: t for t in found}
-
-
-async def books(deps: WorkerDeps, uid: str) -> tuple[int, int, int]:
-    async with deps.sessions() as s:
-        b = await Ledger(s).balances(uid, "MCC")
-    return b.balance, b.held, b.pending_out
 
 
 async def test_transfers_settled_together_share_transactions_and_keep_their_own_records(
