@@ -86,8 +86,8 @@ class EngineActivities:
         transfers that arrive together, sent in one transaction with them, finalized, receipt
         verified, booked (see engine.settlement). Idempotent: a retry resumes from the records.
 
-        Heartbeats only when it runs long (an RPC outage): the usual second needs none, which
-        spares a server round trip per transfer."""
+        TransferWorkflow runs it as a local activity (which cannot heartbeat); run as a regular
+        activity it heartbeats only when it runs long (an RPC outage)."""
         work = asyncio.create_task(self.settler.settle(ref.transfer_id))
         try:
             while True:

@@ -1,11 +1,11 @@
 """TransferWorkflow: pending -> pending_onchain -> completed | failed (or cancelled first).
 
-One activity, ``transfer_settle``, does the chain leg: the transfer is claimed together with the
-transfers that arrive with it, sent in one transaction with them (exactly once, whatever retries
-or crashes happen), finalized, its receipt verified, and booked (ledger, event, audit). A cancel
-that won the race ends it before anything touches the chain. One workflow per transfer keeps
-each transfer visible and steerable in the Temporal UI; one activity keeps its cost to that of
-the bare one-activity workflow, so batching on chain is what sets the pace.
+One local activity, ``transfer_settle``, does the chain leg: the transfer is claimed together
+with the transfers that arrive with it, sent in one transaction with them (exactly once, whatever
+retries or crashes happen), finalized, its receipt verified, and booked (ledger, event, audit). A
+cancel that won the race ends it before anything touches the chain. One workflow per transfer
+keeps each transfer visible and steerable in the Temporal UI; one local activity keeps its
+Temporal cost below that of the bare one-activity workflow, so the work around it sets the pace.
 
 The Status search attribute is set at the start (``pending``) and at the end; a transfer still
 unsettled after a few seconds gets its recorded status (usually ``pending_onchain``) so that
