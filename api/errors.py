@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("mccgw.api")
@@ -137,6 +138,23 @@ async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _on_database(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, DBAPIError)
+    if exc.connection_invalidated:
+        # Pooled connections are not pinged before use (a round trip per request saved): after
+        # a database restart one request per process meets a dead connection; the pool is then
+        # renewed, so an immediate retry (same idempotency key) succeeds.
+        log.warning("database connection lost: %s", exc.orig)
+        return problem_response(
+            request,
+            503,
+            "service-unavailable",
+            "The database connection was lost; nothing was written. Retry the request.",
+            headers={"Retry-After": "1"},
+        )
+    return await _on_unhandled(request, exc)
+
+
 async def _on_unhandled(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", extra={"path": request.url.path})
     return problem_response(
@@ -148,4 +166,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ProblemError, _on_problem)
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
+    app.add_exception_handler(DBAPIError, _on_database)
     app.add_exception_handler(Exception, _on_unhandled)

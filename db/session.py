@@ -20,11 +20,13 @@ from core.config import Settings
 
 
 def create_engine(settings: Settings) -> AsyncEngine:
+    # No pre-ping: it costs a round trip on every checkout, i.e. on every request and activity.
+    # A connection that died (database restart) fails its one use instead; SQLAlchemy then
+    # renews the whole pool, the API answers 503 (api.errors) and activities retry.
     return create_async_engine(
         settings.database_url,
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_pool_size,
-        pool_pre_ping=True,
     )
 
 

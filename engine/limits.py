@@ -10,6 +10,7 @@ Defaults come from the specification's table; a project overrides them in ``proj
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -81,10 +82,26 @@ def resolve(
     )
 
 
+# A project's overrides are remembered in-process this long (a database round trip saved per
+# accepted operation): a change in ``projects.limits`` takes effect within this many seconds,
+# as a suspension does (api.auth.project). Usage is never cached: it is counted in the database.
+OVERRIDES_CACHE_SECONDS = 5.0
+_overrides: dict[int, tuple[float, dict[str, Any] | None]] = {}
+
+
 async def project_limits(
     session: AsyncSession, project_id: int, operation: str, currency: str, decimals: int
 ) -> Limits:
-    overrides = await session.scalar(select(Project.limits).where(Project.project_id == project_id))
+    cached = _overrides.get(project_id)
+    if cached is not None and cached[0] > time.monotonic():
+        overrides = cached[1]
+    else:
+        overrides = await session.scalar(
+            select(Project.limits).where(Project.project_id == project_id)
+        )
+        if len(_overrides) > 10_000:
+            _overrides.clear()
+        _overrides[project_id] = (time.monotonic() + OVERRIDES_CACHE_SECONDS, overrides)
     return resolve(overrides, operation, currency, decimals)
 
 

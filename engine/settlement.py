@@ -102,7 +102,7 @@ class Settler:
         self._linger = linger
         self._await_timeout = await_timeout
         self._queue: list[str] = []
-        self._claimed: dict[str, asyncio.Future[str | None]] = {}
+        self._claimed: dict[str, asyncio.Future[Transfer | None]] = {}
         self._arrived = asyncio.Event()
         self._slots = asyncio.Semaphore(_SIGNING_SLOTS)
         self._batcher: asyncio.Task[None] | None = None
@@ -114,7 +114,9 @@ class Settler:
     async def settle(self, transfer_id: str) -> Settled:
         """Drive one transfer to a final state; idempotent, safe to call again after any
         failure or crash. Raises TransferNotFound, or chain/database errors to retry."""
-        row = await self._load(transfer_id)
+        # The batcher reads (and claims, if pending) every transfer that arrives together in
+        # one statement each: no read per transfer.
+        row = await self._wait_claim(transfer_id)
         # pending -> claimed -> (batch write fails -> own write) -> final: a few rounds at most.
         for _ in range(6):
             if row is None:
@@ -123,30 +125,28 @@ class Settler:
                 return Settled(
                     row.status, row.signature, row.slot, row.block_height, row.failure_reason
                 )
-            if row.status == "pending":
-                op_key = await self._wait_claim(transfer_id)
-            elif row.op_key is not None:
-                op_key = row.op_key
-            else:  # pending_onchain without a write: only a hand-edited row looks like this
-                raise RuntimeError(f"transfer {transfer_id} is pending_onchain without a write")
-            if op_key is not None:
+            if row.status == "pending_onchain" and row.op_key is not None:
                 # The write's task reports how its members ended, or the write a member moved
                 # on to; the row is read again only when it has nothing to say.
-                outcome = (await asyncio.shield(self._drive(op_key))).get(transfer_id)
+                outcome = (await asyncio.shield(self._drive(row.op_key))).get(transfer_id)
                 if isinstance(outcome, Settled):
                     return outcome
                 if outcome is not None:
                     outcome = (await asyncio.shield(self._drive(outcome))).get(transfer_id)
                     if isinstance(outcome, Settled):
                         return outcome
-            row = await self._load(transfer_id)
+                row = await self._load(transfer_id)
+            elif row.status == "pending_onchain":  # only a hand-edited row looks like this
+                raise RuntimeError(f"transfer {transfer_id} is pending_onchain without a write")
+            else:  # still pending: a cancel or another process's claim raced ours; again
+                row = await self._wait_claim(transfer_id)
         raise RuntimeError(f"transfer {transfer_id} did not settle; retrying")
 
     # -- gathering and claiming ---------------------------------------------------------
 
-    async def _wait_claim(self, transfer_id: str) -> str | None:
-        """The write that claimed the transfer, or None if it was not claimed here (a cancel
-        won, or another process claimed it)."""
+    async def _wait_claim(self, transfer_id: str) -> Transfer | None:
+        """The transfer as the batcher found it (None: no such transfer): claimed by a write
+        of this process if it was pending, else as recorded."""
         future = self._claimed.get(transfer_id)
         if future is None:
             future = asyncio.get_running_loop().create_future()
@@ -170,35 +170,37 @@ class Settler:
             self._spawn(self._claim_and_send(taken))
 
     async def _claim_and_send(self, transfer_ids: list[str]) -> None:
-        """Claim what is still pending, pack it into writes that fit one transaction each,
-        record them; the signing slot is released once they are sent."""
-        started: list[str] = []
-        claimed: dict[str, str] = {}
+        """Read the arrivals in one statement, claim those still pending, pack them into writes
+        that fit one transaction each and record them; the signing slot is released once the
+        writes are sent."""
+        packs: dict[str, list[Transfer]] = {}
         try:
             async with self._sessions() as session:
-                rows = list(
-                    await session.scalars(
+                found = {
+                    r.id: r
+                    for r in await session.scalars(
                         select(Transfer)
-                        .where(Transfer.id.in_(transfer_ids), Transfer.status == "pending")
+                        .where(Transfer.id.in_(transfer_ids))
                         .order_by(Transfer.id)
+                        .execution_options(populate_existing=True)
                     )
-                )
-                for pack in self._packs(rows):
+                }
+                pending = [r for r in found.values() if r.status == "pending"]
+                for pack in self._packs(pending):
                     op_key = transfers.new_batch_op_key()
-                    for member in await transfers.claim(session, [r.id for r in pack], op_key):
-                        claimed[member.id] = op_key
-                    if op_key in claimed.values():
-                        started.append(op_key)
+                    if members := await transfers.claim(session, [r.id for r in pack], op_key):
+                        packs[op_key] = members
+                        found.update((m.id, m) for m in members)
                 await session.commit()
         except Exception as exc:
             self._slots.release()
             self._resolve(transfer_ids, exc, {})  # their activities fail and are retried
             return
-        self._resolve(transfer_ids, None, claimed)
+        self._resolve(transfer_ids, None, found)
         loop = asyncio.get_running_loop()
-        sent = [loop.create_future() for _ in started]
-        for op_key, signal in zip(started, sent, strict=True):
-            self._drive(op_key, sent=signal)
+        sent = [loop.create_future() for _ in packs]
+        for (op_key, members), signal in zip(packs.items(), sent, strict=True):
+            self._drive(op_key, sent=signal, members=members)
         try:
             if sent:
                 # Only until the writes are sent, not until they are final.
@@ -221,27 +223,34 @@ class Settler:
         return packs
 
     def _resolve(
-        self, transfer_ids: list[str], exc: BaseException | None, claimed: dict[str, str]
+        self, transfer_ids: list[str], exc: BaseException | None, found: dict[str, Transfer]
     ) -> None:
         for tid in transfer_ids:
             future = self._claimed.pop(tid, None)
             if future is not None and not future.done():
                 if exc is None:
-                    future.set_result(claimed.get(tid))
+                    future.set_result(found.get(tid))
                 else:
                     future.set_exception(exc)
 
     # -- one write, from send to booked -------------------------------------------------
 
     def _drive(
-        self, op_key: str, *, sent: asyncio.Future[None] | None = None
+        self,
+        op_key: str,
+        *,
+        sent: asyncio.Future[None] | None = None,
+        members: list[Transfer] | None = None,
     ) -> asyncio.Task[Outcomes]:
         """The one task per process driving ``op_key``; every member waits on it. ``sent``
-        resolves once the write is sent (or the task ended without sending)."""
+        resolves once the write is sent (or the task ended without sending); ``members``: the
+        rows just claimed for it (otherwise they are read)."""
         task = self._drives.get(op_key)
         if task is None:
             signal = sent or asyncio.get_running_loop().create_future()
-            task = asyncio.create_task(self._run_write(op_key, signal), name=f"settle {op_key}")
+            task = asyncio.create_task(
+                self._run_write(op_key, signal, members), name=f"settle {op_key}"
+            )
             self._drives[op_key] = task
             task.add_done_callback(lambda t: self._drive_done(op_key, t))
         elif sent is not None:
@@ -254,12 +263,17 @@ class Settler:
             # Every member's activity sees it too and is retried; logged once here.
             log.warning("settling write %s stopped: %r", op_key, exc)
 
-    async def _run_write(self, op_key: str, sent: asyncio.Future[None]) -> Outcomes:
+    async def _run_write(
+        self, op_key: str, sent: asyncio.Future[None], claimed: list[Transfer] | None
+    ) -> Outcomes:
         """Send (or resume) the write, await it and settle its members. Returns how the members
         still open ended: Settled, or the op_key of the write a member moved on to."""
         try:
-            async with self._sessions() as session:
-                rows = await transfers.members(session, op_key)
+            if claimed is not None:
+                rows = claimed
+            else:
+                async with self._sessions() as session:
+                    rows = await transfers.members(session, op_key)
             if not rows or all(r.status != "pending_onchain" for r in rows):
                 return {}  # booked (or ended) already
             await asyncio.gather(

@@ -74,25 +74,37 @@ class AlreadyRecorded(Exception):
     """A transfer with this (idempotency-derived) id exists: the request ran before."""
 
 
-# The transfer and its first state in one round trip (accepting is the API's hot path); no row
-# back means the id exists already.
+# The transfer and its first state in one round trip (accepting is the API's hot path), and
+# only for a known recipient: ``known`` false means no such user; no ``created_at`` back for a
+# known recipient means the id exists already.
 _INSERT_PENDING = text(
     """
-WITH t AS (
+WITH recipient AS (
+    SELECT EXISTS (SELECT 1 FROM users WHERE uid = :to_uid) AS known
+), t AS (
     INSERT INTO transfers
         (id, project_id, transfer_type, from_uid, to_uid, currency, amount, status, lock_id,
          reference, requires_onchain, limit_day, workflow_id, audit_id)
-    VALUES
-        (:id, :project_id, :transfer_type, :from_uid, :to_uid, :currency, :amount, 'pending',
-         :lock_id, :reference, :requires_onchain, :limit_day, :workflow_id, :audit_id)
+    SELECT
+        :id, :project_id, :transfer_type, :from_uid, :to_uid, :currency, :amount, 'pending',
+        :lock_id, :reference, :requires_onchain, :limit_day, :workflow_id, :audit_id
+    FROM recipient WHERE known
     ON CONFLICT (id) DO NOTHING
     RETURNING id, created_at
 ), state AS (
     INSERT INTO transfer_states (transfer_id, status) SELECT id, 'pending' FROM t
 )
-SELECT created_at FROM t
+SELECT recipient.known, (SELECT created_at FROM t) FROM recipient
 """
 ).bindparams(bindparam("reference", type_=JSONB))
+
+
+def unknown_recipient(uid: str) -> Rejected:
+    return Rejected(
+        f"Unknown user {uid}",
+        slug="validation-error",
+        errors=[{"field": "to_uid", "message": "unknown user"}],
+    )
 
 
 async def create(
@@ -111,9 +123,9 @@ async def create(
     workflow_id: str | None = None,
     audit_id: uuid.UUID | None = None,
 ) -> Transfer:
-    """Accept a transfer: reserve the sender's funds (settling ``reference.lock_id`` if given),
-    count the amount limit and record it as ``pending``. Raises Rejected, writing nothing, or
-    AlreadyRecorded."""
+    """Accept a transfer to a known user: reserve the sender's funds (settling
+    ``reference.lock_id`` if given), count the amount limit and record it as ``pending``.
+    Raises Rejected (the caller rolls back: nothing stays written) or AlreadyRecorded."""
     try:
         checked = await limits.check_operation(
             session, project_id=project_id, currency=currency, operation="transfer",
@@ -130,7 +142,9 @@ async def create(
         "lock_id": lock_id, "reference": reference, "requires_onchain": requires_onchain,
         "limit_day": day, "workflow_id": workflow_id, "audit_id": audit_id,
     }  # fmt: skip
-    created_at = await session.scalar(_INSERT_PENDING, values)
+    known, created_at = (await session.execute(_INSERT_PENDING, values)).one()
+    if not known:
+        raise unknown_recipient(to_uid)
     if created_at is None:
         raise AlreadyRecorded(transfer_id)
     # The row as inserted (the caller answers from it; later reads load it from the database).

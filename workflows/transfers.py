@@ -8,7 +8,7 @@ keeps each transfer visible and steerable in the Temporal UI; one local activity
 Temporal cost below that of the bare one-activity workflow, so the work around it sets the pace.
 
 The Status search attribute is set at the start (``pending``) and at the end; a transfer still
-unsettled after a few seconds gets its recorded status (usually ``pending_onchain``) so that
+unsettled after 15 s gets its recorded status (usually ``pending_onchain``) so that
 operators find the stuck ones.
 """
 
@@ -33,8 +33,10 @@ _SETTLE_RETRY = RetryPolicy(
     non_retryable_error_types=["TransferNotFound", "ChainWriteConflict", "ReceiptMismatch"],
 )
 _STATUS_RETRY = RetryPolicy(maximum_attempts=3)
-# When to look at a slow transfer's recorded status again (the first look: after 5 s).
-_STATUS_REFRESH = (timedelta(seconds=5), timedelta(seconds=60))
+# When to look at a slow transfer's recorded status (first after 15 s, then every minute). Not
+# sooner: under a burst most transfers take several seconds, and each look costs a workflow
+# task and a database read; operators call a transfer stuck after minutes, not seconds.
+_STATUS_REFRESH = (timedelta(seconds=15), timedelta(seconds=60))
 
 
 @dataclass

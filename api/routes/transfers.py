@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
-from sqlalchemy import select
 
 from api.after_commit import after_commit
 from api.auth.consent import require_user_authorized
@@ -29,7 +28,6 @@ from api.routes.funds import (
 )
 from core.money import to_decimal_string
 from db.models.engine import Transfer
-from db.models.identity import User
 from engine import search, transfers
 from engine.errors import Rejected
 from engine.ids import transfer_workflow_id
@@ -124,13 +122,6 @@ async def _accept(
             status=422,
             slug="validation-error",
             errors=[{"field": "to_uid", "message": "must differ from from_uid"}],
-        )
-    if await ctx.session.scalar(select(User.uid).where(User.uid == to_uid)) is None:
-        raise ProblemError(
-            f"Unknown user {to_uid}",
-            status=422,
-            slug="validation-error",
-            errors=[{"field": "to_uid", "message": "unknown user"}],
         )
     transfer_id = derived_id("tr", ctx.workflow_id("transfer"))
     try:

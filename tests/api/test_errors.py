@@ -8,7 +8,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel, Field
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from api.deps import SessionDep
 from tests.api.conftest import start_app
 
 PROBLEM = "application/problem+json"
@@ -25,6 +28,10 @@ def probe_app(app: FastAPI) -> FastAPI:
     @app.post("/_probe/items")
     async def create_item(body: _Body) -> dict[str, str]:
         return {"name": body.name}
+
+    @app.get("/_probe/backend")
+    async def backend(session: SessionDep) -> dict[str, int]:
+        return {"pid": int(await session.scalar(text("SELECT pg_backend_pid()")) or 0)}
 
     @app.get("/_probe/crash")
     async def crash() -> None:
@@ -110,3 +117,22 @@ async def test_request_id_is_echoed_when_sane_and_generated_otherwise(
     assert len(generated) == 32
     other = await client.get("/healthz")
     assert other.headers["x-request-id"] not in (generated, "abc-123.def")
+
+
+async def test_a_lost_database_connection_is_503_then_renewed(
+    client: httpx.AsyncClient, session_maker: async_sessionmaker[AsyncSession]
+) -> None:
+    # Pooled connections are not pinged before use: a dead one fails its request cleanly
+    # (503, retry advised) and the pool is renewed for the next request.
+    first = await client.get("/_probe/backend")
+    assert first.status_code == 200
+    async with session_maker() as s:
+        await s.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": first.json()["pid"]})
+    lost = await client.get("/_probe/backend")
+    assert lost.status_code == 503
+    assert lost.headers["content-type"] == PROBLEM
+    assert lost.headers["retry-after"] == "1"
+    assert lost.json()["type"].endswith("/errors/service-unavailable")
+    again = await client.get("/_probe/backend")
+    assert again.status_code == 200
+    assert again.json()["pid"] != first.json()["pid"]

@@ -157,6 +157,33 @@ async def test_cancel_racing_the_broadcast_has_exactly_one_outcome(
     assert await books(deps, src) == (10 * UNIT - moved, 0, 0)
 
 
+async def test_a_transfer_to_an_unknown_user_writes_nothing(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    src = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
+    r = await api.post("/v1/transfer/request", transfer_body(src, "u_nobody_at_all", "1"))
+    assert r.status_code == 422, r.text
+    problem = r.json()
+    assert problem["type"].endswith("/validation-error")
+    assert problem["errors"] == [{"field": "to_uid", "message": "unknown user"}]
+    assert await books(deps, src) == (5 * UNIT, 0, 0)  # nothing reserved
+    async with deps.sessions() as s:
+        rows = await s.scalar(
+            select(func.count()).select_from(Transfer).where(Transfer.from_uid == src)
+        )
+    assert rows == 0
+    # The same key then succeeds once the request is right: the refusal stored no answer.
+    dst = (await world.user()).uid
+    body = {**transfer_body(src, dst, "1"), "idempotency_key": uuid.uuid4().hex}
+    bad = await api.client.post(
+        "/v1/transfer/request", json={**body, "to_uid": "u_nobody_at_all"}, headers=api.headers
+    )
+    assert bad.status_code == 422
+    good = await api.client.post("/v1/transfer/request", json=body, headers=api.headers)
+    assert good.status_code == 202, good.text
+    assert await books(deps, src) == (5 * UNIT, 0, UNIT)
+
+
 async def test_funds_transfer_needs_both_users(api: Api, world: World, deps: WorkerDeps) -> None:
     src = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
     outsider = await world.user()
