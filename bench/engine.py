@@ -5,11 +5,12 @@ Starts (or takes from the environment) PostgreSQL, Redis, Temporal and the local
 
 - ping: PingWorkflow executions per second (the reference: one activity, no I/O);
 - accept: POST /v1/transfer/request answered per second in a closed-loop burst, and p50/p99
-  latency of an open-loop stream at --rate, first while the engine is still busy settling the
+  latency of an open-loop stream at --rate, first while the engine is busy settling a second
   burst, then while it settles only that stream;
-- end to end: the burst's transfers per second from its first accept to its last `completed`
-  (finalized on chain, receipt verified, ledger booked); the stream sent meanwhile adds to the
-  engine's work, so the figure is conservative.
+- end to end: the first burst's transfers per second from its first accept to its last
+  `completed` (finalized on chain, receipt verified, ledger booked), measured alone as the
+  reference is;
+- CPU per reference workflow and per transfer of the first burst, by process (from /proc).
 
 Prints the figures and the ratio end-to-end / ping. Loopback only; bounded (< 3 minutes).
 
@@ -36,7 +37,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
-from sqlalchemy import func, select
+from sqlalchemy import func, make_url, select
 from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
@@ -59,6 +60,37 @@ from workflows.reference import PingInput, PingWorkflow
 UNIT = 10**9
 
 
+def _processes() -> list[tuple[int, str, float]]:
+    """(pid, command line, CPU seconds) of every process, from /proc (empty elsewhere)."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    out = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out.append((int(entry.name), cmdline, (int(fields[11]) + int(fields[12])) / ticks))
+    return out
+
+
+def cpu_by_role(worker_pid: int | None, node_pid: int, db_name: str) -> dict[str, float]:
+    """CPU seconds used so far by each part of the stack on this machine."""
+    roles = {"API + driver": 0.0, "worker": 0.0, "Temporal": 0.0, "PostgreSQL": 0.0, "node": 0.0}
+    for pid, cmdline, seconds in _processes():
+        if pid == os.getpid():
+            roles["API + driver"] += seconds
+        elif pid == worker_pid:
+            roles["worker"] += seconds
+        elif pid == node_pid:
+            roles["node"] += seconds
+        elif "temporal" in cmdline and "start-dev" in cmdline:
+            roles["Temporal"] += seconds
+        elif cmdline.startswith("postgres:") and db_name in cmdline:
+            roles["PostgreSQL"] += seconds
+    return roles
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -67,12 +99,13 @@ def pct(values: list[float], q: float) -> float:
 @asynccontextmanager
 async def _worker(
     settings: Settings, queue: str, client: Client, deps: WorkerDeps, *, in_process: bool
-) -> AsyncIterator[None]:
-    """The worker under test: its own process by default (the production topology, so the
-    API's accept latency is not the worker's CPU), or in this process with --in-process."""
+) -> AsyncIterator[int | None]:
+    """The worker under test (yields its pid): its own process by default (the production
+    topology, so the API's accept latency is not the worker's CPU), or in this process with
+    --in-process (yields None)."""
     if in_process:
         async with build_worker(client, deps, task_queue=queue):
-            yield
+            yield None
         return
     env = {
         **os.environ,
@@ -96,7 +129,7 @@ async def _worker(
             raise RuntimeError(f"the worker did not start: {line!r}")
         # Keep reading its output (its log lines): an undrained pipe would block the worker.
         echo = asyncio.create_task(_echo(proc.stdout))
-        yield
+        yield proc.pid
     finally:
         proc.terminate()
         await proc.wait()
@@ -114,8 +147,13 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
     client = env.client
     async with (
         worker_deps(settings) as deps,
-        _worker(settings, queue, client, deps, in_process=args.in_process),
+        _worker(settings, queue, client, deps, in_process=args.in_process) as worker_pid,
     ):
+        db_name = str(make_url(settings.database_url).database)
+
+        def cpu() -> dict[str, float]:
+            return cpu_by_role(worker_pid, args.node_pid, db_name)
+
         # -- reference: the bare one-activity workflow on the same server and worker
         sem = asyncio.Semaphore(args.concurrency)
 
@@ -127,9 +165,11 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                 )  # fmt: skip
 
         await asyncio.gather(*(ping(-i - 1) for i in range(20)))  # warm-up
+        ping_before = cpu()
         t0 = time.perf_counter()
         await asyncio.gather(*(ping(i) for i in range(args.pings)))
         ping_rate = args.pings / (time.perf_counter() - t0)
+        ping_cpu = {k: v - ping_before[k] for k, v in cpu().items()}
 
         # -- seed: a project, senders with real on-chain funds, receivers with custody accounts
         secret = "sk_" + secrets.token_hex(32)
@@ -194,9 +234,9 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                         raise RuntimeError(f"transfer refused: {r.status_code} {r.text}")
                     ids.append(r.json()["data"]["id"])
 
-                async def accept(i: int) -> None:
+                async def accept(i: int, into: list[float]) -> None:
                     async with sem:
-                        await post(i, latencies)
+                        await post(i, into)
 
                 async def finished(among: list[str]) -> int:
                     async with deps.sessions() as s:
@@ -228,24 +268,25 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
 
                     await asyncio.gather(*(one(i) for i in range(args.paced)))
 
-                # 1. Saturation: a closed-loop burst at the given concurrency; end to end is
-                # measured on these transfers alone, from the first accept to the last final.
+                # 1. Saturation, alone (as the reference is): a closed-loop burst at the given
+                # concurrency; end to end from its first accept to its last final.
+                cpu_before = cpu()
                 t_accept = time.perf_counter()
-                await asyncio.gather(*(accept(i) for i in range(args.transfers)))
+                await asyncio.gather(*(accept(i, latencies) for i in range(args.transfers)))
                 accept_s = time.perf_counter() - t_accept
                 burst = list(ids)
-                deadline = time.perf_counter() + args.max_wait
+                await wait_for(burst, time.perf_counter() + args.max_wait)
+                e2e_s = time.perf_counter() - t_accept
+                cpu_used = {k: v - cpu_before[k] for k, v in cpu().items()}
 
-                # 2. The open-loop stream at --rate while the engine is still busy settling the
-                # burst (its transfers add to the engine's work: end to end is conservative).
-                async def burst_final() -> float:
-                    await wait_for(burst, deadline)
-                    return time.perf_counter()
-
-                burst_done = asyncio.create_task(burst_final())
+                # 2. The open-loop stream at --rate while the engine is busy: a second burst
+                # (not measured) is accepted, then the stream runs while it is being settled.
+                first = args.transfers + 2 * args.paced
+                await asyncio.gather(
+                    *(accept(first + i, []) for i in range(args.transfers))
+                )  # fmt: skip
                 await paced_stream(args.transfers, paced)
-                e2e_s = await burst_done - t_accept
-                await wait_for(ids, deadline)
+                await wait_for(ids, time.perf_counter() + args.max_wait)
 
                 # 3. The same stream with the engine settling only that stream (steady state).
                 steady: list[float] = []
@@ -255,7 +296,7 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                     writes = int(
                         await s.scalar(
                             select(func.count(func.distinct(Transfer.op_key))).where(
-                                Transfer.id.in_(ids)
+                                Transfer.id.in_(burst)
                             )
                         )
                         or 0
@@ -286,7 +327,7 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
     print(
         f"  transfer accept at {args.rate:.0f}/s:     "
         f"p50 {statistics.median(paced) * 1000:.1f} ms   p99 {pct(paced, 0.99) * 1000:.1f} ms"
-        f"   ({args.paced} requests, open loop, engine busy with the burst)"
+        f"   ({args.paced} requests, open loop, engine settling a second burst)"
     )
     print(
         f"  transfer accept at {args.rate:.0f}/s:     "
@@ -300,9 +341,16 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
     )
     print(
         f"  chain transactions:          {writes:8d}     "
-        f"({len(ids) / max(writes, 1):.1f} transfers per transaction)"
+        f"({len(burst) / max(writes, 1):.1f} transfers per transaction, burst)"
     )
     print(f"  ratio end-to-end / ping:     {e2e_rate / ping_rate:8.3f}")
+    for what, used, count in (
+        ("PingWorkflow", ping_cpu, args.pings),
+        ("transfer (the burst)", cpu_used, len(burst)),
+    ):
+        if sum(used.values()):
+            shares = "  ".join(f"{k} {v / count * 1000:.1f}" for k, v in used.items())
+            print(f"  CPU ms per {what}: {shares}  = {sum(used.values()) / count * 1000:.1f}")
 
 
 async def amain(args: argparse.Namespace, settings: Settings) -> None:
@@ -349,6 +397,7 @@ def main() -> None:
                     solana_rpc_url=node.url, chain_keys_dir=Path(tmp) / "keys",
                     log_json=False, log_level="WARNING",
                 )  # fmt: skip
+                args.node_pid = node.process.pid
                 asyncio.run(amain(args, settings))
         finally:
             node.stop()

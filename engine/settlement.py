@@ -26,6 +26,7 @@ batches grow by themselves up to what fits in a transaction.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
@@ -46,7 +47,9 @@ log = logging.getLogger(__name__)
 
 FINAL = ("completed", "failed", "cancelled")
 # Signing phases in flight at once: while they run, new arrivals gather into the next batch.
-_SIGNING_SLOTS = 2
+_SIGNING_SLOTS = 1
+# Arrivals that make a full batch (a transaction holds 11 transfers between distinct users).
+_FULL = 16
 
 
 class TransferNotFound(Exception):
@@ -92,7 +95,7 @@ class Settler:
         solana: AsyncClient,
         *,
         decimals: int,
-        linger: float = 0.002,
+        linger: float = 0.025,
         await_timeout: float = 20.0,
     ) -> None:
         self._sessions = sessions
@@ -161,7 +164,15 @@ class Settler:
         while True:
             await self._arrived.wait()
             await self._slots.acquire()
-            await asyncio.sleep(self._linger)  # let transfers started together meet
+            # Let transfers started together meet: up to ``linger``, less once a full
+            # transaction's worth is waiting.
+            until = asyncio.get_running_loop().time() + self._linger
+            while len(self._queue) < _FULL and asyncio.get_running_loop().time() < until:
+                self._arrived.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(
+                        self._arrived.wait(), until - asyncio.get_running_loop().time()
+                    )
             taken, self._queue = self._queue, []
             self._arrived.clear()
             if not taken:

@@ -52,7 +52,7 @@ class TransferResult:
     error: str | None = None
 
 
-@workflow.defn
+@workflow.defn(sandboxed=False)
 class TransferWorkflow:
     @workflow.run
     async def run(self, data: TransferInput) -> TransferResult:
