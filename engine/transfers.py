@@ -218,7 +218,8 @@ async def claim(session: AsyncSession, transfer_ids: Sequence[str], op_key: str)
                 updated_at=func.now(),
             )
             .returning(Transfer),
-            execution_options={"populate_existing": True},
+            # RETURNING refreshes the rows; no in-session evaluation of the WHERE clause.
+            execution_options={"populate_existing": True, "synchronize_session": False},
         )
     )
     if rows:
@@ -293,7 +294,8 @@ async def complete_many(
                 updated_at=func.now(),
             )
             .returning(Transfer),
-            execution_options={"populate_existing": True},
+            # RETURNING refreshes the rows; no in-session evaluation of the WHERE clause.
+            execution_options={"populate_existing": True, "synchronize_session": False},
         ),
         key=lambda t: t.id,
     )

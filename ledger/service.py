@@ -13,22 +13,49 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import (
-    BigInteger,
-    String,
-    column,
     func,
     insert,
     select,
     text,
-    tuple_,
     update,
-    values,
 )
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.base import table_of
 from db.models.ledger import Hold, LedgerAccount, LedgerEntry
+
+# Batch statements take arrays (unnest), so their text is the same whatever the batch size:
+# compiled once and prepared by the driver, where a VALUES list would be compiled every time.
+_ENSURE_ACCOUNTS = text(
+    """
+INSERT INTO ledger_accounts (user_uid, currency)
+SELECT * FROM unnest(CAST(:uids AS text[]), CAST(:currencies AS text[]))
+ON CONFLICT (user_uid, currency) DO NOTHING
+"""
+)
+_LOCK_ACCOUNTS = text(
+    """
+SELECT a.user_uid FROM ledger_accounts a
+JOIN unnest(CAST(:uids AS text[]), CAST(:currencies AS text[])) AS k(user_uid, currency)
+  ON a.user_uid = k.user_uid AND a.currency = k.currency
+ORDER BY a.user_uid, a.currency
+FOR UPDATE OF a
+"""
+)
+_ADD_TOTALS = text(
+    """
+UPDATE ledger_accounts a
+SET balance = a.balance + d.d_balance,
+    held = a.held + d.d_held,
+    pending_out = a.pending_out + d.d_pending_out,
+    updated_at = now()
+FROM unnest(
+    CAST(:uids AS text[]), CAST(:currencies AS text[]), CAST(:d_balance AS bigint[]),
+    CAST(:d_held AS bigint[]), CAST(:d_pending_out AS bigint[])
+) AS d(user_uid, currency, d_balance, d_held, d_pending_out)
+WHERE a.user_uid = d.user_uid AND a.currency = d.currency
+"""
+)
 
 
 class LedgerError(Exception):
@@ -104,17 +131,9 @@ class Ledger:
         ordered = sorted(set(keys))
         if not ordered:
             return
-        await self.session.execute(
-            pg_insert(LedgerAccount)
-            .values([{"user_uid": u, "currency": c} for u, c in ordered])
-            .on_conflict_do_nothing(index_elements=["user_uid", "currency"])
-        )
-        await self.session.execute(
-            select(LedgerAccount.user_uid)
-            .where(tuple_(LedgerAccount.user_uid, LedgerAccount.currency).in_(ordered))
-            .order_by(LedgerAccount.user_uid, LedgerAccount.currency)
-            .with_for_update()
-        )
+        uids, currencies = [u for u, _ in ordered], [c for _, c in ordered]
+        await self.session.execute(_ENSURE_ACCOUNTS, {"uids": uids, "currencies": currencies})
+        await self.session.execute(_LOCK_ACCOUNTS, {"uids": uids, "currencies": currencies})
 
     async def apply_many(self, moves: Sequence[Move]) -> None:
         """Many moves in a few statements whatever their number (batch settlement): accounts
@@ -134,23 +153,16 @@ class Ledger:
             t[1] += m.d_held
             t[2] += m.d_pending_out
         await self.lock_accounts(list(totals))
-        delta = values(
-            column("user_uid", String), column("currency", String),
-            column("d_balance", BigInteger), column("d_held", BigInteger),
-            column("d_pending_out", BigInteger), name="delta",
-        ).data([(u, c, *t) for (u, c), t in sorted(totals.items())])  # fmt: skip
+        rows = sorted(totals.items())
         await self.session.execute(
-            update(LedgerAccount)
-            .where(
-                LedgerAccount.user_uid == delta.c.user_uid,
-                LedgerAccount.currency == delta.c.currency,
-            )
-            .values(
-                balance=LedgerAccount.balance + delta.c.d_balance,
-                held=LedgerAccount.held + delta.c.d_held,
-                pending_out=LedgerAccount.pending_out + delta.c.d_pending_out,
-                updated_at=func.now(),
-            )
+            _ADD_TOTALS,
+            {
+                "uids": [u for (u, _), _ in rows],
+                "currencies": [c for (_, c), _ in rows],
+                "d_balance": [t[0] for _, t in rows],
+                "d_held": [t[1] for _, t in rows],
+                "d_pending_out": [t[2] for _, t in rows],
+            },
         )
         await self.session.execute(
             insert(table_of(LedgerEntry)),
