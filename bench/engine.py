@@ -60,8 +60,9 @@ from workflows.reference import PingInput, PingWorkflow
 UNIT = 10**9
 
 
-def _processes() -> list[tuple[int, str, float]]:
-    """(pid, command line, CPU seconds) of every process, from /proc (empty elsewhere)."""
+def _processes() -> list[tuple[int, int, str, float]]:
+    """(pid, parent pid, command line, CPU seconds) of every process, from /proc (empty
+    elsewhere)."""
     ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     out = []
     for entry in Path("/proc").glob("[0-9]*"):
@@ -70,21 +71,22 @@ def _processes() -> list[tuple[int, str, float]]:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        out.append((int(entry.name), cmdline, (int(fields[11]) + int(fields[12])) / ticks))
+        seconds = (int(fields[11]) + int(fields[12])) / ticks
+        out.append((int(entry.name), int(fields[1]), cmdline, seconds))
     return out
 
 
 def cpu_by_role(worker_pid: int | None, node_pid: int, db_name: str) -> dict[str, float]:
     """CPU seconds used so far by each part of the stack on this machine."""
     roles = {"API + driver": 0.0, "worker": 0.0, "Temporal": 0.0, "PostgreSQL": 0.0, "node": 0.0}
-    for pid, cmdline, seconds in _processes():
+    for pid, ppid, cmdline, seconds in _processes():
         if pid == os.getpid():
             roles["API + driver"] += seconds
         elif pid == worker_pid:
             roles["worker"] += seconds
         elif pid == node_pid:
             roles["node"] += seconds
-        elif "temporal" in cmdline and "start-dev" in cmdline:
+        elif ppid == os.getpid() and "temporal" in cmdline and "start-dev" in cmdline:
             roles["Temporal"] += seconds
         elif cmdline.startswith("postgres:") and db_name in cmdline:
             roles["PostgreSQL"] += seconds
