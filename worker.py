@@ -35,6 +35,7 @@ from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
+from core.redis_client import create_redis
 from db.session import create_engine, create_session_maker
 from engine.schedules import (
     ensure_housekeeping_schedule,
@@ -83,7 +84,7 @@ class WorkerDeps:
 async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
     engine = create_engine(settings)
     sessions = create_session_maker(engine)
-    redis = Redis.from_url(settings.redis_url)
+    redis = create_redis(settings)
     solana = AsyncClient(settings.solana_rpc_url, timeout=10)
     gateway = ChainGateway(settings, solana, load_or_create_keys(settings.chain_keys_dir), sessions)
     try:

@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
-from redis.asyncio import Redis
 from solana.rpc.async_api import AsyncClient
 from starlette.routing import BaseRoute
 from temporalio.client import Client
@@ -25,6 +24,7 @@ from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
 from core.logging import configure_logging
+from core.redis_client import create_redis
 from db.session import create_engine, create_session_maker
 
 DESCRIPTION = """
@@ -50,7 +50,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     engine = create_engine(settings)
     app.state.engine = engine
     app.state.session_maker = create_session_maker(engine)
-    app.state.redis = Redis.from_url(settings.redis_url)
+    app.state.redis = create_redis(settings)
     # lazy: the API starts (and /readyz reports it) even while Temporal is still coming up.
     app.state.temporal = await Client.connect(
         settings.temporal_address, namespace=settings.temporal_namespace, lazy=True

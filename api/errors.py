@@ -14,7 +14,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from redis.exceptions import RedisError
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("mccgw.api")
@@ -155,6 +157,27 @@ async def _on_database(request: Request, exc: Exception) -> JSONResponse:
     return await _on_unhandled(request, exc)
 
 
+def unavailable_response(request: Request, what: str) -> JSONResponse:
+    return problem_response(
+        request,
+        503,
+        "service-unavailable",
+        f"{what} is unavailable or saturated; nothing was written. Retry the request.",
+        headers={"Retry-After": "1"},
+    )
+
+
+async def _on_redis(request: Request, exc: Exception) -> JSONResponse:
+    # Redis unreachable, or every pooled connection busy past the pool's time-out.
+    log.warning("redis unavailable: %r", exc)
+    return unavailable_response(request, "A backing service (Redis)")
+
+
+async def _on_pool_timeout(request: Request, exc: Exception) -> JSONResponse:
+    log.warning("database pool exhausted: %s", exc)
+    return unavailable_response(request, "The database")
+
+
 async def _on_unhandled(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", extra={"path": request.url.path})
     return problem_response(
@@ -167,4 +190,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(DBAPIError, _on_database)
+    app.add_exception_handler(SQLAlchemyTimeout, _on_pool_timeout)
+    app.add_exception_handler(RedisError, _on_redis)
     app.add_exception_handler(Exception, _on_unhandled)

@@ -32,6 +32,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 from sqlalchemy import TextClause, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -335,11 +336,16 @@ async def write_context(
                     raise _in_use()
                 raise _replay_or_conflict(stored, request_hash)
             await session.commit()
-            await redis.register_script(_FINISH)(
-                keys=[done_key, lock],
-                args=[token, _done_value(record), int(IDEMPOTENCY_TTL.total_seconds())],
-            )
             finished = True
+            try:
+                await redis.register_script(_FINISH)(
+                    keys=[done_key, lock],
+                    args=[token, _done_value(record), int(IDEMPOTENCY_TTL.total_seconds())],
+                )
+            except RedisError as exc:
+                # Committed: the answer stands. Without the done marker a retry is told to wait
+                # (the lock lapses in LOCK_SECONDS) and is then replayed from PostgreSQL.
+                log.warning("idempotency key %s committed but not published: %r", key, exc)
     finally:
         if not finished:
             await redis.register_script(_RELEASE)(keys=[lock], args=[token])

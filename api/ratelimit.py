@@ -9,17 +9,22 @@ limited by the auth dependencies once the subject is known.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import math
 import uuid
 from dataclasses import dataclass
 
 from redis.asyncio import Redis
+from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import ProblemError
 from api.middleware import RequestContextMiddleware
+
+log = logging.getLogger("mccgw.ratelimit")
 
 WINDOW_MS = 60_000
 TIER_LIMITS = {"free": 100, "standard": 1_000, "enterprise": 10_000}
@@ -151,6 +156,7 @@ class RateLimitMiddleware:
         self.base_url = base_url.rstrip("/")
         # Our own 429 still goes through the request-context layer (X-Request-ID, log, metrics).
         self._deny = RequestContextMiddleware(self._too_many, base_url)
+        self._down = RequestContextMiddleware(self._unavailable, base_url)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
@@ -160,17 +166,23 @@ class RateLimitMiddleware:
         slot = _Slot()
         scope[SCOPE_KEY] = slot
         if not _has_credentials(scope):
-            slot.result = await _limiter(scope).hit("ip:" + client_ip(scope), ANONYMOUS_LIMIT)
+            try:
+                slot.result = await _limiter(scope).hit("ip:" + client_ip(scope), ANONYMOUS_LIMIT)
+            except RedisError as exc:  # outside the app's exception handlers: answer here
+                log.warning("redis unavailable: %r", exc)
+                await self._down(scope, receive, send)
+                return
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 if slot.result is None:  # credentials sent, but no auth dependency ran
-                    slot.result = await _limiter(scope).hit(
-                        "ip:" + client_ip(scope), ANONYMOUS_LIMIT
-                    )
+                    with contextlib.suppress(RedisError):  # the answer goes out regardless
+                        slot.result = await _limiter(scope).hit(
+                            "ip:" + client_ip(scope), ANONYMOUS_LIMIT
+                        )
                 headers = list(message.get("headers", []))
                 present = {k.lower() for k, _ in headers}
-                for name, value in slot.result.headers().items():
+                for name, value in slot.result.headers().items() if slot.result else ():
                     if name.lower().encode() not in present:
                         headers.append((name.lower().encode(), value.encode()))
                 message["headers"] = headers
@@ -180,6 +192,29 @@ class RateLimitMiddleware:
             await self._deny(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
+
+    async def _unavailable(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = {
+            "type": f"{self.base_url}/errors/service-unavailable",
+            "title": "Service unavailable",
+            "status": 503,
+            "detail": "A backing service (Redis) is unavailable or saturated; nothing was "
+            "written. Retry the request.",
+            "instance": scope.get("path", ""),
+        }
+        payload = json.dumps(body).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 503,
+                "headers": [
+                    (b"content-type", b"application/problem+json"),
+                    (b"content-length", str(len(payload)).encode()),
+                    (b"retry-after", b"1"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
 
     async def _too_many(self, scope: Scope, receive: Receive, send: Send) -> None:
         r: RateResult = scope[SCOPE_KEY].result

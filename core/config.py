@@ -35,6 +35,7 @@ class Settings(BaseSettings):
     database_url: str = "postgresql+psycopg://postgres@127.0.0.1:5432/mccgw"
     db_pool_size: int = 10
     redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_max_connections: int = 100
     temporal_address: str = "127.0.0.1:7233"
     temporal_namespace: str = "default"
     temporal_ui_url: str = "http://127.0.0.1:8233"

@@ -73,3 +73,24 @@ async def test_two_processes_share_one_window(
             await c.aclose()
     assert statuses[:100] == [200] * 100
     assert statuses[100] == 429
+
+
+async def test_redis_down_is_503_not_500(settings: Settings, world: World) -> None:
+    # Port 1 on loopback: nothing listens, every Redis call fails at once.
+    down = build_app(settings.model_copy(update={"redis_url": "redis://127.0.0.1:1/0"}))
+    creds = await world.project()
+    async with (
+        down.router.lifespan_context(down),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=down), base_url=BASE) as c,
+    ):
+        anonymous = await c.get("/v1/_probe/bare")
+        signed_in = await c.get(
+            "/v1/_probe/funds",
+            headers={"X-Project-ID": str(creds.project_id), "X-API-Key": creds.secret},
+        )
+    for r in (anonymous, signed_in):
+        assert r.status_code == 503, r.text
+        assert r.headers["content-type"] == "application/problem+json"
+        assert r.headers["retry-after"] == "1"
+        assert r.json()["type"].endswith("/errors/service-unavailable")
+        assert "x-request-id" in r.headers
