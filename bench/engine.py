@@ -37,6 +37,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
+import uvloop
 from sqlalchemy import func, make_url, select
 from temporalio.client import Client
 from temporalio.common import SearchAttributeKey
@@ -403,7 +404,8 @@ def main() -> None:
                     log_json=False, log_level="WARNING",
                 )  # fmt: skip
                 args.node_pid = node.process.pid
-                asyncio.run(amain(args, settings))
+                # uvloop, as uvicorn runs the API in production (and the worker runs).
+                uvloop.run(amain(args, settings))
         finally:
             node.stop()
 
