@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import signal
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -169,6 +170,7 @@ async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
         await _ensure_webhook_pump(client, task_queue)
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:
+            gc.freeze()  # as the API does (api.app): long-lived objects out of the collector's way
             print(f"worker polling {task_queue}", flush=True)  # a line scripts can wait for
             await stop.wait()
             log.info("worker draining")

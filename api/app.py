@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
@@ -66,6 +67,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.after_commit = AfterCommit()
     try:
         async with access_services(app):
+            # Everything loaded so far lives as long as the process: move it out of the
+            # collector's sight, so full collections stay short and do not stall requests.
+            gc.freeze()
             yield
             await app.state.after_commit.drain()
     finally:
