@@ -151,7 +151,8 @@ async def _on_database(request: Request, exc: Exception) -> JSONResponse:
             request,
             503,
             "service-unavailable",
-            "The database connection was lost; nothing was written. Retry the request.",
+            "The database connection was lost. Retry the request with the same idempotency "
+            "key: a write is applied at most once.",
             headers={"Retry-After": "1"},
         )
     return await _on_unhandled(request, exc)

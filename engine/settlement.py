@@ -18,9 +18,10 @@ Exactly once, across retries and crashes:
   available again);
 - booking is a conditional update per member, so a second booking of a write books nothing.
 
-Under light load a batch holds one transfer and waits for nobody (``linger`` is a couple of
-milliseconds); under load the arrivals pile up while earlier batches are being signed and the
-batches grow by themselves up to what fits in a transaction.
+The batcher lingers up to ``linger`` (25 ms, a few percent of the time to finality) or until a
+transaction's worth has arrived; under load the arrivals also pile up while the previous batch
+is being signed, so batches grow up to what fits in a transaction. Under light load a batch
+holds one transfer.
 """
 
 from __future__ import annotations

@@ -52,6 +52,9 @@ class TransferResult:
     error: str | None = None
 
 
+# Unsandboxed: this module imports only temporalio and pass-through modules and its code does no
+# I/O, clock or randomness of its own; the sandbox's per-run instance cost about a tenth of the
+# worker's CPU under load, and this is the engine's one workflow per transfer.
 @workflow.defn(sandboxed=False)
 class TransferWorkflow:
     @workflow.run
