@@ -202,19 +202,7 @@ class RateLimitMiddleware:
             "written. Retry the request.",
             "instance": scope.get("path", ""),
         }
-        payload = json.dumps(body).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 503,
-                "headers": [
-                    (b"content-type", b"application/problem+json"),
-                    (b"content-length", str(len(payload)).encode()),
-                    (b"retry-after", b"1"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": payload})
+        await _send_problem(send, body, [(b"retry-after", b"1")])
 
     async def _too_many(self, scope: Scope, receive: Receive, send: Send) -> None:
         r: RateResult = scope[SCOPE_KEY].result
@@ -227,15 +215,23 @@ class RateLimitMiddleware:
             "instance": scope.get("path", ""),
             "retry_after": r.retry_after,
         }
-        payload = json.dumps(body).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 429,
-                "headers": [
-                    (b"content-type", b"application/problem+json"),
-                    (b"content-length", str(len(payload)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": payload})
+        await _send_problem(send, body)  # Retry-After comes with the rate headers
+
+
+async def _send_problem(
+    send: Send, body: dict[str, object], headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    """An RFC 7807 answer sent from middleware (outside the app's exception handlers)."""
+    payload = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": body["status"],
+            "headers": [
+                (b"content-type", b"application/problem+json"),
+                (b"content-length", str(len(payload)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
