@@ -139,7 +139,13 @@ class AccessTokenGenerator(JWTBearerTokenGenerator):
     def get_extra_claims(
         self, client: Client, grant_type: str, user: UserInfo, scope: str
     ) -> dict[str, Any]:
-        return {"role": user.role if user else "user", "project_id": str(client.project_id)}
+        claims: dict[str, Any] = {
+            "role": user.role if user else "user",
+            "project_id": str(client.project_id),
+        }
+        if client.first_party:  # admin power rides only on the gateway's own client
+            claims["first_party"] = True
+        return claims
 
     def access_token_generator(
         self, client: Client, grant_type: str, user: UserInfo, scope: str

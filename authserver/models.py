@@ -25,6 +25,8 @@ class Client(ClientMixin):
     scopes: list[str]
     grant_types: list[str]
     token_format: str = "jwt"
+    # The gateway's own client: only its tokens carry the admin role's power.
+    first_party: bool = False
 
     @classmethod
     def from_row(cls, row: OAuthClient, project_name: str) -> Client:
@@ -38,6 +40,7 @@ class Client(ClientMixin):
             list(row.allowed_scopes),
             list(row.grant_types),
             row.access_token_format,
+            bool(row.first_party),
         )
 
     @property

@@ -66,6 +66,7 @@ class _Introspection(IntrospectionEndpoint):
             "sub": row.user_uid,
             "role": user.role if user else None,
             "project_id": str(found[0].project_id) if found else None,
+            "first_party": bool(found and found[0].first_party),
             "iss": self.server.issuer,
             "aud": self.server.audience,
             "exp": int(expires.timestamp()) if expires else None,

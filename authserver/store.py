@@ -82,8 +82,11 @@ class Store:
             return (row[0], row[1]) if row else None
 
     def first_client(self) -> OAuthClient | None:
+        """The gateway's own (first-party) client if there is one, else the oldest client."""
         with self.session() as s:
-            return s.scalars(select(OAuthClient).order_by(OAuthClient.created_at)).first()
+            return s.scalars(
+                select(OAuthClient).order_by(OAuthClient.first_party.desc(), OAuthClient.created_at)
+            ).first()
 
     # consent -----------------------------------------------------------------------------
     def record_consent(self, uid: str, project_id: int, client_id: str, scopes: list[str]) -> None:

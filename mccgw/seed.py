@@ -78,6 +78,42 @@ async def _oauth_client(
     }
 
 
+CONSOLE_PROJECT = "mccgw console"
+CONSOLE_CLIENT_ID = "mccgw-console"
+
+
+async def _console_client(session: AsyncSession, settings: Settings) -> str:
+    """The gateway's own first-party client (the API docs' OAuth login and `mccgw token`):
+    the only client whose tokens carry an administrator's power. Its project holds no scopes
+    and no API credentials, so it can never call as a project."""
+    client = await session.get(OAuthClient, CONSOLE_CLIENT_ID)
+    if client is None:
+        project = Project(
+            name=CONSOLE_PROJECT,
+            description="The gateway's own first-party client",
+            allowed_scopes=[],
+            rate_limit_tier="standard",
+            ip_allowlist=[],
+            limits={},
+        )
+        session.add(project)
+        await session.flush()
+        client = OAuthClient(
+            client_id=CONSOLE_CLIENT_ID,
+            project_id=project.project_id,
+            name="mccgw console",
+            client_secret_hash=None,  # public: PKCE
+            redirect_uris=[settings.base_url.rstrip("/") + "/docs/oauth2-redirect"],
+            allowed_scopes=list(USER_SCOPES),
+            grant_types=["authorization_code", "refresh_token"],
+            access_token_format="jwt",
+            first_party=True,
+        )
+        session.add(client)
+        await session.flush()
+    return CONSOLE_CLIENT_ID
+
+
 async def _consent(session: AsyncSession, uid: str, project_id: int) -> None:
     """alice has authorized the demo project, so a signed call on her works at once."""
     found = (
@@ -182,6 +218,7 @@ async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
                 session, settings, people[0]["uid"], old_projects.get(DEMO_PROJECT)
             )
             await _consent(session, people[1]["uid"], int(project["project_id"]))
+            await _console_client(session, settings)
     finally:
         await engine.dispose()
 

@@ -73,7 +73,12 @@ class World:
         return ProjectCreds(project.project_id, str(project.api_key), secret)
 
     async def oauth_client(
-        self, project_id: int, *, public: bool = False, token_format: str = "jwt"
+        self,
+        project_id: int,
+        *,
+        public: bool = False,
+        token_format: str = "jwt",
+        first_party: bool = False,
     ) -> tuple[str, str | None]:
         client_id = f"cl_{secrets.token_hex(6)}"
         secret = None if public else secrets.token_urlsafe(24)
@@ -90,6 +95,7 @@ class World:
                     ],
                     grant_types=["authorization_code", "refresh_token"],
                     access_token_format=token_format,
+                    first_party=first_party,
                 )
             )  # fmt: skip
             await s.commit()
@@ -101,9 +107,11 @@ class World:
             await s.commit()
 
     async def token(self, uid: str, scope: str, client_id: str | None = None) -> str:
+        """An access token; by default through a first-party (gateway console) client, the
+        only kind on which an admin's role counts. Pass a project's client_id otherwise."""
         if client_id is None:
             project = await self.project()
-            client_id, _ = await self.oauth_client(project.project_id)
+            client_id, _ = await self.oauth_client(project.project_id, first_party=True)
         server = self.app.state.auth_server
         issued = await asyncio.to_thread(
             issue_token, server, user=uid, scope=scope, client_id=client_id

@@ -84,6 +84,7 @@ def principal_from_claims(claims: dict[str, Any]) -> UserPrincipal:
         client_id=claims.get("client_id"),
         project_id=int(project) if project.isdigit() else None,
         token_id=claims.get("jti"),
+        first_party=claims.get("first_party") is True,
     )
 
 

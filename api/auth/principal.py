@@ -13,10 +13,14 @@ class UserPrincipal:
     client_id: str | None = None
     project_id: int | None = None
     token_id: str | None = None
+    # Issued to the gateway's own (first-party) client; a project's client never is.
+    first_party: bool = False
 
     @property
     def is_admin(self) -> bool:
-        return self.role == "admin"
+        """Admin power needs the admin role *and* a token of the gateway's own client: an
+        admin who signs in to a project's app hands that project no admin credential."""
+        return self.role == "admin" and self.first_party
 
     @property
     def rate_key(self) -> str:

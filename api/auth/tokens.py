@@ -128,6 +128,9 @@ class TokenVerifier:
         result = await self.introspector.introspect(token)
         if not result.get("active"):
             raise InvalidToken("The token is not active")
+        # Introspection also knows refresh tokens: only an access token may call the API.
+        if result.get("token_type") != "access_token":
+            raise InvalidToken("Not an access token (a refresh token cannot call /v1)")
         if result.get("iss") != self.issuer or result.get("aud") != self.audience:
             raise InvalidToken("The token was not issued for this API")
         return result

@@ -76,6 +76,8 @@ class OAuthClient(TimestampMixin, Base):
     access_token_format: Mapped[str] = mapped_column(
         String(10), default="jwt", server_default="jwt"
     )
+    # The gateway's own client (console, `mccgw token`): only its tokens carry admin power.
+    first_party: Mapped[bool] = mapped_column(Boolean, default=False, server_default="f")
 
 
 class OAuthAuthorizationCode(Base):
