@@ -6,7 +6,7 @@ import gc
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from solana.rpc.async_api import AsyncClient
@@ -18,7 +18,7 @@ from api.auth.wiring import access_services
 from api.errors import install_error_handlers
 from api.idempotency import install_idempotency
 from api.middleware import RequestContextMiddleware
-from api.ratelimit import RateLimitMiddleware
+from api.ratelimit import RateLimitMiddleware, limit_unauthenticated
 from api.routes import api_router
 from api.routes.legacy import install_legacy
 from chain.gateway import ChainGateway
@@ -102,6 +102,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
         docs_url="/docs",
         redoc_url="/redoc",
+        # No header lets a request out of the rate limit (api.ratelimit).
+        dependencies=[Depends(limit_unauthenticated)],
     )
     app.state.settings = settings
     install_error_handlers(app)

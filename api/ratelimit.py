@@ -5,6 +5,12 @@ over the last 60 s; the script trims, counts, admits and reports in one round tr
 clock, so any number of API processes share one exact window. The middleware puts
 ``X-RateLimit-*`` on every response and limits anonymous calls by IP; authenticated calls are
 limited by the auth dependencies once the subject is known.
+
+No header lets a caller out of counting: a request that carries credentials is counted against
+its principal when an auth dependency verifies them, and otherwise against its IP, refused up
+front on routes that check no credentials (``limit_unauthenticated``, an app dependency) and
+at the answer for anything else that ends in an error (404, 405, 415...). Failed logins at the
+authorization server are limited per account and per IP on top (``LOGIN_FAILURES``).
 """
 
 from __future__ import annotations
@@ -40,6 +46,11 @@ EXEMPT_PREFIXES: tuple[str, ...] = (
     "/auth/.well-known/",
 )
 SCOPE_KEY = "mccgw.ratelimit"
+# Failed password logins: per account and per IP, over 15 minutes (password guessing, and the
+# scrypt CPU each attempt costs). Checked before the password is hashed.
+LOGIN_WINDOW_MS = 15 * 60_000
+LOGIN_FAILURES_PER_ACCOUNT = 10
+LOGIN_FAILURES_PER_IP = 30
 
 # KEYS[1] window set; ARGV: window_ms, limit, unique member suffix.
 # Returns {allowed (0/1), used, reset_ms (epoch ms when the oldest hit leaves the window)}.
@@ -61,6 +72,13 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local reset = now + window
 if oldest[2] then reset = tonumber(oldest[2]) + window end
 return {allowed, used, reset, now}
+"""
+# KEYS[1] window set; ARGV: window_ms. Returns the hits within the window (nothing added).
+_PEEK = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]))
+return redis.call('ZCARD', KEYS[1])
 """
 
 
@@ -86,11 +104,12 @@ class RateResult:
 class RateLimiter:
     def __init__(self, redis: Redis, prefix: str = "rl:") -> None:
         self._script = redis.register_script(_SCRIPT)
+        self._peek = redis.register_script(_PEEK)
         self._prefix = prefix
 
-    async def hit(self, key: str, limit: int) -> RateResult:
+    async def hit(self, key: str, limit: int, window_ms: int = WINDOW_MS) -> RateResult:
         allowed, used, reset_ms, now_ms = await self._script(
-            keys=[self._prefix + key], args=[WINDOW_MS, limit, uuid.uuid4().hex[:12]]
+            keys=[self._prefix + key], args=[window_ms, limit, uuid.uuid4().hex[:12]]
         )
         return RateResult(
             allowed=bool(allowed),
@@ -99,6 +118,10 @@ class RateLimiter:
             reset=math.ceil(int(reset_ms) / 1000),
             retry_after=max(1, math.ceil((int(reset_ms) - int(now_ms)) / 1000)),
         )
+
+    async def count(self, key: str, window_ms: int = WINDOW_MS) -> int:
+        """Hits of ``key`` within the window, without adding one."""
+        return int(await self._peek(keys=[self._prefix + key], args=[window_ms]))
 
 
 def client_ip(scope: Scope) -> str:
@@ -143,9 +166,40 @@ async def enforce_ip(request: Request) -> RateResult:
     return await enforce(request, "ip:" + client_ip(request.scope), ANONYMOUS_LIMIT)
 
 
+_CREDENTIAL_HEADERS = (b"authorization", b"x-project-id", b"x-api-key", b"x-signature")
+AUTH_SCHEMES: set[object] = set()  # filled by api.auth.deps: the security scheme objects
+_route_checks: dict[int, bool] = {}
+
+
 def _has_credentials(scope: Scope) -> bool:
-    names = (b"authorization", b"x-project-id")
-    return any(name in names for name, _ in scope.get("headers", ()))
+    return any(name in _CREDENTIAL_HEADERS for name, _ in scope.get("headers", ()))
+
+
+def _checks_credentials(route: object) -> bool:
+    """Whether a route's dependencies read credentials (and so count the request themselves,
+    against the principal once verified, against the IP when not)."""
+    cached = _route_checks.get(id(route))
+    if cached is not None:
+        return cached
+    stack, found = [getattr(route, "dependant", None)], False
+    while stack and not found:
+        dependant = stack.pop()
+        if dependant is None:
+            continue
+        found = dependant.call in AUTH_SCHEMES
+        stack.extend(dependant.dependencies)
+    _route_checks[id(route)] = found
+    return found
+
+
+async def limit_unauthenticated(request: Request) -> None:
+    """App-wide dependency: a request that sends credentials to a route that checks none is
+    counted and refused against its IP, like an anonymous one (a header is no way out)."""
+    slot: _Slot | None = request.scope.get(SCOPE_KEY)
+    if slot is None or slot.result is not None:
+        return  # exempt path, or already counted
+    if not _checks_credentials(request.scope.get("route")):
+        await enforce_ip(request)
 
 
 class RateLimitMiddleware:
@@ -173,18 +227,38 @@ class RateLimitMiddleware:
                 await self._down(scope, receive, send)
                 return
 
+        replaced = False
+
         async def send_with_headers(message: Message) -> None:
+            nonlocal replaced
+            if replaced:
+                return  # the app's own answer was swapped for a 429
             if message["type"] == "http.response.start":
                 if slot.result is None:  # credentials sent, but no auth dependency ran
                     with contextlib.suppress(RedisError):  # the answer goes out regardless
                         slot.result = await _limiter(scope).hit(
                             "ip:" + client_ip(scope), ANONYMOUS_LIMIT
                         )
+                    if slot.result and not slot.result.allowed and message["status"] >= 400:
+                        # An error answer (404, 405, 415, ...): nothing was done, so the
+                        # caller over its IP budget gets the 429 instead.
+                        replaced = True
+                        await self._deny(scope, receive, send_with_headers_inner)
+                        return
                 headers = list(message.get("headers", []))
                 present = {k.lower() for k, _ in headers}
                 for name, value in slot.result.headers().items() if slot.result else ():
                     if name.lower().encode() not in present:
                         headers.append((name.lower().encode(), value.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        async def send_with_headers_inner(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                assert slot.result is not None
+                for name, value in slot.result.headers().items():
+                    headers.append((name.lower().encode(), value.encode()))
                 message["headers"] = headers
             await send(message)
 

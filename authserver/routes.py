@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from authlib.oauth2 import OAuth2Error
@@ -10,6 +11,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from api.auth.scopes import USER_SCOPES
+from api.ratelimit import (
+    LOGIN_FAILURES_PER_ACCOUNT,
+    LOGIN_FAILURES_PER_IP,
+    LOGIN_WINDOW_MS,
+    RateLimiter,
+    client_ip,
+)
 from authserver import pages
 from authserver.adapter import (
     StarletteOAuth2Request,
@@ -93,15 +101,46 @@ async def authorize_page(request: Request) -> Response:
     )
 
 
+def _login_keys(request: Request, login: str) -> tuple[str, str]:
+    account = hashlib.sha256(login.strip().lower().encode()).hexdigest()[:32]
+    return f"login:acct:{account}", f"login:ip:{client_ip(request.scope)}"
+
+
+async def _login_blocked(request: Request, login: str) -> bool:
+    """Too many failed logins for this account or from this IP (checked before scrypt)."""
+    limiter: RateLimiter = request.app.state.rate_limiter
+    account, ip = _login_keys(request, login)
+    return (
+        await limiter.count(account, LOGIN_WINDOW_MS) >= LOGIN_FAILURES_PER_ACCOUNT
+        or await limiter.count(ip, LOGIN_WINDOW_MS) >= LOGIN_FAILURES_PER_IP
+    )
+
+
+async def _login_failed(request: Request, login: str) -> None:
+    limiter: RateLimiter = request.app.state.rate_limiter
+    account, ip = _login_keys(request, login)
+    await limiter.hit(account, LOGIN_FAILURES_PER_ACCOUNT, LOGIN_WINDOW_MS)
+    await limiter.hit(ip, LOGIN_FAILURES_PER_IP, LOGIN_WINDOW_MS)
+
+
 @router.post("/oauth/authorize", response_class=HTMLResponse)
 async def authorize_submit(request: Request) -> Response:
     """Log in and approve (or deny) the authorization request."""
     server = _server(request)
     form = dict(await read_form(request))
+    login = form.get("username", "")
+    if form.get("decision") == "approve" and await _login_blocked(request, login):
+        return HTMLResponse(
+            pages.error("Too many failed sign-ins; try again in 15 minutes"),
+            status_code=429,
+            headers={"Retry-After": str(LOGIN_WINDOW_MS // 1000)},
+        )
+    failed = False
     # The OAuth parameters travel in the query string; the form only holds the login.
     req = create_oauth2_request(request, server.issuer, [], include_form=False)
 
     def decide() -> Response:
+        nonlocal failed
         try:
             grant = server.get_consent_grant(req)
         except OAuth2Error as exc:
@@ -111,6 +150,7 @@ async def authorize_submit(request: Request) -> Response:
             return handle_response(*server.create_authorization_response(req, None, grant))
         found = server.store.user_by_login(form.get("username", "").strip())
         if found is None or not verify_password(form.get("password", ""), found[1]):
+            failed = True
             page = pages.authorize(
                 client_name=client.name,
                 project_name=client.project_name,
@@ -124,7 +164,10 @@ async def authorize_submit(request: Request) -> Response:
         server.store.record_consent(user.uid, client.project_id, client.client_id, scopes)
         return handle_response(*server.create_authorization_response(req, user, grant))
 
-    return await run_in_threadpool(decide)
+    response = await run_in_threadpool(decide)
+    if failed:
+        await _login_failed(request, login)
+    return response
 
 
 async def _endpoint(request: Request, run: Any) -> Response:

@@ -13,7 +13,7 @@ from api.auth.project import ProjectAuthenticator
 from api.auth.scopes import USER_SCOPES, expand, missing_scope
 from api.auth.tokens import AuthServerUnavailable, InvalidToken, TokenVerifier
 from api.errors import ProblemError, ServiceUnavailable
-from api.ratelimit import USER_LIMIT, enforce, enforce_ip
+from api.ratelimit import AUTH_SCHEMES, USER_LIMIT, enforce, enforce_ip
 
 oauth2_scheme = OAuth2AuthorizationCodeBearer(
     authorizationUrl="/auth/oauth/authorize",
@@ -36,6 +36,10 @@ signature_header = APIKeyHeader(
     name="X-Signature", scheme_name="Signature", auto_error=False,
     description="sha256=<hex HMAC-SHA256> of METHOD\\nPATH\\nTIMESTAMP\\nBODY, with X-Timestamp.",
 )  # fmt: skip
+
+
+# A route that depends on any of these reads credentials and counts its requests itself.
+AUTH_SCHEMES.update((oauth2_scheme, project_id_header, api_key_header, signature_header))
 
 
 def _unauthorized(detail: str) -> ProblemError:

@@ -29,6 +29,7 @@ from api.deps import SessionDep
 from api.envelope import Envelope, meta, resource, single
 from api.errors import NotFound, ProblemError
 from api.idempotency import write_context
+from api.ratelimit import enforce_ip
 from api.routes.onboarding import ProjectIdPath
 from api.routes.users import _user_attributes
 from db.models import Project, User
@@ -214,6 +215,7 @@ async def viewer(
         project = await authenticator.authenticate(request, [])
         request.state.principal = project
         return Viewer(project_id=project.project_id)
+    await enforce_ip(request)  # anonymous (whatever other headers it sent): counted by IP
     return ANONYMOUS
 
 
