@@ -28,6 +28,9 @@ from db.models import Project
 # Project statuses in which the project may still call (discontinued/deleted may not).
 CALLABLE_STATUSES = ("active", "maintenance", "testing")
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+# An X-Project-Signature binds no time: its body's idempotency_key may be used once, and the
+# signature is remembered this long (well past the 24 h idempotency window).
+BODY_SIGNATURE_MEMORY = 7 * 24 * 3600
 # Project rows are cached in-process this long: a suspension, secret rotation or allow-list
 # change takes effect within this many seconds (and saves a DB round trip per call).
 PROJECT_CACHE_SECONDS = 5.0
@@ -152,9 +155,7 @@ class ProjectAuthenticator:
                 raise _refuse("The API key is wrong", "invalid-api-key")
             return project, "api-key"
         if (body_sig := headers.get("x-project-signature")) and request.method in WRITE_METHODS:
-            expected = sign(self._secret(project), await request.body())
-            if not matches(expected, body_sig):
-                raise _refuse("X-Project-Signature does not match the body", "invalid-signature")
+            await self._check_body_signature(request, project, body_sig)
             return project, "body-signature"
         raise _refuse(
             "Send X-API-Key, or X-Timestamp with X-Signature (see docs/access.md)", "unauthorized"
@@ -165,9 +166,10 @@ class ProjectAuthenticator:
             raise _refuse("This project has no signing secret", "invalid-signature")
         return decrypt_secret(project.api_secret_encrypted, self._keys)
 
-    async def _check_hmac(self, request: Request, project: ProjectRecord, signature: str) -> None:
+    @staticmethod
+    def _timestamp(request: Request) -> str:
         raw_ts = request.headers.get("x-timestamp", "").strip()
-        if not raw_ts.isdigit():
+        if not raw_ts.isdigit() or len(raw_ts) > 12:
             raise _refuse("X-Timestamp must be Unix seconds", "stale-timestamp")
         skew = abs(time.time() - int(raw_ts))
         if skew > SIGNATURE_WINDOW:
@@ -175,15 +177,65 @@ class ProjectAuthenticator:
                 f"X-Timestamp is {int(skew)} s from server time (limit {SIGNATURE_WINDOW} s)",
                 "stale-timestamp",
             )
-        message = signing_message(
-            request.method, request_target(request), raw_ts, await parsed_body(request)
+        return raw_ts
+
+    @staticmethod
+    def _header_key_covered(request: Request, body: Any) -> None:
+        """The Idempotency-Key header lies outside every signature: on a signed request it is
+        accepted only when the signed body carries the same idempotency_key."""
+        header = request.headers.get("idempotency-key")
+        if header is None:
+            return
+        if not isinstance(body, dict) or body.get("idempotency_key") != header:
+            raise _refuse(
+                "On a signed request the Idempotency-Key header is not covered by the signature; "
+                "put idempotency_key in the signed body",
+                "invalid-signature",
+            )
+
+    async def _check_hmac(self, request: Request, project: ProjectRecord, signature: str) -> None:
+        raw_ts = self._timestamp(request)
+        body = await parsed_body(request)
+        expected = sign(
+            self._secret(project),
+            signing_message(request.method, request_target(request), raw_ts, body),
         )
-        if not matches(sign(self._secret(project), message), signature):
+        if not matches(expected, signature):
             raise _refuse("X-Signature does not match the request", "invalid-signature")
-        # A signature is usable once within its window (SET NX EX: atomic across processes).
-        replay_key = f"sig:{project.project_id}:{signature.strip().lower()}"
+        if request.method not in WRITE_METHODS:
+            return  # a read may be repeated (a client polling twice a second is no replay)
+        self._header_key_covered(request, body)
+        # A write's signature is usable once within its window (SET NX EX: atomic across
+        # processes), keyed by the signature's bytes whatever its spelling.
+        replay_key = f"sig:{project.project_id}:{expected}"
         if not await self._redis.set(replay_key, b"1", nx=True, ex=2 * SIGNATURE_WINDOW):
             raise _refuse("This signature was already used (replayed request)", "invalid-signature")
+
+    async def _check_body_signature(
+        self, request: Request, project: ProjectRecord, signature: str
+    ) -> None:
+        """X-Project-Signature (HMAC of the raw body) binds neither time, method nor path: it
+        needs X-Timestamp, and a body whose own idempotency_key was never used before."""
+        expected = sign(self._secret(project), await request.body())
+        if not matches(expected, signature):
+            raise _refuse("X-Project-Signature does not match the body", "invalid-signature")
+        self._timestamp(request)
+        body = await parsed_body(request)
+        key = body.get("idempotency_key") if isinstance(body, dict) else None
+        if not isinstance(key, str) or not key:
+            raise _refuse(
+                "X-Project-Signature needs idempotency_key in the signed body "
+                "(or use the X-Signature form)",
+                "invalid-signature",
+            )
+        self._header_key_covered(request, body)
+        digest = hashlib.sha256(key.encode()).hexdigest()
+        used = f"bsig:{project.project_id}:{digest}"
+        if not await self._redis.set(used, b"1", nx=True, ex=BODY_SIGNATURE_MEMORY):
+            raise _refuse(
+                "This idempotency_key was already used with X-Project-Signature (replayed request)",
+                "invalid-signature",
+            )
 
 
 def _ip_allowed(ip: str, allowlist: list[str]) -> bool:

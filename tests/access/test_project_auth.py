@@ -134,6 +134,7 @@ async def test_body_signature_form(client: httpx.AsyncClient, world: World) -> N
     headers = {
         "X-Project-ID": str(creds.project_id),
         "X-Project-Signature": sign(creds.secret, raw),
+        "X-Timestamp": str(int(time.time())),
         "Content-Type": "application/json",
     }
     assert (await client.post(path, content=raw, headers=headers)).status_code == 200
