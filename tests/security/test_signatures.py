@@ -84,8 +84,8 @@ async def test_item4_body_signature_cannot_be_replayed(
         r = await client.post(path, content=raw, headers=headers(raw, **{"Idempotency-Key": key}))
         assert r.status_code == 401 and slug(r) == "invalid-signature", r.text
     # With its key in the body: once, never again, and never without X-Timestamp.
-    raw = json.dumps({"attribute_key": "k", "attribute_value": 2, "idempotency_key": "x1"})
-    body = raw.encode()
+    text = json.dumps({"attribute_key": "k", "attribute_value": 2, "idempotency_key": "x1"})
+    body = text.encode()
     no_time = headers(body)
     del no_time["X-Timestamp"]
     r = await client.post(path, content=body, headers=no_time)
