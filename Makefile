@@ -16,11 +16,11 @@ $(VENV)/.installed: pyproject.toml
 
 ## README command 1: the whole stack on embedded services (Ctrl-C stops all of it).
 dev: install
-	$(BIN)/mccgw dev
+	ENVIRONMENT=$${ENVIRONMENT:-dev} $(BIN)/mccgw dev
 
 ## README command 2: the whole test suite against real PostgreSQL, Redis, Temporal and chain.
 test: install
-	$(BIN)/pytest
+	ENVIRONMENT=test $(BIN)/pytest
 
 lint: install
 	$(BIN)/ruff check .

@@ -16,6 +16,7 @@ from temporalio.client import Client
 from api.after_commit import AfterCommit
 from api.auth.wiring import access_services
 from api.errors import install_error_handlers
+from api.guard import BodyGuardMiddleware
 from api.idempotency import install_idempotency
 from api.middleware import RequestContextMiddleware
 from api.ratelimit import RateLimitMiddleware, limit_unauthenticated
@@ -126,6 +127,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "Idempotent-Replayed",
         ],
     )
+    # Size caps and strict JSON before any route or auth reads a body (api.guard).
+    app.add_middleware(BodyGuardMiddleware, base_url=settings.base_url)
     # Outermost, so every response (CORS preflight and crashes included) gets X-Request-ID.
     app.add_middleware(RequestContextMiddleware, base_url=settings.base_url)
     # Outside the request context, so even its 415/500 responses carry the rate headers.

@@ -29,8 +29,13 @@ class Envelope(BaseModel):
     meta: Meta = Field(default_factory=Meta)
 
 
+# The deepest page one may ask for: page x per_page stays far inside the database's BIGINT
+# OFFSET (a larger page is a 422, never a database error).
+MAX_PAGE = 1_000_000
+
+
 class PageParams(BaseModel):
-    page: int = Field(1, ge=1)
+    page: int = Field(1, ge=1, le=MAX_PAGE)
     per_page: int = Field(20, ge=1, le=100)
 
     @property

@@ -108,6 +108,8 @@ class WriteContext:
     body: Any
     user_uid: str | None
     audit: AuditLog
+    # sha256 of method, target and canonical body (without the key): what a replay must match.
+    request_hash: str = ""
     _result: tuple[int, bytes, str, str, bool] | None = field(default=None, repr=False)
 
     @property
@@ -169,6 +171,20 @@ async def _stored(session: AsyncSession, scope: str, key: str) -> IdempotencyRec
     if record is not None and record.expires_at <= datetime.now(UTC):
         return None  # past 24 h the key is free again
     return record
+
+
+def replay_or_conflict(record: IdempotencyRecord, request_hash: str) -> Exception:
+    """The stored answer when the request matches it; 409 ``idempotency-key-reused`` when not."""
+    return _replay_or_conflict(record, request_hash)
+
+
+def expired_key() -> ProblemError:
+    """The key's effect exists but its stored answer is past its 24 h: the key is spent."""
+    return ProblemError(
+        "This idempotency_key was used more than 24 hours ago; send a new key",
+        status=409,
+        slug="idempotency-key-reused",
+    )
 
 
 def _replay_or_conflict(record: IdempotencyRecord, request_hash: str) -> Exception:
@@ -306,7 +322,9 @@ async def write_context(
             }
             # Written after the block, with the record: one INSERT with the final status.
             audit = new_audit(**audit_args)
-            ctx = WriteContext(session, principal, operation, key, scope, body, user_uid, audit)
+            ctx = WriteContext(
+                session, principal, operation, key, scope, body, user_uid, audit, request_hash
+            )
             try:
                 yield ctx
             except Exception as exc:

@@ -19,6 +19,8 @@ log = logging.getLogger("mccgw.http")
 
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+# Metric labels come from fixed sets: a made-up method cannot create a new time series.
+_METRIC_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 _ACCEPTED_MEDIA = ("application/json", "multipart/form-data", "application/x-www-form-urlencoded")
 
 
@@ -84,8 +86,9 @@ class RequestContextMiddleware:
             elapsed = time.perf_counter() - started
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
-            HTTP_REQUESTS.labels(scope["method"], template, str(status)).inc()
-            HTTP_LATENCY.labels(scope["method"], template).observe(elapsed)
+            method = scope["method"] if scope["method"] in _METRIC_METHODS else "OTHER"
+            HTTP_REQUESTS.labels(method, template, str(status)).inc()
+            HTTP_LATENCY.labels(method, template).observe(elapsed)
             log.info(
                 "%s %s %s",
                 scope["method"],

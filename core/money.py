@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 
 # Digits, an optional fraction; no sign, exponent, spaces, NaN or infinity.
-_AMOUNT = re.compile(r"^(0|[1-9][0-9]*)(?:\.([0-9]+))?$")
+_AMOUNT = re.compile(r"(0|[1-9][0-9]*)(?:\.([0-9]+))?")
+# The largest amount in base units: PostgreSQL's BIGINT (SPL's u64 is larger still).
+MAX_UNITS = 2**63 - 1
+_MAX_TEXT = 60  # characters: far past any representable amount, far below int()'s limit
 
 
 class InvalidAmount(ValueError):
@@ -16,7 +19,9 @@ def to_base_units(text: str, decimals: int, *, allow_zero: bool = False) -> int:
     """Parse ``"12.5"`` into base units (``12_500_000_000`` with 9 decimals)."""
     if not isinstance(text, str):
         raise InvalidAmount('amount must be a decimal string such as "12.5"')
-    match = _AMOUNT.match(text)
+    if len(text) > _MAX_TEXT:
+        raise InvalidAmount(f"amount has more than {_MAX_TEXT} characters")
+    match = _AMOUNT.fullmatch(text)  # a trailing newline or space is refused too
     if match is None:
         raise InvalidAmount(
             f"{text!r} is not a decimal amount: use digits with an optional fraction, "
@@ -26,6 +31,8 @@ def to_base_units(text: str, decimals: int, *, allow_zero: bool = False) -> int:
     if len(fraction) > decimals:
         raise InvalidAmount(f"{text!r} has more than {decimals} fractional digits")
     units = int(whole) * 10**decimals + int(fraction.ljust(decimals, "0") or "0")
+    if units > MAX_UNITS:
+        raise InvalidAmount(f"{text!r} is larger than the largest amount the ledger holds")
     if units == 0 and not allow_zero:
         raise InvalidAmount("amount must be greater than zero")
     return units

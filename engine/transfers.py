@@ -173,6 +173,10 @@ async def create(
     return transfer
 
 
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
 async def _settle_lock(ledger: Ledger, transfer: Transfer) -> None:
     assert transfer.lock_id is not None
     hold = await ledger.session.get(Hold, transfer.lock_id)
@@ -187,6 +191,9 @@ async def _settle_lock(ledger: Ledger, transfer: Transfer) -> None:
         problems.append(f"the lock is in {hold.currency}")
     if transfer.amount > hold.amount:
         problems.append("amount is larger than the locked amount")
+    if hold.status == "active" and hold.expires_at is not None and hold.expires_at <= _now():
+        # Past expires_at the lock is over, whether or not its timer has fired yet.
+        raise invalid_state(f"Fund lock {hold.id} has expired", lock_status="expired")
     if problems:
         raise Rejected(
             f"reference.lock_id cannot settle this transfer: {'; '.join(problems)}",

@@ -104,6 +104,10 @@ def _api(args: argparse.Namespace) -> int:
     os.execv(sys.executable, cmd)
 
 
+# Commands that are for a laptop only: they may use the development keys without saying so.
+_DEV_COMMANDS = ("dev", "token")
+
+
 def main(argv: list[str] | None = None) -> int:
     # pgserver's platformdirs warns about XDG_RUNTIME_DIR on servers; it is noise here.
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
@@ -142,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     api.set_defaults(func=_api)
 
     args = parser.parse_args(argv)
+    if args.command in _DEV_COMMANDS:
+        os.environ.setdefault("ENVIRONMENT", "dev")
     result: int = args.func(args)
     return result
 

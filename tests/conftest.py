@@ -19,6 +19,9 @@ from core.embedded import free_port, temporal_cli
 from db.session import create_engine, create_session_maker
 from tests.services import fresh_database, redis_server
 
+# The suite runs on the development keys: say so explicitly (core.config refuses them otherwise).
+os.environ.setdefault("ENVIRONMENT", "test")
+
 SEARCH_ATTRIBUTES = ["ProjectId", "UserUid", "Operation", "Status", "Currency"]
 
 

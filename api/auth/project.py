@@ -24,10 +24,14 @@ from api.ratelimit import TIER_LIMITS, client_ip, enforce, enforce_ip
 from core.config import Settings
 from core.security import decrypt_secret
 from db.models import Project
+from onboarding.status import Capability, ensure_allows
 
 # Project statuses in which the project may still call (discontinued/deleted may not).
 CALLABLE_STATUSES = ("active", "maintenance", "testing")
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+# Writes that need one of these scopes move money or mint: "transactional calls", which a
+# project's status must allow (docs/onboarding.md: not in maintenance).
+TRANSACT_SCOPES = frozenset({"funds:manage", "funds:transfer", "transfer:write", "mining:write"})
 # An X-Project-Signature binds no time: its body's idempotency_key may be used once, and the
 # signature is remembered this long (well past the 24 h idempotency window).
 BODY_SIGNATURE_MEMORY = 7 * 24 * 3600
@@ -133,6 +137,8 @@ class ProjectAuthenticator:
         await enforce(request, principal.rate_key, TIER_LIMITS.get(project.rate_limit_tier, 100))
         if scope := missing_scope(principal.scopes, required, admin=False):
             raise _refuse(f"This call needs the project scope {scope}", "insufficient-scope", 403)
+        if request.method in WRITE_METHODS and TRANSACT_SCOPES.intersection(required):
+            ensure_allows(project.project_id, project.status, Capability.TRANSACT)
         return principal
 
     async def _verify(self, request: Request) -> tuple[ProjectRecord, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Security
@@ -21,7 +21,7 @@ from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, PageParams, page, resource, single
 from api.errors import ProblemError
-from api.idempotency import IdempotentReplay, WriteContext, write_context
+from api.idempotency import WriteContext, expired_key, replay_or_conflict, write_context
 from api.metrics import WORKFLOW_STARTS
 from core.money import InvalidAmount, to_base_units
 from core.queues import MAIN_TASK_QUEUE
@@ -137,23 +137,51 @@ async def signal_lock(request: Request, lock_id: str, resolution: str) -> None:
 
 async def replay_if_done(ctx: WriteContext) -> None:
     """The derived record already exists: this key was executed before (Redis forgot its
-    marker). Answer with the stored response instead of writing twice."""
+    marker, or the key is being reused). Answer with the stored response only when it is
+    still live and the request matches it; a key whose answer has expired (or was swept) is
+    spent: 409, never an old, unrelated answer."""
     record = await ctx.session.scalar(
         select(IdempotencyRecord).where(
             IdempotencyRecord.scope == ctx.scope, IdempotencyRecord.key == ctx.key
         )
     )
-    if record is not None:
-        raise IdempotentReplay(record)
-    raise ProblemError(
-        "A request with this idempotency_key is still in flight; retry shortly",
-        status=409,
-        slug="idempotency-key-in-use",
-        headers={"Retry-After": "1"},
-    )
+    if record is not None and record.expires_at > datetime.now(UTC):
+        raise replay_or_conflict(record, ctx.request_hash)
+    # The derived record is committed (it is visible), and its answer was committed with it:
+    # no stored answer means an expired one, never a request still in flight.
+    raise expired_key()
 
 
 # ------------------------------------------------------------------ bodies
+
+# The longest a lock may run (docs/engine.md): a later expires_at is a 422, never a timer that
+# outlives every operator's memory of why the funds are held.
+MAX_LOCK_DURATION = timedelta(days=90)
+
+
+def _expiry_invalid(message: str) -> ProblemError:
+    return ProblemError(
+        f"expires_at {message}",
+        status=422,
+        slug="validation-error",
+        errors=[{"field": "expires_at", "message": message}],
+    )
+
+
+def lock_expiry(expires_at: datetime) -> datetime:
+    """``expires_at`` in UTC: with an offset, in the future, at most MAX_LOCK_DURATION away."""
+    if expires_at.tzinfo is None:
+        raise _expiry_invalid("needs a UTC offset (e.g. 2030-01-01T00:00:00Z)")
+    try:
+        in_utc = expires_at.astimezone(UTC)
+    except OverflowError as exc:  # e.g. 9999-12-31T23:59:59-14:00
+        raise _expiry_invalid("is out of range") from exc
+    now = datetime.now(UTC)
+    if in_utc <= now:
+        raise _expiry_invalid("must be in the future")
+    if in_utc > now + MAX_LOCK_DURATION:
+        raise _expiry_invalid(f"must be within {MAX_LOCK_DURATION.days} days from now")
+    return in_utc
 
 
 class LockIn(BaseModel):
@@ -186,22 +214,7 @@ class UnlockIn(BaseModel):
 async def lock_funds(payload: LockIn, project: FundsManage, request: Request) -> Any:
     """Lock (reserve) a user's funds until unlocked, settled or expired."""
     amount = parse_amount(payload.amount, request)
-    expires_at = payload.expires_at
-    if expires_at.tzinfo is None:
-        raise ProblemError(
-            "expires_at needs a UTC offset (e.g. 2030-01-01T00:00:00Z)",
-            status=422,
-            slug="validation-error",
-            errors=[{"field": "expires_at", "message": "timezone offset required"}],
-        )
-    if expires_at <= datetime.now(UTC):
-        raise ProblemError(
-            "expires_at must be in the future",
-            status=422,
-            slug="validation-error",
-            errors=[{"field": "expires_at", "message": "must be in the future"}],
-        )
-    expires_at = expires_at.astimezone(UTC)
+    expires_at = lock_expiry(payload.expires_at)
     async with write_context(
         request, project, operation="funds.lock", user_uid=payload.user_uid
     ) as ctx:

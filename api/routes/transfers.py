@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request, Security
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from api.after_commit import after_commit
 from api.auth.consent import require_user_authorized
@@ -52,7 +52,7 @@ class TransferRequestIn(BaseModel):
         description="Identifiers of the business object; `lock_id` settles that fund lock",
         examples=[{"auction_id": "42", "lock_id": "lk_..."}],
     )
-    requires_onchain: bool = Field(
+    requires_onchain: StrictBool = Field(
         True, description="Recorded; every transfer settles on chain (the ledger mirrors custody)"
     )
     idempotency_key: str | None = None

@@ -1,0 +1,7 @@
+"""Money-moving security tests: the engine package's real app, worker and chain."""
+
+from __future__ import annotations
+
+from tests.engine.conftest import api, app, client, deps, engine_settings, queue, worker, world
+
+__all__ = ["api", "app", "client", "deps", "engine_settings", "queue", "worker", "world"]
