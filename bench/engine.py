@@ -117,7 +117,7 @@ async def _worker(
         "TEMPORAL_ADDRESS": settings.temporal_address,
         "SOLANA_RPC_URL": settings.solana_rpc_url,
         "CHAIN_KEYS_DIR": str(settings.chain_keys_dir),
-        "ENVIRONMENT": settings.environment,
+        "ENVIRONMENT": settings.environment or "test",
         "LOG_LEVEL": "WARNING",
     }
     echo: asyncio.Task[None] | None = None
