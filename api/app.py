@@ -19,6 +19,7 @@ from api.errors import install_error_handlers
 from api.guard import BodyGuardMiddleware
 from api.idempotency import install_idempotency
 from api.middleware import RequestContextMiddleware
+from api.openapi import install_problem_schemas
 from api.ratelimit import RateLimitMiddleware, limit_unauthenticated
 from api.routes import api_router
 from api.routes.legacy import install_legacy
@@ -112,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_legacy(app)
     app.include_router(api_router)
     _summaries_from_docstrings(app.routes)
+    install_problem_schemas(app)  # errors documented as the problem bodies they are
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origins,

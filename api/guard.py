@@ -8,7 +8,8 @@ before authentication) reads them, so no size, shape or byte can turn into a 500
 - JSON bodies must be UTF-8 (a ``charset`` other than utf-8 is 415) and strict JSON: no
   ``NaN``/``Infinity``, no duplicate keys, no integer past Python's digit limit (400
   ``malformed-request``); at most ``MAX_DEPTH`` levels, ``MAX_KEYS`` keys per object,
-  ``MAX_ITEMS`` items per list, and no NUL in any string or key (422 ``validation-error``).
+  ``MAX_ITEMS`` items per list, and no NUL or lone surrogate in any string or key (422
+  ``validation-error``).
 - Form bodies (the OAuth endpoints) must not carry a NUL either.
 
 The checked body is handed on unchanged; routes parse it as before.
@@ -138,8 +139,17 @@ def check_json(raw: bytes) -> None:
     except ValueError as exc:  # includes integers past the digit limit
         raise Refused(400, "malformed-request", "The request body is not valid JSON") from exc
     for item in _walk(parsed):
-        if isinstance(item, str) and "\x00" in item:
-            raise Refused(422, "validation-error", "Strings must not contain a NUL byte", "body")
+        if isinstance(item, str):
+            if "\x00" in item:
+                raise Refused(
+                    422, "validation-error", "Strings must not contain a NUL byte", "body"
+                )
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:  # a lone surrogate escape such as "\udfb5"
+                raise Refused(
+                    422, "validation-error", "Strings must be valid Unicode text", "body"
+                ) from exc
 
 
 def check_form(raw: bytes) -> None:

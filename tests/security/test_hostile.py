@@ -103,7 +103,7 @@ async def test_item6_and_18_sizes_shapes_and_media(client: httpx.AsyncClient, wo
     dup = b'{"attribute_key": "k", "attribute_key": "j", "attribute_value": 1}'
     r = await client.post(path, content=dup, headers=json_headers)
     assert _problem(r, 400) == "malformed-request"
-    for value in ("a\x00b", {"k\x00": 1}):
+    for value in ("a\x00b", {"k\x00": 1}, "\udfb5", {"\ud800": 1}):
         r = await client.post(path, content=attr(value), headers=json_headers)
         assert _problem(r, 422) == "validation-error", value
     r = await client.post(path, content=b"{not json", headers=json_headers)
