@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import time
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from authlib.oauth2.rfc6749 import AuthorizationServer, OAuth2Request
 from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
@@ -22,10 +24,14 @@ from authserver.grants import (
 )
 from authserver.keys import SigningKeys
 from authserver.models import Client, Token
-from authserver.store import Store
+from authserver.store import Revoked, Store
 from core.config import Settings
 
 GATEWAY_CLIENT_ID = "mccgw-gateway"
+# Redis keys the resource server checks (api.auth.tokens): a revoked access token's jti, and
+# the introspection cache entry of an opaque one (dropped so it is asked again).
+REVOKED_JTI = "revoked:jti:"
+INTROSPECT_CACHE = "introspect:"
 ENDPOINT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"]
 
 
@@ -95,7 +101,8 @@ class AuthServer(AuthorizationServer):
         # Access tokens are for this API: its base URL is the audience.
         self.audience = settings.base_url.rstrip("/")
         self.engine = engine
-        self.store = Store(engine)
+        self.store = Store(engine, on_revoked=self._publish_revoked)
+        self._redis = redis.Redis.from_url(settings.redis_url)  # sync: the AS runs in threads
         self.keys = SigningKeys(self.store, settings)
         self._gateway = gateway_credentials(settings)
         self.register_token_generator("default", AccessTokenGenerator(self))
@@ -105,6 +112,20 @@ class AuthServer(AuthorizationServer):
         self.register_grant(RefreshTokenGrant)
         self.register_endpoint(_Introspection)
         self.register_endpoint(_Revocation)
+
+    def close(self) -> None:
+        self._redis.close()
+
+    def _publish_revoked(self, tokens: list[Revoked]) -> None:
+        """Revoked access tokens stop working at once, not at their expiry: their jti goes on
+        the revocation list (until the token would have expired anyway)."""
+        with self._redis.pipeline(transaction=False) as pipe:
+            for jti, access_hash, expires_at in tokens:
+                ttl = int(expires_at.timestamp() - time.time()) + 60  # + the verifier's leeway
+                if jti and ttl > 0:
+                    pipe.set(REVOKED_JTI + jti, b"1", ex=ttl)
+                pipe.delete(INTROSPECT_CACHE + access_hash)
+            pipe.execute()
 
     def query_client(self, client_id: str) -> Client | None:
         if client_id == self._gateway.client_id:

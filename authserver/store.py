@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -47,9 +48,22 @@ def _user(row: User) -> UserInfo:
     return UserInfo(row.uid, row.username, row.email, row.role, row.display_name)
 
 
+# (jti or None, sha256 of the access token, when the access token expires)
+Revoked = tuple[str | None, str, datetime]
+
+
 class Store:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(
+        self, engine: Engine, on_revoked: Callable[[list[Revoked]], None] | None = None
+    ) -> None:
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        # Told about every access token revoked (by RFC 7009 or by refresh-token reuse), so
+        # the resource server can stop honouring it before it expires (authserver.server).
+        self.on_revoked = on_revoked
+
+    def _revoked(self, rows: list[OAuthToken]) -> None:
+        if self.on_revoked is not None and rows:
+            self.on_revoked([(r.jti, r.access_token_hash, r.access_expires_at) for r in rows])
 
     def session(self) -> Session:
         return self._sessions()
@@ -206,13 +220,22 @@ class Store:
                 select(OAuthToken).where(OAuthToken.refresh_token_hash == digest)
             ).first()
             if old is not None and old.rotated_at is not None:
-                s.execute(
-                    update(OAuthToken)
-                    .where(OAuthToken.family_id == old.family_id, OAuthToken.revoked_at.is_(None))
-                    .values(revoked_at=now())
+                killed = list(
+                    s.scalars(
+                        update(OAuthToken)
+                        .where(
+                            OAuthToken.family_id == old.family_id,
+                            OAuthToken.revoked_at.is_(None),
+                        )
+                        .values(revoked_at=now())
+                        .returning(OAuthToken)
+                    )
                 )
-                return None, True
-            return None, False
+            else:
+                return None, False
+        # Reuse: every access token of the family dies with it, not just the refresh tokens.
+        self._revoked(killed)
+        return None, True
 
     def find_token(self, token: str, hint: str | None) -> tuple[OAuthToken, str] | None:
         """(row, "access_token" | "refresh_token") for a token string."""
@@ -239,10 +262,18 @@ class Store:
             if row is None:
                 return
             if kind == "refresh_token":
-                s.execute(
-                    update(OAuthToken)
-                    .where(OAuthToken.family_id == row.family_id, OAuthToken.revoked_at.is_(None))
-                    .values(revoked_at=now())
+                killed = list(
+                    s.scalars(
+                        update(OAuthToken)
+                        .where(
+                            OAuthToken.family_id == row.family_id,
+                            OAuthToken.revoked_at.is_(None),
+                        )
+                        .values(revoked_at=now())
+                        .returning(OAuthToken)
+                    )
                 )
             else:
                 row.access_revoked_at = now()
+                killed = [row]
+        self._revoked(killed)

@@ -32,27 +32,38 @@ class AuthServerUnavailable(Exception):
     """The authorization server could not be asked (JWKS or introspection)."""
 
 
-class JwksCache:
-    """Public keys by kid, fetched once and refreshed when an unknown kid shows up."""
+REVOKED_JTI = "revoked:jti:"  # authserver.server publishes revoked access tokens here
 
-    def __init__(self, http: httpx.AsyncClient, url: str, min_refresh_seconds: float = 5.0):
+
+class JwksCache:
+    """Public keys by kid, refreshed when an unknown kid shows up and at least every
+    ``max_age_seconds`` (the AS's Cache-Control), so a retired key stops verifying."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        url: str,
+        min_refresh_seconds: float = 5.0,
+        max_age_seconds: float = 300.0,
+    ):
         self._http = http
         self._url = url
         self.min_refresh_seconds = min_refresh_seconds
+        self.max_age_seconds = max_age_seconds
         self._keys: dict[str, RSAKey] = {}
         self._fetched_at = 0.0
         self._lock = asyncio.Lock()
         self.fetches = 0
 
     async def key(self, kid: str) -> RSAKey | None:
-        if kid in self._keys:
+        age = time.monotonic() - self._fetched_at
+        if kid in self._keys and age < self.max_age_seconds:
             return self._keys[kid]
         async with self._lock:
+            age = time.monotonic() - self._fetched_at
             # Throttled: a flood of made-up kids must not become a flood of JWKS fetches.
-            if (
-                kid not in self._keys
-                and time.monotonic() - self._fetched_at >= self.min_refresh_seconds
-            ):
+            stale = age >= self.max_age_seconds
+            if stale or (kid not in self._keys and age >= self.min_refresh_seconds):
                 await self._refresh()
         return self._keys.get(kid)
 
@@ -111,12 +122,23 @@ def _header(token: str) -> dict[str, Any]:
 
 class TokenVerifier:
     def __init__(
-        self, jwks: JwksCache, introspector: Introspector, issuer: str, audience: str
+        self,
+        jwks: JwksCache,
+        introspector: Introspector,
+        issuer: str,
+        audience: str,
+        redis: Redis | None = None,
     ) -> None:
         self.jwks = jwks
         self.introspector = introspector
         self.issuer = issuer
         self.audience = audience
+        self._redis = redis
+
+    async def _check_not_revoked(self, claims: dict[str, Any]) -> None:
+        jti = claims.get("jti")
+        if self._redis is not None and jti and await self._redis.exists(REVOKED_JTI + str(jti)):
+            raise InvalidToken("The token has been revoked")
 
     async def access_token(self, token: str) -> dict[str, Any]:
         """Claims of a valid access token (iss, aud, exp checked), JWT or opaque."""
@@ -124,6 +146,7 @@ class TokenVerifier:
             claims = await self._jwt(token, audience=self.audience)
             if _header(token).get("typ", "").lower() not in ("at+jwt", "application/at+jwt"):
                 raise InvalidToken("Not an access token (an ID token cannot call /v1)")
+            await self._check_not_revoked(claims)
             return claims
         result = await self.introspector.introspect(token)
         if not result.get("active"):

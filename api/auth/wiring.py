@@ -52,9 +52,11 @@ async def access_services(app: FastAPI) -> AsyncIterator[None]:
         ),
         issuer=issuer,
         audience=settings.base_url.rstrip("/"),
+        redis=app.state.redis,
     )
     try:
         yield
     finally:
         await http.aclose()
+        app.state.auth_server.close()
         sync_engine.dispose()
