@@ -14,7 +14,7 @@ from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
 from sqlalchemy import Engine
 
-from api.auth.scopes import USER_SCOPES
+from api.auth.scopes import PROJECT_SCOPES, USER_SCOPES
 from authserver.grants import (
     AccessTokenGenerator,
     AuthorizationCodeGrant,
@@ -95,7 +95,8 @@ class _Revocation(RevocationEndpoint):
 
 class AuthServer(AuthorizationServer):
     def __init__(self, settings: Settings, engine: Engine) -> None:
-        super().__init__(scopes_supported=list(USER_SCOPES))
+        # Users grant projects their project scopes too (funds:manage, ...) on the consent page.
+        super().__init__(scopes_supported=[*USER_SCOPES, *PROJECT_SCOPES])
         self.settings = settings
         self.issuer = settings.auth_url.rstrip("/")
         # Access tokens are for this API: its base URL is the audience.

@@ -255,6 +255,26 @@ class Store:
                     return row, kind
         return None
 
+    def revoke_user_project(self, uid: str, project_id: int) -> int:
+        """The user withdrew their consent: every token a client of the project holds for them
+        dies (refresh and access). Returns how many token rows were revoked."""
+        with self.session() as s, s.begin():
+            clients = select(OAuthClient.client_id).where(OAuthClient.project_id == project_id)
+            killed = list(
+                s.scalars(
+                    update(OAuthToken)
+                    .where(
+                        OAuthToken.user_uid == uid,
+                        OAuthToken.client_id.in_(clients.scalar_subquery()),
+                        OAuthToken.revoked_at.is_(None),
+                    )
+                    .values(revoked_at=now())
+                    .returning(OAuthToken)
+                )
+            )
+        self._revoked(killed)
+        return len(killed)
+
     def revoke(self, token_id: uuid.UUID, kind: str) -> None:
         """RFC 7009: revoking a refresh token revokes its family; an access token, itself."""
         with self.session() as s, s.begin():

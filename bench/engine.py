@@ -192,7 +192,8 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                 s.add(User(uid=uid, username=uid, email=f"{uid}@bench.local", role="user"))
             await s.flush()
             for uid in senders:
-                s.add(OAuthConsent(user_uid=uid, project_id=project.project_id, scopes=[],
+                s.add(OAuthConsent(user_uid=uid, project_id=project.project_id,
+                                   scopes=PROJECT_SCOPES,
                                    source="admin"))  # fmt: skip
             await s.commit()
         t_seed = time.perf_counter()

@@ -280,7 +280,10 @@ async def main_async(args: argparse.Namespace) -> None:
             for uid in uids:
                 s.add(
                     OAuthConsent(
-                        user_uid=uid, project_id=project.project_id, scopes=[], source="admin"
+                        user_uid=uid,
+                        project_id=project.project_id,
+                        scopes=["mining:write"],
+                        source="admin",
                     )
                 )
             await s.commit()

@@ -62,7 +62,7 @@ async def _oauth_client(
             project_id=project.project_id,
             name=f"{project.name} web",
             redirect_uris=[DEMO_REDIRECT_URI, "http://localhost:3001/callback"],
-            allowed_scopes=list(USER_SCOPES),
+            allowed_scopes=[*USER_SCOPES, *PROJECT_SCOPES],
             grant_types=["authorization_code", "refresh_token"],
             access_token_format="jwt",
         )
@@ -125,10 +125,16 @@ async def _consent(session: AsyncSession, uid: str, project_id: int) -> None:
     ).scalar_one_or_none()
     if found is None:
         session.add(
-            OAuthConsent(user_uid=uid, project_id=project_id, scopes=["profile"], source="admin")
+            OAuthConsent(
+                user_uid=uid,
+                project_id=project_id,
+                scopes=["profile", *PROJECT_SCOPES],
+                source="admin",
+            )
         )
     else:
         found.revoked_at = None
+        found.scopes = sorted({*found.scopes, "profile", *PROJECT_SCOPES})
     await session.flush()
 
 

@@ -92,6 +92,7 @@ class World:
                     redirect_uris=[REDIRECT],
                     allowed_scopes=[
                         "openid", "profile", "email", "user:read", "user:write", "mcc:read",
+                        *PROJECT_SCOPES,
                     ],
                     grant_types=["authorization_code", "refresh_token"],
                     access_token_format=token_format,
@@ -101,9 +102,12 @@ class World:
             await s.commit()
         return client_id, secret
 
-    async def consent(self, uid: str, project_id: int) -> None:
+    async def consent(self, uid: str, project_id: int, scopes: list[str] | None = None) -> None:
+        """The user authorized the project: by default for every project scope (pass
+        ``scopes`` to grant fewer; consent is per scope)."""
+        granted = ["profile", *PROJECT_SCOPES] if scopes is None else scopes
         async with self.sessions() as s:
-            s.add(OAuthConsent(user_uid=uid, project_id=project_id, scopes=[], source="admin"))
+            s.add(OAuthConsent(user_uid=uid, project_id=project_id, scopes=granted, source="admin"))
             await s.commit()
 
     async def token(self, uid: str, scope: str, client_id: str | None = None) -> str:

@@ -10,6 +10,7 @@ from api.routes import (
     admin_transfers,
     admin_whitelist,
     attributes,
+    authorizations,
     funds,
     health,
     legacy,
@@ -23,6 +24,7 @@ from authserver.routes import router as auth_router
 api_router = APIRouter()
 api_router.include_router(health.router)
 api_router.include_router(projects.router)
+api_router.include_router(authorizations.router)  # before users: /me/... is not a uid
 api_router.include_router(users.router)
 api_router.include_router(attributes.router)
 for _prefix in ("/v1", "/api/open"):  # spec: onboarding and admin routes under both prefixes

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 
-from api.auth.consent import require_user_authorized
+from api.auth.consent import granted_scopes, require_user_authorized
 from api.auth.deps import (
     api_key_header,
     current_project,
@@ -274,12 +274,19 @@ async def project_attributes(
     response_model=Envelope,
     responses={
         401: {"description": "No or invalid credentials (`unauthorized`)"},
-        403: {"description": "Bearer token without user:read (`insufficient-scope`)"},
+        403: {"description": "Bearer token without user:read (`insufficient-scope`), or a "
+              "project the user has not authorized (`user-not-authorized-for-project`)"},
         404: {"description": "No such user (`not-found`)"},
     },
-)
-async def full_profile(uid: str, who: ViewerDep, session: SessionDep) -> dict[str, Any]:
-    """Base profile plus every project attribute the caller may see (user:read or a project)."""
+)  # fmt: skip
+async def full_profile(
+    uid: str, who: ViewerDep, session: SessionDep, request: Request
+) -> dict[str, Any]:
+    """Base profile plus every project attribute the caller may see (user:read or a project).
+
+    A project sees it only for users who authorized it, and their e-mail only if they granted
+    it the ``email`` scope; a user sees their own (e-mail with the ``email`` scope), and of
+    others only what is public (an administrator sees everything)."""
     if who.anonymous:
         raise ProblemError(
             "A bearer token (user:read) or project credentials are required",
@@ -287,6 +294,21 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep) -> dict[st
             slug="unauthorized",
             headers={"WWW-Authenticate": "Bearer"},
         )
+    private = {"email", "wallet_address", "role", "api_keys_configured", "station_id"}
+    hidden: set[str] = set()
+    if who.project_id is not None:
+        scopes = await granted_scopes(session, who.project_id, uid)
+        if scopes is None:
+            raise ProblemError(
+                f"User {uid} has not authorized project {who.project_id}",
+                status=403,
+                slug="user-not-authorized-for-project",
+            )
+        hidden = set() if "email" in scopes else {"email"}
+    elif not who.admin:
+        principal = getattr(request.state, "principal", None)
+        held: frozenset[str] = getattr(principal, "scopes", frozenset())
+        hidden = private if who.uid != uid else (set() if "email" in held else {"email"})
     user = await session.get(User, uid)
     if user is None:
         raise NotFound(f"User {uid} does not exist")
@@ -300,7 +322,8 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep) -> dict[st
         )
     )
     visible = await _visible(session, who, uid, rows)
-    attributes = _user_attributes(user) | {
+    base = {k: (None if k in hidden else v) for k, v in _user_attributes(user).items()}
+    attributes = base | {
         "project_attributes": [
             {
                 "project_id": str(r.project_id),

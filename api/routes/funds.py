@@ -218,7 +218,7 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
     async with write_context(
         request, project, operation="funds.lock", user_uid=payload.user_uid
     ) as ctx:
-        await require_user_authorized(ctx.session, project, payload.user_uid)
+        await require_user_authorized(ctx.session, project, payload.user_uid, "funds:manage")
         lock_id = derived_id("lk", ctx.workflow_id("funds-lock"))
         if await ctx.session.get(Hold, lock_id) is not None:
             await replay_if_done(ctx)
@@ -287,7 +287,7 @@ async def locked_funds(
     paging: Annotated[PageParams, Query()],
 ) -> Any:
     """Active fund locks this project holds on a user (paged)."""
-    await require_user_authorized(session, project, user_uid)
+    await require_user_authorized(session, project, user_uid, "funds:read")
     where = (
         (Hold.user_uid == user_uid)
         & (Hold.project_id == project.project_id)

@@ -146,7 +146,7 @@ class _Candidate:
 
 
 async def _authorized(session: AsyncSession, project_id: int, uids: set[str]) -> set[str]:
-    """The users among ``uids`` who granted this project consent (one statement)."""
+    """The users among ``uids`` who granted this project ``mining:write`` (one statement)."""
     if not uids:
         return set()
     found = await session.scalars(
@@ -154,6 +154,7 @@ async def _authorized(session: AsyncSession, project_id: int, uids: set[str]) ->
             OAuthConsent.project_id == project_id,
             OAuthConsent.user_uid.in_(sorted(uids)),
             OAuthConsent.revoked_at.is_(None),
+            OAuthConsent.scopes.contains(["mining:write"]),  # consent to mint for the user
         )
     )
     return set(found)

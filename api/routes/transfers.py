@@ -190,7 +190,7 @@ async def request_transfer(
     async with write_context(
         request, project, operation="transfer.request", user_uid=payload.from_uid
     ) as ctx:
-        await require_user_authorized(ctx.session, project, payload.from_uid)
+        await require_user_authorized(ctx.session, project, payload.from_uid, "transfer:write")
         transfer = await _accept(
             request,
             ctx,
@@ -223,7 +223,7 @@ async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, reque
     async with write_context(
         request, project, operation="funds.transfer", user_uid=payload.from_uid
     ) as ctx:
-        await require_user_authorized(ctx.session, project, payload.from_uid)
+        await require_user_authorized(ctx.session, project, payload.from_uid, "funds:transfer")
         await require_user_authorized(ctx.session, project, payload.to_uid)
         reference = dict(payload.reference)
         if payload.reason:

@@ -61,15 +61,25 @@ async def _load(session: SessionDep, uid: str) -> User:
 
 @router.get("/me", response_model=Envelope, responses=_PROBLEMS)
 async def me(user: UserRead, session: SessionDep) -> dict[str, Any]:
-    """The current user (scope user:read; `profile` also counts)."""
-    return single("user", user.uid, _user_attributes(await _load(session, user.uid)))
+    """The current user (scope user:read; `profile` also counts; `email` shows the e-mail)."""
+    attributes = _user_attributes(await _load(session, user.uid))
+    return single("user", user.uid, _email_scoped(attributes, user))
+
+
+def _email_scoped(attributes: dict[str, Any], user: UserPrincipal) -> dict[str, Any]:
+    """The e-mail address only for a token holding the ``email`` scope (or an admin's)."""
+    if "email" in user.scopes or user.is_admin:
+        return attributes
+    return attributes | {"email": None}
 
 
 @router.get("/me/profile", response_model=Envelope, responses=_PROBLEMS)
 async def my_profile(user: UserRead, session: SessionDep) -> dict[str, Any]:
     """The current user's detailed profile."""
     row = await _load(session, user.uid)
-    return single("user_profile", user.uid, _user_attributes(row, detailed=True))
+    return single(
+        "user_profile", user.uid, _email_scoped(_user_attributes(row, detailed=True), user)
+    )
 
 
 @router.patch(

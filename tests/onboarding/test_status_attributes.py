@@ -313,9 +313,14 @@ async def test_visibility_matrix(client: httpx.AsyncClient, matrix: dict[str, An
         if viewer == "anonymous":
             assert profile.status_code == 401
             continue
+        if viewer == "other_project":  # the user never authorized it (security item 15)
+            assert profile.status_code == 403, profile.text
+            continue
         assert profile.status_code == 200, (viewer, profile.text)
         attrs = profile.json()["data"]["attributes"]
-        assert attrs["uid"] == user.uid and attrs["email"] == user.email
+        # The e-mail needs the `email` scope (granted by none of these viewers but the admin).
+        email = user.email if viewer == "admin" else None
+        assert attrs["uid"] == user.uid and attrs["email"] == email, viewer
         seen = {a["attribute_key"] for a in attrs["project_attributes"]}
         assert seen == VISIBLE[viewer], ("full-profile", viewer)
 

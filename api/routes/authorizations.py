@@ -1,0 +1,101 @@
+"""A user's authorizations (consent grants): which projects may act on them, with which
+scopes, and the way to withdraw one (decisions.md: users list and revoke their grants)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request, Security
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
+
+from api.auth.consent import forget
+from api.auth.deps import current_user
+from api.auth.principal import UserPrincipal
+from api.deps import SessionDep
+from api.envelope import Envelope, resource, single
+from api.envelope import meta as envelope_meta
+from api.errors import NotFound
+from api.idempotency import write_context
+from authserver.server import AuthServer
+from db.models import Project
+from db.models.access import OAuthConsent
+
+router = APIRouter(prefix="/v1/users/me/authorizations", tags=["users"])
+
+UserRead = Annotated[UserPrincipal, Security(current_user, scopes=["user:read"])]
+UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"])]
+ProjectId = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
+
+_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
+    403: {"description": "Missing scope (`insufficient-scope`)"},
+    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
+}
+
+
+def _grant(consent: OAuthConsent, project_name: str | None) -> dict[str, Any]:
+    return resource(
+        "authorization",
+        consent.project_id,
+        {
+            "project_id": str(consent.project_id),
+            "project_name": project_name,
+            "scopes": sorted(consent.scopes),
+            "source": consent.source,
+            "granted_at": consent.created_at.isoformat(),
+            "updated_at": consent.updated_at.isoformat(),
+            "revoked_at": consent.revoked_at.isoformat() if consent.revoked_at else None,
+        },
+    )
+
+
+@router.get("", response_model=Envelope, responses=_PROBLEMS)
+async def list_authorizations(user: UserRead, session: SessionDep) -> dict[str, Any]:
+    """The projects the current user has authorized, with the scopes granted to each."""
+    rows = (
+        await session.execute(
+            select(OAuthConsent, Project.name)
+            .join(Project, Project.project_id == OAuthConsent.project_id)
+            .where(OAuthConsent.user_uid == user.uid, OAuthConsent.revoked_at.is_(None))
+            .order_by(OAuthConsent.project_id)
+        )
+    ).all()
+    items = [_grant(consent, name) for consent, name in rows]
+    return {"data": items, "meta": envelope_meta(total=len(items))}
+
+
+@router.delete(
+    "/{project_id}",
+    response_model=Envelope,
+    responses={**_PROBLEMS, 404: {"description": "No active authorization (`not-found`)"}},
+)
+async def revoke_authorization(project_id: ProjectId, user: UserWrite, request: Request) -> Any:
+    """Withdraw the current user's authorization of a project (its tokens for the user die)."""
+    async with write_context(
+        request, user, operation="users.authorization.revoke", user_uid=user.uid
+    ) as ctx:
+        consent = await ctx.session.scalar(
+            select(OAuthConsent)
+            .where(
+                OAuthConsent.user_uid == user.uid,
+                OAuthConsent.project_id == project_id,
+                OAuthConsent.revoked_at.is_(None),
+            )
+            .with_for_update()
+        )
+        if consent is None:
+            raise NotFound(f"Project {project_id} is not authorized by this user")
+        consent.revoked_at = datetime.now(UTC)
+        await ctx.session.flush()
+        await ctx.session.refresh(consent)
+        name = await ctx.session.scalar(
+            select(Project.name).where(Project.project_id == project_id)
+        )
+        grant = _grant(consent, name)
+        response = ctx.respond(200, single(grant["type"], grant["id"], grant["attributes"]))
+    forget(project_id, user.uid)
+    server: AuthServer = request.app.state.auth_server
+    await run_in_threadpool(server.store.revoke_user_project, user.uid, project_id)
+    return response
