@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 from solders.instruction import Instruction
 from solders.pubkey import Pubkey
-from solders.system_program import CreateAccountWithSeedParams, create_account_with_seed
+from solders.system_program import (
+    AllocateWithSeedParams,
+    AssignWithSeedParams,
+    TransferParams,
+    allocate_with_seed,
+    assign_with_seed,
+    transfer,
+)
 from spl.token.constants import ACCOUNT_LEN, TOKEN_PROGRAM_ID
 from spl.token.instructions import initialize_account3, mint_to, transfer_checked
 from spl.token.models import InitializeAccount3Params, MintToParams, TransferCheckedParams
@@ -46,23 +53,39 @@ def check_amount(amount: int) -> int:
 
 
 def create_custody_instructions(
-    keys: ChainKeys, uid: str, currency: str, rent_lamports: int
+    keys: ChainKeys, uid: str, currency: str, rent_lamports: int, existing_lamports: int = 0
 ) -> list[Instruction]:
-    """Create + initialise the custody account; the fee payer funds its rent."""
+    """Create + initialise the custody account; the fee payer funds its rent.
+
+    Not ``create_account_with_seed``: that fails on an address that already holds lamports,
+    and anyone can send lamports to a derivable address. Top up to the rent, then allocate
+    and assign (both only need the address to be an empty system account, which lamports
+    alone leave it): pre-funding cannot block the account."""
     mint = keys.mint_for(currency)
     base = keys.custody_authority.pubkey()
     address = custody_address(keys, uid, currency)
-    return [
-        create_account_with_seed(
-            CreateAccountWithSeedParams(
-                from_pubkey=keys.fee_payer.pubkey(),
-                to_pubkey=address,
-                base=base,
-                seed=custody_seed(mint, uid),
-                lamports=rent_lamports,
-                space=ACCOUNT_LEN,
-                owner=TOKEN_PROGRAM_ID,
+    seed = custody_seed(mint, uid)
+    top_up = max(0, rent_lamports - existing_lamports)
+    funding = (
+        [
+            transfer(
+                TransferParams(
+                    from_pubkey=keys.fee_payer.pubkey(), to_pubkey=address, lamports=top_up
+                )
             )
+        ]
+        if top_up
+        else []
+    )
+    return [
+        *funding,
+        allocate_with_seed(
+            AllocateWithSeedParams(
+                address=address, base=base, seed=seed, space=ACCOUNT_LEN, owner=TOKEN_PROGRAM_ID
+            )
+        ),
+        assign_with_seed(
+            AssignWithSeedParams(address=address, base=base, seed=seed, owner=TOKEN_PROGRAM_ID)
         ),
         # initialize_account3 takes the owner as data and needs no rent sysvar.
         initialize_account3(

@@ -331,12 +331,16 @@ class ChainGateway:
         address = self.custody_address(uid, currency)
         if address in self._custody_known:
             return address
-        if await self._account(address, self._commitment) is not None:
+        account = await self._account(address, self._commitment)
+        if account is not None and account.owner in _TOKEN_PROGRAMS:
             self._custody_known.add(address)
             return address
+        # Missing, or only lamports someone sent to the derivable address (still a system
+        # account): create it over them (chain.custody.create_custody_instructions).
+        existing = int(account.lamports) if account is not None else 0
         op_key = f"custody:{address}"
         instructions = create_custody_instructions(
-            self._keys, uid, currency, await self._rent_exemption()
+            self._keys, uid, currency, await self._rent_exemption(), existing
         )
         meta = {"uid": uid, "currency": currency.upper(), "address": str(address)}
         await self.submit(op_key, instructions, kind="custody", meta=meta)
