@@ -36,7 +36,9 @@ class WebhookActivities:
     async def pump(self, data: PumpInput) -> PumpResult:
         """Deliver until the time is up or the worker shuts down (then a retry resumes)."""
         settings = WebhookSettings.from_env()
-        sender = make_sender(settings.http_client, settings.timeout_seconds, settings.concurrency)
+        sender = make_sender(
+            settings.http_client, settings.timeout_seconds, settings.concurrency, settings
+        )
         pump = WebhookPump(self._sessions, self._keys, settings, sender)
         deadline = time.monotonic() + data.seconds
         try:

@@ -4,7 +4,11 @@ A URL is accepted when it is ``https`` (``http`` only for hosts allowed by confi
 WEBHOOK_ALLOW_LOOPBACK, loopback hosts), has no credentials, and EVERY address its host resolves
 to is a public unicast address: private, loopback, link-local, multicast, reserved, unspecified
 and shared (CGNAT) ranges are refused unless the host is allowed. The check runs at
-registration and again before each delivery (a host may re-point its DNS later).
+registration, again before each delivery, and at connect time: the senders connect only to
+addresses that passed the check (``safe_addresses``), so a host that re-points its DNS between
+the check and the connection (DNS rebinding) reaches nothing private. IPv6 forms that carry an
+IPv4 address (mapped, 6to4, NAT64, IPv4-compatible) are judged by that address; Teredo is
+refused. Refusals never name the address they found (the delivery log is no scanner).
 """
 
 from __future__ import annotations
@@ -39,12 +43,41 @@ def _host_allowed(host: str, settings: WebhookSettings) -> bool:
     return False
 
 
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:  # 2002::/16
+        return ip.sixtofour
+    if any(ip in net for net in _NAT64) or (ip in _IPV4_COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def _address_allowed(ip: _IP, settings: WebhookSettings) -> bool:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.teredo is not None:  # 2001::/32 tunnels to an address we cannot judge
+            return False
+        embedded = _embedded_ipv4(ip)
+        if embedded is not None:
+            return _address_allowed(embedded, settings)
     if ip.is_loopback:
         return settings.allow_loopback
     return ip.is_global and not ip.is_multicast and not ip.is_reserved
+
+
+async def safe_addresses(host: str, port: int, settings: WebhookSettings) -> list[_IP]:
+    """The addresses a sender may connect to for ``host``: all of them must pass the check
+    (UnsafeUrl otherwise), unless the host is allowed by configuration."""
+    addresses = await resolve(host, port)
+    if not _host_allowed(host, settings):
+        for ip in addresses:
+            if not _address_allowed(ip, settings):
+                raise UnsafeUrl(f"the host {host!r} resolves to an address that is not allowed")
+    return addresses
 
 
 async def resolve(host: str, port: int) -> list[_IP]:
@@ -108,6 +141,6 @@ async def check_url(url: str, settings: WebhookSettings) -> None:
     for ip in await resolve(host, port):
         if not _address_allowed(ip, settings):
             raise UnsafeUrl(
-                f"the host {host!r} resolves to {ip}, a private, loopback, link-local, "
-                "multicast or reserved address"
+                f"the host {host!r} resolves to a private, loopback, link-local, multicast, "
+                "reserved or tunnelled address"
             )
