@@ -15,6 +15,7 @@ from temporalio.client import Client
 
 from api.after_commit import AfterCommit
 from api.auth.wiring import access_services
+from api.console import install_console
 from api.errors import install_error_handlers
 from api.idempotency import install_idempotency
 from api.middleware import RequestContextMiddleware
@@ -108,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_idempotency(app)
     install_legacy(app)
     app.include_router(api_router)
+    install_console(app)  # the operator console (HTML) at /console
     _summaries_from_docstrings(app.routes)
     app.add_middleware(
         CORSMiddleware,

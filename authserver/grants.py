@@ -139,7 +139,8 @@ class AccessTokenGenerator(JWTBearerTokenGenerator):
     def get_extra_claims(
         self, client: Client, grant_type: str, user: UserInfo, scope: str
     ) -> dict[str, Any]:
-        return {"role": user.role if user else "user", "project_id": str(client.project_id)}
+        project = "" if client.project_id is None else str(client.project_id)
+        return {"role": user.role if user else "user", "project_id": project}
 
     def access_token_generator(
         self, client: Client, grant_type: str, user: UserInfo, scope: str
