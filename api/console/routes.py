@@ -108,8 +108,13 @@ class ConsoleRoute(APIRoute):
             try:
                 return await handler(request)
             except _LoginRequired:
+                if request.headers.get("x-console-fragment"):  # a poll: stop it, say why
+                    return _page_html(
+                        request, "_problem.html", status_code=401, title="Signed out",
+                        detail="Your console session has ended; reload the page to sign in.",
+                    )  # fmt: skip
                 target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-                if request.method != "GET" or request.headers.get("x-console-fragment"):
+                if request.method != "GET":
                     target = "/console"
                 return RedirectResponse(f"/console/login?{urlencode({'next': target})}", 303)
             except _Forbidden:

@@ -72,6 +72,11 @@ async def test_without_a_session_every_page_sends_to_sign_in(web: httpx.AsyncCli
     assert "mccgw_console_login=" in cookie and "HttpOnly" in cookie
     assert "SameSite=lax" in cookie and "Path=/console" in cookie
     assert "Secure" not in cookie  # plain-HTTP loopback dev/test only
+    # A progress poll without a session stops with a short fragment, not a login page.
+    poll = await web.get(
+        f"/console/applications/{uuid.uuid4()}/progress", headers={"X-Console-Fragment": "1"}
+    )
+    assert poll.status_code == 401 and "Signed out" in poll.text and "data-poll" not in poll.text
     # A POST without a session is not acted on either.
     resp = await web.post("/console/whitelist/1/suspend", data={"csrf_token": "x"})
     assert resp.status_code == 303 and "/console/login" in resp.headers["location"]
@@ -160,6 +165,9 @@ async def test_approval_shows_progress_then_the_secret_once(
     app_id = await application(session_maker, world)
     started = await web.post(f"/console/applications/{app_id}/approve", data={"csrf_token": token})
     assert started.status_code == 303
+    # Approving again (the page's "resume") joins the running approval: same workflow id.
+    again = await web.post(f"/console/applications/{app_id}/approve", data={"csrf_token": token})
+    assert again.status_code == 303
     page = await web.get(started.headers["location"])
     assert page.status_code == 200 and "project-approval-" in page.text  # Temporal UI link
     for _ in range(240):
