@@ -29,9 +29,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.templating import Jinja2Templates
+from redis.exceptions import RedisError
 from solana.rpc.commitment import Commitment
 from solders.signature import Signature
 from sqlalchemy import Select, func, or_, select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.deps import principal_from_claims
@@ -126,6 +128,12 @@ class ConsoleRoute(APIRoute):
                     f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors()
                 )
                 return _problem_page(request, 422, "Validation error", detail)
+            except (DBAPIError, RedisError):
+                log.exception("console page: a backing service failed")
+                return _problem_page(
+                    request, 503, "Service unavailable",
+                    "The database or Redis is unreachable right now; try again shortly.",
+                )  # fmt: skip
             except Exception:
                 log.exception("console page failed")
                 return _problem_page(
