@@ -429,6 +429,7 @@ def test_d_drifts_projects_and_csrf(stack: Stack, browser: Any) -> None:
 def _fund_alice(stack: Stack) -> None:
     """Mint MCC to alice and credit her ledger, exactly as the engine's tests fund users."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from solana.rpc.async_api import AsyncClient
 
@@ -464,4 +465,7 @@ def _fund_alice(stack: Stack) -> None:
             await client.close()
             await engine.dispose()
 
-    asyncio.run(run())
+    # In a thread of its own: asyncio.run would reset this thread's event loop, which the
+    # rest of the session (pytest-asyncio's loop) keeps using.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, run()).result()
