@@ -9,11 +9,11 @@ import uuid
 
 import httpx
 from solders.keypair import Keypair
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import User
-from db.models.onboarding import ProjectApplication
+from db.models.onboarding import McdWhitelistEntry, ProjectApplication
 from tests.factories import PASSWORD, World
 
 
@@ -195,3 +195,22 @@ async def test_approval_shows_progress_then_the_secret_once(
     assert tx.status_code == 200 and row.whitelist_tx in tx.text
     whitelist = await web.get("/console/whitelist", params={"q": row.mcd_wallet_address})
     assert f'data-project="{row.project_id}"' in whitelist.text
+    # Remove it: chain first, then the stored entry; the removal signature is shown.
+    removed = await web.post(
+        f"/console/whitelist/{row.project_id}/remove", data={"csrf_token": token}
+    )
+    assert removed.status_code == 303
+    listed = await web.get(
+        "/console/whitelist", params={"status": "removed", "q": row.mcd_wallet_address}
+    )
+    assert f'data-project="{row.project_id}"' in listed.text and "removed" in listed.text
+    async with session_maker() as s:
+        entry = await s.scalar(
+            select(McdWhitelistEntry).where(McdWhitelistEntry.project_id == row.project_id)
+        )
+        assert entry is not None and entry.status == "removed" and entry.remove_tx
+    # A removed entry cannot be reactivated: the service's refusal, as a problem page.
+    refused = await web.post(
+        f"/console/whitelist/{row.project_id}/activate", data={"csrf_token": token}
+    )
+    assert refused.status_code == 409 and "was removed from the whitelist" in refused.text
