@@ -20,7 +20,7 @@ import secrets
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -396,8 +396,15 @@ def test_d_drifts_projects_and_csrf(stack: Stack, browser: Any) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.select import Select
 
+    run_id = _drift_and_reconcile(stack)
+    bob = stack.demo["users"][1]["uid"]
+    browser.get(f"{stack.base}/console/drifts?currency=MCC&q={bob}")
+    row = until(lambda: browser.find_elements(By.CSS_SELECTOR, "tbody tr"), "the drift")[0]
+    assert bob in row.text and "MCC" in row.text
+    assert row.find_element(By.TAG_NAME, "strong").text == "1"  # chain 1 MCC ahead of ledger
+    link = row.find_element(By.LINK_TEXT, "ReconcileWorkflow").get_attribute("href")
+    assert "RunId" in link and run_id in link
     browser.get(f"{stack.base}/console/drifts")
-    assert "Reconciliation drifts" in text(browser)
     shot(browser, "drifts")
     browser.get(f"{stack.base}/console/projects")
     shot(browser, "projects")
@@ -426,20 +433,22 @@ def test_d_drifts_projects_and_csrf(stack: Stack, browser: Any) -> None:
     assert resp.status_code == 403 and "CSRF" in resp.text
 
 
-def _fund_alice(stack: Stack) -> None:
-    """Mint MCC to alice and credit her ledger, exactly as the engine's tests fund users."""
+def _on_stack(stack: Stack, work: Callable[[Any, Any, Any], Awaitable[Any]]) -> Any:
+    """Run ``work(gateway, sessions, temporal)`` against the stack's own database, chain keys
+    and Temporal (read from its worker's environment), on a loop in a thread of its own:
+    asyncio.run would reset this thread's event loop, which pytest-asyncio's session keeps."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
     from solana.rpc.async_api import AsyncClient
+    from temporalio.client import Client
 
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
     from core.config import Settings
     from db.session import create_engine, create_session_maker
-    from engine.funding import fund_user
 
-    env = stack.child(["-m", "worker"]).environ()
+    env = stack.worker.environ()
     settings = Settings(
         _env_file=None,
         database_url=env["DATABASE_URL"],
@@ -449,23 +458,50 @@ def _fund_alice(stack: Stack) -> None:
         environment="dev",
     )
 
-    async def run() -> None:
+    async def run() -> Any:
         engine = create_engine(settings)
         client = AsyncClient(settings.solana_rpc_url, timeout=10)
         try:
             sessions = create_session_maker(engine)
-            gateway = ChainGateway(
-                settings, client, load_or_create_keys(settings.chain_keys_dir), sessions
-            )
-            await fund_user(
-                gateway, sessions, uid=stack.demo["users"][0]["uid"], currency="MCC",
-                amount=100 * 10**9, op_key="console-test-fund",
-            )  # fmt: skip
+            keys = load_or_create_keys(settings.chain_keys_dir)
+            gateway = ChainGateway(settings, client, keys, sessions)
+            temporal = await Client.connect(env["TEMPORAL_ADDRESS"])
+            return await work(gateway, sessions, temporal)
         finally:
             await client.close()
             await engine.dispose()
 
-    # In a thread of its own: asyncio.run would reset this thread's event loop, which the
-    # rest of the session (pytest-asyncio's loop) keeps using.
     with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, run()).result()
+        return pool.submit(asyncio.run, run()).result()
+
+
+def _fund_alice(stack: Stack) -> None:
+    """Mint MCC to alice and credit her ledger, exactly as the engine's tests fund users."""
+    from engine.funding import fund_user
+
+    async def work(gateway: Any, sessions: Any, temporal: Any) -> None:
+        await fund_user(
+            gateway, sessions, uid=stack.demo["users"][0]["uid"], currency="MCC",
+            amount=100 * 10**9, op_key="console-test-fund",
+        )  # fmt: skip
+
+    _on_stack(stack, work)
+
+
+def _drift_and_reconcile(stack: Stack) -> str:
+    """Mint 1 MCC to bob's custody on chain only (the ledger does not know), then run one
+    reconciliation pass on the stack's worker; returns the pass's run id."""
+    from core.queues import MAIN_TASK_QUEUE
+    from workflows.reconcile import ReconcileInput, ReconcileWorkflow
+
+    async def work(gateway: Any, sessions: Any, temporal: Any) -> str:
+        await gateway.mint("console-test-drift", stack.demo["users"][1]["uid"], 10**9, "MCC")
+        handle = await temporal.start_workflow(
+            ReconcileWorkflow.run, ReconcileInput("console test"),
+            id=f"console-reconcile-{uuid.uuid4().hex[:8]}", task_queue=MAIN_TASK_QUEUE,
+        )  # fmt: skip
+        report = await handle.result()
+        assert report.drifts, report
+        return str(handle.result_run_id)
+
+    return str(_on_stack(stack, work))
