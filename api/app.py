@@ -15,6 +15,7 @@ from temporalio.client import Client
 
 from api.after_commit import AfterCommit
 from api.auth.wiring import access_services
+from api.console import install_console
 from api.errors import install_error_handlers
 from api.guard import BodyGuardMiddleware
 from api.idempotency import install_idempotency
@@ -112,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_idempotency(app)
     install_legacy(app)
     app.include_router(api_router)
+    install_console(app)  # the operator console (HTML) at /console
     _summaries_from_docstrings(app.routes)
     install_problem_schemas(app)  # errors documented as the problem bodies they are
     app.add_middleware(

@@ -44,6 +44,9 @@ EXEMPT_PREFIXES: tuple[str, ...] = (
     "/redoc",
     "/openapi.json",
     "/auth/.well-known/",
+    # The operator console: every page needs an administrator's session (sign-in itself is
+    # limited at /auth); its progress polling must not eat a shared per-IP budget.
+    "/console",
 )
 SCOPE_KEY = "mccgw.ratelimit"
 # Failed password logins: per account and per IP, over 15 minutes (password guessing, and the

@@ -139,10 +139,8 @@ class AccessTokenGenerator(JWTBearerTokenGenerator):
     def get_extra_claims(
         self, client: Client, grant_type: str, user: UserInfo, scope: str
     ) -> dict[str, Any]:
-        claims: dict[str, Any] = {
-            "role": user.role if user else "user",
-            "project_id": str(client.project_id),
-        }
+        project = "" if client.project_id is None else str(client.project_id)
+        claims: dict[str, Any] = {"role": user.role if user else "user", "project_id": project}
         if client.first_party:  # admin power rides only on the gateway's own client
             claims["first_party"] = True
         return claims

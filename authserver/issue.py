@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from authserver.models import Client
-from authserver.server import AuthServer
+from authserver.server import CONSOLE_CLIENT_ID, AuthServer
 
 
 class IssueError(Exception):
@@ -32,7 +32,9 @@ def issue_token(
     if client_id:
         client = server.query_client(client_id)
     else:
-        row = server.store.first_client()
+        # The console's client signs administrators in to the console only; tokens for the CLI
+        # and the docs come from the seeded first-party CLI client (or a project's).
+        row = server.store.first_client(exclude=(CONSOLE_CLIENT_ID,))
         client = server.query_client(row.client_id) if row else None
     if client is None:
         raise IssueError("no OAuth client (run `mccgw dev` to seed the demo clients)")

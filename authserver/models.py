@@ -17,7 +17,7 @@ CONFIDENTIAL_METHODS = ("client_secret_basic", "client_secret_post")
 @dataclass
 class Client(ClientMixin):
     client_id: str
-    project_id: int
+    project_id: int | None  # None: a first-party client of the gateway (no consent recorded)
     project_name: str
     name: str
     secret_hash: str | None

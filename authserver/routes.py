@@ -161,7 +161,8 @@ async def authorize_submit(request: Request) -> Response:
             return HTMLResponse(page, status_code=401)
         user = found[0]
         scopes = (grant.request.scope or "").split()
-        server.store.record_consent(user.uid, client.project_id, client.client_id, scopes)
+        if client.project_id is not None:  # a first-party client acts for no project
+            server.store.record_consent(user.uid, client.project_id, client.client_id, scopes)
         return handle_response(*server.create_authorization_response(req, user, grant))
 
     response = await run_in_threadpool(decide)

@@ -32,6 +32,9 @@ GATEWAY_CLIENT_ID = "mccgw-gateway"
 # the introspection cache entry of an opaque one (dropped so it is asked again).
 REVOKED_JTI = "revoked:jti:"
 INTROSPECT_CACHE = "introspect:"
+# The gateway's first-party client: the operator console signs administrators in with it.
+CONSOLE_CLIENT_ID = "mccgw-console"
+CONSOLE_SCOPES = ["openid", "profile"]
 ENDPOINT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"]
 
 
@@ -45,6 +48,28 @@ def gateway_credentials(settings: Settings) -> GatewayCredentials:
     """The resource server's own introspection credentials, derived from the secret key."""
     secret = hmac.new(settings.secret_key.encode(), b"introspection", hashlib.sha256)
     return GatewayCredentials(GATEWAY_CLIENT_ID, secret.hexdigest())
+
+
+def console_credentials(settings: Settings) -> GatewayCredentials:
+    """The console's client credentials (confidential, PKCE too), derived from the secret key."""
+    secret = hmac.new(settings.secret_key.encode(), b"console-client", hashlib.sha256)
+    return GatewayCredentials(CONSOLE_CLIENT_ID, secret.hexdigest())
+
+
+def console_redirect_uri(settings: Settings) -> str:
+    return settings.base_url.rstrip("/") + "/console/callback"
+
+
+def register_console_client(store: Store, settings: Settings) -> None:
+    """Create or refresh the console's first-party client row (its redirect follows BASE_URL)."""
+    credentials = console_credentials(settings)
+    store.ensure_first_party_client(
+        credentials.client_id,
+        name="mccgw operator console",
+        secret_hash=_sha(credentials.client_secret),
+        redirect_uris=[console_redirect_uri(settings)],
+        scopes=CONSOLE_SCOPES,
+    )
 
 
 class _Introspection(IntrospectionEndpoint):
@@ -71,7 +96,9 @@ class _Introspection(IntrospectionEndpoint):
             "client_id": row.client_id,
             "sub": row.user_uid,
             "role": user.role if user else None,
-            "project_id": str(found[0].project_id) if found else None,
+            "project_id": str(found[0].project_id)
+            if found and found[0].project_id is not None
+            else None,
             "first_party": bool(found and found[0].first_party),
             "iss": self.server.issuer,
             "aud": self.server.audience,

@@ -21,6 +21,7 @@ from db.models import Project, User
 from db.models.access import OAuthAuthorizationCode, OAuthClient, OAuthConsent, OAuthToken
 
 CODE_TTL = timedelta(minutes=10)
+FIRST_PARTY_NAME = "mccgw"
 REFRESH_TTL = timedelta(days=30)
 
 
@@ -86,21 +87,50 @@ class Store:
 
     # clients -----------------------------------------------------------------------------
     def client(self, client_id: str) -> tuple[OAuthClient, str] | None:
-        """The client row and its project's name."""
+        """The client row and its project's name (a first-party client has no project: the
+        gateway's own name stands in)."""
         with self.session() as s:
             row = s.execute(
                 select(OAuthClient, Project.name)
-                .join(Project, Project.project_id == OAuthClient.project_id)
+                .outerjoin(Project, Project.project_id == OAuthClient.project_id)
                 .where(OAuthClient.client_id == client_id)
             ).first()
-            return (row[0], row[1]) if row else None
+            return (row[0], row[1] or FIRST_PARTY_NAME) if row else None
 
-    def first_client(self) -> OAuthClient | None:
+    def first_client(self, exclude: tuple[str, ...] = ()) -> OAuthClient | None:
         """The gateway's own (first-party) client if there is one, else the oldest client."""
         with self.session() as s:
             return s.scalars(
-                select(OAuthClient).order_by(OAuthClient.first_party.desc(), OAuthClient.created_at)
+                select(OAuthClient)
+                .where(OAuthClient.client_id.not_in(exclude))
+                .order_by(OAuthClient.first_party.desc(), OAuthClient.created_at)
             ).first()
+
+    def ensure_first_party_client(
+        self,
+        client_id: str,
+        *,
+        name: str,
+        secret_hash: str,
+        redirect_uris: list[str],
+        scopes: list[str],
+    ) -> None:
+        """Create or refresh a first-party client row (no project; authorization code only)."""
+        values = {
+            "name": name,
+            "client_secret_hash": secret_hash,
+            "redirect_uris": redirect_uris,
+            "allowed_scopes": scopes,
+            "grant_types": ["authorization_code"],
+            "access_token_format": "jwt",
+            "first_party": True,
+        }
+        with self.session() as s, s.begin():
+            s.execute(
+                insert(OAuthClient)
+                .values(client_id=client_id, project_id=None, **values)
+                .on_conflict_do_update(index_elements=["client_id"], set_=values)
+            )
 
     # consent -----------------------------------------------------------------------------
     def record_consent(self, uid: str, project_id: int, client_id: str, scopes: list[str]) -> None:

@@ -42,6 +42,8 @@ class Settings(BaseSettings):
     temporal_address: str = "127.0.0.1:7233"
     temporal_namespace: str = "default"
     temporal_ui_url: str = "http://127.0.0.1:8233"
+    # Block explorer for the console's signature links (asked for our RPC as a custom cluster).
+    explorer_url: str = "https://explorer.solana.com"
     solana_rpc_url: str = "http://127.0.0.1:8899"
 
     # Directory with the gateway's chain keypairs (Solana CLI JSON format).

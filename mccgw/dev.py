@@ -284,6 +284,7 @@ class DevStack:
         lines = [
             f"ready in {elapsed:.1f}s",
             f"  API          {demo['base_url']}  (docs: {demo['base_url']}/docs)",
+            f"  Console      {demo['base_url']}/console  (sign in as admin)",
             f"  Auth         {demo['auth_url']}",
             f"  Chain RPC    {demo['rpc_url']}",
         ]

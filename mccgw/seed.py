@@ -78,30 +78,20 @@ async def _oauth_client(
     }
 
 
-CONSOLE_PROJECT = "mccgw console"
-CONSOLE_CLIENT_ID = "mccgw-console"
+# The operator console has its own first-party client (authserver.server.CONSOLE_CLIENT_ID).
+CLI_CLIENT_ID = "mccgw-cli"
 
 
-async def _console_client(session: AsyncSession, settings: Settings) -> str:
-    """The gateway's own first-party client (the API docs' OAuth login and `mccgw token`):
-    the only client whose tokens carry an administrator's power. Its project holds no scopes
-    and no API credentials, so it can never call as a project."""
-    client = await session.get(OAuthClient, CONSOLE_CLIENT_ID)
+async def _cli_client(session: AsyncSession, settings: Settings) -> str:
+    """The gateway's own first-party client for the API docs' OAuth login and `mccgw token`:
+    with the console's, the only clients whose tokens carry an administrator's power. It
+    belongs to no project, so it can never call as one."""
+    client = await session.get(OAuthClient, CLI_CLIENT_ID)
     if client is None:
-        project = Project(
-            name=CONSOLE_PROJECT,
-            description="The gateway's own first-party client",
-            allowed_scopes=[],
-            rate_limit_tier="standard",
-            ip_allowlist=[],
-            limits={},
-        )
-        session.add(project)
-        await session.flush()
         client = OAuthClient(
-            client_id=CONSOLE_CLIENT_ID,
-            project_id=project.project_id,
-            name="mccgw console",
+            client_id=CLI_CLIENT_ID,
+            project_id=None,
+            name="mccgw docs and CLI",
             client_secret_hash=None,  # public: PKCE
             redirect_uris=[settings.base_url.rstrip("/") + "/docs/oauth2-redirect"],
             allowed_scopes=list(USER_SCOPES),
@@ -111,7 +101,7 @@ async def _console_client(session: AsyncSession, settings: Settings) -> str:
         )
         session.add(client)
         await session.flush()
-    return CONSOLE_CLIENT_ID
+    return CLI_CLIENT_ID
 
 
 async def _consent(session: AsyncSession, uid: str, project_id: int) -> None:
@@ -224,7 +214,7 @@ async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
                 session, settings, people[0]["uid"], old_projects.get(DEMO_PROJECT)
             )
             await _consent(session, people[1]["uid"], int(project["project_id"]))
-            await _console_client(session, settings)
+            await _cli_client(session, settings)
     finally:
         await engine.dispose()
 

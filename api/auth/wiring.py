@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from api.auth.project import ProjectAuthenticator
 from api.auth.tokens import Introspector, JwksCache, TokenVerifier
 from api.ratelimit import RateLimiter
-from authserver.server import AuthServer, gateway_credentials
+from authserver.server import AuthServer, gateway_credentials, register_console_client
 from core.config import Settings
 
 
@@ -32,6 +32,8 @@ async def access_services(app: FastAPI) -> AsyncIterator[None]:
         settings.database_url, pool_size=4, max_overflow=4, pool_pre_ping=True
     )
     app.state.auth_server = AuthServer(settings, sync_engine)
+    if auth_in_process(settings):  # the operator console signs in with its first-party client
+        register_console_client(app.state.auth_server.store, settings)
     app.state.rate_limiter = RateLimiter(app.state.redis)
     app.state.project_authenticator = ProjectAuthenticator(
         settings, app.state.session_maker, app.state.redis

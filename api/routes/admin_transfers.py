@@ -23,6 +23,7 @@ from api.ratelimit import client_ip
 from api.routes.funds import decimals, problem, start_workflow
 from api.routes.transfers import transfer_attributes
 from chain.errors import ChainError, UnknownChainWrite
+from chain.gateway import ChainGateway
 from core.logging import request_id_var
 from db.models.engine import ReconciliationDrift, Transfer
 from engine import operators, search, transfers
@@ -116,16 +117,16 @@ async def stuck_transfers(
     return page(items, len(items), PageParams(page=1, per_page=100))
 
 
-@router.post("/transfers/{transfer_id}/retry", response_model=Envelope, responses=ADMIN_PROBLEMS)
-async def retry_transfer(
-    transfer_id: str,
-    admin: Admin,
-    session: SessionDep,
-    gateway: GatewayDep,
+async def retry(
     request: Request,
-    payload: AdminActionIn | None = None,
-) -> Any:
-    """Re-check the chain and drive a stuck transfer on (re-sends exactly the same write)."""
+    session: AsyncSession,
+    gateway: ChainGateway,
+    admin: UserPrincipal,
+    transfer_id: str,
+    reason: str | None,
+) -> dict[str, Any]:
+    """Re-check the chain, restart the workflow if it is gone, audit; commits. Shared by the
+    admin API and the operator console (same rules, same audit)."""
     transfer = await session.get(Transfer, transfer_id)
     if transfer is None:
         raise NotFound(f"Transfer {transfer_id} not found")
@@ -175,7 +176,7 @@ async def retry_transfer(
             raise ServiceUnavailable(
                 "The workflow engine is unreachable; retry shortly", headers={"Retry-After": "5"}
             )
-    body = {"action": "retry", "transfer_id": transfer.id, "reason": payload and payload.reason}
+    body = {"action": "retry", "transfer_id": transfer.id, "reason": reason}
     response = {
         "transfer_id": transfer.id,
         "status": transfer.status,
@@ -185,20 +186,20 @@ async def retry_transfer(
     }
     _audit(session, request, admin, "admin.transfer.retry", transfer, body, response)
     await session.commit()
-    return single("transfer_retry", transfer.id, response)
+    return response
 
 
-@router.post("/transfers/{transfer_id}/cancel", response_model=Envelope, responses=ADMIN_PROBLEMS)
-async def admin_cancel_transfer(
-    transfer_id: str,
-    admin: Admin,
-    session: SessionDep,
-    gateway: GatewayDep,
+async def cancel(
     request: Request,
-    payload: AdminActionIn | None = None,
-) -> Any:
-    """Cancel a transfer whose chain write can no longer land (never sent, or expired)."""
-    reason = f"cancelled by operator: {payload.reason if payload else 'operator action'}"
+    session: AsyncSession,
+    gateway: ChainGateway,
+    admin: UserPrincipal,
+    transfer_id: str,
+    reason_text: str,
+) -> dict[str, Any]:
+    """Cancel a transfer whose write can no longer land (engine.operators.cancel), audit the
+    outcome (a refusal too); commits. Shared by the admin API and the operator console."""
+    reason = f"cancelled by operator: {reason_text}"
     try:
         ended = await operators.cancel(
             session, gateway, request.app.state.solana, transfer_id, reason, decimals(request)
@@ -226,7 +227,37 @@ async def admin_cancel_transfer(
         {"status": ended.status},
     )  # fmt: skip
     await session.commit()
-    return single("transfer", ended.id, attributes)
+    return attributes
+
+
+@router.post("/transfers/{transfer_id}/retry", response_model=Envelope, responses=ADMIN_PROBLEMS)
+async def retry_transfer(
+    transfer_id: str,
+    admin: Admin,
+    session: SessionDep,
+    gateway: GatewayDep,
+    request: Request,
+    payload: AdminActionIn | None = None,
+) -> Any:
+    """Re-check the chain and drive a stuck transfer on (re-sends exactly the same write)."""
+    reason = payload.reason if payload else None
+    response = await retry(request, session, gateway, admin, transfer_id, reason)
+    return single("transfer_retry", transfer_id, response)
+
+
+@router.post("/transfers/{transfer_id}/cancel", response_model=Envelope, responses=ADMIN_PROBLEMS)
+async def admin_cancel_transfer(
+    transfer_id: str,
+    admin: Admin,
+    session: SessionDep,
+    gateway: GatewayDep,
+    request: Request,
+    payload: AdminActionIn | None = None,
+) -> Any:
+    """Cancel a transfer whose chain write can no longer land (never sent, or expired)."""
+    reason = payload.reason if payload else "operator action"
+    attributes = await cancel(request, session, gateway, admin, transfer_id, reason)
+    return single("transfer", transfer_id, attributes)
 
 
 @router.get("/reconciliation/drifts", response_model=Envelope, responses=ADMIN_PROBLEMS)

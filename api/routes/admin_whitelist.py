@@ -44,6 +44,13 @@ def _chain(request: Request, settings: SettingsDep) -> wls.WhitelistChain:
 async def _change(
     request: Request, settings: SettingsDep, project_id: int, action: str
 ) -> McdWhitelistEntry:
+    return await change_entry(request, project_id, action)
+
+
+async def change_entry(request: Request, project_id: int, action: str) -> McdWhitelistEntry:
+    """suspend | activate | remove, chain first (onboarding.whitelist.change), as problems.
+    Shared by the admin API and the operator console."""
+    settings = request.app.state.settings
     try:
         return await wls.change(
             request.app.state.session_maker, _chain(request, settings), project_id, action

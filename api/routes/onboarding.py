@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -34,12 +33,12 @@ from api.auth.deps import current_user, id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, SettingsDep
 from api.envelope import Envelope, PageParams, page, resource, single
-from api.errors import InvalidState, NotFound, ProblemError, ServiceUnavailable
+from api.errors import NotFound, ProblemError, ServiceUnavailable
 from core.queues import MAIN_TASK_QUEUE
-from core.security import decrypt_secret
 from db.models import User
 from db.models.onboarding import OPEN_APPLICATION_STATUSES, ProjectApplication
-from onboarding.applications import application_attributes, check_wallet, new_credentials
+from onboarding import applications
+from onboarding.applications import application_attributes, check_wallet
 from workflows.approval import ApprovalWorkflow, workflow_id
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
@@ -257,20 +256,9 @@ async def approve(
     settings: SettingsDep,
 ) -> Any:
     """Approve: create the project, its api_key and one-time api_secret, whitelist it on chain."""
-    row = await session.get(ProjectApplication, application_id, with_for_update=True)
-    if row is None:
-        raise NotFound(f"Application {application_id} does not exist")
-    if row.status in ("rejected", "suspended") or (
-        row.status == "approved" and row.secret_delivered_at is not None
-    ):
-        raise InvalidState(f"Application {application_id} is {row.status}; it cannot be approved")
-    if row.status == "pending":
-        creds = new_credentials(settings.master_key, settings.master_key_id)
-        row.status = "approving"
-        row.reviewed_by = admin.uid
-        row.api_key = creds.api_key
-        row.api_secret_hash = creds.api_secret_hash
-        row.api_secret_encrypted = creds.api_secret_encrypted
+    row = await applications.begin_approval(
+        session, application_id, admin.uid, settings.master_key, settings.master_key_id
+    )
     status = row.status
     await session.commit()
 
@@ -292,13 +280,13 @@ async def approve(
     return await _deliver(session, settings.master_key_id, settings.master_key, application_id)
 
 
-async def _run_approval(request: Request, application_id: str, admin_uid: str) -> bool:
-    """Start (or join) the approval workflow and wait for it; False if still running."""
+async def start_approval(request: Request, application_id: str, admin_uid: str) -> Any:
+    """Start (or join) the approval workflow of an application marked ``approving`` (after
+    the commit); returns its handle. Shared by the admin API and the operator console."""
     client: Client = request.app.state.temporal
     queue = getattr(request.app.state, "task_queue", MAIN_TASK_QUEUE)
-    wait = float(getattr(request.app.state, "approval_wait_seconds", APPROVAL_WAIT_SECONDS))
     try:
-        handle = await client.start_workflow(
+        return await client.start_workflow(
             ApprovalWorkflow.run,
             ApprovalInput(application_id, admin_uid),
             id=workflow_id(application_id),
@@ -309,6 +297,12 @@ async def _run_approval(request: Request, application_id: str, admin_uid: str) -
         raise ServiceUnavailable(
             "The workflow service is unreachable", headers={"Retry-After": "5"}
         ) from exc
+
+
+async def _run_approval(request: Request, application_id: str, admin_uid: str) -> bool:
+    """Start (or join) the approval workflow and wait for it; False if still running."""
+    wait = float(getattr(request.app.state, "approval_wait_seconds", APPROVAL_WAIT_SECONDS))
+    handle = await start_approval(request, application_id, admin_uid)
     try:
         await asyncio.wait_for(handle.result(), wait)
     except TimeoutError:
@@ -330,17 +324,7 @@ async def _deliver(
     session: SessionDep, key_id: str, master_key: str, application_id: uuid.UUID
 ) -> Any:
     """Hand out the secret exactly once (row locked; its encrypted copy erased)."""
-    row = await session.get(
-        ProjectApplication, application_id, with_for_update=True, populate_existing=True
-    )
-    if row is None or row.status != "approved" or row.api_secret_encrypted is None:
-        raise InvalidState(
-            f"Application {application_id} is already approved; its secret was shown once"
-        )
-    secret = decrypt_secret(row.api_secret_encrypted, {key_id: master_key})
-    row.api_secret_encrypted = None
-    row.api_secret_hash = None
-    row.secret_delivered_at = datetime.now(UTC)
+    row, secret = await applications.take_secret(session, application_id, {key_id: master_key})
     await session.commit()
     await session.refresh(row)
     attributes = application_attributes(row) | {"api_secret": secret}
@@ -360,15 +344,7 @@ async def reject(
     application_id: uuid.UUID, payload: RejectIn, admin: AdminCaller, session: SessionDep
 ) -> dict[str, Any]:
     """Reject a pending application with a reason (administrator)."""
-    row = await session.get(ProjectApplication, application_id, with_for_update=True)
-    if row is None:
-        raise NotFound(f"Application {application_id} does not exist")
-    if row.status != "pending":
-        raise InvalidState(f"Application {application_id} is {row.status}; it cannot be rejected")
-    row.status = "rejected"
-    row.rejection_reason = payload.reason
-    row.reviewed_by = admin.uid
-    row.reviewed_at = datetime.now(UTC)
+    row = await applications.reject(session, application_id, payload.reason, admin.uid)
     await session.commit()
     await session.refresh(row)
     return single("project_application", row.id, application_attributes(row))

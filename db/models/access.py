@@ -64,7 +64,8 @@ class OAuthClient(TimestampMixin, Base):
     )
 
     client_id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    project_id: Mapped[int] = mapped_column(
+    # NULL for the gateway's own first-party clients (the operator console): no project.
+    project_id: Mapped[int | None] = mapped_column(
         BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
     )
     name: Mapped[str] = mapped_column(String(100))

@@ -1,0 +1,216 @@
+"""The console over HTTP in process (no browser): sign-in through our authorization server,
+the admin-only rule, cookies, CSRF, every page, problem pages, and an approval end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+
+import httpx
+from solders.keypair import Keypair
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models import User
+from db.models.onboarding import McdWhitelistEntry, ProjectApplication
+from tests.factories import PASSWORD, World
+
+
+async def sign_in(web: httpx.AsyncClient, username: str) -> httpx.Response:
+    """Console -> authorize page -> login -> callback, following redirects by hand."""
+    start = await web.get("/console/login", params={"next": "/console/whitelist"})
+    assert start.status_code == 303
+    authorize = start.headers["location"]
+    assert "client_id=mccgw-console" in authorize and "code_challenge_method=S256" in authorize
+    page = await web.get(authorize)
+    assert page.status_code == 200 and "mccgw operator console" in page.text
+    decided = await web.post(
+        authorize, data={"username": username, "password": PASSWORD, "decision": "approve"}
+    )
+    assert decided.status_code == 302, decided.text
+    callback = decided.headers["location"]
+    assert callback.startswith("http://127.0.0.1:8000/console/callback?")
+    return await web.get(callback)
+
+
+def csrf(html: str) -> str:
+    found = re.search(r'name=csrf_token value="([^"]+)"', html)
+    assert found, html
+    return found.group(1)
+
+
+async def admin_web(web: httpx.AsyncClient, world: World) -> str:
+    admin = await world.user("admin")
+    done = await sign_in(web, admin.username)
+    assert done.status_code == 303 and done.headers["location"] == "/console/whitelist"
+    page = await web.get("/console/applications")
+    assert page.status_code == 200
+    return csrf(page.text)
+
+
+async def application(sessions: async_sessionmaker[AsyncSession], world: World) -> uuid.UUID:
+    developer = await world.user()
+    row = ProjectApplication(
+        id=uuid.uuid4(), developer_uid=developer.uid, developer_email=developer.email,
+        status="pending", project_name=f"Console {uuid.uuid4().hex[:6]}",
+        mcd_wallet_address=str(Keypair().pubkey()),
+    )  # fmt: skip
+    async with sessions() as s:
+        s.add(row)
+        await s.commit()
+    return row.id
+
+
+async def test_without_a_session_every_page_sends_to_sign_in(web: httpx.AsyncClient) -> None:
+    for path in ("/console/applications", "/console/transfers?view=failed", "/console/drifts"):
+        resp = await web.get(path)
+        assert resp.status_code == 303
+        assert resp.headers["location"].startswith("/console/login?next=%2Fconsole%2F")
+    login = await web.get("/console/login")
+    cookie = login.headers["set-cookie"]
+    assert "mccgw_console_login=" in cookie and "HttpOnly" in cookie
+    assert "SameSite=lax" in cookie and "Path=/console" in cookie
+    assert "Secure" not in cookie  # plain-HTTP loopback dev/test only
+    # A progress poll without a session stops with a short fragment, not a login page.
+    poll = await web.get(
+        f"/console/applications/{uuid.uuid4()}/progress", headers={"X-Console-Fragment": "1"}
+    )
+    assert poll.status_code == 401 and "Signed out" in poll.text and "data-poll" not in poll.text
+    # A POST without a session is not acted on either.
+    resp = await web.post("/console/whitelist/1/suspend", data={"csrf_token": "x"})
+    assert resp.status_code == 303 and "/console/login" in resp.headers["location"]
+
+
+async def test_admin_signs_in_and_every_page_renders(web: httpx.AsyncClient, world: World) -> None:
+    await admin_web(web, world)
+    cookie = next(c for c in web.cookies.jar if c.name == "mccgw_console")
+    assert cookie.path == "/console" and cookie.has_nonstandard_attr("HttpOnly")
+    for path, expect in (
+        ("/console/applications?status=all&q=x", "Project applications"),
+        ("/console/whitelist?status=all", "MCD whitelist"),
+        ("/console/transfers?view=failed&page=2", "Transfers"),
+        ("/console/drifts?currency=MCC", "Reconciliation drifts"),
+        ("/console/projects?status=active", "Projects"),
+    ):
+        resp = await web.get(path)
+        assert resp.status_code == 200, (path, resp.text)
+        assert expect in resp.text and "Sign out" in resp.text
+
+
+async def test_a_user_who_is_not_admin_gets_a_403_page(
+    web: httpx.AsyncClient, world: World
+) -> None:
+    user = await world.user()
+    resp = await sign_in(web, user.username)
+    assert resp.status_code == 403
+    assert "Administrators only" in resp.text
+    assert "mccgw_console=" not in resp.headers.get("set-cookie", "")
+    assert (await web.get("/console/applications")).status_code == 303
+
+
+async def test_a_demoted_admin_loses_access_at_once(
+    web: httpx.AsyncClient, world: World, session_maker: async_sessionmaker[AsyncSession]
+) -> None:
+    admin = await world.user("admin")
+    assert (await sign_in(web, admin.username)).status_code == 303
+    assert (await web.get("/console/projects")).status_code == 200
+    async with session_maker() as s:
+        await s.execute(update(User).where(User.uid == admin.uid).values(role="user"))
+        await s.commit()
+    resp = await web.get("/console/projects")  # same cookie, role read afresh
+    assert resp.status_code == 403 and "Administrators only" in resp.text
+
+
+async def test_a_callback_that_did_not_start_here_is_refused(web: httpx.AsyncClient) -> None:
+    resp = await web.get("/console/callback", params={"code": "x", "state": "forged"})
+    assert resp.status_code == 400
+    assert "Sign-in failed" in resp.text and "Traceback" not in resp.text
+
+
+async def test_posts_need_the_sessions_csrf_token_and_reject_works(
+    web: httpx.AsyncClient, world: World, session_maker: async_sessionmaker[AsyncSession]
+) -> None:
+    token = await admin_web(web, world)
+    app_id = await application(session_maker, world)
+    path = f"/console/applications/{app_id}/reject"
+    for forged in ({}, {"csrf_token": "forged"}):
+        resp = await web.post(path, data={"reason": "no", **forged})
+        assert resp.status_code == 403 and "CSRF check failed" in resp.text
+    async with session_maker() as s:
+        assert (await s.get(ProjectApplication, app_id)).status == "pending"  # type: ignore[union-attr]
+
+    resp = await web.post(path, data={"reason": "Incomplete details", "csrf_token": token})
+    assert resp.status_code == 303
+    async with session_maker() as s:
+        row = await s.get(ProjectApplication, app_id)
+        assert row is not None and row.status == "rejected"
+        assert row.rejection_reason == "Incomplete details"
+    # The same service refuses a second review: the problem's title and detail, no trace.
+    again = await web.post(path, data={"reason": "again", "csrf_token": token})
+    assert again.status_code == 409
+    assert "Invalid state" in again.text and "cannot be rejected" in again.text
+    assert "Traceback" not in again.text
+    missing = await web.get("/console/transfers/tr_missing")
+    assert missing.status_code == 404 and "Transfer tr_missing not found" in missing.text
+
+
+async def test_approval_shows_progress_then_the_secret_once(
+    web: httpx.AsyncClient,
+    world: World,
+    session_maker: async_sessionmaker[AsyncSession],
+    console_worker: None,
+) -> None:
+    token = await admin_web(web, world)
+    app_id = await application(session_maker, world)
+    started = await web.post(f"/console/applications/{app_id}/approve", data={"csrf_token": token})
+    assert started.status_code == 303
+    # Approving again (the page's "resume") joins the running approval: same workflow id.
+    again = await web.post(f"/console/applications/{app_id}/approve", data={"csrf_token": token})
+    assert again.status_code == 303
+    page = await web.get(started.headers["location"])
+    assert page.status_code == 200 and "project-approval-" in page.text  # Temporal UI link
+    for _ in range(240):
+        fragment = await web.get(
+            f"/console/applications/{app_id}/progress", headers={"X-Console-Fragment": "1"}
+        )
+        if "Show the one-time api_secret" in fragment.text:
+            break
+        assert "data-poll" in fragment.text  # still approving: the page keeps polling
+        await asyncio.sleep(0.25)
+    else:
+        raise AssertionError("the approval did not finish")
+    assert "data-poll" not in fragment.text and "/console/chain/tx/" in fragment.text
+    shown = await web.post(f"/console/applications/{app_id}/secret", data={"csrf_token": token})
+    assert shown.status_code == 200 and shown.headers["cache-control"] == "no-store"
+    secret = re.search(r"id=api-secret>(sk_[^<]+)<", shown.text)
+    assert secret, shown.text
+    again = await web.post(f"/console/applications/{app_id}/secret", data={"csrf_token": token})
+    assert again.status_code == 409 and secret.group(1) not in again.text
+    async with session_maker() as s:
+        row = await s.get(ProjectApplication, app_id)
+        assert row is not None and row.status == "approved" and row.api_secret_encrypted is None
+    assert row.whitelist_tx is not None
+    tx = await web.get(f"/console/chain/tx/{row.whitelist_tx}")
+    assert tx.status_code == 200 and row.whitelist_tx in tx.text
+    whitelist = await web.get("/console/whitelist", params={"q": row.mcd_wallet_address})
+    assert f'data-project="{row.project_id}"' in whitelist.text
+    # Remove it: chain first, then the stored entry; the removal signature is shown.
+    removed = await web.post(
+        f"/console/whitelist/{row.project_id}/remove", data={"csrf_token": token}
+    )
+    assert removed.status_code == 303
+    listed = await web.get(
+        "/console/whitelist", params={"status": "removed", "q": row.mcd_wallet_address}
+    )
+    assert f'data-project="{row.project_id}"' in listed.text and "removed" in listed.text
+    async with session_maker() as s:
+        entry = await s.scalar(
+            select(McdWhitelistEntry).where(McdWhitelistEntry.project_id == row.project_id)
+        )
+        assert entry is not None and entry.status == "removed" and entry.remove_tx
+    # A removed entry cannot be reactivated: the service's refusal, as a problem page.
+    refused = await web.post(
+        f"/console/whitelist/{row.project_id}/activate", data={"csrf_token": token}
+    )
+    assert refused.status_code == 409 and "was removed from the whitelist" in refused.text
