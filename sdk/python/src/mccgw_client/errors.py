@@ -122,6 +122,12 @@ class InsufficientScope(ProblemError):
     slug_name = "insufficient-scope"
 
 
+class UserNotAuthorizedForProject(ProblemError):
+    """403: the user has not authorized the project (``user-not-authorized-for-project``)"""
+
+    slug_name = "user-not-authorized-for-project"
+
+
 class AdminRequired(ProblemError):
     """403: admin route (``admin-required``)"""
 
