@@ -6,13 +6,19 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
 from mccgw_client import ApiKeyAuth, AsyncClient, Client, HmacAuth, RetryPolicy
-from mccgw_client.errors import IdempotencyKeyReused, ServiceUnavailable, TransportError
+from mccgw_client.errors import (
+    IdempotencyKeyReused,
+    InvalidSignature,
+    ServiceUnavailable,
+    TransportError,
+)
 from redis.asyncio import Redis
 from sqlalchemy import func, select
 
@@ -252,3 +258,34 @@ def test_no_retry_without_key_nor_past_max_retry_after(sleeps: list[float]) -> N
     ):
         gw.post("/v1/something", json=[1, 2])
     assert sleeps == []
+
+
+async def test_same_write_signed_by_two_clients_in_one_second(
+    app: FastAPI, world: World, consented: Consented
+) -> None:
+    """Two processes send the same write (same key) in the same second: the same signature,
+    which the gateway takes once. The second client signs again in the next second and gets
+    the replayed answer; a wrong secret is still refused after that one extra attempt."""
+    creds = consented.creds
+    now = int(time.time())
+    body = {"attribute_key": "twice", "attribute_value": 1, "idempotency_key": "two-procs"}
+    path = f"/v1/users/{consented.uid}/attributes"
+    answers, transports = [], []
+    for _ in range(2):
+        transport = DropAnswers(app, drop=0)
+        auth = HmacAuth(creds.project_id, creds.secret, clock=lambda: now)
+        async with AsyncClient(BASE, auth, retry=FAST, transport=transport) as gw:
+            answers.append(await gw.post(path, json=body))
+        transports.append(transport)
+    assert [a.attempts for a in answers] == [1, 2] and answers[1].replayed
+    assert transports[1].answers[0].json()["type"].endswith("/invalid-signature")
+    assert answers[0].content == answers[1].content
+    assert await effects(world, consented.uid, "two-procs") == (1, 1, 1)
+
+    transport = DropAnswers(app, drop=0)
+    async with AsyncClient(
+        BASE, HmacAuth(creds.project_id, "wrong"), retry=FAST, transport=transport
+    ) as gw:
+        with pytest.raises(InvalidSignature):
+            await gw.post(path, json=body)
+    assert len(transport.requests) == 2

@@ -29,7 +29,7 @@ import httpx
 from pydantic import BaseModel
 
 from ._operation import Operation
-from .auth import Credentials
+from .auth import Credentials, HmacAuth
 from .errors import ProblemError, TransportError, problem_from, slug_of
 from .signing import canonical_json
 
@@ -150,6 +150,7 @@ class _Call:
     retryable: bool
     credentials: Credentials | None
     attempt: int = field(default=0)
+    resigned: bool = field(default=False)
 
 
 def _to_json(value: Any) -> Any:
@@ -241,6 +242,9 @@ class _Base:
         if response is None:  # no answer: the write may or may not have happened; the key
             return policy.delay(call.attempt, None)  # makes the retry safe either way
         status = response.status_code
+        if status == 401 and self._same_second_replay(call, response):
+            call.resigned = True  # once: a wrong secret fails again and is raised
+            return 1.0 - (time.time() % 1.0) + 0.01  # sign again in the next second
         if status not in policy.statuses:
             if status != 409 or not policy.slugs:
                 return None
@@ -250,6 +254,17 @@ class _Base:
         if after is not None and after > policy.max_retry_after:
             return None
         return policy.delay(call.attempt, after)
+
+    @staticmethod
+    def _same_second_replay(call: _Call, response: httpx.Response) -> bool:
+        """The gateway takes a write's signature once. Another client (another process) that
+        sent this very write (same key, body, path) in the same second made the same signature,
+        so ours is refused as a replay: signing again in the next second gets the answer."""
+        return (
+            isinstance(call.credentials, HmacAuth)
+            and not call.resigned
+            and slug_of(_json_or_empty(response), 401) == "invalid-signature"
+        )
 
     def _finish(self, call: _Call, response: httpx.Response) -> Response:
         if response.status_code >= 400:
