@@ -95,18 +95,32 @@ def _shell_step(code: str, cwd: Path) -> dict[str, str]:
     return dict(pairs)
 
 
+def _start(stack_root: Path) -> tuple[_Stack, Path, str]:
+    """`mccgw dev` on free ports; one more try on fresh ports and a fresh directory if the
+    stack exits during start-up (a port taken between free_port() and its bind)."""
+    for attempt in (1, 2):
+        ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
+        base_url = f"http://127.0.0.1:{ports['api']}"
+        state_dir = stack_root / f"dev{attempt}"
+        stack = _Stack(state_dir, ports)
+        try:
+            stack.wait_ready(base_url)
+        except pytest.fail.Exception:
+            if attempt == 2 or stack.proc.poll() is None:
+                raise
+            continue
+        return stack, state_dir, base_url
+    raise AssertionError("unreachable")
+
+
 def test_quickstart_end_to_end(stack_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
-    base_url = f"http://127.0.0.1:{ports['api']}"
-    state_dir = stack_root / "dev"
     # A directory shaped like the repository root, as the page assumes.
     workdir = stack_root / "repo"
     workdir.mkdir()
     (workdir / ".venv").symlink_to(ROOT / ".venv")
     namespace: dict[str, Any] = {"__name__": "quickstart"}
-    stack = _Stack(state_dir, ports)
+    stack, state_dir, base_url = _start(stack_root)
     try:
-        stack.wait_ready(base_url)
         (workdir / ".dev").symlink_to(state_dir)
         monkeypatch.chdir(workdir)
         for name, lang, code in blocks():
