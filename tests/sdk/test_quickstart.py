@@ -16,12 +16,18 @@ STEPS THAT NEED OTHER BRANCHES (today's main cannot run them; the lead removes e
   alice demo money (decisions.md: "alice 10,000 MCC ... through the same chain path").
   Today: ``422 insufficient-funds``.
 
-A step listed in ``NEEDS`` that fails in exactly the expected way skips the test with that
-reason; any other failure fails it.
+A step listed in ``NEEDS`` that fails in exactly the expected way gets a stand-in, and the page
+goes on, so its later blocks are still run and checked today: for ``consent``, the seeded demo
+project (which has an OAuth client) replaces the approved one from the receiver step on; for
+``lock``, the test gives alice money through the chain gateway (``engine.funding``, as the
+engine tests do). The test then ends as *skipped*, naming each stand-in; any other failure
+fails it. With both branches merged no stand-in is used and the test passes as written.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import re
 import shutil
@@ -31,8 +37,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mccgw_client import Client, HmacAuth
 from mccgw_client.errors import InsufficientFunds
 
+from core.config import Settings
 from core.embedded import free_port
 from tests.conftest import traversable_tmp
 from tests.test_dev_stack import _Stack
@@ -123,27 +131,80 @@ def test_quickstart_end_to_end(stack_root: Path, monkeypatch: pytest.MonkeyPatch
     try:
         (workdir / ".dev").symlink_to(state_dir)
         monkeypatch.chdir(workdir)
-        for name, lang, code in blocks():
-            code = code.replace("http://127.0.0.1:8000", base_url)
+        page = {name: (lang, code.replace("http://127.0.0.1:8000", base_url))
+                for name, lang, code in blocks()}  # fmt: skip
+
+        def run(name: str) -> None:
+            lang, code = page[name]
+            if lang == "sh":
+                exported = _shell_step(code, workdir)
+                for var in ("MCCGW_BASE_URL", "DEV_TOKEN", "ADMIN_TOKEN"):
+                    assert exported.get(var), f"the {name} step exports {var}"
+                    monkeypatch.setenv(var, exported[var])
+            else:
+                exec(compile(code, f"docs/quickstart.md:{name}", "exec"), namespace)
+
+        stand_ins: list[str] = []
+        for name in page:
             try:
-                if lang == "sh":
-                    exported = _shell_step(code, workdir)
-                    for var in ("MCCGW_BASE_URL", "DEV_TOKEN", "ADMIN_TOKEN"):
-                        assert exported.get(var), f"the {name} step exports {var}"
-                        monkeypatch.setenv(var, exported[var])
-                else:
-                    exec(compile(code, f"docs/quickstart.md:{name}", "exec"), namespace)
+                run(name)
             except Exception as exc:
                 need = NEEDS.get(name)
-                if need is not None and need[1](exc):
-                    pytest.skip(f"quickstart step {name!r} needs {need[0]} ({exc!r})")
-                raise
+                if need is None or not need[1](exc):
+                    raise
+                stand_ins.append(f"{name!r} needs {need[0]} (today: {exc!r})")
+                _stand_in(name, namespace, state_dir, base_url, run)
             _check(name, namespace)
+        if stand_ins:
+            pytest.skip(
+                "quickstart ran to the end, with stand-ins for steps that need other branches: "
+                + "; ".join(stand_ins)
+            )
     finally:
         if "receiver" in namespace:  # the page's webhook receiver, if the run got that far
             namespace["receiver"].shutdown()
             namespace["receiver"].server_close()
         _stop(stack)
+
+
+def _stand_in(
+    step: str, ns: dict[str, Any], state_dir: Path, base_url: str, run: Callable[[str], None]
+) -> None:
+    """Make ``step`` possible without the branch it needs, then run it (and what it needs)."""
+    demo = json.loads((state_dir / "demo.json").read_text())
+    if step == "consent":
+        # The seeded demo project has an OAuth client: it stands in for the approved project.
+        project = demo["projects"][0]
+        ns["receiver"].shutdown()
+        ns["receiver"].server_close()
+        ns["gw"] = Client(base_url, HmacAuth(project["project_id"], project["api_secret"]))
+        ns["approved"] = {**ns["approved"], "oauth_client_id": project["oauth_client_id"]}
+        run("receiver")  # its webhooks go to the demo project's endpoint
+        run("consent")
+    elif step == "lock":
+        asyncio.run(_give_alice_money(state_dir, demo["users"][0]["uid"]))
+        run("lock")
+
+
+async def _give_alice_money(state_dir: Path, uid: str) -> None:
+    """What `mccgw dev` will do itself once wave-tokens is merged: MCC minted to alice's
+    custody account and credited once finalized (the engine tests' path)."""
+    from engine.funding import fund_user
+    from worker import worker_deps
+
+    settings = Settings(
+        _env_file=None,
+        environment="dev",
+        database_url=f"postgresql+psycopg://postgres:@/mccgw?host={state_dir / 'pg'}",
+        redis_url=f"unix://{state_dir / 'redis' / 'redis.sock'}",
+        solana_rpc_url=json.loads((state_dir / "demo.json").read_text())["rpc_url"],
+        chain_keys_dir=state_dir / "keys",
+    )
+    async with worker_deps(settings) as deps:
+        await fund_user(
+            deps.gateway, deps.sessions, uid=uid, currency="MCC", amount=1000 * 10**9,
+            op_key=f"quickstart-stand-in:{uid}",
+        )  # fmt: skip
 
 
 def _stop(stack: _Stack) -> None:
