@@ -4,14 +4,14 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install dev test lint format program program-check bench clean
+.PHONY: install dev test lint format program program-check bench clean sdk-models
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml sdk/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e sdk/python
 	touch $@
 
 ## README command 1: the whole stack on embedded services (Ctrl-C stops all of it).
@@ -21,6 +21,10 @@ dev: install
 ## README command 2: the whole test suite against real PostgreSQL, Redis, Temporal and chain.
 test: install
 	ENVIRONMENT=test $(BIN)/pytest
+
+## Regenerate the Python SDK's typed models from the app's OpenAPI (after adding routes).
+sdk-models: install
+	$(BIN)/python -m mccgw.sdkgen
 
 lint: install
 	$(BIN)/ruff check .
