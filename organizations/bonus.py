@@ -1,0 +1,205 @@
+"""Each user's mining bonus, cached in Redis, with the database as the fallback.
+
+The bonus of a member is the sum of the bonuses of the lit units on their station's chain,
+so the cache has two hashes that one script reads in one round trip:
+
+- ``org:bonus:member``  uid -> station id (``0``: no station, bonus 0)
+- ``org:bonus:station`` station id -> bonus percent of the station's chain
+
+The daily job rebuilds both (``refresh_all``: members streamed from PostgreSQL in chunks,
+one HSET of many fields per chunk, pipelined, written under temporary keys and swapped in with
+one MULTI/RENAME so readers never see a half-built cache). A change of lit state rewrites only
+the station hash; a membership change rewrites one member's field. A user the cache does not
+know (new, or the cache was lost) is computed from the database and written back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+from sqlalchemy import bindparam, text
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.types import BigInteger, String
+
+from organizations.rules import BONUS_PERCENT, multiplier
+
+log = logging.getLogger("mccgw.organizations")
+
+MEMBER_KEY = "org:bonus:member"
+STATION_KEY = "org:bonus:station"
+REFRESH_CHUNK = 20_000
+
+_PERCENT = " + ".join(
+    f"CASE WHEN {alias}.lit THEN {BONUS_PERCENT[kind]} ELSE 0 END"
+    for alias, kind in (("st", "station"), ("mx", "matrix"), ("se", "sector"), ("sy", "system"))
+)
+_CHAIN = """
+    FROM org_units st
+    LEFT JOIN org_units mx ON mx.id = st.parent_id
+    LEFT JOIN org_units se ON se.id = mx.parent_id
+    LEFT JOIN org_units sy ON sy.id = se.parent_id
+"""
+_STATIONS = text(f"SELECT st.id, {_PERCENT} AS percent {_CHAIN} WHERE st.unit_type = 'station'")
+_SOME_STATIONS = text(
+    f"SELECT st.id, {_PERCENT} AS percent {_CHAIN} WHERE st.id = ANY(:ids)"
+).bindparams(bindparam("ids", type_=ARRAY(BigInteger())))
+_USERS = text(
+    f"""
+SELECT m.user_uid, st.id, {_PERCENT} AS percent
+FROM org_memberships m
+JOIN org_units st ON st.id = m.station_id
+LEFT JOIN org_units mx ON mx.id = st.parent_id
+LEFT JOIN org_units se ON se.id = mx.parent_id
+LEFT JOIN org_units sy ON sy.id = se.parent_id
+WHERE m.left_at IS NULL AND m.user_uid = ANY(:uids)
+"""
+).bindparams(bindparam("uids", type_=ARRAY(String())))
+_ALL_MEMBERS = text("SELECT user_uid, station_id FROM org_memberships WHERE left_at IS NULL")
+
+# KEYS: member hash, station hash; ARGV: uids. Per uid: the percent, or "?" when unknown.
+_READ = """
+local out = {}
+for i, uid in ipairs(ARGV) do
+  local s = redis.call('HGET', KEYS[1], uid)
+  if not s then
+    out[i] = '?'
+  elseif s == '0' then
+    out[i] = '0'
+  else
+    out[i] = redis.call('HGET', KEYS[2], s) or '?'
+  end
+end
+return out
+"""
+
+
+async def cached_percents(redis: Redis, uids: list[str]) -> dict[str, int | None]:
+    """The cached bonus percent per uid (None: not in the cache, or Redis unavailable)."""
+    if not uids:
+        return {}
+    try:
+        values = await redis.register_script(_READ)(keys=[MEMBER_KEY, STATION_KEY], args=uids)
+    except RedisError as exc:
+        log.warning("bonus cache unavailable: %r", exc)
+        return dict.fromkeys(uids)
+    out: dict[str, int | None] = {}
+    for uid, raw in zip(uids, values, strict=True):
+        value = raw.decode() if isinstance(raw, bytes) else str(raw)
+        out[uid] = None if value == "?" else int(value)
+    return out
+
+
+async def percents_from_db(session: AsyncSession, uids: list[str]) -> dict[str, tuple[int, int]]:
+    """uid -> (station id or 0, bonus percent), from the units' lit states."""
+    found = {
+        uid: (int(station), int(percent))
+        for uid, station, percent in await session.execute(_USERS, {"uids": uids})
+    }
+    return {uid: found.get(uid, (0, 0)) for uid in uids}
+
+
+async def station_percents(
+    session: AsyncSession, station_ids: Iterable[int] | None = None
+) -> dict[int, int]:
+    if station_ids is None:
+        rows = await session.execute(_STATIONS)
+    else:
+        rows = await session.execute(_SOME_STATIONS, {"ids": sorted(set(station_ids))})
+    return {int(station): int(percent) for station, percent in rows}
+
+
+async def percents(session: AsyncSession, redis: Redis, uids: list[str]) -> dict[str, int]:
+    """Each user's bonus percent: from the cache, the misses from the database (and written
+    back, best effort)."""
+    unique = sorted(set(uids))
+    cached = await cached_percents(redis, unique)
+    misses = [uid for uid, value in cached.items() if value is None]
+    out = {uid: value for uid, value in cached.items() if value is not None}
+    if misses:
+        computed = await percents_from_db(session, misses)
+        out |= {uid: percent for uid, (_, percent) in computed.items()}
+        try:
+            async with redis.pipeline(transaction=False) as pipe:
+                pipe.hset(MEMBER_KEY, mapping={uid: s for uid, (s, _) in computed.items()})
+                stations = {s: p for s, p in computed.values() if s}
+                if stations:
+                    pipe.hset(STATION_KEY, mapping=stations)  # type: ignore[arg-type]
+                await pipe.execute()
+        except RedisError as exc:
+            log.warning("could not write the bonus cache: %r", exc)
+    return out
+
+
+async def multipliers(session: AsyncSession, redis: Redis, uids: list[str]) -> dict[str, Decimal]:
+    """``bonus_multiplier`` per user: 1 + bonus (1.0 without lit units)."""
+    return {uid: multiplier(p) for uid, p in (await percents(session, redis, uids)).items()}
+
+
+async def set_member(redis: Redis, uid: str, station_id: int | None) -> None:
+    """After a membership change is committed: the user's station in the cache."""
+    try:
+        await redis.hset(MEMBER_KEY, uid, station_id or 0)
+    except RedisError as exc:
+        log.warning("could not update the bonus cache for %s: %r", uid, exc)
+        with contextlib.suppress(RedisError):
+            await redis.hdel(MEMBER_KEY, uid)
+
+
+async def refresh_stations(
+    session: AsyncSession, redis: Redis, station_ids: Iterable[int] | None = None
+) -> int:
+    """Rewrite the cached percent of these stations (all when None)."""
+    values = await station_percents(session, station_ids)
+    if values:
+        await redis.hset(STATION_KEY, mapping=values)  # type: ignore[arg-type]
+    return len(values)
+
+
+@dataclass(frozen=True)
+class RefreshOutcome:
+    members: int
+    stations: int
+
+
+async def refresh_all(session: AsyncSession, redis: Redis) -> RefreshOutcome:
+    """Rebuild the whole cache from the database (members streamed, never all in memory)."""
+    suffix = uuid.uuid4().hex[:8]
+    member_tmp, station_tmp = f"{MEMBER_KEY}:new:{suffix}", f"{STATION_KEY}:new:{suffix}"
+    stations = await station_percents(session)
+    members = 0
+    try:
+        if stations:
+            await redis.hset(station_tmp, mapping=stations)  # type: ignore[arg-type]
+        result = await session.stream(_ALL_MEMBERS.execution_options(yield_per=REFRESH_CHUNK))
+        async with redis.pipeline(transaction=False) as pipe:
+            pending = 0
+            async for part in result.partitions(REFRESH_CHUNK):
+                pipe.hset(member_tmp, mapping={uid: station for uid, station in part})
+                members += len(part)
+                pending += 1
+                if pending >= 10:
+                    await pipe.execute()
+                    pending = 0
+            if pending:
+                await pipe.execute()
+        async with redis.pipeline(transaction=True) as swap:
+            for tmp, live, count in (
+                (member_tmp, MEMBER_KEY, members),
+                (station_tmp, STATION_KEY, len(stations)),
+            ):
+                if count:
+                    swap.rename(tmp, live)
+                else:
+                    swap.delete(live)
+            await swap.execute()
+    finally:
+        await redis.delete(member_tmp, station_tmp)
+    return RefreshOutcome(members=members, stations=len(stations))
