@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -178,7 +179,7 @@ async def _population(s: AsyncSession, days: int) -> tuple[int, int]:
     return st, weak
 
 
-async def _snapshot(s: AsyncSession) -> list[tuple[object, ...]]:
+async def _snapshot(s: AsyncSession) -> list[tuple[Any, ...]]:
     rows = await s.execute(
         text(
             "SELECT station_id, day, member_count, total_input, avg_input, qualifies, computed_at"
