@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     log_json: bool = True
 
+    # Avatars (profiles.storage): a local directory served under /media/avatars, or "s3".
+    avatar_storage: Literal["local", "s3"] = "local"
+    avatar_dir: Path = Path(".dev/avatars")
+    # Public URL prefix of stored avatars; empty = {base_url}/media/avatars.
+    avatar_public_url: str = ""
+
     @field_validator("cors_origins", mode="before")
     @classmethod
     def _split_origins(cls, v: object) -> object:
