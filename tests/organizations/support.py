@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import date, timedelta
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from db.models.access import OAuthClient
 from organizations import units
 from organizations.units import NewUnit
+from tests.factories import World
 
 
 async def unit(s: AsyncSession, kind: str, number: int, parent: str | None = None) -> int:
@@ -42,3 +45,24 @@ def days_back(n: int) -> list[int]:
 
 def day(base: date, offset: int) -> date:
     return base + timedelta(days=offset)
+
+
+async def token(world: World, uid: str, scope: str) -> str:
+    """An access token with exactly ``scope`` (through a client allowed those scopes)."""
+    project = await world.project()
+    client_id = f"cl_{uuid.uuid4().hex[:12]}"
+    async with world.sessions() as s:
+        s.add(
+            OAuthClient(
+                client_id=client_id,
+                project_id=project.project_id,
+                name="Organization tests",
+                client_secret_hash=None,
+                redirect_uris=["http://localhost:3000/callback"],
+                allowed_scopes=scope.split(),
+                grant_types=["authorization_code"],
+                access_token_format="jwt",
+            )
+        )
+        await s.commit()
+    return await world.token(uid, scope, client_id=client_id)

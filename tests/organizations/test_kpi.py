@@ -127,9 +127,15 @@ async def test_higher_units_average_their_stations(session_maker: Sessions, redi
         await unit(s, "matrix", 2, "sector-1")
         await unit(s, "matrix", 3, "sector-2")
         await unit(s, "matrix", 4, "sector-2")  # no stations: dark
-        plan = {1: ("matrix-1", 21), 2: ("matrix-1", 21), 3: ("matrix-1", 20),
-                4: ("matrix-1", 22), 5: ("matrix-2", 25), 6: ("matrix-2", 16),
-                7: ("matrix-3", 30)}  # fmt: skip
+        plan = {
+            1: ("matrix-1", 21),
+            2: ("matrix-1", 21),
+            3: ("matrix-1", 20),
+            4: ("matrix-1", 22),
+            5: ("matrix-2", 25),
+            6: ("matrix-2", 16),
+            7: ("matrix-3", 30),
+        }
         station = {}
         for number, (parent, days) in plan.items():
             station[number] = await unit(s, "station", number, parent)
@@ -154,14 +160,22 @@ async def test_higher_units_average_their_stations(session_maker: Sessions, redi
         "system-1": (True, Decimal("22.14")),
     }
     # bonuses are cumulative along the member's chain
-    assert db_percents == {"m1-1": (station[1], 10 + 20 + 40), "m3-1": (station[3], 20 + 40),
-                           "m7-1": (station[7], 100), "nobody": (0, 0)}  # fmt: skip
+    assert db_percents == {
+        "m1-1": (station[1], 10 + 20 + 40),
+        "m3-1": (station[3], 20 + 40),
+        "m7-1": (station[7], 100),
+        "nobody": (0, 0),
+    }
     async with session_maker() as s:
         refreshed = await bonus.refresh_all(s, redis)
         assert refreshed.members == 3 and refreshed.stations == 7
         multipliers = await bonus.multipliers(s, redis, ["m1-1", "m3-1", "m7-1", "nobody"])
-    assert multipliers == {"m1-1": Decimal("1.7"), "m3-1": Decimal("1.6"),
-                           "m7-1": Decimal("2"), "nobody": Decimal("1")}  # fmt: skip
+    assert multipliers == {
+        "m1-1": Decimal("1.7"),
+        "m3-1": Decimal("1.6"),
+        "m7-1": Decimal("2"),
+        "nobody": Decimal("1"),
+    }
     assert await redis.hget(bonus.MEMBER_KEY, "m7-1") == str(station[7]).encode()
     assert await redis.hget(bonus.STATION_KEY, str(station[7])) == b"100"
     assert await redis.hget(bonus.MEMBER_KEY, "nobody") == b"0"  # written back on a miss
