@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Security, UploadFile
+from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
+from starlette.datastructures import UploadFile
 
 from api.audit import new_audit
 from api.auth.deps import current_user
