@@ -92,8 +92,8 @@ async def test_avatar_is_cleaned_stored_and_served(
     me = await client.get("/v1/users/me", headers=auth)
     assert me.json()["data"]["attributes"]["avatar_url"] == attributes["avatar_url"]
     # the same image again: the same URL; each allowed format is accepted
-    again = await upload(client, auth, original)
-    assert again.json()["data"]["attributes"]["avatar_url"] == attributes["avatar_url"]
+    repeat = await upload(client, auth, original)
+    assert repeat.json()["data"]["attributes"]["avatar_url"] == attributes["avatar_url"]
     for fmt, ctype in (("PNG", "image/png"), ("GIF", "image/gif"), ("WEBP", "image/webp")):
         r = await upload(client, auth, image_bytes(fmt), f"x.{fmt.lower()}", ctype)
         assert r.status_code == 200 and r.json()["data"]["attributes"]["content_type"] == ctype
