@@ -179,9 +179,12 @@ class BonusAttributes(BaseModel):
 
 
 @router.get("/bonus", response_model=One[BonusAttributes], responses=PROBLEMS)
-async def user_bonus(user: OrgRead, session: SessionDep, redis: RedisDep) -> dict[str, Any]:
+async def user_bonus(user: OrgRead, request: Request, redis: RedisDep) -> dict[str, Any]:
     """The caller's ``bonus_multiplier`` (from the cache the daily job fills)."""
-    percent = (await bonus.percents(session, redis, [user.uid]))[user.uid]
+    percent = (await bonus.cached_percents(redis, [user.uid]))[user.uid]
+    if percent is None:  # not cached yet (or Redis unavailable): the database, written back
+        async with request.app.state.session_maker() as session:
+            percent = (await bonus.percents(session, redis, [user.uid]))[user.uid]
     return single(
         "tech_tree_bonus",
         user.uid,
