@@ -14,14 +14,14 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, single
-from api.errors import NotFound, ProblemError
+from api.errors import NotFound, ProblemError, ServiceUnavailable
 from api.idempotency import write_context
 from api.ratelimit import client_ip
 from api.typed import One
 from core.logging import request_id_var
 from db.models import User
 from profiles import avatar
-from profiles.storage import AvatarStorage
+from profiles.storage import AvatarStorage, StorageError
 
 router = APIRouter(prefix="/v1/users", tags=["users"])
 
@@ -227,6 +227,7 @@ async def _upload(request: Request) -> bytes:
         413: {"description": "More than 2 MB or 4096 px a side (`avatar-too-large`)"},
         415: {"description": "Not a JPEG, PNG, GIF or WebP image (`unsupported-media-type`)"},
         422: {"description": "No `file` field (`validation-error`)"},
+        503: {"description": "The avatar storage is unavailable (`service-unavailable`)"},
     },
 )
 async def upload_avatar(user: UserWrite, request: Request, session: SessionDep) -> dict[str, Any]:
@@ -239,7 +240,12 @@ async def upload_avatar(user: UserWrite, request: Request, session: SessionDep) 
         raise _avatar_problem(exc) from exc
     storage: AvatarStorage = request.app.state.avatar_storage
     # Content-addressed: repeating the upload stores nothing new and answers the same URL.
-    url = await storage.put(image.name, image.data, image.content_type)
+    try:
+        url = await storage.put(image.name, image.data, image.content_type)
+    except StorageError as exc:
+        raise ServiceUnavailable(
+            "The avatar storage is unavailable; retry later", headers={"Retry-After": "5"}
+        ) from exc
     row = await session.get(User, user.uid, with_for_update=True)
     if row is None:
         raise NotFound(f"User {user.uid} does not exist")

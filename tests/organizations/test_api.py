@@ -137,6 +137,16 @@ async def test_members_are_placed_moved_and_listed(
     assert r.status_code == 404
     r = await post(client, f"/v1/admin/organizations/members/{users[2].uid}/leave", admin, {})
     assert r.status_code == 200 and r.json()["data"]["attributes"]["left_at"] is not None
+    r = await post(client, f"/v1/admin/organizations/members/{users[2].uid}/leave", admin, {})
+    assert r.status_code == 200 and r.json()["data"]["attributes"]["moved"] is False
+    # only administrators place members
+    member_token = bearer(await token(world, users[1].uid, "openid org:read"))
+    for path, body in (
+        ("/v1/admin/organizations/station-2/members", {"user_uid": users[1].uid}),
+        (f"/v1/admin/organizations/members/{users[1].uid}/leave", {}),
+    ):
+        r = await post(client, path, member_token, body)
+        assert r.status_code == 403 and r.json()["type"].endswith("/admin-required")
     async with session_maker() as s:
         stays = list(
             await s.scalars(select(OrgMembership).where(OrgMembership.user_uid == users[0].uid))
