@@ -8,7 +8,8 @@ so the cache has two hashes that one script reads in one round trip:
 
 The daily job rebuilds both (``refresh_all``: members streamed from PostgreSQL in chunks,
 one HSET of many fields per chunk, pipelined, written under temporary keys and swapped in with
-one MULTI/RENAME so readers never see a half-built cache). A change of lit state rewrites only
+one MULTI/RENAME so readers never see a half-built cache; memberships changed meanwhile are
+written again after the swap). A change of lit state rewrites only
 the station hash; a membership change rewrites one member's field. A user the cache does not
 know (new, or the cache was lost) is computed from the database and written back.
 """
@@ -20,6 +21,7 @@ import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from redis.asyncio import Redis
@@ -27,7 +29,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import bindparam, text
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.types import BigInteger, String
+from sqlalchemy.types import BigInteger, DateTime, String
 
 from organizations.rules import BONUS_PERCENT, multiplier
 
@@ -63,6 +65,19 @@ WHERE m.left_at IS NULL AND m.user_uid = ANY(:uids)
 """
 ).bindparams(bindparam("uids", type_=ARRAY(String())))
 _ALL_MEMBERS = text("SELECT user_uid, station_id FROM org_memberships WHERE left_at IS NULL")
+# Members whose membership changed since a moment, with their station now (0: none).
+_TOUCHED = text(
+    """
+WITH touched AS (
+    SELECT DISTINCT user_uid FROM org_memberships WHERE joined_at >= :since OR left_at >= :since
+)
+SELECT t.user_uid, coalesce(m.station_id, 0)
+FROM touched t
+LEFT JOIN org_memberships m ON m.user_uid = t.user_uid AND m.left_at IS NULL
+"""
+).bindparams(bindparam("since", type_=DateTime(timezone=True)))
+# Margin for a membership change stamped before the rebuild began but committed after it.
+_RACE_MARGIN = timedelta(minutes=5)
 
 # KEYS: member hash, station hash; ARGV: uids. Per uid: the percent, or "?" when unknown.
 _READ = """
@@ -173,6 +188,8 @@ async def refresh_all(session: AsyncSession, redis: Redis) -> RefreshOutcome:
     """Rebuild the whole cache from the database (members streamed, never all in memory)."""
     suffix = uuid.uuid4().hex[:8]
     member_tmp, station_tmp = f"{MEMBER_KEY}:new:{suffix}", f"{STATION_KEY}:new:{suffix}"
+    began = await session.scalar(text("SELECT clock_timestamp()"))
+    assert isinstance(began, datetime)
     stations = await station_percents(session)
     members = 0
     try:
@@ -202,4 +219,11 @@ async def refresh_all(session: AsyncSession, redis: Redis) -> RefreshOutcome:
             await swap.execute()
     finally:
         await redis.delete(member_tmp, station_tmp)
+    # A membership changed while the snapshot was streamed: the admin route wrote it to the
+    # live hash, which the swap just replaced; write it again from a fresh snapshot.
+    await session.commit()  # read-only: ends the snapshot
+    rows = await session.execute(_TOUCHED, {"since": began - _RACE_MARGIN})
+    touched: dict[str, int] = {uid: int(station) for uid, station in rows}
+    if touched:
+        await redis.hset(MEMBER_KEY, mapping=touched)  # type: ignore[arg-type]
     return RefreshOutcome(members=members, stations=len(stations))
