@@ -82,13 +82,13 @@ class Totals(BaseModel):
     trade_volume_usdc: str
 
 
-class StatsAttributes(BaseModel):
+class MiningStatsAttributes(BaseModel):
     since: str
     days: list[DayProject]
     totals: Totals
 
 
-@router.get("/stats", response_model=One[StatsAttributes], responses=PROBLEMS)
+@router.get("/stats", response_model=One[MiningStatsAttributes], responses=PROBLEMS)
 async def mining_stats(
     reader: Annotated[UserPrincipal | ProjectPrincipal, Depends(mining_reader)],
     session: SessionDep,

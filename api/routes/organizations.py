@@ -190,7 +190,7 @@ class StationSummary(BaseModel):
     mining_input: str
 
 
-class StatsAttributes(BaseModel):
+class UnitStatsAttributes(BaseModel):
     unit_type: UnitType
     window_start: date
     window_end: date
@@ -226,7 +226,7 @@ def _station(d: StationDays) -> dict[str, Any]:
 
 @router.get(
     "/{unit_id}/stats",
-    response_model=One[StatsAttributes],
+    response_model=One[UnitStatsAttributes],
     responses={404: PROBLEMS[404], 429: PROBLEMS[429]},
 )
 async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:

@@ -231,8 +231,10 @@ async def _upload(request: Request) -> bytes:
     },
 )
 async def upload_avatar(user: UserWrite, request: Request, session: SessionDep) -> dict[str, Any]:
-    """Upload an avatar (multipart field `file`): verified, re-encoded without metadata, stored;
-    its URL becomes `avatar_url` for every project at once."""
+    """Upload an avatar (multipart field `file`; jpg, png, gif or webp; at most 2 MB).
+
+    Verified by decoding, re-encoded without metadata, stored; its URL becomes `avatar_url`
+    for every project at once."""
     data = await _upload(request)
     try:
         image = await asyncio.to_thread(avatar.clean, data)
