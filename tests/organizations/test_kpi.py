@@ -264,3 +264,25 @@ async def test_a_crash_mid_day_leaves_nothing_and_the_rerun_counts_once(
         await s.commit()
         once = {k: (r.member_count, r.total_input) for k, r in (await _kpis(s, D)).items()}
     assert sorted(once.values()) == [(900, 900 * 10_000_000), (900, 900 * 21_500_000)]
+
+
+async def test_cache_rebuild_streams_every_member(session_maker: Sessions, redis: Redis) -> None:
+    """Through COPY and the Lua loader, uids COPY would escape included; one swap."""
+    async with session_maker() as s:
+        st = await unit(s, "station", 1)
+        await qualifying_history(s, st, D, days_back(21))
+        await kpi.light_units(s, D)
+        await bulk.add_members(s, st, "many-", 1, 12_000, EARLY)
+        for odd in ("tab\tuid", "back\\slash", "new\nline", "ünï ćödé"):
+            await bulk.add_members(s, st, odd, 1, 1, EARLY)
+        await s.commit()
+    await redis.hset(bonus.MEMBER_KEY, "stale-user", 99)  # gone after the swap
+    async with session_maker() as s:
+        outcome = await bonus.refresh_all(s, redis)
+    assert (outcome.members, outcome.stations) == (12_004, 1)
+    assert await redis.hlen(bonus.MEMBER_KEY) == 12_004
+    for uid in ("many-1", "many-12000", "tab\tuid1", "back\\slash1", "new\nline1", "ünï ćödé1"):
+        assert await redis.hget(bonus.MEMBER_KEY, uid) == str(st).encode(), uid
+    assert await redis.hget(bonus.MEMBER_KEY, "stale-user") is None
+    assert await redis.hget(bonus.STATION_KEY, str(st)) == b"10"
+    assert await redis.keys("org:bonus:*:new:*") == []
