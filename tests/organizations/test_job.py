@@ -14,6 +14,7 @@ from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
 
 from db.models.organizations import OrgMembership, OrgUnit
 from engine.schedules import ensure_daily_kpi_schedule
@@ -21,6 +22,7 @@ from organizations import bonus, bulk, kpi
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, submit
 from tests.organizations.support import days_back, qualifying_history, unit
+from worker import WORKFLOW_RUNNER
 from workflows.organizations import (
     DAILY_KPI_SCHEDULE_ID,
     DailyKpiInput,
@@ -98,11 +100,12 @@ async def test_catch_up_with_a_crash_mid_day_counts_each_day_once(
             )
         )
         await s.commit()
+    workflow_id = f"kpi-test-{uuid.uuid4().hex[:8]}"
     try:
         result = await temporal_env.client.execute_workflow(
             DailyKpiWorkflow.run,
             DailyKpiInput(through=D.isoformat()),
-            id=f"kpi-test-{uuid.uuid4().hex[:8]}",
+            id=workflow_id,
             task_queue=worker,
         )
         async with session_maker() as s:
@@ -141,6 +144,11 @@ async def test_catch_up_with_a_crash_mid_day_counts_each_day_once(
         assert await _kpi_rows(s) == rows
     assert await redis.hget(bonus.MEMBER_KEY, "j1") == str(st).encode()
     assert await redis.hget(bonus.STATION_KEY, str(st)) == b"0"
+    # the recorded history replays deterministically with today's workflow code
+    history = await temporal_env.client.get_workflow_handle(workflow_id).fetch_history()
+    await Replayer(workflows=[DailyKpiWorkflow], workflow_runner=WORKFLOW_RUNNER).replay_workflow(
+        history
+    )
 
 
 async def test_the_cached_multiplier_is_applied_to_mining_rewards(
