@@ -286,3 +286,28 @@ async def test_cache_rebuild_streams_every_member(session_maker: Sessions, redis
     assert await redis.hget(bonus.MEMBER_KEY, "stale-user") is None
     assert await redis.hget(bonus.STATION_KEY, str(st)) == b"10"
     assert await redis.keys("org:bonus:*:new:*") == []
+
+
+async def test_members_who_join_or_leave_mid_window(session_maker: Sessions) -> None:
+    """Each day counts the members of that day's end: before a leave, after a join."""
+    mid = START - timedelta(days=1) + timedelta(hours=10)  # D - 1, 10:00
+    async with session_maker() as s:
+        st = await unit(s, "station", 3)
+        await bulk.add_members(s, st, "always", 1, 2, EARLY)
+        await bulk.add_members(s, st, "leaver", 1, 1, EARLY, mid)
+        await bulk.add_members(s, st, "joiner", 1, 1, mid)
+        for back in (2, 1, 0):
+            for prefix in ("always", "leaver", "joiner"):
+                last = 2 if prefix == "always" else 1
+                volume = Decimal(7 if prefix == "joiner" else 5)
+                await bulk.add_inputs(s, prefix, 1, last, D - timedelta(days=back), volume)
+        counts = {}
+        for back in (2, 1, 0):
+            day = D - timedelta(days=back)
+            await kpi.compute_day(s, day)
+            row = (await _kpis(s, day))[st]
+            counts[back] = (row.member_count, row.total_input)
+        await s.commit()
+    # D-2: always x2 + leaver (5 each); D-1, with the leave and the join at 10:00, and D:
+    # always x2 (5 each) + joiner (7)
+    assert counts == {2: (3, 15_000_000), 1: (3, 17_000_000), 0: (3, 17_000_000)}
