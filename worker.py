@@ -30,6 +30,7 @@ from activities.engine import EngineActivities
 from activities.housekeeping import HousekeepingActivities
 from activities.mining import MiningActivities
 from activities.onboarding import OnboardingActivities
+from activities.organizations import OrganizationActivities
 from activities.system import SystemActivities
 from activities.webhooks import WebhookActivities
 from chain.gateway import ChainGateway
@@ -40,6 +41,7 @@ from core.queues import MAIN_TASK_QUEUE
 from core.redis_client import create_redis
 from db.session import create_engine, create_session_maker
 from engine.schedules import (
+    ensure_daily_kpi_schedule,
     ensure_housekeeping_schedule,
     ensure_reconcile_schedule,
     ensure_recovery_schedule,
@@ -49,6 +51,7 @@ from workflows.approval import ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
 from workflows.housekeeping import HousekeepingWorkflow
 from workflows.mining import MiningActivityWorkflow
+from workflows.organizations import DailyKpiWorkflow
 from workflows.reconcile import ReconcileWorkflow
 from workflows.recovery import RecoveryWorkflow
 from workflows.reference import PingWorkflow
@@ -67,6 +70,7 @@ WORKFLOWS: Sequence[type] = (
     ReconcileWorkflow,
     RecoveryWorkflow,
     HousekeepingWorkflow,
+    DailyKpiWorkflow,
 )
 
 
@@ -113,6 +117,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
         *mining.all(),
         *EngineActivities(deps).all(),
         HousekeepingActivities(deps.sessions).purge_idempotency,
+        *OrganizationActivities(deps.sessions, deps.redis).all(),
     ]
 
 
@@ -122,7 +127,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
 # each run's globals and restricts what the workflow code itself may call.
 PASSTHROUGH_MODULES = (
     "workflows", "activities", "engine", "chain", "core", "db", "events", "ledger", "mining",
-    "onboarding", "api",
+    "onboarding", "organizations", "api",
 )  # fmt: skip
 WORKFLOW_RUNNER = SandboxedWorkflowRunner(
     restrictions=SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
@@ -167,6 +172,7 @@ async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
         await ensure_reconcile_schedule(client, task_queue)
         await ensure_recovery_schedule(client, task_queue)
         await ensure_housekeeping_schedule(client, task_queue)
+        await ensure_daily_kpi_schedule(client, task_queue)
         await _ensure_webhook_pump(client, task_queue)
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:

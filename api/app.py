@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
 from solana.rpc.async_api import AsyncClient
 from starlette.routing import BaseRoute
 from temporalio.client import Client
@@ -30,6 +31,7 @@ from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.redis_client import create_redis
 from db.session import create_engine, create_session_maker
+from profiles.storage import storage_from_settings
 
 DESCRIPTION = """
 The single public HTTPS JSON entry point of the MCC/MCD ecosystem.
@@ -109,6 +111,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         dependencies=[Depends(limit_unauthenticated)],
     )
     app.state.settings = settings
+    # Fails here, with a clear message, when the configured avatar storage cannot be used.
+    app.state.avatar_storage = storage_from_settings(settings)
+    if settings.avatar_storage == "local":
+        settings.avatar_dir.mkdir(parents=True, exist_ok=True)
+        app.mount("/media/avatars", StaticFiles(directory=settings.avatar_dir), name="avatars")
     install_error_handlers(app)
     install_idempotency(app)
     install_legacy(app)

@@ -65,6 +65,20 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     log_json: bool = True
 
+    # Avatars (profiles.storage): a local directory served under /media/avatars, or "s3".
+    avatar_storage: Literal["local", "s3"] = "local"
+    avatar_dir: Path = Path(".dev/avatars")
+    # Public URL prefix of stored avatars; empty = {base_url}/media/avatars (local) or
+    # {avatar_s3_endpoint}/{avatar_s3_bucket} (s3).
+    avatar_public_url: str = ""
+    # An S3-compatible bucket (AWS S3, MinIO, R2...), path-style, signed with SigV4.
+    avatar_s3_endpoint: str = ""
+    avatar_s3_bucket: str = ""
+    avatar_s3_region: str = "us-east-1"
+    avatar_s3_access_key: str = ""
+    avatar_s3_secret_key: str = ""
+    avatar_s3_prefix: str = "avatars/"
+
     @field_validator("cors_origins", mode="before")
     @classmethod
     def _split_origins(cls, v: object) -> object:

@@ -24,6 +24,13 @@ from workflows.housekeeping import (
     HousekeepingInput,
     HousekeepingWorkflow,
 )
+from workflows.organizations import (
+    DAILY_KPI_CRON,
+    DAILY_KPI_SCHEDULE_ID,
+    DAILY_KPI_WORKFLOW_ID,
+    DailyKpiInput,
+    DailyKpiWorkflow,
+)
 from workflows.reconcile import RECONCILE_SCHEDULE_ID, ReconcileInput, ReconcileWorkflow
 from workflows.recovery import RECOVERY_SCHEDULE_ID, RecoveryInput, RecoveryWorkflow
 
@@ -77,3 +84,29 @@ async def ensure_housekeeping_schedule(
         client, HOUSEKEEPING_SCHEDULE_ID, HousekeepingWorkflow.run, HousekeepingInput(),
         "mccgw-housekeeping", task_queue, every,
     )  # fmt: skip
+
+
+async def ensure_daily_kpi_schedule(client: Client, task_queue: str) -> None:
+    """The tech tree's daily job at 00:30 UTC (see workflows.organizations)."""
+    try:
+        await client.create_schedule(
+            DAILY_KPI_SCHEDULE_ID,
+            Schedule(
+                action=ScheduleActionStartWorkflow(
+                    DailyKpiWorkflow.run,
+                    DailyKpiInput(),
+                    id=DAILY_KPI_WORKFLOW_ID,
+                    task_queue=task_queue,
+                ),
+                spec=ScheduleSpec(cron_expressions=[DAILY_KPI_CRON], time_zone_name="UTC"),
+                # A run still catching up is not doubled; a missed 00:30 (worker or server
+                # down) is caught up by the next run, which computes every undone day.
+                policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+            ),
+        )
+    except ScheduleAlreadyRunningError:
+        return
+    except Exception as exc:  # the worker runs without it; the next start retries
+        log.warning("could not create the schedule %s: %r", DAILY_KPI_SCHEDULE_ID, exc)
+        return
+    log.info("schedule created", extra={"schedule": DAILY_KPI_SCHEDULE_ID, "cron": DAILY_KPI_CRON})

@@ -26,6 +26,7 @@ from core.security import (
 from db.models import Project, User
 from db.models.access import OAuthClient, OAuthConsent
 from db.session import create_engine, create_session_maker, unit_of_work
+from mccgw.seed_orgs import seed_organizations
 
 PROJECT_SCOPES = [
     "mining:write",
@@ -215,6 +216,8 @@ async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
             )
             await _consent(session, people[1]["uid"], int(project["project_id"]))
             await _cli_client(session, settings)
+            # the demo territory (docs/organizations.md): alice in a lit station, bob not
+            await seed_organizations(session, people[1]["uid"], people[2]["uid"])
     finally:
         await engine.dispose()
 

@@ -6,8 +6,9 @@
 in MCD, rounded down to the mint's 9 decimals; absent members count as 0. Coefficients come
 from the environment (decimal strings): MINING_REWARD_BASE (default 1), MINING_REWARD_PER_VOLUME
 (0.001 per USDC of volume), MINING_REWARD_PER_TRADE (0.01), MINING_REWARD_PER_PROFIT (0.01 per
-USDC of profit). ``bonus_multiplier`` is the user's tech-tree bonus (1.0 until the tech tree
-exists). Computed in Decimal, never float; the result is integer base units.
+USDC of profit). ``bonus_multiplier`` is the user's tech-tree bonus (organizations.bonus: 1 +
+the bonuses of the lit units on the user's chain, 1.0 without any). Computed in Decimal,
+never float; the result is integer base units.
 """
 
 from __future__ import annotations
@@ -99,8 +100,3 @@ def reward_units(
     ) * multiplier
     units = (mcd * (Decimal(10) ** decimals)).quantize(Decimal(1), rounding=ROUND_DOWN)
     return max(int(units), 0)
-
-
-async def bonus_multiplier(user_uid: str) -> Decimal:
-    """The user's tech-tree mining bonus; 1.0 until the tech tree exists."""
-    return Decimal("1.0")

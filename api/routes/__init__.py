@@ -3,7 +3,10 @@
 from fastapi import APIRouter
 
 import api.routes.mining as mining_routes
+import api.routes.mining_stats as mining_stats_routes
+import api.routes.organizations as organization_routes
 import api.routes.rewards as rewards_routes
+import api.routes.techtree as techtree_routes
 import api.routes.webhooks as webhooks_routes
 from api.routes import (
     admin_projects,
@@ -36,6 +39,10 @@ api_router.include_router(transfers.router)
 api_router.include_router(admin_transfers.router)
 api_router.include_router(webhooks_routes.router)
 api_router.include_router(mining_routes.router)
+api_router.include_router(mining_stats_routes.router)
+api_router.include_router(organization_routes.router)
+api_router.include_router(organization_routes.admin_router)
+api_router.include_router(techtree_routes.router)
 api_router.include_router(rewards_routes.router)
 api_router.include_router(legacy.router)
 api_router.include_router(auth_router)

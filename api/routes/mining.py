@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request, Security
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, StrictInt, StrictStr, ValidationError
+from redis.asyncio import Redis
 from sqlalchemy import func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,7 +33,8 @@ from db.models.mining import MiningActivity
 from db.models.webhooks import WebhookEndpoint
 from engine import limits
 from mining.canonical import canonical_activity
-from mining.reward import bonus_multiplier, reward_units
+from mining.reward import reward_units
+from organizations.bonus import multipliers
 from workflows.mining import MiningActivityWorkflow, MiningInput
 
 log = logging.getLogger("mccgw.mining")
@@ -206,6 +208,7 @@ async def _accept_many(
     candidates: list[_Candidate],
     workflow_id: str,
     decimals: int,
+    redis: Redis,
 ) -> dict[int, MiningActivity | ProblemError]:
     """Check consent and limits and record the activities (flush only): a handful of
     statements for the whole list, whatever its length. Each candidate gets its own outcome:
@@ -218,6 +221,8 @@ async def _accept_many(
     now = datetime.now(UTC)
     day = limits.utc_day(now)
     checked = await limits.project_limits(session, project_id, "mining", "MCD", decimals)
+    # Each user's tech-tree bonus, cached in Redis by the daily job (one round trip).
+    bonuses = await multipliers(session, redis, [c.item.user_uid for c in candidates])
     priced: list[tuple[_Candidate, int]] = []
     for c in candidates:
         if c.item.user_uid not in authorized:
@@ -227,8 +232,7 @@ async def _accept_many(
                 slug="user-not-authorized-for-project",
             )
             continue
-        multiplier = await bonus_multiplier(c.item.user_uid)
-        amount = reward_units(c.item.activity_data, multiplier, decimals)
+        amount = reward_units(c.item.activity_data, bonuses[c.item.user_uid], decimals)
         if amount > checked.per_operation:
             try:  # the engine's own check, for its message (reads only; rare)
                 await limits.check_operation(
@@ -365,7 +369,9 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
         workflow_id = ctx.workflow_id("mining")
         candidate = _Candidate(0, ctx.body, payload, ctx.key)
         [row] = (
-            await _accept_many(ctx.session, project, [candidate], workflow_id, decimals)
+            await _accept_many(
+                ctx.session, project, [candidate], workflow_id, decimals, request.app.state.redis
+            )
         ).values()
         if isinstance(row, ProblemError):
             raise row
@@ -466,7 +472,9 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
             else:
                 results[c.index] = _item_error(c.index, c.key, _key_reused(), request)
         accepted: list[MiningActivity] = []
-        outcomes = await _accept_many(ctx.session, project, fresh, workflow_id, decimals)
+        outcomes = await _accept_many(
+            ctx.session, project, fresh, workflow_id, decimals, request.app.state.redis
+        )
         keys = {c.index: c.key for c in fresh}
         for index, outcome in sorted(outcomes.items()):
             if isinstance(outcome, ProblemError):

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
+from starlette.datastructures import UploadFile
 
+from api.audit import new_audit
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, single
-from api.errors import NotFound
+from api.errors import NotFound, ProblemError, ServiceUnavailable
 from api.idempotency import write_context
+from api.ratelimit import client_ip
+from api.typed import One
+from core.logging import request_id_var
 from db.models import User
+from profiles import avatar
+from profiles.storage import AvatarStorage, StorageError
 
 router = APIRouter(prefix="/v1/users", tags=["users"])
 
@@ -117,3 +125,163 @@ async def public_user(uid: str, session: SessionDep) -> dict[str, Any]:
             "created_at": user.created_at.isoformat(),
         },
     )
+
+
+class BaseProfileAttributes(BaseModel):
+    uid: str
+    display_name: str | None
+    avatar_url: str | None
+    role: str
+    wallet_address: str | None
+    station_id: int | None
+    unit_id: int | None
+    created_at: str
+
+
+@router.get(
+    "/{uid}/profile",
+    response_model=One[BaseProfileAttributes],
+    responses={**_PROBLEMS, 404: {"description": "No such user (`not-found`)"}},
+)
+async def user_profile(uid: str, user: UserRead, session: SessionDep) -> dict[str, Any]:
+    """A user's base profile (scope user:read): no e-mail, no project attributes."""
+    row = await _load(session, uid)
+    return single(
+        "user_profile",
+        row.uid,
+        {
+            "uid": row.uid,
+            "display_name": row.display_name,
+            "avatar_url": row.avatar_url,
+            "role": row.role,
+            "wallet_address": row.wallet_address,
+            "station_id": row.station_id,
+            "unit_id": row.unit_id,
+            "created_at": row.created_at.isoformat(),
+        },
+    )
+
+
+class AvatarAttributes(BaseModel):
+    avatar_url: str
+    content_type: str
+    width: int
+    height: int
+    bytes: int
+
+
+_AVATAR_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {
+                            "type": "string",
+                            "format": "binary",
+                            "description": "JPEG, PNG, GIF or WebP; at most 2 MB",
+                        }
+                    },
+                }
+            }
+        },
+    }
+}
+# Room for the multipart framing around a file of the maximum size.
+_MULTIPART_SLACK = 16 * 1024
+
+
+def _avatar_problem(exc: avatar.AvatarRejected) -> ProblemError:
+    return ProblemError(exc.detail, status=exc.status, slug=exc.slug)
+
+
+async def _upload(request: Request) -> bytes:
+    length = request.headers.get("content-length")
+    if length and length.isdigit() and int(length) > avatar.MAX_BYTES + _MULTIPART_SLACK:
+        raise _avatar_problem(
+            avatar.too_large(f"The upload is larger than {avatar.MAX_BYTES} bytes")
+        )
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise _avatar_problem(
+            avatar.unsupported("Send the image as multipart/form-data, field file")
+        )
+    try:
+        form = await request.form(max_files=1, max_fields=4)
+    except Exception as exc:  # malformed multipart
+        raise ProblemError(
+            "The multipart body is malformed", status=400, slug="malformed-request"
+        ) from exc
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise ProblemError(
+            "The image is missing: send it in the multipart field `file`",
+            status=422,
+            slug="validation-error",
+            errors=[{"field": "file", "message": "required"}],
+        )
+    data = await upload.read(avatar.MAX_BYTES + 1)
+    await form.close()
+    return data
+
+
+@router.post(
+    "/me/avatar",
+    response_model=One[AvatarAttributes],
+    openapi_extra=_AVATAR_BODY,
+    responses={
+        **_PROBLEMS,
+        400: {"description": "Malformed multipart body (`malformed-request`)"},
+        413: {"description": "More than 2 MB or 4096 px a side (`avatar-too-large`)"},
+        415: {"description": "Not a JPEG, PNG, GIF or WebP image (`unsupported-media-type`)"},
+        422: {"description": "No `file` field (`validation-error`)"},
+        503: {"description": "The avatar storage is unavailable (`service-unavailable`)"},
+    },
+)
+async def upload_avatar(user: UserWrite, request: Request, session: SessionDep) -> dict[str, Any]:
+    """Upload an avatar (multipart field `file`; jpg, png, gif or webp; at most 2 MB).
+
+    Verified by decoding, re-encoded without metadata, stored; its URL becomes `avatar_url`
+    for every project at once."""
+    data = await _upload(request)
+    try:
+        image = await asyncio.to_thread(avatar.clean, data)
+    except avatar.AvatarRejected as exc:
+        raise _avatar_problem(exc) from exc
+    storage: AvatarStorage = request.app.state.avatar_storage
+    # Content-addressed: repeating the upload stores nothing new and answers the same URL.
+    try:
+        url = await storage.put(image.name, image.data, image.content_type)
+    except StorageError as exc:
+        raise ServiceUnavailable(
+            "The avatar storage is unavailable; retry later", headers={"Retry-After": "5"}
+        ) from exc
+    row = await session.get(User, user.uid, with_for_update=True)
+    if row is None:
+        raise NotFound(f"User {user.uid} does not exist")
+    row.avatar_url = url
+    attributes = {
+        "avatar_url": url,
+        "content_type": image.content_type,
+        "width": image.width,
+        "height": image.height,
+        "bytes": len(image.data),
+    }
+    audit = new_audit(
+        actor=f"user:{user.uid}",
+        operation="users.avatar.upload",
+        project_id=None,
+        user_uid=user.uid,
+        request_body={"bytes": len(data), "stored": image.name},
+        idempotency_key=None,
+        client_ip=client_ip(request.scope),
+        request_id=request_id_var.get(),
+        status="success",
+    )
+    audit.status_code = 200
+    audit.response_body = attributes
+    session.add(audit)
+    await session.commit()
+    return single("user_avatar", user.uid, attributes)

@@ -5,6 +5,7 @@ from db.base import Base
 from db.models import (
     access,  # noqa: F401  (access tables: auth server, audit, idempotency)
     onboarding,  # noqa: F401  (applications, whitelist, status history)
+    organizations,  # noqa: F401  (units, memberships, station KPIs)
 )
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.events import Event

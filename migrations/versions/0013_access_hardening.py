@@ -5,7 +5,7 @@ only tokens issued to them carry the ``admin`` role's power (decisions.md, "Proj
 credentials"). A project's client never does, whoever signs in to it.
 
 Revision ID: 0013_access_hardening
-Revises: 0010_mining_limit_usage
+Revises: 0011_organizations
 Create Date: 2026-11-23
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013_access_hardening"
-down_revision: str | Sequence[str] | None = "0010_mining_limit_usage"
+down_revision: str | Sequence[str] | None = "0011_organizations"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,375 @@
+"""Organizations: units of the territory hierarchy, their members and KPI statistics; the
+administrators' endpoints to create units and place or move members (audited, idempotent).
+See docs/organizations.md."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query, Request, Security
+from pydantic import BaseModel, Field
+
+from api.auth.deps import current_user
+from api.auth.principal import UserPrincipal
+from api.deps import RedisDep, SessionDep
+from api.envelope import PageParams, page, single
+from api.errors import ProblemError
+from api.idempotency import write_context
+from api.routes.admin_transfers import require_admin
+from api.typed import Many, One
+from core.money import to_decimal_string
+from db.models.organizations import OrgMembership, OrgUnit, StationDailyKpi
+from organizations import bonus, units
+from organizations.errors import OrgRejected
+from organizations.rules import USDC_DECIMALS
+from organizations.units import MemberRow, NewUnit, StationDays
+
+router = APIRouter(prefix="/v1/organizations", tags=["organizations"])
+admin_router = APIRouter(prefix="/v1/admin/organizations", tags=["admin: organizations"])
+
+OrgRead = Annotated[UserPrincipal, Security(current_user, scopes=["org:read"])]
+Admin = Annotated[UserPrincipal, Security(require_admin)]
+UnitId = Annotated[
+    str, Path(pattern=r"^(station|matrix|sector|system)-[1-9][0-9]{0,17}$", examples=["station-1"])
+]
+UnitType = Literal["station", "matrix", "sector", "system"]
+
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
+    403: {"description": "Missing scope (`insufficient-scope`)"},
+    404: {"description": "No such unit (`not-found`)"},
+    422: {"description": "Invalid parameter (`validation-error`)"},
+    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
+}
+ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    **PROBLEMS,
+    403: {"description": "Not an administrator (`admin-required`)"},
+    404: {"description": "No such unit or user (`not-found`)"},
+    409: {
+        "description": "`unit-exists` (other attributes), `unit-full`, `station-full`, "
+        "`idempotency-key-reused`, `idempotency-key-in-use`"
+    },
+    422: {"description": "`validation-error`, `invalid-parent`, `invalid-unit`"},
+}
+
+
+def problem(exc: OrgRejected) -> ProblemError:
+    return ProblemError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z") if value else None
+
+
+def usdc(units_: int) -> str:
+    return to_decimal_string(units_, USDC_DECIMALS)
+
+
+class UnitAttributes(BaseModel):
+    unit_type: UnitType
+    number: int
+    name: str
+    parent: str | None = Field(description="The parent unit's id, e.g. matrix-3")
+    manager_uid: str | None
+    territory_mint: str | None = Field(description="The territory NFT's mint once minted")
+    member_count: int
+    lit: bool
+    qualifying_days: str = Field(description="Decimal string: a station's count, or the average")
+    state_day: date | None = Field(description="Last day of the window the state is for")
+    lit_since: date | None
+    created_at: str
+
+
+def unit_attributes(unit: OrgUnit, parent: OrgUnit | None, members: int) -> dict[str, Any]:
+    return {
+        "unit_type": unit.unit_type,
+        "number": unit.number,
+        "name": unit.name,
+        "parent": units.ref(parent) if parent else None,
+        "manager_uid": unit.manager_uid,
+        "territory_mint": unit.territory_mint,
+        "member_count": members,
+        "lit": unit.lit,
+        "qualifying_days": str(unit.qualifying_days),
+        "state_day": unit.state_day,
+        "lit_since": unit.lit_since,
+        "created_at": iso(unit.created_at),
+    }
+
+
+async def _unit_body(session: SessionDep, unit: OrgUnit) -> dict[str, Any]:
+    parent = await units.parent_of(session, unit)
+    counts = await units.member_counts(session, [unit])
+    return single("organization", units.ref(unit), unit_attributes(unit, parent, counts[unit.id]))
+
+
+@router.get("", response_model=Many[UnitAttributes], responses=PROBLEMS)
+async def list_organizations(
+    user: OrgRead,
+    session: SessionDep,
+    params: Annotated[PageParams, Query()],
+    type: Annotated[UnitType | None, Query(description="Only units of this type")] = None,
+    parent: Annotated[
+        str | None, Query(description="Only the children of this unit, e.g. sector-1")
+    ] = None,
+) -> dict[str, Any]:
+    """Units of the hierarchy, filtered by type and parent, paged."""
+    try:
+        rows, total = await units.list_units(session, type, parent, params.offset, params.per_page)
+    except OrgRejected as exc:
+        raise problem(exc) from exc
+    counts = await units.member_counts(session, rows)
+    parents = {u.id: await units.parent_of(session, u) for u in rows}
+    items = [
+        {"type": "organization", "id": units.ref(u), "attributes": unit_attributes(
+            u, parents[u.id], counts[u.id])}
+        for u in rows
+    ]  # fmt: skip
+    return page(items, total, params)
+
+
+@router.get("/{unit_id}", response_model=One[UnitAttributes], responses=PROBLEMS)
+async def get_organization(unit_id: UnitId, user: OrgRead, session: SessionDep) -> dict[str, Any]:
+    """One unit: type, number, name, parent, manager, territory NFT, members and state."""
+    try:
+        unit = await units.get(session, unit_id)
+    except OrgRejected as exc:
+        raise problem(exc) from exc
+    return await _unit_body(session, unit)
+
+
+class MemberAttributes(BaseModel):
+    uid: str
+    display_name: str | None
+    station: str
+    joined_at: str
+
+
+def _member(row: MemberRow) -> dict[str, Any]:
+    return {
+        "type": "organization_member",
+        "id": row.uid,
+        "attributes": {
+            "uid": row.uid,
+            "display_name": row.display_name,
+            "station": row.station,
+            "joined_at": iso(row.joined_at),
+        },
+    }
+
+
+@router.get("/{unit_id}/members", response_model=Many[MemberAttributes], responses=PROBLEMS)
+async def organization_members(
+    unit_id: UnitId,
+    user: OrgRead,
+    session: SessionDep,
+    params: Annotated[PageParams, Query()],
+) -> dict[str, Any]:
+    """Current members of a unit (of every station under it), oldest first, paged."""
+    try:
+        unit = await units.get(session, unit_id)
+    except OrgRejected as exc:
+        raise problem(exc) from exc
+    rows, total = await units.members(session, unit, params.offset, params.per_page)
+    return page([_member(r) for r in rows], total, params)
+
+
+class DailyKpi(BaseModel):
+    day: date
+    member_count: int
+    mining_input: str = Field(description="USDC, decimal string")
+    avg_input: str = Field(description="USDC per member, rounded down to 6 decimals")
+    qualifies: bool
+
+
+class StationSummary(BaseModel):
+    id: str
+    qualifying_days: int
+    mining_input: str
+
+
+class UnitStatsAttributes(BaseModel):
+    unit_type: UnitType
+    window_start: date
+    window_end: date
+    member_count: int
+    stations: int
+    mining_input_30d: str = Field(description="USDC, decimal string")
+    qualifying_days: str = Field(description="A station's count, or the stations' average")
+    lit: bool
+    state_day: date | None
+    daily: list[DailyKpi] | None = Field(None, description="Stations: each day of the window")
+    station_days: list[StationSummary] | None = Field(
+        None, description="Higher units: each station under it"
+    )
+
+
+def _daily(row: StationDailyKpi) -> dict[str, Any]:
+    return {
+        "day": row.day,
+        "member_count": row.member_count,
+        "mining_input": usdc(row.total_input),
+        "avg_input": usdc(row.avg_input),
+        "qualifies": row.qualifies,
+    }
+
+
+def _station(d: StationDays) -> dict[str, Any]:
+    return {
+        "id": f"station-{d.number}",
+        "qualifying_days": d.qualifying_days,
+        "mining_input": usdc(d.input_total),
+    }
+
+
+@router.get(
+    "/{unit_id}/stats",
+    response_model=One[UnitStatsAttributes],
+    responses={404: PROBLEMS[404], 429: PROBLEMS[429]},
+)
+async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:
+    """Public: members, 30-day mining input, qualifying days and lit state of a unit."""
+    try:
+        unit = await units.get(session, unit_id)
+    except OrgRejected as exc:
+        raise problem(exc) from exc
+    s = await units.stats(session, unit, datetime.now(UTC).date())
+    attributes = {
+        "unit_type": unit.unit_type,
+        "window_start": s["window_start"],
+        "window_end": s["window_end"],
+        "member_count": s["member_count"],
+        "stations": s["stations"],
+        "mining_input_30d": usdc(s["mining_input_30d"]),
+        "qualifying_days": str(Decimal(s["qualifying_days"]).quantize(Decimal("0.01"))),
+        "lit": s["lit"],
+        "state_day": s["state_day"],
+        "daily": [_daily(r) for r in s["daily"]] if "daily" in s else None,
+        "station_days": [_station(d) for d in s["station_days"]] if "station_days" in s else None,
+    }
+    return single("organization_stats", units.ref(unit), attributes)
+
+
+# --- administrators -------------------------------------------------------------------------
+
+
+class UnitIn(BaseModel):
+    unit_type: UnitType
+    number: int = Field(ge=1, le=2**63 - 1, description="The unit's id within its type")
+    name: str = Field(min_length=1, max_length=100)
+    parent: str | None = Field(
+        None,
+        pattern=r"^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
+        description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+    )
+    manager_uid: str | None = Field(None, min_length=1, max_length=100)
+    territory_mint: str | None = Field(None, pattern=r"^[1-9A-HJ-NP-Za-km-z]{32,44}$")
+    idempotency_key: str | None = Field(
+        None, description="Required unless the Idempotency-Key header is sent"
+    )
+
+
+def _to_json(body: dict[str, Any]) -> dict[str, Any]:
+    """Dates as ISO strings, so the stored (replayable) response is plain JSON."""
+    attributes = body["data"]["attributes"]
+    for key in ("state_day", "lit_since"):
+        if attributes.get(key) is not None:
+            attributes[key] = attributes[key].isoformat()
+    return body
+
+
+@admin_router.post(
+    "", status_code=201, response_model=One[UnitAttributes], responses=ADMIN_PROBLEMS
+)
+async def create_organization(payload: UnitIn, admin: Admin, request: Request) -> Any:
+    """Create a unit under its parent (administrator; the same unit again answers 200)."""
+    async with write_context(request, admin, operation="organizations.create") as ctx:
+        try:
+            unit, created = await units.create(
+                ctx.session,
+                NewUnit(
+                    payload.unit_type, payload.number, payload.name, payload.parent,
+                    payload.manager_uid, payload.territory_mint,
+                ),
+            )  # fmt: skip
+        except OrgRejected as exc:
+            raise problem(exc) from exc
+        body = _to_json(await _unit_body(ctx.session, unit))
+        return ctx.respond(201 if created else 200, body)
+
+
+class PlacementIn(BaseModel):
+    user_uid: str = Field(min_length=1, max_length=100)
+    idempotency_key: str | None = Field(
+        None, description="Required unless the Idempotency-Key header is sent"
+    )
+
+
+class MembershipAttributes(BaseModel):
+    user_uid: str
+    station: str | None
+    joined_at: str | None
+    left_at: str | None
+    moved: bool = Field(description="False when nothing changed")
+
+
+def _membership(
+    m: OrgMembership | None, uid: str, station: str | None, moved: bool
+) -> dict[str, Any]:
+    return single(
+        "organization_membership",
+        uid,
+        {
+            "user_uid": uid,
+            "station": station,
+            "joined_at": iso(m.joined_at) if m and station else None,
+            "left_at": iso(m.left_at) if m else None,
+            "moved": moved,
+        },
+    )
+
+
+@admin_router.post(
+    "/{unit_id}/members", response_model=One[MembershipAttributes], responses=ADMIN_PROBLEMS
+)
+async def place_member(
+    unit_id: UnitId, payload: PlacementIn, admin: Admin, request: Request, redis: RedisDep
+) -> Any:
+    """Place a user in a station, moving them out of their current one (administrator)."""
+    async with write_context(
+        request, admin, operation="organizations.place_member", user_uid=payload.user_uid
+    ) as ctx:
+        try:
+            membership, moved = await units.place(
+                ctx.session, unit_id, payload.user_uid, datetime.now(UTC)
+            )
+        except OrgRejected as exc:
+            raise problem(exc) from exc
+        station_id = membership.station_id
+        response = ctx.respond(200, _membership(membership, payload.user_uid, unit_id, moved))
+    await bonus.set_member(redis, payload.user_uid, station_id)
+    return response
+
+
+class RemovalIn(BaseModel):
+    idempotency_key: str | None = Field(
+        None, description="Required unless the Idempotency-Key header is sent"
+    )
+
+
+@admin_router.post(
+    "/members/{uid}/leave", response_model=One[MembershipAttributes], responses=ADMIN_PROBLEMS
+)
+async def remove_member(
+    uid: str, payload: RemovalIn, admin: Admin, request: Request, redis: RedisDep
+) -> Any:
+    """End a user's membership of their station (administrator)."""
+    async with write_context(
+        request, admin, operation="organizations.remove_member", user_uid=uid
+    ) as ctx:
+        ended = await units.remove(ctx.session, uid, datetime.now(UTC))
+        response = ctx.respond(200, _membership(ended, uid, None, ended is not None))
+    await bonus.set_member(redis, uid, None)
+    return response

@@ -1,0 +1,1 @@
+"""User profiles on the shared user platform: avatar images and where they are stored."""

@@ -1,0 +1,55 @@
+"""Organization tests: the real app, worker, PostgreSQL, Redis and Temporal. The daily job
+works on every station at once, so each test starts from empty organization tables."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from redis.asyncio import Redis
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from temporalio.testing import WorkflowEnvironment
+
+from api.app import create_app
+from core.config import Settings
+from organizations.bonus import MEMBER_KEY, STATION_KEY
+from tests.webhooks.support import (  # noqa: F401  (fixtures)
+    _fresh_rate_windows,
+    client,
+    fast_webhooks,
+    worker,
+    world,
+)
+
+
+@pytest.fixture(scope="session")
+async def app(
+    worker_settings: Settings, temporal_env: WorkflowEnvironment, session_tmp: Path
+) -> AsyncIterator[FastAPI]:
+    """The webhook suite's app, with avatars stored in the session's temp directory."""
+    settings = worker_settings.model_copy(update={"avatar_dir": session_tmp / "avatars"})
+    application = create_app(settings)
+    async with application.router.lifespan_context(application):
+        application.state.project_authenticator.cache_seconds = 0.0
+        application.state.temporal = temporal_env.client
+        yield application
+
+
+@pytest.fixture
+async def clean(
+    session_maker: async_sessionmaker[AsyncSession], redis: Redis
+) -> AsyncIterator[None]:
+    async with session_maker() as s:
+        await s.execute(
+            text(
+                "TRUNCATE org_station_kpis, org_kpi_progress, org_memberships, org_units;"
+                "DELETE FROM mining_activities WHERE workflow_id = 'bulk';"
+                "UPDATE users SET station_id = NULL, unit_id = NULL WHERE station_id IS NOT NULL"
+            )
+        )
+        await s.commit()
+    await redis.delete(MEMBER_KEY, STATION_KEY)
+    yield
