@@ -132,5 +132,10 @@ async def unit(v: Views, territory_type: int, unit_id: int) -> View:
     if n is None:
         kind = TERRITORY_TYPES[territory_type]
         raise not_found(f"Territory NFT account of {kind} {unit_id} ({addr})")
-    return View("territory_unit", f"{TERRITORY_TYPES[territory_type]}:{unit_id}",
-                nft_attrs(addr, n), s.slot, addr)  # fmt: skip
+    return View(
+        "territory_unit",
+        f"{TERRITORY_TYPES[territory_type]}:{unit_id}",
+        nft_attrs(addr, n),
+        s.slot,
+        addr,
+    )

@@ -10,11 +10,15 @@ from api.routes import (
     admin_transfers,
     admin_whitelist,
     attributes,
+    auction_solana,
+    fragment,
     funds,
     health,
     legacy,
+    lending,
     onboarding,
     projects,
+    territory,
     transfers,
     users,
 )
@@ -36,4 +40,6 @@ api_router.include_router(webhooks_routes.router)
 api_router.include_router(mining_routes.router)
 api_router.include_router(rewards_routes.router)
 api_router.include_router(legacy.router)
+for _views_router in (territory, auction_solana, fragment, lending):  # chain views
+    api_router.include_router(_views_router.router)
 api_router.include_router(auth_router)

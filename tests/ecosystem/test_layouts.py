@@ -63,12 +63,27 @@ def auction(
     buy_now: int | None, bidder: str | None, nft: str | None, done: int | None
 ) -> au.Auction:
     return au.Auction(
-        auction_id=7, auction_type=1 if nft else 0, status=1, territory_type=2, territory_id=42,
-        creator=key(), starting_price=10**9, buy_now_price=buy_now, current_price=5 * 10**9,
-        highest_bidder=bidder, bid_count=3, start_time=1_700_000_000, end_time=1_700_086_400,
-        extension_count=1, proceeds_recipient=key(), settled_amount=0, nft_mint=nft,
-        created_at=1_699_999_999, completed_at=done, bump=254,
-    )  # fmt: skip
+        auction_id=7,
+        auction_type=1 if nft else 0,
+        status=1,
+        territory_type=2,
+        territory_id=42,
+        creator=key(),
+        starting_price=10**9,
+        buy_now_price=buy_now,
+        current_price=5 * 10**9,
+        highest_bidder=bidder,
+        bid_count=3,
+        start_time=1_700_000_000,
+        end_time=1_700_086_400,
+        extension_count=1,
+        proceeds_recipient=key(),
+        settled_amount=0,
+        nft_mint=nft,
+        created_at=1_699_999_999,
+        completed_at=done,
+        bump=254,
+    )
 
 
 @pytest.mark.parametrize(
@@ -94,8 +109,9 @@ def test_auction_options_shift_offsets(buy_now: int | None, bid: bool, end_off: 
 
 
 def test_config_and_bid_fixed_offsets() -> None:
-    cfg = au.AuctionConfig(key(), key(), key(), key(), 10, 86400, 600, 300, 5, 4, 1, 1, 7 * 10**9,
-                           False, True, 1, 2)  # fmt: skip
+    cfg = au.AuctionConfig(
+        key(), key(), key(), key(), 10, 86400, 600, 300, 5, 4, 1, 1, 7 * 10**9, False, True, 1, 2
+    )
     raw = cfg.encode()
     assert au.AuctionConfig.decode(raw) == cfg
     assert raw[136] == 10 and int.from_bytes(raw[161:169], "little") == 5 and raw[202] == 1
@@ -108,8 +124,19 @@ def test_config_and_bid_fixed_offsets() -> None:
 
 
 def test_fragment_strings_shift_offsets() -> None:
-    v = fr.FragmentVault(key(), key(), key(), "Station 42 shards", "ST42", 1000, 1000, 4,
-                         1_700_000_000, 1_700_500_000, 253)  # fmt: skip
+    v = fr.FragmentVault(
+        key(),
+        key(),
+        key(),
+        "Station 42 shards",
+        "ST42",
+        1000,
+        1000,
+        4,
+        1_700_000_000,
+        1_700_500_000,
+        253,
+    )
     raw = v.encode()
     assert fr.FragmentVault.decode(raw) == v and len(raw) == 189
     n, m = len("Station 42 shards"), len("ST42")
@@ -127,16 +154,39 @@ def test_fragment_strings_shift_offsets() -> None:
 
 
 def test_lending_name_shifts_offsets() -> None:
-    p = ln.LendingPool("MCC Main Pool", key(), key(), key(), key(), 10**13, 4 * 10**12,
-                       10**13, 5 * 10**9, 10**8, 1000, 8000, 1000, 8000, True, False, False,
-                       1, 2, 3, 255)  # fmt: skip
+    p = ln.LendingPool(
+        "MCC Main Pool",
+        key(),
+        key(),
+        key(),
+        key(),
+        10**13,
+        4 * 10**12,
+        10**13,
+        5 * 10**9,
+        10**8,
+        1000,
+        8000,
+        1000,
+        8000,
+        True,
+        False,
+        False,
+        1,
+        2,
+        3,
+        255,
+    )
     raw = p.encode()
     assert ln.LendingPool.decode(raw) == p
     n = len("MCC Main Pool")
     offs = p.offsets()
     assert (offs["authority"], offs["total_deposits"], offs["is_active"], offs["bump"]) == (
-        12 + n, 140 + n, 212 + n, 239 + n,
-    )  # fmt: skip
+        12 + n,
+        140 + n,
+        212 + n,
+        239 + n,
+    )
     loan = ln.Loan(
         key(), key(), key(), 1, 15 * 10**12, 10**12, 0, 1625, 1, 2, 1, 2, 3, None, 9, 250
     )
@@ -149,8 +199,25 @@ def test_lending_name_shifts_offsets() -> None:
 
 def test_user_profile_string_and_options() -> None:
     uid = "firebase-uid-0123456789"
-    p = lv.UserProfile(key(), uid, 2, 1_700_000_000, None, 1_700_200_000, 21, 0x1FFFFF, 19_700,
-                       1, 0, 0, 0, 1_700_300_000, 1_699_000_000, 1_700_300_000, 254)  # fmt: skip
+    p = lv.UserProfile(
+        key(),
+        uid,
+        2,
+        1_700_000_000,
+        None,
+        1_700_200_000,
+        21,
+        0x1FFFFF,
+        19_700,
+        1,
+        0,
+        0,
+        0,
+        1_700_300_000,
+        1_699_000_000,
+        1_700_300_000,
+        254,
+    )
     raw = p.encode()
     assert lv.UserProfile.decode(raw) == p
     u = len(uid)
@@ -168,10 +235,19 @@ def test_territory_fixed_layout() -> None:
     raw = n.encode()
     assert te.TerritoryNft.decode(raw) == n
     assert n.offsets() == {
-        "territory_type": 8, "territory_id": 9, "mint": 17, "owner": 49, "parent_id": 81,
-        "current_members": 89, "is_auctioning": 93, "is_frozen": 94, "created_at": 95,
-        "updated_at": 103, "bump": 111, "reserved": 112,
-    }  # fmt: skip
+        "territory_type": 8,
+        "territory_id": 9,
+        "mint": 17,
+        "owner": 49,
+        "parent_id": 81,
+        "current_members": 89,
+        "is_auctioning": 93,
+        "is_frozen": 94,
+        "created_at": 95,
+        "updated_at": 103,
+        "bump": 111,
+        "reserved": 112,
+    }
     c = te.TerritoryCollection(key(), key(), key(), key(), 5, 4, 3, 1, 1, 2, True, 254)
     raw = c.encode()
     assert te.TerritoryCollection.decode(raw) == c and raw[184] == 1
