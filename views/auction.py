@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import Any
 
@@ -105,11 +106,29 @@ async def _auction_list(
     return ViewPage("auction", items, len(rows), s.slot, v.ids.auction)
 
 
-async def active(v: Views, page: int, per_page: int, include_unsettled: bool) -> ViewPage:
-    def keep(a: au.Auction, t: int) -> bool:
-        return a.status == 1 and (include_unsettled or t < a.end_time)
+def _open_by_end(s: Snapshot) -> tuple[list[int], list[tuple[str, au.Auction]]]:
+    """Status-active auctions sorted by (end_time, id), with their end times for bisecting."""
+    rows = sorted(
+        ((a, x) for a, x in s.all(au.Auction).items() if x.status == 1),
+        key=lambda r: (r[1].end_time, r[1].auction_id),
+    )
+    return [x.end_time for _, x in rows], rows
 
-    return await _auction_list(v, keep, page, per_page, lambda r: (r[1].end_time, r[1].auction_id))
+
+async def active(v: Views, page: int, per_page: int, include_unsettled: bool) -> ViewPage:
+    s = await v.auction.get()
+    d = await _mcc_decimals(v, s)
+    cfg = _config(v, s)
+    pct = cfg.min_bid_increment_percent if cfg else 5
+    t = now()
+    ends, rows = s.index("open_by_end", _open_by_end)
+    if not include_unsettled:
+        rows = rows[bisect.bisect_right(ends, t) :]  # still biddable: t < end_time
+    items = [
+        (str(a.auction_id), auction_attrs(addr, a, pct, d, t))
+        for addr, a in paged(rows, page, per_page)
+    ]
+    return ViewPage("auction", items, len(rows), s.slot, v.ids.auction)
 
 
 async def created_by(v: Views, wallet: str, page: int, per_page: int) -> ViewPage:

@@ -1,11 +1,16 @@
 """Per-program snapshots and a short read cache.
 
 A program's whole account set is read with one `getProgramAccounts` and decoded once; every
-view of that program answers from the snapshot until it is `ttl` seconds old (settings:
-`views_refresh_seconds`, default 0.4 s = one slot). Concurrent requests that find it stale
-wait on one refresh: a burst of N view calls costs at most one `getProgramAccounts` per program
-per refresh. Token-side reads (balances, supply, holders) go through `TtlCache` with the same
-freshness, also single-flight per key.
+view of that program answers from the snapshot. Once it is older than the refresh interval
+(settings: `views_refresh_seconds`, default 0.4 s = one slot; for a program so large that one
+refresh costs more than a quarter of that, 4 x the last refresh's duration, so re-reading never
+takes more than a quarter of the process) the next request starts one refresh in the
+background and is answered from the current snapshot (stale-while-revalidate), so a large
+program's re-read never sits in a request's path; a request waits only for the first load or
+when the snapshot is older than `max_stale` (10 x ttl, at least 5 s), e.g. after the chain was
+unreachable. A burst of N view calls costs at most one `getProgramAccounts` per program per
+refresh. Token-side reads (balances, supply, holders) go through `TtlCache` with the same
+freshness, single-flight per key.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ class Snapshot:
     slot: int
     taken_at: float  # wall clock, unix seconds
     by_kind: dict[type[AnchorAccount], dict[str, AnchorAccount]]
+    raw: dict[str, str] = field(default_factory=dict)  # address -> base64 data as read
     _indexes: dict[str, Any] = field(default_factory=dict)
 
     def all(self, kind: type[A]) -> dict[str, A]:
@@ -59,37 +65,89 @@ class ProgramCache:
     ) -> None:
         self.reader, self.program, self.kinds, self.ttl = reader, program, kinds, ttl
         self._disc = {k.discriminator(): k for k in kinds}
+        self.max_stale = max(5.0, 10 * ttl)
+        self.cost = 0.0  # seconds the last refresh took (RPC + decode)
         self._snapshot: Snapshot | None = None
-        self._at = 0.0  # monotonic time of the last refresh
+        self._at = 0.0  # monotonic time the current snapshot's read started
         self._lock = asyncio.Lock()
+        self._background: asyncio.Task[None] | None = None
+        self._generation = 0  # counts completed refreshes
+
+    @property
+    def interval(self) -> float:
+        return max(self.ttl, 4 * self.cost)
 
     async def get(self) -> Snapshot:
-        if self._snapshot is not None and time.monotonic() - self._at < self.ttl:
-            return self._snapshot
+        snap = self._snapshot
+        if snap is not None:
+            age = time.monotonic() - self._at
+            if age < self.interval:
+                return snap
+            if age < max(self.max_stale, 3 * self.interval):
+                if self._background is None and not self._lock.locked():
+                    self._background = asyncio.create_task(self._refresh_in_background())
+                return snap
+        return await self._refresh()
+
+    async def _refresh(self) -> Snapshot:
+        seen = self._generation
         async with self._lock:
-            if self._snapshot is not None and time.monotonic() - self._at < self.ttl:
-                return self._snapshot  # another request refreshed while we waited
-            self._snapshot = await self._load()
-            self._at = time.monotonic()
-            return self._snapshot
+            snap = self._snapshot
+            if snap is not None and self._generation != seen:
+                return snap  # a refresh completed while we waited: that one serves us too
+            started = time.monotonic()
+            snap = await self._load()
+            self._snapshot, self._at = snap, started
+            self.cost = time.monotonic() - started
+            self._generation += 1
+            return snap
+
+    async def _refresh_in_background(self) -> None:
+        try:
+            await self._refresh()
+        except Exception as exc:  # the next request past max_stale surfaces it (503)
+            log.warning("background refresh of %s failed: %r", self.program, exc)
+        finally:
+            self._background = None
 
     async def _load(self) -> Snapshot:
-        got = await self.reader.call(
+        raw = await self.reader.call_raw(
             "getProgramAccounts",
             self.program,
             {"encoding": "base64", "withContext": True, "commitment": "confirmed"},
         )
+        # Parsing and decoding thousands of accounts would stall every other request: do it
+        # in a thread, and decode only the accounts whose bytes changed since the last read.
+        return await asyncio.to_thread(self._decode, raw, self._snapshot)
+
+    def _decode(self, raw: bytes, prev: Snapshot | None) -> Snapshot:
+        got = ChainReader.result(raw)
         by_kind: dict[type[AnchorAccount], dict[str, AnchorAccount]] = {k: {} for k in self.kinds}
+        seen: dict[str, str] = {}
+        old_raw = prev.raw if prev is not None else {}
+        old: dict[str, tuple[type[AnchorAccount], AnchorAccount]] = {}
+        if prev is not None:
+            for kind, accounts in prev.by_kind.items():
+                for address, acc in accounts.items():
+                    old[address] = (kind, acc)
         for item in got["value"]:
-            data = base64.b64decode(item["account"]["data"][0])
-            kind = self._disc.get(data[:8])
-            if kind is None:
+            address, b64 = item["pubkey"], item["account"]["data"][0]
+            if old_raw.get(address) == b64 and address in old:
+                kind, acc = old[address]
+                by_kind[kind][address] = acc
+                seen[address] = b64
+                continue
+            data = base64.b64decode(b64)
+            found = self._disc.get(data[:8])
+            if found is None:
                 continue
             try:
-                by_kind[kind][item["pubkey"]] = kind.decode(data)
+                by_kind[found][address] = found.decode(data)
+                seen[address] = b64
             except LayoutError as exc:  # one corrupt account must not hide the others
-                log.warning("skipping %s %s: %s", kind.NAME, item["pubkey"], exc)
-        return Snapshot(self.program, int(got["context"]["slot"]), time.time(), by_kind)
+                log.warning("skipping %s %s: %s", found.NAME, address, exc)
+        slot = int(got["context"]["slot"])
+        return Snapshot(self.program, slot, time.time(), by_kind, seen)
 
 
 class TtlCache:

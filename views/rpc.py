@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 import httpx
+import orjson
 
 from views.errors import ChainUnavailable
 
@@ -33,14 +34,25 @@ class ChainReader:
         await self._http.aclose()
 
     async def call(self, method: str, *params: Any) -> Any:
+        return self.result(await self.call_raw(method, *params))
+
+    async def call_raw(self, method: str, *params: Any) -> bytes:
+        """The undecoded response body (large answers are parsed off the event loop)."""
         self.calls[method] += 1
         body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": list(params)}
         try:
             resp = await self._http.post(self.url, content=json.dumps(body))
             resp.raise_for_status()
-            doc = resp.json()
-        except (httpx.HTTPError, ValueError) as exc:
+        except httpx.HTTPError as exc:
             raise ChainUnavailable(type(exc).__name__) from exc
+        return resp.content
+
+    @staticmethod
+    def result(raw: bytes) -> Any:
+        try:
+            doc = orjson.loads(raw)  # several times faster than json on large account sets
+        except orjson.JSONDecodeError as exc:
+            raise ChainUnavailable("the node answered with something that is not JSON") from exc
         if "error" in doc:
             err = doc["error"]
             code = int(err.get("code", 0))

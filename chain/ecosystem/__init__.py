@@ -4,6 +4,8 @@ derivations, and the lending program's integer math. Pure code: no I/O."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from solders.pubkey import Pubkey
 
 # Mainnet / devnet program ids (ecosystem-programs.md section 1.1). Settings override them.
@@ -21,6 +23,7 @@ TERRITORY_COLLECTION_MINT = "BvV8jWSkLfw7GQthdrsqF6DZm91aVDbcEbpDWYNP88ST"
 TERRITORY_TYPES = ("station", "matrix", "sector", "system")
 
 
+@lru_cache(maxsize=65_536)  # views derive the same few PDAs on every request
 def pda(program: str, *seeds: bytes) -> tuple[str, int]:
     key, bump = Pubkey.find_program_address(list(seeds), Pubkey.from_string(program))
     return str(key), bump
