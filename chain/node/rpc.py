@@ -1,5 +1,9 @@
 """Solana JSON-RPC 2.0 methods over a Chain: parameter parsing, result shapes and encodings,
-exactly as solana-py / solders parse them. Transport lives in server.py."""
+exactly as solana-py / solders parse them. Transport lives in server.py.
+
+What it answers and what it does not support (jsonParsed beyond SPL Token accounts and mints,
+minContextSlot, sortResults/changedSinceSlot, subscriptions) is listed in docs/views.md,
+"The local chain: fixtures and the reads the node answers"."""
 
 from __future__ import annotations
 
