@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+
+from solders.pubkey import Pubkey
+
 from chain.ecosystem import TOKEN_PROGRAM_ID
 from chain.ecosystem import fragment as fr
 from chain.ecosystem.borsh import ZERO_KEY
@@ -121,10 +125,6 @@ async def holders(v: Views, vault_id: str, page: int, per_page: int) -> ViewPage
                 ],
             },
         )
-        import base64
-
-        from solders.pubkey import Pubkey
-
         slot = max(slot, got["context"]["slot"])
         for item in got["value"]:
             raw = base64.b64decode(item["account"]["data"][0])

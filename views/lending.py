@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 from chain.ecosystem import TERRITORY_TYPES
 from chain.ecosystem import lending as ln
-from chain.ecosystem import territory as te
 from views.base import Attrs, View, ViewPage, Views, address, amount, iso, now, paged, share
 from views.cache import Snapshot
 from views.errors import ViewError, invalid, not_found
+from views.territory import by_mint
 
 
 def _pool(v: Views, s: Snapshot) -> tuple[str, ln.LendingPool]:
@@ -289,11 +289,10 @@ async def estimate_borrow_cost(v: Views, q: BorrowInput) -> Attrs:
     kind = q.territory_type
     if q.nft_mint is not None:
         mint = address(q.nft_mint, "nft_mint")
-        ts = await v.territory.get()
-        found = next((n for n in ts.all(te.TerritoryNft).values() if n.mint == mint), None)
+        found = (await v.territory.get()).index("by_mint", by_mint).get(mint)
         if found is None:
             raise not_found(f"Territory NFT with mint {mint}")
-        kind = found.territory_type
+        kind = found[1].territory_type
     if kind is None:
         raise invalid("territory_type", "give territory_type or nft_mint")
     _, o = _oracle(v, s, addr)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from chain.ecosystem import TERRITORY_TYPES, TOKEN_PROGRAM_ID
+from chain.ecosystem import fragment as fr
+from chain.ecosystem import lending as ln
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
 from views.base import Attrs, View, ViewPage, Views, address, iso, key_or_none, paged
@@ -14,7 +16,7 @@ CAPACITY = {"station": 1_000, "matrix": 10_000, "sector": 100_000, "system": 1_0
 COLLECTION_NAME, COLLECTION_SYMBOL = "Microcosm Territory", "MTER"
 
 
-def _by_mint(s: Snapshot) -> dict[str, tuple[str, te.TerritoryNft]]:
+def by_mint(s: Snapshot) -> dict[str, tuple[str, te.TerritoryNft]]:
     return {n.mint: (a, n) for a, n in s.all(te.TerritoryNft).items() if n.mint != ZERO_KEY}
 
 
@@ -67,9 +69,6 @@ async def collection(v: Views) -> View:
 
 async def _escrow_of(v: Views, holder: str) -> str | None:
     """Whose escrow a holder address is: a lending Loan or a fragment vault PDA."""
-    from chain.ecosystem import fragment as fr
-    from chain.ecosystem import lending as ln
-
     if (await v.lending.get()).get(ln.Loan, holder) is not None:
         return "lending_loan"
     if (await v.fragment.get()).get(fr.FragmentVault, holder) is not None:
@@ -80,7 +79,7 @@ async def _escrow_of(v: Views, holder: str) -> str | None:
 async def nft(v: Views, mint: str) -> View:
     mint = address(mint, "mint")
     s = await v.territory.get()
-    found = s.index("by_mint", _by_mint).get(mint)
+    found = s.index("by_mint", by_mint).get(mint)
     if found is None:
         raise not_found(f"Territory NFT with mint {mint}")
     addr, n = found
@@ -107,22 +106,42 @@ async def nft(v: Views, mint: str) -> View:
     return View("territory_nft", mint, attrs, max(s.slot, largest["context"]["slot"]), addr)
 
 
-async def nfts_of(v: Views, wallet: str, page: int, per_page: int) -> ViewPage:
+async def nfts_of(
+    v: Views, wallet: str, page: int, per_page: int, include_encumbered: bool = True
+) -> ViewPage:
+    """NFTs in the wallet's token accounts, plus (unless excluded) the ones it has put up as
+    loan collateral or fractionalized: those sit in a program escrow but are still its."""
     wallet = address(wallet, "wallet")
     s = await v.territory.get()
-    index = s.index("by_mint", _by_mint)
+    index = s.index("by_mint", by_mint)
     tokens, slot = await v.token_accounts(wallet, {"programId": TOKEN_PROGRAM_ID})
-    held = [
-        index[t["mint"]]
-        for t in tokens
-        if t["amount"] == 1 and t["decimals"] == 0 and t["mint"] in index
-    ]
-    held.sort(key=lambda an: (an[1].territory_type, an[1].territory_id))
+    held: dict[str, tuple[str, str, te.TerritoryNft]] = {}  # mint -> (custody, holder, nft)
+    for t in tokens:
+        if t["amount"] == 1 and t["decimals"] == 0 and t["mint"] in index:
+            held[t["mint"]] = ("wallet", wallet, index[t["mint"]][1])
+    if include_encumbered:
+        lending, fragment = await v.lending.get(), await v.fragment.get()
+        slot = max(slot, lending.slot, fragment.slot)
+        for loan_addr, loan in lending.all(ln.Loan).items():
+            if loan.borrower == wallet and loan.status in (0, 1) and loan.nft_mint in index:
+                held.setdefault(loan.nft_mint, ("lending_loan", loan_addr, index[loan.nft_mint][1]))
+        for vault_addr, vault in fragment.all(fr.FragmentVault).items():
+            locked = vault.status not in (3, 5)  # not redeemed, not bought out
+            if vault.original_owner == wallet and locked and vault.nft_mint in index:
+                held.setdefault(
+                    vault.nft_mint, ("fragment_vault", vault_addr, index[vault.nft_mint][1])
+                )
+    rows = sorted(held.values(), key=lambda r: (r[2].territory_type, r[2].territory_id))
     items = []
-    for addr, n in paged(held, page, per_page):
-        attrs = nft_attrs(addr, n) | {"holder": wallet, "owner_is_stale": n.owner != wallet}
+    for custody, holder, n in paged(rows, page, per_page):
+        addr = te.nft_pda(n.territory_type, n.territory_id, v.ids.territory)[0]
+        attrs = nft_attrs(addr, n) | {
+            "holder": holder,
+            "owner_is_stale": n.owner != wallet,
+            "custody": custody,
+        }
         items.append((n.mint, attrs))
-    return ViewPage("territory_nft", items, len(held), max(s.slot, slot), v.ids.territory)
+    return ViewPage("territory_nft", items, len(rows), max(s.slot, slot), v.ids.territory)
 
 
 async def unit(v: Views, territory_type: int, unit_id: int) -> View:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from api.views_common import READ_ERRORS, Many, One, PagingDep, ViewsDep, many, one
 from chain.ecosystem import TERRITORY_TYPES
@@ -67,6 +67,13 @@ class HeldNftAttributes(NftAttributes):
     owner_is_stale: bool
 
 
+class WalletNftAttributes(HeldNftAttributes):
+    custody: Literal["wallet", "lending_loan", "fragment_vault"] = Field(
+        description="wallet = in the wallet's token account; lending_loan / fragment_vault = "
+        "escrowed by that program for this wallet (holder is the escrowing account)"
+    )
+
+
 class NftDetailAttributes(HeldNftAttributes):
     holder_token_account: str | None
     escrowed_in: Literal["lending_loan", "fragment_vault"] | None
@@ -87,10 +94,18 @@ async def nft(mint: str, views: ViewsDep) -> dict[str, Any]:
     return one(await svc.nft(views, mint), views)
 
 
-@router.get("/nfts/{wallet}", response_model=Many[HeldNftAttributes], responses=READ_ERRORS)
-async def nfts(wallet: str, views: ViewsDep, paging: PagingDep) -> dict[str, Any]:
-    """The territory NFTs a wallet holds (its token accounts), by type and id."""
-    return many(await svc.nfts_of(views, wallet, paging.page, paging.per_page), paging, views)
+@router.get("/nfts/{wallet}", response_model=Many[WalletNftAttributes], responses=READ_ERRORS)
+async def nfts(
+    wallet: str,
+    views: ViewsDep,
+    paging: PagingDep,
+    include_encumbered: Annotated[
+        bool, Query(description="Also list NFTs the wallet put up as collateral or fractionalized")
+    ] = True,
+) -> dict[str, Any]:
+    """The territory NFTs a wallet holds, by type and id (escrowed ones marked by `custody`)."""
+    page = await svc.nfts_of(views, wallet, paging.page, paging.per_page, include_encumbered)
+    return many(page, paging, views)
 
 
 @router.get("/unit/{unit_id}/nft", response_model=One[NftAttributes], responses=READ_ERRORS)

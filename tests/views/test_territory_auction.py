@@ -48,9 +48,15 @@ async def test_nft_holder_comes_from_the_token_account(client: httpx.AsyncClient
 
 async def test_wallet_nfts_and_unit(client: httpx.AsyncClient) -> None:
     body = await get(client, f"/v1/territory/nfts/{BOB}")
-    assert body["meta"]["total"] == 1
-    [item] = body["data"]
-    assert item["id"] == nft_mint(0, 2) and item["attributes"]["owner_is_stale"] is True
+    assert body["meta"]["total"] == 2
+    station, matrix = body["data"]  # by type, then id
+    assert station["id"] == nft_mint(0, 2) and station["attributes"]["owner_is_stale"] is True
+    assert station["attributes"]["custody"] == "wallet"
+    # matrix 3 is bob's loan collateral: in the Loan's escrow, still listed as his
+    assert matrix["id"] == nft_mint(1, 3) and matrix["attributes"]["custody"] == "lending_loan"
+    assert matrix["attributes"]["holder"] == ln.loan_pda(BOB, nft_mint(1, 3))[0]
+    only = await get(client, f"/v1/territory/nfts/{BOB}?include_encumbered=false")
+    assert [d["id"] for d in only["data"]] == [nft_mint(0, 2)]
     assert (await get(client, f"/v1/territory/nfts/{CAROL}"))["meta"]["total"] == 0
     unit = await get(client, "/v1/territory/unit/4/nft?type=station")
     assert unit["data"]["attributes"]["status"] == "reserved"
