@@ -19,7 +19,7 @@ from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
 from chain.ecosystem.fixtures import World, wallet
 
-NOW = int(time.time())
+NOW = int(time.time())  # reset by build(): times are relative to when the node starts
 HOUR = 3600
 MCC = 10**9
 # The auction's MCC mint here has 6 decimals: amounts must follow the mint, not assume 9.
@@ -35,6 +35,8 @@ def nft_mint(t: int, i: int) -> str:
 
 
 def build() -> World:
+    global NOW
+    NOW = int(time.time())
     w = World()
     w.mint(AUCTION_MINT, 6, AUTH)
     w.mint(ASSET_MINT, 9, AUTH)
