@@ -32,6 +32,8 @@ from core.logging import configure_logging
 from core.redis_client import create_redis
 from db.session import create_engine, create_session_maker
 from profiles.storage import storage_from_settings
+from views.base import ProgramIds, Views
+from views.rpc import ChainReader
 
 DESCRIPTION = """
 The single public HTTPS JSON entry point of the MCC/MCD ecosystem.
@@ -70,6 +72,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.session_maker,
     )
     app.state.after_commit = AfterCommit()
+    app.state.views = create_views(settings)
     try:
         async with access_services(app):
             # Everything loaded so far lives as long as the process: move it out of the
@@ -78,9 +81,23 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             yield
             await app.state.after_commit.drain()
     finally:
+        await app.state.views.reader.close()
         await app.state.solana.close()
         await app.state.redis.aclose()
         await engine.dispose()
+
+
+def create_views(settings: Settings) -> Views:
+    """The chain views' reader and per-program snapshot caches (docs/views.md)."""
+    ids = ProgramIds(
+        territory=settings.territory_program_id,
+        auction=settings.auction_program_id,
+        fragment=settings.fragment_program_id,
+        lending=settings.lending_program_id,
+        level_verifier=settings.level_verifier_program_id,
+    )
+    reader = ChainReader(settings.solana_rpc_url)
+    return Views(reader, ids, settings.views_refresh_seconds, settings.lending_pool_address)
 
 
 def _summaries_from_docstrings(routes: Sequence[BaseRoute]) -> None:

@@ -19,6 +19,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from views.errors import ViewError
+
 log = logging.getLogger("mccgw.api")
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -113,6 +115,12 @@ async def _on_problem(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+async def _on_view(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ViewError)
+    headers = {"Retry-After": "1"} if exc.status == 503 else None
+    return problem_response(request, exc.status, exc.slug, exc.detail, headers=headers, **exc.extra)
+
+
 async def _on_http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     status = exc.status_code
@@ -188,6 +196,7 @@ async def _on_unhandled(request: Request, exc: Exception) -> JSONResponse:
 
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ProblemError, _on_problem)
+    app.add_exception_handler(ViewError, _on_view)
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(DBAPIError, _on_database)

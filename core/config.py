@@ -53,6 +53,18 @@ class Settings(BaseSettings):
     token_decimals: int = 9
     # Program id of the MCD whitelist program on a real cluster; empty = the id in the keys dir.
     whitelist_program_id: str = ""
+    # Chain views (docs/views.md): the ecosystem's read-only programs. Defaults are the ids
+    # the ecosystem publishes (ecosystem-programs.md 1.1); the local chain's genesis fixtures
+    # are owned by the same ids, so dev and production use the same values.
+    territory_program_id: str = "ipYLo2aitVyNXGzCgpiaKKA2JLvtbBvMHiV7qKZTPVZ"
+    auction_program_id: str = "6JRmShodszZca3ez7GfDkmsRSzTi5ELwscWCDgjsteJx"
+    fragment_program_id: str = "J7wyftDtfzqn2pbpLr8QPqKQkAxecgVze75SUz9D4Fq3"
+    lending_program_id: str = "5JRnecaAZNfF1bBjdW93JB8VFJVpWWDkR3NKg2jHnMPQ"
+    level_verifier_program_id: str = "8TSuNuR1Carh8GpjqrZiVo3oz1nC2K9FSy6BhqbWb3ek"
+    # The lending pool the views show; empty = the program's first LendingPool account.
+    lending_pool_address: str = ""
+    # A program's decoded account set is re-read at most this often (one slot = 0.4 s).
+    views_refresh_seconds: float = 0.4
 
     secret_key: str = _DEFAULT_SECRET
     # AES-GCM master key (base64, 32 bytes) for secrets kept encrypted at rest.

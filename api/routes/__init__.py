@@ -14,11 +14,15 @@ from api.routes import (
     admin_whitelist,
     attributes,
     authorizations,
+    auction_solana,
+    fragment,
     funds,
     health,
     legacy,
+    lending,
     onboarding,
     projects,
+    territory,
     transfers,
     users,
 )
@@ -45,4 +49,6 @@ api_router.include_router(organization_routes.admin_router)
 api_router.include_router(techtree_routes.router)
 api_router.include_router(rewards_routes.router)
 api_router.include_router(legacy.router)
+for _views_router in (territory, auction_solana, fragment, lending):  # chain views
+    api_router.include_router(_views_router.router)
 api_router.include_router(auth_router)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from chain.node.genesis import open_chain
+from chain.node.genesis import FIXTURES_DIR, open_chain
 from chain.node.server import make_app
 
 log = logging.getLogger("chain.node")
@@ -22,11 +22,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--keys-dir", type=Path, default=Path(".dev/keys"))
     p.add_argument("--slot-ms", type=int, default=400)
     p.add_argument("--accounts-dir", type=Path, default=None)
+    p.add_argument(
+        "--no-fixtures",
+        action="store_true",
+        help="skip the ecosystem fixtures (chain/node/fixtures) at genesis",
+    )
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
-    chain = open_chain(args.data_dir, args.keys_dir, args.accounts_dir)
+    fixtures = None if args.no_fixtures else FIXTURES_DIR
+    chain = open_chain(args.data_dir, args.keys_dir, args.accounts_dir, fixtures)
     log.info(
         "chain node listening on http://%s:%d (slot %d, %d ms slots, data %s)",
         args.host,

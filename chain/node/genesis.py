@@ -23,6 +23,8 @@ AUTHORITY_LAMPORTS = 1_000_000 * SOL  # "plenty": a dev stack never runs dry
 FAUCET_LAMPORTS = 10_000_000_000 * SOL
 MINT_DECIMALS = 9
 WHITELIST_SO = Path(__file__).resolve().parent.parent / "program" / "mcd_whitelist.so"
+# The ecosystem's read-only programs as genesis accounts (python -m chain.ecosystem.fixtures).
+FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 
 
 def mint_data(authority: Pubkey, decimals: int = MINT_DECIMALS) -> bytes:
@@ -52,7 +54,13 @@ def load_account_file(path: Path) -> tuple[Pubkey, Account]:
     )
 
 
-def open_chain(data_dir: Path, keys_dir: Path, accounts_dir: Path | None = None) -> Chain:
+def open_chain(
+    data_dir: Path,
+    keys_dir: Path,
+    accounts_dir: Path | None = None,
+    fixtures_dir: Path | None = FIXTURES_DIR,
+) -> Chain:
+    """A fresh chain loads the fixtures first, then `accounts_dir` (a file there wins)."""
     keys = load_or_create_keys(keys_dir)
     svm = Chain.new_svm()
     # The program is reloaded on every start, so a rebuilt .so takes effect on restart.
@@ -73,9 +81,10 @@ def open_chain(data_dir: Path, keys_dir: Path, accounts_dir: Path | None = None)
     for mint in (keys.mcc_mint, keys.mcd_mint):
         data = mint_data(keys.mint_authority.pubkey())
         chain.set_account(mint.pubkey(), Account(rent, data, spl.TOKEN_PROGRAM_ID, False, 0))
-    if accounts_dir is not None and accounts_dir.is_dir():
-        for path in sorted(accounts_dir.glob("*.json")):
-            key, acc = load_account_file(path)
-            chain.set_account(key, acc)
+    for extra in (fixtures_dir, accounts_dir):
+        if extra is not None and extra.is_dir():
+            for path in sorted(extra.glob("*.json")):
+                key, acc = load_account_file(path)
+                chain.set_account(key, acc)
     chain.flush(force=True)
     return chain

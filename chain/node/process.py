@@ -49,6 +49,7 @@ def start_node(
     slot_ms: int = 400,
     host: str = "127.0.0.1",
     accounts_dir: Path | None = None,
+    fixtures: bool = True,
     log_file: Path | None = None,
     ready_timeout: float = 30,
 ) -> NodeHandle:
@@ -60,6 +61,8 @@ def start_node(
     ]  # fmt: skip
     if accounts_dir is not None:
         cmd += ["--accounts-dir", str(accounts_dir)]
+    if not fixtures:
+        cmd.append("--no-fixtures")
     out: IO[Any] | int | None = None
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,9 @@
 """Solana JSON-RPC 2.0 methods over a Chain: parameter parsing, result shapes and encodings,
-exactly as solana-py / solders parse them. Transport lives in server.py."""
+exactly as solana-py / solders parse them. Transport lives in server.py.
+
+What it answers and what it does not support (jsonParsed beyond SPL Token accounts and mints,
+minContextSlot, sortResults/changedSinceSlot, subscriptions) is listed in docs/views.md,
+"The local chain: fixtures and the reads the node answers"."""
 
 from __future__ import annotations
 
@@ -409,6 +413,31 @@ def get_token_supply(rpc: Rpc, params: Params) -> Any:
     if mint is None:
         raise invalid("Invalid param: not a Token mint")
     return rpc.ctx(c, spl.ui_token_amount(mint.supply, mint.decimals))
+
+
+MAX_LARGEST_ACCOUNTS = 20
+
+
+@method("getTokenLargestAccounts")
+def get_token_largest_accounts(rpc: Rpc, params: Params) -> Any:
+    """The 20 largest token accounts of a mint, amount descending (ties: address order)."""
+    key = _pubkey(_arg(params, 0))
+    c = _commitment(_config(params, 1))
+    mint_acc = rpc.chain.get_account(key, c)
+    mint = spl.parse_mint(mint_acc)
+    if mint is None or mint_acc is None:
+        raise invalid("Invalid param: not a Token mint")
+    holders = []
+    for k, a in rpc.chain.program_accounts(mint_acc.owner, c):
+        tok = spl.parse_token_account(a)
+        if tok is not None and tok.mint == key:
+            holders.append((tok.amount, str(k)))
+    holders.sort(key=lambda h: (-h[0], h[1]))
+    value = [
+        {"address": addr, **spl.ui_token_amount(amount, mint.decimals)}
+        for amount, addr in holders[:MAX_LARGEST_ACCOUNTS]
+    ]
+    return rpc.ctx(c, value)
 
 
 def _tokens_by(rpc: Rpc, params: Params, field: str) -> Any:

@@ -1,0 +1,69 @@
+"""A chain node on the tests' own accounts (tests/views/world.py) and an app reading it."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from api.app import create_app
+from chain.node.process import start_node
+from core.config import Settings
+from core.embedded import free_port
+from tests.views.world import build
+
+
+@pytest.fixture(scope="package")
+def views_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("views")
+    build().write(tmp / "accounts")
+    handle = start_node(
+        tmp / "data",
+        tmp / "keys",
+        free_port(),
+        slot_ms=20,
+        accounts_dir=tmp / "accounts",
+        fixtures=False,
+    )
+    try:
+        yield handle.url
+    finally:
+        handle.stop()
+
+
+@pytest.fixture
+def views_settings(settings: Settings, views_node: str, tmp_path: Path) -> Settings:
+    return settings.model_copy(
+        update={
+            "solana_rpc_url": views_node,
+            "chain_keys_dir": tmp_path / "keys",
+            "temporal_address": "127.0.0.1:1",  # never used by these routes (lazy client)
+        }
+    )
+
+
+@pytest.fixture
+async def app(views_settings: Settings) -> FastAPI:
+    return create_app(views_settings)
+
+
+async def start_app(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """In-process client from an address of its own: anonymous calls are rate-limited per IP
+    (100/min), and these tests make many."""
+    ip = ".".join(str(b) for b in secrets.token_bytes(3))
+    transport = httpx.ASGITransport(app=app, client=(f"10.{ip}", 40000))
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://test") as c,
+    ):
+        yield c
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async for c in start_app(app):
+        yield c
