@@ -16,6 +16,7 @@ from temporalio.exceptions import ApplicationError
 from api.auth.scopes import PROJECT_SCOPES
 from db.models import Project
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication, ProjectStatusRecord
+from onboarding.clients import ensure_project_client
 from onboarding.whitelist import WhitelistChain, error_text
 
 if TYPE_CHECKING:
@@ -26,12 +27,15 @@ if TYPE_CHECKING:
 class ApprovalInput:
     application_id: str
     admin_uid: str
+    # Project scopes chosen by the approving admin (None: every project scope).
+    allowed_scopes: list[str] | None = None
 
 
 @dataclass
 class CreateProjectInput:
     application_id: str
     admin_uid: str
+    allowed_scopes: list[str] | None = None
 
 
 @dataclass
@@ -107,7 +111,9 @@ class OnboardingActivities:
             project = Project(
                 name=app.project_name,
                 description=app.project_description,
-                allowed_scopes=list(PROJECT_SCOPES),
+                allowed_scopes=list(
+                    PROJECT_SCOPES if data.allowed_scopes is None else data.allowed_scopes
+                ),
                 rate_limit_tier="free",
                 ip_allowlist=[],
                 limits={},
@@ -128,6 +134,8 @@ class OnboardingActivities:
                     changed_by=data.admin_uid,
                 )
             )
+            # Its OAuth client, so users can authorize it (redirect URIs set by the project).
+            await ensure_project_client(session, project)
             app.project_id = project.project_id
             await session.commit()
             return ProjectCreated(project.project_id, app.mcd_wallet_address)

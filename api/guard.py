@@ -2,7 +2,8 @@
 before authentication) reads them, so no size, shape or byte can turn into a 500.
 
 - The path and query must not carry a NUL byte (PostgreSQL refuses it in text): 422.
-- Bodies are capped per route (``BODY_LIMITS``; JSON and forms small, the avatar upload 2 MB):
+- Bodies are capped per route (``BODY_LIMITS``: JSON 256 KB, batch routes 1 MB, the OAuth
+  forms 16 KB, the avatar upload 2 MB):
   413 ``payload-too-large`` from ``Content-Length`` at once, or as soon as a streamed body
   passes the cap. Nothing is parsed before the cap is known to hold.
 - JSON bodies must be UTF-8 (a ``charset`` other than utf-8 is 415) and strict JSON: no
@@ -26,12 +27,14 @@ from urllib.parse import parse_qsl, unquote_to_bytes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 JSON_LIMIT = 256 * 1024
+BATCH_LIMIT = 1024 * 1024  # batch routes carry up to 100 items
 FORM_LIMIT = 16 * 1024
 AVATAR_LIMIT = 2 * 1024 * 1024
 # (path regex, limit in bytes) — first match wins; JSON_LIMIT otherwise.
 BODY_LIMITS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"^/v1/users/me/avatar/?$"), AVATAR_LIMIT),
     (re.compile(r"^/auth/"), FORM_LIMIT),
+    (re.compile(r"^/(v1|api/open)/.*batch"), BATCH_LIMIT),
 ]
 MAX_DEPTH = 32
 MAX_KEYS = 1000

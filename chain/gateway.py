@@ -338,7 +338,9 @@ class ChainGateway:
         # Missing, or only lamports someone sent to the derivable address (still a system
         # account): create it over them (chain.custody.create_custody_instructions).
         existing = int(account.lamports) if account is not None else 0
-        op_key = f"custody:{address}"
+        # A pre-funded address gets its own op: a creation that failed over those lamports
+        # before this fix (create_account_with_seed) must not be replayed as failed forever.
+        op_key = f"custody:{address}" + (":funded" if existing else "")
         instructions = create_custody_instructions(
             self._keys, uid, currency, await self._rent_exemption(), existing
         )

@@ -50,7 +50,7 @@ class ApprovalWorkflow:
     async def run(self, data: ApprovalInput) -> ApprovalResult:
         created = await workflow.execute_activity_method(
             OnboardingActivities.create_project,
-            CreateProjectInput(data.application_id, data.admin_uid),
+            CreateProjectInput(data.application_id, data.admin_uid, data.allowed_scopes),
             start_to_close_timeout=timedelta(seconds=30),
             retry_policy=_DB_RETRY,
         )

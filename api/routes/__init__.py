@@ -21,6 +21,7 @@ from api.routes import (
     legacy,
     lending,
     onboarding,
+    project_client,
     projects,
     territory,
     transfers,
@@ -30,6 +31,7 @@ from authserver.routes import router as auth_router
 
 api_router = APIRouter()
 api_router.include_router(health.router)
+api_router.include_router(project_client.router)
 api_router.include_router(projects.router)
 api_router.include_router(authorizations.router)  # before users: /me/... is not a uid
 api_router.include_router(users.router)

@@ -19,6 +19,7 @@ from db.models import Project
 from db.models.onboarding import ProjectStatusRecord
 from onboarding import status as machine
 from onboarding.applications import new_credentials
+from onboarding.clients import check_redirect_uris, client_attributes, ensure_project_client
 
 router = APIRouter(tags=["projects"])
 
@@ -51,6 +52,16 @@ class ProjectRegistrationIn(BaseModel):
     webhook_url: str | None = Field(None, max_length=500, pattern=r"^https?://")
     allowed_scopes: list[str] = Field(default_factory=list, max_length=20)
     rate_limit_tier: Literal["free", "standard", "enterprise"] = "free"
+    redirect_uris: list[str] = Field(
+        default_factory=list,
+        max_length=10,
+        description="OAuth redirect URIs of the project's client (the project can change them)",
+    )
+
+    @field_validator("redirect_uris")
+    @classmethod
+    def _redirects(cls, value: list[str]) -> list[str]:
+        return check_redirect_uris(value)
 
     @field_validator("allowed_scopes")
     @classmethod
@@ -125,6 +136,8 @@ async def register_project(
             changed_by=admin.uid,
         )
     )
+    client = await ensure_project_client(session, project, payload.redirect_uris)
+    client_attrs = client_attributes(client)
     await session.commit()
     await session.refresh(project)
     attributes = {
@@ -138,6 +151,7 @@ async def register_project(
         "api_key": creds.api_key,
         "api_secret": creds.api_secret,
         "created_at": project.created_at.isoformat(),
+        **client_attrs,
     }
     return JSONResponse(single("project", project.project_id, attributes), status_code=201)
 

@@ -18,7 +18,7 @@ import asyncio
 import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, field_validator
@@ -31,6 +31,7 @@ from temporalio.service import RPCError
 from activities.onboarding import ApprovalInput
 from api.auth.deps import current_user, id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
+from api.auth.scopes import PROJECT_SCOPES
 from api.deps import SessionDep, SettingsDep
 from api.envelope import Envelope, PageParams, page, resource, single
 from api.errors import NotFound, ProblemError, ServiceUnavailable
@@ -39,6 +40,7 @@ from db.models import User
 from db.models.onboarding import OPEN_APPLICATION_STATUSES, ProjectApplication
 from onboarding import applications
 from onboarding.applications import application_attributes, check_wallet
+from onboarding.clients import client_attributes, project_client
 from workflows.approval import ApprovalWorkflow, workflow_id
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
@@ -114,6 +116,22 @@ class ApplicationIn(BaseModel):
     @classmethod
     def _mcc(cls, value: str | None) -> str | None:
         return None if value is None else check_wallet(value)
+
+
+class ApproveIn(BaseModel):
+    """Optional: the project scopes the approved project gets (default: every one)."""
+
+    allowed_scopes: list[str] | None = Field(None, max_length=20, examples=[["funds:read"]])
+
+    @field_validator("allowed_scopes")
+    @classmethod
+    def _known_scopes(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        unknown = sorted(set(value) - set(PROJECT_SCOPES))
+        if unknown:
+            raise ValueError(f"unknown project scopes: {', '.join(unknown)}")
+        return sorted(set(value))
 
 
 class RejectIn(BaseModel):
@@ -254,8 +272,13 @@ async def approve(
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
+    payload: Annotated[ApproveIn | None, Body()] = None,
 ) -> Any:
-    """Approve: create the project, its api_key and one-time api_secret, whitelist it on chain."""
+    """Approve: create the project, its api_key and one-time api_secret, whitelist it on chain.
+
+    The answer carries the project's OAuth client id (`oauth_client_id`, a public client:
+    authorization code + PKCE); the project sets its redirect URIs with
+    `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its project scopes."""
     row = await applications.begin_approval(
         session, application_id, admin.uid, settings.master_key, settings.master_key_id
     )
@@ -263,7 +286,8 @@ async def approve(
     await session.commit()
 
     if status == "approving":
-        finished = await _run_approval(request, str(application_id), admin.uid)
+        scopes = payload.allowed_scopes if payload is not None else None
+        finished = await _run_approval(request, str(application_id), admin.uid, scopes)
         if not finished:
             await session.refresh(row)
             wait = "5"
@@ -280,7 +304,9 @@ async def approve(
     return await _deliver(session, settings.master_key_id, settings.master_key, application_id)
 
 
-async def start_approval(request: Request, application_id: str, admin_uid: str) -> Any:
+async def start_approval(
+    request: Request, application_id: str, admin_uid: str, scopes: list[str] | None = None
+) -> Any:
     """Start (or join) the approval workflow of an application marked ``approving`` (after
     the commit); returns its handle. Shared by the admin API and the operator console."""
     client: Client = request.app.state.temporal
@@ -288,7 +314,7 @@ async def start_approval(request: Request, application_id: str, admin_uid: str) 
     try:
         return await client.start_workflow(
             ApprovalWorkflow.run,
-            ApprovalInput(application_id, admin_uid),
+            ApprovalInput(application_id, admin_uid, scopes),
             id=workflow_id(application_id),
             task_queue=queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
@@ -299,10 +325,12 @@ async def start_approval(request: Request, application_id: str, admin_uid: str) 
         ) from exc
 
 
-async def _run_approval(request: Request, application_id: str, admin_uid: str) -> bool:
+async def _run_approval(
+    request: Request, application_id: str, admin_uid: str, scopes: list[str] | None = None
+) -> bool:
     """Start (or join) the approval workflow and wait for it; False if still running."""
     wait = float(getattr(request.app.state, "approval_wait_seconds", APPROVAL_WAIT_SECONDS))
-    handle = await start_approval(request, application_id, admin_uid)
+    handle = await start_approval(request, application_id, admin_uid, scopes)
     try:
         await asyncio.wait_for(handle.result(), wait)
     except TimeoutError:
@@ -328,6 +356,8 @@ async def _deliver(
     await session.commit()
     await session.refresh(row)
     attributes = application_attributes(row) | {"api_secret": secret}
+    if row.project_id is not None and (client := await project_client(session, row.project_id)):
+        attributes |= client_attributes(client)
     return JSONResponse(single("project_application", row.id, attributes))
 
 

@@ -85,13 +85,20 @@ async def test_approve_then_whitelist_admin(
     user, dev = await actors.developer()
     app_id = await _apply(client, dev)
 
-    resp = await client.post(f"/v1/admin/projects/applications/{app_id}/approve", headers=admin)
+    resp = await client.post(
+        f"/v1/admin/projects/applications/{app_id}/approve",
+        headers=admin,
+        json={"allowed_scopes": ["funds:manage", "funds:read"]},
+    )
     assert resp.status_code == 200, resp.text
     attrs = resp.json()["data"]["attributes"]
     assert attrs["status"] == "approved"
     project_id = attrs["project_id"]
     assert isinstance(project_id, int)
     assert attrs["api_key"].startswith("pk_") and attrs["api_secret"].startswith("sk_")
+    # Security item 9: the project's OAuth client comes with the keys; scopes as chosen.
+    assert attrs["oauth_client_id"].startswith("cl_") and attrs["redirect_uris"] == []
+    assert "funds:manage" in attrs["scopes"] and "mining:write" not in attrs["scopes"]
     assert attrs["whitelist_pda"] == str(chain.pda(project_id)[0])
     assert attrs["whitelist_bump"] == chain.pda(project_id)[1]
     assert attrs["whitelist_tx"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import uuid
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +70,10 @@ class Target:
         kwargs.pop("cookies", None)
         url = kwargs.pop("url")
         method = kwargs.pop("method")
-        return self.loop.run(self.client.request(method, url, **_httpx_kwargs(kwargs)))
+        request = self.client.build_request(method, url, **_httpx_kwargs(kwargs))
+        # A multipart body is a stream: read it now, so the checks can look at what was sent.
+        request.read()
+        return self.loop.run(self.client.send(request))
 
 
 def _httpx_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -100,6 +104,9 @@ def target(
     lifespan = app.router.lifespan_context(app)
     loop.run(lifespan.__aenter__())
     app.state.project_authenticator.cache_seconds = 0.0
+    # Workflows the fuzzed writes start go to a queue no worker of another test listens on.
+    queue = f"fuzz-{uuid.uuid4().hex[:8]}"
+    app.state.engine_task_queue = app.state.task_queue = queue
 
     async def prepare() -> tuple[httpx.AsyncClient, dict[str, dict[str, str]]]:
         world = World(app.state.session_maker, settings, app)

@@ -149,3 +149,25 @@ async def test_item6_metric_labels_are_a_fixed_set(client: httpx.AsyncClient) ->
         sample.labels["method"] for metric in HTTP_REQUESTS.collect() for sample in metric.samples
     }
     assert methods <= {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"}
+
+
+async def test_item6_body_caps_per_route(client: httpx.AsyncClient, world: World) -> None:
+    creds = await world.project()
+    headers = _headers(creds)
+    image = b"\x89PNG" + b"\x00" * (3 * 1024 * 1024)
+    r = await client.post(
+        "/v1/users/me/avatar", files={"file": ("a.png", image, "image/png")}, headers=headers
+    )
+    assert _problem(r, 413) == "payload-too-large"
+    small = await client.post(
+        "/v1/users/me/avatar",
+        files={"file": ("a.png", image[: 1024 * 1024], "image/png")},
+        headers=headers,
+    )
+    assert small.status_code != 413  # under the avatar's 2 MB: up to the route
+    json_headers = {**headers, "Content-Type": "application/json"}
+    body = json.dumps({"uids": ["u"], "pad": "x" * (400 * 1024)}).encode()
+    r = await client.post("/v1/users/batch/attributes", content=body, headers=json_headers)
+    assert r.status_code != 413  # batch routes take up to 1 MB
+    r = await client.post("/v1/funds/unlock", content=body, headers=json_headers)
+    assert _problem(r, 413) == "payload-too-large"  # other JSON routes 256 KB

@@ -61,3 +61,37 @@ async def test_item10_prefunded_custody_address_still_becomes_the_users_account(
     assert created == address
     await gateway.mint(f"sec-mint-{uuid.uuid4().hex}", uid, 5, currency="MCC")
     assert await gateway.custody_balance(uid, "MCC", "finalized") == 5
+
+
+async def test_item10_user_blocked_before_the_fix_recovers(
+    gateway: ChainGateway, chain_node: tuple[str, Path]
+) -> None:
+    """A creation that failed over pre-funded lamports under the old instruction (recorded as
+    a failed op) does not keep the user blocked."""
+    from solders.system_program import CreateAccountWithSeedParams, create_account_with_seed
+    from spl.token.constants import ACCOUNT_LEN, TOKEN_PROGRAM_ID
+
+    from chain.custody import custody_seed
+
+    url, keys_dir = chain_node
+    keys = load_or_create_keys(keys_dir)
+    uid = f"blocked-{uuid.uuid4().hex[:10]}"
+    address = custody_address(keys, uid, "MCC")
+    async with AsyncClient(url) as client:
+        await _airdrop(client, address, 1_000_000)
+    old = create_account_with_seed(
+        CreateAccountWithSeedParams(
+            from_pubkey=keys.fee_payer.pubkey(),
+            to_pubkey=address,
+            base=keys.custody_authority.pubkey(),
+            seed=custody_seed(keys.mint_for("MCC"), uid),
+            lamports=3_000_000,
+            space=ACCOUNT_LEN,
+            owner=TOKEN_PROGRAM_ID,
+        )
+    )
+    await gateway.submit(f"custody:{address}", [old], kind="custody", meta={})
+    assert (await gateway.await_final(f"custody:{address}", 60)).status == "failed"
+    assert await gateway.ensure_custody_account(uid, "MCC") == address
+    await gateway.mint(f"sec-mint-{uuid.uuid4().hex}", uid, 7, currency="MCC")
+    assert await gateway.custody_balance(uid, "MCC", "finalized") == 7

@@ -1,0 +1,74 @@
+"""A project's own OAuth client: read it, and set its redirect URIs (decisions.md: every
+approved or registered project gets a client; the project sets its redirect URIs)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Request, Security
+from pydantic import BaseModel, Field, field_validator
+
+from api.auth.deps import current_project
+from api.auth.principal import ProjectPrincipal
+from api.deps import SessionDep
+from api.envelope import Envelope, single
+from api.errors import NotFound
+from api.idempotency import write_context
+from db.models import Project
+from onboarding.clients import (
+    MAX_REDIRECT_URIS,
+    check_redirect_uris,
+    client_attributes,
+    ensure_project_client,
+    project_client,
+)
+
+router = APIRouter(prefix="/v1/projects/oauth-client", tags=["projects"])
+
+ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
+
+_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "Project credentials refused (`unknown-project`, `invalid-api-key`, ...)"},
+    403: {"description": "`project-suspended`, `ip-not-allowed`"},
+    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
+}
+
+
+class RedirectUrisIn(BaseModel):
+    redirect_uris: list[str] = Field(
+        max_length=MAX_REDIRECT_URIS,
+        examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
+        description="Absolute https URLs (http only on localhost); replaces the list",
+    )
+    idempotency_key: str | None = Field(
+        None, description="Required unless the Idempotency-Key header is sent"
+    )
+
+    @field_validator("redirect_uris")
+    @classmethod
+    def _checked(cls, value: list[str]) -> list[str]:
+        return check_redirect_uris(value)
+
+
+@router.get("", response_model=Envelope, responses={**_PROBLEMS, 404: {"description": "None"}})
+async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, Any]:
+    """The calling project's OAuth client (id, redirect URIs, scopes users may grant)."""
+    client = await project_client(session, project.project_id)
+    if client is None:
+        raise NotFound(f"Project {project.project_id} has no OAuth client")
+    return single("oauth_client", client.client_id, client_attributes(client))
+
+
+@router.put("", response_model=Envelope, responses={**_PROBLEMS, 409: {"description": "Key"}})
+async def set_redirect_uris(
+    payload: RedirectUrisIn, project: ProjectCaller, request: Request
+) -> Any:
+    """Set the redirect URIs of the calling project's OAuth client (created if missing)."""
+    async with write_context(request, project, operation="projects.oauth_client.update") as ctx:
+        row = await ctx.session.get(Project, project.project_id)
+        if row is None:
+            raise NotFound(f"Project {project.project_id} does not exist")
+        client = await ensure_project_client(ctx.session, row)
+        client.redirect_uris = payload.redirect_uris
+        await ctx.session.flush()
+        return ctx.respond(200, single("oauth_client", client.client_id, client_attributes(client)))

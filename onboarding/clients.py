@@ -1,0 +1,91 @@
+"""Every project gets its OAuth client (decisions.md): created at approval or registration,
+shown with the keys, its redirect URIs set by the project. Without one, no user could ever
+authorize a project approved through the API. Flush-only, like every service."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.auth.scopes import USER_SCOPES
+from db.models import Project
+from db.models.access import OAuthClient
+
+MAX_REDIRECT_URIS = 10
+_LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
+
+
+def check_redirect_uris(uris: Iterable[str]) -> list[str]:
+    """Absolute https URLs (http only for localhost), no fragment or credentials; at most 10.
+    Raises ValueError naming the first bad one."""
+    checked: list[str] = []
+    for uri in uris:
+        if not isinstance(uri, str) or len(uri) > 500:
+            raise ValueError("a redirect URI is at most 500 characters")
+        try:
+            parts = urlsplit(uri)
+        except ValueError as exc:
+            raise ValueError(f"{uri[:80]!r} is not a URL") from exc
+        host = (parts.hostname or "").lower()
+        local = host in _LOCAL_HOSTS
+        if (
+            not host
+            or parts.scheme not in ("https", "http")
+            or (parts.scheme == "http" and not local)
+        ):
+            raise ValueError(f"{uri[:80]!r} must be an absolute https URL (http only on localhost)")
+        if parts.fragment or parts.username or parts.password:
+            raise ValueError(f"{uri[:80]!r} may not carry a fragment or credentials")
+        if uri not in checked:
+            checked.append(uri)
+    if len(checked) > MAX_REDIRECT_URIS:
+        raise ValueError(f"at most {MAX_REDIRECT_URIS} redirect URIs")
+    return checked
+
+
+async def project_client(session: AsyncSession, project_id: int) -> OAuthClient | None:
+    """The project's own (non-first-party) client, the oldest if it has several."""
+    found: OAuthClient | None = await session.scalar(
+        select(OAuthClient)
+        .where(OAuthClient.project_id == project_id, OAuthClient.first_party.is_(False))
+        .order_by(OAuthClient.created_at)
+        .limit(1)
+    )
+    return found
+
+
+async def ensure_project_client(
+    session: AsyncSession, project: Project, redirect_uris: list[str] | None = None
+) -> OAuthClient:
+    """The project's OAuth client, created once: public (authorization code + PKCE, so there
+    is no second secret to show), offering the user scopes and the project's own scopes."""
+    client = await project_client(session, project.project_id)
+    if client is not None:
+        return client
+    client = OAuthClient(
+        client_id=f"cl_{secrets.token_hex(8)}",
+        project_id=project.project_id,
+        name=f"{project.name}"[:100],
+        client_secret_hash=None,
+        redirect_uris=list(redirect_uris or []),
+        allowed_scopes=[*USER_SCOPES, *(project.allowed_scopes or [])],
+        grant_types=["authorization_code", "refresh_token"],
+        access_token_format="jwt",
+        first_party=False,
+    )
+    session.add(client)
+    await session.flush()
+    return client
+
+
+def client_attributes(client: OAuthClient) -> dict[str, object]:
+    return {
+        "oauth_client_id": client.client_id,
+        "redirect_uris": list(client.redirect_uris),
+        "scopes": list(client.allowed_scopes),
+        "client_type": "public" if client.client_secret_hash is None else "confidential",
+    }
