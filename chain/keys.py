@@ -1,8 +1,9 @@
 """The gateway's chain keypairs, kept as Solana CLI JSON files in one directory.
 
-The local node reads them at genesis (it creates the mints and loads the whitelist program
-under these ids); the chain gateway signs with them. Missing files are generated on first use,
-so a fresh machine needs nothing by hand. The directory is git-ignored.
+The local node reads them at genesis (it creates the mints at these ids and makes the
+authority keys the authorities of McdConfig and the ReincarnationPool); the chain gateway
+signs with them. Missing files are generated on first use, so a fresh machine needs nothing
+by hand. The directory is git-ignored.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ KEY_NAMES = (
     "price_authority",  # authority of the ReincarnationPool: signs update_price
     "mcc_mint",
     "mcd_mint",
-    "whitelist_program",  # program id of our MCD whitelist program
 )
 
 
@@ -48,7 +48,6 @@ class ChainKeys:
     price_authority: Keypair
     mcc_mint: Keypair
     mcd_mint: Keypair
-    whitelist_program: Keypair
 
     def mint_for(self, currency: str) -> Pubkey:
         match currency.upper():

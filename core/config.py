@@ -46,8 +46,6 @@ class Settings(BaseSettings):
     # Commitment that counts as success for a chain write (decisions.md: finalized).
     chain_commitment: Literal["processed", "confirmed", "finalized"] = "finalized"
     token_decimals: int = 9
-    # Program id of the MCD whitelist program on a real cluster; empty = the id in the keys dir.
-    whitelist_program_id: str = ""
 
     # The ecosystem's programs and addresses (docs/chain.md, "Pointing the gateway at a
     # cluster"). Program ids default to the ecosystem's mainnet ids; the local node loads our

@@ -58,7 +58,8 @@ async def _assert_in_step(
     assert str(onchain.wallet) == entry.wallet_address
     assert onchain.bump == entry.pda_bump
     assert str(chain.pda(project_id)[0]) == entry.pda_address
-    assert onchain.authority == chain.authority
+    assert onchain.project_name == wl.chain_project_name(entry.project_name)
+    assert 0 < onchain.registered_at <= onchain.updated_at
     expected = wl.Status.ACTIVE if entry.status == "active" else wl.Status.SUSPENDED
     assert onchain.status is expected
     async with sessions() as s:
@@ -120,6 +121,11 @@ async def test_approve_then_whitelist_admin(
     assert item["type"] == "mcd_whitelist_entry"
     assert item["attributes"]["status"] == "active"
     assert item["attributes"]["wallet_address"] == WALLET
+    # The McdWhitelist account's fields, decoded from the chain.
+    decoded = item["attributes"]["onchain"]
+    assert decoded["project_id"] == project_id and decoded["wallet_address"] == WALLET
+    assert decoded["status"] == "active" and decoded["bump"] == chain.pda(project_id)[1]
+    assert decoded["project_name"] == wl.chain_project_name(application_body()["project_name"])
     await _assert_in_step(chain, session_maker, project_id)
 
     url = f"/v1/admin/mcd/whitelist/{project_id}/status"
@@ -129,6 +135,7 @@ async def test_approve_then_whitelist_admin(
         assert resp.status_code == 200, resp.text
         body = resp.json()["data"]["attributes"]
         assert body["status"] == target and body["updated_at"]
+        assert body["onchain"]["status"] == target
         signatures.add(body["last_tx"])
         await _assert_in_step(chain, session_maker, project_id)
         refused = await _project_call(client, project_id, secret)
