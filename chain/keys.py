@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
@@ -48,8 +49,13 @@ class ChainKeys:
     price_authority: Keypair
     mcc_mint: Keypair
     mcd_mint: Keypair
+    # The cluster's mints when they are not these keypairs' (settings MCC_MINT / MCD_MINT,
+    # mainnet in production): set by the chain gateway, see chain/ecosystem.py.
+    mints: dict[str, Pubkey] = field(default_factory=dict, compare=False)
 
     def mint_for(self, currency: str) -> Pubkey:
+        if (configured := self.mints.get(currency.upper())) is not None:
+            return configured
         match currency.upper():
             case "MCC":
                 return self.mcc_mint.pubkey()
@@ -60,7 +66,7 @@ class ChainKeys:
 
 def load_or_create_keys(keys_dir: Path) -> ChainKeys:
     keys_dir.mkdir(parents=True, exist_ok=True)
-    loaded: dict[str, Keypair] = {}
+    loaded: dict[str, Any] = {}
     for name in KEY_NAMES:
         path = keys_dir / f"{name}.json"
         if not path.exists():
