@@ -42,7 +42,7 @@ from solders.transaction_status import TransactionDetails, TransactionStatus
 from spl.token.constants import ACCOUNT_LEN, MINT_LEN, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
 from sqlalchemy import func
 from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain import ecosystem, tx_store
@@ -209,28 +209,31 @@ class ChainGateway:
 
     # ------------------------------------------------------------- decimals
 
-    async def load_token_decimals(self) -> TokenDecimals:
-        """Decimals of the MCC and MCD mints as the chain has them (read once per process)."""
+    async def load_token_decimals(self, *, stored: bool = True) -> TokenDecimals:
+        """Decimals of the MCC and MCD mints as the chain has them (read once per process);
+        ``stored``: while the chain is unreachable, the values kept from an earlier read."""
         if self._token_decimals is None:
             found: dict[str, int] = {}
             for currency in ("MCC", "MCD"):
-                found[currency.lower()] = await self._mint_decimals(currency)
+                found[currency.lower()] = await self._mint_decimals(currency, stored)
             self._token_decimals = TokenDecimals(**found)
             log.info("token decimals of the mints: %s", self._token_decimals)
         return self._token_decimals
 
-    async def _mint_decimals(self, currency: str) -> int:
+    async def _mint_decimals(self, currency: str, stored: bool) -> int:
         """From the chain (and kept in ``mint_decimals``); while the chain is unreachable, the
         value read earlier for the same mint address (a mint's decimals never change)."""
         mint = self._keys.mint_for(currency)
         try:
             info = await self.mint_info(mint)
         except ChainUnavailable:
-            async with self._sessions() as session:
-                stored = await session.get(MintDecimals, str(mint))
-            if stored is None:
+            if not stored:
                 raise
-            return stored.decimals
+            async with self._sessions() as session:
+                kept = await session.get(MintDecimals, str(mint))
+            if kept is None:
+                raise
+            return kept.decimals
         if info is None:
             raise ChainError(f"the {currency} mint {mint} does not exist on this cluster")
         async with self._sessions() as session:
@@ -247,13 +250,19 @@ class ChainGateway:
     async def warm_up(self, retry_interval: float = 2.0) -> None:
         """Start-up: read the mints' decimals, retrying while the chain is unreachable (run as
         a background task, so a process starts even while its chain is down)."""
+        stored = True  # the database once; then only the chain, backing off to 30 s
+        delay = retry_interval
         while True:
             try:
-                await self.load_token_decimals()
+                await self.load_token_decimals(stored=stored)
                 return
             except ChainError as exc:  # unreachable, or a mint not created yet (chain-init)
                 log.warning("token decimals not read yet (%s); retrying", exc)
-                await asyncio.sleep(retry_interval)
+            except DBAPIError as exc:
+                log.warning("kept token decimals unreadable (%s); retrying", exc)
+            stored = False
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, max(retry_interval, 30.0))
 
     def decimals(self, currency: str | None = None) -> int:
         """The decimals of ``currency``'s mint, or (None) the one value both share; raises
