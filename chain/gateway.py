@@ -209,18 +209,21 @@ class ChainGateway:
 
     # ------------------------------------------------------------- decimals
 
-    async def load_token_decimals(self, *, stored: bool = True) -> TokenDecimals:
-        """Decimals of the MCC and MCD mints as the chain has them (read once per process);
-        ``stored``: while the chain is unreachable, the values kept from an earlier read."""
+    async def load_token_decimals(
+        self, *, stored: bool = True, keep: bool = False
+    ) -> TokenDecimals:
+        """Decimals of the MCC and MCD mints as the chain has them (read once per process).
+        ``stored``: while the chain is unreachable, use the values kept from an earlier read;
+        ``keep``: keep what the chain says (the worker does, at start-up)."""
         if self._token_decimals is None:
             found: dict[str, int] = {}
             for currency in ("MCC", "MCD"):
-                found[currency.lower()] = await self._mint_decimals(currency, stored)
+                found[currency.lower()] = await self._mint_decimals(currency, stored, keep)
             self._token_decimals = TokenDecimals(**found)
             log.info("token decimals of the mints: %s", self._token_decimals)
         return self._token_decimals
 
-    async def _mint_decimals(self, currency: str, stored: bool) -> int:
+    async def _mint_decimals(self, currency: str, stored: bool, keep: bool) -> int:
         """From the chain (and kept in ``mint_decimals``); while the chain is unreachable, the
         value read earlier for the same mint address (a mint's decimals never change)."""
         mint = self._keys.mint_for(currency)
@@ -236,6 +239,8 @@ class ChainGateway:
             return kept.decimals
         if info is None:
             raise ChainError(f"the {currency} mint {mint} does not exist on this cluster")
+        if not keep:
+            return info[1]
         async with self._sessions() as session:
             await session.execute(
                 pg_insert(MintDecimals)
@@ -247,14 +252,14 @@ class ChainGateway:
             await session.commit()
         return info[1]
 
-    async def warm_up(self, retry_interval: float = 2.0) -> None:
+    async def warm_up(self, retry_interval: float = 2.0, *, keep: bool = False) -> None:
         """Start-up: read the mints' decimals, retrying while the chain is unreachable (run as
         a background task, so a process starts even while its chain is down)."""
         stored = True  # the database once; then only the chain, backing off to 30 s
         delay = retry_interval
         while True:
             try:
-                await self.load_token_decimals(stored=stored)
+                await self.load_token_decimals(stored=stored, keep=keep)
                 return
             except ChainError as exc:  # unreachable, or a mint not created yet (chain-init)
                 log.warning("token decimals not read yet (%s); retrying", exc)

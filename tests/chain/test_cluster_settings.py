@@ -143,7 +143,7 @@ async def test_a_chain_that_is_down_at_start_up(
 ) -> None:
     """Decimals read once for a mint address are kept (a mint's decimals never change): a
     process starting while its chain is down uses them; a mint never read is waited for."""
-    await (await make_gateway()).load_token_decimals()  # read from the chain, kept
+    await (await make_gateway()).load_token_decimals(keep=True)  # read from the chain, kept
     down_url = f"http://127.0.0.1:{free_port()}"
     down = worker_settings.model_copy(update={"solana_rpc_url": down_url})
     assert (await (await make_gateway(down)).load_token_decimals()) == TokenDecimals(9, 9)
@@ -156,3 +156,20 @@ async def test_a_chain_that_is_down_at_start_up(
     task.cancel()
     with pytest.raises(ChainUnavailable):
         gw.decimals()
+
+
+async def test_amount_routes_answer_503_until_the_decimals_are_read(
+    make_gateway: GatewayFactory,
+) -> None:
+    from types import SimpleNamespace
+
+    from api.deps import token_decimals
+    from api.errors import ServiceUnavailable
+
+    gw = await make_gateway()
+    request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(gateway=gw)))
+    with pytest.raises(ServiceUnavailable):
+        token_decimals(request, "MCD")  # type: ignore[arg-type]
+    await gw.load_token_decimals()
+    assert token_decimals(request, "MCD") == 9  # type: ignore[arg-type]
+    assert token_decimals(request) == 9  # type: ignore[arg-type]
