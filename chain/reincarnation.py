@@ -124,6 +124,7 @@ class ReincarnationPool:
     total_cycle_count: int
     created_at: int
     bump: int
+    reserved: bytes = bytes(32)  # _reserved [u8; 32]
 
     @property
     def buyback_price(self) -> int:
@@ -150,8 +151,7 @@ def decode_reincarnation_pool(data: bytes) -> ReincarnationPool:
     name = data[12 : 12 + n].decode("utf-8")  # UnicodeDecodeError is a ValueError
     values = _AFTER_NAME.unpack_from(data, 12 + n)
     keys: list[Any] = [Pubkey.from_bytes(v) for v in values[:9]]
-    numbers = values[9:-1]  # drop _reserved
-    return ReincarnationPool(name, *keys, *numbers)
+    return ReincarnationPool(name, *keys, *values[9:])
 
 
 def encode_reincarnation_pool(pool: ReincarnationPool, space: int = POOL_SPACE) -> bytes:
@@ -162,12 +162,7 @@ def encode_reincarnation_pool(pool: ReincarnationPool, space: int = POOL_SPACE) 
     for f in fields(pool)[1:]:
         value = getattr(pool, f.name)
         values.append(bytes(value) if isinstance(value, Pubkey) else value)
-    body = (
-        POOL_DISCRIMINATOR
-        + struct.pack("<I", len(name))
-        + name
-        + _AFTER_NAME.pack(*values, bytes(32))
-    )
+    body = POOL_DISCRIMINATOR + struct.pack("<I", len(name)) + name + _AFTER_NAME.pack(*values)
     if len(body) > space:
         raise ValueError(f"a pool named {pool.name!r} needs {len(body)} bytes, space is {space}")
     return body.ljust(space, b"\0")

@@ -107,6 +107,9 @@ def test_layout_with_a_22_byte_name_has_the_hard_coded_offsets(chain: PoolChain)
     assert data[467] == chain.pool.bump == 255
     assert data[468:] == bytes(566 - 468)
     assert rn.decode_reincarnation_pool(data) == chain.pool
+    marked = dataclasses.replace(chain.pool, reserved=b"\x07" * 32)
+    encoded = rn.encode_reincarnation_pool(marked)
+    assert encoded[468:500] == b"\x07" * 32 and rn.decode_reincarnation_pool(encoded) == marked
 
 
 def test_decode_refuses_foreign_data() -> None:
