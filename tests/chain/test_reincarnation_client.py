@@ -4,6 +4,7 @@ from genesis, reads decode it, and write_update_price is exactly once per write 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -195,10 +196,9 @@ async def test_a_refusal_by_the_program_is_a_chain_rejection(
     make_gateway: GatewayFactory, worker_settings: Settings, tmp_path: Path
 ) -> None:
     # A gateway whose price key is not the pool's authority (another operator's keys dir).
-    keys = load_or_create_keys(worker_settings.chain_keys_dir)
-    stranger = load_or_create_keys(tmp_path / "keys")
-    gw = await make_gateway(extra_signers=[stranger.price_authority])
-    gw._keys = keys.__class__(**{**keys.__dict__, "price_authority": stranger.price_authority})
+    stranger = load_or_create_keys(tmp_path / "keys").price_authority
+    gw = await make_gateway(extra_signers=[stranger])
+    gw._keys = dataclasses.replace(gw.keys, price_authority=stranger)
     with pytest.raises(ChainRejected) as refused:
         await rn.write_update_price(gw, write_key=key(), new_base_price=15_000_000)
     assert refused.value.err == {
