@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -73,6 +74,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     )
     app.state.after_commit = AfterCommit()
     app.state.views = create_views(settings)
+    # Token decimals come from the mints (never assumed); read in the background so the API
+    # starts while its chain is down (amount-bearing routes answer 503 until then).
+    warm_up = asyncio.create_task(app.state.gateway.warm_up())
     try:
         async with access_services(app):
             # Everything loaded so far lives as long as the process: move it out of the
@@ -82,6 +86,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             await app.state.after_commit.drain()
     finally:
         await app.state.views.reader.close()
+        warm_up.cancel()
         await app.state.solana.close()
         await app.state.redis.aclose()
         await engine.dispose()
@@ -90,7 +95,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_views(settings: Settings) -> Views:
     """The chain views' reader and per-program snapshot caches (docs/views.md)."""
     ids = ProgramIds(
-        territory=settings.territory_program_id,
+        territory=settings.territory_nft_program_id,
         auction=settings.auction_program_id,
         fragment=settings.fragment_program_id,
         lending=settings.lending_program_id,

@@ -50,17 +50,29 @@ class Settings(BaseSettings):
     chain_keys_dir: Path = Path(".dev/keys")
     # Commitment that counts as success for a chain write (decisions.md: finalized).
     chain_commitment: Literal["processed", "confirmed", "finalized"] = "finalized"
+    # Decimals of mints the gateway CREATES (mccgw chain-init). Amounts are always written with
+    # the decimals read from the mints on the chain at start-up (chain/decimals.py).
     token_decimals: int = 9
-    # Program id of the MCD whitelist program on a real cluster; empty = the id in the keys dir.
-    whitelist_program_id: str = ""
-    # Chain views (docs/views.md): the ecosystem's read-only programs. Defaults are the ids
-    # the ecosystem publishes (ecosystem-programs.md 1.1); the local chain's genesis fixtures
-    # are owned by the same ids, so dev and production use the same values.
-    territory_program_id: str = "ipYLo2aitVyNXGzCgpiaKKA2JLvtbBvMHiV7qKZTPVZ"
+
+    # The ecosystem's programs and addresses (docs/chain.md, "Pointing the gateway at a
+    # cluster"). Program ids default to the ecosystem's mainnet ids; the local node loads our
+    # own programs at those same ids, so dev needs no override. An empty address means: in
+    # production, the ecosystem's mainnet value (chain/cluster.py); in dev/test, the local
+    # chain's (mints from the keys dir, config/pool PDAs derived from the program id).
+    mcc_token_program_id: str = "mCCUkDxoDfnVjTQjQHWkVi1PWBU2jxfQGJUhhDbeq5x"
+    mcd_token_program_id: str = "McDVieuEFv5ucnM3C7p8wsT6LY8BAipKDrTG9HjAu3R"
+    reincarnation_program_id: str = "REn8oKyydvjRsistZ2cVi6tksPubvR3bEuLdVTyGknb"
     auction_program_id: str = "6JRmShodszZca3ez7GfDkmsRSzTi5ELwscWCDgjsteJx"
     fragment_program_id: str = "J7wyftDtfzqn2pbpLr8QPqKQkAxecgVze75SUz9D4Fq3"
     lending_program_id: str = "5JRnecaAZNfF1bBjdW93JB8VFJVpWWDkR3NKg2jHnMPQ"
     level_verifier_program_id: str = "8TSuNuR1Carh8GpjqrZiVo3oz1nC2K9FSy6BhqbWb3ek"
+    territory_nft_program_id: str = "ipYLo2aitVyNXGzCgpiaKKA2JLvtbBvMHiV7qKZTPVZ"
+    mcc_mint: str = ""
+    mcd_mint: str = ""
+    usdc_mint: str = ""
+    usdt_mint: str = ""
+    mcd_config_address: str = ""  # McdConfig, PDA ["mcd_config"] of the MCD Token program
+    reincarnation_pool_address: str = ""  # ReincarnationPool, PDA ["reincarnation_pool_v2"]
     # The lending pool the views show; empty = the program's first LendingPool account.
     lending_pool_address: str = ""
     # A program's decoded account set is re-read at most this often (one slot = 0.4 s).

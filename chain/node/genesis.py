@@ -1,5 +1,6 @@
 """Build or restore the chain: genesis accounts from the gateway keys (funded authorities, the
-MCC and MCD mints), extra `solana account --output json` files, and the whitelist program."""
+MCC and MCD mints), extra `solana account --output json` files, and our programs with their
+accounts at the ecosystem's ids (chain/node/ecosystem.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from solders.account import Account
 from solders.pubkey import Pubkey
 
 from chain.keys import load_or_create_keys
-from chain.node import spl
+from chain.node import ecosystem, spl
 from chain.node.persist import Store
 from chain.node.svm import Chain
 
@@ -22,7 +23,6 @@ SOL = 1_000_000_000
 AUTHORITY_LAMPORTS = 1_000_000 * SOL  # "plenty": a dev stack never runs dry
 FAUCET_LAMPORTS = 10_000_000_000 * SOL
 MINT_DECIMALS = 9
-WHITELIST_SO = Path(__file__).resolve().parent.parent / "program" / "mcd_whitelist.so"
 # The ecosystem's read-only programs as genesis accounts (python -m chain.ecosystem.fixtures).
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 
@@ -63,13 +63,17 @@ def open_chain(
     """A fresh chain loads the fixtures first, then `accounts_dir` (a file there wins)."""
     keys = load_or_create_keys(keys_dir)
     svm = Chain.new_svm()
-    # The program is reloaded on every start, so a rebuilt .so takes effect on restart.
-    if WHITELIST_SO.exists():
-        svm.add_program(keys.whitelist_program.pubkey(), WHITELIST_SO.read_bytes())
+    # Programs are reloaded on every start, so a rebuilt .so takes effect on restart.
+    for program, so in ecosystem.programs().items():
+        svm.add_program(program, so.read_bytes())
     store = Store(data_dir / "chain.sqlite")
     meta = store.load_meta()
     if meta is not None:
-        return Chain.restore(svm, store, meta)
+        chain = Chain.restore(svm, store, meta)
+        # A chain made before an ecosystem account existed gets it now (never overwritten).
+        if ecosystem.ensure_accounts(chain, keys):
+            chain.flush(force=True)
+        return chain
 
     chain = Chain(svm, store, Chain.fresh_meta())
     system = Pubkey.default()
@@ -86,5 +90,6 @@ def open_chain(
             for path in sorted(extra.glob("*.json")):
                 key, acc = load_account_file(path)
                 chain.set_account(key, acc)
+    ecosystem.ensure_accounts(chain, keys)
     chain.flush(force=True)
     return chain

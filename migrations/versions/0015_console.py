@@ -7,7 +7,7 @@ tokens are rows like any client's (they reference ``oauth_clients``), but it has
 it). The row itself is written by the API at start-up (its redirect URI follows BASE_URL).
 
 Revision ID: 0015_console
-Revises: 0013_access_hardening
+Revises: 0014_program_interfaces
 Create Date: 2026-11-23
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0015_console"
-down_revision: str | Sequence[str] | None = "0013_access_hardening"
+down_revision: str | Sequence[str] | None = "0014_program_interfaces"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
