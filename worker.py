@@ -31,6 +31,7 @@ from activities.housekeeping import HousekeepingActivities
 from activities.mining import MiningActivities
 from activities.onboarding import OnboardingActivities
 from activities.system import SystemActivities
+from activities.tokens import TokenActivities
 from activities.webhooks import WebhookActivities
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
@@ -52,6 +53,7 @@ from workflows.mining import MiningActivityWorkflow
 from workflows.reconcile import ReconcileWorkflow
 from workflows.recovery import RecoveryWorkflow
 from workflows.reference import PingWorkflow
+from workflows.tokens import DepositScanWorkflow, OracleWorkflow, ensure_token_schedules
 from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
 
@@ -67,6 +69,8 @@ WORKFLOWS: Sequence[type] = (
     ReconcileWorkflow,
     RecoveryWorkflow,
     HousekeepingWorkflow,
+    DepositScanWorkflow,
+    OracleWorkflow,
 )
 
 
@@ -113,6 +117,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
         *mining.all(),
         *EngineActivities(deps).all(),
         HousekeepingActivities(deps.sessions).purge_idempotency,
+        *TokenActivities(deps).all(),
     ]
 
 
@@ -122,7 +127,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
 # each run's globals and restricts what the workflow code itself may call.
 PASSTHROUGH_MODULES = (
     "workflows", "activities", "engine", "chain", "core", "db", "events", "ledger", "mining",
-    "onboarding", "api",
+    "onboarding", "api", "tokens",
 )  # fmt: skip
 WORKFLOW_RUNNER = SandboxedWorkflowRunner(
     restrictions=SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
@@ -167,6 +172,9 @@ async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
         await ensure_reconcile_schedule(client, task_queue)
         await ensure_recovery_schedule(client, task_queue)
         await ensure_housekeeping_schedule(client, task_queue)
+        await ensure_token_schedules(
+            client, task_queue, timedelta(seconds=settings.deposit_scan_seconds)
+        )
         await _ensure_webhook_pump(client, task_queue)
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:

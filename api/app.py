@@ -21,6 +21,7 @@ from api.middleware import RequestContextMiddleware
 from api.ratelimit import RateLimitMiddleware
 from api.routes import api_router
 from api.routes.legacy import install_legacy
+from api.routes.tokens import token_services
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
@@ -66,7 +67,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     )
     app.state.after_commit = AfterCommit()
     try:
-        async with access_services(app):
+        async with access_services(app), token_services(app):
             # Everything loaded so far lives as long as the process: move it out of the
             # collector's sight, so full collections stay short and do not stall requests.
             gc.freeze()

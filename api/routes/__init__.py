@@ -15,6 +15,7 @@ from api.routes import (
     legacy,
     onboarding,
     projects,
+    tokens,
     transfers,
     users,
 )
@@ -36,4 +37,5 @@ api_router.include_router(webhooks_routes.router)
 api_router.include_router(mining_routes.router)
 api_router.include_router(rewards_routes.router)
 api_router.include_router(legacy.router)
+api_router.include_router(tokens.router)
 api_router.include_router(auth_router)

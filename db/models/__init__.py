@@ -5,6 +5,7 @@ from db.base import Base
 from db.models import (
     access,  # noqa: F401  (access tables: auth server, audit, idempotency)
     onboarding,  # noqa: F401  (applications, whitelist, status history)
+    tokens,  # noqa: F401  (deposits, custody watch, price closes, admin prices)
 )
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.events import Event
