@@ -163,6 +163,7 @@ class ChainGateway:
     ) -> None:
         self._client = client
         self._keys = keys
+        self._settings = settings
         self._sessions = sessions
         self._commitment: str = settings.chain_commitment
         self._decimals = settings.token_decimals
@@ -179,6 +180,7 @@ class ChainGateway:
                 keys.mint_authority,
                 keys.custody_authority,
                 keys.whitelist_authority,
+                keys.price_authority,
                 *extra_signers,
             )
         }
@@ -193,6 +195,10 @@ class ChainGateway:
     @property
     def keys(self) -> ChainKeys:
         return self._keys
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
 
     # ------------------------------------------------------------------ writes
 

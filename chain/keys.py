@@ -20,6 +20,7 @@ KEY_NAMES = (
     "mint_authority",  # MCC/MCD mint authority (mining rewards are mint_to)
     "custody_authority",  # owner of every custody token account
     "whitelist_authority",  # the only signer allowed to change the MCD whitelist
+    "price_authority",  # authority of the ReincarnationPool: signs update_price
     "mcc_mint",
     "mcd_mint",
     "whitelist_program",  # program id of our MCD whitelist program
@@ -44,6 +45,7 @@ class ChainKeys:
     mint_authority: Keypair
     custody_authority: Keypair
     whitelist_authority: Keypair
+    price_authority: Keypair
     mcc_mint: Keypair
     mcd_mint: Keypair
     whitelist_program: Keypair

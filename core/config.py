@@ -49,6 +49,26 @@ class Settings(BaseSettings):
     # Program id of the MCD whitelist program on a real cluster; empty = the id in the keys dir.
     whitelist_program_id: str = ""
 
+    # The ecosystem's programs and addresses (docs/chain.md, "Pointing the gateway at a
+    # cluster"). Program ids default to the ecosystem's mainnet ids; the local node loads our
+    # own programs at those same ids, so dev needs no override. An empty address means: in
+    # production, the ecosystem's mainnet value (chain/ecosystem.py); in dev/test, the local
+    # chain's (mints from the keys dir, config/pool PDAs derived from the program id).
+    mcc_token_program_id: str = "mCCUkDxoDfnVjTQjQHWkVi1PWBU2jxfQGJUhhDbeq5x"
+    mcd_token_program_id: str = "McDVieuEFv5ucnM3C7p8wsT6LY8BAipKDrTG9HjAu3R"
+    reincarnation_program_id: str = "REn8oKyydvjRsistZ2cVi6tksPubvR3bEuLdVTyGknb"
+    auction_program_id: str = "6JRmShodszZca3ez7GfDkmsRSzTi5ELwscWCDgjsteJx"
+    fragment_program_id: str = "J7wyftDtfzqn2pbpLr8QPqKQkAxecgVze75SUz9D4Fq3"
+    lending_program_id: str = "5JRnecaAZNfF1bBjdW93JB8VFJVpWWDkR3NKg2jHnMPQ"
+    level_verifier_program_id: str = "8TSuNuR1Carh8GpjqrZiVo3oz1nC2K9FSy6BhqbWb3ek"
+    territory_nft_program_id: str = "ipYLo2aitVyNXGzCgpiaKKA2JLvtbBvMHiV7qKZTPVZ"
+    mcc_mint: str = ""
+    mcd_mint: str = ""
+    usdc_mint: str = ""
+    usdt_mint: str = ""
+    mcd_config_address: str = ""  # McdConfig, PDA ["mcd_config"] of the MCD Token program
+    reincarnation_pool_address: str = ""  # ReincarnationPool, PDA ["reincarnation_pool_v2"]
+
     # Token data (docs/tokens.md). The MCC/USDC market pool whose two vault token accounts give
     # the market price (empty = no market source); prices are 6-decimal USDC units per MCC.
     market_pool_mcc_vault: str = ""

@@ -12,7 +12,7 @@ from solders.account import Account
 from solders.pubkey import Pubkey
 
 from chain.keys import load_or_create_keys
-from chain.node import spl
+from chain.node import ecosystem, spl
 from chain.node.persist import Store
 from chain.node.svm import Chain
 
@@ -58,10 +58,16 @@ def open_chain(data_dir: Path, keys_dir: Path, accounts_dir: Path | None = None)
     # The program is reloaded on every start, so a rebuilt .so takes effect on restart.
     if WHITELIST_SO.exists():
         svm.add_program(keys.whitelist_program.pubkey(), WHITELIST_SO.read_bytes())
+    for program, so in ecosystem.programs().items():
+        svm.add_program(program, so.read_bytes())
     store = Store(data_dir / "chain.sqlite")
     meta = store.load_meta()
     if meta is not None:
-        return Chain.restore(svm, store, meta)
+        chain = Chain.restore(svm, store, meta)
+        # A chain made before an ecosystem account existed gets it now (never overwritten).
+        if ecosystem.ensure_accounts(chain, keys):
+            chain.flush(force=True)
+        return chain
 
     chain = Chain(svm, store, Chain.fresh_meta())
     system = Pubkey.default()
@@ -77,5 +83,6 @@ def open_chain(data_dir: Path, keys_dir: Path, accounts_dir: Path | None = None)
         for path in sorted(accounts_dir.glob("*.json")):
             key, acc = load_account_file(path)
             chain.set_account(key, acc)
+    ecosystem.ensure_accounts(chain, keys)
     chain.flush(force=True)
     return chain

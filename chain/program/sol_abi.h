@@ -1,9 +1,11 @@
 /*
- * The few pieces of the Solana program ABI that mcd_whitelist uses, written out here so the
+ * The few pieces of the Solana program ABI that our programs use, written out here so the
  * program builds with a stock clang and no SDK. Layouts follow the Solana C SDK
  * (solana_sdk.h) and the runtime's serializer for BPFLoader2 / BPFLoaderUpgradeable
  * programs; every struct below is passed by address to a syscall, so field order and
  * sizes matter.
+ *
+ * Shared by mcd_token.c and reincarnation.c (see sol_common.h for the helpers).
  *
  * Input buffer handed to `entrypoint` (all integers little-endian):
  *   u64 num_accounts
@@ -87,5 +89,24 @@ extern u64 sol_invoke_signed_c(const SolInstruction *instruction,
                                const SolAccountInfo *account_infos, u64 account_infos_len,
                                const SolSignerSeeds *signers_seeds, u64 signers_seeds_len);
 extern u64 sol_get_rent_sysvar(SolRent *rent);
+extern u64 sol_create_program_address(const SolSignerSeed *seeds, u64 seeds_len,
+                                      const SolPubkey *program_id, SolPubkey *address);
+
+/* Clock sysvar as sol_get_clock_sysvar writes it. */
+typedef struct {
+    u64 slot;
+    long long epoch_start_timestamp;
+    u64 epoch;
+    u64 leader_schedule_epoch;
+    long long unix_timestamp;
+} SolClock;
+extern u64 sol_get_clock_sysvar(SolClock *clock);
+
+/* sol_log_data: the "Program data: <base64>" log line Anchor's emit! writes. */
+typedef struct {
+    const u8 *addr;
+    u64 len;
+} SolBytes;
+extern void sol_log_data(const SolBytes *data, u64 data_len);
 
 #endif
