@@ -12,10 +12,11 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from chain.errors import ChainRejected, ChainWriteConflict
+from chain.reincarnation import PriceOutOfRange
 from db.models.tokens import PriceClose
 from tokens import oracle
 from tokens.deposits import DepositScanner
-from tokens.price_store import PriceStoreMissing, write_base_price
+from tokens.price_store import write_base_price
 
 if TYPE_CHECKING:
     from worker import WorkerDeps
@@ -111,9 +112,7 @@ class TokenActivities:
             signature = await write_base_price(
                 self.deps.gateway, close_key=request.close_key, base_price=base
             )
-        except PriceStoreMissing as exc:
-            raise ApplicationError(str(exc), type="PriceStoreMissing", non_retryable=True) from exc
-        except (ChainRejected, ChainWriteConflict) as exc:
+        except (ChainRejected, ChainWriteConflict, PriceOutOfRange) as exc:
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
         async with self.deps.sessions() as session:
             row = await session.get(PriceClose, close_at, with_for_update=True)

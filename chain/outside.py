@@ -47,15 +47,21 @@ class OutsideWallet:
             await gateway.airdrop(self.address, lamports)
 
     async def receive_minted(
-        self, gateway: ChainGateway, currency: str, amount: int, op_key: str
+        self,
+        gateway: ChainGateway,
+        currency: str,
+        amount: int,
+        op_key: str,
+        owner: Pubkey | None = None,
     ) -> str:
-        """The gateway mints ``amount`` of MCC/MCD into this wallet's token account (one
-        gateway write, exactly once per ``op_key``); returns its signature."""
+        """The gateway mints ``amount`` of MCC/MCD into this wallet's token account (or
+        ``owner``'s; one gateway write, exactly once per ``op_key``); returns its signature."""
         mint = gateway.keys.mint_for(currency)
         payer = gateway.keys.fee_payer.pubkey()
-        ata = self.token_account(mint)
+        owner = owner or self.address
+        ata = get_associated_token_address(owner, mint)
         instructions = [
-            create_idempotent_associated_token_account(payer, self.address, mint),
+            create_idempotent_associated_token_account(payer, owner, mint),
             mint_to(
                 MintToParams(
                     program_id=TOKEN_PROGRAM_ID, mint=mint, dest=ata,

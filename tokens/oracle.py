@@ -157,12 +157,12 @@ async def record_close(
 
 async def due_closes(session: AsyncSession, now: datetime, catch_up: int) -> list[datetime]:
     """Close times not yet recorded: the newest boundary and the missed ones since the last
-    recorded close, at most ``catch_up`` of them (oldest first)."""
+    recorded close, at most ``catch_up`` of them (oldest first); [] when it is recorded."""
     newest = close_boundary(now)
     last = await latest_close(session)
-    start = newest - CLOSE_EVERY * (catch_up - 1)
-    if last is not None:
-        start = max(start, last.close_at.astimezone(UTC) + CLOSE_EVERY)
+    if last is None:
+        return [newest]  # a fresh start has nothing to catch up
+    start = max(newest - CLOSE_EVERY * (catch_up - 1), last.close_at.astimezone(UTC) + CLOSE_EVERY)
     out = []
     at = start
     while at <= newest:
