@@ -2,8 +2,9 @@
 
 Only entries that changed the balance are listed (holds and reservations are not movements;
 see ``/v1/funds/locked``). Each is booked after its transaction finalized, so every listed
-transaction is ``completed``. Newest first; the partial index ``ix_ledger_entries_movements``
-serves both the page and its count.
+transaction is ``completed``. Newest first: each movement has a dense position per account
+(``ledger_movements``, kept by a trigger), so a page is a primary-key range at any depth and
+the total is one row (``ledger_movement_counts``).
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 _PAGE = text(
     """
+WITH ids AS (
+    SELECT entry_id AS id FROM ledger_movements
+    WHERE user_uid = :uid AND currency = :currency AND seq BETWEEN :low AND :high
+)
 SELECT e.id, e.kind, e.amount, e.d_balance, e.reference, e.created_at,
        t.signature AS t_sig, t.from_uid, t.to_uid, t.lock_id,
        m.tx_signature AS m_sig, m.project_id AS m_project,
        d.signature AS d_sig, d.sender AS d_sender
-FROM (
-    SELECT id, kind, amount, d_balance, reference, created_at
-    FROM ledger_entries
-    WHERE user_uid = :uid AND currency = :currency AND d_balance <> 0
-    ORDER BY id DESC
-    LIMIT :limit OFFSET :offset
-) e
+FROM ids
+JOIN ledger_entries e ON e.id = ids.id
 LEFT JOIN transfers t ON t.id = e.reference
 LEFT JOIN mining_activities m
        ON e.reference LIKE 'mining:%' AND m.id = substr(e.reference, 8)
@@ -36,9 +36,9 @@ LEFT JOIN deposits d
 ORDER BY e.id DESC
 """
 )
+# Kept by a statement trigger on ledger_entries (migration 0012): no count over the rows.
 _COUNT = text(
-    "SELECT count(*) FROM ledger_entries "
-    "WHERE user_uid = :uid AND currency = :currency AND d_balance <> 0"
+    "SELECT movements FROM ledger_movement_counts WHERE user_uid = :uid AND currency = :currency"
 )
 
 
@@ -63,7 +63,9 @@ async def page(
     total = int(await session.scalar(_COUNT, params) or 0)
     if offset >= total:
         return [], total
-    rows = (await session.execute(_PAGE, {**params, "limit": limit, "offset": offset})).all()
+    # Newest first: positions total - offset down to total - offset - limit + 1.
+    high = total - offset
+    rows = (await session.execute(_PAGE, {**params, "low": high - limit + 1, "high": high})).all()
     out = []
     for r in rows:
         incoming = r.d_balance > 0

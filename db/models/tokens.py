@@ -111,3 +111,25 @@ class AdminPrice(Base):
     set_by: Mapped[str] = mapped_column(String(100))
     request_id: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class LedgerMovementCount(Base):
+    """Balance movements per ledger account, kept by the ``ledger_entries_number`` trigger."""
+
+    __tablename__ = "ledger_movement_counts"
+
+    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
+    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    movements: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+
+
+class LedgerMovement(Base):
+    """The n-th balance movement of an account (dense from 1), kept by the same trigger: a
+    transactions page is a primary-key range at any depth."""
+
+    __tablename__ = "ledger_movements"
+
+    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
+    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    entry_id: Mapped[int] = mapped_column(BigInteger)

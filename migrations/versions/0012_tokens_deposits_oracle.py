@@ -1,5 +1,6 @@
 """Token data: deposits detected on chain, the custody accounts the deposit watcher follows,
-the price oracle's closes and the administrator price, a movements index for transaction pages,
+the price oracle's closes and the administrator price, numbered balance movements for
+transaction pages,
 and NOTIFY triggers that let API processes drop cached balances and prices at once.
 
 Revision ID: 0012_tokens_deposits_oracle
@@ -84,12 +85,55 @@ def upgrade() -> None:
         sa.Column("created_at", _TS, nullable=False, server_default=sa.func.now()),
         sa.CheckConstraint("price_usdc > 0", name="ck_admin_prices_price_positive"),
     )
-    # Transaction pages list balance movements only, newest first: an index on exactly them.
-    op.create_index(
-        "ix_ledger_entries_movements",
-        "ledger_entries",
-        ["user_uid", "currency", "id"],
-        postgresql_where=sa.text("d_balance <> 0"),
+    # Transaction pages: every balance movement gets a dense position per account (1, 2, ...),
+    # kept by a statement trigger on ledger_entries (append-only, so positions never change).
+    # Page p of a user is then a primary-key range whatever its depth, and the total is one row.
+    op.create_table(
+        "ledger_movement_counts",
+        sa.Column("user_uid", sa.String(100), primary_key=True),
+        sa.Column("currency", sa.String(8), primary_key=True),
+        sa.Column("movements", sa.BigInteger, nullable=False, server_default="0"),
+    )
+    op.create_table(
+        "ledger_movements",
+        sa.Column("user_uid", sa.String(100), primary_key=True),
+        sa.Column("currency", sa.String(8), primary_key=True),
+        sa.Column("seq", sa.BigInteger, primary_key=True),
+        sa.Column("entry_id", sa.BigInteger, nullable=False),
+    )
+    op.execute(
+        """
+        INSERT INTO ledger_movements (user_uid, currency, seq, entry_id)
+        SELECT user_uid, currency,
+               row_number() OVER (PARTITION BY user_uid, currency ORDER BY id), id
+        FROM ledger_entries WHERE d_balance <> 0;
+        INSERT INTO ledger_movement_counts (user_uid, currency, movements)
+        SELECT user_uid, currency, count(*) FROM ledger_movements GROUP BY user_uid, currency;
+        CREATE FUNCTION mccgw_number_movements() RETURNS trigger AS $$
+        BEGIN
+            WITH moves AS (
+                SELECT user_uid, currency, id,
+                       row_number() OVER (PARTITION BY user_uid, currency ORDER BY id) AS rn,
+                       count(*) OVER (PARTITION BY user_uid, currency) AS n
+                FROM new_entries WHERE d_balance <> 0
+            ), counted AS (
+                INSERT INTO ledger_movement_counts AS c (user_uid, currency, movements)
+                SELECT user_uid, currency, count(*) FROM moves
+                GROUP BY user_uid, currency ORDER BY user_uid, currency
+                ON CONFLICT (user_uid, currency)
+                DO UPDATE SET movements = c.movements + EXCLUDED.movements
+                RETURNING c.user_uid, c.currency, c.movements
+            )
+            INSERT INTO ledger_movements (user_uid, currency, seq, entry_id)
+            SELECT m.user_uid, m.currency, k.movements - m.n + m.rn, m.id
+            FROM moves m JOIN counted k
+              ON k.user_uid = m.user_uid AND k.currency = m.currency;
+            RETURN NULL;
+        END $$ LANGUAGE plpgsql;
+        CREATE TRIGGER ledger_entries_number AFTER INSERT ON ledger_entries
+            REFERENCING NEW TABLE AS new_entries
+            FOR EACH STATEMENT EXECUTE FUNCTION mccgw_number_movements();
+        """
     )
     # Cache invalidation: every change of a ledger account (any process, any code path) and
     # every new price tells the API processes listening on mccgw_cache, at commit.
@@ -118,6 +162,8 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.execute(
         """
+        DROP TRIGGER IF EXISTS ledger_entries_number ON ledger_entries;
+        DROP FUNCTION IF EXISTS mccgw_number_movements();
         DROP TRIGGER IF EXISTS price_closes_notify ON price_closes;
         DROP TRIGGER IF EXISTS admin_prices_notify ON admin_prices;
         DROP TRIGGER IF EXISTS ledger_accounts_notify ON ledger_accounts;
@@ -125,7 +171,8 @@ def downgrade() -> None:
         DROP FUNCTION IF EXISTS mccgw_notify_balance();
         """
     )
-    op.drop_index("ix_ledger_entries_movements", table_name="ledger_entries")
+    op.drop_table("ledger_movements")
+    op.drop_table("ledger_movement_counts")
     op.drop_table("admin_prices")
     op.drop_table("price_closes")
     op.drop_index("ix_deposits_user", table_name="deposits")
