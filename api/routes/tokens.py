@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
@@ -287,7 +287,7 @@ async def mcc_address_balance(
         "address": str(owner),
         "total_balance": to_decimal_string(total, _settings(request).token_decimals),
         "token_accounts": count,
-        "updated_at": _iso(datetime.now().astimezone()),
+        "updated_at": _iso(datetime.now(UTC)),
     }
     return {"data": {"type": "mcc_address_balance", "id": str(owner), "attributes": attributes},
             "meta": meta()}  # fmt: skip

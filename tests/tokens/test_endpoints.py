@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+from fastapi import FastAPI
 from solders.keypair import Keypair
 from sqlalchemy import func, select
 
@@ -35,8 +36,10 @@ async def _funded(
 
 async def test_balances_scopes_and_cache_eviction(
     client: httpx.AsyncClient, world: World, deps: WorkerDeps, scanner: DepositScanner,
-    outsider: OutsideWallet,
+    outsider: OutsideWallet, app: FastAPI,
 ) -> None:  # fmt: skip
+    cache = app.state.token_cache
+    assert cache.listening  # the LISTEN connection is up, so balances are cached
     uid = await _funded(world, deps, scanner, outsider, "MCD", [12 * UNIT])
     token = await user_token(world, uid, "mcd:read mcc:read")
     r = await client.get("/v1/mcd/balance", headers=bearer(token))
@@ -48,6 +51,7 @@ async def test_balances_scopes_and_cache_eviction(
     assert a["deposit_address"] == str(deps.gateway.custody_address(uid, "MCD"))
     assert a["deposit_owner"] == str(deps.gateway.keys.custody_authority.pubkey())
     assert body["meta"]["api_version"] == "v1"
+    assert f"{uid}:MCD" in cache._entries  # served from the cache from now on
 
     # Cached now; a new deposit commits a ledger change, whose NOTIFY evicts the entry.
     await outsider.send_tokens(
