@@ -11,7 +11,9 @@ app measured in the same run:
 
 Latency: p50/p99 of sequential requests (one connection). Throughput: requests/s with
 ``--connections`` keep-alive connections for ``--seconds`` each, from a minimal raw HTTP/1.1
-client (so the client costs little of the two cores). Rate limits are raised for the run.
+client (so the client costs little of the two cores), and the API process's own CPU time per
+request, whose inverse is what one worker serves on a core of its own (the figure that does
+not depend on what else the machine runs). Rate limits are raised for the run.
 
     .venv/bin/python -m bench.tokens [--seconds 8] [--connections 16] [--requests 2000]
 """
@@ -29,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import psycopg
 import sqlalchemy
 
@@ -184,18 +187,29 @@ async def _wait_up(port: int, proc: subprocess.Popen[bytes]) -> None:
     raise SystemExit("the API did not start")
 
 
-async def run(port: int, token: str, args: argparse.Namespace) -> None:
+def _cpu(proc: psutil.Process) -> float:
+    times = proc.cpu_times()
+    return float(times.user + times.system)
+
+
+async def run(port: int, token: str, args: argparse.Namespace, api: psutil.Process) -> None:
     endpoints = [
         ("bare GET (reference)", _request("/bench/bare", None)),
         ("GET /v1/mcd/balance", _request("/v1/mcd/balance", token)),
         ("GET /v1/mcc/price", _request("/v1/mcc/price", None)),
     ]
-    print(f"{'endpoint':<28}{'p50 ms':>8}{'p99 ms':>8}{'req/s':>9}  (1 worker, "
-          f"{args.connections} connections)")  # fmt: skip
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"{'endpoint':<28}{'p50 ms':>8}{'p99 ms':>8}{'req/s':>9}{'API CPU ms/req':>16}"
+          f"{'req/s per core':>16}  (1 worker, {args.connections} connections)")  # fmt: skip
     for name, request in endpoints:
         samples = await latency(port, request, args.requests)
+        before = _cpu(api)
+        started = time.perf_counter()
         rate = await throughput(port, request, args.connections, args.seconds)
-        print(f"{name:<28}{pct(samples, 0.5):>8.2f}{pct(samples, 0.99):>8.2f}{rate:>9.0f}")
+        served = rate * (time.perf_counter() - started)
+        cpu_ms = (_cpu(api) - before) * 1000 / max(served, 1)
+        print(f"{name:<28}{pct(samples, 0.5):>8.2f}{pct(samples, 0.99):>8.2f}{rate:>9.0f}"
+              f"{cpu_ms:>16.3f}{1000 / cpu_ms:>16.0f}")  # fmt: skip
     deep = ROWS // 20 // 2  # the middle page of 5,000
     for label, page in (("page 1", 1), (f"page {deep}", deep)):
         request = _request(f"/v1/mcc/transactions?per_page=20&page={page}", token)
@@ -240,7 +254,7 @@ def main() -> None:
         )  # fmt: skip
         try:
             asyncio.run(_wait_up(port, proc))
-            asyncio.run(run(port, token, args))
+            asyncio.run(run(port, token, args, psutil.Process(proc.pid)))
         finally:
             proc.terminate()
             proc.wait(15)
