@@ -181,3 +181,26 @@ async def test_missed_closes_are_caught_up_once(deps: WorkerDeps) -> None:
     async with deps.sessions() as session:
         assert await session.scalar(select(func.count()).select_from(PriceClose)) == 4
     await _clear(deps)
+
+
+async def test_schedules_close_every_four_hours_utc(
+    temporal_env: WorkflowEnvironment, queue: str
+) -> None:
+    from workflows.tokens import DEPOSIT_SCHEDULE_ID, ORACLE_SCHEDULE_ID, ensure_token_schedules
+
+    client = temporal_env.client
+    await ensure_token_schedules(client, queue, timedelta(seconds=10))
+    await ensure_token_schedules(client, queue, timedelta(seconds=10))  # idempotent
+    try:
+        oracle_schedule = await client.get_schedule_handle(ORACLE_SCHEDULE_ID).describe()
+        upcoming = oracle_schedule.info.next_action_times[:6]
+        assert len(upcoming) >= 2
+        for at in upcoming:
+            at = at.astimezone(UTC)
+            assert at.hour % 4 == 0 and (at.minute, at.second) == (0, 0), at
+        assert upcoming[1] - upcoming[0] == timedelta(hours=4)
+        watch = await client.get_schedule_handle(DEPOSIT_SCHEDULE_ID).describe()
+        assert watch.schedule.spec.intervals[0].every == timedelta(seconds=10)
+    finally:
+        for schedule_id in (ORACLE_SCHEDULE_ID, DEPOSIT_SCHEDULE_ID):
+            await client.get_schedule_handle(schedule_id).delete()
