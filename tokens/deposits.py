@@ -173,10 +173,16 @@ class DepositScanner:
         mint = str(self.keys.mint_for(row.currency))
         for entry in entries:
             sig = str(entry.signature)
-            record: dict[str, Any] | None = None
-            if sig not in ours:
-                record = await self._classify(row, entry, mint)
-            await self._commit(row, sig, record, summary)
+            if sig in ours:
+                continue  # the engine's own movement, booked by its settlement
+            record = await self._classify(row, entry, mint)
+            if record is not None:
+                await self._commit(row, sig, record, summary)
+        # The cursor moves past everything examined in one statement (records committed their
+        # own position as they went, so a crash in between only repeats idempotent work).
+        last = str(entries[-1].signature)
+        if row.last_signature != last:
+            await self._commit(row, last, None, summary)
 
     async def _classify(self, row: CustodyWatch, entry: Any, mint: str) -> dict[str, Any] | None:
         sig = str(entry.signature)
