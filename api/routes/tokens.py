@@ -205,17 +205,19 @@ def _chain_down(exc: Exception) -> ProblemError:
     return ServiceUnavailable("The chain RPC is unreachable", headers={"Retry-After": "5"})
 
 
-async def _custody(request: Request, session: SessionDep, uid: str, currency: str) -> Any:
-    """The caller's balance from the cache (evicted by every ledger change) or the ledger."""
+async def _custody(request: Request, uid: str, currency: str) -> Any:
+    """The caller's balance from the cache (evicted by every ledger change) or the ledger; a
+    hit opens no database session at all."""
 
     async def load() -> balances.CustodyBalance:
         registered: set[tuple[str, str]] = request.app.state.token_watched
-        if (uid, currency) not in registered:
-            # From now on the deposit watcher follows this deposit address.
-            await register(session, _gateway(request).keys, uid, currency)
-            await session.commit()
-            registered.add((uid, currency))
-        return await balances.load(session, uid, currency)
+        async with request.app.state.session_maker() as session:
+            if (uid, currency) not in registered:
+                # From now on the deposit watcher follows this deposit address.
+                await register(session, _gateway(request).keys, uid, currency)
+                await session.commit()
+                registered.add((uid, currency))
+            return await balances.load(session, uid, currency)
 
     return await _cache(request).get(f"{uid}:{currency}", load)
 
@@ -240,18 +242,18 @@ def _balance_attributes(
 
 
 @router.get("/v1/mcc/balance", response_model=One[MccBalance], responses=_USER_PROBLEMS)
-async def mcc_balance(user: MccRead, session: SessionDep, request: Request) -> dict[str, Any]:
+async def mcc_balance(user: MccRead, request: Request) -> dict[str, Any]:
     """The caller's MCC custody balance: total, locked, available, deposit address."""
-    b = await _custody(request, session, user.uid, "MCC")
+    b = await _custody(request, user.uid, "MCC")
     attributes = _balance_attributes(request, b, "locked_balance")
     return {"data": {"type": "mcc_balance", "id": user.uid, "attributes": attributes},
             "meta": meta()}  # fmt: skip
 
 
 @router.get("/v1/mcd/balance", response_model=One[McdBalance], responses=_USER_PROBLEMS)
-async def mcd_balance(user: McdRead, session: SessionDep, request: Request) -> dict[str, Any]:
+async def mcd_balance(user: McdRead, request: Request) -> dict[str, Any]:
     """The caller's MCD custody balance (`mcd_balance`): total, frozen, available."""
-    b = await _custody(request, session, user.uid, "MCD")
+    b = await _custody(request, user.uid, "MCD")
     attributes = _balance_attributes(request, b, "frozen_balance")
     return {"data": {"type": "mcd_balance", "id": user.uid, "attributes": attributes},
             "meta": meta()}  # fmt: skip
@@ -303,7 +305,7 @@ async def legacy_mcc_balance(
 ) -> dict[str, Any]:
     """Legacy MCC balance (plain JSON numbers; bearer is an ID token)."""
     decimals = _settings(request).token_decimals
-    b = await _custody(request, session, user.uid, "MCC")
+    b = await _custody(request, user.uid, "MCC")
     pending = await session.scalar(
         select(func.coalesce(func.sum(MiningActivity.mcd_amount), 0)).where(
             MiningActivity.user_uid == user.uid,
@@ -377,17 +379,18 @@ async def mcd_transactions(
 # ------------------------------------------------------------------ price
 
 
-async def _price_view(request: Request, session: SessionDep) -> dict[str, Any]:
+async def _price_view(request: Request) -> dict[str, Any]:
     settings = _settings(request)
     market: oracle.MarketReader = request.app.state.market_reader
 
     async def load() -> dict[str, Any]:
-        try:
-            now = await oracle.price_now(session, market.read, settings.default_price_usdc)
-        except ChainError as exc:
-            raise _chain_down(exc) from exc
-        close = await oracle.latest_close(session)
-        written = await oracle.latest_onchain(session)
+        async with request.app.state.session_maker() as session:
+            try:
+                now = await oracle.price_now(session, market.read, settings.default_price_usdc)
+            except ChainError as exc:
+                raise _chain_down(exc) from exc
+            close = await oracle.latest_close(session)
+            written = await oracle.latest_onchain(session)
         return {
             "price_usdc": _usdc(now.quote.price_usdc),
             "source": now.quote.source,
@@ -414,9 +417,9 @@ def _price_response(view: dict[str, Any], settings: Settings) -> dict[str, Any]:
 
 
 @router.get("/v1/mcc/price", response_model=One[MccPrice], responses=_PUBLIC_PROBLEMS)
-async def mcc_price(request: Request, session: SessionDep) -> dict[str, Any]:
+async def mcc_price(request: Request) -> dict[str, Any]:
     """The MCC price the rule gives now (market > admin > default), with base and buyback."""
-    return _price_response(await _price_view(request, session), _settings(request))
+    return _price_response(await _price_view(request), _settings(request))
 
 
 @router.post(
@@ -492,7 +495,7 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
         "updated_at": _iso(s.updated_at),
     }
     if currency == "MCC":
-        view = await _price_view(request, session)
+        view = await _price_view(request)
         attributes["price_usdc"] = view["price_usdc"]
         attributes["price_source"] = view["source"]
     body = {
