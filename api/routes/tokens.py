@@ -104,6 +104,15 @@ class MccBalance(BaseModel):
     updated_at: str | None
 
 
+class LegacyMccBalance(BaseModel):
+    """The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope."""
+
+    total_balance: float
+    locked_balance: float
+    available_balance: float
+    pending_rewards: float = Field(description="MCD of mining submissions not yet confirmed")
+
+
 class AddressBalance(BaseModel):
     address: str
     total_balance: str = Field(description="sum of the wallet's MCC token accounts (finalized)")
@@ -298,6 +307,7 @@ async def mcc_address_balance(
 @router.get(
     "/mcc/balance",
     tags=["legacy"],
+    response_model=LegacyMccBalance,
     responses={401: {"description": "`{error: unauthorized, message, code: 401}`"}},
 )
 async def legacy_mcc_balance(
