@@ -93,9 +93,13 @@ async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
     redis = create_redis(settings)
     solana = AsyncClient(settings.solana_rpc_url, timeout=10)
     gateway = ChainGateway(settings, solana, load_or_create_keys(settings.chain_keys_dir), sessions)
+    # Token decimals from the mints, in the background: the worker starts while its chain is
+    # down, and an activity needing them fails retryably until they are read.
+    warm_up = asyncio.create_task(gateway.warm_up())
     try:
         yield WorkerDeps(settings, engine, sessions, redis, solana, gateway)
     finally:
+        warm_up.cancel()
         await solana.close()
         await redis.aclose()
         await engine.dispose()

@@ -74,13 +74,13 @@ class OrphanQuery:
 class EngineActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
-        self.decimals = deps.settings.token_decimals
-        self.settler = Settler(
-            deps.sessions, deps.gateway, deps.solana, decimals=deps.settings.token_decimals
-        )
-        self.deposits = DepositScanner(
-            deps.sessions, deps.gateway, deps.solana, decimals=deps.settings.token_decimals
-        )
+        self.settler = Settler(deps.sessions, deps.gateway, deps.solana)
+        self.deposits = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+
+    @property
+    def decimals(self) -> int:
+        """Read from the mints at start-up (ChainUnavailable, retryable, until then)."""
+        return self.deps.gateway.decimals()
 
     # -- transfers -------------------------------------------------------------------
 

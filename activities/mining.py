@@ -136,7 +136,10 @@ class MiningActivities:
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
         self._gateway = gateway
-        self._decimals = settings.token_decimals
+
+    @property
+    def _decimals(self) -> int:
+        return self._gateway.decimals("MCD")  # read from the MCD mint (chain/decimals.py)
 
     async def _rows(self, session: AsyncSession, ids: list[str]) -> list[MiningActivity]:
         rows = list(

@@ -136,7 +136,14 @@ class OnboardingActivities:
     async def whitelist_add(self, data: WhitelistAddInput) -> WhitelistAdded:
         """Add the project to the on-chain whitelist (exactly once per application)."""
         pda, bump = self._chain.pda(data.project_id)
-        instructions = self._chain.instructions("add", data.project_id, data.wallet_address)
+        async with self._sessions() as session:
+            app = await session.get(ProjectApplication, uuid.UUID(data.application_id))
+            if app is None:
+                raise ApplicationError("application vanished", non_retryable=True)
+            name = app.project_name
+        instructions = self._chain.instructions(
+            "add", data.project_id, data.wallet_address, project_name=name
+        )
         # ChainUnavailable / ChainTimeout propagate: Temporal retries, the op_key keeps it once.
         write = await self._chain.write(add_op_key(data.application_id), instructions)
         if not write.succeeded:

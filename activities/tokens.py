@@ -63,9 +63,7 @@ class OracleWriteResult:
 class TokenActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
-        self.scanner = DepositScanner(
-            deps.sessions, deps.gateway, deps.solana, decimals=deps.settings.token_decimals
-        )
+        self.scanner = DepositScanner(deps.sessions, deps.gateway, deps.solana)
         self.market = oracle.MarketReader(deps.gateway, deps.settings)
 
     @activity.defn(name="tokens.scan_deposits")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -66,6 +67,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.session_maker,
     )
     app.state.after_commit = AfterCommit()
+    # Token decimals come from the mints (never assumed); read in the background so the API
+    # starts while its chain is down (amount-bearing routes answer 503 until then).
+    warm_up = asyncio.create_task(app.state.gateway.warm_up())
     try:
         async with access_services(app), token_services(app):
             # Everything loaded so far lives as long as the process: move it out of the
@@ -74,6 +78,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             yield
             await app.state.after_commit.drain()
     finally:
+        warm_up.cancel()
         await app.state.solana.close()
         await app.state.redis.aclose()
         await engine.dispose()

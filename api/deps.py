@@ -10,6 +10,8 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client
 
+from api.errors import ServiceUnavailable
+from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
 
@@ -45,3 +47,15 @@ SettingsDep = Annotated[Settings, Depends(_settings)]
 RedisDep = Annotated[Redis, Depends(_redis)]
 TemporalDep = Annotated[Client, Depends(_temporal)]
 GatewayDep = Annotated[ChainGateway, Depends(_gateway)]
+
+
+def token_decimals(request: Request, currency: str | None = None) -> int:
+    """Decimals of ``currency``'s mint (or the one value MCC and MCD share), as read from the
+    chain at start-up; 503 while the chain has not answered since."""
+    gateway: ChainGateway = request.app.state.gateway
+    try:
+        return gateway.decimals(currency)
+    except ChainError as exc:
+        raise ServiceUnavailable(
+            f"Token decimals unavailable: {exc}", headers={"Retry-After": "5"}
+        ) from exc

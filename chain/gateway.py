@@ -40,10 +40,12 @@ from solders.system_program import ID as SYSTEM_PROGRAM_ID
 from solders.transaction import VersionedTransaction
 from solders.transaction_status import TransactionDetails, TransactionStatus
 from spl.token.constants import ACCOUNT_LEN, MINT_LEN, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import func
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from chain import tx_store
+from chain import ecosystem, tx_store
 from chain.custody import (
     CustodyMint,
     CustodyTransfer,
@@ -53,6 +55,7 @@ from chain.custody import (
     parse_token_account,
     transfer_instruction,
 )
+from chain.decimals import TokenDecimals
 from chain.errors import (
     ChainError,
     ChainRejected,
@@ -67,7 +70,7 @@ from chain.errors import (
 from chain.keys import ChainKeys
 from chain.watcher import FinalityWatcher
 from core.config import Settings
-from db.models.chain import ChainTransaction, ChainTxAttempt
+from db.models.chain import ChainTransaction, ChainTxAttempt, MintDecimals
 
 log = logging.getLogger(__name__)
 
@@ -162,11 +165,15 @@ class ChainGateway:
         extra_signers: Sequence[Keypair] = (),
     ) -> None:
         self._client = client
+        # The MCC/MCD mints are settings (chain/ecosystem.py): custody follows the cluster's.
+        mints = {c: ecosystem.mint(settings, c, keys) for c in ("MCC", "MCD")}
+        keys = replace(keys, mints={c: m for c, m in mints.items() if m is not None})
         self._keys = keys
         self._settings = settings
         self._sessions = sessions
         self._commitment: str = settings.chain_commitment
-        self._decimals = settings.token_decimals
+        # Read from the mints (load_token_decimals), never assumed: see chain/decimals.py.
+        self._token_decimals: TokenDecimals | None = None
         self._rpc_timeout = rpc_timeout
         self._resend_interval = resend_interval
         self._poll_interval = poll_interval
@@ -199,6 +206,72 @@ class ChainGateway:
     @property
     def settings(self) -> Settings:
         return self._settings
+
+    # ------------------------------------------------------------- decimals
+
+    async def load_token_decimals(self, *, stored: bool = True) -> TokenDecimals:
+        """Decimals of the MCC and MCD mints as the chain has them (read once per process);
+        ``stored``: while the chain is unreachable, the values kept from an earlier read."""
+        if self._token_decimals is None:
+            found: dict[str, int] = {}
+            for currency in ("MCC", "MCD"):
+                found[currency.lower()] = await self._mint_decimals(currency, stored)
+            self._token_decimals = TokenDecimals(**found)
+            log.info("token decimals of the mints: %s", self._token_decimals)
+        return self._token_decimals
+
+    async def _mint_decimals(self, currency: str, stored: bool) -> int:
+        """From the chain (and kept in ``mint_decimals``); while the chain is unreachable, the
+        value read earlier for the same mint address (a mint's decimals never change)."""
+        mint = self._keys.mint_for(currency)
+        try:
+            info = await self.mint_info(mint)
+        except ChainUnavailable:
+            if not stored:
+                raise
+            async with self._sessions() as session:
+                kept = await session.get(MintDecimals, str(mint))
+            if kept is None:
+                raise
+            return kept.decimals
+        if info is None:
+            raise ChainError(f"the {currency} mint {mint} does not exist on this cluster")
+        async with self._sessions() as session:
+            await session.execute(
+                pg_insert(MintDecimals)
+                .values(mint=str(mint), decimals=info[1])
+                .on_conflict_do_update(
+                    index_elements=["mint"], set_={"decimals": info[1], "read_at": func.now()}
+                )
+            )
+            await session.commit()
+        return info[1]
+
+    async def warm_up(self, retry_interval: float = 2.0) -> None:
+        """Start-up: read the mints' decimals, retrying while the chain is unreachable (run as
+        a background task, so a process starts even while its chain is down)."""
+        stored = True  # the database once; then only the chain, backing off to 30 s
+        delay = retry_interval
+        while True:
+            try:
+                await self.load_token_decimals(stored=stored)
+                return
+            except ChainError as exc:  # unreachable, or a mint not created yet (chain-init)
+                log.warning("token decimals not read yet (%s); retrying", exc)
+            except DBAPIError as exc:
+                log.warning("kept token decimals unreadable (%s); retrying", exc)
+            stored = False
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, max(retry_interval, 30.0))
+
+    def decimals(self, currency: str | None = None) -> int:
+        """The decimals of ``currency``'s mint, or (None) the one value both share; raises
+        ChainUnavailable until they have been read from the chain."""
+        if self._token_decimals is None:
+            raise ChainUnavailable("token decimals not read from the chain yet")
+        if currency is None:
+            return self._token_decimals.common()
+        return self._token_decimals.of(currency)
 
     # ------------------------------------------------------------------ writes
 
@@ -334,6 +407,7 @@ class ChainGateway:
         timeout: float = 60.0,  # noqa: ASYNC109 (passed on to await_final)
     ) -> Pubkey:
         """Create the user's custody account for the currency if missing; idempotent."""
+        await self.load_token_decimals()  # every later write of this process needs them
         address = self.custody_address(uid, currency)
         if address in self._custody_known:
             return address
@@ -359,7 +433,7 @@ class ChainGateway:
         return transfer_instruction(
             self._keys,
             transfer,
-            self._decimals,
+            self.decimals(transfer.currency),
             source=self.custody_address(transfer.from_uid, transfer.currency),
             dest=self.custody_address(transfer.to_uid, transfer.currency),
         )
@@ -386,6 +460,7 @@ class ChainGateway:
         self, op_key: str, transfers: Sequence[CustodyTransfer], *, kind: str = "transfer"
     ) -> ChainWrite:
         """Several custody transfers in ONE transaction (all land or none)."""
+        await self.load_token_decimals()
         meta = {
             "transfers": [
                 {

@@ -1,16 +1,18 @@
 """The gateway's chain keypairs, kept as Solana CLI JSON files in one directory.
 
-The local node reads them at genesis (it creates the mints and loads the whitelist program
-under these ids); the chain gateway signs with them. Missing files are generated on first use,
-so a fresh machine needs nothing by hand. The directory is git-ignored.
+The local node reads them at genesis (it creates the mints at these ids and makes the
+authority keys the authorities of McdConfig and the ReincarnationPool); the chain gateway
+signs with them. Missing files are generated on first use, so a fresh machine needs nothing
+by hand. The directory is git-ignored.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
@@ -23,7 +25,6 @@ KEY_NAMES = (
     "price_authority",  # authority of the ReincarnationPool: signs update_price
     "mcc_mint",
     "mcd_mint",
-    "whitelist_program",  # program id of our MCD whitelist program
 )
 
 
@@ -48,9 +49,13 @@ class ChainKeys:
     price_authority: Keypair
     mcc_mint: Keypair
     mcd_mint: Keypair
-    whitelist_program: Keypair
+    # The cluster's mints when they are not these keypairs' (settings MCC_MINT / MCD_MINT,
+    # mainnet in production): set by the chain gateway, see chain/ecosystem.py.
+    mints: dict[str, Pubkey] = field(default_factory=dict, compare=False)
 
     def mint_for(self, currency: str) -> Pubkey:
+        if (configured := self.mints.get(currency.upper())) is not None:
+            return configured
         match currency.upper():
             case "MCC":
                 return self.mcc_mint.pubkey()
@@ -61,7 +66,7 @@ class ChainKeys:
 
 def load_or_create_keys(keys_dir: Path) -> ChainKeys:
     keys_dir.mkdir(parents=True, exist_ok=True)
-    loaded: dict[str, Keypair] = {}
+    loaded: dict[str, Any] = {}
     for name in KEY_NAMES:
         path = keys_dir / f"{name}.json"
         if not path.exists():

@@ -1,28 +1,35 @@
-"""Client side of the MCD whitelist program (``chain/program/whitelist.c``).
+"""Client of the MCD Token program's whitelist (``McDVieu…`` on mainnet; on the local chain
+our ``chain/program/mcd_token.c`` at the same id), byte for byte on the real interface.
 
-One account per project, at ``PDA(["mcd_whitelist", project_id u64 LE], program_id)`` with
-the canonical bump. Entry account data, 80 bytes, little-endian::
+Facts (``ecosystem-programs.md`` 2.6, 3.1, 3.3). Anchor accounts (8-byte discriminator, then
+borsh):
 
-    off size field
-      0    1 version     = 1 (also the discriminator)
-      1    1 status      1 = active, 2 = suspended
-      2    1 bump        canonical PDA bump
-      3    5 reserved    zero
-      8    8 project_id  u64
-     16   32 wallet
-     48   32 authority   signer of ``add``; only it may set_status / remove
+* ``McdConfig`` at ``PDA(["mcd_config"])``, 209 bytes: 8 authority, 40 mcd_mint,
+  72 genesis_pool, 104 recycle_pool, 136..199 eight u64 totals, 200 last_update_timestamp,
+  208 bump. Its ``authority`` is the only signer the whitelist instructions accept.
+* ``McdWhitelist`` at ``PDA(["mcd_whitelist", project_id u64 LE])``, 130 bytes::
 
-Instructions (first data byte is the tag):
+      off size field
+        0    8 discriminator e4c816307de99739
+        8    8 project_id      u64
+       16   32 wallet_address
+       48   64 project_name    UTF-8, zero-padded
+      112    8 registered_at   i64
+      120    1 status          0 = active, 1 = suspended
+      121    8 updated_at      i64
+      129    1 bump
 
-* ``0 add [project_id u64 LE][wallet 32][bump u8]`` — accounts: authority (signer,
-  writable, pays rent), entry PDA (writable), system program. Anyone may add while the PDA is
-  free; the signer becomes the entry's authority. The gateway signs with
-  ``keys.whitelist_authority``, so it is the authority of every entry it creates.
-* ``1 set_status [status u8]`` — accounts: authority (signer), entry PDA (writable).
-* ``2 remove`` — accounts: authority (signer, writable), entry PDA (writable). Refunds all
-  lamports to the authority and frees the address (the project id can be added again).
+Instructions (data = discriminator ‖ borsh args; account order as listed):
 
-Refusals are custom program errors, see :data:`ERRORS`.
+* ``add_to_whitelist(project_id u64, project_name String)`` ``9dd3343690510537``: authority
+  (signer, writable, pays rent), mcd_config, whitelist PDA (writable, created), wallet_address
+  (read-only, stored), system program.
+* ``update_whitelist_status(project_id u64, status u8)`` ``ccc40cba81d2c4ca``: authority
+  (signer, writable), mcd_config, whitelist PDA (writable).
+* ``remove_from_whitelist(project_id u64)`` ``0790d8eff3ecc1eb``: authority (signer,
+  writable, receives the rent), mcd_config, whitelist PDA (writable, closed), system program.
+
+Refusals are custom program errors, see :class:`WhitelistError`.
 """
 
 from __future__ import annotations
@@ -35,149 +42,199 @@ from pathlib import Path
 from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
-from chain.keys import ChainKeys
+from chain import ecosystem
+from core.config import Settings
 
-PROGRAM_PATH = Path(__file__).parent / "program" / "mcd_whitelist.so"
+PROGRAM_PATH = Path(__file__).parent / "program" / "mcd_token.so"
 SEED_PREFIX = b"mcd_whitelist"
+CONFIG_SEED = ecosystem.MCD_CONFIG_SEED
 SYSTEM_PROGRAM_ID = Pubkey.from_string("11111111111111111111111111111111")
 
-ENTRY_VERSION = 1
-ENTRY_SIZE = 80
-_ENTRY = struct.Struct("<BBB5xQ32s32s")  # the 80-byte layout above
+ADD_DISCRIMINATOR = bytes.fromhex("9dd3343690510537")  # sha256("global:add_to_whitelist")
+UPDATE_STATUS_DISCRIMINATOR = bytes.fromhex("ccc40cba81d2c4ca")  # global:update_whitelist_status
+REMOVE_DISCRIMINATOR = bytes.fromhex("0790d8eff3ecc1eb")  # global:remove_from_whitelist
+ENTRY_DISCRIMINATOR = bytes.fromhex("e4c816307de99739")  # sha256("account:McdWhitelist")
+CONFIG_DISCRIMINATOR = bytes.fromhex("8efbac0d190844c2")  # sha256("account:McdConfig")
 
-TAG_ADD, TAG_SET_STATUS, TAG_REMOVE = 0, 1, 2
+ENTRY_SIZE = 130
+CONFIG_SIZE = 209
+NAME_SIZE = 64
+_ENTRY = struct.Struct("<8sQ32s64sqBqB")  # the 130-byte layout above
+_CONFIG = struct.Struct("<8s32s32s32s32sQQQQQQQQqB")
+assert _ENTRY.size == ENTRY_SIZE and _CONFIG.size == CONFIG_SIZE
 
 
 class Status(IntEnum):
-    ACTIVE = 1
-    SUSPENDED = 2
+    ACTIVE = 0
+    SUSPENDED = 1
 
 
 class WhitelistError(IntEnum):
-    """Custom error codes returned by the program (``Custom(n)`` instruction errors)."""
+    """Custom error codes of the whitelist instructions (``Custom(n)`` instruction errors)."""
 
-    INVALID_INSTRUCTION = 1
-    NOT_ENOUGH_ACCOUNTS = 2
-    MISSING_SIGNER = 3
-    NOT_WRITABLE = 4
-    INVALID_PDA = 5
-    ALREADY_EXISTS = 6
-    WRONG_SYSTEM_PROGRAM = 7
-    NOT_OWNED = 8
-    INVALID_ENTRY = 9
-    NOT_AUTHORITY = 10
-    BAD_STATUS = 11
-    RENT_UNAVAILABLE = 12
+    ALREADY_IN_USE = 0  # the system program's AccountAlreadyInUse: Anchor `init` on an entry
+    INSTRUCTION_MISSING = 100
+    INSTRUCTION_FALLBACK_NOT_FOUND = 101
+    INSTRUCTION_DID_NOT_DESERIALIZE = 102
+    CONSTRAINT_MUT = 2000
+    CONSTRAINT_SEEDS = 2006
+    ACCOUNT_DISCRIMINATOR_NOT_FOUND = 3001
+    ACCOUNT_DISCRIMINATOR_MISMATCH = 3002
+    ACCOUNT_DID_NOT_DESERIALIZE = 3003
+    ACCOUNT_NOT_ENOUGH_KEYS = 3005
+    ACCOUNT_OWNED_BY_WRONG_PROGRAM = 3007
+    INVALID_PROGRAM_ID = 3008
+    ACCOUNT_NOT_SIGNER = 3010
+    ACCOUNT_NOT_INITIALIZED = 3012
+    UNAUTHORIZED = 6000
+    PROJECT_NAME_TOO_LONG = 6015
+    INVALID_STATUS = 6018
 
 
 ERRORS: dict[int, str] = {
-    WhitelistError.INVALID_INSTRUCTION: "unknown instruction or wrong instruction data length",
-    WhitelistError.NOT_ENOUGH_ACCOUNTS: "not enough accounts",
-    WhitelistError.MISSING_SIGNER: "the authority did not sign",
-    WhitelistError.NOT_WRITABLE: "an account that must be writable is not",
-    WhitelistError.INVALID_PDA: "the entry account is not the project's canonical PDA",
-    WhitelistError.ALREADY_EXISTS: "the project is already whitelisted (PDA in use)",
-    WhitelistError.WRONG_SYSTEM_PROGRAM: "the third account is not the system program",
-    WhitelistError.NOT_OWNED: "the entry account is not owned by the whitelist program",
-    WhitelistError.INVALID_ENTRY: "the entry account holds no whitelist entry",
-    WhitelistError.NOT_AUTHORITY: "the signer is not the entry's authority",
-    WhitelistError.BAD_STATUS: "status must be 1 (active) or 2 (suspended)",
-    WhitelistError.RENT_UNAVAILABLE: "the rent sysvar could not be used",
+    WhitelistError.ALREADY_IN_USE: "the project is already whitelisted (its entry exists)",
+    WhitelistError.INSTRUCTION_MISSING: "instruction data shorter than a discriminator",
+    WhitelistError.INSTRUCTION_FALLBACK_NOT_FOUND: "unknown instruction",
+    WhitelistError.INSTRUCTION_DID_NOT_DESERIALIZE: "instruction arguments do not deserialize",
+    WhitelistError.CONSTRAINT_MUT: "an account that must be writable is not",
+    WhitelistError.CONSTRAINT_SEEDS: "an account is not the expected PDA",
+    WhitelistError.ACCOUNT_DISCRIMINATOR_NOT_FOUND: "an account holds no Anchor discriminator",
+    WhitelistError.ACCOUNT_DISCRIMINATOR_MISMATCH: "an account is of another type",
+    WhitelistError.ACCOUNT_DID_NOT_DESERIALIZE: "an account's data does not deserialize",
+    WhitelistError.ACCOUNT_NOT_ENOUGH_KEYS: "not enough accounts",
+    WhitelistError.ACCOUNT_OWNED_BY_WRONG_PROGRAM: "an account is not owned by the MCD program",
+    WhitelistError.INVALID_PROGRAM_ID: "the system program account is not the system program",
+    WhitelistError.ACCOUNT_NOT_SIGNER: "the authority did not sign",
+    WhitelistError.ACCOUNT_NOT_INITIALIZED: "the project has no whitelist entry on chain",
+    WhitelistError.UNAUTHORIZED: "the signer is not the McdConfig authority",
+    WhitelistError.PROJECT_NAME_TOO_LONG: "project name over 64 bytes",
+    WhitelistError.INVALID_STATUS: "status must be 0 (active) or 1 (suspended)",
 }
 
 
 def error_message(code: int) -> str:
-    return ERRORS.get(code, f"unknown whitelist program error {code}")
+    return ERRORS.get(code, f"unknown MCD token program error {code}")
 
 
-def program_id(keys: ChainKeys, configured: str = "") -> Pubkey:
-    """The program's address: ``configured`` (settings.whitelist_program_id, for a real
-    cluster where it was deployed elsewhere) or the whitelist_program keypair's address, under
-    which the local node and the compose validator load it."""
-    return Pubkey.from_string(configured) if configured else keys.whitelist_program.pubkey()
+def program_id(settings: Settings) -> Pubkey:
+    """The MCD Token program id (setting ``mcd_token_program_id``)."""
+    return ecosystem.program_id(settings, "mcd_token")
+
+
+def config_address(settings: Settings) -> Pubkey:
+    """The McdConfig address (setting ``mcd_config_address``, else the PDA)."""
+    return ecosystem.configured_mcd_config(settings)
 
 
 def program_bytes() -> bytes:
     return PROGRAM_PATH.read_bytes()
 
 
-def _project_seed(project_id: int) -> bytes:
+def _u64(project_id: int) -> bytes:
     if not 0 <= project_id < 1 << 64:
         raise ValueError(f"project id {project_id} does not fit in a u64")
     return struct.pack("<Q", project_id)
 
 
+def find_config_pda(program: Pubkey) -> tuple[Pubkey, int]:
+    return Pubkey.find_program_address([CONFIG_SEED], program)
+
+
 def find_whitelist_pda(program: Pubkey, project_id: int) -> tuple[Pubkey, int]:
-    return Pubkey.find_program_address([SEED_PREFIX, _project_seed(project_id)], program)
+    return Pubkey.find_program_address([SEED_PREFIX, _u64(project_id)], program)
+
+
+def chain_project_name(name: str) -> str:
+    """The name as the entry can hold it: at most 64 UTF-8 bytes, cut at a character."""
+    raw = name.encode()[:NAME_SIZE]
+    return raw.decode("utf-8", errors="ignore")
 
 
 def add_ix(
     program: Pubkey,
     authority: Pubkey,
+    config: Pubkey,
     project_id: int,
+    project_name: str | bytes,
     wallet: Pubkey,
     *,
     pda: Pubkey | None = None,
-    bump: int | None = None,
 ) -> Instruction:
-    """Whitelist ``project_id`` with ``wallet``; ``authority`` signs, pays rent, owns the entry.
-
-    ``pda``/``bump`` default to the canonical ones (overridable to test refusals).
-    """
-    found_pda, found_bump = find_whitelist_pda(program, project_id)
-    pda = found_pda if pda is None else pda
-    bump = found_bump if bump is None else bump
-    data = bytes([TAG_ADD]) + _project_seed(project_id) + bytes(wallet) + bytes([bump])
+    """``add_to_whitelist``; ``authority`` signs and pays the rent. ``project_name`` is sent
+    as given (bytes for tests of refusals); use :func:`chain_project_name` to fit 64 bytes."""
+    name = project_name.encode() if isinstance(project_name, str) else project_name
+    if pda is None:
+        pda = find_whitelist_pda(program, project_id)[0]
+    data = ADD_DISCRIMINATOR + _u64(project_id) + struct.pack("<I", len(name)) + name
     return Instruction(
         program,
         data,
         [
             AccountMeta(authority, is_signer=True, is_writable=True),
+            AccountMeta(config, is_signer=False, is_writable=False),
             AccountMeta(pda, is_signer=False, is_writable=True),
+            AccountMeta(wallet, is_signer=False, is_writable=False),
             AccountMeta(SYSTEM_PROGRAM_ID, is_signer=False, is_writable=False),
         ],
     )
 
 
 def set_status_ix(
-    program: Pubkey, authority: Pubkey, project_id: int, status: int, *, pda: Pubkey | None = None
+    program: Pubkey,
+    authority: Pubkey,
+    config: Pubkey,
+    project_id: int,
+    status: int,
+    *,
+    pda: Pubkey | None = None,
 ) -> Instruction:
-    # status is an int, not only Status, so callers (and tests) can send invalid values.
+    """``update_whitelist_status``. ``status`` is an int, not only Status, so callers (and
+    tests) can send invalid values."""
     if pda is None:
         pda = find_whitelist_pda(program, project_id)[0]
     return Instruction(
         program,
-        bytes([TAG_SET_STATUS, status]),
+        UPDATE_STATUS_DISCRIMINATOR + _u64(project_id) + bytes([status]),
         [
-            AccountMeta(authority, is_signer=True, is_writable=False),
+            AccountMeta(authority, is_signer=True, is_writable=True),
+            AccountMeta(config, is_signer=False, is_writable=False),
             AccountMeta(pda, is_signer=False, is_writable=True),
         ],
     )
 
 
 def remove_ix(
-    program: Pubkey, authority: Pubkey, project_id: int, *, pda: Pubkey | None = None
+    program: Pubkey,
+    authority: Pubkey,
+    config: Pubkey,
+    project_id: int,
+    *,
+    pda: Pubkey | None = None,
 ) -> Instruction:
+    """``remove_from_whitelist``: closes the entry, the rent goes to ``authority``."""
     if pda is None:
         pda = find_whitelist_pda(program, project_id)[0]
     return Instruction(
         program,
-        bytes([TAG_REMOVE]),
+        REMOVE_DISCRIMINATOR + _u64(project_id),
         [
             AccountMeta(authority, is_signer=True, is_writable=True),
+            AccountMeta(config, is_signer=False, is_writable=False),
             AccountMeta(pda, is_signer=False, is_writable=True),
+            AccountMeta(SYSTEM_PROGRAM_ID, is_signer=False, is_writable=False),
         ],
     )
 
 
 @dataclass(frozen=True)
 class WhitelistEntry:
-    version: int
-    status: Status
-    bump: int
     project_id: int
     wallet: Pubkey
-    authority: Pubkey
+    project_name: str
+    registered_at: int
+    status: Status
+    updated_at: int
+    bump: int
 
     @property
     def active(self) -> bool:
@@ -185,17 +242,79 @@ class WhitelistEntry:
 
 
 def decode_entry(data: bytes) -> WhitelistEntry:
-    """Decode an entry account's data; ValueError if it is not a whitelist entry."""
+    """Decode an McdWhitelist account's data; ValueError if it is not one."""
     if len(data) < ENTRY_SIZE:
-        raise ValueError(f"whitelist entry needs {ENTRY_SIZE} bytes, got {len(data)}")
-    version, status, bump, project_id, wallet, authority = _ENTRY.unpack_from(data)
-    if version != ENTRY_VERSION:
-        raise ValueError(f"unknown whitelist entry version {version}")
+        raise ValueError(f"McdWhitelist needs {ENTRY_SIZE} bytes, got {len(data)}")
+    disc, project_id, wallet, name, registered, status, updated, bump = _ENTRY.unpack_from(data)
+    if disc != ENTRY_DISCRIMINATOR:
+        raise ValueError("not an McdWhitelist account (discriminator)")
     return WhitelistEntry(
-        version=version,
-        status=Status(status),
-        bump=bump,
         project_id=project_id,
         wallet=Pubkey.from_bytes(wallet),
-        authority=Pubkey.from_bytes(authority),
+        project_name=name.rstrip(b"\0").decode("utf-8", errors="replace"),
+        registered_at=registered,
+        status=Status(status),
+        updated_at=updated,
+        bump=bump,
+    )
+
+
+def entry_fields(entry: WhitelistEntry) -> dict[str, object]:
+    """The decoded entry as plain JSON values (for the API)."""
+    return {
+        "project_id": entry.project_id,
+        "wallet_address": str(entry.wallet),
+        "project_name": entry.project_name,
+        "registered_at": entry.registered_at,
+        "status": "active" if entry.active else "suspended",
+        "updated_at": entry.updated_at,
+        "bump": entry.bump,
+    }
+
+
+@dataclass(frozen=True)
+class McdConfig:
+    authority: Pubkey
+    mcd_mint: Pubkey
+    genesis_pool: Pubkey
+    recycle_pool: Pubkey
+    total_minted: int
+    total_recycled: int
+    total_vault_minted: int
+    total_consumed: int
+    total_usdc_deposited: int
+    total_usdc_withdrawn: int
+    total_burned: int
+    total_fees_collected: int
+    last_update_timestamp: int
+    bump: int
+
+
+def decode_config(data: bytes) -> McdConfig:
+    if len(data) < CONFIG_SIZE or data[:8] != CONFIG_DISCRIMINATOR:
+        raise ValueError("not a (migrated, 209-byte) McdConfig account")
+    _disc, *keys_and_numbers = _CONFIG.unpack_from(data)
+    keys = [Pubkey.from_bytes(k) for k in keys_and_numbers[:4]]
+    numbers: list[int] = keys_and_numbers[4:]
+    return McdConfig(*keys, *numbers)  # type: ignore[arg-type]
+
+
+def encode_config(config: McdConfig) -> bytes:
+    """The McdConfig data the real program holds for ``config`` (for genesis)."""
+    return _CONFIG.pack(
+        CONFIG_DISCRIMINATOR,
+        bytes(config.authority),
+        bytes(config.mcd_mint),
+        bytes(config.genesis_pool),
+        bytes(config.recycle_pool),
+        config.total_minted,
+        config.total_recycled,
+        config.total_vault_minted,
+        config.total_consumed,
+        config.total_usdc_deposited,
+        config.total_usdc_withdrawn,
+        config.total_burned,
+        config.total_fees_collected,
+        config.last_update_timestamp,
+        config.bump,
     )

@@ -95,14 +95,14 @@ class Settler:
         gateway: ChainGateway,
         solana: AsyncClient,
         *,
-        decimals: int,
+        decimals: int | None = None,
         linger: float = 0.025,
         await_timeout: float = 20.0,
     ) -> None:
         self._sessions = sessions
         self._gateway = gateway
         self._solana = solana
-        self._decimals = decimals
+        self._fixed_decimals = decimals  # None: the mints' (gateway.decimals())
         self._linger = linger
         self._await_timeout = await_timeout
         self._queue: list[str] = []
@@ -187,6 +187,7 @@ class Settler:
         writes are sent."""
         packs: dict[str, list[Transfer]] = {}
         try:
+            await self._gateway.load_token_decimals()  # transfer_checked needs each mint's
             async with self._sessions() as session:
                 found = {
                     r.id: r
@@ -329,6 +330,12 @@ class Settler:
             t.id: Settled("completed", write.signature, write.slot, write.block_height)
             for t in done
         }
+
+    @property
+    def _decimals(self) -> int:
+        if self._fixed_decimals is not None:
+            return self._fixed_decimals
+        return self._gateway.decimals()
 
     async def _failed(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> Outcomes:
         reason = f"chain rejected: {write.err}"

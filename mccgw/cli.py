@@ -66,6 +66,35 @@ def _chain_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _whitelist_resync(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from solana.rpc.async_api import AsyncClient
+
+    from chain.gateway import ChainGateway
+    from chain.keys import load_or_create_keys
+    from core.config import get_settings
+    from db.session import create_engine, create_session_maker
+    from onboarding.whitelist import WhitelistChain, resync
+
+    async def run() -> None:
+        settings = get_settings()
+        keys = load_or_create_keys(settings.chain_keys_dir)
+        engine = create_engine(settings)
+        try:
+            async with AsyncClient(settings.solana_rpc_url) as client:
+                sessions = create_session_maker(engine)
+                gateway = ChainGateway(settings, client, keys, sessions)
+                chain = WhitelistChain.of(gateway, client, settings)
+                for item in await resync(sessions, chain):
+                    print(f"project {item.project_id}: {item.action} {item.signature or ''}")
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+    return 0
+
+
 def _worker(args: argparse.Namespace) -> int:
     import worker
 
@@ -141,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(
         "chain-init", help="create the MCC/MCD mints on SOLANA_RPC_URL if missing"
     ).set_defaults(func=_chain_init)
+    sub.add_parser(
+        "whitelist-resync",
+        help="re-create the stored MCD whitelist entries missing on chain (docs/chain.md)",
+    ).set_defaults(func=_whitelist_resync)
 
     token = sub.add_parser("token", help="print an access token for scripts (dev)")
     token.add_argument("--user", required=True, help="uid or username")

@@ -73,12 +73,12 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
     try:
         async with AsyncClient(settings.solana_rpc_url, timeout=30) as client:
             gateway = ChainGateway(settings, client, keys, sessions)
-            scanner = DepositScanner(sessions, gateway, client, decimals=settings.token_decimals)
+            scanner = DepositScanner(sessions, gateway, client)
+            decimals = await gateway.load_token_decimals()
             faucet = OutsideWallet(_keypair(keys_dir, "dev_faucet"), client)
             await faucet.ensure_sol(gateway, 100 * 10**9)
-            unit = 10**settings.token_decimals
             wanted = [
-                (u["uid"], cur, whole * unit)
+                (u["uid"], cur, whole * 10 ** decimals.of(cur))
                 for u in users
                 for cur, whole in DEMO_FUNDS.get(u["username"], {}).items()
             ]
@@ -91,10 +91,12 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
                 ensure_market_pool(
                     gateway, faucet, _keypair(keys_dir, "dev_usdc_mint"),
                     _keypair(keys_dir, "dev_pool_owner").pubkey(),
-                    mcc_amount=POOL_MCC * unit, usdc_amount=POOL_USDC * 10**6,
+                    mcc_amount=POOL_MCC * 10**decimals.mcc, usdc_amount=POOL_USDC * 10**6,
                 ),
                 *(
-                    faucet.receive_minted(gateway, cur, FAUCET_SUPPLY * unit, f"dev-faucet:{cur}")
+                    faucet.receive_minted(
+                        gateway, cur, FAUCET_SUPPLY * 10 ** decimals.of(cur), f"dev-faucet:{cur}"
+                    )
                     for cur in ("MCC", "MCD")
                 ),
                 *(gateway.ensure_custody_account(uid, cur) for uid, cur, _ in wanted),
@@ -112,7 +114,7 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
                             program_id=TOKEN_PROGRAM_ID, source=faucet.token_account(mint),
                             mint=mint, dest=gateway.custody_address(uid, cur),
                             owner=faucet.address, amount=amount,
-                            decimals=settings.token_decimals,
+                            decimals=decimals.of(cur),
                         )
                     )
                 )  # fmt: skip

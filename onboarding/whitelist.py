@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from solana.exceptions import SolanaRpcException
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solders.instruction import Instruction
@@ -27,7 +28,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain import whitelist as wl
-from chain.errors import ChainRejected
+from chain.errors import ChainRejected, ChainUnavailable
 from chain.gateway import ChainGateway, ChainWrite
 from core.config import Settings
 from db.models import Project
@@ -47,13 +48,16 @@ class UnknownEntry(Exception):
 
 @dataclass(frozen=True)
 class WhitelistChain:
+    """The MCD Token program's whitelist as the gateway writes it (chain/whitelist.py)."""
+
     gateway: ChainGateway
     client: AsyncClient
     program: Pubkey
+    config: Pubkey  # McdConfig: its authority must be our whitelist_authority key
 
     @classmethod
     def of(cls, gateway: ChainGateway, client: AsyncClient, settings: Settings) -> WhitelistChain:
-        return cls(gateway, client, wl.program_id(gateway.keys, settings.whitelist_program_id))
+        return cls(gateway, client, wl.program_id(settings), wl.config_address(settings))
 
     @property
     def authority(self) -> Pubkey:
@@ -63,15 +67,24 @@ class WhitelistChain:
         return wl.find_whitelist_pda(self.program, project_id)
 
     def instructions(
-        self, action: str, project_id: int, wallet: str | None = None
+        self,
+        action: str,
+        project_id: int,
+        wallet: str | None = None,
+        project_name: str | None = None,
     ) -> list[Instruction]:
+        """The one instruction of ``action`` (add | suspend | activate | remove). ``add``
+        stores the name cut to the 64 bytes the entry holds (chain_project_name)."""
+        program, authority, config = self.program, self.authority, self.config
         if action == "add":
-            assert wallet is not None
-            return [wl.add_ix(self.program, self.authority, project_id, Pubkey.from_string(wallet))]
+            assert wallet is not None and project_name is not None
+            name = wl.chain_project_name(project_name)
+            owner = Pubkey.from_string(wallet)
+            return [wl.add_ix(program, authority, config, project_id, name, owner)]
         if action == "remove":
-            return [wl.remove_ix(self.program, self.authority, project_id)]
+            return [wl.remove_ix(program, authority, config, project_id)]
         status = wl.Status.SUSPENDED if action == "suspend" else wl.Status.ACTIVE
-        return [wl.set_status_ix(self.program, self.authority, project_id, int(status))]
+        return [wl.set_status_ix(program, authority, config, project_id, int(status))]
 
     async def write(self, op_key: str, instructions: list[Instruction]) -> ChainWrite:
         """Submit (idempotent per op_key) and drive to a final state; ChainUnavailable and
@@ -93,6 +106,30 @@ class WhitelistChain:
             return wl.decode_entry(bytes(account.data))
         except ValueError:
             return None
+
+    async def entries(
+        self, project_ids: list[int], commitment: str = "confirmed"
+    ) -> dict[int, wl.WhitelistEntry | None]:
+        """The on-chain entries of several projects in one getMultipleAccounts call."""
+        if not project_ids:
+            return {}
+        addresses = [self.pda(p)[0] for p in project_ids]
+        try:
+            resp = await self.client.get_multiple_accounts(
+                addresses, commitment=Commitment(commitment)
+            )
+        except (SolanaRpcException, OSError) as exc:
+            raise ChainUnavailable(f"whitelist entries unreadable: {exc}") from exc
+        out: dict[int, wl.WhitelistEntry | None] = {}
+        for project_id, account in zip(project_ids, resp.value, strict=True):
+            entry = None
+            if account is not None and account.lamports and account.owner == self.program:
+                try:
+                    entry = wl.decode_entry(bytes(account.data))
+                except ValueError:
+                    entry = None
+            out[project_id] = entry
+        return out
 
 
 def error_text(write: ChainWrite) -> str:
@@ -194,7 +231,11 @@ async def _entry(
     return entry
 
 
-def entry_attributes(entry: McdWhitelistEntry) -> dict[str, object]:
+def entry_attributes(
+    entry: McdWhitelistEntry, onchain: wl.WhitelistEntry | None = None
+) -> dict[str, object]:
+    """The stored entry, plus ``onchain``: the McdWhitelist account's fields as the program
+    holds them (None when the chain has no entry, e.g. after removal)."""
     return {
         "project_id": entry.project_id,
         "project_name": entry.project_name,
@@ -209,4 +250,83 @@ def entry_attributes(entry: McdWhitelistEntry) -> dict[str, object]:
         "pending_action": entry.pending_action,
         "created_at": entry.created_at.isoformat(),
         "updated_at": entry.updated_at.isoformat(),
+        "onchain": wl.entry_fields(onchain) if onchain is not None else None,
     }
+
+
+_RESYNC_LABELS = {
+    (): "present",
+    ("add",): "added",
+    ("add", "suspend"): "added+suspended",
+    ("suspend",): "suspended",
+    ("activate",): "activated",
+}
+
+
+@dataclass(frozen=True)
+class Resynced:
+    project_id: int
+    action: str  # "present" | "added" | "added+suspended" | "suspended" | "activated" | "mismatch"
+    signature: str | None = None
+
+
+async def resync(
+    sessions: async_sessionmaker[AsyncSession], chain: WhitelistChain
+) -> list[Resynced]:
+    """Re-create on chain every stored entry that is not removed, in the MCD Token layout.
+
+    For a chain that lacks them: a dev chain from before the move to the MCD Token interface
+    (its 80-byte entries lived under another program id), a wiped dev chain, or a newly
+    configured cluster. An entry already there keeps its account; only its status is brought
+    in step. The op keys carry the chain's genesis hash, so re-running on the same chain is a
+    no-op and a fresh chain gets fresh writes. Updates each row's PDA to the configured program.
+    """
+    genesis = str((await chain.client.get_genesis_hash()).value)
+    async with sessions() as session:
+        rows = list(
+            await session.scalars(
+                select(McdWhitelistEntry)
+                .where(McdWhitelistEntry.status.in_(("active", "suspended")))
+                .order_by(McdWhitelistEntry.project_id)
+            )
+        )
+    done: list[Resynced] = []
+    for row in rows:
+        project_id = row.project_id
+        onchain = await chain.entry(project_id, commitment="confirmed")
+        steps: list[str] = []
+        if onchain is None:
+            steps.append("add")
+        elif str(onchain.wallet) != row.wallet_address:
+            done.append(Resynced(project_id, "mismatch"))
+            continue
+        want_active = row.status == "active"
+        if (onchain.active if onchain is not None else True) != want_active:
+            steps.append("activate" if want_active else "suspend")
+        signatures: dict[str, str] = {}
+        for step in steps:
+            key = f"whitelist:resync:{genesis}:{project_id}:{step}"
+            instructions = chain.instructions(
+                step, project_id, row.wallet_address, row.project_name
+            )
+            write = await chain.write(key, instructions)
+            if not write.succeeded:
+                raise ChainRejected(key, error_text(write), write.signature)
+            signatures[step] = write.signature
+        pda, bump = chain.pda(project_id)
+        async with sessions() as session:
+            entry = await _entry(session, project_id, lock=True)
+            entry.pda_address, entry.pda_bump = str(pda), bump
+            if "add" in signatures:
+                entry.add_tx = signatures["add"]
+            if steps:
+                entry.last_tx = signatures[steps[-1]]
+            await session.commit()
+        done.append(
+            Resynced(
+                project_id,
+                _RESYNC_LABELS[tuple(steps)],
+                signatures.get(steps[-1]) if steps else None,
+            )
+        )
+    return done

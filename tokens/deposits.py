@@ -63,6 +63,11 @@ class ScanSummary:
     deposits: list[dict[str, Any]] = field(default_factory=list)
 
 
+async def decimals_of(gateway: ChainGateway, currency: str) -> int:
+    """The decimals of the currency's mint, as read from the chain (once per process)."""
+    return (await gateway.load_token_decimals()).of(currency)
+
+
 def deposit_address(keys: ChainKeys, uid: str, currency: str) -> tuple[str, str]:
     """(custody token account, its owner): where an outside wallet sends the user's tokens."""
     return str(custody_address(keys, uid, currency)), str(keys.custody_authority.pubkey())
@@ -98,13 +103,10 @@ class DepositScanner:
         sessions: async_sessionmaker[AsyncSession],
         gateway: ChainGateway,
         client: AsyncClient,
-        *,
-        decimals: int,
     ) -> None:
         self.sessions = sessions
         self.gateway = gateway
         self.client = client
-        self.decimals = decimals
         self.keys = gateway.keys
 
     async def scan(self, only: set[tuple[str, str]] | None = None) -> ScanSummary:
@@ -274,7 +276,7 @@ class DepositScanner:
             "deposit_id": str(deposit_id),
             "user_uid": uid,
             "currency": currency,
-            "amount": to_decimal_string(amount, self.decimals),
+            "amount": to_decimal_string(amount, await decimals_of(self.gateway, currency)),
             "deposit_address": record["address"],
             "sender": record.get("sender"),
             "tx_signature": record["signature"],

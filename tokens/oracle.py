@@ -45,7 +45,6 @@ class MarketReader:
         self.gateway = gateway
         self.mcc_vault = settings.market_pool_mcc_vault
         self.usdc_vault = settings.market_pool_usdc_vault
-        self.decimals = settings.token_decimals
         self.max_age = max_age
         self._cached: tuple[float, int | None, datetime] | None = None
 
@@ -61,7 +60,8 @@ class MarketReader:
             return self._cached[1], self._cached[2]
         usdc = await self.gateway.token_balance(self.usdc_vault, "finalized")
         mcc = await self.gateway.token_balance(self.mcc_vault, "finalized")
-        price = market_price(usdc, mcc, self.decimals)
+        decimals = (await self.gateway.load_token_decimals()).of("MCC")
+        price = market_price(usdc, mcc, decimals)
         seen = datetime.now(UTC)
         self._cached = (now, price, seen)
         return price, seen

@@ -61,14 +61,33 @@ async def _change(
         ) from exc
 
 
-@router.get("/admin/mcd/whitelist", response_model=Envelope, responses=ADMIN_PROBLEMS)
+_LIST_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    **ADMIN_PROBLEMS,
+    503: {"description": "Chain unreachable: the entries' on-chain fields cannot be read "
+          "(`service-unavailable`)"},
+}  # fmt: skip
+
+
+async def _onchain(chain: wls.WhitelistChain, project_ids: list[int]) -> dict[int, Any]:
+    try:
+        return await chain.entries(project_ids)
+    except ChainUnavailable as exc:
+        raise ServiceUnavailable(
+            "The chain is unreachable; the whitelist entries cannot be read",
+            headers={"Retry-After": "5"},
+        ) from exc
+
+
+@router.get("/admin/mcd/whitelist", response_model=Envelope, responses=_LIST_PROBLEMS)
 async def list_whitelist(
     admin: AdminCaller,
     session: SessionDep,
+    request: Request,
+    settings: SettingsDep,
     paging: Annotated[PageParams, Query()],
     status: Literal["active", "suspended", "removed", "current", "all"] = "current",
 ) -> dict[str, Any]:
-    """The stored MCD whitelist (`current` = active and suspended entries; administrator)."""
+    """The stored MCD whitelist with each entry's decoded on-chain account (administrator)."""
     statement = select(McdWhitelistEntry)
     if status == "current":
         statement = statement.where(McdWhitelistEntry.status != "removed")
@@ -80,7 +99,12 @@ async def list_whitelist(
         .offset(paging.offset)
         .limit(paging.per_page)
     )
-    items = [resource("mcd_whitelist_entry", r.id, wls.entry_attributes(r)) for r in rows]
+    entries = list(rows)
+    onchain = await _onchain(_chain(request, settings), [r.project_id for r in entries])
+    items = [
+        resource("mcd_whitelist_entry", r.id, wls.entry_attributes(r, onchain.get(r.project_id)))
+        for r in entries
+    ]
     return page(items, total or 0, paging)
 
 
@@ -97,11 +121,12 @@ async def set_whitelist_status(
     """Suspend or reactivate a project's whitelist entry: chain first, then the database."""
     action = "suspend" if payload.status == "suspended" else "activate"
     entry = await _change(request, settings, project_id, action)
+    onchain = await _onchain(_chain(request, settings), [project_id])
     return single(
         "mcd_whitelist_entry",
         entry.id,
         {"status": entry.status, "updated_at": entry.updated_at.isoformat()}
-        | wls.entry_attributes(entry),
+        | wls.entry_attributes(entry, onchain.get(project_id)),
     )
 
 

@@ -18,7 +18,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
-from api.deps import SessionDep
+from api.deps import SessionDep, token_decimals
 from api.envelope import Envelope, PageParams, page, resource, single
 from api.errors import ProblemError
 from api.idempotency import IdempotentReplay, WriteContext, write_context
@@ -57,7 +57,8 @@ PROBLEMS: dict[int | str, dict[str, Any]] = {
 
 
 def decimals(request: Request) -> int:
-    return int(request.app.state.settings.token_decimals)
+    """The decimals amounts are written with: read from the mints (api.deps.token_decimals)."""
+    return token_decimals(request)
 
 
 def task_queue(request: Request) -> str:

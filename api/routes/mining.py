@@ -19,7 +19,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from api.auth.deps import current_project, current_user, oauth2_scheme, project_id_header
 from api.auth.principal import ProjectPrincipal, UserPrincipal
-from api.deps import SessionDep
+from api.deps import SessionDep, token_decimals
 from api.envelope import Envelope, PageParams, page, resource, single
 from api.errors import NotFound, ProblemError, ServiceUnavailable
 from api.idempotency import write_context
@@ -355,7 +355,7 @@ async def _start(client: Client, queue: str, workflow_id: str, data: MiningInput
 )
 async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: Request) -> Any:
     """Submit one mining activity; verified independently, rewarded in MCD on chain."""
-    decimals = _settings(request).token_decimals
+    decimals = token_decimals(request, "MCD")
     async with write_context(
         request, project, operation="mining.submit", user_uid=payload.user_uid
     ) as ctx:
@@ -436,7 +436,7 @@ def _validated(raw: Any) -> ActivityIn:
 @router.post("/batch-submit", status_code=200, response_model=Envelope, responses=_WRITE_PROBLEMS)
 async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request) -> Any:
     """Submit up to 100 activities; each has its own idempotency key, status and result."""
-    decimals = _settings(request).token_decimals
+    decimals = token_decimals(request, "MCD")
     async with write_context(request, project, operation="mining.batch_submit") as ctx:
         workflow_id = ctx.workflow_id("mining-batch")
         meta = await _webhook_meta(ctx.session, project.project_id)
@@ -502,7 +502,7 @@ async def get_activity(
     row = await session.get(MiningActivity, activity_id)
     if row is None or row.project_id != project.project_id:
         raise NotFound(f"Mining activity {activity_id} does not exist")
-    decimals = _settings(request).token_decimals
+    decimals = token_decimals(request, "MCD")
     return single("mining_activity", row.id, activity_attributes(row, decimals))
 
 
@@ -542,7 +542,7 @@ async def records(
         .offset(params.offset)
         .limit(params.per_page)
     )
-    decimals = _settings(request).token_decimals
+    decimals = token_decimals(request, "MCD")
     items = [
         resource(
             "mining_record",

@@ -10,7 +10,7 @@ from sqlalchemy import Date, cast, func, select
 
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
-from api.deps import SessionDep
+from api.deps import SessionDep, token_decimals
 from api.envelope import Envelope, PageParams, page, resource
 from api.routes.legacy import LegacyUser
 from core.money import to_decimal_string
@@ -24,7 +24,7 @@ LEGACY_STATUSES = ("pending_verification", "verified", "pending_onchain", "confi
 
 
 def _decimals(request: Request) -> int:
-    return int(request.app.state.settings.token_decimals)
+    return token_decimals(request, "MCD")  # rewards are MCD, as read from its mint
 
 
 @router.get(

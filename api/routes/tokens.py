@@ -35,7 +35,7 @@ from core.money import to_decimal_string
 from db.models.mining import MiningActivity
 from tokens import balances, history, oracle, stats
 from tokens.cache import PRICE_KEY, NotifyCache
-from tokens.deposits import deposit_address, register
+from tokens.deposits import decimals_of, deposit_address, register
 from tokens.prices import USDC_DECIMALS, InvalidPrice, parse_price
 
 router = APIRouter(tags=["tokens"])
@@ -231,10 +231,18 @@ async def _custody(request: Request, uid: str, currency: str) -> Any:
     return await _cache(request).get(f"{uid}:{currency}", load)
 
 
-def _balance_attributes(
+async def _decimals(request: Request, currency: str) -> int:
+    """The mint's decimals as read from the chain (once per process; chain/decimals.py)."""
+    try:
+        return await decimals_of(_gateway(request), currency)
+    except ChainError as exc:
+        raise _chain_down(exc) from exc
+
+
+async def _balance_attributes(
     request: Request, b: balances.CustodyBalance, held_name: str
 ) -> dict[str, Any]:
-    decimals = _settings(request).token_decimals
+    decimals = await _decimals(request, b.currency)
     address, owner = deposit_address(_gateway(request).keys, b.uid, b.currency)
     return {
         "total_balance": to_decimal_string(b.total, decimals),
@@ -254,7 +262,7 @@ def _balance_attributes(
 async def mcc_balance(user: MccRead, request: Request) -> dict[str, Any]:
     """The caller's MCC custody balance: total, locked, available, deposit address."""
     b = await _custody(request, user.uid, "MCC")
-    attributes = _balance_attributes(request, b, "locked_balance")
+    attributes = await _balance_attributes(request, b, "locked_balance")
     return {"data": {"type": "mcc_balance", "id": user.uid, "attributes": attributes},
             "meta": meta()}  # fmt: skip
 
@@ -263,7 +271,7 @@ async def mcc_balance(user: MccRead, request: Request) -> dict[str, Any]:
 async def mcd_balance(user: McdRead, request: Request) -> dict[str, Any]:
     """The caller's MCD custody balance (`mcd_balance`): total, frozen, available."""
     b = await _custody(request, user.uid, "MCD")
-    attributes = _balance_attributes(request, b, "frozen_balance")
+    attributes = await _balance_attributes(request, b, "frozen_balance")
     return {"data": {"type": "mcd_balance", "id": user.uid, "attributes": attributes},
             "meta": meta()}  # fmt: skip
 
@@ -296,7 +304,7 @@ async def mcc_address_balance(
             count += 1
     attributes = {
         "address": str(owner),
-        "total_balance": to_decimal_string(total, _settings(request).token_decimals),
+        "total_balance": to_decimal_string(total, await _decimals(request, "MCC")),
         "token_accounts": count,
         "updated_at": _iso(datetime.now(UTC)),
     }
@@ -314,7 +322,8 @@ async def legacy_mcc_balance(
     user: LegacyUser, session: SessionDep, request: Request
 ) -> dict[str, Any]:
     """Legacy MCC balance (plain JSON numbers; bearer is an ID token)."""
-    decimals = _settings(request).token_decimals
+    decimals = await _decimals(request, "MCC")
+    mcd_decimals = await _decimals(request, "MCD")
     b = await _custody(request, user.uid, "MCC")
     pending = await session.scalar(
         select(func.coalesce(func.sum(MiningActivity.mcd_amount), 0)).where(
@@ -323,15 +332,15 @@ async def legacy_mcc_balance(
         )
     )
 
-    def number(units: int) -> float:
+    def number(units: int, places: int = decimals) -> float:
         # JSON numbers, as the legacy form shows; converted only at this edge.
-        return float(Decimal(to_decimal_string(units, decimals)))
+        return float(Decimal(to_decimal_string(units, places)))
 
     return {
         "total_balance": number(b.total),
         "locked_balance": number(b.held),
         "available_balance": number(b.available),
-        "pending_rewards": number(int(pending or 0)),
+        "pending_rewards": number(int(pending or 0), mcd_decimals),
     }
 
 
@@ -374,7 +383,7 @@ async def mcc_transactions(
     params: Annotated[PageParams, Depends()],
 ) -> dict[str, Any]:  # fmt: skip
     """The caller's MCC movements, newest first (deposits, transfers, settlements)."""
-    return await _transactions(session, user.uid, "MCC", params, _settings(request).token_decimals)
+    return await _transactions(session, user.uid, "MCC", params, await _decimals(request, "MCC"))
 
 
 @router.get("/v1/mcd/transactions", response_model=Many[TokenTransaction], responses=_USER_PROBLEMS)
@@ -383,7 +392,7 @@ async def mcd_transactions(
     params: Annotated[PageParams, Depends()],
 ) -> dict[str, Any]:  # fmt: skip
     """The caller's MCD movements, newest first (deposits, transfers, mining rewards)."""
-    return await _transactions(session, user.uid, "MCD", params, _settings(request).token_decimals)
+    return await _transactions(session, user.uid, "MCD", params, await _decimals(request, "MCD"))
 
 
 # ------------------------------------------------------------------ price

@@ -1,6 +1,9 @@
 """The part of the ecosystem the local chain carries from genesis: our own programs loaded at
 the ecosystem's program ids, and the singleton accounts they need, in their real layouts.
 
+* the MCD Token whitelist (``chain/program/mcd_token.so``) at the MCD Token program id, and
+  its ``McdConfig`` at ``PDA(["mcd_config"])`` with the gateway's ``whitelist_authority`` key
+  as authority (the only signer the whitelist instructions accept);
 * the Reincarnation price store (``chain/program/reincarnation.so``) at the Reincarnation
   program id, and its ``ReincarnationPool`` at ``PDA(["reincarnation_pool_v2"])`` with the
   gateway's ``price_authority`` key as authority.
@@ -21,6 +24,7 @@ from solders.pubkey import Pubkey
 
 from chain import ecosystem
 from chain import reincarnation as rn
+from chain import whitelist as wl
 from chain.keys import ChainKeys
 from chain.node.svm import Chain
 
@@ -28,6 +32,7 @@ log = logging.getLogger("chain.node")
 
 PROGRAM_DIR = Path(__file__).resolve().parent.parent / "program"
 REINCARNATION_PROGRAM_ID = Pubkey.from_string(ecosystem.MAINNET_PROGRAM_IDS["reincarnation"])
+MCD_TOKEN_PROGRAM_ID = Pubkey.from_string(ecosystem.MAINNET_PROGRAM_IDS["mcd_token"])
 POOL_NAME = "MCC Reincarnation Pool"  # 22 bytes, the length mainnet's hard-coded offsets imply
 DEFAULT_BASE_PRICE = 10_000_000  # $10.00 in 6-decimal USD (reincarnation DEFAULT_BASE_PRICE)
 DEFAULT_DAILY_LIMIT = 1_000_000_000_000  # $1 000 000
@@ -35,7 +40,32 @@ DEFAULT_DAILY_LIMIT = 1_000_000_000_000  # $1 000 000
 
 def programs() -> dict[Pubkey, Path]:
     """Program id -> .so of every program the local node loads at an ecosystem id."""
-    return {REINCARNATION_PROGRAM_ID: PROGRAM_DIR / "reincarnation.so"}
+    return {
+        MCD_TOKEN_PROGRAM_ID: PROGRAM_DIR / "mcd_token.so",
+        REINCARNATION_PROGRAM_ID: PROGRAM_DIR / "reincarnation.so",
+    }
+
+
+def genesis_mcd_config(*, authority: Pubkey, mcd_mint: Pubkey, now: int) -> wl.McdConfig:
+    """McdConfig as a migrated (209-byte) mainnet config holds it, with local keys. The two
+    pools are the PDAs the real program uses (not created on the local chain)."""
+    program = MCD_TOKEN_PROGRAM_ID
+    return wl.McdConfig(
+        authority=authority,
+        mcd_mint=mcd_mint,
+        genesis_pool=Pubkey.find_program_address([b"mcd_genesis_pool"], program)[0],
+        recycle_pool=Pubkey.find_program_address([b"mcd_recycle_pool"], program)[0],
+        total_minted=0,
+        total_recycled=0,
+        total_vault_minted=0,
+        total_consumed=0,
+        total_usdc_deposited=0,
+        total_usdc_withdrawn=0,
+        total_burned=0,
+        total_fees_collected=0,
+        last_update_timestamp=now,
+        bump=wl.find_config_pda(program)[1],
+    )
 
 
 def genesis_pool(
@@ -83,6 +113,15 @@ def ensure_accounts(chain: Chain, keys: ChainKeys) -> list[Pubkey]:
     """Create the missing ecosystem singletons; returns the addresses created."""
     created: list[Pubkey] = []
     now = int(time.time())
+    config = wl.find_config_pda(MCD_TOKEN_PROGRAM_ID)[0]
+    if chain.get_account(config) is None:
+        config_state = genesis_mcd_config(
+            authority=keys.whitelist_authority.pubkey(), mcd_mint=keys.mcd_mint.pubkey(), now=now
+        )
+        data = wl.encode_config(config_state)
+        lamports = chain.minimum_balance(len(data))
+        chain.set_account(config, Account(lamports, data, MCD_TOKEN_PROGRAM_ID, False, 0))
+        created.append(config)
     pool = rn.reincarnation_pool_address(REINCARNATION_PROGRAM_ID)
     if chain.get_account(pool) is None:
         state = genesis_pool(

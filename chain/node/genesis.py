@@ -1,5 +1,6 @@
 """Build or restore the chain: genesis accounts from the gateway keys (funded authorities, the
-MCC and MCD mints), extra `solana account --output json` files, and the whitelist program."""
+MCC and MCD mints), extra `solana account --output json` files, and our programs with their
+accounts at the ecosystem's ids (chain/node/ecosystem.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ SOL = 1_000_000_000
 AUTHORITY_LAMPORTS = 1_000_000 * SOL  # "plenty": a dev stack never runs dry
 FAUCET_LAMPORTS = 10_000_000_000 * SOL
 MINT_DECIMALS = 9
-WHITELIST_SO = Path(__file__).resolve().parent.parent / "program" / "mcd_whitelist.so"
 
 
 def mint_data(authority: Pubkey, decimals: int = MINT_DECIMALS) -> bytes:
@@ -55,9 +55,7 @@ def load_account_file(path: Path) -> tuple[Pubkey, Account]:
 def open_chain(data_dir: Path, keys_dir: Path, accounts_dir: Path | None = None) -> Chain:
     keys = load_or_create_keys(keys_dir)
     svm = Chain.new_svm()
-    # The program is reloaded on every start, so a rebuilt .so takes effect on restart.
-    if WHITELIST_SO.exists():
-        svm.add_program(keys.whitelist_program.pubkey(), WHITELIST_SO.read_bytes())
+    # Programs are reloaded on every start, so a rebuilt .so takes effect on restart.
     for program, so in ecosystem.programs().items():
         svm.add_program(program, so.read_bytes())
     store = Store(data_dir / "chain.sqlite")

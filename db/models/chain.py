@@ -20,6 +20,7 @@ from sqlalchemy import (
     LargeBinary,
     String,
     UniqueConstraint,
+    func,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
@@ -89,3 +90,17 @@ class ChainTxAttempt(TimestampMixin, Base):
     last_valid_block_height: Mapped[int] = mapped_column(BigInteger)
     tx_bytes: Mapped[bytes] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16))
+
+
+class MintDecimals(Base):
+    """Decimals of an SPL mint as read from the chain. A mint's decimals are fixed when it is
+    initialised, so a value read once holds for that address: a process that starts while its
+    chain is down uses it (chain/gateway.py load_token_decimals)."""
+
+    __tablename__ = "mint_decimals"
+
+    mint: Mapped[str] = mapped_column(String(44), primary_key=True)
+    decimals: Mapped[int] = mapped_column(Integer)
+    read_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), nullable=False
+    )

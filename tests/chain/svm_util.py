@@ -68,3 +68,30 @@ class Svm:
         assert isinstance(err, TransactionErrorInstructionError), err
         assert isinstance(err.err, InstructionErrorCustom), err
         return err.err.code
+
+
+def decompile(tx_bytes: bytes) -> tuple[Pubkey, list[Instruction]]:
+    """(fee payer, instructions with their signer/writable flags) of a signed transaction, as
+    the chain reads it: to compare what the gateway recorded and sent with the facts page."""
+    from solders.instruction import AccountMeta
+    from solders.transaction import VersionedTransaction
+
+    message = VersionedTransaction.from_bytes(tx_bytes).message
+    keys = list(message.account_keys)
+    header = message.header
+    signed = header.num_required_signatures
+
+    def writable(i: int) -> bool:
+        if i < signed:
+            return i < signed - header.num_readonly_signed_accounts
+        return i < len(keys) - header.num_readonly_unsigned_accounts
+
+    out = [
+        Instruction(
+            keys[ix.program_id_index],
+            bytes(ix.data),
+            [AccountMeta(keys[i], i < signed, writable(i)) for i in bytes(ix.accounts)],
+        )
+        for ix in message.instructions
+    ]
+    return keys[0], out

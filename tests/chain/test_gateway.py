@@ -185,6 +185,7 @@ async def test_reads(gw: ChainGateway) -> None:
     assert await gw.sol_balance(gw.keys.fee_payer.pubkey()) > 0
     assert await gw.sol_balance(Keypair().pubkey()) == 0
     assert await gw.token_balance(str(Keypair().pubkey())) == 0
+    await gw.load_token_decimals()  # transfer_checked carries the mint's decimals
     with pytest.raises(TypeError):
         gw.transfer_instruction(CustodyTransfer("MCC", uid(), uid(), 1.5))  # type: ignore[arg-type]
     with pytest.raises(ValueError):

@@ -38,13 +38,13 @@ from spl.token.instructions import (
 )
 from spl.token.models import MintToParams, TransferCheckedParams
 
+from chain.ecosystem import MAINNET_PROGRAM_IDS
 from chain.keys import ChainKeys, load_or_create_keys
 from chain.node.codec import b58encode
 from chain.node.process import start_node
 from core.embedded import free_port
 
 SOL = 1_000_000_000
-WHITELIST_SO = Path(__file__).resolve().parents[2] / "chain" / "program" / "mcd_whitelist.so"
 
 
 @pytest.fixture(scope="module")
@@ -279,11 +279,11 @@ async def test_finalized_reads_lag_behind(client: AsyncClient, keys: ChainKeys) 
     assert (await client.get_transaction(sig, commitment=Finalized)).value is not None
 
 
-async def test_whitelist_program_loaded(client: AsyncClient, keys: ChainKeys) -> None:
-    info = (await client.get_account_info(keys.whitelist_program.pubkey())).value
-    if not WHITELIST_SO.exists():
-        pytest.skip("no whitelist program built")
-    assert info is not None and info.executable
+async def test_our_programs_are_loaded_at_the_ecosystem_ids(client: AsyncClient) -> None:
+    for name in ("mcd_token", "reincarnation"):
+        program = Pubkey.from_string(MAINNET_PROGRAM_IDS[name])
+        info = (await client.get_account_info(program)).value
+        assert info is not None and info.executable, name
 
 
 # -- transaction submission rules ----------------------------------------------------------

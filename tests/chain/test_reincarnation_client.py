@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from solana.rpc.async_api import AsyncClient
+from solders.instruction import AccountMeta
+from solders.pubkey import Pubkey
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -20,6 +22,7 @@ from chain.keys import load_or_create_keys
 from chain.node.ecosystem import POOL_NAME
 from core.config import Settings
 from db.models.chain import ChainTransaction, ChainTxAttempt
+from tests.chain.svm_util import decompile
 
 GatewayFactory = Callable[..., Awaitable[ChainGateway]]
 
@@ -121,6 +124,19 @@ async def test_write_update_price_is_exactly_once_per_key(
         1,
     )
     assert [a.signature for a in attempts] == [signature]
+    # The transaction the gateway recorded and sent: exactly update_price, as on mainnet.
+    payer, [ix] = decompile(attempts[0].tx_bytes)
+    assert payer == gw.keys.fee_payer.pubkey()
+    assert ix.program_id == Pubkey.from_string("REn8oKyydvjRsistZ2cVi6tksPubvR3bEuLdVTyGknb")
+    assert bytes(ix.data) == bytes.fromhex("3d22759b4b227bd0") + price.to_bytes(8, "little")
+    assert ix.accounts == [
+        AccountMeta(gw.keys.price_authority.pubkey(), is_signer=True, is_writable=False),
+        AccountMeta(
+            Pubkey.from_string("H3azAs4vdPKa1zVJ74dkGyUtNzpobE8fDKAn4BmZ26it"),
+            is_signer=False,
+            is_writable=True,
+        ),
+    ]
 
     # The key is bound to its price: reusing it for another one is refused, nothing is sent.
     with pytest.raises(ChainWriteConflict):

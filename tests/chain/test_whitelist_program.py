@@ -1,279 +1,438 @@
-"""The MCD whitelist program, run for real: the committed .so in LiteSVM (the Agave SVM
-in-process), driven by signed transactions built with chain.whitelist."""
+"""The MCD Token whitelist, run for real: the committed mcd_token.so in LiteSVM at the mainnet
+program id, driven by instructions built with chain.whitelist, checked byte for byte against
+the facts page (ecosystem-programs.md 2.6, 3.1, 3.3)."""
 
 from __future__ import annotations
 
-import shutil
+import hashlib
 import struct
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from solders.instruction import AccountMeta, Instruction
-from solders.keypair import Keypair
-from solders.litesvm import LiteSVM
-from solders.message import MessageV0
 from solders.pubkey import Pubkey
-from solders.system_program import CreateAccountParams, create_account
-from solders.sysvar import CLOCK, RENT
-from solders.transaction import VersionedTransaction
-from solders.transaction_metadata import FailedTransactionMetadata, TransactionMetadata
-from solders.transaction_status import InstructionErrorCustom, TransactionErrorInstructionError
 
 from chain import whitelist as wl
-from chain.program.sbf_link import LinkError, link
-from chain.whitelist import Status, WhitelistError
+from chain.node.ecosystem import MCD_TOKEN_PROGRAM_ID, genesis_mcd_config
+from chain.whitelist import Status
+from chain.whitelist import WhitelistError as E
+from tests.chain.svm_util import NOW, SOL, Svm
 
-PROGRAM_DIR = Path(wl.__file__).parent / "program"
-SOL = 1_000_000_000
+PROGRAM = MCD_TOKEN_PROGRAM_ID
+CONFIG = wl.find_config_pda(PROGRAM)[0]
 PROJECT = 4242
+NAME = "Moon Auctions"
 
 
-class Chain:
+class WlChain(Svm):
     def __init__(self) -> None:
-        self.svm = LiteSVM()
-        self.program = Keypair().pubkey()
-        self.svm.add_program(self.program, wl.program_bytes())
+        super().__init__({PROGRAM: wl.program_bytes()})
         self.authority = self.funded()
+        self.config = genesis_mcd_config(
+            authority=self.authority.pubkey(), mcd_mint=Pubkey.new_unique(), now=NOW - 100
+        )
+        self.put(CONFIG, wl.encode_config(self.config), PROGRAM)
 
-    def funded(self) -> Keypair:
-        kp = Keypair()
-        self.svm.airdrop(kp.pubkey(), 10 * SOL)
-        return kp
+    def add_ix(
+        self,
+        project_id: int = PROJECT,
+        name: str | bytes = NAME,
+        signer: Pubkey | None = None,
+        wallet: Pubkey | None = None,
+        **kw: Pubkey,
+    ) -> Instruction:
+        return wl.add_ix(
+            PROGRAM,
+            signer or self.authority.pubkey(),
+            kw.pop("config", CONFIG),
+            project_id,
+            name,
+            wallet or Pubkey.new_unique(),
+            **kw,
+        )
 
-    def send(
-        self, ix: Instruction, *signers: Keypair
-    ) -> TransactionMetadata | FailedTransactionMetadata:
-        msg = MessageV0.try_compile(signers[0].pubkey(), [ix], [], self.svm.latest_blockhash())
-        result = self.svm.send_transaction(VersionedTransaction(msg, list(signers)))
-        self.svm.expire_blockhash()  # identical retries must be new transactions
-        return result
+    def status_ix(self, status: int, project_id: int = PROJECT, **kw: Pubkey) -> Instruction:
+        signer = kw.pop("signer", self.authority.pubkey())
+        return wl.set_status_ix(PROGRAM, signer, kw.pop("config", CONFIG), project_id, status, **kw)
 
-    def ok(self, ix: Instruction, *signers: Keypair) -> None:
-        result = self.send(ix, *signers)
-        assert isinstance(result, TransactionMetadata), result
+    def remove_ix(self, project_id: int = PROJECT, **kw: Pubkey) -> Instruction:
+        signer = kw.pop("signer", self.authority.pubkey())
+        return wl.remove_ix(PROGRAM, signer, kw.pop("config", CONFIG), project_id, **kw)
 
-    def refused(self, ix: Instruction, *signers: Keypair) -> int:
-        """The custom error code of the (first) instruction's refusal."""
-        result = self.send(ix, *signers)
-        assert isinstance(result, FailedTransactionMetadata), result
-        err = result.err()
-        assert isinstance(err, TransactionErrorInstructionError), err
-        assert isinstance(err.err, InstructionErrorCustom), err
-        return err.err.code
-
-    def balance(self, key: Pubkey) -> int:
-        return self.svm.get_balance(key) or 0
+    def pda(self, project_id: int = PROJECT) -> Pubkey:
+        return wl.find_whitelist_pda(PROGRAM, project_id)[0]
 
     def entry(self, project_id: int = PROJECT) -> wl.WhitelistEntry | None:
-        account = self.svm.get_account(wl.find_whitelist_pda(self.program, project_id)[0])
+        account = self.svm.get_account(self.pda(project_id))
         if account is None or account.lamports == 0:
             return None
-        assert account.owner == self.program
+        assert account.owner == PROGRAM
         return wl.decode_entry(bytes(account.data))
 
-    def add(self, project_id: int = PROJECT, signer: Keypair | None = None) -> Pubkey:
-        signer = signer or self.authority
-        wallet = Keypair().pubkey()
-        self.ok(wl.add_ix(self.program, signer.pubkey(), project_id, wallet), signer)
+    def add(self, project_id: int = PROJECT, name: str = NAME) -> Pubkey:
+        wallet = Pubkey.new_unique()
+        self.ok(self.add_ix(project_id, name, wallet=wallet), self.authority)
         return wallet
 
 
 @pytest.fixture
-def chain() -> Chain:
-    return Chain()
+def chain() -> WlChain:
+    return WlChain()
 
 
-def test_add_creates_a_rent_exempt_entry_owned_by_the_program(chain: Chain) -> None:
+# ---------------------------------------------------------------- facts page values
+
+
+def test_discriminators_and_pdas_match_the_facts_page() -> None:
+    def sha(text: str) -> bytes:
+        return hashlib.sha256(text.encode()).digest()[:8]
+
+    assert sha("global:add_to_whitelist") == wl.ADD_DISCRIMINATOR
+    assert wl.ADD_DISCRIMINATOR.hex() == "9dd3343690510537"
+    assert wl.UPDATE_STATUS_DISCRIMINATOR.hex() == "ccc40cba81d2c4ca"
+    assert sha("global:update_whitelist_status") == wl.UPDATE_STATUS_DISCRIMINATOR
+    assert wl.REMOVE_DISCRIMINATOR.hex() == "0790d8eff3ecc1eb"
+    assert sha("global:remove_from_whitelist") == wl.REMOVE_DISCRIMINATOR
+    assert sha("account:McdWhitelist") == wl.ENTRY_DISCRIMINATOR
+    assert sha("account:McdConfig") == wl.CONFIG_DISCRIMINATOR
+    assert str(PROGRAM) == "McDVieuEFv5ucnM3C7p8wsT6LY8BAipKDrTG9HjAu3R"
+    assert (str(CONFIG), wl.find_config_pda(PROGRAM)[1]) == (
+        "9ru4MVNzxHM7ADgSTSYZaRNJ7JVS2mT3QXg9tZri7mYp",
+        254,
+    )
+    assert tuple(map(str, wl.find_whitelist_pda(PROGRAM, 1))) == (
+        "4Ch4RXdjUf5Mjw2L9R9zemCTRwTk1iE8rySrYq8rnnB7",
+        "252",
+    )
+
+
+def test_gateway_instructions_have_the_exact_bytes() -> None:
+    auth, wallet = Pubkey.new_unique(), Pubkey.new_unique()
+    pda = wl.find_whitelist_pda(PROGRAM, 7)[0]
+    system = Pubkey.default()
+
+    add = wl.add_ix(PROGRAM, auth, CONFIG, 7, "Moon", wallet)
+    assert bytes(add.data) == (
+        bytes.fromhex("9dd3343690510537") + struct.pack("<QI", 7, 4) + b"Moon"
+    )
+    assert add.accounts == [
+        AccountMeta(auth, is_signer=True, is_writable=True),
+        AccountMeta(CONFIG, is_signer=False, is_writable=False),
+        AccountMeta(pda, is_signer=False, is_writable=True),
+        AccountMeta(wallet, is_signer=False, is_writable=False),
+        AccountMeta(system, is_signer=False, is_writable=False),
+    ]
+
+    status = wl.set_status_ix(PROGRAM, auth, CONFIG, 7, Status.SUSPENDED)
+    assert bytes(status.data) == bytes.fromhex("ccc40cba81d2c4ca") + struct.pack("<QB", 7, 1)
+    assert len(status.data) == 17
+    assert status.accounts == [
+        AccountMeta(auth, is_signer=True, is_writable=True),
+        AccountMeta(CONFIG, is_signer=False, is_writable=False),
+        AccountMeta(pda, is_signer=False, is_writable=True),
+    ]
+
+    remove = wl.remove_ix(PROGRAM, auth, CONFIG, 7)
+    assert bytes(remove.data) == bytes.fromhex("0790d8eff3ecc1eb") + struct.pack("<Q", 7)
+    assert remove.accounts == [
+        AccountMeta(auth, is_signer=True, is_writable=True),
+        AccountMeta(CONFIG, is_signer=False, is_writable=False),
+        AccountMeta(pda, is_signer=False, is_writable=True),
+        AccountMeta(system, is_signer=False, is_writable=False),
+    ]
+    for ix in (add, status, remove):
+        assert ix.program_id == PROGRAM
+
+
+def test_chain_project_name_fits_64_bytes_at_a_character() -> None:
+    assert wl.chain_project_name("Moon") == "Moon"
+    assert wl.chain_project_name("x" * 100) == "x" * 64
+    cut = wl.chain_project_name("é" * 40)  # 80 bytes: 32 characters fit
+    assert cut == "é" * 32 and len(cut.encode()) == 64
+
+
+def test_config_round_trip_and_v1_is_refused() -> None:
+    config = genesis_mcd_config(authority=Pubkey.new_unique(), mcd_mint=Pubkey.new_unique(), now=5)
+    data = wl.encode_config(config)
+    assert len(data) == 209 and data[208] == 254 and data[8:40] == bytes(config.authority)
+    assert wl.decode_config(data) == config
+    with pytest.raises(ValueError):
+        wl.decode_config(data[:193])
+
+
+# ----------------------------------------------------------------------- add_to_whitelist
+
+
+def test_add_writes_the_real_layout(chain: WlChain) -> None:
     before = chain.balance(chain.authority.pubkey())
     wallet = chain.add()
-    pda, bump = wl.find_whitelist_pda(chain.program, PROJECT)
+    pda, bump = wl.find_whitelist_pda(PROGRAM, PROJECT)
     account = chain.svm.get_account(pda)
-    assert account is not None
-    assert account.owner == chain.program
-    assert len(account.data) == wl.ENTRY_SIZE
-    assert account.lamports == chain.svm.minimum_balance_for_rent_exemption(wl.ENTRY_SIZE)
+    assert account is not None and account.owner == PROGRAM
+    rent = chain.svm.minimum_balance_for_rent_exemption(130)
+    assert account.lamports == rent
+    data = bytes(account.data)
+    assert len(data) == 130
+    assert data[0:8] == bytes.fromhex("e4c816307de99739")
+    assert data[8:16] == struct.pack("<Q", PROJECT)
+    assert data[16:48] == bytes(wallet)
+    assert data[48:112] == NAME.encode().ljust(64, b"\0")
+    assert struct.unpack_from("<q", data, 112)[0] == NOW  # registered_at
+    assert data[120] == 0  # status ACTIVE
+    assert struct.unpack_from("<q", data, 121)[0] == NOW  # updated_at
+    assert data[129] == bump
     assert chain.entry() == wl.WhitelistEntry(
-        version=1,
-        status=Status.ACTIVE,
-        bump=bump,
         project_id=PROJECT,
         wallet=wallet,
-        authority=chain.authority.pubkey(),
+        project_name=NAME,
+        registered_at=NOW,
+        status=Status.ACTIVE,
+        updated_at=NOW,
+        bump=bump,
     )
-    # The authority paid the rent (plus the fee).
-    assert chain.balance(chain.authority.pubkey()) == before - account.lamports - 5000
+    assert chain.balance(chain.authority.pubkey()) == before - rent - 5000  # rent + fee
 
 
-def test_project_ids_are_full_u64_little_endian(chain: Chain) -> None:
+@pytest.mark.parametrize("name", ["", "x" * 64, "Projet été ✓", "é" * 32])
+def test_names_up_to_64_bytes(chain: WlChain, name: str) -> None:
+    chain.add(name=name)
+    entry = chain.entry()
+    assert entry is not None and entry.project_name == name
+
+
+def test_name_over_64_bytes_is_refused(chain: WlChain) -> None:
+    assert chain.refused(chain.add_ix(name="x" * 65), chain.authority) == E.PROJECT_NAME_TOO_LONG
+    assert chain.refused(chain.add_ix(name="é" * 33), chain.authority) == E.PROJECT_NAME_TOO_LONG
+    assert chain.entry() is None
+
+
+def test_project_ids_are_full_u64_little_endian(chain: WlChain) -> None:
     for project_id in (0, 1, 2**64 - 1):
         chain.add(project_id)
         entry = chain.entry(project_id)
         assert entry is not None and entry.project_id == project_id
 
 
-def test_suspend_then_activate(chain: Chain) -> None:
-    chain.add()
-    chain.ok(wl.set_status_ix(chain.program, chain.authority.pubkey(), PROJECT, 2), chain.authority)
-    entry = chain.entry()
-    assert entry is not None and entry.status is Status.SUSPENDED and not entry.active
-    chain.ok(wl.set_status_ix(chain.program, chain.authority.pubkey(), PROJECT, 1), chain.authority)
-    entry = chain.entry()
-    assert entry is not None and entry.active
-
-
-def test_remove_refunds_the_rent_and_frees_the_project_id(chain: Chain) -> None:
-    chain.add()
-    pda = wl.find_whitelist_pda(chain.program, PROJECT)[0]
-    rent = chain.balance(pda)
-    before = chain.balance(chain.authority.pubkey())
-    chain.ok(wl.remove_ix(chain.program, chain.authority.pubkey(), PROJECT), chain.authority)
-    assert chain.balance(chain.authority.pubkey()) == before + rent - 5000
-    account = chain.svm.get_account(pda)
-    assert account is None or (account.lamports == 0 and not account.data)
-    assert chain.entry() is None
-    # Removed entries can be re-added (the address is free again).
+def test_double_add_is_refused(chain: WlChain) -> None:
     wallet = chain.add()
-    entry = chain.entry()
-    assert entry is not None and entry.wallet == wallet and entry.active
-
-
-def test_add_twice_is_refused_even_for_another_signer(chain: Chain) -> None:
-    wallet = chain.add()
-    other = chain.funded()
-    for signer in (chain.authority, other):
-        ix = wl.add_ix(chain.program, signer.pubkey(), PROJECT, Keypair().pubkey())
-        assert chain.refused(ix, signer) == WhitelistError.ALREADY_EXISTS
+    assert chain.refused(chain.add_ix(), chain.authority) == E.ALREADY_IN_USE
     entry = chain.entry()
     assert entry is not None and entry.wallet == wallet
-    assert entry.authority == chain.authority.pubkey()
 
 
-def test_prefunded_pda_counts_as_taken(chain: Chain) -> None:
-    pda = wl.find_whitelist_pda(chain.program, PROJECT)[0]
-    chain.svm.airdrop(pda, SOL)
-    ix = wl.add_ix(chain.program, chain.authority.pubkey(), PROJECT, Keypair().pubkey())
-    assert chain.refused(ix, chain.authority) == WhitelistError.ALREADY_EXISTS
+def test_prefunded_pda_cannot_block_a_project(chain: WlChain) -> None:
+    """Sending lamports to a future project's address first does not stop the add (Anchor's
+    init tops up, allocates and assigns), so nobody can squat an id that way either."""
+    for project_id, lamports in ((PROJECT, 1000), (PROJECT + 1, 5 * SOL)):
+        chain.svm.airdrop(chain.pda(project_id), lamports)
+        chain.add(project_id)
+        account = chain.svm.get_account(chain.pda(project_id))
+        assert account is not None and account.owner == PROGRAM and len(account.data) == 130
+        rent = chain.svm.minimum_balance_for_rent_exemption(130)
+        assert account.lamports == max(lamports, rent)
+        assert chain.entry(project_id) is not None
 
 
-def test_wrong_pda_is_refused(chain: Chain) -> None:
-    auth = chain.authority.pubkey()
-    wallet = Keypair().pubkey()
-    other_pda, other_bump = wl.find_whitelist_pda(chain.program, PROJECT + 1)
-    ix = wl.add_ix(chain.program, auth, PROJECT, wallet, pda=other_pda, bump=other_bump)
-    assert chain.refused(ix, chain.authority) == WhitelistError.INVALID_PDA
-    # A random address as the entry.
-    ix = wl.add_ix(chain.program, auth, PROJECT, wallet, pda=Keypair().pubkey())
-    assert chain.refused(ix, chain.authority) == WhitelistError.INVALID_PDA
+def test_wrong_pda_is_refused(chain: WlChain) -> None:
+    other = chain.pda(PROJECT + 1)
+    assert chain.refused(chain.add_ix(pda=other), chain.authority) == E.CONSTRAINT_SEEDS
+    assert chain.refused(chain.add_ix(pda=Pubkey.new_unique()), chain.authority) == (
+        E.CONSTRAINT_SEEDS
+    )
     assert chain.entry() is None and chain.entry(PROJECT + 1) is None
 
 
-def test_non_canonical_bump_is_refused(chain: Chain) -> None:
-    """Only the canonical bump is accepted, so a project id maps to exactly one entry."""
-    _, canonical = wl.find_whitelist_pda(chain.program, PROJECT)
+def test_non_canonical_bump_is_refused(chain: WlChain) -> None:
+    """Only the canonical bump: a project id has exactly one possible entry."""
+    _, canonical = wl.find_whitelist_pda(PROGRAM, PROJECT)
     seed = struct.pack("<Q", PROJECT)
     for bump in range(canonical - 1, -1, -1):
         try:
-            seeds = [wl.SEED_PREFIX, seed, bytes([bump])]
-            pda = Pubkey.create_program_address(seeds, chain.program)
+            pda = Pubkey.create_program_address([wl.SEED_PREFIX, seed, bytes([bump])], PROGRAM)
         except Exception:  # on the curve: not a PDA, try the next bump
             continue
         break
     else:
-        pytest.skip("no second valid bump for this program id")
-    ix = wl.add_ix(
-        chain.program, chain.authority.pubkey(), PROJECT, Keypair().pubkey(), pda=pda, bump=bump
-    )
-    assert chain.refused(ix, chain.authority) == WhitelistError.INVALID_PDA
+        raise AssertionError("no second valid bump")
+    assert chain.refused(chain.add_ix(pda=pda), chain.authority) == E.CONSTRAINT_SEEDS
 
 
-def test_bad_status_is_refused(chain: Chain) -> None:
+# ------------------------------------------------------- only the config authority writes
+
+
+def test_no_other_signer_can_create_change_or_remove_an_entry(chain: WlChain) -> None:
+    """Squatting is impossible: a stranger cannot create an entry for a future project id, nor
+    change or remove an existing one, even when paying and signing everything itself."""
+    stranger = chain.funded()
+    me = stranger.pubkey()
+    assert chain.refused(chain.add_ix(PROJECT + 5, signer=me), stranger) == E.UNAUTHORIZED
+    assert chain.entry(PROJECT + 5) is None
     chain.add()
-    for status in (0, 3, 255):
-        ix = wl.set_status_ix(chain.program, chain.authority.pubkey(), PROJECT, status)
-        assert chain.refused(ix, chain.authority) == WhitelistError.BAD_STATUS
+    assert chain.refused(chain.status_ix(1, signer=me), stranger) == E.UNAUTHORIZED
+    assert chain.refused(chain.remove_ix(signer=me), stranger) == E.UNAUTHORIZED
     entry = chain.entry()
     assert entry is not None and entry.active
+    # Nor with a config of its own: it is not the program's mcd_config PDA / account.
+    fake = wl.encode_config(genesis_mcd_config(authority=me, mcd_mint=Pubkey.new_unique(), now=NOW))
+    fake_at_random = Pubkey.new_unique()
+    chain.put(fake_at_random, fake, PROGRAM)  # cannot even exist on a real chain
+    ix = chain.add_ix(PROJECT + 6, signer=me, config=fake_at_random)
+    assert chain.refused(ix, stranger) == E.CONSTRAINT_SEEDS
+    foreign = Pubkey.new_unique()
+    chain.put(foreign, fake, Pubkey.new_unique())  # owned by the stranger's own program
+    ix = chain.add_ix(PROJECT + 6, signer=me, config=foreign)
+    assert chain.refused(ix, stranger) == E.ACCOUNT_OWNED_BY_WRONG_PROGRAM
+    assert chain.entry(PROJECT + 6) is None
 
 
-def test_only_the_authority_may_set_status(chain: Chain) -> None:
-    chain.add()
-    intruder = chain.funded()
-    ix = wl.set_status_ix(chain.program, intruder.pubkey(), PROJECT, 2)
-    assert chain.refused(ix, intruder) == WhitelistError.NOT_AUTHORITY
-    entry = chain.entry()
-    assert entry is not None and entry.active
-
-
-def test_only_the_authority_may_remove(chain: Chain) -> None:
-    chain.add()
-    intruder = chain.funded()
-    ix = wl.remove_ix(chain.program, intruder.pubkey(), PROJECT)
-    assert chain.refused(ix, intruder) == WhitelistError.NOT_AUTHORITY
-    assert chain.entry() is not None
-
-
-def test_authority_must_sign(chain: Chain) -> None:
-    chain.add()
+def test_authority_must_sign(chain: WlChain) -> None:
     payer = chain.funded()
-    pda = wl.find_whitelist_pda(chain.program, PROJECT)[0]
-    unsigned = Instruction(
-        chain.program,
-        bytes([wl.TAG_SET_STATUS, 2]),
-        [
-            AccountMeta(chain.authority.pubkey(), is_signer=False, is_writable=False),
-            AccountMeta(pda, is_signer=False, is_writable=True),
-        ],
-    )
-    assert chain.refused(unsigned, payer) == WhitelistError.MISSING_SIGNER
-    add = wl.add_ix(chain.program, chain.authority.pubkey(), PROJECT + 1, Keypair().pubkey())
-    add.accounts = [
-        AccountMeta(chain.authority.pubkey(), is_signer=False, is_writable=True),
-        *add.accounts[1:],
-    ]
-    assert chain.refused(add, payer) == WhitelistError.MISSING_SIGNER
-
-
-def test_entry_must_belong_to_the_program(chain: Chain) -> None:
-    # Never added: the PDA is a plain system account.
-    chain.svm.airdrop(wl.find_whitelist_pda(chain.program, PROJECT)[0], SOL)
-    ix = wl.set_status_ix(chain.program, chain.authority.pubkey(), PROJECT, 2)
-    assert chain.refused(ix, chain.authority) == WhitelistError.NOT_OWNED
-    ix = wl.remove_ix(chain.program, chain.authority.pubkey(), PROJECT)
-    assert chain.refused(ix, chain.authority) == WhitelistError.NOT_OWNED
-
-
-def test_system_program_is_checked(chain: Chain) -> None:
-    ix = wl.add_ix(chain.program, chain.authority.pubkey(), PROJECT, Keypair().pubkey())
-    ix.accounts = [*ix.accounts[:2], AccountMeta(chain.program, False, False)]
-    assert chain.refused(ix, chain.authority) == WhitelistError.WRONG_SYSTEM_PROGRAM
-
-
-@pytest.mark.parametrize("data", [b"", b"\x07", b"\x00\x01", b"\x01", b"\x01\x01\x01", b"\x02\x00"])
-def test_malformed_instructions_are_refused(chain: Chain, data: bytes) -> None:
+    add = chain.add_ix()
+    add.accounts = [AccountMeta(chain.authority.pubkey(), False, True), *add.accounts[1:]]
+    assert chain.refused(add, payer) == E.ACCOUNT_NOT_SIGNER
     chain.add()
-    pda = wl.find_whitelist_pda(chain.program, PROJECT)[0]
-    ix = Instruction(
-        chain.program,
-        data,
-        [
-            AccountMeta(chain.authority.pubkey(), is_signer=True, is_writable=True),
-            AccountMeta(pda, is_signer=False, is_writable=True),
-        ],
-    )
-    assert chain.refused(ix, chain.authority) == WhitelistError.INVALID_INSTRUCTION
+    status = chain.status_ix(1)
+    status.accounts = [AccountMeta(chain.authority.pubkey(), False, True), *status.accounts[1:]]
+    assert chain.refused(status, payer) == E.ACCOUNT_NOT_SIGNER
 
 
-def test_missing_accounts_are_refused(chain: Chain) -> None:
-    ix = wl.add_ix(chain.program, chain.authority.pubkey(), PROJECT, Keypair().pubkey())
-    ix.accounts = ix.accounts[:2]
-    assert chain.refused(ix, chain.authority) == WhitelistError.NOT_ENOUGH_ACCOUNTS
+def test_writable_accounts_are_checked(chain: WlChain) -> None:
+    add = chain.add_ix()
+    add.accounts = [add.accounts[0], add.accounts[1], AccountMeta(chain.pda(), False, False),
+                    *add.accounts[3:]]  # fmt: skip
+    assert chain.refused(add, chain.authority) == E.CONSTRAINT_MUT
+    chain.add()
+    status = chain.status_ix(1)
+    status.accounts = [AccountMeta(chain.authority.pubkey(), True, False), *status.accounts[1:]]
+    payer = chain.funded()  # the fee payer is always writable: another one pays
+    assert chain.refused(status, payer, chain.authority) == E.CONSTRAINT_MUT
+
+
+# ------------------------------------------------------------ update_whitelist_status
+
+
+def test_suspend_then_activate(chain: WlChain) -> None:
+    chain.add()
+    chain.set_time(NOW + 60)
+    chain.ok(chain.status_ix(Status.SUSPENDED), chain.authority)
+    entry = chain.entry()
+    assert entry is not None and entry.status is Status.SUSPENDED and not entry.active
+    assert (entry.registered_at, entry.updated_at) == (NOW, NOW + 60)
+    chain.set_time(NOW + 120)
+    chain.ok(chain.status_ix(Status.ACTIVE), chain.authority)
+    entry = chain.entry()
+    assert entry is not None and entry.active and entry.updated_at == NOW + 120
+
+
+def test_bad_status_is_refused(chain: WlChain) -> None:
+    chain.add()
+    for status in (2, 3, 255):
+        assert chain.refused(chain.status_ix(status), chain.authority) == E.INVALID_STATUS
+    entry = chain.entry()
+    assert entry is not None and entry.active
+
+
+def test_status_of_another_projects_entry_is_refused(chain: WlChain) -> None:
+    chain.add(PROJECT + 1)
+    ix = chain.status_ix(1, pda=chain.pda(PROJECT + 1))  # args say PROJECT, account is +1
+    assert chain.refused(ix, chain.authority) == E.CONSTRAINT_SEEDS
+
+
+def test_entry_must_belong_to_the_program(chain: WlChain) -> None:
+    assert chain.refused(chain.status_ix(1), chain.authority) == E.ACCOUNT_NOT_INITIALIZED
+    assert chain.refused(chain.remove_ix(), chain.authority) == E.ACCOUNT_NOT_INITIALIZED
+    chain.add()
+    data = chain.svm.get_account(chain.pda())
+    assert data is not None
+    chain.put(chain.pda(), bytes(data.data), Pubkey.new_unique())
+    assert chain.refused(chain.status_ix(1), chain.authority) == E.ACCOUNT_OWNED_BY_WRONG_PROGRAM
+    assert chain.refused(chain.remove_ix(), chain.authority) == E.ACCOUNT_OWNED_BY_WRONG_PROGRAM
+
+
+def test_entry_must_be_an_mcd_whitelist(chain: WlChain) -> None:
+    chain.put(chain.pda(), bytes(8) + bytes(122), PROGRAM)
+    assert chain.refused(chain.status_ix(1), chain.authority) == E.ACCOUNT_DISCRIMINATOR_MISMATCH
+    chain.put(chain.pda(), wl.ENTRY_DISCRIMINATOR + bytes(50), PROGRAM)
+    assert chain.refused(chain.status_ix(1), chain.authority) == E.ACCOUNT_DID_NOT_DESERIALIZE
+
+
+def test_config_must_be_a_migrated_mcd_config(chain: WlChain) -> None:
+    data = wl.encode_config(chain.config)
+    chain.put(CONFIG, data[:193], PROGRAM)  # McdConfigV1, before migrate_config
+    assert chain.refused(chain.add_ix(), chain.authority) == E.ACCOUNT_DID_NOT_DESERIALIZE
+    chain.put(CONFIG, bytes(209), PROGRAM)
+    assert chain.refused(chain.add_ix(), chain.authority) == E.ACCOUNT_DISCRIMINATOR_MISMATCH
+
+
+# ------------------------------------------------------------------ remove_from_whitelist
+
+
+def test_remove_closes_the_entry_and_refunds_the_rent(chain: WlChain) -> None:
+    chain.add()
+    rent = chain.balance(chain.pda())
+    before = chain.balance(chain.authority.pubkey())
+    chain.ok(chain.remove_ix(), chain.authority)
+    assert chain.balance(chain.authority.pubkey()) == before + rent - 5000
+    account = chain.svm.get_account(chain.pda())
+    assert account is None or (account.lamports == 0 and not account.data)
+    assert chain.entry() is None
+    wallet = chain.add()  # the project id can be whitelisted again
+    entry = chain.entry()
+    assert entry is not None and entry.wallet == wallet and entry.active
+
+
+def test_system_program_is_checked(chain: WlChain) -> None:
+    add = chain.add_ix()
+    add.accounts = [*add.accounts[:4], AccountMeta(PROGRAM, False, False)]
+    assert chain.refused(add, chain.authority) == E.INVALID_PROGRAM_ID
+    chain.add()
+    remove = chain.remove_ix()
+    remove.accounts = [*remove.accounts[:3], AccountMeta(PROGRAM, False, False)]
+    assert chain.refused(remove, chain.authority) == E.INVALID_PROGRAM_ID
+
+
+# --------------------------------------------------------------------- malformed input
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"", E.INSTRUCTION_MISSING),
+        (bytes.fromhex("9dd33436905105"), E.INSTRUCTION_MISSING),
+        (bytes(8), E.INSTRUCTION_FALLBACK_NOT_FOUND),
+        (bytes.fromhex("9dd3343690510537") + bytes(11), E.INSTRUCTION_DID_NOT_DESERIALIZE),
+        (
+            bytes.fromhex("9dd3343690510537") + struct.pack("<QI", PROJECT, 10) + b"short",
+            E.INSTRUCTION_DID_NOT_DESERIALIZE,
+        ),
+        (
+            bytes.fromhex("9dd3343690510537") + struct.pack("<QI", PROJECT, 2) + b"\xc3\x28",
+            E.INSTRUCTION_DID_NOT_DESERIALIZE,
+        ),
+        (
+            bytes.fromhex("9dd3343690510537") + struct.pack("<QI", PROJECT, 3) + b"\xed\xa0\x80",
+            E.INSTRUCTION_DID_NOT_DESERIALIZE,
+        ),
+        (bytes.fromhex("ccc40cba81d2c4ca") + bytes(8), E.INSTRUCTION_DID_NOT_DESERIALIZE),
+        (bytes.fromhex("0790d8eff3ecc1eb") + bytes(7), E.INSTRUCTION_DID_NOT_DESERIALIZE),
+    ],
+)
+def test_malformed_instructions_are_refused(chain: WlChain, data: bytes, code: int) -> None:
+    accounts = chain.add_ix().accounts
+    assert chain.refused(Instruction(PROGRAM, data, accounts), chain.authority) == code
+
+
+def test_missing_accounts_are_refused(chain: WlChain) -> None:
+    add = chain.add_ix()
+    add.accounts = add.accounts[:4]
+    assert chain.refused(add, chain.authority) == E.ACCOUNT_NOT_ENOUGH_KEYS
+    remove = chain.remove_ix()
+    remove.accounts = remove.accounts[:3]
+    assert chain.refused(remove, chain.authority) == E.ACCOUNT_NOT_ENOUGH_KEYS
 
 
 def test_every_error_code_has_a_message() -> None:
-    assert set(wl.ERRORS) == {int(e) for e in WhitelistError}
-    assert "authority" in wl.error_message(WhitelistError.NOT_AUTHORITY)
+    assert set(wl.ERRORS) == {int(e) for e in E}
+    assert "authority" in wl.error_message(E.UNAUTHORIZED)
     assert "unknown" in wl.error_message(999)
 
 
@@ -281,120 +440,21 @@ def test_decode_entry_refuses_foreign_data() -> None:
     with pytest.raises(ValueError):
         wl.decode_entry(b"\x01" * 10)
     with pytest.raises(ValueError):
-        wl.decode_entry(b"\x02" + bytes(79))
+        wl.decode_entry(bytes(130))
+    with pytest.raises(ValueError):  # status 2 is no status
+        wl.decode_entry(wl.ENTRY_DISCRIMINATOR + bytes(112) + b"\x02" + bytes(9))
 
 
-def test_committed_program_is_an_sbpf_v0_elf() -> None:
-    elf = wl.program_bytes()
-    e_type, e_machine = struct.unpack_from("<HH", elf, 16)
-    (e_flags,) = struct.unpack_from("<I", elf, 48)
-    assert elf[:4] == b"\x7fELF" and (e_type, e_machine, e_flags) == (3, 247, 0)
+def test_program_id_and_config_are_settings() -> None:
+    from core.config import Settings
 
-
-def test_program_passes_the_upgradeable_loaders_deployment_checks() -> None:
-    """Deploy through BPFLoaderUpgradeable like a real cluster would: that path runs the
-    strict ELF checks and the verifier that add_program skips, so the .so is deployable."""
-    loader = Pubkey.from_string("BPFLoaderUpgradeab1e11111111111111111111111")
-    svm = LiteSVM()
-    payer, buffer, program = Keypair(), Keypair(), Keypair()
-    svm.airdrop(payer.pubkey(), 100 * SOL)
-    elf = wl.program_bytes()
-
-    def ok(ixs: list[Instruction], *signers: Keypair) -> None:
-        msg = MessageV0.try_compile(payer.pubkey(), ixs, [], svm.latest_blockhash())
-        result = svm.send_transaction(VersionedTransaction(msg, [payer, *signers]))
-        assert isinstance(result, TransactionMetadata), result
-
-    def create(account: Keypair, space: int) -> Instruction:
-        lamports = svm.minimum_balance_for_rent_exemption(space)
-        params = CreateAccountParams(
-            from_pubkey=payer.pubkey(),
-            to_pubkey=account.pubkey(),
-            lamports=lamports,
-            space=space,
-            owner=loader,
-        )
-        return create_account(params)
-
-    # Loader instructions are bincode: u32 tag, then fields (Write: u32 offset, u64 len, bytes).
-    buf_meta = AccountMeta(buffer.pubkey(), is_signer=False, is_writable=True)
-    init = Instruction(
-        loader, struct.pack("<I", 0), [buf_meta, AccountMeta(payer.pubkey(), False, False)]
+    default = Settings(environment="test")
+    assert wl.program_id(default) == PROGRAM and wl.config_address(default) == CONFIG
+    devnet = "J9UwVmFEr7ujLcp19T8nqpDnpBLcDzpL4cpwh5TMSd36"
+    moved = Settings(environment="test", mcd_token_program_id=devnet)
+    assert str(wl.program_id(moved)) == devnet
+    assert wl.config_address(moved) == wl.find_config_pda(Pubkey.from_string(devnet))[0]
+    pinned = str(Pubkey.new_unique())
+    assert str(wl.config_address(Settings(environment="test", mcd_config_address=pinned))) == (
+        pinned
     )
-    ok([create(buffer, 37 + len(elf)), init], buffer)
-    for offset in range(0, len(elf), 900):
-        chunk = elf[offset : offset + 900]
-        data = struct.pack("<IIQ", 1, offset, len(chunk)) + chunk
-        ok([Instruction(loader, data, [buf_meta, AccountMeta(payer.pubkey(), True, False)])])
-    programdata = Pubkey.find_program_address([bytes(program.pubkey())], loader)[0]
-    deploy = Instruction(
-        loader,
-        struct.pack("<IQ", 2, len(elf)),
-        [
-            AccountMeta(payer.pubkey(), True, True),
-            AccountMeta(programdata, False, True),
-            AccountMeta(program.pubkey(), False, True),
-            buf_meta,
-            AccountMeta(RENT, False, False),
-            AccountMeta(CLOCK, False, False),
-            AccountMeta(wl.SYSTEM_PROGRAM_ID, False, False),
-            AccountMeta(payer.pubkey(), True, False),
-        ],
-    )
-    ok([create(program, 36), deploy], program)
-    svm.warp_to_slot(2)  # deployed programs become visible from the next slot
-    svm.expire_blockhash()
-    ok([wl.add_ix(program.pubkey(), payer.pubkey(), PROJECT, Keypair().pubkey())])
-
-
-# --- build reproducibility (needs Debian's clang; CI installs it) --------------------------
-
-needs_clang = pytest.mark.skipif(shutil.which("clang") is None, reason="clang not installed")
-
-
-@needs_clang
-def test_committed_so_is_reproduced_byte_for_byte() -> None:
-    result = subprocess.run(
-        ["make", "-s", "-C", str(PROGRAM_DIR), "check", f"PYTHON={sys.executable}"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
-def _compile(tmp_path: Path, source: str) -> bytes:
-    src = tmp_path / "t.c"
-    src.write_text(source)
-    obj = tmp_path / "t.o"
-    flags = ["-target", "bpfel", "-mcpu=v2", "-O2", "-fno-builtin", "-ffreestanding"]
-    subprocess.run(["clang", *flags, "-c", str(src), "-o", str(obj)], check=True)
-    return obj.read_bytes()
-
-
-@needs_clang
-def test_linker_refuses_writable_globals(tmp_path: Path) -> None:
-    obj = _compile(tmp_path, "unsigned long n;\nunsigned long entrypoint(void) { return ++n; }\n")
-    with pytest.raises(LinkError, match="writable"):
-        link(obj)
-
-
-@needs_clang
-def test_linker_refuses_calls_to_non_syscalls(tmp_path: Path) -> None:
-    source = (
-        "void *memcpy(void *, const void *, unsigned long);\n"
-        "unsigned long entrypoint(char *in) { memcpy(in, in + 64, 300); return 0; }\n"
-    )
-    obj = _compile(tmp_path, source)
-    with pytest.raises(LinkError, match="not a syscall"):
-        link(obj)
-
-
-def test_program_id_is_configurable_for_a_real_cluster(tmp_path: Path) -> None:
-    from chain.keys import load_or_create_keys
-    from chain.whitelist import program_id
-
-    keys = load_or_create_keys(tmp_path / "keys")
-    assert program_id(keys) == keys.whitelist_program.pubkey()
-    elsewhere = str(Pubkey.new_unique())
-    assert str(program_id(keys, elsewhere)) == elsewhere

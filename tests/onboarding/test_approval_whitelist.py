@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 from solana.rpc.async_api import AsyncClient
+from solders.instruction import AccountMeta
+from solders.pubkey import Pubkey
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
@@ -22,6 +24,7 @@ from db.models import Project
 from db.models.chain import ChainTransaction
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication
 from onboarding.whitelist import WhitelistChain
+from tests.chain.svm_util import decompile
 from tests.factories import World
 from tests.onboarding.conftest import WALLET, Actors, application_body
 from worker import build_worker, worker_deps
@@ -58,12 +61,20 @@ async def _assert_in_step(
     assert str(onchain.wallet) == entry.wallet_address
     assert onchain.bump == entry.pda_bump
     assert str(chain.pda(project_id)[0]) == entry.pda_address
-    assert onchain.authority == chain.authority
+    assert onchain.project_name == wl.chain_project_name(entry.project_name)
+    assert 0 < onchain.registered_at <= onchain.updated_at
     expected = wl.Status.ACTIVE if entry.status == "active" else wl.Status.SUSPENDED
     assert onchain.status is expected
     async with sessions() as s:
         project = await s.get(Project, project_id)
         assert project is not None and project.suspended is (entry.status != "active")
+
+
+async def _tx_bytes(sessions: async_sessionmaker[AsyncSession], op_key: str) -> bytes:
+    async with sessions() as s:
+        row = await s.scalar(select(ChainTransaction).where(ChainTransaction.op_key == op_key))
+        assert row is not None
+        return bytes(row.tx_bytes)
 
 
 async def _project_call(client: httpx.AsyncClient, project_id: int, secret: str) -> httpx.Response:
@@ -120,7 +131,29 @@ async def test_approve_then_whitelist_admin(
     assert item["type"] == "mcd_whitelist_entry"
     assert item["attributes"]["status"] == "active"
     assert item["attributes"]["wallet_address"] == WALLET
+    # The McdWhitelist account's fields, decoded from the chain.
+    decoded = item["attributes"]["onchain"]
+    assert decoded["project_id"] == project_id and decoded["wallet_address"] == WALLET
+    assert decoded["status"] == "active" and decoded["bump"] == chain.pda(project_id)[1]
+    assert decoded["project_name"] == wl.chain_project_name(application_body()["project_name"])
     await _assert_in_step(chain, session_maker, project_id)
+    # The transaction the gateway sent: exactly add_to_whitelist, as the MCD Token takes it.
+    _, [sent] = decompile(await _tx_bytes(session_maker, f"whitelist:add:{app_id}"))
+    name = b"Moon Auctions"
+    assert bytes(sent.data) == (
+        bytes.fromhex("9dd3343690510537")
+        + project_id.to_bytes(8, "little")
+        + len(name).to_bytes(4, "little")
+        + name
+    )
+    assert sent.program_id == Pubkey.from_string("McDVieuEFv5ucnM3C7p8wsT6LY8BAipKDrTG9HjAu3R")
+    assert sent.accounts == [
+        AccountMeta(chain.authority, is_signer=True, is_writable=True),
+        AccountMeta(chain.config, is_signer=False, is_writable=False),
+        AccountMeta(chain.pda(project_id)[0], is_signer=False, is_writable=True),
+        AccountMeta(Pubkey.from_string(WALLET), is_signer=False, is_writable=False),
+        AccountMeta(Pubkey.default(), is_signer=False, is_writable=False),
+    ]
 
     url = f"/v1/admin/mcd/whitelist/{project_id}/status"
     signatures = set()
@@ -129,6 +162,7 @@ async def test_approve_then_whitelist_admin(
         assert resp.status_code == 200, resp.text
         body = resp.json()["data"]["attributes"]
         assert body["status"] == target and body["updated_at"]
+        assert body["onchain"]["status"] == target
         signatures.add(body["last_tx"])
         await _assert_in_step(chain, session_maker, project_id)
         refused = await _project_call(client, project_id, secret)
@@ -138,6 +172,15 @@ async def test_approve_then_whitelist_admin(
         else:
             assert refused.status_code == 200
     assert len(signatures) == 3  # suspend, activate, suspend: three distinct chain writes
+    _, [suspend] = decompile(await _tx_bytes(session_maker, f"whitelist:{project_id}:suspend:1"))
+    assert bytes(suspend.data) == (
+        bytes.fromhex("ccc40cba81d2c4ca") + project_id.to_bytes(8, "little") + b"\x01"
+    )
+    assert [(m.pubkey, m.is_signer, m.is_writable) for m in suspend.accounts] == [
+        (chain.authority, True, True),
+        (chain.config, False, False),
+        (chain.pda(project_id)[0], False, True),
+    ]
     # Same status again: nothing to do, no new write.
     same = await client.put(url, json={"status": "suspended"}, headers=admin)
     assert same.json()["data"]["attributes"]["last_tx"] in signatures

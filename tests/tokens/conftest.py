@@ -84,7 +84,7 @@ def world(
 
 @pytest.fixture
 def scanner(deps: WorkerDeps) -> DepositScanner:
-    return DepositScanner(deps.sessions, deps.gateway, deps.solana, decimals=9)
+    return DepositScanner(deps.sessions, deps.gateway, deps.solana)
 
 
 @pytest.fixture(scope="module")
