@@ -68,13 +68,16 @@ class NotifyCache(Generic[T]):
 
     # -- the listener ------------------------------------------------------------------
 
-    async def start(self, ready_timeout: float = 5.0) -> None:
+    async def start(self, ready_timeout: float = 0.0) -> None:
+        """Start listening in the background (nothing is cached until it listens); wait up to
+        ``ready_timeout`` seconds for it."""
         if self._dsn is None or self._task is not None:
             return
         ready = asyncio.Event()
         self._task = asyncio.create_task(self._listen(ready), name="mccgw-cache-listener")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(ready.wait(), ready_timeout)
+        if ready_timeout > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ready.wait(), ready_timeout)
 
     async def stop(self) -> None:
         if self._task is not None:

@@ -39,6 +39,10 @@ async def test_balances_scopes_and_cache_eviction(
     outsider: OutsideWallet, app: FastAPI,
 ) -> None:  # fmt: skip
     cache = app.state.token_cache
+    for _ in range(100):  # it connects in the background at start-up
+        if cache.listening:
+            break
+        await asyncio.sleep(0.05)
     assert cache.listening  # the LISTEN connection is up, so balances are cached
     uid = await _funded(world, deps, scanner, outsider, "MCD", [12 * UNIT])
     token = await user_token(world, uid, "mcd:read mcc:read")
