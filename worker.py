@@ -32,6 +32,7 @@ from activities.mining import MiningActivities
 from activities.onboarding import OnboardingActivities
 from activities.organizations import OrganizationActivities
 from activities.system import SystemActivities
+from activities.tokens import TokenActivities
 from activities.webhooks import WebhookActivities
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
@@ -55,6 +56,7 @@ from workflows.organizations import DailyKpiWorkflow
 from workflows.reconcile import ReconcileWorkflow
 from workflows.recovery import RecoveryWorkflow
 from workflows.reference import PingWorkflow
+from workflows.tokens import DepositScanWorkflow, OracleWorkflow, ensure_token_schedules
 from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
 
@@ -71,6 +73,8 @@ WORKFLOWS: Sequence[type] = (
     RecoveryWorkflow,
     HousekeepingWorkflow,
     DailyKpiWorkflow,
+    DepositScanWorkflow,
+    OracleWorkflow,
 )
 
 
@@ -123,6 +127,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
         *EngineActivities(deps).all(),
         HousekeepingActivities(deps.sessions).purge_idempotency,
         *OrganizationActivities(deps.sessions, deps.redis).all(),
+        *TokenActivities(deps).all(),
     ]
 
 
@@ -132,7 +137,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
 # each run's globals and restricts what the workflow code itself may call.
 PASSTHROUGH_MODULES = (
     "workflows", "activities", "engine", "chain", "core", "db", "events", "ledger", "mining",
-    "onboarding", "organizations", "api",
+    "onboarding", "organizations", "api", "tokens",
 )  # fmt: skip
 WORKFLOW_RUNNER = SandboxedWorkflowRunner(
     restrictions=SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
@@ -178,6 +183,9 @@ async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
         await ensure_recovery_schedule(client, task_queue)
         await ensure_housekeeping_schedule(client, task_queue)
         await ensure_daily_kpi_schedule(client, task_queue)
+        await ensure_token_schedules(
+            client, task_queue, timedelta(seconds=settings.deposit_scan_seconds)
+        )
         await _ensure_webhook_pump(client, task_queue)
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:

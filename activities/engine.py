@@ -17,6 +17,7 @@ from engine import locks, reconcile, recovery
 from engine.receipts import ReceiptMismatch, ReceiptUnavailable
 from engine.recovery import Orphan
 from engine.settlement import Settler, TransferNotFound
+from tokens.deposits import DepositScanner
 
 if TYPE_CHECKING:
     from worker import WorkerDeps
@@ -74,6 +75,7 @@ class EngineActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
         self.settler = Settler(deps.sessions, deps.gateway, deps.solana)
+        self.deposits = DepositScanner(deps.sessions, deps.gateway, deps.solana)
 
     @property
     def decimals(self) -> int:
@@ -142,9 +144,19 @@ class EngineActivities:
 
     @activity.defn(name="engine.reconcile")
     async def reconcile(self, request: ReconcileRequest) -> ReconcileReport:
+        # Deposits count: every finalized outside transfer is credited before the comparison,
+        # so only what no finalized transaction explains is drift (tokens/deposits.py).
+        await self.deposits.scan()
         summary = await reconcile.reconcile(
             self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
         )
+        if summary.drifts:
+            # A deposit that finalized during the pass: credit it and look once more.
+            drifting = {(str(d["user_uid"]), str(d["currency"])) for d in summary.drifts}
+            if (await self.deposits.scan(only=drifting)).credited:
+                summary = await reconcile.reconcile(
+                    self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
+                )
         return ReconcileReport(summary.run_id, summary.checked, summary.skipped, summary.drifts)
 
     @activity.defn(name="engine.find_orphans")

@@ -26,6 +26,7 @@ from api.openapi import install_problem_schemas
 from api.ratelimit import RateLimitMiddleware, limit_unauthenticated
 from api.routes import api_router
 from api.routes.legacy import install_legacy
+from api.routes.tokens import token_services
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
@@ -78,7 +79,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # starts while its chain is down (amount-bearing routes answer 503 until then).
     warm_up = asyncio.create_task(app.state.gateway.warm_up())
     try:
-        async with access_services(app):
+        async with access_services(app), token_services(app):
             # Everything loaded so far lives as long as the process: move it out of the
             # collector's sight, so full collections stay short and do not stall requests.
             gc.freeze()

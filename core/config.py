@@ -78,6 +78,19 @@ class Settings(BaseSettings):
     # A program's decoded account set is re-read at most this often (one slot = 0.4 s).
     views_refresh_seconds: float = 0.4
 
+    # Token data (docs/tokens.md). The MCC/USDC market pool whose two vault token accounts give
+    # the market price (empty = no market source); prices are 6-decimal USDC units per MCC.
+    market_pool_mcc_vault: str = ""
+    market_pool_usdc_vault: str = ""
+    usdc_decimals: int = 6
+    default_price_usdc: int = 10_000_000  # 10 USDC, the price rule's last resort
+    oracle_premium_bps: int = 500
+    oracle_window: int = 180  # closes in the base price's mean (30 days of 4-hour closes)
+    oracle_catch_up: int = 6  # missed closes recorded at most per run (one day)
+    deposit_scan_seconds: float = 10.0  # how often the deposit watcher runs
+    market_price_cache_seconds: float = 15.0  # freshness of the market price on GET paths
+    balance_cache_seconds: float = 60.0  # upper bound; changes evict at once (NOTIFY)
+
     secret_key: str = _DEFAULT_SECRET
     # AES-GCM master key (base64, 32 bytes) for secrets kept encrypted at rest.
     master_key: str = _DEFAULT_MASTER_KEY

@@ -135,6 +135,18 @@ def _api(args: argparse.Namespace) -> int:
 
 # Commands that are for a laptop only: they may use the development keys without saying so.
 _DEV_COMMANDS = ("dev", "token")
+def use_dev_stack() -> Path | None:
+    """Point this command at the running dev stack: the ``env`` file ``mccgw dev`` writes in
+    its state directory (``$MCCGW_DEV_DIR``, else ``./.dev``). Variables already set win, so
+    an explicit ``DATABASE_URL`` (or any other) still chooses another stack."""
+    path = Path(os.environ.get("MCCGW_DEV_DIR") or ".dev") / "env"
+    if not path.is_file():
+        return None
+    for line in path.read_text().splitlines():
+        name, sep, value = line.partition("=")
+        if sep and name.strip() and not line.lstrip().startswith("#"):
+            os.environ.setdefault(name.strip(), value)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -179,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     api.set_defaults(func=_api)
 
     args = parser.parse_args(argv)
+    if args.command != "dev":
+        use_dev_stack()
     if args.command in _DEV_COMMANDS:
         os.environ.setdefault("ENVIRONMENT", "dev")
     result: int = args.func(args)

@@ -124,7 +124,10 @@ class DevStack:
         try:
             env = self._start_services()
             demo = self._write_demo(env)  # before the API answers, so ready means seeded
+            self._market_pool_env(env)
+            self._write_env(env)  # every `mccgw` command finds this stack through it
             self._start_apps(env)
+            demo = self._fund(env, demo)  # while the apps start: real money for the demo
             self._wait_ready(env)
             self._print_banner(demo, time.monotonic() - started)
             self._supervise()
@@ -274,6 +277,53 @@ class DevStack:
         }
         if not demo["temporal_ui_url"]:
             del demo["temporal_ui_url"]  # an external Temporal: we do not know its UI
+        tmp = demo_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(demo, indent=2) + "\n")
+        tmp.chmod(0o600)
+        tmp.replace(demo_file)
+        return demo
+
+    def _market_pool_env(self, env: dict[str, str]) -> None:
+        """The dev chain's market pool (created by _fund) is the oracle's market source."""
+        from chain.keys import load_or_create_keys
+        from mccgw.funds import market_pool_settings
+
+        keys_dir = Path(env["CHAIN_KEYS_DIR"])
+        mcc = load_or_create_keys(keys_dir).mint_for("MCC")
+        for name, value in market_pool_settings(keys_dir, mcc).items():
+            env.setdefault(name, value)
+
+    def _write_env(self, env: dict[str, str]) -> None:
+        """``<dir>/env``: how to reach this stack, read by every other ``mccgw`` command."""
+        names = (
+            "ENVIRONMENT", "DATABASE_URL", "REDIS_URL", "TEMPORAL_ADDRESS", "TEMPORAL_UI_URL",
+            "SOLANA_RPC_URL", "CHAIN_KEYS_DIR", "BASE_URL", "AUTH_URL",
+            "MARKET_POOL_MCC_VAULT", "MARKET_POOL_USDC_VAULT",
+        )  # fmt: skip
+        lines = [f"{n}={env[n]}" for n in names if env.get(n)]
+        if "CHAIN_KEYS_DIR" in env:
+            lines = [
+                f"CHAIN_KEYS_DIR={Path(env['CHAIN_KEYS_DIR']).resolve()}"
+                if line.startswith("CHAIN_KEYS_DIR=") else line
+                for line in lines
+            ]  # fmt: skip
+        target = self.dir / "env"
+        tmp = target.with_suffix(".tmp")
+        tmp.write_text("\n".join(lines) + "\n")
+        tmp.chmod(0o600)
+        tmp.replace(target)
+
+    def _fund(self, env: dict[str, str], demo: dict[str, Any]) -> dict[str, Any]:
+        from mccgw.funds import fund_demo
+
+        _say("depositing the demo users' funds on the local chain")
+        values = _settings_from_env(env)
+        for name in ("MARKET_POOL_MCC_VAULT", "MARKET_POOL_USDC_VAULT"):
+            values[name.lower()] = env[name]
+        settings = Settings(_env_file=None, **values)
+        funds = asyncio.run(fund_demo(settings, demo["users"]))
+        demo = {**demo, **funds}
+        demo_file = self.dir / "demo.json"
         tmp = demo_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(demo, indent=2) + "\n")
         tmp.chmod(0o600)

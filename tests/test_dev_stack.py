@@ -116,9 +116,43 @@ def _alive(processes: list[psutil.Process]) -> list[str]:
 
 @pytest.fixture
 def state_dir() -> Iterator[Path]:
+    # ``.dev`` inside a scratch directory, with the repository's .venv beside it: the README's
+    # commands then run there exactly as written.
     root = traversable_tmp("mccgw-smoke-")
-    yield root / "dev"
+    (root / ".venv").symlink_to(REPO / ".venv")
+    yield root / ".dev"
     shutil.rmtree(root, ignore_errors=True)
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _readme_first_calls() -> str:
+    """The shell block under "Your first calls" in README.md, verbatim."""
+    text = (REPO / "README.md").read_text()
+    start = text.index("```sh", text.index("Your first calls")) + len("```sh")
+    return text[start : text.index("```", start)]
+
+
+def _json_documents(output: str) -> list[dict[str, object]]:
+    decoder, docs, at = json.JSONDecoder(), [], 0
+    while at < len(output):
+        if output[at].isspace():
+            at += 1
+            continue
+        doc, at = decoder.raw_decode(output, at)
+        docs.append(doc)
+    return docs
+
+
+def _run_readme(root: Path) -> list[dict[str, object]]:
+    env = {k: v for k, v in os.environ.items() if k not in EXTERNAL_VARS}
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", _readme_first_calls()],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return _json_documents(done.stdout)
 
 
 def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
@@ -153,6 +187,18 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
         )
         assert write.status_code == 200, write.text
         assert write.headers["x-ratelimit-limit"] == "1000"  # the demo project's standard tier
+
+        # The README's first calls, run as written from the directory holding .dev: each
+        # answers with data; alice's deposited funds and the market price are there.
+        answers = _run_readme(state_dir.parent)
+        assert len(answers) == 5 and all("data" in a for a in answers), answers
+        me, balance, price = answers[2], answers[3], answers[4]
+        assert me["data"]["attributes"]["uid"] == alice["uid"]  # type: ignore[index]
+        attributes = balance["data"]["attributes"]  # type: ignore[index]
+        assert attributes["total_balance"] == "10000", balance
+        assert attributes["available_balance"] == "10000"
+        assert price["data"]["attributes"]["source"] == "market", price  # type: ignore[index]
+        assert price["data"]["attributes"]["price_usdc"] == "10.5"  # type: ignore[index]
         assert httpx.get(f"http://127.0.0.1:{ports['ui']}", timeout=5).status_code == 200
 
         processes = _stack_processes(stack.proc, state_dir)

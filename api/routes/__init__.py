@@ -24,6 +24,7 @@ from api.routes import (
     project_client,
     projects,
     territory,
+    tokens,
     transfers,
     users,
 )
@@ -53,4 +54,5 @@ api_router.include_router(rewards_routes.router)
 api_router.include_router(legacy.router)
 for _views_router in (territory, auction_solana, fragment, lending):  # chain views
     api_router.include_router(_views_router.router)
+api_router.include_router(tokens.router)
 api_router.include_router(auth_router)

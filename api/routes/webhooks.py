@@ -38,6 +38,7 @@ EventKind = Literal[
     "funds.unlocked",
     "transfer.completed",
     "transfer.failed",
+    "funds.deposited",
 ]
 MAX_ENDPOINTS = 10
 ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]

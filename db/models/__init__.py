@@ -6,6 +6,7 @@ from db.models import (
     access,  # noqa: F401  (access tables: auth server, audit, idempotency)
     onboarding,  # noqa: F401  (applications, whitelist, status history)
     organizations,  # noqa: F401  (units, memberships, station KPIs)
+    tokens,  # noqa: F401  (deposits, custody watch, price closes, admin prices)
 )
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.events import Event

@@ -19,6 +19,7 @@ EVENT_TYPES = (
     "funds.unlocked",
     "transfer.completed",
     "transfer.failed",
+    "funds.deposited",  # tokens.deposits: an outside transfer into a custody account
 )
 
 

@@ -5,7 +5,7 @@ only tokens issued to them carry the ``admin`` role's power (decisions.md, "Proj
 credentials"). A project's client never does, whoever signs in to it.
 
 Revision ID: 0013_access_hardening
-Revises: 0011_organizations
+Revises: 0012_tokens_deposits_oracle
 Create Date: 2026-11-23
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013_access_hardening"
-down_revision: str | Sequence[str] | None = "0011_organizations"
+down_revision: str | Sequence[str] | None = "0012_tokens_deposits_oracle"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,125 @@
+"""Activities of token data: the deposit watcher's pass and the price oracle's steps. Each has
+one commit point per unit of work; every step is idempotent (see tokens/deposits.py and
+tokens/oracle.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from chain.errors import ChainRejected, ChainWriteConflict
+from chain.reincarnation import PriceOutOfRange
+from db.models.tokens import PriceClose
+from tokens import oracle
+from tokens.deposits import DepositScanner
+from tokens.price_store import write_base_price
+
+if TYPE_CHECKING:
+    from worker import WorkerDeps
+
+
+@dataclass
+class DepositScanRequest:
+    note: str = ""
+
+
+@dataclass
+class DepositScanReport:
+    accounts: int = 0
+    created: int = 0
+    credited: int = 0
+    ignored: int = 0
+    outflows: int = 0
+    deposits: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class OracleCloseRequest:
+    now: str  # ISO 8601: the workflow's own clock, so a replay asks for the same closes
+
+
+@dataclass
+class OracleClosesRecorded:
+    recorded: list[str]  # close keys recorded by this call
+    to_write: list[str]  # close keys not yet on chain, oldest first
+
+
+@dataclass
+class OracleWriteRequest:
+    close_key: str
+
+
+@dataclass
+class OracleWriteResult:
+    close_key: str
+    signature: str
+    base_price_usdc: int
+
+
+class TokenActivities:
+    def __init__(self, deps: WorkerDeps) -> None:
+        self.deps = deps
+        self.scanner = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+        self.market = oracle.MarketReader(deps.gateway, deps.settings)
+
+    @activity.defn(name="tokens.scan_deposits")
+    async def scan_deposits(self, request: DepositScanRequest) -> DepositScanReport:
+        s = await self.scanner.scan()
+        return DepositScanReport(s.accounts, s.created, s.credited, s.ignored, s.outflows,
+                                 s.deposits)  # fmt: skip
+
+    @activity.defn(name="tokens.oracle_record_closes")
+    async def oracle_record_closes(self, request: OracleCloseRequest) -> OracleClosesRecorded:
+        """Record every due close once (the newest and missed ones), each with the source the
+        rule gives now; list the closes still to be written on chain."""
+        settings = self.deps.settings
+        now = datetime.fromisoformat(request.now).astimezone(UTC)
+        recorded: list[str] = []
+        async with self.deps.sessions() as session:
+            for close_at in await oracle.due_closes(session, now, settings.oracle_catch_up):
+                quote = (
+                    await oracle.price_now(session, self.market.read, settings.default_price_usdc)
+                ).quote
+                row = await oracle.record_close(
+                    session, close_at, quote,
+                    window=settings.oracle_window, premium_bps=settings.oracle_premium_bps,
+                )  # fmt: skip
+                if row is not None:
+                    recorded.append(oracle.close_key(close_at))
+            await session.commit()
+            pending = await oracle.unwritten_closes(session)
+        return OracleClosesRecorded(recorded, [oracle.close_key(c.close_at) for c in pending])
+
+    @activity.defn(name="tokens.oracle_write_close")
+    async def oracle_write_close(self, request: OracleWriteRequest) -> OracleWriteResult:
+        """Write the close's base price with update_price, exactly once per close (write key
+        ``oracle-close:<close>``), then record the signature on the close."""
+        close_at = datetime.strptime(request.close_key, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        async with self.deps.sessions() as session:
+            row = await session.get(PriceClose, close_at)
+            if row is None:
+                raise ApplicationError(
+                    f"no close {request.close_key}", type="UnknownClose", non_retryable=True
+                )
+            base = row.base_price_usdc
+        try:
+            signature = await write_base_price(
+                self.deps.gateway, close_key=request.close_key, base_price=base
+            )
+        except (ChainRejected, ChainWriteConflict, PriceOutOfRange) as exc:
+            raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
+        async with self.deps.sessions() as session:
+            row = await session.get(PriceClose, close_at, with_for_update=True)
+            assert row is not None
+            if row.onchain_signature is None:
+                row.onchain_signature = signature
+                row.onchain_at = datetime.now(UTC)
+            await session.commit()
+        return OracleWriteResult(request.close_key, signature, base)
+
+    def all(self) -> list[Any]:
+        return [self.scan_deposits, self.oracle_record_closes, self.oracle_write_close]

@@ -1,0 +1,108 @@
+"""A wallet that is NOT the gateway: the dev stack's faucet, and tests' outside senders.
+
+Its transfers are signed by its own key and sent straight to the RPC (never through the chain
+gateway), so to the deposit watcher they are what a user's own wallet sending tokens is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from solana.rpc.async_api import AsyncClient
+from solana.rpc.commitment import Commitment
+from solana.rpc.models import TxOpts
+from solders.instruction import Instruction
+from solders.keypair import Keypair
+from solders.message import Message
+from solders.pubkey import Pubkey
+from solders.transaction import VersionedTransaction
+from spl.token.constants import TOKEN_PROGRAM_ID
+from spl.token.instructions import (
+    create_idempotent_associated_token_account,
+    get_associated_token_address,
+    mint_to,
+    transfer_checked,
+)
+from spl.token.models import MintToParams, TransferCheckedParams
+
+from chain.errors import ChainRejected, ChainTimeout
+from chain.gateway import ChainGateway
+
+
+@dataclass
+class OutsideWallet:
+    keypair: Keypair
+    client: AsyncClient
+
+    @property
+    def address(self) -> Pubkey:
+        return self.keypair.pubkey()
+
+    def token_account(self, mint: Pubkey) -> Pubkey:
+        return get_associated_token_address(self.address, mint)
+
+    async def ensure_sol(self, gateway: ChainGateway, lamports: int = 10**9) -> None:
+        if await gateway.sol_balance(self.address, "confirmed") < lamports // 2:
+            await gateway.airdrop(self.address, lamports)
+
+    async def receive_minted(
+        self,
+        gateway: ChainGateway,
+        currency: str,
+        amount: int,
+        op_key: str,
+        owner: Pubkey | None = None,
+    ) -> str:
+        """The gateway mints ``amount`` of MCC/MCD into this wallet's token account (or
+        ``owner``'s; one gateway write, exactly once per ``op_key``); returns its signature."""
+        mint = gateway.keys.mint_for(currency)
+        payer = gateway.keys.fee_payer.pubkey()
+        owner = owner or self.address
+        ata = get_associated_token_address(owner, mint)
+        instructions = [
+            create_idempotent_associated_token_account(payer, owner, mint),
+            mint_to(
+                MintToParams(
+                    program_id=TOKEN_PROGRAM_ID, mint=mint, dest=ata,
+                    mint_authority=gateway.keys.mint_authority.pubkey(), amount=amount,
+                )
+            ),
+        ]  # fmt: skip
+        await gateway.submit(op_key, instructions, kind="outside_mint")
+        write = (await gateway.await_final(op_key)).raise_for_failure()
+        return write.signature
+
+    async def send_instructions(
+        self,
+        instructions: list[Instruction],
+        signers: tuple[Keypair, ...] = (),
+        timeout: float = 60.0,  # noqa: ASYNC109
+    ) -> str:
+        """Sign (this wallet pays), send, and wait for ``finalized``; raises ChainRejected if
+        it landed with an error."""
+        blockhash = (await self.client.get_latest_blockhash(Commitment("confirmed"))).value
+        message = Message.new_with_blockhash(instructions, self.address, blockhash.blockhash)
+        tx = VersionedTransaction(message, [self.keypair, *signers])
+        await self.client.send_raw_transaction(bytes(tx), TxOpts(skip_preflight=True))
+        signature = tx.signatures[0]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            status = (await self.client.get_signature_statuses([signature], True)).value[0]
+            if status is not None and str(status.confirmation_status).endswith("Finalized"):
+                if status.err is not None:
+                    raise ChainRejected(f"outside:{signature}", str(status.err), str(signature))
+                return str(signature)
+            await asyncio.sleep(0.05)
+        raise ChainTimeout(f"{signature} not finalized after {timeout:.0f}s")
+
+    async def send_tokens(self, mint: Pubkey, dest: Pubkey, amount: int, decimals: int) -> str:
+        """``transfer_checked`` from this wallet's token account of ``mint`` to ``dest``."""
+        ix = transfer_checked(
+            TransferCheckedParams(
+                program_id=TOKEN_PROGRAM_ID, source=self.token_account(mint), mint=mint,
+                dest=dest, owner=self.address, amount=amount, decimals=decimals,
+            )
+        )  # fmt: skip
+        return await self.send_instructions([ix])

@@ -1,0 +1,135 @@
+"""Token data: deposits seen on chain, the custody accounts the deposit watcher follows, and the
+price oracle's closes and administrator prices (migration 0012)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Identity,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
+
+from db.base import Base
+
+# credited: an outside transfer into the account, credited to the ledger once;
+# ignored_failed: the transaction failed on chain (it moved nothing);
+# ignored_wrong_mint: a token balance of another mint changed (never credited);
+# unexplained_outflow: tokens left the account in a transaction the gateway did not sign
+# (nothing booked; reconciliation reports the account as drift).
+DEPOSIT_OUTCOMES = ("credited", "ignored_failed", "ignored_wrong_mint", "unexplained_outflow")
+PRICE_SOURCES = ("market", "admin", "default")
+
+
+class CustodyWatch(Base):
+    """A custody account the deposit watcher follows, with how far it has read its history."""
+
+    __tablename__ = "custody_watch"
+    __table_args__ = (
+        UniqueConstraint("user_uid", "currency", name="uq_custody_watch_user_uid"),
+        CheckConstraint("currency IN ('MCC', 'MCD')", name="currency"),
+    )
+
+    address: Mapped[str] = mapped_column(String(44), primary_key=True)
+    user_uid: Mapped[str] = mapped_column(String(100))
+    currency: Mapped[str] = mapped_column(String(8))
+    # The account exists on chain (created by the watcher if it was missing).
+    ready: Mapped[bool] = mapped_column(Boolean, default=False, server_default="f")
+    # Newest finalized signature already examined (getSignaturesForAddress ``until``).
+    last_signature: Mapped[str | None] = mapped_column(String(88))
+    scanned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Deposit(Base):
+    __tablename__ = "deposits"
+    __table_args__ = (
+        UniqueConstraint("signature", "address", name="uq_deposits_signature"),
+        CheckConstraint(f"outcome IN {DEPOSIT_OUTCOMES!r}", name="outcome"),
+        CheckConstraint("amount >= 0", name="amount_nonneg"),
+        Index("ix_deposits_user", "user_uid", "currency", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    signature: Mapped[str] = mapped_column(String(88))
+    address: Mapped[str] = mapped_column(String(44))
+    user_uid: Mapped[str] = mapped_column(String(100))
+    currency: Mapped[str] = mapped_column(String(8))
+    outcome: Mapped[str] = mapped_column(String(24))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    # Owner of the token account the tokens came from (the sending wallet), when known.
+    sender: Mapped[str | None] = mapped_column(String(44))
+    mint: Mapped[str | None] = mapped_column(String(44))
+    slot: Mapped[int] = mapped_column(BigInteger)
+    block_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    err: Mapped[Any | None] = mapped_column(JSONB)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class PriceClose(Base):
+    """One 4-hour close of the oracle: the price taken, its source, and the rule's result."""
+
+    __tablename__ = "price_closes"
+    __table_args__ = (
+        CheckConstraint(f"source IN {PRICE_SOURCES!r}", name="source"),
+        CheckConstraint("price_usdc > 0", name="price_positive"),
+    )
+
+    close_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    # 6-decimal USDC units per whole MCC.
+    price_usdc: Mapped[int] = mapped_column(BigInteger)
+    source: Mapped[str] = mapped_column(String(16))
+    base_price_usdc: Mapped[int] = mapped_column(BigInteger)
+    buyback_price_usdc: Mapped[int] = mapped_column(BigInteger)
+    premium_bps: Mapped[int] = mapped_column(Integer)
+    # How many closes the base price is the mean of (180 once there are that many).
+    points: Mapped[int] = mapped_column(Integer)
+    onchain_signature: Mapped[str | None] = mapped_column(String(88))
+    onchain_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class AdminPrice(Base):
+    """Every administrator price ever set (the newest is current), with who and when."""
+
+    __tablename__ = "admin_prices"
+    __table_args__ = (CheckConstraint("price_usdc > 0", name="price_positive"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    price_usdc: Mapped[int] = mapped_column(BigInteger)
+    set_by: Mapped[str] = mapped_column(String(100))
+    request_id: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class LedgerMovementCount(Base):
+    """Balance movements per ledger account, kept by the ``ledger_entries_number`` trigger."""
+
+    __tablename__ = "ledger_movement_counts"
+
+    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
+    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    movements: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+
+
+class LedgerMovement(Base):
+    """The n-th balance movement of an account (dense from 1), kept by the same trigger: a
+    transactions page is a primary-key range at any depth."""
+
+    __tablename__ = "ledger_movements"
+
+    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
+    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    entry_id: Mapped[int] = mapped_column(BigInteger)

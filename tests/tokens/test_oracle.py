@@ -1,0 +1,206 @@
+"""The price oracle: the rule's arithmetic, its source priority, the 180-close mean, and one
+on-chain update_price per close across retries and a lost result."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from solders.keypair import Keypair
+from sqlalchemy import delete, func, select, update
+from temporalio.testing import WorkflowEnvironment
+
+from activities.tokens import OracleCloseRequest, OracleWriteRequest, TokenActivities
+from chain.market_pool import ensure_market_pool
+from chain.outside import OutsideWallet
+from chain.reincarnation import read_reincarnation_pool
+from db.models.chain import ChainTransaction
+from db.models.tokens import AdminPrice, PriceClose
+from tokens import oracle
+from tokens.prices import (
+    InvalidPrice,
+    Quote,
+    buyback_price,
+    choose,
+    market_price,
+    mean_price,
+    parse_price,
+)
+from worker import WorkerDeps
+from workflows.tokens import OracleInput, OracleWorkflow
+
+
+def test_buyback_matches_the_facts_page_worked_example() -> None:
+    # ecosystem-programs.md §7: base 10 000 000 -> 10 500 000 with premium 500.
+    assert buyback_price(10_000_000, 500) == 10_500_000
+    # Floored like the program: 10.000001 USDC * 1.05 = 10.50000105 -> 10.500001.
+    assert buyback_price(10_000_001, 500) == 10_500_001
+    assert buyback_price(19, 500) == 19  # floor(19 * 0.05) = 0
+
+
+def test_price_rule_pieces() -> None:
+    assert choose(12_000_000, 11_000_000, 10_000_000) == Quote(12_000_000, "market")
+    assert choose(None, 11_000_000, 10_000_000) == Quote(11_000_000, "admin")
+    assert choose(None, None, 10_000_000) == Quote(10_000_000, "default")
+    assert mean_price([10_000_000, 11_000_000, 12_000_001]) == 11_000_000
+    # 10 500 000 USDC units against 1 000 000 MCC (9 decimals): 10.5 USDC per MCC.
+    assert market_price(10_500_000 * 10**6, 1_000_000 * 10**9, 9) == 10_500_000
+    assert market_price(0, 5, 9) is None
+    assert parse_price("10.5") == 10_500_000
+    assert parse_price("0.01") == 10_000 and parse_price("1000") == 1_000_000_000
+    for bad in ("-1", "0", "1.1234567", "1e3", " 1", "1000.000001", "abc", "", "0.009"):
+        with pytest.raises(InvalidPrice):
+            parse_price(bad)
+
+
+def test_close_boundaries() -> None:
+    at = datetime(2026, 11, 23, 15, 59, 59, tzinfo=UTC)
+    assert oracle.close_boundary(at) == datetime(2026, 11, 23, 12, tzinfo=UTC)
+    assert oracle.close_key(oracle.close_boundary(at)) == "2026-11-23T12:00:00Z"
+
+
+async def _clear(deps: WorkerDeps) -> None:
+    async with deps.sessions() as session:
+        await session.execute(delete(PriceClose))
+        await session.execute(delete(AdminPrice))
+        await session.commit()
+
+
+async def test_mean_of_180_closes_with_fewer_points(deps: WorkerDeps) -> None:
+    await _clear(deps)
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    prices = [10_000_000 + i * 1_000 for i in range(185)]
+    async with deps.sessions() as session:
+        rows = []
+        for i, p in enumerate(prices):
+            row = await oracle.record_close(
+                session, start + oracle.CLOSE_EVERY * i, Quote(p, "admin"),
+                window=180, premium_bps=500,
+            )  # fmt: skip
+            assert row is not None
+            rows.append((row.points, row.base_price_usdc, row.buyback_price_usdc))
+        # The same close again is not recorded twice.
+        assert await oracle.record_close(session, start, Quote(1, "admin"), window=180,
+                                         premium_bps=500) is None  # fmt: skip
+        await session.commit()
+    assert rows[0] == (1, prices[0], buyback_price(prices[0], 500))
+    assert rows[2][:2] == (3, sum(prices[:3]) // 3)
+    assert rows[179][:2] == (180, sum(prices[:180]) // 180)
+    assert rows[184][:2] == (180, sum(prices[5:185]) // 180)
+    await _clear(deps)
+
+
+async def test_source_priority_and_one_onchain_write_per_close(
+    deps: WorkerDeps, temporal_env: WorkflowEnvironment, queue: str, worker: None
+) -> None:
+    await _clear(deps)
+    activities = TokenActivities(deps)
+    now = datetime.now(UTC)
+    t0 = oracle.close_boundary(now) - timedelta(hours=8)
+
+    # No market pool configured and no admin price: the default 10 USDC.
+    first = await activities.oracle_record_closes(OracleCloseRequest(now=t0.isoformat()))
+    assert first.recorded == [oracle.close_key(t0)]
+    async with deps.sessions() as session:
+        close = await session.get(PriceClose, t0)
+        assert close is not None and (close.source, close.price_usdc) == ("default", 10_000_000)
+        # An administrator price comes next.
+        await oracle.set_admin_price(session, 12_000_000, "u_admin", None)
+        await session.commit()
+    t1 = t0 + oracle.CLOSE_EVERY
+    await activities.oracle_record_closes(OracleCloseRequest(now=t1.isoformat()))
+    # A market pool beats both: 1 000 000 MCC against 10 500 000 USDC = 10.5.
+    creator = OutsideWallet(Keypair(), deps.solana)
+    pool = await ensure_market_pool(
+        deps.gateway, creator, Keypair(), Keypair().pubkey(),
+        mcc_amount=1_000_000 * 10**9, usdc_amount=10_500_000 * 10**6,
+    )  # fmt: skip
+    market_settings = deps.settings.model_copy(
+        update={"market_pool_mcc_vault": pool.mcc_vault, "market_pool_usdc_vault": pool.usdc_vault}
+    )
+    market_acts = TokenActivities(dataclasses.replace(deps, settings=market_settings))
+    t2 = t1 + oracle.CLOSE_EVERY
+    third = await market_acts.oracle_record_closes(OracleCloseRequest(now=t2.isoformat()))
+    async with deps.sessions() as session:
+        closes = (await session.scalars(select(PriceClose).order_by(PriceClose.close_at))).all()
+    assert [(c.source, c.price_usdc, c.points) for c in closes] == [
+        ("default", 10_000_000, 1),
+        ("admin", 12_000_000, 2),
+        ("market", 10_500_000, 3),
+    ]
+    base = (10_000_000 + 12_000_000 + 10_500_000) // 3
+    assert closes[-1].base_price_usdc == base
+    assert closes[-1].buyback_price_usdc == base + base * 500 // 10_000
+    assert third.to_write == [oracle.close_key(c.close_at) for c in closes]
+
+    # The workflow records the due close(s) and writes each unwritten one on chain, in order.
+    report = await temporal_env.client.execute_workflow(
+        OracleWorkflow.run, OracleInput(note="test"),
+        id=f"oracle-{uuid.uuid4().hex[:8]}", task_queue=queue,
+    )  # fmt: skip
+    key = oracle.close_key(t2)
+    assert key in report.written
+    pool_state = await read_reincarnation_pool(deps.solana, deps.settings, "finalized")
+    async with deps.sessions() as session:
+        newest = await oracle.latest_close(session)
+        assert newest is not None
+        assert pool_state.base_price == newest.base_price_usdc
+
+        # A worker that died after the write but before recording it: the retry finds the
+        # same write (same key) and returns the same signature; still one transaction.
+        await session.execute(
+            update(PriceClose).where(PriceClose.close_at == t2).values(onchain_signature=None)
+        )
+        await session.commit()
+    again = await activities.oracle_write_close(OracleWriteRequest(close_key=key))
+    assert again.signature == report.written[key]
+    async with deps.sessions() as session:
+        writes = await session.scalar(
+            select(func.count()).where(ChainTransaction.op_key.like(f"%oracle-close:{key}"))
+        )
+        assert writes == 1
+        stored = await session.get(PriceClose, t2)
+        assert stored is not None and stored.onchain_signature == again.signature
+    await _clear(deps)
+
+
+async def test_missed_closes_are_caught_up_once(deps: WorkerDeps) -> None:
+    await _clear(deps)
+    activities = TokenActivities(deps)
+    t0 = datetime(2021, 6, 1, 8, tzinfo=UTC)
+    await activities.oracle_record_closes(OracleCloseRequest(now=t0.isoformat()))
+    # Nothing ran for 12 hours: the next run records the three missed closes, once.
+    later = (t0 + timedelta(hours=12, minutes=3)).isoformat()
+    caught = await activities.oracle_record_closes(OracleCloseRequest(now=later))
+    assert caught.recorded == [
+        "2021-06-01T12:00:00Z", "2021-06-01T16:00:00Z", "2021-06-01T20:00:00Z",
+    ]  # fmt: skip
+    assert (await activities.oracle_record_closes(OracleCloseRequest(now=later))).recorded == []
+    async with deps.sessions() as session:
+        assert await session.scalar(select(func.count()).select_from(PriceClose)) == 4
+    await _clear(deps)
+
+
+async def test_schedules_close_every_four_hours_utc(
+    temporal_env: WorkflowEnvironment, queue: str
+) -> None:
+    from workflows.tokens import DEPOSIT_SCHEDULE_ID, ORACLE_SCHEDULE_ID, ensure_token_schedules
+
+    client = temporal_env.client
+    await ensure_token_schedules(client, queue, timedelta(seconds=10))
+    await ensure_token_schedules(client, queue, timedelta(seconds=10))  # idempotent
+    try:
+        oracle_schedule = await client.get_schedule_handle(ORACLE_SCHEDULE_ID).describe()
+        upcoming = oracle_schedule.info.next_action_times[:6]
+        assert len(upcoming) >= 2
+        for at in upcoming:
+            at = at.astimezone(UTC)
+            assert at.hour % 4 == 0 and (at.minute, at.second) == (0, 0), at
+        assert upcoming[1] - upcoming[0] == timedelta(hours=4)
+        watch = await client.get_schedule_handle(DEPOSIT_SCHEDULE_ID).describe()
+        assert watch.schedule.spec.intervals[0].every == timedelta(seconds=10)
+    finally:
+        for schedule_id in (ORACLE_SCHEDULE_ID, DEPOSIT_SCHEDULE_ID):
+            await client.get_schedule_handle(schedule_id).delete()

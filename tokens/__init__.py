@@ -1,0 +1,1 @@
+"""Token data: balances, transactions, deposits, stats, and the MCC price oracle."""

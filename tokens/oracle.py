@@ -1,0 +1,181 @@
+"""The MCC price oracle: the price the rule gives now, the administrator price, and the
+4-hourly closes with their base and buyback prices (flush-only: callers commit).
+
+Rule (decisions.md, "Price oracle"): the market price (the configured MCC/USDC pool's vault
+ratio, read from the chain) before the administrator price before the default of 10 USDC. A
+close is taken at 00, 04, ..., 20 UTC and stored with its source; base = mean of the last 180
+closes (fewer while fewer exist); buyback = base + floor(base * premium_bps / 10000).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from chain.gateway import ChainGateway
+from core.config import Settings
+from db.models.tokens import AdminPrice, PriceClose
+from tokens.prices import Quote, buyback_price, choose, market_price, mean_price
+
+CLOSE_EVERY = timedelta(hours=4)
+
+
+def close_boundary(now: datetime) -> datetime:
+    """The newest close time (00, 04, ..., 20 UTC) at or before ``now``."""
+    now = now.astimezone(UTC)
+    return now.replace(hour=now.hour - now.hour % 4, minute=0, second=0, microsecond=0)
+
+
+def close_key(close_at: datetime) -> str:
+    """The close's name, used as the price store's write key: ``2026-11-23T16:00:00Z``."""
+    return close_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class MarketReader:
+    """The market price from the pool's two vaults at ``finalized``; None when no pool is
+    configured or it is empty. Kept ``max_age`` seconds (the GET paths' documented freshness)."""
+
+    def __init__(self, gateway: ChainGateway, settings: Settings, max_age: float = 0.0) -> None:
+        self.gateway = gateway
+        self.mcc_vault = settings.market_pool_mcc_vault
+        self.usdc_vault = settings.market_pool_usdc_vault
+        self.max_age = max_age
+        self._cached: tuple[float, int | None, datetime] | None = None
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.mcc_vault and self.usdc_vault)
+
+    async def read(self) -> tuple[int | None, datetime]:
+        if not self.configured:
+            return None, datetime.now(UTC)
+        now = time.monotonic()
+        if self._cached is not None and now - self._cached[0] < self.max_age:
+            return self._cached[1], self._cached[2]
+        usdc = await self.gateway.token_balance(self.usdc_vault, "finalized")
+        mcc = await self.gateway.token_balance(self.mcc_vault, "finalized")
+        decimals = (await self.gateway.load_token_decimals()).of("MCC")
+        price = market_price(usdc, mcc, decimals)
+        seen = datetime.now(UTC)
+        self._cached = (now, price, seen)
+        return price, seen
+
+
+async def admin_price(session: AsyncSession) -> AdminPrice | None:
+    return (
+        await session.scalars(select(AdminPrice).order_by(AdminPrice.id.desc()).limit(1))
+    ).first()
+
+
+async def set_admin_price(
+    session: AsyncSession, price: int, set_by: str, request_id: str | None
+) -> AdminPrice:
+    row = AdminPrice(price_usdc=price, set_by=set_by, request_id=request_id)
+    session.add(row)
+    await session.flush()
+    await session.refresh(row)
+    return row
+
+
+async def latest_close(session: AsyncSession) -> PriceClose | None:
+    return (
+        await session.scalars(select(PriceClose).order_by(PriceClose.close_at.desc()).limit(1))
+    ).first()
+
+
+async def latest_onchain(session: AsyncSession) -> PriceClose | None:
+    return (
+        await session.scalars(
+            select(PriceClose)
+            .where(PriceClose.onchain_signature.is_not(None))
+            .order_by(PriceClose.close_at.desc())
+            .limit(1)
+        )
+    ).first()
+
+
+@dataclass(frozen=True)
+class PriceNow:
+    quote: Quote
+    observed_at: datetime
+
+
+async def price_now(
+    session: AsyncSession, market: Callable[[], Awaitable[tuple[int | None, datetime]]],
+    default: int,
+) -> PriceNow:  # fmt: skip
+    """The price the rule gives now, and when its source value was observed/set."""
+    market_value, seen = await market()
+    if market_value is not None:
+        return PriceNow(Quote(market_value, "market"), seen)
+    admin = await admin_price(session)
+    quote = choose(None, admin.price_usdc if admin else None, default)
+    return PriceNow(quote, admin.created_at if admin and quote.source == "admin" else seen)
+
+
+async def record_close(
+    session: AsyncSession, close_at: datetime, quote: Quote, *, window: int, premium_bps: int
+) -> PriceClose | None:
+    """Store the close at ``close_at`` once (None if it exists already) with the base price over
+    the last ``window`` closes including it."""
+    previous = (
+        await session.scalars(
+            select(PriceClose.price_usdc)
+            .where(PriceClose.close_at < close_at)
+            .order_by(PriceClose.close_at.desc())
+            .limit(window - 1)
+        )
+    ).all()
+    points = [quote.price_usdc, *previous]
+    base = mean_price(points)
+    inserted = (
+        await session.execute(
+            insert(PriceClose)
+            .values(
+                close_at=close_at,
+                price_usdc=quote.price_usdc,
+                source=quote.source,
+                base_price_usdc=base,
+                buyback_price_usdc=buyback_price(base, premium_bps),
+                premium_bps=premium_bps,
+                points=len(points),
+            )
+            .on_conflict_do_nothing(index_elements=["close_at"])
+            .returning(PriceClose.close_at)
+        )
+    ).scalar_one_or_none()
+    if inserted is None:
+        return None
+    return await session.get(PriceClose, close_at)
+
+
+async def due_closes(session: AsyncSession, now: datetime, catch_up: int) -> list[datetime]:
+    """Close times not yet recorded: the newest boundary and the missed ones since the last
+    recorded close, at most ``catch_up`` of them (oldest first); [] when it is recorded."""
+    newest = close_boundary(now)
+    last = await latest_close(session)
+    if last is None:
+        return [newest]  # a fresh start has nothing to catch up
+    start = max(newest - CLOSE_EVERY * (catch_up - 1), last.close_at.astimezone(UTC) + CLOSE_EVERY)
+    out = []
+    at = start
+    while at <= newest:
+        out.append(at)
+        at += CLOSE_EVERY
+    return out
+
+
+async def unwritten_closes(session: AsyncSession) -> list[PriceClose]:
+    """Closes not yet on chain and newer than the newest written one (oldest first): an older
+    close is never written after a newer one."""
+    written = await latest_onchain(session)
+    query = select(PriceClose).where(PriceClose.onchain_signature.is_(None))
+    if written is not None:
+        query = query.where(PriceClose.close_at > written.close_at)
+    return list((await session.scalars(query.order_by(PriceClose.close_at))).all())

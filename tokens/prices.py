@@ -1,0 +1,76 @@
+"""The price rule's arithmetic, in integers: prices are 6-decimal USDC units per whole MCC.
+
+Nothing here does I/O, so the rule can be checked against the facts page's worked example.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+USDC_DECIMALS = 6
+# The price store's own bounds (Reincarnation update_price: 6012 PriceBelowMinimum below,
+# 6011 PriceExceedsMaximum above): $0.01 ... $1000 per MCC. A price outside can never be written.
+MIN_PRICE = 10_000
+MAX_PRICE = 1_000_000_000
+BPS = 10_000
+_PRICE = re.compile(r"^(0|[1-9][0-9]{0,11})(?:\.([0-9]{1,6}))?$")
+
+
+class InvalidPrice(ValueError):
+    pass
+
+
+def parse_price(text: object) -> int:
+    """``"10.5"`` -> 10_500_000. Refuses anything but a positive decimal string with at most 6
+    fractional digits inside the price store's bounds."""
+    if not isinstance(text, str):
+        raise InvalidPrice('price_usdc must be a decimal string such as "10.5"')
+    match = _PRICE.match(text)
+    if match is None:
+        raise InvalidPrice(
+            f"{text[:40]!r} is not a price: digits with at most 6 fractional digits, "
+            "no sign, exponent or spaces"
+        )
+    whole, fraction = match.group(1), match.group(2) or ""
+    units = int(whole) * 10**USDC_DECIMALS + int(fraction.ljust(USDC_DECIMALS, "0"))
+    if units < MIN_PRICE:
+        raise InvalidPrice("price_usdc must be at least 0.01 (the price store's minimum)")
+    if units > MAX_PRICE:
+        raise InvalidPrice("price_usdc must be at most 1000 (the price store's maximum)")
+    return units
+
+
+def buyback_price(base: int, premium_bps: int) -> int:
+    """The on-chain formula: P = base + floor(base * premium_bps / 10000)."""
+    return base + base * premium_bps // BPS
+
+
+def mean_price(closes: Sequence[int]) -> int:
+    """Mean of the closes, floored to a whole 6-decimal unit."""
+    if not closes:
+        raise ValueError("no closes")
+    return sum(closes) // len(closes)
+
+
+def market_price(usdc_vault: int, mcc_vault: int, mcc_decimals: int) -> int | None:
+    """USDC units per whole MCC from the pool's two vault balances; None for an empty pool."""
+    if usdc_vault <= 0 or mcc_vault <= 0:
+        return None
+    return usdc_vault * 10**mcc_decimals // mcc_vault
+
+
+@dataclass(frozen=True)
+class Quote:
+    price_usdc: int
+    source: str  # market | admin | default
+
+
+def choose(market: int | None, admin: int | None, default: int) -> Quote:
+    """Priority: the market price, else the administrator's, else the default."""
+    if market is not None and market > 0:
+        return Quote(market, "market")
+    if admin is not None and admin > 0:
+        return Quote(admin, "admin")
+    return Quote(default, "default")
