@@ -135,6 +135,8 @@ def _api(args: argparse.Namespace) -> int:
 
 # Commands that are for a laptop only: they may use the development keys without saying so.
 _DEV_COMMANDS = ("dev", "token")
+
+
 def use_dev_stack() -> Path | None:
     """Point this command at the running dev stack: the ``env`` file ``mccgw dev`` writes in
     its state directory (``$MCCGW_DEV_DIR``, else ``./.dev``). Variables already set win, so

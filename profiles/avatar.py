@@ -33,7 +33,7 @@ class AvatarRejected(Exception):
 
 
 def too_large(detail: str) -> AvatarRejected:
-    return AvatarRejected(detail, slug="avatar-too-large", status=413)
+    return AvatarRejected(detail, slug="payload-too-large", status=413)
 
 
 def unsupported(detail: str) -> AvatarRejected:

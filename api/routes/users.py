@@ -234,7 +234,7 @@ async def _upload(request: Request) -> bytes:
     responses={
         **_PROBLEMS,
         400: {"description": "Malformed multipart body (`malformed-request`)"},
-        413: {"description": "More than 2 MB or 4096 px a side (`avatar-too-large`)"},
+        413: {"description": "More than 2 MB or 4096 px a side (`payload-too-large`)"},
         415: {"description": "Not a JPEG, PNG, GIF or WebP image (`unsupported-media-type`)"},
         422: {"description": "No `file` field (`validation-error`)"},
         503: {"description": "The avatar storage is unavailable (`service-unavailable`)"},

@@ -48,7 +48,8 @@ def day(base: date, offset: int) -> date:
 
 
 async def token(world: World, uid: str, scope: str) -> str:
-    """An access token with exactly ``scope`` (through a client allowed those scopes)."""
+    """An access token with exactly ``scope`` (through a first-party client allowed those
+    scopes: only such a client's tokens carry an administrator's power)."""
     project = await world.project()
     client_id = f"cl_{uuid.uuid4().hex[:12]}"
     async with world.sessions() as s:
@@ -62,6 +63,7 @@ async def token(world: World, uid: str, scope: str) -> str:
                 allowed_scopes=scope.split(),
                 grant_types=["authorization_code"],
                 access_token_format="jwt",
+                first_party=True,
             )
         )
         await s.commit()

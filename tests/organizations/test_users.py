@@ -109,14 +109,14 @@ async def test_avatar_refusals(client: httpx.AsyncClient, world: World) -> None:
 
     # more than 2 MB: refused from its Content-Length, before it is parsed
     big = image_bytes("PNG") + b"\0" * (2 * 1024 * 1024)
-    await refused(await upload(client, auth, big), 413, "avatar-too-large")
+    await refused(await upload(client, auth, big), 413, "payload-too-large")
     # just over 2 MB inside the framing slack: refused after reading at most 2 MB + 1
     await refused(
-        await upload(client, auth, b"\0" * (2 * 1024 * 1024 + 1)), 413, "avatar-too-large"
+        await upload(client, auth, b"\0" * (2 * 1024 * 1024 + 1)), 413, "payload-too-large"
     )
     # too many pixels (a tiny file that would decode to 5000 x 10)
     await refused(
-        await upload(client, auth, image_bytes("PNG", (5000, 10))), 413, "avatar-too-large"
+        await upload(client, auth, image_bytes("PNG", (5000, 10))), 413, "payload-too-large"
     )
     # a valid image of a format not allowed
     await refused(

@@ -54,8 +54,12 @@ def slugs_in_access_doc() -> set[str]:
 def slugs_in_gateway_source() -> set[str]:
     """Slugs the gateway's code can answer with (literal slug arguments and tables)."""
     found: set[str] = set()
-    for package in ("api", "engine", "onboarding", "mining", "ledger", "events", "core"):
+    packages = ("api", "engine", "onboarding", "mining", "ledger", "events", "core")
+    packages += ("organizations", "profiles", "tokens", "views", "chain")
+    for package in packages:
         for path in (ROOT / package).rglob("*.py"):
+            if path.is_relative_to(ROOT / "api" / "console"):
+                continue  # the operator console answers HTML pages, not the JSON API
             text = path.read_text()
             found |= set(re.findall(r"slug\s*=\s*\"([a-z]+(?:-[a-z]+)+)\"", text))
             found |= set(re.findall(r"_refuse\([^)]*?\"([a-z]+(?:-[a-z]+)+)\"", text, re.S))

@@ -46,7 +46,7 @@ async def test_item2_admin_power_only_on_first_party_tokens(
     foreign = await world.token(admin.uid, "openid", client_id=client_id)
     own = await world.token(admin.uid, "openid")  # the gateway's first-party client
 
-    for path in ("/v1/admin/projects/applications", "/v1/admin/mcd/whitelist"):
+    for path in ("/v1/admin/projects/applications", "/v1/admin/reconciliation/drifts"):
         r = await client.get(path, headers=bearer(foreign))
         assert r.status_code == 403, (path, r.text)
         assert slug(r) == "admin-required"

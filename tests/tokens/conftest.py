@@ -100,7 +100,8 @@ async def outsider(deps: WorkerDeps) -> OutsideWallet:
 
 
 async def user_token(world: World, uid: str, scope: str) -> str:
-    """An access token through an OAuth client allowed every user scope."""
+    """An access token through a first-party OAuth client allowed every user scope (only such
+    a client's tokens carry an administrator's power)."""
     project = await world.project()
     client_id = f"cl_{uuid.uuid4().hex[:12]}"
     async with world.sessions() as s:
@@ -109,7 +110,7 @@ async def user_token(world: World, uid: str, scope: str) -> str:
                 client_id=client_id, project_id=project.project_id, name="Token tests",
                 client_secret_hash=None, redirect_uris=["http://localhost:3000/callback"],
                 allowed_scopes=list(USER_SCOPES), grant_types=["authorization_code"],
-                access_token_format="jwt",
+                access_token_format="jwt", first_party=True,
             )
         )  # fmt: skip
         await s.commit()

@@ -200,6 +200,48 @@ class ApprovalFailed(ProblemError):
     slug_name = "approval-failed"
 
 
+class NotAMember(ProblemError):
+    """409: the caller is in no station (``not-a-member``)"""
+
+    slug_name = "not-a-member"
+
+
+class UnitExists(ProblemError):
+    """409: a unit with that type and id exists with other attributes (``unit-exists``)"""
+
+    slug_name = "unit-exists"
+
+
+class UnitFull(ProblemError):
+    """409: the parent holds its maximum of units (``unit-full``)"""
+
+    slug_name = "unit-full"
+
+
+class StationFull(ProblemError):
+    """409: the station holds its 1,000 members (``station-full``)"""
+
+    slug_name = "station-full"
+
+
+class InvalidParent(ProblemError):
+    """422: the parent is missing or of the wrong type (``invalid-parent``)"""
+
+    slug_name = "invalid-parent"
+
+
+class InvalidUnit(ProblemError):
+    """422: members are placed in stations only (``invalid-unit``)"""
+
+    slug_name = "invalid-unit"
+
+
+class KpiDayOutOfOrder(ProblemError):
+    """409: the daily KPI job runs days in order (``kpi-day-out-of-order``)"""
+
+    slug_name = "kpi-day-out-of-order"
+
+
 class ValidationError(ProblemError):
     """422: see .errors (``validation-error``)"""
 

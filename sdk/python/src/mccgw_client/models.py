@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+from datetime import date as date_aliased
 from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
+
+
+class AddressBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    address: Annotated[str, Field(title="Address")]
+    token_accounts: Annotated[int, Field(title="Token Accounts")]
+    total_balance: Annotated[
+        str,
+        Field(
+            description="sum of the wallet's MCC token accounts (finalized)",
+            title="Total Balance",
+        ),
+    ]
+    updated_at: Annotated[str, Field(title="Updated At")]
 
 
 class AdminActionIn(BaseModel):
@@ -53,6 +70,26 @@ class ApplicationIn(BaseModel):
     ] = None
     project_name: Annotated[str, Field(max_length=100, min_length=3, title="Project Name")]
     website_url: Annotated[WebsiteUrl | None, Field(title="Website Url")] = None
+
+
+class AllowedScopes(RootModel[list[str]]):
+    root: Annotated[
+        list[str],
+        Field(examples=[["funds:read"]], max_length=20, title="Allowed Scopes"),
+    ]
+
+
+class ApproveIn(BaseModel):
+    """
+    Optional: the project scopes the approved project gets (default: every one).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    allowed_scopes: Annotated[
+        AllowedScopes | None, Field(examples=[["funds:read"]], title="Allowed Scopes")
+    ] = None
 
 
 class AttributeKey(RootModel[str]):
@@ -136,6 +173,95 @@ class AttributeIn(BaseModel):
     ] = "private"
 
 
+class AuctionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    auction_id: Annotated[int, Field(title="Auction Id")]
+    auction_type: Annotated[str, Field(title="Auction Type")]
+    bid_count: Annotated[int, Field(title="Bid Count")]
+    buy_now_price: Annotated[str | None, Field(title="Buy Now Price")]
+    completed_at: Annotated[str | None, Field(title="Completed At")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    creator: Annotated[str, Field(title="Creator")]
+    current_price: Annotated[str, Field(title="Current Price")]
+    end_time: Annotated[str | None, Field(title="End Time")]
+    ended_unsettled: Annotated[bool, Field(title="Ended Unsettled")]
+    extension_count: Annotated[int, Field(title="Extension Count")]
+    highest_bidder: Annotated[str | None, Field(title="Highest Bidder")]
+    is_biddable: Annotated[bool, Field(title="Is Biddable")]
+    is_ended: Annotated[bool, Field(title="Is Ended")]
+    min_next_bid: Annotated[str | None, Field(title="Min Next Bid")]
+    nft_mint: Annotated[str | None, Field(title="Nft Mint")]
+    proceeds_recipient: Annotated[str, Field(title="Proceeds Recipient")]
+    seconds_left: Annotated[int, Field(title="Seconds Left")]
+    settled_amount: Annotated[str, Field(title="Settled Amount")]
+    start_time: Annotated[str | None, Field(title="Start Time")]
+    starting_price: Annotated[str, Field(title="Starting Price")]
+    status: Annotated[str, Field(title="Status")]
+    territory_id: Annotated[int, Field(title="Territory Id")]
+    territory_type: Annotated[str, Field(title="Territory Type")]
+
+
+class AuctionDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    auction_id: Annotated[int, Field(title="Auction Id")]
+    auction_type: Annotated[str, Field(title="Auction Type")]
+    bid_count: Annotated[int, Field(title="Bid Count")]
+    buy_now_price: Annotated[str | None, Field(title="Buy Now Price")]
+    completed_at: Annotated[str | None, Field(title="Completed At")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    creator: Annotated[str, Field(title="Creator")]
+    current_price: Annotated[str, Field(title="Current Price")]
+    end_time: Annotated[str | None, Field(title="End Time")]
+    ended_unsettled: Annotated[bool, Field(title="Ended Unsettled")]
+    escrow_account: Annotated[str, Field(title="Escrow Account")]
+    escrow_balance: Annotated[str | None, Field(title="Escrow Balance")]
+    extension_count: Annotated[int, Field(title="Extension Count")]
+    highest_bidder: Annotated[str | None, Field(title="Highest Bidder")]
+    is_biddable: Annotated[bool, Field(title="Is Biddable")]
+    is_ended: Annotated[bool, Field(title="Is Ended")]
+    min_next_bid: Annotated[str | None, Field(title="Min Next Bid")]
+    nft_mint: Annotated[str | None, Field(title="Nft Mint")]
+    proceeds_recipient: Annotated[str, Field(title="Proceeds Recipient")]
+    seconds_left: Annotated[int, Field(title="Seconds Left")]
+    settled_amount: Annotated[str, Field(title="Settled Amount")]
+    start_time: Annotated[str | None, Field(title="Start Time")]
+    starting_price: Annotated[str, Field(title="Starting Price")]
+    status: Annotated[str, Field(title="Status")]
+    territory_id: Annotated[int, Field(title="Territory Id")]
+    territory_type: Annotated[str, Field(title="Territory Type")]
+
+
+class AvatarAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    avatar_url: Annotated[str, Field(title="Avatar Url")]
+    bytes: Annotated[int, Field(title="Bytes")]
+    content_type: Annotated[str, Field(title="Content Type")]
+    height: Annotated[int, Field(title="Height")]
+    width: Annotated[int, Field(title="Width")]
+
+
+class BaseProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    avatar_url: Annotated[str | None, Field(title="Avatar Url")]
+    created_at: Annotated[str, Field(title="Created At")]
+    display_name: Annotated[str | None, Field(title="Display Name")]
+    role: Annotated[str, Field(title="Role")]
+    station_id: Annotated[int | None, Field(title="Station Id")]
+    uid: Annotated[str, Field(title="Uid")]
+    unit_id: Annotated[int | None, Field(title="Unit Id")]
+    wallet_address: Annotated[str | None, Field(title="Wallet Address")]
+
+
 class BatchIn(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -155,6 +281,119 @@ class BatchIn(BaseModel):
     ] = None
 
 
+class BidAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    amount: Annotated[str, Field(title="Amount")]
+    auction_ended: Annotated[bool | None, Field(title="Auction Ended")]
+    auction_id: Annotated[int, Field(title="Auction Id")]
+    auction_status: Annotated[str | None, Field(title="Auction Status")]
+    bidder: Annotated[str, Field(title="Bidder")]
+    is_highest: Annotated[bool, Field(title="Is Highest")]
+    is_refunded: Annotated[bool, Field(title="Is Refunded")]
+    placed_at: Annotated[str | None, Field(title="Placed At")]
+    status: Annotated[str, Field(title="Status")]
+    withdrawn_at: Annotated[str | None, Field(title="Withdrawn At")]
+
+
+class BonusAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    bonus_multiplier: Annotated[
+        float,
+        Field(
+            description="Applied to every mining reward: 1.3 = +30 %",
+            title="Bonus Multiplier",
+        ),
+    ]
+    bonus_percent: Annotated[int, Field(title="Bonus Percent")]
+
+
+class BorrowChecks(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    amount_at_least_minimum: Annotated[bool, Field(title="Amount At Least Minimum")]
+    amount_at_most_maximum: Annotated[bool, Field(title="Amount At Most Maximum")]
+    borrows_not_paused: Annotated[bool, Field(title="Borrows Not Paused")]
+    collateral_value_set: Annotated[bool, Field(title="Collateral Value Set")]
+    pool_accrual_ok: Annotated[bool, Field(title="Pool Accrual Ok")]
+    pool_active: Annotated[bool, Field(title="Pool Active")]
+    within_available_liquidity: Annotated[bool, Field(title="Within Available Liquidity")]
+    within_max_borrow: Annotated[bool, Field(title="Within Max Borrow")]
+
+
+class BuyoutAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    completed_at: Annotated[str | None, Field(title="Completed At")]
+    expires_at: Annotated[str | None, Field(title="Expires At")]
+    fragments_accepted: Annotated[str, Field(title="Fragments Accepted")]
+    fragments_to_buy: Annotated[str, Field(title="Fragments To Buy")]
+    initiated_at: Annotated[str | None, Field(title="Initiated At")]
+    initiator: Annotated[str, Field(title="Initiator")]
+    payment_collected: Annotated[str, Field(title="Payment Collected")]
+    payment_mint: Annotated[str, Field(title="Payment Mint")]
+    price_per_fragment: Annotated[str, Field(title="Price Per Fragment")]
+    status: Annotated[str, Field(title="Status")]
+    total_buyout_amount: Annotated[str, Field(title="Total Buyout Amount")]
+
+
+class DurationSeconds(RootModel[int]):
+    root: Annotated[int, Field(ge=0, le=3153600000, title="Duration Seconds")]
+
+
+class RateBps(RootModel[int]):
+    root: Annotated[
+        int,
+        Field(
+            description="Annual rate; omitted = the pool's current rate",
+            ge=0,
+            le=1000000,
+            title="Rate Bps",
+        ),
+    ]
+
+
+class CalculateInterestBody(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    accrued_interest: Annotated[
+        str | None,
+        Field(
+            description="Interest already accrued (decimal string)",
+            title="Accrued Interest",
+        ),
+    ] = "0"
+    duration_seconds: Annotated[DurationSeconds | None, Field(title="Duration Seconds")] = None
+    from_time: Annotated[
+        AwareDatetime | None,
+        Field(description="With to_time, instead of duration", title="From Time"),
+    ] = None
+    principal: Annotated[
+        str,
+        Field(
+            description="Decimal string in the pool asset (MCC)",
+            examples=["100"],
+            title="Principal",
+        ),
+    ]
+    rate_bps: Annotated[
+        RateBps | None,
+        Field(
+            description="Annual rate; omitted = the pool's current rate",
+            title="Rate Bps",
+        ),
+    ] = None
+    to_time: Annotated[AwareDatetime | None, Field(title="To Time")] = None
+
+
 class Reason(RootModel[str]):
     root: Annotated[str, Field(max_length=200, title="Reason")]
 
@@ -165,6 +404,43 @@ class CancelIn(BaseModel):
     )
     idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
     reason: Annotated[Reason | None, Field(title="Reason")] = None
+
+
+class Capacities(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    matrix: Annotated[int, Field(title="Matrix")]
+    sector: Annotated[int, Field(title="Sector")]
+    station: Annotated[int, Field(title="Station")]
+    system: Annotated[int, Field(title="System")]
+
+
+class DailyKpi(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    avg_input: Annotated[
+        str,
+        Field(description="USDC per member, rounded down to 6 decimals", title="Avg Input"),
+    ]
+    day: Annotated[date_aliased, Field(title="Day")]
+    member_count: Annotated[int, Field(title="Member Count")]
+    mining_input: Annotated[str, Field(description="USDC, decimal string", title="Mining Input")]
+    qualifies: Annotated[bool, Field(title="Qualifies")]
+
+
+class DayProject(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    activities: Annotated[int, Field(title="Activities")]
+    date: Annotated[str, Field(title="Date")]
+    mcd_amount: Annotated[str, Field(description="MCD, decimal string", title="Mcd Amount")]
+    project_id: Annotated[str, Field(title="Project Id")]
+    trade_volume_usdc: Annotated[
+        str, Field(description="USDC, decimal string", title="Trade Volume Usdc")
+    ]
 
 
 class Secret(RootModel[str]):
@@ -192,6 +468,7 @@ class EndpointIn(BaseModel):
                 "funds.unlocked",
                 "transfer.completed",
                 "transfer.failed",
+                "funds.deposited",
             ]
         ],
         Field(examples=[["mining.reward.confirmed"]], min_length=1, title="Events"),
@@ -226,6 +503,7 @@ class Events(
                 "funds.unlocked",
                 "transfer.completed",
                 "transfer.failed",
+                "funds.deposited",
             ]
         ]
     ]
@@ -239,6 +517,7 @@ class Events(
                 "funds.unlocked",
                 "transfer.completed",
                 "transfer.failed",
+                "funds.deposited",
             ]
         ],
         Field(min_length=1, title="Events"),
@@ -270,6 +549,57 @@ class EndpointPatch(BaseModel):
     url: Annotated[Url | None, Field(title="Url")] = None
 
 
+class EstimateAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    available_liquidity: Annotated[str, Field(title="Available Liquidity")]
+    checks: BorrowChecks
+    collateral_type: Annotated[str, Field(title="Collateral Type")]
+    collateral_value: Annotated[str, Field(title="Collateral Value")]
+    decimals: Annotated[int, Field(title="Decimals")]
+    due_at: Annotated[str | None, Field(title="Due At")]
+    duration: Annotated[str, Field(title="Duration")]
+    duration_seconds: Annotated[int, Field(title="Duration Seconds")]
+    eligible: Annotated[bool, Field(title="Eligible")]
+    interest_at_due: Annotated[str, Field(title="Interest At Due")]
+    lending_pool: Annotated[str, Field(title="Lending Pool")]
+    loan_amount: Annotated[str, Field(title="Loan Amount")]
+    ltv_bps: Annotated[int | None, Field(title="Ltv Bps")]
+    max_borrow: Annotated[str, Field(title="Max Borrow")]
+    max_seconds_before_overflow: Annotated[int | None, Field(title="Max Seconds Before Overflow")]
+    onchain_overflow: Annotated[bool, Field(title="Onchain Overflow")]
+    rate_bps_applied: Annotated[int, Field(title="Rate Bps Applied")]
+    rate_bps_now: Annotated[int, Field(title="Rate Bps Now")]
+    rate_bps_post: Annotated[
+        int,
+        Field(description="The rate once this loan is borrowed", title="Rate Bps Post"),
+    ]
+    total_due: Annotated[str, Field(title="Total Due")]
+
+
+class EstimateBorrowBody(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    duration: Annotated[Literal["three_days", "seven_days", "thirty_days"], Field(title="Duration")]
+    loan_amount: Annotated[
+        str,
+        Field(
+            description="Decimal string in the pool asset",
+            examples=["500"],
+            title="Loan Amount",
+        ),
+    ]
+    nft_mint: Annotated[
+        str | None, Field(description="Instead of territory_type", title="Nft Mint")
+    ] = None
+    territory_type: Annotated[
+        Literal["station", "matrix", "sector", "system"] | None,
+        Field(title="Territory Type"),
+    ] = None
+
+
 class Reason1(RootModel[str]):
     root: Annotated[str, Field(examples=["in_game_trade"], max_length=100, title="Reason")]
 
@@ -285,6 +615,291 @@ class FundsTransferIn(BaseModel):
     reason: Annotated[Reason1 | None, Field(examples=["in_game_trade"], title="Reason")] = None
     reference: Annotated[dict[str, Any] | None, Field(title="Reference")] = None
     to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
+
+
+class GlobalDay(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    activities: Annotated[int, Field(title="Activities")]
+    date: Annotated[str, Field(title="Date")]
+    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
+    miners: Annotated[int, Field(title="Miners")]
+    trade_volume_usdc: Annotated[str, Field(title="Trade Volume Usdc")]
+
+
+class HolderAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    amount: Annotated[str, Field(title="Amount")]
+    is_buyout_escrow: Annotated[bool, Field(title="Is Buyout Escrow")]
+    owner: Annotated[str, Field(title="Owner")]
+    share: Annotated[str, Field(title="Share")]
+    token_account: Annotated[str, Field(title="Token Account")]
+
+
+class HoldingAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    amount: Annotated[str, Field(title="Amount")]
+    fragment_mint: Annotated[str, Field(title="Fragment Mint")]
+    fragment_symbol: Annotated[str, Field(title="Fragment Symbol")]
+    nft_mint: Annotated[str, Field(title="Nft Mint")]
+    share: Annotated[str, Field(title="Share")]
+    token_account: Annotated[str, Field(title="Token Account")]
+    vault: Annotated[str, Field(title="Vault")]
+    vault_status: Annotated[str, Field(title="Vault Status")]
+
+
+class InterestAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    decimals: Annotated[int, Field(title="Decimals")]
+    duration_seconds: Annotated[int, Field(title="Duration Seconds")]
+    interest: Annotated[
+        str,
+        Field(
+            description="floor(floor(principal*rate*dt/10000)/31536000)",
+            title="Interest",
+        ),
+    ]
+    max_seconds_before_overflow: Annotated[int | None, Field(title="Max Seconds Before Overflow")]
+    onchain_overflow: Annotated[
+        bool,
+        Field(
+            description="principal*rate*dt exceeds 2^64-1: the program would fail (6031)",
+            title="Onchain Overflow",
+        ),
+    ]
+    principal: Annotated[str, Field(title="Principal")]
+    prior_accrued_interest: Annotated[str, Field(title="Prior Accrued Interest")]
+    rate_bps: Annotated[
+        int,
+        Field(
+            description="The rate applied: min(rate, 10000) as loans cap it",
+            title="Rate Bps",
+        ),
+    ]
+    rate_source: Annotated[Literal["request", "pool"], Field(title="Rate Source")]
+    total_debt: Annotated[str, Field(title="Total Debt")]
+
+
+class ItemAddressBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: AddressBalance
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemAuctionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: AuctionAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemAuctionDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: AuctionDetailAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemBidAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: BidAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemEstimateAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: EstimateAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemHolderAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: HolderAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemHoldingAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: HoldingAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemInterestAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: InterestAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class LegacyManager(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    name: Annotated[str | None, Field(title="Name")]
+    uid: Annotated[str, Field(title="Uid")]
+
+
+class LegacyMccBalance(BaseModel):
+    """
+    The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    available_balance: Annotated[float, Field(title="Available Balance")]
+    locked_balance: Annotated[float, Field(title="Locked Balance")]
+    pending_rewards: Annotated[
+        float,
+        Field(
+            description="MCD of mining submissions not yet confirmed",
+            title="Pending Rewards",
+        ),
+    ]
+    total_balance: Annotated[float, Field(title="Total Balance")]
+
+
+class LegacyTeamUnit(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    id: Annotated[int, Field(title="Id")]
+    member_count: Annotated[int, Field(title="Member Count")]
+    name: Annotated[str, Field(title="Name")]
+
+
+class Level(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    bonus_percent: Annotated[int, Field(title="Bonus Percent")]
+    cumulative_percent: Annotated[int, Field(title="Cumulative Percent")]
+    lighting_condition: Annotated[str, Field(title="Lighting Condition")]
+    unit_type: Annotated[str, Field(title="Unit Type")]
+
+
+class LightIn(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+
+
+class Liquidity(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    exchange_rate: Annotated[str, Field(title="Exchange Rate")]
+    lp_balance: Annotated[str, Field(title="Lp Balance")]
+    share_of_pool: Annotated[str, Field(title="Share Of Pool")]
+    value: Annotated[str, Field(title="Value")]
+
+
+class ListMeta(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    address: Annotated[
+        str | None,
+        Field(description="The account the resource was decoded from", title="Address"),
+    ] = None
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    max_age_seconds: Annotated[
+        float,
+        Field(
+            description="Snapshots are re-read at most this often",
+            title="Max Age Seconds",
+        ),
+    ]
+    page: Annotated[int, Field(title="Page")]
+    per_page: Annotated[int, Field(title="Per Page")]
+    program: Annotated[
+        str | None,
+        Field(description="The program whose accounts a list scans", title="Program"),
+    ] = None
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+    slot: Annotated[
+        int,
+        Field(
+            description="The slot the data was read at (confirmed commitment)",
+            title="Slot",
+        ),
+    ]
+    total: Annotated[int, Field(title="Total")]
+
+
+class LoanAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    accrued_interest: Annotated[str, Field(title="Accrued Interest")]
+    borrow_rate_at_origination_bps: Annotated[int, Field(title="Borrow Rate At Origination Bps")]
+    borrower: Annotated[str, Field(title="Borrower")]
+    collateral_type: Annotated[str, Field(title="Collateral Type")]
+    collateral_value: Annotated[str, Field(title="Collateral Value")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    due_at: Annotated[str | None, Field(title="Due At")]
+    duration: Annotated[str, Field(title="Duration")]
+    interest_since_update: Annotated[str, Field(title="Interest Since Update")]
+    is_liquidatable: Annotated[bool, Field(title="Is Liquidatable")]
+    is_overdue: Annotated[bool, Field(title="Is Overdue")]
+    last_interest_update: Annotated[str | None, Field(title="Last Interest Update")]
+    lending_pool: Annotated[str, Field(title="Lending Pool")]
+    liquidated_at: Annotated[str | None, Field(title="Liquidated At")]
+    ltv_bps: Annotated[int | None, Field(title="Ltv Bps")]
+    nft_mint: Annotated[str, Field(title="Nft Mint")]
+    onchain_overflow: Annotated[bool, Field(title="Onchain Overflow")]
+    principal: Annotated[str, Field(title="Principal")]
+    rate_bps_now: Annotated[int, Field(title="Rate Bps Now")]
+    repaid_at: Annotated[str | None, Field(title="Repaid At")]
+    seconds_remaining: Annotated[int, Field(title="Seconds Remaining")]
+    status: Annotated[str, Field(title="Status")]
+    total_debt: Annotated[str, Field(title="Total Debt")]
+
+
+class LoansByStatus(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    active: Annotated[int, Field(title="Active")]
+    liquidated: Annotated[int, Field(title="Liquidated")]
+    pending: Annotated[int, Field(title="Pending")]
+    repaid: Annotated[int, Field(title="Repaid")]
 
 
 class ReferenceId(RootModel[str]):
@@ -328,12 +943,298 @@ class LockIn(BaseModel):
     user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
 
 
+class LpAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    exchange_rate: Annotated[str, Field(title="Exchange Rate")]
+    lending_pool: Annotated[str, Field(title="Lending Pool")]
+    lp_balance: Annotated[str, Field(title="Lp Balance")]
+    lp_mint: Annotated[str, Field(title="Lp Mint")]
+    share_of_pool: Annotated[str, Field(title="Share Of Pool")]
+    token_accounts: Annotated[list[str], Field(title="Token Accounts")]
+    value: Annotated[str, Field(title="Value")]
+    wallet: Annotated[str, Field(title="Wallet")]
+
+
+class ManyAuctionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[ItemAuctionAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyBidAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[ItemBidAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyHolderAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[ItemHolderAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyHoldingAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[ItemHoldingAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class MccBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    available_balance: Annotated[str, Field(title="Available Balance")]
+    deposit_address: Annotated[str, Field(title="Deposit Address")]
+    deposit_owner: Annotated[str, Field(title="Deposit Owner")]
+    locked_balance: Annotated[
+        str, Field(description="sum of active fund locks", title="Locked Balance")
+    ]
+    pending_out: Annotated[str, Field(title="Pending Out")]
+    total_balance: Annotated[str, Field(title="Total Balance")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class MccPrice(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    base_price_usdc: Annotated[
+        str | None,
+        Field(description="mean of the last closes (up to 180)", title="Base Price Usdc"),
+    ]
+    buyback_price_usdc: Annotated[
+        str | None,
+        Field(
+            description="base + floor(base * premium / 10000)",
+            title="Buyback Price Usdc",
+        ),
+    ]
+    close_at: Annotated[str | None, Field(description="the newest close", title="Close At")]
+    onchain_updated_at: Annotated[str | None, Field(title="Onchain Updated At")]
+    points: Annotated[
+        int,
+        Field(description="closes in the mean (180 once that many exist)", title="Points"),
+    ]
+    premium_bps: Annotated[int, Field(title="Premium Bps")]
+    price_usdc: Annotated[
+        str, Field(description="the price the rule gives now", title="Price Usdc")
+    ]
+    source: Annotated[Literal["market", "admin", "default"], Field(title="Source")]
+    tx_signature: Annotated[
+        str | None,
+        Field(description="the last on-chain update_price", title="Tx Signature"),
+    ]
+    updated_at: Annotated[
+        str,
+        Field(description="when the source value was observed or set", title="Updated At"),
+    ]
+
+
+class McdBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    available_balance: Annotated[str, Field(title="Available Balance")]
+    deposit_address: Annotated[
+        str,
+        Field(
+            description="the user's custody token account: send here",
+            title="Deposit Address",
+        ),
+    ]
+    deposit_owner: Annotated[
+        str,
+        Field(
+            description="owner of the deposit address (the custody authority)",
+            title="Deposit Owner",
+        ),
+    ]
+    frozen_balance: Annotated[
+        str, Field(description="sum of active fund locks", title="Frozen Balance")
+    ]
+    pending_out: Annotated[
+        str, Field(description="outgoing transfers not yet final", title="Pending Out")
+    ]
+    total_balance: Annotated[
+        str,
+        Field(
+            description="finalized custody balance as booked (decimal)",
+            title="Total Balance",
+        ),
+    ]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class MemberAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    display_name: Annotated[str | None, Field(title="Display Name")]
+    joined_at: Annotated[str, Field(title="Joined At")]
+    station: Annotated[str, Field(title="Station")]
+    uid: Annotated[str, Field(title="Uid")]
+
+
+class MembershipAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    joined_at: Annotated[str | None, Field(title="Joined At")]
+    left_at: Annotated[str | None, Field(title="Left At")]
+    moved: Annotated[bool, Field(description="False when nothing changed", title="Moved")]
+    station: Annotated[str | None, Field(title="Station")]
+    user_uid: Annotated[str, Field(title="User Uid")]
+
+
 class Meta(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
     request_id: Annotated[str | None, Field(title="Request Id")] = None
+
+
+class NftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    current_members: Annotated[int, Field(title="Current Members")]
+    is_auctioning: Annotated[bool, Field(title="Is Auctioning")]
+    is_frozen: Annotated[bool, Field(title="Is Frozen")]
+    mint: Annotated[str | None, Field(title="Mint")]
+    name: Annotated[str, Field(title="Name")]
+    parent_id: Annotated[int | None, Field(title="Parent Id")]
+    recorded_owner: Annotated[str, Field(title="Recorded Owner")]
+    status: Annotated[Literal["minted", "reserved"], Field(title="Status")]
+    territory_id: Annotated[int, Field(title="Territory Id")]
+    territory_type: Annotated[str, Field(title="Territory Type")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class NftDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    current_members: Annotated[int, Field(title="Current Members")]
+    escrowed_in: Annotated[
+        Literal["lending_loan", "fragment_vault"] | None, Field(title="Escrowed In")
+    ]
+    holder: Annotated[str | None, Field(title="Holder")]
+    holder_token_account: Annotated[str | None, Field(title="Holder Token Account")]
+    is_auctioning: Annotated[bool, Field(title="Is Auctioning")]
+    is_frozen: Annotated[bool, Field(title="Is Frozen")]
+    mint: Annotated[str | None, Field(title="Mint")]
+    name: Annotated[str, Field(title="Name")]
+    owner_is_stale: Annotated[bool, Field(title="Owner Is Stale")]
+    parent_id: Annotated[int | None, Field(title="Parent Id")]
+    recorded_owner: Annotated[str, Field(title="Recorded Owner")]
+    status: Annotated[Literal["minted", "reserved"], Field(title="Status")]
+    territory_id: Annotated[int, Field(title="Territory Id")]
+    territory_type: Annotated[str, Field(title="Territory Type")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class OneAddressBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemAddressBalance
+    meta: Meta
+
+
+class PageMeta(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    page: Annotated[int, Field(title="Page")]
+    per_page: Annotated[int, Field(title="Per Page")]
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+    total: Annotated[int, Field(title="Total")]
+
+
+class PlacementIn(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
+
+
+class PositionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    active_loans: Annotated[int, Field(title="Active Loans")]
+    liquidity: Liquidity
+    loans: Annotated[list[LoanAttributes], Field(title="Loans")]
+    total_debt: Annotated[str, Field(title="Total Debt")]
+    wallet: Annotated[str, Field(title="Wallet")]
+
+
+class PriceSet(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    price_usdc: Annotated[
+        str,
+        Field(
+            description="6 decimals at most, 0.01 to 1000",
+            examples=["10.5"],
+            title="Price Usdc",
+        ),
+    ]
+
+
+class Error(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    field: str | None = None
+    message: str | None = None
+
+
+class Problem(BaseModel):
+    """
+    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    detail: str | None = None
+    errors: list[Error] | None = None
+    instance: str | None = None
+    status: Annotated[int, Field(ge=400, le=599)]
+    title: str
+    type: str
 
 
 class ProfileUpdate(BaseModel):
@@ -390,6 +1291,14 @@ class ProjectRegistrationIn(BaseModel):
     rate_limit_tier: Annotated[
         Literal["free", "standard", "enterprise"] | None, Field(title="Rate Limit Tier")
     ] = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
+        Field(
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+            title="Redirect Uris",
+        ),
+    ] = None
     webhook_url: Annotated[WebhookUrl | None, Field(title="Webhook Url")] = None
 
 
@@ -412,6 +1321,28 @@ class ProofIn(BaseModel):
     type: Annotated[Literal["hmac-sha256", "ed25519"], Field(title="Type")]
 
 
+class RedirectUrisIn(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Absolute https URLs (http only on localhost); replaces the list",
+            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
+            max_length=10,
+            title="Redirect Uris",
+        ),
+    ]
+
+
 class RejectIn(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -427,6 +1358,19 @@ class RejectIn(BaseModel):
     ]
 
 
+class RemovalIn(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+
+
 class Resource(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -434,6 +1378,55 @@ class Resource(BaseModel):
     attributes: Annotated[dict[str, Any], Field(title="Attributes")]
     id: Annotated[str, Field(title="Id")]
     type: Annotated[str, Field(title="Type")]
+
+
+class StationSummary(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    id: Annotated[str, Field(title="Id")]
+    mining_input: Annotated[str, Field(title="Mining Input")]
+    qualifying_days: Annotated[int, Field(title="Qualifying Days")]
+
+
+class StatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    active_principal: Annotated[str, Field(title="Active Principal")]
+    as_of: Annotated[str | None, Field(title="As Of")]
+    available_liquidity: Annotated[str, Field(title="Available Liquidity")]
+    borrow_rate_bps: Annotated[int, Field(title="Borrow Rate Bps")]
+    exchange_rate: Annotated[
+        str,
+        Field(
+            description="Assets per LP token (6 decimals, floored)",
+            title="Exchange Rate",
+        ),
+    ]
+    loans: Annotated[int, Field(title="Loans")]
+    loans_by_status: LoansByStatus
+    lp_supply: Annotated[str | None, Field(title="Lp Supply")]
+    pending_pool_interest: Annotated[str, Field(title="Pending Pool Interest")]
+    pending_protocol_fee: Annotated[str, Field(title="Pending Protocol Fee")]
+    pool_accrual_overflow: Annotated[bool, Field(title="Pool Accrual Overflow")]
+    recorded_total_borrowed: Annotated[
+        str,
+        Field(
+            description="The pool's total_borrowed field (drifts upward, see docs/views.md)",
+            title="Recorded Total Borrowed",
+        ),
+    ]
+    supply_rate_bps: Annotated[int, Field(title="Supply Rate Bps")]
+    tvl: Annotated[
+        str,
+        Field(
+            description="Deposits + accrued interest - protocol fees, accrued to now",
+            title="Tvl",
+        ),
+    ]
+    utilization_bps: Annotated[int, Field(title="Utilization Bps")]
+    vault_balance: Annotated[str | None, Field(title="Vault Balance")]
 
 
 class Reason2(RootModel[str]):
@@ -448,6 +1441,48 @@ class StatusChangeIn(BaseModel):
     status: Annotated[
         Literal["active", "maintenance", "testing", "discontinued", "deleted"],
         Field(title="Status"),
+    ]
+
+
+class TokenStats(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    custody_total: Annotated[str, Field(title="Custody Total")]
+    decimals: Annotated[int, Field(title="Decimals")]
+    holders: Annotated[int, Field(title="Holders")]
+    mint: Annotated[str, Field(title="Mint")]
+    price_source: Annotated[str | None, Field(title="Price Source")] = None
+    price_usdc: Annotated[str | None, Field(title="Price Usdc")] = None
+    supply: Annotated[str, Field(title="Supply")]
+    transactions_24h: Annotated[int, Field(title="Transactions 24H")]
+    transactions_30d: Annotated[int, Field(title="Transactions 30D")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    volume_24h: Annotated[str, Field(title="Volume 24H")]
+    volume_30d: Annotated[str, Field(title="Volume 30D")]
+
+
+class TokenTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    amount: Annotated[str, Field(title="Amount")]
+    counterparty: Annotated[
+        str | None,
+        Field(description="user uid, sending wallet, or project", title="Counterparty"),
+    ]
+    created_at: Annotated[str, Field(title="Created At")]
+    currency: Annotated[str, Field(title="Currency")]
+    direction: Annotated[Literal["in", "out"], Field(title="Direction")]
+    reference: Annotated[str | None, Field(title="Reference")]
+    signature: Annotated[str | None, Field(title="Signature")]
+    status: Annotated[str, Field(title="Status")]
+    type: Annotated[
+        str,
+        Field(
+            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit",
+            title="Type",
+        ),
     ]
 
 
@@ -486,6 +1521,209 @@ class TransferRequestIn(BaseModel):
     ]
 
 
+class TypeAmounts(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    matrix: Annotated[str, Field(title="Matrix")]
+    sector: Annotated[str, Field(title="Sector")]
+    station: Annotated[str, Field(title="Station")]
+    system: Annotated[str, Field(title="System")]
+
+
+class TypedResourceAvatarAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: AvatarAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceBaseProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: BaseProfileAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceBonusAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: BonusAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMemberAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MemberAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMembershipAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MembershipAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class UnitAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    created_at: Annotated[str, Field(title="Created At")]
+    lit: Annotated[bool, Field(title="Lit")]
+    lit_since: Annotated[date_aliased | None, Field(title="Lit Since")]
+    manager_uid: Annotated[str | None, Field(title="Manager Uid")]
+    member_count: Annotated[int, Field(title="Member Count")]
+    name: Annotated[str, Field(title="Name")]
+    number: Annotated[int, Field(title="Number")]
+    parent: Annotated[
+        str | None,
+        Field(description="The parent unit's id, e.g. matrix-3", title="Parent"),
+    ]
+    qualifying_days: Annotated[
+        str,
+        Field(
+            description="Decimal string: a station's count, or the average",
+            title="Qualifying Days",
+        ),
+    ]
+    state_day: Annotated[
+        date_aliased | None,
+        Field(description="Last day of the window the state is for", title="State Day"),
+    ]
+    territory_mint: Annotated[
+        str | None,
+        Field(description="The territory NFT's mint once minted", title="Territory Mint"),
+    ]
+    unit_type: Annotated[Literal["station", "matrix", "sector", "system"], Field(title="Unit Type")]
+
+
+class ManagerUid(RootModel[str]):
+    root: Annotated[str, Field(max_length=100, min_length=1, title="Manager Uid")]
+
+
+class Parent(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
+            title="Parent",
+        ),
+    ]
+
+
+class TerritoryMint(RootModel[str]):
+    root: Annotated[str, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$", title="Territory Mint")]
+
+
+class UnitIn(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    manager_uid: Annotated[ManagerUid | None, Field(title="Manager Uid")] = None
+    name: Annotated[str, Field(max_length=100, min_length=1, title="Name")]
+    number: Annotated[
+        int,
+        Field(
+            description="The unit's id within its type",
+            ge=1,
+            le=9223372036854776000,
+            title="Number",
+        ),
+    ]
+    parent: Annotated[
+        Parent | None,
+        Field(
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+            title="Parent",
+        ),
+    ] = None
+    territory_mint: Annotated[TerritoryMint | None, Field(title="Territory Mint")] = None
+    unit_type: Annotated[Literal["station", "matrix", "sector", "system"], Field(title="Unit Type")]
+
+
+class UnitState(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    bonus_percent: Annotated[int, Field(title="Bonus Percent")]
+    changed: Annotated[bool | None, Field(description="Lit by this request", title="Changed")] = (
+        False
+    )
+    id: Annotated[str, Field(title="Id")]
+    last_avg_input: Annotated[
+        str | None,
+        Field(description="Stations: the last day's average", title="Last Avg Input"),
+    ] = None
+    lit: Annotated[bool, Field(title="Lit")]
+    member_count: Annotated[
+        int | None, Field(description="Stations: current members", title="Member Count")
+    ] = None
+    missing_avg_input: Annotated[str | None, Field(title="Missing Avg Input")] = None
+    missing_days: Annotated[str, Field(title="Missing Days")]
+    missing_members: Annotated[int | None, Field(title="Missing Members")] = None
+    name: Annotated[str, Field(title="Name")]
+    qualifying_days: Annotated[
+        str,
+        Field(
+            description="A station's count, or its stations' average",
+            title="Qualifying Days",
+        ),
+    ]
+    stations: Annotated[int, Field(title="Stations")]
+    unit_type: Annotated[str, Field(title="Unit Type")]
+
+
+class UnitStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    daily: Annotated[
+        list[DailyKpi] | None,
+        Field(description="Stations: each day of the window", title="Daily"),
+    ] = None
+    lit: Annotated[bool, Field(title="Lit")]
+    member_count: Annotated[int, Field(title="Member Count")]
+    mining_input_30d: Annotated[
+        str, Field(description="USDC, decimal string", title="Mining Input 30D")
+    ]
+    qualifying_days: Annotated[
+        str,
+        Field(
+            description="A station's count, or the stations' average",
+            title="Qualifying Days",
+        ),
+    ]
+    state_day: Annotated[date_aliased | None, Field(title="State Day")]
+    station_days: Annotated[
+        list[StationSummary] | None,
+        Field(description="Higher units: each station under it", title="Station Days"),
+    ] = None
+    stations: Annotated[int, Field(title="Stations")]
+    unit_type: Annotated[Literal["station", "matrix", "sector", "system"], Field(title="Unit Type")]
+    window_end: Annotated[date_aliased, Field(title="Window End")]
+    window_start: Annotated[date_aliased, Field(title="Window Start")]
+
+
 class UnlockIn(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -495,15 +1733,98 @@ class UnlockIn(BaseModel):
     reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1, title="Reason")]
 
 
-class ValidationError(BaseModel):
+class VaultAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    ctx: Annotated[dict[str, Any] | None, Field(title="Context")] = None
-    input: Annotated[Any | None, Field(title="Input")] = None
-    loc: Annotated[list[str | int], Field(title="Location")]
-    msg: Annotated[str, Field(title="Message")]
-    type: Annotated[str, Field(title="Error Type")]
+    account: Annotated[str, Field(title="Account")]
+    circulating_fragments_recorded: Annotated[str, Field(title="Circulating Fragments Recorded")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    fragment_mint: Annotated[str | None, Field(title="Fragment Mint")]
+    fragment_name: Annotated[str, Field(title="Fragment Name")]
+    fragment_symbol: Annotated[str, Field(title="Fragment Symbol")]
+    nft_mint: Annotated[str, Field(title="Nft Mint")]
+    original_owner: Annotated[str, Field(title="Original Owner")]
+    redeemed_at: Annotated[str | None, Field(title="Redeemed At")]
+    status: Annotated[str, Field(title="Status")]
+    total_fragments: Annotated[str, Field(title="Total Fragments")]
+
+
+class VaultDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    buyout: BuyoutAttributes | None
+    circulating_fragments_recorded: Annotated[str, Field(title="Circulating Fragments Recorded")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    fragment_mint: Annotated[str | None, Field(title="Fragment Mint")]
+    fragment_name: Annotated[str, Field(title="Fragment Name")]
+    fragment_symbol: Annotated[str, Field(title="Fragment Symbol")]
+    live_supply: Annotated[str | None, Field(title="Live Supply")]
+    nft_mint: Annotated[str, Field(title="Nft Mint")]
+    original_owner: Annotated[str, Field(title="Original Owner")]
+    redeemed_at: Annotated[str | None, Field(title="Redeemed At")]
+    status: Annotated[str, Field(title="Status")]
+    total_fragments: Annotated[str, Field(title="Total Fragments")]
+
+
+class ViewMeta(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    address: Annotated[
+        str | None,
+        Field(description="The account the resource was decoded from", title="Address"),
+    ] = None
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    max_age_seconds: Annotated[
+        float,
+        Field(
+            description="Snapshots are re-read at most this often",
+            title="Max Age Seconds",
+        ),
+    ]
+    program: Annotated[
+        str | None,
+        Field(description="The program whose accounts a list scans", title="Program"),
+    ] = None
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+    slot: Annotated[
+        int,
+        Field(
+            description="The slot the data was read at (confirmed commitment)",
+            title="Slot",
+        ),
+    ]
+
+
+class WalletNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    current_members: Annotated[int, Field(title="Current Members")]
+    custody: Annotated[
+        Literal["wallet", "lending_loan", "fragment_vault"],
+        Field(
+            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)",
+            title="Custody",
+        ),
+    ]
+    holder: Annotated[str | None, Field(title="Holder")]
+    is_auctioning: Annotated[bool, Field(title="Is Auctioning")]
+    is_frozen: Annotated[bool, Field(title="Is Frozen")]
+    mint: Annotated[str | None, Field(title="Mint")]
+    name: Annotated[str, Field(title="Name")]
+    owner_is_stale: Annotated[bool, Field(title="Owner Is Stale")]
+    parent_id: Annotated[int | None, Field(title="Parent Id")]
+    recorded_owner: Annotated[str, Field(title="Recorded Owner")]
+    status: Annotated[Literal["minted", "reserved"], Field(title="Status")]
+    territory_id: Annotated[int, Field(title="Territory Id")]
+    territory_type: Annotated[str, Field(title="Territory Type")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
 
 
 class WhitelistStatusIn(BaseModel):
@@ -511,6 +1832,113 @@ class WhitelistStatusIn(BaseModel):
         extra="allow",
     )
     status: Annotated[Literal["active", "suspended"], Field(title="Status")]
+
+
+class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    auction_duration_seconds: Annotated[int, Field(title="Auction Duration Seconds")]
+    authority: Annotated[str, Field(title="Authority")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    extension_duration_seconds: Annotated[int, Field(title="Extension Duration Seconds")]
+    extension_threshold_seconds: Annotated[int, Field(title="Extension Threshold Seconds")]
+    is_initialized: Annotated[bool, Field(title="Is Initialized")]
+    is_paused: Annotated[bool, Field(title="Is Paused")]
+    mcc_mint: Annotated[str, Field(title="Mcc Mint")]
+    min_bid_increment_percent: Annotated[int, Field(title="Min Bid Increment Percent")]
+    next_auction_id: Annotated[int, Field(title="Next Auction Id")]
+    team_wallet: Annotated[str, Field(title="Team Wallet")]
+    territory_nft_program: Annotated[str, Field(title="Territory Nft Program")]
+    total_auctions: Annotated[int, Field(title="Total Auctions")]
+    total_cancelled: Annotated[int, Field(title="Total Cancelled")]
+    total_completed: Annotated[int, Field(title="Total Completed")]
+    total_volume: Annotated[str, Field(title="Total Volume")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class ApiRoutesFragmentConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    active_buyouts: Annotated[int, Field(title="Active Buyouts")]
+    authority: Annotated[str, Field(title="Authority")]
+    buyout_duration_seconds: Annotated[int, Field(title="Buyout Duration Seconds")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    is_paused: Annotated[bool, Field(title="Is Paused")]
+    max_fragments: Annotated[int, Field(title="Max Fragments")]
+    min_fragments: Annotated[int, Field(title="Min Fragments")]
+    total_fragmented_nfts: Annotated[int, Field(title="Total Fragmented Nfts")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class ApiRoutesMiningStatsTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    activities: Annotated[int, Field(title="Activities")]
+    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
+    trade_volume_usdc: Annotated[str, Field(title="Trade Volume Usdc")]
+
+
+class ApiRoutesTechtreeConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    levels: Annotated[list[Level], Field(title="Levels")]
+    min_avg_input_usdc: Annotated[
+        str,
+        Field(description="Per member per day, decimal string", title="Min Avg Input Usdc"),
+    ]
+    min_members: Annotated[int, Field(title="Min Members")]
+    min_qualifying_days: Annotated[int, Field(title="Min Qualifying Days")]
+    schedule: Annotated[str, Field(description="When the daily job runs", title="Schedule")]
+    station_capacity: Annotated[int, Field(title="Station Capacity")]
+    window_days: Annotated[int, Field(title="Window Days")]
+
+
+class ApiRoutesTerritoryTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    matrices: Annotated[int, Field(title="Matrices")]
+    sectors: Annotated[int, Field(title="Sectors")]
+    stations: Annotated[int, Field(title="Stations")]
+    systems: Annotated[int, Field(title="Systems")]
+
+
+class ApiViewsCommonItemConfigAttributes1(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: ApiRoutesAuctionSolanaConfigAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ApiViewsCommonItemConfigAttributes2(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: ApiRoutesFragmentConfigAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ApiViewsCommonOneConfigAttributes1(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ApiViewsCommonItemConfigAttributes1
+    meta: ViewMeta
+
+
+class ApiViewsCommonOneConfigAttributes2(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ApiViewsCommonItemConfigAttributes2
+    meta: ViewMeta
 
 
 class ActivityIn(BaseModel):
@@ -539,6 +1967,23 @@ class ActivityIn(BaseModel):
     user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
 
 
+class CollectionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    authority: Annotated[str, Field(title="Authority")]
+    capacities: Capacities
+    collection_master_edition: Annotated[str, Field(title="Collection Master Edition")]
+    collection_metadata: Annotated[str, Field(title="Collection Metadata")]
+    collection_mint: Annotated[str, Field(title="Collection Mint")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    is_initialized: Annotated[bool, Field(title="Is Initialized")]
+    name: Annotated[str, Field(title="Name")]
+    symbol: Annotated[str, Field(title="Symbol")]
+    totals: ApiRoutesTerritoryTotals
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
 class Envelope(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -547,8 +1992,542 @@ class Envelope(BaseModel):
     meta: Meta | None = None
 
 
-class HTTPValidationError(BaseModel):
+class GlobalAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    detail: Annotated[list[ValidationError] | None, Field(title="Detail")] = None
+    cached_seconds: Annotated[
+        int, Field(description="The figures may be this old", title="Cached Seconds")
+    ]
+    days: Annotated[list[GlobalDay], Field(title="Days")]
+    since: Annotated[str, Field(title="Since")]
+    totals: ApiRoutesMiningStatsTotals
+
+
+class ItemCollectionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: CollectionAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemLoanAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: LoanAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemLpAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: LpAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemMccBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MccBalance
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemMccPrice(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MccPrice
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemMcdBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: McdBalance
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: NftAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemNftDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: NftDetailAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemPositionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: PositionAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: StatsAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemTokenStats(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: TokenStats
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemTokenTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: TokenTransaction
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemVaultAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: VaultAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemVaultDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: VaultDetailAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemWalletNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: WalletNftAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class LegacyTeam(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    manager: LegacyManager | None
+    station: LegacyTeamUnit | None
+    unit: LegacyTeamUnit | None
+
+
+class ManyLoanAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[ItemLoanAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyMemberAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceMemberAttributes], Field(title="Data")]
+    meta: PageMeta
+
+
+class ManyTokenTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[ItemTokenTransaction], Field(title="Data")]
+    meta: PageMeta
+
+
+class ManyVaultAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[ItemVaultAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyWalletNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[ItemWalletNftAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class MiningStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    days: Annotated[list[DayProject], Field(title="Days")]
+    since: Annotated[str, Field(title="Since")]
+    totals: ApiRoutesMiningStatsTotals
+
+
+class OneAuctionDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemAuctionDetailAttributes
+    meta: ViewMeta
+
+
+class OneAvatarAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceAvatarAttributes
+    meta: Meta
+
+
+class OneBaseProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceBaseProfileAttributes
+    meta: Meta
+
+
+class OneBonusAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceBonusAttributes
+    meta: Meta
+
+
+class OneCollectionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemCollectionAttributes
+    meta: ViewMeta
+
+
+class OneEstimateAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemEstimateAttributes
+    meta: ViewMeta
+
+
+class OneInterestAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemInterestAttributes
+    meta: ViewMeta
+
+
+class OneLoanAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemLoanAttributes
+    meta: ViewMeta
+
+
+class OneLpAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemLpAttributes
+    meta: ViewMeta
+
+
+class OneMccBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemMccBalance
+    meta: Meta
+
+
+class OneMccPrice(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemMccPrice
+    meta: Meta
+
+
+class OneMcdBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemMcdBalance
+    meta: Meta
+
+
+class OneMembershipAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceMembershipAttributes
+    meta: Meta
+
+
+class OneNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemNftAttributes
+    meta: ViewMeta
+
+
+class OneNftDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemNftDetailAttributes
+    meta: ViewMeta
+
+
+class OnePositionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemPositionAttributes
+    meta: ViewMeta
+
+
+class OneStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemStatsAttributes
+    meta: ViewMeta
+
+
+class OneTokenStats(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemTokenStats
+    meta: Meta
+
+
+class OneVaultDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemVaultDetailAttributes
+    meta: ViewMeta
+
+
+class OracleAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    account: Annotated[str, Field(title="Account")]
+    authority: Annotated[str, Field(title="Authority")]
+    collateral_values: TypeAmounts
+    last_update: Annotated[str | None, Field(title="Last Update")]
+    max_borrow: TypeAmounts
+
+
+class PoolAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    accrued_interest: Annotated[str, Field(title="Accrued Interest")]
+    asset_mint: Annotated[str, Field(title="Asset Mint")]
+    authority: Annotated[str, Field(title="Authority")]
+    base_rate_bps: Annotated[int, Field(title="Base Rate Bps")]
+    borrow_rate_bps: Annotated[int, Field(title="Borrow Rate Bps")]
+    borrows_paused: Annotated[bool, Field(title="Borrows Paused")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    deposits_paused: Annotated[bool, Field(title="Deposits Paused")]
+    is_active: Annotated[bool, Field(title="Is Active")]
+    last_update_at: Annotated[str | None, Field(title="Last Update At")]
+    lp_mint: Annotated[str, Field(title="Lp Mint")]
+    max_ltv_bps: Annotated[int, Field(title="Max Ltv Bps")]
+    name: Annotated[str, Field(title="Name")]
+    optimal_utilization_bps: Annotated[int, Field(title="Optimal Utilization Bps")]
+    oracle: OracleAttributes | None
+    protocol_fees: Annotated[str, Field(title="Protocol Fees")]
+    slope1_bps: Annotated[int, Field(title="Slope1 Bps")]
+    slope2_bps: Annotated[int, Field(title="Slope2 Bps")]
+    supply_rate_bps: Annotated[int, Field(title="Supply Rate Bps")]
+    total_borrowed: Annotated[str, Field(title="Total Borrowed")]
+    total_deposits: Annotated[str, Field(title="Total Deposits")]
+    total_lp_supply: Annotated[str, Field(title="Total Lp Supply")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+    utilization_bps: Annotated[int, Field(title="Utilization Bps")]
+    vault: Annotated[str, Field(title="Vault")]
+
+
+class TreeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    bonus_multiplier: Annotated[
+        float,
+        Field(description="1 + bonus: 1.3 means a 30 % bonus", title="Bonus Multiplier"),
+    ]
+    bonus_percent: Annotated[int, Field(title="Bonus Percent")]
+    station: Annotated[str | None, Field(title="Station")]
+    units: Annotated[list[UnitState], Field(title="Units")]
+    window_end: Annotated[str, Field(title="Window End")]
+    window_start: Annotated[str, Field(title="Window Start")]
+
+
+class TypedResourceConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: ApiRoutesTechtreeConfigAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceGlobalAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: GlobalAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMiningStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MiningStatsAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceTreeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: TreeAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceUnitAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: UnitAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceUnitStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: UnitStatsAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ApiTypedOneConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceConfigAttributes
+    meta: Meta
+
+
+class ItemPoolAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: PoolAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ManyUnitAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceUnitAttributes], Field(title="Data")]
+    meta: PageMeta
+
+
+class OneGlobalAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceGlobalAttributes
+    meta: Meta
+
+
+class OneMiningStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceMiningStatsAttributes
+    meta: Meta
+
+
+class OnePoolAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: ItemPoolAttributes
+    meta: ViewMeta
+
+
+class OneTreeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceTreeAttributes
+    meta: Meta
+
+
+class OneUnitAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceUnitAttributes
+    meta: Meta
+
+
+class OneUnitStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceUnitStatsAttributes
+    meta: Meta

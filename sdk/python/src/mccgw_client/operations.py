@@ -13,6 +13,14 @@ from typing import Any
 from . import models
 from ._operation import Operation
 
+active: Operation[Any] = Operation(
+    "active",
+    "GET",
+    "/v1/auction-solana/active",
+    None,
+    None,
+    "Biddable auctions (status active and not ended), ending soonest first.",
+)
 admin_cancel_transfer: Operation[models.Envelope] = Operation(
     "admin_cancel_transfer",
     "POST",
@@ -33,9 +41,25 @@ approve: Operation[models.Envelope] = Operation(
     "approve",
     "POST",
     "/v1/admin/projects/applications/{application_id}/approve",
-    None,
+    models.ApproveIn,
     models.Envelope,
-    "Approve: create the project, its api_key and one-time api_secret, whitelist it on chain.",
+    "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+)
+auction: Operation[Any] = Operation(
+    "auction",
+    "GET",
+    "/v1/auction-solana/auction/{id}",
+    None,
+    None,
+    "One auction with seconds left, minimum next bid and its escrow balance.",
+)
+auction_bids: Operation[Any] = Operation(
+    "auction_bids",
+    "GET",
+    "/v1/auction-solana/auction/{id}/bids",
+    None,
+    None,
+    "An auction's bids, highest first (ties: earliest first).",
 )
 authorize_page: Operation[Any] = Operation(
     "authorize_page",
@@ -69,6 +93,14 @@ batch_submit: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Submit up to 100 activities; each has its own idempotency key, status and result.",
 )
+calculate_interest: Operation[Any] = Operation(
+    "calculate_interest",
+    "POST",
+    "/v1/lending/calculate-interest",
+    models.CalculateInterestBody,
+    None,
+    "Interest on a loan exactly as the lending program computes it, with the overflow flag.",
+)
 cancel_transfer: Operation[models.Envelope] = Operation(
     "cancel_transfer",
     "POST",
@@ -84,6 +116,41 @@ change_project_status: Operation[models.Envelope] = Operation(
     models.StatusChangeIn,
     models.Envelope,
     "Move a project through its status machine, with a reason (administrator).",
+)
+collection: Operation[Any] = Operation(
+    "collection",
+    "GET",
+    "/v1/territory/collection",
+    None,
+    None,
+    "The territory collection: authority, collection mint, minted totals per type.",
+)
+config_auction_solana: Operation[Any] = Operation(
+    "config_auction_solana",
+    "GET",
+    "/v1/auction-solana/config",
+    None,
+    None,
+    "The auction program's config: increments, durations, totals.",
+)
+config_fragment: Operation[Any] = Operation(
+    "config_fragment", "GET", "/v1/fragment/config", None, None, "The fragment program's config."
+)
+config_tech_tree: Operation[Any] = Operation(
+    "config_tech_tree",
+    "GET",
+    "/v1/tech-tree/config",
+    None,
+    None,
+    "Public: the levels, their bonuses and the lighting thresholds.",
+)
+create_organization: Operation[Any] = Operation(
+    "create_organization",
+    "POST",
+    "/v1/admin/organizations",
+    models.UnitIn,
+    None,
+    "Create a unit under its parent (administrator; the same unit again answers 200).",
 )
 delete_attributes: Operation[models.Envelope] = Operation(
     "delete_attributes",
@@ -101,13 +168,21 @@ delete_endpoint: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Delete an endpoint: nothing more is delivered to it (its log stays queryable).",
 )
+estimate_borrow_cost: Operation[Any] = Operation(
+    "estimate_borrow_cost",
+    "POST",
+    "/v1/lending/estimate-borrow-cost",
+    models.EstimateBorrowBody,
+    None,
+    "What a loan would cost now: collateral, limits, rates before/after, interest at due.",
+)
 full_profile: Operation[models.Envelope] = Operation(
     "full_profile",
     "GET",
     "/v1/users/{uid}/full-profile",
     None,
     models.Envelope,
-    "Base profile plus every project attribute the caller may see (user:read or a project).",
+    "A project sees it only for users who authorized it, and their e-mail only if they granted",
 )
 funds_transfer: Operation[models.Envelope] = Operation(
     "funds_transfer",
@@ -125,6 +200,14 @@ get_activity: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Status of one of the project's mining activities, with its history and transaction.",
 )
+get_client: Operation[models.Envelope] = Operation(
+    "get_client",
+    "GET",
+    "/v1/projects/oauth-client",
+    None,
+    models.Envelope,
+    "The calling project's OAuth client (id, redirect URIs, scopes users may grant).",
+)
 get_endpoint: Operation[models.Envelope] = Operation(
     "get_endpoint",
     "GET",
@@ -132,6 +215,14 @@ get_endpoint: Operation[models.Envelope] = Operation(
     None,
     models.Envelope,
     "One webhook endpoint of the calling project.",
+)
+get_organization: Operation[Any] = Operation(
+    "get_organization",
+    "GET",
+    "/v1/organizations/{unit_id}",
+    None,
+    None,
+    "One unit: type, number, name, parent, manager, territory NFT, members and state.",
 )
 get_transfer: Operation[models.Envelope] = Operation(
     "get_transfer",
@@ -141,8 +232,32 @@ get_transfer: Operation[models.Envelope] = Operation(
     models.Envelope,
     "A transfer of this project with its state history.",
 )
+global_stats: Operation[Any] = Operation(
+    "global_stats",
+    "GET",
+    "/v1/mining/global-stats",
+    None,
+    None,
+    "Public: confirmed mining activity of the whole ecosystem by UTC day.",
+)
 healthz: Operation[Any] = Operation(
     "healthz", "GET", "/healthz", None, None, "Liveness: the process answers."
+)
+holders: Operation[Any] = Operation(
+    "holders",
+    "GET",
+    "/v1/fragment/vault/{id}/holders",
+    None,
+    None,
+    "Holders of a vault's fragments (its mint's token accounts), largest first.",
+)
+holdings: Operation[Any] = Operation(
+    "holdings",
+    "GET",
+    "/v1/fragment/holdings/{wallet}",
+    None,
+    None,
+    "A wallet's fragment balances, per vault.",
 )
 introspect: Operation[Any] = Operation(
     "introspect",
@@ -155,6 +270,14 @@ introspect: Operation[Any] = Operation(
 jwks: Operation[Any] = Operation(
     "jwks", "GET", "/auth/.well-known/jwks.json", None, None, "Public signing keys (JWKS)."
 )
+legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
+    "legacy_mcc_balance",
+    "GET",
+    "/mcc/balance",
+    None,
+    models.LegacyMccBalance,
+    "Legacy MCC balance (plain JSON numbers; bearer is an ID token).",
+)
 legacy_mining_history: Operation[Any] = Operation(
     "legacy_mining_history",
     "GET",
@@ -162,6 +285,14 @@ legacy_mining_history: Operation[Any] = Operation(
     None,
     None,
     "Legacy mining history (plain JSON; bearer is an ID token): records and total.",
+)
+legacy_my_team: Operation[models.LegacyTeam] = Operation(
+    "legacy_my_team",
+    "GET",
+    "/organization/my-team",
+    None,
+    models.LegacyTeam,
+    "Legacy team: the caller's station, its matrix (``unit``) and the station's manager.",
 )
 legacy_profile: Operation[Any] = Operation(
     "legacy_profile",
@@ -179,6 +310,14 @@ list_applications: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Applications for review, filtered by status (administrator).",
 )
+list_authorizations: Operation[models.Envelope] = Operation(
+    "list_authorizations",
+    "GET",
+    "/v1/users/me/authorizations",
+    None,
+    models.Envelope,
+    "The projects the current user has authorized, with the scopes granted to each.",
+)
 list_deliveries: Operation[models.Envelope] = Operation(
     "list_deliveries",
     "GET",
@@ -195,13 +334,37 @@ list_endpoints: Operation[models.Envelope] = Operation(
     models.Envelope,
     "The calling project's webhook endpoints (deleted ones are not listed).",
 )
+list_organizations: Operation[Any] = Operation(
+    "list_organizations",
+    "GET",
+    "/v1/organizations",
+    None,
+    None,
+    "Units of the hierarchy, filtered by type and parent, paged.",
+)
 list_whitelist: Operation[models.Envelope] = Operation(
     "list_whitelist",
     "GET",
     "/v1/admin/mcd/whitelist",
     None,
     models.Envelope,
-    "The stored MCD whitelist (`current` = active and suspended entries; administrator).",
+    "The stored MCD whitelist with each entry's decoded on-chain account (administrator).",
+)
+loan: Operation[Any] = Operation(
+    "loan",
+    "GET",
+    "/v1/lending/loan/{wallet}/{loan_id}",
+    None,
+    None,
+    "One loan: loan_id is the collateral NFT's mint (or the Loan account address).",
+)
+loans: Operation[Any] = Operation(
+    "loans",
+    "GET",
+    "/v1/lending/loans/{wallet}",
+    None,
+    None,
+    "A wallet's loans, newest first, with interest accrued to now at the pool's rate.",
 )
 lock_funds: Operation[models.Envelope] = Operation(
     "lock_funds",
@@ -219,6 +382,62 @@ locked_funds: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Active fund locks this project holds on a user (paged).",
 )
+lp_balance: Operation[Any] = Operation(
+    "lp_balance",
+    "GET",
+    "/v1/lending/lp-balance/{wallet}",
+    None,
+    None,
+    "A wallet's LP tokens, their value in the pool asset and share of the pool.",
+)
+mcc_address_balance: Operation[Any] = Operation(
+    "mcc_address_balance",
+    "GET",
+    "/v1/mcc/balance/{address}",
+    None,
+    None,
+    "The on-chain MCC balance of any wallet (public; the same answer for users and others).",
+)
+mcc_balance: Operation[Any] = Operation(
+    "mcc_balance",
+    "GET",
+    "/v1/mcc/balance",
+    None,
+    None,
+    "The caller's MCC custody balance: total, locked, available, deposit address.",
+)
+mcc_price: Operation[Any] = Operation(
+    "mcc_price",
+    "GET",
+    "/v1/mcc/price",
+    None,
+    None,
+    "The MCC price the rule gives now (market > admin > default), with base and buyback.",
+)
+mcc_stats: Operation[Any] = Operation(
+    "mcc_stats",
+    "GET",
+    "/v1/mcc/stats",
+    None,
+    None,
+    "Global MCC statistics: supply, custody, holders, volume, price (cached 30 s).",
+)
+mcc_transactions: Operation[Any] = Operation(
+    "mcc_transactions",
+    "GET",
+    "/v1/mcc/transactions",
+    None,
+    None,
+    "The caller's MCC movements, newest first (deposits, transfers, settlements).",
+)
+mcd_balance: Operation[Any] = Operation(
+    "mcd_balance",
+    "GET",
+    "/v1/mcd/balance",
+    None,
+    None,
+    "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
+)
 mcd_rewards: Operation[models.Envelope] = Operation(
     "mcd_rewards",
     "GET",
@@ -227,13 +446,37 @@ mcd_rewards: Operation[models.Envelope] = Operation(
     models.Envelope,
     "The current user's confirmed MCD mining rewards per UTC day and project.",
 )
+mcd_stats: Operation[Any] = Operation(
+    "mcd_stats",
+    "GET",
+    "/v1/mcd/stats",
+    None,
+    None,
+    "Global MCD statistics: supply, custody, holders, volume (cached 30 s).",
+)
+mcd_transactions: Operation[Any] = Operation(
+    "mcd_transactions",
+    "GET",
+    "/v1/mcd/transactions",
+    None,
+    None,
+    "The caller's MCD movements, newest first (deposits, transfers, mining rewards).",
+)
 me: Operation[models.Envelope] = Operation(
     "me",
     "GET",
     "/v1/users/me",
     None,
     models.Envelope,
-    "The current user (scope user:read; `profile` also counts).",
+    "The current user (scope user:read; `profile` also counts; `email` shows the e-mail).",
+)
+mining_stats: Operation[Any] = Operation(
+    "mining_stats",
+    "GET",
+    "/v1/mining/stats",
+    None,
+    None,
+    "The caller's confirmed mining totals by UTC day and project (a user's, or a project's).",
 )
 my_application: Operation[models.Envelope] = Operation(
     "my_application",
@@ -259,6 +502,22 @@ my_profile: Operation[models.Envelope] = Operation(
     models.Envelope,
     "The current user's detailed profile.",
 )
+nft: Operation[Any] = Operation(
+    "nft",
+    "GET",
+    "/v1/territory/nft/{mint}",
+    None,
+    None,
+    "`recorded_owner` is the program's `owner` field, which goes stale on any transfer made",
+)
+nfts: Operation[Any] = Operation(
+    "nfts",
+    "GET",
+    "/v1/territory/nfts/{wallet}",
+    None,
+    None,
+    "The territory NFTs a wallet holds, by type and id (escrowed ones marked by `custody`).",
+)
 openid_configuration: Operation[Any] = Operation(
     "openid_configuration",
     "GET",
@@ -266,6 +525,46 @@ openid_configuration: Operation[Any] = Operation(
     None,
     None,
     "OpenID Connect discovery document.",
+)
+organization_members: Operation[Any] = Operation(
+    "organization_members",
+    "GET",
+    "/v1/organizations/{unit_id}/members",
+    None,
+    None,
+    "Current members of a unit (of every station under it), oldest first, paged.",
+)
+organization_stats: Operation[Any] = Operation(
+    "organization_stats",
+    "GET",
+    "/v1/organizations/{unit_id}/stats",
+    None,
+    None,
+    "Public: members, 30-day mining input, qualifying days and lit state of a unit.",
+)
+place_member: Operation[Any] = Operation(
+    "place_member",
+    "POST",
+    "/v1/admin/organizations/{unit_id}/members",
+    models.PlacementIn,
+    None,
+    "Place a user in a station, moving them out of their current one (administrator).",
+)
+pool: Operation[Any] = Operation(
+    "pool",
+    "GET",
+    "/v1/lending/pool",
+    None,
+    None,
+    "The lending pool: balances, rate parameters, current rates and the NFT price oracle.",
+)
+position: Operation[Any] = Operation(
+    "position",
+    "GET",
+    "/v1/lending/position/{wallet}",
+    None,
+    None,
+    "A wallet's LP position and all its loans with their live debt.",
 )
 project_attributes: Operation[models.Envelope] = Operation(
     "project_attributes",
@@ -355,6 +654,14 @@ remove_from_whitelist: Operation[Any] = Operation(
     None,
     "Remove a project from the whitelist on chain and in the stored list (administrator).",
 )
+remove_member: Operation[Any] = Operation(
+    "remove_member",
+    "POST",
+    "/v1/admin/organizations/members/{uid}/leave",
+    models.RemovalIn,
+    None,
+    "End a user's membership of their station (administrator).",
+)
 report_attribute: Operation[models.Envelope] = Operation(
     "report_attribute",
     "POST",
@@ -387,6 +694,30 @@ revoke: Operation[Any] = Operation(
     None,
     "RFC 7009 token revocation (a refresh token revokes its whole family).",
 )
+revoke_authorization: Operation[models.Envelope] = Operation(
+    "revoke_authorization",
+    "DELETE",
+    "/v1/users/me/authorizations/{project_id}",
+    None,
+    models.Envelope,
+    "Withdraw the current user's authorization of a project (its tokens for the user die).",
+)
+set_mcc_price: Operation[Any] = Operation(
+    "set_mcc_price",
+    "POST",
+    "/v1/mcc/price",
+    models.PriceSet,
+    None,
+    "Set the administrator price (scope mcc:admin, role admin; audited).",
+)
+set_redirect_uris: Operation[models.Envelope] = Operation(
+    "set_redirect_uris",
+    "PUT",
+    "/v1/projects/oauth-client",
+    models.RedirectUrisIn,
+    models.Envelope,
+    "Set the redirect URIs of the calling project's OAuth client (created if missing).",
+)
 set_whitelist_status: Operation[models.Envelope] = Operation(
     "set_whitelist_status",
     "PUT",
@@ -394,6 +725,14 @@ set_whitelist_status: Operation[models.Envelope] = Operation(
     models.WhitelistStatusIn,
     models.Envelope,
     "Suspend or reactivate a project's whitelist entry: chain first, then the database.",
+)
+stats: Operation[Any] = Operation(
+    "stats",
+    "GET",
+    "/v1/lending/stats",
+    None,
+    None,
+    "Utilization, rates, liquidity, LP exchange rate, TVL and loan counts, accrued to now.",
 )
 stuck_transfers: Operation[models.Envelope] = Operation(
     "stuck_transfers",
@@ -419,6 +758,22 @@ token: Operation[Any] = Operation(
     None,
     "Token endpoint: authorization_code (with PKCE) and refresh_token grants.",
 )
+unit_nft: Operation[Any] = Operation(
+    "unit_nft",
+    "GET",
+    "/v1/territory/unit/{unit_id}/nft",
+    None,
+    None,
+    "The territory NFT account of a unit (type + id); `status` reserved = not minted yet.",
+)
+unlock: Operation[Any] = Operation(
+    "unlock",
+    "POST",
+    "/v1/tech-tree/unlock",
+    models.LightIn,
+    None,
+    "Evaluate the caller's station now (window ending yesterday); light it if it earned it.",
+)
 unlock_funds: Operation[models.Envelope] = Operation(
     "unlock_funds",
     "POST",
@@ -443,43 +798,153 @@ update_my_profile: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Change the display name (scope user:write; idempotent per user for 24 h).",
 )
+upgrade: Operation[Any] = Operation(
+    "upgrade",
+    "POST",
+    "/v1/tech-tree/upgrade",
+    models.LightIn,
+    None,
+    "Evaluate the units above the caller's station; light those that earned it.",
+)
+upload_avatar: Operation[Any] = Operation(
+    "upload_avatar",
+    "POST",
+    "/v1/users/me/avatar",
+    None,
+    None,
+    "Verified by decoding, re-encoded without metadata, stored; its URL becomes `avatar_url`",
+)
+user_bonus: Operation[Any] = Operation(
+    "user_bonus",
+    "GET",
+    "/v1/tech-tree/bonus",
+    None,
+    None,
+    "The caller's ``bonus_multiplier`` (from the cache the daily job fills).",
+)
+user_profile: Operation[Any] = Operation(
+    "user_profile",
+    "GET",
+    "/v1/users/{uid}/profile",
+    None,
+    None,
+    "A user's base profile (scope user:read): no e-mail, no project attributes.",
+)
+user_tree: Operation[Any] = Operation(
+    "user_tree",
+    "GET",
+    "/v1/tech-tree/user",
+    None,
+    None,
+    "The caller's station and the units above it: states, days, and what is missing.",
+)
+vault: Operation[Any] = Operation(
+    "vault",
+    "GET",
+    "/v1/fragment/vault/{id}",
+    None,
+    None,
+    "One vault (id = vault address or NFT mint) with live supply and its buyout.",
+)
+vaults: Operation[Any] = Operation(
+    "vaults",
+    "GET",
+    "/v1/fragment/vaults",
+    None,
+    None,
+    "Fragment vaults, newest first, optionally of one status.",
+)
+wallet_auctions: Operation[Any] = Operation(
+    "wallet_auctions",
+    "GET",
+    "/v1/auction-solana/auctions/{wallet}",
+    None,
+    None,
+    "The auctions a wallet created, newest first.",
+)
+wallet_bids: Operation[Any] = Operation(
+    "wallet_bids",
+    "GET",
+    "/v1/auction-solana/bids/{wallet}",
+    None,
+    None,
+    "A wallet's bids, newest first, with the state of each auction.",
+)
 
 OPERATIONS: dict[str, Operation[Any]] = {
     op.name: op
     for op in (
+        active,
         admin_cancel_transfer,
         apply,
         approve,
+        auction,
+        auction_bids,
         authorize_page,
         authorize_submit,
         batch_attributes,
         batch_submit,
+        calculate_interest,
         cancel_transfer,
         change_project_status,
+        collection,
+        config_auction_solana,
+        config_fragment,
+        config_tech_tree,
+        create_organization,
         delete_attributes,
         delete_endpoint,
+        estimate_borrow_cost,
         full_profile,
         funds_transfer,
         get_activity,
+        get_client,
         get_endpoint,
+        get_organization,
         get_transfer,
+        global_stats,
         healthz,
+        holders,
+        holdings,
         introspect,
         jwks,
+        legacy_mcc_balance,
         legacy_mining_history,
+        legacy_my_team,
         legacy_profile,
         list_applications,
+        list_authorizations,
         list_deliveries,
         list_endpoints,
+        list_organizations,
         list_whitelist,
+        loan,
+        loans,
         lock_funds,
         locked_funds,
+        lp_balance,
+        mcc_address_balance,
+        mcc_balance,
+        mcc_price,
+        mcc_stats,
+        mcc_transactions,
+        mcd_balance,
         mcd_rewards,
+        mcd_stats,
+        mcd_transactions,
         me,
+        mining_stats,
         my_application,
         my_applications,
         my_profile,
+        nft,
+        nfts,
         openid_configuration,
+        organization_members,
+        organization_stats,
+        place_member,
+        pool,
+        position,
         project_attributes,
         project_status,
         public_user,
@@ -491,16 +956,32 @@ OPERATIONS: dict[str, Operation[Any]] = {
         register_project,
         reject,
         remove_from_whitelist,
+        remove_member,
         report_attribute,
         request_transfer,
         retry_transfer,
         revoke,
+        revoke_authorization,
+        set_mcc_price,
+        set_redirect_uris,
         set_whitelist_status,
+        stats,
         stuck_transfers,
         submit_activity,
         token,
+        unit_nft,
+        unlock,
         unlock_funds,
         update_endpoint,
         update_my_profile,
+        upgrade,
+        upload_avatar,
+        user_bonus,
+        user_profile,
+        user_tree,
+        vault,
+        vaults,
+        wallet_auctions,
+        wallet_bids,
     )
 }
