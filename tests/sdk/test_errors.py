@@ -54,8 +54,8 @@ def slugs_in_access_doc() -> set[str]:
 def slugs_in_gateway_source() -> set[str]:
     """Slugs the gateway's code can answer with (literal slug arguments and tables)."""
     found: set[str] = set()
-    packages = ("api", "engine", "onboarding", "mining", "ledger", "events", "core")
-    packages += ("organizations", "profiles", "tokens", "views", "chain")
+    packages = ["api", "engine", "onboarding", "mining", "ledger", "events", "core"]
+    packages += ["organizations", "profiles", "tokens", "views", "chain"]
     for package in packages:
         for path in (ROOT / package).rglob("*.py"):
             if path.is_relative_to(ROOT / "api" / "console"):
