@@ -134,9 +134,16 @@ def shot(driver: Any, name: str) -> None:
 
 
 def until(check: Any, what: str, timeout: float = WAIT) -> Any:
+    """Poll ``check`` until it gives something truthy. While a form's POST reloads the page,
+    the element looked for is briefly missing or stale: that counts as "not yet"."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        value = check()
+        try:
+            value = check()
+        except (NoSuchElementException, StaleElementReferenceException):
+            value = None
         if value:
             return value
         time.sleep(0.25)
