@@ -235,6 +235,14 @@ def main() -> None:
             chain_keys_dir=Path(tmp) / "keys", log_level="WARNING",
         )  # fmt: skip
         _, token = seed(settings)
+        # The API reads each mint's decimals once at start-up (never assumed), so a chain is
+        # there to answer that; the measured paths never call it.
+        from chain.node.process import start_node
+
+        node = start_node(
+            data_dir=Path(tmp) / "chain", keys_dir=Path(tmp) / "keys", port=free_port(),
+            fixtures=False,
+        )  # fmt: skip
         port = free_port()
         env = {
             **os.environ,
@@ -243,7 +251,7 @@ def main() -> None:
             "REDIS_URL": redis_url,
             "CHAIN_KEYS_DIR": str(Path(tmp) / "keys"),
             "TEMPORAL_ADDRESS": "127.0.0.1:1",  # lazy client: never contacted on these paths
-            "SOLANA_RPC_URL": "http://127.0.0.1:1",  # the chain is not called on these paths
+            "SOLANA_RPC_URL": node.url,  # read once for the decimals; not on the measured paths
             "LOG_LEVEL": "WARNING",
         }
         proc = subprocess.Popen(
@@ -258,6 +266,7 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(15)
+            node.stop()
 
 
 if __name__ == "__main__":
