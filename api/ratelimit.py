@@ -44,10 +44,12 @@ EXEMPT_PREFIXES: tuple[str, ...] = (
     "/redoc",
     "/openapi.json",
     "/auth/.well-known/",
-    # The operator console: every page needs an administrator's session (sign-in itself is
-    # limited at /auth); its progress polling must not eat a shared per-IP budget.
-    "/console",
 )
+# The operator console counts every request against its own per-IP budget, whatever headers
+# it carries: its progress fragments poll once a second, which must not eat the API's
+# anonymous budget, yet nothing there is unlimited (sign-in itself is limited at /auth).
+CONSOLE_PREFIX = "/console"
+CONSOLE_LIMIT = 600
 SCOPE_KEY = "mccgw.ratelimit"
 # Failed password logins: per account and per IP, over 15 minutes (password guessing, and the
 # scrypt CPU each attempt costs). Checked before the password is hashed.
@@ -222,6 +224,9 @@ class RateLimitMiddleware:
             return
         slot = _Slot()
         scope[SCOPE_KEY] = slot
+        if path == CONSOLE_PREFIX or path.startswith(CONSOLE_PREFIX + "/"):
+            await self._console(scope, receive, send, slot)
+            return
         if not _has_credentials(scope):
             try:
                 slot.result = await _limiter(scope).hit("ip:" + client_ip(scope), ANONYMOUS_LIMIT)
@@ -269,6 +274,29 @@ class RateLimitMiddleware:
             await self._deny(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
+
+    async def _console(self, scope: Scope, receive: Receive, send: Send, slot: _Slot) -> None:
+        """The console's own per-IP window, counted up front for every request."""
+        try:
+            slot.result = await _limiter(scope).hit("console:" + client_ip(scope), CONSOLE_LIMIT)
+        except RedisError as exc:
+            log.warning("redis unavailable: %r", exc)
+            await self._down(scope, receive, send)
+            return
+        result = slot.result
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                for name, value in result.headers().items():
+                    headers.append((name.lower().encode(), value.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        if not result.allowed:
+            await self._deny(scope, receive, with_headers)
+            return
+        await self.app(scope, receive, send)
 
     async def _unavailable(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = {

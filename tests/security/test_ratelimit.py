@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 from redis.asyncio import Redis
 
+from api.ratelimit import CONSOLE_LIMIT
 from tests.factories import PASSWORD, REDIRECT, World, clear_rate_windows
 
 
@@ -53,3 +54,20 @@ async def test_item3_failed_logins_limited_per_account_and_ip(
     spent = [await login(f"nobody{i}", "x") for i in range(25)]
     assert spent.count(401) == 20 and spent[-1] == 429
     assert await login(other.username, PASSWORD) == 429
+
+
+async def test_item3_the_console_has_a_budget_of_its_own(
+    client: httpx.AsyncClient, redis: Redis
+) -> None:
+    """The console is counted per IP (whatever headers a request carries) in a window of its
+    own: its polling does not spend the API's budget, and hammering it is refused."""
+    seen = []
+    for i in range(CONSOLE_LIMIT + 1):
+        headers = {"Authorization": "Bearer x"} if i % 2 else {}
+        seen.append((await client.get("/console/signed-out", headers=headers)).status_code)
+    assert seen[:CONSOLE_LIMIT] == [200] * CONSOLE_LIMIT
+    assert seen[CONSOLE_LIMIT] == 429
+    # The API's anonymous budget was not touched by all that.
+    r = await client.get("/v1/_probe/bare")
+    assert r.status_code == 200 and r.headers["X-RateLimit-Remaining"] == "99"
+    await clear_rate_windows(redis)
