@@ -12,20 +12,16 @@ import asyncio
 import gc
 import logging
 import signal
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
 import uvloop
-from redis.asyncio import Redis
-from solana.rpc.async_api import AsyncClient
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
+from activities.deps import WorkerDeps, worker_deps
 from activities.engine import EngineActivities
 from activities.housekeeping import HousekeepingActivities
 from activities.mining import MiningActivities
@@ -34,28 +30,24 @@ from activities.organizations import OrganizationActivities
 from activities.system import SystemActivities
 from activities.tokens import TokenActivities
 from activities.webhooks import WebhookActivities
-from chain.gateway import ChainGateway
-from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.queues import MAIN_TASK_QUEUE
-from core.redis_client import create_redis
-from db.session import create_engine, create_session_maker
-from engine.schedules import (
-    ensure_daily_kpi_schedule,
-    ensure_housekeeping_schedule,
-    ensure_reconcile_schedule,
-    ensure_recovery_schedule,
-)
-from events.pump import ensure_pump
 from workflows.approval import ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
 from workflows.housekeeping import HousekeepingWorkflow
 from workflows.mining import MiningActivityWorkflow
 from workflows.organizations import DailyKpiWorkflow
+from workflows.pump import ensure_pump
 from workflows.reconcile import ReconcileWorkflow
 from workflows.recovery import RecoveryWorkflow
 from workflows.reference import PingWorkflow
+from workflows.schedules import (
+    ensure_daily_kpi_schedule,
+    ensure_housekeeping_schedule,
+    ensure_reconcile_schedule,
+    ensure_recovery_schedule,
+)
 from workflows.tokens import DepositScanWorkflow, OracleWorkflow, ensure_token_schedules
 from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
@@ -76,38 +68,6 @@ WORKFLOWS: Sequence[type] = (
     DepositScanWorkflow,
     OracleWorkflow,
 )
-
-
-@dataclass
-class WorkerDeps:
-    """Clients shared by every activity of this process."""
-
-    settings: Settings
-    engine: AsyncEngine
-    sessions: async_sessionmaker[AsyncSession]
-    redis: Redis
-    solana: AsyncClient
-    gateway: ChainGateway
-
-
-@asynccontextmanager
-async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
-    engine = create_engine(settings)
-    sessions = create_session_maker(engine)
-    redis = create_redis(settings)
-    solana = AsyncClient(settings.solana_rpc_url, timeout=10)
-    gateway = ChainGateway(settings, solana, load_or_create_keys(settings.chain_keys_dir), sessions)
-    # Token decimals from the mints, in the background: the worker starts while its chain is
-    # down, and an activity needing them fails retryably until they are read. The worker keeps
-    # them per mint (mint_decimals) for processes that start while the chain is unreachable.
-    warm_up = asyncio.create_task(gateway.warm_up(keep=True))
-    try:
-        yield WorkerDeps(settings, engine, sessions, redis, solana, gateway)
-    finally:
-        warm_up.cancel()
-        await solana.close()
-        await redis.aclose()
-        await engine.dispose()
 
 
 def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
@@ -137,7 +97,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
 # each run's globals and restricts what the workflow code itself may call.
 PASSTHROUGH_MODULES = (
     "workflows", "activities", "engine", "chain", "core", "db", "events", "ledger", "mining",
-    "onboarding", "organizations", "api", "tokens",
+    "onboarding", "organizations", "api", "tokens", "webhooks",
 )  # fmt: skip
 WORKFLOW_RUNNER = SandboxedWorkflowRunner(
     restrictions=SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)

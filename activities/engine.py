@@ -20,7 +20,7 @@ from engine.settlement import Settler, TransferNotFound
 from tokens.deposits import DepositScanner
 
 if TYPE_CHECKING:
-    from worker import WorkerDeps
+    from activities.deps import WorkerDeps
 
 # Well inside the workflow's heartbeat timeout (15 s).
 _HEARTBEAT_EVERY = 5.0

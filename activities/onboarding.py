@@ -13,14 +13,14 @@ from sqlalchemy.dialects.postgresql import insert
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from api.auth.scopes import PROJECT_SCOPES
+from core.scopes import PROJECT_SCOPES
 from db.models import Project
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication, ProjectStatusRecord
 from onboarding.clients import ensure_project_client
 from onboarding.whitelist import WhitelistChain, error_text
 
 if TYPE_CHECKING:
-    from worker import WorkerDeps
+    from activities.deps import WorkerDeps
 
 
 @dataclass

@@ -19,7 +19,7 @@ from tokens.deposits import DepositScanner
 from tokens.price_store import write_base_price
 
 if TYPE_CHECKING:
-    from worker import WorkerDeps
+    from activities.deps import WorkerDeps
 
 
 @dataclass

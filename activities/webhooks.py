@@ -9,9 +9,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
 
 from core.config import Settings
-from events.delivery import WebhookPump
-from events.senders import make_sender
-from events.settings import WebhookSettings
+from webhooks.delivery import WebhookPump
+from webhooks.senders import make_sender
+from webhooks.settings import WebhookSettings
 
 
 @dataclass

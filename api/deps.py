@@ -10,10 +10,10 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client
 
-from api.errors import ServiceUnavailable
 from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
+from core.errors import ServiceUnavailable
 
 
 async def _session(request: Request) -> AsyncIterator[AsyncSession]:

@@ -1,7 +1,8 @@
 """One error path: every failure leaves as an RFC 7807 ``application/problem+json`` body.
 
-Raise a ``ProblemError`` (or a subclass) anywhere below a route; framework errors (unknown
-route, wrong method, malformed JSON, validation) and unhandled exceptions are mapped here too.
+Raise a ``core.errors.DomainError`` (or a subclass) anywhere below a route; framework errors
+(unknown route, wrong method, malformed JSON, validation) and unhandled exceptions are mapped
+here too.
 No stack trace or internal detail ever reaches a client.
 """
 
@@ -19,6 +20,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from core.errors import DomainError, title_of
 from views.errors import ViewError
 
 log = logging.getLogger("mccgw.api")
@@ -26,47 +28,7 @@ log = logging.getLogger("mccgw.api")
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 
-class ProblemError(Exception):
-    """An error with an HTTP status and a stable slug, rendered as a problem body."""
-
-    status: int = 400
-    slug: str = "bad-request"
-
-    def __init__(
-        self,
-        detail: str,
-        *,
-        status: int | None = None,
-        slug: str | None = None,
-        title: str | None = None,
-        headers: dict[str, str] | None = None,
-        **extra: Any,
-    ) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        if status is not None:
-            self.status = status
-        if slug is not None:
-            self.slug = slug
-        self.title = title or _title(self.slug)
-        self.headers = headers or {}
-        self.extra = extra
-
-
-class NotFound(ProblemError):
-    status, slug = 404, "not-found"
-
-
-class InvalidState(ProblemError):
-    status, slug = 409, "invalid-state"
-
-
-class ServiceUnavailable(ProblemError):
-    status, slug = 503, "service-unavailable"
-
-
-def _title(slug: str) -> str:
-    return slug.replace("-", " ").capitalize()
+_title = title_of
 
 
 def problem_response(
@@ -109,7 +71,7 @@ def _field_path(loc: tuple[Any, ...] | list[Any]) -> str:
 
 
 async def _on_problem(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ProblemError)
+    assert isinstance(exc, DomainError)
     return problem_response(
         request, exc.status, exc.slug, exc.detail, exc.title, exc.headers, **exc.extra
     )
@@ -195,7 +157,7 @@ async def _on_unhandled(request: Request, exc: Exception) -> JSONResponse:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(ProblemError, _on_problem)
+    app.add_exception_handler(DomainError, _on_problem)
     app.add_exception_handler(ViewError, _on_view)
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)

@@ -13,7 +13,7 @@
   in the effect's transaction, is the final arbiter: if Redis lost the marker, the repeated
   effect is rolled back and the stored response is replayed. Side effects outside PostgreSQL
   must be keyed too (``ctx.workflow_id``).
-- The audit row is written in the same transaction; a refused call (any ProblemError) is rolled
+- The audit row is written in the same transaction; a refused call (any DomainError) is rolled
   back and audited as ``failed`` without storing a response, so it can be retried.
 """
 
@@ -36,17 +36,17 @@ from redis.exceptions import RedisError
 from sqlalchemy import TextClause, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from api.audit import new_audit, redact
 from api.auth.principal import Principal, ProjectPrincipal
 from api.auth.project import parsed_body, request_target
 from api.auth.signature import canonical_body
-from api.errors import ProblemError
 from api.ratelimit import client_ip
 from core.config import Settings
+from core.errors import DomainError
 from core.logging import request_id_var
 from core.security import decrypt_secret, encrypt_secret
 from db.base import table_of
 from db.models.access import AuditLog, IdempotencyRecord
+from events.audit import new_audit, redact
 
 log = logging.getLogger("mccgw.idempotency")
 
@@ -125,7 +125,7 @@ class WriteContext:
         self, status: int, body: Any, *, audit_status: str = "success", sealed: bool = False
     ) -> Response:
         """The response to send now and to replay later (``audit_status`` ``pending`` when a
-        workflow decides the outcome; see api.audit.mark_audit). ``sealed``: it carries a
+        workflow decides the outcome; see events.audit.mark_audit). ``sealed``: it carries a
         secret, so the stored copy is encrypted (the audit row redacts it anyway)."""
         content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
         self._result = (status, content, "application/json", audit_status, sealed)
@@ -145,8 +145,8 @@ def _key(request: Request, body: Any) -> str:
     return key
 
 
-def _invalid(message: str) -> ProblemError:
-    return ProblemError(
+def _invalid(message: str) -> DomainError:
+    return DomainError(
         f"Invalid request: idempotency_key: {message}",
         status=422,
         slug="validation-error",
@@ -178,9 +178,9 @@ def replay_or_conflict(record: IdempotencyRecord, request_hash: str) -> Exceptio
     return _replay_or_conflict(record, request_hash)
 
 
-def expired_key() -> ProblemError:
+def expired_key() -> DomainError:
     """The key's effect exists but its stored answer is past its 24 h: the key is spent."""
-    return ProblemError(
+    return DomainError(
         "This idempotency_key was used more than 24 hours ago; send a new key",
         status=409,
         slug="idempotency-key-reused",
@@ -189,7 +189,7 @@ def expired_key() -> ProblemError:
 
 def _replay_or_conflict(record: IdempotencyRecord, request_hash: str) -> Exception:
     if record.request_hash != request_hash:
-        return ProblemError(
+        return DomainError(
             "This idempotency_key was already used with a different request",
             status=409,
             slug="idempotency-key-reused",
@@ -197,8 +197,8 @@ def _replay_or_conflict(record: IdempotencyRecord, request_hash: str) -> Excepti
     return IdempotentReplay(record)
 
 
-def _in_use() -> ProblemError:
-    return ProblemError(
+def _in_use() -> DomainError:
+    return DomainError(
         "A request with this idempotency_key is still in flight; retry shortly",
         status=409,
         slug="idempotency-key-in-use",
@@ -372,7 +372,7 @@ async def write_context(
 async def _audit_failure(session: AsyncSession, audit_args: dict[str, Any], exc: Exception) -> None:
     try:
         audit = new_audit(status="failed", **audit_args)
-        if isinstance(exc, ProblemError):
+        if isinstance(exc, DomainError):
             audit.status_code = exc.status
             audit.response_body = {"type": exc.slug, "status": exc.status, "detail": exc.detail}
         else:

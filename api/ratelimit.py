@@ -27,8 +27,8 @@ from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.errors import ProblemError
 from api.middleware import RequestContextMiddleware
+from core.errors import DomainError
 
 log = logging.getLogger("mccgw.ratelimit")
 
@@ -157,7 +157,7 @@ async def enforce(request: Request, key: str, limit: int) -> RateResult:
     if slot is not None:
         slot.result = result
     if not result.allowed:
-        raise ProblemError(
+        raise DomainError(
             f"Rate limit of {limit} requests per minute exceeded; retry in {result.retry_after} s",
             status=429,
             slug="rate-limit-exceeded",

@@ -10,7 +10,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from api.auth.scopes import USER_SCOPES
 from api.ratelimit import (
     LOGIN_FAILURES_PER_ACCOUNT,
     LOGIN_FAILURES_PER_IP,
@@ -27,6 +26,7 @@ from authserver.adapter import (
 )
 from authserver.models import Client
 from authserver.server import AuthServer
+from core.scopes import USER_SCOPES
 from core.security import verify_password
 
 router = APIRouter(prefix="/auth", tags=["auth"])

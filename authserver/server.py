@@ -14,7 +14,6 @@ from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
 from sqlalchemy import Engine
 
-from api.auth.scopes import PROJECT_SCOPES, USER_SCOPES
 from authserver.grants import (
     AccessTokenGenerator,
     AuthorizationCodeGrant,
@@ -26,6 +25,7 @@ from authserver.keys import SigningKeys
 from authserver.models import Client, Token
 from authserver.store import Revoked, Store
 from core.config import Settings
+from core.scopes import PROJECT_SCOPES, USER_SCOPES
 
 GATEWAY_CLIENT_ID = "mccgw-gateway"
 # Redis keys the resource server checks (api.auth.tokens): a revoked access token's jti, and

@@ -45,6 +45,7 @@ from temporalio.testing import WorkflowEnvironment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from activities.deps import WorkerDeps, worker_deps
 from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port, temporal_cli
@@ -55,7 +56,7 @@ from db.models.engine import Transfer
 from engine.funding import fund_user
 from mccgw.seed import PROJECT_SCOPES
 from tests.services import fresh_database, redis_server
-from worker import WorkerDeps, build_worker, worker_deps
+from worker import build_worker
 from workflows.reference import PingInput, PingWorkflow
 
 UNIT = 10**9

@@ -41,6 +41,7 @@ from temporalio.testing import WorkflowEnvironment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from activities.deps import worker_deps
 from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port, temporal_cli
@@ -49,11 +50,11 @@ from db.models import Event, Project, User
 from db.models.access import OAuthConsent
 from db.models.mining import MiningActivity
 from db.models.webhooks import WebhookDelivery, WebhookEndpoint
-from events.delivery import WebhookPump
-from events.senders import make_sender
-from events.settings import WebhookSettings
 from tests.services import fresh_database, redis_server
-from worker import build_worker, worker_deps
+from webhooks.delivery import WebhookPump
+from webhooks.senders import make_sender
+from webhooks.settings import WebhookSettings
+from worker import build_worker
 from workflows.reference import PingInput, PingWorkflow
 
 BASE = "http://127.0.0.1:8000"

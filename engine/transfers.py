@@ -23,13 +23,13 @@ from sqlalchemy import bindparam, func, insert, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.audit import mark_audit, mark_audits
 from core.money import to_decimal_string
 from db.base import table_of
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
 from engine import limits
 from engine.errors import Rejected, invalid_state
+from events.audit import mark_audit, mark_audits
 from events.outbox import emit, emit_many
 from ledger.service import InsufficientFunds, Ledger, Move
 

@@ -1,1 +1,1 @@
-"""Domain events: the outbox (events.outbox) and, later, their webhook delivery."""
+"""Domain events: the outbox (events.outbox) and the audit trail (events.audit)."""

@@ -14,7 +14,7 @@ from typing import Any
 from solders.pubkey import Pubkey
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.errors import InvalidState, NotFound
+from core.errors import InvalidState, NotFound
 from core.security import (
     decrypt_secret,
     encrypt_secret,

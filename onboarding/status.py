@@ -21,7 +21,7 @@ from enum import StrEnum
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.errors import InvalidState, NotFound
+from core.errors import InvalidState, NotFound
 from db.models import Project
 from db.models.onboarding import ProjectStatusRecord
 

@@ -10,9 +10,10 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import worker_deps
 from core.config import Settings
 from db.models.access import IdempotencyRecord
-from worker import build_worker, worker_deps
+from worker import build_worker
 from workflows.housekeeping import HousekeepingInput, HousekeepingWorkflow
 
 

@@ -6,8 +6,9 @@ import uuid
 
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import worker_deps
 from core.config import Settings
-from worker import build_worker, worker_deps
+from worker import build_worker
 from workflows.reference import PingInput, PingWorkflow
 
 

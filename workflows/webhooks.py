@@ -1,6 +1,6 @@
 """The webhook pump: one long-lived workflow per task queue that keeps the delivery activity
 running (it heartbeats; a crashed worker's run is retried elsewhere) and continues as new so
-its history stays short. Started idempotently by ``events.pump.ensure_pump``."""
+its history stays short. Started idempotently by ``workflows.pump.ensure_pump``."""
 
 from __future__ import annotations
 

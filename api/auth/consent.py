@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.principal import ProjectPrincipal
-from api.errors import ProblemError
+from core.errors import DomainError
 from db.models.access import OAuthConsent
 
 # Positive answers are remembered in-process this long (a DB round trip saved per write); a
@@ -64,7 +64,7 @@ async def require_user_authorized(
     if not await is_user_authorized(session, project_id, uid, scope):
         extra: dict[str, Any] = {"required_scope": scope} if scope else {}
         need = f" (scope {scope})" if scope else ""
-        raise ProblemError(
+        raise DomainError(
             f"User {uid} has not authorized project {project_id}{need}",
             status=403,
             slug="user-not-authorized-for-project",

@@ -10,10 +10,10 @@ from fastapi.security import APIKeyHeader, OAuth2AuthorizationCodeBearer, Securi
 
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.auth.project import ProjectAuthenticator
-from api.auth.scopes import USER_SCOPES, expand, missing_scope
 from api.auth.tokens import AuthServerUnavailable, InvalidToken, TokenVerifier
-from api.errors import ProblemError, ServiceUnavailable
 from api.ratelimit import AUTH_SCHEMES, USER_LIMIT, enforce, enforce_ip
+from core.errors import DomainError, ServiceUnavailable
+from core.scopes import USER_SCOPES, expand, missing_scope
 
 oauth2_scheme = OAuth2AuthorizationCodeBearer(
     authorizationUrl="/auth/oauth/authorize",
@@ -42,8 +42,8 @@ signature_header = APIKeyHeader(
 AUTH_SCHEMES.update((oauth2_scheme, project_id_header, api_key_header, signature_header))
 
 
-def _unauthorized(detail: str) -> ProblemError:
-    return ProblemError(
+def _unauthorized(detail: str) -> DomainError:
+    return DomainError(
         detail,
         status=401,
         slug="unauthorized",
@@ -59,7 +59,7 @@ def _verifier(request: Request) -> TokenVerifier:
 async def _claims(request: Request, token: str | None, *, id_token: bool) -> dict[str, Any]:
     if not token:
         await enforce_ip(request)
-        raise ProblemError(
+        raise DomainError(
             "A bearer token is required",
             status=401,
             slug="unauthorized",
@@ -101,7 +101,7 @@ async def current_user(
     principal = principal_from_claims(await _claims(request, token, id_token=False))
     await enforce(request, principal.rate_key, USER_LIMIT)
     if scope := missing_scope(principal.scopes, security_scopes.scopes, admin=principal.is_admin):
-        raise ProblemError(
+        raise DomainError(
             f"This call needs the scope {scope}",
             status=403,
             slug="insufficient-scope",

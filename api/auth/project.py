@@ -17,11 +17,11 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from api.auth.principal import ProjectPrincipal
-from api.auth.scopes import missing_scope
 from api.auth.signature import SIGNATURE_WINDOW, matches, sign, signing_message
-from api.errors import ProblemError
 from api.ratelimit import TIER_LIMITS, client_ip, enforce, enforce_ip
 from core.config import Settings
+from core.errors import DomainError
+from core.scopes import missing_scope
 from core.security import decrypt_secret
 from db.models import Project
 from onboarding.status import Capability, ensure_allows
@@ -67,8 +67,8 @@ class ProjectRecord:
         )
 
 
-def _refuse(detail: str, slug: str, status: int = 401) -> ProblemError:
-    return ProblemError(detail, status=status, slug=slug)
+def _refuse(detail: str, slug: str, status: int = 401) -> DomainError:
+    return DomainError(detail, status=status, slug=slug)
 
 
 async def parsed_body(request: Request) -> Any | None:
@@ -79,7 +79,7 @@ async def parsed_body(request: Request) -> Any | None:
     try:
         return json.loads(raw)
     except ValueError as exc:
-        raise ProblemError(
+        raise DomainError(
             "The request body is not valid JSON", status=400, slug="malformed-request"
         ) from exc
 
@@ -116,7 +116,7 @@ class ProjectAuthenticator:
     async def authenticate(self, request: Request, required: list[str]) -> ProjectPrincipal:
         try:
             project, method = await self._verify(request)
-        except ProblemError:
+        except DomainError:
             await enforce_ip(request)  # failed attempts count against the caller's IP
             raise
         if project.suspended or project.status not in CALLABLE_STATUSES:

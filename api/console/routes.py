@@ -50,13 +50,13 @@ from api.console.session import (
     set_cookie,
     unseal,
 )
-from api.errors import NotFound, ProblemError
 from api.routes import admin_transfers, admin_whitelist
 from api.routes.funds import decimals
 from api.routes.onboarding import start_approval
 from authserver.server import CONSOLE_SCOPES, console_credentials, console_redirect_uri
 from chain.errors import UnknownChainWrite
 from core.config import Settings
+from core.errors import DomainError, NotFound
 from core.money import to_decimal_string
 from db.models import Project, User
 from db.models.engine import ReconciliationDrift, Transfer
@@ -121,7 +121,7 @@ class ConsoleRoute(APIRoute):
                 return RedirectResponse(f"/console/login?{urlencode({'next': target})}", 303)
             except _Forbidden:
                 return _page_html(request, "forbidden.html", status_code=403, session=None)
-            except ProblemError as exc:
+            except DomainError as exc:
                 return _problem_page(request, exc.status, exc.title, exc.detail)
             except RequestValidationError as exc:
                 detail = "; ".join(
@@ -168,7 +168,7 @@ async def _admin(request: Request, session: AsyncSession) -> tuple[ConsoleSessio
 async def _form(request: Request) -> dict[str, str]:
     content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if content_type != "application/x-www-form-urlencoded":
-        raise ProblemError("Forms are sent url-encoded", status=415, slug="unsupported-media-type")
+        raise DomainError("Forms are sent url-encoded", status=415, slug="unsupported-media-type")
     body = (await request.body()).decode("utf-8", errors="replace")
     return dict(parse_qsl(body, keep_blank_values=True))
 
@@ -180,7 +180,7 @@ async def _post(
     console, admin = await _admin(request, session)
     form = await _form(request)
     if not console.csrf_ok(form.get("csrf_token")):
-        raise ProblemError(
+        raise DomainError(
             "The form's CSRF token is missing or does not match your session; reload the page",
             status=403,
             slug="csrf-failed",
@@ -244,11 +244,11 @@ async def _exchange(request: Request, code: str, verifier: str) -> dict[str, Any
                 },
             )
         except httpx.HTTPError as exc:
-            raise ProblemError(
+            raise DomainError(
                 "The authorization server is unreachable", status=503, slug="service-unavailable"
             ) from exc
     if resp.status_code != 200:
-        raise ProblemError(
+        raise DomainError(
             f"The authorization server refused the sign-in: {resp.text[:200]}",
             status=401,
             slug="unauthorized",
@@ -269,20 +269,20 @@ async def callback(
     settings: Settings = request.app.state.settings
     pending = unseal(settings, LOGIN_COOKIE, request.cookies.get(LOGIN_COOKIE))
     if error:
-        raise ProblemError(f"The sign-in was not completed ({error})", status=401,
+        raise DomainError(f"The sign-in was not completed ({error})", status=401,
                            slug="unauthorized", title="Sign-in failed")  # fmt: skip
     if pending is None or not state or not secrets.compare_digest(str(pending["state"]), state):
-        raise ProblemError(
+        raise DomainError(
             "The sign-in expired or did not start here; sign in again",
             status=400, slug="bad-request", title="Sign-in failed",
         )  # fmt: skip
     if not code:
-        raise ProblemError("No authorization code", status=400, slug="bad-request")
+        raise DomainError("No authorization code", status=400, slug="bad-request")
     tokens = await _exchange(request, code, str(pending["verifier"]))
     try:
         claims = await request.app.state.token_verifier.access_token(tokens["access_token"])
     except (InvalidToken, AuthServerUnavailable, KeyError) as exc:
-        raise ProblemError("The access token could not be verified", status=401,
+        raise DomainError("The access token could not be verified", status=401,
                            slug="unauthorized", title="Sign-in failed") from exc  # fmt: skip
     principal = principal_from_claims(claims)
     async with _sessions(request) as session:
@@ -453,7 +453,7 @@ async def application_reject(request: Request, application_id: uuid.UUID) -> Res
         _, admin, form = await _post(request, session)
         reason = form.get("reason", "").strip()
         if not 1 <= len(reason) <= 2000:
-            raise ProblemError(
+            raise DomainError(
                 "A reason of 1-2000 characters is required", status=422,
                 slug="validation-error", title="Validation error",
             )  # fmt: skip
@@ -521,7 +521,7 @@ async def chain_tx(request: Request, signature: str) -> Response:
     try:
         parsed = Signature.from_string(signature)
     except ValueError as exc:
-        raise ProblemError("Not a transaction signature", status=422,
+        raise DomainError("Not a transaction signature", status=422,
                            slug="validation-error") from exc  # fmt: skip
     client = request.app.state.solana
     try:
@@ -530,7 +530,7 @@ async def chain_tx(request: Request, signature: str) -> Response:
             parsed, commitment=Commitment("confirmed"), max_supported_transaction_version=0
         )
     except Exception as exc:
-        raise ProblemError(f"The chain RPC is unreachable ({type(exc).__name__})",
+        raise DomainError(f"The chain RPC is unreachable ({type(exc).__name__})",
                            status=503, slug="service-unavailable") from exc  # fmt: skip
     status = statuses.value[0]
     return _page_html(

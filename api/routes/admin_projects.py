@@ -10,11 +10,11 @@ from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from api.auth.scopes import PROJECT_SCOPES
 from api.deps import SessionDep, SettingsDep
 from api.envelope import Envelope, single
-from api.errors import ProblemError
 from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
+from core.errors import DomainError
+from core.scopes import PROJECT_SCOPES
 from db.models import Project
 from db.models.onboarding import ProjectStatusRecord
 from onboarding import status as machine
@@ -116,7 +116,7 @@ async def register_project(
         await session.flush()
     except IntegrityError as exc:
         await session.rollback()
-        raise ProblemError(
+        raise DomainError(
             f"Project {payload.project_id} already exists", status=409, slug="project-exists"
         ) from exc
     if payload.project_id is not None:

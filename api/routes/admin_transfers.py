@@ -13,22 +13,22 @@ from sqlalchemy import func, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from api.audit import new_audit
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import GatewayDep, SessionDep
 from api.envelope import Envelope, PageParams, page, resource, single
-from api.errors import NotFound, ProblemError, ServiceUnavailable
 from api.ratelimit import client_ip
 from api.routes.funds import decimals, problem, start_workflow
 from api.routes.transfers import transfer_attributes
 from chain.errors import ChainError, UnknownChainWrite
 from chain.gateway import ChainGateway
+from core.errors import DomainError, NotFound, ServiceUnavailable
 from core.logging import request_id_var
 from db.models.engine import ReconciliationDrift, Transfer
 from engine import operators, search, transfers
 from engine.errors import Rejected
 from engine.locks import iso
+from events.audit import new_audit
 from workflows.transfers import TransferInput, TransferWorkflow
 
 router = APIRouter(prefix="/v1/admin", tags=["admin: engine"])
@@ -45,7 +45,7 @@ async def require_admin(
     user: Annotated[UserPrincipal, Security(current_user)],
 ) -> UserPrincipal:
     if not user.is_admin:
-        raise ProblemError("This endpoint is for administrators", status=403, slug="admin-required")
+        raise DomainError("This endpoint is for administrators", status=403, slug="admin-required")
     return user
 
 
@@ -131,7 +131,7 @@ async def retry(
     if transfer is None:
         raise NotFound(f"Transfer {transfer_id} not found")
     if transfer.status not in ("pending", "pending_onchain"):
-        raise ProblemError(
+        raise DomainError(
             f"Transfer {transfer_id} is {transfer.status}; nothing to retry",
             status=409,
             slug="invalid-state",
@@ -144,7 +144,7 @@ async def retry(
         except UnknownChainWrite:
             chain = None
         except ChainError as exc:
-            raise ProblemError(
+            raise DomainError(
                 f"The chain is unreachable: {exc}", status=503, slug="service-unavailable"
             ) from exc
     client: Client = request.app.state.temporal
@@ -216,7 +216,7 @@ async def cancel(
             await session.commit()
         raise problem(exc) from exc
     except ChainError as exc:
-        raise ProblemError(
+        raise DomainError(
             f"The chain is unreachable: {exc}", status=503, slug="service-unavailable"
         ) from exc
     history = await transfers.history(session, transfer_id)

@@ -14,9 +14,9 @@ from sqlalchemy import func, select
 
 from api.deps import SessionDep, SettingsDep
 from api.envelope import Envelope, PageParams, meta, page, resource, single
-from api.errors import InvalidState, NotFound, ServiceUnavailable
 from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
 from chain.errors import ChainRejected, ChainUnavailable
+from core.errors import InvalidState, NotFound, ServiceUnavailable
 from db.models.onboarding import McdWhitelistEntry
 from onboarding import whitelist as wls
 

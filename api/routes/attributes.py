@@ -27,11 +27,11 @@ from api.auth.principal import ProjectPrincipal
 from api.auth.project import ProjectAuthenticator
 from api.deps import SessionDep
 from api.envelope import Envelope, meta, resource, single
-from api.errors import NotFound, ProblemError
 from api.idempotency import write_context
 from api.ratelimit import enforce_ip
 from api.routes.onboarding import ProjectIdPath
 from api.routes.users import _user_attributes
+from core.errors import DomainError, NotFound
 from db.models import Project, User
 from db.models.access import UserProjectAttribute
 from onboarding.status import ALLOWED, Capability, require_project_allows
@@ -288,7 +288,7 @@ async def full_profile(
     it the ``email`` scope; a user sees their own (e-mail with the ``email`` scope), and of
     others only what is public (an administrator sees everything)."""
     if who.anonymous:
-        raise ProblemError(
+        raise DomainError(
             "A bearer token (user:read) or project credentials are required",
             status=401,
             slug="unauthorized",
@@ -299,7 +299,7 @@ async def full_profile(
     if who.project_id is not None:
         scopes = await granted_scopes(session, who.project_id, uid)
         if scopes is None:
-            raise ProblemError(
+            raise DomainError(
                 f"User {uid} has not authorized project {who.project_id}",
                 status=403,
                 slug="user-not-authorized-for-project",

@@ -16,9 +16,9 @@ from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, resource, single
 from api.envelope import meta as envelope_meta
-from api.errors import NotFound
 from api.idempotency import write_context
 from authserver.server import AuthServer
+from core.errors import NotFound
 from db.models import Project
 from db.models.access import OAuthConsent
 

@@ -20,9 +20,9 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep, token_decimals
 from api.envelope import Envelope, PageParams, page, resource, single
-from api.errors import ProblemError
 from api.idempotency import WriteContext, expired_key, replay_or_conflict, write_context
 from api.metrics import WORKFLOW_STARTS
+from core.errors import DomainError
 from core.money import InvalidAmount, to_base_units
 from core.queues import MAIN_TASK_QUEUE
 from db.models.access import IdempotencyRecord
@@ -70,7 +70,7 @@ def parse_amount(text: str, request: Request, field: str = "amount") -> int:
     try:
         return to_base_units(text, decimals(request))
     except InvalidAmount as exc:
-        raise ProblemError(
+        raise DomainError(
             f"{field}: {exc}",
             status=422,
             slug="invalid-amount",
@@ -78,8 +78,8 @@ def parse_amount(text: str, request: Request, field: str = "amount") -> int:
         ) from exc
 
 
-def problem(exc: Rejected) -> ProblemError:
-    return ProblemError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
+def problem(exc: Rejected) -> DomainError:
+    return DomainError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
 
 
 def derived_id(prefix: str, workflow_id: str) -> str:
@@ -160,8 +160,8 @@ async def replay_if_done(ctx: WriteContext) -> None:
 MAX_LOCK_DURATION = timedelta(days=90)
 
 
-def _expiry_invalid(message: str) -> ProblemError:
-    return ProblemError(
+def _expiry_invalid(message: str) -> DomainError:
+    return DomainError(
         f"expires_at {message}",
         status=422,
         slug="validation-error",

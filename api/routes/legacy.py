@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from api.auth.deps import id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
-from api.errors import NotFound, ProblemError
+from core.errors import DomainError, NotFound
 from db.models import User
 from organizations import units
 
@@ -43,7 +43,7 @@ async def legacy_user(
 ) -> UserPrincipal:
     try:
         return await id_token_user(request, token)
-    except ProblemError as exc:
+    except DomainError as exc:
         if exc.status == 401:
             raise LegacyUnauthorized(exc.detail) from exc
         raise

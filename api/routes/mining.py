@@ -22,10 +22,10 @@ from api.auth.deps import current_project, current_user, oauth2_scheme, project_
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.deps import SessionDep, token_decimals
 from api.envelope import Envelope, PageParams, page, resource, single
-from api.errors import NotFound, ProblemError, ServiceUnavailable
 from api.idempotency import write_context
 from api.routes.webhooks import start_pump, task_queue
 from core.config import Settings
+from core.errors import DomainError, NotFound, ServiceUnavailable
 from core.money import to_decimal_string
 from db.base import table_of
 from db.models.access import OAuthConsent
@@ -162,8 +162,8 @@ async def _authorized(session: AsyncSession, project_id: int, uids: set[str]) ->
     return set(found)
 
 
-def _limit_problem(exc: limits.LimitExceeded) -> ProblemError:
-    return ProblemError(str(exc), status=422, slug=exc.slug, limit=exc.limit)
+def _limit_problem(exc: limits.LimitExceeded) -> DomainError:
+    return DomainError(str(exc), status=422, slug=exc.slug, limit=exc.limit)
 
 
 async def _count_usage(
@@ -209,12 +209,12 @@ async def _accept_many(
     workflow_id: str,
     decimals: int,
     redis: Redis,
-) -> dict[int, MiningActivity | ProblemError]:
+) -> dict[int, MiningActivity | DomainError]:
     """Check consent and limits and record the activities (flush only): a handful of
     statements for the whole list, whatever its length. Each candidate gets its own outcome:
     the recorded activity, or the problem that refused it (nothing of it written)."""
     project_id = project.project_id
-    outcome: dict[int, MiningActivity | ProblemError] = {}
+    outcome: dict[int, MiningActivity | DomainError] = {}
     if not candidates:
         return outcome
     authorized = await _authorized(session, project_id, {c.item.user_uid for c in candidates})
@@ -226,7 +226,7 @@ async def _accept_many(
     priced: list[tuple[_Candidate, int]] = []
     for c in candidates:
         if c.item.user_uid not in authorized:
-            outcome[c.index] = ProblemError(
+            outcome[c.index] = DomainError(
                 f"User {c.item.user_uid} has not authorized project {project_id}",
                 status=403,
                 slug="user-not-authorized-for-project",
@@ -319,8 +319,8 @@ def _same(existing: MiningActivity, c: _Candidate) -> bool:
     )
 
 
-def _key_reused() -> ProblemError:
-    return ProblemError(
+def _key_reused() -> DomainError:
+    return DomainError(
         "This idempotency_key was already used for another mining activity",
         status=409,
         slug="idempotency-key-reused",
@@ -373,7 +373,7 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
                 ctx.session, project, [candidate], workflow_id, decimals, request.app.state.redis
             )
         ).values()
-        if isinstance(row, ProblemError):
+        if isinstance(row, DomainError):
             raise row
         await _start(
             request.app.state.temporal,
@@ -391,7 +391,7 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
     return response
 
 
-def _item_error(index: int, key: Any, exc: ProblemError, request: Request) -> dict[str, Any]:
+def _item_error(index: int, key: Any, exc: DomainError, request: Request) -> dict[str, Any]:
     base_url = _settings(request).base_url.rstrip("/")
     error: dict[str, Any] = {
         "type": f"{base_url}/errors/{exc.slug}",
@@ -418,7 +418,7 @@ def _item_ok(index: int, row: MiningActivity, status: int, decimals: int) -> dic
 
 def _validated(raw: Any) -> ActivityIn:
     if not isinstance(raw, dict):
-        raise ProblemError("Each activity must be an object", status=422, slug="validation-error")
+        raise DomainError("Each activity must be an object", status=422, slug="validation-error")
     try:
         item = ActivityIn.model_validate(raw)
     except ValidationError as exc:
@@ -427,11 +427,11 @@ def _validated(raw: Any) -> ActivityIn:
             for e in exc.errors()
         ]
         summary = "; ".join(f"{f['field']}: {f['message']}" for f in fields[:5])
-        raise ProblemError(
+        raise DomainError(
             f"Invalid activity: {summary}", status=422, slug="validation-error", errors=fields
         ) from exc
     if not item.idempotency_key or not 1 <= len(item.idempotency_key) <= 255:
-        raise ProblemError(
+        raise DomainError(
             "Each activity needs its own idempotency_key (1-255 characters)",
             status=422,
             slug="validation-error",
@@ -459,7 +459,7 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
                     raise _key_reused()
                 seen.add(item.idempotency_key)
                 candidates.append(_Candidate(index, raw, item, item.idempotency_key))
-            except ProblemError as exc:
+            except DomainError as exc:
                 results[index] = _item_error(index, key, exc, request)
         known = await _existing(ctx.session, project.project_id, [c.key for c in candidates])
         fresh: list[_Candidate] = []
@@ -477,7 +477,7 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
         )
         keys = {c.index: c.key for c in fresh}
         for index, outcome in sorted(outcomes.items()):
-            if isinstance(outcome, ProblemError):
+            if isinstance(outcome, DomainError):
                 results[index] = _item_error(index, keys[index], outcome, request)
             else:
                 accepted.append(outcome)

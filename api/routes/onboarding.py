@@ -31,11 +31,11 @@ from temporalio.service import RPCError
 from activities.onboarding import ApprovalInput
 from api.auth.deps import current_user, id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
-from api.auth.scopes import PROJECT_SCOPES
 from api.deps import SessionDep, SettingsDep
 from api.envelope import Envelope, PageParams, page, resource, single
-from api.errors import NotFound, ProblemError, ServiceUnavailable
+from core.errors import DomainError, NotFound, ServiceUnavailable
 from core.queues import MAIN_TASK_QUEUE
+from core.scopes import PROJECT_SCOPES
 from db.models import User
 from db.models.onboarding import OPEN_APPLICATION_STATUSES, ProjectApplication
 from onboarding import applications
@@ -51,7 +51,7 @@ async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme
     """A bearer token of a user with role ``admin`` (403 ``admin-required`` otherwise)."""
     principal = await current_user(SecurityScopes([]), request, token)
     if not principal.is_admin:
-        raise ProblemError(
+        raise DomainError(
             "This call is for administrators (role admin)", status=403, slug="admin-required"
         )
     return principal
@@ -190,8 +190,8 @@ async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) ->
     return JSONResponse(single("project_application", row.id, application_attributes(row)), 201)
 
 
-def _pending_exists(existing: uuid.UUID | None) -> ProblemError:
-    error = ProblemError(
+def _pending_exists(existing: uuid.UUID | None) -> DomainError:
+    error = DomainError(
         "You already have a pending application; wait for its review",
         status=409,
         slug="pending-application-exists",
@@ -336,7 +336,7 @@ async def _run_approval(
     except TimeoutError:
         return False
     except WorkflowFailureError as exc:
-        raise ProblemError(
+        raise DomainError(
             f"The approval could not finish: {exc.cause or exc}",
             status=409,
             slug="approval-failed",

@@ -15,10 +15,10 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import RedisDep, SessionDep
 from api.envelope import PageParams, page, single
-from api.errors import ProblemError
 from api.idempotency import write_context
 from api.routes.admin_transfers import require_admin
 from api.typed import Many, One
+from core.errors import DomainError
 from core.money import to_decimal_string
 from db.models.organizations import OrgMembership, OrgUnit, StationDailyKpi
 from organizations import bonus, units
@@ -55,8 +55,8 @@ ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def problem(exc: OrgRejected) -> ProblemError:
-    return ProblemError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
+def problem(exc: OrgRejected) -> DomainError:
+    return DomainError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
 
 
 def iso(value: datetime | None) -> str | None:

@@ -12,8 +12,8 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, single
-from api.errors import NotFound
 from api.idempotency import write_context
+from core.errors import NotFound
 from db.models import Project
 from onboarding.clients import (
     MAX_REDIRECT_URIS,

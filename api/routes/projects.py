@@ -8,8 +8,8 @@ from fastapi import APIRouter
 
 from api.deps import SessionDep
 from api.envelope import Envelope, single
-from api.errors import NotFound
 from api.routes.onboarding import ProjectIdPath
+from core.errors import NotFound
 from db.models import Project
 from onboarding import status as machine
 

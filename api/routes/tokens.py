@@ -23,13 +23,13 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
 from api.envelope import Meta, PageParams, meta
-from api.errors import ProblemError, ServiceUnavailable
 from api.idempotency import write_context
 from api.routes.legacy import LegacyUser
 from chain.custody import parse_token_account
 from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
+from core.errors import DomainError, ServiceUnavailable
 from core.logging import request_id_var
 from core.money import to_decimal_string
 from db.models.mining import MiningActivity
@@ -202,7 +202,7 @@ def _address(value: str) -> Pubkey:
             raise ValueError("length")
         return Pubkey.from_string(value)
     except ValueError as exc:
-        raise ProblemError(
+        raise DomainError(
             "address is not a valid base58 chain address",
             status=422,
             slug="validation-error",
@@ -210,7 +210,7 @@ def _address(value: str) -> Pubkey:
         ) from exc
 
 
-def _chain_down(exc: Exception) -> ProblemError:
+def _chain_down(exc: Exception) -> DomainError:
     return ServiceUnavailable("The chain RPC is unreachable", headers={"Retry-After": "5"})
 
 
@@ -455,13 +455,13 @@ async def mcc_price(request: Request) -> dict[str, Any]:
 async def set_mcc_price(payload: PriceSet, user: MccAdmin, request: Request) -> Any:
     """Set the administrator price (scope mcc:admin, role admin; audited)."""
     if not user.is_admin:
-        raise ProblemError(
+        raise DomainError(
             "Only administrators set the MCC price", status=403, slug="admin-required"
         )
     try:
         price = parse_price(payload.price_usdc)
     except InvalidPrice as exc:
-        raise ProblemError(
+        raise DomainError(
             str(exc), status=422, slug="invalid-amount",
             errors=[{"field": "price_usdc", "message": str(exc)}],
         ) from exc  # fmt: skip

@@ -14,7 +14,6 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, single
-from api.errors import NotFound, ProblemError
 from api.idempotency import WriteContext, write_context
 from api.routes.funds import (
     PROBLEMS,
@@ -26,6 +25,7 @@ from api.routes.funds import (
     signal_lock,
     start_workflow,
 )
+from core.errors import DomainError, NotFound
 from core.money import to_decimal_string
 from db.models.engine import Transfer
 from engine import search, transfers
@@ -117,7 +117,7 @@ async def _accept(
     requires_onchain: bool,
 ) -> Transfer:
     if from_uid == to_uid:
-        raise ProblemError(
+        raise DomainError(
             "from_uid and to_uid must differ",
             status=422,
             slug="validation-error",
@@ -286,7 +286,7 @@ async def cancel_transfer(
         )
         if ended is None:
             await ctx.session.refresh(transfer)
-            raise ProblemError(
+            raise DomainError(
                 f"Transfer {transfer_id} is {transfer.status}; only a pending transfer can be "
                 "cancelled",
                 status=409,

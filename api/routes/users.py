@@ -9,17 +9,17 @@ from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile
 
-from api.audit import new_audit
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, single
-from api.errors import NotFound, ProblemError, ServiceUnavailable
 from api.idempotency import write_context
 from api.ratelimit import client_ip
 from api.typed import One
+from core.errors import DomainError, NotFound, ServiceUnavailable
 from core.logging import request_id_var
 from db.models import User
+from events.audit import new_audit
 from profiles import avatar
 from profiles.storage import AvatarStorage, StorageError
 
@@ -194,8 +194,8 @@ _AVATAR_BODY = {
 _MULTIPART_SLACK = 16 * 1024
 
 
-def _avatar_problem(exc: avatar.AvatarRejected) -> ProblemError:
-    return ProblemError(exc.detail, status=exc.status, slug=exc.slug)
+def _avatar_problem(exc: avatar.AvatarRejected) -> DomainError:
+    return DomainError(exc.detail, status=exc.status, slug=exc.slug)
 
 
 async def _upload(request: Request) -> bytes:
@@ -211,12 +211,12 @@ async def _upload(request: Request) -> bytes:
     try:
         form = await request.form(max_files=1, max_fields=4)
     except Exception as exc:  # malformed multipart
-        raise ProblemError(
+        raise DomainError(
             "The multipart body is malformed", status=400, slug="malformed-request"
         ) from exc
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
-        raise ProblemError(
+        raise DomainError(
             "The image is missing: send it in the multipart field `file`",
             status=422,
             slug="validation-error",

@@ -17,15 +17,15 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
 from api.envelope import Envelope, PageParams, page, resource, single
-from api.errors import NotFound, ProblemError
 from api.idempotency import write_context
 from core.config import Settings
+from core.errors import DomainError, NotFound
 from core.queues import MAIN_TASK_QUEUE
 from core.security import encrypt_secret
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from events.pump import ensure_pump
-from events.settings import WebhookSettings
-from events.urls import UnsafeUrl, check_url
+from webhooks.settings import WebhookSettings
+from webhooks.urls import UnsafeUrl, check_url
+from workflows.pump import ensure_pump
 
 log = logging.getLogger("mccgw.webhooks")
 
@@ -128,7 +128,7 @@ async def _checked_url(url: str) -> str:
     try:
         await check_url(url, WebhookSettings.from_env())
     except UnsafeUrl as exc:
-        raise ProblemError(
+        raise DomainError(
             f"Invalid request: url: {exc}",
             status=422,
             slug="validation-error",
@@ -162,7 +162,7 @@ async def register(payload: EndpointIn, project: ProjectCaller, request: Request
             )
         )
         if (count or 0) >= MAX_ENDPOINTS:
-            raise ProblemError(
+            raise DomainError(
                 f"A project may register at most {MAX_ENDPOINTS} webhook endpoints",
                 status=409,
                 slug="invalid-state",

@@ -194,7 +194,7 @@ async def test_replay_from_postgres_when_redis_forgot(
 
 
 async def test_mark_audit_and_workflow_ids(client: httpx.AsyncClient, world: World) -> None:
-    from api.audit import mark_audit
+    from events.audit import mark_audit
 
     headers, uid, _ = await project_on_user(world)
     key = secrets.token_hex(8)

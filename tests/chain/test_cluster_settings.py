@@ -164,7 +164,7 @@ async def test_amount_routes_answer_503_until_the_decimals_are_read(
     from types import SimpleNamespace
 
     from api.deps import token_decimals
-    from api.errors import ServiceUnavailable
+    from core.errors import ServiceUnavailable
 
     gw = await make_gateway()
     request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(gateway=gw)))

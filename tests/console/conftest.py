@@ -13,10 +13,11 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import worker_deps
 from api.app import create_app
 from core.config import Settings
 from tests.factories import World, clear_rate_windows
-from worker import build_worker, worker_deps
+from worker import build_worker
 
 BASE = "http://127.0.0.1:8000"
 

@@ -16,11 +16,12 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import WorkerDeps, worker_deps
 from api.app import create_app
 from core.config import Settings
 from engine.funding import fund_user
 from tests.factories import ProjectCreds, World, clear_rate_windows
-from worker import WorkerDeps, build_worker, worker_deps
+from worker import build_worker
 
 UNIT = 10**9
 

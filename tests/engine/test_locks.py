@@ -10,13 +10,13 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from activities.deps import WorkerDeps
 from db.models.engine import LimitUsage
 from db.models.events import Event
 from db.models.ledger import Hold
 from ledger.service import Ledger
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.factories import World
-from worker import WorkerDeps
 
 
 def later(seconds: float = 3600) -> str:

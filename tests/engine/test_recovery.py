@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import WorkerDeps
 from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
@@ -22,7 +23,6 @@ from db.models.ledger import Hold
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import transfer_body, wait_final
 from tests.factories import World
-from worker import WorkerDeps
 from workflows.recovery import RecoveryInput, RecoveryWorkflow
 
 

@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import WorkerDeps, worker_deps
 from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
@@ -29,7 +30,7 @@ from engine.search import STATUS
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import transfer_body, wait_final
 from tests.factories import World
-from worker import WorkerDeps, build_worker, worker_deps
+from worker import build_worker
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,6 +9,7 @@ import uuid
 from solders.transaction import VersionedTransaction
 from sqlalchemy import select
 
+from activities.deps import WorkerDeps
 from chain.gateway import PACKET_DATA_SIZE
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.engine import Transfer, TransferState
@@ -19,7 +20,6 @@ from ledger.service import Ledger
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import books
 from tests.factories import World
-from worker import WorkerDeps
 
 
 def settler(deps: WorkerDeps) -> Settler:

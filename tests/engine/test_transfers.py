@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 from temporalio.client import Client
 
+from activities.deps import WorkerDeps
 from db.models.chain import ChainTransaction
 from db.models.engine import Transfer
 from db.models.events import Event
@@ -20,7 +21,6 @@ from engine import transfers
 from ledger.service import Ledger
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.factories import World
-from worker import WorkerDeps
 from workflows.reconcile import ReconcileInput, ReconcileWorkflow
 
 

@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import worker_deps
 from chain import whitelist as wl
 from core.config import Settings
 from core.embedded import free_port
@@ -27,7 +28,7 @@ from onboarding.whitelist import WhitelistChain
 from tests.chain.svm_util import decompile
 from tests.factories import World
 from tests.onboarding.conftest import WALLET, Actors, application_body
-from worker import build_worker, worker_deps
+from worker import build_worker
 
 
 async def _apply(client: httpx.AsyncClient, dev: dict[str, str]) -> str:

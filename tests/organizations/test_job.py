@@ -17,7 +17,6 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
 from db.models.organizations import OrgMembership, OrgUnit
-from engine.schedules import ensure_daily_kpi_schedule
 from organizations import bonus, bulk, kpi
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, submit
@@ -28,6 +27,7 @@ from workflows.organizations import (
     DailyKpiInput,
     DailyKpiWorkflow,
 )
+from workflows.schedules import ensure_daily_kpi_schedule
 
 pytestmark = pytest.mark.usefixtures("clean")
 Sessions = async_sessionmaker[AsyncSession]

@@ -16,7 +16,7 @@ from mccgw_client import (
     webhook_signature,
 )
 
-from events.delivery import sign as gateway_sign
+from webhooks.delivery import sign as gateway_sign
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 SECRET = "whsec_test_0123456789abcdef"

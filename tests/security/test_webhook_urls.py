@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from events.senders import make_sender
-from events.settings import WebhookSettings
-from events.urls import UnsafeUrl, check_url
+from webhooks.senders import make_sender
+from webhooks.settings import WebhookSettings
+from webhooks.urls import UnsafeUrl, check_url
 
 STRICT = WebhookSettings(allow_loopback=False)
 

@@ -15,14 +15,15 @@ from solders.keypair import Keypair
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import WorkerDeps, worker_deps
 from api.app import create_app
-from api.auth.scopes import USER_SCOPES
 from chain.outside import OutsideWallet
 from core.config import Settings
+from core.scopes import USER_SCOPES
 from db.models.access import OAuthClient
 from tests.factories import World, clear_rate_windows
 from tokens.deposits import DepositScanner
-from worker import WorkerDeps, build_worker, worker_deps
+from worker import build_worker
 
 UNIT = 10**9
 

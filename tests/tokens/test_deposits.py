@@ -15,6 +15,7 @@ from spl.token.models import TransferCheckedParams
 from sqlalchemy import func, select, update
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import WorkerDeps
 from activities.engine import ReconcileRequest
 from chain.errors import ChainRejected
 from chain.outside import OutsideWallet
@@ -25,7 +26,6 @@ from ledger.service import Ledger
 from tests.factories import World
 from tests.tokens.conftest import UNIT, bearer, user_token
 from tokens.deposits import DepositScanner, register
-from worker import WorkerDeps
 from workflows.tokens import DepositScanInput, DepositScanWorkflow
 
 

@@ -9,13 +9,13 @@ from fastapi import FastAPI
 from solders.keypair import Keypair
 from sqlalchemy import func, select
 
+from activities.deps import WorkerDeps
 from chain.outside import OutsideWallet
 from db.models.access import AuditLog
 from db.models.tokens import AdminPrice
 from tests.factories import World
 from tests.tokens.conftest import UNIT, bearer, user_token
 from tokens.deposits import DepositScanner, register
-from worker import WorkerDeps
 
 
 async def _funded(

@@ -12,6 +12,7 @@ from solders.keypair import Keypair
 from sqlalchemy import delete, func, select, update
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import WorkerDeps
 from activities.tokens import OracleCloseRequest, OracleWriteRequest, TokenActivities
 from chain.market_pool import ensure_market_pool
 from chain.outside import OutsideWallet
@@ -28,7 +29,6 @@ from tokens.prices import (
     mean_price,
     parse_price,
 )
-from worker import WorkerDeps
 from workflows.tokens import OracleInput, OracleWorkflow
 
 

@@ -21,12 +21,13 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
+from activities.deps import worker_deps
 from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
-from events.pump import pump_workflow_id
 from tests.factories import ProjectCreds, World, clear_rate_windows
-from worker import build_worker, worker_deps
+from worker import build_worker
+from workflows.pump import pump_workflow_id
 
 BASE = "http://127.0.0.1:8000"
 
@@ -39,7 +40,7 @@ FAST_WEBHOOKS = {
 
 
 def verify_signature(secret: str, body: bytes, header: str) -> bool:
-    """The receiver's side, written independently of events.delivery."""
+    """The receiver's side, written independently of webhooks.delivery."""
     expected = "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
     return hmac.compare_digest(expected, header)
 

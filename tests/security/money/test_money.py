@@ -11,13 +11,13 @@ import httpx
 from redis.asyncio import Redis
 from sqlalchemy import func, select, update
 
+from activities.deps import WorkerDeps
 from db.models import Project
 from db.models.access import IdempotencyRecord
 from db.models.engine import Transfer
 from db.models.ledger import Hold
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.factories import World
-from worker import WorkerDeps
 
 
 def slug(r: httpx.Response) -> str:

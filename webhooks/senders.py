@@ -17,8 +17,8 @@ import aiohttp
 import httpx
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from events.settings import WebhookSettings
-from events.urls import UnsafeUrl, safe_addresses
+from webhooks.settings import WebhookSettings
+from webhooks.urls import UnsafeUrl, safe_addresses
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ class HttpxSender:
 def make_sender(
     kind: str, timeout: float, concurrency: int, settings: WebhookSettings | None = None
 ) -> Sender:
-    """``settings``: connect only to addresses that pass the SSRF check (events.urls)."""
+    """``settings``: connect only to addresses that pass the SSRF check (webhooks.urls)."""
     if kind == "httpx":
         return HttpxSender(timeout, concurrency, settings)
     if kind == "aiohttp":

@@ -32,9 +32,9 @@ from core.security import decrypt_secret
 from db.models.events import Event
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from events.outbox import event_body
-from events.senders import Sender, SendResult
-from events.settings import WebhookSettings
-from events.urls import UnsafeUrl, check_url
+from webhooks.senders import Sender, SendResult
+from webhooks.settings import WebhookSettings
+from webhooks.urls import UnsafeUrl, check_url
 
 log = logging.getLogger("mccgw.webhooks")
 

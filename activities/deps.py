@@ -1,0 +1,53 @@
+"""The clients every activity of a worker process shares, built once per process.
+
+It lives here, below the worker, so activities can name it without importing ``worker``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+from solana.rpc.async_api import AsyncClient
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from chain.gateway import ChainGateway
+from chain.keys import load_or_create_keys
+from core.config import Settings
+from core.redis_client import create_redis
+from db.session import create_engine, create_session_maker
+
+
+@dataclass
+class WorkerDeps:
+    """Clients shared by every activity of this process."""
+
+    settings: Settings
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    redis: Redis
+    solana: AsyncClient
+    gateway: ChainGateway
+
+
+@asynccontextmanager
+async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
+    engine = create_engine(settings)
+    sessions = create_session_maker(engine)
+    redis = create_redis(settings)
+    solana = AsyncClient(settings.solana_rpc_url, timeout=10)
+    gateway = ChainGateway(settings, solana, load_or_create_keys(settings.chain_keys_dir), sessions)
+    # Token decimals from the mints, in the background: the worker starts while its chain is
+    # down, and an activity needing them fails retryably until they are read. The worker keeps
+    # them per mint (mint_decimals) for processes that start while the chain is unreachable.
+    warm_up = asyncio.create_task(gateway.warm_up(keep=True))
+    try:
+        yield WorkerDeps(settings, engine, sessions, redis, solana, gateway)
+    finally:
+        warm_up.cancel()
+        await solana.close()
+        await redis.aclose()
+        await engine.dispose()

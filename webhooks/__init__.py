@@ -1,0 +1,1 @@
+"""Webhook delivery: signing, receiver URL checks, senders and the delivery pump."""
