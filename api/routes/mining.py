@@ -20,7 +20,12 @@ from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, page, resource, single
 from api.idempotency import write_context
-from api.routes.mining_models import BatchBody, RecordAttrs, SubmissionAttrs, SubmitBody
+from api.routes.mining_models import (
+    MiningBatchBody,
+    MiningRecordAttrs,
+    MiningSubmissionAttrs,
+    MiningSubmitBody,
+)
 from api.routes.webhooks import start_pump, task_queue
 from api.typed import Many, One
 from core.config import Settings
@@ -121,7 +126,7 @@ def _start_soon(request: Request, workflow_id: str, submission_ids: list[str]) -
 
 
 @router.post(
-    "/submit-activity", status_code=202, response_model=SubmitBody, responses=_WRITE_PROBLEMS
+    "/submit-activity", status_code=202, response_model=MiningSubmitBody, responses=_WRITE_PROBLEMS
 )
 async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: Request) -> Any:
     """Submit one mining activity; verified independently, rewarded in MCD on chain."""
@@ -167,7 +172,9 @@ def _problem(request: Request, exc: DomainError) -> dict[str, Any]:
     }
 
 
-@router.post("/batch-submit", status_code=200, response_model=BatchBody, responses=_WRITE_PROBLEMS)
+@router.post(
+    "/batch-submit", status_code=200, response_model=MiningBatchBody, responses=_WRITE_PROBLEMS
+)
 async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request) -> Any:
     """Submit up to 100 activities; each has its own idempotency key, status and result."""
     async with write_context(request, project, operation="mining.batch_submit") as ctx:
@@ -189,7 +196,9 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
     return response
 
 
-@router.get("/activity/{activity_id}", response_model=One[SubmissionAttrs], responses=_PROBLEMS)
+@router.get(
+    "/activity/{activity_id}", response_model=One[MiningSubmissionAttrs], responses=_PROBLEMS
+)
 async def get_activity(
     activity_id: str, project: ProjectRead, session: SessionDep, request: Request
 ) -> Any:
@@ -213,7 +222,7 @@ async def mining_reader(
     return await current_user(scopes, request, token)
 
 
-@router.get("/records", response_model=Many[RecordAttrs], responses=_PROBLEMS)
+@router.get("/records", response_model=Many[MiningRecordAttrs], responses=_PROBLEMS)
 async def records(
     reader: Annotated[UserPrincipal | ProjectPrincipal, Depends(mining_reader)],
     session: SessionDep,

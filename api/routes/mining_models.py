@@ -11,7 +11,7 @@ from api.envelope import Meta
 from api.typed import PageMeta, TypedResource
 
 
-class SubmissionAttrs(BaseModel):
+class MiningSubmissionAttrs(BaseModel):
     """A ``mining_activity`` resource: one submission, its reward and its history."""
 
     status: str
@@ -29,38 +29,38 @@ class SubmissionAttrs(BaseModel):
     confirmed_at: str | None
 
 
-class WebhookMeta(Meta):
+class MiningWebhookMeta(Meta):
     webhook_url: str | None
     webhook_note: str
 
 
-class SubmitBody(BaseModel):
-    data: TypedResource[SubmissionAttrs]
-    meta: WebhookMeta
+class MiningSubmitBody(BaseModel):
+    data: TypedResource[MiningSubmissionAttrs]
+    meta: MiningWebhookMeta
 
 
-class BatchItemAttrs(BaseModel):
+class MiningBatchItemAttrs(BaseModel):
     """One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem."""
 
     idempotency_key: Any
     status: int
-    activity: TypedResource[SubmissionAttrs] | None
+    activity: TypedResource[MiningSubmissionAttrs] | None
     error: dict[str, Any] | None = None
 
 
-class BatchMeta(PageMeta):
+class MiningBatchMeta(PageMeta):
     webhook_url: str | None
     webhook_note: str
     accepted: int
     refused: int
 
 
-class BatchBody(BaseModel):
-    data: list[TypedResource[BatchItemAttrs]]
-    meta: BatchMeta
+class MiningBatchBody(BaseModel):
+    data: list[TypedResource[MiningBatchItemAttrs]]
+    meta: MiningBatchMeta
 
 
-class RecordAttrs(BaseModel):
+class MiningRecordAttrs(BaseModel):
     """A ``mining_record``: one confirmed reward."""
 
     date: str | None
@@ -74,7 +74,7 @@ class RecordAttrs(BaseModel):
     confirmed_at: str | None
 
 
-class RewardAttrs(BaseModel):
+class McdRewardAttrs(BaseModel):
     """An ``mcd_reward``: a user's confirmed rewards of one UTC day and project."""
 
     date: str
@@ -85,13 +85,13 @@ class RewardAttrs(BaseModel):
     source: str
 
 
-class LegacyRecord(BaseModel):
+class LegacyMiningRecord(BaseModel):
     date: str
     project: str
     amount: float
     status: str
 
 
-class LegacyHistory(BaseModel):
-    records: list[LegacyRecord]
+class LegacyMiningHistory(BaseModel):
+    records: list[LegacyMiningRecord]
     total: int

@@ -13,7 +13,7 @@ from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, page, resource
 from api.routes.legacy import LegacyUser
-from api.routes.mining_models import LegacyHistory, RewardAttrs
+from api.routes.mining_models import LegacyMiningHistory, McdRewardAttrs
 from api.typed import Many
 from core.money import to_decimal_string
 from db.models.identity import Project
@@ -31,7 +31,7 @@ def _decimals(request: Request) -> int:
 
 @router.get(
     "/v1/mcd/rewards",
-    response_model=Many[RewardAttrs],
+    response_model=Many[McdRewardAttrs],
     responses={
         401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
         403: {"description": "Missing scope mcd:read (`insufficient-scope`)"},
@@ -88,7 +88,7 @@ async def mcd_rewards(
 @router.get(
     "/mcc/mining/history",
     tags=["legacy"],
-    response_model=LegacyHistory,
+    response_model=LegacyMiningHistory,
     responses={401: {"description": "`{error: unauthorized, message, code: 401}`"}},
 )
 async def legacy_mining_history(
