@@ -16,6 +16,7 @@ from chain.errors import ChainRejected
 from chain.gateway import ChainGateway, ChainWrite
 from core.config import Settings
 from mining import settle
+from mining.minter import SharedMinter
 from mining.mints import MintItem, chunks_of, mint_of, packer
 from mining.settle import ConfirmResult, VerifyResult
 
@@ -50,6 +51,11 @@ class MintResult:
 
 
 @dataclass
+class SharedMintInput:
+    submission_id: str
+
+
+@dataclass
 class FailInput:
     activity_ids: list[str]
     reason: str
@@ -67,6 +73,7 @@ class MiningActivities:
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
         self._gateway = gateway
+        self._minter = SharedMinter(sessions, gateway, lambda: self._decimals)
 
     @property
     def _decimals(self) -> int:
@@ -125,6 +132,17 @@ class MiningActivities:
             await session.commit()
         return done
 
+    @activity.defn(name="mining_mint_shared")
+    async def mint_shared(self, data: SharedMintInput) -> ConfirmResult:
+        """One verified single submission, minted in a transaction shared with the others that
+        arrive together, then confirmed on its own (mining.minter)."""
+        try:
+            return await self._minter.mint(data.submission_id)
+        except ChainRejected as exc:  # its custody account was refused: nothing was minted
+            raise ApplicationError(str(exc), type="ChainRejected", non_retryable=True) from exc
+        except settle.NotYetVisible as exc:
+            raise _not_visible(exc) from exc
+
     @activity.defn(name="mining_fail")
     async def fail(self, data: FailInput) -> list[str]:
         """Mark submissions that can no longer be minted as failed (limits given back)."""
@@ -134,4 +152,4 @@ class MiningActivities:
         return failed
 
     def all(self) -> list[Any]:
-        return [self.verify, self.mint, self.confirm, self.fail]
+        return [self.verify, self.mint, self.mint_shared, self.confirm, self.fail]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain.gateway import ChainWrite
@@ -129,6 +129,33 @@ async def verify(
     return result
 
 
+async def claim(session: AsyncSession, ids: list[str], op_key: str) -> list[MintItem]:
+    """Name the shared write ``op_key`` for those of ``ids`` still verified and unclaimed,
+    before anything is signed (one conditional UPDATE); the members, in id order."""
+    claimed = await session.execute(
+        update(MiningSubmission)
+        .where(
+            MiningSubmission.id.in_(ids),
+            MiningSubmission.status == "verified",
+            MiningSubmission.op_key.is_(None),
+        )
+        .values(op_key=op_key)
+        .returning(MiningSubmission.id, MiningSubmission.user_uid, MiningSubmission.mcd_amount)
+    )
+    return sorted((MintItem(*row) for row in claimed), key=lambda i: i.activity_id)
+
+
+async def members(session: AsyncSession, op_key: str) -> list[MintItem]:
+    """Every submission a claim named ``op_key``, in id order (whatever their status now):
+    the write is rebuilt from them with exactly its first instructions."""
+    found = await session.execute(
+        select(MiningSubmission.id, MiningSubmission.user_uid, MiningSubmission.mcd_amount)
+        .where(MiningSubmission.op_key == op_key)
+        .order_by(MiningSubmission.id)
+    )
+    return [MintItem(*row) for row in found]
+
+
 async def record_mints(session: AsyncSession, sent: list[tuple[str, list[str], str]]) -> None:
     """``sent`` = ``[(op_key, submission ids, signature)]``: verified -> pending_onchain."""
     rows = {r.id: r for r in await locked(session, [i for _, ids, _ in sent for i in ids])}
@@ -192,11 +219,12 @@ async def confirm(
 
 
 async def fail(session: AsyncSession, ids: list[str], reason: str) -> list[str]:
-    """Submissions that can no longer be minted -> failed (limit usage given back)."""
+    """Submissions that can no longer be minted -> failed (limit usage given back). A row a
+    shared write names (``op_key``) is minted with it, so it is never failed here."""
     failed: list[str] = []
     given_back: list[tuple[int, date, int]] = []
     for row in await locked(session, ids):
-        if row.status in ("pending_verification", "verified"):
+        if row.status in ("pending_verification", "verified") and row.op_key is None:
             _move(row, "failed", reason)
             given_back.append((row.project_id, row.reward_day, row.mcd_amount))
             failed.append(row.id)

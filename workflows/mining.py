@@ -23,11 +23,15 @@ with workflow.unsafe.imports_passed_through():
         MiningActivities,
         MintInput,
         MintResult,
+        SharedMintInput,
         VerifyInput,
         VerifyResult,
     )
 
 
+# The patch that sends single submissions through the shared minter (histories recorded
+# before it keep their own mint_to per submission when replayed).
+SHARED_MINT = "mining-shared-mint"
 # Workflow id prefixes (api.idempotency.WriteContext.workflow_id): one submission, a batch.
 SINGLE_PREFIX = "mining"
 BATCH_PREFIX = "mining-batch"
@@ -87,6 +91,18 @@ class MiningSubmissionWorkflow:
         if not verified.verified:
             return result
         try:
+            if len(data.activity_ids) == 1 and workflow.patched(SHARED_MINT):
+                # A single submission shares its mint_to transaction with the others that
+                # arrive together, and is confirmed on its own (mining.minter).
+                return self._ended(
+                    result,
+                    await workflow.execute_activity_method(
+                        MiningActivities.mint_shared,
+                        SharedMintInput(verified.verified[0].activity_id),
+                        start_to_close_timeout=timedelta(seconds=150),
+                        retry_policy=_CHAIN_RETRY,
+                    ),
+                )
             minted: MintResult = await workflow.execute_activity_method(
                 MiningActivities.mint,
                 MintInput(op_key_base=data.op_key_base, items=verified.verified, packing="size"),
@@ -109,6 +125,10 @@ class MiningSubmissionWorkflow:
             start_to_close_timeout=timedelta(seconds=120),
             retry_policy=_CHAIN_RETRY,
         )
+        return self._ended(result, confirmed)
+
+    @staticmethod
+    def _ended(result: MiningResult, confirmed: ConfirmResult) -> MiningResult:
         result.confirmed.extend(confirmed.confirmed)
         result.failed.extend(confirmed.failed)
         return result
