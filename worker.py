@@ -36,7 +36,7 @@ from core.queues import MAIN_TASK_QUEUE
 from workflows.approval import ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
 from workflows.housekeeping import HousekeepingWorkflow
-from workflows.mining import MiningActivityWorkflow
+from workflows.mining import MiningSubmissionWorkflow
 from workflows.organizations import DailyKpiWorkflow
 from workflows.pump import ensure_pump
 from workflows.reconcile import ReconcileWorkflow
@@ -58,7 +58,7 @@ WORKFLOWS: Sequence[type] = (
     PingWorkflow,
     ApprovalWorkflow,
     WebhookPumpWorkflow,
-    MiningActivityWorkflow,
+    MiningSubmissionWorkflow,
     FundLockWorkflow,
     TransferWorkflow,
     ReconcileWorkflow,

@@ -48,7 +48,7 @@ from core.embedded import free_port, temporal_cli
 from core.security import encrypt_secret, hash_api_secret, new_api_key
 from db.models import Event, Project, User
 from db.models.access import OAuthConsent
-from db.models.mining import MiningActivity
+from db.models.mining import MiningSubmission
 from db.models.webhooks import WebhookDelivery, WebhookEndpoint
 from tests.services import fresh_database, redis_server
 from webhooks.delivery import WebhookPump
@@ -155,7 +155,9 @@ def signed_activity(uid: str, secret: str, n: int) -> dict[str, Any]:
 async def wait_confirmed(sessions: Any, ids: list[str], deadline: float) -> None:
     while time.perf_counter() < deadline:
         async with sessions() as s:
-            rows = await s.execute(select(MiningActivity.status).where(MiningActivity.id.in_(ids)))
+            rows = await s.execute(
+                select(MiningSubmission.status).where(MiningSubmission.id.in_(ids))
+            )
             statuses = [r[0] for r in rows]
         if all(st in ("confirmed", "rejected", "failed") for st in statuses):
             bad = [st for st in statuses if st != "confirmed"]
@@ -171,7 +173,7 @@ async def phases(client: Client, sessions: Any, ids: list[str], accept_s: float)
     closed the activity itself)."""
     async with sessions() as s:
         workflow_id = await s.scalar(
-            select(MiningActivity.workflow_id).where(MiningActivity.id == ids[0])
+            select(MiningSubmission.workflow_id).where(MiningSubmission.id == ids[0])
         )
     history = await client.get_workflow_handle(workflow_id).fetch_history()
     names: dict[int, str] = {}

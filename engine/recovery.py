@@ -3,32 +3,37 @@
 The API starts a record's workflow after committing it; if the process dies in between (or
 Temporal was unreachable), the record is durable but unattended. The recovery sweep finds
 those records and starts their workflows by their derived ids (a no-op for a running one):
-transfers still ``pending`` after ``stale_after``, and fund locks still active well past their
-``expires_at``.
+transfers still ``pending`` after ``stale_after``, fund locks still active well past their
+``expires_at``, and mining submissions still ``pending_verification`` after ``stale_after``
+(verification moves every submission of a workflow at once, so a pending one means its
+workflow never ran).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models.engine import Transfer
 from db.models.ledger import Hold
+from db.models.mining import MiningSubmission
 from engine.ids import lock_workflow_id, transfer_workflow_id
 
 
 @dataclass
 class Orphan:
-    kind: str  # "transfer" | "lock"
+    kind: str  # "transfer" | "lock" | "mining"
     record_id: str
     workflow_id: str
     project_id: int
     user_uid: str
     currency: str
     expires_at: str | None = None  # ISO, for locks
+    # Mining: every submission of the workflow (a batch has many), in id order.
+    record_ids: list[str] = field(default_factory=list)
 
 
 async def find_orphans(
@@ -77,4 +82,37 @@ async def find_orphans(
                 h.expires_at.isoformat(),
             )
         )
+    orphans.extend(await _mining_orphans(session, cutoff, limit))
     return orphans
+
+
+async def _mining_orphans(session: AsyncSession, cutoff: datetime, limit: int) -> list[Orphan]:
+    stale = (
+        select(MiningSubmission.workflow_id)
+        .where(
+            MiningSubmission.status == "pending_verification",
+            MiningSubmission.created_at < cutoff,
+        )
+        .group_by(MiningSubmission.workflow_id)
+        .order_by(func.min(MiningSubmission.created_at))
+        .limit(limit)
+    )
+    rows = await session.execute(
+        select(
+            MiningSubmission.workflow_id,
+            MiningSubmission.id,
+            MiningSubmission.project_id,
+            MiningSubmission.user_uid,
+        )
+        .where(MiningSubmission.workflow_id.in_(stale.scalar_subquery()))
+        .order_by(MiningSubmission.workflow_id, MiningSubmission.id)
+    )
+    by_workflow: dict[str, Orphan] = {}
+    for workflow_id, submission_id, project_id, user_uid in rows:
+        orphan = by_workflow.get(workflow_id)
+        if orphan is None:
+            orphan = by_workflow[workflow_id] = Orphan(
+                "mining", submission_id, workflow_id, project_id, user_uid, "MCD"
+            )
+        orphan.record_ids.append(submission_id)
+    return list(by_workflow.values())

@@ -1,8 +1,11 @@
 """One mining submission (or one batch of them) from verification to a confirmed reward.
 
 verify (each item: verified or rejected) -> mint (custody accounts, then many mint_to per
-transaction, op_key from the activity id or the batch) -> confirm at finalization (ledger
-credit + ``mining.reward.confirmed`` per item). Items keep their own status throughout."""
+transaction, op_key from the submission id or the batch) -> confirm at finalization (ledger
+credit + ``mining.reward.confirmed`` per item). Items keep their own status throughout.
+
+The API starts it after committing the submissions; the recovery sweep starts it for committed
+submissions whose start never happened (``submission_input`` rebuilds the same input)."""
 
 from __future__ import annotations
 
@@ -20,16 +23,33 @@ with workflow.unsafe.imports_passed_through():
         MiningActivities,
         MintInput,
         MintResult,
+        SharedMintInput,
         VerifyInput,
         VerifyResult,
     )
 
 
+# The patch that sends single submissions through the shared minter (histories recorded
+# before it keep their own mint_to per submission when replayed).
+SHARED_MINT = "mining-shared-mint"
+# Workflow id prefixes (api.idempotency.WriteContext.workflow_id): one submission, a batch.
+SINGLE_PREFIX = "mining"
+BATCH_PREFIX = "mining-batch"
+
+
 @dataclass
 class MiningInput:
-    activity_ids: list[str]
-    # "mining:<activity id>" for one submission, "mining:<workflow id>" for a batch.
+    activity_ids: list[str]  # the submissions' ids (their wire name)
+    # "mining:<submission id>" for one submission, "mining:<workflow id>" for a batch.
     op_key_base: str
+
+
+def submission_input(workflow_id: str, submission_ids: list[str]) -> MiningInput:
+    """The one input a workflow id ever gets, so a start by the API and a start by the sweep
+    write the same op_keys."""
+    if workflow_id.startswith(f"{BATCH_PREFIX}-") or len(submission_ids) != 1:
+        return MiningInput(activity_ids=submission_ids, op_key_base=f"mining:{workflow_id}")
+    return MiningInput(activity_ids=submission_ids, op_key_base=f"mining:{submission_ids[0]}")
 
 
 @dataclass
@@ -39,8 +59,8 @@ class MiningResult:
     failed: list[str] = field(default_factory=list)
 
 
-# The API starts the workflow just before its commit: retry briefly until the rows are visible;
-# ~40 s without them means the submission rolled back, and the workflow ends.
+# The API now starts the workflow after its commit; histories recorded when it started just
+# before the commit retry briefly until the rows are visible (~40 s without them: rolled back).
 _VERIFY_RETRY = RetryPolicy(
     initial_interval=timedelta(milliseconds=100),
     backoff_coefficient=1.5,
@@ -56,8 +76,9 @@ _CHAIN_RETRY = RetryPolicy(
 )
 
 
-@workflow.defn
-class MiningActivityWorkflow:
+# The Temporal type name stays "MiningActivityWorkflow" so running histories still replay.
+@workflow.defn(name="MiningActivityWorkflow")
+class MiningSubmissionWorkflow:
     @workflow.run
     async def run(self, data: MiningInput) -> MiningResult:
         verified: VerifyResult = await workflow.execute_activity_method(
@@ -70,6 +91,18 @@ class MiningActivityWorkflow:
         if not verified.verified:
             return result
         try:
+            if len(data.activity_ids) == 1 and workflow.patched(SHARED_MINT):
+                # A single submission shares its mint_to transaction with the others that
+                # arrive together, and is confirmed on its own (mining.minter).
+                return self._ended(
+                    result,
+                    await workflow.execute_activity_method(
+                        MiningActivities.mint_shared,
+                        SharedMintInput(verified.verified[0].activity_id),
+                        start_to_close_timeout=timedelta(seconds=150),
+                        retry_policy=_CHAIN_RETRY,
+                    ),
+                )
             minted: MintResult = await workflow.execute_activity_method(
                 MiningActivities.mint,
                 MintInput(op_key_base=data.op_key_base, items=verified.verified, packing="size"),
@@ -92,6 +125,10 @@ class MiningActivityWorkflow:
             start_to_close_timeout=timedelta(seconds=120),
             retry_policy=_CHAIN_RETRY,
         )
+        return self._ended(result, confirmed)
+
+    @staticmethod
+    def _ended(result: MiningResult, confirmed: ConfirmResult) -> MiningResult:
         result.confirmed.extend(confirmed.confirmed)
         result.failed.extend(confirmed.failed)
         return result

@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from engine.recovery import Orphan
     from engine.search import attributes
     from workflows.funds import FundLockInput, FundLockWorkflow
+    from workflows.mining import MiningSubmissionWorkflow, submission_input
     from workflows.transfers import TransferInput, TransferWorkflow
 
 RECOVERY_SCHEDULE_ID = "mccgw-recover-orphans"
@@ -67,6 +68,14 @@ class RecoveryWorkflow:
                         status="pending", currency=o.currency,
                     ),
                 )  # fmt: skip
+            elif o.kind == "mining":
+                await workflow.start_child_workflow(
+                    MiningSubmissionWorkflow.run,
+                    submission_input(o.workflow_id, o.record_ids),
+                    id=o.workflow_id,
+                    task_queue=queue,
+                    parent_close_policy=abandon,
+                )
             else:
                 await workflow.start_child_workflow(
                     FundLockWorkflow.run,

@@ -11,11 +11,13 @@ from sqlalchemy import Date, cast, func, select
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, token_decimals
-from api.envelope import Envelope, PageParams, page, resource
+from api.envelope import PageParams, page, resource
 from api.routes.legacy import LegacyUser
+from api.routes.mining_models import LegacyMiningHistory, McdRewardAttrs
+from api.typed import Many
 from core.money import to_decimal_string
 from db.models.identity import Project
-from db.models.mining import MiningActivity
+from db.models.mining import MiningSubmission
 
 router = APIRouter(tags=["mining"])
 
@@ -29,7 +31,7 @@ def _decimals(request: Request) -> int:
 
 @router.get(
     "/v1/mcd/rewards",
-    response_model=Envelope,
+    response_model=Many[McdRewardAttrs],
     responses={
         401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
         403: {"description": "Missing scope mcd:read (`insufficient-scope`)"},
@@ -42,17 +44,17 @@ async def mcd_rewards(
     params: Annotated[PageParams, Depends()],
 ) -> dict[str, Any]:
     """The current user's confirmed MCD mining rewards per UTC day and project."""
-    day = cast(func.timezone("UTC", MiningActivity.confirmed_at), Date)
-    where = (MiningActivity.user_uid == user.uid) & (MiningActivity.status == "confirmed")
+    day = cast(func.timezone("UTC", MiningSubmission.confirmed_at), Date)
+    where = (MiningSubmission.user_uid == user.uid) & (MiningSubmission.status == "confirmed")
     grouped = (
         select(
             day.label("day"),
-            MiningActivity.project_id,
-            func.sum(MiningActivity.mcd_amount).label("amount"),
+            MiningSubmission.project_id,
+            func.sum(MiningSubmission.mcd_amount).label("amount"),
             func.count().label("activities"),
         )
         .where(where)
-        .group_by(day, MiningActivity.project_id)
+        .group_by(day, MiningSubmission.project_id)
     ).subquery()
     total = await session.scalar(select(func.count()).select_from(grouped)) or 0
     rows = (
@@ -86,6 +88,7 @@ async def mcd_rewards(
 @router.get(
     "/mcc/mining/history",
     tags=["legacy"],
+    response_model=LegacyMiningHistory,
     responses={401: {"description": "`{error: unauthorized, message, code: 401}`"}},
 )
 async def legacy_mining_history(
@@ -97,14 +100,14 @@ async def legacy_mining_history(
 ) -> dict[str, Any]:
     """Legacy mining history (plain JSON; bearer is an ID token): records and total."""
     limit, offset = max(1, min(limit, 100)), max(0, offset)
-    where = (MiningActivity.user_uid == user.uid) & MiningActivity.status.in_(LEGACY_STATUSES)
+    where = (MiningSubmission.user_uid == user.uid) & MiningSubmission.status.in_(LEGACY_STATUSES)
     total = await session.scalar(select(func.count()).where(where)) or 0
     rows = (
         await session.execute(
-            select(MiningActivity, Project.name)
-            .outerjoin(Project, Project.project_id == MiningActivity.project_id)
+            select(MiningSubmission, Project.name)
+            .outerjoin(Project, Project.project_id == MiningSubmission.project_id)
             .where(where)
-            .order_by(MiningActivity.created_at.desc(), MiningActivity.id)
+            .order_by(MiningSubmission.created_at.desc(), MiningSubmission.id)
             .offset(offset)
             .limit(limit)
         )

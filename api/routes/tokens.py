@@ -32,7 +32,7 @@ from core.config import Settings
 from core.errors import DomainError, ServiceUnavailable
 from core.logging import request_id_var
 from core.money import to_decimal_string
-from db.models.mining import MiningActivity
+from db.models.mining import MiningSubmission
 from tokens import balances, history, oracle, stats
 from tokens.cache import PRICE_KEY, NotifyCache
 from tokens.deposits import decimals_of, deposit_address, register
@@ -326,9 +326,9 @@ async def legacy_mcc_balance(
     mcd_decimals = await _decimals(request, "MCD")
     b = await _custody(request, user.uid, "MCC")
     pending = await session.scalar(
-        select(func.coalesce(func.sum(MiningActivity.mcd_amount), 0)).where(
-            MiningActivity.user_uid == user.uid,
-            MiningActivity.status.in_(("verified", "pending_onchain")),
+        select(func.coalesce(func.sum(MiningSubmission.mcd_amount), 0)).where(
+            MiningSubmission.user_uid == user.uid,
+            MiningSubmission.status.in_(("verified", "pending_onchain")),
         )
     )
 

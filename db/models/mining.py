@@ -1,5 +1,5 @@
-"""Mining activities submitted by projects, the proofs they consumed (each at most once), and
-the per-project, per-UTC-day MCD reward totals the amount limits count against."""
+"""Mining submissions (the activities projects report), the proofs they consumed (each at most
+once), and the per-project, per-UTC-day MCD reward totals the amount limits count against."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ MINING_STATUSES = (
 )
 
 
-class MiningActivity(TimestampMixin, Base):
+class MiningSubmission(TimestampMixin, Base):
+    """One reported activity on its way to a reward (table and wire names keep "activity")."""
+
     __tablename__ = "mining_activities"
     __table_args__ = (
         UniqueConstraint("project_id", "idempotency_key", name="uq_mining_activities_key"),

@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, TimestampMixin
-from db.models.mining import MiningActivity
+from db.models.mining import MiningSubmission
 
 UNIT_TYPES = ("station", "matrix", "sector", "system")
 
@@ -119,6 +119,6 @@ class KpiProgress(Base):
 # (Declared here, beside its only reader; the table is mining's.)
 Index(
     "ix_mining_activities_confirmed_day",
-    MiningActivity.confirmed_at,
+    MiningSubmission.confirmed_at,
     postgresql_where=text("status = 'confirmed'"),
 )

@@ -15,7 +15,6 @@ from solders.signature import Signature
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from activities.mining import LEGACY_MINTS_PER_TX, TX_SIZE_LIMIT, MintItem, chunks_of
 from core.config import Settings
 from core.money import to_base_units
 from db.models import Event
@@ -23,6 +22,7 @@ from db.models.chain import ChainTransaction
 from db.models.engine import LimitUsage
 from db.models.ledger import LedgerEntry
 from ledger.service import Ledger
+from mining.mints import LEGACY_MINTS_PER_TX, TX_SIZE_LIMIT, MintItem, chunks_of
 from tests.factories import ProjectCreds, World
 from tests.mining.test_mining import DATA, activity, now_iso, setup, submit, wait_status
 from tests.webhooks.support import Receiver, project_headers

@@ -787,6 +787,16 @@ class LegacyMccBalance(BaseModel):
     total_balance: Annotated[float, Field(title="Total Balance")]
 
 
+class LegacyMiningRecord(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    amount: Annotated[float, Field(title="Amount")]
+    date: Annotated[str, Field(title="Date")]
+    project: Annotated[str, Field(title="Project")]
+    status: Annotated[str, Field(title="Status")]
+
+
 class LegacyTeamUnit(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1075,6 +1085,22 @@ class McdBalance(BaseModel):
     updated_at: Annotated[str | None, Field(title="Updated At")]
 
 
+class McdRewardAttrs(BaseModel):
+    """
+    An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    activities: Annotated[int, Field(title="Activities")]
+    amount: Annotated[str, Field(title="Amount")]
+    date: Annotated[str, Field(title="Date")]
+    project_id: Annotated[str, Field(title="Project Id")]
+    project_name: Annotated[str | None, Field(title="Project Name")]
+    source: Annotated[str, Field(title="Source")]
+
+
 class MemberAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1102,6 +1128,73 @@ class Meta(BaseModel):
     )
     api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
     request_id: Annotated[str | None, Field(title="Request Id")] = None
+
+
+class MiningBatchMeta(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    accepted: Annotated[int, Field(title="Accepted")]
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    page: Annotated[int, Field(title="Page")]
+    per_page: Annotated[int, Field(title="Per Page")]
+    refused: Annotated[int, Field(title="Refused")]
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+    total: Annotated[int, Field(title="Total")]
+    webhook_note: Annotated[str, Field(title="Webhook Note")]
+    webhook_url: Annotated[str | None, Field(title="Webhook Url")]
+
+
+class MiningRecordAttrs(BaseModel):
+    """
+    A ``mining_record``: one confirmed reward.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    activity_type: Annotated[str, Field(title="Activity Type")]
+    block_height: Annotated[int | None, Field(title="Block Height")]
+    confirmed_at: Annotated[str | None, Field(title="Confirmed At")]
+    date: Annotated[str | None, Field(title="Date")]
+    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
+    project_id: Annotated[str, Field(title="Project Id")]
+    status: Annotated[str, Field(title="Status")]
+    tx_signature: Annotated[str | None, Field(title="Tx Signature")]
+    user_uid: Annotated[str, Field(title="User Uid")]
+
+
+class MiningSubmissionAttrs(BaseModel):
+    """
+    A ``mining_activity`` resource: one submission, its reward and its history.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    activity_type: Annotated[str, Field(title="Activity Type")]
+    block_height: Annotated[int | None, Field(title="Block Height")]
+    confirmed_at: Annotated[str | None, Field(title="Confirmed At")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    history: Annotated[list[dict[str, Any]], Field(title="History")]
+    idempotency_key: Annotated[str, Field(title="Idempotency Key")]
+    mcd_amount: Annotated[str | None, Field(title="Mcd Amount")]
+    mcd_estimated: Annotated[str, Field(title="Mcd Estimated")]
+    reason: Annotated[str | None, Field(title="Reason")]
+    status: Annotated[str, Field(title="Status")]
+    tx_signature: Annotated[str | None, Field(title="Tx Signature")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+    user_uid: Annotated[str, Field(title="User Uid")]
+
+
+class MiningWebhookMeta(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+    webhook_note: Annotated[str, Field(title="Webhook Note")]
+    webhook_url: Annotated[str | None, Field(title="Webhook Url")]
 
 
 class NftAttributes(BaseModel):
@@ -1558,6 +1651,15 @@ class TypedResourceBonusAttributes(BaseModel):
     type: Annotated[str, Field(title="Type")]
 
 
+class TypedResourceMcdRewardAttrs(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: McdRewardAttrs
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
 class TypedResourceMemberAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1572,6 +1674,24 @@ class TypedResourceMembershipAttributes(BaseModel):
         extra="allow",
     )
     attributes: MembershipAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMiningRecordAttrs(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MiningRecordAttrs
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMiningSubmissionAttrs(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MiningSubmissionAttrs
     id: Annotated[str, Field(title="Id")]
     type: Annotated[str, Field(title="Type")]
 
@@ -2139,6 +2259,14 @@ class ItemWalletNftAttributes(BaseModel):
     type: Annotated[str, Field(title="Type")]
 
 
+class LegacyMiningHistory(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    records: Annotated[list[LegacyMiningRecord], Field(title="Records")]
+    total: Annotated[int, Field(title="Total")]
+
+
 class LegacyTeam(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2156,11 +2284,27 @@ class ManyLoanAttributes(BaseModel):
     meta: ListMeta
 
 
+class ManyMcdRewardAttrs(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceMcdRewardAttrs], Field(title="Data")]
+    meta: PageMeta
+
+
 class ManyMemberAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     data: Annotated[list[TypedResourceMemberAttributes], Field(title="Data")]
+    meta: PageMeta
+
+
+class ManyMiningRecordAttrs(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceMiningRecordAttrs], Field(title="Data")]
     meta: PageMeta
 
 
@@ -2188,6 +2332,20 @@ class ManyWalletNftAttributes(BaseModel):
     meta: ListMeta
 
 
+class MiningBatchItemAttrs(BaseModel):
+    """
+    One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    activity: TypedResourceMiningSubmissionAttrs | None
+    error: Annotated[dict[str, Any] | None, Field(title="Error")] = None
+    idempotency_key: Annotated[Any, Field(title="Idempotency Key")]
+    status: Annotated[int, Field(title="Status")]
+
+
 class MiningStatsAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2195,6 +2353,14 @@ class MiningStatsAttributes(BaseModel):
     days: Annotated[list[DayProject], Field(title="Days")]
     since: Annotated[str, Field(title="Since")]
     totals: ApiRoutesMiningStatsTotals
+
+
+class MiningSubmitBody(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceMiningSubmissionAttrs
+    meta: MiningWebhookMeta
 
 
 class OneAuctionDetailAttributes(BaseModel):
@@ -2298,6 +2464,14 @@ class OneMembershipAttributes(BaseModel):
         extra="allow",
     )
     data: TypedResourceMembershipAttributes
+    meta: Meta
+
+
+class OneMiningSubmissionAttrs(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceMiningSubmissionAttrs
     meta: Meta
 
 
@@ -2424,6 +2598,15 @@ class TypedResourceGlobalAttributes(BaseModel):
     type: Annotated[str, Field(title="Type")]
 
 
+class TypedResourceMiningBatchItemAttrs(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MiningBatchItemAttrs
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
 class TypedResourceMiningStatsAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2483,6 +2666,14 @@ class ManyUnitAttributes(BaseModel):
     )
     data: Annotated[list[TypedResourceUnitAttributes], Field(title="Data")]
     meta: PageMeta
+
+
+class MiningBatchBody(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceMiningBatchItemAttrs], Field(title="Data")]
+    meta: MiningBatchMeta
 
 
 class OneGlobalAttributes(BaseModel):

@@ -85,12 +85,12 @@ batch_attributes: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Read this project's attributes of many users at once (one item per requested uid).",
 )
-batch_submit: Operation[models.Envelope] = Operation(
+batch_submit: Operation[models.MiningBatchBody] = Operation(
     "batch_submit",
     "POST",
     "/v1/mining/batch-submit",
     models.BatchIn,
-    models.Envelope,
+    models.MiningBatchBody,
     "Submit up to 100 activities; each has its own idempotency key, status and result.",
 )
 calculate_interest: Operation[Any] = Operation(
@@ -192,12 +192,12 @@ funds_transfer: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Move funds between two users of this project (both must have authorized it).",
 )
-get_activity: Operation[models.Envelope] = Operation(
+get_activity: Operation[Any] = Operation(
     "get_activity",
     "GET",
     "/v1/mining/activity/{activity_id}",
     None,
-    models.Envelope,
+    None,
     "Status of one of the project's mining activities, with its history and transaction.",
 )
 get_client: Operation[models.Envelope] = Operation(
@@ -278,12 +278,12 @@ legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
     models.LegacyMccBalance,
     "Legacy MCC balance (plain JSON numbers; bearer is an ID token).",
 )
-legacy_mining_history: Operation[Any] = Operation(
+legacy_mining_history: Operation[models.LegacyMiningHistory] = Operation(
     "legacy_mining_history",
     "GET",
     "/mcc/mining/history",
     None,
-    None,
+    models.LegacyMiningHistory,
     "Legacy mining history (plain JSON; bearer is an ID token): records and total.",
 )
 legacy_my_team: Operation[models.LegacyTeam] = Operation(
@@ -438,12 +438,12 @@ mcd_balance: Operation[Any] = Operation(
     None,
     "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
 )
-mcd_rewards: Operation[models.Envelope] = Operation(
+mcd_rewards: Operation[Any] = Operation(
     "mcd_rewards",
     "GET",
     "/v1/mcd/rewards",
     None,
-    models.Envelope,
+    None,
     "The current user's confirmed MCD mining rewards per UTC day and project.",
 )
 mcd_stats: Operation[Any] = Operation(
@@ -606,12 +606,12 @@ reconciliation_drifts: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Drift rows found by reconciliation (newest first; filter by run_id).",
 )
-records: Operation[models.Envelope] = Operation(
+records: Operation[Any] = Operation(
     "records",
     "GET",
     "/v1/mining/records",
     None,
-    models.Envelope,
+    None,
     "Confirmed mining rewards: a user's own, or a project's (optionally of one user).",
 )
 redeliver: Operation[models.Envelope] = Operation(
@@ -742,12 +742,12 @@ stuck_transfers: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Transfers `pending_onchain` (or `pending`) for longer than the threshold.",
 )
-submit_activity: Operation[models.Envelope] = Operation(
+submit_activity: Operation[models.MiningSubmitBody] = Operation(
     "submit_activity",
     "POST",
     "/v1/mining/submit-activity",
     models.ActivityIn,
-    models.Envelope,
+    models.MiningSubmitBody,
     "Submit one mining activity; verified independently, rewarded in MCD on chain.",
 )
 token: Operation[Any] = Operation(

@@ -1,0 +1,72 @@
+"""How a batch of rewards is cut into ``mint_to`` transactions: deterministic chunks (a retried
+mint rebuilds exactly the op_keys and instructions it may already have written), packed by the
+signed size of the transaction the gateway builds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from solders.hash import Hash
+from solders.message import Message
+
+from chain.custody import CustodyMint
+from chain.gateway import ChainGateway
+
+# A Solana transaction is at most 1232 bytes (signatures + message). A mint_to costs 15 bytes,
+# plus 32 for each custody account not yet in the transaction: a batch is packed by measuring
+# the signed size (see packer), so 100 mints to 4 users take 2 transactions, to 100 users 6.
+TX_SIZE_LIMIT = 1232
+# ...and at most this many instructions (the runtime's instruction trace holds 64).
+MAX_MINTS_PER_TX = 60
+# The packing of workflows started before size-based packing: 15 mints per transaction. Kept
+# so that a retried mint of such a workflow rebuilds exactly the chunks (op_keys and
+# instructions) it may already have written.
+LEGACY_MINTS_PER_TX = 15
+
+
+@dataclass
+class MintItem:
+    activity_id: str  # the submission's id (its wire name; recorded in workflow histories)
+    user_uid: str
+    amount: int
+
+
+def chunks_of(
+    items: list[MintItem], base: str, fits: Callable[[list[MintItem]], bool] | None = None
+) -> list[tuple[str, list[MintItem]]]:
+    """Deterministic split into transactions: sorted by id, a new chunk whenever the next item
+    would not ``fit`` (default: at most LEGACY_MINTS_PER_TX per chunk)."""
+    ordered = sorted(items, key=lambda i: i.activity_id)
+    if len(ordered) == 1:
+        return [(base, ordered)]
+    fits = fits or (lambda chunk: len(chunk) <= LEGACY_MINTS_PER_TX)
+    chunks: list[list[MintItem]] = []
+    for item in ordered:
+        if not chunks or not fits([*chunks[-1], item]):
+            chunks.append([])
+        chunks[-1].append(item)
+    return [(f"{base}:{n}", chunk) for n, chunk in enumerate(chunks)]
+
+
+def mint_of(item: MintItem) -> CustodyMint:
+    return CustodyMint("MCD", item.user_uid, item.amount)
+
+
+def packer(gateway: ChainGateway, items: list[MintItem]) -> Callable[[list[MintItem]], bool]:
+    """``fits(chunk)``: does one transaction of these mints stay within the size and the
+    instruction bounds? Measured on the message as the gateway builds it."""
+    keys = gateway.keys
+    instructions = {i.activity_id: gateway.mint_instruction(mint_of(i)) for i in items}
+
+    def fits(chunk: list[MintItem]) -> bool:
+        if len(chunk) > MAX_MINTS_PER_TX:
+            return False
+        message = Message.new_with_blockhash(
+            [instructions[i.activity_id] for i in chunk], keys.fee_payer.pubkey(), Hash.default()
+        )
+        # As sent: shortvec signature count, the signatures, the message.
+        size = 1 + 64 * message.header.num_required_signatures + len(bytes(message))
+        return size <= TX_SIZE_LIMIT
+
+    return fits
