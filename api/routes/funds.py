@@ -79,7 +79,9 @@ def parse_amount(text: str, request: Request, field: str = "amount") -> int:
 
 
 def problem(exc: Rejected) -> DomainError:
-    return DomainError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
+    """Kept only for api.routes.admin_transfers (the onboard area's): a ``Rejected`` is a
+    ``DomainError`` already, rendered by the one handler in api.errors."""
+    return exc
 
 
 def derived_id(prefix: str, workflow_id: str) -> str:
@@ -223,21 +225,18 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
         lock_id = derived_id("lk", ctx.workflow_id("funds-lock"))
         if await ctx.session.get(Hold, lock_id) is not None:
             await replay_if_done(ctx)
-        try:
-            hold, balances = await locks.lock(
-                ctx.session,
-                lock_id=lock_id,
-                project_id=project.project_id,
-                user_uid=payload.user_uid,
-                currency=payload.currency,
-                amount=amount,
-                reason=payload.reason,
-                reference_id=payload.reference_id,
-                expires_at=expires_at,
-                decimals=decimals(request),
-            )
-        except Rejected as exc:
-            raise problem(exc) from exc
+        hold, balances = await locks.lock(
+            ctx.session,
+            lock_id=lock_id,
+            project_id=project.project_id,
+            user_uid=payload.user_uid,
+            currency=payload.currency,
+            amount=amount,
+            reason=payload.reason,
+            reference_id=payload.reference_id,
+            expires_at=expires_at,
+            decimals=decimals(request),
+        )
         attributes = locks.lock_attributes(hold, decimals(request), balances.available)
         response = ctx.respond(201, single("fund_lock", lock_id, attributes))
     await start_workflow(
@@ -261,16 +260,13 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
 async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request) -> Any:
     """Unlock a fund lock of this project (exactly once; 409 if no longer locked)."""
     async with write_context(request, project, operation="funds.unlock") as ctx:
-        try:
-            hold, balances = await locks.unlock(
-                ctx.session,
-                lock_id=payload.lock_id,
-                project_id=project.project_id,
-                reason=payload.reason,
-                decimals=decimals(request),
-            )
-        except Rejected as exc:
-            raise problem(exc) from exc
+        hold, balances = await locks.unlock(
+            ctx.session,
+            lock_id=payload.lock_id,
+            project_id=project.project_id,
+            reason=payload.reason,
+            decimals=decimals(request),
+        )
         ctx.audit.user_uid = hold.user_uid
         attributes = locks.lock_attributes(hold, decimals(request), balances.available)
         attributes["unlock_reason"] = payload.reason

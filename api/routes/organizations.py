@@ -18,11 +18,9 @@ from api.envelope import PageParams, page, single
 from api.idempotency import write_context
 from api.routes.admin_transfers import require_admin
 from api.typed import Many, One
-from core.errors import DomainError
 from core.money import to_decimal_string
 from db.models.organizations import OrgMembership, OrgUnit, StationDailyKpi
 from organizations import bonus, units
-from organizations.errors import OrgRejected
 from organizations.rules import USDC_DECIMALS
 from organizations.units import MemberRow, NewUnit, StationDays
 
@@ -53,10 +51,6 @@ ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {
     },
     422: {"description": "`validation-error`, `invalid-parent`, `invalid-unit`"},
 }
-
-
-def problem(exc: OrgRejected) -> DomainError:
-    return DomainError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
 
 
 def iso(value: datetime | None) -> str | None:
@@ -116,10 +110,7 @@ async def list_organizations(
     ] = None,
 ) -> dict[str, Any]:
     """Units of the hierarchy, filtered by type and parent, paged."""
-    try:
-        rows, total = await units.list_units(session, type, parent, params.offset, params.per_page)
-    except OrgRejected as exc:
-        raise problem(exc) from exc
+    rows, total = await units.list_units(session, type, parent, params.offset, params.per_page)
     counts = await units.member_counts(session, rows)
     parents = {u.id: await units.parent_of(session, u) for u in rows}
     items = [
@@ -133,10 +124,7 @@ async def list_organizations(
 @router.get("/{unit_id}", response_model=One[UnitAttributes], responses=PROBLEMS)
 async def get_organization(unit_id: UnitId, user: OrgRead, session: SessionDep) -> dict[str, Any]:
     """One unit: type, number, name, parent, manager, territory NFT, members and state."""
-    try:
-        unit = await units.get(session, unit_id)
-    except OrgRejected as exc:
-        raise problem(exc) from exc
+    unit = await units.get(session, unit_id)
     return await _unit_body(session, unit)
 
 
@@ -168,10 +156,7 @@ async def organization_members(
     params: Annotated[PageParams, Query()],
 ) -> dict[str, Any]:
     """Current members of a unit (of every station under it), oldest first, paged."""
-    try:
-        unit = await units.get(session, unit_id)
-    except OrgRejected as exc:
-        raise problem(exc) from exc
+    unit = await units.get(session, unit_id)
     rows, total = await units.members(session, unit, params.offset, params.per_page)
     return page([_member(r) for r in rows], total, params)
 
@@ -231,10 +216,7 @@ def _station(d: StationDays) -> dict[str, Any]:
 )
 async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:
     """Public: members, 30-day mining input, qualifying days and lit state of a unit."""
-    try:
-        unit = await units.get(session, unit_id)
-    except OrgRejected as exc:
-        raise problem(exc) from exc
+    unit = await units.get(session, unit_id)
     s = await units.stats(session, unit, datetime.now(UTC).date())
     attributes = {
         "unit_type": unit.unit_type,
@@ -286,16 +268,13 @@ def _to_json(body: dict[str, Any]) -> dict[str, Any]:
 async def create_organization(payload: UnitIn, admin: Admin, request: Request) -> Any:
     """Create a unit under its parent (administrator; the same unit again answers 200)."""
     async with write_context(request, admin, operation="organizations.create") as ctx:
-        try:
-            unit, created = await units.create(
-                ctx.session,
-                NewUnit(
-                    payload.unit_type, payload.number, payload.name, payload.parent,
-                    payload.manager_uid, payload.territory_mint,
-                ),
-            )  # fmt: skip
-        except OrgRejected as exc:
-            raise problem(exc) from exc
+        unit, created = await units.create(
+            ctx.session,
+            NewUnit(
+                payload.unit_type, payload.number, payload.name, payload.parent,
+                payload.manager_uid, payload.territory_mint,
+            ),
+        )  # fmt: skip
         body = _to_json(await _unit_body(ctx.session, unit))
         return ctx.respond(201 if created else 200, body)
 
@@ -341,12 +320,9 @@ async def place_member(
     async with write_context(
         request, admin, operation="organizations.place_member", user_uid=payload.user_uid
     ) as ctx:
-        try:
-            membership, moved = await units.place(
-                ctx.session, unit_id, payload.user_uid, datetime.now(UTC)
-            )
-        except OrgRejected as exc:
-            raise problem(exc) from exc
+        membership, moved = await units.place(
+            ctx.session, unit_id, payload.user_uid, datetime.now(UTC)
+        )
         station_id = membership.station_id
         response = ctx.respond(200, _membership(membership, payload.user_uid, unit_id, moved))
     await bonus.set_member(redis, payload.user_uid, station_id)

@@ -16,10 +16,9 @@ from api.auth.principal import UserPrincipal
 from api.deps import RedisDep, SessionDep
 from api.envelope import single
 from api.idempotency import write_context
-from api.routes.organizations import problem, usdc
+from api.routes.organizations import usdc
 from api.typed import One
 from organizations import bonus, techtree, units
-from organizations.errors import OrgRejected
 from organizations.rules import (
     BONUS_PERCENT,
     LEVELS,
@@ -202,12 +201,9 @@ async def _light(request: Request, user: UserPrincipal, redis: RedisDep, upgrade
     operation = "tech_tree.upgrade" if upgrade else "tech_tree.unlock"
     async with write_context(request, user, operation=operation, user_uid=user.uid) as ctx:
         today = datetime.now(UTC).date()
-        try:
-            tree = await (techtree.upgrade if upgrade else techtree.unlock)(
-                ctx.session, user.uid, today
-            )
-        except OrgRejected as exc:
-            raise problem(exc) from exc
+        tree = await (techtree.upgrade if upgrade else techtree.unlock)(
+            ctx.session, user.uid, today
+        )
         response = ctx.respond(200, _tree(user.uid, tree))
         changed = [s.unit for s in tree.units if s.changed]
         if changed:

@@ -20,7 +20,6 @@ from api.routes.funds import (
     decimals,
     derived_id,
     parse_amount,
-    problem,
     replay_if_done,
     signal_lock,
     start_workflow,
@@ -29,7 +28,6 @@ from core.errors import DomainError, NotFound
 from core.money import to_decimal_string
 from db.models.engine import Transfer
 from engine import search, transfers
-from engine.errors import Rejected
 from engine.ids import transfer_workflow_id
 from engine.locks import iso
 from workflows.transfers import TransferInput, TransferWorkflow
@@ -140,8 +138,6 @@ async def _accept(
             workflow_id=transfer_workflow_id(transfer_id),
             audit_id=ctx.audit_id,
         )
-    except Rejected as exc:
-        raise problem(exc) from exc
     except transfers.AlreadyRecorded:
         await replay_if_done(ctx)
         raise
