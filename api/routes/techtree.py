@@ -16,6 +16,7 @@ from api.auth.principal import UserPrincipal
 from api.deps import RedisDep, SessionDep
 from api.envelope import single
 from api.idempotency import write_context
+from api.openapi import problems
 from api.routes.organizations import usdc
 from api.typed import One
 from organizations import bonus, techtree, units
@@ -34,19 +35,11 @@ router = APIRouter(prefix="/v1/tech-tree", tags=["tech tree"])
 
 OrgRead = Annotated[UserPrincipal, Security(current_user, scopes=["org:read"])]
 
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-    403: {"description": "Missing scope (`insufficient-scope`)"},
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
-WRITE_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    **PROBLEMS,
-    409: {
-        "description": "`not-a-member` (no station), `idempotency-key-reused`, "
-        "`idempotency-key-in-use`"
-    },
-    422: {"description": "`validation-error` (idempotency_key)"},
-}
+PROBLEMS = problems(401, 403, 429)
+WRITE_PROBLEMS = PROBLEMS | problems(
+    s409="`not-a-member` (no station), `idempotency-key-reused`, `idempotency-key-in-use`",
+    s422="`validation-error` (idempotency_key)",
+)
 
 
 class Level(BaseModel):
@@ -66,7 +59,7 @@ class ConfigAttributes(BaseModel):
     schedule: str = Field(description="When the daily job runs")
 
 
-@router.get("/config", response_model=One[ConfigAttributes])
+@router.get("/config", response_model=One[ConfigAttributes], responses=problems(429))
 async def config() -> dict[str, Any]:
     """Public: the levels, their bonuses and the lighting thresholds."""
     levels, cumulative = [], 0
