@@ -241,13 +241,10 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
             await replay_if_done(ctx)
         hold, balances = await locks.lock(
             ctx.session,
+            **payload.model_dump(include={"user_uid", "currency", "reason", "reference_id"}),
             lock_id=lock_id,
             project_id=project.project_id,
-            user_uid=payload.user_uid,
-            currency=payload.currency,
             amount=amount,
-            reason=payload.reason,
-            reference_id=payload.reference_id,
             expires_at=expires_at,
             decimals=decimals(request),
         )
