@@ -25,6 +25,7 @@ from core.errors import DomainError, NotFound
 from core.queues import MAIN_TASK_QUEUE
 from core.security import encrypt_secret
 from core.time import iso
+from db.models.events import EventType
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from webhooks.settings import WebhookSettings
 from webhooks.urls import UnsafeUrl, check_url
@@ -34,15 +35,7 @@ log = logging.getLogger("mccgw.webhooks")
 
 router = APIRouter(prefix="/v1/webhooks", tags=["webhooks"])
 
-EventKind = Literal[
-    "mining.activity.verified",
-    "mining.reward.confirmed",
-    "funds.locked",
-    "funds.unlocked",
-    "transfer.completed",
-    "transfer.failed",
-    "funds.deposited",
-]
+EventKind = EventType
 MAX_ENDPOINTS = 10
 ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
