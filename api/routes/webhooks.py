@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Security
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.deps import current_project
@@ -174,6 +174,11 @@ async def _endpoint(session: AsyncSession, project_id: int, endpoint_id: str) ->
     return row
 
 
+def _live(project_id: int) -> ColumnElement[bool]:
+    """The project's endpoints that still count (a deleted one only keeps its log)."""
+    return (WebhookEndpoint.project_id == project_id) & (WebhookEndpoint.status != "deleted")
+
+
 def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
@@ -190,12 +195,7 @@ async def register(payload: EndpointIn, project: ProjectCaller, request: Request
     await _checked_url(payload.url)
     settings = _settings(request)
     async with write_context(request, project, operation="webhooks.register") as ctx:
-        count = await ctx.session.scalar(
-            select(func.count()).where(
-                WebhookEndpoint.project_id == project.project_id,
-                WebhookEndpoint.status != "deleted",
-            )
-        )
+        count = await ctx.session.scalar(select(func.count()).where(_live(project.project_id)))
         if (count or 0) >= MAX_ENDPOINTS:
             raise DomainError(
                 f"A project may register at most {MAX_ENDPOINTS} webhook endpoints",
@@ -240,11 +240,10 @@ async def list_endpoints(
     params: Annotated[PageParams, Depends()],
 ) -> dict[str, Any]:
     """The calling project's webhook endpoints (deleted ones are not listed)."""
-    where = (WebhookEndpoint.project_id == project.project_id) & (
-        WebhookEndpoint.status != "deleted"
-    )
     order = (WebhookEndpoint.created_at, WebhookEndpoint.id)
-    rows, total = await fetch_page(session, WebhookEndpoint, where, order, params)
+    rows, total = await fetch_page(
+        session, WebhookEndpoint, _live(project.project_id), order, params
+    )
     if total:
         await start_pump(request)
     items = [resource("webhook_endpoint", r.id, endpoint_attributes(r)) for r in rows]
