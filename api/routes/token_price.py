@@ -17,15 +17,7 @@ from api.deps import SessionDep
 from api.envelope import meta
 from api.idempotency import write_context
 from api.openapi import problems
-from api.routes.token_common import (
-    PUBLIC_PROBLEMS,
-    cache_of,
-    chain_down,
-    fast,
-    gateway_of,
-    settings_of,
-    usdc,
-)
+from api.routes import token_common as common
 from api.routes.token_models import MccPrice, PriceSet, TokenStats
 from api.typed import One
 from chain.errors import ChainError
@@ -55,11 +47,11 @@ def _view(
 ) -> dict[str, Any]:
     """The price attributes: the rule's answer now beside the newest close and on-chain write."""
     return {
-        "price_usdc": usdc(price),
+        "price_usdc": common.usdc(price),
         "source": source,
         "updated_at": iso(observed),
-        "base_price_usdc": usdc(close.base_price_usdc) if close else None,
-        "buyback_price_usdc": usdc(close.buyback_price_usdc) if close else None,
+        "base_price_usdc": common.usdc(close.base_price_usdc) if close else None,
+        "buyback_price_usdc": common.usdc(close.buyback_price_usdc) if close else None,
         "premium_bps": close.premium_bps if close else settings.oracle_premium_bps,
         "points": close.points if close else 0,
         "close_at": iso(close.close_at) if close else None,
@@ -69,7 +61,7 @@ def _view(
 
 
 async def _price_view(request: Request) -> dict[str, Any]:
-    settings = settings_of(request)
+    settings = common.settings_of(request)
     market: oracle.MarketReader = request.app.state.market_reader
 
     async def load() -> dict[str, Any]:
@@ -77,14 +69,14 @@ async def _price_view(request: Request) -> dict[str, Any]:
             try:
                 now = await oracle.price_now(session, market.read, settings.default_price_usdc)
             except ChainError as exc:
-                raise chain_down(exc) from exc
+                raise common.chain_down(exc) from exc
             close = await oracle.latest_close(session)
             written = await oracle.latest_onchain(session)
         q = now.quote
         return _view(q.price_usdc, q.source, now.observed_at, close, written, settings)
 
     ttl = settings.market_price_cache_seconds if market.configured else None
-    view: dict[str, Any] = await cache_of(request).get(PRICE_KEY, load, ttl)
+    view: dict[str, Any] = await common.cache_of(request).get(PRICE_KEY, load, ttl)
     return view
 
 
@@ -95,10 +87,10 @@ def _price_response(view: dict[str, Any], settings: Settings) -> dict[str, Any]:
     }
 
 
-@router.get("/v1/mcc/price", response_model=One[MccPrice], responses=PUBLIC_PROBLEMS)
+@router.get("/v1/mcc/price", response_model=One[MccPrice], responses=common.PUBLIC_PROBLEMS)
 async def mcc_price(request: Request) -> Response:
     """The MCC price the rule gives now (market > admin > default), with base and buyback."""
-    return fast(_price_response(await _price_view(request), settings_of(request)))
+    return common.fast(_price_response(await _price_view(request), common.settings_of(request)))
 
 
 @router.post(
@@ -125,7 +117,7 @@ async def set_mcc_price(payload: PriceSet, user: MccAdmin, request: Request) -> 
             str(exc), status=422, slug="invalid-amount",
             errors=[{"field": "price_usdc", "message": str(exc)}],
         ) from exc  # fmt: skip
-    settings = settings_of(request)
+    settings = common.settings_of(request)
     async with write_context(request, user, operation="mcc.price.set", user_uid=user.uid) as ctx:
         row = await oracle.set_admin_price(ctx.session, price, user.uid, request_id_var.get())
         close = await oracle.latest_close(ctx.session)
@@ -139,13 +131,13 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
     hit = cached.get(currency)
     if hit is not None and time.monotonic() - hit[0] < STATS_SECONDS:
         return hit[1]
-    gateway = gateway_of(request)
+    gateway = common.gateway_of(request)
     try:
         s = await stats.load(
             session, request.app.state.solana, currency, gateway.keys.mint_for(currency)
         )
     except (RPCException, SolanaRpcException, OSError) as exc:
-        raise chain_down(exc) from exc
+        raise common.chain_down(exc) from exc
     d = s.decimals
     attributes: dict[str, Any] = {
         "mint": s.mint,
@@ -171,14 +163,14 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
     return body
 
 
-@router.get("/v1/mcc/stats", response_model=One[TokenStats], responses=PUBLIC_PROBLEMS)
+@router.get("/v1/mcc/stats", response_model=One[TokenStats], responses=common.PUBLIC_PROBLEMS)
 async def mcc_stats(request: Request, session: SessionDep) -> dict[str, Any]:
     """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s)."""
     body = await _stats(request, session, "MCC")
     return {**body, "meta": meta(cache_seconds=STATS_SECONDS)}
 
 
-@router.get("/v1/mcd/stats", response_model=One[TokenStats], responses=PUBLIC_PROBLEMS)
+@router.get("/v1/mcd/stats", response_model=One[TokenStats], responses=common.PUBLIC_PROBLEMS)
 async def mcd_stats(request: Request, session: SessionDep) -> dict[str, Any]:
     """Global MCD statistics: supply, custody, holders, volume (cached 30 s)."""
     body = await _stats(request, session, "MCD")
