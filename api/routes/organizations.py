@@ -271,13 +271,13 @@ async def create_organization(payload: UnitIn, admin: Admin, request: Request) -
         return ctx.respond(201 if created else 200, body)
 
 
-class KeyIn(BaseModel):
+class RemovalIn(BaseModel):
     idempotency_key: str | None = Field(
         None, description="Required unless the Idempotency-Key header is sent"
     )
 
 
-class PlacementIn(KeyIn):
+class PlacementIn(RemovalIn):  # the removal's body, plus whom to place
     user_uid: str = Field(min_length=1, max_length=100)
 
 
@@ -342,7 +342,7 @@ async def place_member(
     "/members/{uid}/leave", response_model=One[MembershipAttributes], responses=ADMIN_PROBLEMS
 )
 async def remove_member(
-    uid: str, payload: KeyIn, admin: Admin, request: Request, redis: RedisDep
+    uid: str, payload: RemovalIn, admin: Admin, request: Request, redis: RedisDep
 ) -> Any:
     """End a user's membership of their station (administrator)."""
 

@@ -758,19 +758,6 @@ class InterestAttributes(BaseModel):
     total_debt: Annotated[str, Field(title="Total Debt")]
 
 
-class KeyIn(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-
-
 class LegacyError(BaseModel):
     """
     The legacy error body (not a problem document): ``{error, message, code}``.
@@ -1417,6 +1404,19 @@ class RejectIn(BaseModel):
             title="Reason",
         ),
     ]
+
+
+class RemovalIn(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
 
 
 class Resource(BaseModel):

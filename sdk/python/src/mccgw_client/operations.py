@@ -653,7 +653,7 @@ remove_member: Operation[Any] = Operation(
     "remove_member",
     "POST",
     "/v1/admin/organizations/members/{uid}/leave",
-    models.KeyIn,
+    models.RemovalIn,
     None,
     "End a user's membership of their station (administrator).",
 )
