@@ -21,7 +21,6 @@ from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from core.errors import DomainError, title_of
-from views.errors import ViewError
 
 log = logging.getLogger("mccgw.api")
 
@@ -70,17 +69,12 @@ def _field_path(loc: tuple[Any, ...] | list[Any]) -> str:
     return ".".join(parts) or "body"
 
 
-async def _on_problem(request: Request, exc: Exception) -> JSONResponse:
+async def _on_domain(request: Request, exc: Exception) -> JSONResponse:
+    """Every business refusal (engine, organizations, views, ledger, ...) is a DomainError."""
     assert isinstance(exc, DomainError)
     return problem_response(
         request, exc.status, exc.slug, exc.detail, exc.title, exc.headers, **exc.extra
     )
-
-
-async def _on_view(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ViewError)
-    headers = {"Retry-After": "1"} if exc.status == 503 else None
-    return problem_response(request, exc.status, exc.slug, exc.detail, headers=headers, **exc.extra)
 
 
 async def _on_http(request: Request, exc: Exception) -> JSONResponse:
@@ -157,8 +151,7 @@ async def _on_unhandled(request: Request, exc: Exception) -> JSONResponse:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(DomainError, _on_problem)
-    app.add_exception_handler(ViewError, _on_view)
+    app.add_exception_handler(DomainError, _on_domain)
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(DBAPIError, _on_database)

@@ -32,6 +32,28 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 _PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 _FASTAPI_422 = ("HTTPValidationError", "ValidationError")
 
+# The usual meaning of each status, for a route's ``responses=problems(...)``.
+COMMON_PROBLEMS: dict[int, str] = {
+    401: "Missing or invalid credentials (`unauthorized`)",
+    403: "Missing scope (`insufficient-scope`)",
+    404: "No such resource (`not-found`)",
+    409: "`idempotency-key-reused` / `idempotency-key-in-use`",
+    422: "Invalid parameter or body (`validation-error`)",
+    429: "Rate limited (`rate-limit-exceeded`)",
+    500: "Unexpected error (`internal-error`)",
+    503: "A backing service is unavailable (`service-unavailable`)",
+}
+
+
+def problems(*statuses: int, **described: str) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` entries, each rendered as a Problem body (``_patch``): the usual meaning
+    of each status in ``statuses``, and route-specific ones as ``s404="No such user"``."""
+    entries: dict[int | str, dict[str, Any]] = {
+        s: {"description": COMMON_PROBLEMS[s]} for s in statuses
+    }
+    entries |= {int(k.removeprefix("s")): {"description": v} for k, v in described.items()}
+    return entries
+
 
 def _patch(document: dict[str, Any]) -> dict[str, Any]:
     schemas = document.setdefault("components", {}).setdefault("schemas", {})

@@ -9,6 +9,7 @@ from fastapi import Depends, Query, Request
 from pydantic import BaseModel, Field
 
 from api.envelope import API_VERSION
+from api.typed import TypedResource
 from core.logging import request_id_var
 from views.base import View, ViewPage, Views
 
@@ -30,19 +31,13 @@ class ListMeta(ViewMeta):
     per_page: int
 
 
-class Item(BaseModel, Generic[A]):
-    type: str
-    id: str
-    attributes: A
-
-
 class One(BaseModel, Generic[A]):
-    data: Item[A]
+    data: TypedResource[A]
     meta: ViewMeta
 
 
 class Many(BaseModel, Generic[A]):
-    data: list[Item[A]]
+    data: list[TypedResource[A]]
     meta: ListMeta
 
 

@@ -1,16 +1,20 @@
-"""Business rejections of the engine, with the problem slug and HTTP status they map to."""
+"""Business rejections of the engine: ``DomainError``s with the problem slug and HTTP status
+they are rendered with (one handler in ``api.errors``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from core.errors import DomainError
 
-class Rejected(Exception):
+
+class Rejected(DomainError):
     """A request the engine refuses; nothing was written (the caller rolls back)."""
 
+    status = 422
+
     def __init__(self, detail: str, *, slug: str, status: int = 422, **extra: Any) -> None:
-        super().__init__(detail)
-        self.detail, self.slug, self.status, self.extra = detail, slug, status, extra
+        super().__init__(detail, status=status, slug=slug, **extra)
 
 
 def not_found(what: str) -> Rejected:

@@ -21,6 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from core.errors import DomainError
 from db.base import table_of
 from db.models.ledger import Hold, LedgerAccount, LedgerEntry
 
@@ -59,10 +60,16 @@ WHERE a.user_uid = d.user_uid AND a.currency = d.currency
 
 
 class LedgerError(Exception):
-    pass
+    """A broken invariant (a non-positive amount): a programming error, never a client's
+    refusal, so it is not a DomainError and leaves as a logged 500 ``internal-error``."""
 
 
-class InsufficientFunds(LedgerError):
+class InsufficientFunds(LedgerError, DomainError):
+    """The one business refusal of the ledger. The engine re-raises it with amounts in decimal
+    units (``engine.transfers.insufficient``); the slug and status are the same either way."""
+
+    status, slug = 422, "insufficient-funds"
+
     def __init__(self, user_uid: str, currency: str, requested: int, available: int) -> None:
         super().__init__(
             f"{user_uid} has {available} {currency} base units available, needs {requested}"

@@ -1,16 +1,20 @@
-"""Business rejections of the organizations service (the route maps them to problems)."""
+"""Business rejections of the organizations service: ``DomainError``s, rendered by the one
+handler in ``api.errors``."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from core.errors import DomainError
 
-class OrgRejected(Exception):
+
+class OrgRejected(DomainError):
     """A request the service refuses; nothing was written (the caller rolls back)."""
 
+    status = 422
+
     def __init__(self, detail: str, *, slug: str, status: int = 422, **extra: Any) -> None:
-        super().__init__(detail)
-        self.detail, self.slug, self.status, self.extra = detail, slug, status, extra
+        super().__init__(detail, status=status, slug=slug, **extra)
 
 
 def not_found(what: str) -> OrgRejected:

@@ -1,14 +1,18 @@
-"""Why a view cannot answer, with the problem slug and HTTP status each maps to."""
+"""Why a view cannot answer: ``DomainError``s with the problem slug and HTTP status each maps
+to (rendered by the one handler in ``api.errors``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from core.errors import DomainError
 
-class ViewError(Exception):
+
+class ViewError(DomainError):
     def __init__(self, detail: str, *, slug: str, status: int, **extra: Any) -> None:
-        super().__init__(detail)
-        self.detail, self.slug, self.status, self.extra = detail, slug, status, extra
+        # A 503 tells the client when to come back (the snapshot is refreshed within a second).
+        headers = {"Retry-After": "1"} if status == 503 else None
+        super().__init__(detail, status=status, slug=slug, headers=headers, **extra)
 
 
 def not_found(what: str) -> ViewError:

@@ -14,11 +14,14 @@ from api.auth.consent import forget
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
-from api.envelope import Envelope, resource, single
 from api.envelope import meta as envelope_meta
+from api.envelope import resource, single
 from api.idempotency import write_context
+from api.openapi import problems
+from api.typed import Attributes, Listing, One
 from authserver.server import AuthServer
 from core.errors import NotFound
+from core.time import iso
 from db.models import Project
 from db.models.access import OAuthConsent
 
@@ -28,11 +31,15 @@ UserRead = Annotated[UserPrincipal, Security(current_user, scopes=["user:read"])
 UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"])]
 ProjectId = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
 
-_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-    403: {"description": "Missing scope (`insufficient-scope`)"},
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
+
+class AuthorizationAttributes(Attributes):
+    project_id: str
+    project_name: str | None
+    scopes: list[str]
+    source: str
+    granted_at: str
+    updated_at: str
+    revoked_at: str | None
 
 
 def _grant(consent: OAuthConsent, project_name: str | None) -> dict[str, Any]:
@@ -44,14 +51,14 @@ def _grant(consent: OAuthConsent, project_name: str | None) -> dict[str, Any]:
             "project_name": project_name,
             "scopes": sorted(consent.scopes),
             "source": consent.source,
-            "granted_at": consent.created_at.isoformat(),
-            "updated_at": consent.updated_at.isoformat(),
-            "revoked_at": consent.revoked_at.isoformat() if consent.revoked_at else None,
+            "granted_at": iso(consent.created_at),
+            "updated_at": iso(consent.updated_at),
+            "revoked_at": iso(consent.revoked_at),
         },
     )
 
 
-@router.get("", response_model=Envelope, responses=_PROBLEMS)
+@router.get("", response_model=Listing[AuthorizationAttributes], responses=problems(401, 403, 429))
 async def list_authorizations(user: UserRead, session: SessionDep) -> dict[str, Any]:
     """The projects the current user has authorized, with the scopes granted to each."""
     rows = (
@@ -68,8 +75,8 @@ async def list_authorizations(user: UserRead, session: SessionDep) -> dict[str, 
 
 @router.delete(
     "/{project_id}",
-    response_model=Envelope,
-    responses={**_PROBLEMS, 404: {"description": "No active authorization (`not-found`)"}},
+    response_model=One[AuthorizationAttributes],
+    responses=problems(401, 403, 422, 429, s404="No active authorization (`not-found`)"),
 )
 async def revoke_authorization(project_id: ProjectId, user: UserWrite, request: Request) -> Any:
     """Withdraw the current user's authorization of a project (its tokens for the user die)."""

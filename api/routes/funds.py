@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Security
 from pydantic import BaseModel, Field
-from sqlalchemy import func, select
+from sqlalchemy import select
 from temporalio.client import Client
 from temporalio.common import TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
@@ -19,9 +19,11 @@ from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep, token_decimals
-from api.envelope import Envelope, PageParams, page, resource, single
+from api.envelope import PageParams, fetch_page, page, resource, single
 from api.idempotency import WriteContext, expired_key, replay_or_conflict, write_context
 from api.metrics import WORKFLOW_STARTS
+from api.openapi import problems
+from api.typed import Attributes, Many, One
 from core.errors import DomainError
 from core.money import InvalidAmount, to_base_units
 from core.queues import MAIN_TASK_QUEUE
@@ -41,16 +43,14 @@ FundsRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds
 
 Currency = Literal["MCC", "MCD"]
 
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Project credentials refused (`unknown-project`, `invalid-api-key`, ...)"},
-    403: {"description": "`insufficient-scope`, `user-not-authorized-for-project`, ..."},
-    409: {"description": "`idempotency-key-reused` / `idempotency-key-in-use` / `invalid-state`"},
-    422: {
-        "description": "`validation-error`, `invalid-amount`, `insufficient-funds`, "
-        "`amount-limit-exceeded`, `daily-limit-exceeded`"
-    },
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
+PROBLEMS = problems(
+    429,
+    s401="Project credentials refused (`unknown-project`, `invalid-api-key`, ...)",
+    s403="`insufficient-scope`, `user-not-authorized-for-project`, ...",
+    s409="`idempotency-key-reused` / `idempotency-key-in-use` / `invalid-state`",
+    s422="`validation-error`, `invalid-amount`, `insufficient-funds`, "
+    "`amount-limit-exceeded`, `daily-limit-exceeded`",
+)
 
 
 # ------------------------------------------------------------------ shared helpers
@@ -79,7 +79,9 @@ def parse_amount(text: str, request: Request, field: str = "amount") -> int:
 
 
 def problem(exc: Rejected) -> DomainError:
-    return DomainError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
+    """Kept only for api.routes.admin_transfers (the onboard area's): a ``Rejected`` is a
+    ``DomainError`` already, rendered by the one handler in api.errors."""
+    return exc
 
 
 def derived_id(prefix: str, workflow_id: str) -> str:
@@ -203,13 +205,27 @@ class UnlockIn(BaseModel):
     idempotency_key: str | None = None
 
 
+class LockAttributes(Attributes):
+    status: str = Field(description="locked, unlocked, settled or expired")
+    user_uid: str
+    currency: Currency
+    amount: str = Field(description="Decimal string")
+    reason: str
+    reference_id: str | None
+    locked_until: str | None
+    available_balance: str | None = Field(
+        None, description="After a lock or unlock only: the user's available balance"
+    )
+    unlock_reason: str | None = Field(None, description="After an unlock only")
+
+
 # ------------------------------------------------------------------ routes
 
 
 @router.post(
     "/lock",
     status_code=201,
-    response_model=Envelope,
+    response_model=One[LockAttributes],
     responses={**PROBLEMS, 201: {"description": "`fund_lock` with status `locked`"}},
 )
 async def lock_funds(payload: LockIn, project: FundsManage, request: Request) -> Any:
@@ -223,21 +239,15 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
         lock_id = derived_id("lk", ctx.workflow_id("funds-lock"))
         if await ctx.session.get(Hold, lock_id) is not None:
             await replay_if_done(ctx)
-        try:
-            hold, balances = await locks.lock(
-                ctx.session,
-                lock_id=lock_id,
-                project_id=project.project_id,
-                user_uid=payload.user_uid,
-                currency=payload.currency,
-                amount=amount,
-                reason=payload.reason,
-                reference_id=payload.reference_id,
-                expires_at=expires_at,
-                decimals=decimals(request),
-            )
-        except Rejected as exc:
-            raise problem(exc) from exc
+        hold, balances = await locks.lock(
+            ctx.session,
+            **payload.model_dump(include={"user_uid", "currency", "reason", "reference_id"}),
+            lock_id=lock_id,
+            project_id=project.project_id,
+            amount=amount,
+            expires_at=expires_at,
+            decimals=decimals(request),
+        )
         attributes = locks.lock_attributes(hold, decimals(request), balances.available)
         response = ctx.respond(201, single("fund_lock", lock_id, attributes))
     await start_workflow(
@@ -257,20 +267,17 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
     return response
 
 
-@router.post("/unlock", response_model=Envelope, responses=PROBLEMS)
+@router.post("/unlock", response_model=One[LockAttributes], responses=PROBLEMS)
 async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request) -> Any:
     """Unlock a fund lock of this project (exactly once; 409 if no longer locked)."""
     async with write_context(request, project, operation="funds.unlock") as ctx:
-        try:
-            hold, balances = await locks.unlock(
-                ctx.session,
-                lock_id=payload.lock_id,
-                project_id=project.project_id,
-                reason=payload.reason,
-                decimals=decimals(request),
-            )
-        except Rejected as exc:
-            raise problem(exc) from exc
+        hold, balances = await locks.unlock(
+            ctx.session,
+            lock_id=payload.lock_id,
+            project_id=project.project_id,
+            reason=payload.reason,
+            decimals=decimals(request),
+        )
         ctx.audit.user_uid = hold.user_uid
         attributes = locks.lock_attributes(hold, decimals(request), balances.available)
         attributes["unlock_reason"] = payload.reason
@@ -279,7 +286,12 @@ async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request
     return response
 
 
-@router.get("/locked/{user_uid}", response_model=Envelope, responses=PROBLEMS)
+@router.get(
+    "/locked/{user_uid}",
+    response_model=Many[LockAttributes],
+    response_model_exclude_unset=True,  # a listed lock has no available_balance: not even null
+    responses=PROBLEMS,
+)
 async def locked_funds(
     user_uid: str,
     project: FundsRead,
@@ -294,13 +306,6 @@ async def locked_funds(
         & (Hold.project_id == project.project_id)
         & (Hold.status == "active")
     )
-    total = await session.scalar(select(func.count()).select_from(Hold).where(where)) or 0
-    rows = await session.scalars(
-        select(Hold)
-        .where(where)
-        .order_by(Hold.created_at, Hold.id)
-        .offset(paging.offset)
-        .limit(paging.per_page)
-    )
+    rows, total = await fetch_page(session, Hold, where, (Hold.created_at, Hold.id), paging)
     items = [resource("fund_lock", h.id, locks.lock_attributes(h, decimals(request))) for h in rows]
     return page(items, total, paging)

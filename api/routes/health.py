@@ -4,20 +4,31 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import BaseModel
 from sqlalchemy import text
 
 from api.errors import problem_response
+from api.openapi import problems
 
 router = APIRouter(tags=["health"])
 
 _CHECK_TIMEOUT = 3.0
 
 
-@router.get("/healthz")
+class Alive(BaseModel):
+    status: Literal["ok"]
+
+
+class Ready(BaseModel):
+    status: Literal["ready"]
+    checks: dict[str, Literal["ok"]]
+
+
+@router.get("/healthz", response_model=Alive, responses=problems(500))
 async def healthz() -> dict[str, str]:
     """Liveness: the process answers."""
     return {"status": "ok"}
@@ -60,9 +71,8 @@ async def _run(name: str, request: Request) -> tuple[str, str | None]:
 
 @router.get(
     "/readyz",
-    responses={
-        503: {"description": "A dependency is down", "content": {"application/problem+json": {}}}
-    },
+    response_model=Ready,
+    responses=problems(s503="A dependency is down (`service-unavailable`, with `checks`)"),
 )
 async def readyz(request: Request) -> Any:
     """Readiness: database, Redis, Temporal and the chain RPC all answer."""

@@ -12,11 +12,28 @@ from pydantic import BaseModel
 from api.auth.deps import id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
+from api.openapi import problems
 from core.errors import DomainError, NotFound
+from core.time import iso
 from db.models import User
 from organizations import units
 
 router = APIRouter(tags=["legacy"])
+
+
+class LegacyError(BaseModel):
+    """The legacy error body (not a problem document): ``{error, message, code}``."""
+
+    error: str
+    message: str
+    code: int
+
+
+# The legacy routes' own 401 body; other refusals are problems like everywhere else.
+LEGACY_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"model": LegacyError, "description": "`{error: unauthorized, message, code: 401}`"},
+    **problems(500),
+}
 
 
 class LegacyUnauthorized(Exception):
@@ -52,9 +69,19 @@ async def legacy_user(
 LegacyUser = Annotated[UserPrincipal, Depends(legacy_user)]
 
 
+class LegacyProfile(BaseModel):
+    uid: str
+    email: str | None
+    role: str
+    station_id: int | None
+    unit_id: int | None
+    created_at: str
+
+
 @router.get(
     "/users/profile",
-    responses={401: {"description": "`{error: unauthorized, message, code: 401}`"}},
+    response_model=LegacyProfile,
+    responses=LEGACY_PROBLEMS | problems(s404="No such user (`not-found`)"),
 )
 async def legacy_profile(user: LegacyUser, session: SessionDep) -> dict[str, Any]:
     """Legacy profile (plain JSON; bearer is an ID token)."""
@@ -67,7 +94,7 @@ async def legacy_profile(user: LegacyUser, session: SessionDep) -> dict[str, Any
         "role": row.role,
         "station_id": row.station_id,
         "unit_id": row.unit_id,
-        "created_at": row.created_at.isoformat(),
+        "created_at": iso(row.created_at),
     }
 
 
@@ -91,7 +118,7 @@ class LegacyTeam(BaseModel):
 @router.get(
     "/organization/my-team",
     response_model=LegacyTeam,
-    responses={401: {"description": "`{error: unauthorized, message, code: 401}`"}},
+    responses=LEGACY_PROBLEMS,
 )
 async def legacy_my_team(user: LegacyUser, session: SessionDep) -> dict[str, Any]:
     """Legacy team: the caller's station, its matrix (``unit``) and the station's manager."""

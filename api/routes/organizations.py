@@ -4,25 +4,28 @@ See docs/organizations.md."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Security
 from pydantic import BaseModel, Field
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import RedisDep, SessionDep
 from api.envelope import PageParams, page, single
 from api.idempotency import write_context
+from api.openapi import problems
 from api.routes.admin_transfers import require_admin
 from api.typed import Many, One
-from core.errors import DomainError
 from core.money import to_decimal_string
+from core.time import iso
 from db.models.organizations import OrgMembership, OrgUnit, StationDailyKpi
 from organizations import bonus, units
-from organizations.errors import OrgRejected
 from organizations.rules import USDC_DECIMALS
 from organizations.units import MemberRow, NewUnit, StationDays
 
@@ -36,31 +39,14 @@ UnitId = Annotated[
 ]
 UnitType = Literal["station", "matrix", "sector", "system"]
 
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-    403: {"description": "Missing scope (`insufficient-scope`)"},
-    404: {"description": "No such unit (`not-found`)"},
-    422: {"description": "Invalid parameter (`validation-error`)"},
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
-ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    **PROBLEMS,
-    403: {"description": "Not an administrator (`admin-required`)"},
-    404: {"description": "No such unit or user (`not-found`)"},
-    409: {
-        "description": "`unit-exists` (other attributes), `unit-full`, `station-full`, "
-        "`idempotency-key-reused`, `idempotency-key-in-use`"
-    },
-    422: {"description": "`validation-error`, `invalid-parent`, `invalid-unit`"},
-}
-
-
-def problem(exc: OrgRejected) -> DomainError:
-    return DomainError(exc.detail, status=exc.status, slug=exc.slug, **exc.extra)
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z") if value else None
+PROBLEMS = problems(401, 403, 422, 429, s404="No such unit (`not-found`)")
+ADMIN_PROBLEMS = PROBLEMS | problems(
+    s403="Not an administrator (`admin-required`)",
+    s404="No such unit or user (`not-found`)",
+    s409="`unit-exists` (other attributes), `unit-full`, `station-full`, "
+    "`idempotency-key-reused`, `idempotency-key-in-use`",
+    s422="`validation-error`, `invalid-parent`, `invalid-unit`",
+)
 
 
 def usdc(units_: int) -> str:
@@ -116,10 +102,7 @@ async def list_organizations(
     ] = None,
 ) -> dict[str, Any]:
     """Units of the hierarchy, filtered by type and parent, paged."""
-    try:
-        rows, total = await units.list_units(session, type, parent, params.offset, params.per_page)
-    except OrgRejected as exc:
-        raise problem(exc) from exc
+    rows, total = await units.list_units(session, type, parent, params.offset, params.per_page)
     counts = await units.member_counts(session, rows)
     parents = {u.id: await units.parent_of(session, u) for u in rows}
     items = [
@@ -133,10 +116,7 @@ async def list_organizations(
 @router.get("/{unit_id}", response_model=One[UnitAttributes], responses=PROBLEMS)
 async def get_organization(unit_id: UnitId, user: OrgRead, session: SessionDep) -> dict[str, Any]:
     """One unit: type, number, name, parent, manager, territory NFT, members and state."""
-    try:
-        unit = await units.get(session, unit_id)
-    except OrgRejected as exc:
-        raise problem(exc) from exc
+    unit = await units.get(session, unit_id)
     return await _unit_body(session, unit)
 
 
@@ -168,10 +148,7 @@ async def organization_members(
     params: Annotated[PageParams, Query()],
 ) -> dict[str, Any]:
     """Current members of a unit (of every station under it), oldest first, paged."""
-    try:
-        unit = await units.get(session, unit_id)
-    except OrgRejected as exc:
-        raise problem(exc) from exc
+    unit = await units.get(session, unit_id)
     rows, total = await units.members(session, unit, params.offset, params.per_page)
     return page([_member(r) for r in rows], total, params)
 
@@ -231,10 +208,7 @@ def _station(d: StationDays) -> dict[str, Any]:
 )
 async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:
     """Public: members, 30-day mining input, qualifying days and lit state of a unit."""
-    try:
-        unit = await units.get(session, unit_id)
-    except OrgRejected as exc:
-        raise problem(exc) from exc
+    unit = await units.get(session, unit_id)
     s = await units.stats(session, unit, datetime.now(UTC).date())
     attributes = {
         "unit_type": unit.unit_type,
@@ -286,25 +260,25 @@ def _to_json(body: dict[str, Any]) -> dict[str, Any]:
 async def create_organization(payload: UnitIn, admin: Admin, request: Request) -> Any:
     """Create a unit under its parent (administrator; the same unit again answers 200)."""
     async with write_context(request, admin, operation="organizations.create") as ctx:
-        try:
-            unit, created = await units.create(
-                ctx.session,
-                NewUnit(
-                    payload.unit_type, payload.number, payload.name, payload.parent,
-                    payload.manager_uid, payload.territory_mint,
-                ),
-            )  # fmt: skip
-        except OrgRejected as exc:
-            raise problem(exc) from exc
+        unit, created = await units.create(
+            ctx.session,
+            NewUnit(
+                payload.unit_type, payload.number, payload.name, payload.parent,
+                payload.manager_uid, payload.territory_mint,
+            ),
+        )  # fmt: skip
         body = _to_json(await _unit_body(ctx.session, unit))
         return ctx.respond(201 if created else 200, body)
 
 
-class PlacementIn(BaseModel):
-    user_uid: str = Field(min_length=1, max_length=100)
+class RemovalIn(BaseModel):
     idempotency_key: str | None = Field(
         None, description="Required unless the Idempotency-Key header is sent"
     )
+
+
+class PlacementIn(RemovalIn):  # the removal's body, plus whom to place
+    user_uid: str = Field(min_length=1, max_length=100)
 
 
 class MembershipAttributes(BaseModel):
@@ -331,6 +305,23 @@ def _membership(
     )
 
 
+async def _change_membership(
+    request: Request,
+    admin: UserPrincipal,
+    redis: Redis,
+    uid: str,
+    operation: str,
+    change: Callable[[AsyncSession], Awaitable[tuple[OrgMembership | None, str | None, bool]]],
+) -> Any:
+    """One commit for the change (and its answer); the bonus cache learns the station after."""
+    async with write_context(request, admin, operation=operation, user_uid=uid) as ctx:
+        membership, station, moved = await change(ctx.session)
+        response = ctx.respond(200, _membership(membership, uid, station, moved))
+    station_id = membership.station_id if membership is not None and station else None
+    await bonus.set_member(redis, uid, station_id)
+    return response
+
+
 @admin_router.post(
     "/{unit_id}/members", response_model=One[MembershipAttributes], responses=ADMIN_PROBLEMS
 )
@@ -338,25 +329,13 @@ async def place_member(
     unit_id: UnitId, payload: PlacementIn, admin: Admin, request: Request, redis: RedisDep
 ) -> Any:
     """Place a user in a station, moving them out of their current one (administrator)."""
-    async with write_context(
-        request, admin, operation="organizations.place_member", user_uid=payload.user_uid
-    ) as ctx:
-        try:
-            membership, moved = await units.place(
-                ctx.session, unit_id, payload.user_uid, datetime.now(UTC)
-            )
-        except OrgRejected as exc:
-            raise problem(exc) from exc
-        station_id = membership.station_id
-        response = ctx.respond(200, _membership(membership, payload.user_uid, unit_id, moved))
-    await bonus.set_member(redis, payload.user_uid, station_id)
-    return response
 
+    async def place(session: AsyncSession) -> tuple[OrgMembership, str, bool]:
+        membership, moved = await units.place(session, unit_id, payload.user_uid, datetime.now(UTC))
+        return membership, unit_id, moved
 
-class RemovalIn(BaseModel):
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    operation = "organizations.place_member"
+    return await _change_membership(request, admin, redis, payload.user_uid, operation, place)
 
 
 @admin_router.post(
@@ -366,10 +345,10 @@ async def remove_member(
     uid: str, payload: RemovalIn, admin: Admin, request: Request, redis: RedisDep
 ) -> Any:
     """End a user's membership of their station (administrator)."""
-    async with write_context(
-        request, admin, operation="organizations.remove_member", user_uid=uid
-    ) as ctx:
-        ended = await units.remove(ctx.session, uid, datetime.now(UTC))
-        response = ctx.respond(200, _membership(ended, uid, None, ended is not None))
-    await bonus.set_member(redis, uid, None)
-    return response
+
+    async def remove(session: AsyncSession) -> tuple[OrgMembership | None, None, bool]:
+        ended = await units.remove(session, uid, datetime.now(UTC))
+        return ended, None, ended is not None
+
+    operation = "organizations.remove_member"
+    return await _change_membership(request, admin, redis, uid, operation, remove)

@@ -16,10 +16,10 @@ from api.auth.principal import UserPrincipal
 from api.deps import RedisDep, SessionDep
 from api.envelope import single
 from api.idempotency import write_context
-from api.routes.organizations import problem, usdc
+from api.openapi import problems
+from api.routes.organizations import usdc
 from api.typed import One
 from organizations import bonus, techtree, units
-from organizations.errors import OrgRejected
 from organizations.rules import (
     BONUS_PERCENT,
     LEVELS,
@@ -35,19 +35,11 @@ router = APIRouter(prefix="/v1/tech-tree", tags=["tech tree"])
 
 OrgRead = Annotated[UserPrincipal, Security(current_user, scopes=["org:read"])]
 
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-    403: {"description": "Missing scope (`insufficient-scope`)"},
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
-WRITE_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    **PROBLEMS,
-    409: {
-        "description": "`not-a-member` (no station), `idempotency-key-reused`, "
-        "`idempotency-key-in-use`"
-    },
-    422: {"description": "`validation-error` (idempotency_key)"},
-}
+PROBLEMS = problems(401, 403, 429)
+WRITE_PROBLEMS = PROBLEMS | problems(
+    s409="`not-a-member` (no station), `idempotency-key-reused`, `idempotency-key-in-use`",
+    s422="`validation-error` (idempotency_key)",
+)
 
 
 class Level(BaseModel):
@@ -67,7 +59,7 @@ class ConfigAttributes(BaseModel):
     schedule: str = Field(description="When the daily job runs")
 
 
-@router.get("/config", response_model=One[ConfigAttributes])
+@router.get("/config", response_model=One[ConfigAttributes], responses=problems(429))
 async def config() -> dict[str, Any]:
     """Public: the levels, their bonuses and the lighting thresholds."""
     levels, cumulative = [], 0
@@ -202,12 +194,9 @@ async def _light(request: Request, user: UserPrincipal, redis: RedisDep, upgrade
     operation = "tech_tree.upgrade" if upgrade else "tech_tree.unlock"
     async with write_context(request, user, operation=operation, user_uid=user.uid) as ctx:
         today = datetime.now(UTC).date()
-        try:
-            tree = await (techtree.upgrade if upgrade else techtree.unlock)(
-                ctx.session, user.uid, today
-            )
-        except OrgRejected as exc:
-            raise problem(exc) from exc
+        tree = await (techtree.upgrade if upgrade else techtree.unlock)(
+            ctx.session, user.uid, today
+        )
         response = ctx.respond(200, _tree(user.uid, tree))
         changed = [s.unit for s in tree.units if s.changed]
         if changed:

@@ -13,25 +13,24 @@ from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
-from api.envelope import Envelope, single
+from api.envelope import single
 from api.idempotency import WriteContext, write_context
 from api.routes.funds import (
     PROBLEMS,
     decimals,
     derived_id,
     parse_amount,
-    problem,
     replay_if_done,
     signal_lock,
     start_workflow,
 )
+from api.typed import Attributes, One
 from core.errors import DomainError, NotFound
 from core.money import to_decimal_string
+from core.time import iso
 from db.models.engine import Transfer
 from engine import search, transfers
-from engine.errors import Rejected
 from engine.ids import transfer_workflow_id
-from engine.locks import iso
 from workflows.transfers import TransferInput, TransferWorkflow
 
 router = APIRouter(tags=["transfers"])
@@ -71,6 +70,33 @@ class FundsTransferIn(BaseModel):
 class CancelIn(BaseModel):
     reason: str | None = Field(None, max_length=200)
     idempotency_key: str | None = None
+
+
+class TransferStep(BaseModel):
+    status: str
+    reason: str | None
+    at: str
+
+
+class TransferAttributes(Attributes):
+    status: str
+    transfer_type: str
+    from_uid: str
+    to_uid: str
+    currency: Literal["MCC", "MCD"]
+    amount: str = Field(description="Decimal string")
+    reference: dict[str, Any]
+    requires_onchain: bool
+    lock_id: str | None
+    created_at: str
+    # Read and cancel answers carry the settlement details and the state history too.
+    failure_reason: str | None = None
+    tx_signature: str | None = None
+    slot: int | None = None
+    block_height: int | None = None
+    updated_at: str | None = None
+    finished_at: str | None = None
+    history: list[TransferStep] | None = None
 
 
 def transfer_attributes(
@@ -140,8 +166,6 @@ async def _accept(
             workflow_id=transfer_workflow_id(transfer_id),
             audit_id=ctx.audit_id,
         )
-    except Rejected as exc:
-        raise problem(exc) from exc
     except transfers.AlreadyRecorded:
         await replay_if_done(ctx)
         raise
@@ -179,7 +203,7 @@ def _start_soon(request: Request, transfer: Transfer) -> None:
 @router.post(
     "/v1/transfer/request",
     status_code=202,
-    response_model=Envelope,
+    response_model=One[TransferAttributes],
     responses={**PROBLEMS, 202: {"description": "`transfer` with status `pending`"}},
 )
 async def request_transfer(
@@ -214,7 +238,7 @@ async def request_transfer(
 @router.post(
     "/v1/funds/transfer",
     status_code=202,
-    response_model=Envelope,
+    response_model=One[TransferAttributes],
     responses={**PROBLEMS, 202: {"description": "`transfer` with status `pending`"}},
 )
 async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, request: Request) -> Any:
@@ -255,7 +279,9 @@ async def _own(session: SessionDep, project: ProjectPrincipal, transfer_id: str)
     return transfer
 
 
-@router.get("/v1/transfer/{transfer_id}", response_model=Envelope, responses=PROBLEMS)
+@router.get(
+    "/v1/transfer/{transfer_id}", response_model=One[TransferAttributes], responses=PROBLEMS
+)
 async def get_transfer(
     transfer_id: str, project: TransferRead, session: SessionDep, request: Request
 ) -> Any:
@@ -267,7 +293,9 @@ async def get_transfer(
     )
 
 
-@router.post("/v1/transfer/{transfer_id}/cancel", response_model=Envelope, responses=PROBLEMS)
+@router.post(
+    "/v1/transfer/{transfer_id}/cancel", response_model=One[TransferAttributes], responses=PROBLEMS
+)
 async def cancel_transfer(
     transfer_id: str, project: TransferWrite, request: Request, payload: CancelIn | None = None
 ) -> Any:

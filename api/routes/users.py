@@ -12,12 +12,14 @@ from starlette.datastructures import UploadFile
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
-from api.envelope import Envelope, single
+from api.envelope import single
 from api.idempotency import write_context
+from api.openapi import problems
 from api.ratelimit import client_ip
-from api.typed import One
+from api.typed import Attributes, One
 from core.errors import DomainError, NotFound, ServiceUnavailable
 from core.logging import request_id_var
+from core.time import iso
 from db.models import User
 from events.audit import new_audit
 from profiles import avatar
@@ -28,11 +30,8 @@ router = APIRouter(prefix="/v1/users", tags=["users"])
 UserRead = Annotated[UserPrincipal, Security(current_user, scopes=["user:read"])]
 UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"])]
 
-_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-    403: {"description": "Missing scope (`insufficient-scope`)"},
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
+_PROBLEMS = problems(401, 403, 429)
+_NO_USER = "No such user (`not-found`)"
 
 
 class ProfileUpdate(BaseModel):
@@ -40,6 +39,31 @@ class ProfileUpdate(BaseModel):
     idempotency_key: str | None = Field(
         None, description="Required unless the Idempotency-Key header is sent"
     )
+
+
+class UserAttributes(Attributes):
+    uid: str
+    email: str | None = Field(description="only with the `email` scope (or for an admin)")
+    wallet_address: str | None
+    role: str
+    api_keys_configured: bool
+    display_name: str | None
+    avatar_url: str | None
+    created_at: str
+    updated_at: str
+
+
+class UserProfileAttributes(UserAttributes):
+    username: str | None
+    station_id: int | None
+    unit_id: int | None
+
+
+class PublicUserAttributes(Attributes):
+    uid: str
+    display_name: str | None
+    avatar_url: str | None
+    created_at: str
 
 
 def _user_attributes(user: User, *, detailed: bool = False) -> dict[str, Any]:
@@ -51,8 +75,8 @@ def _user_attributes(user: User, *, detailed: bool = False) -> dict[str, Any]:
         "api_keys_configured": user.api_keys_configured,
         "display_name": user.display_name,
         "avatar_url": user.avatar_url,
-        "created_at": user.created_at.isoformat(),
-        "updated_at": user.updated_at.isoformat(),
+        "created_at": iso(user.created_at),
+        "updated_at": iso(user.updated_at),
     }
     if detailed:
         attributes |= {"username": user.username, "station_id": user.station_id}
@@ -67,7 +91,7 @@ async def _load(session: SessionDep, uid: str) -> User:
     return user
 
 
-@router.get("/me", response_model=Envelope, responses=_PROBLEMS)
+@router.get("/me", response_model=One[UserAttributes], responses=_PROBLEMS)
 async def me(user: UserRead, session: SessionDep) -> dict[str, Any]:
     """The current user (scope user:read; `profile` also counts; `email` shows the e-mail)."""
     attributes = _user_attributes(await _load(session, user.uid))
@@ -81,7 +105,7 @@ def _email_scoped(attributes: dict[str, Any], user: UserPrincipal) -> dict[str, 
     return attributes | {"email": None}
 
 
-@router.get("/me/profile", response_model=Envelope, responses=_PROBLEMS)
+@router.get("/me/profile", response_model=One[UserProfileAttributes], responses=_PROBLEMS)
 async def my_profile(user: UserRead, session: SessionDep) -> dict[str, Any]:
     """The current user's detailed profile."""
     row = await _load(session, user.uid)
@@ -92,8 +116,8 @@ async def my_profile(user: UserRead, session: SessionDep) -> dict[str, Any]:
 
 @router.patch(
     "/me/profile",
-    response_model=Envelope,
-    responses={**_PROBLEMS, 409: {"description": "Idempotency conflict"}},
+    response_model=One[UserProfileAttributes],
+    responses=problems(401, 403, 409, 422, 429),
 )
 async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Request) -> Any:
     """Change the display name (scope user:write; idempotent per user for 24 h)."""
@@ -111,58 +135,48 @@ async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Re
         )
 
 
-@router.get("/{uid}", response_model=Envelope, responses={404: {"description": "No such user"}})
+@router.get(
+    "/{uid}", response_model=One[PublicUserAttributes], responses=problems(422, s404=_NO_USER)
+)
 async def public_user(uid: str, session: SessionDep) -> dict[str, Any]:
     """Public information about a user (no authentication)."""
-    user = await _load(session, uid)
-    return single(
-        "user_public",
-        user.uid,
-        {
-            "uid": user.uid,
-            "display_name": user.display_name,
-            "avatar_url": user.avatar_url,
-            "created_at": user.created_at.isoformat(),
-        },
-    )
+    return single("user_public", uid, _public(await _load(session, uid)))
 
 
-class BaseProfileAttributes(BaseModel):
-    uid: str
-    display_name: str | None
-    avatar_url: str | None
+def _public(user: User) -> dict[str, Any]:
+    return {
+        "uid": user.uid,
+        "display_name": user.display_name,
+        "avatar_url": user.avatar_url,
+        "created_at": iso(user.created_at),
+    }
+
+
+class BaseProfileAttributes(PublicUserAttributes):
     role: str
     wallet_address: str | None
     station_id: int | None
     unit_id: int | None
-    created_at: str
 
 
 @router.get(
     "/{uid}/profile",
     response_model=One[BaseProfileAttributes],
-    responses={**_PROBLEMS, 404: {"description": "No such user (`not-found`)"}},
+    responses=problems(401, 403, 429, s404=_NO_USER),
 )
 async def user_profile(uid: str, user: UserRead, session: SessionDep) -> dict[str, Any]:
     """A user's base profile (scope user:read): no e-mail, no project attributes."""
     row = await _load(session, uid)
-    return single(
-        "user_profile",
-        row.uid,
-        {
-            "uid": row.uid,
-            "display_name": row.display_name,
-            "avatar_url": row.avatar_url,
-            "role": row.role,
-            "wallet_address": row.wallet_address,
-            "station_id": row.station_id,
-            "unit_id": row.unit_id,
-            "created_at": row.created_at.isoformat(),
-        },
-    )
+    attributes = _public(row) | {
+        "role": row.role,
+        "wallet_address": row.wallet_address,
+        "station_id": row.station_id,
+        "unit_id": row.unit_id,
+    }
+    return single("user_profile", row.uid, attributes)
 
 
-class AvatarAttributes(BaseModel):
+class AvatarAttributes(Attributes):
     avatar_url: str
     content_type: str
     width: int

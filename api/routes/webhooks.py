@@ -10,18 +10,22 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Security
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
-from api.envelope import Envelope, PageParams, page, resource, single
+from api.envelope import PageParams, fetch_page, page, resource, single
 from api.idempotency import write_context
+from api.openapi import problems
+from api.typed import Attributes, Many, One
 from core.config import Settings
 from core.errors import DomainError, NotFound
 from core.queues import MAIN_TASK_QUEUE
 from core.security import encrypt_secret
+from core.time import iso
+from db.models.events import EventType
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from webhooks.settings import WebhookSettings
 from webhooks.urls import UnsafeUrl, check_url
@@ -31,29 +35,20 @@ log = logging.getLogger("mccgw.webhooks")
 
 router = APIRouter(prefix="/v1/webhooks", tags=["webhooks"])
 
-EventKind = Literal[
-    "mining.activity.verified",
-    "mining.reward.confirmed",
-    "funds.locked",
-    "funds.unlocked",
-    "transfer.completed",
-    "transfer.failed",
-    "funds.deposited",
-]
+EventKind = EventType
 MAX_ENDPOINTS = 10
 ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
-_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Project credentials refused"},
-    403: {"description": "`project-suspended`, `ip-not-allowed`"},
-    404: {"description": "`not-found`: no such endpoint of this project"},
-    429: {"description": "`rate-limit-exceeded`"},
-}
-_WRITE_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    **_PROBLEMS,
-    409: {"description": "`idempotency-key-reused` / `idempotency-key-in-use`"},
-    422: {"description": "`validation-error` (e.g. a URL refused by the SSRF rule)"},
-}
+_PROBLEMS = problems(
+    422,
+    429,
+    s401="Project credentials refused",
+    s403="`project-suspended`, `ip-not-allowed`",
+    s404="`not-found`: no such endpoint of this project",
+)
+_WRITE_PROBLEMS = _PROBLEMS | problems(
+    409, s422="`validation-error` (e.g. a URL refused by the SSRF rule)"
+)
 
 
 def task_queue(request: Request) -> str:
@@ -107,8 +102,43 @@ class KeyOnly(BaseModel):
     idempotency_key: str | None = None
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value is not None else None
+class EndpointAttributes(Attributes):
+    url: str
+    events: list[str]
+    status: str = Field(description="active, disabled or deleted")
+    failing_since: str | None
+    disabled_at: str | None
+    disabled_reason: str | None
+    created_at: str
+    updated_at: str
+
+
+class RegisteredEndpointAttributes(EndpointAttributes):
+    secret: str | None = Field(
+        None, description="Only when registered without one: the generated secret, shown once"
+    )
+
+
+class Attempt(BaseModel):
+    attempt: int
+    status_code: int | None
+    latency_ms: int | None
+    error: str | None
+    at: str
+
+
+class DeliveryAttributes(Attributes):
+    event_id: str
+    event_type: str
+    endpoint_id: str
+    status: str = Field(description="pending, succeeded or failed")
+    attempts: int
+    next_attempt_at: str | None
+    last_status_code: int | None
+    last_error: str | None
+    created_at: str
+    completed_at: str | None
+    attempt_log: list[Attempt]
 
 
 def endpoint_attributes(row: WebhookEndpoint) -> dict[str, Any]:
@@ -116,11 +146,11 @@ def endpoint_attributes(row: WebhookEndpoint) -> dict[str, Any]:
         "url": row.url,
         "events": list(row.events),
         "status": row.status,
-        "failing_since": _iso(row.failing_since),
-        "disabled_at": _iso(row.disabled_at),
+        "failing_since": iso(row.failing_since),
+        "disabled_at": iso(row.disabled_at),
         "disabled_reason": row.disabled_reason,
-        "created_at": _iso(row.created_at),
-        "updated_at": _iso(row.updated_at),
+        "created_at": iso(row.created_at),
+        "updated_at": iso(row.updated_at),
     }
 
 
@@ -144,23 +174,28 @@ async def _endpoint(session: AsyncSession, project_id: int, endpoint_id: str) ->
     return row
 
 
+def _live(project_id: int) -> ColumnElement[bool]:
+    """The project's endpoints that still count (a deleted one only keeps its log)."""
+    return (WebhookEndpoint.project_id == project_id) & (WebhookEndpoint.status != "deleted")
+
+
 def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-@router.post("/register", status_code=201, response_model=Envelope, responses=_WRITE_PROBLEMS)
+@router.post(
+    "/register",
+    status_code=201,
+    response_model=One[RegisteredEndpointAttributes],
+    responses=_WRITE_PROBLEMS,
+)
 async def register(payload: EndpointIn, project: ProjectCaller, request: Request) -> Any:
     """Register a webhook endpoint of the calling project (the secret is shown once)."""
     await _checked_url(payload.url)
     settings = _settings(request)
     async with write_context(request, project, operation="webhooks.register") as ctx:
-        count = await ctx.session.scalar(
-            select(func.count()).where(
-                WebhookEndpoint.project_id == project.project_id,
-                WebhookEndpoint.status != "deleted",
-            )
-        )
+        count = await ctx.session.scalar(select(func.count()).where(_live(project.project_id)))
         if (count or 0) >= MAX_ENDPOINTS:
             raise DomainError(
                 f"A project may register at most {MAX_ENDPOINTS} webhook endpoints",
@@ -197,7 +232,7 @@ async def register(payload: EndpointIn, project: ProjectCaller, request: Request
     return response
 
 
-@router.get("", response_model=Envelope, responses=_PROBLEMS)
+@router.get("", response_model=Many[EndpointAttributes], responses=_PROBLEMS)
 async def list_endpoints(
     project: ProjectCaller,
     session: SessionDep,
@@ -205,16 +240,9 @@ async def list_endpoints(
     params: Annotated[PageParams, Depends()],
 ) -> dict[str, Any]:
     """The calling project's webhook endpoints (deleted ones are not listed)."""
-    where = (WebhookEndpoint.project_id == project.project_id) & (
-        WebhookEndpoint.status != "deleted"
-    )
-    total = await session.scalar(select(func.count()).where(where)) or 0
-    rows = await session.scalars(
-        select(WebhookEndpoint)
-        .where(where)
-        .order_by(WebhookEndpoint.created_at, WebhookEndpoint.id)
-        .offset(params.offset)
-        .limit(params.per_page)
+    order = (WebhookEndpoint.created_at, WebhookEndpoint.id)
+    rows, total = await fetch_page(
+        session, WebhookEndpoint, _live(project.project_id), order, params
     )
     if total:
         await start_pump(request)
@@ -222,14 +250,14 @@ async def list_endpoints(
     return page(items, total, params)
 
 
-@router.get("/{endpoint_id}", response_model=Envelope, responses=_PROBLEMS)
+@router.get("/{endpoint_id}", response_model=One[EndpointAttributes], responses=_PROBLEMS)
 async def get_endpoint(endpoint_id: str, project: ProjectCaller, session: SessionDep) -> Any:
     """One webhook endpoint of the calling project."""
     row = await _endpoint(session, project.project_id, endpoint_id)
     return single("webhook_endpoint", row.id, endpoint_attributes(row))
 
 
-@router.patch("/{endpoint_id}", response_model=Envelope, responses=_WRITE_PROBLEMS)
+@router.patch("/{endpoint_id}", response_model=One[EndpointAttributes], responses=_WRITE_PROBLEMS)
 async def update_endpoint(
     endpoint_id: str, payload: EndpointPatch, project: ProjectCaller, request: Request
 ) -> Any:
@@ -260,7 +288,7 @@ async def update_endpoint(
     return response
 
 
-@router.delete("/{endpoint_id}", response_model=Envelope, responses=_WRITE_PROBLEMS)
+@router.delete("/{endpoint_id}", response_model=One[EndpointAttributes], responses=_WRITE_PROBLEMS)
 async def delete_endpoint(endpoint_id: str, project: ProjectCaller, request: Request) -> Any:
     """Delete an endpoint: nothing more is delivered to it (its log stays queryable)."""
     async with write_context(request, project, operation="webhooks.delete") as ctx:
@@ -278,25 +306,27 @@ def delivery_attributes(row: WebhookDelivery, log_rows: list[WebhookAttempt]) ->
         "endpoint_id": row.endpoint_id,
         "status": row.status,
         "attempts": row.attempts,
-        "next_attempt_at": _iso(row.next_attempt_at) if row.status == "pending" else None,
+        "next_attempt_at": iso(row.next_attempt_at) if row.status == "pending" else None,
         "last_status_code": row.last_status_code,
         "last_error": row.last_error,
-        "created_at": _iso(row.created_at),
-        "completed_at": _iso(row.completed_at),
+        "created_at": iso(row.created_at),
+        "completed_at": iso(row.completed_at),
         "attempt_log": [
             {
                 "attempt": a.attempt,
                 "status_code": a.status_code,
                 "latency_ms": a.latency_ms,
                 "error": a.error,
-                "at": _iso(a.created_at),
+                "at": iso(a.created_at),
             }
             for a in log_rows
         ],
     }
 
 
-@router.get("/{endpoint_id}/deliveries", response_model=Envelope, responses=_PROBLEMS)
+@router.get(
+    "/{endpoint_id}/deliveries", response_model=Many[DeliveryAttributes], responses=_PROBLEMS
+)
 async def list_deliveries(
     endpoint_id: str,
     project: ProjectCaller,
@@ -311,16 +341,8 @@ async def list_deliveries(
     where = WebhookDelivery.endpoint_id == endpoint_id
     if status is not None:
         where = where & (WebhookDelivery.status == status)
-    total = await session.scalar(select(func.count()).where(where)) or 0
-    rows = list(
-        await session.scalars(
-            select(WebhookDelivery)
-            .where(where)
-            .order_by(WebhookDelivery.created_at.desc(), WebhookDelivery.id)
-            .offset(params.offset)
-            .limit(params.per_page)
-        )
-    )
+    order = (WebhookDelivery.created_at.desc(), WebhookDelivery.id)
+    rows, total = await fetch_page(session, WebhookDelivery, where, order, params)
     attempts: dict[str, list[WebhookAttempt]] = {}
     if rows:
         for a in await session.scalars(
@@ -339,7 +361,7 @@ async def list_deliveries(
 @router.post(
     "/deliveries/{delivery_id}/redeliver",
     status_code=202,
-    response_model=Envelope,
+    response_model=One[DeliveryAttributes],
     responses=_WRITE_PROBLEMS,
 )
 async def redeliver(delivery_id: str, project: ProjectCaller, request: Request) -> Any:

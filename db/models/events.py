@@ -4,7 +4,7 @@ that caused it, so an event exists if and only if its change committed."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlalchemy import BigInteger, DateTime, Index, String, func
 from sqlalchemy.dialects.postgresql import JSONB
@@ -12,7 +12,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base
 
-EVENT_TYPES = (
+# One list for the outbox's check and the webhook routes' accepted subscriptions.
+EventType = Literal[
     "mining.activity.verified",
     "mining.reward.confirmed",
     "funds.locked",
@@ -20,7 +21,8 @@ EVENT_TYPES = (
     "transfer.completed",
     "transfer.failed",
     "funds.deposited",  # tokens.deposits: an outside transfer into a custody account
-)
+]
+EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 
 
 class Event(Base):

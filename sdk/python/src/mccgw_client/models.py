@@ -33,6 +33,13 @@ class AdminActionIn(BaseModel):
     )
 
 
+class Alive(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    status: Annotated[Literal["ok"], Field(title="Status")]
+
+
 class CompanyName(RootModel[str]):
     root: Annotated[str, Field(max_length=100, title="Company Name")]
 
@@ -90,6 +97,17 @@ class ApproveIn(BaseModel):
     allowed_scopes: Annotated[
         AllowedScopes | None, Field(examples=[["funds:read"]], title="Allowed Scopes")
     ] = None
+
+
+class Attempt(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    at: Annotated[str, Field(title="At")]
+    attempt: Annotated[int, Field(title="Attempt")]
+    error: Annotated[str | None, Field(title="Error")]
+    latency_ms: Annotated[int | None, Field(title="Latency Ms")]
+    status_code: Annotated[int | None, Field(title="Status Code")]
 
 
 class AttributeKey(RootModel[str]):
@@ -235,6 +253,19 @@ class AuctionDetailAttributes(BaseModel):
     status: Annotated[str, Field(title="Status")]
     territory_id: Annotated[int, Field(title="Territory Id")]
     territory_type: Annotated[str, Field(title="Territory Type")]
+
+
+class AuthorizationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    granted_at: Annotated[str, Field(title="Granted At")]
+    project_id: Annotated[str, Field(title="Project Id")]
+    project_name: Annotated[str | None, Field(title="Project Name")]
+    revoked_at: Annotated[str | None, Field(title="Revoked At")]
+    scopes: Annotated[list[str], Field(title="Scopes")]
+    source: Annotated[str, Field(title="Source")]
+    updated_at: Annotated[str, Field(title="Updated At")]
 
 
 class AvatarAttributes(BaseModel):
@@ -416,6 +447,15 @@ class Capacities(BaseModel):
     system: Annotated[int, Field(title="System")]
 
 
+class CountMeta(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+    total: Annotated[int, Field(title="Total")]
+
+
 class DailyKpi(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -441,6 +481,37 @@ class DayProject(BaseModel):
     trade_volume_usdc: Annotated[
         str, Field(description="USDC, decimal string", title="Trade Volume Usdc")
     ]
+
+
+class DeliveryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attempt_log: Annotated[list[Attempt], Field(title="Attempt Log")]
+    attempts: Annotated[int, Field(title="Attempts")]
+    completed_at: Annotated[str | None, Field(title="Completed At")]
+    created_at: Annotated[str, Field(title="Created At")]
+    endpoint_id: Annotated[str, Field(title="Endpoint Id")]
+    event_id: Annotated[str, Field(title="Event Id")]
+    event_type: Annotated[str, Field(title="Event Type")]
+    last_error: Annotated[str | None, Field(title="Last Error")]
+    last_status_code: Annotated[int | None, Field(title="Last Status Code")]
+    next_attempt_at: Annotated[str | None, Field(title="Next Attempt At")]
+    status: Annotated[str, Field(description="pending, succeeded or failed", title="Status")]
+
+
+class EndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    created_at: Annotated[str, Field(title="Created At")]
+    disabled_at: Annotated[str | None, Field(title="Disabled At")]
+    disabled_reason: Annotated[str | None, Field(title="Disabled Reason")]
+    events: Annotated[list[str], Field(title="Events")]
+    failing_since: Annotated[str | None, Field(title="Failing Since")]
+    status: Annotated[str, Field(description="active, disabled or deleted", title="Status")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    url: Annotated[str, Field(title="Url")]
 
 
 class Secret(RootModel[str]):
@@ -687,76 +758,17 @@ class InterestAttributes(BaseModel):
     total_debt: Annotated[str, Field(title="Total Debt")]
 
 
-class ItemAddressBalance(BaseModel):
+class LegacyError(BaseModel):
+    """
+    The legacy error body (not a problem document): ``{error, message, code}``.
+    """
+
     model_config = ConfigDict(
         extra="allow",
     )
-    attributes: AddressBalance
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemAuctionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: AuctionAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemAuctionDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: AuctionDetailAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemBidAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: BidAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemEstimateAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: EstimateAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemHolderAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: HolderAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemHoldingAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: HoldingAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemInterestAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: InterestAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+    code: Annotated[int, Field(title="Code")]
+    error: Annotated[str, Field(title="Error")]
+    message: Annotated[str, Field(title="Message")]
 
 
 class LegacyManager(BaseModel):
@@ -795,6 +807,18 @@ class LegacyMiningRecord(BaseModel):
     date: Annotated[str, Field(title="Date")]
     project: Annotated[str, Field(title="Project")]
     status: Annotated[str, Field(title="Status")]
+
+
+class LegacyProfile(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    created_at: Annotated[str, Field(title="Created At")]
+    email: Annotated[str | None, Field(title="Email")]
+    role: Annotated[str, Field(title="Role")]
+    station_id: Annotated[int | None, Field(title="Station Id")]
+    uid: Annotated[str, Field(title="Uid")]
+    unit_id: Annotated[int | None, Field(title="Unit Id")]
 
 
 class LegacyTeamUnit(BaseModel):
@@ -912,6 +936,31 @@ class LoansByStatus(BaseModel):
     repaid: Annotated[int, Field(title="Repaid")]
 
 
+class LockAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    amount: Annotated[str, Field(description="Decimal string", title="Amount")]
+    available_balance: Annotated[
+        str | None,
+        Field(
+            description="After a lock or unlock only: the user's available balance",
+            title="Available Balance",
+        ),
+    ] = None
+    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
+    locked_until: Annotated[str | None, Field(title="Locked Until")]
+    reason: Annotated[str, Field(title="Reason")]
+    reference_id: Annotated[str | None, Field(title="Reference Id")]
+    status: Annotated[
+        str, Field(description="locked, unlocked, settled or expired", title="Status")
+    ]
+    unlock_reason: Annotated[
+        str | None, Field(description="After an unlock only", title="Unlock Reason")
+    ] = None
+    user_uid: Annotated[str, Field(title="User Uid")]
+
+
 class ReferenceId(RootModel[str]):
     root: Annotated[str, Field(examples=["auction-42"], max_length=200, title="Reference Id")]
 
@@ -965,38 +1014,6 @@ class LpAttributes(BaseModel):
     token_accounts: Annotated[list[str], Field(title="Token Accounts")]
     value: Annotated[str, Field(title="Value")]
     wallet: Annotated[str, Field(title="Wallet")]
-
-
-class ManyAuctionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: Annotated[list[ItemAuctionAttributes], Field(title="Data")]
-    meta: ListMeta
-
-
-class ManyBidAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: Annotated[list[ItemBidAttributes], Field(title="Data")]
-    meta: ListMeta
-
-
-class ManyHolderAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: Annotated[list[ItemHolderAttributes], Field(title="Data")]
-    meta: ListMeta
-
-
-class ManyHoldingAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: Annotated[list[ItemHoldingAttributes], Field(title="Data")]
-    meta: ListMeta
 
 
 class MccBalance(BaseModel):
@@ -1241,14 +1258,6 @@ class NftDetailAttributes(BaseModel):
     updated_at: Annotated[str | None, Field(title="Updated At")]
 
 
-class OneAddressBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: ItemAddressBalance
-    meta: Meta
-
-
 class PageMeta(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1414,6 +1423,24 @@ class ProofIn(BaseModel):
     type: Annotated[Literal["hmac-sha256", "ed25519"], Field(title="Type")]
 
 
+class PublicUserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    avatar_url: Annotated[str | None, Field(title="Avatar Url")]
+    created_at: Annotated[str, Field(title="Created At")]
+    display_name: Annotated[str | None, Field(title="Display Name")]
+    uid: Annotated[str, Field(title="Uid")]
+
+
+class Ready(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    checks: Annotated[dict[str, Literal["ok"]], Field(title="Checks")]
+    status: Annotated[Literal["ready"], Field(title="Status")]
+
+
 class RedirectUrisIn(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1434,6 +1461,27 @@ class RedirectUrisIn(BaseModel):
             title="Redirect Uris",
         ),
     ]
+
+
+class RegisteredEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    created_at: Annotated[str, Field(title="Created At")]
+    disabled_at: Annotated[str | None, Field(title="Disabled At")]
+    disabled_reason: Annotated[str | None, Field(title="Disabled Reason")]
+    events: Annotated[list[str], Field(title="Events")]
+    failing_since: Annotated[str | None, Field(title="Failing Since")]
+    secret: Annotated[
+        str | None,
+        Field(
+            description="Only when registered without one: the generated secret, shown once",
+            title="Secret",
+        ),
+    ] = None
+    status: Annotated[str, Field(description="active, disabled or deleted", title="Status")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    url: Annotated[str, Field(title="Url")]
 
 
 class RejectIn(BaseModel):
@@ -1614,6 +1662,15 @@ class TransferRequestIn(BaseModel):
     ]
 
 
+class TransferStep(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    at: Annotated[str, Field(title="At")]
+    reason: Annotated[str | None, Field(title="Reason")]
+    status: Annotated[str, Field(title="Status")]
+
+
 class TypeAmounts(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1622,6 +1679,42 @@ class TypeAmounts(BaseModel):
     sector: Annotated[str, Field(title="Sector")]
     station: Annotated[str, Field(title="Station")]
     system: Annotated[str, Field(title="System")]
+
+
+class TypedResourceAddressBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: AddressBalance
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceAuctionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: AuctionAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceAuctionDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: AuctionDetailAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceAuthorizationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: AuthorizationAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
 
 
 class TypedResourceAvatarAttributes(BaseModel):
@@ -1642,11 +1735,128 @@ class TypedResourceBaseProfileAttributes(BaseModel):
     type: Annotated[str, Field(title="Type")]
 
 
+class TypedResourceBidAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: BidAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
 class TypedResourceBonusAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     attributes: BonusAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceDeliveryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: DeliveryAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: EndpointAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceEstimateAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: EstimateAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceHolderAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: HolderAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceHoldingAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: HoldingAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceInterestAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: InterestAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceLoanAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: LoanAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceLockAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: LockAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceLpAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: LpAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMccBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MccBalance
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMccPrice(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: MccPrice
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMcdBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: McdBalance
     id: Annotated[str, Field(title="Id")]
     type: Annotated[str, Field(title="Type")]
 
@@ -1692,6 +1902,78 @@ class TypedResourceMiningSubmissionAttrs(BaseModel):
         extra="allow",
     )
     attributes: MiningSubmissionAttrs
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: NftAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceNftDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: NftDetailAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourcePositionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: PositionAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourcePublicUserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: PublicUserAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceRegisteredEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: RegisteredEndpointAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: StatsAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceTokenStats(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: TokenStats
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceTokenTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: TokenTransaction
     id: Annotated[str, Field(title="Id")]
     type: Annotated[str, Field(title="Type")]
 
@@ -1851,6 +2133,45 @@ class UnlockIn(BaseModel):
     idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
     lock_id: Annotated[str, Field(max_length=64, min_length=1, title="Lock Id")]
     reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1, title="Reason")]
+
+
+class UserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    api_keys_configured: Annotated[bool, Field(title="Api Keys Configured")]
+    avatar_url: Annotated[str | None, Field(title="Avatar Url")]
+    created_at: Annotated[str, Field(title="Created At")]
+    display_name: Annotated[str | None, Field(title="Display Name")]
+    email: Annotated[
+        str | None,
+        Field(description="only with the `email` scope (or for an admin)", title="Email"),
+    ]
+    role: Annotated[str, Field(title="Role")]
+    uid: Annotated[str, Field(title="Uid")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    wallet_address: Annotated[str | None, Field(title="Wallet Address")]
+
+
+class UserProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    api_keys_configured: Annotated[bool, Field(title="Api Keys Configured")]
+    avatar_url: Annotated[str | None, Field(title="Avatar Url")]
+    created_at: Annotated[str, Field(title="Created At")]
+    display_name: Annotated[str | None, Field(title="Display Name")]
+    email: Annotated[
+        str | None,
+        Field(description="only with the `email` scope (or for an admin)", title="Email"),
+    ]
+    role: Annotated[str, Field(title="Role")]
+    station_id: Annotated[int | None, Field(title="Station Id")]
+    uid: Annotated[str, Field(title="Uid")]
+    unit_id: Annotated[int | None, Field(title="Unit Id")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    username: Annotated[str | None, Field(title="Username")]
+    wallet_address: Annotated[str | None, Field(title="Wallet Address")]
 
 
 class VaultAttributes(BaseModel):
@@ -2027,7 +2348,16 @@ class ApiRoutesTerritoryTotals(BaseModel):
     systems: Annotated[int, Field(title="Systems")]
 
 
-class ApiViewsCommonItemConfigAttributes1(BaseModel):
+class ApiTypedTypedResourceConfigAttributes1(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: ApiRoutesTechtreeConfigAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ApiTypedTypedResourceConfigAttributes2(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -2036,7 +2366,7 @@ class ApiViewsCommonItemConfigAttributes1(BaseModel):
     type: Annotated[str, Field(title="Type")]
 
 
-class ApiViewsCommonItemConfigAttributes2(BaseModel):
+class ApiTypedTypedResourceConfigAttributes3(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -2049,7 +2379,7 @@ class ApiViewsCommonOneConfigAttributes1(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ApiViewsCommonItemConfigAttributes1
+    data: ApiTypedTypedResourceConfigAttributes2
     meta: ViewMeta
 
 
@@ -2057,7 +2387,7 @@ class ApiViewsCommonOneConfigAttributes2(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ApiViewsCommonItemConfigAttributes2
+    data: ApiTypedTypedResourceConfigAttributes3
     meta: ViewMeta
 
 
@@ -2124,141 +2454,6 @@ class GlobalAttributes(BaseModel):
     totals: ApiRoutesMiningStatsTotals
 
 
-class ItemCollectionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: CollectionAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemLoanAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: LoanAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemLpAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: LpAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemMccBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: MccBalance
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemMccPrice(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: MccPrice
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemMcdBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: McdBalance
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemNftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: NftAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemNftDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: NftDetailAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemPositionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: PositionAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: StatsAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemTokenStats(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: TokenStats
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemTokenTransaction(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: TokenTransaction
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemVaultAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: VaultAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemVaultDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: VaultDetailAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ItemWalletNftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: WalletNftAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
 class LegacyMiningHistory(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2276,12 +2471,76 @@ class LegacyTeam(BaseModel):
     unit: LegacyTeamUnit | None
 
 
+class ListingAuthorizationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceAuthorizationAttributes], Field(title="Data")]
+    meta: CountMeta
+
+
+class ManyAuctionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceAuctionAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyBidAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceBidAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyDeliveryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceDeliveryAttributes], Field(title="Data")]
+    meta: PageMeta
+
+
+class ManyEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceEndpointAttributes], Field(title="Data")]
+    meta: PageMeta
+
+
+class ManyHolderAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceHolderAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyHoldingAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceHoldingAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
 class ManyLoanAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: Annotated[list[ItemLoanAttributes], Field(title="Data")]
+    data: Annotated[list[TypedResourceLoanAttributes], Field(title="Data")]
     meta: ListMeta
+
+
+class ManyLockAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceLockAttributes], Field(title="Data")]
+    meta: PageMeta
 
 
 class ManyMcdRewardAttrs(BaseModel):
@@ -2312,24 +2571,8 @@ class ManyTokenTransaction(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: Annotated[list[ItemTokenTransaction], Field(title="Data")]
+    data: Annotated[list[TypedResourceTokenTransaction], Field(title="Data")]
     meta: PageMeta
-
-
-class ManyVaultAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: Annotated[list[ItemVaultAttributes], Field(title="Data")]
-    meta: ListMeta
-
-
-class ManyWalletNftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: Annotated[list[ItemWalletNftAttributes], Field(title="Data")]
-    meta: ListMeta
 
 
 class MiningBatchItemAttrs(BaseModel):
@@ -2363,12 +2606,28 @@ class MiningSubmitBody(BaseModel):
     meta: MiningWebhookMeta
 
 
+class OneAddressBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceAddressBalance
+    meta: Meta
+
+
 class OneAuctionDetailAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemAuctionDetailAttributes
+    data: TypedResourceAuctionDetailAttributes
     meta: ViewMeta
+
+
+class OneAuthorizationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceAuthorizationAttributes
+    meta: Meta
 
 
 class OneAvatarAttributes(BaseModel):
@@ -2395,19 +2654,27 @@ class OneBonusAttributes(BaseModel):
     meta: Meta
 
 
-class OneCollectionAttributes(BaseModel):
+class OneDeliveryAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemCollectionAttributes
-    meta: ViewMeta
+    data: TypedResourceDeliveryAttributes
+    meta: Meta
+
+
+class OneEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceEndpointAttributes
+    meta: Meta
 
 
 class OneEstimateAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemEstimateAttributes
+    data: TypedResourceEstimateAttributes
     meta: ViewMeta
 
 
@@ -2415,7 +2682,7 @@ class OneInterestAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemInterestAttributes
+    data: TypedResourceInterestAttributes
     meta: ViewMeta
 
 
@@ -2423,15 +2690,23 @@ class OneLoanAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemLoanAttributes
+    data: TypedResourceLoanAttributes
     meta: ViewMeta
+
+
+class OneLockAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceLockAttributes
+    meta: Meta
 
 
 class OneLpAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemLpAttributes
+    data: TypedResourceLpAttributes
     meta: ViewMeta
 
 
@@ -2439,7 +2714,7 @@ class OneMccBalance(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemMccBalance
+    data: TypedResourceMccBalance
     meta: Meta
 
 
@@ -2447,7 +2722,7 @@ class OneMccPrice(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemMccPrice
+    data: TypedResourceMccPrice
     meta: Meta
 
 
@@ -2455,7 +2730,7 @@ class OneMcdBalance(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemMcdBalance
+    data: TypedResourceMcdBalance
     meta: Meta
 
 
@@ -2479,7 +2754,7 @@ class OneNftAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemNftAttributes
+    data: TypedResourceNftAttributes
     meta: ViewMeta
 
 
@@ -2487,7 +2762,7 @@ class OneNftDetailAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemNftDetailAttributes
+    data: TypedResourceNftDetailAttributes
     meta: ViewMeta
 
 
@@ -2495,15 +2770,31 @@ class OnePositionAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemPositionAttributes
+    data: TypedResourcePositionAttributes
     meta: ViewMeta
+
+
+class OnePublicUserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourcePublicUserAttributes
+    meta: Meta
+
+
+class OneRegisteredEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceRegisteredEndpointAttributes
+    meta: Meta
 
 
 class OneStatsAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemStatsAttributes
+    data: TypedResourceStatsAttributes
     meta: ViewMeta
 
 
@@ -2511,16 +2802,8 @@ class OneTokenStats(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemTokenStats
+    data: TypedResourceTokenStats
     meta: Meta
-
-
-class OneVaultDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    data: ItemVaultDetailAttributes
-    meta: ViewMeta
 
 
 class OracleAttributes(BaseModel):
@@ -2565,6 +2848,29 @@ class PoolAttributes(BaseModel):
     vault: Annotated[str, Field(title="Vault")]
 
 
+class TransferAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    amount: Annotated[str, Field(description="Decimal string", title="Amount")]
+    block_height: Annotated[int | None, Field(title="Block Height")] = None
+    created_at: Annotated[str, Field(title="Created At")]
+    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
+    failure_reason: Annotated[str | None, Field(title="Failure Reason")] = None
+    finished_at: Annotated[str | None, Field(title="Finished At")] = None
+    from_uid: Annotated[str, Field(title="From Uid")]
+    history: Annotated[list[TransferStep] | None, Field(title="History")] = None
+    lock_id: Annotated[str | None, Field(title="Lock Id")]
+    reference: Annotated[dict[str, Any], Field(title="Reference")]
+    requires_onchain: Annotated[bool, Field(title="Requires Onchain")]
+    slot: Annotated[int | None, Field(title="Slot")] = None
+    status: Annotated[str, Field(title="Status")]
+    to_uid: Annotated[str, Field(title="To Uid")]
+    transfer_type: Annotated[str, Field(title="Transfer Type")]
+    tx_signature: Annotated[str | None, Field(title="Tx Signature")] = None
+    updated_at: Annotated[str | None, Field(title="Updated At")] = None
+
+
 class TreeAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2580,11 +2886,11 @@ class TreeAttributes(BaseModel):
     window_start: Annotated[str, Field(title="Window Start")]
 
 
-class TypedResourceConfigAttributes(BaseModel):
+class TypedResourceCollectionAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    attributes: ApiRoutesTechtreeConfigAttributes
+    attributes: CollectionAttributes
     id: Annotated[str, Field(title="Id")]
     type: Annotated[str, Field(title="Type")]
 
@@ -2616,6 +2922,24 @@ class TypedResourceMiningStatsAttributes(BaseModel):
     type: Annotated[str, Field(title="Type")]
 
 
+class TypedResourcePoolAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: PoolAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceTransferAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: TransferAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
 class TypedResourceTreeAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -2643,21 +2967,57 @@ class TypedResourceUnitStatsAttributes(BaseModel):
     type: Annotated[str, Field(title="Type")]
 
 
+class TypedResourceUserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: UserAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceUserProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: UserProfileAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceVaultAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: VaultAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceVaultDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: VaultDetailAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceWalletNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    attributes: WalletNftAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
 class ApiTypedOneConfigAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: TypedResourceConfigAttributes
+    data: ApiTypedTypedResourceConfigAttributes1
     meta: Meta
-
-
-class ItemPoolAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    attributes: PoolAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
 
 
 class ManyUnitAttributes(BaseModel):
@@ -2668,12 +3028,36 @@ class ManyUnitAttributes(BaseModel):
     meta: PageMeta
 
 
+class ManyVaultAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceVaultAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyWalletNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: Annotated[list[TypedResourceWalletNftAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
 class MiningBatchBody(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     data: Annotated[list[TypedResourceMiningBatchItemAttrs], Field(title="Data")]
     meta: MiningBatchMeta
+
+
+class OneCollectionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceCollectionAttributes
+    meta: ViewMeta
 
 
 class OneGlobalAttributes(BaseModel):
@@ -2696,8 +3080,16 @@ class OnePoolAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    data: ItemPoolAttributes
+    data: TypedResourcePoolAttributes
     meta: ViewMeta
+
+
+class OneTransferAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceTransferAttributes
+    meta: Meta
 
 
 class OneTreeAttributes(BaseModel):
@@ -2722,3 +3114,27 @@ class OneUnitStatsAttributes(BaseModel):
     )
     data: TypedResourceUnitStatsAttributes
     meta: Meta
+
+
+class OneUserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceUserAttributes
+    meta: Meta
+
+
+class OneUserProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceUserProfileAttributes
+    meta: Meta
+
+
+class OneVaultDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    data: TypedResourceVaultDetailAttributes
+    meta: ViewMeta

@@ -101,12 +101,12 @@ calculate_interest: Operation[Any] = Operation(
     None,
     "Interest on a loan exactly as the lending program computes it, with the overflow flag.",
 )
-cancel_transfer: Operation[models.Envelope] = Operation(
+cancel_transfer: Operation[Any] = Operation(
     "cancel_transfer",
     "POST",
     "/v1/transfer/{transfer_id}/cancel",
     models.CancelIn,
-    models.Envelope,
+    None,
     "Cancel a transfer while it is still `pending` (409 `invalid-state` afterwards).",
 )
 change_project_status: Operation[models.Envelope] = Operation(
@@ -160,12 +160,12 @@ delete_attributes: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Delete some of this project's attributes of a user (idempotent; missing keys listed).",
 )
-delete_endpoint: Operation[models.Envelope] = Operation(
+delete_endpoint: Operation[Any] = Operation(
     "delete_endpoint",
     "DELETE",
     "/v1/webhooks/{endpoint_id}",
     None,
-    models.Envelope,
+    None,
     "Delete an endpoint: nothing more is delivered to it (its log stays queryable).",
 )
 estimate_borrow_cost: Operation[Any] = Operation(
@@ -184,12 +184,12 @@ full_profile: Operation[models.Envelope] = Operation(
     models.Envelope,
     "A project sees it only for users who authorized it, and their e-mail only if they granted",
 )
-funds_transfer: Operation[models.Envelope] = Operation(
+funds_transfer: Operation[Any] = Operation(
     "funds_transfer",
     "POST",
     "/v1/funds/transfer",
     models.FundsTransferIn,
-    models.Envelope,
+    None,
     "Move funds between two users of this project (both must have authorized it).",
 )
 get_activity: Operation[Any] = Operation(
@@ -208,12 +208,12 @@ get_client: Operation[models.Envelope] = Operation(
     models.Envelope,
     "The calling project's OAuth client (id, redirect URIs, scopes users may grant).",
 )
-get_endpoint: Operation[models.Envelope] = Operation(
+get_endpoint: Operation[Any] = Operation(
     "get_endpoint",
     "GET",
     "/v1/webhooks/{endpoint_id}",
     None,
-    models.Envelope,
+    None,
     "One webhook endpoint of the calling project.",
 )
 get_organization: Operation[Any] = Operation(
@@ -224,12 +224,12 @@ get_organization: Operation[Any] = Operation(
     None,
     "One unit: type, number, name, parent, manager, territory NFT, members and state.",
 )
-get_transfer: Operation[models.Envelope] = Operation(
+get_transfer: Operation[Any] = Operation(
     "get_transfer",
     "GET",
     "/v1/transfer/{transfer_id}",
     None,
-    models.Envelope,
+    None,
     "A transfer of this project with its state history.",
 )
 global_stats: Operation[Any] = Operation(
@@ -240,8 +240,8 @@ global_stats: Operation[Any] = Operation(
     None,
     "Public: confirmed mining activity of the whole ecosystem by UTC day.",
 )
-healthz: Operation[Any] = Operation(
-    "healthz", "GET", "/healthz", None, None, "Liveness: the process answers."
+healthz: Operation[models.Alive] = Operation(
+    "healthz", "GET", "/healthz", None, models.Alive, "Liveness: the process answers."
 )
 holders: Operation[Any] = Operation(
     "holders",
@@ -294,12 +294,12 @@ legacy_my_team: Operation[models.LegacyTeam] = Operation(
     models.LegacyTeam,
     "Legacy team: the caller's station, its matrix (``unit``) and the station's manager.",
 )
-legacy_profile: Operation[Any] = Operation(
+legacy_profile: Operation[models.LegacyProfile] = Operation(
     "legacy_profile",
     "GET",
     "/users/profile",
     None,
-    None,
+    models.LegacyProfile,
     "Legacy profile (plain JSON; bearer is an ID token).",
 )
 list_applications: Operation[models.Envelope] = Operation(
@@ -310,28 +310,28 @@ list_applications: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Applications for review, filtered by status (administrator).",
 )
-list_authorizations: Operation[models.Envelope] = Operation(
+list_authorizations: Operation[Any] = Operation(
     "list_authorizations",
     "GET",
     "/v1/users/me/authorizations",
     None,
-    models.Envelope,
+    None,
     "The projects the current user has authorized, with the scopes granted to each.",
 )
-list_deliveries: Operation[models.Envelope] = Operation(
+list_deliveries: Operation[Any] = Operation(
     "list_deliveries",
     "GET",
     "/v1/webhooks/{endpoint_id}/deliveries",
     None,
-    models.Envelope,
+    None,
     "Deliveries to one endpoint, newest first, each with its attempt log.",
 )
-list_endpoints: Operation[models.Envelope] = Operation(
+list_endpoints: Operation[Any] = Operation(
     "list_endpoints",
     "GET",
     "/v1/webhooks",
     None,
-    models.Envelope,
+    None,
     "The calling project's webhook endpoints (deleted ones are not listed).",
 )
 list_organizations: Operation[Any] = Operation(
@@ -366,20 +366,20 @@ loans: Operation[Any] = Operation(
     None,
     "A wallet's loans, newest first, with interest accrued to now at the pool's rate.",
 )
-lock_funds: Operation[models.Envelope] = Operation(
+lock_funds: Operation[Any] = Operation(
     "lock_funds",
     "POST",
     "/v1/funds/lock",
     models.LockIn,
-    models.Envelope,
+    None,
     "Lock (reserve) a user's funds until unlocked, settled or expired.",
 )
-locked_funds: Operation[models.Envelope] = Operation(
+locked_funds: Operation[Any] = Operation(
     "locked_funds",
     "GET",
     "/v1/funds/locked/{user_uid}",
     None,
-    models.Envelope,
+    None,
     "Active fund locks this project holds on a user (paged).",
 )
 lp_balance: Operation[Any] = Operation(
@@ -462,12 +462,12 @@ mcd_transactions: Operation[Any] = Operation(
     None,
     "The caller's MCD movements, newest first (deposits, transfers, mining rewards).",
 )
-me: Operation[models.Envelope] = Operation(
+me: Operation[Any] = Operation(
     "me",
     "GET",
     "/v1/users/me",
     None,
-    models.Envelope,
+    None,
     "The current user (scope user:read; `profile` also counts; `email` shows the e-mail).",
 )
 mining_stats: Operation[Any] = Operation(
@@ -494,13 +494,8 @@ my_applications: Operation[models.Envelope] = Operation(
     models.Envelope,
     "The caller's applications, newest first (developer ID token).",
 )
-my_profile: Operation[models.Envelope] = Operation(
-    "my_profile",
-    "GET",
-    "/v1/users/me/profile",
-    None,
-    models.Envelope,
-    "The current user's detailed profile.",
+my_profile: Operation[Any] = Operation(
+    "my_profile", "GET", "/v1/users/me/profile", None, None, "The current user's detailed profile."
 )
 nft: Operation[Any] = Operation(
     "nft",
@@ -582,20 +577,20 @@ project_status: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Current status of a project, what it allows, and its latest changes (public).",
 )
-public_user: Operation[models.Envelope] = Operation(
+public_user: Operation[Any] = Operation(
     "public_user",
     "GET",
     "/v1/users/{uid}",
     None,
-    models.Envelope,
+    None,
     "Public information about a user (no authentication).",
 )
-readyz: Operation[Any] = Operation(
+readyz: Operation[models.Ready] = Operation(
     "readyz",
     "GET",
     "/readyz",
     None,
-    None,
+    models.Ready,
     "Readiness: database, Redis, Temporal and the chain RPC all answer.",
 )
 reconciliation_drifts: Operation[models.Envelope] = Operation(
@@ -614,20 +609,20 @@ records: Operation[Any] = Operation(
     None,
     "Confirmed mining rewards: a user's own, or a project's (optionally of one user).",
 )
-redeliver: Operation[models.Envelope] = Operation(
+redeliver: Operation[Any] = Operation(
     "redeliver",
     "POST",
     "/v1/webhooks/deliveries/{delivery_id}/redeliver",
     None,
-    models.Envelope,
+    None,
     "Send a delivery again now (same X-Service-Delivery id; the retry schedule restarts).",
 )
-register: Operation[models.Envelope] = Operation(
+register: Operation[Any] = Operation(
     "register",
     "POST",
     "/v1/webhooks/register",
     models.EndpointIn,
-    models.Envelope,
+    None,
     "Register a webhook endpoint of the calling project (the secret is shown once).",
 )
 register_project: Operation[models.Envelope] = Operation(
@@ -670,12 +665,12 @@ report_attribute: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Report (upsert) one attribute of a user who authorized this project.",
 )
-request_transfer: Operation[models.Envelope] = Operation(
+request_transfer: Operation[Any] = Operation(
     "request_transfer",
     "POST",
     "/v1/transfer/request",
     models.TransferRequestIn,
-    models.Envelope,
+    None,
     "Request a transfer from a user who authorized this project; settles on chain.",
 )
 retry_transfer: Operation[models.Envelope] = Operation(
@@ -694,12 +689,12 @@ revoke: Operation[Any] = Operation(
     None,
     "RFC 7009 token revocation (a refresh token revokes its whole family).",
 )
-revoke_authorization: Operation[models.Envelope] = Operation(
+revoke_authorization: Operation[Any] = Operation(
     "revoke_authorization",
     "DELETE",
     "/v1/users/me/authorizations/{project_id}",
     None,
-    models.Envelope,
+    None,
     "Withdraw the current user's authorization of a project (its tokens for the user die).",
 )
 set_mcc_price: Operation[Any] = Operation(
@@ -774,28 +769,28 @@ unlock: Operation[Any] = Operation(
     None,
     "Evaluate the caller's station now (window ending yesterday); light it if it earned it.",
 )
-unlock_funds: Operation[models.Envelope] = Operation(
+unlock_funds: Operation[Any] = Operation(
     "unlock_funds",
     "POST",
     "/v1/funds/unlock",
     models.UnlockIn,
-    models.Envelope,
+    None,
     "Unlock a fund lock of this project (exactly once; 409 if no longer locked).",
 )
-update_endpoint: Operation[models.Envelope] = Operation(
+update_endpoint: Operation[Any] = Operation(
     "update_endpoint",
     "PATCH",
     "/v1/webhooks/{endpoint_id}",
     models.EndpointPatch,
-    models.Envelope,
+    None,
     "Change an endpoint's url, events or secret, or re-enable it.",
 )
-update_my_profile: Operation[models.Envelope] = Operation(
+update_my_profile: Operation[Any] = Operation(
     "update_my_profile",
     "PATCH",
     "/v1/users/me/profile",
     models.ProfileUpdate,
-    models.Envelope,
+    None,
     "Change the display name (scope user:write; idempotent per user for 24 h).",
 )
 upgrade: Operation[Any] = Operation(

@@ -1,0 +1,65 @@
+"""What the token routes share: their app-state clients, problem documents, decimals and the
+fast answer of the latency-sensitive reads (issue 15)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import Request, Response
+
+from api.openapi import problems
+from chain.errors import ChainError
+from chain.gateway import ChainGateway
+from core.config import Settings
+from core.errors import DomainError, ServiceUnavailable
+from core.money import to_decimal_string
+from tokens.cache import NotifyCache
+from tokens.deposits import decimals_of
+from tokens.prices import USDC_DECIMALS
+
+USER_PROBLEMS = problems(
+    401,
+    403,
+    429,
+    s422="`validation-error` (page, per_page)",
+    s503="Token decimals not yet read from the chain (`service-unavailable`)",
+)
+PUBLIC_PROBLEMS = problems(429, s503="The chain RPC is unreachable (`service-unavailable`)")
+
+
+def fast(body: dict[str, Any]) -> Response:
+    """The body as built, serialised once: the route's ``response_model`` documents it but does
+    not re-validate it (a balance or price read answers in a few milliseconds)."""
+    return Response(orjson.dumps(body), media_type="application/json")
+
+
+def usdc(units: int | None) -> str | None:
+    return None if units is None else to_decimal_string(units, USDC_DECIMALS)
+
+
+def settings_of(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def cache_of(request: Request) -> NotifyCache[Any]:
+    cache: NotifyCache[Any] = request.app.state.token_cache
+    return cache
+
+
+def gateway_of(request: Request) -> ChainGateway:
+    gateway: ChainGateway = request.app.state.gateway
+    return gateway
+
+
+def chain_down(exc: Exception) -> DomainError:
+    return ServiceUnavailable("The chain RPC is unreachable", headers={"Retry-After": "5"})
+
+
+async def mint_decimals(request: Request, currency: str) -> int:
+    """The mint's decimals as read from the chain (once per process; chain/decimals.py)."""
+    try:
+        return await decimals_of(gateway_of(request), currency)
+    except ChainError as exc:
+        raise chain_down(exc) from exc

@@ -1,0 +1,93 @@
+"""The attributes of the token routes' resources (api.routes.tokens, api.routes.token_price)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class McdBalance(BaseModel):
+    total_balance: str = Field(description="finalized custody balance as booked (decimal)")
+    available_balance: str
+    frozen_balance: str = Field(description="sum of active fund locks")
+    pending_out: str = Field(description="outgoing transfers not yet final")
+    deposit_address: str = Field(description="the user's custody token account: send here")
+    deposit_owner: str = Field(description="owner of the deposit address (the custody authority)")
+    updated_at: str | None
+
+
+class MccBalance(BaseModel):
+    total_balance: str
+    available_balance: str
+    locked_balance: str = Field(description="sum of active fund locks")
+    pending_out: str
+    deposit_address: str
+    deposit_owner: str
+    updated_at: str | None
+
+
+class LegacyMccBalance(BaseModel):
+    """The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope."""
+
+    total_balance: float
+    locked_balance: float
+    available_balance: float
+    pending_rewards: float = Field(description="MCD of mining submissions not yet confirmed")
+
+
+class AddressBalance(BaseModel):
+    address: str
+    total_balance: str = Field(description="sum of the wallet's MCC token accounts (finalized)")
+    token_accounts: int
+    updated_at: str
+
+
+class TokenTransaction(BaseModel):
+    type: str = Field(
+        description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, "
+        "mining_reward, credit, debit"
+    )
+    direction: Literal["in", "out"]
+    currency: str
+    amount: str
+    counterparty: str | None = Field(description="user uid, sending wallet, or project")
+    status: str
+    signature: str | None
+    reference: str | None
+    created_at: str
+
+
+class TokenStats(BaseModel):
+    mint: str
+    supply: str
+    decimals: int
+    custody_total: str
+    holders: int
+    volume_24h: str
+    transactions_24h: int
+    volume_30d: str
+    transactions_30d: int
+    price_usdc: str | None = None
+    price_source: str | None = None
+    updated_at: str
+
+
+class MccPrice(BaseModel):
+    price_usdc: str = Field(description="the price the rule gives now")
+    source: Literal["market", "admin", "default"]
+    updated_at: str = Field(description="when the source value was observed or set")
+    base_price_usdc: str | None = Field(description="mean of the last closes (up to 180)")
+    buyback_price_usdc: str | None = Field(description="base + floor(base * premium / 10000)")
+    premium_bps: int
+    points: int = Field(description="closes in the mean (180 once that many exist)")
+    close_at: str | None = Field(description="the newest close")
+    tx_signature: str | None = Field(description="the last on-chain update_price")
+    onchain_updated_at: str | None
+
+
+class PriceSet(BaseModel):
+    price_usdc: str = Field(examples=["10.5"], description="6 decimals at most, 0.01 to 1000")
+    idempotency_key: str | None = Field(
+        None, description="Required unless the Idempotency-Key header is sent"
+    )

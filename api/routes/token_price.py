@@ -1,0 +1,177 @@
+"""The MCC price (read, and the administrator's set) and the global token statistics.
+See docs/tokens.md."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Request, Response, Security
+from solana.exceptions import SolanaRpcException
+from solana.rpc.core import RPCException
+
+from api.auth.deps import current_user
+from api.auth.principal import UserPrincipal
+from api.deps import SessionDep
+from api.envelope import meta
+from api.idempotency import write_context
+from api.openapi import problems
+from api.routes import token_common as common
+from api.routes.token_models import MccPrice, PriceSet, TokenStats
+from api.typed import One
+from chain.errors import ChainError
+from core.config import Settings
+from core.errors import DomainError
+from core.logging import request_id_var
+from core.money import to_decimal_string
+from core.time import iso
+from db.models.tokens import PriceClose
+from tokens import oracle, stats
+from tokens.cache import PRICE_KEY
+from tokens.prices import InvalidPrice, parse_price
+
+router = APIRouter(tags=["tokens"])
+
+MccAdmin = Annotated[UserPrincipal, Security(current_user, scopes=["mcc:admin"])]
+STATS_SECONDS = 30.0
+
+
+def _view(
+    price: int,
+    source: str,
+    observed: datetime,
+    close: PriceClose | None,
+    written: PriceClose | None,
+    settings: Settings,
+) -> dict[str, Any]:
+    """The price attributes: the rule's answer now beside the newest close and on-chain write."""
+    return {
+        "price_usdc": common.usdc(price),
+        "source": source,
+        "updated_at": iso(observed),
+        "base_price_usdc": common.usdc(close.base_price_usdc) if close else None,
+        "buyback_price_usdc": common.usdc(close.buyback_price_usdc) if close else None,
+        "premium_bps": close.premium_bps if close else settings.oracle_premium_bps,
+        "points": close.points if close else 0,
+        "close_at": iso(close.close_at) if close else None,
+        "tx_signature": written.onchain_signature if written else None,
+        "onchain_updated_at": iso(written.onchain_at) if written else None,
+    }
+
+
+async def _price_view(request: Request) -> dict[str, Any]:
+    settings = common.settings_of(request)
+    market: oracle.MarketReader = request.app.state.market_reader
+
+    async def load() -> dict[str, Any]:
+        async with request.app.state.session_maker() as session:
+            try:
+                now = await oracle.price_now(session, market.read, settings.default_price_usdc)
+            except ChainError as exc:
+                raise common.chain_down(exc) from exc
+            close = await oracle.latest_close(session)
+            written = await oracle.latest_onchain(session)
+        q = now.quote
+        return _view(q.price_usdc, q.source, now.observed_at, close, written, settings)
+
+    ttl = settings.market_price_cache_seconds if market.configured else None
+    view: dict[str, Any] = await common.cache_of(request).get(PRICE_KEY, load, ttl)
+    return view
+
+
+def _price_response(view: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    return {
+        "data": {"type": "mcc_price", "id": "MCC", "attributes": view},
+        "meta": meta(window=settings.oracle_window, points=view["points"]),
+    }
+
+
+@router.get("/v1/mcc/price", response_model=One[MccPrice], responses=common.PUBLIC_PROBLEMS)
+async def mcc_price(request: Request) -> Response:
+    """The MCC price the rule gives now (market > admin > default), with base and buyback."""
+    return common.fast(_price_response(await _price_view(request), common.settings_of(request)))
+
+
+@router.post(
+    "/v1/mcc/price",
+    response_model=One[MccPrice],
+    responses=problems(
+        401,
+        409,
+        s403="`insufficient-scope` (mcc:admin) or `admin-required`",
+        s422="`invalid-amount`: not a positive decimal with at most 6 places between 0.01 and "
+        "1000; `validation-error`",
+    ),
+)
+async def set_mcc_price(payload: PriceSet, user: MccAdmin, request: Request) -> Any:
+    """Set the administrator price (scope mcc:admin, role admin; audited)."""
+    if not user.is_admin:
+        raise DomainError(
+            "Only administrators set the MCC price", status=403, slug="admin-required"
+        )
+    try:
+        price = parse_price(payload.price_usdc)
+    except InvalidPrice as exc:
+        raise DomainError(
+            str(exc), status=422, slug="invalid-amount",
+            errors=[{"field": "price_usdc", "message": str(exc)}],
+        ) from exc  # fmt: skip
+    settings = common.settings_of(request)
+    async with write_context(request, user, operation="mcc.price.set", user_uid=user.uid) as ctx:
+        row = await oracle.set_admin_price(ctx.session, price, user.uid, request_id_var.get())
+        close = await oracle.latest_close(ctx.session)
+        written = await oracle.latest_onchain(ctx.session)
+        view = _view(row.price_usdc, "admin", row.created_at, close, written, settings)
+        return ctx.respond(200, _price_response(view, settings))
+
+
+async def _stats(request: Request, session: SessionDep, currency: str) -> dict[str, Any]:
+    cached: dict[str, tuple[float, dict[str, Any]]] = request.app.state.token_stats
+    hit = cached.get(currency)
+    if hit is not None and time.monotonic() - hit[0] < STATS_SECONDS:
+        return hit[1]
+    gateway = common.gateway_of(request)
+    try:
+        s = await stats.load(
+            session, request.app.state.solana, currency, gateway.keys.mint_for(currency)
+        )
+    except (RPCException, SolanaRpcException, OSError) as exc:
+        raise common.chain_down(exc) from exc
+    d = s.decimals
+    attributes: dict[str, Any] = {
+        "mint": s.mint,
+        "supply": to_decimal_string(s.supply, d),
+        "decimals": d,
+        "custody_total": to_decimal_string(s.custody_total, d),
+        "holders": s.holders,
+        "volume_24h": to_decimal_string(s.volume_24h, d),
+        "transactions_24h": s.count_24h,
+        "volume_30d": to_decimal_string(s.volume_30d, d),
+        "transactions_30d": s.count_30d,
+        "updated_at": iso(s.updated_at),
+    }
+    if currency == "MCC":
+        view = await _price_view(request)
+        attributes["price_usdc"] = view["price_usdc"]
+        attributes["price_source"] = view["source"]
+    body = {
+        "data": {"type": f"{currency.lower()}_stats", "id": currency, "attributes": attributes},
+        "meta": meta(cache_seconds=STATS_SECONDS),
+    }
+    cached[currency] = (time.monotonic(), body)
+    return body
+
+
+@router.get("/v1/mcc/stats", response_model=One[TokenStats], responses=common.PUBLIC_PROBLEMS)
+async def mcc_stats(request: Request, session: SessionDep) -> dict[str, Any]:
+    """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s)."""
+    body = await _stats(request, session, "MCC")
+    return {**body, "meta": meta(cache_seconds=STATS_SECONDS)}
+
+
+@router.get("/v1/mcd/stats", response_model=One[TokenStats], responses=common.PUBLIC_PROBLEMS)
+async def mcd_stats(request: Request, session: SessionDep) -> dict[str, Any]:
+    """Global MCD statistics: supply, custody, holders, volume (cached 30 s)."""
+    body = await _stats(request, session, "MCD")
+    return {**body, "meta": meta(cache_seconds=STATS_SECONDS)}

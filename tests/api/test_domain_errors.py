@@ -1,0 +1,125 @@
+"""One error path (issue 12, item 3): every service's refusal is a DomainError, rendered by the
+one handler with its slug, status, extra members and headers; ledger invariants stay a 500."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from api.errors import install_error_handlers
+from core.config import Settings
+from core.errors import DomainError
+from db.models.access import AuditLog
+from db.models.ledger import Hold
+from engine.errors import Rejected, invalid_state
+from ledger.service import InsufficientFunds, LedgerError
+from organizations.errors import OrgRejected
+from organizations.errors import not_found as org_not_found
+from tests.api.conftest import start_app
+from tests.factories import World
+from views.errors import ChainUnavailable, invalid
+
+WALLET_ERRORS = {"errors": [{"field": "wallet", "message": "not a base58 address"}]}
+CASES: dict[str, Exception] = {
+    "engine": Rejected("over the limit", slug="amount-limit-exceeded", limit="10"),
+    "engine-state": invalid_state("already settled", transfer_status="completed"),
+    "org": OrgRejected("the station is full", slug="station-full", status=409),
+    "org-missing": org_not_found("Unit station-9"),
+    "view": invalid("wallet", "not a base58 address"),
+    "view-down": ChainUnavailable("connection refused"),
+    "ledger": InsufficientFunds("alice", "MCC", 5, 2),
+    "invariant": LedgerError("amount must be positive, got -1"),
+}
+
+
+def _raising(exc: Exception) -> Callable[[], Awaitable[None]]:
+    async def fail() -> None:
+        raise exc
+
+    return fail
+
+
+@pytest.fixture
+async def client() -> httpx.AsyncClient:
+    app = FastAPI()
+    app.state.settings = Settings(environment="test")
+    install_error_handlers(app)
+    for name, exc in CASES.items():
+        app.add_api_route(f"/{name}", _raising(exc))
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    return httpx.AsyncClient(transport=transport, base_url="http://test")
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "slug", "extra"),
+    [
+        ("engine", 422, "amount-limit-exceeded", {"limit": "10"}),
+        ("engine-state", 409, "invalid-state", {"transfer_status": "completed"}),
+        ("org", 409, "station-full", {}),
+        ("org-missing", 404, "not-found", {}),
+        ("view", 422, "validation-error", WALLET_ERRORS),
+        ("view-down", 503, "service-unavailable", {}),
+        ("ledger", 422, "insufficient-funds", {}),
+    ],
+)
+async def test_each_refusal_is_one_problem(
+    client: httpx.AsyncClient, name: str, status: int, slug: str, extra: dict[str, object]
+) -> None:
+    assert all(isinstance(CASES[n], DomainError) for n in CASES if n != "invariant")
+    resp = await client.get(f"/{name}")
+    assert resp.status_code == status
+    assert resp.headers["content-type"] == "application/problem+json"
+    body = resp.json()
+    assert body["type"].endswith(f"/errors/{slug}") and body["status"] == status
+    assert body["detail"] == CASES[name].detail  # type: ignore[attr-defined]
+    assert {k: body[k] for k in extra} == extra
+    # A view's 503 says when to come back, as the removed per-class handler did.
+    assert (resp.headers.get("retry-after") == "1") == (name == "view-down")
+
+
+async def test_a_ledger_invariant_is_an_internal_error_without_detail(
+    client: httpx.AsyncClient,
+) -> None:
+    resp = await client.get("/invariant")
+    assert resp.status_code == 500
+    assert resp.json()["type"].endswith("/errors/internal-error")
+    assert "amount" not in resp.json()["detail"]
+
+
+@pytest.fixture
+def world(
+    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
+) -> World:
+    return World(session_maker, settings, app)
+
+
+async def test_an_engine_refusal_is_audited_failed_through_write_context(
+    app: FastAPI, world: World
+) -> None:
+    """``write_context`` rolls back a refused write and audits it, now that the engine's
+    ``Rejected`` reaches it as a DomainError (no route translation in between)."""
+    async for client in start_app(app):
+        await app.state.gateway.warm_up()  # amounts need the mints' decimals
+        creds = await world.project()
+        user = await world.user()  # no funds at all
+        await world.consent(user.uid, creds.project_id)
+        key = secrets.token_hex(8)
+        expires = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+        body = {"user_uid": user.uid, "currency": "MCC", "amount": "1", "reason": "bid",
+                "expires_at": expires, "idempotency_key": key}  # fmt: skip
+        headers = {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.secret}
+        r = await client.post("/v1/funds/lock", json=body, headers=headers)
+        assert r.status_code == 422 and r.json()["type"].endswith("/insufficient-funds"), r.text
+        assert r.json()["available_balance"] == "0"
+    async with world.sessions() as s:
+        rows = (await s.scalars(select(AuditLog).where(AuditLog.idempotency_key == key))).all()
+        assert await s.scalar(select(Hold).where(Hold.user_uid == user.uid)) is None
+    assert [(a.status, a.status_code) for a in rows] == [("failed", 422)]
+    assert rows[0].response_body["type"] == "insufficient-funds"

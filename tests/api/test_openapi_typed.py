@@ -1,0 +1,175 @@
+"""The OpenAPI document describes every answer (issue 12, item 4): each operation has a typed
+2xx body and documents its errors as RFC 7807 problems; no path of the API ever disappears.
+
+Built from the app alone (no lifespan): the document needs no running service.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api.app import create_app
+from core.config import Settings
+
+METHODS = ("get", "put", "post", "patch", "delete", "head", "options")
+PROBLEM_REF = "#/components/schemas/Problem"
+LEGACY_REF = "#/components/schemas/LegacyError"
+# Today's operations, generated from the app before the typed-responses change; a path may be
+# added, never lost (regenerate only to add: see _operations below).
+PATHS_FILE = Path(__file__).with_name("openapi_paths.txt")
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return create_app(Settings(environment="test")).openapi()
+
+
+def _operations(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        f"{method.upper()} {path}": op
+        for path, item in doc["paths"].items()
+        for method, op in item.items()
+        if method in METHODS
+    }
+
+
+def _resolve(doc: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        name = schema["$ref"].removeprefix("#/components/schemas/")
+        schema = doc["components"]["schemas"][name]
+    return schema
+
+
+def _members(doc: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The alternatives of a (possibly nullable) union, resolved; a plain schema is its own."""
+    schema = _resolve(doc, schema)
+    union = schema.get("anyOf") or schema.get("oneOf")
+    if union is None:
+        return [schema]
+    return [m for u in union for m in _members(doc, u) if m.get("type") != "null"]
+
+
+def _object_faults(doc: dict[str, Any], schema: dict[str, Any], where: str) -> list[str]:
+    """Why ``schema`` is not an object with declared properties (every member of a union)."""
+    if all(m.get("properties") for m in _members(doc, schema)):
+        return []
+    return [f"{where} is not an object with declared properties"]
+
+
+def _envelope_faults(doc: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """An envelope's ``data`` (one resource or a list) and its ``attributes`` are declared."""
+    faults = _object_faults(doc, schema, "the body")
+    body = _resolve(doc, schema)
+    if faults or "data" not in body.get("properties", {}):
+        return faults  # a typed non-envelope body (legacy forms, health, OAuth) is fine
+    resources = [
+        _resolve(doc, m.get("items", {})) if m.get("type") == "array" else m
+        for m in _members(doc, body["properties"]["data"])
+    ]
+    for resource in resources:
+        if not resource.get("properties"):
+            return ["data is not an object with declared properties"]
+        if "attributes" in resource["properties"]:
+            faults += _object_faults(doc, resource["properties"]["attributes"], "data.attributes")
+    return sorted(set(faults))
+
+
+def _success_faults(doc: dict[str, Any], op: dict[str, Any]) -> list[str]:
+    successes = {s: r for s, r in op["responses"].items() if str(s).startswith("2")}
+    if not successes:
+        return ["no 2xx response"]
+    faults: list[str] = []
+    for status, response in successes.items():
+        content = response.get("content") or {}
+        if status == "204" and not content:
+            continue
+        if not content:
+            faults.append(f"{status} has no body schema")
+        for media, body in content.items():
+            schema = body.get("schema") or {}
+            if media.startswith("text/") and schema.get("type") == "string":
+                continue  # an HTML page or plain text, declared as such
+            faults += [f"{status} {media}: {f}" for f in _envelope_faults(doc, schema)]
+    return faults
+
+
+def _problem_faults(op: dict[str, Any]) -> list[str]:
+    errors = {s: r for s, r in op["responses"].items() if str(s)[:1] in ("4", "5")}
+    if not errors:
+        return ["no problem response documented"]
+    faults = []
+    for status, response in errors.items():
+        content = response.get("content") or {}
+        schema = content.get("application/problem+json", {}).get("schema", {})
+        if _legacy_401(op, status, content):
+            continue
+        if schema.get("$ref") != PROBLEM_REF or len(content) != 1:
+            faults.append(f"{status} is not documented as a Problem")
+    return faults
+
+
+def _legacy_401(op: dict[str, Any], status: str, content: dict[str, Any]) -> bool:
+    """The legacy routes keep their own 401 body (``{error, message, code}``), declared."""
+    schema = content.get("application/json", {}).get("schema", {})
+    return status == "401" and "legacy" in op.get("tags", ()) and schema.get("$ref") == LEGACY_REF
+
+
+def test_every_operation_has_a_typed_success_body(document: dict[str, Any]) -> None:
+    untyped = {
+        name: faults
+        for name, op in _operations(document).items()
+        if (faults := _success_faults(document, op))
+    }
+    assert not untyped, "\n".join(f"{k}: {'; '.join(v)}" for k, v in sorted(untyped.items()))
+
+
+def test_every_operation_documents_its_problems(document: dict[str, Any]) -> None:
+    undocumented = {
+        name: faults
+        for name, op in _operations(document).items()
+        if (faults := _problem_faults(op))
+    }
+    assert not undocumented, "\n".join(
+        f"{k}: {'; '.join(v)}" for k, v in sorted(undocumented.items())
+    )
+
+
+def test_no_operation_of_before_is_lost(document: dict[str, Any]) -> None:
+    before = set(PATHS_FILE.read_text().split("\n")) - {""}
+    missing = before - set(_operations(document))
+    assert not missing, f"operations gone from /openapi.json: {sorted(missing)}"
+
+
+def test_the_checks_catch_a_free_form_body() -> None:
+    """The walker is not vacuous: a bare ``Envelope`` (free-form attributes) is flagged."""
+    doc = {
+        "components": {
+            "schemas": {
+                "Envelope": {
+                    "type": "object",
+                    "properties": {"data": {"anyOf": [{"$ref": "#/components/schemas/R"}]}},
+                },
+                "R": {
+                    "type": "object",
+                    "properties": {"attributes": {"type": "object", "additionalProperties": True}},
+                },
+            }
+        }
+    }
+    op = {
+        "responses": {
+            "200": {
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}
+                }
+            },
+            "404": {"description": "x"},
+        }
+    }
+    assert _success_faults(doc, op) == [
+        "200 application/json: data.attributes is not an object with declared properties"
+    ]
+    assert _problem_faults(op) == ["404 is not documented as a Problem"]
