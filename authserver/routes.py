@@ -25,6 +25,15 @@ from authserver.adapter import (
     read_form,
 )
 from authserver.models import Client
+from authserver.schemas import (
+    Introspection,
+    Jwks,
+    OpenIdConfiguration,
+    Revocation,
+    TokenResponse,
+    html_errors,
+    oauth_errors,
+)
 from authserver.server import AuthServer
 from core.scopes import USER_SCOPES
 from core.security import verify_password
@@ -48,14 +57,18 @@ def _action(request: Request) -> str:
     return request.url.path + (f"?{request.url.query}" if request.url.query else "")
 
 
-@router.get("/.well-known/jwks.json")
+@router.get("/.well-known/jwks.json", response_model=Jwks, responses=oauth_errors(500))
 async def jwks(request: Request) -> JSONResponse:
     """Public signing keys (JWKS)."""
     keys = await run_in_threadpool(_server(request).keys.public_jwks)
     return JSONResponse(keys, headers={"Cache-Control": "public, max-age=300"})
 
 
-@router.get("/.well-known/openid-configuration")
+@router.get(
+    "/.well-known/openid-configuration",
+    response_model=OpenIdConfiguration,
+    responses=oauth_errors(500),
+)
 async def openid_configuration(request: Request) -> dict[str, Any]:
     """OpenID Connect discovery document."""
     issuer = _server(request).issuer
@@ -81,7 +94,7 @@ async def openid_configuration(request: Request) -> dict[str, Any]:
     }
 
 
-@router.get("/oauth/authorize", response_class=HTMLResponse)
+@router.get("/oauth/authorize", response_class=HTMLResponse, responses=html_errors(400))
 async def authorize_page(request: Request) -> Response:
     """Login and consent page of the authorization-code flow."""
     server = _server(request)
@@ -123,7 +136,7 @@ async def _login_failed(request: Request, login: str) -> None:
     await limiter.hit(ip, LOGIN_FAILURES_PER_IP, LOGIN_WINDOW_MS)
 
 
-@router.post("/oauth/authorize", response_class=HTMLResponse)
+@router.post("/oauth/authorize", response_class=HTMLResponse, responses=html_errors(400, 401, 429))
 async def authorize_submit(request: Request) -> Response:
     """Log in and approve (or deny) the authorization request."""
     server = _server(request)
@@ -177,19 +190,19 @@ async def _endpoint(request: Request, run: Any) -> Response:
     return handle_response(*await run_in_threadpool(run, server, req))
 
 
-@router.post("/oauth/token")
+@router.post("/oauth/token", response_model=TokenResponse, responses=oauth_errors(400, 401))
 async def token(request: Request) -> Response:
     """Token endpoint: authorization_code (with PKCE) and refresh_token grants."""
     return await _endpoint(request, lambda s, r: s.create_token_response(r))
 
 
-@router.post("/oauth/introspect")
+@router.post("/oauth/introspect", response_model=Introspection, responses=oauth_errors(400, 401))
 async def introspect(request: Request) -> Response:
     """RFC 7662 token introspection (client authentication required)."""
     return await _endpoint(request, lambda s, r: s.create_endpoint_response("introspection", r))
 
 
-@router.post("/oauth/revoke")
+@router.post("/oauth/revoke", response_model=Revocation, responses=oauth_errors(400, 401))
 async def revoke(request: Request) -> Response:
     """RFC 7009 token revocation (a refresh token revokes its whole family)."""
     return await _endpoint(request, lambda s, r: s.create_endpoint_response("revocation", r))

@@ -17,6 +17,7 @@ from core.config import Settings
 METHODS = ("get", "put", "post", "patch", "delete", "head", "options")
 PROBLEM_REF = "#/components/schemas/Problem"
 LEGACY_REF = "#/components/schemas/LegacyError"
+OAUTH_REF = "#/components/schemas/OAuthError"
 # Today's operations, generated from the app before the typed-responses change; a path may be
 # added, never lost (regenerate only to add: see _operations below).
 PATHS_FILE = Path(__file__).with_name("openapi_paths.txt")
@@ -54,7 +55,10 @@ def _members(doc: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]
 
 def _object_faults(doc: dict[str, Any], schema: dict[str, Any], where: str) -> list[str]:
     """Why ``schema`` is not an object with declared properties (every member of a union)."""
-    if all(m.get("properties") for m in _members(doc, schema)):
+    # An explicitly empty object (``additionalProperties: false``) is declared too.
+    if all(
+        m.get("properties") or m.get("additionalProperties") is False for m in _members(doc, schema)
+    ):
         return []
     return [f"{where} is not an object with declared properties"]
 
@@ -104,7 +108,7 @@ def _problem_faults(op: dict[str, Any]) -> list[str]:
     for status, response in errors.items():
         content = response.get("content") or {}
         schema = content.get("application/problem+json", {}).get("schema", {})
-        if _legacy_401(op, status, content):
+        if _legacy_401(op, status, content) or _oauth_error(op, content):
             continue
         if schema.get("$ref") != PROBLEM_REF or len(content) != 1:
             faults.append(f"{status} is not documented as a Problem")
@@ -115,6 +119,16 @@ def _legacy_401(op: dict[str, Any], status: str, content: dict[str, Any]) -> boo
     """The legacy routes keep their own 401 body (``{error, message, code}``), declared."""
     schema = content.get("application/json", {}).get("schema", {})
     return status == "401" and "legacy" in op.get("tags", ()) and schema.get("$ref") == LEGACY_REF
+
+
+def _oauth_error(op: dict[str, Any], content: dict[str, Any]) -> bool:
+    """The authorization server answers by the OAuth standards: RFC 6749 error bodies, or an
+    HTML page on its sign-in pages; both declared."""
+    if "auth" not in op.get("tags", ()):
+        return False
+    json_schema = content.get("application/json", {}).get("schema", {})
+    html_schema = content.get("text/html", {}).get("schema", {})
+    return json_schema.get("$ref") == OAUTH_REF or html_schema.get("type") == "string"
 
 
 def test_every_operation_has_a_typed_success_body(document: dict[str, Any]) -> None:

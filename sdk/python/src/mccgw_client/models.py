@@ -758,6 +758,33 @@ class InterestAttributes(BaseModel):
     total_debt: Annotated[str, Field(title="Total Debt")]
 
 
+class Introspection(BaseModel):
+    """
+    RFC 7662: ``active`` always; the rest only for an active token.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    active: Annotated[bool, Field(title="Active")]
+    aud: Annotated[str | list[str] | None, Field(title="Aud")] = None
+    client_id: Annotated[str | None, Field(title="Client Id")] = None
+    exp: Annotated[int | None, Field(title="Exp")] = None
+    iat: Annotated[int | None, Field(title="Iat")] = None
+    iss: Annotated[str | None, Field(title="Iss")] = None
+    scope: Annotated[str | None, Field(title="Scope")] = None
+    sub: Annotated[str | None, Field(title="Sub")] = None
+    token_type: Annotated[str | None, Field(title="Token Type")] = None
+    username: Annotated[str | None, Field(title="Username")] = None
+
+
+class Jwks(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    keys: Annotated[list[dict[str, Any]], Field(title="Keys")]
+
+
 class LegacyError(BaseModel):
     """
     The legacy error body (not a problem document): ``{error, message, code}``.
@@ -1258,6 +1285,44 @@ class NftDetailAttributes(BaseModel):
     updated_at: Annotated[str | None, Field(title="Updated At")]
 
 
+class OAuthError(BaseModel):
+    """
+    RFC 6749 section 5.2 error response.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    error: Annotated[str, Field(title="Error")]
+    error_description: Annotated[str | None, Field(title="Error Description")] = None
+
+
+class OpenIdConfiguration(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    authorization_endpoint: Annotated[str, Field(title="Authorization Endpoint")]
+    claims_supported: Annotated[list[str], Field(title="Claims Supported")]
+    code_challenge_methods_supported: Annotated[
+        list[str], Field(title="Code Challenge Methods Supported")
+    ]
+    grant_types_supported: Annotated[list[str], Field(title="Grant Types Supported")]
+    id_token_signing_alg_values_supported: Annotated[
+        list[str], Field(title="Id Token Signing Alg Values Supported")
+    ]
+    introspection_endpoint: Annotated[str, Field(title="Introspection Endpoint")]
+    issuer: Annotated[str, Field(title="Issuer")]
+    jwks_uri: Annotated[str, Field(title="Jwks Uri")]
+    response_types_supported: Annotated[list[str], Field(title="Response Types Supported")]
+    revocation_endpoint: Annotated[str, Field(title="Revocation Endpoint")]
+    scopes_supported: Annotated[list[str], Field(title="Scopes Supported")]
+    subject_types_supported: Annotated[list[str], Field(title="Subject Types Supported")]
+    token_endpoint: Annotated[str, Field(title="Token Endpoint")]
+    token_endpoint_auth_methods_supported: Annotated[
+        list[str], Field(title="Token Endpoint Auth Methods Supported")
+    ]
+
+
 class PageMeta(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1521,6 +1586,16 @@ class Resource(BaseModel):
     type: Annotated[str, Field(title="Type")]
 
 
+class Revocation(BaseModel):
+    """
+    RFC 7009: an empty JSON object whether or not the token existed.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+
+
 class StationSummary(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1583,6 +1658,18 @@ class StatusChangeIn(BaseModel):
         Literal["active", "maintenance", "testing", "discontinued", "deleted"],
         Field(title="Status"),
     ]
+
+
+class TokenResponse(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    access_token: Annotated[str, Field(title="Access Token")]
+    expires_in: Annotated[int, Field(title="Expires In")]
+    id_token: Annotated[str | None, Field(title="Id Token")] = None
+    refresh_token: Annotated[str | None, Field(title="Refresh Token")] = None
+    scope: Annotated[str | None, Field(title="Scope")] = None
+    token_type: Annotated[str, Field(title="Token Type")]
 
 
 class TokenStats(BaseModel):

@@ -259,16 +259,16 @@ holdings: Operation[Any] = Operation(
     None,
     "A wallet's fragment balances, per vault.",
 )
-introspect: Operation[Any] = Operation(
+introspect: Operation[models.Introspection] = Operation(
     "introspect",
     "POST",
     "/auth/oauth/introspect",
     None,
-    None,
+    models.Introspection,
     "RFC 7662 token introspection (client authentication required).",
 )
-jwks: Operation[Any] = Operation(
-    "jwks", "GET", "/auth/.well-known/jwks.json", None, None, "Public signing keys (JWKS)."
+jwks: Operation[models.Jwks] = Operation(
+    "jwks", "GET", "/auth/.well-known/jwks.json", None, models.Jwks, "Public signing keys (JWKS)."
 )
 legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
     "legacy_mcc_balance",
@@ -513,12 +513,12 @@ nfts: Operation[Any] = Operation(
     None,
     "The territory NFTs a wallet holds, by type and id (escrowed ones marked by `custody`).",
 )
-openid_configuration: Operation[Any] = Operation(
+openid_configuration: Operation[models.OpenIdConfiguration] = Operation(
     "openid_configuration",
     "GET",
     "/auth/.well-known/openid-configuration",
     None,
-    None,
+    models.OpenIdConfiguration,
     "OpenID Connect discovery document.",
 )
 organization_members: Operation[Any] = Operation(
@@ -681,12 +681,12 @@ retry_transfer: Operation[models.Envelope] = Operation(
     models.Envelope,
     "Re-check the chain and drive a stuck transfer on (re-sends exactly the same write).",
 )
-revoke: Operation[Any] = Operation(
+revoke: Operation[models.Revocation] = Operation(
     "revoke",
     "POST",
     "/auth/oauth/revoke",
     None,
-    None,
+    models.Revocation,
     "RFC 7009 token revocation (a refresh token revokes its whole family).",
 )
 revoke_authorization: Operation[Any] = Operation(
@@ -745,12 +745,12 @@ submit_activity: Operation[models.MiningSubmitBody] = Operation(
     models.MiningSubmitBody,
     "Submit one mining activity; verified independently, rewarded in MCD on chain.",
 )
-token: Operation[Any] = Operation(
+token: Operation[models.TokenResponse] = Operation(
     "token",
     "POST",
     "/auth/oauth/token",
     None,
-    None,
+    models.TokenResponse,
     "Token endpoint: authorization_code (with PKCE) and refresh_token grants.",
 )
 unit_nft: Operation[Any] = Operation(
