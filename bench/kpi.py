@@ -254,7 +254,9 @@ async def measure_job(settings: Settings) -> None:
     await engine.dispose()
 
 
-def measure_bonus(settings: Settings, seconds: float, connections: int) -> None:
+def measure_bonus(
+    settings: Settings, seconds: float, connections: int, profile: Path | None = None
+) -> None:
     """GET /v1/tech-tree/bonus warm on one API worker under wrk (bench/load.py), beside the
     bare and the bearer-only routes of the same app in the same run."""
     engine = sqlalchemy.create_engine(settings.database_url)
@@ -262,8 +264,8 @@ def measure_bonus(settings: Settings, seconds: float, connections: int) -> None:
         with engine.begin() as c:
             project = c.execute(
                 text(
-                    "INSERT INTO projects (name, allowed_scopes, ip_allowlist, limits) "
-                    "VALUES ('bench', '{}', '{}', '{}') RETURNING project_id"
+                    "INSERT INTO projects (name, allowed_scopes, rate_limit_tier, ip_allowlist, "
+                    "limits) VALUES ('bench', '{}', 'enterprise', '{}', '{}') RETURNING project_id"
                 )
             ).scalar_one()
             c.execute(
@@ -302,9 +304,11 @@ def measure_bonus(settings: Settings, seconds: float, connections: int) -> None:
             ("bearer check only", "/bench/auth", bearer),
             ("GET /v1/tech-tree/bonus", "/v1/tech-tree/bonus", bearer),
         ):
+            slug = path.strip("/").replace("/", "_")
             figure = load.measure(
-                api, port, path, headers, connections=connections, seconds=seconds
-            )
+                api, port, path, headers, connections=connections, seconds=seconds,
+                profile=profile / f"{slug}.txt" if profile else None,
+            )  # fmt: skip
             print(load.row(name, figure), flush=True)
     print(load.load_line())
     print("aim: bonus p50 <= 3 ms (warm)")
@@ -317,6 +321,7 @@ def main() -> None:
     parser.add_argument("--submission-days", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=5.0, help="per bonus latency/rate run")
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--profile", type=Path, help="directory for py-spy profiles (bonus)")
     parser.add_argument(
         "--bonus-only", action="store_true",
         help="a small system (10 stations of 10) and the bonus read only",
@@ -334,7 +339,7 @@ def main() -> None:
             )  # fmt: skip
             asyncio.run(populate(settings, args.stations, args.members, args.submission_days))
             asyncio.run(measure_job(settings))
-            measure_bonus(settings, args.seconds, args.connections)
+            measure_bonus(settings, args.seconds, args.connections, args.profile)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
