@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import api.ratelimit
 from api.app import create_app
 from api.auth.signature import signature_header
-from bench.procs import pct
+from bench._procs import pct
 from core.config import Settings
 from core.security import encrypt_secret, hash_api_secret, new_api_key
 from db.models import Project, User

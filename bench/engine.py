@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from activities.deps import WorkerDeps, worker_deps
 from api.app import create_app
-from bench.procs import pct, processes
+from bench._procs import pct, processes
 from core.config import Settings
 from core.embedded import free_port, temporal_cli
 from core.security import encrypt_secret, hash_api_secret, new_api_key

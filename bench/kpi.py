@@ -12,7 +12,7 @@ so the day computed completes a real 30-day window. Then it measures, in the sam
   unit's state, the marker, one commit), then the bonus-cache rebuild in Redis;
 - memory: peak extra memory during the job of this process, of PostgreSQL's processes
   (private memory, sampled) and of Redis (used_memory);
-- bonus: GET /v1/tech-tree/bonus warm on one API worker loaded by wrk (bench/load.py),
+- bonus: GET /v1/tech-tree/bonus warm on one API worker loaded by wrk (bench/_load.py),
   beside a bare route and a bearer-only route of the same app in the same run.
 
     .venv/bin/python -m bench.kpi [--stations 1000] [--members 1000] [--submission-days 2]
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from activities.organizations import KpiDayRequest, OrganizationActivities
 from authserver.issue import issue_token
 from authserver.server import AuthServer
-from bench import load
+from bench import _load as load
 from core.config import Settings
 from core.embedded import free_port
 from db.session import create_engine, create_session_maker
@@ -257,7 +257,7 @@ async def measure_job(settings: Settings) -> None:
 def measure_bonus(
     settings: Settings, seconds: float, connections: int, profile: Path | None = None
 ) -> None:
-    """GET /v1/tech-tree/bonus warm on one API worker under wrk (bench/load.py), beside the
+    """GET /v1/tech-tree/bonus warm on one API worker under wrk (bench/_load.py), beside the
     bare and the bearer-only routes of the same app in the same run."""
     engine = sqlalchemy.create_engine(settings.database_url)
     try:
@@ -294,7 +294,7 @@ def measure_bonus(
     }
     port = free_port()
     print()
-    with load.api_process("bench.load:bench_app", env, port) as api:
+    with load.api_process("bench._load:bench_app", env, port) as api:
         answer = load.get(port, "/v1/tech-tree/bonus", bearer)
         print(f"GET /v1/tech-tree/bonus for m1: {answer['data']['attributes']}")
         print(load.load_line())

@@ -12,7 +12,7 @@ app measured in the same run:
 - ``GET /bench/auth``: the bearer check and the user's rate limit alone (what the access
   layer costs);
 
-The API runs as in production on one core, ``wrk`` loads it from the other (bench/load.py says
+The API runs as in production on one core, ``wrk`` loads it from the other (bench/_load.py says
 how and why). Rate limits are raised for the run. ``--profile DIR`` also records a py-spy
 profile of the API (raw collapsed stacks) during each rate run.
 
@@ -33,7 +33,7 @@ import sqlalchemy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import load
+from bench import _load as load
 from core.config import Settings
 from core.embedded import free_port
 from tests.services import fresh_database, redis_server
@@ -156,7 +156,7 @@ def main() -> None:
             "LOG_LEVEL": "WARNING",
         }
         try:
-            with load.api_process("bench.load:bench_app", env, port) as api:
+            with load.api_process("bench._load:bench_app", env, port) as api:
                 run(port, token, args, api)
         finally:
             node.stop()

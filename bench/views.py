@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import api.ratelimit
 from api.app import create_app
-from bench.procs import pct
+from bench._procs import pct
 from chain.ecosystem import AUCTION_PROGRAM_ID, LENDING_PROGRAM_ID
 from chain.ecosystem import auction as au
 from chain.ecosystem import lending as ln
