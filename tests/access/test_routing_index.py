@@ -110,3 +110,32 @@ async def test_requests_through_the_index(client: Any) -> None:
     missing = await client.get("/v1/no-such-route")
     assert missing.status_code == 404
     assert missing.headers["content-type"].startswith("application/problem+json")
+
+
+def test_a_route_added_later_is_found(built: FastAPI) -> None:
+    """Routes added after the index was built (at any depth) are served: at once by FastAPI's
+    router, and by the index once it has seen the tree's new version."""
+    index = built.router.middleware_stack
+    assert isinstance(index, RouteIndex)
+    late = fr.APIRouter()
+
+    @late.get("/v1/_late/one")
+    async def one() -> dict[str, str]:
+        return {}
+
+    built.include_router(late)  # the app's own routes changed: seen at once
+    found = index.find(_scope(built, "GET", "/v1/_late/one"))
+    assert found is not None and found[0].route.endpoint is one
+
+    @late.get("/v1/_late/two")  # a nested change: FastAPI serves it until the index sees it
+    async def two() -> dict[str, str]:
+        return {}
+
+    scope = _scope(built, "GET", "/v1/_late/two")
+    expected = _fastapi_choice(built, scope)
+    assert expected is not None and expected[0].endpoint is two
+    found = index.find(_scope(built, "GET", "/v1/_late/two"))
+    assert found is None or found[0].route is expected[0]
+    index._recheck_at = 0.0  # (re-read at most once a second)
+    found = index.find(_scope(built, "GET", "/v1/_late/two"))
+    assert found is not None and found[0].route is expected[0]
