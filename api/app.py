@@ -27,6 +27,7 @@ from api.ratelimit import RateLimitMiddleware, limit_unauthenticated
 from api.routes import api_router
 from api.routes.legacy import install_legacy
 from api.routes.tokens import token_services
+from api.routing import install_route_index
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
@@ -146,6 +147,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_console(app)  # the operator console (HTML) at /console
     _summaries_from_docstrings(app.routes)
     install_problem_schemas(app)  # errors documented as the problem bodies they are
+    install_route_index(app)  # one pass over a flat route list (api.routing says why)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=settings.cors_origins,

@@ -22,22 +22,24 @@ async def _session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
-def _settings(request: Request) -> Settings:
+# The getters are coroutines on purpose: FastAPI runs a plain-def dependency in a worker
+# thread, and the hop cost more than a whole cached route (docs/performance.md).
+async def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def _redis(request: Request) -> Redis:
+async def _redis(request: Request) -> Redis:
     redis: Redis = request.app.state.redis
     return redis
 
 
-def _temporal(request: Request) -> Client:
+async def _temporal(request: Request) -> Client:
     client: Client = request.app.state.temporal
     return client
 
 
-def _gateway(request: Request) -> ChainGateway:
+async def _gateway(request: Request) -> ChainGateway:
     gateway: ChainGateway = request.app.state.gateway
     return gateway
 

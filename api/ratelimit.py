@@ -16,10 +16,11 @@ authorization server are limited per account and per IP on top (``LOGIN_FAILURES
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
 import math
-import uuid
+import secrets
 from dataclasses import dataclass
 
 from redis.asyncio import Redis
@@ -28,6 +29,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.middleware import RequestContextMiddleware
+from api.ratelimit_lua import PEEK, REVOCABLE, SCRIPT
 from core.errors import DomainError
 
 log = logging.getLogger("mccgw.ratelimit")
@@ -57,35 +59,6 @@ LOGIN_WINDOW_MS = 15 * 60_000
 LOGIN_FAILURES_PER_ACCOUNT = 10
 LOGIN_FAILURES_PER_IP = 30
 
-# KEYS[1] window set; ARGV: window_ms, limit, unique member suffix.
-# Returns {allowed (0/1), used, reset_ms (epoch ms when the oldest hit leaves the window)}.
-_SCRIPT = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local window = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local used = redis.call('ZCARD', KEYS[1])
-local allowed = 0
-if used < limit then
-  redis.call('ZADD', KEYS[1], now, now .. '-' .. ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  used = used + 1
-  allowed = 1
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local reset = now + window
-if oldest[2] then reset = tonumber(oldest[2]) + window end
-return {allowed, used, reset, now}
-"""
-# KEYS[1] window set; ARGV: window_ms. Returns the hits within the window (nothing added).
-_PEEK = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]))
-return redis.call('ZCARD', KEYS[1])
-"""
-
 
 @dataclass(frozen=True, slots=True)
 class RateResult:
@@ -106,23 +79,55 @@ class RateResult:
         return headers
 
 
+# Window members must be unique across API processes: a random process tag and a counter
+# (uuid4 per hit cost more CPU than the rest of the call's Python).
+_TAG, _SEQ = secrets.token_hex(4), itertools.count()
+
+
+def _member() -> str:
+    return f"{_TAG}{next(_SEQ)}"
+
+
+def _result(limit: int, allowed: int, used: int, reset_ms: int, now_ms: int) -> RateResult:
+    return RateResult(
+        allowed=bool(allowed),
+        limit=limit,
+        remaining=max(0, limit - int(used)),
+        reset=math.ceil(int(reset_ms) / 1000),
+        retry_after=max(1, math.ceil((int(reset_ms) - int(now_ms)) / 1000)),
+    )
+
+
+class Revoked(Exception):
+    """The bearer's token is revoked (checked in the same round trip as its rate limit)."""
+
+
 class RateLimiter:
     def __init__(self, redis: Redis, prefix: str = "rl:") -> None:
-        self._script = redis.register_script(_SCRIPT)
-        self._peek = redis.register_script(_PEEK)
+        self._script = redis.register_script(SCRIPT)
+        self._revocable = redis.register_script(REVOCABLE)
+        self._peek = redis.register_script(PEEK)
+        self._redis = redis
         self._prefix = prefix
 
     async def hit(self, key: str, limit: int, window_ms: int = WINDOW_MS) -> RateResult:
         allowed, used, reset_ms, now_ms = await self._script(
-            keys=[self._prefix + key], args=[window_ms, limit, uuid.uuid4().hex[:12]]
+            keys=[self._prefix + key], args=[window_ms, limit, _member()]
         )
-        return RateResult(
-            allowed=bool(allowed),
-            limit=limit,
-            remaining=max(0, limit - int(used)),
-            reset=math.ceil(int(reset_ms) / 1000),
-            retry_after=max(1, math.ceil((int(reset_ms) - int(now_ms)) / 1000)),
+        return _result(limit, allowed, used, reset_ms, now_ms)
+
+    async def hit_unless_revoked(
+        self, key: str, limit: int, revoked_key: str, ip_key: str, ip_limit: int
+    ) -> tuple[bool, RateResult]:
+        """(revoked, result): one hit for ``key``, or for ``ip_key`` if ``revoked_key`` exists."""
+        *hit, revoked = await self._revocable(
+            keys=[self._prefix + key, revoked_key, self._prefix + ip_key],
+            args=[WINDOW_MS, limit, _member(), ip_limit],
         )
+        return bool(revoked), _result(ip_limit if revoked else limit, *hit)
+
+    async def revoked(self, revoked_key: str) -> bool:
+        return bool(await self._redis.exists(revoked_key))
 
     async def count(self, key: str, window_ms: int = WINDOW_MS) -> int:
         """Hits of ``key`` within the window, without adding one."""
@@ -148,14 +153,32 @@ def _limiter(scope: Scope) -> RateLimiter:
     return limiter
 
 
-async def enforce(request: Request, key: str, limit: int) -> RateResult:
-    """Count one hit for ``key``; raise 429 when over the limit. Called once per request."""
+async def enforce(
+    request: Request, key: str, limit: int, revoked_key: str | None = None
+) -> RateResult:
+    """Count one hit for ``key``; raise 429 when over the limit. Called once per request.
+    With ``revoked_key`` (a bearer token's revocation marker), the same round trip checks
+    it: a revoked token is counted against the IP instead and raises ``Revoked``."""
     slot: _Slot | None = request.scope.get(SCOPE_KEY)
     if slot is not None and slot.result is not None:
-        return slot.result  # already counted (e.g. a route with two auth dependencies)
-    result = await _limiter(request.scope).hit(key, limit)
+        # Already counted (e.g. a route with two auth dependencies): the revocation still
+        # is checked.
+        if revoked_key is not None and await _limiter(request.scope).revoked(revoked_key):
+            raise Revoked
+        return slot.result
+    revoked = False
+    if revoked_key is None:
+        result = await _limiter(request.scope).hit(key, limit)
+    else:
+        ip_key = "ip:" + client_ip(request.scope)
+        revoked, result = await _limiter(request.scope).hit_unless_revoked(
+            key, limit, revoked_key, ip_key, ANONYMOUS_LIMIT
+        )
+        limit = result.limit
     if slot is not None:
         slot.result = result
+    if revoked and result.allowed:
+        raise Revoked
     if not result.allowed:
         raise DomainError(
             f"Rate limit of {limit} requests per minute exceeded; retry in {result.retry_after} s",

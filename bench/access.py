@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import api.ratelimit
 from api.app import create_app
 from api.auth.signature import signature_header
+from bench._procs import pct
 from core.config import Settings
 from core.security import encrypt_secret, hash_api_secret, new_api_key
 from db.models import Project, User
@@ -108,11 +109,6 @@ async def measure(
         if time.monotonic() > deadline:
             break
     return samples
-
-
-def pct(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def run(settings: Settings, n: int, seconds: float) -> None:

@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from activities.deps import WorkerDeps, worker_deps
 from api.app import create_app
+from bench._procs import pct, processes
 from core.config import Settings
 from core.embedded import free_port, temporal_cli
 from core.security import encrypt_secret, hash_api_secret, new_api_key
@@ -62,26 +63,10 @@ from workflows.reference import PingInput, PingWorkflow
 UNIT = 10**9
 
 
-def _processes() -> list[tuple[int, int, str, float]]:
-    """(pid, parent pid, command line, CPU seconds) of every process, from /proc (empty
-    elsewhere)."""
-    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    out = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        seconds = (int(fields[11]) + int(fields[12])) / ticks
-        out.append((int(entry.name), int(fields[1]), cmdline, seconds))
-    return out
-
-
 def cpu_by_role(worker_pid: int | None, node_pid: int, db_name: str) -> dict[str, float]:
     """CPU seconds used so far by each part of the stack on this machine."""
     roles = {"API + driver": 0.0, "worker": 0.0, "Temporal": 0.0, "PostgreSQL": 0.0, "node": 0.0}
-    for pid, ppid, cmdline, seconds in _processes():
+    for pid, ppid, cmdline, seconds in processes():
         if pid == os.getpid():
             roles["API + driver"] += seconds
         elif pid == worker_pid:
@@ -93,11 +78,6 @@ def cpu_by_role(worker_pid: int | None, node_pid: int, db_name: str) -> dict[str
         elif cmdline.startswith("postgres:") and db_name in cmdline:
             roles["PostgreSQL"] += seconds
     return roles
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 @asynccontextmanager

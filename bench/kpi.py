@@ -12,11 +12,11 @@ so the day computed completes a real 30-day window. Then it measures, in the sam
   unit's state, the marker, one commit), then the bonus-cache rebuild in Redis;
 - memory: peak extra memory during the job of this process, of PostgreSQL's processes
   (private memory, sampled) and of Redis (used_memory);
-- bonus: GET /v1/tech-tree/bonus p50/p99 warm (in-process ASGI, sequential), beside a bare
-  GET endpoint in the same app.
+- bonus: GET /v1/tech-tree/bonus warm on one API worker loaded by wrk (bench/_load.py),
+  beside a bare route and a bearer-only route of the same app in the same run.
 
     .venv/bin/python -m bench.kpi [--stations 1000] [--members 1000] [--submission-days 2]
-        [--requests 2000]
+        [--seconds 5] [--connections 16] [--bonus-only]
 """
 
 from __future__ import annotations
@@ -28,33 +28,26 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
-import httpx
 import psutil
-from fastapi import FastAPI
+import sqlalchemy
 from redis.asyncio import Redis
 from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import api.ratelimit
 from activities.organizations import KpiDayRequest, OrganizationActivities
-from api.app import create_app
-from api.routes.techtree import OrgRead
 from authserver.issue import issue_token
+from authserver.server import AuthServer
+from bench import _load as load
 from core.config import Settings
-from db.models import Project
-from db.models.access import OAuthClient
+from core.embedded import free_port
 from db.session import create_engine, create_session_maker
 from organizations.kpi import day_bounds
-from tests.factories import clear_rate_windows
 from tests.services import fresh_database, redis_server
 
-BASE = "http://127.0.0.1:8000"
 DAY = datetime.now(UTC).date() - timedelta(days=1)
 
 
@@ -261,63 +254,64 @@ async def measure_job(settings: Settings) -> None:
     await engine.dispose()
 
 
-async def measure_bonus(settings: Settings, n: int) -> None:
-    app: FastAPI = create_app(settings)
-    api.ratelimit.EXEMPT_PREFIXES = (*api.ratelimit.EXEMPT_PREFIXES, "/bench/")
-
-    @app.get("/bench/bare")
-    async def bare() -> dict[str, Any]:
-        return {"data": {"ok": True}}
-
-    @app.get("/bench/auth")
-    async def auth_only(user: OrgRead) -> dict[str, Any]:
-        return {"data": {"uid": user.uid}}
-
-    async with app.router.lifespan_context(app):
-        async with app.state.session_maker() as s:
-            project = Project(name="bench", allowed_scopes=[], ip_allowlist=[], limits={})
-            s.add(project)
-            await s.flush()
-            s.add(
-                OAuthClient(
-                    client_id="cl_bench", project_id=project.project_id, name="bench",
-                    client_secret_hash=None,
-                    redirect_uris=["http://localhost/cb"], allowed_scopes=["org:read"],
-                    grant_types=["authorization_code"], access_token_format="jwt",
+def measure_bonus(
+    settings: Settings, seconds: float, connections: int, profile: Path | None = None
+) -> None:
+    """GET /v1/tech-tree/bonus warm on one API worker under wrk (bench/_load.py), beside the
+    bare and the bearer-only routes of the same app in the same run."""
+    engine = sqlalchemy.create_engine(settings.database_url)
+    try:
+        with engine.begin() as c:
+            project = c.execute(
+                text(
+                    "INSERT INTO projects (name, allowed_scopes, rate_limit_tier, ip_allowlist, "
+                    "limits) VALUES ('bench', '{}', 'enterprise', '{}', '{}') RETURNING project_id"
                 )
-            )  # fmt: skip
-            await s.commit()
-        issued = await asyncio.to_thread(
-            issue_token, app.state.auth_server, user="m1", scope="org:read", client_id="cl_bench"
+            ).scalar_one()
+            c.execute(
+                text(
+                    "INSERT INTO oauth_clients (client_id, project_id, name, redirect_uris, "
+                    "allowed_scopes, grant_types, access_token_format) VALUES ('cl_bench', :p, "
+                    "'bench', '{http://localhost/cb}', '{org:read}', '{authorization_code}', "
+                    "'jwt')"
+                ),
+                {"p": project},
+            )
+        issued = issue_token(
+            AuthServer(settings, engine), user="m1", scope="org:read", client_id="cl_bench"
         )
-        headers = {"Authorization": f"Bearer {issued['access_token']}"}
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
-
-            async def timed(call: Callable[[], Awaitable[httpx.Response]]) -> list[float]:
-                for _ in range(50):
-                    (await call()).raise_for_status()
-                samples = []
-                for i in range(n):
-                    if i % 50 == 0:  # a user may make 100 calls a minute: start a fresh window
-                        await clear_rate_windows(app.state.redis)
-                    started = time.perf_counter()
-                    (await call()).raise_for_status()
-                    samples.append((time.perf_counter() - started) * 1000)
-                return sorted(samples)
-
-            await clear_rate_windows(app.state.redis)
-            answer = (await client.get("/v1/tech-tree/bonus", headers=headers)).json()
-            bonus = await timed(lambda: client.get("/v1/tech-tree/bonus", headers=headers))
-            bare_ms = await timed(lambda: client.get("/bench/bare"))
-            auth_ms = await timed(lambda: client.get("/bench/auth", headers=headers))
+    finally:
+        engine.dispose()
+    bearer = {"Authorization": f"Bearer {issued['access_token']}"}
+    env = {
+        "ENVIRONMENT": "test",
+        "DATABASE_URL": settings.database_url,
+        "REDIS_URL": settings.redis_url,
+        "TEMPORAL_ADDRESS": "127.0.0.1:1",  # lazy client: never contacted here
+        "SOLANA_RPC_URL": "http://127.0.0.1:1",  # no chain on this path
+        "AVATAR_DIR": str(settings.avatar_dir),
+        "LOG_LEVEL": "ERROR",
+    }
+    port = free_port()
     print()
-    print(f"GET /v1/tech-tree/bonus for m1: {answer['data']['attributes']}")
-    print(f"{'endpoint':<24}{'n':>6}{'p50 ms':>9}{'p99 ms':>9}")
-    rows = (("bare GET", bare_ms), ("bearer check only", auth_ms), ("/v1/tech-tree/bonus", bonus))
-    for name, s in rows:
-        print(f"{name:<24}{len(s):>6}{s[len(s) // 2]:>9.2f}{s[int(len(s) * 0.99)]:>9.2f}")
-    print("(warm, in-process ASGI, sequential; aim: bonus p50 <= 3 ms)")
+    with load.api_process("bench._load:bench_app", env, port) as api:
+        answer = load.get(port, "/v1/tech-tree/bonus", bearer)
+        print(f"GET /v1/tech-tree/bonus for m1: {answer['data']['attributes']}")
+        print(load.load_line())
+        print(f"{load.HEADER}  (1 worker, wrk, {connections} connections)")
+        for name, path, headers in (
+            ("bare GET (reference)", "/bench/bare", {}),
+            ("bearer check only", "/bench/auth", bearer),
+            ("GET /v1/tech-tree/bonus", "/v1/tech-tree/bonus", bearer),
+        ):
+            slug = path.strip("/").replace("/", "_")
+            figure = load.measure(
+                api, port, path, headers, connections=connections, seconds=seconds,
+                profile=profile / f"{slug}.txt" if profile else None,
+            )  # fmt: skip
+            print(load.row(name, figure), flush=True)
+    print(load.load_line())
+    print("aim: bonus p50 <= 3 ms (warm)")
 
 
 def main() -> None:
@@ -325,8 +319,16 @@ def main() -> None:
     parser.add_argument("--stations", type=int, default=1000)
     parser.add_argument("--members", type=int, default=1000, help="members per station")
     parser.add_argument("--submission-days", type=int, default=2)
-    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--seconds", type=float, default=5.0, help="per bonus latency/rate run")
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--profile", type=Path, help="directory for py-spy profiles (bonus)")
+    parser.add_argument(
+        "--bonus-only", action="store_true",
+        help="a small system (10 stations of 10) and the bonus read only",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.bonus_only:
+        args.stations, args.members, args.submission_days = 10, 10, 1
     tmp = Path(tempfile.mkdtemp(prefix="mccgw-bench-kpi-"))
     tmp.chmod(0o755)  # pgserver runs postgres as its own user
     try:
@@ -337,7 +339,7 @@ def main() -> None:
             )  # fmt: skip
             asyncio.run(populate(settings, args.stations, args.members, args.submission_days))
             asyncio.run(measure_job(settings))
-            asyncio.run(measure_bonus(settings, args.requests))
+            measure_bonus(settings, args.seconds, args.connections, args.profile)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -9,27 +9,23 @@ app measured in the same run:
 - ``GET /v1/mcc/transactions``: pages of a user with 100,000 ledger movements (page 1 and a
   deep page), sequential.
 
-Latency: p50/p99 of sequential requests (one connection). Throughput: requests/s with
-``--connections`` keep-alive connections for ``--seconds`` each, from a minimal raw HTTP/1.1
-client (so the client costs little of the two cores), and the API process's own CPU time per
-request, whose inverse is what one worker serves on a core of its own (the figure that does
-not depend on what else the machine runs). Rate limits are raised for the run.
+- ``GET /bench/auth``: the bearer check and the user's rate limit alone (what the access
+  layer costs);
 
-    .venv/bin/python -m bench.tokens [--seconds 8] [--connections 16] [--requests 2000]
+The API runs as in production on one core, ``wrk`` loads it from the other (bench/_load.py says
+how and why). Rate limits are raised for the run. ``--profile DIR`` also records a py-spy
+profile of the API (raw collapsed stacks) during each rate run.
+
+    .venv/bin/python -m bench.tokens [--seconds 5] [--connections 16] [--profile DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import os
 import secrets
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 import psutil
 import psycopg
@@ -37,29 +33,13 @@ import sqlalchemy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import _load as load
 from core.config import Settings
 from core.embedded import free_port
 from tests.services import fresh_database, redis_server
 
 ROWS = 100_000
 UNIT = 10**9
-
-
-def bench_app() -> Any:
-    """The real app plus a bare endpoint; rate limits high enough for a load test."""
-    import api.auth.deps
-    import api.ratelimit
-    from api.app import create_app
-
-    api.ratelimit.ANONYMOUS_LIMIT = 10**9
-    api.auth.deps.USER_LIMIT = 10**9
-    app = create_app()
-
-    @app.get("/bench/bare")
-    async def bare() -> dict[str, Any]:
-        return {"data": {"type": "bare", "id": "1", "attributes": {"ok": True}}}
-
-    return app
 
 
 def seed(settings: Settings) -> tuple[str, str]:
@@ -112,117 +92,39 @@ def seed(settings: Settings) -> tuple[str, str]:
     return uid, str(token["access_token"])
 
 
-async def _read_response(reader: asyncio.StreamReader) -> int:
-    head = await reader.readuntil(b"\r\n\r\n")
-    status = int(head[9:12])
-    length = 0
-    for line in head.split(b"\r\n"):
-        if line[:15].lower() == b"content-length:":
-            length = int(line[15:])
-    await reader.readexactly(length)
-    return status
-
-
-def _request(path: str, token: str | None) -> bytes:
-    lines = [f"GET {path} HTTP/1.1", "Host: 127.0.0.1"]
-    if token:
-        lines.append(f"Authorization: Bearer {token}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode()
-
-
-async def latency(port: int, request: bytes, n: int) -> list[float]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    samples: list[float] = []
-    try:
-        for i in range(n + 50):
-            started = time.perf_counter()
-            writer.write(request)
-            status = await _read_response(reader)
-            if status != 200:
-                raise SystemExit(f"status {status} for {request[:60]!r}")
-            if i >= 50:  # warm-up first
-                samples.append((time.perf_counter() - started) * 1000)
-    finally:
-        writer.close()
-    return samples
-
-
-async def throughput(port: int, request: bytes, connections: int, seconds: float) -> float:
-    stop = time.perf_counter() + seconds
-    counts = [0] * connections
-
-    async def one(i: int) -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        try:
-            while time.perf_counter() < stop:
-                writer.write(request)
-                if await _read_response(reader) != 200:
-                    raise SystemExit("non-200 under load")
-                counts[i] += 1
-        finally:
-            writer.close()
-
-    started = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in range(connections)))
-    return sum(counts) / (time.perf_counter() - started)
-
-
-def pct(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-async def _wait_up(port: int, proc: subprocess.Popen[bytes]) -> None:
-    for _ in range(300):
-        if proc.poll() is not None:
-            raise SystemExit("the API exited during start-up")
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(_request("/healthz", None))
-            await _read_response(reader)
-            writer.close()
-            return
-        except OSError:
-            await asyncio.sleep(0.1)
-    raise SystemExit("the API did not start")
-
-
-def _cpu(proc: psutil.Process) -> float:
-    times = proc.cpu_times()
-    return float(times.user + times.system)
-
-
-async def run(port: int, token: str, args: argparse.Namespace, api: psutil.Process) -> None:
+def run(port: int, token: str, args: argparse.Namespace, api: psutil.Process) -> None:
+    bearer = {"Authorization": f"Bearer {token}"}
     endpoints = [
-        ("bare GET (reference)", _request("/bench/bare", None)),
-        ("GET /v1/mcd/balance", _request("/v1/mcd/balance", token)),
-        ("GET /v1/mcc/price", _request("/v1/mcc/price", None)),
+        ("bare GET (reference)", "/bench/bare", {}),
+        ("bearer check only", "/bench/auth", bearer),
+        ("GET /v1/mcd/balance", "/v1/mcd/balance", bearer),
+        ("GET /v1/mcc/price", "/v1/mcc/price", {}),
     ]
-    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    print(f"{'endpoint':<28}{'p50 ms':>8}{'p99 ms':>8}{'req/s':>9}{'API CPU ms/req':>16}"
-          f"{'req/s per core':>16}  (1 worker, {args.connections} connections)")  # fmt: skip
-    for name, request in endpoints:
-        samples = await latency(port, request, args.requests)
-        before = _cpu(api)
-        started = time.perf_counter()
-        rate = await throughput(port, request, args.connections, args.seconds)
-        served = rate * (time.perf_counter() - started)
-        cpu_ms = (_cpu(api) - before) * 1000 / max(served, 1)
-        print(f"{name:<28}{pct(samples, 0.5):>8.2f}{pct(samples, 0.99):>8.2f}{rate:>9.0f}"
-              f"{cpu_ms:>16.3f}{1000 / cpu_ms:>16.0f}")  # fmt: skip
+    print(load.load_line())
+    print(f"{load.HEADER}  (1 worker, wrk, {args.connections} connections)")
+    for name, path, headers in endpoints:
+        slug = path.strip("/").replace("/", "_")
+        profile = args.profile / f"{slug}.txt" if args.profile else None
+        figure = load.measure(
+            api, port, path, headers, connections=args.connections, seconds=args.seconds,
+            profile=profile,
+        )  # fmt: skip
+        print(load.row(name, figure), flush=True)
     deep = ROWS // 20 // 2  # the middle page of 5,000
     for label, page in (("page 1", 1), (f"page {deep}", deep)):
-        request = _request(f"/v1/mcc/transactions?per_page=20&page={page}", token)
-        samples = await latency(port, request, 300)
-        print(f"{'transactions ' + label:<28}{pct(samples, 0.5):>8.2f}{pct(samples, 0.99):>8.2f}"
-              f"{'':>9}  ({ROWS:,} movements)")  # fmt: skip
+        path = f"/v1/mcc/transactions?per_page=20&page={page}"
+        figure = load.measure(api, port, path, bearer, connections=1, seconds=args.seconds / 2)
+        print(f"{'transactions ' + label:<28}{figure.p50_ms:>8.2f}{figure.p99_ms:>8.2f}"
+              f"{'':>8}  ({ROWS:,} movements)")  # fmt: skip
+    print(load.load_line())
+    print("aims: balance and price p50 <= 3 ms and >= 1,500 req/s; transactions p50 <= 10 ms")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=8.0, help="per throughput run")
+    parser.add_argument("--seconds", type=float, default=5.0, help="per latency and rate run")
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--requests", type=int, default=2000, help="sequential, for latency")
+    parser.add_argument("--profile", type=Path, help="directory for py-spy profiles")
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -245,7 +147,6 @@ def main() -> None:
         )  # fmt: skip
         port = free_port()
         env = {
-            **os.environ,
             "ENVIRONMENT": "test",
             "DATABASE_URL": db_url,
             "REDIS_URL": redis_url,
@@ -254,18 +155,10 @@ def main() -> None:
             "SOLANA_RPC_URL": node.url,  # read once for the decimals; not on the measured paths
             "LOG_LEVEL": "WARNING",
         }
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "bench.tokens:bench_app",
-             "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-             "--log-level", "warning"],
-            env=env, cwd=Path(__file__).resolve().parent.parent,
-        )  # fmt: skip
         try:
-            asyncio.run(_wait_up(port, proc))
-            asyncio.run(run(port, token, args, psutil.Process(proc.pid)))
+            with load.api_process("bench._load:bench_app", env, port) as api:
+                run(port, token, args, api)
         finally:
-            proc.terminate()
-            proc.wait(15)
             node.stop()
 
 

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import api.ratelimit
 from api.app import create_app
+from bench._procs import pct
 from chain.ecosystem import AUCTION_PROGRAM_ID, LENDING_PROGRAM_ID
 from chain.ecosystem import auction as au
 from chain.ecosystem import lending as ln
@@ -137,11 +138,6 @@ async def measure(
         if time.monotonic() > deadline:
             break
     return samples
-
-
-def pct(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 async def run(settings: Settings, accounts: int, n: int, seconds: float) -> None:

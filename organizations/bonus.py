@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 from sqlalchemy import bindparam, text
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -118,12 +119,23 @@ return out
 """
 
 
+_READ_SCRIPT: AsyncScript | None = None
+
+
+def _read_script(redis: Redis) -> AsyncScript:
+    """The read script, made once (its SHA-1 computed once); each call names its client."""
+    global _READ_SCRIPT
+    if _READ_SCRIPT is None:
+        _READ_SCRIPT = redis.register_script(_READ)
+    return _READ_SCRIPT
+
+
 async def cached_percents(redis: Redis, uids: list[str]) -> dict[str, int | None]:
     """The cached bonus percent per uid (None: not in the cache, or Redis unavailable)."""
     if not uids:
         return {}
     try:
-        values = await redis.register_script(_READ)(keys=[MEMBER_KEY, STATION_KEY], args=uids)
+        values = await _read_script(redis)(keys=[MEMBER_KEY, STATION_KEY], args=uids, client=redis)
     except RedisError as exc:
         log.warning("bonus cache unavailable: %r", exc)
         return dict.fromkeys(uids)

@@ -11,7 +11,7 @@ from fastapi.security import APIKeyHeader, OAuth2AuthorizationCodeBearer, Securi
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.auth.project import ProjectAuthenticator
 from api.auth.tokens import AuthServerUnavailable, InvalidToken, TokenVerifier
-from api.ratelimit import AUTH_SCHEMES, USER_LIMIT, enforce, enforce_ip
+from api.ratelimit import AUTH_SCHEMES, USER_LIMIT, Revoked, enforce, enforce_ip
 from core.errors import DomainError, ServiceUnavailable
 from core.scopes import USER_SCOPES, expand, missing_scope
 
@@ -56,7 +56,10 @@ def _verifier(request: Request) -> TokenVerifier:
     return verifier
 
 
-async def _claims(request: Request, token: str | None, *, id_token: bool) -> dict[str, Any]:
+async def _claims(
+    request: Request, token: str | None, *, id_token: bool
+) -> tuple[dict[str, Any], bool]:
+    """(claims, revocable): for an access token whose revocation the caller checks."""
     if not token:
         await enforce_ip(request)
         raise DomainError(
@@ -68,8 +71,8 @@ async def _claims(request: Request, token: str | None, *, id_token: bool) -> dic
     verifier = _verifier(request)
     try:
         if id_token:
-            return await verifier.id_token(token)
-        return await verifier.access_token(token)
+            return await verifier.id_token(token), False
+        return await verifier.access_claims(token)
     except InvalidToken as exc:
         await enforce_ip(request)
         raise _unauthorized(str(exc)) from exc
@@ -98,8 +101,14 @@ async def current_user(
     token: str | None = Depends(oauth2_scheme),
 ) -> UserPrincipal:
     """The user behind a valid bearer access token, holding every scope the route needs."""
-    principal = principal_from_claims(await _claims(request, token, id_token=False))
-    await enforce(request, principal.rate_key, USER_LIMIT)
+    claims, revocable = await _claims(request, token, id_token=False)
+    principal = principal_from_claims(claims)
+    # The revocation check rides in the rate limit's round trip (one Redis call, not two).
+    revoked_key = _verifier(request).revocation_key(claims) if revocable else None
+    try:
+        await enforce(request, principal.rate_key, USER_LIMIT, revoked_key=revoked_key)
+    except Revoked as exc:
+        raise _unauthorized("The token has been revoked") from exc
     if scope := missing_scope(principal.scopes, security_scopes.scopes, admin=principal.is_admin):
         raise DomainError(
             f"This call needs the scope {scope}",
@@ -116,7 +125,8 @@ async def id_token_user(
     request: Request, token: str | None = Depends(oauth2_scheme)
 ) -> UserPrincipal:
     """Legacy routes: the identity provider's ID token."""
-    principal = principal_from_claims(await _claims(request, token, id_token=True))
+    claims, _ = await _claims(request, token, id_token=True)
+    principal = principal_from_claims(claims)
     await enforce(request, principal.rate_key, USER_LIMIT)
     request.state.principal = principal
     return principal

@@ -12,6 +12,8 @@ import base64
 import hashlib
 import json
 import time
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -120,7 +122,22 @@ def _header(token: str) -> dict[str, Any]:
     return header
 
 
+@dataclass(frozen=True, slots=True)
+class _Verified:
+    claims: dict[str, Any]
+    key: RSAKey  # the key that verified the signature: a hit needs it still published
+    kid: str
+    until: float  # the token's exp (unix seconds): verified afresh after it
+
+
 class TokenVerifier:
+    """Verifies bearer tokens. A JWT whose signature and claims were verified is remembered
+    (bounded LRU, ``max_verified`` tokens) until its ``exp``, and only while the JWKS still
+    publishes the key that signed it: the RSA check and the claim parsing were most of the
+    access layer's CPU. The revocation check is never cached: ``access_token`` makes it on
+    every call, and ``access_claims`` hands it to the caller (api.auth.deps folds it into the
+    rate limit's round trip)."""
+
     def __init__(
         self,
         jwks: JwksCache,
@@ -128,26 +145,38 @@ class TokenVerifier:
         issuer: str,
         audience: str,
         redis: Redis | None = None,
+        max_verified: int = 10_000,
     ) -> None:
         self.jwks = jwks
         self.introspector = introspector
         self.issuer = issuer
         self.audience = audience
         self._redis = redis
+        self.max_verified = max_verified
+        self._verified: OrderedDict[tuple[str | None, str], _Verified] = OrderedDict()
+
+    def revocation_key(self, claims: dict[str, Any]) -> str | None:
+        """The Redis key that marks this token revoked (None: nothing to check)."""
+        jti = claims.get("jti")
+        return REVOKED_JTI + str(jti) if self._redis is not None and jti else None
 
     async def _check_not_revoked(self, claims: dict[str, Any]) -> None:
-        jti = claims.get("jti")
-        if self._redis is not None and jti and await self._redis.exists(REVOKED_JTI + str(jti)):
+        key = self.revocation_key(claims)
+        if key is not None and self._redis is not None and await self._redis.exists(key):
             raise InvalidToken("The token has been revoked")
 
     async def access_token(self, token: str) -> dict[str, Any]:
-        """Claims of a valid access token (iss, aud, exp checked), JWT or opaque."""
-        if token.count(".") == 2:
-            claims = await self._jwt(token, audience=self.audience)
-            if _header(token).get("typ", "").lower() not in ("at+jwt", "application/at+jwt"):
-                raise InvalidToken("Not an access token (an ID token cannot call /v1)")
+        """Claims of a valid, unrevoked access token (iss, aud, exp checked), JWT or opaque."""
+        claims, revocable = await self.access_claims(token)
+        if revocable:
             await self._check_not_revoked(claims)
-            return claims
+        return claims
+
+    async def access_claims(self, token: str) -> tuple[dict[str, Any], bool]:
+        """(claims, revocable) of a valid access token; when ``revocable``, the caller must
+        still check ``revocation_key(claims)`` (introspected tokens were checked by the AS)."""
+        if token.count(".") == 2:
+            return await self._verified_jwt(token, self.audience), True
         result = await self.introspector.introspect(token)
         if not result.get("active"):
             raise InvalidToken("The token is not active")
@@ -156,16 +185,40 @@ class TokenVerifier:
             raise InvalidToken("Not an access token (a refresh token cannot call /v1)")
         if result.get("iss") != self.issuer or result.get("aud") != self.audience:
             raise InvalidToken("The token was not issued for this API")
-        return result
+        return result, False
 
     async def id_token(self, token: str) -> dict[str, Any]:
         """Claims of an ID token of our identity provider (legacy routes); any of our clients
         is a valid audience. An access token of this API is accepted as well."""
         if token.count(".") != 2:
             raise InvalidToken("The legacy routes take an ID token (a JWT)")
-        return await self._jwt(token, audience=None)
+        return await self._verified_jwt(token, None)
 
-    async def _jwt(self, token: str, audience: str | None) -> dict[str, Any]:
+    async def _verified_jwt(self, token: str, audience: str | None) -> dict[str, Any]:
+        """``_jwt`` (and, for the API's audience, the access-token type), remembered."""
+        entry = (audience, token)
+        hit = self._verified.get(entry)
+        # A hit needs the signing key still published: a retired key stops verifying.
+        if hit is not None and time.time() < hit.until and await self.jwks.key(hit.kid) is hit.key:
+            self._verified.move_to_end(entry)
+            return dict(hit.claims)
+        claims, key = await self._jwt(token, audience=audience)
+        header = _header(token)
+        if audience is not None and str(header.get("typ", "")).lower() not in (
+            "at+jwt",
+            "application/at+jwt",
+        ):
+            raise InvalidToken("Not an access token (an ID token cannot call /v1)")
+        exp = claims.get("exp")
+        if isinstance(exp, int | float) and self.max_verified > 0:
+            self._verified[entry] = _Verified(dict(claims), key, str(header.get("kid")), exp)
+            self._verified.move_to_end(entry)
+            while len(self._verified) > self.max_verified:
+                self._verified.popitem(last=False)
+        return claims
+
+    async def _jwt(self, token: str, audience: str | None) -> tuple[dict[str, Any], RSAKey]:
+        """The verified claims, and the key that verified them."""
         header = _header(token)
         if header.get("alg") != "RS256":
             raise InvalidToken("Unsupported token algorithm")
@@ -188,4 +241,4 @@ class TokenVerifier:
             raise InvalidToken(f"Invalid token: {exc.error}") from exc
         except ValueError as exc:
             raise InvalidToken("The token is not a well-formed JWT") from exc
-        return dict(decoded.claims)
+        return dict(decoded.claims), key

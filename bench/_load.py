@@ -1,0 +1,238 @@
+"""One API worker under an outside load generator, for the HTTP read benchmarks.
+
+The API runs as production runs it (uvicorn, uvloop + httptools, no access log, one worker)
+in its own process pinned to one core; the load comes from ``wrk`` (C, epoll) pinned to the
+other core, so the client is never what caps the rate. A Python client in the server's
+process or core costs more CPU per request than the server itself, and measures mostly
+itself. ``wrk`` is installed with apt-get when missing (root), and py-spy into this venv
+when a profile is asked for: tools of the bench, not dependencies of the product.
+
+Each figure: p50/p99 of sequential requests on one connection, requests/s with N keep-alive
+connections, and the API process's own CPU per request (its inverse is what one worker
+serves on a core of its own, the figure least moved by what else the machine runs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+API_CPU, LOAD_CPU = 0, 1
+# wrk prints one JSON line at the end: its latency percentiles (µs), counts and errors.
+_REPORT = """
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRK {"requests": %d, "duration_us": %d, "p50_us": %d, "p99_us": %d, "non2xx": %d, '
+    .. '"errors": %d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.status, e.connect + e.read + e.write + e.timeout))
+end
+"""
+
+
+@dataclass(frozen=True)
+class Figure:
+    p50_ms: float
+    p99_ms: float
+    rate: float  # requests/s with `connections` connections
+    cpu_ms: float  # API process CPU per request during the rate run
+
+    @property
+    def per_core(self) -> float:
+        return 1000 / self.cpu_ms if self.cpu_ms else 0.0
+
+
+def _cpus() -> list[int]:
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
+def _pin(pid: int, cpu: int) -> None:
+    cpus = _cpus()
+    if len(cpus) >= 2:  # on one core there is nothing to separate
+        with contextlib.suppress(OSError, psutil.Error):
+            psutil.Process(pid).cpu_affinity([cpus[cpu % len(cpus)]])
+
+
+def ensure_wrk() -> str:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print("installing wrk (apt-get) for the load generator ...", flush=True)
+        subprocess.run(
+            "apt-get install -y -qq wrk || (apt-get update -qq && apt-get install -y -qq wrk)",
+            shell=True, check=False, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        found = shutil.which("wrk")
+    if not found:
+        raise SystemExit("wrk is needed as the load generator: apt-get install wrk")
+    return found
+
+
+def ensure_py_spy() -> str:
+    path = Path(sys.executable).parent / "py-spy"
+    if not path.exists():
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "py-spy"], check=True)
+    return str(path)
+
+
+@contextlib.contextmanager
+def api_process(factory: str, env: dict[str, str], port: int) -> Iterator[psutil.Process]:
+    """uvicorn serving ``factory`` (``module:function``) on one core; stopped afterwards."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", factory, "--host", "127.0.0.1",
+         "--port", str(port), "--loop", "uvloop", "--http", "httptools", "--no-access-log",
+         "--log-level", "warning"],
+        env={**os.environ, **env}, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        _pin(proc.pid, API_CPU)
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise SystemExit("the API exited during start-up")
+            try:
+                get(port, "/healthz")
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the API did not start") from None
+                time.sleep(0.1)
+        yield psutil.Process(proc.pid)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def get(port: int, path: str, headers: dict[str, str] | None = None) -> Any:
+    """One request, checked: the answer's JSON (SystemExit unless 200)."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        raise SystemExit(f"GET {path}: {exc.code} {exc.read()[:300]!r}") from exc
+
+
+def wrk(
+    port: int, path: str, headers: dict[str, str], connections: int, seconds: float
+) -> dict[str, int]:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(_REPORT)
+    duration = f"-d{max(1, round(seconds))}s"
+    cmd = [ensure_wrk(), "-t1", f"-c{connections}", duration, "-s", script.name]
+    for name, value in headers.items():
+        cmd += ["-H", f"{name}: {value}"]
+    cmd.append(f"http://127.0.0.1:{port}{path}")
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        _pin(proc.pid, LOAD_CPU)
+        out, _ = proc.communicate(timeout=seconds + 60)
+    finally:
+        os.unlink(script.name)
+    line = next((x for x in out.splitlines() if x.startswith("WRK ")), None)
+    if line is None:
+        raise SystemExit(f"wrk gave no report:\n{out}")
+    report: dict[str, int] = json.loads(line[4:])
+    if report["non2xx"] or report["errors"]:
+        raise SystemExit(f"GET {path} under load: {report}")
+    return report
+
+
+def measure(
+    api: psutil.Process,
+    port: int,
+    path: str,
+    headers: dict[str, str] | None = None,
+    *,
+    connections: int = 16,
+    seconds: float = 5.0,
+    profile: Path | None = None,
+) -> Figure:
+    """Latency (one connection), then rate and API CPU (``connections``) of ``GET path``."""
+    headers = headers or {}
+    get(port, path, headers)  # a 200 first, and warm
+    wrk(port, path, headers, 4, 1.0)  # warm-up under load too
+    seq = wrk(port, path, headers, 1, seconds)
+    cpu = api.cpu_times()
+    spy = None
+    if profile is not None:
+        profile.parent.mkdir(parents=True, exist_ok=True)
+        spy = subprocess.Popen(
+            [ensure_py_spy(), "record", "-p", str(api.pid), "-r", "250", "-f", "raw",
+             "-d", str(int(seconds)), "-o", str(profile), "--nonblocking"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+    load = wrk(port, path, headers, connections, seconds)
+    after = api.cpu_times()
+    if spy is not None:
+        spy.wait(30)
+    used = (after.user + after.system) - (cpu.user + cpu.system)
+    return Figure(
+        p50_ms=seq["p50_us"] / 1000,
+        p99_ms=seq["p99_us"] / 1000,
+        rate=load["requests"] / (load["duration_us"] / 1e6),
+        cpu_ms=used * 1000 / max(load["requests"], 1),
+    )
+
+
+def bench_app() -> Any:
+    """The real app (settings from the environment) plus the references of the same run:
+    ``/bench/bare`` (a constant body through the whole middleware stack, the anonymous rate
+    limit's Redis hit included) and ``/bench/auth`` (the bearer check and the user's rate
+    limit, nothing else). Rate limits are raised for a load test."""
+    from fastapi import Security
+
+    import api.auth.deps
+    import api.ratelimit
+    from api.app import create_app
+
+    api.ratelimit.ANONYMOUS_LIMIT = 10**9
+    api.auth.deps.USER_LIMIT = 10**9
+    app = create_app()
+
+    @app.get("/bench/bare")
+    async def bare() -> dict[str, Any]:
+        return {"data": {"type": "bare", "id": "1", "attributes": {"ok": True}}}
+
+    @app.get("/bench/auth")
+    async def auth(user: Any = Security(api.auth.deps.current_user)) -> dict[str, Any]:
+        return {"data": {"type": "auth", "id": user.uid, "attributes": {"ok": True}}}
+
+    return app
+
+
+HEADER = (
+    f"{'endpoint':<28}{'p50 ms':>8}{'p99 ms':>8}{'req/s':>8}{'API CPU ms/req':>16}"
+    f"{'req/s per core':>16}"
+)
+
+
+def row(name: str, f: Figure) -> str:
+    return (
+        f"{name:<28}{f.p50_ms:>8.2f}{f.p99_ms:>8.2f}{f.rate:>8.0f}{f.cpu_ms:>16.3f}"
+        f"{f.per_core:>16.0f}"
+    )
+
+
+def load_line() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (5 min {five:.2f}) on {os.cpu_count()} CPUs"
