@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import InvalidState, NotFound
+from core.time import iso
 from db.models import Project
 from db.models.onboarding import ProjectStatusRecord
 
@@ -132,5 +133,5 @@ def record_attributes(record: ProjectStatusRecord) -> dict[str, object]:
         "status": record.status,
         "reason": record.reason,
         "changed_by": record.changed_by,
-        "created_at": record.created_at.isoformat(),
+        "created_at": iso(record.created_at),
     }

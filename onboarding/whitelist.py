@@ -31,6 +31,7 @@ from chain import whitelist as wl
 from chain.errors import ChainRejected, ChainUnavailable
 from chain.gateway import ChainGateway, ChainWrite
 from core.config import Settings
+from core.time import iso
 from db.models import Project
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication
 
@@ -248,8 +249,8 @@ def entry_attributes(
         "last_tx": entry.last_tx,
         "remove_tx": entry.remove_tx,
         "pending_action": entry.pending_action,
-        "created_at": entry.created_at.isoformat(),
-        "updated_at": entry.updated_at.isoformat(),
+        "created_at": iso(entry.created_at),
+        "updated_at": iso(entry.updated_at),
         "onchain": wl.entry_fields(onchain) if onchain is not None else None,
     }
 

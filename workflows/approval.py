@@ -8,6 +8,7 @@ the application id), one whitelist row (unique project_id), the credentials made
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio import workflow
@@ -17,8 +18,6 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from activities.onboarding import (
         ApprovalFailedInput,
-        ApprovalInput,
-        ApprovalResult,
         CompleteApprovalInput,
         CreateProjectInput,
         OnboardingActivities,
@@ -38,6 +37,23 @@ _CHAIN_RETRY = RetryPolicy(
     maximum_interval=timedelta(seconds=15),
     maximum_attempts=0,
 )
+
+
+@dataclass
+class ApprovalInput:
+    application_id: str
+    admin_uid: str
+    # Project scopes chosen by the approving admin (None: every project scope).
+    allowed_scopes: list[str] | None = None
+
+
+@dataclass
+class ApprovalResult:
+    application_id: str
+    project_id: int
+    whitelist_pda: str
+    whitelist_bump: int
+    whitelist_tx: str
 
 
 def workflow_id(application_id: str) -> str:

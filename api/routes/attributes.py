@@ -32,6 +32,7 @@ from api.ratelimit import enforce_ip
 from api.routes.onboarding import ProjectIdPath
 from api.routes.users import _user_attributes
 from core.errors import DomainError, NotFound
+from core.time import iso
 from db.models import Project, User
 from db.models.access import UserProjectAttribute
 from onboarding.status import ALLOWED, Capability, require_project_allows
@@ -73,8 +74,8 @@ def _attribute(row: UserProjectAttribute) -> dict[str, Any]:
             "attribute_key": row.attribute_key,
             "attribute_value": row.attribute_value,
             "visibility": row.visibility,
-            "created_at": row.created_at.isoformat(),
-            "updated_at": row.updated_at.isoformat(),
+            "created_at": iso(row.created_at),
+            "updated_at": iso(row.updated_at),
         },
     )
 
@@ -187,7 +188,7 @@ async def batch_attributes(
         found[row.uid][row.attribute_key] = {
             "value": row.attribute_value,
             "visibility": row.visibility,
-            "updated_at": row.updated_at.isoformat(),
+            "updated_at": iso(row.updated_at),
         }
     items = [
         resource(
@@ -330,7 +331,7 @@ async def full_profile(
                 "attribute_key": r.attribute_key,
                 "attribute_value": r.attribute_value,
                 "visibility": r.visibility,
-                "updated_at": r.updated_at.isoformat(),
+                "updated_at": iso(r.updated_at),
             }
             for r in visible
         ]
