@@ -6,17 +6,17 @@ to retry at any point); a refusal of the service is a non-retryable ApplicationE
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from core.errors import DomainError
-from onboarding import applications, queries
+from onboarding import applications, queries, whitelist_entries
 from onboarding.whitelist import WhitelistChain, error_text
 
 if TYPE_CHECKING:
@@ -64,6 +64,28 @@ class CompleteApprovalInput:
 class ApprovalFailedInput:
     application_id: str
     error: str
+
+
+@dataclass
+class WhitelistChange:
+    project_id: int
+    action: str
+    op_key: str
+
+
+@dataclass
+class WhitelistWritten:
+    succeeded: bool
+    signature: str
+    error: str  # the program's refusal, when not succeeded
+
+
+@dataclass
+class WhitelistSettle:
+    project_id: int
+    action: str
+    op_key: str
+    signature: str | None  # None: the program refused the change
 
 
 def add_op_key(application_id: str) -> str:
@@ -131,3 +153,29 @@ class OnboardingActivities:
         """Keep the reason an approval could not finish (shown to admins)."""
         async with self._transaction() as session:
             await applications.fail(session, uuid.UUID(data.application_id), data.error)
+
+    @activity.defn(name="onboarding.whitelist_change")
+    async def whitelist_change(self, data: WhitelistChange) -> WhitelistWritten:
+        """Write an admin's whitelist change on chain (exactly once per op_key) to its end."""
+        instructions = self._chain.instructions(data.action, data.project_id)
+        # ChainUnavailable / ChainTimeout propagate: Temporal retries, the op_key keeps it once.
+        write = await self._chain.write(data.op_key, instructions)
+        error = "" if write.succeeded else error_text(write)
+        return WhitelistWritten(write.succeeded, write.signature, error)
+
+    @activity.defn(name="onboarding.whitelist_settle")
+    async def whitelist_settle(self, data: WhitelistSettle) -> None:
+        """Apply the change's outcome to the stored entry and the project."""
+        change = whitelist_entries.PendingChange(data.project_id, data.action, data.op_key)
+        async with self._transaction() as session:
+            await whitelist_entries.settle_change(session, change, data.signature)
+
+    def all(self) -> list[Callable[..., Any]]:
+        return [
+            self.create_project,
+            self.whitelist_add,
+            self.complete_approval,
+            self.approval_failed,
+            self.whitelist_change,
+            self.whitelist_settle,
+        ]

@@ -24,14 +24,14 @@ with workflow.unsafe.imports_passed_through():
         WhitelistAddInput,
     )
 
-_DB_RETRY = RetryPolicy(
+DB_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=30),
     maximum_attempts=20,
 )
 # The chain may be down for a long time: retry without a cap, at most every 15 s.
-_CHAIN_RETRY = RetryPolicy(
+CHAIN_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
     backoff_coefficient=1.5,
     maximum_interval=timedelta(seconds=15),
@@ -68,7 +68,7 @@ class ApprovalWorkflow:
             OnboardingActivities.create_project,
             CreateProjectInput(data.application_id, data.admin_uid, data.allowed_scopes),
             start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=_DB_RETRY,
+            retry_policy=DB_RETRY,
         )
         project_id = created.project_id
         try:
@@ -76,7 +76,7 @@ class ApprovalWorkflow:
                 OnboardingActivities.whitelist_add,
                 WhitelistAddInput(data.application_id, project_id, created.wallet_address),
                 start_to_close_timeout=timedelta(seconds=90),
-                retry_policy=_CHAIN_RETRY,
+                retry_policy=CHAIN_RETRY,
             )
         except ActivityError as exc:
             cause = exc.cause
@@ -85,7 +85,7 @@ class ApprovalWorkflow:
                 OnboardingActivities.approval_failed,
                 ApprovalFailedInput(data.application_id, message),
                 start_to_close_timeout=timedelta(seconds=30),
-                retry_policy=_DB_RETRY,
+                retry_policy=DB_RETRY,
             )
             raise ApplicationError(message, type="ApprovalFailed", non_retryable=True) from exc
         await workflow.execute_activity_method(
@@ -99,7 +99,7 @@ class ApprovalWorkflow:
                 added.signature,
             ),
             start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=_DB_RETRY,
+            retry_policy=DB_RETRY,
         )
         return ApprovalResult(
             data.application_id, project_id, added.pda, added.bump, added.signature

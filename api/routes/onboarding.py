@@ -211,7 +211,8 @@ async def list_applications(
     response_model=One[ApprovedAttrs],
     responses={
         **ADMIN_PROBLEMS,
-        202: {"description": "Approval in progress (chain slow or down); repeat the call "
+        202: {"model": One[ApplicationAttrs],
+              "description": "Approval in progress (chain slow or down); repeat the call "
               "after `Retry-After` seconds to receive the credentials"},
         404: {"description": "No such application"},
         409: {"description": "Not approvable (`invalid-state`): rejected, or approved and "
@@ -256,25 +257,45 @@ async def approve(
     return await _deliver(session, settings.master_key_id, settings.master_key, application_id)
 
 
-async def start_approval(
-    request: Request, application_id: str, admin_uid: str, scopes: list[str] | None = None
-) -> Any:
-    """Start (or join) the approval workflow of an application marked ``approving`` (after
-    the commit); returns its handle. Shared by the admin API and the operator console."""
+async def start_workflow(request: Request, run: Any, arg: Any, workflow_id: str) -> Any:
+    """Start (or join: same id) a workflow AFTER the commit of what it works on; its handle.
+    Shared by approvals and whitelist changes, from the admin API and the console."""
     client: Client = request.app.state.temporal
     queue = getattr(request.app.state, "task_queue", MAIN_TASK_QUEUE)
     try:
         return await client.start_workflow(
-            ApprovalWorkflow.run,
-            ApprovalInput(application_id, admin_uid, scopes),
-            id=workflow_id(application_id),
+            run,
+            arg,
+            id=workflow_id,
             task_queue=queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         )
     except RPCError as exc:
-        raise ServiceUnavailable(
-            "The workflow service is unreachable", headers={"Retry-After": "5"}
-        ) from exc
+        raise _temporal_down() from exc
+
+
+def _temporal_down() -> ServiceUnavailable:
+    return ServiceUnavailable("The workflow service is unreachable", headers={"Retry-After": "5"})
+
+
+async def finished(handle: Any, wait: float) -> bool:
+    """Wait up to ``wait`` seconds for the workflow; False if it is still running. Its
+    failure (WorkflowFailureError) is the caller's to render."""
+    try:
+        await asyncio.wait_for(handle.result(), wait)
+    except TimeoutError:
+        return False
+    except RPCError as exc:
+        raise _temporal_down() from exc
+    return True
+
+
+async def start_approval(
+    request: Request, application_id: str, admin_uid: str, scopes: list[str] | None = None
+) -> Any:
+    """Start (or join) the approval workflow of an application marked ``approving``."""
+    arg = ApprovalInput(application_id, admin_uid, scopes)
+    return await start_workflow(request, ApprovalWorkflow.run, arg, workflow_id(application_id))
 
 
 async def _run_approval(
@@ -284,20 +305,13 @@ async def _run_approval(
     wait = float(getattr(request.app.state, "approval_wait_seconds", APPROVAL_WAIT_SECONDS))
     handle = await start_approval(request, application_id, admin_uid, scopes)
     try:
-        await asyncio.wait_for(handle.result(), wait)
-    except TimeoutError:
-        return False
-    except WorkflowFailureError as exc:
+        return await finished(handle, wait)
+    except WorkflowFailureError as exc:  # the workflow's own failure, not a service's refusal
         raise DomainError(
             f"The approval could not finish: {exc.cause or exc}",
             status=409,
             slug="approval-failed",
         ) from exc
-    except RPCError as exc:
-        raise ServiceUnavailable(
-            "The workflow service is unreachable", headers={"Retry-After": "5"}
-        ) from exc
-    return True
 
 
 async def _deliver(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
 
 from api.envelope import Meta
 
@@ -109,6 +109,19 @@ class WhitelistEntryAttrs(BaseModel):
     created_at: str
     updated_at: str
     onchain: dict[str, Any] | None
+
+
+# The status answer: the same fields, status and updated_at first (their order on the wire).
+_LEADING = ("status", "updated_at")
+WhitelistStatusAttrs = create_model(
+    "WhitelistStatusAttrs",
+    **{name: (WhitelistEntryAttrs.model_fields[name].annotation, ...) for name in _LEADING},
+    **{
+        name: (field.annotation, ...)
+        for name, field in WhitelistEntryAttrs.model_fields.items()
+        if name not in _LEADING
+    },
+)  # type: ignore[call-overload]
 
 
 class WhitelistRemoved(BaseModel):
