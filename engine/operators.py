@@ -24,6 +24,7 @@ from chain import tx_store
 from chain.errors import ChainError, UnknownChainWrite
 from chain.gateway import ChainGateway, ChainWrite
 from core.errors import InvalidState, NotFound, ServiceUnavailable
+from db.models.chain import ChainTxAttempt
 from db.models.engine import ReconciliationDrift, Transfer
 from engine import transfers
 from events.audit import new_audit
@@ -139,20 +140,6 @@ async def cancel(
     decimals: int,
 ) -> Transfer:
     """Cancel if and only if no signature can still land; InvalidState (409) otherwise."""
-    try:
-        return await _cancel(session, gateway, client, transfer_id, reason, decimals)
-    except ChainError as exc:
-        raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
-
-
-async def _cancel(
-    session: AsyncSession,
-    gateway: ChainGateway,
-    client: AsyncClient,
-    transfer_id: str,
-    reason: str,
-    decimals: int,
-) -> Transfer:
     transfer = await session.get(Transfer, transfer_id, with_for_update=True)
     if transfer is None:
         raise NotFound(f"Transfer {transfer_id} not found")
@@ -168,13 +155,9 @@ async def _cancel(
     if row.status in ("succeeded", "landed"):
         raise InvalidState(f"Transfer {transfer_id} landed on chain ({row.status})")
     if row.status != "failed":
-        # Height first: once finalized height passed lastValidBlockHeight, "not found" is final.
-        height = await gateway.block_height("finalized")
         attempts = await tx_store.attempts(session, row.id)
-        resp = await client.get_signature_statuses(
-            [Signature.from_string(a.signature) for a in attempts], search_transaction_history=True
-        )
-        if any(status is not None for status in resp.value):
+        height, statuses = await _chain_state(gateway, client, attempts)
+        if any(status is not None for status in statuses):
             raise InvalidState(
                 f"A signature of transfer {transfer_id} landed; it cannot be cancelled"
             )
@@ -191,6 +174,21 @@ async def _cancel(
         for attempt in attempts:
             await tx_store.set_attempt_status(session, row.id, attempt.attempt, "expired")
     return await _cancelled(session, transfer_id, reason, decimals, "pending_onchain")
+
+
+async def _chain_state(
+    gateway: ChainGateway, client: AsyncClient, attempts: list[ChainTxAttempt]
+) -> tuple[int, list[Any]]:
+    """The finalized block height, then the statuses of every signature of the write."""
+    try:
+        # Height first: once finalized height passed lastValidBlockHeight, "not found" is final.
+        height = await gateway.block_height("finalized")
+        resp = await client.get_signature_statuses(
+            [Signature.from_string(a.signature) for a in attempts], search_transaction_history=True
+        )
+    except ChainError as exc:
+        raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
+    return height, list(resp.value)
 
 
 async def _cancelled(

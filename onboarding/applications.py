@@ -134,6 +134,14 @@ async def apply(
     return row
 
 
+async def _locked(session: AsyncSession, application_id: uuid.UUID) -> ProjectApplication:
+    """The application, locked for this transaction (NotFound if there is none)."""
+    row = await session.get(ProjectApplication, application_id, with_for_update=True)
+    if row is None:
+        raise NotFound(f"Application {application_id} does not exist")
+    return row
+
+
 async def begin_approval(
     session: AsyncSession,
     application_id: uuid.UUID,
@@ -146,9 +154,7 @@ async def begin_approval(
 
     An application already ``approving`` (or ``approved`` with its secret not yet shown) is
     returned unchanged, so a repeated approve joins the running approval."""
-    row = await session.get(ProjectApplication, application_id, with_for_update=True)
-    if row is None:
-        raise NotFound(f"Application {application_id} does not exist")
+    row = await _locked(session, application_id)
     if row.status in ("rejected", "suspended") or (
         row.status == "approved" and row.secret_delivered_at is not None
     ):
@@ -229,9 +235,7 @@ async def complete(
     session: AsyncSession, application_id: uuid.UUID, admin_uid: str, entry: Whitelisted
 ) -> ProjectApplication:
     """Store the whitelist entry (once per project) and mark the application approved."""
-    app = await session.get(ProjectApplication, application_id, with_for_update=True)
-    if app is None:
-        raise NotFound(f"Application {application_id} does not exist")
+    app = await _locked(session, application_id)
     await session.execute(
         insert(McdWhitelistEntry)
         .values(
@@ -290,9 +294,7 @@ async def reject(
     session: AsyncSession, application_id: uuid.UUID, reason: str, admin_uid: str
 ) -> ProjectApplication:
     """Reject a pending application with a reason (flush only)."""
-    row = await session.get(ProjectApplication, application_id, with_for_update=True)
-    if row is None:
-        raise NotFound(f"Application {application_id} does not exist")
+    row = await _locked(session, application_id)
     if row.status != "pending":
         raise InvalidState(f"Application {application_id} is {row.status}; it cannot be rejected")
     row.status = "rejected"

@@ -126,6 +126,15 @@ async def history(
     return list(rows)
 
 
+def project_attributes(project: Project) -> dict[str, object]:
+    """What a project's status answers lead with (the admin change and the public read)."""
+    return {
+        "project_id": str(project.project_id),
+        "name": project.name,
+        "status": project.status,
+    }
+
+
 def record_attributes(record: ProjectStatusRecord) -> dict[str, object]:
     return {
         "project_id": str(record.project_id),

@@ -9,14 +9,13 @@ of the program is applied (the pending change is cleared) and fails the workflow
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.onboarding import OnboardingActivities, WhitelistChange, WhitelistSettle
-    from workflows.approval import CHAIN_RETRY, DB_RETRY
+    from workflows.approval import chain_step, db_step
 
 
 @dataclass
@@ -39,23 +38,11 @@ def workflow_id(op_key: str) -> str:
 class WhitelistChangeWorkflow:
     @workflow.run
     async def run(self, data: WhitelistChangeInput) -> WhitelistChangeResult:
-        written = await workflow.execute_activity_method(
-            OnboardingActivities.whitelist_change,
-            WhitelistChange(data.project_id, data.action, data.op_key),
-            start_to_close_timeout=timedelta(seconds=90),
-            retry_policy=CHAIN_RETRY,
-        )
-        await workflow.execute_activity_method(
-            OnboardingActivities.whitelist_settle,
-            WhitelistSettle(
-                data.project_id,
-                data.action,
-                data.op_key,
-                written.signature if written.succeeded else None,
-            ),
-            start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=DB_RETRY,
-        )
+        change = WhitelistChange(data.project_id, data.action, data.op_key)
+        written = await chain_step(OnboardingActivities.whitelist_change, change)
+        signature = written.signature if written.succeeded else None
+        settle = WhitelistSettle(data.project_id, data.action, data.op_key, signature)
+        await db_step(OnboardingActivities.whitelist_settle, settle)
         if not written.succeeded:
             raise ApplicationError(written.error, type="WhitelistRejected", non_retryable=True)
         return WhitelistChangeResult(written.signature)

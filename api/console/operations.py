@@ -6,14 +6,24 @@ rules and the audit are the API's."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from solana.rpc.commitment import Commitment
 from solders.signature import Signature
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.console.pages import admin, console_router, paged, post, render, sessions
+from api.console.pages import (
+    Paged,
+    admin,
+    console_router,
+    list_page,
+    post,
+    render,
+    sessions,
+)
 from api.routes import admin_transfers, admin_whitelist
 from api.routes.funds import decimals
 from core.errors import DomainError, NotFound
@@ -34,15 +44,16 @@ async def whitelist_page(
     request: Request, status: str = "current", q: str = "", page: int = 1
 ) -> Response:
     statement = queries.whitelist(status if status in WHITELIST_STATUSES else "all", q)
-    async with sessions(request) as session:
-        await admin(request, session)
-        rows = await paged(session, statement, [McdWhitelistEntry.project_id], page, request)
-        origins = await queries.approvals_of(session, [e.project_id for e in rows.rows])
-    approvals = {pid: approval_workflow_id(str(aid)) for pid, aid in origins.items()}
-    return render(
-        request, "whitelist.html", paged=rows, status=status, q=q,
-        statuses=WHITELIST_STATUSES, approvals=approvals,
+    return await list_page(
+        request, "whitelist.html", statement, [McdWhitelistEntry.project_id], page,
+        _approvals, status=status, q=q, statuses=WHITELIST_STATUSES,
     )  # fmt: skip
+
+
+async def _approvals(session: AsyncSession, rows: Paged) -> dict[str, Any]:
+    """The approval workflow of each listed entry's project (if it came from one)."""
+    origins = await queries.approvals_of(session, [e.project_id for e in rows.rows])
+    return {"approvals": {pid: approval_workflow_id(str(aid)) for pid, aid in origins.items()}}
 
 
 @router.post("/whitelist/{project_id}/{action}")
@@ -95,12 +106,10 @@ async def transfers_page(
     and cancelled transfers; filter by id, user or project."""
     older_than = max(0, min(older_than, 30 * 86400))
     statement = operators.listing(view, timedelta(seconds=older_than), q)
-    async with sessions(request) as session:
-        await admin(request, session)
-        rows = await paged(session, statement, [Transfer.created_at.desc()], page, request)
-    return render(
-        request, "transfers.html", paged=rows, view=view, views=operators.TRANSFER_VIEWS,
-        older_than=older_than, q=q, amount=lambda t: to_decimal_string(t.amount, decimals(request)),
+    return await list_page(
+        request, "transfers.html", statement, [Transfer.created_at.desc()], page,
+        view=view, views=operators.TRANSFER_VIEWS, older_than=older_than, q=q,
+        amount=lambda t: to_decimal_string(t.amount, decimals(request)),
     )  # fmt: skip
 
 
@@ -147,10 +156,8 @@ async def drifts_page(
     request: Request, run_id: str = "", currency: str = "", q: str = "", page: int = 1
 ) -> Response:
     statement = operators.drifts(run_id.strip(), currency, q.strip())
-    async with sessions(request) as session:
-        await admin(request, session)
-        rows = await paged(session, statement, operators.NEWEST_DRIFTS_FIRST, page, request)
-    return render(
-        request, "drifts.html", paged=rows, run_id=run_id, currency=currency, q=q,
+    return await list_page(
+        request, "drifts.html", statement, operators.NEWEST_DRIFTS_FIRST, page,
+        run_id=run_id, currency=currency, q=q,
         units=lambda v: to_decimal_string(v, decimals(request)),
     )  # fmt: skip

@@ -4,7 +4,8 @@ the CSRF check of every form, and paging. The console's routers use ``ConsoleRou
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from math import ceil
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,35 @@ async def paged(
 ) -> Paged:
     """One console page (PER_PAGE rows) of a listing of the services (onboarding.queries,
     engine.operators)."""
-    page = max(1, page)
-    rows, total = await paged_rows(session, statement, order, (page - 1) * PER_PAGE, PER_PAGE)
-    return Paged(rows, total, page, request)
+    window = _Window(max(1, page))
+    rows, total = await paged_rows(session, statement, order, window)
+    return Paged(rows, total, window.page, request)
+
+
+@dataclass(frozen=True)
+class _Window:
+    page: int
+    per_page: int = PER_PAGE
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.per_page
+
+
+async def list_page(
+    request: Request,
+    template: str,
+    statement: Select[Any],
+    order: list[Any],
+    page: int,
+    more: Callable[[AsyncSession, Paged], Awaitable[dict[str, Any]]] | None = None,
+    **context: Any,
+) -> Response:
+    """A listing page of an administrator: one page of ``statement`` (and what ``more`` reads
+    for its rows, in the same session) rendered with ``context``."""
+    async with sessions(request) as session:
+        await admin(request, session)
+        rows = await paged(session, statement, order, page, request)
+        if more is not None:
+            context |= await more(session, rows)
+    return render(request, template, paged=rows, **context)

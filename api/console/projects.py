@@ -9,7 +9,7 @@ import uuid
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 
-from api.console.pages import admin, console_router, paged, post, render, sessions
+from api.console.pages import admin, console_router, list_page, post, render, sessions
 from api.routes.onboarding import start_approval
 from core.config import Settings
 from core.errors import DomainError, NotFound
@@ -31,12 +31,10 @@ async def applications_page(
 ) -> Response:
     """Applications, filterable by status and by project name / developer e-mail."""
     statement = queries.applications(status if status in APPLICATION_STATUSES else "all", q)
-    async with sessions(request) as session:
-        await admin(request, session)
-        rows = await paged(session, statement, queries.NEWEST_APPLICATIONS_FIRST, page, request)
-    return render(
-        request, "applications.html", paged=rows, status=status, q=q,
-        statuses=APPLICATION_STATUSES, approval_workflow_id=approval_workflow_id,
+    return await list_page(
+        request, "applications.html", statement, queries.NEWEST_APPLICATIONS_FIRST, page,
+        status=status, q=q, statuses=APPLICATION_STATUSES,
+        approval_workflow_id=approval_workflow_id,
     )  # fmt: skip
 
 
@@ -114,12 +112,10 @@ async def projects_page(
     request: Request, status: str = "all", q: str = "", page: int = 1
 ) -> Response:
     statement = queries.projects(status if status in PROJECT_STATUSES else "all", q)
-    async with sessions(request) as session:
-        await admin(request, session)
-        rows = await paged(session, statement, [Project.project_id], page, request)
-    return render(
-        request, "projects.html", paged=rows, status=status, q=q, statuses=PROJECT_STATUSES
-    )
+    return await list_page(
+        request, "projects.html", statement, [Project.project_id], page,
+        status=status, q=q, statuses=PROJECT_STATUSES,
+    )  # fmt: skip
 
 
 @router.get("/projects/{project_id}")

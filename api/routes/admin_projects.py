@@ -131,11 +131,6 @@ async def change_project_status(
     return single(
         "project_status",
         project.project_id,
-        {
-            "project_id": str(project.project_id),
-            "name": project.name,
-            "status": project.status,
-            "updated_at": iso(project.updated_at),
-            "change": machine.record_attributes(record),
-        },
+        machine.project_attributes(project)
+        | {"updated_at": iso(project.updated_at), "change": machine.record_attributes(record)},
     )

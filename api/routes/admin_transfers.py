@@ -229,8 +229,7 @@ async def reconciliation_drifts(
         session,
         operators.drifts(run_id=run_id or ""),
         operators.NEWEST_DRIFTS_FIRST,
-        paging.offset,
-        paging.per_page,
+        paging,
     )
     return page(
         [resource("reconciliation_drift", d.id, drift_attributes(d)) for d in rows], total, paging

@@ -127,8 +127,7 @@ async def list_whitelist(
         session,
         queries.whitelist(status),
         [McdWhitelistEntry.project_id],
-        paging.offset,
-        paging.per_page,
+        paging,
     )
     onchain = await _onchain(_chain(request, settings), [r.project_id for r in rows])
     items = [

@@ -167,9 +167,7 @@ async def my_applications(
 ) -> dict[str, Any]:
     """The caller's applications, newest first (developer ID token)."""
     statement = queries.applications(developer_uid=user.uid)
-    rows, total = await queries.paged(
-        session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging.offset, paging.per_page
-    )
+    rows, total = await queries.paged(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
     return page([_as_application(r) for r in rows], total, paging)
 
 
@@ -200,8 +198,7 @@ async def list_applications(
         session,
         queries.applications(status),
         queries.NEWEST_APPLICATIONS_FIRST,
-        paging.offset,
-        paging.per_page,
+        paging,
     )
     return page([_as_application(r) for r in rows], total, paging)
 

@@ -33,10 +33,8 @@ async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict
     return single(
         "project_status",
         project.project_id,
-        {
-            "project_id": str(project.project_id),
-            "name": project.name,
-            "status": project.status,
+        machine.project_attributes(project)
+        | {
             "suspended": project.suspended,
             "allows": sorted(c.value for c in machine.ALLOWED.get(project.status, ())),
             "updated_at": iso(project.updated_at),
