@@ -172,10 +172,9 @@ async def begin_approval(
 
 async def _approving(session: AsyncSession, application_id: uuid.UUID) -> ProjectApplication:
     """The locked application of a running approval (InvalidState if it is not one)."""
-    app = await session.get(ProjectApplication, application_id, with_for_update=True)
-    if app is None or app.status not in ("approving", "approved"):
-        status = app.status if app else "missing"
-        raise InvalidState(f"application {application_id} is {status}")
+    app = await _locked(session, application_id)
+    if app.status not in ("approving", "approved"):
+        raise InvalidState(f"application {application_id} is {app.status}")
     return app
 
 

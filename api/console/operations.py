@@ -15,15 +15,7 @@ from solana.rpc.commitment import Commitment
 from solders.signature import Signature
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.console.pages import (
-    Paged,
-    admin,
-    console_router,
-    list_page,
-    post,
-    render,
-    sessions,
-)
+from api.console import pages
 from api.routes import admin_transfers, admin_whitelist
 from api.routes.funds import decimals
 from core.errors import DomainError, NotFound
@@ -34,7 +26,7 @@ from engine import operators, transfers
 from onboarding import queries
 from workflows.approval import workflow_id as approval_workflow_id
 
-router = console_router()
+router = pages.console_router()
 
 WHITELIST_STATUSES = ("current", "active", "suspended", "removed", "all")
 
@@ -44,13 +36,13 @@ async def whitelist_page(
     request: Request, status: str = "current", q: str = "", page: int = 1
 ) -> Response:
     statement = queries.whitelist(status if status in WHITELIST_STATUSES else "all", q)
-    return await list_page(
+    return await pages.list_page(
         request, "whitelist.html", statement, [McdWhitelistEntry.project_id], page,
         _approvals, status=status, q=q, statuses=WHITELIST_STATUSES,
     )  # fmt: skip
 
 
-async def _approvals(session: AsyncSession, rows: Paged) -> dict[str, Any]:
+async def _approvals(session: AsyncSession, rows: pages.Paged) -> dict[str, Any]:
     """The approval workflow of each listed entry's project (if it came from one)."""
     origins = await queries.approvals_of(session, [e.project_id for e in rows.rows])
     return {"approvals": {pid: approval_workflow_id(str(aid)) for pid, aid in origins.items()}}
@@ -61,8 +53,8 @@ async def whitelist_action(request: Request, project_id: int, action: str) -> Re
     """suspend | activate | remove, through the admin API's own function (chain first)."""
     if action not in ("suspend", "activate", "remove"):
         raise NotFound(f"Unknown whitelist action {action}")
-    async with sessions(request) as session:
-        await post(request, session)
+    async with pages.sessions(request) as session:
+        await pages.post(request, session)
     await admin_whitelist.change_entry(request, project_id, action)
     return RedirectResponse("/console/whitelist?status=all", 303)
 
@@ -70,8 +62,8 @@ async def whitelist_action(request: Request, project_id: int, action: str) -> Re
 @router.get("/chain/tx/{signature}")
 async def chain_tx(request: Request, signature: str) -> Response:
     """The transaction as the RPC node reports it (getTransaction, finalized if it is)."""
-    async with sessions(request) as session:
-        await admin(request, session)
+    async with pages.sessions(request) as session:
+        await pages.admin(request, session)
     try:
         parsed = Signature.from_string(signature)
     except ValueError as exc:
@@ -87,7 +79,7 @@ async def chain_tx(request: Request, signature: str) -> Response:
         raise DomainError(f"The chain RPC is unreachable ({type(exc).__name__})",
                            status=503, slug="service-unavailable") from exc  # fmt: skip
     status = statuses.value[0]
-    return render(
+    return pages.render(
         request, "tx.html", signature=signature,
         status=status.to_json() if status is not None else None,
         tx=tx.value.to_json() if tx.value is not None else None,
@@ -106,7 +98,7 @@ async def transfers_page(
     and cancelled transfers; filter by id, user or project."""
     older_than = max(0, min(older_than, 30 * 86400))
     statement = operators.listing(view, timedelta(seconds=older_than), q)
-    return await list_page(
+    return await pages.list_page(
         request, "transfers.html", statement, [Transfer.created_at.desc()], page,
         view=view, views=operators.TRANSFER_VIEWS, older_than=older_than, q=q,
         amount=lambda t: to_decimal_string(t.amount, decimals(request)),
@@ -115,16 +107,14 @@ async def transfers_page(
 
 @router.get("/transfers/{transfer_id}")
 async def transfer_page(request: Request, transfer_id: str) -> Response:
-    async with sessions(request) as session:
-        await admin(request, session)
-        transfer = await session.get(Transfer, transfer_id)
-        if transfer is None:
-            raise NotFound(f"Transfer {transfer_id} not found")
+    async with pages.sessions(request) as session:
+        missing = f"Transfer {transfer_id} not found"
+        transfer = await pages.admin_row(request, session, Transfer, transfer_id, missing)
         history = await transfers.history(session, transfer_id)
     write = None
     if transfer.op_key is not None:
         write = await operators.chain_write(request.app.state.gateway, transfer.op_key)
-    return render(
+    return pages.render(
         request, "transfer.html", t=transfer, history=history, write=write,
         amount=to_decimal_string(transfer.amount, decimals(request)),
         actionable=transfer.status in operators.ACTIONABLE,
@@ -134,8 +124,8 @@ async def transfer_page(request: Request, transfer_id: str) -> Response:
 async def _operator_action(request: Request, transfer_id: str, action: str) -> Response:
     """retry | cancel: the admin API's own function, with the form's reason."""
     run = admin_transfers.retry if action == "retry" else admin_transfers.cancel
-    async with sessions(request) as session:
-        _, principal, form = await post(request, session)
+    async with pages.sessions(request) as session:
+        _, principal, form = await pages.post(request, session)
         reason = form.get("reason", "").strip()[:200] or "operator action (console)"
         await run(request, session, request.app.state.gateway, principal, transfer_id, reason)
     return RedirectResponse(f"/console/transfers/{quote(transfer_id)}?done={action}", 303)
@@ -156,7 +146,7 @@ async def drifts_page(
     request: Request, run_id: str = "", currency: str = "", q: str = "", page: int = 1
 ) -> Response:
     statement = operators.drifts(run_id.strip(), currency, q.strip())
-    return await list_page(
+    return await pages.list_page(
         request, "drifts.html", statement, operators.NEWEST_DRIFTS_FIRST, page,
         run_id=run_id, currency=currency, q=q,
         units=lambda v: to_decimal_string(v, decimals(request)),

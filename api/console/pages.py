@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from math import ceil
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request
@@ -24,11 +24,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from api.auth.principal import UserPrincipal
 from api.console.session import ConsoleSession, read_session
 from core.config import Settings
-from core.errors import DomainError
+from core.errors import DomainError, NotFound
 from db.models import User
 from onboarding.queries import paged as paged_rows
 
 log = logging.getLogger("mccgw.console")
+T = TypeVar("T")
 
 PER_PAGE = 20
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -204,3 +205,14 @@ async def list_page(
         if more is not None:
             context |= await more(session, rows)
     return render(request, template, paged=rows, **context)
+
+
+async def admin_row(
+    request: Request, session: AsyncSession, model: type[T], key: Any, missing: str
+) -> T:
+    """The row a detail page shows, for a signed-in administrator (NotFound: ``missing``)."""
+    await admin(request, session)
+    row = await session.get(model, key)
+    if row is None:
+        raise NotFound(missing)
+    return row
