@@ -135,14 +135,23 @@ def shot(driver: Any, name: str) -> None:
 
 def until(check: Any, what: str, timeout: float = WAIT) -> Any:
     """Poll ``check`` until it gives something truthy. While a form's POST reloads the page,
-    the element looked for is briefly missing or stale: that counts as "not yet"."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    the element looked for is briefly missing or stale: that counts as "not yet" (newer
+    Chromium reports a node of the page being replaced as an inspector error, not as stale)."""
+    from selenium.common.exceptions import (
+        NoSuchElementException,
+        StaleElementReferenceException,
+        WebDriverException,
+    )
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             value = check()
         except (NoSuchElementException, StaleElementReferenceException):
+            value = None
+        except WebDriverException as exc:
+            if "does not belong to the document" not in str(exc):
+                raise
             value = None
         if value:
             return value
