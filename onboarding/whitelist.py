@@ -23,6 +23,7 @@ from chain import whitelist as wl
 from chain.errors import ChainRejected, ChainUnavailable
 from chain.gateway import ChainGateway, ChainWrite
 from core.config import Settings
+from core.errors import ServiceUnavailable
 from db.models.onboarding import McdWhitelistEntry
 from onboarding.whitelist_entries import entry as stored
 
@@ -113,6 +114,19 @@ class WhitelistChain:
                     entry = None
             out[project_id] = entry
         return out
+
+
+async def onchain_entries(
+    chain: WhitelistChain, project_ids: list[int]
+) -> dict[int, wl.WhitelistEntry | None]:
+    """``chain.entries`` for an answer: 503 when the chain cannot be read."""
+    try:
+        return await chain.entries(project_ids)
+    except ChainUnavailable as exc:
+        raise ServiceUnavailable(
+            "The chain is unreachable; the whitelist entries cannot be read",
+            headers={"Retry-After": "5"},
+        ) from exc
 
 
 def error_text(write: ChainWrite) -> str:

@@ -31,7 +31,6 @@ from api.routes.onboarding_schemas import (
     WhitelistStatusAttrs,
 )
 from api.typed import Many, One
-from chain.errors import ChainUnavailable
 from core.errors import InvalidState, ServiceUnavailable
 from db.models.onboarding import McdWhitelistEntry
 from onboarding import queries
@@ -101,16 +100,6 @@ _LIST_PROBLEMS: dict[int | str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-async def _onchain(chain: wls.WhitelistChain, project_ids: list[int]) -> dict[int, Any]:
-    try:
-        return await chain.entries(project_ids)
-    except ChainUnavailable as exc:
-        raise ServiceUnavailable(
-            "The chain is unreachable; the whitelist entries cannot be read",
-            headers={"Retry-After": "5"},
-        ) from exc
-
-
 @router.get(
     "/admin/mcd/whitelist", response_model=Many[WhitelistEntryAttrs], responses=_LIST_PROBLEMS
 )
@@ -129,7 +118,7 @@ async def list_whitelist(
         [McdWhitelistEntry.project_id],
         paging,
     )
-    onchain = await _onchain(_chain(request, settings), [r.project_id for r in rows])
+    onchain = await wls.onchain_entries(_chain(request, settings), [r.project_id for r in rows])
     items = [
         resource(
             "mcd_whitelist_entry", r.id, entries.entry_attributes(r, onchain.get(r.project_id))
@@ -154,7 +143,7 @@ async def set_whitelist_status(
     """Suspend or reactivate a project's whitelist entry: chain first, then the database."""
     action = "suspend" if payload.status == "suspended" else "activate"
     entry = await change_entry(request, project_id, action)
-    onchain = await _onchain(_chain(request, settings), [project_id])
+    onchain = await wls.onchain_entries(_chain(request, settings), [project_id])
     attributes = entries.entry_attributes(entry, onchain.get(project_id))
     # status and updated_at lead, as they always have on the wire.
     leading = {"status": attributes["status"], "updated_at": attributes["updated_at"]}
