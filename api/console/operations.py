@@ -127,7 +127,8 @@ async def _operator_action(request: Request, transfer_id: str, action: str) -> R
     async with pages.sessions(request) as session:
         _, principal, form = await pages.post(request, session)
         reason = form.get("reason", "").strip()[:200] or "operator action (console)"
-        await run(request, session, request.app.state.gateway, principal, transfer_id, reason)
+        call = admin_transfers.OperatorCall(request, session, request.app.state.gateway, principal)
+        await run(call, transfer_id, reason)
     return RedirectResponse(f"/console/transfers/{quote(transfer_id)}?done={action}", 303)
 
 

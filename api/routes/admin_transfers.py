@@ -4,10 +4,11 @@ cancel, reconciliation drifts. Every action is audited. See docs/engine.md."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Security
+from fastapi import APIRouter, Depends, Query, Request, Security
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -60,8 +61,30 @@ class AdminActionIn(BaseModel):
     reason: str = Field("operator action", min_length=1, max_length=200)
 
 
-def _operator(request: Request, admin: UserPrincipal) -> operators.Operator:
-    return operators.Operator(admin.uid, client_ip(request.scope), request_id_var.get())
+@dataclass(frozen=True)
+class OperatorCall:
+    """An administrator's action on transfers: what retry and cancel need (the admin API
+    builds it as a dependency, the operator console from its own session)."""
+
+    request: Request
+    session: AsyncSession
+    gateway: ChainGateway
+    admin: UserPrincipal
+
+    @property
+    def operator(self) -> operators.Operator:
+        return operators.Operator(
+            self.admin.uid, client_ip(self.request.scope), request_id_var.get()
+        )
+
+
+async def operator_call(
+    request: Request, admin: Admin, session: SessionDep, gateway: GatewayDep
+) -> OperatorCall:
+    return OperatorCall(request, session, gateway, admin)
+
+
+Operation = Annotated[OperatorCall, Depends(operator_call)]
 
 
 @router.get("/transfers/stuck", response_model=Many[StuckTransferAttrs], responses=ADMIN_PROBLEMS)
@@ -94,17 +117,11 @@ async def _running(request: Request, workflow_id: str | None) -> bool:
     return described.status == WorkflowExecutionStatus.RUNNING
 
 
-async def retry(
-    request: Request,
-    session: AsyncSession,
-    gateway: ChainGateway,
-    admin: UserPrincipal,
-    transfer_id: str,
-    reason: str | None,
-) -> dict[str, Any]:
+async def retry(call: OperatorCall, transfer_id: str, reason: str | None) -> dict[str, Any]:
     """Re-check the chain (operators.retry), restart the workflow if it is gone, audit;
     commits. The admin API and the operator console both call this."""
-    checked = await operators.retry(session, gateway, transfer_id)
+    request, session = call.request, call.session
+    checked = await operators.retry(session, call.gateway, transfer_id)
     transfer = checked.transfer
     running = await _running(request, transfer.workflow_id)
     workflow_id = transfer.workflow_id
@@ -137,28 +154,19 @@ async def retry(
         "workflow_id": workflow_id,
         "workflow_restarted": not running,
     }
-    operators.audit(
-        session, _operator(request, admin), "admin.transfer.retry", transfer, body, response
-    )
+    operators.audit(session, call.operator, "admin.transfer.retry", transfer, body, response)
     await session.commit()
     return response
 
 
-async def cancel(
-    request: Request,
-    session: AsyncSession,
-    gateway: ChainGateway,
-    admin: UserPrincipal,
-    transfer_id: str,
-    reason_text: str,
-) -> dict[str, Any]:
+async def cancel(call: OperatorCall, transfer_id: str, reason_text: str) -> dict[str, Any]:
     """Cancel a transfer whose write can no longer land (operators.cancel), audit the outcome
     (a refusal too); commits. The admin API and the operator console both call this."""
     reason = f"cancelled by operator: {reason_text}"
-    operator = _operator(request, admin)
+    request, session, operator = call.request, call.session, call.operator
     try:
         ended = await operators.cancel(
-            session, gateway, request.app.state.solana, transfer_id, reason, decimals(request)
+            session, call.gateway, request.app.state.solana, transfer_id, reason, decimals(request)
         )
     except InvalidState as exc:
         # The refusal is audited too (in a transaction of its own), then shown as it is.
@@ -185,16 +193,10 @@ async def cancel(
     "/transfers/{transfer_id}/retry", response_model=One[RetryAttrs], responses=ADMIN_PROBLEMS
 )
 async def retry_transfer(
-    transfer_id: str,
-    admin: Admin,
-    session: SessionDep,
-    gateway: GatewayDep,
-    request: Request,
-    payload: AdminActionIn | None = None,
+    transfer_id: str, call: Operation, payload: AdminActionIn | None = None
 ) -> Any:
     """Re-check the chain and drive a stuck transfer on (re-sends exactly the same write)."""
-    reason = payload.reason if payload else None
-    response = await retry(request, session, gateway, admin, transfer_id, reason)
+    response = await retry(call, transfer_id, payload.reason if payload else None)
     return single("transfer_retry", transfer_id, response)
 
 
@@ -204,16 +206,11 @@ async def retry_transfer(
     responses=ADMIN_PROBLEMS,
 )
 async def admin_cancel_transfer(
-    transfer_id: str,
-    admin: Admin,
-    session: SessionDep,
-    gateway: GatewayDep,
-    request: Request,
-    payload: AdminActionIn | None = None,
+    transfer_id: str, call: Operation, payload: AdminActionIn | None = None
 ) -> Any:
     """Cancel a transfer whose chain write can no longer land (never sent, or expired)."""
     reason = payload.reason if payload else "operator action"
-    attributes = await cancel(request, session, gateway, admin, transfer_id, reason)
+    attributes = await cancel(call, transfer_id, reason)
     return single("transfer", transfer_id, attributes)
 
 
