@@ -3,8 +3,8 @@
 The API starts a record's workflow after committing it; if the process dies in between (or
 Temporal was unreachable), the record is durable but unattended. The recovery sweep finds
 those records and starts their workflows by their derived ids (a no-op for a running one):
-transfers still ``pending`` after ``stale_after``, and fund locks still active well past their
-``expires_at``.
+transfers still ``pending`` after ``stale_after``, fund locks still active well past their
+``expires_at``, and project approvals still ``approving`` (without a recorded failure).
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models.engine import Transfer
 from db.models.ledger import Hold
+from db.models.onboarding import ProjectApplication
 from engine.ids import lock_workflow_id, transfer_workflow_id
+from onboarding.applications import approval_workflow_id
 
 
 @dataclass
 class Orphan:
-    kind: str  # "transfer" | "lock"
+    kind: str  # "transfer" | "lock" | "approval" (user_uid: the approving administrator)
     record_id: str
     workflow_id: str
     project_id: int
@@ -76,5 +78,20 @@ async def find_orphans(
                 h.currency,
                 h.expires_at.isoformat(),
             )
+        )
+    approving = await session.scalars(
+        select(ProjectApplication)
+        .where(
+            ProjectApplication.status == "approving",
+            ProjectApplication.approval_error.is_(None),  # a refused one waits for an admin
+            ProjectApplication.updated_at < cutoff,
+        )
+        .order_by(ProjectApplication.updated_at)
+        .limit(limit)
+    )
+    for a in approving:
+        workflow_id = approval_workflow_id(str(a.id))
+        orphans.append(
+            Orphan("approval", str(a.id), workflow_id, a.project_id or 0, a.reviewed_by or "", "")
         )
     return orphans

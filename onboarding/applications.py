@@ -148,9 +148,14 @@ async def begin_approval(
     admin_uid: str,
     master_key: str,
     master_key_id: str,
+    allowed_scopes: list[str] | None = None,
 ) -> ProjectApplication:
     """Lock the application; a pending one becomes ``approving`` with its credentials made
-    (secret kept hashed and AES-GCM encrypted until it is shown once). Flush only.
+    (secret kept hashed and AES-GCM encrypted until it is shown once) and its project created
+    with the chosen scopes (None: every project scope). Flush only.
+
+    The project is made here, in the approver's transaction, so the workflow needs nothing
+    but the application id: the recovery sweep can start a missing one without the scopes.
 
     An application already ``approving`` (or ``approved`` with its secret not yet shown) is
     returned unchanged, so a repeated approve joins the running approval."""
@@ -166,8 +171,15 @@ async def begin_approval(
         row.api_key = creds.api_key
         row.api_secret_hash = creds.api_secret_hash
         row.api_secret_encrypted = creds.api_secret_encrypted
+        await session.flush()
+        await create_project(session, application_id, admin_uid, allowed_scopes)
     await session.flush()
     return row
+
+
+def approval_workflow_id(application_id: str) -> str:
+    """The approval workflow's id: one per application (a second start joins it)."""
+    return f"project-approval-{application_id}"
 
 
 async def _approving(session: AsyncSession, application_id: uuid.UUID) -> ProjectApplication:

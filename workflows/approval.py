@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
         OnboardingActivities,
         WhitelistAddInput,
     )
+    from onboarding.applications import approval_workflow_id
 
 DB_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
@@ -62,8 +63,7 @@ P = TypeVar("P")
 R = TypeVar("R")
 
 
-def workflow_id(application_id: str) -> str:
-    return f"project-approval-{application_id}"
+workflow_id = approval_workflow_id
 
 
 async def db_step(method: Callable[[Any, P], Awaitable[R]], arg: P) -> R:

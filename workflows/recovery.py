@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.engine import EngineActivities, OrphanQuery
     from engine.recovery import Orphan
     from engine.search import attributes
+    from workflows.approval import ApprovalInput, ApprovalWorkflow
     from workflows.funds import FundLockInput, FundLockWorkflow
     from workflows.transfers import TransferInput, TransferWorkflow
 
@@ -67,6 +68,14 @@ class RecoveryWorkflow:
                         status="pending", currency=o.currency,
                     ),
                 )  # fmt: skip
+            elif o.kind == "approval":  # its project exists: the input needs no scopes
+                await workflow.start_child_workflow(
+                    ApprovalWorkflow.run,
+                    ApprovalInput(o.record_id, o.user_uid),
+                    id=o.workflow_id,
+                    task_queue=queue,
+                    parent_close_policy=abandon,
+                )
             else:
                 await workflow.start_child_workflow(
                     FundLockWorkflow.run,

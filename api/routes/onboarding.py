@@ -230,14 +230,14 @@ async def approve(
     The answer carries the project's OAuth client id (`oauth_client_id`, a public client:
     authorization code + PKCE); the project sets its redirect URIs with
     `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its project scopes."""
+    scopes = payload.allowed_scopes if payload is not None else None
     row = await applications.begin_approval(
-        session, application_id, admin.uid, settings.master_key, settings.master_key_id
+        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes
     )
     status = row.status
     await session.commit()
 
     if status == "approving":
-        scopes = payload.allowed_scopes if payload is not None else None
         finished = await _run_approval(request, str(application_id), admin.uid, scopes)
         if not finished:
             await session.refresh(row)
