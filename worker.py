@@ -51,12 +51,14 @@ from workflows.schedules import (
 from workflows.tokens import DepositScanWorkflow, OracleWorkflow, ensure_token_schedules
 from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
+from workflows.whitelist import WhitelistChangeWorkflow
 
 log = logging.getLogger("mccgw.worker")
 
 WORKFLOWS: Sequence[type] = (
     PingWorkflow,
     ApprovalWorkflow,
+    WhitelistChangeWorkflow,
     WebhookPumpWorkflow,
     MiningSubmissionWorkflow,
     FundLockWorkflow,
@@ -78,10 +80,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
     mining = MiningActivities(deps.settings, deps.sessions, deps.gateway)
     return [
         system.echo,
-        onboarding.create_project,
-        onboarding.whitelist_add,
-        onboarding.complete_approval,
-        onboarding.approval_failed,
+        *onboarding.all(),
         webhooks.pump,
         *mining.all(),
         *EngineActivities(deps).all(),

@@ -1,34 +1,26 @@
-"""Activities of the project approval: create the project row, add it to the on-chain MCD
-whitelist, record the outcome. Each is idempotent (safe to retry at any point) and commits once.
+"""Activities of the project approval, thin adapters of onboarding.applications: each opens a
+session, calls the service, commits (or makes the one chain write). Each is idempotent (safe
+to retry at any point); a refusal of the service is a non-retryable ApplicationError.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from core.scopes import PROJECT_SCOPES
-from db.models import Project
-from db.models.onboarding import McdWhitelistEntry, ProjectApplication, ProjectStatusRecord
-from onboarding.clients import ensure_project_client
+from core.errors import DomainError
+from onboarding import applications, queries, whitelist_entries
 from onboarding.whitelist import WhitelistChain, error_text
 
 if TYPE_CHECKING:
     from activities.deps import WorkerDeps
-
-
-@dataclass
-class ApprovalInput:
-    application_id: str
-    admin_uid: str
-    # Project scopes chosen by the approving admin (None: every project scope).
-    allowed_scopes: list[str] | None = None
 
 
 @dataclass
@@ -75,12 +67,25 @@ class ApprovalFailedInput:
 
 
 @dataclass
-class ApprovalResult:
-    application_id: str
+class WhitelistChange:
     project_id: int
-    whitelist_pda: str
-    whitelist_bump: int
-    whitelist_tx: str
+    action: str
+    op_key: str
+
+
+@dataclass
+class WhitelistWritten:
+    succeeded: bool
+    signature: str
+    error: str  # the program's refusal, when not succeeded
+
+
+@dataclass
+class WhitelistSettle:
+    project_id: int
+    action: str
+    op_key: str
+    signature: str | None  # None: the program refused the change
 
 
 def add_op_key(application_id: str) -> str:
@@ -92,62 +97,34 @@ class OnboardingActivities:
         self._sessions = deps.sessions
         self._chain = WhitelistChain.of(deps.gateway, deps.solana, deps.settings)
 
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[AsyncSession]:
+        """One session, committed at the end; a service refusal is final (not retried)."""
+        async with self._sessions() as session:
+            try:
+                yield session
+            except DomainError as exc:
+                raise ApplicationError(
+                    exc.detail, type=type(exc).__name__, non_retryable=True
+                ) from exc
+            await session.commit()
+
     @activity.defn(name="onboarding.create_project")
     async def create_project(self, data: CreateProjectInput) -> ProjectCreated:
         """The application's projects row (created once; its id is kept on the application)."""
-        async with self._sessions() as session:
-            app = await session.get(
-                ProjectApplication, uuid.UUID(data.application_id), with_for_update=True
+        async with self._transaction() as session:
+            app = await applications.create_project(
+                session, uuid.UUID(data.application_id), data.admin_uid, data.allowed_scopes
             )
-            if app is None or app.status not in ("approving", "approved"):
-                status = app.status if app else "missing"
-                raise ApplicationError(
-                    f"application {data.application_id} is {status}",
-                    type="InvalidState",
-                    non_retryable=True,
-                )
-            if app.project_id is not None:
-                return ProjectCreated(app.project_id, app.mcd_wallet_address)
-            project = Project(
-                name=app.project_name,
-                description=app.project_description,
-                allowed_scopes=list(
-                    PROJECT_SCOPES if data.allowed_scopes is None else data.allowed_scopes
-                ),
-                rate_limit_tier="free",
-                ip_allowlist=[],
-                limits={},
-                api_key=app.api_key,
-                api_secret_hash=app.api_secret_hash,
-                api_secret_encrypted=app.api_secret_encrypted,
-                mcd_wallet_address=app.mcd_wallet_address,
-                owner_uid=app.developer_uid,
-            )
-            session.add(project)
-            await session.flush()
-            session.add(
-                ProjectStatusRecord(
-                    project_id=project.project_id,
-                    from_status=None,
-                    status="active",
-                    reason=f"application {app.id} approved",
-                    changed_by=data.admin_uid,
-                )
-            )
-            # Its OAuth client, so users can authorize it (redirect URIs set by the project).
-            await ensure_project_client(session, project)
-            app.project_id = project.project_id
-            await session.commit()
-            return ProjectCreated(project.project_id, app.mcd_wallet_address)
+        assert app.project_id is not None
+        return ProjectCreated(app.project_id, app.mcd_wallet_address)
 
     @activity.defn(name="onboarding.whitelist_add")
     async def whitelist_add(self, data: WhitelistAddInput) -> WhitelistAdded:
         """Add the project to the on-chain whitelist (exactly once per application)."""
         pda, bump = self._chain.pda(data.project_id)
-        async with self._sessions() as session:
-            app = await session.get(ProjectApplication, uuid.UUID(data.application_id))
-            if app is None:
-                raise ApplicationError("application vanished", non_retryable=True)
+        async with self._transaction() as session:
+            app = await queries.application(session, uuid.UUID(data.application_id))
             name = app.project_name
         instructions = self._chain.instructions(
             "add", data.project_id, data.wallet_address, project_name=name
@@ -165,43 +142,40 @@ class OnboardingActivities:
     @activity.defn(name="onboarding.complete_approval")
     async def complete_approval(self, data: CompleteApprovalInput) -> None:
         """Store the whitelist entry and mark the application approved."""
-        async with self._sessions() as session:
-            app = await session.get(
-                ProjectApplication, uuid.UUID(data.application_id), with_for_update=True
+        entry = applications.Whitelisted(data.project_id, data.pda, data.bump, data.signature)
+        async with self._transaction() as session:
+            await applications.complete(
+                session, uuid.UUID(data.application_id), data.admin_uid, entry
             )
-            if app is None:
-                raise ApplicationError("application vanished", non_retryable=True)
-            await session.execute(
-                insert(McdWhitelistEntry)
-                .values(
-                    project_id=data.project_id,
-                    project_name=app.project_name,
-                    wallet_address=app.mcd_wallet_address,
-                    pda_address=data.pda,
-                    pda_bump=data.bump,
-                    status="active",
-                    created_by=data.admin_uid,
-                    add_tx=data.signature,
-                    last_tx=data.signature,
-                )
-                .on_conflict_do_nothing(index_elements=["project_id"])
-            )
-            if app.status == "approving":
-                app.status = "approved"
-                app.reviewed_at = datetime.now(UTC)
-                app.approval_error = None
-            app.whitelist_pda = data.pda
-            app.whitelist_bump = data.bump
-            app.whitelist_tx = data.signature
-            await session.commit()
 
     @activity.defn(name="onboarding.approval_failed")
     async def approval_failed(self, data: ApprovalFailedInput) -> None:
         """Keep the reason an approval could not finish (shown to admins)."""
-        async with self._sessions() as session:
-            app = await session.get(
-                ProjectApplication, uuid.UUID(data.application_id), with_for_update=True
-            )
-            if app is not None:
-                app.approval_error = data.error[:2000]
-                await session.commit()
+        async with self._transaction() as session:
+            await applications.fail(session, uuid.UUID(data.application_id), data.error)
+
+    @activity.defn(name="onboarding.whitelist_change")
+    async def whitelist_change(self, data: WhitelistChange) -> WhitelistWritten:
+        """Write an admin's whitelist change on chain (exactly once per op_key) to its end."""
+        instructions = self._chain.instructions(data.action, data.project_id)
+        # ChainUnavailable / ChainTimeout propagate: Temporal retries, the op_key keeps it once.
+        write = await self._chain.write(data.op_key, instructions)
+        error = "" if write.succeeded else error_text(write)
+        return WhitelistWritten(write.succeeded, write.signature, error)
+
+    @activity.defn(name="onboarding.whitelist_settle")
+    async def whitelist_settle(self, data: WhitelistSettle) -> None:
+        """Apply the change's outcome to the stored entry and the project."""
+        change = whitelist_entries.PendingChange(data.project_id, data.action, data.op_key)
+        async with self._transaction() as session:
+            await whitelist_entries.settle_change(session, change, data.signature)
+
+    def all(self) -> list[Callable[..., Any]]:
+        return [
+            self.create_project,
+            self.whitelist_add,
+            self.complete_approval,
+            self.approval_failed,
+            self.whitelist_change,
+            self.whitelist_settle,
+        ]

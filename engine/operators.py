@@ -1,4 +1,7 @@
-"""Operator actions on transfers: find stuck ones, cancel one that can provably no longer land.
+"""Operator actions on transfers (flush-only, like every service): find stuck ones, re-check a
+stuck one's chain write, cancel one that can provably no longer land, and the audit row of
+each action. The admin API (api/routes/admin_transfers.py) and the operator console call these
+same functions; they commit, and start a workflow where one is needed.
 
 A transfer whose chain write may still land is never cancelled: only when it was never signed
 (still ``pending``), or when no signature of its write landed and the finalized block height is
@@ -8,34 +11,124 @@ past the current attempt's ``lastValidBlockHeight``. The chain write is then clo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from solana.rpc.async_api import AsyncClient
 from solders.signature import Signature
-from sqlalchemy import or_, select
+from sqlalchemy import ColumnElement, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain import tx_store
-from chain.gateway import ChainGateway
-from db.models.engine import Transfer
+from chain.errors import ChainError, UnknownChainWrite
+from chain.gateway import ChainGateway, ChainWrite
+from core.errors import InvalidState, NotFound, ServiceUnavailable
+from db.models.chain import ChainTxAttempt
+from db.models.engine import ReconciliationDrift, Transfer
 from engine import transfers
-from engine.errors import invalid_state, not_found
+from events.audit import new_audit
+
+ACTIONABLE = ("pending", "pending_onchain")
+TRANSFER_VIEWS = ("stuck", "failed", "cancelled", "pending", "pending_onchain", "completed", "all")
+
+
+def _stuck(older_than: timedelta) -> ColumnElement[bool]:
+    """Pending on chain (or never signed) for longer than ``older_than``."""
+    cutoff = datetime.now(UTC) - older_than
+    return or_(
+        (Transfer.status == "pending_onchain") & (Transfer.onchain_at < cutoff),
+        (Transfer.status == "pending") & (Transfer.created_at < cutoff),
+    )
 
 
 async def stuck(session: AsyncSession, older_than: timedelta, limit: int = 100) -> list[Transfer]:
-    cutoff = datetime.now(UTC) - older_than
     rows = await session.scalars(
-        select(Transfer)
-        .where(
-            or_(
-                (Transfer.status == "pending_onchain") & (Transfer.onchain_at < cutoff),
-                (Transfer.status == "pending") & (Transfer.created_at < cutoff),
-            )
-        )
-        .order_by(Transfer.created_at)
-        .limit(limit)
+        select(Transfer).where(_stuck(older_than)).order_by(Transfer.created_at).limit(limit)
     )
     return list(rows)
+
+
+def listing(view: str, older_than: timedelta, q: str = "") -> Select[Any]:
+    """Transfers of a view ("stuck": the rule of ``stuck``), by id, user or project."""
+    statement = select(Transfer)
+    if view == "stuck":
+        statement = statement.where(_stuck(older_than))
+    elif view in TRANSFER_VIEWS and view != "all":
+        statement = statement.where(Transfer.status == view)
+    if term := q.strip():
+        clauses: list[Any] = [
+            Transfer.id == term,
+            Transfer.from_uid == term,
+            Transfer.to_uid == term,
+        ]
+        if term.isdigit():
+            clauses.append(Transfer.project_id == int(term))
+        statement = statement.where(or_(*clauses))
+    return statement
+
+
+def drifts(run_id: str = "", currency: str = "", uid: str = "") -> Select[Any]:
+    """Reconciliation drifts of a run, a currency, a user (each filter optional)."""
+    statement = select(ReconciliationDrift)
+    if run_id:
+        statement = statement.where(ReconciliationDrift.run_id == run_id)
+    if currency in ("MCC", "MCD"):
+        statement = statement.where(ReconciliationDrift.currency == currency)
+    if uid:
+        statement = statement.where(ReconciliationDrift.user_uid == uid)
+    return statement
+
+
+NEWEST_DRIFTS_FIRST = [ReconciliationDrift.id.desc()]
+
+
+async def chain_write(gateway: ChainGateway, op_key: str) -> ChainWrite | None:
+    """The chain write of ``op_key`` as the gateway holds it (None when there is none)."""
+    try:
+        return await gateway.get_write(op_key)
+    except UnknownChainWrite:
+        return None
+
+
+async def chain_view(gateway: ChainGateway, transfer: Transfer) -> dict[str, Any] | None:
+    """The transfer's chain write, as plain values (None when it has none)."""
+    if transfer.op_key is None or (write := await chain_write(gateway, transfer.op_key)) is None:
+        return None
+    return {
+        "status": write.status,
+        "signature": write.signature,
+        "attempt": write.attempt,
+        "send_count": write.send_count,
+        "last_valid_block_height": write.last_valid_block_height,
+        "confirmation_status": write.confirmation_status,
+    }
+
+
+@dataclass(frozen=True)
+class Retry:
+    transfer: Transfer
+    chain_write: dict[str, Any] | None  # status and signature after the re-check
+
+
+async def retry(session: AsyncSession, gateway: ChainGateway, transfer_id: str) -> Retry:
+    """Re-check (and re-send exactly the same) chain write of a transfer still in flight; the
+    caller then restarts its workflow if it is gone."""
+    transfer = await session.get(Transfer, transfer_id)
+    if transfer is None:
+        raise NotFound(f"Transfer {transfer_id} not found")
+    if transfer.status not in ACTIONABLE:
+        raise InvalidState(f"Transfer {transfer_id} is {transfer.status}; nothing to retry")
+    chain: dict[str, Any] | None = None
+    if transfer.op_key is not None and transfer.status == "pending_onchain":
+        try:
+            write = await gateway.advance(transfer.op_key)
+            chain = {"status": write.status, "signature": write.signature}
+        except UnknownChainWrite:
+            chain = None
+        except ChainError as exc:
+            raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
+    return Retry(transfer, chain)
 
 
 async def cancel(
@@ -46,39 +139,30 @@ async def cancel(
     reason: str,
     decimals: int,
 ) -> Transfer:
-    """Cancel if and only if no signature can still land; raises Rejected (409) otherwise."""
+    """Cancel if and only if no signature can still land; InvalidState (409) otherwise."""
     transfer = await session.get(Transfer, transfer_id, with_for_update=True)
     if transfer is None:
-        raise not_found(f"Transfer {transfer_id}")
+        raise NotFound(f"Transfer {transfer_id} not found")
     if transfer.status == "pending":
-        ended = await transfers.fail(
-            session, transfer_id, reason, decimals=decimals,
-            from_statuses=("pending",), to_status="cancelled",
-        )  # fmt: skip
-        assert ended is not None
-        return ended
+        return await _cancelled(session, transfer_id, reason, decimals, "pending")
     if transfer.status != "pending_onchain" or transfer.op_key is None:
-        raise invalid_state(f"Transfer {transfer_id} is {transfer.status}")
+        raise InvalidState(f"Transfer {transfer_id} is {transfer.status}")
     row = await tx_store.get(session, transfer.op_key, for_update=True)
     if row is None:
-        raise invalid_state(
+        raise InvalidState(
             f"Transfer {transfer_id} is being signed right now; retry the cancel later"
         )
     if row.status in ("succeeded", "landed"):
-        raise invalid_state(f"Transfer {transfer_id} landed on chain ({row.status})")
+        raise InvalidState(f"Transfer {transfer_id} landed on chain ({row.status})")
     if row.status != "failed":
-        # Height first: once finalized height passed lastValidBlockHeight, "not found" is final.
-        height = await gateway.block_height("finalized")
         attempts = await tx_store.attempts(session, row.id)
-        resp = await client.get_signature_statuses(
-            [Signature.from_string(a.signature) for a in attempts], search_transaction_history=True
-        )
-        if any(status is not None for status in resp.value):
-            raise invalid_state(
+        height, statuses = await _chain_state(gateway, client, attempts)
+        if any(status is not None for status in statuses):
+            raise InvalidState(
                 f"A signature of transfer {transfer_id} landed; it cannot be cancelled"
             )
         if height <= row.last_valid_block_height:
-            raise invalid_state(
+            raise InvalidState(
                 f"Transfer {transfer_id} can still land until block height "
                 f"{row.last_valid_block_height} is finalized (now {height})",
                 last_valid_block_height=row.last_valid_block_height,
@@ -89,9 +173,64 @@ async def cancel(
         row.completed_at = datetime.now(UTC)
         for attempt in attempts:
             await tx_store.set_attempt_status(session, row.id, attempt.attempt, "expired")
+    return await _cancelled(session, transfer_id, reason, decimals, "pending_onchain")
+
+
+async def _chain_state(
+    gateway: ChainGateway, client: AsyncClient, attempts: list[ChainTxAttempt]
+) -> tuple[int, list[Any]]:
+    """The finalized block height, then the statuses of every signature of the write."""
+    try:
+        # Height first: once finalized height passed lastValidBlockHeight, "not found" is final.
+        height = await gateway.block_height("finalized")
+        resp = await client.get_signature_statuses(
+            [Signature.from_string(a.signature) for a in attempts], search_transaction_history=True
+        )
+    except ChainError as exc:
+        raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
+    return height, list(resp.value)
+
+
+async def _cancelled(
+    session: AsyncSession, transfer_id: str, reason: str, decimals: int, from_status: str
+) -> Transfer:
     ended = await transfers.fail(
         session, transfer_id, reason, decimals=decimals,
-        from_statuses=("pending_onchain",), to_status="cancelled",
+        from_statuses=(from_status,), to_status="cancelled",
     )  # fmt: skip
-    assert ended is not None
+    assert ended is not None  # the row is locked in from_status
     return ended
+
+
+@dataclass(frozen=True)
+class Operator:
+    """Who acts, from where: what each audit row of an operator action records."""
+
+    uid: str
+    client_ip: str | None
+    request_id: str | None
+
+
+def audit(
+    session: AsyncSession,
+    operator: Operator,
+    operation: str,
+    transfer: Transfer,
+    body: dict[str, Any],
+    response: dict[str, Any],
+    status: str = "success",
+) -> None:
+    """The audit row of an operator action on a transfer (added; the caller commits)."""
+    row = new_audit(
+        actor=f"user:{operator.uid}",
+        operation=operation,
+        project_id=transfer.project_id,
+        user_uid=transfer.from_uid,
+        request_body=body,
+        idempotency_key=None,
+        client_ip=operator.client_ip,
+        request_id=operator.request_id,
+        status=status,
+    )
+    row.response_body = response
+    session.add(row)

@@ -4,9 +4,9 @@ The API starts a record's workflow after committing it; if the process dies in b
 Temporal was unreachable), the record is durable but unattended. The recovery sweep finds
 those records and starts their workflows by their derived ids (a no-op for a running one):
 transfers still ``pending`` after ``stale_after``, fund locks still active well past their
-``expires_at``, and mining submissions still ``pending_verification`` after ``stale_after``
+``expires_at``, mining submissions still ``pending_verification`` after ``stale_after``
 (verification moves every submission of a workflow at once, so a pending one means its
-workflow never ran).
+workflow never ran), and project approvals still ``approving`` (without a recorded failure).
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models.engine import Transfer
 from db.models.ledger import Hold
 from db.models.mining import MiningSubmission
+from db.models.onboarding import ProjectApplication
 from engine.ids import lock_workflow_id, transfer_workflow_id
+from onboarding.applications import approval_workflow_id
 
 
 @dataclass
 class Orphan:
-    kind: str  # "transfer" | "lock" | "mining"
+    kind: str  # "transfer" | "lock" | "mining" | "approval" (user_uid: the approving admin)
     record_id: str
     workflow_id: str
     project_id: int
@@ -83,6 +85,7 @@ async def find_orphans(
             )
         )
     orphans.extend(await _mining_orphans(session, cutoff, limit))
+    orphans.extend(await _approval_orphans(session, cutoff, limit))
     return orphans
 
 
@@ -116,3 +119,27 @@ async def _mining_orphans(session: AsyncSession, cutoff: datetime, limit: int) -
             )
         orphan.record_ids.append(submission_id)
     return list(by_workflow.values())
+
+
+async def _approval_orphans(session: AsyncSession, cutoff: datetime, limit: int) -> list[Orphan]:
+    approving = await session.scalars(
+        select(ProjectApplication)
+        .where(
+            ProjectApplication.status == "approving",
+            ProjectApplication.approval_error.is_(None),  # a refused one waits for an admin
+            ProjectApplication.updated_at < cutoff,
+        )
+        .order_by(ProjectApplication.updated_at)
+        .limit(limit)
+    )
+    return [
+        Orphan(
+            "approval",
+            str(a.id),
+            approval_workflow_id(str(a.id)),
+            a.project_id or 0,
+            a.reviewed_by or "",
+            "",
+        )
+        for a in approving
+    ]

@@ -1,7 +1,11 @@
-"""Application rules: wallet addresses, the approval's credentials, review, serialization.
+"""The project application's state machine, flush-only like every service.
 
-The review steps (``begin_approval``, ``take_secret``, ``reject``) only flush: the caller (the
-admin API route or the operator console) commits, then starts ``ApprovalWorkflow``.
+apply -> pending; begin_approval -> approving; create_project + complete -> approved;
+reject (pending only) -> rejected; fail keeps the approval's error (it stays approving).
+
+The callers only adapt: the admin API route and the operator console commit and then start
+``ApprovalWorkflow``; its activities (activities/onboarding.py) open a session, call
+``create_project`` / ``complete`` / ``fail`` and commit. Reads for listings: onboarding/queries.py.
 """
 
 from __future__ import annotations
@@ -12,9 +16,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from solders.pubkey import Pubkey
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.errors import InvalidState, NotFound
+from core.errors import DomainError, InvalidState, NotFound
+from core.scopes import PROJECT_SCOPES
 from core.security import (
     decrypt_secret,
     encrypt_secret,
@@ -22,7 +30,15 @@ from core.security import (
     new_api_key,
     new_api_secret,
 )
-from db.models.onboarding import ProjectApplication
+from core.time import iso
+from db.models import Project, User
+from db.models.onboarding import (
+    OPEN_APPLICATION_STATUSES,
+    McdWhitelistEntry,
+    ProjectApplication,
+    ProjectStatusRecord,
+)
+from onboarding.clients import ensure_project_client
 
 
 def check_wallet(value: str) -> str:
@@ -67,16 +83,63 @@ def application_attributes(row: ProjectApplication) -> dict[str, Any]:
         "mcd_wallet_address": row.mcd_wallet_address,
         "status": row.status,
         "reviewed_by": row.reviewed_by,
-        "reviewed_at": row.reviewed_at.isoformat() if row.reviewed_at else None,
+        "reviewed_at": iso(row.reviewed_at),
         "rejection_reason": row.rejection_reason,
         "project_id": row.project_id,
         "api_key": row.api_key,
         "whitelist_pda": row.whitelist_pda,
         "whitelist_bump": row.whitelist_bump,
         "whitelist_tx": row.whitelist_tx,
-        "created_at": row.created_at.isoformat(),
-        "updated_at": row.updated_at.isoformat(),
+        "created_at": iso(row.created_at),
+        "updated_at": iso(row.updated_at),
     }
+
+
+class PendingApplicationExists(DomainError):
+    status, slug = 409, "pending-application-exists"
+
+    def __init__(self, existing: uuid.UUID | None) -> None:
+        super().__init__("You already have a pending application; wait for its review")
+        if existing is not None:
+            self.extra["application_id"] = str(existing)
+
+
+async def apply(
+    session: AsyncSession, developer_uid: str, fields: dict[str, Any]
+) -> ProjectApplication:
+    """A new pending application of the developer (one open application each). Flush only."""
+    developer = await session.get(User, developer_uid)
+    if developer is None:
+        raise NotFound(f"User {developer_uid} does not exist")
+    open_one = await session.scalar(
+        select(ProjectApplication.id).where(
+            ProjectApplication.developer_uid == developer_uid,
+            ProjectApplication.status.in_(OPEN_APPLICATION_STATUSES),
+        )
+    )
+    if open_one is not None:
+        raise PendingApplicationExists(open_one)
+    row = ProjectApplication(
+        id=uuid.uuid4(),
+        developer_uid=developer_uid,
+        developer_email=developer.email,
+        status="pending",
+        **fields,
+    )
+    try:
+        async with session.begin_nested():  # a savepoint: the caller's transaction survives
+            session.add(row)
+    except IntegrityError as exc:  # a concurrent apply won the partial unique index
+        raise PendingApplicationExists(None) from exc
+    return row
+
+
+async def _locked(session: AsyncSession, application_id: uuid.UUID) -> ProjectApplication:
+    """The application, locked for this transaction (NotFound if there is none)."""
+    row = await session.get(ProjectApplication, application_id, with_for_update=True)
+    if row is None:
+        raise NotFound(f"Application {application_id} does not exist")
+    return row
 
 
 async def begin_approval(
@@ -85,15 +148,18 @@ async def begin_approval(
     admin_uid: str,
     master_key: str,
     master_key_id: str,
+    allowed_scopes: list[str] | None = None,
 ) -> ProjectApplication:
     """Lock the application; a pending one becomes ``approving`` with its credentials made
-    (secret kept hashed and AES-GCM encrypted until it is shown once). Flush only.
+    (secret kept hashed and AES-GCM encrypted until it is shown once) and its project created
+    with the chosen scopes (None: every project scope). Flush only.
+
+    The project is made here, in the approver's transaction, so the workflow needs nothing
+    but the application id: the recovery sweep can start a missing one without the scopes.
 
     An application already ``approving`` (or ``approved`` with its secret not yet shown) is
     returned unchanged, so a repeated approve joins the running approval."""
-    row = await session.get(ProjectApplication, application_id, with_for_update=True)
-    if row is None:
-        raise NotFound(f"Application {application_id} does not exist")
+    row = await _locked(session, application_id)
     if row.status in ("rejected", "suspended") or (
         row.status == "approved" and row.secret_delivered_at is not None
     ):
@@ -105,8 +171,114 @@ async def begin_approval(
         row.api_key = creds.api_key
         row.api_secret_hash = creds.api_secret_hash
         row.api_secret_encrypted = creds.api_secret_encrypted
+        await session.flush()
+        await create_project(session, application_id, admin_uid, allowed_scopes)
     await session.flush()
     return row
+
+
+def approval_workflow_id(application_id: str) -> str:
+    """The approval workflow's id: one per application (a second start joins it)."""
+    return f"project-approval-{application_id}"
+
+
+async def _approving(session: AsyncSession, application_id: uuid.UUID) -> ProjectApplication:
+    """The locked application of a running approval (InvalidState if it is not one)."""
+    app = await _locked(session, application_id)
+    if app.status not in ("approving", "approved"):
+        raise InvalidState(f"application {application_id} is {app.status}")
+    return app
+
+
+async def create_project(
+    session: AsyncSession,
+    application_id: uuid.UUID,
+    admin_uid: str,
+    allowed_scopes: list[str] | None,
+) -> ProjectApplication:
+    """The application's projects row, with its status record and OAuth client; made once
+    (its id is kept on the application, so a retry returns it). Flush only."""
+    app = await _approving(session, application_id)
+    if app.project_id is not None:
+        return app
+    project = Project(
+        name=app.project_name,
+        description=app.project_description,
+        allowed_scopes=list(PROJECT_SCOPES if allowed_scopes is None else allowed_scopes),
+        rate_limit_tier="free",
+        ip_allowlist=[],
+        limits={},
+        api_key=app.api_key,
+        api_secret_hash=app.api_secret_hash,
+        api_secret_encrypted=app.api_secret_encrypted,
+        mcd_wallet_address=app.mcd_wallet_address,
+        owner_uid=app.developer_uid,
+    )
+    session.add(project)
+    await session.flush()
+    session.add(
+        ProjectStatusRecord(
+            project_id=project.project_id,
+            from_status=None,
+            status="active",
+            reason=f"application {app.id} approved",
+            changed_by=admin_uid,
+        )
+    )
+    # Its OAuth client, so users can authorize it (redirect URIs set by the project).
+    await ensure_project_client(session, project)
+    app.project_id = project.project_id
+    await session.flush()
+    return app
+
+
+@dataclass(frozen=True)
+class Whitelisted:
+    """The on-chain whitelist entry the approval wrote."""
+
+    project_id: int
+    pda: str
+    bump: int
+    signature: str
+
+
+async def complete(
+    session: AsyncSession, application_id: uuid.UUID, admin_uid: str, entry: Whitelisted
+) -> ProjectApplication:
+    """Store the whitelist entry (once per project) and mark the application approved."""
+    app = await _locked(session, application_id)
+    await session.execute(
+        insert(McdWhitelistEntry)
+        .values(
+            project_id=entry.project_id,
+            project_name=app.project_name,
+            wallet_address=app.mcd_wallet_address,
+            pda_address=entry.pda,
+            pda_bump=entry.bump,
+            status="active",
+            created_by=admin_uid,
+            add_tx=entry.signature,
+            last_tx=entry.signature,
+        )
+        .on_conflict_do_nothing(index_elements=["project_id"])
+    )
+    if app.status == "approving":
+        app.status = "approved"
+        app.reviewed_at = datetime.now(UTC)
+        app.approval_error = None
+    app.whitelist_pda = entry.pda
+    app.whitelist_bump = entry.bump
+    app.whitelist_tx = entry.signature
+    await session.flush()
+    return app
+
+
+async def fail(session: AsyncSession, application_id: uuid.UUID, error: str) -> None:
+    """Keep the reason an approval could not finish (shown to admins). Flush only."""
+    app = await session.get(ProjectApplication, application_id, with_for_update=True)
+    if app is not None:
+        app.approval_error = error[:2000]
+        await session.flush()
 
 
 async def take_secret(
@@ -133,9 +305,7 @@ async def reject(
     session: AsyncSession, application_id: uuid.UUID, reason: str, admin_uid: str
 ) -> ProjectApplication:
     """Reject a pending application with a reason (flush only)."""
-    row = await session.get(ProjectApplication, application_id, with_for_update=True)
-    if row is None:
-        raise NotFound(f"Application {application_id} does not exist")
+    row = await _locked(session, application_id)
     if row.status != "pending":
         raise InvalidState(f"Application {application_id} is {row.status}; it cannot be rejected")
     row.status = "rejected"

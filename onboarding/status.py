@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import InvalidState, NotFound
+from core.time import iso
 from db.models import Project
 from db.models.onboarding import ProjectStatusRecord
 
@@ -125,6 +126,15 @@ async def history(
     return list(rows)
 
 
+def project_attributes(project: Project) -> dict[str, object]:
+    """What a project's status answers lead with (the admin change and the public read)."""
+    return {
+        "project_id": str(project.project_id),
+        "name": project.name,
+        "status": project.status,
+    }
+
+
 def record_attributes(record: ProjectStatusRecord) -> dict[str, object]:
     return {
         "project_id": str(record.project_id),
@@ -132,5 +142,5 @@ def record_attributes(record: ProjectStatusRecord) -> dict[str, object]:
         "status": record.status,
         "reason": record.reason,
         "changed_by": record.changed_by,
-        "created_at": record.created_at.isoformat(),
+        "created_at": iso(record.created_at),
     }

@@ -1,49 +1,33 @@
-"""The MCD whitelist: chain writes through the gateway (exactly once per op_key) and the
-stored list kept in step with the chain.
+"""The MCD whitelist on chain: the program's instructions written through the gateway
+(exactly once per op_key) and its entries read back; ``resync`` re-creates stored entries on a
+chain that lacks them. The stored entries and their admin changes: onboarding/whitelist_entries.py.
 
-Op keys:
-- approval's add: ``whitelist:add:<application_id>`` (one per application, whatever retries);
-- admin changes: ``whitelist:<project_id>:<action>:<version>``, ``version`` counted on the
-  entry row, so suspend / activate / suspend are three distinct writes while a retry of one
-  change reuses its key.
-
-An admin change is two-phase: (1) the row is locked, ``version`` bumped and the pending op key
-committed; (2) the chain write is driven to a final state; (3) the outcome is applied to the
-row (and the project's ``suspended`` flag) in one transaction. If the chain is down between (1)
-and (3), the next call for that project first settles the pending write (same op key), so a
-change is never lost nor made twice.
+Op keys: approval's add ``whitelist:add:<application_id>``; admin changes
+``whitelist:<project_id>:<action>:<version>`` (whitelist_entries.op_key); resync
+``whitelist:resync:<genesis>:<project_id>:<step>``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from solana.exceptions import SolanaRpcException
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solders.instruction import Instruction
 from solders.pubkey import Pubkey
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain import whitelist as wl
 from chain.errors import ChainRejected, ChainUnavailable
 from chain.gateway import ChainGateway, ChainWrite
 from core.config import Settings
-from db.models import Project
-from db.models.onboarding import McdWhitelistEntry, ProjectApplication
+from core.errors import ServiceUnavailable
+from db.models.onboarding import McdWhitelistEntry
+from onboarding.whitelist_entries import entry as stored
 
-ACTIONS = {"suspend": "suspended", "activate": "active", "remove": "removed"}
 WRITE_TIMEOUT = 30.0
-
-
-class WhitelistConflict(Exception):
-    """The requested change does not fit the entry's state (maps to 409 invalid-state)."""
-
-
-class UnknownEntry(Exception):
-    """No whitelist entry for the project (maps to 404)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +116,19 @@ class WhitelistChain:
         return out
 
 
+async def onchain_entries(
+    chain: WhitelistChain, project_ids: list[int]
+) -> dict[int, wl.WhitelistEntry | None]:
+    """``chain.entries`` for an answer: 503 when the chain cannot be read."""
+    try:
+        return await chain.entries(project_ids)
+    except ChainUnavailable as exc:
+        raise ServiceUnavailable(
+            "The chain is unreachable; the whitelist entries cannot be read",
+            headers={"Retry-After": "5"},
+        ) from exc
+
+
 def error_text(write: ChainWrite) -> str:
     err = write.err
     if isinstance(err, dict) and "InstructionError" in err:
@@ -139,119 +136,6 @@ def error_text(write: ChainWrite) -> str:
         if isinstance(detail, dict) and "Custom" in detail:
             return wl.error_message(int(detail["Custom"]))
     return str(err)
-
-
-def op_key(project_id: int, action: str, version: int) -> str:
-    return f"whitelist:{project_id}:{action}:{version}"
-
-
-async def settle(
-    sessions: async_sessionmaker[AsyncSession], chain: WhitelistChain, project_id: int
-) -> McdWhitelistEntry:
-    """Drive the entry's pending chain write (if any) to its end and apply the outcome."""
-    async with sessions() as session:
-        entry = await _entry(session, project_id)
-        pending = (entry.pending_action, entry.pending_op_key)
-    action, key = pending
-    if action is None or key is None:
-        return entry
-    write = await chain.write(key, chain.instructions(action, project_id))
-    async with sessions() as session:
-        entry = await _entry(session, project_id, lock=True)
-        if entry.pending_op_key != key:  # a concurrent call applied it already
-            return entry
-        entry.pending_action = None
-        entry.pending_op_key = None
-        if not write.succeeded:
-            await session.commit()
-            raise ChainRejected(key, error_text(write), write.signature)
-        now = datetime.now(UTC)
-        entry.status = ACTIONS[action]
-        entry.last_tx = write.signature
-        if action == "remove":
-            entry.remove_tx = write.signature
-        # The flag api/auth/project.py reads: only an active entry lets the project call.
-        await session.execute(
-            update(Project)
-            .where(Project.project_id == project_id)
-            .values(suspended=action != "activate", updated_at=now)
-        )
-        await session.execute(
-            update(ProjectApplication)
-            .where(
-                ProjectApplication.project_id == project_id,
-                ProjectApplication.status.in_(("approved", "suspended")),
-            )
-            .values(status="approved" if action == "activate" else "suspended", updated_at=now)
-        )
-        await session.commit()
-        await session.refresh(entry)
-        return entry
-
-
-async def change(
-    sessions: async_sessionmaker[AsyncSession],
-    chain: WhitelistChain,
-    project_id: int,
-    action: str,
-) -> McdWhitelistEntry:
-    """Apply ``action`` (suspend | activate | remove) on chain first, then in the database.
-
-    Idempotent: asking for the state the entry is already in changes nothing.
-    """
-    target = ACTIONS[action]
-    for _ in range(5):
-        await settle(sessions, chain, project_id)
-        async with sessions() as session:
-            entry = await _entry(session, project_id, lock=True)
-            if entry.pending_op_key is not None:
-                continue  # another call started a change meanwhile: settle it first
-            if entry.status == target:
-                return entry
-            if entry.status == "removed":
-                raise WhitelistConflict(f"Project {project_id} was removed from the whitelist")
-            entry.version += 1
-            entry.pending_action = action
-            entry.pending_op_key = op_key(project_id, action, entry.version)
-            await session.commit()
-        return await settle(sessions, chain, project_id)
-    raise WhitelistConflict(f"The whitelist entry of project {project_id} keeps changing")
-
-
-async def _entry(
-    session: AsyncSession, project_id: int, *, lock: bool = False
-) -> McdWhitelistEntry:
-
-    statement = select(McdWhitelistEntry).where(McdWhitelistEntry.project_id == project_id)
-    if lock:
-        statement = statement.with_for_update()
-    entry = await session.scalar(statement)
-    if entry is None:
-        raise UnknownEntry(f"Project {project_id} has no whitelist entry")
-    return entry
-
-
-def entry_attributes(
-    entry: McdWhitelistEntry, onchain: wl.WhitelistEntry | None = None
-) -> dict[str, object]:
-    """The stored entry, plus ``onchain``: the McdWhitelist account's fields as the program
-    holds them (None when the chain has no entry, e.g. after removal)."""
-    return {
-        "project_id": entry.project_id,
-        "project_name": entry.project_name,
-        "wallet_address": entry.wallet_address,
-        "pda_address": entry.pda_address,
-        "pda_bump": entry.pda_bump,
-        "status": entry.status,
-        "created_by": entry.created_by,
-        "add_tx": entry.add_tx,
-        "last_tx": entry.last_tx,
-        "remove_tx": entry.remove_tx,
-        "pending_action": entry.pending_action,
-        "created_at": entry.created_at.isoformat(),
-        "updated_at": entry.updated_at.isoformat(),
-        "onchain": wl.entry_fields(onchain) if onchain is not None else None,
-    }
 
 
 _RESYNC_LABELS = {
@@ -315,7 +199,7 @@ async def resync(
             signatures[step] = write.signature
         pda, bump = chain.pda(project_id)
         async with sessions() as session:
-            entry = await _entry(session, project_id, lock=True)
+            entry = await stored(session, project_id, lock=True)
             entry.pda_address, entry.pda_bump = str(pda), bump
             if "add" in signatures:
                 entry.add_tx = signatures["add"]

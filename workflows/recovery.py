@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.engine import EngineActivities, OrphanQuery
     from engine.recovery import Orphan
     from engine.search import attributes
+    from workflows.approval import ApprovalInput, ApprovalWorkflow
     from workflows.funds import FundLockInput, FundLockWorkflow
     from workflows.mining import MiningSubmissionWorkflow, submission_input
     from workflows.transfers import TransferInput, TransferWorkflow
@@ -72,6 +73,14 @@ class RecoveryWorkflow:
                 await workflow.start_child_workflow(
                     MiningSubmissionWorkflow.run,
                     submission_input(o.workflow_id, o.record_ids),
+                    id=o.workflow_id,
+                    task_queue=queue,
+                    parent_close_policy=abandon,
+                )
+            elif o.kind == "approval":  # its project exists: the input needs no scopes
+                await workflow.start_child_workflow(
+                    ApprovalWorkflow.run,
+                    ApprovalInput(o.record_id, o.user_uid),
                     id=o.workflow_id,
                     task_queue=queue,
                     parent_close_policy=abandon,

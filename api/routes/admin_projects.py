@@ -7,19 +7,17 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import text
-from sqlalchemy.exc import IntegrityError
 
 from api.deps import SessionDep, SettingsDep
-from api.envelope import Envelope, single
+from api.envelope import single
 from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
-from core.errors import DomainError
+from api.routes.onboarding_schemas import RegisteredProjectAttrs, StatusChangeAttrs
+from api.typed import One
 from core.scopes import PROJECT_SCOPES
-from db.models import Project
-from db.models.onboarding import ProjectStatusRecord
+from core.time import iso
+from onboarding import registration
 from onboarding import status as machine
-from onboarding.applications import new_credentials
-from onboarding.clients import check_redirect_uris, client_attributes, ensure_project_client
+from onboarding.clients import check_redirect_uris
 
 router = APIRouter(tags=["projects"])
 
@@ -84,7 +82,7 @@ class StatusChangeIn(BaseModel):
 @router.post(
     "/projects/register",
     status_code=201,
-    response_model=Envelope,
+    response_model=One[RegisteredProjectAttrs],
     responses={
         **ADMIN_PROBLEMS,
         409: {"description": "The project_id is taken (`project-exists`)"},
@@ -95,70 +93,27 @@ async def register_project(
     payload: ProjectRegistrationIn, admin: AdminCaller, session: SessionDep, settings: SettingsDep
 ) -> Any:
     """Register a project directly (administrator); the api_secret is returned once."""
-    creds = new_credentials(settings.master_key, settings.master_key_id)
-    values: dict[str, Any] = {
-        "name": payload.name,
-        "description": payload.description,
-        "webhook_url": payload.webhook_url,
-        "allowed_scopes": payload.allowed_scopes,
-        "rate_limit_tier": payload.rate_limit_tier,
-        "ip_allowlist": [],
-        "limits": {},
-        "api_key": creds.api_key,
-        "api_secret_hash": creds.api_secret_hash,
-        "api_secret_encrypted": creds.api_secret_encrypted,
-    }
-    if payload.project_id is not None:
-        values["project_id"] = int(payload.project_id)
-    project = Project(**values)
-    session.add(project)
-    try:
-        await session.flush()
-    except IntegrityError as exc:
-        await session.rollback()
-        raise DomainError(
-            f"Project {payload.project_id} already exists", status=409, slug="project-exists"
-        ) from exc
-    if payload.project_id is not None:
-        # Keep the identity ahead of explicit ids, so a later default id never collides.
-        await session.execute(
-            text(
-                "SELECT setval(pg_get_serial_sequence('projects', 'project_id'), "
-                "GREATEST((SELECT max(project_id) FROM projects), 1000))"
-            )
-        )
-    session.add(
-        ProjectStatusRecord(
-            project_id=project.project_id,
-            from_status=None,
-            status="active",
-            reason="registered by an administrator",
-            changed_by=admin.uid,
-        )
+    fields = payload.model_dump(
+        include={"name", "description", "webhook_url", "allowed_scopes", "rate_limit_tier"}
     )
-    client = await ensure_project_client(session, project, payload.redirect_uris)
-    client_attrs = client_attributes(client)
+    done = await registration.register(
+        session,
+        admin.uid,
+        fields,
+        project_id=None if payload.project_id is None else int(payload.project_id),
+        redirect_uris=payload.redirect_uris,
+        master_key=settings.master_key,
+        master_key_id=settings.master_key_id,
+    )
     await session.commit()
-    await session.refresh(project)
-    attributes = {
-        "project_id": str(project.project_id),
-        "name": project.name,
-        "description": project.description,
-        "webhook_url": project.webhook_url,
-        "allowed_scopes": project.allowed_scopes,
-        "rate_limit_tier": project.rate_limit_tier,
-        "status": project.status,
-        "api_key": creds.api_key,
-        "api_secret": creds.api_secret,
-        "created_at": project.created_at.isoformat(),
-        **client_attrs,
-    }
-    return JSONResponse(single("project", project.project_id, attributes), status_code=201)
+    await session.refresh(done.project)
+    attributes = registration.registered_attributes(done)
+    return JSONResponse(single("project", done.project.project_id, attributes), status_code=201)
 
 
 @router.put(
     "/admin/projects/{project_id}/status",
-    response_model=Envelope,
+    response_model=One[StatusChangeAttrs],
     responses={
         **ADMIN_PROBLEMS,
         404: {"description": "No such project"},
@@ -176,11 +131,6 @@ async def change_project_status(
     return single(
         "project_status",
         project.project_id,
-        {
-            "project_id": str(project.project_id),
-            "name": project.name,
-            "status": project.status,
-            "updated_at": project.updated_at.isoformat(),
-            "change": machine.record_attributes(record),
-        },
+        machine.project_attributes(project)
+        | {"updated_at": iso(project.updated_at), "change": machine.record_attributes(record)},
     )

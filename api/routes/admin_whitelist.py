@@ -1,7 +1,10 @@
 """Administration of the MCD whitelist: list, suspend / activate, remove.
 
-Every change goes to the chain first (through the gateway, exactly once per op key), then to
-the database; see onboarding/whitelist.py. Mounted under ``/v1`` and ``/api/open``.
+A change is recorded as pending by the service (onboarding.whitelist_entries.begin_change),
+committed, and its chain write runs in WhitelistChangeWorkflow (workflows/whitelist.py), never
+in the API; the call waits for it and answers with the entry as before. If the chain does not
+answer in time the call is a 503: the change stays pending and a repeated call joins it (one
+chain write per op key, never two). Mounted under ``/v1`` and ``/api/open``.
 """
 
 from __future__ import annotations
@@ -10,17 +13,35 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
-from sqlalchemy import func, select
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import ApplicationError
 
 from api.deps import SessionDep, SettingsDep
-from api.envelope import Envelope, PageParams, meta, page, resource, single
-from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
-from chain.errors import ChainRejected, ChainUnavailable
-from core.errors import InvalidState, NotFound, ServiceUnavailable
+from api.envelope import PageParams, meta, page, resource, single
+from api.routes.onboarding import (
+    ADMIN_PROBLEMS,
+    AdminCaller,
+    ProjectIdPath,
+    finished,
+    start_workflow,
+)
+from api.routes.onboarding_schemas import (
+    WhitelistEntryAttrs,
+    WhitelistRemovedBody,
+    WhitelistStatusAttrs,
+)
+from api.typed import Many, One
+from core.errors import InvalidState, ServiceUnavailable
 from db.models.onboarding import McdWhitelistEntry
+from onboarding import queries
 from onboarding import whitelist as wls
+from onboarding import whitelist_entries as entries
+from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow, workflow_id
 
 router = APIRouter(tags=["whitelist"])
+
+# How long a change call waits for its chain write before answering 503 (app.state overrides).
+WHITELIST_WAIT_SECONDS = 30.0
 
 _CHANGE_PROBLEMS: dict[int | str, dict[str, Any]] = {
     **ADMIN_PROBLEMS,
@@ -41,31 +62,35 @@ def _chain(request: Request, settings: SettingsDep) -> wls.WhitelistChain:
     return wls.WhitelistChain.of(request.app.state.gateway, request.app.state.solana, settings)
 
 
-async def _change(
-    request: Request, settings: SettingsDep, project_id: int, action: str
-) -> McdWhitelistEntry:
-    return await change_entry(request, project_id, action)
-
-
 async def change_entry(request: Request, project_id: int, action: str) -> McdWhitelistEntry:
-    """suspend | activate | remove, chain first (onboarding.whitelist.change), as problems.
-    Shared by the admin API and the operator console."""
-    settings = request.app.state.settings
+    """suspend | activate | remove: a change already pending is driven to its end first, then
+    this one is recorded and driven (each through WhitelistChangeWorkflow, after the commit).
+    Asking for the state the entry is in changes nothing. Shared with the operator console."""
+    for _ in range(5):
+        async with request.app.state.session_maker() as session:
+            change = await entries.begin_change(session, project_id, action)
+            if change is None:
+                return await entries.entry(session, project_id)
+            await session.commit()
+        await _drive(request, change)
+    raise entries.WhitelistConflict(f"The whitelist entry of project {project_id} keeps changing")
+
+
+async def _drive(request: Request, change: entries.PendingChange) -> None:
+    arg = WhitelistChangeInput(change.project_id, change.action, change.op_key)
+    run = WhitelistChangeWorkflow.run
+    handle = await start_workflow(request, run, arg, workflow_id(change.op_key))
+    wait = float(getattr(request.app.state, "whitelist_wait_seconds", WHITELIST_WAIT_SECONDS))
     try:
-        return await wls.change(
-            request.app.state.session_maker, _chain(request, settings), project_id, action
-        )
-    except wls.UnknownEntry as exc:
-        raise NotFound(str(exc)) from exc
-    except wls.WhitelistConflict as exc:
-        raise InvalidState(str(exc)) from exc
-    except ChainRejected as exc:
-        raise InvalidState(f"The whitelist program refused the change: {exc.err}") from exc
-    except ChainUnavailable as exc:
+        done = await finished(handle, wait)
+    except WorkflowFailureError as exc:  # the program refused: the change was cleared
+        cause = exc.cause.message if isinstance(exc.cause, ApplicationError) else exc.cause
+        raise InvalidState(f"The whitelist program refused the change: {cause}") from exc
+    if not done:
         raise ServiceUnavailable(
             "The chain is unreachable; the change is pending, repeat the call",
             headers={"Retry-After": "5"},
-        ) from exc
+        )
 
 
 _LIST_PROBLEMS: dict[int | str, dict[str, Any]] = {
@@ -75,17 +100,9 @@ _LIST_PROBLEMS: dict[int | str, dict[str, Any]] = {
 }  # fmt: skip
 
 
-async def _onchain(chain: wls.WhitelistChain, project_ids: list[int]) -> dict[int, Any]:
-    try:
-        return await chain.entries(project_ids)
-    except ChainUnavailable as exc:
-        raise ServiceUnavailable(
-            "The chain is unreachable; the whitelist entries cannot be read",
-            headers={"Retry-After": "5"},
-        ) from exc
-
-
-@router.get("/admin/mcd/whitelist", response_model=Envelope, responses=_LIST_PROBLEMS)
+@router.get(
+    "/admin/mcd/whitelist", response_model=Many[WhitelistEntryAttrs], responses=_LIST_PROBLEMS
+)
 async def list_whitelist(
     admin: AdminCaller,
     session: SessionDep,
@@ -95,28 +112,26 @@ async def list_whitelist(
     status: Literal["active", "suspended", "removed", "current", "all"] = "current",
 ) -> dict[str, Any]:
     """The stored MCD whitelist with each entry's decoded on-chain account (administrator)."""
-    statement = select(McdWhitelistEntry)
-    if status == "current":
-        statement = statement.where(McdWhitelistEntry.status != "removed")
-    elif status != "all":
-        statement = statement.where(McdWhitelistEntry.status == status)
-    total = await session.scalar(select(func.count()).select_from(statement.subquery()))
-    rows = await session.scalars(
-        statement.order_by(McdWhitelistEntry.project_id)
-        .offset(paging.offset)
-        .limit(paging.per_page)
+    rows, total = await queries.paged(
+        session,
+        queries.whitelist(status),
+        [McdWhitelistEntry.project_id],
+        paging,
     )
-    entries = list(rows)
-    onchain = await _onchain(_chain(request, settings), [r.project_id for r in entries])
+    onchain = await wls.onchain_entries(_chain(request, settings), [r.project_id for r in rows])
     items = [
-        resource("mcd_whitelist_entry", r.id, wls.entry_attributes(r, onchain.get(r.project_id)))
-        for r in entries
+        resource(
+            "mcd_whitelist_entry", r.id, entries.entry_attributes(r, onchain.get(r.project_id))
+        )
+        for r in rows
     ]
-    return page(items, total or 0, paging)
+    return page(items, total, paging)
 
 
 @router.put(
-    "/admin/mcd/whitelist/{project_id}/status", response_model=Envelope, responses=_CHANGE_PROBLEMS
+    "/admin/mcd/whitelist/{project_id}/status",
+    response_model=One[WhitelistStatusAttrs],
+    responses=_CHANGE_PROBLEMS,
 )
 async def set_whitelist_status(
     project_id: ProjectIdPath,
@@ -127,28 +142,27 @@ async def set_whitelist_status(
 ) -> dict[str, Any]:
     """Suspend or reactivate a project's whitelist entry: chain first, then the database."""
     action = "suspend" if payload.status == "suspended" else "activate"
-    entry = await _change(request, settings, project_id, action)
-    onchain = await _onchain(_chain(request, settings), [project_id])
-    return single(
-        "mcd_whitelist_entry",
-        entry.id,
-        {"status": entry.status, "updated_at": entry.updated_at.isoformat()}
-        | wls.entry_attributes(entry, onchain.get(project_id)),
-    )
+    entry = await change_entry(request, project_id, action)
+    onchain = await wls.onchain_entries(_chain(request, settings), [project_id])
+    attributes = entries.entry_attributes(entry, onchain.get(project_id))
+    # status and updated_at lead, as they always have on the wire.
+    leading = {"status": attributes["status"], "updated_at": attributes["updated_at"]}
+    return single("mcd_whitelist_entry", entry.id, leading | attributes)
 
 
 @router.delete(
     "/admin/mcd/whitelist/{project_id}",
+    response_model=WhitelistRemovedBody,
     responses={
         **_CHANGE_PROBLEMS,
         200: {"description": "`data.message` and `data.remove_tx` (the removal signature)"},
     },
 )
 async def remove_from_whitelist(
-    project_id: ProjectIdPath, admin: AdminCaller, request: Request, settings: SettingsDep
+    project_id: ProjectIdPath, admin: AdminCaller, request: Request
 ) -> dict[str, Any]:
     """Remove a project from the whitelist on chain and in the stored list (administrator)."""
-    entry = await _change(request, settings, project_id, "remove")
+    entry = await change_entry(request, project_id, "remove")
     return {
         "data": {
             "message": f"Project {project_id} was removed from the MCD whitelist",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Security
+from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, StringConstraints, field_validator
 from sqlalchemy import delete, func, select
@@ -26,12 +27,21 @@ from api.auth.deps import (
 from api.auth.principal import ProjectPrincipal
 from api.auth.project import ProjectAuthenticator
 from api.deps import SessionDep
-from api.envelope import Envelope, meta, resource, single
+from api.envelope import meta, resource, single
 from api.idempotency import write_context
 from api.ratelimit import enforce_ip
+from api.routes.attributes_schemas import (
+    AttributeAttrs,
+    AttributeDeletionAttrs,
+    Counted,
+    FullProfileAttrs,
+    ProjectAttributesAttrs,
+)
 from api.routes.onboarding import ProjectIdPath
 from api.routes.users import _user_attributes
+from api.typed import One
 from core.errors import DomainError, NotFound
+from core.time import iso
 from db.models import Project, User
 from db.models.access import UserProjectAttribute
 from onboarding.status import ALLOWED, Capability, require_project_allows
@@ -73,8 +83,8 @@ def _attribute(row: UserProjectAttribute) -> dict[str, Any]:
             "attribute_key": row.attribute_key,
             "attribute_value": row.attribute_value,
             "visibility": row.visibility,
-            "created_at": row.created_at.isoformat(),
-            "updated_at": row.updated_at.isoformat(),
+            "created_at": iso(row.created_at),
+            "updated_at": iso(row.updated_at),
         },
     )
 
@@ -118,7 +128,7 @@ class AttributeBatchIn(BaseModel):
 
 @router.delete(
     "/{uid}/attributes",
-    response_model=Envelope,
+    response_model=One[AttributeDeletionAttrs],
     responses={
         401: {"description": "Project credentials refused"},
         403: {"description": "`project-suspended`, ..."},
@@ -163,7 +173,7 @@ async def delete_attributes(
 
 @router.post(
     "/batch/attributes",
-    response_model=Envelope,
+    response_model=Counted[ProjectAttributesAttrs],
     responses={
         401: {"description": "Project credentials refused"},
         403: {"description": "`project-suspended`, ..."},
@@ -187,7 +197,7 @@ async def batch_attributes(
         found[row.uid][row.attribute_key] = {
             "value": row.attribute_value,
             "visibility": row.visibility,
-            "updated_at": row.updated_at.isoformat(),
+            "updated_at": iso(row.updated_at),
         }
     items = [
         resource(
@@ -243,7 +253,7 @@ async def _visible(
 
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
-    response_model=Envelope,
+    response_model=Counted[AttributeAttrs],
     responses={
         401: {"description": "Invalid credentials (none at all is fine: public attributes)"},
         403: {"description": "Bearer token without user:read (`insufficient-scope`)"},
@@ -271,7 +281,7 @@ async def project_attributes(
 
 @router.get(
     "/{uid}/full-profile",
-    response_model=Envelope,
+    response_model=One[FullProfileAttrs],
     responses={
         401: {"description": "No or invalid credentials (`unauthorized`)"},
         403: {"description": "Bearer token without user:read (`insufficient-scope`), or a "
@@ -279,9 +289,7 @@ async def project_attributes(
         404: {"description": "No such user (`not-found`)"},
     },
 )  # fmt: skip
-async def full_profile(
-    uid: str, who: ViewerDep, session: SessionDep, request: Request
-) -> dict[str, Any]:
+async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: Request) -> Any:
     """Base profile plus every project attribute the caller may see (user:read or a project).
 
     A project sees it only for users who authorized it, and their e-mail only if they granted
@@ -330,18 +338,20 @@ async def full_profile(
                 "attribute_key": r.attribute_key,
                 "attribute_value": r.attribute_value,
                 "visibility": r.visibility,
-                "updated_at": r.updated_at.isoformat(),
+                "updated_at": iso(r.updated_at),
             }
             for r in visible
         ]
     }
-    return single("user_full_profile", uid, attributes)
+    # Sent as built: the base profile's fields are the users route's (FullProfileAttrs lists
+    # the two this route owns), so a field added there is never dropped here.
+    return JSONResponse(single("user_full_profile", uid, attributes))
 
 
 # Declared after /batch/attributes, so that path is not taken for a uid "batch".
 @router.post(
     "/{uid}/attributes",
-    response_model=Envelope,
+    response_model=One[AttributeAttrs],
     responses={
         401: {"description": "Project credentials refused"},
         403: {"description": "`user-not-authorized-for-project`, `project-suspended`, ..."},

@@ -22,26 +22,24 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RPCError
 
-from activities.onboarding import ApprovalInput
 from api.auth.deps import current_user, id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, SettingsDep
-from api.envelope import Envelope, PageParams, page, resource, single
-from core.errors import DomainError, NotFound, ServiceUnavailable
+from api.envelope import PageParams, page, resource, single
+from api.routes.onboarding_schemas import ApplicationAttrs, ApprovedAttrs
+from api.typed import Many, One
+from core.errors import DomainError, ServiceUnavailable
 from core.queues import MAIN_TASK_QUEUE
 from core.scopes import PROJECT_SCOPES
-from db.models import User
-from db.models.onboarding import OPEN_APPLICATION_STATUSES, ProjectApplication
-from onboarding import applications
+from db.models.onboarding import ProjectApplication
+from onboarding import applications, queries
 from onboarding.applications import application_attributes, check_wallet
 from onboarding.clients import client_attributes, project_client
-from workflows.approval import ApprovalWorkflow, workflow_id
+from workflows.approval import ApprovalInput, ApprovalWorkflow, workflow_id
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
 APPROVAL_WAIT_SECONDS = 20.0
@@ -142,17 +140,10 @@ def _as_application(row: ProjectApplication) -> dict[str, Any]:
     return resource("project_application", row.id, application_attributes(row))
 
 
-async def _own(session: SessionDep, user: UserPrincipal, application_id: uuid.UUID) -> Any:
-    row = await session.get(ProjectApplication, application_id)
-    if row is None or row.developer_uid != user.uid:
-        raise NotFound(f"Application {application_id} does not exist")
-    return row
-
-
 @router.post(
     "/projects/apply",
     status_code=201,
-    response_model=Envelope,
+    response_model=One[ApplicationAttrs],
     responses={
         **_DEV_PROBLEMS,
         409: {"description": "The caller already has a pending application "
@@ -163,75 +154,39 @@ async def _own(session: SessionDep, user: UserPrincipal, application_id: uuid.UU
 )  # fmt: skip
 async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) -> Any:
     """Apply for a project (developer ID token); one pending application per developer."""
-    developer = await session.get(User, user.uid)
-    if developer is None:
-        raise NotFound(f"User {user.uid} does not exist")
-    open_one = await session.scalar(
-        select(ProjectApplication.id).where(
-            ProjectApplication.developer_uid == user.uid,
-            ProjectApplication.status.in_(OPEN_APPLICATION_STATUSES),
-        )
-    )
-    if open_one is not None:
-        raise _pending_exists(open_one)
-    row = ProjectApplication(
-        id=uuid.uuid4(),
-        developer_uid=user.uid,
-        developer_email=developer.email,
-        status="pending",
-        **payload.model_dump(),
-    )
-    session.add(row)
-    try:
-        await session.commit()
-    except IntegrityError as exc:  # a concurrent apply won the partial unique index
-        await session.rollback()
-        raise _pending_exists(None) from exc
+    row = await applications.apply(session, user.uid, payload.model_dump())
+    await session.commit()
     return JSONResponse(single("project_application", row.id, application_attributes(row)), 201)
 
 
-def _pending_exists(existing: uuid.UUID | None) -> DomainError:
-    error = DomainError(
-        "You already have a pending application; wait for its review",
-        status=409,
-        slug="pending-application-exists",
-    )
-    if existing is not None:
-        error.extra["application_id"] = str(existing)
-    return error
-
-
-@router.get("/projects/applications", response_model=Envelope, responses=_DEV_PROBLEMS)
+@router.get(
+    "/projects/applications", response_model=Many[ApplicationAttrs], responses=_DEV_PROBLEMS
+)
 async def my_applications(
     user: Developer, session: SessionDep, paging: Annotated[PageParams, Query()]
 ) -> dict[str, Any]:
     """The caller's applications, newest first (developer ID token)."""
-    where = ProjectApplication.developer_uid == user.uid
-    total = await session.scalar(select(func.count()).select_from(ProjectApplication).where(where))
-    rows = await session.scalars(
-        select(ProjectApplication)
-        .where(where)
-        .order_by(ProjectApplication.created_at.desc())
-        .offset(paging.offset)
-        .limit(paging.per_page)
-    )
-    return page([_as_application(r) for r in rows], total or 0, paging)
+    statement = queries.applications(developer_uid=user.uid)
+    rows, total = await queries.paged(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
+    return page([_as_application(r) for r in rows], total, paging)
 
 
 @router.get(
     "/projects/applications/{application_id}",
-    response_model=Envelope,
+    response_model=One[ApplicationAttrs],
     responses={**_DEV_PROBLEMS, 404: {"description": "No such application of the caller"}},
 )
 async def my_application(
     application_id: uuid.UUID, user: Developer, session: SessionDep
 ) -> dict[str, Any]:
     """One of the caller's applications (developer ID token)."""
-    row = await _own(session, user, application_id)
+    row = await queries.application(session, application_id, developer_uid=user.uid)
     return single("project_application", row.id, application_attributes(row))
 
 
-@router.get("/admin/projects/applications", response_model=Envelope, responses=ADMIN_PROBLEMS)
+@router.get(
+    "/admin/projects/applications", response_model=Many[ApplicationAttrs], responses=ADMIN_PROBLEMS
+)
 async def list_applications(
     admin: AdminCaller,
     session: SessionDep,
@@ -239,26 +194,22 @@ async def list_applications(
     status: Literal["pending", "approving", "approved", "rejected", "suspended", "all"] = "all",
 ) -> dict[str, Any]:
     """Applications for review, filtered by status (administrator)."""
-    statement = select(ProjectApplication)
-    count = select(func.count()).select_from(ProjectApplication)
-    if status != "all":
-        statement = statement.where(ProjectApplication.status == status)
-        count = count.where(ProjectApplication.status == status)
-    total = await session.scalar(count)
-    rows = await session.scalars(
-        statement.order_by(ProjectApplication.created_at.desc())
-        .offset(paging.offset)
-        .limit(paging.per_page)
+    rows, total = await queries.paged(
+        session,
+        queries.applications(status),
+        queries.NEWEST_APPLICATIONS_FIRST,
+        paging,
     )
-    return page([_as_application(r) for r in rows], total or 0, paging)
+    return page([_as_application(r) for r in rows], total, paging)
 
 
 @router.post(
     "/admin/projects/applications/{application_id}/approve",
-    response_model=Envelope,
+    response_model=One[ApprovedAttrs],
     responses={
         **ADMIN_PROBLEMS,
-        202: {"description": "Approval in progress (chain slow or down); repeat the call "
+        202: {"model": One[ApplicationAttrs],
+              "description": "Approval in progress (chain slow or down); repeat the call "
               "after `Retry-After` seconds to receive the credentials"},
         404: {"description": "No such application"},
         409: {"description": "Not approvable (`invalid-state`): rejected, or approved and "
@@ -279,18 +230,17 @@ async def approve(
     The answer carries the project's OAuth client id (`oauth_client_id`, a public client:
     authorization code + PKCE); the project sets its redirect URIs with
     `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its project scopes."""
+    scopes = payload.allowed_scopes if payload is not None else None
     row = await applications.begin_approval(
-        session, application_id, admin.uid, settings.master_key, settings.master_key_id
+        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes
     )
     status = row.status
     await session.commit()
 
     if status == "approving":
-        scopes = payload.allowed_scopes if payload is not None else None
         finished = await _run_approval(request, str(application_id), admin.uid, scopes)
         if not finished:
             await session.refresh(row)
-            wait = "5"
             return JSONResponse(
                 single(
                     "project_application",
@@ -299,30 +249,50 @@ async def approve(
                     message="Approval in progress; repeat this call to receive the credentials",
                 ),
                 status_code=202,
-                headers={"Retry-After": wait},
+                headers={"Retry-After": "5"},
             )
     return await _deliver(session, settings.master_key_id, settings.master_key, application_id)
+
+
+async def start_workflow(request: Request, run: Any, arg: Any, workflow_id: str) -> Any:
+    """Start (or join: same id) a workflow AFTER the commit of what it works on; its handle.
+    Shared by approvals and whitelist changes, from the admin API and the console."""
+    client: Client = request.app.state.temporal
+    queue = getattr(request.app.state, "task_queue", MAIN_TASK_QUEUE)
+    try:
+        return await client.start_workflow(
+            run,
+            arg,
+            id=workflow_id,
+            task_queue=queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+    except RPCError as exc:
+        raise _temporal_down() from exc
+
+
+def _temporal_down() -> ServiceUnavailable:
+    return ServiceUnavailable("The workflow service is unreachable", headers={"Retry-After": "5"})
+
+
+async def finished(handle: Any, wait: float) -> bool:
+    """Wait up to ``wait`` seconds for the workflow; False if it is still running. Its
+    failure (WorkflowFailureError) is the caller's to render."""
+    try:
+        await asyncio.wait_for(handle.result(), wait)
+    except TimeoutError:
+        return False
+    except RPCError as exc:
+        raise _temporal_down() from exc
+    return True
 
 
 async def start_approval(
     request: Request, application_id: str, admin_uid: str, scopes: list[str] | None = None
 ) -> Any:
-    """Start (or join) the approval workflow of an application marked ``approving`` (after
-    the commit); returns its handle. Shared by the admin API and the operator console."""
-    client: Client = request.app.state.temporal
-    queue = getattr(request.app.state, "task_queue", MAIN_TASK_QUEUE)
-    try:
-        return await client.start_workflow(
-            ApprovalWorkflow.run,
-            ApprovalInput(application_id, admin_uid, scopes),
-            id=workflow_id(application_id),
-            task_queue=queue,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        )
-    except RPCError as exc:
-        raise ServiceUnavailable(
-            "The workflow service is unreachable", headers={"Retry-After": "5"}
-        ) from exc
+    """Start (or join) the approval workflow of an application marked ``approving``."""
+    arg = ApprovalInput(application_id, admin_uid, scopes)
+    return await start_workflow(request, ApprovalWorkflow.run, arg, workflow_id(application_id))
 
 
 async def _run_approval(
@@ -332,20 +302,13 @@ async def _run_approval(
     wait = float(getattr(request.app.state, "approval_wait_seconds", APPROVAL_WAIT_SECONDS))
     handle = await start_approval(request, application_id, admin_uid, scopes)
     try:
-        await asyncio.wait_for(handle.result(), wait)
-    except TimeoutError:
-        return False
-    except WorkflowFailureError as exc:
+        return await finished(handle, wait)
+    except WorkflowFailureError as exc:  # the workflow's own failure, not a service's refusal
         raise DomainError(
             f"The approval could not finish: {exc.cause or exc}",
             status=409,
             slug="approval-failed",
         ) from exc
-    except RPCError as exc:
-        raise ServiceUnavailable(
-            "The workflow service is unreachable", headers={"Retry-After": "5"}
-        ) from exc
-    return True
 
 
 async def _deliver(
@@ -363,7 +326,7 @@ async def _deliver(
 
 @router.post(
     "/admin/projects/applications/{application_id}/reject",
-    response_model=Envelope,
+    response_model=One[ApplicationAttrs],
     responses={
         **ADMIN_PROBLEMS,
         404: {"description": "No such application"},

@@ -11,8 +11,10 @@ from pydantic import BaseModel, Field, field_validator
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
-from api.envelope import Envelope, single
+from api.envelope import single
 from api.idempotency import write_context
+from api.routes.onboarding_schemas import OAuthClientAttrs
+from api.typed import One
 from core.errors import NotFound
 from db.models import Project
 from onboarding.clients import (
@@ -50,7 +52,9 @@ class RedirectUrisIn(BaseModel):
         return check_redirect_uris(value)
 
 
-@router.get("", response_model=Envelope, responses={**_PROBLEMS, 404: {"description": "None"}})
+@router.get(
+    "", response_model=One[OAuthClientAttrs], responses={**_PROBLEMS, 404: {"description": "None"}}
+)
 async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, Any]:
     """The calling project's OAuth client (id, redirect URIs, scopes users may grant)."""
     client = await project_client(session, project.project_id)
@@ -59,7 +63,9 @@ async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, A
     return single("oauth_client", client.client_id, client_attributes(client))
 
 
-@router.put("", response_model=Envelope, responses={**_PROBLEMS, 409: {"description": "Key"}})
+@router.put(
+    "", response_model=One[OAuthClientAttrs], responses={**_PROBLEMS, 409: {"description": "Key"}}
+)
 async def set_redirect_uris(
     payload: RedirectUrisIn, project: ProjectCaller, request: Request
 ) -> Any:

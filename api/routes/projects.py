@@ -7,9 +7,12 @@ from typing import Any
 from fastapi import APIRouter
 
 from api.deps import SessionDep
-from api.envelope import Envelope, single
+from api.envelope import single
 from api.routes.onboarding import ProjectIdPath
+from api.routes.onboarding_schemas import ProjectStatusAttrs
+from api.typed import One
 from core.errors import NotFound
+from core.time import iso
 from db.models import Project
 from onboarding import status as machine
 
@@ -18,7 +21,7 @@ router = APIRouter(prefix="/v1/projects", tags=["projects"])
 
 @router.get(
     "/{project_id}/status",
-    response_model=Envelope,
+    response_model=One[ProjectStatusAttrs],
     responses={404: {"description": "No such project (`not-found`)"}},
 )
 async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict[str, Any]:
@@ -30,13 +33,11 @@ async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict
     return single(
         "project_status",
         project.project_id,
-        {
-            "project_id": str(project.project_id),
-            "name": project.name,
-            "status": project.status,
+        machine.project_attributes(project)
+        | {
             "suspended": project.suspended,
             "allows": sorted(c.value for c in machine.ALLOWED.get(project.status, ())),
-            "updated_at": project.updated_at.isoformat(),
+            "updated_at": iso(project.updated_at),
             "history": [machine.record_attributes(r) for r in history],
         },
     )

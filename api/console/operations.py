@@ -1,0 +1,154 @@
+"""Console pages of operations: the MCD whitelist, chain transactions, transfers (stuck,
+failed, cancelled; retry and cancel) and reconciliation drifts. Actions go through the admin
+API's own functions (admin_whitelist.change_entry, admin_transfers.retry / cancel), so the
+rules and the audit are the API's."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import Request
+from fastapi.responses import RedirectResponse, Response
+from solana.rpc.commitment import Commitment
+from solders.signature import Signature
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.console import pages
+from api.routes import admin_transfers, admin_whitelist
+from api.routes.funds import decimals
+from core.errors import DomainError, NotFound
+from core.money import to_decimal_string
+from db.models.engine import Transfer
+from db.models.onboarding import McdWhitelistEntry
+from engine import operators, transfers
+from onboarding import queries
+from workflows.approval import workflow_id as approval_workflow_id
+
+router = pages.console_router()
+
+WHITELIST_STATUSES = ("current", "active", "suspended", "removed", "all")
+
+
+@router.get("/whitelist")
+async def whitelist_page(
+    request: Request, status: str = "current", q: str = "", page: int = 1
+) -> Response:
+    statement = queries.whitelist(status if status in WHITELIST_STATUSES else "all", q)
+    return await pages.list_page(
+        request, "whitelist.html", statement, [McdWhitelistEntry.project_id], page,
+        _approvals, status=status, q=q, statuses=WHITELIST_STATUSES,
+    )  # fmt: skip
+
+
+async def _approvals(session: AsyncSession, rows: pages.Paged) -> dict[str, Any]:
+    """The approval workflow of each listed entry's project (if it came from one)."""
+    origins = await queries.approvals_of(session, [e.project_id for e in rows.rows])
+    return {"approvals": {pid: approval_workflow_id(str(aid)) for pid, aid in origins.items()}}
+
+
+@router.post("/whitelist/{project_id}/{action}")
+async def whitelist_action(request: Request, project_id: int, action: str) -> Response:
+    """suspend | activate | remove, through the admin API's own function (chain first)."""
+    if action not in ("suspend", "activate", "remove"):
+        raise NotFound(f"Unknown whitelist action {action}")
+    async with pages.sessions(request) as session:
+        await pages.post(request, session)
+    await admin_whitelist.change_entry(request, project_id, action)
+    return RedirectResponse("/console/whitelist?status=all", 303)
+
+
+@router.get("/chain/tx/{signature}")
+async def chain_tx(request: Request, signature: str) -> Response:
+    """The transaction as the RPC node reports it (getTransaction, finalized if it is)."""
+    async with pages.sessions(request) as session:
+        await pages.admin(request, session)
+    try:
+        parsed = Signature.from_string(signature)
+    except ValueError as exc:
+        raise DomainError("Not a transaction signature", status=422,
+                           slug="validation-error") from exc  # fmt: skip
+    client = request.app.state.solana
+    try:
+        statuses = await client.get_signature_statuses([parsed], search_transaction_history=True)
+        tx = await client.get_transaction(
+            parsed, commitment=Commitment("confirmed"), max_supported_transaction_version=0
+        )
+    except Exception as exc:
+        raise DomainError(f"The chain RPC is unreachable ({type(exc).__name__})",
+                           status=503, slug="service-unavailable") from exc  # fmt: skip
+    status = statuses.value[0]
+    return pages.render(
+        request, "tx.html", signature=signature,
+        status=status.to_json() if status is not None else None,
+        tx=tx.value.to_json() if tx.value is not None else None,
+    )  # fmt: skip
+
+
+@router.get("/transfers")
+async def transfers_page(
+    request: Request,
+    view: str = "stuck",
+    older_than: int = 120,
+    q: str = "",
+    page: int = 1,
+) -> Response:
+    """Stuck (operators.stuck's rule: pending/pending_onchain older than the threshold), failed
+    and cancelled transfers; filter by id, user or project."""
+    older_than = max(0, min(older_than, 30 * 86400))
+    statement = operators.listing(view, timedelta(seconds=older_than), q)
+    return await pages.list_page(
+        request, "transfers.html", statement, [Transfer.created_at.desc()], page,
+        view=view, views=operators.TRANSFER_VIEWS, older_than=older_than, q=q,
+        amount=lambda t: to_decimal_string(t.amount, decimals(request)),
+    )  # fmt: skip
+
+
+@router.get("/transfers/{transfer_id}")
+async def transfer_page(request: Request, transfer_id: str) -> Response:
+    async with pages.sessions(request) as session:
+        missing = f"Transfer {transfer_id} not found"
+        transfer = await pages.admin_row(request, session, Transfer, transfer_id, missing)
+        history = await transfers.history(session, transfer_id)
+    write = None
+    if transfer.op_key is not None:
+        write = await operators.chain_write(request.app.state.gateway, transfer.op_key)
+    return pages.render(
+        request, "transfer.html", t=transfer, history=history, write=write,
+        amount=to_decimal_string(transfer.amount, decimals(request)),
+        actionable=transfer.status in operators.ACTIONABLE,
+    )  # fmt: skip
+
+
+async def _operator_action(request: Request, transfer_id: str, action: str) -> Response:
+    """retry | cancel: the admin API's own function, with the form's reason."""
+    run = admin_transfers.retry if action == "retry" else admin_transfers.cancel
+    async with pages.sessions(request) as session:
+        _, principal, form = await pages.post(request, session)
+        reason = form.get("reason", "").strip()[:200] or "operator action (console)"
+        call = admin_transfers.OperatorCall(request, session, request.app.state.gateway, principal)
+        await run(call, transfer_id, reason)
+    return RedirectResponse(f"/console/transfers/{quote(transfer_id)}?done={action}", 303)
+
+
+@router.post("/transfers/{transfer_id}/retry")
+async def transfer_retry(request: Request, transfer_id: str) -> Response:
+    return await _operator_action(request, transfer_id, "retry")
+
+
+@router.post("/transfers/{transfer_id}/cancel")
+async def transfer_cancel(request: Request, transfer_id: str) -> Response:
+    return await _operator_action(request, transfer_id, "cancel")
+
+
+@router.get("/drifts")
+async def drifts_page(
+    request: Request, run_id: str = "", currency: str = "", q: str = "", page: int = 1
+) -> Response:
+    statement = operators.drifts(run_id.strip(), currency, q.strip())
+    return await pages.list_page(
+        request, "drifts.html", statement, operators.NEWEST_DRIFTS_FIRST, page,
+        run_id=run_id, currency=currency, q=q,
+        units=lambda v: to_decimal_string(v, decimals(request)),
+    )  # fmt: skip
