@@ -30,7 +30,6 @@ from core.queues import MAIN_TASK_QUEUE
 from db.models.access import IdempotencyRecord
 from db.models.ledger import Hold
 from engine import locks, search
-from engine.errors import Rejected
 from engine.ids import lock_workflow_id
 from workflows.funds import FundLockInput, FundLockWorkflow
 
@@ -76,12 +75,6 @@ def parse_amount(text: str, request: Request, field: str = "amount") -> int:
             slug="invalid-amount",
             errors=[{"field": field, "message": str(exc)}],
         ) from exc
-
-
-def problem(exc: Rejected) -> DomainError:
-    """Kept only for api.routes.admin_transfers (the onboard area's): a ``Rejected`` is a
-    ``DomainError`` already, rendered by the one handler in api.errors."""
-    return exc
 
 
 def derived_id(prefix: str, workflow_id: str) -> str:
