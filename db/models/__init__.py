@@ -12,7 +12,7 @@ from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.events import Event
 from db.models.identity import Project, User
 from db.models.ledger import Hold, LedgerAccount, LedgerEntry
-from db.models.mining import MiningActivity, MiningDailyTotal, MiningProof
+from db.models.mining import MiningActivity, MiningProof
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 __all__ = [
@@ -24,7 +24,6 @@ __all__ = [
     "LedgerAccount",
     "LedgerEntry",
     "MiningActivity",
-    "MiningDailyTotal",
     "MiningProof",
     "Project",
     "User",
