@@ -1,0 +1,286 @@
+"""Models, part 3 of 8 (re-exported by models.py)."""
+
+# ruff: noqa: E501, RUF100
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AwareDatetime, Field, RootModel
+
+from ._models_1 import (
+    AddressBalance,
+    AuctionAttributes,
+    AuctionDetailAttributes,
+    BaseModel,
+    BidAttributes,
+)
+from ._models_2 import EstimateAttributes, HolderAttributes, HoldingAttributes
+
+
+class InterestAttributes(BaseModel):
+    decimals: Annotated[int, Field(title="Decimals")]
+    duration_seconds: Annotated[int, Field(title="Duration Seconds")]
+    interest: Annotated[
+        str,
+        Field(
+            description="floor(floor(principal*rate*dt/10000)/31536000)",
+            title="Interest",
+        ),
+    ]
+    max_seconds_before_overflow: Annotated[int | None, Field(title="Max Seconds Before Overflow")]
+    onchain_overflow: Annotated[
+        bool,
+        Field(
+            description="principal*rate*dt exceeds 2^64-1: the program would fail (6031)",
+            title="Onchain Overflow",
+        ),
+    ]
+    principal: Annotated[str, Field(title="Principal")]
+    prior_accrued_interest: Annotated[str, Field(title="Prior Accrued Interest")]
+    rate_bps: Annotated[
+        int,
+        Field(
+            description="The rate applied: min(rate, 10000) as loans cap it",
+            title="Rate Bps",
+        ),
+    ]
+    rate_source: Annotated[Literal["request", "pool"], Field(title="Rate Source")]
+    total_debt: Annotated[str, Field(title="Total Debt")]
+
+
+class ItemAddressBalance(BaseModel):
+    attributes: AddressBalance
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemAuctionAttributes(BaseModel):
+    attributes: AuctionAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemAuctionDetailAttributes(BaseModel):
+    attributes: AuctionDetailAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemBidAttributes(BaseModel):
+    attributes: BidAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemEstimateAttributes(BaseModel):
+    attributes: EstimateAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemHolderAttributes(BaseModel):
+    attributes: HolderAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemHoldingAttributes(BaseModel):
+    attributes: HoldingAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class ItemInterestAttributes(BaseModel):
+    attributes: InterestAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class LegacyManager(BaseModel):
+    name: Annotated[str | None, Field(title="Name")]
+    uid: Annotated[str, Field(title="Uid")]
+
+
+class LegacyMccBalance(BaseModel):
+    """
+    The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
+    """
+
+    available_balance: Annotated[float, Field(title="Available Balance")]
+    locked_balance: Annotated[float, Field(title="Locked Balance")]
+    pending_rewards: Annotated[
+        float,
+        Field(
+            description="MCD of mining submissions not yet confirmed",
+            title="Pending Rewards",
+        ),
+    ]
+    total_balance: Annotated[float, Field(title="Total Balance")]
+
+
+class LegacyTeamUnit(BaseModel):
+    id: Annotated[int, Field(title="Id")]
+    member_count: Annotated[int, Field(title="Member Count")]
+    name: Annotated[str, Field(title="Name")]
+
+
+class Level(BaseModel):
+    bonus_percent: Annotated[int, Field(title="Bonus Percent")]
+    cumulative_percent: Annotated[int, Field(title="Cumulative Percent")]
+    lighting_condition: Annotated[str, Field(title="Lighting Condition")]
+    unit_type: Annotated[str, Field(title="Unit Type")]
+
+
+class LightIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+
+
+class ListMeta(BaseModel):
+    address: Annotated[
+        str | None,
+        Field(description="The account the resource was decoded from", title="Address"),
+    ] = None
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    max_age_seconds: Annotated[
+        float,
+        Field(
+            description="Snapshots are re-read at most this often",
+            title="Max Age Seconds",
+        ),
+    ]
+    page: Annotated[int, Field(title="Page")]
+    per_page: Annotated[int, Field(title="Per Page")]
+    program: Annotated[
+        str | None,
+        Field(description="The program whose accounts a list scans", title="Program"),
+    ] = None
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+    slot: Annotated[
+        int,
+        Field(
+            description="The slot the data was read at (confirmed commitment)",
+            title="Slot",
+        ),
+    ]
+    total: Annotated[int, Field(title="Total")]
+
+
+class LoanAttributes(BaseModel):
+    account: Annotated[str, Field(title="Account")]
+    accrued_interest: Annotated[str, Field(title="Accrued Interest")]
+    borrow_rate_at_origination_bps: Annotated[int, Field(title="Borrow Rate At Origination Bps")]
+    borrower: Annotated[str, Field(title="Borrower")]
+    collateral_type: Annotated[str, Field(title="Collateral Type")]
+    collateral_value: Annotated[str, Field(title="Collateral Value")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    due_at: Annotated[str | None, Field(title="Due At")]
+    duration: Annotated[str, Field(title="Duration")]
+    interest_since_update: Annotated[str, Field(title="Interest Since Update")]
+    is_liquidatable: Annotated[bool, Field(title="Is Liquidatable")]
+    is_overdue: Annotated[bool, Field(title="Is Overdue")]
+    last_interest_update: Annotated[str | None, Field(title="Last Interest Update")]
+    lending_pool: Annotated[str, Field(title="Lending Pool")]
+    liquidated_at: Annotated[str | None, Field(title="Liquidated At")]
+    ltv_bps: Annotated[int | None, Field(title="Ltv Bps")]
+    nft_mint: Annotated[str, Field(title="Nft Mint")]
+    onchain_overflow: Annotated[bool, Field(title="Onchain Overflow")]
+    principal: Annotated[str, Field(title="Principal")]
+    rate_bps_now: Annotated[int, Field(title="Rate Bps Now")]
+    repaid_at: Annotated[str | None, Field(title="Repaid At")]
+    seconds_remaining: Annotated[int, Field(title="Seconds Remaining")]
+    status: Annotated[str, Field(title="Status")]
+    total_debt: Annotated[str, Field(title="Total Debt")]
+
+
+class LoansByStatus(BaseModel):
+    active: Annotated[int, Field(title="Active")]
+    liquidated: Annotated[int, Field(title="Liquidated")]
+    pending: Annotated[int, Field(title="Pending")]
+    repaid: Annotated[int, Field(title="Repaid")]
+
+
+class ReferenceId(RootModel[str]):
+    root: Annotated[str, Field(examples=["auction-42"], max_length=200, title="Reference Id")]
+
+
+class LockIn(BaseModel):
+    amount: Annotated[
+        str,
+        Field(
+            description="Decimal string, > 0, at most 9 decimals",
+            examples=["12.5"],
+            title="Amount",
+        ),
+    ]
+    currency: Annotated[Literal["MCC", "MCD"], Field(examples=["MCC"], title="Currency")]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the lock ends by itself (future, with offset)",
+            title="Expires At",
+        ),
+    ]
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    reason: Annotated[
+        str,
+        Field(examples=["auction_bid"], max_length=100, min_length=1, title="Reason"),
+    ]
+    reference_id: Annotated[
+        ReferenceId | None, Field(examples=["auction-42"], title="Reference Id")
+    ] = None
+    user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
+
+
+class LpAttributes(BaseModel):
+    exchange_rate: Annotated[str, Field(title="Exchange Rate")]
+    lending_pool: Annotated[str, Field(title="Lending Pool")]
+    lp_balance: Annotated[str, Field(title="Lp Balance")]
+    lp_mint: Annotated[str, Field(title="Lp Mint")]
+    share_of_pool: Annotated[str, Field(title="Share Of Pool")]
+    token_accounts: Annotated[list[str], Field(title="Token Accounts")]
+    value: Annotated[str, Field(title="Value")]
+    wallet: Annotated[str, Field(title="Wallet")]
+
+
+class ManyAuctionAttributes(BaseModel):
+    data: Annotated[list[ItemAuctionAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyBidAttributes(BaseModel):
+    data: Annotated[list[ItemBidAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyHolderAttributes(BaseModel):
+    data: Annotated[list[ItemHolderAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class ManyHoldingAttributes(BaseModel):
+    data: Annotated[list[ItemHoldingAttributes], Field(title="Data")]
+    meta: ListMeta
+
+
+class MccBalance(BaseModel):
+    available_balance: Annotated[str, Field(title="Available Balance")]
+    deposit_address: Annotated[str, Field(title="Deposit Address")]
+    deposit_owner: Annotated[str, Field(title="Deposit Owner")]
+    locked_balance: Annotated[
+        str, Field(description="sum of active fund locks", title="Locked Balance")
+    ]
+    pending_out: Annotated[str, Field(title="Pending Out")]
+    total_balance: Annotated[str, Field(title="Total Balance")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]

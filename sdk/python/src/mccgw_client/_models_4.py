@@ -1,0 +1,277 @@
+"""Models, part 4 of 8 (re-exported by models.py)."""
+
+# ruff: noqa: E501, RUF100
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, RootModel
+
+from ._models_1 import BaseModel, Description, Liquidity
+from ._models_3 import ItemAddressBalance, LoanAttributes
+
+
+class MccPrice(BaseModel):
+    base_price_usdc: Annotated[
+        str | None,
+        Field(description="mean of the last closes (up to 180)", title="Base Price Usdc"),
+    ]
+    buyback_price_usdc: Annotated[
+        str | None,
+        Field(
+            description="base + floor(base * premium / 10000)",
+            title="Buyback Price Usdc",
+        ),
+    ]
+    close_at: Annotated[str | None, Field(description="the newest close", title="Close At")]
+    onchain_updated_at: Annotated[str | None, Field(title="Onchain Updated At")]
+    points: Annotated[
+        int,
+        Field(description="closes in the mean (180 once that many exist)", title="Points"),
+    ]
+    premium_bps: Annotated[int, Field(title="Premium Bps")]
+    price_usdc: Annotated[
+        str, Field(description="the price the rule gives now", title="Price Usdc")
+    ]
+    source: Annotated[Literal["market", "admin", "default"], Field(title="Source")]
+    tx_signature: Annotated[
+        str | None,
+        Field(description="the last on-chain update_price", title="Tx Signature"),
+    ]
+    updated_at: Annotated[
+        str,
+        Field(description="when the source value was observed or set", title="Updated At"),
+    ]
+
+
+class McdBalance(BaseModel):
+    available_balance: Annotated[str, Field(title="Available Balance")]
+    deposit_address: Annotated[
+        str,
+        Field(
+            description="the user's custody token account: send here",
+            title="Deposit Address",
+        ),
+    ]
+    deposit_owner: Annotated[
+        str,
+        Field(
+            description="owner of the deposit address (the custody authority)",
+            title="Deposit Owner",
+        ),
+    ]
+    frozen_balance: Annotated[
+        str, Field(description="sum of active fund locks", title="Frozen Balance")
+    ]
+    pending_out: Annotated[
+        str, Field(description="outgoing transfers not yet final", title="Pending Out")
+    ]
+    total_balance: Annotated[
+        str,
+        Field(
+            description="finalized custody balance as booked (decimal)",
+            title="Total Balance",
+        ),
+    ]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class MemberAttributes(BaseModel):
+    display_name: Annotated[str | None, Field(title="Display Name")]
+    joined_at: Annotated[str, Field(title="Joined At")]
+    station: Annotated[str, Field(title="Station")]
+    uid: Annotated[str, Field(title="Uid")]
+
+
+class MembershipAttributes(BaseModel):
+    joined_at: Annotated[str | None, Field(title="Joined At")]
+    left_at: Annotated[str | None, Field(title="Left At")]
+    moved: Annotated[bool, Field(description="False when nothing changed", title="Moved")]
+    station: Annotated[str | None, Field(title="Station")]
+    user_uid: Annotated[str, Field(title="User Uid")]
+
+
+class Meta(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+
+
+class Parent(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
+            title="Parent",
+        ),
+    ]
+
+
+class NftAttributes(BaseModel):
+    account: Annotated[str, Field(title="Account")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    current_members: Annotated[int, Field(title="Current Members")]
+    is_auctioning: Annotated[bool, Field(title="Is Auctioning")]
+    is_frozen: Annotated[bool, Field(title="Is Frozen")]
+    mint: Annotated[str | None, Field(title="Mint")]
+    name: Annotated[str, Field(title="Name")]
+    parent_id: Annotated[int | None, Field(title="Parent Id")]
+    recorded_owner: Annotated[str, Field(title="Recorded Owner")]
+    status: Annotated[Literal["minted", "reserved"], Field(title="Status")]
+    territory_id: Annotated[int, Field(title="Territory Id")]
+    territory_type: Annotated[str, Field(title="Territory Type")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class NftDetailAttributes(BaseModel):
+    account: Annotated[str, Field(title="Account")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    current_members: Annotated[int, Field(title="Current Members")]
+    escrowed_in: Annotated[
+        Literal["lending_loan", "fragment_vault"] | None, Field(title="Escrowed In")
+    ]
+    holder: Annotated[str | None, Field(title="Holder")]
+    holder_token_account: Annotated[str | None, Field(title="Holder Token Account")]
+    is_auctioning: Annotated[bool, Field(title="Is Auctioning")]
+    is_frozen: Annotated[bool, Field(title="Is Frozen")]
+    mint: Annotated[str | None, Field(title="Mint")]
+    name: Annotated[str, Field(title="Name")]
+    owner_is_stale: Annotated[bool, Field(title="Owner Is Stale")]
+    parent_id: Annotated[int | None, Field(title="Parent Id")]
+    recorded_owner: Annotated[str, Field(title="Recorded Owner")]
+    status: Annotated[Literal["minted", "reserved"], Field(title="Status")]
+    territory_id: Annotated[int, Field(title="Territory Id")]
+    territory_type: Annotated[str, Field(title="Territory Type")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class OneAddressBalance(BaseModel):
+    data: ItemAddressBalance
+    meta: Meta
+
+
+class PageMeta(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
+    page: Annotated[int, Field(title="Page")]
+    per_page: Annotated[int, Field(title="Per Page")]
+    request_id: Annotated[str | None, Field(title="Request Id")] = None
+    total: Annotated[int, Field(title="Total")]
+
+
+class PlacementIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
+
+
+class PositionAttributes(BaseModel):
+    active_loans: Annotated[int, Field(title="Active Loans")]
+    liquidity: Liquidity
+    loans: Annotated[list[LoanAttributes], Field(title="Loans")]
+    total_debt: Annotated[str, Field(title="Total Debt")]
+    wallet: Annotated[str, Field(title="Wallet")]
+
+
+class PriceSet(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    price_usdc: Annotated[
+        str,
+        Field(
+            description="6 decimals at most, 0.01 to 1000",
+            examples=["10.5"],
+            title="Price Usdc",
+        ),
+    ]
+
+
+class Error(BaseModel):
+    field: str | None = None
+    message: str | None = None
+
+
+class Problem(BaseModel):
+    """
+    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    detail: str | None = None
+    errors: list[Error] | None = None
+    instance: str | None = None
+    status: Annotated[int, Field(ge=400, le=599)]
+    title: str
+    type: str
+
+
+class ProfileUpdate(BaseModel):
+    display_name: Annotated[
+        str,
+        Field(examples=["Alice"], max_length=50, min_length=1, title="Display Name"),
+    ]
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+
+
+class ProjectId(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            description="Optional; assigned when absent",
+            pattern="^[1-9][0-9]{0,17}$",
+            title="Project Id",
+        ),
+    ]
+
+
+class WebhookUrl(RootModel[str]):
+    root: Annotated[str, Field(max_length=500, pattern="^https?://", title="Webhook Url")]
+
+
+class ProjectRegistrationIn(BaseModel):
+    """
+    Spec "Project registration by an administrator".
+    """
+
+    allowed_scopes: Annotated[list[str] | None, Field(max_length=20, title="Allowed Scopes")] = None
+    description: Annotated[Description | None, Field(title="Description")] = None
+    name: Annotated[str, Field(max_length=100, min_length=3, title="Name")]
+    project_id: Annotated[
+        ProjectId | None,
+        Field(description="Optional; assigned when absent", title="Project Id"),
+    ] = None
+    rate_limit_tier: Annotated[
+        Literal["free", "standard", "enterprise"] | None, Field(title="Rate Limit Tier")
+    ] = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
+        Field(
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+            title="Redirect Uris",
+        ),
+    ] = None
+    webhook_url: Annotated[WebhookUrl | None, Field(title="Webhook Url")] = None

@@ -1,0 +1,279 @@
+"""Models, part 5 of 8 (re-exported by models.py)."""
+
+# ruff: noqa: E501, RUF100
+from __future__ import annotations
+
+from datetime import date as date_aliased
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, RootModel
+
+from ._models_1 import (
+    AvatarAttributes,
+    BaseModel,
+    BaseProfileAttributes,
+    BonusAttributes,
+)
+from ._models_3 import LoansByStatus
+from ._models_4 import MemberAttributes, MembershipAttributes
+
+
+class ProofIn(BaseModel):
+    hash: Annotated[
+        str,
+        Field(
+            description="hex SHA-256 of the canonical form",
+            pattern="^[0-9a-fA-F]{64}$",
+            title="Hash",
+        ),
+    ]
+    signature: Annotated[str, Field(max_length=300, min_length=1, title="Signature")]
+    timestamp: Annotated[
+        int | str, Field(description="ISO 8601 or Unix seconds", title="Timestamp")
+    ]
+    type: Annotated[Literal["hmac-sha256", "ed25519"], Field(title="Type")]
+
+
+class RedirectUrisIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Absolute https URLs (http only on localhost); replaces the list",
+            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
+            max_length=10,
+            title="Redirect Uris",
+        ),
+    ]
+
+
+class RejectIn(BaseModel):
+    reason: Annotated[
+        str,
+        Field(
+            examples=["Incomplete company details"],
+            max_length=2000,
+            min_length=1,
+            title="Reason",
+        ),
+    ]
+
+
+class RemovalIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+
+
+class Resource(BaseModel):
+    attributes: Annotated[dict[str, Any], Field(title="Attributes")]
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class StationSummary(BaseModel):
+    id: Annotated[str, Field(title="Id")]
+    mining_input: Annotated[str, Field(title="Mining Input")]
+    qualifying_days: Annotated[int, Field(title="Qualifying Days")]
+
+
+class StatsAttributes(BaseModel):
+    active_principal: Annotated[str, Field(title="Active Principal")]
+    as_of: Annotated[str | None, Field(title="As Of")]
+    available_liquidity: Annotated[str, Field(title="Available Liquidity")]
+    borrow_rate_bps: Annotated[int, Field(title="Borrow Rate Bps")]
+    exchange_rate: Annotated[
+        str,
+        Field(
+            description="Assets per LP token (6 decimals, floored)",
+            title="Exchange Rate",
+        ),
+    ]
+    loans: Annotated[int, Field(title="Loans")]
+    loans_by_status: LoansByStatus
+    lp_supply: Annotated[str | None, Field(title="Lp Supply")]
+    pending_pool_interest: Annotated[str, Field(title="Pending Pool Interest")]
+    pending_protocol_fee: Annotated[str, Field(title="Pending Protocol Fee")]
+    pool_accrual_overflow: Annotated[bool, Field(title="Pool Accrual Overflow")]
+    recorded_total_borrowed: Annotated[
+        str,
+        Field(
+            description="The pool's total_borrowed field (drifts upward, see docs/views.md)",
+            title="Recorded Total Borrowed",
+        ),
+    ]
+    supply_rate_bps: Annotated[int, Field(title="Supply Rate Bps")]
+    tvl: Annotated[
+        str,
+        Field(
+            description="Deposits + accrued interest - protocol fees, accrued to now",
+            title="Tvl",
+        ),
+    ]
+    utilization_bps: Annotated[int, Field(title="Utilization Bps")]
+    vault_balance: Annotated[str | None, Field(title="Vault Balance")]
+
+
+class Reason2(RootModel[str]):
+    root: Annotated[str, Field(max_length=2000, title="Reason")]
+
+
+class StatusChangeIn(BaseModel):
+    reason: Annotated[Reason2 | None, Field(title="Reason")] = None
+    status: Annotated[
+        Literal["active", "maintenance", "testing", "discontinued", "deleted"],
+        Field(title="Status"),
+    ]
+
+
+class TokenStats(BaseModel):
+    custody_total: Annotated[str, Field(title="Custody Total")]
+    decimals: Annotated[int, Field(title="Decimals")]
+    holders: Annotated[int, Field(title="Holders")]
+    mint: Annotated[str, Field(title="Mint")]
+    price_source: Annotated[str | None, Field(title="Price Source")] = None
+    price_usdc: Annotated[str | None, Field(title="Price Usdc")] = None
+    supply: Annotated[str, Field(title="Supply")]
+    transactions_24h: Annotated[int, Field(title="Transactions 24H")]
+    transactions_30d: Annotated[int, Field(title="Transactions 30D")]
+    updated_at: Annotated[str, Field(title="Updated At")]
+    volume_24h: Annotated[str, Field(title="Volume 24H")]
+    volume_30d: Annotated[str, Field(title="Volume 30D")]
+
+
+class TokenTransaction(BaseModel):
+    amount: Annotated[str, Field(title="Amount")]
+    counterparty: Annotated[
+        str | None,
+        Field(description="user uid, sending wallet, or project", title="Counterparty"),
+    ]
+    created_at: Annotated[str, Field(title="Created At")]
+    currency: Annotated[str, Field(title="Currency")]
+    direction: Annotated[Literal["in", "out"], Field(title="Direction")]
+    reference: Annotated[str | None, Field(title="Reference")]
+    signature: Annotated[str | None, Field(title="Signature")]
+    status: Annotated[str, Field(title="Status")]
+    type: Annotated[
+        str,
+        Field(
+            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit",
+            title="Type",
+        ),
+    ]
+
+
+class TransferRequestIn(BaseModel):
+    amount: Annotated[str, Field(examples=["12.5"], title="Amount")]
+    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1, title="From Uid")]
+    idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
+    reference: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Identifiers of the business object; `lock_id` settles that fund lock",
+            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+            title="Reference",
+        ),
+    ] = None
+    requires_onchain: Annotated[
+        bool | None,
+        Field(
+            description="Recorded; every transfer settles on chain (the ledger mirrors custody)",
+            title="Requires Onchain",
+        ),
+    ] = True
+    to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
+    transfer_type: Annotated[
+        str,
+        Field(
+            examples=["auction_settlement"],
+            max_length=64,
+            min_length=1,
+            title="Transfer Type",
+        ),
+    ]
+
+
+class TypeAmounts(BaseModel):
+    matrix: Annotated[str, Field(title="Matrix")]
+    sector: Annotated[str, Field(title="Sector")]
+    station: Annotated[str, Field(title="Station")]
+    system: Annotated[str, Field(title="System")]
+
+
+class TypedResourceAvatarAttributes(BaseModel):
+    attributes: AvatarAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceBaseProfileAttributes(BaseModel):
+    attributes: BaseProfileAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceBonusAttributes(BaseModel):
+    attributes: BonusAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMemberAttributes(BaseModel):
+    attributes: MemberAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class TypedResourceMembershipAttributes(BaseModel):
+    attributes: MembershipAttributes
+    id: Annotated[str, Field(title="Id")]
+    type: Annotated[str, Field(title="Type")]
+
+
+class UnitAttributes(BaseModel):
+    created_at: Annotated[str, Field(title="Created At")]
+    lit: Annotated[bool, Field(title="Lit")]
+    lit_since: Annotated[date_aliased | None, Field(title="Lit Since")]
+    manager_uid: Annotated[str | None, Field(title="Manager Uid")]
+    member_count: Annotated[int, Field(title="Member Count")]
+    name: Annotated[str, Field(title="Name")]
+    number: Annotated[int, Field(title="Number")]
+    parent: Annotated[
+        str | None,
+        Field(description="The parent unit's id, e.g. matrix-3", title="Parent"),
+    ]
+    qualifying_days: Annotated[
+        str,
+        Field(
+            description="Decimal string: a station's count, or the average",
+            title="Qualifying Days",
+        ),
+    ]
+    state_day: Annotated[
+        date_aliased | None,
+        Field(description="Last day of the window the state is for", title="State Day"),
+    ]
+    territory_mint: Annotated[
+        str | None,
+        Field(description="The territory NFT's mint once minted", title="Territory Mint"),
+    ]
+    unit_type: Annotated[Literal["station", "matrix", "sector", "system"], Field(title="Unit Type")]
+
+
+class ManagerUid(RootModel[str]):
+    root: Annotated[str, Field(max_length=100, min_length=1, title="Manager Uid")]
+
+
+class TerritoryMint(RootModel[str]):
+    root: Annotated[str, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$", title="Territory Mint")]

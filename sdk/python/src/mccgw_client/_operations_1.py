@@ -1,0 +1,283 @@
+"""Operations, part 1 of 4 (re-exported by operations.py)."""
+
+# ruff: noqa: E501, RUF100
+from __future__ import annotations
+
+from typing import Any
+
+from . import models
+from ._operation import Operation
+
+active: Operation[Any] = Operation(
+    "active",
+    "GET",
+    "/v1/auction-solana/active",
+    None,
+    None,
+    "Biddable auctions (status active and not ended), ending soonest first.",
+)
+admin_cancel_transfer: Operation[models.Envelope] = Operation(
+    "admin_cancel_transfer",
+    "POST",
+    "/v1/admin/transfers/{transfer_id}/cancel",
+    models.AdminActionIn,
+    models.Envelope,
+    "Cancel a transfer whose chain write can no longer land (never sent, or expired).",
+)
+apply: Operation[models.Envelope] = Operation(
+    "apply",
+    "POST",
+    "/v1/projects/apply",
+    models.ApplicationIn,
+    models.Envelope,
+    "Apply for a project (developer ID token); one pending application per developer.",
+)
+approve: Operation[models.Envelope] = Operation(
+    "approve",
+    "POST",
+    "/v1/admin/projects/applications/{application_id}/approve",
+    models.ApproveIn,
+    models.Envelope,
+    "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+)
+auction: Operation[Any] = Operation(
+    "auction",
+    "GET",
+    "/v1/auction-solana/auction/{id}",
+    None,
+    None,
+    "One auction with seconds left, minimum next bid and its escrow balance.",
+)
+auction_bids: Operation[Any] = Operation(
+    "auction_bids",
+    "GET",
+    "/v1/auction-solana/auction/{id}/bids",
+    None,
+    None,
+    "An auction's bids, highest first (ties: earliest first).",
+)
+authorize_page: Operation[Any] = Operation(
+    "authorize_page",
+    "GET",
+    "/auth/oauth/authorize",
+    None,
+    None,
+    "Login and consent page of the authorization-code flow.",
+)
+authorize_submit: Operation[Any] = Operation(
+    "authorize_submit",
+    "POST",
+    "/auth/oauth/authorize",
+    None,
+    None,
+    "Log in and approve (or deny) the authorization request.",
+)
+batch_attributes: Operation[models.Envelope] = Operation(
+    "batch_attributes",
+    "POST",
+    "/v1/users/batch/attributes",
+    models.AttributeBatchIn,
+    models.Envelope,
+    "Read this project's attributes of many users at once (one item per requested uid).",
+)
+batch_submit: Operation[models.Envelope] = Operation(
+    "batch_submit",
+    "POST",
+    "/v1/mining/batch-submit",
+    models.BatchIn,
+    models.Envelope,
+    "Submit up to 100 activities; each has its own idempotency key, status and result.",
+)
+calculate_interest: Operation[Any] = Operation(
+    "calculate_interest",
+    "POST",
+    "/v1/lending/calculate-interest",
+    models.CalculateInterestBody,
+    None,
+    "Interest on a loan exactly as the lending program computes it, with the overflow flag.",
+)
+cancel_transfer: Operation[models.Envelope] = Operation(
+    "cancel_transfer",
+    "POST",
+    "/v1/transfer/{transfer_id}/cancel",
+    models.CancelIn,
+    models.Envelope,
+    "Cancel a transfer while it is still `pending` (409 `invalid-state` afterwards).",
+)
+change_project_status: Operation[models.Envelope] = Operation(
+    "change_project_status",
+    "PUT",
+    "/v1/admin/projects/{project_id}/status",
+    models.StatusChangeIn,
+    models.Envelope,
+    "Move a project through its status machine, with a reason (administrator).",
+)
+collection: Operation[Any] = Operation(
+    "collection",
+    "GET",
+    "/v1/territory/collection",
+    None,
+    None,
+    "The territory collection: authority, collection mint, minted totals per type.",
+)
+config_auction_solana: Operation[Any] = Operation(
+    "config_auction_solana",
+    "GET",
+    "/v1/auction-solana/config",
+    None,
+    None,
+    "The auction program's config: increments, durations, totals.",
+)
+config_fragment: Operation[Any] = Operation(
+    "config_fragment", "GET", "/v1/fragment/config", None, None, "The fragment program's config."
+)
+config_tech_tree: Operation[Any] = Operation(
+    "config_tech_tree",
+    "GET",
+    "/v1/tech-tree/config",
+    None,
+    None,
+    "Public: the levels, their bonuses and the lighting thresholds.",
+)
+create_organization: Operation[Any] = Operation(
+    "create_organization",
+    "POST",
+    "/v1/admin/organizations",
+    models.UnitIn,
+    None,
+    "Create a unit under its parent (administrator; the same unit again answers 200).",
+)
+delete_attributes: Operation[models.Envelope] = Operation(
+    "delete_attributes",
+    "DELETE",
+    "/v1/users/{uid}/attributes",
+    models.AttributeDeleteIn,
+    models.Envelope,
+    "Delete some of this project's attributes of a user (idempotent; missing keys listed).",
+)
+delete_endpoint: Operation[models.Envelope] = Operation(
+    "delete_endpoint",
+    "DELETE",
+    "/v1/webhooks/{endpoint_id}",
+    None,
+    models.Envelope,
+    "Delete an endpoint: nothing more is delivered to it (its log stays queryable).",
+)
+estimate_borrow_cost: Operation[Any] = Operation(
+    "estimate_borrow_cost",
+    "POST",
+    "/v1/lending/estimate-borrow-cost",
+    models.EstimateBorrowBody,
+    None,
+    "What a loan would cost now: collateral, limits, rates before/after, interest at due.",
+)
+full_profile: Operation[models.Envelope] = Operation(
+    "full_profile",
+    "GET",
+    "/v1/users/{uid}/full-profile",
+    None,
+    models.Envelope,
+    "A project sees it only for users who authorized it, and their e-mail only if they granted",
+)
+funds_transfer: Operation[models.Envelope] = Operation(
+    "funds_transfer",
+    "POST",
+    "/v1/funds/transfer",
+    models.FundsTransferIn,
+    models.Envelope,
+    "Move funds between two users of this project (both must have authorized it).",
+)
+get_activity: Operation[models.Envelope] = Operation(
+    "get_activity",
+    "GET",
+    "/v1/mining/activity/{activity_id}",
+    None,
+    models.Envelope,
+    "Status of one of the project's mining activities, with its history and transaction.",
+)
+get_client: Operation[models.Envelope] = Operation(
+    "get_client",
+    "GET",
+    "/v1/projects/oauth-client",
+    None,
+    models.Envelope,
+    "The calling project's OAuth client (id, redirect URIs, scopes users may grant).",
+)
+get_endpoint: Operation[models.Envelope] = Operation(
+    "get_endpoint",
+    "GET",
+    "/v1/webhooks/{endpoint_id}",
+    None,
+    models.Envelope,
+    "One webhook endpoint of the calling project.",
+)
+get_organization: Operation[Any] = Operation(
+    "get_organization",
+    "GET",
+    "/v1/organizations/{unit_id}",
+    None,
+    None,
+    "One unit: type, number, name, parent, manager, territory NFT, members and state.",
+)
+get_transfer: Operation[models.Envelope] = Operation(
+    "get_transfer",
+    "GET",
+    "/v1/transfer/{transfer_id}",
+    None,
+    models.Envelope,
+    "A transfer of this project with its state history.",
+)
+global_stats: Operation[Any] = Operation(
+    "global_stats",
+    "GET",
+    "/v1/mining/global-stats",
+    None,
+    None,
+    "Public: confirmed mining activity of the whole ecosystem by UTC day.",
+)
+healthz: Operation[Any] = Operation(
+    "healthz", "GET", "/healthz", None, None, "Liveness: the process answers."
+)
+holders: Operation[Any] = Operation(
+    "holders",
+    "GET",
+    "/v1/fragment/vault/{id}/holders",
+    None,
+    None,
+    "Holders of a vault's fragments (its mint's token accounts), largest first.",
+)
+holdings: Operation[Any] = Operation(
+    "holdings",
+    "GET",
+    "/v1/fragment/holdings/{wallet}",
+    None,
+    None,
+    "A wallet's fragment balances, per vault.",
+)
+introspect: Operation[Any] = Operation(
+    "introspect",
+    "POST",
+    "/auth/oauth/introspect",
+    None,
+    None,
+    "RFC 7662 token introspection (client authentication required).",
+)
+jwks: Operation[Any] = Operation(
+    "jwks", "GET", "/auth/.well-known/jwks.json", None, None, "Public signing keys (JWKS)."
+)
+legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
+    "legacy_mcc_balance",
+    "GET",
+    "/mcc/balance",
+    None,
+    models.LegacyMccBalance,
+    "Legacy MCC balance (plain JSON numbers; bearer is an ID token).",
+)
+legacy_mining_history: Operation[Any] = Operation(
+    "legacy_mining_history",
+    "GET",
+    "/mcc/mining/history",
+    None,
+    None,
+    "Legacy mining history (plain JSON; bearer is an ID token): records and total.",
+)
