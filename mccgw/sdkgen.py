@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SDK_PACKAGE = ROOT / "sdk" / "python" / "src" / "mccgw_client"
 # models.py and operations.py re-export parts of about PART_LINES lines each (module size):
 # as many parts as that takes, so a growing API adds a part instead of a long module.
-PART_LINES = 300
+PART_LINES = 260
 GENERATED = ("models.py", "_models_*.py", "operations.py", "_operations_*.py")
 # Aliases of /v1 routes kept for the specification's older paths; the SDK uses /v1.
 ALIAS_PREFIXES = ("/api/open/",)
@@ -157,7 +157,8 @@ def _in_dependency_order(blocks: dict[str, str]) -> list[str]:
     def visit(name: str, path: set[str]) -> None:
         if name in done or name in path:
             return
-        for dep in re.findall(r"\b[A-Z]\w*\b", blocks[name].split("\n", 1)[1]):
+        defined_by = re.match(r"(?:class )?\w+", blocks[name])[0]  # type: ignore[index]
+        for dep in re.findall(r"\b[A-Z]\w*\b", blocks[name][len(defined_by) :]):
             if dep in names and dep != name:
                 visit(dep, path | {name})
         done[name] = None
@@ -165,6 +166,56 @@ def _in_dependency_order(blocks: dict[str, str]) -> list[str]:
     for name in blocks:
         visit(name, set())
     return [blocks[n] for n in done]
+
+
+_TYPE_NAME = re.compile(r"\b[A-Z]\w*\b")
+_MAX_TYPE_VARS = 4
+
+
+def _fold_shapes(blocks: dict[str, str]) -> dict[str, str]:
+    """Models of one shape that differ only in the models they name (the per-route envelopes:
+    ``One*``, ``Many*``, ``Item*``...) become aliases of one generic model, written once.
+
+    ``OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]`` keeps the public
+    name, validates the same JSON and is a class like before."""
+    shapes: dict[str, list[tuple[str, list[str]]]] = {}
+    for name, block in blocks.items():
+        head, _, body = block.partition("\n")
+        if head != f"class {name}(BaseModel):":
+            continue
+        params: list[str] = []
+
+        def slot(found: re.Match[str], params: list[str] = params) -> str:
+            if found[0] not in blocks:
+                return found[0]
+            if found[0] not in params:
+                params.append(found[0])
+            return f"\x00{params.index(found[0])}\x00"
+
+        shape = _TYPE_NAME.sub(slot, body)
+        if params:
+            shapes.setdefault(shape, []).append((name, params))
+    folded = dict(blocks)
+    for shape, members in shapes.items():
+        if len(members) < 3 or len(members[0][1]) > _MAX_TYPE_VARS:  # three uses earn a generic
+            continue
+        # Named after the members' common prefix (One*, Many*), else after the fields.
+        word = re.match(r"[A-Z][a-z]*", members[0][0])[0]  # type: ignore[index]
+        fields = re.findall(r"^    (\w+):", shape, re.MULTILINE)
+        generic = "Generic" + (
+            word
+            if all(m[0].startswith(word) for m in members)
+            else "".join(f.title().replace("_", "") for f in fields)
+        )
+        while generic in folded:
+            generic += "_"
+        count = len(members[0][1])
+        body = re.sub("\x00(\\d+)\x00", lambda m: f"_T{m[1]}", shape)
+        type_vars = ", ".join(f"_T{i}" for i in range(count))
+        folded[generic] = f"class {generic}(BaseModel, Generic[{type_vars}]):\n{body}"
+        for name, params in members:
+            folded[name] = f"{name} = {generic}[{', '.join(params)}]"
+    return folded
 
 
 def _split_models(source: str) -> dict[str, str]:
@@ -176,18 +227,22 @@ def _split_models(source: str) -> dict[str, str]:
         block = block if block.startswith("class ") else "class " + block
         blocks[re.match(r"class (\w+)", block)[1]] = block.strip()  # type: ignore[index]
     imports = head.split("\n", 1)[1]  # without the header comment
+    blocks = _fold_shapes(blocks)
     out: dict[str, str] = {}
     defined: dict[str, int] = {}
     chunks = _chunks(_in_dependency_order(blocks))
     for i, chunk in enumerate(chunks, 1):
-        names = [re.match(r"class (\w+)", b)[1] for b in chunk]  # type: ignore[index]
+        names = [re.match(r"(?:class )?(\w+)", b)[1] for b in chunk]  # type: ignore[index]
         used = set(re.findall(r"\b[A-Z]\w*\b", "\n".join(chunk)))
         earlier = sorted(n for n in used if n in defined and n not in names)
         lines = [f'"""Models, part {i} of {len(chunks)} (re-exported by models.py)."""', ""]
-        lines += ["# ruff: noqa: E501, RUF100", imports.strip(), ""]
+        lines += ["# ruff: noqa: E501, RUF100", imports.strip()]
+        lines += ["from typing import Generic, TypeVar"]
         for part in sorted({defined[n] for n in earlier}):
             members = ", ".join(n for n in earlier if defined[n] == part)
             lines.append(f"from ._models_{part} import {members}")
+        if any(re.match(r"class \w+\(BaseModel, Generic\[", b) for b in chunk):
+            lines += ["", *(f'_T{n} = TypeVar("_T{n}")' for n in range(_MAX_TYPE_VARS))]
         out[f"_models_{i}.py"] = "\n".join(lines) + "\n\n\n" + "\n\n\n".join(chunk) + "\n"
         defined.update(dict.fromkeys(names, i))
     doc = f'"""Every request and response body of the gateway, typed.\n\n{HEADER}\n"""'

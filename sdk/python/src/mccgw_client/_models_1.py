@@ -262,35 +262,3 @@ class BatchIn(BaseModel):
         str | None,
         Field(description="The key of the batch request itself", title="Idempotency Key"),
     ] = None
-
-
-class BidAttributes(BaseModel):
-    account: Annotated[str, Field(title="Account")]
-    amount: Annotated[str, Field(title="Amount")]
-    auction_ended: Annotated[bool | None, Field(title="Auction Ended")]
-    auction_id: Annotated[int, Field(title="Auction Id")]
-    auction_status: Annotated[str | None, Field(title="Auction Status")]
-    bidder: Annotated[str, Field(title="Bidder")]
-    is_highest: Annotated[bool, Field(title="Is Highest")]
-    is_refunded: Annotated[bool, Field(title="Is Refunded")]
-    placed_at: Annotated[str | None, Field(title="Placed At")]
-    status: Annotated[str, Field(title="Status")]
-    withdrawn_at: Annotated[str | None, Field(title="Withdrawn At")]
-
-
-class BonusAttributes(BaseModel):
-    bonus_multiplier: Annotated[
-        float,
-        Field(
-            description="Applied to every mining reward: 1.3 = +30 %",
-            title="Bonus Multiplier",
-        ),
-    ]
-    bonus_percent: Annotated[int, Field(title="Bonus Percent")]
-
-
-class Liquidity(BaseModel):
-    exchange_rate: Annotated[str, Field(title="Exchange Rate")]
-    lp_balance: Annotated[str, Field(title="Lp Balance")]
-    share_of_pool: Annotated[str, Field(title="Share Of Pool")]
-    value: Annotated[str, Field(title="Value")]

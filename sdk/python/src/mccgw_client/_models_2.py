@@ -4,11 +4,43 @@
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, RootModel
 
 from ._models_1 import BaseModel, Reason, Url
+
+
+class BidAttributes(BaseModel):
+    account: Annotated[str, Field(title="Account")]
+    amount: Annotated[str, Field(title="Amount")]
+    auction_ended: Annotated[bool | None, Field(title="Auction Ended")]
+    auction_id: Annotated[int, Field(title="Auction Id")]
+    auction_status: Annotated[str | None, Field(title="Auction Status")]
+    bidder: Annotated[str, Field(title="Bidder")]
+    is_highest: Annotated[bool, Field(title="Is Highest")]
+    is_refunded: Annotated[bool, Field(title="Is Refunded")]
+    placed_at: Annotated[str | None, Field(title="Placed At")]
+    status: Annotated[str, Field(title="Status")]
+    withdrawn_at: Annotated[str | None, Field(title="Withdrawn At")]
+
+
+class BonusAttributes(BaseModel):
+    bonus_multiplier: Annotated[
+        float,
+        Field(
+            description="Applied to every mining reward: 1.3 = +30 %",
+            title="Bonus Multiplier",
+        ),
+    ]
+    bonus_percent: Annotated[int, Field(title="Bonus Percent")]
+
+
+class Liquidity(BaseModel):
+    exchange_rate: Annotated[str, Field(title="Exchange Rate")]
+    lp_balance: Annotated[str, Field(title="Lp Balance")]
+    share_of_pool: Annotated[str, Field(title="Share Of Pool")]
+    value: Annotated[str, Field(title="Value")]
 
 
 class BorrowChecks(BaseModel):
@@ -256,44 +288,3 @@ class EstimateBorrowBody(BaseModel):
         Literal["station", "matrix", "sector", "system"] | None,
         Field(title="Territory Type"),
     ] = None
-
-
-class Reason1(RootModel[str]):
-    root: Annotated[str, Field(examples=["in_game_trade"], max_length=100, title="Reason")]
-
-
-class FundsTransferIn(BaseModel):
-    amount: Annotated[str, Field(examples=["1.5"], title="Amount")]
-    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1, title="From Uid")]
-    idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
-    reason: Annotated[Reason1 | None, Field(examples=["in_game_trade"], title="Reason")] = None
-    reference: Annotated[dict[str, Any] | None, Field(title="Reference")] = None
-    to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
-
-
-class GlobalDay(BaseModel):
-    activities: Annotated[int, Field(title="Activities")]
-    date: Annotated[str, Field(title="Date")]
-    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
-    miners: Annotated[int, Field(title="Miners")]
-    trade_volume_usdc: Annotated[str, Field(title="Trade Volume Usdc")]
-
-
-class HolderAttributes(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    is_buyout_escrow: Annotated[bool, Field(title="Is Buyout Escrow")]
-    owner: Annotated[str, Field(title="Owner")]
-    share: Annotated[str, Field(title="Share")]
-    token_account: Annotated[str, Field(title="Token Account")]
-
-
-class HoldingAttributes(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    fragment_mint: Annotated[str, Field(title="Fragment Mint")]
-    fragment_symbol: Annotated[str, Field(title="Fragment Symbol")]
-    nft_mint: Annotated[str, Field(title="Nft Mint")]
-    share: Annotated[str, Field(title="Share")]
-    token_account: Annotated[str, Field(title="Token Account")]
-    vault: Annotated[str, Field(title="Vault")]
-    vault_status: Annotated[str, Field(title="Vault Status")]

@@ -3,7 +3,7 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import AwareDatetime, Field, RootModel
 
@@ -12,9 +12,54 @@ from ._models_1 import (
     AuctionAttributes,
     AuctionDetailAttributes,
     BaseModel,
-    BidAttributes,
 )
-from ._models_2 import EstimateAttributes, HolderAttributes, HoldingAttributes
+from ._models_2 import BidAttributes, EstimateAttributes
+
+_T0 = TypeVar("_T0")
+_T1 = TypeVar("_T1")
+_T2 = TypeVar("_T2")
+_T3 = TypeVar("_T3")
+
+
+class Reason1(RootModel[str]):
+    root: Annotated[str, Field(examples=["in_game_trade"], max_length=100, title="Reason")]
+
+
+class FundsTransferIn(BaseModel):
+    amount: Annotated[str, Field(examples=["1.5"], title="Amount")]
+    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1, title="From Uid")]
+    idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
+    reason: Annotated[Reason1 | None, Field(examples=["in_game_trade"], title="Reason")] = None
+    reference: Annotated[dict[str, Any] | None, Field(title="Reference")] = None
+    to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
+
+
+class GlobalDay(BaseModel):
+    activities: Annotated[int, Field(title="Activities")]
+    date: Annotated[str, Field(title="Date")]
+    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
+    miners: Annotated[int, Field(title="Miners")]
+    trade_volume_usdc: Annotated[str, Field(title="Trade Volume Usdc")]
+
+
+class HolderAttributes(BaseModel):
+    amount: Annotated[str, Field(title="Amount")]
+    is_buyout_escrow: Annotated[bool, Field(title="Is Buyout Escrow")]
+    owner: Annotated[str, Field(title="Owner")]
+    share: Annotated[str, Field(title="Share")]
+    token_account: Annotated[str, Field(title="Token Account")]
+
+
+class HoldingAttributes(BaseModel):
+    amount: Annotated[str, Field(title="Amount")]
+    fragment_mint: Annotated[str, Field(title="Fragment Mint")]
+    fragment_symbol: Annotated[str, Field(title="Fragment Symbol")]
+    nft_mint: Annotated[str, Field(title="Nft Mint")]
+    share: Annotated[str, Field(title="Share")]
+    token_account: Annotated[str, Field(title="Token Account")]
+    vault: Annotated[str, Field(title="Vault")]
+    vault_status: Annotated[str, Field(title="Vault Status")]
 
 
 class InterestAttributes(BaseModel):
@@ -48,52 +93,34 @@ class InterestAttributes(BaseModel):
     total_debt: Annotated[str, Field(title="Total Debt")]
 
 
-class ItemAddressBalance(BaseModel):
-    attributes: AddressBalance
+class GenericAttributesIdType(BaseModel, Generic[_T0]):
+    attributes: _T0
     id: Annotated[str, Field(title="Id")]
     type: Annotated[str, Field(title="Type")]
 
 
-class ItemAuctionAttributes(BaseModel):
-    attributes: AuctionAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemAddressBalance = GenericAttributesIdType[AddressBalance]
 
 
-class ItemAuctionDetailAttributes(BaseModel):
-    attributes: AuctionDetailAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemAuctionAttributes = GenericAttributesIdType[AuctionAttributes]
 
 
-class ItemBidAttributes(BaseModel):
-    attributes: BidAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemAuctionDetailAttributes = GenericAttributesIdType[AuctionDetailAttributes]
 
 
-class ItemEstimateAttributes(BaseModel):
-    attributes: EstimateAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemBidAttributes = GenericAttributesIdType[BidAttributes]
 
 
-class ItemHolderAttributes(BaseModel):
-    attributes: HolderAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemEstimateAttributes = GenericAttributesIdType[EstimateAttributes]
 
 
-class ItemHoldingAttributes(BaseModel):
-    attributes: HoldingAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemHolderAttributes = GenericAttributesIdType[HolderAttributes]
 
 
-class ItemInterestAttributes(BaseModel):
-    attributes: InterestAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemHoldingAttributes = GenericAttributesIdType[HoldingAttributes]
+
+
+ItemInterestAttributes = GenericAttributesIdType[InterestAttributes]
 
 
 class LegacyManager(BaseModel):
@@ -241,46 +268,3 @@ class LockIn(BaseModel):
         ReferenceId | None, Field(examples=["auction-42"], title="Reference Id")
     ] = None
     user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
-
-
-class LpAttributes(BaseModel):
-    exchange_rate: Annotated[str, Field(title="Exchange Rate")]
-    lending_pool: Annotated[str, Field(title="Lending Pool")]
-    lp_balance: Annotated[str, Field(title="Lp Balance")]
-    lp_mint: Annotated[str, Field(title="Lp Mint")]
-    share_of_pool: Annotated[str, Field(title="Share Of Pool")]
-    token_accounts: Annotated[list[str], Field(title="Token Accounts")]
-    value: Annotated[str, Field(title="Value")]
-    wallet: Annotated[str, Field(title="Wallet")]
-
-
-class ManyAuctionAttributes(BaseModel):
-    data: Annotated[list[ItemAuctionAttributes], Field(title="Data")]
-    meta: ListMeta
-
-
-class ManyBidAttributes(BaseModel):
-    data: Annotated[list[ItemBidAttributes], Field(title="Data")]
-    meta: ListMeta
-
-
-class ManyHolderAttributes(BaseModel):
-    data: Annotated[list[ItemHolderAttributes], Field(title="Data")]
-    meta: ListMeta
-
-
-class ManyHoldingAttributes(BaseModel):
-    data: Annotated[list[ItemHoldingAttributes], Field(title="Data")]
-    meta: ListMeta
-
-
-class MccBalance(BaseModel):
-    available_balance: Annotated[str, Field(title="Available Balance")]
-    deposit_address: Annotated[str, Field(title="Deposit Address")]
-    deposit_owner: Annotated[str, Field(title="Deposit Owner")]
-    locked_balance: Annotated[
-        str, Field(description="sum of active fund locks", title="Locked Balance")
-    ]
-    pending_out: Annotated[str, Field(title="Pending Out")]
-    total_balance: Annotated[str, Field(title="Total Balance")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]

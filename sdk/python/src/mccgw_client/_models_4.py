@@ -3,12 +3,66 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Generic, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, RootModel
 
-from ._models_1 import BaseModel, Description, Liquidity
-from ._models_3 import ItemAddressBalance, LoanAttributes
+from ._models_1 import BaseModel
+from ._models_2 import Liquidity
+from ._models_3 import (
+    ItemAddressBalance,
+    ItemAuctionAttributes,
+    ItemBidAttributes,
+    ItemHolderAttributes,
+    ItemHoldingAttributes,
+    ListMeta,
+    LoanAttributes,
+)
+
+_T0 = TypeVar("_T0")
+_T1 = TypeVar("_T1")
+_T2 = TypeVar("_T2")
+_T3 = TypeVar("_T3")
+
+
+class LpAttributes(BaseModel):
+    exchange_rate: Annotated[str, Field(title="Exchange Rate")]
+    lending_pool: Annotated[str, Field(title="Lending Pool")]
+    lp_balance: Annotated[str, Field(title="Lp Balance")]
+    lp_mint: Annotated[str, Field(title="Lp Mint")]
+    share_of_pool: Annotated[str, Field(title="Share Of Pool")]
+    token_accounts: Annotated[list[str], Field(title="Token Accounts")]
+    value: Annotated[str, Field(title="Value")]
+    wallet: Annotated[str, Field(title="Wallet")]
+
+
+class GenericMany(BaseModel, Generic[_T0, _T1]):
+    data: Annotated[list[_T0], Field(title="Data")]
+    meta: _T1
+
+
+ManyAuctionAttributes = GenericMany[ItemAuctionAttributes, ListMeta]
+
+
+ManyBidAttributes = GenericMany[ItemBidAttributes, ListMeta]
+
+
+ManyHolderAttributes = GenericMany[ItemHolderAttributes, ListMeta]
+
+
+ManyHoldingAttributes = GenericMany[ItemHoldingAttributes, ListMeta]
+
+
+class MccBalance(BaseModel):
+    available_balance: Annotated[str, Field(title="Available Balance")]
+    deposit_address: Annotated[str, Field(title="Deposit Address")]
+    deposit_owner: Annotated[str, Field(title="Deposit Owner")]
+    locked_balance: Annotated[
+        str, Field(description="sum of active fund locks", title="Locked Balance")
+    ]
+    pending_out: Annotated[str, Field(title="Pending Out")]
+    total_balance: Annotated[str, Field(title="Total Balance")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
 
 
 class MccPrice(BaseModel):
@@ -148,9 +202,12 @@ class NftDetailAttributes(BaseModel):
     updated_at: Annotated[str | None, Field(title="Updated At")]
 
 
-class OneAddressBalance(BaseModel):
-    data: ItemAddressBalance
-    meta: Meta
+class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
+
+
+OneAddressBalance = GenericDataMeta[ItemAddressBalance, Meta]
 
 
 class PageMeta(BaseModel):
@@ -220,58 +277,3 @@ class Problem(BaseModel):
     status: Annotated[int, Field(ge=400, le=599)]
     title: str
     type: str
-
-
-class ProfileUpdate(BaseModel):
-    display_name: Annotated[
-        str,
-        Field(examples=["Alice"], max_length=50, min_length=1, title="Display Name"),
-    ]
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-
-
-class ProjectId(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            description="Optional; assigned when absent",
-            pattern="^[1-9][0-9]{0,17}$",
-            title="Project Id",
-        ),
-    ]
-
-
-class WebhookUrl(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, pattern="^https?://", title="Webhook Url")]
-
-
-class ProjectRegistrationIn(BaseModel):
-    """
-    Spec "Project registration by an administrator".
-    """
-
-    allowed_scopes: Annotated[list[str] | None, Field(max_length=20, title="Allowed Scopes")] = None
-    description: Annotated[Description | None, Field(title="Description")] = None
-    name: Annotated[str, Field(max_length=100, min_length=3, title="Name")]
-    project_id: Annotated[
-        ProjectId | None,
-        Field(description="Optional; assigned when absent", title="Project Id"),
-    ] = None
-    rate_limit_tier: Annotated[
-        Literal["free", "standard", "enterprise"] | None, Field(title="Rate Limit Tier")
-    ] = "free"
-    redirect_uris: Annotated[
-        list[str] | None,
-        Field(
-            description="OAuth redirect URIs of the project's client (the project can change them)",
-            max_length=10,
-            title="Redirect Uris",
-        ),
-    ] = None
-    webhook_url: Annotated[WebhookUrl | None, Field(title="Webhook Url")] = None

@@ -3,7 +3,6 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from datetime import date as date_aliased
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
@@ -12,10 +11,66 @@ from ._models_1 import (
     AvatarAttributes,
     BaseModel,
     BaseProfileAttributes,
-    BonusAttributes,
+    Description,
 )
-from ._models_3 import LoansByStatus
+from ._models_2 import BonusAttributes
+from ._models_3 import GenericAttributesIdType, LoansByStatus
 from ._models_4 import MemberAttributes, MembershipAttributes
+
+
+class ProfileUpdate(BaseModel):
+    display_name: Annotated[
+        str,
+        Field(examples=["Alice"], max_length=50, min_length=1, title="Display Name"),
+    ]
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+
+
+class ProjectId(RootModel[str]):
+    root: Annotated[
+        str,
+        Field(
+            description="Optional; assigned when absent",
+            pattern="^[1-9][0-9]{0,17}$",
+            title="Project Id",
+        ),
+    ]
+
+
+class WebhookUrl(RootModel[str]):
+    root: Annotated[str, Field(max_length=500, pattern="^https?://", title="Webhook Url")]
+
+
+class ProjectRegistrationIn(BaseModel):
+    """
+    Spec "Project registration by an administrator".
+    """
+
+    allowed_scopes: Annotated[list[str] | None, Field(max_length=20, title="Allowed Scopes")] = None
+    description: Annotated[Description | None, Field(title="Description")] = None
+    name: Annotated[str, Field(max_length=100, min_length=3, title="Name")]
+    project_id: Annotated[
+        ProjectId | None,
+        Field(description="Optional; assigned when absent", title="Project Id"),
+    ] = None
+    rate_limit_tier: Annotated[
+        Literal["free", "standard", "enterprise"] | None, Field(title="Rate Limit Tier")
+    ] = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
+        Field(
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+            title="Redirect Uris",
+        ),
+    ] = None
+    webhook_url: Annotated[WebhookUrl | None, Field(title="Webhook Url")] = None
 
 
 class ProofIn(BaseModel):
@@ -211,69 +266,16 @@ class TypeAmounts(BaseModel):
     system: Annotated[str, Field(title="System")]
 
 
-class TypedResourceAvatarAttributes(BaseModel):
-    attributes: AvatarAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
 
 
-class TypedResourceBaseProfileAttributes(BaseModel):
-    attributes: BaseProfileAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
 
 
-class TypedResourceBonusAttributes(BaseModel):
-    attributes: BonusAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
 
 
-class TypedResourceMemberAttributes(BaseModel):
-    attributes: MemberAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
 
 
-class TypedResourceMembershipAttributes(BaseModel):
-    attributes: MembershipAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class UnitAttributes(BaseModel):
-    created_at: Annotated[str, Field(title="Created At")]
-    lit: Annotated[bool, Field(title="Lit")]
-    lit_since: Annotated[date_aliased | None, Field(title="Lit Since")]
-    manager_uid: Annotated[str | None, Field(title="Manager Uid")]
-    member_count: Annotated[int, Field(title="Member Count")]
-    name: Annotated[str, Field(title="Name")]
-    number: Annotated[int, Field(title="Number")]
-    parent: Annotated[
-        str | None,
-        Field(description="The parent unit's id, e.g. matrix-3", title="Parent"),
-    ]
-    qualifying_days: Annotated[
-        str,
-        Field(
-            description="Decimal string: a station's count, or the average",
-            title="Qualifying Days",
-        ),
-    ]
-    state_day: Annotated[
-        date_aliased | None,
-        Field(description="Last day of the window the state is for", title="State Day"),
-    ]
-    territory_mint: Annotated[
-        str | None,
-        Field(description="The territory NFT's mint once minted", title="Territory Mint"),
-    ]
-    unit_type: Annotated[Literal["station", "matrix", "sector", "system"], Field(title="Unit Type")]
-
-
-class ManagerUid(RootModel[str]):
-    root: Annotated[str, Field(max_length=100, min_length=1, title="Manager Uid")]
-
-
-class TerritoryMint(RootModel[str]):
-    root: Annotated[str, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$", title="Territory Mint")]
+TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]

@@ -6,13 +6,50 @@ from __future__ import annotations
 from datetime import date as date_aliased
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, RootModel
 
 from ._models_1 import BaseModel
 from ._models_2 import BuyoutAttributes, DailyKpi
-from ._models_3 import Level
 from ._models_4 import Parent
-from ._models_5 import ManagerUid, StationSummary, TerritoryMint
+from ._models_5 import StationSummary
+
+
+class UnitAttributes(BaseModel):
+    created_at: Annotated[str, Field(title="Created At")]
+    lit: Annotated[bool, Field(title="Lit")]
+    lit_since: Annotated[date_aliased | None, Field(title="Lit Since")]
+    manager_uid: Annotated[str | None, Field(title="Manager Uid")]
+    member_count: Annotated[int, Field(title="Member Count")]
+    name: Annotated[str, Field(title="Name")]
+    number: Annotated[int, Field(title="Number")]
+    parent: Annotated[
+        str | None,
+        Field(description="The parent unit's id, e.g. matrix-3", title="Parent"),
+    ]
+    qualifying_days: Annotated[
+        str,
+        Field(
+            description="Decimal string: a station's count, or the average",
+            title="Qualifying Days",
+        ),
+    ]
+    state_day: Annotated[
+        date_aliased | None,
+        Field(description="Last day of the window the state is for", title="State Day"),
+    ]
+    territory_mint: Annotated[
+        str | None,
+        Field(description="The territory NFT's mint once minted", title="Territory Mint"),
+    ]
+    unit_type: Annotated[Literal["station", "matrix", "sector", "system"], Field(title="Unit Type")]
+
+
+class ManagerUid(RootModel[str]):
+    root: Annotated[str, Field(max_length=100, min_length=1, title="Manager Uid")]
+
+
+class TerritoryMint(RootModel[str]):
+    root: Annotated[str, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$", title="Territory Mint")]
 
 
 class UnitIn(BaseModel):
@@ -192,83 +229,3 @@ class WalletNftAttributes(BaseModel):
 
 class WhitelistStatusIn(BaseModel):
     status: Annotated[Literal["active", "suspended"], Field(title="Status")]
-
-
-class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
-    auction_duration_seconds: Annotated[int, Field(title="Auction Duration Seconds")]
-    authority: Annotated[str, Field(title="Authority")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    extension_duration_seconds: Annotated[int, Field(title="Extension Duration Seconds")]
-    extension_threshold_seconds: Annotated[int, Field(title="Extension Threshold Seconds")]
-    is_initialized: Annotated[bool, Field(title="Is Initialized")]
-    is_paused: Annotated[bool, Field(title="Is Paused")]
-    mcc_mint: Annotated[str, Field(title="Mcc Mint")]
-    min_bid_increment_percent: Annotated[int, Field(title="Min Bid Increment Percent")]
-    next_auction_id: Annotated[int, Field(title="Next Auction Id")]
-    team_wallet: Annotated[str, Field(title="Team Wallet")]
-    territory_nft_program: Annotated[str, Field(title="Territory Nft Program")]
-    total_auctions: Annotated[int, Field(title="Total Auctions")]
-    total_cancelled: Annotated[int, Field(title="Total Cancelled")]
-    total_completed: Annotated[int, Field(title="Total Completed")]
-    total_volume: Annotated[str, Field(title="Total Volume")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-
-
-class ApiRoutesFragmentConfigAttributes(BaseModel):
-    active_buyouts: Annotated[int, Field(title="Active Buyouts")]
-    authority: Annotated[str, Field(title="Authority")]
-    buyout_duration_seconds: Annotated[int, Field(title="Buyout Duration Seconds")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    is_paused: Annotated[bool, Field(title="Is Paused")]
-    max_fragments: Annotated[int, Field(title="Max Fragments")]
-    min_fragments: Annotated[int, Field(title="Min Fragments")]
-    total_fragmented_nfts: Annotated[int, Field(title="Total Fragmented Nfts")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-
-
-class ApiRoutesMiningStatsTotals(BaseModel):
-    activities: Annotated[int, Field(title="Activities")]
-    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
-    trade_volume_usdc: Annotated[str, Field(title="Trade Volume Usdc")]
-
-
-class ApiRoutesTechtreeConfigAttributes(BaseModel):
-    levels: Annotated[list[Level], Field(title="Levels")]
-    min_avg_input_usdc: Annotated[
-        str,
-        Field(description="Per member per day, decimal string", title="Min Avg Input Usdc"),
-    ]
-    min_members: Annotated[int, Field(title="Min Members")]
-    min_qualifying_days: Annotated[int, Field(title="Min Qualifying Days")]
-    schedule: Annotated[str, Field(description="When the daily job runs", title="Schedule")]
-    station_capacity: Annotated[int, Field(title="Station Capacity")]
-    window_days: Annotated[int, Field(title="Window Days")]
-
-
-class ApiRoutesTerritoryTotals(BaseModel):
-    matrices: Annotated[int, Field(title="Matrices")]
-    sectors: Annotated[int, Field(title="Sectors")]
-    stations: Annotated[int, Field(title="Stations")]
-    systems: Annotated[int, Field(title="Systems")]
-
-
-class ApiViewsCommonItemConfigAttributes1(BaseModel):
-    attributes: ApiRoutesAuctionSolanaConfigAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ApiViewsCommonItemConfigAttributes2(BaseModel):
-    attributes: ApiRoutesFragmentConfigAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
-
-
-class ApiViewsCommonOneConfigAttributes1(BaseModel):
-    data: ApiViewsCommonItemConfigAttributes1
-    meta: ViewMeta
-
-
-class ApiViewsCommonOneConfigAttributes2(BaseModel):
-    data: ApiViewsCommonItemConfigAttributes2
-    meta: ViewMeta

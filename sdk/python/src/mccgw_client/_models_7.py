@@ -8,19 +8,24 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from ._models_1 import BaseModel
-from ._models_2 import Capacities, DayProject, GlobalDay
+from ._models_2 import Capacities, DayProject
 from ._models_3 import (
+    GenericAttributesIdType,
+    GlobalDay,
     ItemAuctionDetailAttributes,
     ItemEstimateAttributes,
     ItemInterestAttributes,
     LegacyManager,
     LegacyTeamUnit,
+    Level,
     ListMeta,
     LoanAttributes,
-    LpAttributes,
-    MccBalance,
 )
 from ._models_4 import (
+    GenericDataMeta,
+    GenericMany,
+    LpAttributes,
+    MccBalance,
     MccPrice,
     McdBalance,
     Meta,
@@ -42,14 +47,79 @@ from ._models_5 import (
     TypedResourceMemberAttributes,
     TypedResourceMembershipAttributes,
 )
-from ._models_6 import (
-    ApiRoutesMiningStatsTotals,
-    ApiRoutesTerritoryTotals,
-    VaultAttributes,
-    VaultDetailAttributes,
-    ViewMeta,
-    WalletNftAttributes,
-)
+from ._models_6 import VaultAttributes, VaultDetailAttributes, ViewMeta, WalletNftAttributes
+
+
+class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
+    auction_duration_seconds: Annotated[int, Field(title="Auction Duration Seconds")]
+    authority: Annotated[str, Field(title="Authority")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    extension_duration_seconds: Annotated[int, Field(title="Extension Duration Seconds")]
+    extension_threshold_seconds: Annotated[int, Field(title="Extension Threshold Seconds")]
+    is_initialized: Annotated[bool, Field(title="Is Initialized")]
+    is_paused: Annotated[bool, Field(title="Is Paused")]
+    mcc_mint: Annotated[str, Field(title="Mcc Mint")]
+    min_bid_increment_percent: Annotated[int, Field(title="Min Bid Increment Percent")]
+    next_auction_id: Annotated[int, Field(title="Next Auction Id")]
+    team_wallet: Annotated[str, Field(title="Team Wallet")]
+    territory_nft_program: Annotated[str, Field(title="Territory Nft Program")]
+    total_auctions: Annotated[int, Field(title="Total Auctions")]
+    total_cancelled: Annotated[int, Field(title="Total Cancelled")]
+    total_completed: Annotated[int, Field(title="Total Completed")]
+    total_volume: Annotated[str, Field(title="Total Volume")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class ApiRoutesFragmentConfigAttributes(BaseModel):
+    active_buyouts: Annotated[int, Field(title="Active Buyouts")]
+    authority: Annotated[str, Field(title="Authority")]
+    buyout_duration_seconds: Annotated[int, Field(title="Buyout Duration Seconds")]
+    created_at: Annotated[str | None, Field(title="Created At")]
+    is_paused: Annotated[bool, Field(title="Is Paused")]
+    max_fragments: Annotated[int, Field(title="Max Fragments")]
+    min_fragments: Annotated[int, Field(title="Min Fragments")]
+    total_fragmented_nfts: Annotated[int, Field(title="Total Fragmented Nfts")]
+    updated_at: Annotated[str | None, Field(title="Updated At")]
+
+
+class ApiRoutesMiningStatsTotals(BaseModel):
+    activities: Annotated[int, Field(title="Activities")]
+    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
+    trade_volume_usdc: Annotated[str, Field(title="Trade Volume Usdc")]
+
+
+class ApiRoutesTechtreeConfigAttributes(BaseModel):
+    levels: Annotated[list[Level], Field(title="Levels")]
+    min_avg_input_usdc: Annotated[
+        str,
+        Field(description="Per member per day, decimal string", title="Min Avg Input Usdc"),
+    ]
+    min_members: Annotated[int, Field(title="Min Members")]
+    min_qualifying_days: Annotated[int, Field(title="Min Qualifying Days")]
+    schedule: Annotated[str, Field(description="When the daily job runs", title="Schedule")]
+    station_capacity: Annotated[int, Field(title="Station Capacity")]
+    window_days: Annotated[int, Field(title="Window Days")]
+
+
+class ApiRoutesTerritoryTotals(BaseModel):
+    matrices: Annotated[int, Field(title="Matrices")]
+    sectors: Annotated[int, Field(title="Sectors")]
+    stations: Annotated[int, Field(title="Stations")]
+    systems: Annotated[int, Field(title="Systems")]
+
+
+ApiViewsCommonItemConfigAttributes1 = GenericAttributesIdType[
+    ApiRoutesAuctionSolanaConfigAttributes
+]
+
+
+ApiViewsCommonItemConfigAttributes2 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
+
+
+ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[ApiViewsCommonItemConfigAttributes1, ViewMeta]
+
+
+ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[ApiViewsCommonItemConfigAttributes2, ViewMeta]
 
 
 class ActivityIn(BaseModel):
@@ -103,94 +173,49 @@ class GlobalAttributes(BaseModel):
     totals: ApiRoutesMiningStatsTotals
 
 
-class ItemCollectionAttributes(BaseModel):
-    attributes: CollectionAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemCollectionAttributes = GenericAttributesIdType[CollectionAttributes]
 
 
-class ItemLoanAttributes(BaseModel):
-    attributes: LoanAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemLoanAttributes = GenericAttributesIdType[LoanAttributes]
 
 
-class ItemLpAttributes(BaseModel):
-    attributes: LpAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemLpAttributes = GenericAttributesIdType[LpAttributes]
 
 
-class ItemMccBalance(BaseModel):
-    attributes: MccBalance
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemMccBalance = GenericAttributesIdType[MccBalance]
 
 
-class ItemMccPrice(BaseModel):
-    attributes: MccPrice
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemMccPrice = GenericAttributesIdType[MccPrice]
 
 
-class ItemMcdBalance(BaseModel):
-    attributes: McdBalance
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemMcdBalance = GenericAttributesIdType[McdBalance]
 
 
-class ItemNftAttributes(BaseModel):
-    attributes: NftAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemNftAttributes = GenericAttributesIdType[NftAttributes]
 
 
-class ItemNftDetailAttributes(BaseModel):
-    attributes: NftDetailAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemNftDetailAttributes = GenericAttributesIdType[NftDetailAttributes]
 
 
-class ItemPositionAttributes(BaseModel):
-    attributes: PositionAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemPositionAttributes = GenericAttributesIdType[PositionAttributes]
 
 
-class ItemStatsAttributes(BaseModel):
-    attributes: StatsAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemStatsAttributes = GenericAttributesIdType[StatsAttributes]
 
 
-class ItemTokenStats(BaseModel):
-    attributes: TokenStats
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemTokenStats = GenericAttributesIdType[TokenStats]
 
 
-class ItemTokenTransaction(BaseModel):
-    attributes: TokenTransaction
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemTokenTransaction = GenericAttributesIdType[TokenTransaction]
 
 
-class ItemVaultAttributes(BaseModel):
-    attributes: VaultAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemVaultAttributes = GenericAttributesIdType[VaultAttributes]
 
 
-class ItemVaultDetailAttributes(BaseModel):
-    attributes: VaultDetailAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemVaultDetailAttributes = GenericAttributesIdType[VaultDetailAttributes]
 
 
-class ItemWalletNftAttributes(BaseModel):
-    attributes: WalletNftAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemWalletNftAttributes = GenericAttributesIdType[WalletNftAttributes]
 
 
 class LegacyTeam(BaseModel):
@@ -199,29 +224,19 @@ class LegacyTeam(BaseModel):
     unit: LegacyTeamUnit | None
 
 
-class ManyLoanAttributes(BaseModel):
-    data: Annotated[list[ItemLoanAttributes], Field(title="Data")]
-    meta: ListMeta
+ManyLoanAttributes = GenericMany[ItemLoanAttributes, ListMeta]
 
 
-class ManyMemberAttributes(BaseModel):
-    data: Annotated[list[TypedResourceMemberAttributes], Field(title="Data")]
-    meta: PageMeta
+ManyMemberAttributes = GenericMany[TypedResourceMemberAttributes, PageMeta]
 
 
-class ManyTokenTransaction(BaseModel):
-    data: Annotated[list[ItemTokenTransaction], Field(title="Data")]
-    meta: PageMeta
+ManyTokenTransaction = GenericMany[ItemTokenTransaction, PageMeta]
 
 
-class ManyVaultAttributes(BaseModel):
-    data: Annotated[list[ItemVaultAttributes], Field(title="Data")]
-    meta: ListMeta
+ManyVaultAttributes = GenericMany[ItemVaultAttributes, ListMeta]
 
 
-class ManyWalletNftAttributes(BaseModel):
-    data: Annotated[list[ItemWalletNftAttributes], Field(title="Data")]
-    meta: ListMeta
+ManyWalletNftAttributes = GenericMany[ItemWalletNftAttributes, ListMeta]
 
 
 class MiningStatsAttributes(BaseModel):
@@ -230,99 +245,61 @@ class MiningStatsAttributes(BaseModel):
     totals: ApiRoutesMiningStatsTotals
 
 
-class OneAuctionDetailAttributes(BaseModel):
-    data: ItemAuctionDetailAttributes
-    meta: ViewMeta
+OneAuctionDetailAttributes = GenericDataMeta[ItemAuctionDetailAttributes, ViewMeta]
 
 
-class OneAvatarAttributes(BaseModel):
-    data: TypedResourceAvatarAttributes
-    meta: Meta
+OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
 
 
-class OneBaseProfileAttributes(BaseModel):
-    data: TypedResourceBaseProfileAttributes
-    meta: Meta
+OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
 
 
-class OneBonusAttributes(BaseModel):
-    data: TypedResourceBonusAttributes
-    meta: Meta
+OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
 
 
-class OneCollectionAttributes(BaseModel):
-    data: ItemCollectionAttributes
-    meta: ViewMeta
+OneCollectionAttributes = GenericDataMeta[ItemCollectionAttributes, ViewMeta]
 
 
-class OneEstimateAttributes(BaseModel):
-    data: ItemEstimateAttributes
-    meta: ViewMeta
+OneEstimateAttributes = GenericDataMeta[ItemEstimateAttributes, ViewMeta]
 
 
-class OneInterestAttributes(BaseModel):
-    data: ItemInterestAttributes
-    meta: ViewMeta
+OneInterestAttributes = GenericDataMeta[ItemInterestAttributes, ViewMeta]
 
 
-class OneLoanAttributes(BaseModel):
-    data: ItemLoanAttributes
-    meta: ViewMeta
+OneLoanAttributes = GenericDataMeta[ItemLoanAttributes, ViewMeta]
 
 
-class OneLpAttributes(BaseModel):
-    data: ItemLpAttributes
-    meta: ViewMeta
+OneLpAttributes = GenericDataMeta[ItemLpAttributes, ViewMeta]
 
 
-class OneMccBalance(BaseModel):
-    data: ItemMccBalance
-    meta: Meta
+OneMccBalance = GenericDataMeta[ItemMccBalance, Meta]
 
 
-class OneMccPrice(BaseModel):
-    data: ItemMccPrice
-    meta: Meta
+OneMccPrice = GenericDataMeta[ItemMccPrice, Meta]
 
 
-class OneMcdBalance(BaseModel):
-    data: ItemMcdBalance
-    meta: Meta
+OneMcdBalance = GenericDataMeta[ItemMcdBalance, Meta]
 
 
-class OneMembershipAttributes(BaseModel):
-    data: TypedResourceMembershipAttributes
-    meta: Meta
+OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
 
 
-class OneNftAttributes(BaseModel):
-    data: ItemNftAttributes
-    meta: ViewMeta
+OneNftAttributes = GenericDataMeta[ItemNftAttributes, ViewMeta]
 
 
-class OneNftDetailAttributes(BaseModel):
-    data: ItemNftDetailAttributes
-    meta: ViewMeta
+OneNftDetailAttributes = GenericDataMeta[ItemNftDetailAttributes, ViewMeta]
 
 
-class OnePositionAttributes(BaseModel):
-    data: ItemPositionAttributes
-    meta: ViewMeta
+OnePositionAttributes = GenericDataMeta[ItemPositionAttributes, ViewMeta]
 
 
-class OneStatsAttributes(BaseModel):
-    data: ItemStatsAttributes
-    meta: ViewMeta
+OneStatsAttributes = GenericDataMeta[ItemStatsAttributes, ViewMeta]
 
 
-class OneTokenStats(BaseModel):
-    data: ItemTokenStats
-    meta: Meta
+OneTokenStats = GenericDataMeta[ItemTokenStats, Meta]
 
 
-class OneVaultDetailAttributes(BaseModel):
-    data: ItemVaultDetailAttributes
-    meta: ViewMeta
+OneVaultDetailAttributes = GenericDataMeta[ItemVaultDetailAttributes, ViewMeta]
 
 
 class OracleAttributes(BaseModel):

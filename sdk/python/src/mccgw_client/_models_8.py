@@ -8,10 +8,15 @@ from typing import Annotated
 from pydantic import Field
 
 from ._models_1 import BaseModel
-from ._models_4 import Meta, PageMeta
-from ._models_5 import UnitAttributes
-from ._models_6 import ApiRoutesTechtreeConfigAttributes, UnitState, UnitStatsAttributes, ViewMeta
-from ._models_7 import GlobalAttributes, MiningStatsAttributes, PoolAttributes
+from ._models_3 import GenericAttributesIdType
+from ._models_4 import GenericDataMeta, GenericMany, Meta, PageMeta
+from ._models_6 import UnitAttributes, UnitState, UnitStatsAttributes, ViewMeta
+from ._models_7 import (
+    ApiRoutesTechtreeConfigAttributes,
+    GlobalAttributes,
+    MiningStatsAttributes,
+    PoolAttributes,
+)
 
 
 class TreeAttributes(BaseModel):
@@ -26,83 +31,46 @@ class TreeAttributes(BaseModel):
     window_start: Annotated[str, Field(title="Window Start")]
 
 
-class TypedResourceConfigAttributes(BaseModel):
-    attributes: ApiRoutesTechtreeConfigAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceConfigAttributes = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
 
 
-class TypedResourceGlobalAttributes(BaseModel):
-    attributes: GlobalAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceGlobalAttributes = GenericAttributesIdType[GlobalAttributes]
 
 
-class TypedResourceMiningStatsAttributes(BaseModel):
-    attributes: MiningStatsAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceMiningStatsAttributes = GenericAttributesIdType[MiningStatsAttributes]
 
 
-class TypedResourceTreeAttributes(BaseModel):
-    attributes: TreeAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceTreeAttributes = GenericAttributesIdType[TreeAttributes]
 
 
-class TypedResourceUnitAttributes(BaseModel):
-    attributes: UnitAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceUnitAttributes = GenericAttributesIdType[UnitAttributes]
 
 
-class TypedResourceUnitStatsAttributes(BaseModel):
-    attributes: UnitStatsAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+TypedResourceUnitStatsAttributes = GenericAttributesIdType[UnitStatsAttributes]
 
 
-class ApiTypedOneConfigAttributes(BaseModel):
-    data: TypedResourceConfigAttributes
-    meta: Meta
+ApiTypedOneConfigAttributes = GenericDataMeta[TypedResourceConfigAttributes, Meta]
 
 
-class ItemPoolAttributes(BaseModel):
-    attributes: PoolAttributes
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+ItemPoolAttributes = GenericAttributesIdType[PoolAttributes]
 
 
-class ManyUnitAttributes(BaseModel):
-    data: Annotated[list[TypedResourceUnitAttributes], Field(title="Data")]
-    meta: PageMeta
+ManyUnitAttributes = GenericMany[TypedResourceUnitAttributes, PageMeta]
 
 
-class OneGlobalAttributes(BaseModel):
-    data: TypedResourceGlobalAttributes
-    meta: Meta
+OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
 
 
-class OneMiningStatsAttributes(BaseModel):
-    data: TypedResourceMiningStatsAttributes
-    meta: Meta
+OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
 
 
-class OnePoolAttributes(BaseModel):
-    data: ItemPoolAttributes
-    meta: ViewMeta
+OnePoolAttributes = GenericDataMeta[ItemPoolAttributes, ViewMeta]
 
 
-class OneTreeAttributes(BaseModel):
-    data: TypedResourceTreeAttributes
-    meta: Meta
+OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
 
 
-class OneUnitAttributes(BaseModel):
-    data: TypedResourceUnitAttributes
-    meta: Meta
+OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
 
 
-class OneUnitStatsAttributes(BaseModel):
-    data: TypedResourceUnitStatsAttributes
-    meta: Meta
+OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]

@@ -1,4 +1,4 @@
-"""Operations, part 1 of 4 (re-exported by operations.py)."""
+"""Operations, part 1 of 5 (re-exported by operations.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -218,66 +218,4 @@ get_organization: Operation[Any] = Operation(
     None,
     None,
     "One unit: type, number, name, parent, manager, territory NFT, members and state.",
-)
-get_transfer: Operation[models.Envelope] = Operation(
-    "get_transfer",
-    "GET",
-    "/v1/transfer/{transfer_id}",
-    None,
-    models.Envelope,
-    "A transfer of this project with its state history.",
-)
-global_stats: Operation[Any] = Operation(
-    "global_stats",
-    "GET",
-    "/v1/mining/global-stats",
-    None,
-    None,
-    "Public: confirmed mining activity of the whole ecosystem by UTC day.",
-)
-healthz: Operation[Any] = Operation(
-    "healthz", "GET", "/healthz", None, None, "Liveness: the process answers."
-)
-holders: Operation[Any] = Operation(
-    "holders",
-    "GET",
-    "/v1/fragment/vault/{id}/holders",
-    None,
-    None,
-    "Holders of a vault's fragments (its mint's token accounts), largest first.",
-)
-holdings: Operation[Any] = Operation(
-    "holdings",
-    "GET",
-    "/v1/fragment/holdings/{wallet}",
-    None,
-    None,
-    "A wallet's fragment balances, per vault.",
-)
-introspect: Operation[Any] = Operation(
-    "introspect",
-    "POST",
-    "/auth/oauth/introspect",
-    None,
-    None,
-    "RFC 7662 token introspection (client authentication required).",
-)
-jwks: Operation[Any] = Operation(
-    "jwks", "GET", "/auth/.well-known/jwks.json", None, None, "Public signing keys (JWKS)."
-)
-legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
-    "legacy_mcc_balance",
-    "GET",
-    "/mcc/balance",
-    None,
-    models.LegacyMccBalance,
-    "Legacy MCC balance (plain JSON numbers; bearer is an ID token).",
-)
-legacy_mining_history: Operation[Any] = Operation(
-    "legacy_mining_history",
-    "GET",
-    "/mcc/mining/history",
-    None,
-    None,
-    "Legacy mining history (plain JSON; bearer is an ID token): records and total.",
 )

@@ -1,4 +1,4 @@
-"""Operations, part 2 of 4 (re-exported by operations.py)."""
+"""Operations, part 2 of 5 (re-exported by operations.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -8,6 +8,68 @@ from typing import Any
 from . import models
 from ._operation import Operation
 
+get_transfer: Operation[models.Envelope] = Operation(
+    "get_transfer",
+    "GET",
+    "/v1/transfer/{transfer_id}",
+    None,
+    models.Envelope,
+    "A transfer of this project with its state history.",
+)
+global_stats: Operation[Any] = Operation(
+    "global_stats",
+    "GET",
+    "/v1/mining/global-stats",
+    None,
+    None,
+    "Public: confirmed mining activity of the whole ecosystem by UTC day.",
+)
+healthz: Operation[Any] = Operation(
+    "healthz", "GET", "/healthz", None, None, "Liveness: the process answers."
+)
+holders: Operation[Any] = Operation(
+    "holders",
+    "GET",
+    "/v1/fragment/vault/{id}/holders",
+    None,
+    None,
+    "Holders of a vault's fragments (its mint's token accounts), largest first.",
+)
+holdings: Operation[Any] = Operation(
+    "holdings",
+    "GET",
+    "/v1/fragment/holdings/{wallet}",
+    None,
+    None,
+    "A wallet's fragment balances, per vault.",
+)
+introspect: Operation[Any] = Operation(
+    "introspect",
+    "POST",
+    "/auth/oauth/introspect",
+    None,
+    None,
+    "RFC 7662 token introspection (client authentication required).",
+)
+jwks: Operation[Any] = Operation(
+    "jwks", "GET", "/auth/.well-known/jwks.json", None, None, "Public signing keys (JWKS)."
+)
+legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
+    "legacy_mcc_balance",
+    "GET",
+    "/mcc/balance",
+    None,
+    models.LegacyMccBalance,
+    "Legacy MCC balance (plain JSON numbers; bearer is an ID token).",
+)
+legacy_mining_history: Operation[Any] = Operation(
+    "legacy_mining_history",
+    "GET",
+    "/mcc/mining/history",
+    None,
+    None,
+    "Legacy mining history (plain JSON; bearer is an ID token): records and total.",
+)
 legacy_my_team: Operation[models.LegacyTeam] = Operation(
     "legacy_my_team",
     "GET",
@@ -151,148 +213,4 @@ mcc_transactions: Operation[Any] = Operation(
     None,
     None,
     "The caller's MCC movements, newest first (deposits, transfers, settlements).",
-)
-mcd_balance: Operation[Any] = Operation(
-    "mcd_balance",
-    "GET",
-    "/v1/mcd/balance",
-    None,
-    None,
-    "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
-)
-mcd_rewards: Operation[models.Envelope] = Operation(
-    "mcd_rewards",
-    "GET",
-    "/v1/mcd/rewards",
-    None,
-    models.Envelope,
-    "The current user's confirmed MCD mining rewards per UTC day and project.",
-)
-mcd_stats: Operation[Any] = Operation(
-    "mcd_stats",
-    "GET",
-    "/v1/mcd/stats",
-    None,
-    None,
-    "Global MCD statistics: supply, custody, holders, volume (cached 30 s).",
-)
-mcd_transactions: Operation[Any] = Operation(
-    "mcd_transactions",
-    "GET",
-    "/v1/mcd/transactions",
-    None,
-    None,
-    "The caller's MCD movements, newest first (deposits, transfers, mining rewards).",
-)
-me: Operation[models.Envelope] = Operation(
-    "me",
-    "GET",
-    "/v1/users/me",
-    None,
-    models.Envelope,
-    "The current user (scope user:read; `profile` also counts; `email` shows the e-mail).",
-)
-mining_stats: Operation[Any] = Operation(
-    "mining_stats",
-    "GET",
-    "/v1/mining/stats",
-    None,
-    None,
-    "The caller's confirmed mining totals by UTC day and project (a user's, or a project's).",
-)
-my_application: Operation[models.Envelope] = Operation(
-    "my_application",
-    "GET",
-    "/v1/projects/applications/{application_id}",
-    None,
-    models.Envelope,
-    "One of the caller's applications (developer ID token).",
-)
-my_applications: Operation[models.Envelope] = Operation(
-    "my_applications",
-    "GET",
-    "/v1/projects/applications",
-    None,
-    models.Envelope,
-    "The caller's applications, newest first (developer ID token).",
-)
-my_profile: Operation[models.Envelope] = Operation(
-    "my_profile",
-    "GET",
-    "/v1/users/me/profile",
-    None,
-    models.Envelope,
-    "The current user's detailed profile.",
-)
-nft: Operation[Any] = Operation(
-    "nft",
-    "GET",
-    "/v1/territory/nft/{mint}",
-    None,
-    None,
-    "`recorded_owner` is the program's `owner` field, which goes stale on any transfer made",
-)
-nfts: Operation[Any] = Operation(
-    "nfts",
-    "GET",
-    "/v1/territory/nfts/{wallet}",
-    None,
-    None,
-    "The territory NFTs a wallet holds, by type and id (escrowed ones marked by `custody`).",
-)
-openid_configuration: Operation[Any] = Operation(
-    "openid_configuration",
-    "GET",
-    "/auth/.well-known/openid-configuration",
-    None,
-    None,
-    "OpenID Connect discovery document.",
-)
-organization_members: Operation[Any] = Operation(
-    "organization_members",
-    "GET",
-    "/v1/organizations/{unit_id}/members",
-    None,
-    None,
-    "Current members of a unit (of every station under it), oldest first, paged.",
-)
-organization_stats: Operation[Any] = Operation(
-    "organization_stats",
-    "GET",
-    "/v1/organizations/{unit_id}/stats",
-    None,
-    None,
-    "Public: members, 30-day mining input, qualifying days and lit state of a unit.",
-)
-place_member: Operation[Any] = Operation(
-    "place_member",
-    "POST",
-    "/v1/admin/organizations/{unit_id}/members",
-    models.PlacementIn,
-    None,
-    "Place a user in a station, moving them out of their current one (administrator).",
-)
-pool: Operation[Any] = Operation(
-    "pool",
-    "GET",
-    "/v1/lending/pool",
-    None,
-    None,
-    "The lending pool: balances, rate parameters, current rates and the NFT price oracle.",
-)
-position: Operation[Any] = Operation(
-    "position",
-    "GET",
-    "/v1/lending/position/{wallet}",
-    None,
-    None,
-    "A wallet's LP position and all its loans with their live debt.",
-)
-project_attributes: Operation[models.Envelope] = Operation(
-    "project_attributes",
-    "GET",
-    "/v1/users/{uid}/projects/{project_id}/attributes",
-    None,
-    models.Envelope,
-    "A project's attributes of a user, limited to what the caller may see.",
 )

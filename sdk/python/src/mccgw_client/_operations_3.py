@@ -1,4 +1,4 @@
-"""Operations, part 3 of 4 (re-exported by operations.py)."""
+"""Operations, part 3 of 5 (re-exported by operations.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -8,6 +8,150 @@ from typing import Any
 from . import models
 from ._operation import Operation
 
+mcd_balance: Operation[Any] = Operation(
+    "mcd_balance",
+    "GET",
+    "/v1/mcd/balance",
+    None,
+    None,
+    "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
+)
+mcd_rewards: Operation[models.Envelope] = Operation(
+    "mcd_rewards",
+    "GET",
+    "/v1/mcd/rewards",
+    None,
+    models.Envelope,
+    "The current user's confirmed MCD mining rewards per UTC day and project.",
+)
+mcd_stats: Operation[Any] = Operation(
+    "mcd_stats",
+    "GET",
+    "/v1/mcd/stats",
+    None,
+    None,
+    "Global MCD statistics: supply, custody, holders, volume (cached 30 s).",
+)
+mcd_transactions: Operation[Any] = Operation(
+    "mcd_transactions",
+    "GET",
+    "/v1/mcd/transactions",
+    None,
+    None,
+    "The caller's MCD movements, newest first (deposits, transfers, mining rewards).",
+)
+me: Operation[models.Envelope] = Operation(
+    "me",
+    "GET",
+    "/v1/users/me",
+    None,
+    models.Envelope,
+    "The current user (scope user:read; `profile` also counts; `email` shows the e-mail).",
+)
+mining_stats: Operation[Any] = Operation(
+    "mining_stats",
+    "GET",
+    "/v1/mining/stats",
+    None,
+    None,
+    "The caller's confirmed mining totals by UTC day and project (a user's, or a project's).",
+)
+my_application: Operation[models.Envelope] = Operation(
+    "my_application",
+    "GET",
+    "/v1/projects/applications/{application_id}",
+    None,
+    models.Envelope,
+    "One of the caller's applications (developer ID token).",
+)
+my_applications: Operation[models.Envelope] = Operation(
+    "my_applications",
+    "GET",
+    "/v1/projects/applications",
+    None,
+    models.Envelope,
+    "The caller's applications, newest first (developer ID token).",
+)
+my_profile: Operation[models.Envelope] = Operation(
+    "my_profile",
+    "GET",
+    "/v1/users/me/profile",
+    None,
+    models.Envelope,
+    "The current user's detailed profile.",
+)
+nft: Operation[Any] = Operation(
+    "nft",
+    "GET",
+    "/v1/territory/nft/{mint}",
+    None,
+    None,
+    "`recorded_owner` is the program's `owner` field, which goes stale on any transfer made",
+)
+nfts: Operation[Any] = Operation(
+    "nfts",
+    "GET",
+    "/v1/territory/nfts/{wallet}",
+    None,
+    None,
+    "The territory NFTs a wallet holds, by type and id (escrowed ones marked by `custody`).",
+)
+openid_configuration: Operation[Any] = Operation(
+    "openid_configuration",
+    "GET",
+    "/auth/.well-known/openid-configuration",
+    None,
+    None,
+    "OpenID Connect discovery document.",
+)
+organization_members: Operation[Any] = Operation(
+    "organization_members",
+    "GET",
+    "/v1/organizations/{unit_id}/members",
+    None,
+    None,
+    "Current members of a unit (of every station under it), oldest first, paged.",
+)
+organization_stats: Operation[Any] = Operation(
+    "organization_stats",
+    "GET",
+    "/v1/organizations/{unit_id}/stats",
+    None,
+    None,
+    "Public: members, 30-day mining input, qualifying days and lit state of a unit.",
+)
+place_member: Operation[Any] = Operation(
+    "place_member",
+    "POST",
+    "/v1/admin/organizations/{unit_id}/members",
+    models.PlacementIn,
+    None,
+    "Place a user in a station, moving them out of their current one (administrator).",
+)
+pool: Operation[Any] = Operation(
+    "pool",
+    "GET",
+    "/v1/lending/pool",
+    None,
+    None,
+    "The lending pool: balances, rate parameters, current rates and the NFT price oracle.",
+)
+position: Operation[Any] = Operation(
+    "position",
+    "GET",
+    "/v1/lending/position/{wallet}",
+    None,
+    None,
+    "A wallet's LP position and all its loans with their live debt.",
+)
+project_attributes: Operation[models.Envelope] = Operation(
+    "project_attributes",
+    "GET",
+    "/v1/users/{uid}/projects/{project_id}/attributes",
+    None,
+    models.Envelope,
+    "A project's attributes of a user, limited to what the caller may see.",
+)
 project_status: Operation[models.Envelope] = Operation(
     "project_status",
     "GET",
@@ -79,220 +223,4 @@ reject: Operation[models.Envelope] = Operation(
     models.RejectIn,
     models.Envelope,
     "Reject a pending application with a reason (administrator).",
-)
-remove_from_whitelist: Operation[Any] = Operation(
-    "remove_from_whitelist",
-    "DELETE",
-    "/v1/admin/mcd/whitelist/{project_id}",
-    None,
-    None,
-    "Remove a project from the whitelist on chain and in the stored list (administrator).",
-)
-remove_member: Operation[Any] = Operation(
-    "remove_member",
-    "POST",
-    "/v1/admin/organizations/members/{uid}/leave",
-    models.RemovalIn,
-    None,
-    "End a user's membership of their station (administrator).",
-)
-report_attribute: Operation[models.Envelope] = Operation(
-    "report_attribute",
-    "POST",
-    "/v1/users/{uid}/attributes",
-    models.AttributeIn,
-    models.Envelope,
-    "Report (upsert) one attribute of a user who authorized this project.",
-)
-request_transfer: Operation[models.Envelope] = Operation(
-    "request_transfer",
-    "POST",
-    "/v1/transfer/request",
-    models.TransferRequestIn,
-    models.Envelope,
-    "Request a transfer from a user who authorized this project; settles on chain.",
-)
-retry_transfer: Operation[models.Envelope] = Operation(
-    "retry_transfer",
-    "POST",
-    "/v1/admin/transfers/{transfer_id}/retry",
-    models.AdminActionIn,
-    models.Envelope,
-    "Re-check the chain and drive a stuck transfer on (re-sends exactly the same write).",
-)
-revoke: Operation[Any] = Operation(
-    "revoke",
-    "POST",
-    "/auth/oauth/revoke",
-    None,
-    None,
-    "RFC 7009 token revocation (a refresh token revokes its whole family).",
-)
-revoke_authorization: Operation[models.Envelope] = Operation(
-    "revoke_authorization",
-    "DELETE",
-    "/v1/users/me/authorizations/{project_id}",
-    None,
-    models.Envelope,
-    "Withdraw the current user's authorization of a project (its tokens for the user die).",
-)
-set_mcc_price: Operation[Any] = Operation(
-    "set_mcc_price",
-    "POST",
-    "/v1/mcc/price",
-    models.PriceSet,
-    None,
-    "Set the administrator price (scope mcc:admin, role admin; audited).",
-)
-set_redirect_uris: Operation[models.Envelope] = Operation(
-    "set_redirect_uris",
-    "PUT",
-    "/v1/projects/oauth-client",
-    models.RedirectUrisIn,
-    models.Envelope,
-    "Set the redirect URIs of the calling project's OAuth client (created if missing).",
-)
-set_whitelist_status: Operation[models.Envelope] = Operation(
-    "set_whitelist_status",
-    "PUT",
-    "/v1/admin/mcd/whitelist/{project_id}/status",
-    models.WhitelistStatusIn,
-    models.Envelope,
-    "Suspend or reactivate a project's whitelist entry: chain first, then the database.",
-)
-stats: Operation[Any] = Operation(
-    "stats",
-    "GET",
-    "/v1/lending/stats",
-    None,
-    None,
-    "Utilization, rates, liquidity, LP exchange rate, TVL and loan counts, accrued to now.",
-)
-stuck_transfers: Operation[models.Envelope] = Operation(
-    "stuck_transfers",
-    "GET",
-    "/v1/admin/transfers/stuck",
-    None,
-    models.Envelope,
-    "Transfers `pending_onchain` (or `pending`) for longer than the threshold.",
-)
-submit_activity: Operation[models.Envelope] = Operation(
-    "submit_activity",
-    "POST",
-    "/v1/mining/submit-activity",
-    models.ActivityIn,
-    models.Envelope,
-    "Submit one mining activity; verified independently, rewarded in MCD on chain.",
-)
-token: Operation[Any] = Operation(
-    "token",
-    "POST",
-    "/auth/oauth/token",
-    None,
-    None,
-    "Token endpoint: authorization_code (with PKCE) and refresh_token grants.",
-)
-unit_nft: Operation[Any] = Operation(
-    "unit_nft",
-    "GET",
-    "/v1/territory/unit/{unit_id}/nft",
-    None,
-    None,
-    "The territory NFT account of a unit (type + id); `status` reserved = not minted yet.",
-)
-unlock: Operation[Any] = Operation(
-    "unlock",
-    "POST",
-    "/v1/tech-tree/unlock",
-    models.LightIn,
-    None,
-    "Evaluate the caller's station now (window ending yesterday); light it if it earned it.",
-)
-unlock_funds: Operation[models.Envelope] = Operation(
-    "unlock_funds",
-    "POST",
-    "/v1/funds/unlock",
-    models.UnlockIn,
-    models.Envelope,
-    "Unlock a fund lock of this project (exactly once; 409 if no longer locked).",
-)
-update_endpoint: Operation[models.Envelope] = Operation(
-    "update_endpoint",
-    "PATCH",
-    "/v1/webhooks/{endpoint_id}",
-    models.EndpointPatch,
-    models.Envelope,
-    "Change an endpoint's url, events or secret, or re-enable it.",
-)
-update_my_profile: Operation[models.Envelope] = Operation(
-    "update_my_profile",
-    "PATCH",
-    "/v1/users/me/profile",
-    models.ProfileUpdate,
-    models.Envelope,
-    "Change the display name (scope user:write; idempotent per user for 24 h).",
-)
-upgrade: Operation[Any] = Operation(
-    "upgrade",
-    "POST",
-    "/v1/tech-tree/upgrade",
-    models.LightIn,
-    None,
-    "Evaluate the units above the caller's station; light those that earned it.",
-)
-upload_avatar: Operation[Any] = Operation(
-    "upload_avatar",
-    "POST",
-    "/v1/users/me/avatar",
-    None,
-    None,
-    "Verified by decoding, re-encoded without metadata, stored; its URL becomes `avatar_url`",
-)
-user_bonus: Operation[Any] = Operation(
-    "user_bonus",
-    "GET",
-    "/v1/tech-tree/bonus",
-    None,
-    None,
-    "The caller's ``bonus_multiplier`` (from the cache the daily job fills).",
-)
-user_profile: Operation[Any] = Operation(
-    "user_profile",
-    "GET",
-    "/v1/users/{uid}/profile",
-    None,
-    None,
-    "A user's base profile (scope user:read): no e-mail, no project attributes.",
-)
-user_tree: Operation[Any] = Operation(
-    "user_tree",
-    "GET",
-    "/v1/tech-tree/user",
-    None,
-    None,
-    "The caller's station and the units above it: states, days, and what is missing.",
-)
-vault: Operation[Any] = Operation(
-    "vault",
-    "GET",
-    "/v1/fragment/vault/{id}",
-    None,
-    None,
-    "One vault (id = vault address or NFT mint) with live supply and its buyout.",
-)
-vaults: Operation[Any] = Operation(
-    "vaults",
-    "GET",
-    "/v1/fragment/vaults",
-    None,
-    None,
-    "Fragment vaults, newest first, optionally of one status.",
-)
-wallet_auctions: Operation[Any] = Operation(
-    "wallet_auctions",
-    "GET",
-    "/v1/auction-solana/auctions/{wallet}",
-    None,
-    None,
-    "The auctions a wallet created, newest first.",
 )

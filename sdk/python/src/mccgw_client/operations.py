@@ -15,6 +15,7 @@ from ._operations_1 import *  # noqa: F403
 from ._operations_2 import *  # noqa: F403
 from ._operations_3 import *  # noqa: F403
 from ._operations_4 import *  # noqa: F403
+from ._operations_5 import *  # noqa: F403
 
 OPERATIONS: dict[str, Operation[Any]] = {
     op.name: op
