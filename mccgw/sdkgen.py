@@ -218,6 +218,33 @@ def _fold_shapes(blocks: dict[str, str]) -> dict[str, str]:
     return folded
 
 
+def _fields(block: str) -> list[str] | None:
+    """A plain model's field statements (one per field, however many lines), else None."""
+    head, _, body = block.partition("\n")
+    if not re.fullmatch(r"class \w+\(BaseModel\):", head) or not body.startswith("    "):
+        return None
+    fields = re.split(r"\n(?=    \w+:)", body)
+    return fields if all(re.match(r"    \w+:", f) for f in fields) else None
+
+
+def _fold_extensions(blocks: dict[str, str]) -> dict[str, str]:
+    """A model with every field of another (a server-side subclass, flattened by OpenAPI)
+    extends the largest such model and lists only the fields it adds."""
+    fields = {n: f for n, b in blocks.items() if (f := _fields(b)) is not None}
+    folded = dict(blocks)
+    for name, own in fields.items():
+        parents = [
+            other
+            for other, theirs in fields.items()
+            if other != name and set(theirs) < set(own) and sum(map(len, theirs)) >= 240
+        ]  # about six lines of fields: less is not worth a base class
+        if parents:
+            parent = max(parents, key=lambda p: len(fields[p]))
+            added = [f for f in own if f not in set(fields[parent])]
+            folded[name] = f"class {name}({parent}):\n" + "\n".join(added)
+    return folded
+
+
 def _split_models(source: str) -> dict[str, str]:
     """models.py as written by the code generator -> ``_models_<i>.py`` parts + a models.py
     that re-exports them (the public ``mccgw_client.models.X`` names stay)."""
@@ -227,7 +254,7 @@ def _split_models(source: str) -> dict[str, str]:
         block = block if block.startswith("class ") else "class " + block
         blocks[re.match(r"class (\w+)", block)[1]] = block.strip()  # type: ignore[index]
     imports = head.split("\n", 1)[1]  # without the header comment
-    blocks = _fold_shapes(blocks)
+    blocks = _fold_extensions(_fold_shapes(blocks))
     out: dict[str, str] = {}
     defined: dict[str, int] = {}
     chunks = _chunks(_in_dependency_order(blocks))

@@ -25,8 +25,6 @@ from core.embedded import free_port
 from db.models.chain import ChainTransaction
 from tests.chain.gateway_support import (  # noqa: F401  (fixtures)
     UNIT,
-    GatewayFactory,
-    attempt_rows,
     chain_status,
     funded,
     gw_fixture,
@@ -34,7 +32,6 @@ from tests.chain.gateway_support import (  # noqa: F401  (fixtures)
     op,
     row,
     uid,
-    wait_until_expired,
 )
 
 # --------------------------------------------------------------------- custody

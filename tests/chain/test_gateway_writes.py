@@ -21,7 +21,6 @@ from tests.chain.gateway_support import (  # noqa: F401  (fixtures)
     make_gateway_fixture,
     op,
     row,
-    uid,
     wait_until_expired,
 )
 

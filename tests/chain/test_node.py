@@ -26,11 +26,9 @@ from chain.keys import ChainKeys
 from tests.chain.node_support import (  # noqa: F401  (fixtures)
     SOL,
     blockhash_valid,
-    build,
     client_fixture,
     funded_wallet,
     keys_fixture,
-    rpc_raw,
     send,
     token_account,
     wait_status,

@@ -23,15 +23,12 @@ from chain.node.process import start_node
 from core.embedded import free_port
 from tests.chain.node_support import (  # noqa: F401  (fixtures)
     SOL,
-    blockhash_valid,
-    build,
     client_fixture,
     funded_wallet,
     keys_fixture,
     pay,
     rpc_raw,
     send,
-    token_account,
     wait_status,
 )
 

@@ -16,13 +16,13 @@ from chain.node.ecosystem import genesis_mcd_config
 from chain.whitelist import Status
 from chain.whitelist import WhitelistError as E
 from tests.chain.svm_util import NOW, SOL
-from tests.chain.whitelist_support import (  # noqa: F401  (fixtures)
+from tests.chain.whitelist_support import (
     CONFIG,
     NAME,
     PROGRAM,
     PROJECT,
     WlChain,
-    chain_fixture,
+    chain_fixture,  # noqa: F401  (fixtures)
 )
 
 # ---------------------------------------------------------------- facts page values

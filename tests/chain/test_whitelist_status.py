@@ -13,13 +13,12 @@ from chain import whitelist as wl
 from chain.whitelist import Status
 from chain.whitelist import WhitelistError as E
 from tests.chain.svm_util import NOW
-from tests.chain.whitelist_support import (  # noqa: F401  (fixtures)
+from tests.chain.whitelist_support import (
     CONFIG,
-    NAME,
     PROGRAM,
     PROJECT,
     WlChain,
-    chain_fixture,
+    chain_fixture,  # noqa: F401  (fixtures)
 )
 
 # ------------------------------------------------------------ update_whitelist_status

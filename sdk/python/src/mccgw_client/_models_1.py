@@ -199,34 +199,9 @@ class AuctionAttributes(BaseModel):
     territory_type: Annotated[str, Field(title="Territory Type")]
 
 
-class AuctionDetailAttributes(BaseModel):
-    account: Annotated[str, Field(title="Account")]
-    auction_id: Annotated[int, Field(title="Auction Id")]
-    auction_type: Annotated[str, Field(title="Auction Type")]
-    bid_count: Annotated[int, Field(title="Bid Count")]
-    buy_now_price: Annotated[str | None, Field(title="Buy Now Price")]
-    completed_at: Annotated[str | None, Field(title="Completed At")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    creator: Annotated[str, Field(title="Creator")]
-    current_price: Annotated[str, Field(title="Current Price")]
-    end_time: Annotated[str | None, Field(title="End Time")]
-    ended_unsettled: Annotated[bool, Field(title="Ended Unsettled")]
+class AuctionDetailAttributes(AuctionAttributes):
     escrow_account: Annotated[str, Field(title="Escrow Account")]
     escrow_balance: Annotated[str | None, Field(title="Escrow Balance")]
-    extension_count: Annotated[int, Field(title="Extension Count")]
-    highest_bidder: Annotated[str | None, Field(title="Highest Bidder")]
-    is_biddable: Annotated[bool, Field(title="Is Biddable")]
-    is_ended: Annotated[bool, Field(title="Is Ended")]
-    min_next_bid: Annotated[str | None, Field(title="Min Next Bid")]
-    nft_mint: Annotated[str | None, Field(title="Nft Mint")]
-    proceeds_recipient: Annotated[str, Field(title="Proceeds Recipient")]
-    seconds_left: Annotated[int, Field(title="Seconds Left")]
-    settled_amount: Annotated[str, Field(title="Settled Amount")]
-    start_time: Annotated[str | None, Field(title="Start Time")]
-    starting_price: Annotated[str, Field(title="Starting Price")]
-    status: Annotated[str, Field(title="Status")]
-    territory_id: Annotated[int, Field(title="Territory Id")]
-    territory_type: Annotated[str, Field(title="Territory Type")]
 
 
 class AvatarAttributes(BaseModel):
@@ -262,3 +237,17 @@ class BatchIn(BaseModel):
         str | None,
         Field(description="The key of the batch request itself", title="Idempotency Key"),
     ] = None
+
+
+class BidAttributes(BaseModel):
+    account: Annotated[str, Field(title="Account")]
+    amount: Annotated[str, Field(title="Amount")]
+    auction_ended: Annotated[bool | None, Field(title="Auction Ended")]
+    auction_id: Annotated[int, Field(title="Auction Id")]
+    auction_status: Annotated[str | None, Field(title="Auction Status")]
+    bidder: Annotated[str, Field(title="Bidder")]
+    is_highest: Annotated[bool, Field(title="Is Highest")]
+    is_refunded: Annotated[bool, Field(title="Is Refunded")]
+    placed_at: Annotated[str | None, Field(title="Placed At")]
+    status: Annotated[str, Field(title="Status")]
+    withdrawn_at: Annotated[str | None, Field(title="Withdrawn At")]

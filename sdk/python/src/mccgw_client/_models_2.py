@@ -11,20 +11,6 @@ from pydantic import AwareDatetime, Field, RootModel
 from ._models_1 import BaseModel, Reason, Url
 
 
-class BidAttributes(BaseModel):
-    account: Annotated[str, Field(title="Account")]
-    amount: Annotated[str, Field(title="Amount")]
-    auction_ended: Annotated[bool | None, Field(title="Auction Ended")]
-    auction_id: Annotated[int, Field(title="Auction Id")]
-    auction_status: Annotated[str | None, Field(title="Auction Status")]
-    bidder: Annotated[str, Field(title="Bidder")]
-    is_highest: Annotated[bool, Field(title="Is Highest")]
-    is_refunded: Annotated[bool, Field(title="Is Refunded")]
-    placed_at: Annotated[str | None, Field(title="Placed At")]
-    status: Annotated[str, Field(title="Status")]
-    withdrawn_at: Annotated[str | None, Field(title="Withdrawn At")]
-
-
 class BonusAttributes(BaseModel):
     bonus_multiplier: Annotated[
         float,
@@ -269,22 +255,3 @@ class EstimateAttributes(BaseModel):
         Field(description="The rate once this loan is borrowed", title="Rate Bps Post"),
     ]
     total_due: Annotated[str, Field(title="Total Due")]
-
-
-class EstimateBorrowBody(BaseModel):
-    duration: Annotated[Literal["three_days", "seven_days", "thirty_days"], Field(title="Duration")]
-    loan_amount: Annotated[
-        str,
-        Field(
-            description="Decimal string in the pool asset",
-            examples=["500"],
-            title="Loan Amount",
-        ),
-    ]
-    nft_mint: Annotated[
-        str | None, Field(description="Instead of territory_type", title="Nft Mint")
-    ] = None
-    territory_type: Annotated[
-        Literal["station", "matrix", "sector", "system"] | None,
-        Field(title="Territory Type"),
-    ] = None

@@ -5,20 +5,40 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import AwareDatetime, Field, RootModel
+from pydantic import Field, RootModel
 
 from ._models_1 import (
     AddressBalance,
     AuctionAttributes,
     AuctionDetailAttributes,
     BaseModel,
+    BidAttributes,
 )
-from ._models_2 import BidAttributes, EstimateAttributes
+from ._models_2 import EstimateAttributes
 
 _T0 = TypeVar("_T0")
 _T1 = TypeVar("_T1")
 _T2 = TypeVar("_T2")
 _T3 = TypeVar("_T3")
+
+
+class EstimateBorrowBody(BaseModel):
+    duration: Annotated[Literal["three_days", "seven_days", "thirty_days"], Field(title="Duration")]
+    loan_amount: Annotated[
+        str,
+        Field(
+            description="Decimal string in the pool asset",
+            examples=["500"],
+            title="Loan Amount",
+        ),
+    ]
+    nft_mint: Annotated[
+        str | None, Field(description="Instead of territory_type", title="Nft Mint")
+    ] = None
+    territory_type: Annotated[
+        Literal["station", "matrix", "sector", "system"] | None,
+        Field(title="Territory Type"),
+    ] = None
 
 
 class Reason1(RootModel[str]):
@@ -168,7 +188,7 @@ class LightIn(BaseModel):
     ] = None
 
 
-class ListMeta(BaseModel):
+class ViewMeta(BaseModel):
     address: Annotated[
         str | None,
         Field(description="The account the resource was decoded from", title="Address"),
@@ -181,8 +201,6 @@ class ListMeta(BaseModel):
             title="Max Age Seconds",
         ),
     ]
-    page: Annotated[int, Field(title="Page")]
-    per_page: Annotated[int, Field(title="Per Page")]
     program: Annotated[
         str | None,
         Field(description="The program whose accounts a list scans", title="Program"),
@@ -195,6 +213,11 @@ class ListMeta(BaseModel):
             title="Slot",
         ),
     ]
+
+
+class ListMeta(ViewMeta):
+    page: Annotated[int, Field(title="Page")]
+    per_page: Annotated[int, Field(title="Per Page")]
     total: Annotated[int, Field(title="Total")]
 
 
@@ -234,37 +257,3 @@ class LoansByStatus(BaseModel):
 
 class ReferenceId(RootModel[str]):
     root: Annotated[str, Field(examples=["auction-42"], max_length=200, title="Reference Id")]
-
-
-class LockIn(BaseModel):
-    amount: Annotated[
-        str,
-        Field(
-            description="Decimal string, > 0, at most 9 decimals",
-            examples=["12.5"],
-            title="Amount",
-        ),
-    ]
-    currency: Annotated[Literal["MCC", "MCD"], Field(examples=["MCC"], title="Currency")]
-    expires_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the lock ends by itself (future, with offset)",
-            title="Expires At",
-        ),
-    ]
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-    reason: Annotated[
-        str,
-        Field(examples=["auction_bid"], max_length=100, min_length=1, title="Reason"),
-    ]
-    reference_id: Annotated[
-        ReferenceId | None, Field(examples=["auction-42"], title="Reference Id")
-    ] = None
-    user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Generic, Literal, TypeVar
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import AwareDatetime, ConfigDict, Field, RootModel
 
 from ._models_1 import BaseModel
 from ._models_2 import Liquidity
@@ -17,12 +17,50 @@ from ._models_3 import (
     ItemHoldingAttributes,
     ListMeta,
     LoanAttributes,
+    ReferenceId,
 )
 
 _T0 = TypeVar("_T0")
 _T1 = TypeVar("_T1")
 _T2 = TypeVar("_T2")
 _T3 = TypeVar("_T3")
+
+
+class PlacementIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
+
+
+class LockIn(PlacementIn):
+    amount: Annotated[
+        str,
+        Field(
+            description="Decimal string, > 0, at most 9 decimals",
+            examples=["12.5"],
+            title="Amount",
+        ),
+    ]
+    currency: Annotated[Literal["MCC", "MCD"], Field(examples=["MCC"], title="Currency")]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(
+            description="When the lock ends by itself (future, with offset)",
+            title="Expires At",
+        ),
+    ]
+    reason: Annotated[
+        str,
+        Field(examples=["auction_bid"], max_length=100, min_length=1, title="Reason"),
+    ]
+    reference_id: Annotated[
+        ReferenceId | None, Field(examples=["auction-42"], title="Reference Id")
+    ] = None
 
 
 class LpAttributes(BaseModel):
@@ -180,26 +218,13 @@ class NftAttributes(BaseModel):
     updated_at: Annotated[str | None, Field(title="Updated At")]
 
 
-class NftDetailAttributes(BaseModel):
-    account: Annotated[str, Field(title="Account")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    current_members: Annotated[int, Field(title="Current Members")]
+class NftDetailAttributes(NftAttributes):
     escrowed_in: Annotated[
         Literal["lending_loan", "fragment_vault"] | None, Field(title="Escrowed In")
     ]
     holder: Annotated[str | None, Field(title="Holder")]
     holder_token_account: Annotated[str | None, Field(title="Holder Token Account")]
-    is_auctioning: Annotated[bool, Field(title="Is Auctioning")]
-    is_frozen: Annotated[bool, Field(title="Is Frozen")]
-    mint: Annotated[str | None, Field(title="Mint")]
-    name: Annotated[str, Field(title="Name")]
     owner_is_stale: Annotated[bool, Field(title="Owner Is Stale")]
-    parent_id: Annotated[int | None, Field(title="Parent Id")]
-    recorded_owner: Annotated[str, Field(title="Recorded Owner")]
-    status: Annotated[Literal["minted", "reserved"], Field(title="Status")]
-    territory_id: Annotated[int, Field(title="Territory Id")]
-    territory_type: Annotated[str, Field(title="Territory Type")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
 
 
 class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
@@ -221,59 +246,9 @@ class PageMeta(BaseModel):
     total: Annotated[int, Field(title="Total")]
 
 
-class PlacementIn(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-    user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
-
-
 class PositionAttributes(BaseModel):
     active_loans: Annotated[int, Field(title="Active Loans")]
     liquidity: Liquidity
     loans: Annotated[list[LoanAttributes], Field(title="Loans")]
     total_debt: Annotated[str, Field(title="Total Debt")]
     wallet: Annotated[str, Field(title="Wallet")]
-
-
-class PriceSet(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-    price_usdc: Annotated[
-        str,
-        Field(
-            description="6 decimals at most, 0.01 to 1000",
-            examples=["10.5"],
-            title="Price Usdc",
-        ),
-    ]
-
-
-class Error(BaseModel):
-    field: str | None = None
-    message: str | None = None
-
-
-class Problem(BaseModel):
-    """
-    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    detail: str | None = None
-    errors: list[Error] | None = None
-    instance: str | None = None
-    status: Annotated[int, Field(ge=400, le=599)]
-    title: str
-    type: str

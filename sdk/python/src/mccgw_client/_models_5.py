@@ -5,17 +5,49 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 
-from ._models_1 import (
-    AvatarAttributes,
-    BaseModel,
-    BaseProfileAttributes,
-    Description,
-)
-from ._models_2 import BonusAttributes
-from ._models_3 import GenericAttributesIdType, LoansByStatus
-from ._models_4 import MemberAttributes, MembershipAttributes
+from ._models_1 import BaseModel, Description
+from ._models_3 import LoansByStatus
+
+
+class PriceSet(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Required unless the Idempotency-Key header is sent",
+            title="Idempotency Key",
+        ),
+    ] = None
+    price_usdc: Annotated[
+        str,
+        Field(
+            description="6 decimals at most, 0.01 to 1000",
+            examples=["10.5"],
+            title="Price Usdc",
+        ),
+    ]
+
+
+class Error(BaseModel):
+    field: str | None = None
+    message: str | None = None
+
+
+class Problem(BaseModel):
+    """
+    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    detail: str | None = None
+    errors: list[Error] | None = None
+    instance: str | None = None
+    status: Annotated[int, Field(ge=400, le=599)]
+    title: str
+    type: str
 
 
 class ProfileUpdate(BaseModel):
@@ -204,78 +236,3 @@ class TokenStats(BaseModel):
     updated_at: Annotated[str, Field(title="Updated At")]
     volume_24h: Annotated[str, Field(title="Volume 24H")]
     volume_30d: Annotated[str, Field(title="Volume 30D")]
-
-
-class TokenTransaction(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    counterparty: Annotated[
-        str | None,
-        Field(description="user uid, sending wallet, or project", title="Counterparty"),
-    ]
-    created_at: Annotated[str, Field(title="Created At")]
-    currency: Annotated[str, Field(title="Currency")]
-    direction: Annotated[Literal["in", "out"], Field(title="Direction")]
-    reference: Annotated[str | None, Field(title="Reference")]
-    signature: Annotated[str | None, Field(title="Signature")]
-    status: Annotated[str, Field(title="Status")]
-    type: Annotated[
-        str,
-        Field(
-            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit",
-            title="Type",
-        ),
-    ]
-
-
-class TransferRequestIn(BaseModel):
-    amount: Annotated[str, Field(examples=["12.5"], title="Amount")]
-    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1, title="From Uid")]
-    idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
-    reference: Annotated[
-        dict[str, Any] | None,
-        Field(
-            description="Identifiers of the business object; `lock_id` settles that fund lock",
-            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
-            title="Reference",
-        ),
-    ] = None
-    requires_onchain: Annotated[
-        bool | None,
-        Field(
-            description="Recorded; every transfer settles on chain (the ledger mirrors custody)",
-            title="Requires Onchain",
-        ),
-    ] = True
-    to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
-    transfer_type: Annotated[
-        str,
-        Field(
-            examples=["auction_settlement"],
-            max_length=64,
-            min_length=1,
-            title="Transfer Type",
-        ),
-    ]
-
-
-class TypeAmounts(BaseModel):
-    matrix: Annotated[str, Field(title="Matrix")]
-    sector: Annotated[str, Field(title="Sector")]
-    station: Annotated[str, Field(title="Station")]
-    system: Annotated[str, Field(title="System")]
-
-
-TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
-
-
-TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
-
-
-TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
-
-
-TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
-
-
-TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]

@@ -4,14 +4,90 @@
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, RootModel
 
-from ._models_1 import BaseModel
-from ._models_2 import BuyoutAttributes, DailyKpi
-from ._models_4 import Parent
+from ._models_1 import AvatarAttributes, BaseModel, BaseProfileAttributes
+from ._models_2 import BonusAttributes, BuyoutAttributes, DailyKpi
+from ._models_3 import GenericAttributesIdType
+from ._models_4 import MemberAttributes, MembershipAttributes, Parent
 from ._models_5 import StationSummary
+
+
+class TokenTransaction(BaseModel):
+    amount: Annotated[str, Field(title="Amount")]
+    counterparty: Annotated[
+        str | None,
+        Field(description="user uid, sending wallet, or project", title="Counterparty"),
+    ]
+    created_at: Annotated[str, Field(title="Created At")]
+    currency: Annotated[str, Field(title="Currency")]
+    direction: Annotated[Literal["in", "out"], Field(title="Direction")]
+    reference: Annotated[str | None, Field(title="Reference")]
+    signature: Annotated[str | None, Field(title="Signature")]
+    status: Annotated[str, Field(title="Status")]
+    type: Annotated[
+        str,
+        Field(
+            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit",
+            title="Type",
+        ),
+    ]
+
+
+class TransferRequestIn(BaseModel):
+    amount: Annotated[str, Field(examples=["12.5"], title="Amount")]
+    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1, title="From Uid")]
+    idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
+    reference: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Identifiers of the business object; `lock_id` settles that fund lock",
+            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+            title="Reference",
+        ),
+    ] = None
+    requires_onchain: Annotated[
+        bool | None,
+        Field(
+            description="Recorded; every transfer settles on chain (the ledger mirrors custody)",
+            title="Requires Onchain",
+        ),
+    ] = True
+    to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
+    transfer_type: Annotated[
+        str,
+        Field(
+            examples=["auction_settlement"],
+            max_length=64,
+            min_length=1,
+            title="Transfer Type",
+        ),
+    ]
+
+
+class TypeAmounts(BaseModel):
+    matrix: Annotated[str, Field(title="Matrix")]
+    sector: Annotated[str, Field(title="Sector")]
+    station: Annotated[str, Field(title="Station")]
+    system: Annotated[str, Field(title="System")]
+
+
+TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
+
+
+TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
+
+
+TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
+
+
+TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
+
+
+TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]
 
 
 class UnitAttributes(BaseModel):
@@ -159,73 +235,6 @@ class VaultAttributes(BaseModel):
     total_fragments: Annotated[str, Field(title="Total Fragments")]
 
 
-class VaultDetailAttributes(BaseModel):
-    account: Annotated[str, Field(title="Account")]
+class VaultDetailAttributes(VaultAttributes):
     buyout: BuyoutAttributes | None
-    circulating_fragments_recorded: Annotated[str, Field(title="Circulating Fragments Recorded")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    fragment_mint: Annotated[str | None, Field(title="Fragment Mint")]
-    fragment_name: Annotated[str, Field(title="Fragment Name")]
-    fragment_symbol: Annotated[str, Field(title="Fragment Symbol")]
     live_supply: Annotated[str | None, Field(title="Live Supply")]
-    nft_mint: Annotated[str, Field(title="Nft Mint")]
-    original_owner: Annotated[str, Field(title="Original Owner")]
-    redeemed_at: Annotated[str | None, Field(title="Redeemed At")]
-    status: Annotated[str, Field(title="Status")]
-    total_fragments: Annotated[str, Field(title="Total Fragments")]
-
-
-class ViewMeta(BaseModel):
-    address: Annotated[
-        str | None,
-        Field(description="The account the resource was decoded from", title="Address"),
-    ] = None
-    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
-    max_age_seconds: Annotated[
-        float,
-        Field(
-            description="Snapshots are re-read at most this often",
-            title="Max Age Seconds",
-        ),
-    ]
-    program: Annotated[
-        str | None,
-        Field(description="The program whose accounts a list scans", title="Program"),
-    ] = None
-    request_id: Annotated[str | None, Field(title="Request Id")] = None
-    slot: Annotated[
-        int,
-        Field(
-            description="The slot the data was read at (confirmed commitment)",
-            title="Slot",
-        ),
-    ]
-
-
-class WalletNftAttributes(BaseModel):
-    account: Annotated[str, Field(title="Account")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    current_members: Annotated[int, Field(title="Current Members")]
-    custody: Annotated[
-        Literal["wallet", "lending_loan", "fragment_vault"],
-        Field(
-            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)",
-            title="Custody",
-        ),
-    ]
-    holder: Annotated[str | None, Field(title="Holder")]
-    is_auctioning: Annotated[bool, Field(title="Is Auctioning")]
-    is_frozen: Annotated[bool, Field(title="Is Frozen")]
-    mint: Annotated[str | None, Field(title="Mint")]
-    name: Annotated[str, Field(title="Name")]
-    owner_is_stale: Annotated[bool, Field(title="Owner Is Stale")]
-    parent_id: Annotated[int | None, Field(title="Parent Id")]
-    recorded_owner: Annotated[str, Field(title="Recorded Owner")]
-    status: Annotated[Literal["minted", "reserved"], Field(title="Status")]
-    territory_id: Annotated[int, Field(title="Territory Id")]
-    territory_type: Annotated[str, Field(title="Territory Type")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-
-
-class WhitelistStatusIn(BaseModel):
-    status: Annotated[Literal["active", "suspended"], Field(title="Status")]

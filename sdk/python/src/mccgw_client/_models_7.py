@@ -3,7 +3,7 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -20,6 +20,7 @@ from ._models_3 import (
     Level,
     ListMeta,
     LoanAttributes,
+    ViewMeta,
 )
 from ._models_4 import (
     GenericDataMeta,
@@ -32,13 +33,11 @@ from ._models_4 import (
     NftAttributes,
     NftDetailAttributes,
     PageMeta,
+    PlacementIn,
     PositionAttributes,
 )
-from ._models_5 import (
-    ProofIn,
-    Resource,
-    StatsAttributes,
-    TokenStats,
+from ._models_5 import ProofIn, Resource, StatsAttributes, TokenStats
+from ._models_6 import (
     TokenTransaction,
     TypeAmounts,
     TypedResourceAvatarAttributes,
@@ -46,8 +45,25 @@ from ._models_5 import (
     TypedResourceBonusAttributes,
     TypedResourceMemberAttributes,
     TypedResourceMembershipAttributes,
+    VaultAttributes,
+    VaultDetailAttributes,
 )
-from ._models_6 import VaultAttributes, VaultDetailAttributes, ViewMeta, WalletNftAttributes
+
+
+class WalletNftAttributes(NftAttributes):
+    custody: Annotated[
+        Literal["wallet", "lending_loan", "fragment_vault"],
+        Field(
+            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)",
+            title="Custody",
+        ),
+    ]
+    holder: Annotated[str | None, Field(title="Holder")]
+    owner_is_stale: Annotated[bool, Field(title="Owner Is Stale")]
+
+
+class WhitelistStatusIn(BaseModel):
+    status: Annotated[Literal["active", "suspended"], Field(title="Status")]
 
 
 class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
@@ -122,7 +138,7 @@ ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[ApiViewsCommonItemConfigAtt
 ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[ApiViewsCommonItemConfigAttributes2, ViewMeta]
 
 
-class ActivityIn(BaseModel):
+class ActivityIn(PlacementIn):
     activity_data: Annotated[
         dict[str, Any],
         Field(
@@ -134,15 +150,7 @@ class ActivityIn(BaseModel):
         str,
         Field(examples=["trade"], pattern="^[A-Za-z0-9_.:-]{1,64}$", title="Activity Type"),
     ]
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
     proof: ProofIn
-    user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
 
 
 class CollectionAttributes(BaseModel):
@@ -308,31 +316,3 @@ class OracleAttributes(BaseModel):
     collateral_values: TypeAmounts
     last_update: Annotated[str | None, Field(title="Last Update")]
     max_borrow: TypeAmounts
-
-
-class PoolAttributes(BaseModel):
-    accrued_interest: Annotated[str, Field(title="Accrued Interest")]
-    asset_mint: Annotated[str, Field(title="Asset Mint")]
-    authority: Annotated[str, Field(title="Authority")]
-    base_rate_bps: Annotated[int, Field(title="Base Rate Bps")]
-    borrow_rate_bps: Annotated[int, Field(title="Borrow Rate Bps")]
-    borrows_paused: Annotated[bool, Field(title="Borrows Paused")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    deposits_paused: Annotated[bool, Field(title="Deposits Paused")]
-    is_active: Annotated[bool, Field(title="Is Active")]
-    last_update_at: Annotated[str | None, Field(title="Last Update At")]
-    lp_mint: Annotated[str, Field(title="Lp Mint")]
-    max_ltv_bps: Annotated[int, Field(title="Max Ltv Bps")]
-    name: Annotated[str, Field(title="Name")]
-    optimal_utilization_bps: Annotated[int, Field(title="Optimal Utilization Bps")]
-    oracle: OracleAttributes | None
-    protocol_fees: Annotated[str, Field(title="Protocol Fees")]
-    slope1_bps: Annotated[int, Field(title="Slope1 Bps")]
-    slope2_bps: Annotated[int, Field(title="Slope2 Bps")]
-    supply_rate_bps: Annotated[int, Field(title="Supply Rate Bps")]
-    total_borrowed: Annotated[str, Field(title="Total Borrowed")]
-    total_deposits: Annotated[str, Field(title="Total Deposits")]
-    total_lp_supply: Annotated[str, Field(title="Total Lp Supply")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-    utilization_bps: Annotated[int, Field(title="Utilization Bps")]
-    vault: Annotated[str, Field(title="Vault")]
