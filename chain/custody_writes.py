@@ -8,7 +8,6 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from solana.rpc.async_api import AsyncClient
 from solders.hash import Hash
 from solders.instruction import Instruction
 from solders.message import Message
@@ -16,7 +15,6 @@ from solders.pubkey import Pubkey
 from sqlalchemy import func
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import (
     CustodyMint,
@@ -31,7 +29,6 @@ from chain.errors import (
     ChainError,
     ChainUnavailable,
 )
-from chain.keys import ChainKeys
 from chain.reads import TOKEN_PROGRAMS
 from chain.write_record import ChainWrite
 from chain.writes import ChainWrites
@@ -44,15 +41,8 @@ log = logging.getLogger(__name__)
 
 
 class CustodyWrites(ChainWrites):
-    def __init__(
-        self,
-        client: AsyncClient,
-        keys: ChainKeys,
-        sessions: async_sessionmaker[AsyncSession],
-        commitment: str,
-        **protocol: Any,
-    ) -> None:
-        super().__init__(client, keys, sessions, commitment, **protocol)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # ChainWrites' (see gateway.py)
+        super().__init__(*args, **kwargs)
         # Read from the mints (load_token_decimals), never assumed: see chain/decimals.py.
         self._token_decimals: TokenDecimals | None = None
         # Custody accounts seen to exist: never closed, so one lookup per process is enough.

@@ -58,6 +58,10 @@ from chain.write_record import (
 )
 from db.models.chain import ChainTransaction
 
+# The two arguments every write takes besides its op_key.
+Ixs = Sequence[Instruction]
+Meta = dict[str, Any] | None
+
 MAX_STATUS_BATCH = 256  # getSignatureStatuses accepts at most 256 signatures per call
 
 log = logging.getLogger(__name__)
@@ -89,12 +93,7 @@ class ChainWrites(ChainReads):
         self._watcher: FinalityWatcher | None = None
 
     async def prepare(
-        self,
-        op_key: str,
-        instructions: Sequence[Instruction],
-        *,
-        kind: str = "generic",
-        meta: dict[str, Any] | None = None,
+        self, op_key: str, instructions: Ixs, *, kind: str = "generic", meta: Meta = None
     ) -> ChainWrite:
         """Sign and durably record a write without sending it (idempotent per op_key).
 
@@ -105,12 +104,7 @@ class ChainWrites(ChainReads):
         return write
 
     async def submit(
-        self,
-        op_key: str,
-        instructions: Sequence[Instruction],
-        *,
-        kind: str = "generic",
-        meta: dict[str, Any] | None = None,
+        self, op_key: str, instructions: Ixs, *, kind: str = "generic", meta: Meta = None
     ) -> ChainWrite:
         """Persist (first call) then send; on later calls check the chain before anything else.
 

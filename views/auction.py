@@ -140,13 +140,18 @@ async def created_by(v: Views, wallet: str, page: int, per_page: int) -> ViewPag
     return await _auction_list(v, keep, page, per_page, lambda r: -r[1].auction_id)
 
 
-async def auction(v: Views, auction_id: int) -> View:
+async def _auction_at(v: Views, auction_id: int) -> tuple[Snapshot, str, au.Auction, int]:
+    """The snapshot, address, account and MCC decimals of one auction (404 when missing)."""
     s = await v.auction.get()
     addr = au.auction_pda(auction_id, v.ids.auction)[0]
     a = s.get(au.Auction, addr)
     if a is None:
         raise not_found(f"Auction {auction_id} ({addr})")
-    d = await _mcc_decimals(v, s)
+    return s, addr, a, await _mcc_decimals(v, s)
+
+
+async def auction(v: Views, auction_id: int) -> View:
+    s, addr, a, d = await _auction_at(v, auction_id)
     cfg = _config(v, s)
     attrs = auction_attrs(addr, a, cfg.min_bid_increment_percent if cfg else 5, d, now())
     escrow = au.escrow_pda(auction_id, v.ids.auction)[0]
@@ -184,12 +189,7 @@ def bid_attrs(addr: str, b: au.Bid, a: au.Auction | None, d: int, t: int) -> Att
 
 
 async def bids(v: Views, auction_id: int, page: int, per_page: int) -> ViewPage:
-    s = await v.auction.get()
-    addr = au.auction_pda(auction_id, v.ids.auction)[0]
-    a = s.get(au.Auction, addr)
-    if a is None:
-        raise not_found(f"Auction {auction_id} ({addr})")
-    d = await _mcc_decimals(v, s)
+    s, addr, a, d = await _auction_at(v, auction_id)
     rows = s.index("bids_by_auction", _bids_by_auction).get(auction_id, [])
     t = now()
     items = [(ba, bid_attrs(ba, b, a, d, t)) for ba, b in paged(rows, page, per_page)]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from solders.pubkey import Pubkey
@@ -16,6 +15,7 @@ from chain.ecosystem import level_verifier as lv
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
 from core.money import to_decimal_string
+from core.time import iso_unix
 from views.cache import ProgramCache, Snapshot, TtlCache
 from views.errors import ViewError, invalid, not_found
 from views.rpc import ChainReader, RpcFailed
@@ -91,8 +91,8 @@ class Views:
 
         return await self.reads.forever("decimals:" + mint, load)
 
-    async def token_amount(self, token_account: str) -> tuple[int, int] | None:
-        """(amount, slot) of a token account, None when it does not exist."""
+    async def token_account(self, token_account: str) -> tuple[dict[str, Any], int] | None:
+        """(parsed info, slot) of a token account, None when it does not exist."""
         got = await self.reads.call(
             "getMultipleAccounts",
             [token_account],
@@ -101,7 +101,12 @@ class Views:
         acc = got["value"][0]
         if acc is None or not isinstance(acc["data"], dict):
             return None
-        return int(acc["data"]["parsed"]["info"]["tokenAmount"]["amount"]), got["context"]["slot"]
+        return acc["data"]["parsed"]["info"], got["context"]["slot"]
+
+    async def token_amount(self, token_account: str) -> tuple[int, int] | None:
+        """(amount, slot) of a token account, None when it does not exist."""
+        found = await self.token_account(token_account)
+        return None if found is None else (int(found[0]["tokenAmount"]["amount"]), found[1])
 
     async def supply(self, mint: str) -> int | None:
         try:
@@ -142,17 +147,11 @@ class Views:
 # -- small helpers shared by the view modules ------------------------------------------------
 
 
+iso = iso_unix  # the view modules render chain (unix) times with it
+
+
 def now() -> int:
     return int(time.time())
-
-
-def iso(ts: int | None) -> str | None:
-    if ts is None:
-        return None
-    try:
-        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def amount(units: int, decimals: int) -> str:

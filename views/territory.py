@@ -88,15 +88,9 @@ async def nft(v: Views, mint: str) -> View:
     largest = await v.reads.call("getTokenLargestAccounts", mint, {"commitment": "confirmed"})
     holder_account = next((x["address"] for x in largest["value"] if x["amount"] == "1"), None)
     holder = None
-    if holder_account is not None:
-        got = await v.reads.call(
-            "getMultipleAccounts",
-            [holder_account],
-            {"encoding": "jsonParsed", "commitment": "confirmed"},
-        )
-        acc = got["value"][0]
-        if acc is not None and isinstance(acc["data"], dict):
-            holder = acc["data"]["parsed"]["info"]["owner"]
+    held = None if holder_account is None else await v.token_account(holder_account)
+    if held is not None:
+        holder = held[0]["owner"]
     attrs |= {
         "holder": holder,
         "holder_token_account": holder_account,

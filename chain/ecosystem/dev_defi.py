@@ -16,14 +16,7 @@ from chain.ecosystem import lending as ln
 from chain.ecosystem import level_verifier as lv
 from chain.ecosystem import territory as te
 from chain.ecosystem.dev_nfts import nft_mint_of
-from chain.ecosystem.world import (
-    ACTIVE_UNTIL,
-    DAY,
-    EPOCH,
-    MCC,
-    World,
-    wallet,
-)
+from chain.ecosystem.world import ACTIVE_UNTIL, DAY, EPOCH, MCC, World, wallet
 
 
 def add_fragment(w: World) -> None:

@@ -11,14 +11,7 @@ from chain.ecosystem import (
 from chain.ecosystem import auction as au
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
-from chain.ecosystem.world import (
-    ACTIVE_UNTIL,
-    DAY,
-    EPOCH,
-    MCC,
-    World,
-    wallet,
-)
+from chain.ecosystem.world import ACTIVE_UNTIL, DAY, EPOCH, MCC, World, wallet
 
 # -- the dev chain's ecosystem ---------------------------------------------------------------
 

@@ -19,12 +19,7 @@ import argparse
 from pathlib import Path
 
 from chain.ecosystem import MCC_MINT
-from chain.ecosystem.dev_defi import (
-    POOL_NAME,
-    add_fragment,
-    add_lending,
-    add_level_verifier,
-)
+from chain.ecosystem.dev_defi import POOL_NAME, add_fragment, add_lending, add_level_verifier
 from chain.ecosystem.dev_nfts import add_auction, add_territory, nft_mint_of
 from chain.ecosystem.world import (
     ACTIVE_UNTIL,
