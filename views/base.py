@@ -16,8 +16,8 @@ from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
 from core.money import to_decimal_string
 from core.time import iso_unix
-from views.cache import ProgramCache, Snapshot, TtlCache
-from views.errors import ViewError, invalid, not_found
+from views.cache import ProgramCache, TtlCache
+from views.errors import ViewError, invalid
 from views.rpc import ChainReader, RpcFailed
 
 Attrs = dict[str, Any]
@@ -168,12 +168,6 @@ def address(value: str, field_name: str) -> str:
 
 def key_or_none(value: str | None) -> str | None:
     return None if value is None or value == ZERO_KEY else value
-
-
-def require(snapshot: Snapshot, found: Any, what: str) -> Any:
-    if found is None:
-        raise not_found(what)
-    return found
 
 
 def paged(items: list[Any], page: int, per_page: int) -> list[Any]:
