@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypedDict, TypeVar, cast
 from urllib.parse import urlencode
 
 import httpx
@@ -30,6 +30,25 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 ResponseT = TypeVar("ResponseT")
 Params = Mapping[str, Any] | None
 NoKey = Literal[False]
+
+
+class CallOptions(TypedDict, total=False):
+    """The options of one logical call (``Client.request`` and the verbs)."""
+
+    params: Params
+    json: Any
+    idempotency_key: str | NoKey | None
+    headers: Mapping[str, str] | None
+    credentials: Credentials | None
+
+
+class OperationOptions(TypedDict, total=False):
+    """The options of a typed operation call (``Client.call``)."""
+
+    path_params: Mapping[str, Any] | None
+    params: Params
+    body: Any
+    idempotency_key: str | NoKey | None
 
 
 def new_idempotency_key() -> str:
@@ -283,22 +302,16 @@ class _Base:
             call.method, call.target, call.attempt, what, delay, call.key,
         )  # fmt: skip
 
-    def _prepare_operation(
-        self,
-        op: Operation[Any],
-        path_params: Mapping[str, Any] | None,
-        params: Params,
-        body: Any,
-        idempotency_key: str | NoKey | None,
-    ) -> _Call:
+    def _prepare_operation(self, op: Operation[Any], options: OperationOptions) -> _Call:
+        body = options.get("body")
         if op.request is not None and isinstance(body, Mapping):
             body = op.request.model_validate(body)  # checks the body before sending it
         return self._prepare(
             op.method,
-            op.target(dict(path_params or {})),
-            params=params,
+            op.target(dict(options.get("path_params") or {})),
+            params=options.get("params"),
             json=body,
-            idempotency_key=idempotency_key,
+            idempotency_key=options.get("idempotency_key"),
         )
 
 

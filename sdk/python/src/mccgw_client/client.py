@@ -16,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
 from ._calls import (
-    NoKey,
+    CallOptions,
+    OperationOptions,
     Page,
     Params,
     ResponseT,
@@ -85,23 +86,10 @@ class Client(_Base):
                 response.close()
             time.sleep(outcome)
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Params = None,
-        json: Any = None,
-        idempotency_key: str | NoKey | None = None,
-        headers: Mapping[str, str] | None = None,
-        credentials: Credentials | None = None,
-    ) -> Response:
-        """One logical call. Problems are raised as :mod:`mccgw_client.errors` classes."""
-        call = self._prepare(
-            method, path, params=params, json=json, idempotency_key=idempotency_key,
-            headers=headers, credentials=credentials,
-        )  # fmt: skip
-        return self._send(call)
+    def request(self, method: str, path: str, **options: Unpack[CallOptions]) -> Response:
+        """One logical call (options: :class:`CallOptions`). Problems are raised as
+        :mod:`mccgw_client.errors` classes."""
+        return self._send(self._prepare(method, path, **options))
 
     def get(self, path: str, *, params: Params = None, **kw: Any) -> Response:
         return self.request("GET", path, params=params, **kw)
@@ -118,18 +106,10 @@ class Client(_Base):
     def delete(self, path: str, *, json: Any = None, **kw: Any) -> Response:
         return self.request("DELETE", path, json=json, **kw)
 
-    def call(
-        self,
-        op: Operation[ResponseT],
-        *,
-        path_params: Mapping[str, Any] | None = None,
-        params: Params = None,
-        body: Any = None,
-        idempotency_key: str | NoKey | None = None,
-    ) -> ResponseT:
-        """A typed operation (``mccgw_client.operations``); returns its response model."""
-        call = self._prepare_operation(op, path_params, params, body, idempotency_key)
-        return _parse(op, self._send(call))
+    def call(self, op: Operation[ResponseT], **options: Unpack[OperationOptions]) -> ResponseT:
+        """A typed operation (``mccgw_client.operations``; options: :class:`OperationOptions`);
+        returns its response model."""
+        return _parse(op, self._send(self._prepare_operation(op, options)))
 
     def pages(
         self, path: str, *, params: Params = None, per_page: int = 100, start: int = 1
@@ -189,23 +169,10 @@ class AsyncClient(_Base):
                 await response.aclose()
             await asyncio.sleep(outcome)
 
-    async def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Params = None,
-        json: Any = None,
-        idempotency_key: str | NoKey | None = None,
-        headers: Mapping[str, str] | None = None,
-        credentials: Credentials | None = None,
-    ) -> Response:
-        """One logical call. Problems are raised as :mod:`mccgw_client.errors` classes."""
-        call = self._prepare(
-            method, path, params=params, json=json, idempotency_key=idempotency_key,
-            headers=headers, credentials=credentials,
-        )  # fmt: skip
-        return await self._send(call)
+    async def request(self, method: str, path: str, **options: Unpack[CallOptions]) -> Response:
+        """One logical call (options: :class:`CallOptions`). Problems are raised as
+        :mod:`mccgw_client.errors` classes."""
+        return await self._send(self._prepare(method, path, **options))
 
     async def get(self, path: str, *, params: Params = None, **kw: Any) -> Response:
         return await self.request("GET", path, params=params, **kw)
@@ -223,17 +190,11 @@ class AsyncClient(_Base):
         return await self.request("DELETE", path, json=json, **kw)
 
     async def call(
-        self,
-        op: Operation[ResponseT],
-        *,
-        path_params: Mapping[str, Any] | None = None,
-        params: Params = None,
-        body: Any = None,
-        idempotency_key: str | NoKey | None = None,
+        self, op: Operation[ResponseT], **options: Unpack[OperationOptions]
     ) -> ResponseT:
-        """A typed operation (``mccgw_client.operations``); returns its response model."""
-        call = self._prepare_operation(op, path_params, params, body, idempotency_key)
-        return _parse(op, await self._send(call))
+        """A typed operation (``mccgw_client.operations``; options: :class:`OperationOptions`);
+        returns its response model."""
+        return _parse(op, await self._send(self._prepare_operation(op, options)))
 
     async def pages(
         self, path: str, *, params: Params = None, per_page: int = 100, start: int = 1
