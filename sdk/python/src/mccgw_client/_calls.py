@@ -167,22 +167,24 @@ def _to_json(value: Any) -> Any:
     return value
 
 
+class ClientOptions(TypedDict, total=False):
+    """The options both clients take (besides their own ``transport``)."""
+
+    retry: RetryPolicy | None  # default: RetryPolicy()
+    timeout: float  # seconds; default 10
+    headers: Mapping[str, str] | None  # sent with every call
+
+
 class _Base:
     def __init__(
-        self,
-        base_url: str,
-        credentials: Credentials | None = None,
-        *,
-        retry: RetryPolicy | None = None,
-        timeout: float = 10.0,
-        headers: Mapping[str, str] | None = None,
+        self, base_url: str, credentials: Credentials | None, options: ClientOptions
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.credentials = credentials
-        self.retry = retry or RetryPolicy()
-        self.timeout = timeout
+        self.retry = options.get("retry") or RetryPolicy()
+        self.timeout = options.get("timeout", 10.0)
         self.default_headers = {"Accept": "application/json", "User-Agent": "mccgw-client/0.1"}
-        self.default_headers.update(headers or {})
+        self.default_headers.update(options.get("headers") or {})
 
     # -- preparing one logical call -------------------------------------------------------
     def _prepare(

@@ -22,6 +22,7 @@ import httpx
 
 from ._calls import (
     CallOptions,
+    ClientOptions,
     OperationOptions,
     Page,
     Params,
@@ -52,15 +53,13 @@ class Client(_Base):
         base_url: str,
         credentials: Credentials | None = None,
         *,
-        retry: RetryPolicy | None = None,
-        timeout: float = 10.0,
-        headers: Mapping[str, str] | None = None,
         transport: httpx.BaseTransport | None = None,
         event_hooks: Mapping[str, list[Any]] | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
-        super().__init__(base_url, credentials, retry=retry, timeout=timeout, headers=headers)
+        super().__init__(base_url, credentials, options)
         self._http = httpx.Client(
-            timeout=timeout, transport=transport, event_hooks=dict(event_hooks or {})
+            timeout=self.timeout, transport=transport, event_hooks=dict(event_hooks or {})
         )
 
     def __enter__(self) -> Client:
@@ -138,13 +137,11 @@ class AsyncClient(_Base):
         base_url: str,
         credentials: Credentials | None = None,
         *,
-        retry: RetryPolicy | None = None,
-        timeout: float = 10.0,
-        headers: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
-        super().__init__(base_url, credentials, retry=retry, timeout=timeout, headers=headers)
-        self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
+        super().__init__(base_url, credentials, options)
+        self._http = httpx.AsyncClient(timeout=self.timeout, transport=transport)
 
     async def __aenter__(self) -> AsyncClient:
         return self
