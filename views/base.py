@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from solders.pubkey import Pubkey
 
@@ -17,10 +17,13 @@ from chain.ecosystem.borsh import ZERO_KEY
 from core.money import to_decimal_string
 from core.time import iso_unix
 from views.cache import ProgramCache, TtlCache
-from views.errors import ViewError, invalid
+from views.errors import ViewError, invalid, not_found
 from views.rpc import ChainReader, RpcFailed
 
 Attrs = dict[str, Any]
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -168,6 +171,13 @@ def address(value: str, field_name: str) -> str:
 
 def key_or_none(value: str | None) -> str | None:
     return None if value is None or value == ZERO_KEY else value
+
+
+def present(value: T | None, what: str) -> T:
+    """``value``, or the 404 problem naming ``what`` when the account is missing."""
+    if value is None:
+        raise not_found(what)
+    return value
 
 
 def paged(items: list[Any], page: int, per_page: int) -> list[Any]:
