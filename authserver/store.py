@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, delete, select, update
+from sqlalchemy import ColumnElement, Engine, delete, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -250,17 +250,7 @@ class Store:
                 select(OAuthToken).where(OAuthToken.refresh_token_hash == digest)
             ).first()
             if old is not None and old.rotated_at is not None:
-                killed = list(
-                    s.scalars(
-                        update(OAuthToken)
-                        .where(
-                            OAuthToken.family_id == old.family_id,
-                            OAuthToken.revoked_at.is_(None),
-                        )
-                        .values(revoked_at=now())
-                        .returning(OAuthToken)
-                    )
-                )
+                killed = _revoke_where(s, OAuthToken.family_id == old.family_id)
             else:
                 return None, False
         # Reuse: every access token of the family dies with it, not just the refresh tokens.
@@ -290,17 +280,8 @@ class Store:
         dies (refresh and access). Returns how many token rows were revoked."""
         with self.session() as s, s.begin():
             clients = select(OAuthClient.client_id).where(OAuthClient.project_id == project_id)
-            killed = list(
-                s.scalars(
-                    update(OAuthToken)
-                    .where(
-                        OAuthToken.user_uid == uid,
-                        OAuthToken.client_id.in_(clients.scalar_subquery()),
-                        OAuthToken.revoked_at.is_(None),
-                    )
-                    .values(revoked_at=now())
-                    .returning(OAuthToken)
-                )
+            killed = _revoke_where(
+                s, OAuthToken.user_uid == uid, OAuthToken.client_id.in_(clients.scalar_subquery())
             )
         self._revoked(killed)
         return len(killed)
@@ -312,18 +293,20 @@ class Store:
             if row is None:
                 return
             if kind == "refresh_token":
-                killed = list(
-                    s.scalars(
-                        update(OAuthToken)
-                        .where(
-                            OAuthToken.family_id == row.family_id,
-                            OAuthToken.revoked_at.is_(None),
-                        )
-                        .values(revoked_at=now())
-                        .returning(OAuthToken)
-                    )
-                )
+                killed = _revoke_where(s, OAuthToken.family_id == row.family_id)
             else:
                 row.access_revoked_at = now()
                 killed = [row]
         self._revoked(killed)
+
+
+def _revoke_where(s: Session, *conditions: ColumnElement[bool]) -> list[OAuthToken]:
+    """Revoke the live tokens matching ``conditions`` in one UPDATE; the rows it revoked."""
+    return list(
+        s.scalars(
+            update(OAuthToken)
+            .where(*conditions, OAuthToken.revoked_at.is_(None))
+            .values(revoked_at=now())
+            .returning(OAuthToken)
+        )
+    )

@@ -112,19 +112,24 @@ async def insert(
     )
     session.add(row)
     await session.flush()
+    await _add_current_attempt(session, row)
+    return row
+
+
+async def _add_current_attempt(session: AsyncSession, row: ChainTransaction) -> None:
+    """The attempt row of the record's current signature (written before it is ever sent)."""
     session.add(
         ChainTxAttempt(
             chain_tx_id=row.id,
-            attempt=1,
-            signature=signature,
-            blockhash=blockhash,
-            last_valid_block_height=last_valid_block_height,
-            tx_bytes=tx_bytes,
+            attempt=row.attempt,
+            signature=row.signature,
+            blockhash=row.blockhash,
+            last_valid_block_height=row.last_valid_block_height,
+            tx_bytes=row.tx_bytes,
             status="signed",
         )
     )
     await session.flush()
-    return row
 
 
 async def add_attempt(
@@ -145,18 +150,7 @@ async def add_attempt(
     row.tx_bytes = tx_bytes
     row.status = "signed"
     row.last_send_error = None
-    session.add(
-        ChainTxAttempt(
-            chain_tx_id=row.id,
-            attempt=row.attempt,
-            signature=signature,
-            blockhash=blockhash,
-            last_valid_block_height=last_valid_block_height,
-            tx_bytes=tx_bytes,
-            status="signed",
-        )
-    )
-    await session.flush()
+    await _add_current_attempt(session, row)
 
 
 async def set_attempt_status(

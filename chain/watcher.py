@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING
 from chain.errors import ChainTimeout, ChainUnavailable, UnknownChainWrite
 
 if TYPE_CHECKING:
-    from chain.gateway import ChainGateway, ChainWrite
+    from chain.write_record import ChainWrite
+    from chain.writes import ChainWrites
 
 log = logging.getLogger(__name__)
 
 
 class FinalityWatcher:
-    def __init__(self, gateway: ChainGateway, interval: float) -> None:
+    def __init__(self, gateway: ChainWrites, interval: float) -> None:
         self._gateway = gateway
         self._interval = interval
         self._waiters: dict[str, list[asyncio.Future[ChainWrite]]] = {}

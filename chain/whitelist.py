@@ -150,6 +150,31 @@ def chain_project_name(name: str) -> str:
     return raw.decode("utf-8", errors="ignore")
 
 
+def _entry_ix(
+    program: Pubkey,
+    authority: Pubkey,
+    config: Pubkey,
+    project_id: int,
+    data: bytes,
+    pda: Pubkey | None,
+    *extra: AccountMeta,
+) -> Instruction:
+    """The accounts every whitelist instruction starts with: the config authority (signer,
+    payer), the config, the project's entry PDA; then ``extra``."""
+    if pda is None:
+        pda = find_whitelist_pda(program, project_id)[0]
+    accounts = [
+        AccountMeta(authority, is_signer=True, is_writable=True),
+        AccountMeta(config, is_signer=False, is_writable=False),
+        AccountMeta(pda, is_signer=False, is_writable=True),
+        *extra,
+    ]
+    return Instruction(program, data, accounts)
+
+
+_SYSTEM = AccountMeta(SYSTEM_PROGRAM_ID, is_signer=False, is_writable=False)
+
+
 def add_ix(
     program: Pubkey,
     authority: Pubkey,
@@ -163,20 +188,9 @@ def add_ix(
     """``add_to_whitelist``; ``authority`` signs and pays the rent. ``project_name`` is sent
     as given (bytes for tests of refusals); use :func:`chain_project_name` to fit 64 bytes."""
     name = project_name.encode() if isinstance(project_name, str) else project_name
-    if pda is None:
-        pda = find_whitelist_pda(program, project_id)[0]
     data = ADD_DISCRIMINATOR + _u64(project_id) + struct.pack("<I", len(name)) + name
-    return Instruction(
-        program,
-        data,
-        [
-            AccountMeta(authority, is_signer=True, is_writable=True),
-            AccountMeta(config, is_signer=False, is_writable=False),
-            AccountMeta(pda, is_signer=False, is_writable=True),
-            AccountMeta(wallet, is_signer=False, is_writable=False),
-            AccountMeta(SYSTEM_PROGRAM_ID, is_signer=False, is_writable=False),
-        ],
-    )
+    owner = AccountMeta(wallet, is_signer=False, is_writable=False)
+    return _entry_ix(program, authority, config, project_id, data, pda, owner, _SYSTEM)
 
 
 def set_status_ix(
@@ -190,17 +204,8 @@ def set_status_ix(
 ) -> Instruction:
     """``update_whitelist_status``. ``status`` is an int, not only Status, so callers (and
     tests) can send invalid values."""
-    if pda is None:
-        pda = find_whitelist_pda(program, project_id)[0]
-    return Instruction(
-        program,
-        UPDATE_STATUS_DISCRIMINATOR + _u64(project_id) + bytes([status]),
-        [
-            AccountMeta(authority, is_signer=True, is_writable=True),
-            AccountMeta(config, is_signer=False, is_writable=False),
-            AccountMeta(pda, is_signer=False, is_writable=True),
-        ],
-    )
+    data = UPDATE_STATUS_DISCRIMINATOR + _u64(project_id) + bytes([status])
+    return _entry_ix(program, authority, config, project_id, data, pda)
 
 
 def remove_ix(
@@ -212,18 +217,8 @@ def remove_ix(
     pda: Pubkey | None = None,
 ) -> Instruction:
     """``remove_from_whitelist``: closes the entry, the rent goes to ``authority``."""
-    if pda is None:
-        pda = find_whitelist_pda(program, project_id)[0]
-    return Instruction(
-        program,
-        REMOVE_DISCRIMINATOR + _u64(project_id),
-        [
-            AccountMeta(authority, is_signer=True, is_writable=True),
-            AccountMeta(config, is_signer=False, is_writable=False),
-            AccountMeta(pda, is_signer=False, is_writable=True),
-            AccountMeta(SYSTEM_PROGRAM_ID, is_signer=False, is_writable=False),
-        ],
-    )
+    data = REMOVE_DISCRIMINATOR + _u64(project_id)
+    return _entry_ix(program, authority, config, project_id, data, pda, _SYSTEM)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import cast
+from typing import Annotated, cast
 
-from sqlalchemy import DateTime, MetaData, Table, func
+from sqlalchemy import BigInteger, DateTime, Identity, MetaData, Table, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -15,6 +15,11 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+# Column types many tables share: ``id: Mapped[IdentityPk]``, ``created_at: Mapped[CreatedAt]``.
+IdentityPk = Annotated[int, mapped_column(BigInteger, Identity(), primary_key=True)]
+CreatedAt = Annotated[datetime, mapped_column(DateTime(timezone=True), server_default=func.now())]
 
 
 class Base(DeclarativeBase):

@@ -6,9 +6,29 @@ import argparse
 import os
 import sys
 import warnings
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.queues import MAIN_TASK_QUEUE
+
+if TYPE_CHECKING:
+    from solana.rpc.async_api import AsyncClient
+    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+    from chain.gateway import ChainGateway
+    from core.config import Settings
+
+
+@dataclass(frozen=True)
+class GatewayRun:
+    """What a command that drives the chain gets (``_with_gateway``)."""
+
+    gateway: ChainGateway
+    client: AsyncClient
+    sessions: async_sessionmaker[AsyncSession]
+    settings: Settings
 
 
 def _dev(args: argparse.Namespace) -> int:
@@ -35,38 +55,9 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _chain_init(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from solana.rpc.async_api import AsyncClient
-
-    from chain.bootstrap import ensure_mints
-    from chain.gateway import ChainGateway
-    from chain.keys import load_or_create_keys
-    from core.config import get_settings
-    from db.session import create_engine, create_session_maker
-
-    async def run() -> None:
-        settings = get_settings()
-        keys = load_or_create_keys(settings.chain_keys_dir)
-        engine = create_engine(settings)
-        try:
-            async with AsyncClient(settings.solana_rpc_url) as client:
-                gateway = ChainGateway(
-                    settings, client, keys, create_session_maker(engine),
-                    extra_signers=(keys.mcc_mint, keys.mcd_mint),
-                )  # fmt: skip
-                for mint in await ensure_mints(gateway, settings.token_decimals):
-                    verb = "created" if mint.created else "present"
-                    print(f"{mint.currency} mint {mint.address}: {verb}")
-        finally:
-            await engine.dispose()
-
-    asyncio.run(run())
-    return 0
-
-
-def _whitelist_resync(args: argparse.Namespace) -> int:
+def _with_gateway(job: Callable[[GatewayRun], Awaitable[None]], mint_signers: bool = False) -> int:
+    """Run ``await job(...)`` with a chain gateway of this
+    process's settings (and, for ``mint_signers``, the mint keypairs that create the mints)."""
     import asyncio
 
     from solana.rpc.async_api import AsyncClient
@@ -75,24 +66,44 @@ def _whitelist_resync(args: argparse.Namespace) -> int:
     from chain.keys import load_or_create_keys
     from core.config import get_settings
     from db.session import create_engine, create_session_maker
-    from onboarding.whitelist import WhitelistChain, resync
 
     async def run() -> None:
         settings = get_settings()
         keys = load_or_create_keys(settings.chain_keys_dir)
+        signers = (keys.mcc_mint, keys.mcd_mint) if mint_signers else ()
         engine = create_engine(settings)
         try:
             async with AsyncClient(settings.solana_rpc_url) as client:
                 sessions = create_session_maker(engine)
-                gateway = ChainGateway(settings, client, keys, sessions)
-                chain = WhitelistChain.of(gateway, client, settings)
-                for item in await resync(sessions, chain):
-                    print(f"project {item.project_id}: {item.action} {item.signature or ''}")
+                gateway = ChainGateway(settings, client, keys, sessions, extra_signers=signers)
+                await job(GatewayRun(gateway, client, sessions, settings))
         finally:
             await engine.dispose()
 
     asyncio.run(run())
     return 0
+
+
+def _chain_init(args: argparse.Namespace) -> int:
+    from chain.bootstrap import ensure_mints
+
+    async def job(run: GatewayRun) -> None:
+        for mint in await ensure_mints(run.gateway, run.settings.token_decimals):
+            verb = "created" if mint.created else "present"
+            print(f"{mint.currency} mint {mint.address}: {verb}")
+
+    return _with_gateway(job, mint_signers=True)
+
+
+def _whitelist_resync(args: argparse.Namespace) -> int:
+    from onboarding.whitelist import WhitelistChain, resync
+
+    async def job(run: GatewayRun) -> None:
+        chain = WhitelistChain.of(run.gateway, run.client, run.settings)
+        for item in await resync(run.sessions, chain):
+            print(f"project {item.project_id}: {item.action} {item.signature or ''}")
+
+    return _with_gateway(job)
 
 
 def _worker(args: argparse.Namespace) -> int:

@@ -8,9 +8,8 @@ from typing import Any
 
 from chain.ecosystem import TERRITORY_TYPES
 from chain.ecosystem import auction as au
-from views.base import Attrs, View, ViewPage, Views, address, amount, iso, now, paged
+from views.base import Attrs, View, ViewPage, Views, address, amount, iso, now, paged, present
 from views.cache import Snapshot
-from views.errors import not_found
 
 
 def _config(v: Views, s: Snapshot) -> au.AuctionConfig | None:
@@ -18,18 +17,14 @@ def _config(v: Views, s: Snapshot) -> au.AuctionConfig | None:
 
 
 async def _mcc_decimals(v: Views, s: Snapshot) -> int:
-    cfg = _config(v, s)
-    if cfg is None:
-        raise not_found(f"Auction config {au.config_pda(v.ids.auction)[0]}")
+    cfg = present(_config(v, s), f"Auction config {au.config_pda(v.ids.auction)[0]}")
     return await v.decimals(cfg.mcc_mint)
 
 
 async def config(v: Views) -> View:
     s = await v.auction.get()
     addr = au.config_pda(v.ids.auction)[0]
-    c = _config(v, s)
-    if c is None:
-        raise not_found(f"Auction config {addr}")
+    c = present(_config(v, s), f"Auction config {addr}")
     d = await v.decimals(c.mcc_mint)
     attrs = {
         "authority": c.authority,
@@ -140,13 +135,16 @@ async def created_by(v: Views, wallet: str, page: int, per_page: int) -> ViewPag
     return await _auction_list(v, keep, page, per_page, lambda r: -r[1].auction_id)
 
 
-async def auction(v: Views, auction_id: int) -> View:
+async def _auction_at(v: Views, auction_id: int) -> tuple[Snapshot, str, au.Auction, int]:
+    """The snapshot, address, account and MCC decimals of one auction (404 when missing)."""
     s = await v.auction.get()
     addr = au.auction_pda(auction_id, v.ids.auction)[0]
-    a = s.get(au.Auction, addr)
-    if a is None:
-        raise not_found(f"Auction {auction_id} ({addr})")
-    d = await _mcc_decimals(v, s)
+    a = present(s.get(au.Auction, addr), f"Auction {auction_id} ({addr})")
+    return s, addr, a, await _mcc_decimals(v, s)
+
+
+async def auction(v: Views, auction_id: int) -> View:
+    s, addr, a, d = await _auction_at(v, auction_id)
     cfg = _config(v, s)
     attrs = auction_attrs(addr, a, cfg.min_bid_increment_percent if cfg else 5, d, now())
     escrow = au.escrow_pda(auction_id, v.ids.auction)[0]
@@ -184,12 +182,7 @@ def bid_attrs(addr: str, b: au.Bid, a: au.Auction | None, d: int, t: int) -> Att
 
 
 async def bids(v: Views, auction_id: int, page: int, per_page: int) -> ViewPage:
-    s = await v.auction.get()
-    addr = au.auction_pda(auction_id, v.ids.auction)[0]
-    a = s.get(au.Auction, addr)
-    if a is None:
-        raise not_found(f"Auction {auction_id} ({addr})")
-    d = await _mcc_decimals(v, s)
+    s, addr, a, d = await _auction_at(v, auction_id)
     rows = s.index("bids_by_auction", _bids_by_auction).get(auction_id, [])
     t = now()
     items = [(ba, bid_attrs(ba, b, a, d, t)) for ba, b in paged(rows, page, per_page)]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from solders.pubkey import Pubkey
 
@@ -16,11 +15,15 @@ from chain.ecosystem import level_verifier as lv
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
 from core.money import to_decimal_string
-from views.cache import ProgramCache, Snapshot, TtlCache
+from core.time import iso_unix
+from views.cache import ProgramCache, TtlCache
 from views.errors import ViewError, invalid, not_found
 from views.rpc import ChainReader, RpcFailed
 
 Attrs = dict[str, Any]
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -91,8 +94,8 @@ class Views:
 
         return await self.reads.forever("decimals:" + mint, load)
 
-    async def token_amount(self, token_account: str) -> tuple[int, int] | None:
-        """(amount, slot) of a token account, None when it does not exist."""
+    async def token_account(self, token_account: str) -> tuple[dict[str, Any], int] | None:
+        """(parsed info, slot) of a token account, None when it does not exist."""
         got = await self.reads.call(
             "getMultipleAccounts",
             [token_account],
@@ -101,7 +104,12 @@ class Views:
         acc = got["value"][0]
         if acc is None or not isinstance(acc["data"], dict):
             return None
-        return int(acc["data"]["parsed"]["info"]["tokenAmount"]["amount"]), got["context"]["slot"]
+        return acc["data"]["parsed"]["info"], got["context"]["slot"]
+
+    async def token_amount(self, token_account: str) -> tuple[int, int] | None:
+        """(amount, slot) of a token account, None when it does not exist."""
+        found = await self.token_account(token_account)
+        return None if found is None else (int(found[0]["tokenAmount"]["amount"]), found[1])
 
     async def supply(self, mint: str) -> int | None:
         try:
@@ -142,17 +150,11 @@ class Views:
 # -- small helpers shared by the view modules ------------------------------------------------
 
 
+iso = iso_unix  # the view modules render chain (unix) times with it
+
+
 def now() -> int:
     return int(time.time())
-
-
-def iso(ts: int | None) -> str | None:
-    if ts is None:
-        return None
-    try:
-        return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 def amount(units: int, decimals: int) -> str:
@@ -171,10 +173,11 @@ def key_or_none(value: str | None) -> str | None:
     return None if value is None or value == ZERO_KEY else value
 
 
-def require(snapshot: Snapshot, found: Any, what: str) -> Any:
-    if found is None:
+def present(value: T | None, what: str) -> T:
+    """``value``, or the 404 problem naming ``what`` when the account is missing."""
+    if value is None:
         raise not_found(what)
-    return found
+    return value
 
 
 def paged(items: list[Any], page: int, per_page: int) -> list[Any]:

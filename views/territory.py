@@ -7,7 +7,7 @@ from chain.ecosystem import fragment as fr
 from chain.ecosystem import lending as ln
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
-from views.base import Attrs, View, ViewPage, Views, address, iso, key_or_none, paged
+from views.base import Attrs, View, ViewPage, Views, address, iso, key_or_none, paged, present
 from views.cache import Snapshot
 from views.errors import not_found
 
@@ -42,9 +42,7 @@ def nft_attrs(addr: str, n: te.TerritoryNft) -> Attrs:
 async def collection(v: Views) -> View:
     s = await v.territory.get()
     addr, _ = te.collection_pda(v.ids.territory)
-    c = s.get(te.TerritoryCollection, addr)
-    if c is None:
-        raise not_found(f"Territory collection {addr}")
+    c = present(s.get(te.TerritoryCollection, addr), f"Territory collection {addr}")
     totals = {
         "stations": c.total_stations,
         "matrices": c.total_matrices,
@@ -79,24 +77,16 @@ async def _escrow_of(v: Views, holder: str) -> str | None:
 async def nft(v: Views, mint: str) -> View:
     mint = address(mint, "mint")
     s = await v.territory.get()
-    found = s.index("by_mint", by_mint).get(mint)
-    if found is None:
-        raise not_found(f"Territory NFT with mint {mint}")
+    found = present(s.index("by_mint", by_mint).get(mint), f"Territory NFT with mint {mint}")
     addr, n = found
     attrs = nft_attrs(addr, n)
     # The true holder is the token account holding the single token, not `owner`.
     largest = await v.reads.call("getTokenLargestAccounts", mint, {"commitment": "confirmed"})
     holder_account = next((x["address"] for x in largest["value"] if x["amount"] == "1"), None)
     holder = None
-    if holder_account is not None:
-        got = await v.reads.call(
-            "getMultipleAccounts",
-            [holder_account],
-            {"encoding": "jsonParsed", "commitment": "confirmed"},
-        )
-        acc = got["value"][0]
-        if acc is not None and isinstance(acc["data"], dict):
-            holder = acc["data"]["parsed"]["info"]["owner"]
+    held = None if holder_account is None else await v.token_account(holder_account)
+    if held is not None:
+        holder = held[0]["owner"]
     attrs |= {
         "holder": holder,
         "holder_token_account": holder_account,

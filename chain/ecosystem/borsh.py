@@ -28,10 +28,6 @@ def account_discriminator(name: str) -> bytes:
     return hashlib.sha256(f"account:{name}".encode()).digest()[:8]
 
 
-def instruction_discriminator(name: str) -> bytes:
-    return hashlib.sha256(f"global:{name}".encode()).digest()[:8]
-
-
 class Codec(Protocol):
     def read(self, data: bytes, off: int) -> tuple[Any, int]: ...
     def write(self, value: Any) -> bytes: ...

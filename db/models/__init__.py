@@ -12,7 +12,7 @@ from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.events import Event
 from db.models.identity import Project, User
 from db.models.ledger import Hold, LedgerAccount, LedgerEntry
-from db.models.mining import MiningDailyTotal, MiningProof, MiningSubmission
+from db.models.mining import MiningProof, MiningSubmission
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 __all__ = [
@@ -23,7 +23,6 @@ __all__ = [
     "Hold",
     "LedgerAccount",
     "LedgerEntry",
-    "MiningDailyTotal",
     "MiningProof",
     "MiningSubmission",
     "Project",

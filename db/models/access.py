@@ -21,7 +21,6 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     ForeignKey,
-    Identity,
     Index,
     Integer,
     LargeBinary,
@@ -34,7 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, IdentityPk, TimestampMixin
 
 AUDIT_STATUSES = ("success", "failed", "pending")
 ATTRIBUTE_VISIBILITIES = ("public", "private", "authorized")
@@ -131,7 +130,7 @@ class OAuthConsent(TimestampMixin, Base):
     __tablename__ = "oauth_consents"
     __table_args__ = (UniqueConstraint("user_uid", "project_id"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     user_uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid", ondelete="CASCADE"))
     project_id: Mapped[int] = mapped_column(
         BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
@@ -146,7 +145,7 @@ class IdempotencyRecord(Base):
     __tablename__ = "idempotency_records"
     __table_args__ = (UniqueConstraint("scope", "key"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     # "p:<project_id>" or "u:<uid>"
     scope: Mapped[str] = mapped_column(String(120))
     key: Mapped[str] = mapped_column(String(255))
@@ -192,7 +191,7 @@ class UserProjectAttribute(TimestampMixin, Base):
         CheckConstraint(f"visibility IN {ATTRIBUTE_VISIBILITIES!r}", name="visibility"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid", ondelete="CASCADE"))
     project_id: Mapped[int] = mapped_column(
         BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE"), index=True

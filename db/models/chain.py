@@ -15,7 +15,6 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     ForeignKey,
-    Identity,
     Integer,
     LargeBinary,
     String,
@@ -25,7 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, IdentityPk, TimestampMixin
 
 # signed: persisted, maybe never sent; sent: broadcast at least once; landed: seen on chain
 # below the target commitment; succeeded: at the target commitment without error;
@@ -44,7 +43,7 @@ class ChainTransaction(TimestampMixin, Base):
         CheckConstraint("attempt >= 1", name="attempt"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     op_key: Mapped[str] = mapped_column(String(200), unique=True)
     kind: Mapped[str] = mapped_column(String(32), default="generic")
     status: Mapped[str] = mapped_column(String(16), index=True)
@@ -80,7 +79,7 @@ class ChainTxAttempt(TimestampMixin, Base):
         CheckConstraint(f"status IN {CHAIN_ATTEMPT_STATUSES!r}", name="status"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     chain_tx_id: Mapped[int] = mapped_column(
         BigInteger, ForeignKey("chain_transactions.id", ondelete="CASCADE")
     )

@@ -14,7 +14,6 @@ from sqlalchemy import (
     Date,
     DateTime,
     ForeignKey,
-    Identity,
     Index,
     String,
     Uuid,
@@ -23,7 +22,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base
+from db.base import Base, CreatedAt, IdentityPk
 
 # pending -> pending_onchain -> completed; or failed; or cancelled (only from pending).
 TRANSFER_STATUSES = ("pending", "pending_onchain", "completed", "failed", "cancelled")
@@ -62,7 +61,7 @@ class Transfer(Base):
     signature: Mapped[str | None] = mapped_column(String(88))
     slot: Mapped[int | None] = mapped_column(BigInteger)
     block_height: Mapped[int | None] = mapped_column(BigInteger)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
     )
@@ -76,11 +75,11 @@ class TransferState(Base):
     __tablename__ = "transfer_states"
     __table_args__ = (Index("ix_transfer_states_transfer", "transfer_id", "id"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     transfer_id: Mapped[str] = mapped_column(String(64), ForeignKey("transfers.id"))
     status: Mapped[str] = mapped_column(String(20))
     reason: Mapped[str | None] = mapped_column(String(500))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
 
 
 class LimitUsage(Base):
@@ -109,7 +108,7 @@ class ReconciliationDrift(Base):
     __tablename__ = "reconciliation_drifts"
     __table_args__ = (Index("ix_reconciliation_drifts_run", "run_id"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     run_id: Mapped[str] = mapped_column(String(64))
     user_uid: Mapped[str] = mapped_column(String(100))
     currency: Mapped[str] = mapped_column(String(8))
@@ -118,4 +117,4 @@ class ReconciliationDrift(Base):
     ledger_balance: Mapped[int] = mapped_column(BigInteger)
     # chain - ledger, in base units.
     drift: Mapped[int] = mapped_column(BigInteger)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]

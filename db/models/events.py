@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from sqlalchemy import BigInteger, DateTime, Index, String, func
+from sqlalchemy import BigInteger, DateTime, Index, String
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base
+from db.base import Base, CreatedAt
 
 # One list for the outbox's check and the webhook routes' accepted subscriptions.
 EventType = Literal[
@@ -37,6 +37,6 @@ class Event(Base):
     project_id: Mapped[int] = mapped_column(BigInteger)
     type: Mapped[str] = mapped_column(String(64))
     data: Mapped[dict[str, Any]] = mapped_column(JSONB)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
     # Set once the event has been handed to delivery (fanned out to the project's endpoints).
     dispatched_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

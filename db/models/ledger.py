@@ -17,14 +17,13 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     ForeignKeyConstraint,
-    Identity,
     Index,
     String,
     func,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base
+from db.base import Base, CreatedAt, IdentityPk
 
 CURRENCIES = ("MCC", "MCD")
 HOLD_STATUSES = ("active", "posted", "voided", "expired")
@@ -86,7 +85,7 @@ class Hold(Base):
     reason: Mapped[str | None] = mapped_column(String(100))
     reference_id: Mapped[str | None] = mapped_column(String(200))
     expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
     resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     resolution: Mapped[str | None] = mapped_column(String(200))
 
@@ -104,7 +103,7 @@ class LedgerEntry(Base):
         Index("ix_ledger_entries_account", "user_uid", "currency", "id"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     user_uid: Mapped[str] = mapped_column(String(100))
     currency: Mapped[str] = mapped_column(String(8))
     kind: Mapped[str] = mapped_column(String(16))
@@ -116,4 +115,4 @@ class LedgerEntry(Base):
     hold_id: Mapped[str | None] = mapped_column(String(64))
     # What caused it: a transfer id, a mining activity id, an op key.
     reference: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]

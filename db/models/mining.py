@@ -1,5 +1,5 @@
-"""Mining submissions (the activities projects report), the proofs they consumed (each at most
-once), and the per-project, per-UTC-day MCD reward totals the amount limits count against."""
+"""Mining submissions (the activities projects report) and the proofs they consumed (each at most
+once); the MCD reward limits are counted in the engine's ``limit_usage``."""
 
 from __future__ import annotations
 
@@ -75,14 +75,3 @@ class MiningProof(Base):
     proof_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     activity_id: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
-
-
-class MiningDailyTotal(Base):
-    """MCD rewards accepted per project and UTC day (released when an activity fails)."""
-
-    __tablename__ = "mining_daily_totals"
-    __table_args__ = (CheckConstraint("amount >= 0", name="amount"),)
-
-    project_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    day: Mapped[date] = mapped_column(Date, primary_key=True)
-    amount: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -21,7 +21,6 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     ForeignKey,
-    Identity,
     Index,
     Integer,
     String,
@@ -32,7 +31,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, IdentityPk, TimestampMixin
 
 APPLICATION_STATUSES = ("pending", "approving", "approved", "rejected", "suspended")
 # Statuses that count as "the developer's open application" (one at most).
@@ -88,7 +87,7 @@ class McdWhitelistEntry(TimestampMixin, Base):
     __tablename__ = "mcd_whitelist_entries"
     __table_args__ = (CheckConstraint(f"status IN {WHITELIST_STATUSES!r}", name="status"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     project_id: Mapped[int] = mapped_column(
         BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE"), unique=True
     )
@@ -110,7 +109,7 @@ class ProjectStatusRecord(Base):
     __tablename__ = "project_status_history"
     __table_args__ = (Index("ix_project_status_history_project", "project_id", "created_at"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     project_id: Mapped[int] = mapped_column(
         BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE")
     )

@@ -15,18 +15,16 @@ from sqlalchemy import (
     Date,
     DateTime,
     ForeignKey,
-    Identity,
     Index,
     Integer,
     Numeric,
     String,
     UniqueConstraint,
-    func,
     text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, CreatedAt, IdentityPk, TimestampMixin
 from db.models.mining import MiningSubmission
 
 UNIT_TYPES = ("station", "matrix", "sector", "system")
@@ -43,7 +41,7 @@ class OrgUnit(TimestampMixin, Base):
         Index("ix_org_units_parent", "parent_id"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     unit_type: Mapped[str] = mapped_column(String(10))
     number: Mapped[int] = mapped_column(BigInteger)
     name: Mapped[str] = mapped_column(String(100))
@@ -76,7 +74,7 @@ class OrgMembership(Base):
         CheckConstraint("left_at IS NULL OR left_at >= joined_at", name="dates"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     user_uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid"))
     station_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("org_units.id"))
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -99,9 +97,7 @@ class StationDailyKpi(Base):
     total_input: Mapped[int] = mapped_column(BigInteger)
     avg_input: Mapped[int] = mapped_column(BigInteger)
     qualifies: Mapped[bool] = mapped_column(Boolean)
-    computed_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now()
-    )
+    computed_at: Mapped[CreatedAt]
 
 
 class KpiProgress(Base):
@@ -112,7 +108,7 @@ class KpiProgress(Base):
 
     job: Mapped[str] = mapped_column(String(40), primary_key=True)
     last_completed_day: Mapped[date] = mapped_column(Date)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[CreatedAt]
 
 
 # The daily job reads one UTC day of confirmed submissions: by this index, not a table scan.

@@ -11,17 +11,15 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
-    Identity,
     Index,
     Integer,
     String,
     UniqueConstraint,
-    func,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base
+from db.base import Base, CreatedAt, IdentityPk
 
 # credited: an outside transfer into the account, credited to the ledger once;
 # ignored_failed: the transaction failed on chain (it moved nothing);
@@ -49,7 +47,7 @@ class CustodyWatch(Base):
     # Newest finalized signature already examined (getSignaturesForAddress ``until``).
     last_signature: Mapped[str | None] = mapped_column(String(88))
     scanned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
 
 
 class Deposit(Base):
@@ -61,7 +59,7 @@ class Deposit(Base):
         Index("ix_deposits_user", "user_uid", "currency", "id"),
     )
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     signature: Mapped[str] = mapped_column(String(88))
     address: Mapped[str] = mapped_column(String(44))
     user_uid: Mapped[str] = mapped_column(String(100))
@@ -74,7 +72,7 @@ class Deposit(Base):
     slot: Mapped[int] = mapped_column(BigInteger)
     block_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     err: Mapped[Any | None] = mapped_column(JSONB)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
 
 
 class PriceClose(Base):
@@ -97,7 +95,7 @@ class PriceClose(Base):
     points: Mapped[int] = mapped_column(Integer)
     onchain_signature: Mapped[str | None] = mapped_column(String(88))
     onchain_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
 
 
 class AdminPrice(Base):
@@ -106,11 +104,11 @@ class AdminPrice(Base):
     __tablename__ = "admin_prices"
     __table_args__ = (CheckConstraint("price_usdc > 0", name="price_positive"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     price_usdc: Mapped[int] = mapped_column(BigInteger)
     set_by: Mapped[str] = mapped_column(String(100))
     request_id: Mapped[str | None] = mapped_column(String(128))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
 
 
 class LedgerMovementCount(Base):

@@ -10,17 +10,15 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     ForeignKey,
-    Identity,
     Index,
     Integer,
     String,
     UniqueConstraint,
-    func,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, CreatedAt, IdentityPk, TimestampMixin
 
 ENDPOINT_STATUSES = ("active", "disabled", "deleted")
 DELIVERY_STATUSES = ("pending", "succeeded", "failed")
@@ -69,12 +67,10 @@ class WebhookDelivery(Base):
     # Position in the retry schedule (reset by a manual redelivery) and attempts ever made.
     schedule_index: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    next_attempt_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now()
-    )
+    next_attempt_at: Mapped[CreatedAt]
     last_status_code: Mapped[int | None] = mapped_column(Integer)
     last_error: Mapped[str | None] = mapped_column(String(500))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
@@ -82,11 +78,11 @@ class WebhookAttempt(Base):
     __tablename__ = "webhook_attempts"
     __table_args__ = (Index("ix_webhook_attempts_delivery", "delivery_id", "attempt"),)
 
-    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    id: Mapped[IdentityPk]
     delivery_id: Mapped[str] = mapped_column(String(40), ForeignKey("webhook_deliveries.id"))
     endpoint_id: Mapped[str] = mapped_column(String(40))
     attempt: Mapped[int] = mapped_column(Integer)
     status_code: Mapped[int | None] = mapped_column(Integer)
     latency_ms: Mapped[int] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(String(500))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[CreatedAt]

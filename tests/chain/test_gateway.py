@@ -1,4 +1,5 @@
-"""The chain gateway against the real local node and the real database.
+"""The chain gateway against the real local node and the real database: custody, reads, batching
+(the exactly-once write protocol is in ``test_gateway_writes.py``).
 
 Every assertion about money reads real SPL balances at ``finalized``; every assertion about
 exactly-once reads the stored rows and the signatures' statuses on chain.
@@ -7,111 +8,31 @@ exactly-once reads the stored rows and the signatures' statuses on chain.
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
-from solders.signature import Signature
-from solders.transaction_status import TransactionStatus
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import CustodyMint, CustodyTransfer
-from chain.errors import ChainUnavailable, ChainWriteConflict, InsufficientChainFunds
+from chain.errors import ChainUnavailable, ChainWriteConflict
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys, load_or_create_keys
 from core.config import Settings
 from core.embedded import free_port
-from db.models.chain import ChainTransaction, ChainTxAttempt
-
-UNIT = 10**9  # 9 decimals
-
-GatewayFactory = Callable[..., Awaitable[ChainGateway]]
-
-
-@pytest.fixture
-async def make_gateway(
-    chain_node: tuple[str, Path],
-    settings: Settings,
-    session_maker: async_sessionmaker[AsyncSession],
-) -> AsyncIterator[GatewayFactory]:
-    """Build independent gateway instances: each one stands for a fresh process."""
-    url, keys_dir = chain_node
-    clients: list[AsyncClient] = []
-
-    async def build(**kwargs: object) -> ChainGateway:
-        client = AsyncClient(url, timeout=10)
-        clients.append(client)
-        cfg = settings.model_copy(update={"solana_rpc_url": url, "chain_keys_dir": keys_dir})
-        opts: dict[str, object] = {"poll_interval": 0.05, "max_poll_interval": 0.3}
-        opts.update(kwargs)
-        return ChainGateway(cfg, client, load_or_create_keys(keys_dir), session_maker, **opts)  # type: ignore[arg-type]
-
-    yield build
-    for client in clients:
-        await client.close()
-
-
-@pytest.fixture
-async def gw(make_gateway: GatewayFactory) -> ChainGateway:
-    return await make_gateway()
-
-
-def uid() -> str:
-    return f"user-{uuid.uuid4().hex[:12]}"
-
-
-def op() -> str:
-    return f"test-op-{uuid.uuid4().hex}"
-
-
-async def funded(gw: ChainGateway, currency: str, amount: int) -> str:
-    """A fresh user whose custody account holds ``amount`` (minted, finalized)."""
-    user = uid()
-    await gw.ensure_custody_account(user, currency)
-    if amount:
-        await gw.mint(op(), user, amount, currency=currency)
-    return user
-
-
-async def row(maker: async_sessionmaker[AsyncSession], op_key: str) -> ChainTransaction:
-    async with maker() as session:
-        result = await session.execute(
-            select(ChainTransaction).where(ChainTransaction.op_key == op_key)
-        )
-        return result.scalar_one()
-
-
-async def attempt_rows(
-    maker: async_sessionmaker[AsyncSession], op_key: str
-) -> list[ChainTxAttempt]:
-    async with maker() as session:
-        result = await session.execute(
-            select(ChainTxAttempt)
-            .join(ChainTransaction, ChainTransaction.id == ChainTxAttempt.chain_tx_id)
-            .where(ChainTransaction.op_key == op_key)
-            .order_by(ChainTxAttempt.attempt)
-        )
-        return list(result.scalars())
-
-
-async def chain_status(gw: ChainGateway, signature: str) -> TransactionStatus | None:
-    resp = await gw._client.get_signature_statuses(
-        [Signature.from_string(signature)], search_transaction_history=True
-    )
-    return resp.value[0]
-
-
-async def wait_until_expired(gw: ChainGateway, last_valid_block_height: int) -> None:
-    for _ in range(600):
-        if await gw.block_height("finalized") > last_valid_block_height:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("blockhash never expired")
-
+from db.models.chain import ChainTransaction
+from tests.chain.gateway_support import (  # noqa: F401  (fixtures)
+    UNIT,
+    chain_status,
+    funded,
+    gw_fixture,
+    make_gateway_fixture,
+    op,
+    row,
+    uid,
+)
 
 # --------------------------------------------------------------------- custody
 
@@ -190,143 +111,6 @@ async def test_reads(gw: ChainGateway) -> None:
         gw.transfer_instruction(CustodyTransfer("MCC", uid(), uid(), 1.5))  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         gw.mint_instruction(CustodyMint("MCD", uid(), 0))
-
-
-# ------------------------------------------------------------- exactly once
-
-
-async def test_crash_between_persist_and_send(
-    gw: ChainGateway,
-    make_gateway: GatewayFactory,
-    session_maker: async_sessionmaker[AsyncSession],
-) -> None:
-    alice = await funded(gw, "MCC", 50 * UNIT)
-    bob = await funded(gw, "MCC", 0)
-    key = op()
-    ix = [gw.transfer_instruction(CustodyTransfer("MCC", alice, bob, 20 * UNIT))]
-
-    # "Crash": the record is committed, the process dies before sending.
-    prepared = await gw.prepare(key, ix, kind="transfer")
-    assert prepared.status == "signed" and prepared.send_count == 0
-    assert (await row(session_maker, key)).status == "signed"
-    assert await chain_status(gw, prepared.signature) is None
-
-    # Several fresh processes retry at once; exactly one transfer lands.
-    others = [await make_gateway() for _ in range(3)]
-    await asyncio.gather(*(g.submit(key, ix, kind="transfer") for g in others))
-    finals = await asyncio.gather(*(g.await_final(key, 30) for g in others))
-    assert {f.status for f in finals} == {"succeeded"}
-    assert {f.signature for f in finals} == {prepared.signature}  # the SAME bytes were sent
-    assert all(f.attempt == 1 for f in finals)
-
-    assert await gw.custody_balance(alice, "MCC") == 30 * UNIT
-    assert await gw.custody_balance(bob, "MCC") == 20 * UNIT
-    attempts = await attempt_rows(session_maker, key)
-    assert [(a.attempt, a.status) for a in attempts] == [(1, "succeeded")]
-
-
-async def test_crash_between_send_and_confirmation(
-    gw: ChainGateway,
-    make_gateway: GatewayFactory,
-    session_maker: async_sessionmaker[AsyncSession],
-) -> None:
-    alice = await funded(gw, "MCC", 10 * UNIT)
-    bob = await funded(gw, "MCC", 0)
-    key = op()
-    transfers = [CustodyTransfer("MCC", alice, bob, 4 * UNIT)]
-
-    first = await make_gateway()
-    sent = await first.submit_transfers(key, transfers)
-    assert sent.status == "sent" and sent.send_count == 1
-    await first._client.close()  # the process is gone before any confirmation
-
-    second = await make_gateway()
-    retried = await second.submit_transfers(key, transfers)  # a retry of the activity
-    assert retried.signature == sent.signature
-    final = await second.await_final(key, 30)
-    assert final.succeeded and final.attempt == 1 and final.previous_signatures == ()
-
-    assert await gw.custody_balance(alice, "MCC") == 6 * UNIT
-    assert await gw.custody_balance(bob, "MCC") == 4 * UNIT
-    stored = await row(session_maker, key)
-    assert (stored.status, stored.attempt, stored.signature) == ("succeeded", 1, sent.signature)
-
-
-async def test_expired_blockhash_is_resigned_exactly_once(
-    gw: ChainGateway,
-    make_gateway: GatewayFactory,
-    session_maker: async_sessionmaker[AsyncSession],
-) -> None:
-    alice = await funded(gw, "MCC", 9 * UNIT)
-    bob = await funded(gw, "MCC", 0)
-    key = op()
-    transfers = [CustodyTransfer("MCC", alice, bob, 2 * UNIT)]
-    ix = [gw.transfer_instruction(t) for t in transfers]
-
-    prepared = await gw.prepare(key, ix, kind="transfer")  # signed, persisted, never sent
-    await wait_until_expired(gw, prepared.last_valid_block_height)
-
-    retry = await make_gateway()
-    resubmitted, concurrent = await asyncio.gather(
-        retry.submit(key, ix, kind="transfer"), (await make_gateway()).advance(key)
-    )
-    assert resubmitted.attempt == 2 and concurrent.attempt == 2  # re-signed once, not twice
-    assert resubmitted.signature == concurrent.signature != prepared.signature
-    assert resubmitted.previous_signatures == (prepared.signature,)
-    final = await retry.await_final(key, 30)
-    assert final.succeeded and final.attempt == 2
-
-    assert await chain_status(gw, prepared.signature) is None  # the first never landed
-    assert await gw.custody_balance(alice, "MCC") == 7 * UNIT
-    assert await gw.custody_balance(bob, "MCC") == 2 * UNIT
-    attempts = await attempt_rows(session_maker, key)
-    assert [(a.attempt, a.status) for a in attempts] == [(1, "expired"), (2, "succeeded")]
-    assert attempts[0].signature == prepared.signature
-
-
-async def test_failed_on_chain_is_terminal(
-    make_gateway: GatewayFactory, session_maker: async_sessionmaker[AsyncSession]
-) -> None:
-    # Without simulation the doomed transfer is sent and lands with an error.
-    gw = await make_gateway(simulate=False)
-    alice = await funded(gw, "MCC", 5 * UNIT)
-    bob = await funded(gw, "MCC", 0)
-    key = op()
-    transfers = [CustodyTransfer("MCC", alice, bob, 6 * UNIT)]
-
-    sent = await gw.submit_transfers(key, transfers)
-    assert sent.send_count == 1
-    final = await gw.await_final(key, 30)
-    assert final.status == "failed"
-    assert final.err == {"InstructionError": [0, {"Custom": 1}]}  # SPL InsufficientFunds
-    assert final.insufficient_funds
-    with pytest.raises(InsufficientChainFunds):
-        final.raise_for_failure()
-    landed = await chain_status(gw, final.signature)
-    assert landed is not None and landed.err is not None
-
-    # Retries never re-send nor re-sign it.
-    again = await (await make_gateway()).submit_transfers(key, transfers)
-    assert (again.status, again.attempt, again.send_count) == ("failed", 1, 1)
-    stored = await row(session_maker, key)
-    assert (stored.status, stored.attempt, stored.send_count) == ("failed", 1, 1)
-    assert stored.err == final.err
-    assert await gw.custody_balance(alice, "MCC") == 5 * UNIT
-    assert await gw.custody_balance(bob, "MCC") == 0
-
-
-async def test_simulation_rejects_without_sending(
-    gw: ChainGateway, session_maker: async_sessionmaker[AsyncSession]
-) -> None:
-    alice = await funded(gw, "MCC", 1 * UNIT)
-    bob = await funded(gw, "MCC", 0)
-    key = op()
-    write = await gw.submit_transfers(key, [CustodyTransfer("MCC", alice, bob, 2 * UNIT)])
-    assert write.status == "failed" and write.send_count == 0 and write.insufficient_funds
-    assert await chain_status(gw, write.signature) is None  # never broadcast
-    assert (await row(session_maker, key)).status == "failed"
-    assert (await gw.await_final(key, 5)).status == "failed"
-    assert await gw.custody_balance(alice, "MCC") == 1 * UNIT
 
 
 # ------------------------------------------------------------------- batching

@@ -1,0 +1,251 @@
+"""Custody on chain: the mints' decimals, users' custody accounts, and custody transfers and
+mints as exactly-once writes (``chain/writes.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from solders.hash import Hash
+from solders.instruction import Instruction
+from solders.message import Message
+from solders.pubkey import Pubkey
+from sqlalchemy import func
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.exc import DBAPIError
+
+from chain.custody import (
+    CustodyMint,
+    CustodyTransfer,
+    create_custody_instructions,
+    custody_address,
+    mint_instruction,
+    transfer_instruction,
+)
+from chain.decimals import TokenDecimals
+from chain.errors import (
+    ChainError,
+    ChainUnavailable,
+)
+from chain.reads import TOKEN_PROGRAMS
+from chain.write_record import ChainWrite
+from chain.writes import ChainWrites
+from db.models.chain import MintDecimals
+
+PACKET_DATA_SIZE = 1232  # the largest serialized transaction a Solana node accepts
+_ZERO_HASH = Hash.default()
+
+log = logging.getLogger(__name__)
+
+
+class CustodyWrites(ChainWrites):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # ChainWrites' (see gateway.py)
+        super().__init__(*args, **kwargs)
+        # Read from the mints (load_token_decimals), never assumed: see chain/decimals.py.
+        self._token_decimals: TokenDecimals | None = None
+        # Custody accounts seen to exist: never closed, so one lookup per process is enough.
+        self._custody_known: set[Pubkey] = set()
+        self._addresses: dict[tuple[str, str], Pubkey] = {}
+
+    async def load_token_decimals(
+        self, *, stored: bool = True, keep: bool = False
+    ) -> TokenDecimals:
+        """Decimals of the MCC and MCD mints as the chain has them (read once per process).
+        ``stored``: while the chain is unreachable, use the values kept from an earlier read;
+        ``keep``: keep what the chain says (the worker does, at start-up)."""
+        if self._token_decimals is None:
+            found: dict[str, int] = {}
+            for currency in ("MCC", "MCD"):
+                found[currency.lower()] = await self._mint_decimals(currency, stored, keep)
+            self._token_decimals = TokenDecimals(**found)
+            log.info("token decimals of the mints: %s", self._token_decimals)
+        return self._token_decimals
+
+    async def _mint_decimals(self, currency: str, stored: bool, keep: bool) -> int:
+        """From the chain (and kept in ``mint_decimals``); while the chain is unreachable, the
+        value read earlier for the same mint address (a mint's decimals never change)."""
+        mint = self._keys.mint_for(currency)
+        try:
+            info = await self.mint_info(mint)
+        except ChainUnavailable:
+            if not stored:
+                raise
+            async with self._sessions() as session:
+                kept = await session.get(MintDecimals, str(mint))
+            if kept is None:
+                raise
+            return kept.decimals
+        if info is None:
+            raise ChainError(f"the {currency} mint {mint} does not exist on this cluster")
+        if not keep:
+            return info[1]
+        async with self._sessions() as session:
+            await session.execute(
+                pg_insert(MintDecimals)
+                .values(mint=str(mint), decimals=info[1])
+                .on_conflict_do_update(
+                    index_elements=["mint"], set_={"decimals": info[1], "read_at": func.now()}
+                )
+            )
+            await session.commit()
+        return info[1]
+
+    async def warm_up(self, retry_interval: float = 2.0, *, keep: bool = False) -> None:
+        """Start-up: read the mints' decimals, retrying while the chain is unreachable (run as
+        a background task, so a process starts even while its chain is down)."""
+        stored = True  # the database once; then only the chain, backing off to 30 s
+        delay = retry_interval
+        while True:
+            try:
+                await self.load_token_decimals(stored=stored, keep=keep)
+                return
+            except ChainError as exc:  # unreachable, or a mint not created yet (chain-init)
+                log.warning("token decimals not read yet (%s); retrying", exc)
+            except DBAPIError as exc:
+                log.warning("kept token decimals unreadable (%s); retrying", exc)
+            stored = False
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, max(retry_interval, 30.0))
+
+    def decimals(self, currency: str | None = None) -> int:
+        """The decimals of ``currency``'s mint, or (None) the one value both share; raises
+        ChainUnavailable until they have been read from the chain."""
+        if self._token_decimals is None:
+            raise ChainUnavailable("token decimals not read from the chain yet")
+        if currency is None:
+            return self._token_decimals.common()
+        return self._token_decimals.of(currency)
+
+    def custody_address(self, uid: str, currency: str) -> Pubkey:
+        # Derived (sha256 + create_with_seed) on every instruction, receipt and pack: memoised.
+        key = (uid, currency.upper())
+        address = self._addresses.get(key)
+        if address is None:
+            if len(self._addresses) >= 100_000:
+                self._addresses.clear()
+            address = self._addresses[key] = custody_address(self._keys, uid, currency)
+        return address
+
+    async def ensure_custody_account(
+        self,
+        uid: str,
+        currency: str,
+        timeout: float = 60.0,  # noqa: ASYNC109 (passed on to await_final)
+    ) -> Pubkey:
+        """Create the user's custody account for the currency if missing; idempotent."""
+        await self.load_token_decimals()  # every later write of this process needs them
+        address = self.custody_address(uid, currency)
+        if address in self._custody_known:
+            return address
+        account = await self._account(address, self._commitment)
+        if account is not None and account.owner in TOKEN_PROGRAMS:
+            self._custody_known.add(address)
+            return address
+        # Missing, or only lamports someone sent to the derivable address (still a system
+        # account): create it over them (chain.custody.create_custody_instructions).
+        existing = int(account.lamports) if account is not None else 0
+        # A pre-funded address gets its own op: a creation that failed over those lamports
+        # before this fix (create_account_with_seed) must not be replayed as failed forever.
+        op_key = f"custody:{address}" + (":funded" if existing else "")
+        instructions = create_custody_instructions(
+            self._keys, uid, currency, await self._rent_exemption(), existing
+        )
+        meta = {"uid": uid, "currency": currency.upper(), "address": str(address)}
+        await self.submit(op_key, instructions, kind="custody", meta=meta)
+        write = await self.await_final(op_key, timeout)
+        if write.status == "failed":
+            # Created by some other path (e.g. before this database existed): fine if it is ours.
+            state = await self._token_account(address, "processed")
+            if state is None or state.owner != self._keys.custody_authority.pubkey():
+                write.raise_for_failure()
+        self._custody_known.add(address)
+        return address
+
+    def transfer_instruction(self, transfer: CustodyTransfer) -> Instruction:
+        return transfer_instruction(
+            self._keys,
+            transfer,
+            self.decimals(transfer.currency),
+            source=self.custody_address(transfer.from_uid, transfer.currency),
+            dest=self.custody_address(transfer.to_uid, transfer.currency),
+        )
+
+    def transaction_size(self, instructions: Sequence[Instruction]) -> int:
+        """Bytes of the signed transaction these instructions make (the blockhash and the
+        signatures have fixed sizes, so a placeholder blockhash gives the exact figure)."""
+        message = Message.new_with_blockhash(
+            list(instructions), self._keys.fee_payer.pubkey(), _ZERO_HASH
+        )
+        signers = message.header.num_required_signatures
+        return len(bytes(message)) + 1 + 64 * signers
+
+    def fits_one_transaction(self, instructions: Sequence[Instruction]) -> bool:
+        """Whether these instructions fit in one transaction (PACKET_DATA_SIZE)."""
+        return self.transaction_size(instructions) <= PACKET_DATA_SIZE
+
+    def mint_instruction(self, mint: CustodyMint) -> Instruction:
+        return mint_instruction(
+            self._keys, mint, dest=self.custody_address(mint.to_uid, mint.currency)
+        )
+
+    async def submit_transfers(
+        self, op_key: str, transfers: Sequence[CustodyTransfer], *, kind: str = "transfer"
+    ) -> ChainWrite:
+        """Several custody transfers in ONE transaction (all land or none)."""
+        await self.load_token_decimals()
+        meta = {
+            "transfers": [
+                {
+                    "currency": t.currency.upper(),
+                    "from_uid": t.from_uid,
+                    "to_uid": t.to_uid,
+                    "amount": str(t.amount),
+                }
+                for t in transfers
+            ]
+        }
+        instructions = [self.transfer_instruction(t) for t in transfers]
+        return await self.submit(op_key, instructions, kind=kind, meta=meta)
+
+    async def submit_mints(
+        self, op_key: str, mints: Sequence[CustodyMint], *, kind: str = "mint"
+    ) -> ChainWrite:
+        """Several mint_to into custody accounts in ONE transaction."""
+        meta = {
+            "mints": [
+                {"currency": m.currency.upper(), "to_uid": m.to_uid, "amount": str(m.amount)}
+                for m in mints
+            ]
+        }
+        instructions = [self.mint_instruction(m) for m in mints]
+        return await self.submit(op_key, instructions, kind=kind, meta=meta)
+
+    async def transfer(
+        self,
+        op_key: str,
+        currency: str,
+        from_uid: str,
+        to_uid: str,
+        amount: int,
+        timeout: float = 60.0,  # noqa: ASYNC109 (passed on to await_final)
+    ) -> ChainWrite:
+        """Submit one custody transfer and wait for it; raises ``ChainRejected`` on failure."""
+        await self.submit_transfers(op_key, [CustodyTransfer(currency, from_uid, to_uid, amount)])
+        return (await self.await_final(op_key, timeout)).raise_for_failure()
+
+    async def mint(
+        self,
+        op_key: str,
+        to_uid: str,
+        amount: int,
+        currency: str = "MCD",
+        timeout: float = 60.0,  # noqa: ASYNC109 (passed on to await_final)
+    ) -> ChainWrite:
+        """Mint into a custody account and wait for it; raises ``ChainRejected`` on failure."""
+        await self.submit_mints(op_key, [CustodyMint(currency, to_uid, amount)])
+        return (await self.await_final(op_key, timeout)).raise_for_failure()
+
+    async def custody_balance(self, uid: str, currency: str, commitment: str | None = None) -> int:
+        return await self.token_balance(self.custody_address(uid, currency), commitment)

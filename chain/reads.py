@@ -1,0 +1,315 @@
+"""Chain reads: balances, mint decimals, account reads, signature statuses, history.
+
+The read half of the gateway (``chain/gateway.py``): every RPC call goes through ``_rpc``, which
+maps transport and node errors onto the gateway's retryable/terminal classes. Nothing here
+writes to the database or the chain (``airdrop`` asks a development faucet, then only reads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from solana.exceptions import SolanaRpcException
+from solana.rpc.async_api import AsyncClient
+from solana.rpc.commitment import Commitment
+from solana.rpc.core import RPCException
+from solders.hash import Hash
+from solders.pubkey import Pubkey
+from solders.signature import Signature
+from solders.transaction_status import TransactionDetails, TransactionStatus
+from spl.token.constants import ACCOUNT_LEN, MINT_LEN, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
+
+from chain.custody import (
+    parse_token_account,
+)
+from chain.errors import (
+    ChainError,
+    ChainRejected,
+    ChainRpcError,
+    ChainTimeout,
+    ChainUnavailable,
+)
+
+T = TypeVar("T")
+
+RANK = {"processed": 0, "confirmed": 1, "finalized": 2}
+# JSON-RPC codes that mean "node not ready", not "your request is wrong".
+_TRANSIENT_RPC_CODES = {-32004, -32005, -32007, -32014, -32016}
+TOKEN_PROGRAMS = (TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID)
+
+
+@dataclass(frozen=True)
+class TokenBalanceChange:
+    account: str
+    mint: str
+    owner: str | None
+    pre: int
+    post: int
+
+
+@dataclass(frozen=True)
+class ChainTxInfo:
+    """One transaction touching an address, for history pages."""
+
+    signature: str
+    slot: int
+    block_time: int | None
+    err: Any
+    confirmation_status: str | None
+    fee: int | None
+    token_changes: tuple[TokenBalanceChange, ...]
+
+
+class ChainReads:
+    def __init__(
+        self, client: AsyncClient, commitment: str, *, rpc_timeout: float, poll_interval: float
+    ) -> None:
+        self._client = client
+        self._commitment = commitment
+        self._rpc_timeout = rpc_timeout
+        self._poll_interval = poll_interval
+        self._rent: int | None = None
+        self._slot_heights: dict[int, int] = {}
+        self._get_block_supported = True
+
+    async def token_balance(self, address: Pubkey | str, commitment: str | None = None) -> int:
+        """Base units held by a token account; 0 if the account does not exist."""
+        state = await self._token_account(as_pubkey(address), commitment or self._commitment)
+        return 0 if state is None else state.amount
+
+    async def sol_balance(self, address: Pubkey | str, commitment: str | None = None) -> int:
+        """Lamports of any account (0 if it does not exist)."""
+        resp = await self._rpc(
+            "getBalance",
+            self._client.get_balance(
+                as_pubkey(address), Commitment(commitment or self._commitment)
+            ),
+        )
+        return int(resp.value)
+
+    async def mint_info(
+        self, mint: Pubkey | str, commitment: str | None = None
+    ) -> tuple[Pubkey | None, int] | None:
+        """(mint authority, decimals) of an SPL mint, or None when the account does not exist."""
+        account = await self._account(as_pubkey(mint), commitment or self._commitment)
+        if account is None:
+            return None
+        data = bytes(account.data)
+        if account.owner not in TOKEN_PROGRAMS or len(data) < MINT_LEN:
+            raise ChainError(f"{mint} is not an SPL mint")
+        # Mint layout: COption<authority> (4 + 32), supply (8), decimals (1), ...
+        has_authority = int.from_bytes(data[0:4], "little") == 1
+        return (Pubkey.from_bytes(data[4:36]) if has_authority else None), data[44]
+
+    async def rent_exemption(self, size: int) -> int:
+        resp = await self._rpc(
+            "getMinimumBalanceForRentExemption",
+            self._client.get_minimum_balance_for_rent_exemption(size),
+        )
+        return int(resp.value)
+
+    async def airdrop(self, address: Pubkey | str, lamports: int, timeout: float = 60.0) -> str:  # noqa: ASYNC109
+        """Faucet SOL on a development cluster and wait for it at the gateway's commitment."""
+        resp = await self._rpc(
+            "requestAirdrop", self._client.request_airdrop(as_pubkey(address), lamports)
+        )
+        signature = str(resp.value)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            (status,) = await self._statuses([signature])
+            level = status_name(status.confirmation_status) if status else None
+            if status is not None and level is not None and RANK[level] >= RANK[self._commitment]:
+                if status.err is not None:
+                    raise ChainRejected(f"airdrop:{address}", status.err, signature)
+                return signature
+            await asyncio.sleep(self._poll_interval)
+        raise ChainTimeout(f"airdrop {signature} not {self._commitment} after {timeout:.0f}s")
+
+    async def block_height(self, commitment: str | None = None) -> int:
+        resp = await self._rpc(
+            "getBlockHeight",
+            self._client.get_block_height(Commitment(commitment or self._commitment)),
+        )
+        return int(resp.value)
+
+    async def history(
+        self,
+        address: Pubkey | str,
+        *,
+        before: str | None = None,
+        limit: int = 20,
+        commitment: str | None = None,
+    ) -> list[ChainTxInfo]:
+        """Transactions touching an address, newest first; page with ``before`` = last signature."""
+        # getSignaturesForAddress does not accept "processed".
+        level = Commitment(
+            "finalized" if (commitment or self._commitment) == "finalized" else "confirmed"
+        )
+        sigs = await self._rpc(
+            "getSignaturesForAddress",
+            self._client.get_signatures_for_address(
+                as_pubkey(address),
+                before=Signature.from_string(before) if before else None,
+                limit=max(1, min(limit, 1000)),
+                commitment=level,
+            ),
+        )
+        entries = list(sigs.value)
+        txs = await asyncio.gather(
+            *(
+                self._rpc(
+                    "getTransaction",
+                    self._client.get_transaction(
+                        e.signature, "json", level, max_supported_transaction_version=0
+                    ),
+                )
+                for e in entries
+            )
+        )
+        out: list[ChainTxInfo] = []
+        for entry, tx in zip(entries, txs, strict=True):
+            body: dict[str, Any] = json.loads(tx.value.to_json()) if tx.value is not None else {}
+            meta = (body.get("transaction") or {}).get("meta") or body.get("meta") or {}
+            out.append(
+                ChainTxInfo(
+                    signature=str(entry.signature),
+                    slot=int(entry.slot),
+                    block_time=entry.block_time,
+                    err=json_err(entry),
+                    confirmation_status=status_name(entry.confirmation_status),
+                    fee=meta.get("fee"),
+                    token_changes=token_changes(body, meta),
+                )
+            )
+        return out
+
+    async def _latest_blockhash(self) -> tuple[Hash, int]:
+        resp = await self._rpc(
+            "getLatestBlockhash", self._client.get_latest_blockhash(Commitment("confirmed"))
+        )
+        return resp.value.blockhash, int(resp.value.last_valid_block_height)
+
+    async def _statuses(self, signatures: Sequence[str]) -> list[TransactionStatus | None]:
+        if not signatures:
+            return []
+        resp = await self._rpc(
+            "getSignatureStatuses",
+            self._client.get_signature_statuses(
+                [Signature.from_string(s) for s in signatures], search_transaction_history=True
+            ),
+        )
+        return list(resp.value)
+
+    async def _slot_block_height(self, slot: int) -> int | None:
+        # Best effort: nice for audits, not needed for correctness (a node may lack getBlock).
+        # A batch of writes finalizes in few slots, so a small cache saves most calls.
+        if slot in self._slot_heights:
+            return self._slot_heights[slot]
+        if not self._get_block_supported:
+            return None
+        try:
+            resp = await self._rpc(
+                "getBlock",
+                self._client.get_block(
+                    slot,
+                    max_supported_transaction_version=0,
+                    transaction_details=TransactionDetails.None_,
+                    rewards=False,
+                    commitment=Commitment("confirmed"),
+                ),
+            )
+        except ChainRpcError as exc:
+            if exc.code == -32601:  # method not found: stop asking this node
+                self._get_block_supported = False
+            return None
+        except ChainError:
+            return None
+        height = resp.value.block_height if resp.value is not None else None
+        if height is None:
+            return None
+        if len(self._slot_heights) >= 1024:
+            self._slot_heights.clear()
+        self._slot_heights[slot] = int(height)
+        return int(height)
+
+    async def _account(self, address: Pubkey, commitment: str) -> Any:
+        resp = await self._rpc(
+            "getAccountInfo", self._client.get_account_info(address, Commitment(commitment))
+        )
+        return resp.value
+
+    async def _token_account(self, address: Pubkey, commitment: str) -> Any:
+        account = await self._account(address, commitment)
+        if account is None:
+            return None
+        if account.owner not in TOKEN_PROGRAMS:
+            raise ChainError(f"{address} is not a token account")
+        return parse_token_account(bytes(account.data))
+
+    async def _rent_exemption(self) -> int:
+        if self._rent is None:
+            resp = await self._rpc(
+                "getMinimumBalanceForRentExemption",
+                self._client.get_minimum_balance_for_rent_exemption(ACCOUNT_LEN),
+            )
+            self._rent = int(resp.value)
+        return self._rent
+
+    async def _rpc(self, what: str, call: Awaitable[T]) -> T:
+        """Map transport and node errors onto the gateway's retryable/terminal classes."""
+        try:
+            return await asyncio.wait_for(call, self._rpc_timeout)
+        except RPCException as exc:
+            detail = exc.args[0] if exc.args else exc
+            code = getattr(detail, "code", None)
+            message = f"{what}: {getattr(detail, 'message', detail)}"
+            if code in _TRANSIENT_RPC_CODES:
+                raise ChainUnavailable(message) from exc
+            raise ChainRpcError(message, code) from exc
+        except (SolanaRpcException, OSError, TimeoutError) as exc:
+            raise ChainUnavailable(f"{what}: {exc!r}") from exc
+
+
+def as_pubkey(address: Pubkey | str) -> Pubkey:
+    return address if isinstance(address, Pubkey) else Pubkey.from_string(address)
+
+
+def status_name(status: object) -> str | None:
+    if status is None:
+        return None
+    name = str(status).rsplit(".", 1)[-1].lower()
+    return name if name in RANK else None
+
+
+def json_err(obj: Any) -> Any:
+    if getattr(obj, "err", None) is None:
+        return None
+    return json.loads(obj.to_json()).get("err")
+
+
+def token_changes(body: dict[str, Any], meta: dict[str, Any]) -> tuple[TokenBalanceChange, ...]:
+    # The RPC nests {"transaction": {"signatures", "message"}, "meta"}; some encoders add a level.
+    encoded = body.get("transaction") or {}
+    message = encoded.get("message") or (encoded.get("transaction") or {}).get("message") or {}
+    keys: list[str] = [
+        k if isinstance(k, str) else k.get("pubkey", "") for k in message.get("accountKeys", [])
+    ]
+    pre = {b["accountIndex"]: b for b in meta.get("preTokenBalances") or []}
+    post = {b["accountIndex"]: b for b in meta.get("postTokenBalances") or []}
+    changes = []
+    for index in sorted(set(pre) | set(post)):
+        ref = post.get(index) or pre[index]
+        changes.append(
+            TokenBalanceChange(
+                account=keys[index] if index < len(keys) else str(index),
+                mint=ref["mint"],
+                owner=ref.get("owner"),
+                pre=int(pre[index]["uiTokenAmount"]["amount"]) if index in pre else 0,
+                post=int(post[index]["uiTokenAmount"]["amount"]) if index in post else 0,
+            )
+        )
+    return tuple(changes)

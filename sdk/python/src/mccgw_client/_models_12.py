@@ -1,0 +1,92 @@
+"""Models, part 12 of 12 (re-exported by models.py)."""
+
+# ruff: noqa: E501, RUF100
+from __future__ import annotations
+
+from ._models_4 import ListMeta, ViewMeta
+from ._models_6 import Meta, MiningBatchMeta, PageMeta
+from ._models_10 import GenericDataMeta, GenericDataMeta_
+from ._models_11 import (
+    TypedResourceCollectionAttributes,
+    TypedResourceDetailedTransferAttrs,
+    TypedResourceFullProfileAttrs,
+    TypedResourceGlobalAttributes,
+    TypedResourceMiningBatchItemAttrs,
+    TypedResourceMiningStatsAttributes,
+    TypedResourcePoolAttributes,
+    TypedResourceProjectStatusAttrs,
+    TypedResourceStatusChangeAttrs,
+    TypedResourceTransferAttributes,
+    TypedResourceTreeAttributes,
+    TypedResourceUnitAttributes,
+    TypedResourceUnitStatsAttributes,
+    TypedResourceUserAttributes,
+    TypedResourceUserProfileAttributes,
+    TypedResourceVaultAttributes,
+    TypedResourceVaultDetailAttributes,
+    TypedResourceWalletNftAttributes,
+    TypedResourceWhitelistEntryAttrs,
+    TypedResourceWhitelistStatusAttrs,
+)
+
+ManyUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, PageMeta]
+
+
+ManyVaultAttributes = GenericDataMeta_[TypedResourceVaultAttributes, ListMeta]
+
+
+ManyWalletNftAttributes = GenericDataMeta_[TypedResourceWalletNftAttributes, ListMeta]
+
+
+ManyWhitelistEntryAttrs = GenericDataMeta_[TypedResourceWhitelistEntryAttrs, PageMeta]
+
+
+MiningBatchBody = GenericDataMeta_[TypedResourceMiningBatchItemAttrs, MiningBatchMeta]
+
+
+OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
+
+
+OneDetailedTransferAttrs = GenericDataMeta[TypedResourceDetailedTransferAttrs, Meta]
+
+
+OneFullProfileAttrs = GenericDataMeta[TypedResourceFullProfileAttrs, Meta]
+
+
+OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
+
+
+OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
+
+
+OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
+
+
+OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]
+
+
+OneStatusChangeAttrs = GenericDataMeta[TypedResourceStatusChangeAttrs, Meta]
+
+
+OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
+
+
+OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
+
+
+OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
+
+
+OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
+
+
+OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
+
+
+OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
+
+
+OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
+
+
+OneWhitelistStatusAttrs = GenericDataMeta[TypedResourceWhitelistStatusAttrs, Meta]

@@ -1,0 +1,16 @@
+"""Operations, part 5 of 5 (re-exported by operations.py)."""
+
+# ruff: noqa: E501, RUF100
+from __future__ import annotations
+
+from . import models
+from ._operation import Operation
+
+wallet_bids: Operation[models.ManyBidAttributes] = Operation(
+    "wallet_bids",
+    "GET",
+    "/v1/auction-solana/bids/{wallet}",
+    None,
+    models.ManyBidAttributes,
+    "A wallet's bids, newest first, with the state of each auction.",
+)

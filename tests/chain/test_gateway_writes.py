@@ -1,0 +1,161 @@
+"""The gateway's exactly-once write protocol against the real node and database: crashes between
+persist, send and confirmation, expiry and re-signing, terminal failures, simulation."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from chain.custody import CustodyTransfer
+from chain.errors import InsufficientChainFunds
+from chain.gateway import ChainGateway
+from tests.chain.gateway_support import (  # noqa: F401  (fixtures)
+    UNIT,
+    GatewayFactory,
+    attempt_rows,
+    chain_status,
+    funded,
+    gw_fixture,
+    make_gateway_fixture,
+    op,
+    row,
+    wait_until_expired,
+)
+
+# ------------------------------------------------------------- exactly once
+
+
+async def test_crash_between_persist_and_send(
+    gw: ChainGateway,
+    make_gateway: GatewayFactory,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    alice = await funded(gw, "MCC", 50 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    key = op()
+    ix = [gw.transfer_instruction(CustodyTransfer("MCC", alice, bob, 20 * UNIT))]
+
+    # "Crash": the record is committed, the process dies before sending.
+    prepared = await gw.prepare(key, ix, kind="transfer")
+    assert prepared.status == "signed" and prepared.send_count == 0
+    assert (await row(session_maker, key)).status == "signed"
+    assert await chain_status(gw, prepared.signature) is None
+
+    # Several fresh processes retry at once; exactly one transfer lands.
+    others = [await make_gateway() for _ in range(3)]
+    await asyncio.gather(*(g.submit(key, ix, kind="transfer") for g in others))
+    finals = await asyncio.gather(*(g.await_final(key, 30) for g in others))
+    assert {f.status for f in finals} == {"succeeded"}
+    assert {f.signature for f in finals} == {prepared.signature}  # the SAME bytes were sent
+    assert all(f.attempt == 1 for f in finals)
+
+    assert await gw.custody_balance(alice, "MCC") == 30 * UNIT
+    assert await gw.custody_balance(bob, "MCC") == 20 * UNIT
+    attempts = await attempt_rows(session_maker, key)
+    assert [(a.attempt, a.status) for a in attempts] == [(1, "succeeded")]
+
+
+async def test_crash_between_send_and_confirmation(
+    gw: ChainGateway,
+    make_gateway: GatewayFactory,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    alice = await funded(gw, "MCC", 10 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    key = op()
+    transfers = [CustodyTransfer("MCC", alice, bob, 4 * UNIT)]
+
+    first = await make_gateway()
+    sent = await first.submit_transfers(key, transfers)
+    assert sent.status == "sent" and sent.send_count == 1
+    await first._client.close()  # the process is gone before any confirmation
+
+    second = await make_gateway()
+    retried = await second.submit_transfers(key, transfers)  # a retry of the activity
+    assert retried.signature == sent.signature
+    final = await second.await_final(key, 30)
+    assert final.succeeded and final.attempt == 1 and final.previous_signatures == ()
+
+    assert await gw.custody_balance(alice, "MCC") == 6 * UNIT
+    assert await gw.custody_balance(bob, "MCC") == 4 * UNIT
+    stored = await row(session_maker, key)
+    assert (stored.status, stored.attempt, stored.signature) == ("succeeded", 1, sent.signature)
+
+
+async def test_expired_blockhash_is_resigned_exactly_once(
+    gw: ChainGateway,
+    make_gateway: GatewayFactory,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    alice = await funded(gw, "MCC", 9 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    key = op()
+    transfers = [CustodyTransfer("MCC", alice, bob, 2 * UNIT)]
+    ix = [gw.transfer_instruction(t) for t in transfers]
+
+    prepared = await gw.prepare(key, ix, kind="transfer")  # signed, persisted, never sent
+    await wait_until_expired(gw, prepared.last_valid_block_height)
+
+    retry = await make_gateway()
+    resubmitted, concurrent = await asyncio.gather(
+        retry.submit(key, ix, kind="transfer"), (await make_gateway()).advance(key)
+    )
+    assert resubmitted.attempt == 2 and concurrent.attempt == 2  # re-signed once, not twice
+    assert resubmitted.signature == concurrent.signature != prepared.signature
+    assert resubmitted.previous_signatures == (prepared.signature,)
+    final = await retry.await_final(key, 30)
+    assert final.succeeded and final.attempt == 2
+
+    assert await chain_status(gw, prepared.signature) is None  # the first never landed
+    assert await gw.custody_balance(alice, "MCC") == 7 * UNIT
+    assert await gw.custody_balance(bob, "MCC") == 2 * UNIT
+    attempts = await attempt_rows(session_maker, key)
+    assert [(a.attempt, a.status) for a in attempts] == [(1, "expired"), (2, "succeeded")]
+    assert attempts[0].signature == prepared.signature
+
+
+async def test_failed_on_chain_is_terminal(
+    make_gateway: GatewayFactory, session_maker: async_sessionmaker[AsyncSession]
+) -> None:
+    # Without simulation the doomed transfer is sent and lands with an error.
+    gw = await make_gateway(simulate=False)
+    alice = await funded(gw, "MCC", 5 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    key = op()
+    transfers = [CustodyTransfer("MCC", alice, bob, 6 * UNIT)]
+
+    sent = await gw.submit_transfers(key, transfers)
+    assert sent.send_count == 1
+    final = await gw.await_final(key, 30)
+    assert final.status == "failed"
+    assert final.err == {"InstructionError": [0, {"Custom": 1}]}  # SPL InsufficientFunds
+    assert final.insufficient_funds
+    with pytest.raises(InsufficientChainFunds):
+        final.raise_for_failure()
+    landed = await chain_status(gw, final.signature)
+    assert landed is not None and landed.err is not None
+
+    # Retries never re-send nor re-sign it.
+    again = await (await make_gateway()).submit_transfers(key, transfers)
+    assert (again.status, again.attempt, again.send_count) == ("failed", 1, 1)
+    stored = await row(session_maker, key)
+    assert (stored.status, stored.attempt, stored.send_count) == ("failed", 1, 1)
+    assert stored.err == final.err
+    assert await gw.custody_balance(alice, "MCC") == 5 * UNIT
+    assert await gw.custody_balance(bob, "MCC") == 0
+
+
+async def test_simulation_rejects_without_sending(
+    gw: ChainGateway, session_maker: async_sessionmaker[AsyncSession]
+) -> None:
+    alice = await funded(gw, "MCC", 1 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    key = op()
+    write = await gw.submit_transfers(key, [CustodyTransfer("MCC", alice, bob, 2 * UNIT)])
+    assert write.status == "failed" and write.send_count == 0 and write.insufficient_funds
+    assert await chain_status(gw, write.signature) is None  # never broadcast
+    assert (await row(session_maker, key)).status == "failed"
+    assert (await gw.await_final(key, 5)).status == "failed"
+    assert await gw.custody_balance(alice, "MCC") == 1 * UNIT
