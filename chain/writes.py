@@ -26,6 +26,7 @@ from typing import Any
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solana.rpc.models import TxOpts
+from solders.hash import Hash
 from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import Message
@@ -226,10 +227,7 @@ class ChainWrites(ChainReads):
                         commitment=self._commitment,
                         payload_hash=payload_hash,
                         fee_payer=str(self._keys.fee_payer.pubkey()),
-                        signature=str(tx.signatures[0]),
-                        blockhash=str(blockhash),
-                        last_valid_block_height=last_valid,
-                        tx_bytes=bytes(tx),
+                        signed=_signed(tx, blockhash, last_valid),
                         meta=meta or {},
                     )
                 except IntegrityError:
@@ -288,14 +286,7 @@ class ChainWrites(ChainReads):
             log.info(
                 "%r: blockhash expired unlanded, re-signing attempt %d", row.op_key, row.attempt + 1
             )
-            await tx_store.add_attempt(
-                session,
-                row,
-                signature=str(tx.signatures[0]),
-                blockhash=str(blockhash),
-                last_valid_block_height=last_valid,
-                tx_bytes=bytes(tx),
-            )
+            await tx_store.add_attempt(session, row, _signed(tx, blockhash, last_valid))
             attempts = await tx_store.attempts(session, row.id)
             send = Send(row.signature, row.tx_bytes)
         else:
@@ -382,3 +373,7 @@ class ChainWrites(ChainReads):
         if isinstance(err, str) and err.startswith("InsufficientFunds"):
             return err
         return None
+
+
+def _signed(tx: VersionedTransaction, blockhash: Hash, last_valid: int) -> tx_store.Signed:
+    return tx_store.Signed(str(tx.signatures[0]), str(blockhash), last_valid, bytes(tx))
