@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, CheckConstraint, Identity, Integer, String
+from sqlalchemy import Boolean, CheckConstraint, Identity, Integer, String
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -39,7 +39,7 @@ class Project(TimestampMixin, Base):
     )
 
     # The spec's project_id is an integer assigned on approval; it travels as a string.
-    project_id: Mapped[int] = mapped_column(BigInteger, Identity(start=1000), primary_key=True)
+    project_id: Mapped[int] = mapped_column(Identity(start=1000), primary_key=True)
     name: Mapped[str] = mapped_column(String(100))
     description: Mapped[str | None] = mapped_column(String(2000))
     webhook_url: Mapped[str | None] = mapped_column(String(500))

@@ -13,9 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
-    BigInteger,
     CheckConstraint,
-    DateTime,
     ForeignKeyConstraint,
     Index,
     String,
@@ -51,12 +49,10 @@ class LedgerAccount(Base):
 
     user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
     currency: Mapped[str] = mapped_column(String(8), primary_key=True)
-    balance: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    held: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    pending_out: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
-    )
+    balance: Mapped[int] = mapped_column(default=0, server_default="0")
+    held: Mapped[int] = mapped_column(default=0, server_default="0")
+    pending_out: Mapped[int] = mapped_column(default=0, server_default="0")
+    updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
 
     @property
     def available(self) -> int:
@@ -79,14 +75,14 @@ class Hold(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_uid: Mapped[str] = mapped_column(String(100))
     currency: Mapped[str] = mapped_column(String(8))
-    amount: Mapped[int] = mapped_column(BigInteger)
+    amount: Mapped[int]
     status: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
-    project_id: Mapped[int | None] = mapped_column(BigInteger)
+    project_id: Mapped[int | None]
     reason: Mapped[str | None] = mapped_column(String(100))
     reference_id: Mapped[str | None] = mapped_column(String(200))
-    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime | None]
     created_at: Mapped[CreatedAt]
-    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    resolved_at: Mapped[datetime | None]
     resolution: Mapped[str | None] = mapped_column(String(200))
 
 
@@ -107,11 +103,11 @@ class LedgerEntry(Base):
     user_uid: Mapped[str] = mapped_column(String(100))
     currency: Mapped[str] = mapped_column(String(8))
     kind: Mapped[str] = mapped_column(String(16))
-    amount: Mapped[int] = mapped_column(BigInteger)
+    amount: Mapped[int]
     # Signed effects on the account's three books; their sums equal the account row.
-    d_balance: Mapped[int] = mapped_column(BigInteger, default=0)
-    d_held: Mapped[int] = mapped_column(BigInteger, default=0)
-    d_pending_out: Mapped[int] = mapped_column(BigInteger, default=0)
+    d_balance: Mapped[int] = mapped_column(default=0)
+    d_held: Mapped[int] = mapped_column(default=0)
+    d_pending_out: Mapped[int] = mapped_column(default=0)
     hold_id: Mapped[str | None] = mapped_column(String(64))
     # What caused it: a transfer id, a mining activity id, an op key.
     reference: Mapped[str | None] = mapped_column(String(200))
