@@ -104,30 +104,10 @@ async def list_open(session: AsyncSession, limit: int = 256) -> list[str]:
     return list((await session.execute(stmt)).scalars())
 
 
-async def insert(
-    session: AsyncSession,
-    *,
-    op_key: str,
-    kind: str,
-    commitment: str,
-    payload_hash: str,
-    fee_payer: str,
-    signed: Signed,
-    meta: dict[str, Any],
-) -> ChainTransaction:
-    """Insert a write with its first attempt. Raises IntegrityError if op_key exists."""
-    row = ChainTransaction(
-        op_key=op_key,
-        kind=kind,
-        status="signed",
-        commitment=commitment,
-        payload_hash=payload_hash,
-        fee_payer=fee_payer,
-        attempt=1,
-        send_count=0,
-        meta=meta,
-        **asdict(signed),
-    )
+async def insert(session: AsyncSession, row: ChainTransaction) -> ChainTransaction:
+    """Insert a new write (the caller sets what it is) as attempt 1, signed and never sent,
+    with its attempt row. Raises IntegrityError if op_key exists."""
+    row.status, row.attempt, row.send_count = "signed", 1, 0
     session.add(row)
     await session.flush()
     await _add_current_attempt(session, row)

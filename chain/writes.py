@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -222,13 +222,15 @@ class ChainWrites(ChainReads):
                 try:
                     row = await tx_store.insert(
                         session,
-                        op_key=op_key,
-                        kind=kind,
-                        commitment=self._commitment,
-                        payload_hash=payload_hash,
-                        fee_payer=str(self._keys.fee_payer.pubkey()),
-                        signed=_signed(tx, blockhash, last_valid),
-                        meta=meta or {},
+                        ChainTransaction(
+                            op_key=op_key,
+                            kind=kind,
+                            commitment=self._commitment,
+                            payload_hash=payload_hash,
+                            fee_payer=str(self._keys.fee_payer.pubkey()),
+                            meta=meta or {},
+                            **asdict(_signed(tx, blockhash, last_valid)),
+                        ),
                     )
                 except IntegrityError:
                     # A concurrent submit of the same op_key won the insert; use its record.

@@ -20,6 +20,10 @@ NAMING_CONVENTION = {
 # Column types many tables share: ``id: Mapped[IdentityPk]``, ``created_at: Mapped[CreatedAt]``.
 IdentityPk = Annotated[int, mapped_column(BigInteger, Identity(), primary_key=True)]
 CreatedAt = Annotated[datetime, mapped_column(DateTime(timezone=True), server_default=func.now())]
+UpdatedAt = Annotated[
+    datetime,
+    mapped_column(DateTime(timezone=True), server_default=func.now(), onupdate=func.now()),
+]
 
 
 class Base(DeclarativeBase):
@@ -39,7 +43,5 @@ def table_of(model: type[Base]) -> Table:
 
 
 class TimestampMixin:
-    created_at: Mapped[datetime] = mapped_column(server_default=func.now(), nullable=False)
-    updated_at: Mapped[datetime] = mapped_column(
-        server_default=func.now(), onupdate=func.now(), nullable=False
-    )
+    created_at: Mapped[CreatedAt]
+    updated_at: Mapped[UpdatedAt]

@@ -32,7 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, IdentityPk, TimestampMixin
+from db.base import Base, IdentityPk, TimestampMixin, UpdatedAt
 
 AUDIT_STATUSES = ("success", "failed", "pending")
 ATTRIBUTE_VISIBILITIES = ("public", "private", "authorized")
@@ -178,7 +178,7 @@ class AuditLog(Base):
     client_ip: Mapped[str | None] = mapped_column(String(64))
     request_id: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = _now_column()
-    updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
+    updated_at: Mapped[UpdatedAt]
 
 
 class UserProjectAttribute(TimestampMixin, Base):

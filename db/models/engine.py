@@ -15,12 +15,11 @@ from sqlalchemy import (
     Index,
     String,
     Uuid,
-    func,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk
+from db.base import Base, CreatedAt, IdentityPk, UpdatedAt
 
 # pending -> pending_onchain -> completed; or failed; or cancelled (only from pending).
 TRANSFER_STATUSES = ("pending", "pending_onchain", "completed", "failed", "cancelled")
@@ -60,7 +59,7 @@ class Transfer(Base):
     slot: Mapped[int | None]
     block_height: Mapped[int | None]
     created_at: Mapped[CreatedAt]
-    updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
+    updated_at: Mapped[UpdatedAt]
     onchain_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
 
@@ -93,7 +92,7 @@ class LimitUsage(Base):
     operation: Mapped[str] = mapped_column(String(16), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     used: Mapped[int] = mapped_column(default=0, server_default="0")
-    updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
+    updated_at: Mapped[UpdatedAt]
 
 
 class ReconciliationDrift(Base):

@@ -17,11 +17,10 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     String,
-    func,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk
+from db.base import Base, CreatedAt, IdentityPk, UpdatedAt
 
 CURRENCIES = ("MCC", "MCD")
 HOLD_STATUSES = ("active", "posted", "voided", "expired")
@@ -52,7 +51,7 @@ class LedgerAccount(Base):
     balance: Mapped[int] = mapped_column(default=0, server_default="0")
     held: Mapped[int] = mapped_column(default=0, server_default="0")
     pending_out: Mapped[int] = mapped_column(default=0, server_default="0")
-    updated_at: Mapped[datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
+    updated_at: Mapped[UpdatedAt]
 
     @property
     def available(self) -> int:
