@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, cast
 
-from sqlalchemy import BigInteger, DateTime, Identity, MetaData, Table, func
+from sqlalchemy import BigInteger, DateTime, Identity, MetaData, String, Table, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -20,6 +20,9 @@ NAMING_CONVENTION = {
 # Column types many tables share: ``id: Mapped[IdentityPk]``, ``created_at: Mapped[CreatedAt]``.
 IdentityPk = Annotated[int, mapped_column(BigInteger, Identity(), primary_key=True)]
 CreatedAt = Annotated[datetime, mapped_column(DateTime(timezone=True), server_default=func.now())]
+# A user's Firebase uid, and a currency code (MCC/MCD), wherever a table keeps one.
+UserUid = Annotated[str, mapped_column(String(100))]
+CurrencyCode = Annotated[str, mapped_column(String(8))]
 UpdatedAt = Annotated[
     datetime,
     mapped_column(DateTime(timezone=True), server_default=func.now(), onupdate=func.now()),

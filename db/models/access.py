@@ -32,7 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, IdentityPk, TimestampMixin, UpdatedAt
+from db.base import Base, IdentityPk, TimestampMixin, UpdatedAt, UserUid
 
 AUDIT_STATUSES = ("success", "failed", "pending")
 ATTRIBUTE_VISIBILITIES = ("public", "private", "authorized")
@@ -87,7 +87,7 @@ class OAuthAuthorizationCode(Base):
     client_id: Mapped[str] = mapped_column(
         String(64), ForeignKey("oauth_clients.client_id", ondelete="CASCADE")
     )
-    user_uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid", ondelete="CASCADE"))
+    user_uid: Mapped[UserUid] = mapped_column(ForeignKey("users.uid", ondelete="CASCADE"))
     redirect_uri: Mapped[str | None] = mapped_column(String(500))
     scope: Mapped[str] = mapped_column(String(1000), default="")
     nonce: Mapped[str | None] = mapped_column(String(255))
@@ -130,7 +130,7 @@ class OAuthConsent(TimestampMixin, Base):
     __table_args__ = (UniqueConstraint("user_uid", "project_id"),)
 
     id: Mapped[IdentityPk]
-    user_uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid", ondelete="CASCADE"))
+    user_uid: Mapped[UserUid] = mapped_column(ForeignKey("users.uid", ondelete="CASCADE"))
     project_id: Mapped[int] = mapped_column(
         ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
     )
@@ -189,7 +189,7 @@ class UserProjectAttribute(TimestampMixin, Base):
     )
 
     id: Mapped[IdentityPk]
-    uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid", ondelete="CASCADE"))
+    uid: Mapped[UserUid] = mapped_column(ForeignKey("users.uid", ondelete="CASCADE"))
     project_id: Mapped[int] = mapped_column(
         ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
     )

@@ -19,7 +19,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk, UpdatedAt
+from db.base import Base, CreatedAt, CurrencyCode, IdentityPk, UpdatedAt, UserUid
 
 # pending -> pending_onchain -> completed; or failed; or cancelled (only from pending).
 TRANSFER_STATUSES = ("pending", "pending_onchain", "completed", "failed", "cancelled")
@@ -40,9 +40,9 @@ class Transfer(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     project_id: Mapped[int]
     transfer_type: Mapped[str] = mapped_column(String(64))
-    from_uid: Mapped[str] = mapped_column(String(100))
-    to_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    from_uid: Mapped[UserUid]
+    to_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     amount: Mapped[int]
     status: Mapped[str] = mapped_column(String(20), default="pending")
     lock_id: Mapped[str | None] = mapped_column(String(64))
@@ -88,7 +88,7 @@ class LimitUsage(Base):
     )
 
     project_id: Mapped[int] = mapped_column(primary_key=True)
-    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    currency: Mapped[CurrencyCode] = mapped_column(primary_key=True)
     operation: Mapped[str] = mapped_column(String(16), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     used: Mapped[int] = mapped_column(default=0, server_default="0")
@@ -103,8 +103,8 @@ class ReconciliationDrift(Base):
 
     id: Mapped[IdentityPk]
     run_id: Mapped[str] = mapped_column(String(64))
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     address: Mapped[str] = mapped_column(String(44))
     chain_balance: Mapped[int]
     ledger_balance: Mapped[int]

@@ -6,7 +6,7 @@ from sqlalchemy import Boolean, CheckConstraint, Identity, Integer, String
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, TimestampMixin, UserUid
 
 USER_ROLES = ("admin", "unit_manager", "unit_member", "user", "miner")
 RATE_LIMIT_TIERS = ("free", "standard", "enterprise")
@@ -17,7 +17,7 @@ class User(TimestampMixin, Base):
     __tablename__ = "users"
     __table_args__ = (CheckConstraint(f"role IN {USER_ROLES!r}", name="role"),)
 
-    uid: Mapped[str] = mapped_column(String(100), primary_key=True)
+    uid: Mapped[UserUid] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(100), unique=True)
     email: Mapped[str] = mapped_column(String(255), unique=True)
     # scrypt hash (core.passwords); None for users that only come from the identity provider.

@@ -20,7 +20,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk, UpdatedAt
+from db.base import Base, CreatedAt, CurrencyCode, IdentityPk, UpdatedAt, UserUid
 
 CURRENCIES = ("MCC", "MCD")
 HOLD_STATUSES = ("active", "posted", "voided", "expired")
@@ -46,8 +46,8 @@ class LedgerAccount(Base):
         CheckConstraint("balance - held - pending_out >= 0", name="available_nonneg"),
     )
 
-    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
-    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    user_uid: Mapped[UserUid] = mapped_column(primary_key=True)
+    currency: Mapped[CurrencyCode] = mapped_column(primary_key=True)
     balance: Mapped[int] = mapped_column(default=0, server_default="0")
     held: Mapped[int] = mapped_column(default=0, server_default="0")
     pending_out: Mapped[int] = mapped_column(default=0, server_default="0")
@@ -72,8 +72,8 @@ class Hold(Base):
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     amount: Mapped[int]
     status: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
     project_id: Mapped[int | None]
@@ -99,8 +99,8 @@ class LedgerEntry(Base):
     )
 
     id: Mapped[IdentityPk]
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     kind: Mapped[str] = mapped_column(String(16))
     amount: Mapped[int]
     # Signed effects on the account's three books; their sums equal the account row.

@@ -18,7 +18,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, TimestampMixin, UserUid
 
 MINING_STATUSES = (
     "pending_verification",
@@ -44,7 +44,7 @@ class MiningSubmission(TimestampMixin, Base):
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     project_id: Mapped[int]
-    user_uid: Mapped[str] = mapped_column(String(100))
+    user_uid: Mapped[UserUid]
     activity_type: Mapped[str] = mapped_column(String(64))
     activity_data: Mapped[dict[str, Any]] = mapped_column(JSONB)
     proof: Mapped[dict[str, Any]] = mapped_column(JSONB)

@@ -22,7 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk, TimestampMixin
+from db.base import Base, CreatedAt, IdentityPk, TimestampMixin, UserUid
 from db.models.mining import MiningSubmission
 
 UNIT_TYPES = ("station", "matrix", "sector", "system")
@@ -73,7 +73,7 @@ class OrgMembership(Base):
     )
 
     id: Mapped[IdentityPk]
-    user_uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid"))
+    user_uid: Mapped[UserUid] = mapped_column(ForeignKey("users.uid"))
     station_id: Mapped[int] = mapped_column(ForeignKey("org_units.id"))
     joined_at: Mapped[datetime]
     left_at: Mapped[datetime | None]

@@ -17,7 +17,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk
+from db.base import Base, CreatedAt, CurrencyCode, IdentityPk, UserUid
 
 # credited: an outside transfer into the account, credited to the ledger once;
 # ignored_failed: the transaction failed on chain (it moved nothing);
@@ -38,8 +38,8 @@ class CustodyWatch(Base):
     )
 
     address: Mapped[str] = mapped_column(String(44), primary_key=True)
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     # The account exists on chain (created by the watcher if it was missing).
     ready: Mapped[bool] = mapped_column(Boolean, default=False, server_default="f")
     # Newest finalized signature already examined (getSignaturesForAddress ``until``).
@@ -60,8 +60,8 @@ class Deposit(Base):
     id: Mapped[IdentityPk]
     signature: Mapped[str] = mapped_column(String(88))
     address: Mapped[str] = mapped_column(String(44))
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     outcome: Mapped[str] = mapped_column(String(24))
     amount: Mapped[int]
     # Owner of the token account the tokens came from (the sending wallet), when known.
@@ -114,8 +114,8 @@ class LedgerMovementCount(Base):
 
     __tablename__ = "ledger_movement_counts"
 
-    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
-    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    user_uid: Mapped[UserUid] = mapped_column(primary_key=True)
+    currency: Mapped[CurrencyCode] = mapped_column(primary_key=True)
     movements: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
@@ -125,7 +125,7 @@ class LedgerMovement(Base):
 
     __tablename__ = "ledger_movements"
 
-    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
-    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    user_uid: Mapped[UserUid] = mapped_column(primary_key=True)
+    currency: Mapped[CurrencyCode] = mapped_column(primary_key=True)
     seq: Mapped[int] = mapped_column(primary_key=True)
     entry_id: Mapped[int]
