@@ -8,6 +8,7 @@ ever sent (see ``chain.gateway``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import select, update
@@ -17,6 +18,29 @@ from db.models.chain import ChainTransaction, ChainTxAttempt
 
 # Statuses from which a write can still move; the others are final.
 OPEN_STATUSES = ("signed", "sent", "landed")
+
+# The columns a write record shares with its current attempt row: a re-sign replaces them all.
+ATTEMPT_COLUMNS = ("attempt", "signature", "blockhash", "last_valid_block_height", "tx_bytes")
+
+
+@dataclass(frozen=True)
+class Signed:
+    """One signed attempt of a write, as the gateway hands it to the store."""
+
+    signature: str
+    blockhash: str
+    last_valid_block_height: int
+    tx_bytes: bytes
+
+
+def stamp(target: ChainTransaction | ChainTxAttempt, values: dict[str, Any]) -> None:
+    """Set each named column on a row (the attempt columns travel as one group)."""
+    for name, value in values.items():
+        setattr(target, name, value)
+
+
+def attempt_values(source: ChainTransaction | ChainTxAttempt) -> dict[str, Any]:
+    return {name: getattr(source, name) for name in ATTEMPT_COLUMNS}
 
 
 async def get(
@@ -80,36 +104,10 @@ async def list_open(session: AsyncSession, limit: int = 256) -> list[str]:
     return list((await session.execute(stmt)).scalars())
 
 
-async def insert(
-    session: AsyncSession,
-    *,
-    op_key: str,
-    kind: str,
-    commitment: str,
-    payload_hash: str,
-    fee_payer: str,
-    signature: str,
-    blockhash: str,
-    last_valid_block_height: int,
-    tx_bytes: bytes,
-    meta: dict[str, Any],
-) -> ChainTransaction:
-    """Insert a write with its first attempt. Raises IntegrityError if op_key exists."""
-    row = ChainTransaction(
-        op_key=op_key,
-        kind=kind,
-        status="signed",
-        commitment=commitment,
-        payload_hash=payload_hash,
-        fee_payer=fee_payer,
-        attempt=1,
-        signature=signature,
-        blockhash=blockhash,
-        last_valid_block_height=last_valid_block_height,
-        tx_bytes=tx_bytes,
-        send_count=0,
-        meta=meta,
-    )
+async def insert(session: AsyncSession, row: ChainTransaction) -> ChainTransaction:
+    """Insert a new write (the caller sets what it is) as attempt 1, signed and never sent,
+    with its attempt row. Raises IntegrityError if op_key exists."""
+    row.status, row.attempt, row.send_count = "signed", 1, 0
     session.add(row)
     await session.flush()
     await _add_current_attempt(session, row)
@@ -118,36 +116,15 @@ async def insert(
 
 async def _add_current_attempt(session: AsyncSession, row: ChainTransaction) -> None:
     """The attempt row of the record's current signature (written before it is ever sent)."""
-    session.add(
-        ChainTxAttempt(
-            chain_tx_id=row.id,
-            attempt=row.attempt,
-            signature=row.signature,
-            blockhash=row.blockhash,
-            last_valid_block_height=row.last_valid_block_height,
-            tx_bytes=row.tx_bytes,
-            status="signed",
-        )
-    )
+    session.add(ChainTxAttempt(chain_tx_id=row.id, status="signed", **attempt_values(row)))
     await session.flush()
 
 
-async def add_attempt(
-    session: AsyncSession,
-    row: ChainTransaction,
-    *,
-    signature: str,
-    blockhash: str,
-    last_valid_block_height: int,
-    tx_bytes: bytes,
-) -> None:
+async def add_attempt(session: AsyncSession, row: ChainTransaction, signed: Signed) -> None:
     """Mark the current attempt expired and make a freshly signed one current."""
     await set_attempt_status(session, row.id, row.attempt, "expired")
     row.attempt += 1
-    row.signature = signature
-    row.blockhash = blockhash
-    row.last_valid_block_height = last_valid_block_height
-    row.tx_bytes = tx_bytes
+    stamp(row, asdict(signed))
     row.status = "signed"
     row.last_send_error = None
     await _add_current_attempt(session, row)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,6 +13,7 @@ from solders.instruction import Instruction
 from solders.system_program import ID as SYSTEM_PROGRAM_ID
 from solders.transaction import VersionedTransaction
 
+from chain import tx_store
 from chain.errors import (
     ChainRejected,
     InsufficientChainFunds,
@@ -58,6 +59,14 @@ class ChainWrite:
         return self
 
 
+# The snapshot fields that are the record's columns of the same name, copied as they are.
+_ROW_FIELDS = tuple(
+    f.name
+    for f in fields(ChainWrite)
+    if f.name not in ("previous_signatures", "send_count", "insufficient_funds")
+)
+
+
 @dataclass(frozen=True)
 class Send:
     """Bytes to (re-)broadcast, decided under the record's lock and sent after commit."""
@@ -87,11 +96,7 @@ def finish(row: ChainTransaction, status: str, err: Any = None) -> None:
 
 
 def make_current(row: ChainTransaction, attempt: ChainTxAttempt) -> None:
-    row.attempt = attempt.attempt
-    row.signature = attempt.signature
-    row.blockhash = attempt.blockhash
-    row.last_valid_block_height = attempt.last_valid_block_height
-    row.tx_bytes = attempt.tx_bytes
+    tx_store.stamp(row, tx_store.attempt_values(attempt))
 
 
 def insufficient(err: Any, tx_bytes: bytes) -> bool:
@@ -111,19 +116,8 @@ def insufficient(err: Any, tx_bytes: bytes) -> bool:
 
 def snapshot(row: ChainTransaction, attempts: Sequence[ChainTxAttempt]) -> ChainWrite:
     return ChainWrite(
-        op_key=row.op_key,
-        kind=row.kind,
-        status=row.status,
-        signature=row.signature,
-        attempt=row.attempt,
+        **{name: getattr(row, name) for name in _ROW_FIELDS},
         previous_signatures=tuple(a.signature for a in attempts if a.attempt != row.attempt),
-        blockhash=row.blockhash,
-        last_valid_block_height=row.last_valid_block_height,
-        commitment=row.commitment,
-        confirmation_status=row.confirmation_status,
-        slot=row.slot,
-        block_height=row.block_height,
-        err=row.err,
         send_count=row.send_count or 0,
         insufficient_funds=row.status == "failed" and insufficient(row.err, row.tx_bytes),
     )

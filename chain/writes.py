@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solana.rpc.models import TxOpts
+from solders.hash import Hash
 from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import Message
@@ -221,16 +222,15 @@ class ChainWrites(ChainReads):
                 try:
                     row = await tx_store.insert(
                         session,
-                        op_key=op_key,
-                        kind=kind,
-                        commitment=self._commitment,
-                        payload_hash=payload_hash,
-                        fee_payer=str(self._keys.fee_payer.pubkey()),
-                        signature=str(tx.signatures[0]),
-                        blockhash=str(blockhash),
-                        last_valid_block_height=last_valid,
-                        tx_bytes=bytes(tx),
-                        meta=meta or {},
+                        ChainTransaction(
+                            op_key=op_key,
+                            kind=kind,
+                            commitment=self._commitment,
+                            payload_hash=payload_hash,
+                            fee_payer=str(self._keys.fee_payer.pubkey()),
+                            meta=meta or {},
+                            **asdict(_signed(tx, blockhash, last_valid)),
+                        ),
                     )
                 except IntegrityError:
                     # A concurrent submit of the same op_key won the insert; use its record.
@@ -288,14 +288,7 @@ class ChainWrites(ChainReads):
             log.info(
                 "%r: blockhash expired unlanded, re-signing attempt %d", row.op_key, row.attempt + 1
             )
-            await tx_store.add_attempt(
-                session,
-                row,
-                signature=str(tx.signatures[0]),
-                blockhash=str(blockhash),
-                last_valid_block_height=last_valid,
-                tx_bytes=bytes(tx),
-            )
+            await tx_store.add_attempt(session, row, _signed(tx, blockhash, last_valid))
             attempts = await tx_store.attempts(session, row.id)
             send = Send(row.signature, row.tx_bytes)
         else:
@@ -382,3 +375,7 @@ class ChainWrites(ChainReads):
         if isinstance(err, str) and err.startswith("InsufficientFunds"):
             return err
         return None
+
+
+def _signed(tx: VersionedTransaction, blockhash: Hash, last_valid: int) -> tx_store.Signed:
+    return tx_store.Signed(str(tx.signatures[0]), str(blockhash), last_valid, bytes(tx))

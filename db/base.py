@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, cast
+from typing import Annotated, Any, ClassVar, cast
 
-from sqlalchemy import BigInteger, DateTime, Identity, MetaData, Table, func
+from sqlalchemy import BigInteger, DateTime, Identity, MetaData, String, Table, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -20,10 +20,23 @@ NAMING_CONVENTION = {
 # Column types many tables share: ``id: Mapped[IdentityPk]``, ``created_at: Mapped[CreatedAt]``.
 IdentityPk = Annotated[int, mapped_column(BigInteger, Identity(), primary_key=True)]
 CreatedAt = Annotated[datetime, mapped_column(DateTime(timezone=True), server_default=func.now())]
+# A user's Firebase uid, and a currency code (MCC/MCD), wherever a table keeps one.
+UserUid = Annotated[str, mapped_column(String(100))]
+CurrencyCode = Annotated[str, mapped_column(String(8))]
+UpdatedAt = Annotated[
+    datetime,
+    mapped_column(DateTime(timezone=True), server_default=func.now(), onupdate=func.now()),
+]
 
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    # Whole numbers are money or ids (BIGINT unless a column says Integer), and every
+    # timestamp is timezone-aware: said once here rather than on each column.
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        int: BigInteger,
+        datetime: DateTime(timezone=True),
+    }
 
 
 def table_of(model: type[Base]) -> Table:
@@ -33,9 +46,5 @@ def table_of(model: type[Base]) -> Table:
 
 
 class TimestampMixin:
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), nullable=False
-    )
-    updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), onupdate=func.now(), nullable=False
-    )
+    created_at: Mapped[CreatedAt]
+    updated_at: Mapped[UpdatedAt]

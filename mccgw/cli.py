@@ -31,18 +31,23 @@ class GatewayRun:
     settings: Settings
 
 
+# `mccgw dev` flags, each a DevOptions field: (field, type, default, help); argparse applies
+# the type to the default too, so --dir arrives as a Path.
+_DEV_FLAGS: tuple[tuple[str, type, object, str | None], ...] = (
+    ("dir", Path, ".dev", "state directory (default: .dev)"),
+    ("host", str, "127.0.0.1", None),
+    ("api_port", int, 8000, None),
+    ("temporal_port", int, 7233, None),
+    ("ui_port", int, 8233, None),
+    ("rpc_port", int, 8899, None),
+    ("slot_ms", int, 400, "local chain slot time"),
+)
+
+
 def _dev(args: argparse.Namespace) -> int:
     from mccgw.dev import DevOptions, DevStack
 
-    options = DevOptions(
-        dir=Path(args.dir),
-        host=args.host,
-        api_port=args.api_port,
-        temporal_port=args.temporal_port,
-        ui_port=args.ui_port,
-        rpc_port=args.rpc_port,
-        slot_ms=args.slot_ms,
-    )
+    options = DevOptions(**{name: getattr(args, name) for name, *_ in _DEV_FLAGS})
     return DevStack(options).run()
 
 
@@ -169,13 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     dev = sub.add_parser("dev", help="run the whole stack on embedded services")
-    dev.add_argument("--dir", default=".dev", help="state directory (default: .dev)")
-    dev.add_argument("--host", default="127.0.0.1")
-    dev.add_argument("--api-port", type=int, default=8000)
-    dev.add_argument("--temporal-port", type=int, default=7233)
-    dev.add_argument("--ui-port", type=int, default=8233)
-    dev.add_argument("--rpc-port", type=int, default=8899)
-    dev.add_argument("--slot-ms", type=int, default=400, help="local chain slot time")
+    for name, kind, default, help_ in _DEV_FLAGS:
+        dev.add_argument(f"--{name.replace('_', '-')}", type=kind, default=default, help=help_)
     dev.set_defaults(func=_dev)
 
     sub.add_parser("migrate", help="migrate DATABASE_URL to head").set_defaults(func=_migrate)

@@ -164,26 +164,17 @@ def avatar_public_url(settings: Settings) -> str:
     return settings.avatar_public_url or f"{settings.base_url.rstrip('/')}/media/avatars"
 
 
+_S3_SETTINGS = ("endpoint", "bucket", "access_key", "secret_key", "region", "prefix")
+
+
 def storage_from_settings(settings: Settings) -> AvatarStorage:
     if settings.avatar_storage == "local":
         return LocalStorage(settings.avatar_dir, avatar_public_url(settings))
-    required = {
-        "AVATAR_S3_ENDPOINT": settings.avatar_s3_endpoint,
-        "AVATAR_S3_BUCKET": settings.avatar_s3_bucket,
-        "AVATAR_S3_ACCESS_KEY": settings.avatar_s3_access_key,
-        "AVATAR_S3_SECRET_KEY": settings.avatar_s3_secret_key,
-    }
-    missing = [name for name, value in required.items() if not value]
+    # Each S3Storage argument is the setting AVATAR_S3_<ARGUMENT>; the first four are required.
+    s3 = {name: getattr(settings, f"avatar_s3_{name}") for name in _S3_SETTINGS}
+    missing = [f"AVATAR_S3_{name.upper()}" for name in _S3_SETTINGS[:4] if not s3[name]]
     if missing:
         raise StorageNotConfigured(
             f"AVATAR_STORAGE=s3 needs {', '.join(missing)} (or set AVATAR_STORAGE=local)"
         )
-    return S3Storage(
-        endpoint=settings.avatar_s3_endpoint,
-        bucket=settings.avatar_s3_bucket,
-        region=settings.avatar_s3_region,
-        access_key=settings.avatar_s3_access_key,
-        secret_key=settings.avatar_s3_secret_key,
-        prefix=settings.avatar_s3_prefix,
-        public_url=settings.avatar_public_url,
-    )
+    return S3Storage(**s3, public_url=settings.avatar_public_url)

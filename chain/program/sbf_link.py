@@ -132,6 +132,16 @@ def _align(value: int, to: int) -> int:
     return (value + to - 1) // to * to
 
 
+def _place(sections: list[_Section], start: int, min_align: int, place: dict[int, int]) -> int:
+    """Lay sections out one after another from ``start``; record each offset, return the end."""
+    cursor = start
+    for s in sections:
+        cursor = _align(cursor, max(s.align, min_align))
+        place[s.index] = cursor
+        cursor += s.size
+    return cursor
+
+
 class _StrTab:
     """String table with first-come offsets; callers add names in a fixed order."""
 
@@ -170,19 +180,9 @@ def link(obj: bytes, entry: str = "entrypoint") -> bytes:
     # section headers. Address == file offset for every allocated section.
     text_off = _align(EHDR_SIZE, 8)
     place: dict[int, int] = {}  # input section index -> output file offset
-    cursor = text_off
-    for s in text_in:
-        cursor = _align(cursor, max(s.align, 8))
-        place[s.index] = cursor
-        cursor += s.size
-    text_end = cursor
+    text_end = _place(text_in, text_off, 8, place)
     ro_off = _align(text_end, 8)
-    cursor = ro_off
-    for s in ro_in:
-        cursor = _align(cursor, max(s.align, 1))
-        place[s.index] = cursor
-        cursor += s.size
-    ro_end = cursor
+    ro_end = _place(ro_in, ro_off, 1, place)
 
     image = bytearray(ro_end)
     for s in (*text_in, *ro_in):

@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     Boolean,
     CheckConstraint,
     DateTime,
@@ -33,7 +32,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, IdentityPk, TimestampMixin
+from db.base import Base, IdentityPk, TimestampMixin, UpdatedAt, UserUid
 
 AUDIT_STATUSES = ("success", "failed", "pending")
 ATTRIBUTE_VISIBILITIES = ("public", "private", "authorized")
@@ -65,7 +64,7 @@ class OAuthClient(TimestampMixin, Base):
     client_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     # NULL for the gateway's own first-party clients (the operator console): no project.
     project_id: Mapped[int | None] = mapped_column(
-        BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
+        ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
     )
     name: Mapped[str] = mapped_column(String(100))
     # SHA-256 of the client secret; NULL means a public client (PKCE required).
@@ -88,14 +87,14 @@ class OAuthAuthorizationCode(Base):
     client_id: Mapped[str] = mapped_column(
         String(64), ForeignKey("oauth_clients.client_id", ondelete="CASCADE")
     )
-    user_uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid", ondelete="CASCADE"))
+    user_uid: Mapped[UserUid] = mapped_column(ForeignKey("users.uid", ondelete="CASCADE"))
     redirect_uri: Mapped[str | None] = mapped_column(String(500))
     scope: Mapped[str] = mapped_column(String(1000), default="")
     nonce: Mapped[str | None] = mapped_column(String(255))
     code_challenge: Mapped[str | None] = mapped_column(String(128))
     code_challenge_method: Mapped[str | None] = mapped_column(String(10))
-    auth_time: Mapped[int] = mapped_column(BigInteger)
-    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    auth_time: Mapped[int]
+    expires_at: Mapped[datetime]
 
 
 class OAuthToken(Base):
@@ -115,13 +114,13 @@ class OAuthToken(Base):
     refresh_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
     # Every rotation of one original grant shares the family; reuse revokes the family.
     family_id: Mapped[uuid.UUID] = mapped_column(Uuid, index=True)
-    issued_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    access_expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    refresh_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    issued_at: Mapped[datetime]
+    access_expires_at: Mapped[datetime]
+    refresh_expires_at: Mapped[datetime | None]
     # Set when this refresh token was exchanged for a new pair (presenting it again = reuse).
-    rotated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    access_revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    rotated_at: Mapped[datetime | None]
+    access_revoked_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
 
 
 class OAuthConsent(TimestampMixin, Base):
@@ -131,14 +130,14 @@ class OAuthConsent(TimestampMixin, Base):
     __table_args__ = (UniqueConstraint("user_uid", "project_id"),)
 
     id: Mapped[IdentityPk]
-    user_uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid", ondelete="CASCADE"))
+    user_uid: Mapped[UserUid] = mapped_column(ForeignKey("users.uid", ondelete="CASCADE"))
     project_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
+        ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
     )
     client_id: Mapped[str | None] = mapped_column(String(64))
     scopes: Mapped[list[str]] = mapped_column(ARRAY(String(50)), default=list)
     source: Mapped[str] = mapped_column(String(10), default="oauth")
-    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None]
 
 
 class IdempotencyRecord(Base):
@@ -155,7 +154,7 @@ class IdempotencyRecord(Base):
     response_body: Mapped[bytes] = mapped_column(LargeBinary)
     content_type: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = _now_column()
-    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
 
 
 class AuditLog(Base):
@@ -167,7 +166,7 @@ class AuditLog(Base):
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
     # No foreign keys: the audit trail outlives what it mentions.
-    project_id: Mapped[int | None] = mapped_column(BigInteger)
+    project_id: Mapped[int | None]
     actor: Mapped[str] = mapped_column(String(120))
     operation: Mapped[str] = mapped_column(String(100))
     user_uid: Mapped[str | None] = mapped_column(String(100), index=True)
@@ -179,9 +178,7 @@ class AuditLog(Base):
     client_ip: Mapped[str | None] = mapped_column(String(64))
     request_id: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[datetime] = _now_column()
-    updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
-    )
+    updated_at: Mapped[UpdatedAt]
 
 
 class UserProjectAttribute(TimestampMixin, Base):
@@ -192,9 +189,9 @@ class UserProjectAttribute(TimestampMixin, Base):
     )
 
     id: Mapped[IdentityPk]
-    uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid", ondelete="CASCADE"))
+    uid: Mapped[UserUid] = mapped_column(ForeignKey("users.uid", ondelete="CASCADE"))
     project_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
+        ForeignKey("projects.project_id", ondelete="CASCADE"), index=True
     )
     attribute_key: Mapped[str] = mapped_column(String(100))
     attribute_value: Mapped[Any] = mapped_column(JSONB)

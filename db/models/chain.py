@@ -11,9 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     CheckConstraint,
-    DateTime,
     ForeignKey,
     Integer,
     LargeBinary,
@@ -56,18 +54,18 @@ class ChainTransaction(TimestampMixin, Base):
     attempt: Mapped[int] = mapped_column(Integer, default=1)
     signature: Mapped[str] = mapped_column(String(88), unique=True)
     blockhash: Mapped[str] = mapped_column(String(44))
-    last_valid_block_height: Mapped[int] = mapped_column(BigInteger)
+    last_valid_block_height: Mapped[int]
     tx_bytes: Mapped[bytes] = mapped_column(LargeBinary)
     send_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    last_sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_sent_at: Mapped[datetime | None]
     last_send_error: Mapped[str | None] = mapped_column(String(1000))
     # Where and how far it landed.
-    slot: Mapped[int | None] = mapped_column(BigInteger)
-    block_height: Mapped[int | None] = mapped_column(BigInteger)
+    slot: Mapped[int | None]
+    block_height: Mapped[int | None]
     confirmation_status: Mapped[str | None] = mapped_column(String(16))
     # The on-chain (or simulation) error, as the RPC's JSON; set only with status failed.
     err: Mapped[Any | None] = mapped_column(JSONB)
-    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    completed_at: Mapped[datetime | None]
     # Caller context (e.g. the transfers of a batch, amounts as strings); never read back here.
     meta: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
 
@@ -81,12 +79,12 @@ class ChainTxAttempt(TimestampMixin, Base):
 
     id: Mapped[IdentityPk]
     chain_tx_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("chain_transactions.id", ondelete="CASCADE")
+        ForeignKey("chain_transactions.id", ondelete="CASCADE")
     )
     attempt: Mapped[int] = mapped_column(Integer)
     signature: Mapped[str] = mapped_column(String(88), unique=True)
     blockhash: Mapped[str] = mapped_column(String(44))
-    last_valid_block_height: Mapped[int] = mapped_column(BigInteger)
+    last_valid_block_height: Mapped[int]
     tx_bytes: Mapped[bytes] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16))
 
@@ -100,6 +98,4 @@ class MintDecimals(Base):
 
     mint: Mapped[str] = mapped_column(String(44), primary_key=True)
     decimals: Mapped[int] = mapped_column(Integer)
-    read_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), nullable=False
-    )
+    read_at: Mapped[datetime] = mapped_column(server_default=func.now(), nullable=False)

@@ -8,21 +8,18 @@ from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     Boolean,
     CheckConstraint,
     Date,
-    DateTime,
     ForeignKey,
     Index,
     String,
     Uuid,
-    func,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk
+from db.base import Base, CreatedAt, CurrencyCode, IdentityPk, UpdatedAt, UserUid
 
 # pending -> pending_onchain -> completed; or failed; or cancelled (only from pending).
 TRANSFER_STATUSES = ("pending", "pending_onchain", "completed", "failed", "cancelled")
@@ -41,12 +38,12 @@ class Transfer(Base):
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    project_id: Mapped[int] = mapped_column(BigInteger)
+    project_id: Mapped[int]
     transfer_type: Mapped[str] = mapped_column(String(64))
-    from_uid: Mapped[str] = mapped_column(String(100))
-    to_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
-    amount: Mapped[int] = mapped_column(BigInteger)
+    from_uid: Mapped[UserUid]
+    to_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
+    amount: Mapped[int]
     status: Mapped[str] = mapped_column(String(20), default="pending")
     lock_id: Mapped[str | None] = mapped_column(String(64))
     reference: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
@@ -59,14 +56,12 @@ class Transfer(Base):
     # The chain write (chain_transactions.op_key) that carries this transfer, and where it landed.
     op_key: Mapped[str | None] = mapped_column(String(200))
     signature: Mapped[str | None] = mapped_column(String(88))
-    slot: Mapped[int | None] = mapped_column(BigInteger)
-    block_height: Mapped[int | None] = mapped_column(BigInteger)
+    slot: Mapped[int | None]
+    block_height: Mapped[int | None]
     created_at: Mapped[CreatedAt]
-    updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
-    )
-    onchain_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[UpdatedAt]
+    onchain_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
 
 
 class TransferState(Base):
@@ -92,14 +87,12 @@ class LimitUsage(Base):
         CheckConstraint(f"operation IN {LIMIT_OPERATIONS!r}", name="operation"),
     )
 
-    project_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
+    project_id: Mapped[int] = mapped_column(primary_key=True)
+    currency: Mapped[CurrencyCode] = mapped_column(primary_key=True)
     operation: Mapped[str] = mapped_column(String(16), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
-    used: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
-    )
+    used: Mapped[int] = mapped_column(default=0, server_default="0")
+    updated_at: Mapped[UpdatedAt]
 
 
 class ReconciliationDrift(Base):
@@ -110,11 +103,11 @@ class ReconciliationDrift(Base):
 
     id: Mapped[IdentityPk]
     run_id: Mapped[str] = mapped_column(String(64))
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     address: Mapped[str] = mapped_column(String(44))
-    chain_balance: Mapped[int] = mapped_column(BigInteger)
-    ledger_balance: Mapped[int] = mapped_column(BigInteger)
+    chain_balance: Mapped[int]
+    ledger_balance: Mapped[int]
     # chain - ledger, in base units.
-    drift: Mapped[int] = mapped_column(BigInteger)
+    drift: Mapped[int]
     created_at: Mapped[CreatedAt]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from sqlalchemy import BigInteger, DateTime, Index, String
+from sqlalchemy import Index, String
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -34,9 +34,9 @@ class Event(Base):
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     # The project the event belongs to (whose webhooks receive it).
-    project_id: Mapped[int] = mapped_column(BigInteger)
+    project_id: Mapped[int]
     type: Mapped[str] = mapped_column(String(64))
     data: Mapped[dict[str, Any]] = mapped_column(JSONB)
     created_at: Mapped[CreatedAt]
     # Set once the event has been handed to delivery (fanned out to the project's endpoints).
-    dispatched_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    dispatched_at: Mapped[datetime | None]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, CheckConstraint, Identity, Integer, String
+from sqlalchemy import Boolean, CheckConstraint, Identity, Integer, String
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, TimestampMixin, UserUid
 
 USER_ROLES = ("admin", "unit_manager", "unit_member", "user", "miner")
 RATE_LIMIT_TIERS = ("free", "standard", "enterprise")
@@ -17,7 +17,7 @@ class User(TimestampMixin, Base):
     __tablename__ = "users"
     __table_args__ = (CheckConstraint(f"role IN {USER_ROLES!r}", name="role"),)
 
-    uid: Mapped[str] = mapped_column(String(100), primary_key=True)
+    uid: Mapped[UserUid] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(100), unique=True)
     email: Mapped[str] = mapped_column(String(255), unique=True)
     # scrypt hash (core.passwords); None for users that only come from the identity provider.
@@ -39,7 +39,7 @@ class Project(TimestampMixin, Base):
     )
 
     # The spec's project_id is an integer assigned on approval; it travels as a string.
-    project_id: Mapped[int] = mapped_column(BigInteger, Identity(start=1000), primary_key=True)
+    project_id: Mapped[int] = mapped_column(Identity(start=1000), primary_key=True)
     name: Mapped[str] = mapped_column(String(100))
     description: Mapped[str | None] = mapped_column(String(2000))
     webhook_url: Mapped[str | None] = mapped_column(String(500))

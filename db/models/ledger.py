@@ -13,17 +13,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
-    BigInteger,
     CheckConstraint,
-    DateTime,
     ForeignKeyConstraint,
     Index,
     String,
-    func,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk
+from db.base import Base, CreatedAt, CurrencyCode, IdentityPk, UpdatedAt, UserUid
 
 CURRENCIES = ("MCC", "MCD")
 HOLD_STATUSES = ("active", "posted", "voided", "expired")
@@ -49,14 +46,12 @@ class LedgerAccount(Base):
         CheckConstraint("balance - held - pending_out >= 0", name="available_nonneg"),
     )
 
-    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
-    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
-    balance: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    held: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    pending_out: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
-    )
+    user_uid: Mapped[UserUid] = mapped_column(primary_key=True)
+    currency: Mapped[CurrencyCode] = mapped_column(primary_key=True)
+    balance: Mapped[int] = mapped_column(default=0, server_default="0")
+    held: Mapped[int] = mapped_column(default=0, server_default="0")
+    pending_out: Mapped[int] = mapped_column(default=0, server_default="0")
+    updated_at: Mapped[UpdatedAt]
 
     @property
     def available(self) -> int:
@@ -77,16 +72,16 @@ class Hold(Base):
     )
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
-    amount: Mapped[int] = mapped_column(BigInteger)
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
+    amount: Mapped[int]
     status: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
-    project_id: Mapped[int | None] = mapped_column(BigInteger)
+    project_id: Mapped[int | None]
     reason: Mapped[str | None] = mapped_column(String(100))
     reference_id: Mapped[str | None] = mapped_column(String(200))
-    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime | None]
     created_at: Mapped[CreatedAt]
-    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    resolved_at: Mapped[datetime | None]
     resolution: Mapped[str | None] = mapped_column(String(200))
 
 
@@ -104,14 +99,14 @@ class LedgerEntry(Base):
     )
 
     id: Mapped[IdentityPk]
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     kind: Mapped[str] = mapped_column(String(16))
-    amount: Mapped[int] = mapped_column(BigInteger)
+    amount: Mapped[int]
     # Signed effects on the account's three books; their sums equal the account row.
-    d_balance: Mapped[int] = mapped_column(BigInteger, default=0)
-    d_held: Mapped[int] = mapped_column(BigInteger, default=0)
-    d_pending_out: Mapped[int] = mapped_column(BigInteger, default=0)
+    d_balance: Mapped[int] = mapped_column(default=0)
+    d_held: Mapped[int] = mapped_column(default=0)
+    d_pending_out: Mapped[int] = mapped_column(default=0)
     hold_id: Mapped[str | None] = mapped_column(String(64))
     # What caused it: a transfer id, a mining activity id, an op key.
     reference: Mapped[str | None] = mapped_column(String(200))

@@ -7,10 +7,8 @@ from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     CheckConstraint,
     Date,
-    DateTime,
     Index,
     String,
     Text,
@@ -20,7 +18,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, TimestampMixin
+from db.base import Base, TimestampMixin, UserUid
 
 MINING_STATUSES = (
     "pending_verification",
@@ -45,8 +43,8 @@ class MiningSubmission(TimestampMixin, Base):
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
-    project_id: Mapped[int] = mapped_column(BigInteger)
-    user_uid: Mapped[str] = mapped_column(String(100))
+    project_id: Mapped[int]
+    user_uid: Mapped[UserUid]
     activity_type: Mapped[str] = mapped_column(String(64))
     activity_data: Mapped[dict[str, Any]] = mapped_column(JSONB)
     proof: Mapped[dict[str, Any]] = mapped_column(JSONB)
@@ -56,15 +54,15 @@ class MiningSubmission(TimestampMixin, Base):
     status: Mapped[str] = mapped_column(String(24), default="pending_verification")
     reason: Mapped[str | None] = mapped_column(String(300))
     # The reward in MCD base units, computed at acceptance (counted against the limits).
-    mcd_amount: Mapped[int] = mapped_column(BigInteger)
+    mcd_amount: Mapped[int]
     reward_day: Mapped[date] = mapped_column(Date)
     workflow_id: Mapped[str] = mapped_column(String(200))
     op_key: Mapped[str | None] = mapped_column(String(200))
     tx_signature: Mapped[str | None] = mapped_column(String(100))
-    block_height: Mapped[int | None] = mapped_column(BigInteger)
+    block_height: Mapped[int | None]
     # [{status, at, reason?}] in order.
     history: Mapped[list[dict[str, Any]]] = mapped_column(JSONB, default=list)
-    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    confirmed_at: Mapped[datetime | None]
 
 
 class MiningProof(Base):
@@ -74,4 +72,4 @@ class MiningProof(Base):
 
     proof_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     activity_id: Mapped[str] = mapped_column(String(40))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now())

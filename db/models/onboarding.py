@@ -17,9 +17,7 @@ import uuid
 from datetime import datetime
 
 from sqlalchemy import (
-    BigInteger,
     CheckConstraint,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -66,17 +64,17 @@ class ProjectApplication(TimestampMixin, Base):
     mcd_wallet_address: Mapped[str] = mapped_column(String(64))
     status: Mapped[str] = mapped_column(String(12), default="pending", server_default="pending")
     reviewed_by: Mapped[str | None] = mapped_column(String(100))
-    reviewed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    reviewed_at: Mapped[datetime | None]
     rejection_reason: Mapped[str | None] = mapped_column(Text)
     project_id: Mapped[int | None] = mapped_column(
-        BigInteger, ForeignKey("projects.project_id", ondelete="SET NULL"), unique=True
+        ForeignKey("projects.project_id", ondelete="SET NULL"), unique=True
     )
     api_key: Mapped[str | None] = mapped_column(String(64))
     # Set when approval starts; cleared once the secret has been shown (the project row keeps
     # its own hash and encrypted copy for authentication).
     api_secret_hash: Mapped[str | None] = mapped_column(String(128))
     api_secret_encrypted: Mapped[str | None] = mapped_column(String(512))
-    secret_delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    secret_delivered_at: Mapped[datetime | None]
     approval_error: Mapped[str | None] = mapped_column(Text)
     whitelist_pda: Mapped[str | None] = mapped_column(String(64))
     whitelist_bump: Mapped[int | None] = mapped_column(Integer)
@@ -89,7 +87,7 @@ class McdWhitelistEntry(TimestampMixin, Base):
 
     id: Mapped[IdentityPk]
     project_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE"), unique=True
+        ForeignKey("projects.project_id", ondelete="CASCADE"), unique=True
     )
     project_name: Mapped[str] = mapped_column(String(100))
     wallet_address: Mapped[str] = mapped_column(String(64))
@@ -110,13 +108,9 @@ class ProjectStatusRecord(Base):
     __table_args__ = (Index("ix_project_status_history_project", "project_id", "created_at"),)
 
     id: Mapped[IdentityPk]
-    project_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("projects.project_id", ondelete="CASCADE")
-    )
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.project_id", ondelete="CASCADE"))
     from_status: Mapped[str | None] = mapped_column(String(20))
     status: Mapped[str] = mapped_column(String(20))
     reason: Mapped[str | None] = mapped_column(Text)
     changed_by: Mapped[str | None] = mapped_column(String(100))
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=func.now(), nullable=False
-    )
+    created_at: Mapped[datetime] = mapped_column(server_default=func.now(), nullable=False)

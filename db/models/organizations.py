@@ -9,11 +9,9 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from sqlalchemy import (
-    BigInteger,
     Boolean,
     CheckConstraint,
     Date,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -24,7 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk, TimestampMixin
+from db.base import Base, CreatedAt, IdentityPk, TimestampMixin, UserUid
 from db.models.mining import MiningSubmission
 
 UNIT_TYPES = ("station", "matrix", "sector", "system")
@@ -43,9 +41,9 @@ class OrgUnit(TimestampMixin, Base):
 
     id: Mapped[IdentityPk]
     unit_type: Mapped[str] = mapped_column(String(10))
-    number: Mapped[int] = mapped_column(BigInteger)
+    number: Mapped[int]
     name: Mapped[str] = mapped_column(String(100))
-    parent_id: Mapped[int | None] = mapped_column(BigInteger, ForeignKey("org_units.id"))
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("org_units.id"))
     manager_uid: Mapped[str | None] = mapped_column(String(100), ForeignKey("users.uid"))
     # The territory NFT's mint once minted (territory program, TerritoryNft.mint).
     territory_mint: Mapped[str | None] = mapped_column(String(64))
@@ -75,10 +73,10 @@ class OrgMembership(Base):
     )
 
     id: Mapped[IdentityPk]
-    user_uid: Mapped[str] = mapped_column(String(100), ForeignKey("users.uid"))
-    station_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("org_units.id"))
-    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    left_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    user_uid: Mapped[UserUid] = mapped_column(ForeignKey("users.uid"))
+    station_id: Mapped[int] = mapped_column(ForeignKey("org_units.id"))
+    joined_at: Mapped[datetime]
+    left_at: Mapped[datetime | None]
 
 
 class StationDailyKpi(Base):
@@ -88,14 +86,12 @@ class StationDailyKpi(Base):
     __tablename__ = "org_station_kpis"
     __table_args__ = (Index("ix_org_station_kpis_day", "day"),)
 
-    station_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("org_units.id"), primary_key=True
-    )
+    station_id: Mapped[int] = mapped_column(ForeignKey("org_units.id"), primary_key=True)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     member_count: Mapped[int] = mapped_column(Integer)
     # USDC base units (6 decimals): the sum, and the average rounded down.
-    total_input: Mapped[int] = mapped_column(BigInteger)
-    avg_input: Mapped[int] = mapped_column(BigInteger)
+    total_input: Mapped[int]
+    avg_input: Mapped[int]
     qualifies: Mapped[bool] = mapped_column(Boolean)
     computed_at: Mapped[CreatedAt]
 

@@ -7,10 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     Boolean,
     CheckConstraint,
-    DateTime,
     Index,
     Integer,
     String,
@@ -19,7 +17,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, IdentityPk
+from db.base import Base, CreatedAt, CurrencyCode, IdentityPk, UserUid
 
 # credited: an outside transfer into the account, credited to the ledger once;
 # ignored_failed: the transaction failed on chain (it moved nothing);
@@ -40,13 +38,13 @@ class CustodyWatch(Base):
     )
 
     address: Mapped[str] = mapped_column(String(44), primary_key=True)
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     # The account exists on chain (created by the watcher if it was missing).
     ready: Mapped[bool] = mapped_column(Boolean, default=False, server_default="f")
     # Newest finalized signature already examined (getSignaturesForAddress ``until``).
     last_signature: Mapped[str | None] = mapped_column(String(88))
-    scanned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    scanned_at: Mapped[datetime | None]
     created_at: Mapped[CreatedAt]
 
 
@@ -62,15 +60,15 @@ class Deposit(Base):
     id: Mapped[IdentityPk]
     signature: Mapped[str] = mapped_column(String(88))
     address: Mapped[str] = mapped_column(String(44))
-    user_uid: Mapped[str] = mapped_column(String(100))
-    currency: Mapped[str] = mapped_column(String(8))
+    user_uid: Mapped[UserUid]
+    currency: Mapped[CurrencyCode]
     outcome: Mapped[str] = mapped_column(String(24))
-    amount: Mapped[int] = mapped_column(BigInteger)
+    amount: Mapped[int]
     # Owner of the token account the tokens came from (the sending wallet), when known.
     sender: Mapped[str | None] = mapped_column(String(44))
     mint: Mapped[str | None] = mapped_column(String(44))
-    slot: Mapped[int] = mapped_column(BigInteger)
-    block_time: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    slot: Mapped[int]
+    block_time: Mapped[datetime | None]
     err: Mapped[Any | None] = mapped_column(JSONB)
     created_at: Mapped[CreatedAt]
 
@@ -84,17 +82,17 @@ class PriceClose(Base):
         CheckConstraint("price_usdc > 0", name="price_positive"),
     )
 
-    close_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    close_at: Mapped[datetime] = mapped_column(primary_key=True)
     # 6-decimal USDC units per whole MCC.
-    price_usdc: Mapped[int] = mapped_column(BigInteger)
+    price_usdc: Mapped[int]
     source: Mapped[str] = mapped_column(String(16))
-    base_price_usdc: Mapped[int] = mapped_column(BigInteger)
-    buyback_price_usdc: Mapped[int] = mapped_column(BigInteger)
+    base_price_usdc: Mapped[int]
+    buyback_price_usdc: Mapped[int]
     premium_bps: Mapped[int] = mapped_column(Integer)
     # How many closes the base price is the mean of (180 once there are that many).
     points: Mapped[int] = mapped_column(Integer)
     onchain_signature: Mapped[str | None] = mapped_column(String(88))
-    onchain_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    onchain_at: Mapped[datetime | None]
     created_at: Mapped[CreatedAt]
 
 
@@ -105,7 +103,7 @@ class AdminPrice(Base):
     __table_args__ = (CheckConstraint("price_usdc > 0", name="price_positive"),)
 
     id: Mapped[IdentityPk]
-    price_usdc: Mapped[int] = mapped_column(BigInteger)
+    price_usdc: Mapped[int]
     set_by: Mapped[str] = mapped_column(String(100))
     request_id: Mapped[str | None] = mapped_column(String(128))
     created_at: Mapped[CreatedAt]
@@ -116,9 +114,9 @@ class LedgerMovementCount(Base):
 
     __tablename__ = "ledger_movement_counts"
 
-    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
-    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
-    movements: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    user_uid: Mapped[UserUid] = mapped_column(primary_key=True)
+    currency: Mapped[CurrencyCode] = mapped_column(primary_key=True)
+    movements: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class LedgerMovement(Base):
@@ -127,7 +125,7 @@ class LedgerMovement(Base):
 
     __tablename__ = "ledger_movements"
 
-    user_uid: Mapped[str] = mapped_column(String(100), primary_key=True)
-    currency: Mapped[str] = mapped_column(String(8), primary_key=True)
-    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    entry_id: Mapped[int] = mapped_column(BigInteger)
+    user_uid: Mapped[UserUid] = mapped_column(primary_key=True)
+    currency: Mapped[CurrencyCode] = mapped_column(primary_key=True)
+    seq: Mapped[int] = mapped_column(primary_key=True)
+    entry_id: Mapped[int]

@@ -6,9 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import (
-    BigInteger,
     CheckConstraint,
-    DateTime,
     ForeignKey,
     Index,
     Integer,
@@ -32,15 +30,15 @@ class WebhookEndpoint(TimestampMixin, Base):
     )
 
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
-    project_id: Mapped[int] = mapped_column(BigInteger)
+    project_id: Mapped[int]
     url: Mapped[str] = mapped_column(String(2000))
     events: Mapped[list[str]] = mapped_column(ARRAY(String(64)))
     # AES-GCM ciphertext of the signing secret (core.security.encrypt_secret).
     secret_encrypted: Mapped[str] = mapped_column(String(512))
     status: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
     # First failure of the current failing streak; cleared by any successful delivery.
-    failing_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    failing_since: Mapped[datetime | None]
+    disabled_at: Mapped[datetime | None]
     disabled_reason: Mapped[str | None] = mapped_column(String(200))
 
 
@@ -61,7 +59,7 @@ class WebhookDelivery(Base):
     id: Mapped[str] = mapped_column(String(40), primary_key=True)
     event_id: Mapped[str] = mapped_column(String(64), ForeignKey("events.id"))
     endpoint_id: Mapped[str] = mapped_column(String(40), ForeignKey("webhook_endpoints.id"))
-    project_id: Mapped[int] = mapped_column(BigInteger)
+    project_id: Mapped[int]
     event_type: Mapped[str] = mapped_column(String(64))
     status: Mapped[str] = mapped_column(String(16), default="pending", server_default="pending")
     # Position in the retry schedule (reset by a manual redelivery) and attempts ever made.
@@ -71,7 +69,7 @@ class WebhookDelivery(Base):
     last_status_code: Mapped[int | None] = mapped_column(Integer)
     last_error: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[CreatedAt]
-    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    completed_at: Mapped[datetime | None]
 
 
 class WebhookAttempt(Base):
