@@ -14,6 +14,7 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
 from api.envelope import single
+from api.errors import invalid_field
 from api.idempotency import WriteContext, write_context
 from api.routes.funds import (
     PROBLEMS,
@@ -143,11 +144,8 @@ async def _accept(
     requires_onchain: bool,
 ) -> Transfer:
     if from_uid == to_uid:
-        raise DomainError(
-            "from_uid and to_uid must differ",
-            status=422,
-            slug="validation-error",
-            errors=[{"field": "to_uid", "message": "must differ from from_uid"}],
+        raise invalid_field(
+            "to_uid", "must differ from from_uid", "from_uid and to_uid must differ"
         )
     transfer_id = derived_id("tr", ctx.workflow_id("transfer"))
     try:
