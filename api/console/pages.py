@@ -231,7 +231,8 @@ def status_listing(
             status=status, q=q, statuses=statuses, **context,
         )  # fmt: skip
 
-    router.add_api_route(path, listing, methods=["GET"], name=template.removesuffix(".html"))
+    name = template.removesuffix(".html") + "_page"  # the names the routes had as functions
+    router.add_api_route(path, listing, methods=["GET"], name=name)
 
 
 async def detail(
