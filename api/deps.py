@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Annotated
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from redis.asyncio import Redis
@@ -24,31 +24,20 @@ async def _session(request: Request) -> AsyncIterator[AsyncSession]:
 
 # The getters are coroutines on purpose: FastAPI runs a plain-def dependency in a worker
 # thread, and the hop cost more than a whole cached route (docs/performance.md).
-async def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+def _state(name: str) -> Callable[[Request], Awaitable[Any]]:
+    """A dependency handing over one of the shared objects the lifespan put on app.state."""
 
+    async def shared(request: Request) -> Any:
+        return getattr(request.app.state, name)
 
-async def _redis(request: Request) -> Redis:
-    redis: Redis = request.app.state.redis
-    return redis
-
-
-async def _temporal(request: Request) -> Client:
-    client: Client = request.app.state.temporal
-    return client
-
-
-async def _gateway(request: Request) -> ChainGateway:
-    gateway: ChainGateway = request.app.state.gateway
-    return gateway
+    return shared
 
 
 SessionDep = Annotated[AsyncSession, Depends(_session)]
-SettingsDep = Annotated[Settings, Depends(_settings)]
-RedisDep = Annotated[Redis, Depends(_redis)]
-TemporalDep = Annotated[Client, Depends(_temporal)]
-GatewayDep = Annotated[ChainGateway, Depends(_gateway)]
+SettingsDep = Annotated[Settings, Depends(_state("settings"))]
+RedisDep = Annotated[Redis, Depends(_state("redis"))]
+TemporalDep = Annotated[Client, Depends(_state("temporal"))]
+GatewayDep = Annotated[ChainGateway, Depends(_state("gateway"))]
 
 
 def token_decimals(request: Request, currency: str | None = None) -> int:

@@ -30,6 +30,19 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 _title = title_of
 
 
+def invalid_field(
+    field: str, message: str, detail: str | None = None, slug: str = "validation-error"
+) -> DomainError:
+    """A 422 about one field of the request, named in the problem's ``errors``; the detail is
+    ``"field: message"`` unless given."""
+    return DomainError(
+        f"{field}: {message}" if detail is None else detail,
+        status=422,
+        slug=slug,
+        errors=[{"field": field, "message": message}],
+    )
+
+
 def problem_response(
     request: Request,
     status: int,

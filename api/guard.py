@@ -24,7 +24,9 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, unquote_to_bytes
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from api.asgi import BODY_METHODS, HttpMiddleware, header, problem_body, send_problem
 
 JSON_LIMIT = 256 * 1024
 BATCH_LIMIT = 1024 * 1024  # batch routes carry up to 100 items
@@ -39,7 +41,6 @@ BODY_LIMITS: list[tuple[re.Pattern[str], int]] = [
 MAX_DEPTH = 32
 MAX_KEYS = 1000
 MAX_ITEMS = 1000
-_BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
 class Refused(Exception):
@@ -53,13 +54,6 @@ def body_limit(path: str) -> int:
         if pattern.match(path):
             return limit
     return JSON_LIMIT
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
 
 
 def _check_target(scope: Scope) -> None:
@@ -164,18 +158,11 @@ def check_form(raw: bytes) -> None:
         raise Refused(422, "validation-error", "Form fields must not contain a NUL byte", "body")
 
 
-class BodyGuardMiddleware:
-    def __init__(self, app: ASGIApp, base_url: str) -> None:
-        self.app = app
-        self.base_url = base_url.rstrip("/")
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+class BodyGuardMiddleware(HttpMiddleware):
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             _check_target(scope)
-            if scope["method"] not in _BODY_METHODS:
+            if scope["method"] not in BODY_METHODS:
                 await self.app(scope, receive, send)
                 return
             raw = await self._read(scope, receive)
@@ -197,7 +184,7 @@ class BodyGuardMiddleware:
 
     async def _read(self, scope: Scope, receive: Receive) -> bytes:
         limit = body_limit(scope.get("path", ""))
-        declared = _header(scope, b"content-length")
+        declared = header(scope, b"content-length")
         too_large = Refused(413, "payload-too-large", f"The body exceeds {limit} bytes")
         if declared is not None and declared.strip().isdigit() and int(declared) > limit:
             raise too_large
@@ -217,7 +204,7 @@ class BodyGuardMiddleware:
 
     @staticmethod
     def _check_body(scope: Scope, raw: bytes) -> None:
-        content_type = (_header(scope, b"content-type") or "").lower()
+        content_type = (header(scope, b"content-type") or "").lower()
         media, _, params = content_type.partition(";")
         media = media.strip()
         if media == "application/json" or media.endswith("+json"):
@@ -231,24 +218,7 @@ class BodyGuardMiddleware:
             check_form(raw)
 
     async def _problem(self, scope: Scope, send: Send, exc: Refused) -> None:
-        body: dict[str, Any] = {
-            "type": f"{self.base_url}/errors/{exc.slug}",
-            "title": exc.slug.replace("-", " ").capitalize(),
-            "status": exc.status,
-            "detail": exc.detail,
-            "instance": scope.get("path", ""),
-        }
+        body = problem_body(self.base_url, scope, exc.status, exc.slug, exc.detail)
         if exc.field is not None:
             body["errors"] = [{"field": exc.field, "message": exc.detail}]
-        payload = json.dumps(body).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": exc.status,
-                "headers": [
-                    (b"content-type", b"application/problem+json"),
-                    (b"content-length", str(len(payload)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": payload})
+        await send_problem(send, body)

@@ -39,6 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from api.auth.principal import Principal, ProjectPrincipal
 from api.auth.project import parsed_body, request_target
 from api.auth.signature import canonical_body
+from api.errors import invalid_field
 from api.ratelimit import client_ip
 from core.config import Settings
 from core.errors import DomainError
@@ -146,12 +147,7 @@ def _key(request: Request, body: Any) -> str:
 
 
 def _invalid(message: str) -> DomainError:
-    return DomainError(
-        f"Invalid request: idempotency_key: {message}",
-        status=422,
-        slug="validation-error",
-        errors=[{"field": "idempotency_key", "message": message}],
-    )
+    return invalid_field("idempotency_key", message, f"Invalid request: idempotency_key: {message}")
 
 
 def _request_hash(request: Request, body: Any) -> str:

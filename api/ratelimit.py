@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import logging
 import math
 import secrets
@@ -28,6 +27,7 @@ from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.asgi import HttpMiddleware, problem_body, send_problem
 from api.middleware import RequestContextMiddleware
 from api.ratelimit_lua import PEEK, REVOCABLE, SCRIPT
 from core.errors import DomainError
@@ -230,16 +230,16 @@ async def limit_unauthenticated(request: Request) -> None:
         await enforce_ip(request)
 
 
-class RateLimitMiddleware:
+class RateLimitMiddleware(HttpMiddleware):
     """Outermost: headers on every response; anonymous calls limited by IP up front."""
 
     def __init__(self, app: ASGIApp, base_url: str) -> None:
-        self.app = app
-        self.base_url = base_url.rstrip("/")
+        super().__init__(app, base_url)
         # Our own 429 still goes through the request-context layer (X-Request-ID, log, metrics).
         self._deny = RequestContextMiddleware(self._too_many, base_url)
         self._down = RequestContextMiddleware(self._unavailable, base_url)
 
+    # Its own __call__: the exempt paths pass through with the other scopes, in one test.
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         if scope["type"] != "http" or path.startswith(EXEMPT_PREFIXES):
@@ -322,44 +322,16 @@ class RateLimitMiddleware:
         await self.app(scope, receive, send)
 
     async def _unavailable(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = {
-            "type": f"{self.base_url}/errors/service-unavailable",
-            "title": "Service unavailable",
-            "status": 503,
-            "detail": "A backing service (Redis) is unavailable or saturated; nothing was "
-            "written. Retry the request.",
-            "instance": scope.get("path", ""),
-        }
-        await _send_problem(send, body, [(b"retry-after", b"1")])
+        detail = (
+            "A backing service (Redis) is unavailable or saturated; nothing was written. "
+            "Retry the request."
+        )
+        body = problem_body(self.base_url, scope, 503, "service-unavailable", detail)
+        await send_problem(send, body, [(b"retry-after", b"1")])
 
     async def _too_many(self, scope: Scope, receive: Receive, send: Send) -> None:
         r: RateResult = scope[SCOPE_KEY].result
-        body = {
-            "type": f"{self.base_url}/errors/rate-limit-exceeded",
-            "title": "Rate limit exceeded",
-            "status": 429,
-            "detail": f"Rate limit of {r.limit} requests per minute exceeded; "
-            f"retry in {r.retry_after} s",
-            "instance": scope.get("path", ""),
-            "retry_after": r.retry_after,
-        }
-        await _send_problem(send, body)  # Retry-After comes with the rate headers
-
-
-async def _send_problem(
-    send: Send, body: dict[str, object], headers: list[tuple[bytes, bytes]] | None = None
-) -> None:
-    """An RFC 7807 answer sent from middleware (outside the app's exception handlers)."""
-    payload = json.dumps(body).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": body["status"],
-            "headers": [
-                (b"content-type", b"application/problem+json"),
-                (b"content-length", str(len(payload)).encode()),
-                *(headers or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": payload})
+        detail = f"Rate limit of {r.limit} requests per minute exceeded; retry in {r.retry_after} s"
+        body = problem_body(self.base_url, scope, 429, "rate-limit-exceeded", detail)
+        # Retry-After comes with the rate headers.
+        await send_problem(send, body | {"retry_after": r.retry_after})

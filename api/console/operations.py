@@ -31,21 +31,17 @@ router = pages.console_router()
 WHITELIST_STATUSES = ("current", "active", "suspended", "removed", "all")
 
 
-@router.get("/whitelist")
-async def whitelist_page(
-    request: Request, status: str = "current", q: str = "", page: int = 1
-) -> Response:
-    statement = queries.whitelist(status if status in WHITELIST_STATUSES else "all", q)
-    return await pages.list_page(
-        request, "whitelist.html", statement, [McdWhitelistEntry.project_id], page,
-        _approvals, status=status, q=q, statuses=WHITELIST_STATUSES,
-    )  # fmt: skip
-
-
 async def _approvals(session: AsyncSession, rows: pages.Paged) -> dict[str, Any]:
     """The approval workflow of each listed entry's project (if it came from one)."""
     origins = await queries.approvals_of(session, [e.project_id for e in rows.rows])
     return {"approvals": {pid: approval_workflow_id(str(aid)) for pid, aid in origins.items()}}
+
+
+# The MCD whitelist, filterable by status ("current": not removed) and by name / wallet.
+pages.status_listing(
+    router, "/whitelist", "whitelist.html", queries.whitelist, WHITELIST_STATUSES, "current",
+    [McdWhitelistEntry.project_id], _approvals,
+)  # fmt: skip
 
 
 @router.post("/whitelist/{project_id}/{action}")
@@ -107,15 +103,15 @@ async def transfers_page(
 
 @router.get("/transfers/{transfer_id}")
 async def transfer_page(request: Request, transfer_id: str) -> Response:
-    async with pages.sessions(request) as session:
-        missing = f"Transfer {transfer_id} not found"
-        transfer = await pages.admin_row(request, session, Transfer, transfer_id, missing)
-        history = await transfers.history(session, transfer_id)
+    missing = f"Transfer {transfer_id} not found"
+    transfer, read = await pages.detail(
+        request, Transfer, transfer_id, missing, history=transfers.history
+    )
     write = None
     if transfer.op_key is not None:
         write = await operators.chain_write(request.app.state.gateway, transfer.op_key)
     return pages.render(
-        request, "transfer.html", t=transfer, history=history, write=write,
+        request, "transfer.html", t=transfer, history=read["history"], write=write,
         amount=to_decimal_string(transfer.amount, decimals(request)),
         actionable=transfer.status in operators.ACTIONABLE,
     )  # fmt: skip

@@ -207,12 +207,46 @@ async def list_page(
     return render(request, template, paged=rows, **context)
 
 
-async def admin_row(
-    request: Request, session: AsyncSession, model: type[T], key: Any, missing: str
-) -> T:
-    """The row a detail page shows, for a signed-in administrator (NotFound: ``missing``)."""
-    await admin(request, session)
-    row = await session.get(model, key)
-    if row is None:
-        raise NotFound(missing)
-    return row
+def status_listing(
+    router: APIRouter,
+    path: str,
+    template: str,
+    query: Callable[[str, str], Select[Any]],
+    statuses: Sequence[str],
+    default: str,
+    order: list[Any],
+    more: Callable[[AsyncSession, Paged], Awaitable[dict[str, Any]]] | None = None,
+    **context: Any,
+) -> None:
+    """Adds GET ``path``: a listing filtered by status (one of ``statuses``, ``default`` when
+    not given, anything else lists all) and by a search text ``q``; ``query(status, q)`` gives
+    its statement."""
+
+    async def listing(
+        request: Request, status: str = default, q: str = "", page: int = 1
+    ) -> Response:
+        statement = query(status if status in statuses else "all", q)
+        return await list_page(
+            request, template, statement, order, page, more,
+            status=status, q=q, statuses=statuses, **context,
+        )  # fmt: skip
+
+    name = template.removesuffix(".html") + "_page"  # the names the routes had as functions
+    router.add_api_route(path, listing, methods=["GET"], name=name)
+
+
+async def detail(
+    request: Request,
+    model: type[T],
+    key: Any,
+    missing: str,
+    **reads: Callable[[AsyncSession, Any], Awaitable[Any]],
+) -> tuple[T, dict[str, Any]]:
+    """The row a detail page shows, for a signed-in administrator (NotFound: ``missing``), and
+    what each of ``reads`` reads for the same key in the same session, by name."""
+    async with sessions(request) as session:
+        await admin(request, session)
+        row = await session.get(model, key)
+        if row is None:
+            raise NotFound(missing)
+        return row, {name: await read(session, key) for name, read in reads.items()}

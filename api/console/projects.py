@@ -25,17 +25,11 @@ APPLICATION_STATUSES = (*STORED_APPLICATION_STATUSES, "all")
 PROJECT_STATUSES = ("all", *machine.TRANSITIONS)
 
 
-@router.get("/applications")
-async def applications_page(
-    request: Request, status: str = "pending", q: str = "", page: int = 1
-) -> Response:
-    """Applications, filterable by status and by project name / developer e-mail."""
-    statement = queries.applications(status if status in APPLICATION_STATUSES else "all", q)
-    return await pages.list_page(
-        request, "applications.html", statement, queries.NEWEST_APPLICATIONS_FIRST, page,
-        status=status, q=q, statuses=APPLICATION_STATUSES,
-        approval_workflow_id=approval_workflow_id,
-    )  # fmt: skip
+# Applications, filterable by status and by project name / developer e-mail.
+pages.status_listing(
+    router, "/applications", "applications.html", queries.applications, APPLICATION_STATUSES,
+    "pending", queries.NEWEST_APPLICATIONS_FIRST, approval_workflow_id=approval_workflow_id,
+)  # fmt: skip
 
 
 async def _application_page(request: Request, application_id: uuid.UUID, name: str) -> Response:
@@ -107,26 +101,23 @@ async def application_reject(request: Request, application_id: uuid.UUID) -> Res
     return RedirectResponse(f"/console/applications/{application_id}", 303)
 
 
-@router.get("/projects")
-async def projects_page(
-    request: Request, status: str = "all", q: str = "", page: int = 1
-) -> Response:
-    statement = queries.projects(status if status in PROJECT_STATUSES else "all", q)
-    return await pages.list_page(
-        request, "projects.html", statement, [Project.project_id], page,
-        status=status, q=q, statuses=PROJECT_STATUSES,
-    )  # fmt: skip
+# Projects, filterable by status and by name / id.
+pages.status_listing(
+    router, "/projects", "projects.html", queries.projects, PROJECT_STATUSES, "all",
+    [Project.project_id],
+)  # fmt: skip
 
 
 @router.get("/projects/{project_id}")
 async def project_page(request: Request, project_id: int) -> Response:
-    async with pages.sessions(request) as session:
-        missing = f"Project {project_id} does not exist"
-        project = await pages.admin_row(request, session, Project, project_id, missing)
-        history = await machine.history(session, project_id)
-        application = await queries.application_of(session, project_id)
+    missing = f"Project {project_id} does not exist"
+    project, read = await pages.detail(
+        request, Project, project_id, missing,
+        history=machine.history, application=queries.application_of,
+    )  # fmt: skip
+    application = read["application"]
     return pages.render(
-        request, "project.html", project=project, history=history,
+        request, "project.html", project=project, history=read["history"],
         targets=sorted(machine.TRANSITIONS.get(project.status, ())),
         approval=approval_workflow_id(str(application.id)) if application else None,
     )  # fmt: skip

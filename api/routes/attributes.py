@@ -29,6 +29,7 @@ from api.auth.project import ProjectAuthenticator
 from api.deps import SessionDep
 from api.envelope import meta, resource, single
 from api.idempotency import write_context
+from api.openapi import problems
 from api.ratelimit import enforce_ip
 from api.routes.attributes_schemas import (
     AttributeAttrs,
@@ -50,6 +51,11 @@ from onboarding.visibility import ANONYMOUS, Viewer, authorized_projects, can_se
 router = APIRouter(prefix="/v1/users", tags=["attributes"])
 
 ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
+
+_PROJECT_REFUSED = problems(s401="Project credentials refused", s403="`project-suspended`, ...")
+_WRITE_REFUSED = problems(
+    s409="Idempotency conflict, or the project's status forbids attribute writes (`invalid-state`)"
+)
 
 
 class AttributeIn(BaseModel):
@@ -129,13 +135,8 @@ class AttributeBatchIn(BaseModel):
 @router.delete(
     "/{uid}/attributes",
     response_model=One[AttributeDeletionAttrs],
-    responses={
-        401: {"description": "Project credentials refused"},
-        403: {"description": "`project-suspended`, ..."},
-        409: {"description": "Idempotency conflict, or the project's status forbids attribute "
-              "writes (`invalid-state`)"},
-    },
-)  # fmt: skip
+    responses=_PROJECT_REFUSED | _WRITE_REFUSED,
+)
 async def delete_attributes(
     uid: str, payload: AttributeDeleteIn, project: ProjectCaller, request: Request
 ) -> Any:
@@ -174,11 +175,8 @@ async def delete_attributes(
 @router.post(
     "/batch/attributes",
     response_model=Counted[ProjectAttributesAttrs],
-    responses={
-        401: {"description": "Project credentials refused"},
-        403: {"description": "`project-suspended`, ..."},
-        409: {"description": "The project's status forbids attribute reads (`invalid-state`)"},
-    },
+    responses=_PROJECT_REFUSED
+    | problems(s409="The project's status forbids attribute reads (`invalid-state`)"),
 )
 async def batch_attributes(
     payload: AttributeBatchIn, project: ProjectCaller, session: SessionDep
@@ -352,14 +350,9 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
 @router.post(
     "/{uid}/attributes",
     response_model=One[AttributeAttrs],
-    responses={
-        401: {"description": "Project credentials refused"},
-        403: {"description": "`user-not-authorized-for-project`, `project-suspended`, ..."},
-        409: {
-            "description": "Idempotency conflict, or the project's status forbids attribute "
-            "writes (`invalid-state`)"
-        },
-    },
+    responses=_PROJECT_REFUSED
+    | problems(s403="`user-not-authorized-for-project`, `project-suspended`, ...")
+    | _WRITE_REFUSED,
 )
 async def report_attribute(
     uid: str, payload: AttributeIn, project: ProjectCaller, request: Request

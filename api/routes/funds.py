@@ -20,6 +20,7 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, fetch_page, page, resource, single
+from api.errors import invalid_field
 from api.idempotency import WriteContext, expired_key, replay_or_conflict, write_context
 from api.metrics import WORKFLOW_STARTS
 from api.openapi import problems
@@ -69,12 +70,7 @@ def parse_amount(text: str, request: Request, field: str = "amount") -> int:
     try:
         return to_base_units(text, decimals(request))
     except InvalidAmount as exc:
-        raise DomainError(
-            f"{field}: {exc}",
-            status=422,
-            slug="invalid-amount",
-            errors=[{"field": field, "message": str(exc)}],
-        ) from exc
+        raise invalid_field(field, str(exc), slug="invalid-amount") from exc
 
 
 def derived_id(prefix: str, workflow_id: str) -> str:
@@ -156,12 +152,7 @@ MAX_LOCK_DURATION = timedelta(days=90)
 
 
 def _expiry_invalid(message: str) -> DomainError:
-    return DomainError(
-        f"expires_at {message}",
-        status=422,
-        slug="validation-error",
-        errors=[{"field": "expires_at", "message": message}],
-    )
+    return invalid_field("expires_at", message, f"expires_at {message}")
 
 
 def lock_expiry(expires_at: datetime) -> datetime:

@@ -15,6 +15,7 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
 from api.envelope import meta
+from api.errors import invalid_field
 from api.idempotency import write_context
 from api.openapi import problems
 from api.routes import token_common as common
@@ -113,10 +114,7 @@ async def set_mcc_price(payload: PriceSet, user: MccAdmin, request: Request) -> 
     try:
         price = parse_price(payload.price_usdc)
     except InvalidPrice as exc:
-        raise DomainError(
-            str(exc), status=422, slug="invalid-amount",
-            errors=[{"field": "price_usdc", "message": str(exc)}],
-        ) from exc  # fmt: skip
+        raise invalid_field("price_usdc", str(exc), str(exc), slug="invalid-amount") from exc
     settings = common.settings_of(request)
     async with write_context(request, user, operation="mcc.price.set", user_uid=user.uid) as ctx:
         row = await oracle.set_admin_price(ctx.session, price, user.uid, request_id_var.get())

@@ -21,6 +21,7 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
 from api.envelope import PageParams, meta, single
+from api.errors import invalid_field
 from api.openapi import problems
 from api.routes import token_price
 from api.routes.legacy import LEGACY_PROBLEMS, LegacyUser
@@ -43,7 +44,6 @@ from api.routes.token_models import (
 from api.typed import Many, One
 from chain.custody import parse_token_account
 from core.config import Settings
-from core.errors import DomainError
 from core.money import to_decimal_string
 from core.time import iso
 from db.models.mining import MiningSubmission
@@ -66,11 +66,10 @@ def _address(value: str) -> Pubkey:
             raise ValueError("length")
         return Pubkey.from_string(value)
     except ValueError as exc:
-        raise DomainError(
+        raise invalid_field(
+            "address",
+            "not a valid base58 address (32 bytes)",
             "address is not a valid base58 chain address",
-            status=422,
-            slug="validation-error",
-            errors=[{"field": "address", "message": "not a valid base58 address (32 bytes)"}],
         ) from exc
 
 

@@ -14,7 +14,8 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
 from api.envelope import single
-from api.idempotency import WriteContext, write_context
+from api.errors import invalid_field
+from api.idempotency import write_context
 from api.routes.funds import (
     PROBLEMS,
     decimals,
@@ -131,45 +132,50 @@ def transfer_attributes(
 
 async def _accept(
     request: Request,
-    ctx: WriteContext,
     project: ProjectPrincipal,
-    *,
-    transfer_type: str,
-    from_uid: str,
-    to_uid: str,
-    currency: str,
-    amount: int,
-    reference: dict[str, Any],
-    requires_onchain: bool,
-) -> Transfer:
-    if from_uid == to_uid:
-        raise DomainError(
-            "from_uid and to_uid must differ",
-            status=422,
-            slug="validation-error",
-            errors=[{"field": "to_uid", "message": "must differ from from_uid"}],
+    order: TransferRequestIn,
+    operation: str,
+    scope: str,
+    recipient_consents: bool = False,
+) -> Any:
+    """Both transfer routes: in the one commit, the sender's (and, when ``recipient_consents``,
+    the recipient's) authorization of this project, then the funds reserved and the transfer
+    recorded as ``pending``; 202, and its workflow starts after the commit."""
+    amount = parse_amount(order.amount, request)
+    async with write_context(request, project, operation=operation, user_uid=order.from_uid) as ctx:
+        await require_user_authorized(ctx.session, project, order.from_uid, scope)
+        if recipient_consents:
+            await require_user_authorized(ctx.session, project, order.to_uid)
+        if order.from_uid == order.to_uid:
+            raise invalid_field(
+                "to_uid", "must differ from from_uid", "from_uid and to_uid must differ"
+            )
+        transfer_id = derived_id("tr", ctx.workflow_id("transfer"))
+        try:
+            transfer = await transfers.create(
+                ctx.session,
+                transfer_id=transfer_id,
+                project_id=project.project_id,
+                transfer_type=order.transfer_type,
+                from_uid=order.from_uid,
+                to_uid=order.to_uid,
+                currency=order.currency,
+                amount=amount,
+                reference=order.reference,
+                requires_onchain=order.requires_onchain,
+                decimals=decimals(request),
+                workflow_id=transfer_workflow_id(transfer_id),
+                audit_id=ctx.audit_id,
+            )
+        except transfers.AlreadyRecorded:
+            await replay_if_done(ctx)
+            raise
+        attributes = transfer_attributes(transfer, decimals(request))
+        response = ctx.respond(
+            202, single("transfer", transfer.id, attributes), audit_status="pending"
         )
-    transfer_id = derived_id("tr", ctx.workflow_id("transfer"))
-    try:
-        transfer = await transfers.create(
-            ctx.session,
-            transfer_id=transfer_id,
-            project_id=project.project_id,
-            transfer_type=transfer_type,
-            from_uid=from_uid,
-            to_uid=to_uid,
-            currency=currency,
-            amount=amount,
-            reference=reference,
-            requires_onchain=requires_onchain,
-            decimals=decimals(request),
-            workflow_id=transfer_workflow_id(transfer_id),
-            audit_id=ctx.audit_id,
-        )
-    except transfers.AlreadyRecorded:
-        await replay_if_done(ctx)
-        raise
-    return transfer
+    _start_soon(request, transfer)
+    return response
 
 
 def _start_soon(request: Request, transfer: Transfer) -> None:
@@ -210,29 +216,7 @@ async def request_transfer(
     payload: TransferRequestIn, project: TransferWrite, request: Request
 ) -> Any:
     """Request a transfer from a user who authorized this project; settles on chain."""
-    amount = parse_amount(payload.amount, request)
-    async with write_context(
-        request, project, operation="transfer.request", user_uid=payload.from_uid
-    ) as ctx:
-        await require_user_authorized(ctx.session, project, payload.from_uid, "transfer:write")
-        transfer = await _accept(
-            request,
-            ctx,
-            project,
-            transfer_type=payload.transfer_type,
-            from_uid=payload.from_uid,
-            to_uid=payload.to_uid,
-            currency=payload.currency,
-            amount=amount,
-            reference=payload.reference,
-            requires_onchain=payload.requires_onchain,
-        )
-        attributes = transfer_attributes(transfer, decimals(request))
-        response = ctx.respond(
-            202, single("transfer", transfer.id, attributes), audit_status="pending"
-        )
-    _start_soon(request, transfer)
-    return response
+    return await _accept(request, project, payload, "transfer.request", "transfer:write")
 
 
 @router.post(
@@ -243,33 +227,17 @@ async def request_transfer(
 )
 async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, request: Request) -> Any:
     """Move funds between two users of this project (both must have authorized it)."""
-    amount = parse_amount(payload.amount, request)
-    async with write_context(
-        request, project, operation="funds.transfer", user_uid=payload.from_uid
-    ) as ctx:
-        await require_user_authorized(ctx.session, project, payload.from_uid, "funds:transfer")
-        await require_user_authorized(ctx.session, project, payload.to_uid)
-        reference = dict(payload.reference)
-        if payload.reason:
-            reference.setdefault("reason", payload.reason)
-        transfer = await _accept(
-            request,
-            ctx,
-            project,
-            transfer_type="project_internal",
-            from_uid=payload.from_uid,
-            to_uid=payload.to_uid,
-            currency=payload.currency,
-            amount=amount,
-            reference=reference,
-            requires_onchain=True,
-        )
-        attributes = transfer_attributes(transfer, decimals(request))
-        response = ctx.respond(
-            202, single("transfer", transfer.id, attributes), audit_status="pending"
-        )
-    _start_soon(request, transfer)
-    return response
+    reference = dict(payload.reference)
+    if payload.reason:
+        reference.setdefault("reason", payload.reason)
+    order = TransferRequestIn(
+        **payload.model_dump(include={"from_uid", "to_uid", "currency", "amount"}),
+        transfer_type="project_internal",
+        reference=reference,
+    )
+    return await _accept(
+        request, project, order, "funds.transfer", "funds:transfer", recipient_consents=True
+    )
 
 
 async def _own(session: SessionDep, project: ProjectPrincipal, transfer_id: str) -> Transfer:

@@ -13,6 +13,7 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep
 from api.envelope import single
+from api.errors import invalid_field
 from api.idempotency import write_context
 from api.openapi import problems
 from api.ratelimit import client_ip
@@ -230,11 +231,8 @@ async def _upload(request: Request) -> bytes:
         ) from exc
     upload = form.get("file")
     if not isinstance(upload, UploadFile):
-        raise DomainError(
-            "The image is missing: send it in the multipart field `file`",
-            status=422,
-            slug="validation-error",
-            errors=[{"field": "file", "message": "required"}],
+        raise invalid_field(
+            "file", "required", "The image is missing: send it in the multipart field `file`"
         )
     data = await upload.read(avatar.MAX_BYTES + 1)
     await form.close()

@@ -17,6 +17,7 @@ from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep
 from api.envelope import PageParams, fetch_page, page, resource, single
+from api.errors import invalid_field
 from api.idempotency import write_context
 from api.openapi import problems
 from api.typed import Attributes, Many, One
@@ -158,12 +159,7 @@ async def _checked_url(url: str) -> str:
     try:
         await check_url(url, WebhookSettings.from_env())
     except UnsafeUrl as exc:
-        raise DomainError(
-            f"Invalid request: url: {exc}",
-            status=422,
-            slug="validation-error",
-            errors=[{"field": "url", "message": str(exc)}],
-        ) from exc
+        raise invalid_field("url", str(exc), f"Invalid request: url: {exc}") from exc
     return url
 
 
