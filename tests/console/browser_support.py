@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import secrets
+import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -23,7 +24,6 @@ from tests.test_dev_stack import _Stack
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "console"
 WAIT = 30.0
 
 
@@ -63,9 +63,17 @@ class Stack:
 # -- helpers -----------------------------------------------------------------------------------
 
 
+def _shots_dir() -> Path:
+    """A temporary folder, so a test run leaves the work tree as it was; to refresh the
+    screenshots the docs show: CONSOLE_SCREENSHOTS_DIR=docs/console and run the browser test."""
+    chosen = os.environ.get("CONSOLE_SCREENSHOTS_DIR")
+    path = Path(chosen) if chosen else Path(tempfile.gettempdir()) / "mccgw-console-shots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def shot(driver: Any, name: str) -> None:
-    """The whole page (not just the window) as docs/console/<name>.png."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    """The whole page (not just the window) as <screenshots dir>/<name>.png."""
     height = int(driver.execute_script("return document.documentElement.scrollHeight"))
     metrics = {"width": 1360, "height": max(600, min(height, 2400)), "deviceScaleFactor": 1,
                "mobile": False}  # fmt: skip
@@ -74,7 +82,7 @@ def shot(driver: Any, name: str) -> None:
         png = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    (SHOTS / f"{name}.png").write_bytes(base64.b64decode(png))
+    (_shots_dir() / f"{name}.png").write_bytes(base64.b64decode(png))
 
 
 def until(check: Any, what: str, timeout: float = WAIT) -> Any:

@@ -6,7 +6,8 @@ see its whitelist entry; cancel a transfer that never reached the chain; make an
 by stopping the chain node (SIGSTOP), see the console refuse to cancel it (it could still land)
 and retry it once the node runs again; and check that a non-admin (alice) is refused.
 
-Each page's screenshot is written to docs/console/ (the README and docs/console.md show them).
+Each page's screenshot is taken; with CONSOLE_SCREENSHOTS_DIR=docs/console they refresh the ones
+the README and docs/console.md show (otherwise they go to a temporary folder).
 Under CI (CI=true) a missing browser or driver fails the test instead of skipping it.
 """
 
