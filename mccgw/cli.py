@@ -44,12 +44,12 @@ def _chain_init(args: argparse.Namespace) -> int:
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
     from core.config import get_settings
-    from db.session import create_engine, create_session_maker
+    from db.session import create_db_engine, create_session_maker
 
     async def run() -> None:
         settings = get_settings()
         keys = load_or_create_keys(settings.chain_keys_dir)
-        engine = create_engine(settings)
+        engine = create_db_engine(settings)
         try:
             async with AsyncClient(settings.solana_rpc_url) as client:
                 gateway = ChainGateway(
@@ -74,13 +74,13 @@ def _whitelist_resync(args: argparse.Namespace) -> int:
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
     from core.config import get_settings
-    from db.session import create_engine, create_session_maker
+    from db.session import create_db_engine, create_session_maker
     from onboarding.whitelist import WhitelistChain, resync
 
     async def run() -> None:
         settings = get_settings()
         keys = load_or_create_keys(settings.chain_keys_dir)
-        engine = create_engine(settings)
+        engine = create_db_engine(settings)
         try:
             async with AsyncClient(settings.solana_rpc_url) as client:
                 sessions = create_session_maker(engine)

@@ -16,7 +16,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from core.config import Settings
 from core.embedded import free_port, temporal_cli
-from db.session import create_engine, create_session_maker
+from db.session import create_db_engine, create_session_maker
 from tests.services import fresh_database, redis_server
 
 # The suite runs on the development keys: say so explicitly (core.config refuses them otherwise).
@@ -108,15 +108,15 @@ def worker_settings(settings: Settings, chain_node: tuple[str, Path]) -> Setting
 
 
 @pytest.fixture(scope="session")
-async def engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
-    eng = create_engine(settings)
+async def db_engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
+    eng = create_db_engine(settings)
     yield eng
     await eng.dispose()
 
 
 @pytest.fixture(scope="session")
-def session_maker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return create_session_maker(engine)
+def session_maker(db_engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return create_session_maker(db_engine)
 
 
 @pytest.fixture
