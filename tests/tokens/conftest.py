@@ -19,8 +19,6 @@ from activities.deps import WorkerDeps, worker_deps
 from api.app import create_app
 from chain.outside import OutsideWallet
 from core.config import Settings
-from core.scopes import USER_SCOPES
-from db.models.access import OAuthClient
 from tests.factories import World, clear_rate_windows
 from tokens.deposits import DepositScanner
 from worker import build_worker
@@ -98,24 +96,6 @@ async def outsider(deps: WorkerDeps) -> OutsideWallet:
             deps.gateway, currency, 1_000_000 * UNIT, f"test-outside:{wallet.address}:{currency}"
         )
     return wallet
-
-
-async def user_token(world: World, uid: str, scope: str) -> str:
-    """An access token through a first-party OAuth client allowed every user scope (only such
-    a client's tokens carry an administrator's power)."""
-    project = await world.project()
-    client_id = f"cl_{uuid.uuid4().hex[:12]}"
-    async with world.sessions() as s:
-        s.add(
-            OAuthClient(
-                client_id=client_id, project_id=project.project_id, name="Token tests",
-                client_secret_hash=None, redirect_uris=["http://localhost:3000/callback"],
-                allowed_scopes=list(USER_SCOPES), grant_types=["authorization_code"],
-                access_token_format="jwt", first_party=True,
-            )
-        )  # fmt: skip
-        await s.commit()
-    return await world.token(uid, scope, client_id)
 
 
 def bearer(token: str) -> dict[str, str]:
