@@ -11,24 +11,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from organizations import bulk, kpi
 from tests.factories import World
-from tests.organizations.support import (
-    YESTERDAY,
-    admin_headers,
-    bearer,
-    days_back,
-    hierarchy,
-    post,
-    qualifying_history,
-    select_station_ids,
-    unit,
-)
+from tests.organizations import support as org
 
 pytestmark = pytest.mark.usefixtures("clean")
-Sessions = async_sessionmaker[AsyncSession]
 
 
 async def test_mining_stats_mine_and_global(
-    client: httpx.AsyncClient, world: World, session_maker: Sessions
+    client: httpx.AsyncClient, world: World, session_maker: async_sessionmaker[AsyncSession]
 ) -> None:
     today = datetime.now(UTC).date()
     async with session_maker() as s:
@@ -40,7 +29,7 @@ async def test_mining_stats_mine_and_global(
         await bulk.add_inputs(s, "ms", 1, 1, today - timedelta(days=3), Decimal("2"))
         await bulk.add_inputs(s, "ms", 1, 1, today - timedelta(days=40), Decimal("99"))
         await s.commit()
-    auth = bearer(await world.token("ms1", "mining:read"))
+    auth = org.bearer(await world.token("ms1", "mining:read"))
     r = await client.get("/v1/mining/stats", headers=auth)
     assert r.status_code == 200, r.text
     a = r.json()["data"]["attributes"]
@@ -59,7 +48,7 @@ async def test_mining_stats_mine_and_global(
         await client.get("/v1/mining/stats", headers=auth, params={"days": 91})
     ).status_code == 422
     assert (await client.get("/v1/mining/stats")).status_code == 401
-    no_scope = bearer(await world.token("ms1", "org:read"))
+    no_scope = org.bearer(await world.token("ms1", "org:read"))
     assert (await client.get("/v1/mining/stats", headers=no_scope)).status_code == 403
     r = await client.get("/v1/mining/global-stats", params={"days": 7})
     assert r.status_code == 200, r.text
@@ -69,25 +58,26 @@ async def test_mining_stats_mine_and_global(
 
 
 async def _station(s: AsyncSession) -> int:
-    return await unit(s, "station", 50)
+    return await org.unit(s, "station", 50)
 
 
 async def test_the_job_state_is_what_the_api_shows(
-    client: httpx.AsyncClient, world: World, session_maker: Sessions
+    client: httpx.AsyncClient, world: World, session_maker: async_sessionmaker[AsyncSession]
 ) -> None:
     """A lit unit the job lit shows in the unit, the stats and the member's bonus."""
-    admin = await admin_headers(world)
-    await hierarchy(client, admin)
+    admin = await org.admin_headers(world)
+    await org.hierarchy(client, admin)
     async with session_maker() as s:
-        ids = dict((await s.execute(select_station_ids())).all())
-        await qualifying_history(s, ids[1], YESTERDAY, days_back(25))
-        await kpi.light_units(s, YESTERDAY)
+        ids = dict((await s.execute(org.select_station_ids())).all())
+        await org.qualifying_history(s, ids[1], org.YESTERDAY, org.days_back(25))
+        await kpi.light_units(s, org.YESTERDAY)
         await s.commit()
     member = await world.user()
-    await post(client, "/v1/admin/organizations/station-1/members", admin, {"user_uid": member.uid})
-    auth = bearer(await world.token(member.uid, "org:read"))
+    members = "/v1/admin/organizations/station-1/members"
+    await org.post(client, members, admin, {"user_uid": member.uid})
+    auth = org.bearer(await world.token(member.uid, "org:read"))
     r = await client.get("/v1/tech-tree/bonus", headers=auth)
     assert r.json()["data"]["attributes"]["bonus_multiplier"] == 1.1
     r = await client.get("/v1/organizations/station-1", headers=auth)
     assert r.json()["data"]["attributes"]["lit"] is True
-    assert r.json()["data"]["attributes"]["lit_since"] == YESTERDAY.isoformat()
+    assert r.json()["data"]["attributes"]["lit_since"] == org.YESTERDAY.isoformat()

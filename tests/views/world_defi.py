@@ -7,18 +7,7 @@ from chain.ecosystem import FRAGMENT_PROGRAM_ID, LENDING_PROGRAM_ID, ata
 from chain.ecosystem import fragment as fr
 from chain.ecosystem import lending as ln
 from chain.ecosystem.fixtures import World, wallet
-from tests.views.accounts import (
-    ALICE,
-    ASSET_MINT,
-    AUCTION_MINT,
-    AUTH,
-    BOB,
-    CAROL,
-    HOUR,
-    MCC,
-    POOL_NAME,
-    nft_mint,
-)
+from tests.views import accounts as acc
 
 
 def add_fragments_and_lending(w: World, now: int) -> None:
@@ -27,7 +16,7 @@ def add_fragments_and_lending(w: World, now: int) -> None:
         fcfg,
         FRAGMENT_PROGRAM_ID,
         fr.FragmentConfig(
-            AUTH,
+            acc.AUTH,
             100,
             10_000,
             604_800,
@@ -46,7 +35,7 @@ def add_fragments_and_lending(w: World, now: int) -> None:
         v1,
         FRAGMENT_PROGRAM_ID,
         fr.FragmentVault(
-            ALICE,
+            acc.ALICE,
             v1_nft,
             m1,
             "Shards of Station Nine",
@@ -60,7 +49,7 @@ def add_fragments_and_lending(w: World, now: int) -> None:
         ),
     )
     w.mint(m1, 0, v1)
-    for who, amount in ((ALICE, 600), (BOB, 300), (CAROL, 100)):
+    for who, amount in ((acc.ALICE, 600), (acc.BOB, 300), (acc.CAROL, 100)):
         w.token(who, m1, amount)
     v2, b2 = fr.vault_pda(v2_nft)
     m2 = fr.fragment_mint_pda(v2_nft)[0]
@@ -68,7 +57,7 @@ def add_fragments_and_lending(w: World, now: int) -> None:
         v2,
         FRAGMENT_PROGRAM_ID,
         fr.FragmentVault(
-            BOB,
+            acc.BOB,
             v2_nft,
             m2,
             "B",
@@ -84,44 +73,44 @@ def add_fragments_and_lending(w: World, now: int) -> None:
     w.mint(m2, 0, v2)
     buyout, bb = fr.buyout_pda(v2)
     w.token(buyout, m2, 150)
-    w.token(CAROL, m2, 50)
+    w.token(acc.CAROL, m2, 50)
     w.anchor(
         buyout,
         FRAGMENT_PROGRAM_ID,
         fr.Buyout(
             v2,
-            BOB,
+            acc.BOB,
             2_000_000,
             100_000_000,
             50,
             0,
             0,
-            AUCTION_MINT,
+            acc.AUCTION_MINT,
             1,
-            now - HOUR,
-            now + HOUR,
+            now - acc.HOUR,
+            now + acc.HOUR,
             None,
             bb,
         ),
     )
 
-    pool, pbump = ln.pool_pda(POOL_NAME)
+    pool, pbump = ln.pool_pda(acc.POOL_NAME)
     lp_mint = ln.lp_mint_pda(pool)[0]
     w.mint(lp_mint, 9, pool)
-    w.token(ALICE, lp_mint, 60_000 * MCC)
-    w.token(BOB, lp_mint, 40_000 * MCC)
+    w.token(acc.ALICE, lp_mint, 60_000 * acc.MCC)
+    w.token(acc.BOB, lp_mint, 40_000 * acc.MCC)
     w.anchor(
         pool,
         LENDING_PROGRAM_ID,
         ln.LendingPool(
-            POOL_NAME,
-            AUTH,
-            ASSET_MINT,
+            acc.POOL_NAME,
+            acc.AUTH,
+            acc.ASSET_MINT,
             lp_mint,
-            ata(pool, ASSET_MINT),
-            100_000 * MCC,
-            20_000 * MCC,
-            100_000 * MCC,
+            ata(pool, acc.ASSET_MINT),
+            100_000 * acc.MCC,
+            20_000 * acc.MCC,
+            100_000 * acc.MCC,
             0,
             0,
             1000,
@@ -131,43 +120,65 @@ def add_fragments_and_lending(w: World, now: int) -> None:
             True,
             False,
             False,
-            now - HOUR,
+            now - acc.HOUR,
             1_690_000_000,
-            now - HOUR,
+            now - acc.HOUR,
             pbump,
         ),
     )
-    w.token(pool, ASSET_MINT, 80_000 * MCC)
+    w.token(pool, acc.ASSET_MINT, 80_000 * acc.MCC)
     oracle, obump = ln.oracle_pda(pool)
     w.anchor(
         oracle,
         LENDING_PROGRAM_ID,
         ln.NftPriceOracle(
-            AUTH,
-            1_000 * MCC,
-            15_000 * MCC,
-            200_000 * MCC,
-            2_500_000 * MCC,
+            acc.AUTH,
+            1_000 * acc.MCC,
+            15_000 * acc.MCC,
+            200_000 * acc.MCC,
+            2_500_000 * acc.MCC,
             1_699_000_000,
             1_690_000_000,
             obump,
         ),
     )
     loans = [  # (borrower, nft, type, principal, accrued, status, duration, created, due)
-        (BOB, nft_mint(1, 3), 1, 7_000 * MCC, 0, 1, 2, now - 2 * HOUR, now + 10 * HOUR, None),
         (
-            ALICE,
+            acc.BOB,
+            acc.nft_mint(1, 3),
+            1,
+            7_000 * acc.MCC,
+            0,
+            1,
+            2,
+            now - 2 * acc.HOUR,
+            now + 10 * acc.HOUR,
+            None,
+        ),
+        (
+            acc.ALICE,
             wallet("t:old-nft"),
             0,
-            400 * MCC,
-            3 * MCC,
+            400 * acc.MCC,
+            3 * acc.MCC,
             2,
             0,
             1_690_000_000,
             1_690_259_200,
             1_690_100_000,
         ),
-        (ALICE, wallet("t:late-nft"), 0, 100 * MCC, 0, 1, 0, now - 4 * 86_400, now - 86_400, None),
+        (
+            acc.ALICE,
+            wallet("t:late-nft"),
+            0,
+            100 * acc.MCC,
+            0,
+            1,
+            0,
+            now - 4 * 86_400,
+            now - 86_400,
+            None,
+        ),
     ]
     for who, mint, t, principal, accrued, status, dur, created, due, repaid in loans:
         addr, bump = ln.loan_pda(who, mint)
@@ -179,7 +190,7 @@ def add_fragments_and_lending(w: World, now: int) -> None:
                 pool,
                 mint,
                 t,
-                (1_000, 15_000)[t] * MCC,
+                (1_000, 15_000)[t] * acc.MCC,
                 principal,
                 accrued,
                 1250,

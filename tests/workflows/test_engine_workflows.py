@@ -52,47 +52,43 @@ async def test_transfer_settle_is_retried_through_a_passing_outage(
     assert await status_of(temporal_env, wf_id) == "completed"
 
 
-async def test_a_transfer_never_committed_ends_failed_and_abandoned(
-    temporal_env: WorkflowEnvironment,
-) -> None:
+async def rejected_transfer(
+    env: WorkflowEnvironment, rejection_type: str
+) -> tuple[WorkflowFailureError, int, str]:
+    """Run a transfer whose settle step rejects it: (the failure, settle calls, workflow id)."""
     calls = 0
 
     @activity.defn(name="engine.transfer_settle")
     async def settle(ref: TransferRef) -> TransferStep:
         nonlocal calls
         calls += 1
-        raise rejection("TransferNotFound")
+        raise rejection(rejection_type)
 
-    async with workflows_with(temporal_env.client, settle) as queue:
-        wf_id = workflow_id("transfer")
+    wf_id = workflow_id("transfer")
+    async with workflows_with(env.client, settle) as queue:
         with pytest.raises(WorkflowFailureError) as failed:
-            await temporal_env.client.execute_workflow(
-                TransferWorkflow.run, TransferInput("t-missing"), id=wf_id, task_queue=queue
+            await env.client.execute_workflow(
+                TransferWorkflow.run, TransferInput("t-rejected"), id=wf_id, task_queue=queue
             )
+    return failed.value, calls, wf_id
+
+
+async def test_a_transfer_never_committed_ends_failed_and_abandoned(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    failure, calls, wf_id = await rejected_transfer(temporal_env, "TransferNotFound")
     assert calls == 1  # a business rejection is never retried
-    assert "never committed" in str(failed.value.cause)
+    assert "never committed" in str(failure.cause)
     assert await status_of(temporal_env, wf_id) == "abandoned"
 
 
 async def test_a_chain_write_conflict_fails_the_transfer_for_an_operator(
     temporal_env: WorkflowEnvironment,
 ) -> None:
-    calls = 0
-
-    @activity.defn(name="engine.transfer_settle")
-    async def settle(ref: TransferRef) -> TransferStep:
-        nonlocal calls
-        calls += 1
-        raise rejection("ChainWriteConflict")
-
-    async with workflows_with(temporal_env.client, settle) as queue:
-        with pytest.raises(WorkflowFailureError) as failed:
-            await temporal_env.client.execute_workflow(
-                TransferWorkflow.run, TransferInput("t-2"), id=workflow_id("t"), task_queue=queue
-            )
+    failure, calls, _ = await rejected_transfer(temporal_env, "ChainWriteConflict")
     # Not retried, and the failure says why (a local activity's error reaches it unwrapped).
     assert calls == 1
-    assert error_types(failed.value) == ["ChainWriteConflict"]
+    assert error_types(failure) == ["ChainWriteConflict"]
 
 
 async def test_a_slow_transfer_shows_its_recorded_status_after_15_seconds(
