@@ -124,9 +124,9 @@ def endpoint_attributes(row: WebhookEndpoint) -> dict[str, Any]:
     }
 
 
-async def _checked_url(url: str) -> str:
+async def _checked_url(url: str, settings: WebhookSettings) -> str:
     try:
-        await check_url(url, WebhookSettings.from_env())
+        await check_url(url, settings)
     except UnsafeUrl as exc:
         raise DomainError(
             f"Invalid request: url: {exc}",
@@ -152,7 +152,7 @@ def _settings(request: Request) -> Settings:
 @router.post("/register", status_code=201, response_model=Envelope, responses=_WRITE_PROBLEMS)
 async def register(payload: EndpointIn, project: ProjectCaller, request: Request) -> Any:
     """Register a webhook endpoint of the calling project (the secret is shown once)."""
-    await _checked_url(payload.url)
+    await _checked_url(payload.url, _settings(request).webhooks)
     settings = _settings(request)
     async with write_context(request, project, operation="webhooks.register") as ctx:
         count = await ctx.session.scalar(
@@ -235,7 +235,7 @@ async def update_endpoint(
 ) -> Any:
     """Change an endpoint's url, events or secret, or re-enable it."""
     if payload.url is not None:
-        await _checked_url(payload.url)
+        await _checked_url(payload.url, _settings(request).webhooks)
     settings = _settings(request)
     async with write_context(request, project, operation="webhooks.update") as ctx:
         row = await _endpoint(ctx.session, project.project_id, endpoint_id)

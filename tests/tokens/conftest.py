@@ -1,25 +1,20 @@
 """Token tests: the real app and a real worker (fresh task queue per module) on real
-PostgreSQL, Redis, Temporal and the local chain."""
+PostgreSQL, Redis, Temporal and the local chain. ``client`` and ``world`` come from
+tests/conftest.py."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 
-import httpx
 import pytest
 from fastapi import FastAPI
-from redis.asyncio import Redis
 from solders.keypair import Keypair
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps, worker_deps
-from api.app import create_app
 from chain.outside import OutsideWallet
 from core.config import Settings
-from tests.factories import World, clear_rate_windows
+from tests.stack import new_queue, running_app
 from tokens.deposits import DepositScanner
 from worker import build_worker
 
@@ -27,22 +22,13 @@ UNIT = 10**9
 
 
 @pytest.fixture(scope="module")
-def token_settings(
-    settings: Settings, temporal_env: WorkflowEnvironment, chain_node: tuple[str, Path]
-) -> Settings:
-    rpc_url, keys_dir = chain_node
-    return settings.model_copy(
-        update={
-            "temporal_address": temporal_env.client.service_client.config.target_host,
-            "solana_rpc_url": rpc_url,
-            "chain_keys_dir": keys_dir,
-        }
-    )
+def token_settings(stack_settings: Settings) -> Settings:
+    return stack_settings
 
 
 @pytest.fixture(scope="module")
 def queue() -> str:
-    return f"tokens-{uuid.uuid4().hex[:8]}"
+    return new_queue("tokens")
 
 
 @pytest.fixture(scope="module")
@@ -61,24 +47,8 @@ async def worker(
 
 @pytest.fixture(scope="module")
 async def app(token_settings: Settings) -> AsyncIterator[FastAPI]:
-    application = create_app(token_settings)
-    async with application.router.lifespan_context(application):
+    async with running_app(token_settings, fresh_projects=False) as application:
         yield application
-
-
-@pytest.fixture
-async def client(app: FastAPI, redis: Redis) -> AsyncIterator[httpx.AsyncClient]:
-    await clear_rate_windows(redis)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        yield c
-
-
-@pytest.fixture
-def world(
-    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
-) -> World:
-    return World(session_maker, settings, app)
 
 
 @pytest.fixture
