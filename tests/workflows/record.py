@@ -133,12 +133,12 @@ async def record_one(client: Client, cls: type, queue: str) -> Path:
 
 async def main(only: Sequence[str]) -> None:
     os.environ.setdefault("ENVIRONMENT", "test")
-    from activities.deps import worker_deps
     from core.config import Settings
     from core.embedded import free_port, temporal_cli
     from tests.conftest import SEARCH_ATTRIBUTES, traversable_tmp
     from tests.services import fresh_database, redis_server
-    from worker import WORKFLOWS, build_worker
+    from tests.stack import running_worker
+    from worker import WORKFLOWS
 
     tmp = traversable_tmp("mccgw-record-")
     node = None
@@ -166,10 +166,7 @@ async def main(only: Sequence[str]) -> None:
             queue = f"record-{uuid.uuid4().hex[:8]}"
             chosen = [c for c in WORKFLOWS if not only or c.__name__ in only]
             HISTORIES.mkdir(exist_ok=True)
-            async with (
-                worker_deps(settings) as deps,
-                build_worker(env.client, deps, task_queue=queue),
-            ):
+            async with running_worker(env.client, settings, queue):
                 await asyncio.gather(*(record_one(env.client, c, queue) for c in chosen))
             await env.shutdown()
     finally:
