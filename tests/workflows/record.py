@@ -133,12 +133,12 @@ async def record_one(client: Client, cls: type, queue: str) -> Path:
 
 async def main(only: Sequence[str]) -> None:
     os.environ.setdefault("ENVIRONMENT", "test")
+    from activities.deps import worker_deps
     from core.config import Settings
     from core.embedded import free_port, temporal_cli
     from tests.conftest import SEARCH_ATTRIBUTES, traversable_tmp
     from tests.services import fresh_database, redis_server
-    from tests.stack import running_worker
-    from worker import WORKFLOWS
+    from worker import WORKFLOWS, build_worker
 
     tmp = traversable_tmp("mccgw-record-")
     node = None
@@ -153,7 +153,7 @@ async def main(only: Sequence[str]) -> None:
                 rpc_url = node.url
             settings = Settings(
                 environment="test", database_url=db_url, redis_url=redis_url,
-                chain_attributesdir=keys, solana_rpc_url=rpc_url, log_json=False,
+                chain_keys_dir=keys, solana_rpc_url=rpc_url, log_json=False,
             )  # fmt: skip
             if address := os.environ.get("TEMPORAL_ADDRESS"):
                 env = WorkflowEnvironment.from_client(await Client.connect(address))
@@ -166,8 +166,11 @@ async def main(only: Sequence[str]) -> None:
             queue = f"record-{uuid.uuid4().hex[:8]}"
             chosen = [c for c in WORKFLOWS if not only or c.__name__ in only]
             HISTORIES.mkdir(exist_ok=True)
-            async with running_worker(env.client, settings, queue):
-                await asyncio.gather(*(record_one(env.client, c, queue) for c in chosen))
+            async with worker_deps(settings) as deps:
+                # Decimals read before the first workflow: chain steps then run, not retry.
+                await asyncio.wait_for(deps.gateway.warm_up(keep=True), timeout=60)
+                async with build_worker(env.client, deps, task_queue=queue):
+                    await asyncio.gather(*(record_one(env.client, c, queue) for c in chosen))
             await env.shutdown()
     finally:
         if node is not None:
