@@ -9,7 +9,8 @@ session does (a fresh migrated database, Redis, a Temporal dev server, the local
 DATABASE_URL / REDIS_URL / TEMPORAL_ADDRESS / SOLANA_RPC_URL are used when set), runs the real
 worker (``worker.build_worker``), starts each workflow type once, waits until it closes or for
 ``WAIT_SECONDS`` (a long-lived workflow's history so far replays just as well), and writes
-``histories/<WorkflowType>.json``. Names on the command line record only those types.
+``histories/<workflow type name>.json``. Names on the command line record only those types;
+a full recording also deletes the histories of types no longer registered.
 
 Inputs: ``SCENARIOS`` names a meaningful input for some types; any other type (a new one, or
 one whose input changed) gets its input dataclass filled with placeholders (fresh UUID
@@ -59,6 +60,11 @@ SCENARIOS: dict[str, Callable[[], dict[str, Any]]] = {
 }
 
 
+def type_name(cls: type) -> str:
+    """The workflow type's registered name (a renamed class may keep its old one)."""
+    return workflow._Definition.must_from_class(cls).name or cls.__name__
+
+
 def input_type(cls: type) -> type | None:
     """The dataclass the workflow's run method takes (None if it takes nothing)."""
     defn = workflow._Definition.must_from_class(cls)
@@ -103,8 +109,7 @@ def workflow_input(cls: type) -> Any:
     tp = input_type(cls)
     if tp is None:
         return None
-    name = workflow._Definition.must_from_class(cls).name or cls.__name__
-    given = SCENARIOS.get(name, dict)()
+    given = SCENARIOS.get(type_name(cls), dict)()
     try:
         return build_input(tp, given)
     except TypeError:  # the input changed under the scenario: placeholders only
@@ -112,7 +117,7 @@ def workflow_input(cls: type) -> Any:
 
 
 async def record_one(client: Client, cls: type, queue: str) -> Path:
-    name = workflow._Definition.must_from_class(cls).name or cls.__name__
+    name = type_name(cls)
     data = workflow_input(cls)
     args = [] if data is None else [data]
     handle: WorkflowHandle[Any, Any] = await client.start_workflow(
@@ -164,8 +169,13 @@ async def main(only: Sequence[str]) -> None:
                     search_attributes=attributes,
                 )  # fmt: skip
             queue = f"record-{uuid.uuid4().hex[:8]}"
-            chosen = [c for c in WORKFLOWS if not only or c.__name__ in only]
+            chosen = [c for c in WORKFLOWS if not only or {c.__name__, type_name(c)} & set(only)]
             HISTORIES.mkdir(exist_ok=True)
+            if not only:  # a full recording: drop the histories of types that are gone
+                for stale in set(HISTORIES.glob("*.json")) - {
+                    HISTORIES / f"{type_name(c)}.json" for c in WORKFLOWS
+                }:
+                    stale.unlink()
             async with worker_deps(settings) as deps:
                 # Decimals read before the first workflow: chain steps then run, not retry.
                 await asyncio.wait_for(deps.gateway.warm_up(keep=True), timeout=60)

@@ -20,9 +20,9 @@ from tests.workflows.support import (
     workflow_id,
     workflows_with,
 )
-from workflows.funds import FundLockInput, FundLockWorkflow
+from workflows.funds import FundLockInput, FundLockResult, FundLockWorkflow
 from workflows.recovery import RecoveryInput, RecoveryWorkflow
-from workflows.transfers import TransferInput, TransferWorkflow
+from workflows.transfers import TransferInput, TransferResult, TransferWorkflow
 
 
 async def status_of(env: WorkflowEnvironment, wf_id: str) -> str | None:
@@ -199,10 +199,10 @@ async def test_recovery_starts_each_orphan_once(temporal_env: WorkflowEnvironmen
             RecoveryWorkflow.run, RecoveryInput(5.0), id=workflow_id("rec"), task_queue=queue
         )
         release.set()
-        transfer = await client.get_workflow_handle_for(
-            TransferWorkflow.run, f"{tag}-transfer"
+        transfer = await client.get_workflow_handle(
+            f"{tag}-transfer", result_type=TransferResult
         ).result()
-        lock = client.get_workflow_handle_for(FundLockWorkflow.run, f"{tag}-lock")
+        lock = client.get_workflow_handle(f"{tag}-lock", result_type=FundLockResult)
         assert (await lock.describe()).status == WorkflowExecutionStatus.RUNNING
         await lock.signal(FundLockWorkflow.resolved, "unlocked")
         assert (await lock.result()).status == "unlocked"

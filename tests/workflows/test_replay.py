@@ -9,7 +9,7 @@ import pytest
 from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer
 
-from tests.workflows.record import HISTORIES
+from tests.workflows.record import HISTORIES, type_name
 from worker import WORKFLOW_RUNNER, WORKFLOWS
 
 RECORDED = {p.stem: p.read_text() for p in sorted(HISTORIES.glob("*.json"))}
@@ -23,5 +23,10 @@ async def test_recorded_history_replays(name: str) -> None:
 
 
 def test_every_workflow_type_has_a_recorded_history() -> None:
-    missing = sorted(c.__name__ for c in WORKFLOWS if c.__name__ not in RECORDED)
+    missing = sorted(type_name(c) for c in WORKFLOWS if type_name(c) not in RECORDED)
     assert not missing, f"record them: python -m tests.workflows.record {' '.join(missing)}"
+
+
+def test_every_recorded_history_is_of_a_workflow_type_still_registered() -> None:
+    stale = sorted(set(RECORDED) - {type_name(c) for c in WORKFLOWS})
+    assert not stale, f"gone from worker.WORKFLOWS (re-record all to drop them): {stale}"
