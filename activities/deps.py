@@ -18,7 +18,7 @@ from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings
 from core.redis_client import create_redis
-from db.session import create_engine, create_session_maker
+from db.session import create_db_engine, create_session_maker
 
 
 @dataclass
@@ -26,7 +26,7 @@ class WorkerDeps:
     """Clients shared by every activity of this process."""
 
     settings: Settings
-    engine: AsyncEngine
+    db_engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
     redis: Redis
     solana: AsyncClient
@@ -35,8 +35,8 @@ class WorkerDeps:
 
 @asynccontextmanager
 async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
-    engine = create_engine(settings)
-    sessions = create_session_maker(engine)
+    db_engine = create_db_engine(settings)
+    sessions = create_session_maker(db_engine)
     redis = create_redis(settings)
     solana = AsyncClient(settings.solana_rpc_url, timeout=10)
     gateway = ChainGateway(settings, solana, load_or_create_keys(settings.chain_keys_dir), sessions)
@@ -45,9 +45,9 @@ async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
     # them per mint (mint_decimals) for processes that start while the chain is unreachable.
     warm_up = asyncio.create_task(gateway.warm_up(keep=True))
     try:
-        yield WorkerDeps(settings, engine, sessions, redis, solana, gateway)
+        yield WorkerDeps(settings, db_engine, sessions, redis, solana, gateway)
     finally:
         warm_up.cancel()
         await solana.close()
         await redis.aclose()
-        await engine.dispose()
+        await db_engine.dispose()

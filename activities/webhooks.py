@@ -11,7 +11,6 @@ from temporalio import activity
 from core.config import Settings
 from webhooks.delivery import WebhookPump
 from webhooks.senders import make_sender
-from webhooks.settings import WebhookSettings
 
 
 @dataclass
@@ -31,11 +30,12 @@ class WebhookActivities:
     def __init__(self, settings: Settings, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
+        self._webhooks = settings.webhooks
 
     @activity.defn(name="webhooks_pump")
     async def pump(self, data: PumpInput) -> PumpResult:
         """Deliver until the time is up or the worker shuts down (then a retry resumes)."""
-        settings = WebhookSettings.from_env()
+        settings = self._webhooks
         sender = make_sender(
             settings.http_client, settings.timeout_seconds, settings.concurrency, settings
         )

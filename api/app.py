@@ -33,7 +33,7 @@ from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.redis_client import create_redis
-from db.session import create_engine, create_session_maker
+from db.session import create_db_engine, create_session_maker
 from profiles.storage import storage_from_settings
 from views.base import ProgramIds, Views
 from views.rpc import ChainReader
@@ -58,8 +58,8 @@ The single public HTTPS JSON entry point of the MCC/MCD ecosystem.
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
     # Clients are created once per process and shared by every request.
-    engine = create_engine(settings)
-    app.state.engine = engine
+    engine = create_db_engine(settings)
+    app.state.db_engine = engine
     app.state.session_maker = create_session_maker(engine)
     app.state.redis = create_redis(settings)
     # lazy: the API starts (and /readyz reports it) even while Temporal is still coming up.

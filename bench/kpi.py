@@ -44,7 +44,7 @@ from authserver.server import AuthServer
 from bench import _load as load
 from core.config import Settings
 from core.embedded import free_port
-from db.session import create_engine, create_session_maker
+from db.session import create_db_engine, create_session_maker
 from organizations.kpi import day_bounds
 from tests.services import fresh_database, redis_server
 
@@ -57,7 +57,7 @@ def log(message: str) -> None:
 
 async def populate(settings: Settings, stations: int, members: int, submission_days: int) -> None:
     """The whole population in a handful of set-based statements."""
-    engine = create_engine(settings)
+    engine = create_db_engine(settings)
     per_matrix = 10
     matrices = max(stations // per_matrix, 1)
     sectors = max(matrices // 10, 1)
@@ -202,7 +202,7 @@ class Peak:
 
 
 async def measure_job(settings: Settings) -> None:
-    engine = create_engine(settings)
+    engine = create_db_engine(settings)
     sessions = create_session_maker(engine)
     redis = Redis.from_url(settings.redis_url)
     start, end = day_bounds(DAY)

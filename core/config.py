@@ -1,13 +1,19 @@
-"""One settings object for every process (API, worker, dev supervisor, tests).
+"""One settings object for every process (API, worker, dev supervisor, tests), read once per
+process (``get_settings()``; the API and the worker hand theirs down, tests build their own).
 
 Values come from the environment (prefix-free names such as ``DATABASE_URL``) or a
-``.env`` file. The process refuses to start with a default secret unless ``ENVIRONMENT`` is
-explicitly ``dev`` or ``test`` (``make dev``/``mccgw dev`` and the test suite set it); unset
+``.env`` file. Fields stay flat so that every environment name stays what the docs say
+(``WEBHOOK_TIMEOUT_SECONDS`` is ``webhook_timeout_seconds``); a capability's fields are grouped
+by a property returning a frozen section (``settings.webhooks``).
+
+The process refuses to start with a default secret unless ``ENVIRONMENT`` is explicitly
+``dev`` or ``test`` (``make dev``/``mccgw dev`` and the test suite set it); unset
 counts as production.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -25,6 +31,32 @@ ECOSYSTEM_ORIGINS = [
     "http://localhost:3000",
     "http://localhost:3001",
 ]
+
+
+DEFAULT_WEBHOOK_SCHEDULE = (0.0, 5.0, 300.0, 1800.0, 7200.0, 18000.0, 36000.0, 36000.0)
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    """Webhook delivery (docs/webhooks.md): the ``webhook_*`` fields of Settings, grouped."""
+
+    retry_schedule: tuple[float, ...] = DEFAULT_WEBHOOK_SCHEDULE
+    disable_after_seconds: float = 5 * 24 * 3600.0
+    timeout_seconds: float = 15.0
+    poll_seconds: float = 0.2
+    batch: int = 200
+    concurrency: int = 100
+    http_client: str = "aiohttp"
+    allowed_hosts: tuple[str, ...] = field(default=())
+    allow_loopback: bool = False
+    # A claimed delivery is invisible to other pumps this long (a crashed pump's claim expires).
+    lease_seconds: float = 60.0
+
+
+def _comma_list(v: object) -> object:
+    if isinstance(v, str):
+        return tuple(part.strip() for part in v.split(",") if part.strip())
+    return v
 
 
 class Settings(BaseSettings):
@@ -115,6 +147,49 @@ class Settings(BaseSettings):
     avatar_s3_access_key: str = ""
     avatar_s3_secret_key: str = ""
     avatar_s3_prefix: str = "avatars/"
+
+    # Webhook delivery (docs/webhooks.md); grouped as ``settings.webhooks``.
+    # Seconds to wait before each attempt; after the last one fails the delivery is failed.
+    webhook_retry_schedule: Annotated[tuple[float, ...], NoDecode] = DEFAULT_WEBHOOK_SCHEDULE
+    webhook_disable_after_seconds: float = 432000.0  # failing this long disables an endpoint
+    webhook_timeout_seconds: float = 15.0  # a 2xx must arrive within this
+    webhook_poll_seconds: float = 0.2  # how often an idle pump looks for work
+    webhook_batch: int = 200  # claims per round
+    webhook_concurrency: int = 100  # requests in flight
+    webhook_http_client: Literal["aiohttp", "httpx"] = "aiohttp"
+    # Hosts, IPs or CIDRs allowed despite the SSRF rule (plain http too), comma-separated.
+    webhook_allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ()
+    webhook_allow_loopback: bool = False  # loopback and plain http to it (dev, tests)
+
+    @field_validator("webhook_retry_schedule", mode="before")
+    @classmethod
+    def _schedule(cls, v: object) -> object:
+        v = _comma_list(v)
+        if not isinstance(v, tuple | list) or not v or any(float(x) < 0 for x in v):
+            raise ValueError("WEBHOOK_RETRY_SCHEDULE must be comma-separated non-negative seconds")
+        return v
+
+    @field_validator("webhook_allowed_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, v: object) -> object:
+        v = _comma_list(v)
+        return tuple(str(h).lower() for h in v) if isinstance(v, tuple | list) else v
+
+    @field_validator("webhook_http_client", mode="before")
+    @classmethod
+    def _client_name(cls, v: object) -> object:
+        return v.strip().lower() if isinstance(v, str) else v
+
+    @property
+    def webhooks(self) -> WebhookSettings:
+        """The ``webhook_<name>`` fields as WebhookSettings(<name>=...)."""
+        return WebhookSettings(
+            **{
+                f.name: getattr(self, f"webhook_{f.name}")
+                for f in fields(WebhookSettings)
+                if f"webhook_{f.name}" in type(self).model_fields
+            }
+        )
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -1,4 +1,5 @@
-"""Engine and session maker factories.
+"""SQLAlchemy engine (``db_engine``; "engine" is the transaction engine) and session maker
+factories.
 
 Created once per process (API lifespan, worker start-up). Callers own the commit: a request or
 an activity commits once; repositories and services only flush.
@@ -19,7 +20,7 @@ from sqlalchemy.ext.asyncio import (
 from core.config import Settings
 
 
-def create_engine(settings: Settings) -> AsyncEngine:
+def create_db_engine(settings: Settings) -> AsyncEngine:
     # No pre-ping: it costs a round trip on every checkout, i.e. on every request and activity.
     # A connection that died (database restart) fails its one use instead; SQLAlchemy then
     # renews the whole pool, the API answers 503 (api.errors) and activities retry.
@@ -30,8 +31,8 @@ def create_engine(settings: Settings) -> AsyncEngine:
     )
 
 
-def create_session_maker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return async_sessionmaker(engine, expire_on_commit=False)
+def create_session_maker(db_engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(db_engine, expire_on_commit=False)
 
 
 @asynccontextmanager

@@ -70,13 +70,13 @@ def _with_gateway(job: Callable[[GatewayRun], Awaitable[None]], mint_signers: bo
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
     from core.config import get_settings
-    from db.session import create_engine, create_session_maker
+    from db.session import create_db_engine, create_session_maker
 
     async def run() -> None:
         settings = get_settings()
         keys = load_or_create_keys(settings.chain_keys_dir)
         signers = (keys.mcc_mint, keys.mcd_mint) if mint_signers else ()
-        engine = create_engine(settings)
+        engine = create_db_engine(settings)
         try:
             async with AsyncClient(settings.solana_rpc_url) as client:
                 sessions = create_session_maker(engine)

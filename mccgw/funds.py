@@ -34,7 +34,7 @@ from chain.market_pool import MarketPool, ensure_market_pool
 from chain.outside import OutsideWallet
 from core.config import Settings
 from db.models.tokens import Deposit
-from db.session import create_engine, create_session_maker
+from db.session import create_db_engine, create_session_maker
 from tokens.deposits import DepositScanner, register
 
 # Whole tokens per demo user (decisions.md: alice 10,000 MCC and 1,000 MCD).
@@ -68,7 +68,7 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
     """Create the pool and deposit the demo users' funds; returns what demo.json shows."""
     keys_dir = Path(settings.chain_keys_dir)
     keys = load_or_create_keys(keys_dir)
-    engine = create_engine(settings)
+    engine = create_db_engine(settings)
     sessions = create_session_maker(engine)
     try:
         async with AsyncClient(settings.solana_rpc_url, timeout=30) as client:

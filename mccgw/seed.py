@@ -25,7 +25,7 @@ from core.security import (
 )
 from db.models import Project, User
 from db.models.access import OAuthClient, OAuthConsent
-from db.session import create_engine, create_session_maker, unit_of_work
+from db.session import create_db_engine, create_session_maker, unit_of_work
 from mccgw.seed_orgs import seed_organizations
 
 PROJECT_SCOPES = [
@@ -205,7 +205,7 @@ async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
     }
     old_projects = {p["name"]: p for p in previous.get("projects", [])}
 
-    engine = create_engine(settings)
+    engine = create_db_engine(settings)
     try:
         async with unit_of_work(create_session_maker(engine)) as session:
             people = [

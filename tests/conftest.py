@@ -1,4 +1,6 @@
-"""Session-wide real services. Nothing here is a fake: see tests/services.py."""
+"""Session-wide real services, and the fixtures every app test shares (an API client, the
+test-data World, empty rate windows). Nothing here is a fake: see tests/services.py; the app and
+the worker are started by tests/stack.py."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
+from fastapi import FastAPI
+from redis import Redis as SyncRedis
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from temporalio.client import Client
@@ -16,13 +21,21 @@ from temporalio.testing import WorkflowEnvironment
 
 from core.config import Settings
 from core.embedded import free_port, temporal_cli
-from db.session import create_engine, create_session_maker
+from db.session import create_db_engine, create_session_maker
+from tests.factories import World
 from tests.services import fresh_database, redis_server
+from tests.stack import asgi_client
 
 # The suite runs on the development keys: say so explicitly (core.config refuses them otherwise).
 os.environ.setdefault("ENVIRONMENT", "test")
 
 SEARCH_ATTRIBUTES = ["ProjectId", "UserUid", "Operation", "Status", "Currency"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "webhooks(**settings): a test's own webhook settings for its worker"
+    )
 
 
 def traversable_tmp(prefix: str) -> Path:
@@ -108,15 +121,15 @@ def worker_settings(settings: Settings, chain_node: tuple[str, Path]) -> Setting
 
 
 @pytest.fixture(scope="session")
-async def engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
-    eng = create_engine(settings)
+async def db_engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
+    eng = create_db_engine(settings)
     yield eng
     await eng.dispose()
 
 
 @pytest.fixture(scope="session")
-def session_maker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return create_session_maker(engine)
+def session_maker(db_engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return create_session_maker(db_engine)
 
 
 @pytest.fixture
@@ -124,3 +137,36 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
     client = Redis.from_url(redis_url)
     yield client
     await client.aclose()
+
+
+@pytest.fixture(scope="session")
+def stack_settings(worker_settings: Settings, temporal_env: WorkflowEnvironment) -> Settings:
+    """Settings for an app or worker wired to every service of the session, Temporal too."""
+    address = temporal_env.client.service_client.config.target_host
+    return worker_settings.model_copy(update={"temporal_address": address})
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_windows(request: pytest.FixtureRequest) -> None:
+    """Every test call comes from 127.0.0.1: a test on the session's Redis starts with empty
+    rate windows instead of spending the budget of the tests before it."""
+    if "redis_url" not in request.fixturenames:
+        return
+    with SyncRedis.from_url(request.getfixturevalue("redis_url")) as r:
+        keys = list(r.scan_iter("rl:*"))
+        if keys:
+            r.delete(*keys)
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """An in-process client of the package's ``app``."""
+    async with asgi_client(app) as c:
+        yield c
+
+
+@pytest.fixture
+def world(
+    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
+) -> World:
+    return World(session_maker, settings, app)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,16 @@ from mccgw.seed import PROJECT_SCOPES
 
 PASSWORD = "correct horse battery"
 REDIRECT = "http://localhost:3000/callback"
+# What a test OAuth client may grant unless told otherwise.
+CLIENT_SCOPES = [
+    "openid",
+    "profile",
+    "email",
+    "user:read",
+    "user:write",
+    "mcc:read",
+    *PROJECT_SCOPES,
+]
 
 
 @dataclass
@@ -79,9 +90,12 @@ class World:
         public: bool = False,
         token_format: str = "jwt",
         first_party: bool = False,
+        allowed_scopes: Sequence[str] | None = None,
     ) -> tuple[str, str | None]:
+        """A client of the project; ``allowed_scopes`` defaults to CLIENT_SCOPES."""
         client_id = f"cl_{secrets.token_hex(6)}"
         secret = None if public else secrets.token_urlsafe(24)
+        scopes = list(CLIENT_SCOPES if allowed_scopes is None else allowed_scopes)
         async with self.sessions() as s:
             s.add(
                 OAuthClient(
@@ -90,10 +104,7 @@ class World:
                     name="Test client",
                     client_secret_hash=hash_api_secret(secret) if secret else None,
                     redirect_uris=[REDIRECT],
-                    allowed_scopes=[
-                        "openid", "profile", "email", "user:read", "user:write", "mcc:read",
-                        *PROJECT_SCOPES,
-                    ],
+                    allowed_scopes=scopes,
                     grant_types=["authorization_code", "refresh_token"],
                     access_token_format=token_format,
                     first_party=first_party,
@@ -111,11 +122,15 @@ class World:
             await s.commit()
 
     async def token(self, uid: str, scope: str, client_id: str | None = None) -> str:
-        """An access token; by default through a first-party (gateway console) client, the
-        only kind on which an admin's role counts. Pass a project's client_id otherwise."""
+        """An access token with exactly ``scope``; by default through a first-party (gateway
+        console) client allowed that scope (the only kind on which an admin's role counts).
+        Pass a project's client_id otherwise."""
         if client_id is None:
             project = await self.project()
-            client_id, _ = await self.oauth_client(project.project_id, first_party=True)
+            allowed = dict.fromkeys([*CLIENT_SCOPES, *scope.split()])  # ordered, no repeats
+            client_id, _ = await self.oauth_client(
+                project.project_id, first_party=True, allowed_scopes=list(allowed)
+            )
         server = self.app.state.auth_server
         issued = await asyncio.to_thread(
             issue_token, server, user=uid, scope=scope, client_id=client_id

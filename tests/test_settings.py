@@ -47,3 +47,29 @@ def test_default_cors_has_the_local_front_ends() -> None:
     s = Settings(_env_file=None)
     assert "http://localhost:3000" in s.cors_origins
     assert "http://localhost:3001" in s.cors_origins
+
+
+def test_webhook_settings_keep_their_environment_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in {
+        "WEBHOOK_RETRY_SCHEDULE": "0, 0.5,2",
+        "WEBHOOK_DISABLE_AFTER_SECONDS": "60",
+        "WEBHOOK_TIMEOUT_SECONDS": "3",
+        "WEBHOOK_POLL_SECONDS": "0.1",
+        "WEBHOOK_BATCH": "7",
+        "WEBHOOK_CONCURRENCY": "8",
+        "WEBHOOK_HTTP_CLIENT": "HTTPX",
+        "WEBHOOK_ALLOWED_HOSTS": "Hooks.Example, 10.0.0.0/8",
+        "WEBHOOK_ALLOW_LOOPBACK": "true",
+    }.items():
+        monkeypatch.setenv(name, value)
+    w = Settings(_env_file=None).webhooks
+    assert w.retry_schedule == (0.0, 0.5, 2.0)
+    assert (w.disable_after_seconds, w.timeout_seconds, w.poll_seconds) == (60.0, 3.0, 0.1)
+    assert (w.batch, w.concurrency, w.http_client) == (7, 8, "httpx")
+    assert w.allowed_hosts == ("hooks.example", "10.0.0.0/8") and w.allow_loopback
+
+
+def test_a_negative_retry_delay_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBHOOK_RETRY_SCHEDULE", "0,-1")
+    with pytest.raises(ValidationError, match="WEBHOOK_RETRY_SCHEDULE"):
+        Settings(_env_file=None)

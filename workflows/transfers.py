@@ -82,7 +82,9 @@ class TransferWorkflow:
                 wait = _STATUS_REFRESH[1]
         try:
             step = await settle
-        except ActivityError as exc:
+        # A local activity's failure reaches the workflow as the activity's own ApplicationError
+        # (not wrapped in an ActivityError as a regular activity's is): catch both forms.
+        except (ActivityError, ApplicationError) as exc:
             if _error_type(exc) == "TransferNotFound":
                 # Nothing was ever committed under this id; ending as failed lets a retry of
                 # the same request start this workflow id again.
@@ -106,6 +108,6 @@ class TransferWorkflow:
         workflow.upsert_search_attributes([STATUS.value_set(recorded.status)])
 
 
-def _error_type(exc: ActivityError) -> str | None:
-    cause = exc.cause
+def _error_type(exc: ActivityError | ApplicationError) -> str | None:
+    cause = exc.cause if isinstance(exc, ActivityError) else exc
     return cause.type if isinstance(cause, ApplicationError) else None

@@ -35,7 +35,7 @@ async def healthz() -> dict[str, str]:
 
 
 async def _check_db(request: Request) -> None:
-    async with request.app.state.engine.connect() as conn:
+    async with request.app.state.db_engine.connect() as conn:
         await conn.execute(text("SELECT 1"))
 
 

@@ -155,9 +155,9 @@ def endpoint_attributes(row: WebhookEndpoint) -> dict[str, Any]:
     }
 
 
-async def _checked_url(url: str) -> str:
+async def _checked_url(url: str, settings: WebhookSettings) -> str:
     try:
-        await check_url(url, WebhookSettings.from_env())
+        await check_url(url, settings)
     except UnsafeUrl as exc:
         raise invalid_field("url", str(exc), f"Invalid request: url: {exc}") from exc
     return url
@@ -188,7 +188,7 @@ def _settings(request: Request) -> Settings:
 )
 async def register(payload: EndpointIn, project: ProjectCaller, request: Request) -> Any:
     """Register a webhook endpoint of the calling project (the secret is shown once)."""
-    await _checked_url(payload.url)
+    await _checked_url(payload.url, _settings(request).webhooks)
     settings = _settings(request)
     async with write_context(request, project, operation="webhooks.register") as ctx:
         count = await ctx.session.scalar(select(func.count()).where(_live(project.project_id)))
@@ -259,7 +259,7 @@ async def update_endpoint(
 ) -> Any:
     """Change an endpoint's url, events or secret, or re-enable it."""
     if payload.url is not None:
-        await _checked_url(payload.url)
+        await _checked_url(payload.url, _settings(request).webhooks)
     settings = _settings(request)
     async with write_context(request, project, operation="webhooks.update") as ctx:
         row = await _endpoint(ctx.session, project.project_id, endpoint_id)

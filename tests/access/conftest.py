@@ -1,23 +1,21 @@
-"""Access tests: the real app (lifespan included) on real PostgreSQL and Redis."""
+"""Access tests: the real app (lifespan included) on real PostgreSQL and Redis, with two probe
+routes of its own. ``client`` and ``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 from fastapi import APIRouter, FastAPI, Security
-from redis.asyncio import Redis
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from api.app import create_app
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from core.config import Settings
-from tests.factories import World, clear_rate_windows
+from tests.stack import BASE, running_app
 
-BASE = "http://127.0.0.1:8000"
+__all__ = ["BASE", "app", "build_app"]
 
 probe = APIRouter()
 
@@ -42,26 +40,5 @@ def build_app(settings: Settings) -> FastAPI:
 
 @pytest.fixture(scope="session")
 async def app(settings: Settings) -> AsyncIterator[FastAPI]:
-    application = build_app(settings)
-    async with application.router.lifespan_context(application):
-        # Tests change projects between calls; see every change at once.
-        application.state.project_authenticator.cache_seconds = 0.0
+    async with running_app(build_app(settings)) as application:
         yield application
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as c:
-        yield c
-
-
-@pytest.fixture(autouse=True)
-async def _fresh_rate_windows(redis: Redis) -> None:
-    await clear_rate_windows(redis)
-
-
-@pytest.fixture
-def world(
-    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
-) -> World:
-    return World(session_maker, settings, app)

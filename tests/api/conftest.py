@@ -1,37 +1,28 @@
-"""An app wired to the session's real services, driven in-process over ASGI."""
+"""An app wired to the session's real services, driven in-process over ASGI (its lifespan run
+per test, so a test may change the app before it starts)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from temporalio.testing import WorkflowEnvironment
 
 from api.app import create_app
 from core.config import Settings
+from tests.stack import asgi_client, running_app
 
 
 @pytest.fixture(scope="session")
-def app_settings(
-    settings: Settings, temporal_env: WorkflowEnvironment, chain_node: tuple[str, Path]
-) -> Settings:
-    rpc_url, keys_dir = chain_node
-    return settings.model_copy(
-        update={
-            "temporal_address": temporal_env.client.service_client.config.target_host,
-            "solana_rpc_url": rpc_url,
-            "chain_keys_dir": keys_dir,
-        }
-    )
+def app_settings(stack_settings: Settings) -> Settings:
+    return stack_settings
 
 
 async def start_app(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c,
+        running_app(app, fresh_projects=False),
+        asgi_client(app, base_url="http://test", wait_seconds=5.0) as c,
     ):
         yield c
 

@@ -221,7 +221,7 @@ def on_stack(stack: Stack, work: Callable[[Any, Any, Any], Awaitable[Any]]) -> A
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
     from core.config import Settings
-    from db.session import create_engine, create_session_maker
+    from db.session import create_db_engine, create_session_maker
 
     env = stack.worker.environ()
     settings = Settings(
@@ -234,7 +234,7 @@ def on_stack(stack: Stack, work: Callable[[Any, Any, Any], Awaitable[Any]]) -> A
     )
 
     async def run() -> Any:
-        engine = create_engine(settings)
+        engine = create_db_engine(settings)
         client = AsyncClient(settings.solana_rpc_url, timeout=10)
         try:
             sessions = create_session_maker(engine)

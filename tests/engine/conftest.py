@@ -1,48 +1,37 @@
 """Engine tests: the real app, a real worker (one per module, fresh task queue), real
-PostgreSQL, Redis, Temporal and the local chain. Users get real on-chain funds."""
+PostgreSQL, Redis, Temporal and the local chain. Users get real on-chain funds. ``client`` and
+``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from redis.asyncio import Redis
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps, worker_deps
-from api.app import create_app
 from core.config import Settings
 from engine.funding import fund_user
-from tests.factories import ProjectCreds, World, clear_rate_windows
+from tests.factories import ProjectCreds, World
+from tests.stack import new_queue, running_app
 from worker import build_worker
 
 UNIT = 10**9
 
 
 @pytest.fixture(scope="module")
-def engine_settings(
-    settings: Settings, temporal_env: WorkflowEnvironment, chain_node: tuple[str, Path]
-) -> Settings:
-    rpc_url, keys_dir = chain_node
-    return settings.model_copy(
-        update={
-            "temporal_address": temporal_env.client.service_client.config.target_host,
-            "solana_rpc_url": rpc_url,
-            "chain_keys_dir": keys_dir,
-        }
-    )
+def engine_settings(stack_settings: Settings) -> Settings:
+    return stack_settings
 
 
 @pytest.fixture(scope="module")
 def queue() -> str:
-    return f"engine-{uuid.uuid4().hex[:8]}"
+    return new_queue("engine")
 
 
 @pytest.fixture(scope="module")
@@ -61,26 +50,8 @@ async def worker(
 
 @pytest.fixture(scope="module")
 async def app(engine_settings: Settings, queue: str, worker: None) -> AsyncIterator[FastAPI]:
-    application = create_app(engine_settings)
-    async with application.router.lifespan_context(application):
-        application.state.project_authenticator.cache_seconds = 0.0
-        application.state.engine_task_queue = queue
+    async with running_app(engine_settings, engine_task_queue=queue) as application:
         yield application
-
-
-@pytest.fixture
-async def client(app: FastAPI, redis: Redis) -> AsyncIterator[httpx.AsyncClient]:
-    await clear_rate_windows(redis)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        yield c
-
-
-@pytest.fixture
-def world(
-    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
-) -> World:
-    return World(session_maker, settings, app)
 
 
 @dataclass

@@ -1,11 +1,3 @@
 """Mining tests: real app, worker, chain node, PostgreSQL, Redis, Temporal and a receiver."""
 
-from tests.webhooks.support import (  # noqa: F401  (fixtures)
-    _fresh_rate_windows,
-    app,
-    client,
-    fast_webhooks,
-    receiver,
-    worker,
-    world,
-)
+from tests.webhooks.support import app, fast_webhooks, receiver, worker  # noqa: F401  (fixtures)

@@ -1,45 +1,37 @@
 """Onboarding tests: the real app wired to the session's chain node and Temporal, with a
-worker polling a task queue of its own (the app starts workflows on it)."""
+worker polling a task queue of its own (the app starts workflows on it). ``client`` and
+``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 from fastapi import FastAPI
-from redis.asyncio import Redis
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
-from activities.deps import worker_deps
-from api.app import create_app
 from core.config import Settings
 from db.models import User
 from onboarding.whitelist import WhitelistChain
-from tests.factories import World, clear_rate_windows
-from worker import build_worker
+from tests.factories import World
+from tests.stack import new_queue, running_app, running_worker
 
-BASE = "http://127.0.0.1:8000"
 WALLET = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"
 
 
 @pytest.fixture(scope="session")
 def onboarding_queue() -> str:
-    return f"onboarding-{uuid.uuid4().hex[:8]}"
+    return new_queue("onboarding")
 
 
 @pytest.fixture(scope="session")
 async def app(
     worker_settings: Settings, temporal_env: WorkflowEnvironment, onboarding_queue: str
 ) -> AsyncIterator[FastAPI]:
-    application = create_app(worker_settings)
-    async with application.router.lifespan_context(application):
-        application.state.project_authenticator.cache_seconds = 0.0
-        application.state.temporal = temporal_env.client
-        application.state.task_queue = onboarding_queue
+    async with running_app(
+        worker_settings, temporal=temporal_env.client, task_queue=onboarding_queue
+    ) as application:
         yield application
 
 
@@ -47,31 +39,8 @@ async def app(
 async def worker(
     worker_settings: Settings, temporal_env: WorkflowEnvironment, onboarding_queue: str
 ) -> AsyncIterator[None]:
-    async with (
-        worker_deps(worker_settings) as deps,
-        build_worker(temporal_env.client, deps, task_queue=onboarding_queue),
-    ):
+    async with running_worker(temporal_env.client, worker_settings, onboarding_queue):
         yield
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url=BASE, timeout=60
-    ) as c:
-        yield c
-
-
-@pytest.fixture(autouse=True)
-async def _fresh_rate_windows(redis: Redis) -> None:
-    await clear_rate_windows(redis)
-
-
-@pytest.fixture
-def world(
-    session_maker: async_sessionmaker[AsyncSession], worker_settings: Settings, app: FastAPI
-) -> World:
-    return World(session_maker, worker_settings, app)
 
 
 @pytest.fixture

@@ -13,16 +13,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
-from api.app import create_app
 from core.config import Settings
 from organizations.bonus import MEMBER_KEY, STATION_KEY
-from tests.webhooks.support import (  # noqa: F401  (fixtures)
-    _fresh_rate_windows,
-    client,
-    fast_webhooks,
-    worker,
-    world,
-)
+from tests.stack import running_app
+from tests.webhooks.support import fast_webhooks, worker  # noqa: F401  (fixtures)
 
 
 @pytest.fixture(scope="session")
@@ -31,10 +25,7 @@ async def app(
 ) -> AsyncIterator[FastAPI]:
     """The webhook suite's app, with avatars stored in the session's temp directory."""
     settings = worker_settings.model_copy(update={"avatar_dir": session_tmp / "avatars"})
-    application = create_app(settings)
-    async with application.router.lifespan_context(application):
-        application.state.project_authenticator.cache_seconds = 0.0
-        application.state.temporal = temporal_env.client
+    async with running_app(settings, temporal=temporal_env.client) as application:
         yield application
 
 

@@ -1,17 +1,21 @@
-"""Helpers of the organization tests: units and KPI history written straight to PostgreSQL."""
+"""Helpers of the organization tests: units and KPI history written straight to PostgreSQL,
+and the API calls several test modules make."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import text
+import httpx
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models.access import OAuthClient
 from organizations import units
 from organizations.units import NewUnit
 from tests.factories import World
+
+YESTERDAY = datetime.now(UTC).date() - timedelta(days=1)
 
 
 async def unit(s: AsyncSession, kind: str, number: int, parent: str | None = None) -> int:
@@ -47,24 +51,37 @@ def day(base: date, offset: int) -> date:
     return base + timedelta(days=offset)
 
 
-async def token(world: World, uid: str, scope: str) -> str:
-    """An access token with exactly ``scope`` (through a first-party client allowed those
-    scopes: only such a client's tokens carry an administrator's power)."""
-    project = await world.project()
-    client_id = f"cl_{uuid.uuid4().hex[:12]}"
-    async with world.sessions() as s:
-        s.add(
-            OAuthClient(
-                client_id=client_id,
-                project_id=project.project_id,
-                name="Organization tests",
-                client_secret_hash=None,
-                redirect_uris=["http://localhost:3000/callback"],
-                allowed_scopes=scope.split(),
-                grant_types=["authorization_code"],
-                access_token_format="jwt",
-                first_party=True,
-            )
-        )
-        await s.commit()
-    return await world.token(uid, scope, client_id=client_id)
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def admin_headers(world: World) -> dict[str, str]:
+    admin = await world.user("admin")
+    return bearer(await world.token(admin.uid, "openid"))
+
+
+async def post(
+    client: httpx.AsyncClient, path: str, headers: dict[str, str], body: dict[str, Any]
+) -> httpx.Response:
+    return await client.post(
+        path, json={**body, "idempotency_key": uuid.uuid4().hex}, headers=headers
+    )
+
+
+async def hierarchy(client: httpx.AsyncClient, admin: dict[str, str]) -> None:
+    """system-1 > sector-1 > matrix-1 > station-1, station-2."""
+    for body in (
+        {"unit_type": "system", "number": 1, "name": "Sol"},
+        {"unit_type": "sector", "number": 1, "name": "Inner", "parent": "system-1"},
+        {"unit_type": "matrix", "number": 1, "name": "Ring", "parent": "sector-1"},
+        {"unit_type": "station", "number": 1, "name": "Alpha", "parent": "matrix-1"},
+        {"unit_type": "station", "number": 2, "name": "Beta", "parent": "matrix-1"},
+    ):
+        r = await post(client, "/v1/admin/organizations", admin, body)
+        assert r.status_code == 201, r.text
+
+
+def select_station_ids() -> Any:
+    from db.models.organizations import OrgUnit
+
+    return select(OrgUnit.number, OrgUnit.id).where(OrgUnit.unit_type == "station")

@@ -3,9 +3,7 @@ scopes, bad input, the administrators' writes, and numbers checked against the r
 
 from __future__ import annotations
 
-import uuid
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -15,43 +13,20 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import User
 from db.models.organizations import OrgMembership
-from organizations import bulk, kpi
 from tests.factories import World
-from tests.organizations.support import days_back, qualifying_history, token
+from tests.organizations.support import (
+    YESTERDAY,
+    admin_headers,
+    bearer,
+    days_back,
+    hierarchy,
+    post,
+    qualifying_history,
+    select_station_ids,
+)
 
 pytestmark = pytest.mark.usefixtures("clean")
 Sessions = async_sessionmaker[AsyncSession]
-YESTERDAY = datetime.now(UTC).date() - timedelta(days=1)
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-async def admin_headers(world: World) -> dict[str, str]:
-    admin = await world.user("admin")
-    return bearer(await token(world, admin.uid, "openid"))
-
-
-async def post(
-    client: httpx.AsyncClient, path: str, headers: dict[str, str], body: dict[str, Any]
-) -> httpx.Response:
-    return await client.post(
-        path, json={**body, "idempotency_key": uuid.uuid4().hex}, headers=headers
-    )
-
-
-async def hierarchy(client: httpx.AsyncClient, admin: dict[str, str]) -> None:
-    """system-1 > sector-1 > matrix-1 > station-1, station-2."""
-    for body in (
-        {"unit_type": "system", "number": 1, "name": "Sol"},
-        {"unit_type": "sector", "number": 1, "name": "Inner", "parent": "system-1"},
-        {"unit_type": "matrix", "number": 1, "name": "Ring", "parent": "sector-1"},
-        {"unit_type": "station", "number": 1, "name": "Alpha", "parent": "matrix-1"},
-        {"unit_type": "station", "number": 2, "name": "Beta", "parent": "matrix-1"},
-    ):
-        r = await post(client, "/v1/admin/organizations", admin, body)
-        assert r.status_code == 201, r.text
 
 
 async def test_admin_creates_units_idempotently_and_checks_parents(
@@ -62,7 +37,7 @@ async def test_admin_creates_units_idempotently_and_checks_parents(
     body = {"unit_type": "system", "number": 1, "name": "Sol"}
     # not an administrator
     r = await post(
-        client, "/v1/admin/organizations", bearer(await token(world, user.uid, "openid")), body
+        client, "/v1/admin/organizations", bearer(await world.token(user.uid, "openid")), body
     )
     assert r.status_code == 403 and r.json()["type"].endswith("/admin-required")
     assert (await client.post("/v1/admin/organizations", json=body)).status_code == 401
@@ -140,7 +115,7 @@ async def test_members_are_placed_moved_and_listed(
     r = await post(client, f"/v1/admin/organizations/members/{users[2].uid}/leave", admin, {})
     assert r.status_code == 200 and r.json()["data"]["attributes"]["moved"] is False
     # only administrators place members
-    member_token = bearer(await token(world, users[1].uid, "openid org:read"))
+    member_token = bearer(await world.token(users[1].uid, "openid org:read"))
     for path, body in (
         ("/v1/admin/organizations/station-2/members", {"user_uid": users[1].uid}),
         (f"/v1/admin/organizations/members/{users[1].uid}/leave", {}),
@@ -155,7 +130,7 @@ async def test_members_are_placed_moved_and_listed(
         moved = await s.get(User, users[0].uid)
         assert moved is not None and (moved.station_id, moved.unit_id) == (2, 1)
 
-    reader = bearer(await token(world, users[0].uid, "org:read"))
+    reader = bearer(await world.token(users[0].uid, "org:read"))
     r = await client.get("/v1/organizations", headers=reader, params={"type": "station"})
     assert r.status_code == 200 and r.json()["meta"]["total"] == 2
     assert [u["id"] for u in r.json()["data"]] == ["station-1", "station-2"]
@@ -183,7 +158,7 @@ async def test_members_are_placed_moved_and_listed(
     assert r.json()["meta"]["total"] == 2 and len(r.json()["data"]) == 1
     # scopes and bad input
     assert (await client.get("/v1/organizations")).status_code == 401
-    no_scope = bearer(await token(world, users[0].uid, "user:read"))
+    no_scope = bearer(await world.token(users[0].uid, "user:read"))
     for path in (
         "/v1/organizations",
         "/v1/organizations/station-1",
@@ -201,7 +176,7 @@ async def test_members_are_placed_moved_and_listed(
     ).status_code == 422
     # legacy team: station-2 (Beta), its matrix, no manager
     r = await client.get(
-        "/organization/my-team", headers=bearer(await token(world, users[0].uid, "openid"))
+        "/organization/my-team", headers=bearer(await world.token(users[0].uid, "openid"))
     )
     assert r.status_code == 200, r.text
     assert r.json() == {
@@ -228,7 +203,7 @@ async def test_stats_and_tech_tree_follow_the_rules(
         await qualifying_history(s, ids[1], YESTERDAY, days_back(21))
         await qualifying_history(s, ids[2], YESTERDAY, days_back(20))
         await s.commit()
-    tok = await token(world, member.uid, "org:read")
+    tok = await world.token(member.uid, "org:read")
     tree = await client.get("/v1/tech-tree/user", headers=bearer(tok))
     assert tree.status_code == 200, tree.text
     units = {u["id"]: u for u in tree.json()["data"]["attributes"]["units"]}
@@ -302,7 +277,7 @@ async def test_stats_and_tech_tree_follow_the_rules(
         60,
         100,
     ]
-    no_scope = bearer(await token(world, member.uid, "user:read"))
+    no_scope = bearer(await world.token(member.uid, "user:read"))
     for method, path in (
         ("GET", "/v1/tech-tree/user"),
         ("GET", "/v1/tech-tree/bonus"),
@@ -314,7 +289,7 @@ async def test_stats_and_tech_tree_follow_the_rules(
         assert (
             await client.request(method, path, json={"idempotency_key": "k"})
         ).status_code == 401
-    outsider = bearer(await token(world, (await world.user()).uid, "org:read"))
+    outsider = bearer(await world.token((await world.user()).uid, "org:read"))
     r = await post(client, "/v1/tech-tree/unlock", outsider, {})
     assert r.status_code == 409 and r.json()["type"].endswith("/not-a-member")
     r = await client.post("/v1/tech-tree/unlock", headers=outsider, json={})
@@ -326,12 +301,6 @@ async def test_stats_and_tech_tree_follow_the_rules(
     )
 
 
-def select_station_ids() -> Any:
-    from db.models.organizations import OrgUnit
-
-    return select(OrgUnit.number, OrgUnit.id).where(OrgUnit.unit_type == "station")
-
-
 def update_kpi(station_id: int, day: Any) -> Any:
     from db.models.organizations import StationDailyKpi
 
@@ -340,71 +309,3 @@ def update_kpi(station_id: int, day: Any) -> Any:
         .where(StationDailyKpi.station_id == station_id, StationDailyKpi.day == day)
         .values(qualifies=True)
     )
-
-
-async def test_mining_stats_mine_and_global(
-    client: httpx.AsyncClient, world: World, session_maker: Sessions
-) -> None:
-    today = datetime.now(UTC).date()
-    async with session_maker() as s:
-        await bulk.add_members(
-            s, (await _station(s)), "ms", 1, 2, datetime.now(UTC) - timedelta(days=9)
-        )
-        await bulk.add_inputs(s, "ms", 1, 2, today, Decimal("12.5"), project_id=1000)
-        await bulk.add_inputs(s, "ms", 1, 1, today, Decimal("1"), project_id=1001, tag="b")
-        await bulk.add_inputs(s, "ms", 1, 1, today - timedelta(days=3), Decimal("2"))
-        await bulk.add_inputs(s, "ms", 1, 1, today - timedelta(days=40), Decimal("99"))
-        await s.commit()
-    auth = bearer(await token(world, "ms1", "mining:read"))
-    r = await client.get("/v1/mining/stats", headers=auth)
-    assert r.status_code == 200, r.text
-    a = r.json()["data"]["attributes"]
-    assert [(d["date"], d["project_id"], d["trade_volume_usdc"]) for d in a["days"]] == [
-        (today.isoformat(), "1000", "12.5"),
-        (today.isoformat(), "1001", "1"),
-        ((today - timedelta(days=3)).isoformat(), "1000", "2"),
-    ]
-    assert a["totals"] == {"activities": 3, "mcd_amount": "0", "trade_volume_usdc": "15.5"}
-    r = await client.get("/v1/mining/stats", headers=auth, params={"days": 1})
-    assert r.json()["data"]["attributes"]["totals"]["activities"] == 2
-    assert (
-        await client.get("/v1/mining/stats", headers=auth, params={"days": 0})
-    ).status_code == 422
-    assert (
-        await client.get("/v1/mining/stats", headers=auth, params={"days": 91})
-    ).status_code == 422
-    assert (await client.get("/v1/mining/stats")).status_code == 401
-    no_scope = bearer(await token(world, "ms1", "org:read"))
-    assert (await client.get("/v1/mining/stats", headers=no_scope)).status_code == 403
-    r = await client.get("/v1/mining/global-stats", params={"days": 7})
-    assert r.status_code == 200, r.text
-    day = r.json()["data"]["attributes"]["days"][0]
-    assert day["date"] == today.isoformat() and day["miners"] >= 2 and day["activities"] >= 3
-    assert (await client.get("/v1/mining/global-stats", params={"days": "x"})).status_code == 422
-
-
-async def _station(s: AsyncSession) -> int:
-    from tests.organizations.support import unit
-
-    return await unit(s, "station", 50)
-
-
-async def test_the_job_state_is_what_the_api_shows(
-    client: httpx.AsyncClient, world: World, session_maker: Sessions
-) -> None:
-    """A lit unit the job lit shows in the unit, the stats and the member's bonus."""
-    admin = await admin_headers(world)
-    await hierarchy(client, admin)
-    async with session_maker() as s:
-        ids = dict((await s.execute(select_station_ids())).all())
-        await qualifying_history(s, ids[1], YESTERDAY, days_back(25))
-        await kpi.light_units(s, YESTERDAY)
-        await s.commit()
-    member = await world.user()
-    await post(client, "/v1/admin/organizations/station-1/members", admin, {"user_uid": member.uid})
-    auth = bearer(await token(world, member.uid, "org:read"))
-    r = await client.get("/v1/tech-tree/bonus", headers=auth)
-    assert r.json()["data"]["attributes"]["bonus_multiplier"] == 1.1
-    r = await client.get("/v1/organizations/station-1", headers=auth)
-    assert r.json()["data"]["attributes"]["lit"] is True
-    assert r.json()["data"]["attributes"]["lit_since"] == YESTERDAY.isoformat()

@@ -11,7 +11,6 @@ from fastapi import FastAPI
 from PIL import Image
 
 from tests.factories import World
-from tests.organizations.support import token
 
 
 def bearer(value: str) -> dict[str, str]:
@@ -47,7 +46,7 @@ async def test_display_name_bounds_and_base_profile(
     client: httpx.AsyncClient, world: World
 ) -> None:
     user, other = await world.user(), await world.user()
-    auth = bearer(await token(world, user.uid, "user:read user:write"))
+    auth = bearer(await world.token(user.uid, "user:read user:write"))
     for name, status in (("", 422), ("A", 200), ("x" * 50, 200), ("x" * 51, 422)):
         r = await client.patch(
             "/v1/users/me/profile",
@@ -63,7 +62,7 @@ async def test_display_name_bounds_and_base_profile(
     assert attributes["uid"] == other.uid and "email" not in attributes
     assert (await client.get("/v1/users/u_nobody/profile", headers=auth)).status_code == 404
     assert (await client.get(f"/v1/users/{other.uid}/profile")).status_code == 401
-    no_scope = bearer(await token(world, user.uid, "org:read"))
+    no_scope = bearer(await world.token(user.uid, "org:read"))
     r = await client.get(f"/v1/users/{other.uid}/profile", headers=no_scope)
     assert r.status_code == 403
 
@@ -72,7 +71,7 @@ async def test_avatar_is_cleaned_stored_and_served(
     client: httpx.AsyncClient, world: World, app: FastAPI
 ) -> None:
     user = await world.user()
-    auth = bearer(await token(world, user.uid, "user:read user:write"))
+    auth = bearer(await world.token(user.uid, "user:read user:write"))
     original = with_exif()
     assert b"SecretCamera" in original
     # sent as a PNG named .png: the bytes say JPEG, and JPEG is what is stored
@@ -101,7 +100,7 @@ async def test_avatar_is_cleaned_stored_and_served(
 
 async def test_avatar_refusals(client: httpx.AsyncClient, world: World) -> None:
     user = await world.user()
-    auth = bearer(await token(world, user.uid, "user:write"))
+    auth = bearer(await world.token(user.uid, "user:write"))
 
     async def refused(response: httpx.Response, status: int, slug: str) -> None:
         assert response.status_code == status, response.text
@@ -144,6 +143,6 @@ async def test_avatar_refusals(client: httpx.AsyncClient, world: World) -> None:
     )
     await refused(r, 422, "validation-error")
     # scopes
-    reader = bearer(await token(world, user.uid, "user:read"))
+    reader = bearer(await world.token(user.uid, "user:read"))
     await refused(await upload(client, reader, png), 403, "insufficient-scope")
     assert (await upload(client, {}, png)).status_code == 401

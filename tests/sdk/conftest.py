@@ -1,10 +1,10 @@
 """SDK tests: the SDK against the real app (lifespan included) on real PostgreSQL, Redis and
-Temporal, in-process (ASGI) or served over a real local HTTP socket by uvicorn."""
+Temporal, in-process (ASGI) or served over a real local HTTP socket by uvicorn. ``world`` comes
+from tests/conftest.py."""
 
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -12,26 +12,25 @@ import httpx
 import pytest
 import uvicorn
 from fastapi import FastAPI
-from redis.asyncio import Redis
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
 from core.config import Settings
 from core.embedded import free_port
 from tests.access.conftest import build_app
-from tests.factories import ProjectCreds, World, clear_rate_windows
+from tests.factories import ProjectCreds, World
+from tests.stack import BASE, new_queue, running_app
 
-BASE = "http://127.0.0.1:8000"
+__all__ = ["BASE"]
 
 
 @pytest.fixture(scope="session")
 async def app(settings: Settings, temporal_env: WorkflowEnvironment) -> AsyncIterator[FastAPI]:
-    application = build_app(settings)
-    async with application.router.lifespan_context(application):
-        application.state.project_authenticator.cache_seconds = 0.0
-        application.state.temporal = temporal_env.client
-        # Workflows these tests start (the webhook pump) go to a queue no worker serves.
-        application.state.task_queue = f"sdk-{uuid.uuid4().hex[:8]}"
+    # Workflows these tests start (the webhook pump) go to a queue no worker serves; the
+    # webhook endpoints they register are on this machine (loopback).
+    local = settings.model_copy(update={"webhook_allow_loopback": True})
+    async with running_app(
+        build_app(local), temporal=temporal_env.client, task_queue=new_queue("sdk")
+    ) as application:
         yield application
 
 
@@ -49,18 +48,6 @@ async def live_url(app: FastAPI) -> AsyncIterator[str]:
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     await task
-
-
-@pytest.fixture(autouse=True)
-async def _fresh_rate_windows(redis: Redis) -> None:
-    await clear_rate_windows(redis)
-
-
-@pytest.fixture
-def world(
-    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
-) -> World:
-    return World(session_maker, settings, app)
 
 
 @dataclass

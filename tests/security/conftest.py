@@ -1,13 +1,13 @@
-"""Security tests: the real app (lifespan included) on real PostgreSQL and Redis, with the
-access package's fixtures (app, client, world, fresh rate windows)."""
+"""Security tests: the access package's real app (lifespan included) on real PostgreSQL and
+Redis; ``client`` and ``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
 import httpx
 
-from tests.access.conftest import _fresh_rate_windows, app, client, world
+from tests.access.conftest import app
 
-__all__ = ["_fresh_rate_windows", "app", "client", "world"]
+__all__ = ["app"]
 
 
 def bearer(token: str) -> dict[str, str]:

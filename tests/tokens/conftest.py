@@ -1,27 +1,20 @@
 """Token tests: the real app and a real worker (fresh task queue per module) on real
-PostgreSQL, Redis, Temporal and the local chain."""
+PostgreSQL, Redis, Temporal and the local chain. ``client`` and ``world`` come from
+tests/conftest.py."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 
-import httpx
 import pytest
 from fastapi import FastAPI
-from redis.asyncio import Redis
 from solders.keypair import Keypair
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps, worker_deps
-from api.app import create_app
 from chain.outside import OutsideWallet
 from core.config import Settings
-from core.scopes import USER_SCOPES
-from db.models.access import OAuthClient
-from tests.factories import World, clear_rate_windows
+from tests.stack import new_queue, running_app
 from tokens.deposits import DepositScanner
 from worker import build_worker
 
@@ -29,22 +22,13 @@ UNIT = 10**9
 
 
 @pytest.fixture(scope="module")
-def token_settings(
-    settings: Settings, temporal_env: WorkflowEnvironment, chain_node: tuple[str, Path]
-) -> Settings:
-    rpc_url, keys_dir = chain_node
-    return settings.model_copy(
-        update={
-            "temporal_address": temporal_env.client.service_client.config.target_host,
-            "solana_rpc_url": rpc_url,
-            "chain_keys_dir": keys_dir,
-        }
-    )
+def token_settings(stack_settings: Settings) -> Settings:
+    return stack_settings
 
 
 @pytest.fixture(scope="module")
 def queue() -> str:
-    return f"tokens-{uuid.uuid4().hex[:8]}"
+    return new_queue("tokens")
 
 
 @pytest.fixture(scope="module")
@@ -63,24 +47,8 @@ async def worker(
 
 @pytest.fixture(scope="module")
 async def app(token_settings: Settings) -> AsyncIterator[FastAPI]:
-    application = create_app(token_settings)
-    async with application.router.lifespan_context(application):
+    async with running_app(token_settings, fresh_projects=False) as application:
         yield application
-
-
-@pytest.fixture
-async def client(app: FastAPI, redis: Redis) -> AsyncIterator[httpx.AsyncClient]:
-    await clear_rate_windows(redis)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-        yield c
-
-
-@pytest.fixture
-def world(
-    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
-) -> World:
-    return World(session_maker, settings, app)
 
 
 @pytest.fixture
@@ -98,24 +66,6 @@ async def outsider(deps: WorkerDeps) -> OutsideWallet:
             deps.gateway, currency, 1_000_000 * UNIT, f"test-outside:{wallet.address}:{currency}"
         )
     return wallet
-
-
-async def user_token(world: World, uid: str, scope: str) -> str:
-    """An access token through a first-party OAuth client allowed every user scope (only such
-    a client's tokens carry an administrator's power)."""
-    project = await world.project()
-    client_id = f"cl_{uuid.uuid4().hex[:12]}"
-    async with world.sessions() as s:
-        s.add(
-            OAuthClient(
-                client_id=client_id, project_id=project.project_id, name="Token tests",
-                client_secret_hash=None, redirect_uris=["http://localhost:3000/callback"],
-                allowed_scopes=list(USER_SCOPES), grant_types=["authorization_code"],
-                access_token_format="jwt", first_party=True,
-            )
-        )  # fmt: skip
-        await s.commit()
-    return await world.token(uid, scope, client_id)
 
 
 def bearer(token: str) -> dict[str, str]:

@@ -24,7 +24,7 @@ from db.models.ledger import LedgerEntry
 from db.models.tokens import CustodyWatch, Deposit
 from ledger.service import Ledger
 from tests.factories import World
-from tests.tokens.conftest import UNIT, bearer, user_token
+from tests.tokens.conftest import UNIT, bearer
 from tokens.deposits import DepositScanner, register
 from workflows.tokens import DepositScanInput, DepositScanWorkflow
 
@@ -92,7 +92,7 @@ async def test_outside_transfer_is_credited_once_and_listed(
     assert again.credited == 0
     assert await _balance(deps, uid) == 250 * UNIT
 
-    token = await user_token(world, uid, "mcc:read")
+    token = await world.token(uid, "mcc:read")
     page = await client.get("/v1/mcc/transactions", headers=bearer(token))
     assert page.status_code == 200, page.text
     body = page.json()

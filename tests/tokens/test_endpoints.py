@@ -14,7 +14,7 @@ from chain.outside import OutsideWallet
 from db.models.access import AuditLog
 from db.models.tokens import AdminPrice
 from tests.factories import World
-from tests.tokens.conftest import UNIT, bearer, user_token
+from tests.tokens.conftest import UNIT, bearer
 from tokens.deposits import DepositScanner, register
 
 
@@ -45,7 +45,7 @@ async def test_balances_scopes_and_cache_eviction(
         await asyncio.sleep(0.05)
     assert cache.listening  # the LISTEN connection is up, so balances are cached
     uid = await _funded(world, deps, scanner, outsider, "MCD", [12 * UNIT])
-    token = await user_token(world, uid, "mcd:read mcc:read")
+    token = await world.token(uid, "mcd:read mcc:read")
     r = await client.get("/v1/mcd/balance", headers=bearer(token))
     assert r.status_code == 200, r.text
     body = r.json()
@@ -75,10 +75,10 @@ async def test_balances_scopes_and_cache_eviction(
     assert mcc.json()["data"]["attributes"]["locked_balance"] == "0"
 
     # Scope refusals and no token.
-    only_mcc = await user_token(world, uid, "mcc:read")
+    only_mcc = await world.token(uid, "mcc:read")
     r = await client.get("/v1/mcd/balance", headers=bearer(only_mcc))
     assert r.status_code == 403 and r.json()["type"].endswith("/insufficient-scope")
-    profile = await user_token(world, uid, "profile")
+    profile = await world.token(uid, "profile")
     r = await client.get("/v1/mcc/balance", headers=bearer(profile))
     assert r.status_code == 403
     assert (await client.get("/v1/mcc/balance")).status_code == 401
@@ -99,7 +99,7 @@ async def test_transactions_paged_newest_first_own_only(
 ) -> None:  # fmt: skip
     uid = await _funded(world, deps, scanner, outsider, "MCC", [1 * UNIT, 2 * UNIT, 3 * UNIT])
     other = await _funded(world, deps, scanner, outsider, "MCC", [5 * UNIT])
-    token = await user_token(world, uid, "mcc:read")
+    token = await world.token(uid, "mcc:read")
     r = await client.get("/v1/mcc/transactions?per_page=2", headers=bearer(token))
     assert r.status_code == 200, r.text
     body = r.json()
@@ -109,7 +109,7 @@ async def test_transactions_paged_newest_first_own_only(
     assert [i["attributes"]["amount"] for i in body["data"]] == ["3", "2"]
     r = await client.get("/v1/mcc/transactions?per_page=2&page=2", headers=bearer(token))
     assert [i["attributes"]["amount"] for i in r.json()["data"]] == ["1"]
-    other_token = await user_token(world, other, "mcc:read")
+    other_token = await world.token(other, "mcc:read")
     r = await client.get("/v1/mcc/transactions", headers=bearer(other_token))
     assert [i["attributes"]["amount"] for i in r.json()["data"]] == ["5"]
     # MCD transactions need mcd:read; bad paging is a 422 problem.
@@ -117,7 +117,7 @@ async def test_transactions_paged_newest_first_own_only(
     assert r.status_code == 403
     r = await client.get("/v1/mcc/transactions?per_page=1000", headers=bearer(token))
     assert r.status_code == 422 and r.json()["type"].endswith("/validation-error")
-    mcd_token = await user_token(world, uid, "mcd:read")
+    mcd_token = await world.token(uid, "mcd:read")
     r = await client.get("/v1/mcd/transactions", headers=bearer(mcd_token))
     assert r.status_code == 200 and r.json()["meta"]["total"] == 0
 
@@ -170,7 +170,7 @@ async def test_price_read_and_admin_write(
 
     before = await admin_prices()
     user = await world.user()
-    plain_token = await user_token(world, user.uid, "mcc:read")
+    plain_token = await world.token(user.uid, "mcc:read")
     r = await client.post(
         "/v1/mcc/price", json={"price_usdc": "11", "idempotency_key": "p-1"},
         headers=bearer(plain_token),
@@ -178,7 +178,7 @@ async def test_price_read_and_admin_write(
     assert r.status_code == 403 and r.json()["type"].endswith("/insufficient-scope")
 
     admin = await world.user(role="admin")
-    token = await user_token(world, admin.uid, "openid")
+    token = await world.token(admin.uid, "openid")
     for bad in ("-1", "0", "1.1234567", "1e3", "100000", "abc", 5):
         r = await client.post(
             "/v1/mcc/price", json={"price_usdc": bad, "idempotency_key": f"bad-{bad}"},

@@ -7,31 +7,29 @@ import time
 
 from chain.ecosystem import (
     AUCTION_PROGRAM_ID,
-    FRAGMENT_PROGRAM_ID,
-    LENDING_PROGRAM_ID,
     TERRITORY_PROGRAM_ID,
-    ata,
 )
 from chain.ecosystem import auction as au
-from chain.ecosystem import fragment as fr
 from chain.ecosystem import lending as ln
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
 from chain.ecosystem.fixtures import World, wallet
+from tests.views.accounts import (
+    ALICE,
+    ASSET_MINT,
+    AUCTION_MINT,
+    AUTH,
+    BOB,
+    CAROL,
+    HOUR,
+    POOL_NAME,
+    nft_mint,
+)
+from tests.views.world_defi import add_fragments_and_lending
+
+__all__ = ["ALICE", "AUTH", "BOB", "CAROL", "POOL_NAME", "build", "nft_mint"]
 
 NOW = int(time.time())  # reset by build(): times are relative to when the node starts
-HOUR = 3600
-MCC = 10**9
-# The auction's MCC mint here has 6 decimals: amounts must follow the mint, not assume 9.
-AUCTION_MINT = wallet("t:auction-mint")
-ASSET_MINT = wallet("t:asset-mint")  # lending asset, 9 decimals (the facts page's cases)
-ALICE, BOB, CAROL = wallet("t:alice"), wallet("t:bob"), wallet("t:carol")
-AUTH = wallet("t:authority")
-POOL_NAME = "Views Test Pool"
-
-
-def nft_mint(t: int, i: int) -> str:
-    return wallet(f"t:nft:{t}:{i}")
 
 
 def build() -> World:
@@ -233,176 +231,5 @@ def build() -> World:
             au.Bid(aid, who, amount, status, placed, withdrawn, status == 1, bump),
         )
     w.token(au.escrow_pda(1)[0], AUCTION_MINT, 23_500_000, address=au.escrow_pda(1)[0])
-
-    fcfg, fbump = fr.config_pda()
-    w.anchor(
-        fcfg,
-        FRAGMENT_PROGRAM_ID,
-        fr.FragmentConfig(
-            AUTH,
-            100,
-            10_000,
-            604_800,
-            2,
-            1,
-            False,
-            1_699_000_000,
-            1_699_000_200,
-            fbump,
-        ),
-    )
-    v1_nft, v2_nft = wallet("t:frag-nft-1"), wallet("t:frag-nft-2")
-    v1, b1 = fr.vault_pda(v1_nft)
-    m1 = fr.fragment_mint_pda(v1_nft)[0]
-    w.anchor(
-        v1,
-        FRAGMENT_PROGRAM_ID,
-        fr.FragmentVault(
-            ALICE,
-            v1_nft,
-            m1,
-            "Shards of Station Nine",
-            "SSN",
-            1000,
-            1000,
-            1,
-            1_700_000_900,
-            None,
-            b1,
-        ),
-    )
-    w.mint(m1, 0, v1)
-    for who, amount in ((ALICE, 600), (BOB, 300), (CAROL, 100)):
-        w.token(who, m1, amount)
-    v2, b2 = fr.vault_pda(v2_nft)
-    m2 = fr.fragment_mint_pda(v2_nft)[0]
-    w.anchor(
-        v2,
-        FRAGMENT_PROGRAM_ID,
-        fr.FragmentVault(
-            BOB,
-            v2_nft,
-            m2,
-            "B",
-            "BB",
-            200,
-            200,
-            4,
-            1_700_000_800,
-            1_700_001_000,
-            b2,
-        ),
-    )
-    w.mint(m2, 0, v2)
-    buyout, bb = fr.buyout_pda(v2)
-    w.token(buyout, m2, 150)
-    w.token(CAROL, m2, 50)
-    w.anchor(
-        buyout,
-        FRAGMENT_PROGRAM_ID,
-        fr.Buyout(
-            v2,
-            BOB,
-            2_000_000,
-            100_000_000,
-            50,
-            0,
-            0,
-            AUCTION_MINT,
-            1,
-            NOW - HOUR,
-            NOW + HOUR,
-            None,
-            bb,
-        ),
-    )
-
-    pool, pbump = ln.pool_pda(POOL_NAME)
-    lp_mint = ln.lp_mint_pda(pool)[0]
-    w.mint(lp_mint, 9, pool)
-    w.token(ALICE, lp_mint, 60_000 * MCC)
-    w.token(BOB, lp_mint, 40_000 * MCC)
-    w.anchor(
-        pool,
-        LENDING_PROGRAM_ID,
-        ln.LendingPool(
-            POOL_NAME,
-            AUTH,
-            ASSET_MINT,
-            lp_mint,
-            ata(pool, ASSET_MINT),
-            100_000 * MCC,
-            20_000 * MCC,
-            100_000 * MCC,
-            0,
-            0,
-            1000,
-            8000,
-            1000,
-            8000,
-            True,
-            False,
-            False,
-            NOW - HOUR,
-            1_690_000_000,
-            NOW - HOUR,
-            pbump,
-        ),
-    )
-    w.token(pool, ASSET_MINT, 80_000 * MCC)
-    oracle, obump = ln.oracle_pda(pool)
-    w.anchor(
-        oracle,
-        LENDING_PROGRAM_ID,
-        ln.NftPriceOracle(
-            AUTH,
-            1_000 * MCC,
-            15_000 * MCC,
-            200_000 * MCC,
-            2_500_000 * MCC,
-            1_699_000_000,
-            1_690_000_000,
-            obump,
-        ),
-    )
-    loans = [  # (borrower, nft, type, principal, accrued, status, duration, created, due)
-        (BOB, nft_mint(1, 3), 1, 7_000 * MCC, 0, 1, 2, NOW - 2 * HOUR, NOW + 10 * HOUR, None),
-        (
-            ALICE,
-            wallet("t:old-nft"),
-            0,
-            400 * MCC,
-            3 * MCC,
-            2,
-            0,
-            1_690_000_000,
-            1_690_259_200,
-            1_690_100_000,
-        ),
-        (ALICE, wallet("t:late-nft"), 0, 100 * MCC, 0, 1, 0, NOW - 4 * 86_400, NOW - 86_400, None),
-    ]
-    for who, mint, t, principal, accrued, status, dur, created, due, repaid in loans:
-        addr, bump = ln.loan_pda(who, mint)
-        w.anchor(
-            addr,
-            LENDING_PROGRAM_ID,
-            ln.Loan(
-                who,
-                pool,
-                mint,
-                t,
-                (1_000, 15_000)[t] * MCC,
-                principal,
-                accrued,
-                1250,
-                status,
-                dur,
-                created,
-                due,
-                created,
-                repaid,
-                None,
-                bump,
-            ),
-        )
+    add_fragments_and_lending(w, NOW)
     return w

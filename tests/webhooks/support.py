@@ -1,5 +1,6 @@
 """Fixtures shared by the webhook and mining suites: the real app wired to the test Temporal
-server and chain node, a worker on a fresh task queue, and a real HTTP receiver on loopback."""
+server and chain node, a worker on a fresh task queue, and a real HTTP receiver on loopback.
+``client`` and ``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -8,34 +9,27 @@ import contextlib
 import hashlib
 import hmac
 import json
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import pytest
 from aiohttp import web
 from fastapi import FastAPI
-from redis.asyncio import Redis
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
-from activities.deps import worker_deps
-from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
-from tests.factories import ProjectCreds, World, clear_rate_windows
-from worker import build_worker
+from tests.factories import ProjectCreds
+from tests.stack import new_queue, running_app, running_worker
 from workflows.pump import pump_workflow_id
 
-BASE = "http://127.0.0.1:8000"
-
-FAST_WEBHOOKS = {
-    "WEBHOOK_ALLOW_LOOPBACK": "true",
-    "WEBHOOK_RETRY_SCHEDULE": "0,0.2,0.2,0.2,0.2",
-    "WEBHOOK_TIMEOUT_SECONDS": "1",
-    "WEBHOOK_POLL_SECONDS": "0.05",
+# Settings of the app and the worker here: receivers on loopback, quick retries.
+FAST_WEBHOOKS: dict[str, Any] = {
+    "webhook_allow_loopback": True,
+    "webhook_retry_schedule": (0, 0.2, 0.2, 0.2, 0.2),
+    "webhook_timeout_seconds": 1.0,
+    "webhook_poll_seconds": 0.05,
 }
 
 
@@ -100,41 +94,21 @@ async def receiver() -> AsyncIterator[Receiver]:
     await r.stop()
 
 
-@pytest.fixture(autouse=True)
-def fast_webhooks(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in FAST_WEBHOOKS.items():
-        monkeypatch.setenv(name, value)
+@pytest.fixture
+def fast_webhooks(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The worker's webhook settings: FAST_WEBHOOKS, with a test's own changes given as
+    ``@pytest.mark.webhooks(webhook_retry_schedule=(0, 0.1), ...)``."""
+    marker = request.node.get_closest_marker("webhooks")
+    return {**FAST_WEBHOOKS, **(marker.kwargs if marker else {})}
 
 
 @pytest.fixture(scope="session")
 async def app(
     worker_settings: Settings, temporal_env: WorkflowEnvironment
 ) -> AsyncIterator[FastAPI]:
-    application = create_app(worker_settings)
-    async with application.router.lifespan_context(application):
-        application.state.project_authenticator.cache_seconds = 0.0
-        application.state.temporal = temporal_env.client
+    settings = worker_settings.model_copy(update=FAST_WEBHOOKS)
+    async with running_app(settings, temporal=temporal_env.client) as application:
         yield application
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url=BASE, timeout=30
-    ) as c:
-        yield c
-
-
-@pytest.fixture(autouse=True)
-async def _fresh_rate_windows(redis: Redis) -> None:
-    await clear_rate_windows(redis)
-
-
-@pytest.fixture
-def world(
-    session_maker: async_sessionmaker[AsyncSession], settings: Settings, app: FastAPI
-) -> World:
-    return World(session_maker, settings, app)
 
 
 @pytest.fixture
@@ -142,15 +116,14 @@ async def worker(
     app: FastAPI,
     temporal_env: WorkflowEnvironment,
     worker_settings: Settings,
-    fast_webhooks: None,
+    fast_webhooks: dict[str, Any],
 ) -> AsyncIterator[str]:
-    """A worker on a fresh task queue that the app starts its workflows on."""
-    queue = f"test-{uuid.uuid4().hex[:8]}"
+    """A worker on a fresh task queue that the app starts its workflows on (its settings are
+    read once, at its start, like a real worker's)."""
+    queue = new_queue("test")
     app.state.task_queue = queue
-    async with (
-        worker_deps(worker_settings) as deps,
-        build_worker(temporal_env.client, deps, task_queue=queue),
-    ):
+    settings = worker_settings.model_copy(update=fast_webhooks)
+    async with running_worker(temporal_env.client, settings, queue):
         yield queue
         with contextlib.suppress(Exception):
             await temporal_env.client.get_workflow_handle(pump_workflow_id(queue)).terminate()
@@ -177,3 +150,16 @@ async def eventually(
 
 async def _at_least(items: list[Any], n: int) -> bool:
     return len(items) >= n
+
+
+@pytest.fixture
+def api_webhooks(app: FastAPI) -> Iterator[Callable[..., None]]:
+    """Change the running app's settings for one test: ``api_webhooks(webhook_x=...)``
+    (restored afterwards)."""
+    before = app.state.settings
+
+    def change(**changes: Any) -> None:
+        app.state.settings = before.model_copy(update=changes)
+
+    yield change
+    app.state.settings = before

@@ -4,6 +4,7 @@ against a real HTTP receiver on loopback."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -16,7 +17,12 @@ from db.models.access import IdempotencyRecord
 from db.models.webhooks import WebhookEndpoint
 from events.outbox import emit
 from tests.factories import ProjectCreds, World
-from tests.webhooks.support import Receiver, eventually, project_headers, verify_signature
+from tests.webhooks.support import (
+    Receiver,
+    eventually,
+    project_headers,
+    verify_signature,
+)
 
 SECRET = "whsec_test_0123456789abcdef"
 
@@ -175,9 +181,12 @@ async def test_a_generated_secret_is_stored_sealed_and_replayed_whole(
     ],
 )
 async def test_ssrf_refused_when_not_allowed(
-    client: httpx.AsyncClient, world: World, monkeypatch: pytest.MonkeyPatch, url: str
+    client: httpx.AsyncClient,
+    world: World,
+    api_webhooks: Callable[..., None],
+    url: str,
 ) -> None:
-    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
+    api_webhooks(webhook_allow_loopback=False)
     creds = await world.project()
     r = await register(client, creds, url)
     assert r.status_code == 422, r.text
@@ -185,15 +194,15 @@ async def test_ssrf_refused_when_not_allowed(
 
 
 async def test_ssrf_allowed_when_configured(
-    client: httpx.AsyncClient, world: World, monkeypatch: pytest.MonkeyPatch
+    client: httpx.AsyncClient, world: World, api_webhooks: Callable[..., None]
 ) -> None:
     creds = await world.project()
-    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "false")
-    monkeypatch.setenv("WEBHOOK_ALLOWED_HOSTS", "10.0.0.0/8,hooks.internal.test")
+    hosts = ("10.0.0.0/8", "hooks.internal.test")
+    api_webhooks(webhook_allow_loopback=False, webhook_allowed_hosts=hosts)
     assert (await register(client, creds, "http://10.1.2.3:8080/hook")).status_code == 201
     assert (await register(client, creds, "http://hooks.internal.test/x")).status_code == 201
     assert (await register(client, creds, "https://192.168.1.1/x")).status_code == 422
-    monkeypatch.setenv("WEBHOOK_ALLOW_LOOPBACK", "true")
+    api_webhooks(webhook_allow_loopback=True, webhook_allowed_hosts=hosts)
     assert (await register(client, creds, "http://127.0.0.1:9/hook")).status_code == 201
     assert (await register(client, creds, "http://localhost:9/hook")).status_code == 201
 
@@ -278,17 +287,17 @@ async def test_retries_after_500_timeout_and_downtime_lose_nothing(
     assert "timed out" in log[-2]["error"]
 
 
+# The worker's settings (read at its start, before the registration starts the pump).
+@pytest.mark.webhooks(
+    webhook_disable_after_seconds=0.3, webhook_retry_schedule=(0, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2)
+)
 async def test_failing_endpoint_is_disabled_then_reenabled_delivers(
     client: httpx.AsyncClient,
     world: World,
     receiver: Receiver,
     worker: str,
     session_maker: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Read by the pump, which the registration below starts.
-    monkeypatch.setenv("WEBHOOK_DISABLE_AFTER_SECONDS", "0.3")
-    monkeypatch.setenv("WEBHOOK_RETRY_SCHEDULE", "0,0.2,0.2,0.2,0.2,0.2,0.2,0.2")
     creds = await world.project()
     receiver.script = [500] * 100
     r = await register(client, creds, receiver.url, secret=SECRET)
@@ -321,15 +330,14 @@ async def test_failing_endpoint_is_disabled_then_reenabled_delivers(
     await eventually(succeeded)
 
 
+@pytest.mark.webhooks(webhook_retry_schedule=(0, 0.1))
 async def test_failed_delivery_can_be_redelivered(
     client: httpx.AsyncClient,
     world: World,
     receiver: Receiver,
     worker: str,
     session_maker: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("WEBHOOK_RETRY_SCHEDULE", "0,0.1")
     creds = await world.project()
     receiver.script = [500, 503]
     r = await register(client, creds, receiver.url, secret=SECRET)

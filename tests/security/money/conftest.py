@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tests.engine.conftest import api, app, client, deps, engine_settings, queue, worker, world
+from tests.engine.conftest import api, app, deps, engine_settings, queue, worker
 
-__all__ = ["api", "app", "client", "deps", "engine_settings", "queue", "worker", "world"]
+__all__ = ["api", "app", "deps", "engine_settings", "queue", "worker"]

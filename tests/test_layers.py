@@ -1,0 +1,136 @@
+"""Every import points down the stair (docs: /work/shared/architecture.md, issue 12 item 1).
+
+Each product module is parsed with ``ast`` (nothing is imported), and every ``import`` in it is
+checked: at module level, inside functions, inside ``workflow.unsafe.imports_passed_through()``
+and inside ``if TYPE_CHECKING:`` blocks alike, since each of them ties the two packages together.
+
+A package may import a package of a LOWER layer. Inside one layer, only the pairs in ``PEERS``
+are allowed. The failure names the importing file, the line and the target.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Top to bottom. A package may import any package in a layer below its own.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("mccgw",),  # the command line: builds stacks, seeds data; may import anything
+    ("api", "authserver", "worker"),  # adapters: HTTP and Temporal
+    ("workflows",),  # deterministic orchestration
+    ("activities",),  # one transaction or one chain call each, calling a service
+    # services, one package per capability
+    ("engine", "mining", "onboarding", "webhooks", "tokens", "organizations", "views", "profiles"),
+    ("chain", "events", "ledger"),
+    ("db", "migrations"),
+    ("core",),
+)
+
+# Imports allowed between packages of the same layer (importer, target), each with its reason.
+PEERS: dict[tuple[str, str], str] = {
+    # The authorization server is mounted by the API and counts its requests in the API's
+    # rate-limit windows; both are HTTP adapters of one process.
+    ("api", "authserver"): "the API mounts the authorization server",
+    ("authserver", "api"): "the token endpoints share the API's rate limiter",
+    # Bulk mining reserves from the transaction engine's per-project limits.
+    ("mining", "engine"): "mining counts against the engine's limits",
+    # A reward is multiplied by the member's tech-tree bonus (organizations owns the bonus).
+    ("mining", "organizations"): "a mining reward reads the tech-tree bonus",
+    # The recovery sweep (engine.recovery) also restarts committed approvals without their
+    # workflow, so it reads the application records of onboarding.
+    ("engine", "onboarding"): "the recovery sweep covers approvals",
+    # Migrations are the schema's history: they read the models' metadata.
+    ("migrations", "db"): "alembic's env reads the models' metadata",
+}
+
+# Packages that must stand alone (a client shipped on its own): no product import at all.
+STANDALONE = {"sdk": ROOT / "sdk"}
+
+LEVEL = {pkg: depth for depth, layer in enumerate(LAYERS) for pkg in layer}
+
+
+def _files(package: str) -> list[Path]:
+    single = ROOT / f"{package}.py"
+    if single.exists():
+        return [single]
+    return sorted(p for p in (ROOT / package).rglob("*.py") if ".venv" not in p.parts)
+
+
+def _targets(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every absolute import anywhere in the module."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+    # Relative imports stay inside their own package, so they cannot cross a layer.
+    return found
+
+
+def _allowed(importer: str, target: str) -> bool:
+    if target == importer or target not in LEVEL:
+        return True  # the package itself, the standard library or a third party
+    if LEVEL[importer] < LEVEL[target]:
+        return True  # downwards (layers are listed top first)
+    return (importer, target) in PEERS
+
+
+def upward_imports() -> list[str]:
+    problems = []
+    for package in LEVEL:
+        for path in _files(package):
+            for line, module in _targets(ast.parse(path.read_text(), str(path))):
+                target = module.split(".")[0]
+                if not _allowed(package, target):
+                    problems.append(
+                        f"{path.relative_to(ROOT)}:{line} imports {module} "
+                        f"({package} is not allowed to import {target})"
+                    )
+    return problems
+
+
+def test_every_import_points_down() -> None:
+    problems = upward_imports()
+    assert not problems, "imports pointing up (see tests/test_layers.py):\n" + "\n".join(problems)
+
+
+def test_standalone_packages_import_no_product_package() -> None:
+    problems = []
+    for name, root in STANDALONE.items():
+        for path in sorted(root.rglob("*.py")):
+            for line, module in _targets(ast.parse(path.read_text(), str(path))):
+                if module.split(".")[0] in LEVEL:
+                    problems.append(f"{path.relative_to(ROOT)}:{line} imports {module} ({name})")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_product_package_has_a_layer() -> None:
+    """A new top-level package must be placed in the table, or it would be checked by no one."""
+    first_party = {
+        p.name
+        for p in ROOT.iterdir()
+        if p.is_dir() and (p / "__init__.py").exists() and p.name not in ("tests", "bench")
+    } | {"worker"}
+    assert first_party <= set(LEVEL) | set(STANDALONE), first_party - set(LEVEL)
+
+
+def test_the_check_catches_an_upward_import() -> None:
+    """The walk sees imports in functions, passed-through blocks and TYPE_CHECKING blocks."""
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from temporalio import workflow\n"
+        "with workflow.unsafe.imports_passed_through():\n"
+        "    from activities.engine import EngineActivities\n"
+        "if TYPE_CHECKING:\n"
+        "    from api.app import App\n"
+        "def f():\n"
+        "    import worker\n"
+    )
+    targets = [m for _, m in _targets(ast.parse(source))]
+    assert {"activities.engine", "api.app", "worker"} <= set(targets)
+    assert not _allowed("engine", "activities") and not _allowed("db", "chain")
+    assert _allowed("api", "db") and _allowed("mining", "engine")
+    assert not _allowed("engine", "mining")

@@ -1,0 +1,227 @@
+"""The scheduled workflows (daily KPI, oracle, deposit watch, reconciliation, housekeeping)
+and the webhook pump: their orchestration, activities stood in for."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from temporalio import activity
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
+from temporalio.testing import WorkflowEnvironment
+
+from activities.engine import ReconcileReport, ReconcileRequest
+from activities.housekeeping import PurgeRequest, PurgeResult
+from activities.organizations import (
+    BonusRefreshResult,
+    KpiDayRequest,
+    KpiDayResult,
+    KpiPlan,
+    KpiPlanRequest,
+)
+from activities.tokens import (
+    DepositScanReport,
+    DepositScanRequest,
+    OracleCloseRequest,
+    OracleClosesRecorded,
+    OracleWriteRequest,
+    OracleWriteResult,
+)
+from activities.webhooks import PumpInput, PumpResult
+from engine.search import STATUS
+from tests.workflows.support import error_types, rejection, retryable, workflow_id, workflows_with
+from workflows.housekeeping import HousekeepingInput, HousekeepingWorkflow
+from workflows.organizations import DailyKpiInput, DailyKpiWorkflow
+from workflows.reconcile import ReconcileInput, ReconcileWorkflow
+from workflows.tokens import DepositScanInput, DepositScanWorkflow, OracleInput, OracleWorkflow
+from workflows.webhooks import RUNS_PER_HISTORY, PumpWorkflowInput, WebhookPumpWorkflow
+
+
+def kpi_activities(
+    steps: list[str], fail_day: str | None = None, reject_day: str | None = None
+) -> tuple[Callable[..., Any], ...]:
+    failed: set[str] = set()
+
+    @activity.defn(name="org.kpi_plan")
+    async def plan(request: KpiPlanRequest) -> KpiPlan:
+        steps.append(f"plan:{request.through}")
+        return KpiPlan(days=["2026-01-01", "2026-01-02", "2026-01-03"])
+
+    @activity.defn(name="org.kpi_day")
+    async def run_day(request: KpiDayRequest) -> KpiDayResult:
+        steps.append(request.day)
+        if request.day == reject_day:
+            raise rejection("KpiDayInvalid")
+        if request.day == fail_day and request.day not in failed:
+            failed.add(request.day)
+            raise retryable()
+        return KpiDayResult(request.day, skipped=request.day.endswith("02"), kpi_rows=1,
+                            units_changed=0)  # fmt: skip
+
+    @activity.defn(name="org.refresh_bonus_cache")
+    async def refresh() -> BonusRefreshResult:
+        steps.append("refresh")
+        return BonusRefreshResult(members=7, stations=2)
+
+    return plan, run_day, refresh
+
+
+async def test_daily_kpi_runs_each_day_in_order_then_refreshes_the_cache(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    steps: list[str] = []
+    async with workflows_with(temporal_env.client, *kpi_activities(steps, "2026-01-02")) as q:
+        result = await temporal_env.client.execute_workflow(
+            DailyKpiWorkflow.run, DailyKpiInput("2026-01-03"), id=workflow_id("kpi"), task_queue=q
+        )
+    # The day that failed once is retried in place, before the next day starts.
+    assert steps == [
+        "plan:2026-01-03", "2026-01-01", "2026-01-02", "2026-01-02", "2026-01-03", "refresh",
+    ]  # fmt: skip
+    assert result.days == ["2026-01-01", "2026-01-03"]
+    assert (result.skipped, result.members_cached) == (["2026-01-02"], 7)
+
+
+async def test_daily_kpi_stops_at_a_rejected_day(temporal_env: WorkflowEnvironment) -> None:
+    steps: list[str] = []
+    activities = kpi_activities(steps, reject_day="2026-01-02")
+    async with workflows_with(temporal_env.client, *activities) as q:
+        with pytest.raises(WorkflowFailureError) as failed:
+            await temporal_env.client.execute_workflow(
+                DailyKpiWorkflow.run, DailyKpiInput(), id=workflow_id("kpi"), task_queue=q
+            )
+    assert steps == ["plan:None", "2026-01-01", "2026-01-02"]  # no later day, no refresh
+    assert error_types(failed.value) == ["KpiDayInvalid"]
+
+
+async def test_oracle_records_then_writes_each_close_in_order(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    steps: list[str] = []
+
+    @activity.defn(name="tokens.oracle_record_closes")
+    async def record(request: OracleCloseRequest) -> OracleClosesRecorded:
+        steps.append("record")
+        assert request.now.endswith("+00:00")  # the workflow's own clock, in UTC
+        return OracleClosesRecorded(recorded=["c2"], to_write=["c1", "c2"])
+
+    @activity.defn(name="tokens.oracle_write_close")
+    async def write(request: OracleWriteRequest) -> OracleWriteResult:
+        steps.append(request.close_key)
+        if steps.count("c1") == 1 and request.close_key == "c1":
+            raise retryable("ChainUnavailable")
+        return OracleWriteResult(request.close_key, f"sig-{request.close_key}", 1)
+
+    async with workflows_with(temporal_env.client, record, write) as q:
+        report = await temporal_env.client.execute_workflow(
+            OracleWorkflow.run, OracleInput(), id=workflow_id("oracle"), task_queue=q
+        )
+    assert steps == ["record", "c1", "c1", "c2"]
+    assert report.recorded == ["c2"]
+    assert report.written == {"c1": "sig-c1", "c2": "sig-c2"}
+
+
+async def test_a_deposit_scan_gives_up_after_three_attempts(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    attempts: list[int] = []
+
+    @activity.defn(name="tokens.scan_deposits")
+    async def scan(request: DepositScanRequest) -> DepositScanReport:
+        attempts.append(activity.info().attempt)
+        raise retryable("ChainUnavailable")
+
+    async with workflows_with(temporal_env.client, scan) as q:
+        with pytest.raises(WorkflowFailureError) as failed:
+            await temporal_env.client.execute_workflow(
+                DepositScanWorkflow.run, DepositScanInput("t"), id=workflow_id("dep"), task_queue=q
+            )
+    # The next scheduled pass tries again; this one does not pile up retries.
+    assert attempts == [1, 2, 3]
+    assert error_types(failed.value) == ["ChainUnavailable"]
+
+
+async def test_a_deposit_scan_returns_its_report(temporal_env: WorkflowEnvironment) -> None:
+    @activity.defn(name="tokens.scan_deposits")
+    async def scan(request: DepositScanRequest) -> DepositScanReport:
+        return DepositScanReport(accounts=3, credited=1, deposits=[{"note": request.note}])
+
+    async with workflows_with(temporal_env.client, scan) as q:
+        report = await temporal_env.client.execute_workflow(
+            DepositScanWorkflow.run, DepositScanInput("hi"), id=workflow_id("dep"), task_queue=q
+        )
+    assert (report.accounts, report.credited, report.deposits) == (3, 1, [{"note": "hi"}])
+
+
+async def test_reconcile_marks_drift_in_the_status(temporal_env: WorkflowEnvironment) -> None:
+    seen: list[str] = []
+
+    @activity.defn(name="engine.reconcile")
+    async def reconcile(request: ReconcileRequest) -> ReconcileReport:
+        seen.append(request.run_id)
+        return ReconcileReport(request.run_id, checked=4, skipped=0, drifts=[{"user_uid": "u"}])
+
+    async with workflows_with(temporal_env.client, reconcile) as q:
+        handle = await temporal_env.client.start_workflow(
+            ReconcileWorkflow.run, ReconcileInput(), id=workflow_id("rec"), task_queue=q
+        )
+        report = await handle.result()
+    assert seen == [handle.result_run_id] and report.checked == 4
+    described = await handle.describe()
+    assert described.typed_search_attributes.get(STATUS) == "drift"
+
+
+async def test_housekeeping_purges_batch_by_batch_until_done(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    batches: list[int] = []
+
+    @activity.defn(name="housekeeping.purge_idempotency")
+    async def purge(request: PurgeRequest) -> PurgeResult:
+        batches.append(request.batch)
+        last = len(batches) == 3  # the first run's backlog ends in its third batch
+        return PurgeResult(deleted=1 if last else request.batch, more=not last)
+
+    async with workflows_with(temporal_env.client, purge) as q:
+        done = await temporal_env.client.execute_workflow(
+            HousekeepingWorkflow.run, HousekeepingInput(batch=10), id=workflow_id("hk"),
+            task_queue=q,
+        )  # fmt: skip
+        capped = await temporal_env.client.execute_workflow(
+            HousekeepingWorkflow.run, HousekeepingInput(batch=10, max_batches=2),
+            id=workflow_id("hk"), task_queue=q,
+        )  # fmt: skip
+    assert done.idempotency_records_deleted == 21
+    assert capped.idempotency_records_deleted == 20  # stops at max_batches, more or not
+    assert batches == [10, 10, 10, 10, 10]
+
+
+async def test_the_webhook_pump_survives_failures_and_continues_as_new(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    runs: list[float] = []
+    next_history = asyncio.Event()
+
+    @activity.defn(name="webhooks_pump")
+    async def pump(data: PumpInput) -> PumpResult:
+        runs.append(data.seconds)
+        if len(runs) > RUNS_PER_HISTORY + 1:  # the 50 successful runs, then one more
+            next_history.set()
+        if len(runs) == 1:
+            raise retryable()  # a crashed run is retried (unlimited attempts)
+        return PumpResult(sent=0, succeeded=0, failed_attempts=0)
+
+    wf_id = workflow_id("pump")
+    async with workflows_with(temporal_env.client, pump) as q:
+        handle = await temporal_env.client.start_workflow(
+            WebhookPumpWorkflow.run, PumpWorkflowInput(), id=wf_id, task_queue=q
+        )
+        await asyncio.wait_for(next_history.wait(), timeout=60)
+        first = await temporal_env.client.get_workflow_handle(
+            wf_id, run_id=handle.first_execution_run_id
+        ).describe()
+        await handle.terminate("test over")
+    assert first.status == WorkflowExecutionStatus.CONTINUED_AS_NEW
+    assert set(runs) == {300.0}
