@@ -1,4 +1,4 @@
-"""Models, part 1 of 12 (re-exported by models.py)."""
+"""Models, part 1 of 10 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -16,77 +16,55 @@ class BaseModel(_BaseModel):
 
 
 class AddressBalance(BaseModel):
-    address: Annotated[str, Field(title="Address")]
-    token_accounts: Annotated[int, Field(title="Token Accounts")]
+    address: str
+    token_accounts: int
     total_balance: Annotated[
-        str,
-        Field(
-            description="sum of the wallet's MCC token accounts (finalized)",
-            title="Total Balance",
-        ),
+        str, Field(description="sum of the wallet's MCC token accounts (finalized)")
     ]
-    updated_at: Annotated[str, Field(title="Updated At")]
-
-
-class Reason(RootModel[str]):
-    root: Annotated[str, Field(max_length=200, title="Reason")]
+    updated_at: str
 
 
 class AdminActionIn(BaseModel):
-    reason: Annotated[str | None, Field(max_length=200, min_length=1, title="Reason")] = (
-        "operator action"
-    )
+    reason: Annotated[str | None, Field(max_length=200, min_length=1)] = "operator action"
 
 
 class Alive(BaseModel):
-    status: Annotated[Literal["ok"], Field(title="Status")]
-
-
-class Uid(RootModel[str]):
-    root: Annotated[str, Field(max_length=100, min_length=1)]
-
-
-class Description(RootModel[str]):
-    root: Annotated[str, Field(max_length=2000, title="Description")]
-
-
-class Url(RootModel[str]):
-    root: Annotated[str, Field(max_length=2000, title="Url")]
+    status: Literal["ok"]
 
 
 class ApplicationAttrs(BaseModel):
-    api_key: Annotated[str | None, Field(title="Api Key")]
-    application_id: Annotated[str, Field(title="Application Id")]
-    company_name: Annotated[str | None, Field(title="Company Name")]
-    created_at: Annotated[str, Field(title="Created At")]
-    developer_email: Annotated[str, Field(title="Developer Email")]
-    developer_uid: Annotated[str, Field(title="Developer Uid")]
-    mcc_wallet_address: Annotated[str | None, Field(title="Mcc Wallet Address")]
-    mcd_wallet_address: Annotated[str, Field(title="Mcd Wallet Address")]
-    project_description: Annotated[str | None, Field(title="Project Description")]
-    project_id: Annotated[int | None, Field(title="Project Id")]
-    project_name: Annotated[str, Field(title="Project Name")]
-    rejection_reason: Annotated[str | None, Field(title="Rejection Reason")]
-    reviewed_at: Annotated[str | None, Field(title="Reviewed At")]
-    reviewed_by: Annotated[str | None, Field(title="Reviewed By")]
-    status: Annotated[str, Field(title="Status")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    website_url: Annotated[str | None, Field(title="Website Url")]
-    whitelist_bump: Annotated[int | None, Field(title="Whitelist Bump")]
-    whitelist_pda: Annotated[str | None, Field(title="Whitelist Pda")]
-    whitelist_tx: Annotated[str | None, Field(title="Whitelist Tx")]
+    api_key: str | None
+    application_id: str
+    company_name: str | None
+    created_at: str
+    developer_email: str
+    developer_uid: str
+    mcc_wallet_address: str | None
+    mcd_wallet_address: str
+    project_description: str | None
+    project_id: int | None
+    project_name: str
+    rejection_reason: str | None
+    reviewed_at: str | None
+    reviewed_by: str | None
+    status: str
+    updated_at: str
+    website_url: str | None
+    whitelist_bump: int | None
+    whitelist_pda: str | None
+    whitelist_tx: str | None
 
 
 class CompanyName(RootModel[str]):
-    root: Annotated[str, Field(max_length=100, title="Company Name")]
+    root: Annotated[str, Field(max_length=100)]
 
 
 class ProjectDescription(RootModel[str]):
-    root: Annotated[str, Field(max_length=5000, title="Project Description")]
+    root: Annotated[str, Field(max_length=5000)]
 
 
 class WebsiteUrl(RootModel[str]):
-    root: Annotated[str, Field(max_length=255, title="Website Url")]
+    root: Annotated[str, Field(max_length=255)]
 
 
 class ApplicationIn(BaseModel):
@@ -94,30 +72,20 @@ class ApplicationIn(BaseModel):
     A developer's application for a project (developer_uid/email come from the token).
     """
 
-    company_name: Annotated[CompanyName | None, Field(title="Company Name")] = None
+    company_name: CompanyName | None = None
     mcc_wallet_address: Annotated[
-        str | None,
-        Field(description="Base58 chain address, optional", title="Mcc Wallet Address"),
+        str | None, Field(description="Base58 chain address, optional")
     ] = None
     mcd_wallet_address: Annotated[
-        str,
-        Field(
-            description="Base58 chain address (32 bytes), required",
-            title="Mcd Wallet Address",
-        ),
+        str, Field(description="Base58 chain address (32 bytes), required")
     ]
-    project_description: Annotated[
-        ProjectDescription | None, Field(title="Project Description")
-    ] = None
-    project_name: Annotated[str, Field(max_length=100, min_length=3, title="Project Name")]
-    website_url: Annotated[WebsiteUrl | None, Field(title="Website Url")] = None
+    project_description: ProjectDescription | None = None
+    project_name: Annotated[str, Field(max_length=100, min_length=3)]
+    website_url: WebsiteUrl | None = None
 
 
 class AllowedScopes(RootModel[list[str]]):
-    root: Annotated[
-        list[str],
-        Field(examples=[["funds:read"]], max_length=20, title="Allowed Scopes"),
-    ]
+    root: Annotated[list[str], Field(examples=[["funds:read"]], max_length=20)]
 
 
 class ApproveIn(BaseModel):
@@ -125,21 +93,7 @@ class ApproveIn(BaseModel):
     Optional: the project scopes the approved project gets (default: every one).
     """
 
-    allowed_scopes: Annotated[
-        AllowedScopes | None, Field(examples=[["funds:read"]], title="Allowed Scopes")
-    ] = None
-
-
-class Secret(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            description="Signing secret; omitted = one is generated and shown once in the response",
-            max_length=256,
-            min_length=16,
-            title="Secret",
-        ),
-    ]
+    allowed_scopes: Annotated[AllowedScopes | None, Field(examples=[["funds:read"]])] = None
 
 
 class ApprovedAttrs(BaseModel):
@@ -147,57 +101,49 @@ class ApprovedAttrs(BaseModel):
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
-    api_key: Annotated[str | None, Field(title="Api Key")]
-    api_secret: Annotated[str, Field(title="Api Secret")]
-    application_id: Annotated[str, Field(title="Application Id")]
-    client_type: Annotated[str | None, Field(title="Client Type")] = None
-    company_name: Annotated[str | None, Field(title="Company Name")]
-    created_at: Annotated[str, Field(title="Created At")]
-    developer_email: Annotated[str, Field(title="Developer Email")]
-    developer_uid: Annotated[str, Field(title="Developer Uid")]
-    mcc_wallet_address: Annotated[str | None, Field(title="Mcc Wallet Address")]
-    mcd_wallet_address: Annotated[str, Field(title="Mcd Wallet Address")]
-    oauth_client_id: Annotated[str | None, Field(title="Oauth Client Id")] = None
-    project_description: Annotated[str | None, Field(title="Project Description")]
-    project_id: Annotated[int | None, Field(title="Project Id")]
-    project_name: Annotated[str, Field(title="Project Name")]
-    redirect_uris: Annotated[list[str] | None, Field(title="Redirect Uris")] = None
-    rejection_reason: Annotated[str | None, Field(title="Rejection Reason")]
-    reviewed_at: Annotated[str | None, Field(title="Reviewed At")]
-    reviewed_by: Annotated[str | None, Field(title="Reviewed By")]
-    scopes: Annotated[list[str] | None, Field(title="Scopes")] = None
-    status: Annotated[str, Field(title="Status")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    website_url: Annotated[str | None, Field(title="Website Url")]
-    whitelist_bump: Annotated[int | None, Field(title="Whitelist Bump")]
-    whitelist_pda: Annotated[str | None, Field(title="Whitelist Pda")]
-    whitelist_tx: Annotated[str | None, Field(title="Whitelist Tx")]
-
-
-class Error(BaseModel):
-    field: str | None = None
-    message: str | None = None
+    api_key: str | None
+    api_secret: str
+    application_id: str
+    client_type: str | None = None
+    company_name: str | None
+    created_at: str
+    developer_email: str
+    developer_uid: str
+    mcc_wallet_address: str | None
+    mcd_wallet_address: str
+    oauth_client_id: str | None = None
+    project_description: str | None
+    project_id: int | None
+    project_name: str
+    redirect_uris: list[str] | None = None
+    rejection_reason: str | None
+    reviewed_at: str | None
+    reviewed_by: str | None
+    scopes: list[str] | None = None
+    status: str
+    updated_at: str
+    website_url: str | None
+    whitelist_bump: int | None
+    whitelist_pda: str | None
+    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
-    at: Annotated[str, Field(title="At")]
-    attempt: Annotated[int, Field(title="Attempt")]
-    error: Annotated[str | None, Field(title="Error")]
-    latency_ms: Annotated[int | None, Field(title="Latency Ms")]
-    status_code: Annotated[int | None, Field(title="Status Code")]
+    at: str
+    attempt: int
+    error: str | None
+    latency_ms: int | None
+    status_code: int | None
 
 
-class ProfileAttribute(BaseModel):
-    attribute_key: Annotated[str, Field(title="Attribute Key")]
-    attribute_value: Annotated[Any, Field(title="Attribute Value")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    visibility: Annotated[str, Field(title="Visibility")]
-
-
-class AttributeAttrs(ProfileAttribute):
-    created_at: Annotated[str, Field(title="Created At")]
-    uid: Annotated[str, Field(title="Uid")]
+class AttributeAttrs(BaseModel):
+    attribute_key: str
+    attribute_value: Any
+    created_at: str
+    project_id: str
+    uid: str
+    updated_at: str
+    visibility: str
 
 
 class AttributeKey(RootModel[str]):
@@ -207,13 +153,12 @@ class AttributeKey(RootModel[str]):
 class AttributeKeys(RootModel[list[AttributeKey]]):
     root: Annotated[
         list[AttributeKey],
-        Field(
-            description="All keys when absent",
-            max_length=100,
-            min_length=1,
-            title="Attribute Keys",
-        ),
+        Field(description="All keys when absent", max_length=100, min_length=1),
     ]
+
+
+class Uid(RootModel[str]):
+    root: Annotated[str, Field(max_length=100, min_length=1)]
 
 
 class AttributeBatchIn(BaseModel):
@@ -221,11 +166,10 @@ class AttributeBatchIn(BaseModel):
     Batch read of the calling project's attributes: up to 100 users x 100 keys.
     """
 
-    attribute_keys: Annotated[
-        AttributeKeys | None,
-        Field(description="All keys when absent", title="Attribute Keys"),
-    ] = None
-    uids: Annotated[list[Uid], Field(max_length=100, min_length=1, title="Uids")]
+    attribute_keys: Annotated[AttributeKeys | None, Field(description="All keys when absent")] = (
+        None
+    )
+    uids: Annotated[list[Uid], Field(max_length=100, min_length=1)]
 
 
 class AttributeDeleteIn(BaseModel):
@@ -233,13 +177,64 @@ class AttributeDeleteIn(BaseModel):
     Keys to delete from the calling project's attributes of the user.
     """
 
-    attribute_keys: Annotated[
-        list[AttributeKey], Field(max_length=100, min_length=1, title="Attribute Keys")
-    ]
+    attribute_keys: Annotated[list[AttributeKey], Field(max_length=100, min_length=1)]
     idempotency_key: Annotated[
         str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
+        Field(description="Required unless the Idempotency-Key header is sent"),
     ] = None
+
+
+class AttributeDeletionAttrs(BaseModel):
+    deleted: list[str]
+    not_found: list[str]
+    project_id: str
+    uid: str
+
+
+class AttributeIn(BaseModel):
+    attribute_key: Annotated[str, Field(examples=["auction_wins"], max_length=100, min_length=1)]
+    attribute_value: Annotated[Any, Field(examples=[{"count": 3}])]
+    idempotency_key: Annotated[
+        str | None,
+        Field(description="Required unless the Idempotency-Key header is sent"),
+    ] = None
+    visibility: Literal["public", "private", "authorized"] | None = "private"
+
+
+class AttributeValue(BaseModel):
+    updated_at: str
+    value: Any
+    visibility: str
+
+
+class AuctionAttributes(BaseModel):
+    account: str
+    auction_id: int
+    auction_type: str
+    bid_count: int
+    buy_now_price: str | None
+    completed_at: str | None
+    created_at: str | None
+    creator: str
+    current_price: str
+    end_time: str | None
+    ended_unsettled: bool
+    extension_count: int
+    highest_bidder: str | None
+    is_biddable: bool
+    is_ended: bool
+    min_next_bid: str | None
+    nft_mint: str | None
+    proceeds_recipient: str
+    seconds_left: int
+    settled_amount: str
+    start_time: str | None
+    starting_price: str
+    status: str
+    territory_id: int
+    territory_type: str
+
+
+class AuctionDetailAttributes(AuctionAttributes):
+    escrow_account: str
+    escrow_balance: str | None

@@ -1,236 +1,292 @@
-"""Models, part 7 of 12 (re-exported by models.py)."""
+"""Models, part 7 of 10 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
+from datetime import date as date_aliased
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, RootModel
 
-from ._models_1 import BaseModel, Description
-from ._models_2 import AttributeValue
-from ._models_5 import LoansByStatus
-from ._models_6 import OAuthClientAttrs
+from ._models_1 import BaseModel
+from ._models_2 import BuyoutAttributes, DailyKpi, DriftAttrs, EndpointAttributes
+from ._models_3 import EstimateAttributes, HolderAttributes, HoldingAttributes, InterestAttributes
+from ._models_4 import (
+    LoanAttributes,
+    LockAttributes,
+    LpAttributes,
+    MccBalance,
+    MccPrice,
+    McdBalance,
+    McdRewardAttrs,
+    MemberAttributes,
+    MembershipAttributes,
+    MiningRecordAttrs,
+    MiningSubmissionAttrs,
+)
+from ._models_5 import (
+    NftAttributes,
+    NftDetailAttributes,
+    OAuthClientAttrs,
+    PositionAttributes,
+    ProjectAttributesAttrs,
+    PublicUserAttributes,
+    RegisteredEndpointAttributes,
+)
+from ._models_6 import (
+    GenericAttributesIdType,
+    RegisteredProjectAttrs,
+    RetryAttrs,
+    StationSummary,
+    StatsAttributes,
+    StuckTransferAttrs,
+    TokenStats,
+    TokenTransaction,
+)
+
+TypedResourceDriftAttrs = GenericAttributesIdType[DriftAttrs]
 
 
-class ProfileUpdate(BaseModel):
-    display_name: Annotated[
-        str,
-        Field(examples=["Alice"], max_length=50, min_length=1, title="Display Name"),
+TypedResourceEndpointAttributes = GenericAttributesIdType[EndpointAttributes]
+
+
+TypedResourceEstimateAttributes = GenericAttributesIdType[EstimateAttributes]
+
+
+TypedResourceHolderAttributes = GenericAttributesIdType[HolderAttributes]
+
+
+TypedResourceHoldingAttributes = GenericAttributesIdType[HoldingAttributes]
+
+
+TypedResourceInterestAttributes = GenericAttributesIdType[InterestAttributes]
+
+
+TypedResourceLoanAttributes = GenericAttributesIdType[LoanAttributes]
+
+
+TypedResourceLockAttributes = GenericAttributesIdType[LockAttributes]
+
+
+TypedResourceLpAttributes = GenericAttributesIdType[LpAttributes]
+
+
+TypedResourceMccBalance = GenericAttributesIdType[MccBalance]
+
+
+TypedResourceMccPrice = GenericAttributesIdType[MccPrice]
+
+
+TypedResourceMcdBalance = GenericAttributesIdType[McdBalance]
+
+
+TypedResourceMcdRewardAttrs = GenericAttributesIdType[McdRewardAttrs]
+
+
+TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
+
+
+TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]
+
+
+TypedResourceMiningRecordAttrs = GenericAttributesIdType[MiningRecordAttrs]
+
+
+TypedResourceMiningSubmissionAttrs = GenericAttributesIdType[MiningSubmissionAttrs]
+
+
+TypedResourceNftAttributes = GenericAttributesIdType[NftAttributes]
+
+
+TypedResourceNftDetailAttributes = GenericAttributesIdType[NftDetailAttributes]
+
+
+TypedResourceOAuthClientAttrs = GenericAttributesIdType[OAuthClientAttrs]
+
+
+TypedResourcePositionAttributes = GenericAttributesIdType[PositionAttributes]
+
+
+TypedResourceProjectAttributesAttrs = GenericAttributesIdType[ProjectAttributesAttrs]
+
+
+TypedResourcePublicUserAttributes = GenericAttributesIdType[PublicUserAttributes]
+
+
+TypedResourceRegisteredEndpointAttributes = GenericAttributesIdType[RegisteredEndpointAttributes]
+
+
+TypedResourceRegisteredProjectAttrs = GenericAttributesIdType[RegisteredProjectAttrs]
+
+
+TypedResourceRetryAttrs = GenericAttributesIdType[RetryAttrs]
+
+
+TypedResourceStatsAttributes = GenericAttributesIdType[StatsAttributes]
+
+
+TypedResourceStuckTransferAttrs = GenericAttributesIdType[StuckTransferAttrs]
+
+
+TypedResourceTokenStats = GenericAttributesIdType[TokenStats]
+
+
+TypedResourceTokenTransaction = GenericAttributesIdType[TokenTransaction]
+
+
+class UnitAttributes(BaseModel):
+    created_at: str
+    lit: bool
+    lit_since: date_aliased | None
+    manager_uid: str | None
+    member_count: int
+    name: str
+    number: int
+    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
+    qualifying_days: Annotated[
+        str, Field(description="Decimal string: a station's count, or the average")
     ]
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
+    state_day: Annotated[
+        date_aliased | None,
+        Field(description="Last day of the window the state is for"),
+    ]
+    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
+    unit_type: Literal["station", "matrix", "sector", "system"]
 
 
-class ProjectAttributesAttrs(BaseModel):
-    attributes: Annotated[dict[str, AttributeValue], Field(title="Attributes")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    uid: Annotated[str, Field(title="Uid")]
+class ManagerUid(RootModel[str]):
+    root: Annotated[str, Field(max_length=100, min_length=1)]
 
 
-class ProjectId(RootModel[str]):
+class Parent(RootModel[str]):
     root: Annotated[
         str,
         Field(
-            description="Optional; assigned when absent",
-            pattern="^[1-9][0-9]{0,17}$",
-            title="Project Id",
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
         ),
     ]
 
 
-class WebhookUrl(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, pattern="^https?://", title="Webhook Url")]
+class TerritoryMint(RootModel[str]):
+    root: Annotated[str, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")]
 
 
-class ProjectRegistrationIn(BaseModel):
-    """
-    Spec "Project registration by an administrator".
-    """
-
-    allowed_scopes: Annotated[list[str] | None, Field(max_length=20, title="Allowed Scopes")] = None
-    description: Annotated[Description | None, Field(title="Description")] = None
-    name: Annotated[str, Field(max_length=100, min_length=3, title="Name")]
-    project_id: Annotated[
-        ProjectId | None,
-        Field(description="Optional; assigned when absent", title="Project Id"),
+class UnitIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(description="Required unless the Idempotency-Key header is sent"),
     ] = None
-    rate_limit_tier: Annotated[
-        Literal["free", "standard", "enterprise"] | None, Field(title="Rate Limit Tier")
-    ] = "free"
-    redirect_uris: Annotated[
-        list[str] | None,
+    manager_uid: ManagerUid | None = None
+    name: Annotated[str, Field(max_length=100, min_length=1)]
+    number: Annotated[
+        int,
+        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
+    ]
+    parent: Annotated[
+        Parent | None,
         Field(
-            description="OAuth redirect URIs of the project's client (the project can change them)",
-            max_length=10,
-            title="Redirect Uris",
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system"
         ),
     ] = None
-    webhook_url: Annotated[WebhookUrl | None, Field(title="Webhook Url")] = None
+    territory_mint: TerritoryMint | None = None
+    unit_type: Literal["station", "matrix", "sector", "system"]
 
 
-class ProofIn(BaseModel):
-    hash: Annotated[
-        str,
-        Field(
-            description="hex SHA-256 of the canonical form",
-            pattern="^[0-9a-fA-F]{64}$",
-            title="Hash",
-        ),
+class UnitState(BaseModel):
+    bonus_percent: int
+    changed: Annotated[bool | None, Field(description="Lit by this request")] = False
+    id: str
+    last_avg_input: Annotated[str | None, Field(description="Stations: the last day's average")] = (
+        None
+    )
+    lit: bool
+    member_count: Annotated[int | None, Field(description="Stations: current members")] = None
+    missing_avg_input: str | None = None
+    missing_days: str
+    missing_members: int | None = None
+    name: str
+    qualifying_days: Annotated[
+        str, Field(description="A station's count, or its stations' average")
     ]
-    signature: Annotated[str, Field(max_length=300, min_length=1, title="Signature")]
-    timestamp: Annotated[
-        int | str, Field(description="ISO 8601 or Unix seconds", title="Timestamp")
+    stations: int
+    unit_type: str
+
+
+class UnitStatsAttributes(BaseModel):
+    daily: Annotated[
+        list[DailyKpi] | None, Field(description="Stations: each day of the window")
+    ] = None
+    lit: bool
+    member_count: int
+    mining_input_30d: Annotated[str, Field(description="USDC, decimal string")]
+    qualifying_days: Annotated[
+        str, Field(description="A station's count, or the stations' average")
     ]
-    type: Annotated[Literal["hmac-sha256", "ed25519"], Field(title="Type")]
+    state_day: date_aliased | None
+    station_days: Annotated[
+        list[StationSummary] | None,
+        Field(description="Higher units: each station under it"),
+    ] = None
+    stations: int
+    unit_type: Literal["station", "matrix", "sector", "system"]
+    window_end: date_aliased
+    window_start: date_aliased
 
 
-class PublicUserAttributes(BaseModel):
+class UnlockIn(BaseModel):
+    idempotency_key: str | None = None
+    lock_id: Annotated[str, Field(max_length=64, min_length=1)]
+    reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
+
+
+class UserAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    avatar_url: Annotated[str | None, Field(title="Avatar Url")]
-    created_at: Annotated[str, Field(title="Created At")]
-    display_name: Annotated[str | None, Field(title="Display Name")]
-    uid: Annotated[str, Field(title="Uid")]
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
+    uid: str
+    updated_at: str
+    wallet_address: str | None
 
 
-class Ready(BaseModel):
-    checks: Annotated[dict[str, Literal["ok"]], Field(title="Checks")]
-    status: Annotated[Literal["ready"], Field(title="Status")]
-
-
-class RedirectUrisIn(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Absolute https URLs (http only on localhost); replaces the list",
-            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
-            max_length=10,
-            title="Redirect Uris",
-        ),
-    ]
-
-
-class RegisteredEndpointAttributes(BaseModel):
+class UserProfileAttributes(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    created_at: Annotated[str, Field(title="Created At")]
-    disabled_at: Annotated[str | None, Field(title="Disabled At")]
-    disabled_reason: Annotated[str | None, Field(title="Disabled Reason")]
-    events: Annotated[list[str], Field(title="Events")]
-    failing_since: Annotated[str | None, Field(title="Failing Since")]
-    secret: Annotated[
-        str | None,
-        Field(
-            description="Only when registered without one: the generated secret, shown once",
-            title="Secret",
-        ),
-    ] = None
-    status: Annotated[str, Field(description="active, disabled or deleted", title="Status")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    url: Annotated[str, Field(title="Url")]
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
+    station_id: int | None
+    uid: str
+    unit_id: int | None
+    updated_at: str
+    username: str | None
+    wallet_address: str | None
 
 
-class RegisteredProjectAttrs(OAuthClientAttrs):
-    allowed_scopes: Annotated[list[str], Field(title="Allowed Scopes")]
-    api_key: Annotated[str, Field(title="Api Key")]
-    api_secret: Annotated[str, Field(title="Api Secret")]
-    created_at: Annotated[str, Field(title="Created At")]
-    description: Annotated[str | None, Field(title="Description")]
-    name: Annotated[str, Field(title="Name")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    rate_limit_tier: Annotated[str, Field(title="Rate Limit Tier")]
-    status: Annotated[str, Field(title="Status")]
-    webhook_url: Annotated[str | None, Field(title="Webhook Url")]
+class VaultAttributes(BaseModel):
+    account: str
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
+    status: str
+    total_fragments: str
 
 
-class RejectIn(BaseModel):
-    reason: Annotated[
-        str,
-        Field(
-            examples=["Incomplete company details"],
-            max_length=2000,
-            min_length=1,
-            title="Reason",
-        ),
-    ]
-
-
-class RemovalIn(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-
-
-class RetriedWrite(BaseModel):
-    signature: Annotated[str | None, Field(title="Signature")]
-    status: Annotated[str, Field(title="Status")]
-
-
-class RetryAttrs(BaseModel):
-    chain_write: RetriedWrite | None
-    status: Annotated[str, Field(title="Status")]
-    transfer_id: Annotated[str, Field(title="Transfer Id")]
-    workflow_id: Annotated[str | None, Field(title="Workflow Id")]
-    workflow_restarted: Annotated[bool, Field(title="Workflow Restarted")]
-
-
-class StationSummary(BaseModel):
-    id: Annotated[str, Field(title="Id")]
-    mining_input: Annotated[str, Field(title="Mining Input")]
-    qualifying_days: Annotated[int, Field(title="Qualifying Days")]
-
-
-class StatsAttributes(BaseModel):
-    active_principal: Annotated[str, Field(title="Active Principal")]
-    as_of: Annotated[str | None, Field(title="As Of")]
-    available_liquidity: Annotated[str, Field(title="Available Liquidity")]
-    borrow_rate_bps: Annotated[int, Field(title="Borrow Rate Bps")]
-    exchange_rate: Annotated[
-        str,
-        Field(
-            description="Assets per LP token (6 decimals, floored)",
-            title="Exchange Rate",
-        ),
-    ]
-    loans: Annotated[int, Field(title="Loans")]
-    loans_by_status: LoansByStatus
-    lp_supply: Annotated[str | None, Field(title="Lp Supply")]
-    pending_pool_interest: Annotated[str, Field(title="Pending Pool Interest")]
-    pending_protocol_fee: Annotated[str, Field(title="Pending Protocol Fee")]
-    pool_accrual_overflow: Annotated[bool, Field(title="Pool Accrual Overflow")]
-    recorded_total_borrowed: Annotated[
-        str,
-        Field(
-            description="The pool's total_borrowed field (drifts upward, see docs/views.md)",
-            title="Recorded Total Borrowed",
-        ),
-    ]
-    supply_rate_bps: Annotated[int, Field(title="Supply Rate Bps")]
-    tvl: Annotated[
-        str,
-        Field(
-            description="Deposits + accrued interest - protocol fees, accrued to now",
-            title="Tvl",
-        ),
-    ]
-    utilization_bps: Annotated[int, Field(title="Utilization Bps")]
-    vault_balance: Annotated[str | None, Field(title="Vault Balance")]
+class VaultDetailAttributes(VaultAttributes):
+    buyout: BuyoutAttributes | None
+    live_supply: str | None

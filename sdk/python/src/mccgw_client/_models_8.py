@@ -1,64 +1,35 @@
-"""Models, part 8 of 12 (re-exported by models.py)."""
+"""Models, part 8 of 10 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeAlias, TypeVar
 
-from pydantic import Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 
-from ._models_1 import (
-    AddressBalance,
-    ApplicationAttrs,
-    ApprovedAttrs,
-    AttributeAttrs,
-    BaseModel,
-)
-from ._models_2 import (
-    AttributeDeletionAttrs,
-    AuctionAttributes,
-    AuctionDetailAttributes,
-    AuthorizationAttributes,
-    AvatarAttributes,
-    BaseProfileAttributes,
-    BidAttributes,
-    BonusAttributes,
-)
+from ._models_1 import BaseModel
+from ._models_2 import Capacities, CountMeta, Secret, Secret1, Url
 from ._models_3 import (
-    ChainWriteView,
-    DeliveryAttributes,
-    DriftAttrs,
-    EndpointAttributes,
-    EstimateAttributes,
+    GlobalDay,
+    LegacyManager,
+    LegacyMiningRecord,
+    LegacyTeamUnit,
+    Level,
+    ListMeta,
+    ViewMeta,
 )
-from ._models_4 import HistoryItem, HolderAttributes, HoldingAttributes, InterestAttributes
-from ._models_5 import (
-    LoanAttributes,
-    LockAttributes,
-    LpAttributes,
-    MccBalance,
-    MccPrice,
-    McdBalance,
-    McdRewardAttrs,
-    MemberAttributes,
-)
+from ._models_4 import Meta
+from ._models_5 import NftAttributes, PageMeta, ProfileAttribute, ProofIn
 from ._models_6 import (
-    MembershipAttributes,
-    MiningRecordAttrs,
-    MiningSubmissionAttrs,
-    NftAttributes,
-    NftDetailAttributes,
-    OAuthClientAttrs,
-    PositionAttributes,
+    GenericAttributesIdType,
+    TypedResourceApplicationAttrs,
+    TypedResourceAttributeAttrs,
+    TypedResourceAuctionAttributes,
+    TypedResourceAuthorizationAttributes,
+    TypedResourceBidAttributes,
+    TypedResourceDeliveryAttributes,
 )
-from ._models_7 import (
-    ProjectAttributesAttrs,
-    PublicUserAttributes,
-    RegisteredEndpointAttributes,
-    RegisteredProjectAttrs,
-    RetryAttrs,
-    StatsAttributes,
-)
+from ._models_7 import TypedResourceDriftAttrs, TypedResourceProjectAttributesAttrs
 
 _T0 = TypeVar("_T0")
 _T1 = TypeVar("_T1")
@@ -66,266 +37,262 @@ _T2 = TypeVar("_T2")
 _T3 = TypeVar("_T3")
 
 
-class Reason2(RootModel[str]):
-    root: Annotated[str, Field(max_length=2000, title="Reason")]
-
-
-class StatusChangeIn(BaseModel):
-    reason: Annotated[Reason2 | None, Field(title="Reason")] = None
-    status: Annotated[
-        Literal["active", "maintenance", "testing", "discontinued", "deleted"],
-        Field(title="Status"),
-    ]
-
-
-class StatusRecordAttrs(BaseModel):
-    changed_by: Annotated[str | None, Field(title="Changed By")]
-    created_at: Annotated[str, Field(title="Created At")]
-    from_status: Annotated[str | None, Field(title="From Status")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    reason: Annotated[str | None, Field(title="Reason")]
-    status: Annotated[str, Field(title="Status")]
-
-
-class DetailedTransferAttrs(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    block_height: Annotated[int | None, Field(title="Block Height")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    currency: Annotated[str, Field(title="Currency")]
-    failure_reason: Annotated[str | None, Field(title="Failure Reason")]
-    finished_at: Annotated[str | None, Field(title="Finished At")]
-    from_uid: Annotated[str, Field(title="From Uid")]
-    history: Annotated[list[HistoryItem], Field(title="History")]
-    lock_id: Annotated[str | None, Field(title="Lock Id")]
-    reference: Annotated[dict[str, Any] | None, Field(title="Reference")]
-    requires_onchain: Annotated[bool, Field(title="Requires Onchain")]
-    slot: Annotated[int | None, Field(title="Slot")]
-    status: Annotated[str, Field(title="Status")]
-    to_uid: Annotated[str, Field(title="To Uid")]
-    transfer_type: Annotated[str, Field(title="Transfer Type")]
-    tx_signature: Annotated[str | None, Field(title="Tx Signature")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-
-
-class StuckTransferAttrs(DetailedTransferAttrs):
-    chain_write: ChainWriteView | None
-    onchain_at: Annotated[str | None, Field(title="Onchain At")]
-
-
-class TokenResponse(BaseModel):
-    access_token: Annotated[str, Field(title="Access Token")]
-    expires_in: Annotated[int, Field(title="Expires In")]
-    id_token: Annotated[str | None, Field(title="Id Token")] = None
-    refresh_token: Annotated[str | None, Field(title="Refresh Token")] = None
-    scope: Annotated[str | None, Field(title="Scope")] = None
-    token_type: Annotated[str, Field(title="Token Type")]
-
-
-class TokenStats(BaseModel):
-    custody_total: Annotated[str, Field(title="Custody Total")]
-    decimals: Annotated[int, Field(title="Decimals")]
-    holders: Annotated[int, Field(title="Holders")]
-    mint: Annotated[str, Field(title="Mint")]
-    price_source: Annotated[str | None, Field(title="Price Source")] = None
-    price_usdc: Annotated[str | None, Field(title="Price Usdc")] = None
-    supply: Annotated[str, Field(title="Supply")]
-    transactions_24h: Annotated[int, Field(title="Transactions 24H")]
-    transactions_30d: Annotated[int, Field(title="Transactions 30D")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    volume_24h: Annotated[str, Field(title="Volume 24H")]
-    volume_30d: Annotated[str, Field(title="Volume 30D")]
-
-
-class TokenTransaction(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    counterparty: Annotated[
-        str | None,
-        Field(description="user uid, sending wallet, or project", title="Counterparty"),
-    ]
-    created_at: Annotated[str, Field(title="Created At")]
-    currency: Annotated[str, Field(title="Currency")]
-    direction: Annotated[Literal["in", "out"], Field(title="Direction")]
-    reference: Annotated[str | None, Field(title="Reference")]
-    signature: Annotated[str | None, Field(title="Signature")]
-    status: Annotated[str, Field(title="Status")]
-    type: Annotated[
-        str,
+class WalletNftAttributes(NftAttributes):
+    custody: Annotated[
+        Literal["wallet", "lending_loan", "fragment_vault"],
         Field(
-            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit",
-            title="Type",
+            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
         ),
     ]
+    holder: str | None
+    owner_is_stale: bool
 
 
-class TransferRequestIn(BaseModel):
-    amount: Annotated[str, Field(examples=["12.5"], title="Amount")]
-    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1, title="From Uid")]
-    idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
-    reference: Annotated[
-        dict[str, Any] | None,
+class WhitelistEntryAttrs(BaseModel):
+    add_tx: str | None
+    created_at: str
+    created_by: str | None
+    last_tx: str | None
+    onchain: dict[str, Any] | None
+    pda_address: str
+    pda_bump: int
+    pending_action: str | None
+    project_id: int
+    project_name: str
+    remove_tx: str | None
+    status: str
+    updated_at: str
+    wallet_address: str
+
+
+class WhitelistRemoved(BaseModel):
+    message: str
+    project_id: int
+    remove_tx: str | None
+
+
+class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
+
+
+WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
+
+
+class WhitelistStatusAttrs(WhitelistEntryAttrs):
+    pass
+
+
+class WhitelistStatusIn(BaseModel):
+    status: Literal["active", "suspended"]
+
+
+class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
+    auction_duration_seconds: int
+    authority: str
+    created_at: str | None
+    extension_duration_seconds: int
+    extension_threshold_seconds: int
+    is_initialized: bool
+    is_paused: bool
+    mcc_mint: str
+    min_bid_increment_percent: int
+    next_auction_id: int
+    team_wallet: str
+    territory_nft_program: str
+    total_auctions: int
+    total_cancelled: int
+    total_completed: int
+    total_volume: str
+    updated_at: str | None
+
+
+class ApiRoutesFragmentConfigAttributes(BaseModel):
+    active_buyouts: int
+    authority: str
+    buyout_duration_seconds: int
+    created_at: str | None
+    is_paused: bool
+    max_fragments: int
+    min_fragments: int
+    total_fragmented_nfts: int
+    updated_at: str | None
+
+
+class ApiRoutesMiningStatsTotals(BaseModel):
+    activities: int
+    mcd_amount: str
+    trade_volume_usdc: str
+
+
+class ApiRoutesTechtreeConfigAttributes(BaseModel):
+    levels: list[Level]
+    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
+    min_members: int
+    min_qualifying_days: int
+    schedule: Annotated[str, Field(description="When the daily job runs")]
+    station_capacity: int
+    window_days: int
+
+
+class ApiRoutesTerritoryTotals(BaseModel):
+    matrices: int
+    sectors: int
+    stations: int
+    systems: int
+
+
+ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
+
+
+ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
+    ApiRoutesAuctionSolanaConfigAttributes
+]
+
+
+ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
+
+
+ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
+    ApiTypedTypedResourceConfigAttributes2, ViewMeta
+]
+
+
+ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
+    ApiTypedTypedResourceConfigAttributes3, ViewMeta
+]
+
+
+class ActivityIn(BaseModel):
+    activity_data: Annotated[
+        dict[str, Any],
+        Field(examples=[{"profit_usdc": 42.5, "trade_count": 12, "trade_volume_usdc": 1500}]),
+    ]
+    activity_type: Annotated[str, Field(examples=["trade"], pattern="^[A-Za-z0-9_.:-]{1,64}$")]
+    idempotency_key: Annotated[
+        str | None,
+        Field(description="Required unless the Idempotency-Key header is sent"),
+    ] = None
+    proof: ProofIn
+    user_uid: Annotated[str, Field(max_length=100, min_length=1)]
+
+
+class CollectionAttributes(BaseModel):
+    authority: str
+    capacities: Capacities
+    collection_master_edition: str
+    collection_metadata: str
+    collection_mint: str
+    created_at: str | None
+    is_initialized: bool
+    name: str
+    symbol: str
+    totals: ApiRoutesTerritoryTotals
+    updated_at: str | None
+
+
+class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
+    data: list[_T0]
+    meta: _T1
+
+
+CountedAttributeAttrs = GenericDataMeta_[TypedResourceAttributeAttrs, CountMeta]
+
+
+CountedProjectAttributesAttrs = GenericDataMeta_[TypedResourceProjectAttributesAttrs, CountMeta]
+
+
+EventType: TypeAlias = Literal[
+    "mining.activity.verified",
+    "mining.reward.confirmed",
+    "funds.locked",
+    "funds.unlocked",
+    "transfer.completed",
+    "transfer.failed",
+    "funds.deposited",
+]
+
+
+class EndpointIn(BaseModel):
+    events: Annotated[
+        list[EventType],
+        Field(examples=[["mining.reward.confirmed"]], min_length=1),
+    ]
+    idempotency_key: Annotated[
+        str | None,
+        Field(description="Required unless the Idempotency-Key header is sent"),
+    ] = None
+    secret: Annotated[
+        Secret | None,
         Field(
-            description="Identifiers of the business object; `lock_id` settles that fund lock",
-            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
-            title="Reference",
+            description="Signing secret; omitted = one is generated and shown once in the response"
         ),
     ] = None
-    requires_onchain: Annotated[
-        bool | None,
-        Field(
-            description="Recorded; every transfer settles on chain (the ledger mirrors custody)",
-            title="Requires Onchain",
-        ),
-    ] = True
-    to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
-    transfer_type: Annotated[
-        str,
-        Field(
-            examples=["auction_settlement"],
-            max_length=64,
-            min_length=1,
-            title="Transfer Type",
-        ),
+    url: Annotated[str, Field(examples=["https://game.example/hooks/mccgw"], max_length=2000)]
+
+
+class Events(RootModel[list[EventType]]):
+    root: Annotated[
+        list[EventType],
+        Field(min_length=1),
     ]
 
 
-class TransferStep(BaseModel):
-    at: Annotated[str, Field(title="At")]
-    reason: Annotated[str | None, Field(title="Reason")]
-    status: Annotated[str, Field(title="Status")]
+class EndpointPatch(BaseModel):
+    enabled: Annotated[
+        bool | None,
+        Field(description="true re-enables a disabled endpoint (its pending deliveries resume)"),
+    ] = None
+    events: Events | None = None
+    idempotency_key: str | None = None
+    secret: Secret1 | None = None
+    url: Url | None = None
 
 
-class TypeAmounts(BaseModel):
-    matrix: Annotated[str, Field(title="Matrix")]
-    sector: Annotated[str, Field(title="Sector")]
-    station: Annotated[str, Field(title="Station")]
-    system: Annotated[str, Field(title="System")]
+class FullProfileAttrs(BaseModel):
+    """
+    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    see set to null) and the project attributes the caller may see.
+    """
 
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    project_attributes: list[ProfileAttribute]
+    uid: str
 
-class GenericAttributesIdType(BaseModel, Generic[_T0]):
-    attributes: _T0
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
 
+class GlobalAttributes(BaseModel):
+    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
+    days: list[GlobalDay]
+    since: str
+    totals: ApiRoutesMiningStatsTotals
 
-TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
 
+class LegacyMiningHistory(BaseModel):
+    records: list[LegacyMiningRecord]
+    total: int
 
-TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]
 
+class LegacyTeam(BaseModel):
+    manager: LegacyManager | None
+    station: LegacyTeamUnit | None
+    unit: LegacyTeamUnit | None
 
-TypedResourceApprovedAttrs = GenericAttributesIdType[ApprovedAttrs]
 
+ListingAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, CountMeta]
 
-TypedResourceAttributeAttrs = GenericAttributesIdType[AttributeAttrs]
 
+ManyApplicationAttrs = GenericDataMeta_[TypedResourceApplicationAttrs, PageMeta]
 
-TypedResourceAttributeDeletionAttrs = GenericAttributesIdType[AttributeDeletionAttrs]
 
+ManyAuctionAttributes = GenericDataMeta_[TypedResourceAuctionAttributes, ListMeta]
 
-TypedResourceAuctionAttributes = GenericAttributesIdType[AuctionAttributes]
 
+ManyBidAttributes = GenericDataMeta_[TypedResourceBidAttributes, ListMeta]
 
-TypedResourceAuctionDetailAttributes = GenericAttributesIdType[AuctionDetailAttributes]
 
+ManyDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, PageMeta]
 
-TypedResourceAuthorizationAttributes = GenericAttributesIdType[AuthorizationAttributes]
 
-
-TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
-
-
-TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
-
-
-TypedResourceBidAttributes = GenericAttributesIdType[BidAttributes]
-
-
-TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
-
-
-TypedResourceDeliveryAttributes = GenericAttributesIdType[DeliveryAttributes]
-
-
-TypedResourceDriftAttrs = GenericAttributesIdType[DriftAttrs]
-
-
-TypedResourceEndpointAttributes = GenericAttributesIdType[EndpointAttributes]
-
-
-TypedResourceEstimateAttributes = GenericAttributesIdType[EstimateAttributes]
-
-
-TypedResourceHolderAttributes = GenericAttributesIdType[HolderAttributes]
-
-
-TypedResourceHoldingAttributes = GenericAttributesIdType[HoldingAttributes]
-
-
-TypedResourceInterestAttributes = GenericAttributesIdType[InterestAttributes]
-
-
-TypedResourceLoanAttributes = GenericAttributesIdType[LoanAttributes]
-
-
-TypedResourceLockAttributes = GenericAttributesIdType[LockAttributes]
-
-
-TypedResourceLpAttributes = GenericAttributesIdType[LpAttributes]
-
-
-TypedResourceMccBalance = GenericAttributesIdType[MccBalance]
-
-
-TypedResourceMccPrice = GenericAttributesIdType[MccPrice]
-
-
-TypedResourceMcdBalance = GenericAttributesIdType[McdBalance]
-
-
-TypedResourceMcdRewardAttrs = GenericAttributesIdType[McdRewardAttrs]
-
-
-TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
-
-
-TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]
-
-
-TypedResourceMiningRecordAttrs = GenericAttributesIdType[MiningRecordAttrs]
-
-
-TypedResourceMiningSubmissionAttrs = GenericAttributesIdType[MiningSubmissionAttrs]
-
-
-TypedResourceNftAttributes = GenericAttributesIdType[NftAttributes]
-
-
-TypedResourceNftDetailAttributes = GenericAttributesIdType[NftDetailAttributes]
-
-
-TypedResourceOAuthClientAttrs = GenericAttributesIdType[OAuthClientAttrs]
-
-
-TypedResourcePositionAttributes = GenericAttributesIdType[PositionAttributes]
-
-
-TypedResourceProjectAttributesAttrs = GenericAttributesIdType[ProjectAttributesAttrs]
-
-
-TypedResourcePublicUserAttributes = GenericAttributesIdType[PublicUserAttributes]
-
-
-TypedResourceRegisteredEndpointAttributes = GenericAttributesIdType[RegisteredEndpointAttributes]
-
-
-TypedResourceRegisteredProjectAttrs = GenericAttributesIdType[RegisteredProjectAttrs]
-
-
-TypedResourceRetryAttrs = GenericAttributesIdType[RetryAttrs]
-
-
-TypedResourceStatsAttributes = GenericAttributesIdType[StatsAttributes]
-
-
-TypedResourceStuckTransferAttrs = GenericAttributesIdType[StuckTransferAttrs]
+ManyDriftAttrs = GenericDataMeta_[TypedResourceDriftAttrs, PageMeta]

@@ -13,5 +13,3 @@ from ._models_7 import *  # noqa: F403
 from ._models_8 import *  # noqa: F403
 from ._models_9 import *  # noqa: F403
 from ._models_10 import *  # noqa: F403
-from ._models_11 import *  # noqa: F403
-from ._models_12 import *  # noqa: F403
