@@ -1,6 +1,6 @@
 """How mccgw/sdkgen.py makes the generated SDK say each thing once: the OpenAPI document is
-trimmed before the code generator sees it (default titles), and the generator's classes are
-folded after (named enums, generic envelopes, extensions of a common base)."""
+trimmed before the code generator sees it (default titles, extra fields, nullable roots), and
+the generator's classes are folded after (named enums, generic envelopes, common bases)."""
 
 from __future__ import annotations
 
@@ -14,19 +14,42 @@ def _default_title(name: str) -> str:
     return name.title().replace("_", " ")
 
 
-def drop_default_titles(node: Any) -> None:
-    """Field titles equal to the field's name say nothing: without them the generator writes
-    ``name: type`` instead of ``name: Annotated[type, Field(title="Name")]``."""
+def trim_document(node: Any) -> None:
+    """Drop what says nothing to the generated models: field titles equal to the field's name
+    (the generator then writes ``name: type``, not ``Annotated[type, Field(title="Name")]``)
+    and ``additionalProperties: true`` on a model (every model's base class already allows
+    extra fields, so no model needs its own ``model_config``)."""
     if isinstance(node, list):
         for item in node:
-            drop_default_titles(item)
+            trim_document(item)
     if not isinstance(node, dict):
         return
     for name, prop in (node.get("properties") or {}).items():
         if isinstance(prop, dict) and prop.get("title") == _default_title(name):
             del prop["title"]
+    if node.get("properties") and node.get("additionalProperties") is True:
+        del node["additionalProperties"]
+    _merge_nullable(node)
     for value in node.values():
-        drop_default_titles(value)
+        trim_document(value)
+
+
+def _merge_nullable(node: dict[str, Any]) -> None:
+    """``anyOf: [{type: string, maxLength: 256}, {type: null}]`` -> ``type: [string, null],
+    maxLength: 256``: the generator then writes ``Annotated[str | None, Field(max_length=256)]``
+    on the field, instead of a root model of its own (``Secret``, ``Secret1``...) for each."""
+    alternatives = node.get("anyOf")
+    if not isinstance(alternatives, list) or len(alternatives) != 2:
+        return
+    if {"type": "null"} not in alternatives:
+        return
+    (other,) = (a for a in alternatives if a != {"type": "null"})
+    if other.get("type") not in ("string", "integer", "number", "array") or len(other) < 2:
+        return  # a model, or a plain type the generator already writes as `X | None`
+    if set(other) & set(node):
+        return
+    del node["anyOf"]
+    node.update(other, type=[other["type"], "null"])
 
 
 def in_dependency_order(blocks: dict[str, str]) -> list[str]:
@@ -99,30 +122,37 @@ def fold_shapes(blocks: dict[str, str]) -> dict[str, str]:
     return folded
 
 
-def _fields(block: str) -> list[str] | None:
-    """A plain model's field statements (one per field, however many lines), else None."""
+def _fields(block: str) -> tuple[str, list[str]] | None:
+    """A plain model's docstring (with its blank line, or "") and field statements (one per
+    field, however many lines), else None."""
     head, _, body = block.partition("\n")
-    if not re.fullmatch(r"class \w+\(BaseModel\):", head) or not body.startswith("    "):
+    if not re.fullmatch(r"class \w+\(BaseModel\):", head):
+        return None
+    doc = re.match(r'    """.*?"""\n\n', body, re.DOTALL)
+    body = body[doc.end() :] if doc else body
+    if not body.startswith("    "):
         return None
     fields = re.split(r"\n(?=    \w+:)", body)
-    return fields if all(re.match(r"    \w+:", f) for f in fields) else None
+    if not all(re.match(r"    \w+:", f) for f in fields):
+        return None
+    return (doc[0] if doc else ""), fields
 
 
 def fold_extensions(blocks: dict[str, str]) -> dict[str, str]:
     """A model with every field of another (a server-side subclass, flattened by OpenAPI)
     extends the largest such model and lists only the fields it adds."""
-    fields = {n: f for n, b in blocks.items() if (f := _fields(b)) is not None}
+    models = {n: f for n, b in blocks.items() if (f := _fields(b)) is not None}
     folded = dict(blocks)
-    for name, own in fields.items():
+    for name, (doc, own) in models.items():
         parents = [
             other
-            for other, theirs in fields.items()
+            for other, (_, theirs) in models.items()
             if other != name and set(theirs) < set(own) and sum(map(len, theirs)) >= 240
         ]  # about six lines of fields: less is not worth a base class
         if parents:
-            parent = max(parents, key=lambda p: len(fields[p]))
-            added = [f for f in own if f not in set(fields[parent])]
-            folded[name] = f"class {name}({parent}):\n" + "\n".join(added)
+            parent = max(parents, key=lambda p: len(models[p][1]))
+            added = [f for f in own if f not in set(models[parent][1])]
+            folded[name] = f"class {name}({parent}):\n{doc}" + "\n".join(added)
     return folded
 
 
@@ -139,3 +169,39 @@ def name_enums(source: str, spec: dict[str, Any]) -> tuple[str, dict[str, str]]:
             source = source.replace(literal, name)
             named[name] = f"{name}: TypeAlias = {literal}"
     return source, named
+
+
+def _annotated_end(text: str, start: int) -> int:
+    """The index just past the ``]`` that closes the ``Annotated[`` ending at ``start``."""
+    depth, i = 1, start
+    while depth:
+        if text[i] == '"':  # a string (the generator writes double quotes): its brackets are text
+            i += 1
+            while text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif text[i] in "[]":
+            depth += 1 if text[i] == "[" else -1
+        i += 1
+    return i
+
+
+def name_repeated_fields(blocks: dict[str, str]) -> dict[str, str]:
+    """A field declared the same way in three models or more (``idempotency_key: Annotated[str
+    | None, Field(description=...)]``) gets its type written once, as an alias named after it
+    (``IdempotencyKey``), and each model declares ``idempotency_key: IdempotencyKey = None``."""
+    uses: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for name, block in blocks.items():
+        for found in re.finditer(r"^    (\w+): Annotated\[", block, re.MULTILINE):
+            end = _annotated_end(block, found.end())
+            annotated = block[found.end() - len("Annotated[") : end]
+            key = (found[1], " ".join(annotated.split()))
+            uses.setdefault(key, []).append((name, block[found.start() : end]))
+    folded = dict(blocks)
+    for (field, annotated), places in uses.items():
+        alias = "".join(part.title() for part in field.split("_"))
+        if len(places) < 3 or alias in folded:
+            continue
+        folded[alias] = f"{alias}: TypeAlias = {annotated}"
+        for name, statement in places:
+            folded[name] = folded[name].replace(statement, f"    {field}: {alias}", 1)
+    return folded

@@ -25,11 +25,12 @@ from typing import Any
 
 from mccgw.sdkfold import (
     MAX_TYPE_VARS,
-    drop_default_titles,
     fold_extensions,
     fold_shapes,
     in_dependency_order,
     name_enums,
+    name_repeated_fields,
+    trim_document,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,7 +179,7 @@ def _split_models(source: str, aliases: dict[str, str]) -> dict[str, str]:
         block = block if block.startswith("class ") else "class " + block
         blocks[re.match(r"class (\w+)", block)[1]] = block.strip()  # type: ignore[index]
     imports = head.split("\n", 1)[1]  # without the header comment
-    blocks = fold_extensions(fold_shapes(blocks | aliases))
+    blocks = fold_extensions(name_repeated_fields(fold_shapes(blocks | aliases)))
     out: dict[str, str] = {}
     defined: dict[str, int] = {}
     chunks = _chunks(in_dependency_order(blocks))
@@ -192,8 +193,11 @@ def _split_models(source: str, aliases: dict[str, str]) -> dict[str, str]:
         for part in sorted({defined[n] for n in earlier}):
             members = ", ".join(n for n in earlier if defined[n] == part)
             lines.append(f"from ._models_{part} import {members}")
-        if any(re.match(r"class \w+\(BaseModel, Generic\[", b) for b in chunk):
-            lines += ["", *(f'_T{n} = TypeVar("_T{n}")' for n in range(MAX_TYPE_VARS))]
+        type_vars = [f"_T{n}" for n in range(MAX_TYPE_VARS)]
+        if i == 1:  # the generic models' type variables, declared once (unused ones are free)
+            lines += ["", *(f'{t} = TypeVar("{t}")' for t in type_vars)]
+        elif any(re.match(r"class \w+\(BaseModel, Generic\[", b) for b in chunk):
+            lines.append(f"from ._models_1 import {', '.join(type_vars)}")
         out[f"_models_{i}.py"] = "\n".join(lines) + "\n\n\n" + "\n\n\n".join(chunk) + "\n"
         defined.update(dict.fromkeys(names, i))
     doc = f'"""Every request and response body of the gateway, typed.\n\n{HEADER}\n"""'
@@ -256,7 +260,7 @@ def _operations_sources(ops: list[dict[str, Any]]) -> dict[str, str]:
 def generate(out_dir: Path = SDK_PACKAGE) -> list[Path]:
     """Write the GENERATED files into ``out_dir``; returns their paths."""
     spec = openapi_document()
-    drop_default_titles(spec["components"])
+    trim_document(spec["components"])
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         spec_file = Path(tmp) / "openapi.json"

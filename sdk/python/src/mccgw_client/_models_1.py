@@ -1,12 +1,17 @@
-"""Models, part 1 of 10 (re-exported by models.py)."""
+"""Models, part 1 of 9 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar
 
 from pydantic import BaseModel as _BaseModel
 from pydantic import ConfigDict, Field, RootModel
+
+_T0 = TypeVar("_T0")
+_T1 = TypeVar("_T1")
+_T2 = TypeVar("_T2")
+_T3 = TypeVar("_T3")
 
 
 class BaseModel(_BaseModel):
@@ -55,37 +60,21 @@ class ApplicationAttrs(BaseModel):
     whitelist_tx: str | None
 
 
-class CompanyName(RootModel[str]):
-    root: Annotated[str, Field(max_length=100)]
-
-
-class ProjectDescription(RootModel[str]):
-    root: Annotated[str, Field(max_length=5000)]
-
-
-class WebsiteUrl(RootModel[str]):
-    root: Annotated[str, Field(max_length=255)]
-
-
 class ApplicationIn(BaseModel):
     """
     A developer's application for a project (developer_uid/email come from the token).
     """
 
-    company_name: CompanyName | None = None
+    company_name: Annotated[str | None, Field(max_length=100)] = None
     mcc_wallet_address: Annotated[
         str | None, Field(description="Base58 chain address, optional")
     ] = None
     mcd_wallet_address: Annotated[
         str, Field(description="Base58 chain address (32 bytes), required")
     ]
-    project_description: ProjectDescription | None = None
+    project_description: Annotated[str | None, Field(max_length=5000)] = None
     project_name: Annotated[str, Field(max_length=100, min_length=3)]
-    website_url: WebsiteUrl | None = None
-
-
-class AllowedScopes(RootModel[list[str]]):
-    root: Annotated[list[str], Field(examples=[["funds:read"]], max_length=20)]
+    website_url: Annotated[str | None, Field(max_length=255)] = None
 
 
 class ApproveIn(BaseModel):
@@ -93,39 +82,21 @@ class ApproveIn(BaseModel):
     Optional: the project scopes the approved project gets (default: every one).
     """
 
-    allowed_scopes: Annotated[AllowedScopes | None, Field(examples=[["funds:read"]])] = None
+    allowed_scopes: Annotated[list[str] | None, Field(examples=[["funds:read"]], max_length=20)] = (
+        None
+    )
 
 
-class ApprovedAttrs(BaseModel):
+class ApprovedAttrs(ApplicationAttrs):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
-    api_key: str | None
     api_secret: str
-    application_id: str
     client_type: str | None = None
-    company_name: str | None
-    created_at: str
-    developer_email: str
-    developer_uid: str
-    mcc_wallet_address: str | None
-    mcd_wallet_address: str
     oauth_client_id: str | None = None
-    project_description: str | None
-    project_id: int | None
-    project_name: str
     redirect_uris: list[str] | None = None
-    rejection_reason: str | None
-    reviewed_at: str | None
-    reviewed_by: str | None
     scopes: list[str] | None = None
-    status: str
-    updated_at: str
-    website_url: str | None
-    whitelist_bump: int | None
-    whitelist_pda: str | None
-    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
@@ -150,13 +121,6 @@ class AttributeKey(RootModel[str]):
     root: Annotated[str, Field(max_length=100, min_length=1)]
 
 
-class AttributeKeys(RootModel[list[AttributeKey]]):
-    root: Annotated[
-        list[AttributeKey],
-        Field(description="All keys when absent", max_length=100, min_length=1),
-    ]
-
-
 class Uid(RootModel[str]):
     root: Annotated[str, Field(max_length=100, min_length=1)]
 
@@ -166,10 +130,17 @@ class AttributeBatchIn(BaseModel):
     Batch read of the calling project's attributes: up to 100 users x 100 keys.
     """
 
-    attribute_keys: Annotated[AttributeKeys | None, Field(description="All keys when absent")] = (
-        None
-    )
+    attribute_keys: Annotated[
+        list[AttributeKey] | None,
+        Field(description="All keys when absent", max_length=100, min_length=1),
+    ] = None
     uids: Annotated[list[Uid], Field(max_length=100, min_length=1)]
+
+
+IdempotencyKey: TypeAlias = Annotated[
+    str | None,
+    Field(description="Required unless the Idempotency-Key header is sent"),
+]
 
 
 class AttributeDeleteIn(BaseModel):
@@ -178,10 +149,7 @@ class AttributeDeleteIn(BaseModel):
     """
 
     attribute_keys: Annotated[list[AttributeKey], Field(max_length=100, min_length=1)]
-    idempotency_key: Annotated[
-        str | None,
-        Field(description="Required unless the Idempotency-Key header is sent"),
-    ] = None
+    idempotency_key: IdempotencyKey = None
 
 
 class AttributeDeletionAttrs(BaseModel):
@@ -194,10 +162,7 @@ class AttributeDeletionAttrs(BaseModel):
 class AttributeIn(BaseModel):
     attribute_key: Annotated[str, Field(examples=["auction_wins"], max_length=100, min_length=1)]
     attribute_value: Annotated[Any, Field(examples=[{"count": 3}])]
-    idempotency_key: Annotated[
-        str | None,
-        Field(description="Required unless the Idempotency-Key header is sent"),
-    ] = None
+    idempotency_key: IdempotencyKey = None
     visibility: Literal["public", "private", "authorized"] | None = "private"
 
 
@@ -238,3 +203,60 @@ class AuctionAttributes(BaseModel):
 class AuctionDetailAttributes(AuctionAttributes):
     escrow_account: str
     escrow_balance: str | None
+
+
+class AuthorizationAttributes(BaseModel):
+    granted_at: str
+    project_id: str
+    project_name: str | None
+    revoked_at: str | None
+    scopes: list[str]
+    source: str
+    updated_at: str
+
+
+class AvatarAttributes(BaseModel):
+    avatar_url: str
+    bytes: int
+    content_type: str
+    height: int
+    width: int
+
+
+class BaseProfileAttributes(BaseModel):
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    role: str
+    station_id: int | None
+    uid: str
+    unit_id: int | None
+    wallet_address: str | None
+
+
+class BatchIn(BaseModel):
+    activities: Annotated[
+        list[dict[str, Any]],
+        Field(
+            description="Mining activities, each with its own idempotency_key",
+            max_length=100,
+            min_length=1,
+        ),
+    ]
+    idempotency_key: Annotated[
+        str | None, Field(description="The key of the batch request itself")
+    ] = None
+
+
+class BidAttributes(BaseModel):
+    account: str
+    amount: str
+    auction_ended: bool | None
+    auction_id: int
+    auction_status: str | None
+    bidder: str
+    is_highest: bool
+    is_refunded: bool
+    placed_at: str | None
+    status: str
+    withdrawn_at: str | None

@@ -1,298 +1,366 @@
-"""Models, part 8 of 10 (re-exported by models.py)."""
+"""Models, part 8 of 9 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal, TypeAlias, TypeVar
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import Field
 
 from ._models_1 import BaseModel
-from ._models_2 import Capacities, CountMeta, Secret, Secret1, Url
-from ._models_3 import (
-    GlobalDay,
-    LegacyManager,
-    LegacyMiningRecord,
-    LegacyTeamUnit,
-    Level,
-    ListMeta,
-    ViewMeta,
-)
-from ._models_4 import Meta
-from ._models_5 import NftAttributes, PageMeta, ProfileAttribute, ProofIn
+from ._models_2 import DayProject
+from ._models_3 import ListMeta, ViewMeta
+from ._models_4 import Meta, MiningBatchMeta, MiningWebhookMeta, PageMeta
+from ._models_5 import DetailedTransferAttrs, StatusRecordAttrs, TransferStep, TypeAmounts
 from ._models_6 import (
     GenericAttributesIdType,
+    TypedResourceAddressBalance,
     TypedResourceApplicationAttrs,
+    TypedResourceApprovedAttrs,
     TypedResourceAttributeAttrs,
-    TypedResourceAuctionAttributes,
+    TypedResourceAttributeDeletionAttrs,
+    TypedResourceAuctionDetailAttributes,
     TypedResourceAuthorizationAttributes,
-    TypedResourceBidAttributes,
+    TypedResourceAvatarAttributes,
+    TypedResourceBaseProfileAttributes,
+    TypedResourceBonusAttributes,
     TypedResourceDeliveryAttributes,
+    TypedResourceEndpointAttributes,
+    TypedResourceEstimateAttributes,
+    TypedResourceInterestAttributes,
+    TypedResourceLoanAttributes,
+    TypedResourceLockAttributes,
+    TypedResourceLpAttributes,
+    TypedResourceMccBalance,
+    TypedResourceMccPrice,
+    TypedResourceMcdBalance,
+    TypedResourceMembershipAttributes,
+    TypedResourceMiningSubmissionAttrs,
+    TypedResourceNftAttributes,
+    TypedResourceNftDetailAttributes,
+    TypedResourceOAuthClientAttrs,
+    TypedResourcePositionAttributes,
+    TypedResourcePublicUserAttributes,
+    TypedResourceRegisteredEndpointAttributes,
+    TypedResourceRegisteredProjectAttrs,
+    TypedResourceRetryAttrs,
+    TypedResourceStatsAttributes,
+    TypedResourceTokenStats,
+    UnitAttributes,
+    UnitState,
+    UnitStatsAttributes,
+    UserAttributes,
+    UserProfileAttributes,
+    VaultAttributes,
+    VaultDetailAttributes,
+    WalletNftAttributes,
 )
-from ._models_7 import TypedResourceDriftAttrs, TypedResourceProjectAttributesAttrs
-
-_T0 = TypeVar("_T0")
-_T1 = TypeVar("_T1")
-_T2 = TypeVar("_T2")
-_T3 = TypeVar("_T3")
-
-
-class WalletNftAttributes(NftAttributes):
-    custody: Annotated[
-        Literal["wallet", "lending_loan", "fragment_vault"],
-        Field(
-            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
-        ),
-    ]
-    holder: str | None
-    owner_is_stale: bool
+from ._models_7 import (
+    ApiRoutesMiningStatsTotals,
+    ApiTypedTypedResourceConfigAttributes1,
+    CollectionAttributes,
+    FullProfileAttrs,
+    GenericDataMeta,
+    GenericDataMeta_,
+    GlobalAttributes,
+    WhitelistEntryAttrs,
+    WhitelistStatusAttrs,
+)
 
 
-class WhitelistEntryAttrs(BaseModel):
-    add_tx: str | None
-    created_at: str
-    created_by: str | None
-    last_tx: str | None
-    onchain: dict[str, Any] | None
-    pda_address: str
-    pda_bump: int
-    pending_action: str | None
-    project_id: int
-    project_name: str
-    remove_tx: str | None
-    status: str
-    updated_at: str
-    wallet_address: str
-
-
-class WhitelistRemoved(BaseModel):
-    message: str
-    project_id: int
-    remove_tx: str | None
-
-
-class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
-
-
-WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
-
-
-class WhitelistStatusAttrs(WhitelistEntryAttrs):
-    pass
-
-
-class WhitelistStatusIn(BaseModel):
-    status: Literal["active", "suspended"]
-
-
-class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
-    auction_duration_seconds: int
-    authority: str
-    created_at: str | None
-    extension_duration_seconds: int
-    extension_threshold_seconds: int
-    is_initialized: bool
-    is_paused: bool
-    mcc_mint: str
-    min_bid_increment_percent: int
-    next_auction_id: int
-    team_wallet: str
-    territory_nft_program: str
-    total_auctions: int
-    total_cancelled: int
-    total_completed: int
-    total_volume: str
-    updated_at: str | None
-
-
-class ApiRoutesFragmentConfigAttributes(BaseModel):
-    active_buyouts: int
-    authority: str
-    buyout_duration_seconds: int
-    created_at: str | None
-    is_paused: bool
-    max_fragments: int
-    min_fragments: int
-    total_fragmented_nfts: int
-    updated_at: str | None
-
-
-class ApiRoutesMiningStatsTotals(BaseModel):
-    activities: int
-    mcd_amount: str
-    trade_volume_usdc: str
-
-
-class ApiRoutesTechtreeConfigAttributes(BaseModel):
-    levels: list[Level]
-    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
-    min_members: int
-    min_qualifying_days: int
-    schedule: Annotated[str, Field(description="When the daily job runs")]
-    station_capacity: int
-    window_days: int
-
-
-class ApiRoutesTerritoryTotals(BaseModel):
-    matrices: int
-    sectors: int
-    stations: int
-    systems: int
-
-
-ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
-
-
-ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
-    ApiRoutesAuctionSolanaConfigAttributes
-]
-
-
-ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
-
-
-ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes2, ViewMeta
-]
-
-
-ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes3, ViewMeta
-]
-
-
-class ActivityIn(BaseModel):
-    activity_data: Annotated[
-        dict[str, Any],
-        Field(examples=[{"profit_usdc": 42.5, "trade_count": 12, "trade_volume_usdc": 1500}]),
-    ]
-    activity_type: Annotated[str, Field(examples=["trade"], pattern="^[A-Za-z0-9_.:-]{1,64}$")]
-    idempotency_key: Annotated[
-        str | None,
-        Field(description="Required unless the Idempotency-Key header is sent"),
-    ] = None
-    proof: ProofIn
-    user_uid: Annotated[str, Field(max_length=100, min_length=1)]
-
-
-class CollectionAttributes(BaseModel):
-    authority: str
-    capacities: Capacities
-    collection_master_edition: str
-    collection_metadata: str
-    collection_mint: str
-    created_at: str | None
-    is_initialized: bool
-    name: str
-    symbol: str
-    totals: ApiRoutesTerritoryTotals
-    updated_at: str | None
-
-
-class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
-    data: list[_T0]
-    meta: _T1
-
-
-CountedAttributeAttrs = GenericDataMeta_[TypedResourceAttributeAttrs, CountMeta]
-
-
-CountedProjectAttributesAttrs = GenericDataMeta_[TypedResourceProjectAttributesAttrs, CountMeta]
-
-
-EventType: TypeAlias = Literal[
-    "mining.activity.verified",
-    "mining.reward.confirmed",
-    "funds.locked",
-    "funds.unlocked",
-    "transfer.completed",
-    "transfer.failed",
-    "funds.deposited",
-]
-
-
-class EndpointIn(BaseModel):
-    events: Annotated[
-        list[EventType],
-        Field(examples=[["mining.reward.confirmed"]], min_length=1),
-    ]
-    idempotency_key: Annotated[
-        str | None,
-        Field(description="Required unless the Idempotency-Key header is sent"),
-    ] = None
-    secret: Annotated[
-        Secret | None,
-        Field(
-            description="Signing secret; omitted = one is generated and shown once in the response"
-        ),
-    ] = None
-    url: Annotated[str, Field(examples=["https://game.example/hooks/mccgw"], max_length=2000)]
-
-
-class Events(RootModel[list[EventType]]):
-    root: Annotated[
-        list[EventType],
-        Field(min_length=1),
-    ]
-
-
-class EndpointPatch(BaseModel):
-    enabled: Annotated[
-        bool | None,
-        Field(description="true re-enables a disabled endpoint (its pending deliveries resume)"),
-    ] = None
-    events: Events | None = None
-    idempotency_key: str | None = None
-    secret: Secret1 | None = None
-    url: Url | None = None
-
-
-class FullProfileAttrs(BaseModel):
+class MiningBatchItemAttrs(BaseModel):
     """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
-    see set to null) and the project attributes the caller may see.
+    One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    project_attributes: list[ProfileAttribute]
-    uid: str
+    activity: TypedResourceMiningSubmissionAttrs | None
+    error: dict[str, Any] | None = None
+    idempotency_key: Any
+    status: int
 
 
-class GlobalAttributes(BaseModel):
-    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
-    days: list[GlobalDay]
+class MiningStatsAttributes(BaseModel):
+    days: list[DayProject]
     since: str
     totals: ApiRoutesMiningStatsTotals
 
 
-class LegacyMiningHistory(BaseModel):
-    records: list[LegacyMiningRecord]
-    total: int
+MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttrs, MiningWebhookMeta]
 
 
-class LegacyTeam(BaseModel):
-    manager: LegacyManager | None
-    station: LegacyTeamUnit | None
-    unit: LegacyTeamUnit | None
+OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
 
 
-ListingAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, CountMeta]
+OneApplicationAttrs = GenericDataMeta[TypedResourceApplicationAttrs, Meta]
 
 
-ManyApplicationAttrs = GenericDataMeta_[TypedResourceApplicationAttrs, PageMeta]
+OneApprovedAttrs = GenericDataMeta[TypedResourceApprovedAttrs, Meta]
 
 
-ManyAuctionAttributes = GenericDataMeta_[TypedResourceAuctionAttributes, ListMeta]
+OneAttributeAttrs = GenericDataMeta[TypedResourceAttributeAttrs, Meta]
 
 
-ManyBidAttributes = GenericDataMeta_[TypedResourceBidAttributes, ListMeta]
+OneAttributeDeletionAttrs = GenericDataMeta[TypedResourceAttributeDeletionAttrs, Meta]
 
 
-ManyDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, PageMeta]
+OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
 
 
-ManyDriftAttrs = GenericDataMeta_[TypedResourceDriftAttrs, PageMeta]
+OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
+
+
+OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
+
+
+OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
+
+
+OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
+
+
+OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
+
+
+OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
+
+
+OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
+
+
+OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
+
+
+OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
+
+
+OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
+
+
+OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
+
+
+OneMccBalance = GenericDataMeta[TypedResourceMccBalance, Meta]
+
+
+OneMccPrice = GenericDataMeta[TypedResourceMccPrice, Meta]
+
+
+OneMcdBalance = GenericDataMeta[TypedResourceMcdBalance, Meta]
+
+
+OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
+
+
+OneMiningSubmissionAttrs = GenericDataMeta[TypedResourceMiningSubmissionAttrs, Meta]
+
+
+OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
+
+
+OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
+
+
+OneOAuthClientAttrs = GenericDataMeta[TypedResourceOAuthClientAttrs, Meta]
+
+
+OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
+
+
+OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
+
+
+OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
+
+
+OneRegisteredProjectAttrs = GenericDataMeta[TypedResourceRegisteredProjectAttrs, Meta]
+
+
+OneRetryAttrs = GenericDataMeta[TypedResourceRetryAttrs, Meta]
+
+
+OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
+
+
+OneTokenStats = GenericDataMeta[TypedResourceTokenStats, Meta]
+
+
+class OracleAttributes(BaseModel):
+    account: str
+    authority: str
+    collateral_values: TypeAmounts
+    last_update: str | None
+    max_borrow: TypeAmounts
+
+
+class PoolAttributes(BaseModel):
+    accrued_interest: str
+    asset_mint: str
+    authority: str
+    base_rate_bps: int
+    borrow_rate_bps: int
+    borrows_paused: bool
+    created_at: str | None
+    deposits_paused: bool
+    is_active: bool
+    last_update_at: str | None
+    lp_mint: str
+    max_ltv_bps: int
+    name: str
+    optimal_utilization_bps: int
+    oracle: OracleAttributes | None
+    protocol_fees: str
+    slope1_bps: int
+    slope2_bps: int
+    supply_rate_bps: int
+    total_borrowed: str
+    total_deposits: str
+    total_lp_supply: str
+    updated_at: str | None
+    utilization_bps: int
+    vault: str
+
+
+class ProjectStatusAttrs(BaseModel):
+    allows: list[str]
+    history: list[StatusRecordAttrs]
+    name: str
+    project_id: str
+    status: str
+    suspended: bool
+    updated_at: str
+
+
+class StatusChangeAttrs(BaseModel):
+    change: StatusRecordAttrs
+    name: str
+    project_id: str
+    status: str
+    updated_at: str
+
+
+class TransferAttributes(BaseModel):
+    amount: Annotated[str, Field(description="Decimal string")]
+    block_height: int | None = None
+    created_at: str
+    currency: Literal["MCC", "MCD"]
+    failure_reason: str | None = None
+    finished_at: str | None = None
+    from_uid: str
+    history: list[TransferStep] | None = None
+    lock_id: str | None
+    reference: dict[str, Any]
+    requires_onchain: bool
+    slot: int | None = None
+    status: str
+    to_uid: str
+    transfer_type: str
+    tx_signature: str | None = None
+    updated_at: str | None = None
+
+
+class TreeAttributes(BaseModel):
+    bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
+    bonus_percent: int
+    station: str | None
+    units: list[UnitState]
+    window_end: str
+    window_start: str
+
+
+TypedResourceCollectionAttributes = GenericAttributesIdType[CollectionAttributes]
+
+
+TypedResourceDetailedTransferAttrs = GenericAttributesIdType[DetailedTransferAttrs]
+
+
+TypedResourceFullProfileAttrs = GenericAttributesIdType[FullProfileAttrs]
+
+
+TypedResourceGlobalAttributes = GenericAttributesIdType[GlobalAttributes]
+
+
+TypedResourceMiningBatchItemAttrs = GenericAttributesIdType[MiningBatchItemAttrs]
+
+
+TypedResourceMiningStatsAttributes = GenericAttributesIdType[MiningStatsAttributes]
+
+
+TypedResourcePoolAttributes = GenericAttributesIdType[PoolAttributes]
+
+
+TypedResourceProjectStatusAttrs = GenericAttributesIdType[ProjectStatusAttrs]
+
+
+TypedResourceStatusChangeAttrs = GenericAttributesIdType[StatusChangeAttrs]
+
+
+TypedResourceTransferAttributes = GenericAttributesIdType[TransferAttributes]
+
+
+TypedResourceTreeAttributes = GenericAttributesIdType[TreeAttributes]
+
+
+TypedResourceUnitAttributes = GenericAttributesIdType[UnitAttributes]
+
+
+TypedResourceUnitStatsAttributes = GenericAttributesIdType[UnitStatsAttributes]
+
+
+TypedResourceUserAttributes = GenericAttributesIdType[UserAttributes]
+
+
+TypedResourceUserProfileAttributes = GenericAttributesIdType[UserProfileAttributes]
+
+
+TypedResourceVaultAttributes = GenericAttributesIdType[VaultAttributes]
+
+
+TypedResourceVaultDetailAttributes = GenericAttributesIdType[VaultDetailAttributes]
+
+
+TypedResourceWalletNftAttributes = GenericAttributesIdType[WalletNftAttributes]
+
+
+TypedResourceWhitelistEntryAttrs = GenericAttributesIdType[WhitelistEntryAttrs]
+
+
+TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
+
+
+ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]
+
+
+ManyUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, PageMeta]
+
+
+ManyVaultAttributes = GenericDataMeta_[TypedResourceVaultAttributes, ListMeta]
+
+
+ManyWalletNftAttributes = GenericDataMeta_[TypedResourceWalletNftAttributes, ListMeta]
+
+
+ManyWhitelistEntryAttrs = GenericDataMeta_[TypedResourceWhitelistEntryAttrs, PageMeta]
+
+
+MiningBatchBody = GenericDataMeta_[TypedResourceMiningBatchItemAttrs, MiningBatchMeta]
+
+
+OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
+
+
+OneDetailedTransferAttrs = GenericDataMeta[TypedResourceDetailedTransferAttrs, Meta]
+
+
+OneFullProfileAttrs = GenericDataMeta[TypedResourceFullProfileAttrs, Meta]
+
+
+OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
+
+
+OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
+
+
+OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
+
+
+OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]

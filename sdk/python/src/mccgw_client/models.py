@@ -12,4 +12,3 @@ from ._models_6 import *  # noqa: F403
 from ._models_7 import *  # noqa: F403
 from ._models_8 import *  # noqa: F403
 from ._models_9 import *  # noqa: F403
-from ._models_10 import *  # noqa: F403
