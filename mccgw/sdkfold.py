@@ -140,15 +140,19 @@ def _fields(block: str) -> tuple[str, list[str]] | None:
 
 def fold_extensions(blocks: dict[str, str]) -> dict[str, str]:
     """A model with every field of another (a server-side subclass, flattened by OpenAPI)
-    extends the largest such model and lists only the fields it adds."""
+    extends the largest such model and lists only the fields it adds: a model of about six
+    lines of fields or more, or a smaller one the name says it is a kind of (``CountMeta`` is
+    a ``Meta``; a ``LockIn`` is not a ``PlacementIn`` for sharing two of its fields)."""
     models = {n: f for n, b in blocks.items() if (f := _fields(b)) is not None}
     folded = dict(blocks)
     for name, (doc, own) in models.items():
         parents = [
             other
             for other, (_, theirs) in models.items()
-            if other != name and set(theirs) < set(own) and sum(map(len, theirs)) >= 240
-        ]  # about six lines of fields: less is not worth a base class
+            if other != name
+            and set(theirs) < set(own)
+            and (sum(map(len, theirs)) >= 240 or name.endswith(other))
+        ]
         if parents:
             parent = max(parents, key=lambda p: len(models[p][1]))
             added = [f for f in own if f not in set(models[parent][1])]

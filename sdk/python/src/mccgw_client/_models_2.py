@@ -88,9 +88,12 @@ class ChainWriteView(BaseModel):
     status: str
 
 
-class CountMeta(BaseModel):
+class Meta(BaseModel):
     api_version: str | None = "v1"
     request_id: str | None = None
+
+
+class CountMeta(Meta):
     total: int
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import AwareDatetime, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
+from ._models_2 import Meta
 
 
 class Introspection(BaseModel):
@@ -99,16 +100,14 @@ class Liquidity(BaseModel):
     value: str
 
 
-class ViewMeta(BaseModel):
+class ViewMeta(Meta):
     address: Annotated[
         str | None, Field(description="The account the resource was decoded from")
     ] = None
-    api_version: str | None = "v1"
     max_age_seconds: Annotated[float, Field(description="Snapshots are re-read at most this often")]
     program: Annotated[str | None, Field(description="The program whose accounts a list scans")] = (
         None
     )
-    request_id: str | None = None
     slot: Annotated[int, Field(description="The slot the data was read at (confirmed commitment)")]
 
 

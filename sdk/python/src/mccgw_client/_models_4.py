@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ._models_1 import AttributeValue, BaseModel, IdempotencyKey
+from ._models_2 import Meta
 from ._models_3 import Liquidity, LoanAttributes, UserUid
 
 
@@ -39,18 +40,11 @@ class MembershipAttributes(BaseModel):
     user_uid: str
 
 
-class Meta(BaseModel):
-    api_version: str | None = "v1"
-    request_id: str | None = None
-
-
-class MiningBatchMeta(BaseModel):
+class MiningBatchMeta(Meta):
     accepted: int
-    api_version: str | None = "v1"
     page: int
     per_page: int
     refused: int
-    request_id: str | None = None
     total: int
     webhook_note: str
     webhook_url: str | None
@@ -92,9 +86,7 @@ class MiningSubmissionAttrs(BaseModel):
     user_uid: str
 
 
-class MiningWebhookMeta(BaseModel):
-    api_version: str | None = "v1"
-    request_id: str | None = None
+class MiningWebhookMeta(Meta):
     webhook_note: str
     webhook_url: str | None
 
@@ -155,11 +147,9 @@ class OpenIdConfiguration(BaseModel):
     token_endpoint_auth_methods_supported: list[str]
 
 
-class PageMeta(BaseModel):
-    api_version: str | None = "v1"
+class PageMeta(Meta):
     page: int
     per_page: int
-    request_id: str | None = None
     total: int
 
 
@@ -251,3 +241,15 @@ class ProofIn(BaseModel):
     signature: Annotated[str, Field(max_length=300, min_length=1)]
     timestamp: Annotated[int | str, Field(description="ISO 8601 or Unix seconds")]
     type: Literal["hmac-sha256", "ed25519"]
+
+
+class PublicUserAttributes(BaseModel):
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    uid: str
+
+
+class Ready(BaseModel):
+    checks: dict[str, Literal["ok"]]
+    status: Literal["ready"]

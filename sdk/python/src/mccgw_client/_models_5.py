@@ -3,25 +3,22 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal
 
 from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import ChainWriteView, HistoryItem
+from ._models_1 import (
+    _T0,
+    AddressBalance,
+    ApplicationAttrs,
+    ApprovedAttrs,
+    AttributeAttrs,
+    AttributeDeletionAttrs,
+    BaseModel,
+    IdempotencyKey,
+)
+from ._models_2 import ChainWriteView, EndpointAttributes, HistoryItem
 from ._models_3 import LightIn, LoansByStatus
-
-
-class PublicUserAttributes(BaseModel):
-    avatar_url: str | None
-    created_at: str
-    display_name: str | None
-    uid: str
-
-
-class Ready(BaseModel):
-    checks: dict[str, Literal["ok"]]
-    status: Literal["ready"]
 
 
 class RedirectUrisIn(BaseModel):
@@ -36,19 +33,11 @@ class RedirectUrisIn(BaseModel):
     ]
 
 
-class RegisteredEndpointAttributes(BaseModel):
-    created_at: str
-    disabled_at: str | None
-    disabled_reason: str | None
-    events: list[str]
-    failing_since: str | None
+class RegisteredEndpointAttributes(EndpointAttributes):
     secret: Annotated[
         str | None,
         Field(description="Only when registered without one: the generated secret, shown once"),
     ] = None
-    status: Annotated[str, Field(description="active, disabled or deleted")]
-    updated_at: str
-    url: str
 
 
 class RegisteredProjectAttrs(BaseModel):
@@ -246,3 +235,24 @@ class TypeAmounts(BaseModel):
     sector: str
     station: str
     system: str
+
+
+class GenericAttributesIdType(BaseModel, Generic[_T0]):
+    attributes: _T0
+    id: str
+    type: str
+
+
+TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
+
+
+TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]
+
+
+TypedResourceApprovedAttrs = GenericAttributesIdType[ApprovedAttrs]
+
+
+TypedResourceAttributeAttrs = GenericAttributesIdType[AttributeAttrs]
+
+
+TypedResourceAttributeDeletionAttrs = GenericAttributesIdType[AttributeDeletionAttrs]

@@ -4,17 +4,11 @@
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Generic, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from ._models_1 import (
-    _T0,
-    AddressBalance,
-    ApplicationAttrs,
-    ApprovedAttrs,
-    AttributeAttrs,
-    AttributeDeletionAttrs,
     AuctionAttributes,
     AuctionDetailAttributes,
     AuthorizationAttributes,
@@ -55,9 +49,10 @@ from ._models_4 import (
     OAuthClientAttrs,
     PositionAttributes,
     ProjectAttributesAttrs,
+    PublicUserAttributes,
 )
 from ._models_5 import (
-    PublicUserAttributes,
+    GenericAttributesIdType,
     RegisteredEndpointAttributes,
     RegisteredProjectAttrs,
     RetryAttrs,
@@ -67,28 +62,6 @@ from ._models_5 import (
     TokenStats,
     TokenTransaction,
 )
-
-
-class GenericAttributesIdType(BaseModel, Generic[_T0]):
-    attributes: _T0
-    id: str
-    type: str
-
-
-TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
-
-
-TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]
-
-
-TypedResourceApprovedAttrs = GenericAttributesIdType[ApprovedAttrs]
-
-
-TypedResourceAttributeAttrs = GenericAttributesIdType[AttributeAttrs]
-
-
-TypedResourceAttributeDeletionAttrs = GenericAttributesIdType[AttributeDeletionAttrs]
-
 
 TypedResourceAuctionAttributes = GenericAttributesIdType[AuctionAttributes]
 

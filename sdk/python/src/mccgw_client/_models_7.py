@@ -8,7 +8,7 @@ from typing import Annotated, Any, Generic, Literal, TypeAlias
 from pydantic import Field
 
 from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
-from ._models_2 import Capacities, CountMeta, GlobalDay
+from ._models_2 import Capacities, CountMeta, GlobalDay, Meta
 from ._models_3 import (
     LegacyManager,
     LegacyMiningRecord,
@@ -18,11 +18,13 @@ from ._models_3 import (
     UserUid,
     ViewMeta,
 )
-from ._models_4 import Meta, PageMeta, ProfileAttribute, ProofIn
-from ._models_6 import (
+from ._models_4 import PageMeta, ProfileAttribute, ProofIn
+from ._models_5 import (
     GenericAttributesIdType,
     TypedResourceApplicationAttrs,
     TypedResourceAttributeAttrs,
+)
+from ._models_6 import (
     TypedResourceAuctionAttributes,
     TypedResourceAuthorizationAttributes,
     TypedResourceBidAttributes,

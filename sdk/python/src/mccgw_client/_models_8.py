@@ -8,17 +8,22 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ._models_1 import BaseModel
-from ._models_2 import DayProject
+from ._models_2 import DayProject, Meta
 from ._models_3 import ListMeta, ViewMeta
-from ._models_4 import Meta, MiningBatchMeta, MiningWebhookMeta, PageMeta
-from ._models_5 import DetailedTransferAttrs, StatusRecordAttrs, TransferStep, TypeAmounts
-from ._models_6 import (
+from ._models_4 import MiningBatchMeta, MiningWebhookMeta, PageMeta
+from ._models_5 import (
+    DetailedTransferAttrs,
     GenericAttributesIdType,
+    StatusRecordAttrs,
+    TransferStep,
+    TypeAmounts,
     TypedResourceAddressBalance,
     TypedResourceApplicationAttrs,
     TypedResourceApprovedAttrs,
     TypedResourceAttributeAttrs,
     TypedResourceAttributeDeletionAttrs,
+)
+from ._models_6 import (
     TypedResourceAuctionDetailAttributes,
     TypedResourceAuthorizationAttributes,
     TypedResourceAvatarAttributes,
@@ -361,6 +366,3 @@ OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, M
 
 
 OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
-
-
-OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]

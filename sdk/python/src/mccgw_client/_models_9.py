@@ -3,10 +3,11 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
+from ._models_2 import Meta
 from ._models_3 import ViewMeta
-from ._models_4 import Meta
 from ._models_7 import GenericDataMeta
 from ._models_8 import (
+    TypedResourceProjectStatusAttrs,
     TypedResourceStatusChangeAttrs,
     TypedResourceTransferAttributes,
     TypedResourceTreeAttributes,
@@ -17,6 +18,9 @@ from ._models_8 import (
     TypedResourceVaultDetailAttributes,
     TypedResourceWhitelistStatusAttrs,
 )
+
+OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]
+
 
 OneStatusChangeAttrs = GenericDataMeta[TypedResourceStatusChangeAttrs, Meta]
 
