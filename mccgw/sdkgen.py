@@ -155,13 +155,13 @@ def operations(spec: dict[str, Any], model_names: set[str]) -> list[dict[str, An
 
 def _chunks(blocks: list[str]) -> list[list[str]]:
     """Consecutive runs of ``blocks`` of about equal size, each about PART_LINES long."""
-    total = sum(b.count("\n") + 2 for b in blocks)
+    total = sum(b.count("\n") + 3 for b in blocks)  # its lines and the two blank ones after
     parts = -(-total // PART_LINES)
     target = -(-total // parts)
     chunks: list[list[str]] = [[]]
     size = 0
     for block in blocks:
-        lines = block.count("\n") + 2
+        lines = block.count("\n") + 3
         if chunks[-1] and size + lines > target:
             chunks.append([])
             size = 0
@@ -220,7 +220,7 @@ def _operation_line(o: dict[str, Any]) -> str:
 def _operations_sources(ops: list[dict[str, Any]]) -> dict[str, str]:
     out: dict[str, str] = {}
     # A formatted Operation(...) takes about 8 lines: chunk on that estimate.
-    lines_of = [_operation_line(o) + "\n" * 6 for o in ops]
+    lines_of = [_operation_line(o) + "\n" * 5 for o in ops]
     chunks = _chunks(lines_of)
     for i, chunk in enumerate(chunks, 1):
         head = [

@@ -1,4 +1,4 @@
-"""Models, part 1 of 9 (re-exported by models.py)."""
+"""Models, part 1 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -213,50 +213,3 @@ class AuthorizationAttributes(BaseModel):
     scopes: list[str]
     source: str
     updated_at: str
-
-
-class AvatarAttributes(BaseModel):
-    avatar_url: str
-    bytes: int
-    content_type: str
-    height: int
-    width: int
-
-
-class BaseProfileAttributes(BaseModel):
-    avatar_url: str | None
-    created_at: str
-    display_name: str | None
-    role: str
-    station_id: int | None
-    uid: str
-    unit_id: int | None
-    wallet_address: str | None
-
-
-class BatchIn(BaseModel):
-    activities: Annotated[
-        list[dict[str, Any]],
-        Field(
-            description="Mining activities, each with its own idempotency_key",
-            max_length=100,
-            min_length=1,
-        ),
-    ]
-    idempotency_key: Annotated[
-        str | None, Field(description="The key of the batch request itself")
-    ] = None
-
-
-class BidAttributes(BaseModel):
-    account: str
-    amount: str
-    auction_ended: bool | None
-    auction_id: int
-    auction_status: str | None
-    bidder: str
-    is_highest: bool
-    is_refunded: bool
-    placed_at: str | None
-    status: str
-    withdrawn_at: str | None

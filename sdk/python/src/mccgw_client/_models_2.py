@@ -1,14 +1,61 @@
-"""Models, part 2 of 9 (re-exported by models.py)."""
+"""Models, part 2 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import AwareDatetime, Field
 
 from ._models_1 import Attempt, BaseModel
+
+
+class AvatarAttributes(BaseModel):
+    avatar_url: str
+    bytes: int
+    content_type: str
+    height: int
+    width: int
+
+
+class BaseProfileAttributes(BaseModel):
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    role: str
+    station_id: int | None
+    uid: str
+    unit_id: int | None
+    wallet_address: str | None
+
+
+class BatchIn(BaseModel):
+    activities: Annotated[
+        list[dict[str, Any]],
+        Field(
+            description="Mining activities, each with its own idempotency_key",
+            max_length=100,
+            min_length=1,
+        ),
+    ]
+    idempotency_key: Annotated[
+        str | None, Field(description="The key of the batch request itself")
+    ] = None
+
+
+class BidAttributes(BaseModel):
+    account: str
+    amount: str
+    auction_ended: bool | None
+    auction_id: int
+    auction_status: str | None
+    bidder: str
+    is_highest: bool
+    is_refunded: bool
+    placed_at: str | None
+    status: str
+    withdrawn_at: str | None
 
 
 class BonusAttributes(BaseModel):
@@ -147,96 +194,3 @@ class EndpointAttributes(BaseModel):
     status: Annotated[str, Field(description="active, disabled or deleted")]
     updated_at: str
     url: str
-
-
-class EstimateAttributes(BaseModel):
-    available_liquidity: str
-    checks: BorrowChecks
-    collateral_type: str
-    collateral_value: str
-    decimals: int
-    due_at: str | None
-    duration: str
-    duration_seconds: int
-    eligible: bool
-    interest_at_due: str
-    lending_pool: str
-    loan_amount: str
-    ltv_bps: int | None
-    max_borrow: str
-    max_seconds_before_overflow: int | None
-    onchain_overflow: bool
-    rate_bps_applied: int
-    rate_bps_now: int
-    rate_bps_post: Annotated[int, Field(description="The rate once this loan is borrowed")]
-    total_due: str
-
-
-class EstimateBorrowBody(BaseModel):
-    duration: Literal["three_days", "seven_days", "thirty_days"]
-    loan_amount: Annotated[
-        str, Field(description="Decimal string in the pool asset", examples=["500"])
-    ]
-    nft_mint: Annotated[str | None, Field(description="Instead of territory_type")] = None
-    territory_type: Literal["station", "matrix", "sector", "system"] | None = None
-
-
-class FundsTransferIn(BaseModel):
-    amount: Annotated[str, Field(examples=["1.5"])]
-    currency: Literal["MCC", "MCD"]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    idempotency_key: str | None = None
-    reason: Annotated[str | None, Field(examples=["in_game_trade"], max_length=100)] = None
-    reference: dict[str, Any] | None = None
-    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
-
-
-class GlobalDay(BaseModel):
-    activities: int
-    date: str
-    mcd_amount: str
-    miners: int
-    trade_volume_usdc: str
-
-
-class HistoryItem(BaseModel):
-    at: str | None
-    reason: str | None
-    status: str
-
-
-class HolderAttributes(BaseModel):
-    amount: str
-    is_buyout_escrow: bool
-    owner: str
-    share: str
-    token_account: str
-
-
-class HoldingAttributes(BaseModel):
-    amount: str
-    fragment_mint: str
-    fragment_symbol: str
-    nft_mint: str
-    share: str
-    token_account: str
-    vault: str
-    vault_status: str
-
-
-class InterestAttributes(BaseModel):
-    decimals: int
-    duration_seconds: int
-    interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
-    max_seconds_before_overflow: int | None
-    onchain_overflow: Annotated[
-        bool,
-        Field(description="principal*rate*dt exceeds 2^64-1: the program would fail (6031)"),
-    ]
-    principal: str
-    prior_accrued_interest: str
-    rate_bps: Annotated[
-        int, Field(description="The rate applied: min(rate, 10000) as loans cap it")
-    ]
-    rate_source: Literal["request", "pool"]
-    total_debt: str

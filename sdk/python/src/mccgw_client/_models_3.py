@@ -1,14 +1,107 @@
-"""Models, part 3 of 9 (re-exported by models.py)."""
+"""Models, part 3 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import Meta
+from ._models_2 import BorrowChecks, Meta
+
+
+class EstimateAttributes(BaseModel):
+    available_liquidity: str
+    checks: BorrowChecks
+    collateral_type: str
+    collateral_value: str
+    decimals: int
+    due_at: str | None
+    duration: str
+    duration_seconds: int
+    eligible: bool
+    interest_at_due: str
+    lending_pool: str
+    loan_amount: str
+    ltv_bps: int | None
+    max_borrow: str
+    max_seconds_before_overflow: int | None
+    onchain_overflow: bool
+    rate_bps_applied: int
+    rate_bps_now: int
+    rate_bps_post: Annotated[int, Field(description="The rate once this loan is borrowed")]
+    total_due: str
+
+
+class EstimateBorrowBody(BaseModel):
+    duration: Literal["three_days", "seven_days", "thirty_days"]
+    loan_amount: Annotated[
+        str, Field(description="Decimal string in the pool asset", examples=["500"])
+    ]
+    nft_mint: Annotated[str | None, Field(description="Instead of territory_type")] = None
+    territory_type: Literal["station", "matrix", "sector", "system"] | None = None
+
+
+class FundsTransferIn(BaseModel):
+    amount: Annotated[str, Field(examples=["1.5"])]
+    currency: Literal["MCC", "MCD"]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    idempotency_key: str | None = None
+    reason: Annotated[str | None, Field(examples=["in_game_trade"], max_length=100)] = None
+    reference: dict[str, Any] | None = None
+    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
+
+
+class GlobalDay(BaseModel):
+    activities: int
+    date: str
+    mcd_amount: str
+    miners: int
+    trade_volume_usdc: str
+
+
+class HistoryItem(BaseModel):
+    at: str | None
+    reason: str | None
+    status: str
+
+
+class HolderAttributes(BaseModel):
+    amount: str
+    is_buyout_escrow: bool
+    owner: str
+    share: str
+    token_account: str
+
+
+class HoldingAttributes(BaseModel):
+    amount: str
+    fragment_mint: str
+    fragment_symbol: str
+    nft_mint: str
+    share: str
+    token_account: str
+    vault: str
+    vault_status: str
+
+
+class InterestAttributes(BaseModel):
+    decimals: int
+    duration_seconds: int
+    interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
+    max_seconds_before_overflow: int | None
+    onchain_overflow: Annotated[
+        bool,
+        Field(description="principal*rate*dt exceeds 2^64-1: the program would fail (6031)"),
+    ]
+    principal: str
+    prior_accrued_interest: str
+    rate_bps: Annotated[
+        int, Field(description="The rate applied: min(rate, 10000) as loans cap it")
+    ]
+    rate_source: Literal["request", "pool"]
+    total_debt: str
 
 
 class Introspection(BaseModel):
@@ -109,129 +202,3 @@ class ViewMeta(Meta):
         None
     )
     slot: Annotated[int, Field(description="The slot the data was read at (confirmed commitment)")]
-
-
-class ListMeta(ViewMeta):
-    page: int
-    per_page: int
-    total: int
-
-
-class LoanAttributes(BaseModel):
-    account: str
-    accrued_interest: str
-    borrow_rate_at_origination_bps: int
-    borrower: str
-    collateral_type: str
-    collateral_value: str
-    created_at: str | None
-    due_at: str | None
-    duration: str
-    interest_since_update: str
-    is_liquidatable: bool
-    is_overdue: bool
-    last_interest_update: str | None
-    lending_pool: str
-    liquidated_at: str | None
-    ltv_bps: int | None
-    nft_mint: str
-    onchain_overflow: bool
-    principal: str
-    rate_bps_now: int
-    repaid_at: str | None
-    seconds_remaining: int
-    status: str
-    total_debt: str
-
-
-class LoansByStatus(BaseModel):
-    active: int
-    liquidated: int
-    pending: int
-    repaid: int
-
-
-class LockAttributes(BaseModel):
-    amount: Annotated[str, Field(description="Decimal string")]
-    available_balance: Annotated[
-        str | None,
-        Field(description="After a lock or unlock only: the user's available balance"),
-    ] = None
-    currency: Literal["MCC", "MCD"]
-    locked_until: str | None
-    reason: str
-    reference_id: str | None
-    status: Annotated[str, Field(description="locked, unlocked, settled or expired")]
-    unlock_reason: Annotated[str | None, Field(description="After an unlock only")] = None
-    user_uid: str
-
-
-UserUid: TypeAlias = Annotated[str, Field(max_length=100, min_length=1)]
-
-
-class LockIn(BaseModel):
-    amount: Annotated[
-        str,
-        Field(description="Decimal string, > 0, at most 9 decimals", examples=["12.5"]),
-    ]
-    currency: Annotated[Literal["MCC", "MCD"], Field(examples=["MCC"])]
-    expires_at: Annotated[
-        AwareDatetime,
-        Field(description="When the lock ends by itself (future, with offset)"),
-    ]
-    idempotency_key: IdempotencyKey = None
-    reason: Annotated[str, Field(examples=["auction_bid"], max_length=100, min_length=1)]
-    reference_id: Annotated[str | None, Field(examples=["auction-42"], max_length=200)] = None
-    user_uid: UserUid
-
-
-class LpAttributes(BaseModel):
-    exchange_rate: str
-    lending_pool: str
-    lp_balance: str
-    lp_mint: str
-    share_of_pool: str
-    token_accounts: list[str]
-    value: str
-    wallet: str
-
-
-class MccBalance(BaseModel):
-    available_balance: str
-    deposit_address: str
-    deposit_owner: str
-    locked_balance: Annotated[str, Field(description="sum of active fund locks")]
-    pending_out: str
-    total_balance: str
-    updated_at: str | None
-
-
-class MccPrice(BaseModel):
-    base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
-    buyback_price_usdc: Annotated[
-        str | None, Field(description="base + floor(base * premium / 10000)")
-    ]
-    close_at: Annotated[str | None, Field(description="the newest close")]
-    onchain_updated_at: str | None
-    points: Annotated[int, Field(description="closes in the mean (180 once that many exist)")]
-    premium_bps: int
-    price_usdc: Annotated[str, Field(description="the price the rule gives now")]
-    source: Literal["market", "admin", "default"]
-    tx_signature: Annotated[str | None, Field(description="the last on-chain update_price")]
-    updated_at: Annotated[str, Field(description="when the source value was observed or set")]
-
-
-class McdBalance(BaseModel):
-    available_balance: str
-    deposit_address: Annotated[
-        str, Field(description="the user's custody token account: send here")
-    ]
-    deposit_owner: Annotated[
-        str, Field(description="owner of the deposit address (the custody authority)")
-    ]
-    frozen_balance: Annotated[str, Field(description="sum of active fund locks")]
-    pending_out: Annotated[str, Field(description="outgoing transfers not yet final")]
-    total_balance: Annotated[
-        str, Field(description="finalized custody balance as booked (decimal)")
-    ]
-    updated_at: str | None

@@ -1,24 +1,205 @@
-"""Models, part 5 of 9 (re-exported by models.py)."""
+"""Models, part 5 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from ._models_1 import (
-    _T0,
-    AddressBalance,
-    ApplicationAttrs,
-    ApprovedAttrs,
-    AttributeAttrs,
-    AttributeDeletionAttrs,
-    BaseModel,
-    IdempotencyKey,
-)
-from ._models_2 import ChainWriteView, EndpointAttributes, HistoryItem
-from ._models_3 import LightIn, LoansByStatus
+from ._models_1 import AttributeValue, BaseModel, IdempotencyKey
+from ._models_2 import Meta
+from ._models_3 import Liquidity
+from ._models_4 import LoanAttributes, UserUid
+
+
+class MiningSubmissionAttrs(BaseModel):
+    """
+    A ``mining_activity`` resource: one submission, its reward and its history.
+    """
+
+    activity_type: str
+    block_height: int | None
+    confirmed_at: str | None
+    created_at: str | None
+    history: list[dict[str, Any]]
+    idempotency_key: str
+    mcd_amount: str | None
+    mcd_estimated: str
+    reason: str | None
+    status: str
+    tx_signature: str | None
+    updated_at: str | None
+    user_uid: str
+
+
+class MiningWebhookMeta(Meta):
+    webhook_note: str
+    webhook_url: str | None
+
+
+class NftAttributes(BaseModel):
+    account: str
+    created_at: str | None
+    current_members: int
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
+    updated_at: str | None
+
+
+class NftDetailAttributes(NftAttributes):
+    escrowed_in: Literal["lending_loan", "fragment_vault"] | None
+    holder: str | None
+    holder_token_account: str | None
+    owner_is_stale: bool
+
+
+class OAuthClientAttrs(BaseModel):
+    client_type: str
+    oauth_client_id: str
+    redirect_uris: list[str]
+    scopes: list[str]
+
+
+class OAuthError(BaseModel):
+    """
+    RFC 6749 section 5.2 error response.
+    """
+
+    error: str
+    error_description: str | None = None
+
+
+class OpenIdConfiguration(BaseModel):
+    authorization_endpoint: str
+    claims_supported: list[str]
+    code_challenge_methods_supported: list[str]
+    grant_types_supported: list[str]
+    id_token_signing_alg_values_supported: list[str]
+    introspection_endpoint: str
+    issuer: str
+    jwks_uri: str
+    response_types_supported: list[str]
+    revocation_endpoint: str
+    scopes_supported: list[str]
+    subject_types_supported: list[str]
+    token_endpoint: str
+    token_endpoint_auth_methods_supported: list[str]
+
+
+class PageMeta(Meta):
+    page: int
+    per_page: int
+    total: int
+
+
+class PlacementIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    user_uid: UserUid
+
+
+class PositionAttributes(BaseModel):
+    active_loans: int
+    liquidity: Liquidity
+    loans: list[LoanAttributes]
+    total_debt: str
+    wallet: str
+
+
+class PriceSet(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    price_usdc: Annotated[
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
+    ]
+
+
+class Error(BaseModel):
+    field: str | None = None
+    message: str | None = None
+
+
+class Problem(BaseModel):
+    """
+    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
+    """
+
+    detail: str | None = None
+    errors: list[Error] | None = None
+    instance: str | None = None
+    status: Annotated[int, Field(ge=400, le=599)]
+    title: str
+    type: str
+
+
+class ProfileAttribute(BaseModel):
+    attribute_key: str
+    attribute_value: Any
+    project_id: str
+    updated_at: str
+    visibility: str
+
+
+class ProfileUpdate(BaseModel):
+    display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
+    idempotency_key: IdempotencyKey = None
+
+
+class ProjectAttributesAttrs(BaseModel):
+    attributes: dict[str, AttributeValue]
+    project_id: str
+    uid: str
+
+
+class ProjectRegistrationIn(BaseModel):
+    """
+    Spec "Project registration by an administrator".
+    """
+
+    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
+    description: Annotated[str | None, Field(max_length=2000)] = None
+    name: Annotated[str, Field(max_length=100, min_length=3)]
+    project_id: Annotated[
+        str | None,
+        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
+    ] = None
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
+        Field(
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+        ),
+    ] = None
+    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
+
+
+class ProofIn(BaseModel):
+    hash: Annotated[
+        str,
+        Field(description="hex SHA-256 of the canonical form", pattern="^[0-9a-fA-F]{64}$"),
+    ]
+    signature: Annotated[str, Field(max_length=300, min_length=1)]
+    timestamp: Annotated[int | str, Field(description="ISO 8601 or Unix seconds")]
+    type: Literal["hmac-sha256", "ed25519"]
+
+
+class PublicUserAttributes(BaseModel):
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    uid: str
+
+
+class Ready(BaseModel):
+    checks: dict[str, Literal["ok"]]
+    status: Literal["ready"]
 
 
 class RedirectUrisIn(BaseModel):
@@ -31,228 +212,3 @@ class RedirectUrisIn(BaseModel):
             max_length=10,
         ),
     ]
-
-
-class RegisteredEndpointAttributes(EndpointAttributes):
-    secret: Annotated[
-        str | None,
-        Field(description="Only when registered without one: the generated secret, shown once"),
-    ] = None
-
-
-class RegisteredProjectAttrs(BaseModel):
-    allowed_scopes: list[str]
-    api_key: str
-    api_secret: str
-    client_type: str
-    created_at: str
-    description: str | None
-    name: str
-    oauth_client_id: str
-    project_id: str
-    rate_limit_tier: str
-    redirect_uris: list[str]
-    scopes: list[str]
-    status: str
-    webhook_url: str | None
-
-
-class RejectIn(BaseModel):
-    reason: Annotated[
-        str,
-        Field(examples=["Incomplete company details"], max_length=2000, min_length=1),
-    ]
-
-
-class RemovalIn(LightIn):
-    pass
-
-
-class RetriedWrite(BaseModel):
-    signature: str | None
-    status: str
-
-
-class RetryAttrs(BaseModel):
-    chain_write: RetriedWrite | None
-    status: str
-    transfer_id: str
-    workflow_id: str | None
-    workflow_restarted: bool
-
-
-class Revocation(BaseModel):
-    """
-    RFC 7009: an empty JSON object whether or not the token existed.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
-
-class StationSummary(BaseModel):
-    id: str
-    mining_input: str
-    qualifying_days: int
-
-
-class StatsAttributes(BaseModel):
-    active_principal: str
-    as_of: str | None
-    available_liquidity: str
-    borrow_rate_bps: int
-    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
-    loans: int
-    loans_by_status: LoansByStatus
-    lp_supply: str | None
-    pending_pool_interest: str
-    pending_protocol_fee: str
-    pool_accrual_overflow: bool
-    recorded_total_borrowed: Annotated[
-        str,
-        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
-    ]
-    supply_rate_bps: int
-    tvl: Annotated[
-        str,
-        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
-    ]
-    utilization_bps: int
-    vault_balance: str | None
-
-
-class StatusChangeIn(BaseModel):
-    reason: Annotated[str | None, Field(max_length=2000)] = None
-    status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
-
-
-class StatusRecordAttrs(BaseModel):
-    changed_by: str | None
-    created_at: str
-    from_status: str | None
-    project_id: str
-    reason: str | None
-    status: str
-
-
-class DetailedTransferAttrs(BaseModel):
-    amount: str
-    block_height: int | None
-    created_at: str | None
-    currency: str
-    failure_reason: str | None
-    finished_at: str | None
-    from_uid: str
-    history: list[HistoryItem]
-    lock_id: str | None
-    reference: dict[str, Any] | None
-    requires_onchain: bool
-    slot: int | None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None
-    updated_at: str | None
-
-
-class StuckTransferAttrs(DetailedTransferAttrs):
-    chain_write: ChainWriteView | None
-    onchain_at: str | None
-
-
-class TokenResponse(BaseModel):
-    access_token: str
-    expires_in: int
-    id_token: str | None = None
-    refresh_token: str | None = None
-    scope: str | None = None
-    token_type: str
-
-
-class TokenStats(BaseModel):
-    custody_total: str
-    decimals: int
-    holders: int
-    mint: str
-    price_source: str | None = None
-    price_usdc: str | None = None
-    supply: str
-    transactions_24h: int
-    transactions_30d: int
-    updated_at: str
-    volume_24h: str
-    volume_30d: str
-
-
-class TokenTransaction(BaseModel):
-    amount: str
-    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
-    created_at: str
-    currency: str
-    direction: Literal["in", "out"]
-    reference: str | None
-    signature: str | None
-    status: str
-    type: Annotated[
-        str,
-        Field(
-            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
-        ),
-    ]
-
-
-class TransferRequestIn(BaseModel):
-    amount: Annotated[str, Field(examples=["12.5"])]
-    currency: Literal["MCC", "MCD"]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    idempotency_key: str | None = None
-    reference: Annotated[
-        dict[str, Any] | None,
-        Field(
-            description="Identifiers of the business object; `lock_id` settles that fund lock",
-            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
-        ),
-    ] = None
-    requires_onchain: Annotated[
-        bool | None,
-        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
-    ] = True
-    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    transfer_type: Annotated[
-        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
-    ]
-
-
-class TransferStep(BaseModel):
-    at: str
-    reason: str | None
-    status: str
-
-
-class TypeAmounts(BaseModel):
-    matrix: str
-    sector: str
-    station: str
-    system: str
-
-
-class GenericAttributesIdType(BaseModel, Generic[_T0]):
-    attributes: _T0
-    id: str
-    type: str
-
-
-TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
-
-
-TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]
-
-
-TypedResourceApprovedAttrs = GenericAttributesIdType[ApprovedAttrs]
-
-
-TypedResourceAttributeAttrs = GenericAttributesIdType[AttributeAttrs]
-
-
-TypedResourceAttributeDeletionAttrs = GenericAttributesIdType[AttributeDeletionAttrs]

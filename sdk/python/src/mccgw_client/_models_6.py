@@ -1,311 +1,210 @@
-"""Models, part 6 of 9 (re-exported by models.py)."""
+"""Models, part 6 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from datetime import date as date_aliased
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ._models_1 import (
-    AuctionAttributes,
-    AuctionDetailAttributes,
-    AuthorizationAttributes,
-    AvatarAttributes,
-    BaseModel,
-    BaseProfileAttributes,
-    BidAttributes,
-    IdempotencyKey,
-)
-from ._models_2 import (
-    BonusAttributes,
-    BuyoutAttributes,
-    DailyKpi,
-    DeliveryAttributes,
-    DriftAttrs,
-    EndpointAttributes,
-    EstimateAttributes,
-    HolderAttributes,
-    HoldingAttributes,
-    InterestAttributes,
-)
-from ._models_3 import (
-    LoanAttributes,
-    LockAttributes,
-    LpAttributes,
-    MccBalance,
-    MccPrice,
-    McdBalance,
-)
-from ._models_4 import (
-    McdRewardAttrs,
-    MemberAttributes,
-    MembershipAttributes,
-    MiningRecordAttrs,
-    MiningSubmissionAttrs,
-    NftAttributes,
-    NftDetailAttributes,
-    OAuthClientAttrs,
-    PositionAttributes,
-    ProjectAttributesAttrs,
-    PublicUserAttributes,
-)
-from ._models_5 import (
-    GenericAttributesIdType,
-    RegisteredEndpointAttributes,
-    RegisteredProjectAttrs,
-    RetryAttrs,
-    StationSummary,
-    StatsAttributes,
-    StuckTransferAttrs,
-    TokenStats,
-    TokenTransaction,
-)
+from ._models_1 import BaseModel
+from ._models_2 import ChainWriteView, EndpointAttributes
+from ._models_3 import HistoryItem, LightIn
+from ._models_4 import LoansByStatus
 
-TypedResourceAuctionAttributes = GenericAttributesIdType[AuctionAttributes]
 
-
-TypedResourceAuctionDetailAttributes = GenericAttributesIdType[AuctionDetailAttributes]
-
-
-TypedResourceAuthorizationAttributes = GenericAttributesIdType[AuthorizationAttributes]
-
-
-TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
-
-
-TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
-
-
-TypedResourceBidAttributes = GenericAttributesIdType[BidAttributes]
-
-
-TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
-
-
-TypedResourceDeliveryAttributes = GenericAttributesIdType[DeliveryAttributes]
-
-
-TypedResourceDriftAttrs = GenericAttributesIdType[DriftAttrs]
-
-
-TypedResourceEndpointAttributes = GenericAttributesIdType[EndpointAttributes]
-
-
-TypedResourceEstimateAttributes = GenericAttributesIdType[EstimateAttributes]
-
-
-TypedResourceHolderAttributes = GenericAttributesIdType[HolderAttributes]
-
-
-TypedResourceHoldingAttributes = GenericAttributesIdType[HoldingAttributes]
-
-
-TypedResourceInterestAttributes = GenericAttributesIdType[InterestAttributes]
-
-
-TypedResourceLoanAttributes = GenericAttributesIdType[LoanAttributes]
-
-
-TypedResourceLockAttributes = GenericAttributesIdType[LockAttributes]
-
-
-TypedResourceLpAttributes = GenericAttributesIdType[LpAttributes]
-
-
-TypedResourceMccBalance = GenericAttributesIdType[MccBalance]
-
-
-TypedResourceMccPrice = GenericAttributesIdType[MccPrice]
-
-
-TypedResourceMcdBalance = GenericAttributesIdType[McdBalance]
-
-
-TypedResourceMcdRewardAttrs = GenericAttributesIdType[McdRewardAttrs]
-
-
-TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
-
-
-TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]
-
-
-TypedResourceMiningRecordAttrs = GenericAttributesIdType[MiningRecordAttrs]
-
-
-TypedResourceMiningSubmissionAttrs = GenericAttributesIdType[MiningSubmissionAttrs]
-
-
-TypedResourceNftAttributes = GenericAttributesIdType[NftAttributes]
-
-
-TypedResourceNftDetailAttributes = GenericAttributesIdType[NftDetailAttributes]
-
-
-TypedResourceOAuthClientAttrs = GenericAttributesIdType[OAuthClientAttrs]
-
-
-TypedResourcePositionAttributes = GenericAttributesIdType[PositionAttributes]
-
-
-TypedResourceProjectAttributesAttrs = GenericAttributesIdType[ProjectAttributesAttrs]
-
-
-TypedResourcePublicUserAttributes = GenericAttributesIdType[PublicUserAttributes]
-
-
-TypedResourceRegisteredEndpointAttributes = GenericAttributesIdType[RegisteredEndpointAttributes]
-
-
-TypedResourceRegisteredProjectAttrs = GenericAttributesIdType[RegisteredProjectAttrs]
-
-
-TypedResourceRetryAttrs = GenericAttributesIdType[RetryAttrs]
-
-
-TypedResourceStatsAttributes = GenericAttributesIdType[StatsAttributes]
-
-
-TypedResourceStuckTransferAttrs = GenericAttributesIdType[StuckTransferAttrs]
-
-
-TypedResourceTokenStats = GenericAttributesIdType[TokenStats]
-
-
-TypedResourceTokenTransaction = GenericAttributesIdType[TokenTransaction]
-
-
-class UnitAttributes(BaseModel):
-    created_at: str
-    lit: bool
-    lit_since: date_aliased | None
-    manager_uid: str | None
-    member_count: int
-    name: str
-    number: int
-    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
-    qualifying_days: Annotated[
-        str, Field(description="Decimal string: a station's count, or the average")
-    ]
-    state_day: Annotated[
-        date_aliased | None,
-        Field(description="Last day of the window the state is for"),
-    ]
-    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
-    unit_type: Literal["station", "matrix", "sector", "system"]
-
-
-class UnitIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    manager_uid: Annotated[str | None, Field(max_length=100, min_length=1)] = None
-    name: Annotated[str, Field(max_length=100, min_length=1)]
-    number: Annotated[
-        int,
-        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
-    ]
-    parent: Annotated[
+class RegisteredEndpointAttributes(EndpointAttributes):
+    secret: Annotated[
         str | None,
-        Field(
-            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
-            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
-        ),
+        Field(description="Only when registered without one: the generated secret, shown once"),
     ] = None
-    territory_mint: Annotated[str | None, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")] = None
-    unit_type: Literal["station", "matrix", "sector", "system"]
 
 
-class UnitState(BaseModel):
-    bonus_percent: int
-    changed: Annotated[bool | None, Field(description="Lit by this request")] = False
-    id: str
-    last_avg_input: Annotated[str | None, Field(description="Stations: the last day's average")] = (
-        None
-    )
-    lit: bool
-    member_count: Annotated[int | None, Field(description="Stations: current members")] = None
-    missing_avg_input: str | None = None
-    missing_days: str
-    missing_members: int | None = None
-    name: str
-    qualifying_days: Annotated[
-        str, Field(description="A station's count, or its stations' average")
-    ]
-    stations: int
-    unit_type: str
-
-
-class UnitStatsAttributes(BaseModel):
-    daily: Annotated[
-        list[DailyKpi] | None, Field(description="Stations: each day of the window")
-    ] = None
-    lit: bool
-    member_count: int
-    mining_input_30d: Annotated[str, Field(description="USDC, decimal string")]
-    qualifying_days: Annotated[
-        str, Field(description="A station's count, or the stations' average")
-    ]
-    state_day: date_aliased | None
-    station_days: Annotated[
-        list[StationSummary] | None,
-        Field(description="Higher units: each station under it"),
-    ] = None
-    stations: int
-    unit_type: Literal["station", "matrix", "sector", "system"]
-    window_end: date_aliased
-    window_start: date_aliased
-
-
-class UnlockIn(BaseModel):
-    idempotency_key: str | None = None
-    lock_id: Annotated[str, Field(max_length=64, min_length=1)]
-    reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
-
-
-class UserAttributes(BaseModel):
-    api_keys_configured: bool
-    avatar_url: str | None
+class RegisteredProjectAttrs(BaseModel):
+    allowed_scopes: list[str]
+    api_key: str
+    api_secret: str
+    client_type: str
     created_at: str
-    display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
-    role: str
-    uid: str
-    updated_at: str
-    wallet_address: str | None
-
-
-class UserProfileAttributes(UserAttributes):
-    station_id: int | None
-    unit_id: int | None
-    username: str | None
-
-
-class VaultAttributes(BaseModel):
-    account: str
-    circulating_fragments_recorded: str
-    created_at: str | None
-    fragment_mint: str | None
-    fragment_name: str
-    fragment_symbol: str
-    nft_mint: str
-    original_owner: str
-    redeemed_at: str | None
+    description: str | None
+    name: str
+    oauth_client_id: str
+    project_id: str
+    rate_limit_tier: str
+    redirect_uris: list[str]
+    scopes: list[str]
     status: str
-    total_fragments: str
+    webhook_url: str | None
 
 
-class VaultDetailAttributes(VaultAttributes):
-    buyout: BuyoutAttributes | None
-    live_supply: str | None
+class RejectIn(BaseModel):
+    reason: Annotated[
+        str,
+        Field(examples=["Incomplete company details"], max_length=2000, min_length=1),
+    ]
 
 
-class WalletNftAttributes(NftAttributes):
-    custody: Annotated[
-        Literal["wallet", "lending_loan", "fragment_vault"],
+class RemovalIn(LightIn):
+    pass
+
+
+class RetriedWrite(BaseModel):
+    signature: str | None
+    status: str
+
+
+class RetryAttrs(BaseModel):
+    chain_write: RetriedWrite | None
+    status: str
+    transfer_id: str
+    workflow_id: str | None
+    workflow_restarted: bool
+
+
+class Revocation(BaseModel):
+    """
+    RFC 7009: an empty JSON object whether or not the token existed.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class StationSummary(BaseModel):
+    id: str
+    mining_input: str
+    qualifying_days: int
+
+
+class StatsAttributes(BaseModel):
+    active_principal: str
+    as_of: str | None
+    available_liquidity: str
+    borrow_rate_bps: int
+    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
+    loans: int
+    loans_by_status: LoansByStatus
+    lp_supply: str | None
+    pending_pool_interest: str
+    pending_protocol_fee: str
+    pool_accrual_overflow: bool
+    recorded_total_borrowed: Annotated[
+        str,
+        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
+    ]
+    supply_rate_bps: int
+    tvl: Annotated[
+        str,
+        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
+    ]
+    utilization_bps: int
+    vault_balance: str | None
+
+
+class StatusChangeIn(BaseModel):
+    reason: Annotated[str | None, Field(max_length=2000)] = None
+    status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
+
+
+class StatusRecordAttrs(BaseModel):
+    changed_by: str | None
+    created_at: str
+    from_status: str | None
+    project_id: str
+    reason: str | None
+    status: str
+
+
+class DetailedTransferAttrs(BaseModel):
+    amount: str
+    block_height: int | None
+    created_at: str | None
+    currency: str
+    failure_reason: str | None
+    finished_at: str | None
+    from_uid: str
+    history: list[HistoryItem]
+    lock_id: str | None
+    reference: dict[str, Any] | None
+    requires_onchain: bool
+    slot: int | None
+    status: str
+    to_uid: str
+    transfer_type: str
+    tx_signature: str | None
+    updated_at: str | None
+
+
+class StuckTransferAttrs(DetailedTransferAttrs):
+    chain_write: ChainWriteView | None
+    onchain_at: str | None
+
+
+class TokenResponse(BaseModel):
+    access_token: str
+    expires_in: int
+    id_token: str | None = None
+    refresh_token: str | None = None
+    scope: str | None = None
+    token_type: str
+
+
+class TokenStats(BaseModel):
+    custody_total: str
+    decimals: int
+    holders: int
+    mint: str
+    price_source: str | None = None
+    price_usdc: str | None = None
+    supply: str
+    transactions_24h: int
+    transactions_30d: int
+    updated_at: str
+    volume_24h: str
+    volume_30d: str
+
+
+class TokenTransaction(BaseModel):
+    amount: str
+    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
+    created_at: str
+    currency: str
+    direction: Literal["in", "out"]
+    reference: str | None
+    signature: str | None
+    status: str
+    type: Annotated[
+        str,
         Field(
-            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
+            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
         ),
     ]
-    holder: str | None
-    owner_is_stale: bool
+
+
+class TransferRequestIn(BaseModel):
+    amount: Annotated[str, Field(examples=["12.5"])]
+    currency: Literal["MCC", "MCD"]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    idempotency_key: str | None = None
+    reference: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Identifiers of the business object; `lock_id` settles that fund lock",
+            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+        ),
+    ] = None
+    requires_onchain: Annotated[
+        bool | None,
+        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
+    ] = True
+    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    transfer_type: Annotated[
+        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
+    ]
+
+
+class TransferStep(BaseModel):
+    at: str
+    reason: str | None
+    status: str

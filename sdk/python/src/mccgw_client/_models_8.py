@@ -1,368 +1,221 @@
-"""Models, part 8 of 9 (re-exported by models.py)."""
+"""Models, part 8 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from datetime import date as date_aliased
+from typing import Annotated, Any, Generic, Literal
 
 from pydantic import Field
 
-from ._models_1 import BaseModel
-from ._models_2 import DayProject, Meta
-from ._models_3 import ListMeta, ViewMeta
-from ._models_4 import MiningBatchMeta, MiningWebhookMeta, PageMeta
-from ._models_5 import (
-    DetailedTransferAttrs,
-    GenericAttributesIdType,
-    StatusRecordAttrs,
-    TransferStep,
-    TypeAmounts,
-    TypedResourceAddressBalance,
-    TypedResourceApplicationAttrs,
-    TypedResourceApprovedAttrs,
-    TypedResourceAttributeAttrs,
-    TypedResourceAttributeDeletionAttrs,
-)
-from ._models_6 import (
-    TypedResourceAuctionDetailAttributes,
-    TypedResourceAuthorizationAttributes,
-    TypedResourceAvatarAttributes,
-    TypedResourceBaseProfileAttributes,
-    TypedResourceBonusAttributes,
-    TypedResourceDeliveryAttributes,
-    TypedResourceEndpointAttributes,
-    TypedResourceEstimateAttributes,
-    TypedResourceInterestAttributes,
-    TypedResourceLoanAttributes,
-    TypedResourceLockAttributes,
-    TypedResourceLpAttributes,
-    TypedResourceMccBalance,
-    TypedResourceMccPrice,
-    TypedResourceMcdBalance,
-    TypedResourceMembershipAttributes,
-    TypedResourceMiningSubmissionAttrs,
-    TypedResourceNftAttributes,
-    TypedResourceNftDetailAttributes,
-    TypedResourceOAuthClientAttrs,
-    TypedResourcePositionAttributes,
-    TypedResourcePublicUserAttributes,
-    TypedResourceRegisteredEndpointAttributes,
-    TypedResourceRegisteredProjectAttrs,
-    TypedResourceRetryAttrs,
-    TypedResourceStatsAttributes,
-    TypedResourceTokenStats,
-    UnitAttributes,
-    UnitState,
-    UnitStatsAttributes,
-    UserAttributes,
-    UserProfileAttributes,
-    VaultAttributes,
-    VaultDetailAttributes,
-    WalletNftAttributes,
-)
-from ._models_7 import (
-    ApiRoutesMiningStatsTotals,
-    ApiTypedTypedResourceConfigAttributes1,
-    CollectionAttributes,
-    FullProfileAttrs,
-    GenericDataMeta,
-    GenericDataMeta_,
-    GlobalAttributes,
-    WhitelistEntryAttrs,
-    WhitelistStatusAttrs,
-)
-
-
-class MiningBatchItemAttrs(BaseModel):
-    """
-    One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
-    """
-
-    activity: TypedResourceMiningSubmissionAttrs | None
-    error: dict[str, Any] | None = None
-    idempotency_key: Any
-    status: int
-
-
-class MiningStatsAttributes(BaseModel):
-    days: list[DayProject]
-    since: str
-    totals: ApiRoutesMiningStatsTotals
-
-
-MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttrs, MiningWebhookMeta]
-
-
-OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
-
-
-OneApplicationAttrs = GenericDataMeta[TypedResourceApplicationAttrs, Meta]
-
-
-OneApprovedAttrs = GenericDataMeta[TypedResourceApprovedAttrs, Meta]
-
-
-OneAttributeAttrs = GenericDataMeta[TypedResourceAttributeAttrs, Meta]
-
-
-OneAttributeDeletionAttrs = GenericDataMeta[TypedResourceAttributeDeletionAttrs, Meta]
-
-
-OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
-
-
-OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
-
-
-OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
-
-
-OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
-
-
-OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
-
-
-OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
-
-
-OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
-
-
-OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
-
-
-OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
-
-
-OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
-
-
-OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
-
-
-OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
-
-
-OneMccBalance = GenericDataMeta[TypedResourceMccBalance, Meta]
-
-
-OneMccPrice = GenericDataMeta[TypedResourceMccPrice, Meta]
-
-
-OneMcdBalance = GenericDataMeta[TypedResourceMcdBalance, Meta]
-
-
-OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
-
-
-OneMiningSubmissionAttrs = GenericDataMeta[TypedResourceMiningSubmissionAttrs, Meta]
-
-
-OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
-
-
-OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
-
-
-OneOAuthClientAttrs = GenericDataMeta[TypedResourceOAuthClientAttrs, Meta]
-
-
-OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
-
-
-OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
-
-
-OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
-
-
-OneRegisteredProjectAttrs = GenericDataMeta[TypedResourceRegisteredProjectAttrs, Meta]
-
-
-OneRetryAttrs = GenericDataMeta[TypedResourceRetryAttrs, Meta]
-
-
-OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
-
-
-OneTokenStats = GenericDataMeta[TypedResourceTokenStats, Meta]
-
-
-class OracleAttributes(BaseModel):
-    account: str
-    authority: str
-    collateral_values: TypeAmounts
-    last_update: str | None
-    max_borrow: TypeAmounts
-
-
-class PoolAttributes(BaseModel):
-    accrued_interest: str
-    asset_mint: str
-    authority: str
-    base_rate_bps: int
-    borrow_rate_bps: int
-    borrows_paused: bool
-    created_at: str | None
-    deposits_paused: bool
-    is_active: bool
-    last_update_at: str | None
-    lp_mint: str
-    max_ltv_bps: int
-    name: str
-    optimal_utilization_bps: int
-    oracle: OracleAttributes | None
-    protocol_fees: str
-    slope1_bps: int
-    slope2_bps: int
-    supply_rate_bps: int
-    total_borrowed: str
-    total_deposits: str
-    total_lp_supply: str
-    updated_at: str | None
-    utilization_bps: int
-    vault: str
-
-
-class ProjectStatusAttrs(BaseModel):
-    allows: list[str]
-    history: list[StatusRecordAttrs]
-    name: str
-    project_id: str
-    status: str
-    suspended: bool
-    updated_at: str
-
-
-class StatusChangeAttrs(BaseModel):
-    change: StatusRecordAttrs
-    name: str
-    project_id: str
-    status: str
-    updated_at: str
-
-
-class TransferAttributes(BaseModel):
-    amount: Annotated[str, Field(description="Decimal string")]
-    block_height: int | None = None
-    created_at: str
-    currency: Literal["MCC", "MCD"]
-    failure_reason: str | None = None
-    finished_at: str | None = None
-    from_uid: str
-    history: list[TransferStep] | None = None
-    lock_id: str | None
-    reference: dict[str, Any]
-    requires_onchain: bool
-    slot: int | None = None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None = None
-    updated_at: str | None = None
-
-
-class TreeAttributes(BaseModel):
-    bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
+from ._models_1 import _T0, _T1, BaseModel
+from ._models_2 import BuyoutAttributes, DailyKpi, Meta
+from ._models_3 import Level, ViewMeta
+from ._models_5 import NftAttributes
+from ._models_6 import StationSummary
+from ._models_7 import GenericAttributesIdType
+
+
+class UnitState(BaseModel):
     bonus_percent: int
-    station: str | None
-    units: list[UnitState]
-    window_end: str
-    window_start: str
+    changed: Annotated[bool | None, Field(description="Lit by this request")] = False
+    id: str
+    last_avg_input: Annotated[str | None, Field(description="Stations: the last day's average")] = (
+        None
+    )
+    lit: bool
+    member_count: Annotated[int | None, Field(description="Stations: current members")] = None
+    missing_avg_input: str | None = None
+    missing_days: str
+    missing_members: int | None = None
+    name: str
+    qualifying_days: Annotated[
+        str, Field(description="A station's count, or its stations' average")
+    ]
+    stations: int
+    unit_type: str
+
+
+class UnitStatsAttributes(BaseModel):
+    daily: Annotated[
+        list[DailyKpi] | None, Field(description="Stations: each day of the window")
+    ] = None
+    lit: bool
+    member_count: int
+    mining_input_30d: Annotated[str, Field(description="USDC, decimal string")]
+    qualifying_days: Annotated[
+        str, Field(description="A station's count, or the stations' average")
+    ]
+    state_day: date_aliased | None
+    station_days: Annotated[
+        list[StationSummary] | None,
+        Field(description="Higher units: each station under it"),
+    ] = None
+    stations: int
+    unit_type: Literal["station", "matrix", "sector", "system"]
+    window_end: date_aliased
+    window_start: date_aliased
+
+
+class UnlockIn(BaseModel):
+    idempotency_key: str | None = None
+    lock_id: Annotated[str, Field(max_length=64, min_length=1)]
+    reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
+
+
+class UserAttributes(BaseModel):
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
+    uid: str
+    updated_at: str
+    wallet_address: str | None
+
+
+class UserProfileAttributes(UserAttributes):
+    station_id: int | None
+    unit_id: int | None
+    username: str | None
+
+
+class VaultAttributes(BaseModel):
+    account: str
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
+    status: str
+    total_fragments: str
+
+
+class VaultDetailAttributes(VaultAttributes):
+    buyout: BuyoutAttributes | None
+    live_supply: str | None
+
+
+class WalletNftAttributes(NftAttributes):
+    custody: Annotated[
+        Literal["wallet", "lending_loan", "fragment_vault"],
+        Field(
+            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
+        ),
+    ]
+    holder: str | None
+    owner_is_stale: bool
+
+
+class WhitelistEntryAttrs(BaseModel):
+    add_tx: str | None
+    created_at: str
+    created_by: str | None
+    last_tx: str | None
+    onchain: dict[str, Any] | None
+    pda_address: str
+    pda_bump: int
+    pending_action: str | None
+    project_id: int
+    project_name: str
+    remove_tx: str | None
+    status: str
+    updated_at: str
+    wallet_address: str
 
 
-TypedResourceCollectionAttributes = GenericAttributesIdType[CollectionAttributes]
+class WhitelistRemoved(BaseModel):
+    message: str
+    project_id: int
+    remove_tx: str | None
 
 
-TypedResourceDetailedTransferAttrs = GenericAttributesIdType[DetailedTransferAttrs]
+class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
 
 
-TypedResourceFullProfileAttrs = GenericAttributesIdType[FullProfileAttrs]
+WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-TypedResourceGlobalAttributes = GenericAttributesIdType[GlobalAttributes]
+class WhitelistStatusAttrs(WhitelistEntryAttrs):
+    pass
 
 
-TypedResourceMiningBatchItemAttrs = GenericAttributesIdType[MiningBatchItemAttrs]
+class WhitelistStatusIn(BaseModel):
+    status: Literal["active", "suspended"]
 
 
-TypedResourceMiningStatsAttributes = GenericAttributesIdType[MiningStatsAttributes]
+class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
+    auction_duration_seconds: int
+    authority: str
+    created_at: str | None
+    extension_duration_seconds: int
+    extension_threshold_seconds: int
+    is_initialized: bool
+    is_paused: bool
+    mcc_mint: str
+    min_bid_increment_percent: int
+    next_auction_id: int
+    team_wallet: str
+    territory_nft_program: str
+    total_auctions: int
+    total_cancelled: int
+    total_completed: int
+    total_volume: str
+    updated_at: str | None
 
 
-TypedResourcePoolAttributes = GenericAttributesIdType[PoolAttributes]
+class ApiRoutesFragmentConfigAttributes(BaseModel):
+    active_buyouts: int
+    authority: str
+    buyout_duration_seconds: int
+    created_at: str | None
+    is_paused: bool
+    max_fragments: int
+    min_fragments: int
+    total_fragmented_nfts: int
+    updated_at: str | None
 
 
-TypedResourceProjectStatusAttrs = GenericAttributesIdType[ProjectStatusAttrs]
+class ApiRoutesMiningStatsTotals(BaseModel):
+    activities: int
+    mcd_amount: str
+    trade_volume_usdc: str
 
 
-TypedResourceStatusChangeAttrs = GenericAttributesIdType[StatusChangeAttrs]
+class ApiRoutesTechtreeConfigAttributes(BaseModel):
+    levels: list[Level]
+    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
+    min_members: int
+    min_qualifying_days: int
+    schedule: Annotated[str, Field(description="When the daily job runs")]
+    station_capacity: int
+    window_days: int
 
 
-TypedResourceTransferAttributes = GenericAttributesIdType[TransferAttributes]
+class ApiRoutesTerritoryTotals(BaseModel):
+    matrices: int
+    sectors: int
+    stations: int
+    systems: int
 
 
-TypedResourceTreeAttributes = GenericAttributesIdType[TreeAttributes]
+ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
 
 
-TypedResourceUnitAttributes = GenericAttributesIdType[UnitAttributes]
+ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
+    ApiRoutesAuctionSolanaConfigAttributes
+]
 
 
-TypedResourceUnitStatsAttributes = GenericAttributesIdType[UnitStatsAttributes]
+ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
 
 
-TypedResourceUserAttributes = GenericAttributesIdType[UserAttributes]
-
-
-TypedResourceUserProfileAttributes = GenericAttributesIdType[UserProfileAttributes]
-
-
-TypedResourceVaultAttributes = GenericAttributesIdType[VaultAttributes]
-
-
-TypedResourceVaultDetailAttributes = GenericAttributesIdType[VaultDetailAttributes]
-
-
-TypedResourceWalletNftAttributes = GenericAttributesIdType[WalletNftAttributes]
-
-
-TypedResourceWhitelistEntryAttrs = GenericAttributesIdType[WhitelistEntryAttrs]
-
-
-TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
-
-
-ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]
-
-
-ManyUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, PageMeta]
-
-
-ManyVaultAttributes = GenericDataMeta_[TypedResourceVaultAttributes, ListMeta]
-
-
-ManyWalletNftAttributes = GenericDataMeta_[TypedResourceWalletNftAttributes, ListMeta]
-
-
-ManyWhitelistEntryAttrs = GenericDataMeta_[TypedResourceWhitelistEntryAttrs, PageMeta]
-
-
-MiningBatchBody = GenericDataMeta_[TypedResourceMiningBatchItemAttrs, MiningBatchMeta]
-
-
-OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
-
-
-OneDetailedTransferAttrs = GenericDataMeta[TypedResourceDetailedTransferAttrs, Meta]
-
-
-OneFullProfileAttrs = GenericDataMeta[TypedResourceFullProfileAttrs, Meta]
-
-
-OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
-
-
-OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
-
-
-OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
+ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
+    ApiTypedTypedResourceConfigAttributes2, ViewMeta
+]

@@ -1,49 +1,256 @@
-"""Models, part 9 of 9 (re-exported by models.py)."""
+"""Models, part 9 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from ._models_2 import Meta
-from ._models_3 import ViewMeta
-from ._models_7 import GenericDataMeta
+from typing import Annotated, Any, Generic, Literal, TypeAlias
+
+from pydantic import Field
+
+from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
+from ._models_2 import Capacities, CountMeta, DayProject, Meta
+from ._models_3 import GlobalDay, LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ViewMeta
+from ._models_4 import ListMeta, UserUid
+from ._models_5 import MiningWebhookMeta, PageMeta, ProfileAttribute, ProofIn
+from ._models_7 import (
+    TypedResourceAddressBalance,
+    TypedResourceApplicationAttrs,
+    TypedResourceApprovedAttrs,
+    TypedResourceAttributeAttrs,
+    TypedResourceAttributeDeletionAttrs,
+    TypedResourceAuctionAttributes,
+    TypedResourceAuctionDetailAttributes,
+    TypedResourceAuthorizationAttributes,
+    TypedResourceAvatarAttributes,
+    TypedResourceBaseProfileAttributes,
+    TypedResourceBidAttributes,
+    TypedResourceBonusAttributes,
+    TypedResourceDeliveryAttributes,
+    TypedResourceDriftAttrs,
+    TypedResourceEndpointAttributes,
+    TypedResourceHolderAttributes,
+    TypedResourceHoldingAttributes,
+    TypedResourceLoanAttributes,
+    TypedResourceLockAttributes,
+    TypedResourceMcdRewardAttrs,
+    TypedResourceMemberAttributes,
+    TypedResourceMiningRecordAttrs,
+    TypedResourceMiningSubmissionAttrs,
+    TypedResourceProjectAttributesAttrs,
+    TypedResourceStuckTransferAttrs,
+    TypedResourceTokenTransaction,
+)
 from ._models_8 import (
-    TypedResourceProjectStatusAttrs,
-    TypedResourceStatusChangeAttrs,
-    TypedResourceTransferAttributes,
-    TypedResourceTreeAttributes,
-    TypedResourceUnitAttributes,
-    TypedResourceUnitStatsAttributes,
-    TypedResourceUserAttributes,
-    TypedResourceUserProfileAttributes,
-    TypedResourceVaultDetailAttributes,
-    TypedResourceWhitelistStatusAttrs,
+    ApiRoutesMiningStatsTotals,
+    ApiRoutesTerritoryTotals,
+    ApiTypedTypedResourceConfigAttributes3,
+    GenericDataMeta,
 )
 
-OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]
+ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
+    ApiTypedTypedResourceConfigAttributes3, ViewMeta
+]
 
 
-OneStatusChangeAttrs = GenericDataMeta[TypedResourceStatusChangeAttrs, Meta]
+class ActivityIn(BaseModel):
+    activity_data: Annotated[
+        dict[str, Any],
+        Field(examples=[{"profit_usdc": 42.5, "trade_count": 12, "trade_volume_usdc": 1500}]),
+    ]
+    activity_type: Annotated[str, Field(examples=["trade"], pattern="^[A-Za-z0-9_.:-]{1,64}$")]
+    idempotency_key: IdempotencyKey = None
+    proof: ProofIn
+    user_uid: UserUid
 
 
-OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
+class CollectionAttributes(BaseModel):
+    authority: str
+    capacities: Capacities
+    collection_master_edition: str
+    collection_metadata: str
+    collection_mint: str
+    created_at: str | None
+    is_initialized: bool
+    name: str
+    symbol: str
+    totals: ApiRoutesTerritoryTotals
+    updated_at: str | None
 
 
-OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
+class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
+    data: list[_T0]
+    meta: _T1
 
 
-OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
+CountedAttributeAttrs = GenericDataMeta_[TypedResourceAttributeAttrs, CountMeta]
 
 
-OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
+CountedProjectAttributesAttrs = GenericDataMeta_[TypedResourceProjectAttributesAttrs, CountMeta]
 
 
-OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
+EventType: TypeAlias = Literal[
+    "mining.activity.verified",
+    "mining.reward.confirmed",
+    "funds.locked",
+    "funds.unlocked",
+    "transfer.completed",
+    "transfer.failed",
+    "funds.deposited",
+]
 
 
-OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
+class EndpointIn(BaseModel):
+    events: Annotated[
+        list[EventType],
+        Field(examples=[["mining.reward.confirmed"]], min_length=1),
+    ]
+    idempotency_key: IdempotencyKey = None
+    secret: Annotated[
+        str | None,
+        Field(
+            description="Signing secret; omitted = one is generated and shown once in the response",
+            max_length=256,
+            min_length=16,
+        ),
+    ] = None
+    url: Annotated[str, Field(examples=["https://game.example/hooks/mccgw"], max_length=2000)]
 
 
-OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
+class EndpointPatch(BaseModel):
+    enabled: Annotated[
+        bool | None,
+        Field(description="true re-enables a disabled endpoint (its pending deliveries resume)"),
+    ] = None
+    events: Annotated[
+        list[EventType] | None,
+        Field(min_length=1),
+    ] = None
+    idempotency_key: str | None = None
+    secret: Annotated[str | None, Field(max_length=256, min_length=16)] = None
+    url: Annotated[str | None, Field(max_length=2000)] = None
 
 
-OneWhitelistStatusAttrs = GenericDataMeta[TypedResourceWhitelistStatusAttrs, Meta]
+class FullProfileAttrs(BaseModel):
+    """
+    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    see set to null) and the project attributes the caller may see.
+    """
+
+    project_attributes: list[ProfileAttribute]
+    uid: str
+
+
+class GlobalAttributes(BaseModel):
+    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
+    days: list[GlobalDay]
+    since: str
+    totals: ApiRoutesMiningStatsTotals
+
+
+class LegacyMiningHistory(BaseModel):
+    records: list[LegacyMiningRecord]
+    total: int
+
+
+class LegacyTeam(BaseModel):
+    manager: LegacyManager | None
+    station: LegacyTeamUnit | None
+    unit: LegacyTeamUnit | None
+
+
+ListingAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, CountMeta]
+
+
+ManyApplicationAttrs = GenericDataMeta_[TypedResourceApplicationAttrs, PageMeta]
+
+
+ManyAuctionAttributes = GenericDataMeta_[TypedResourceAuctionAttributes, ListMeta]
+
+
+ManyBidAttributes = GenericDataMeta_[TypedResourceBidAttributes, ListMeta]
+
+
+ManyDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, PageMeta]
+
+
+ManyDriftAttrs = GenericDataMeta_[TypedResourceDriftAttrs, PageMeta]
+
+
+ManyEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, PageMeta]
+
+
+ManyHolderAttributes = GenericDataMeta_[TypedResourceHolderAttributes, ListMeta]
+
+
+ManyHoldingAttributes = GenericDataMeta_[TypedResourceHoldingAttributes, ListMeta]
+
+
+ManyLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ListMeta]
+
+
+ManyLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, PageMeta]
+
+
+ManyMcdRewardAttrs = GenericDataMeta_[TypedResourceMcdRewardAttrs, PageMeta]
+
+
+ManyMemberAttributes = GenericDataMeta_[TypedResourceMemberAttributes, PageMeta]
+
+
+ManyMiningRecordAttrs = GenericDataMeta_[TypedResourceMiningRecordAttrs, PageMeta]
+
+
+ManyStuckTransferAttrs = GenericDataMeta_[TypedResourceStuckTransferAttrs, PageMeta]
+
+
+ManyTokenTransaction = GenericDataMeta_[TypedResourceTokenTransaction, PageMeta]
+
+
+class MiningBatchItemAttrs(BaseModel):
+    """
+    One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
+    """
+
+    activity: TypedResourceMiningSubmissionAttrs | None
+    error: dict[str, Any] | None = None
+    idempotency_key: Any
+    status: int
+
+
+class MiningStatsAttributes(BaseModel):
+    days: list[DayProject]
+    since: str
+    totals: ApiRoutesMiningStatsTotals
+
+
+MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttrs, MiningWebhookMeta]
+
+
+OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
+
+
+OneApplicationAttrs = GenericDataMeta[TypedResourceApplicationAttrs, Meta]
+
+
+OneApprovedAttrs = GenericDataMeta[TypedResourceApprovedAttrs, Meta]
+
+
+OneAttributeAttrs = GenericDataMeta[TypedResourceAttributeAttrs, Meta]
+
+
+OneAttributeDeletionAttrs = GenericDataMeta[TypedResourceAttributeDeletionAttrs, Meta]
+
+
+OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
+
+
+OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
+
+
+OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
+
+
+OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
+
+
+OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]

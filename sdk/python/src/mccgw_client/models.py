@@ -12,3 +12,5 @@ from ._models_6 import *  # noqa: F403
 from ._models_7 import *  # noqa: F403
 from ._models_8 import *  # noqa: F403
 from ._models_9 import *  # noqa: F403
+from ._models_10 import *  # noqa: F403
+from ._models_11 import *  # noqa: F403

@@ -1,0 +1,101 @@
+"""Models, part 11 of 11 (re-exported by models.py)."""
+
+# ruff: noqa: E501, RUF100
+from __future__ import annotations
+
+from ._models_2 import Meta
+from ._models_3 import ViewMeta
+from ._models_4 import ListMeta, MiningBatchMeta
+from ._models_5 import PageMeta
+from ._models_7 import GenericAttributesIdType
+from ._models_8 import ApiTypedTypedResourceConfigAttributes1, GenericDataMeta, WhitelistStatusAttrs
+from ._models_9 import GenericDataMeta_
+from ._models_10 import (
+    TypedResourceCollectionAttributes,
+    TypedResourceDetailedTransferAttrs,
+    TypedResourceFullProfileAttrs,
+    TypedResourceGlobalAttributes,
+    TypedResourceMiningBatchItemAttrs,
+    TypedResourceMiningStatsAttributes,
+    TypedResourcePoolAttributes,
+    TypedResourceProjectStatusAttrs,
+    TypedResourceStatusChangeAttrs,
+    TypedResourceTransferAttributes,
+    TypedResourceTreeAttributes,
+    TypedResourceUnitAttributes,
+    TypedResourceUnitStatsAttributes,
+    TypedResourceUserAttributes,
+    TypedResourceUserProfileAttributes,
+    TypedResourceVaultAttributes,
+    TypedResourceVaultDetailAttributes,
+    TypedResourceWalletNftAttributes,
+    TypedResourceWhitelistEntryAttrs,
+)
+
+TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
+
+
+ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]
+
+
+ManyUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, PageMeta]
+
+
+ManyVaultAttributes = GenericDataMeta_[TypedResourceVaultAttributes, ListMeta]
+
+
+ManyWalletNftAttributes = GenericDataMeta_[TypedResourceWalletNftAttributes, ListMeta]
+
+
+ManyWhitelistEntryAttrs = GenericDataMeta_[TypedResourceWhitelistEntryAttrs, PageMeta]
+
+
+MiningBatchBody = GenericDataMeta_[TypedResourceMiningBatchItemAttrs, MiningBatchMeta]
+
+
+OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
+
+
+OneDetailedTransferAttrs = GenericDataMeta[TypedResourceDetailedTransferAttrs, Meta]
+
+
+OneFullProfileAttrs = GenericDataMeta[TypedResourceFullProfileAttrs, Meta]
+
+
+OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
+
+
+OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
+
+
+OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
+
+
+OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]
+
+
+OneStatusChangeAttrs = GenericDataMeta[TypedResourceStatusChangeAttrs, Meta]
+
+
+OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
+
+
+OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
+
+
+OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
+
+
+OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
+
+
+OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
+
+
+OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
+
+
+OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
+
+
+OneWhitelistStatusAttrs = GenericDataMeta[TypedResourceWhitelistStatusAttrs, Meta]
