@@ -81,7 +81,8 @@ def fold_shapes(blocks: dict[str, str]) -> dict[str, str]:
     ``One*``, ``Many*``, ``Item*``...) become aliases of one generic model, written once.
 
     ``OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]`` keeps the public
-    name, validates the same JSON and is a class like before."""
+    name, validates the same JSON and is a class like before; a list envelope is the same
+    generic over a list (``GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]``)."""
     shapes: dict[str, list[tuple[str, list[str]]]] = {}
     for name, block in blocks.items():
         head, _, body = block.partition("\n")
@@ -97,6 +98,11 @@ def fold_shapes(blocks: dict[str, str]) -> dict[str, str]:
             return f"\x00{params.index(found[0])}\x00"
 
         shape = _TYPE_NAME.sub(slot, body)
+        for i, param in enumerate(params):  # `data: list[X]` is `data: T` with T = list[X]
+            wrapped = f"list[\x00{i}\x00]"
+            if shape.count(f"\x00{i}\x00") == shape.count(wrapped):
+                shape = shape.replace(wrapped, f"\x00{i}\x00")
+                params[i] = f"list[{param}]"
         if params:
             shapes.setdefault(shape, []).append((name, params))
     folded = dict(blocks)

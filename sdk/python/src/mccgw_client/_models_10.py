@@ -14,8 +14,6 @@ from ._models_6 import DetailedTransferAttrs, StatusRecordAttrs, TransferStep
 from ._models_7 import (
     GenericAttributesIdType,
     TypeAmounts,
-    TypedResourceDeliveryAttributes,
-    TypedResourceEndpointAttributes,
     TypedResourceEstimateAttributes,
     TypedResourceInterestAttributes,
     TypedResourceLoanAttributes,
@@ -39,6 +37,7 @@ from ._models_7 import (
     UnitAttributes,
 )
 from ._models_8 import (
+    ApiTypedTypedResourceConfigAttributes1,
     GenericDataMeta,
     UnitState,
     UnitStatsAttributes,
@@ -48,6 +47,7 @@ from ._models_8 import (
     VaultDetailAttributes,
     WalletNftAttributes,
     WhitelistEntryAttrs,
+    WhitelistStatusAttrs,
 )
 from ._models_9 import (
     CollectionAttributes,
@@ -56,12 +56,6 @@ from ._models_9 import (
     MiningBatchItemAttrs,
     MiningStatsAttributes,
 )
-
-OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
-
-
-OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
-
 
 OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
 
@@ -261,3 +255,9 @@ TypedResourceWalletNftAttributes = GenericAttributesIdType[WalletNftAttributes]
 
 
 TypedResourceWhitelistEntryAttrs = GenericAttributesIdType[WhitelistEntryAttrs]
+
+
+TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
+
+
+ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]

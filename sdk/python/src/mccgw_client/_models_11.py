@@ -7,9 +7,7 @@ from ._models_2 import Meta
 from ._models_3 import ViewMeta
 from ._models_4 import ListMeta, MiningBatchMeta
 from ._models_5 import PageMeta
-from ._models_7 import GenericAttributesIdType
-from ._models_8 import ApiTypedTypedResourceConfigAttributes1, GenericDataMeta, WhitelistStatusAttrs
-from ._models_9 import GenericDataMeta_
+from ._models_8 import GenericDataMeta
 from ._models_10 import (
     TypedResourceCollectionAttributes,
     TypedResourceDetailedTransferAttrs,
@@ -30,27 +28,22 @@ from ._models_10 import (
     TypedResourceVaultDetailAttributes,
     TypedResourceWalletNftAttributes,
     TypedResourceWhitelistEntryAttrs,
+    TypedResourceWhitelistStatusAttrs,
 )
 
-TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
+ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
 
 
-ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]
+ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
 
 
-ManyUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, PageMeta]
+ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
 
 
-ManyVaultAttributes = GenericDataMeta_[TypedResourceVaultAttributes, ListMeta]
+ManyWhitelistEntryAttrs = GenericDataMeta[list[TypedResourceWhitelistEntryAttrs], PageMeta]
 
 
-ManyWalletNftAttributes = GenericDataMeta_[TypedResourceWalletNftAttributes, ListMeta]
-
-
-ManyWhitelistEntryAttrs = GenericDataMeta_[TypedResourceWhitelistEntryAttrs, PageMeta]
-
-
-MiningBatchBody = GenericDataMeta_[TypedResourceMiningBatchItemAttrs, MiningBatchMeta]
+MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttrs], MiningBatchMeta]
 
 
 OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]

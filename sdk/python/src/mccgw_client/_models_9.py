@@ -3,11 +3,11 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
 
-from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
+from ._models_1 import BaseModel, IdempotencyKey
 from ._models_2 import Capacities, CountMeta, DayProject, Meta
 from ._models_3 import GlobalDay, LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ViewMeta
 from ._models_4 import ListMeta, UserUid
@@ -77,15 +77,12 @@ class CollectionAttributes(BaseModel):
     updated_at: str | None
 
 
-class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
-    data: list[_T0]
-    meta: _T1
+CountedAttributeAttrs = GenericDataMeta[list[TypedResourceAttributeAttrs], CountMeta]
 
 
-CountedAttributeAttrs = GenericDataMeta_[TypedResourceAttributeAttrs, CountMeta]
-
-
-CountedProjectAttributesAttrs = GenericDataMeta_[TypedResourceProjectAttributesAttrs, CountMeta]
+CountedProjectAttributesAttrs = GenericDataMeta[
+    list[TypedResourceProjectAttributesAttrs], CountMeta
+]
 
 
 EventType: TypeAlias = Literal[
@@ -158,52 +155,54 @@ class LegacyTeam(BaseModel):
     unit: LegacyTeamUnit | None
 
 
-ListingAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, CountMeta]
+ListingAuthorizationAttributes = GenericDataMeta[
+    list[TypedResourceAuthorizationAttributes], CountMeta
+]
 
 
-ManyApplicationAttrs = GenericDataMeta_[TypedResourceApplicationAttrs, PageMeta]
+ManyApplicationAttrs = GenericDataMeta[list[TypedResourceApplicationAttrs], PageMeta]
 
 
-ManyAuctionAttributes = GenericDataMeta_[TypedResourceAuctionAttributes, ListMeta]
+ManyAuctionAttributes = GenericDataMeta[list[TypedResourceAuctionAttributes], ListMeta]
 
 
-ManyBidAttributes = GenericDataMeta_[TypedResourceBidAttributes, ListMeta]
+ManyBidAttributes = GenericDataMeta[list[TypedResourceBidAttributes], ListMeta]
 
 
-ManyDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, PageMeta]
+ManyDeliveryAttributes = GenericDataMeta[list[TypedResourceDeliveryAttributes], PageMeta]
 
 
-ManyDriftAttrs = GenericDataMeta_[TypedResourceDriftAttrs, PageMeta]
+ManyDriftAttrs = GenericDataMeta[list[TypedResourceDriftAttrs], PageMeta]
 
 
-ManyEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, PageMeta]
+ManyEndpointAttributes = GenericDataMeta[list[TypedResourceEndpointAttributes], PageMeta]
 
 
-ManyHolderAttributes = GenericDataMeta_[TypedResourceHolderAttributes, ListMeta]
+ManyHolderAttributes = GenericDataMeta[list[TypedResourceHolderAttributes], ListMeta]
 
 
-ManyHoldingAttributes = GenericDataMeta_[TypedResourceHoldingAttributes, ListMeta]
+ManyHoldingAttributes = GenericDataMeta[list[TypedResourceHoldingAttributes], ListMeta]
 
 
-ManyLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ListMeta]
+ManyLoanAttributes = GenericDataMeta[list[TypedResourceLoanAttributes], ListMeta]
 
 
-ManyLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, PageMeta]
+ManyLockAttributes = GenericDataMeta[list[TypedResourceLockAttributes], PageMeta]
 
 
-ManyMcdRewardAttrs = GenericDataMeta_[TypedResourceMcdRewardAttrs, PageMeta]
+ManyMcdRewardAttrs = GenericDataMeta[list[TypedResourceMcdRewardAttrs], PageMeta]
 
 
-ManyMemberAttributes = GenericDataMeta_[TypedResourceMemberAttributes, PageMeta]
+ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], PageMeta]
 
 
-ManyMiningRecordAttrs = GenericDataMeta_[TypedResourceMiningRecordAttrs, PageMeta]
+ManyMiningRecordAttrs = GenericDataMeta[list[TypedResourceMiningRecordAttrs], PageMeta]
 
 
-ManyStuckTransferAttrs = GenericDataMeta_[TypedResourceStuckTransferAttrs, PageMeta]
+ManyStuckTransferAttrs = GenericDataMeta[list[TypedResourceStuckTransferAttrs], PageMeta]
 
 
-ManyTokenTransaction = GenericDataMeta_[TypedResourceTokenTransaction, PageMeta]
+ManyTokenTransaction = GenericDataMeta[list[TypedResourceTokenTransaction], PageMeta]
 
 
 class MiningBatchItemAttrs(BaseModel):
@@ -254,3 +253,9 @@ OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, M
 
 
 OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
+
+
+OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
+
+
+OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
