@@ -18,7 +18,7 @@ def trim_document(node: Any) -> None:
     """Drop what says nothing to the generated models: field titles equal to the field's name
     (the generator then writes ``name: type``, not ``Annotated[type, Field(title="Name")]``)
     and ``additionalProperties: true`` on a model (every model's base class already allows
-    extra fields, so no model needs its own ``model_config``)."""
+    extra fields, so no model needs its own ``model_config``); nullable roots are merged."""
     if isinstance(node, list):
         for item in node:
             trim_document(item)

@@ -2,10 +2,11 @@
 
     make sdk-models        # = python -m mccgw.sdkgen
 
-Builds the app in-process (no service is needed), writes its ``/openapi.json``, runs the
-pinned datamodel-code-generator over it (one shared base class carries the models' config),
-splits its output into ``_models_<i>.py`` parts in dependency order, writes the operations (one
-typed :class:`Operation` per route) into ``_operations_<i>.py`` parts, and re-exports both from
+Builds the app in-process (no service is needed), writes its ``/openapi.json`` (trimmed by
+``mccgw/sdkfold.py``), runs the pinned datamodel-code-generator over it (one shared base class
+carries the models' config), folds what it wrote twice (``sdkfold``), splits its output into
+``_models_<i>.py`` parts in dependency order, writes the operations (one typed
+:class:`Operation` per route) into ``_operations_<i>.py`` parts, and re-exports both from
 ``models.py`` and ``operations.py`` (so every part stays short and every public name stays),
 then formats them with the project's ruff. ``tests/sdk/test_models.py`` regenerates into a
 temp dir and fails when the checked-in files differ, so a new or changed route cannot go
