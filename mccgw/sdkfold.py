@@ -201,6 +201,8 @@ def name_repeated_fields(blocks: dict[str, str]) -> dict[str, str]:
     (``IdempotencyKey``), and each model declares ``idempotency_key: IdempotencyKey = None``."""
     uses: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for name, block in blocks.items():
+        if not block.startswith("class ") or "(RootModel[" in block.partition("\n")[0]:
+            continue  # a root model's `root` is its whole type, not a field to share
         for found in re.finditer(r"^    (\w+): Annotated\[", block, re.MULTILINE):
             end = _annotated_end(block, found.end())
             annotated = block[found.end() - len("Annotated[") : end]
@@ -209,8 +211,8 @@ def name_repeated_fields(blocks: dict[str, str]) -> dict[str, str]:
     folded = dict(blocks)
     for (field, annotated), places in uses.items():
         alias = "".join(part.title() for part in field.split("_"))
-        if len(places) < 3 or alias in folded:
-            continue
+        if len(places) < 3 or re.search(rf"\b{alias}\b", "\n".join(folded.values())):
+            continue  # a name already taken (a model, or an import such as `Field`)
         folded[alias] = f"{alias}: TypeAlias = {annotated}"
         for name, statement in places:
             folded[name] = folded[name].replace(statement, f"    {field}: {alias}", 1)
