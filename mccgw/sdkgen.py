@@ -2,10 +2,11 @@
 
     make sdk-models        # = python -m mccgw.sdkgen
 
-Builds the app in-process (no service is needed), writes its ``/openapi.json``, runs the
-pinned datamodel-code-generator over it (one shared base class carries the models' config),
-splits its output into ``_models_<i>.py`` parts in dependency order, writes the operations (one
-typed :class:`Operation` per route) into ``_operations_<i>.py`` parts, and re-exports both from
+Builds the app in-process (no service is needed), writes its ``/openapi.json`` (trimmed by
+``mccgw/sdkfold.py``), runs the pinned datamodel-code-generator over it (one shared base class
+carries the models' config), folds what it wrote twice (``sdkfold``), splits its output into
+``_models_<i>.py`` parts in dependency order, writes the operations (one typed
+:class:`Operation` per route) into ``_operations_<i>.py`` parts, and re-exports both from
 ``models.py`` and ``operations.py`` (so every part stays short and every public name stays),
 then formats them with the project's ruff. ``tests/sdk/test_models.py`` regenerates into a
 temp dir and fails when the checked-in files differ, so a new or changed route cannot go
@@ -22,6 +23,16 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from mccgw.sdkfold import (
+    MAX_TYPE_VARS,
+    fold_extensions,
+    fold_shapes,
+    in_dependency_order,
+    name_enums,
+    name_repeated_fields,
+    trim_document,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SDK_PACKAGE = ROOT / "sdk" / "python" / "src" / "mccgw_client"
@@ -48,6 +59,7 @@ CODEGEN_ARGS = [
     "--use-double-quotes",
     "--extra-fields", "allow",  # a field the gateway adds later does not break old clients
     "--use-generic-base-class",  # that config once, in one base class, not in every model
+    "--reuse-model",  # a model identical to another subclasses it instead of restating it
 ]  # fmt: skip
 
 
@@ -144,13 +156,13 @@ def operations(spec: dict[str, Any], model_names: set[str]) -> list[dict[str, An
 
 def _chunks(blocks: list[str]) -> list[list[str]]:
     """Consecutive runs of ``blocks`` of about equal size, each about PART_LINES long."""
-    total = sum(b.count("\n") + 2 for b in blocks)
+    total = sum(b.count("\n") + 3 for b in blocks)  # its lines and the two blank ones after
     parts = -(-total // PART_LINES)
     target = -(-total // parts)
     chunks: list[list[str]] = [[]]
     size = 0
     for block in blocks:
-        lines = block.count("\n") + 2
+        lines = block.count("\n") + 3
         if chunks[-1] and size + lines > target:
             chunks.append([])
             size = 0
@@ -159,104 +171,7 @@ def _chunks(blocks: list[str]) -> list[list[str]]:
     return chunks
 
 
-def _in_dependency_order(blocks: dict[str, str]) -> list[str]:
-    """Class blocks ordered so each comes after the classes it names (depth first, otherwise in
-    the generator's order): a part then imports only from earlier parts."""
-    names = set(blocks)
-    done: dict[str, None] = {}
-
-    def visit(name: str, path: set[str]) -> None:
-        if name in done or name in path:
-            return
-        defined_by = re.match(r"(?:class )?\w+", blocks[name])[0]  # type: ignore[index]
-        for dep in re.findall(r"\b[A-Z]\w*\b", blocks[name][len(defined_by) :]):
-            if dep in names and dep != name:
-                visit(dep, path | {name})
-        done[name] = None
-
-    for name in blocks:
-        visit(name, set())
-    return [blocks[n] for n in done]
-
-
-_TYPE_NAME = re.compile(r"\b[A-Z]\w*\b")
-_MAX_TYPE_VARS = 4
-
-
-def _fold_shapes(blocks: dict[str, str]) -> dict[str, str]:
-    """Models of one shape that differ only in the models they name (the per-route envelopes:
-    ``One*``, ``Many*``, ``Item*``...) become aliases of one generic model, written once.
-
-    ``OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]`` keeps the public
-    name, validates the same JSON and is a class like before."""
-    shapes: dict[str, list[tuple[str, list[str]]]] = {}
-    for name, block in blocks.items():
-        head, _, body = block.partition("\n")
-        if head != f"class {name}(BaseModel):":
-            continue
-        params: list[str] = []
-
-        def slot(found: re.Match[str], params: list[str] = params) -> str:
-            if found[0] not in blocks:
-                return found[0]
-            if found[0] not in params:
-                params.append(found[0])
-            return f"\x00{params.index(found[0])}\x00"
-
-        shape = _TYPE_NAME.sub(slot, body)
-        if params:
-            shapes.setdefault(shape, []).append((name, params))
-    folded = dict(blocks)
-    for shape, members in shapes.items():
-        if len(members) < 3 or len(members[0][1]) > _MAX_TYPE_VARS:  # three uses earn a generic
-            continue
-        # Named after the members' common prefix (One*, Many*), else after the fields.
-        word = re.match(r"[A-Z][a-z]*", members[0][0])[0]  # type: ignore[index]
-        fields = re.findall(r"^    (\w+):", shape, re.MULTILINE)
-        generic = "Generic" + (
-            word
-            if all(m[0].startswith(word) for m in members)
-            else "".join(f.title().replace("_", "") for f in fields)
-        )
-        while generic in folded:
-            generic += "_"
-        count = len(members[0][1])
-        body = re.sub("\x00(\\d+)\x00", lambda m: f"_T{m[1]}", shape)
-        type_vars = ", ".join(f"_T{i}" for i in range(count))
-        folded[generic] = f"class {generic}(BaseModel, Generic[{type_vars}]):\n{body}"
-        for name, params in members:
-            folded[name] = f"{name} = {generic}[{', '.join(params)}]"
-    return folded
-
-
-def _fields(block: str) -> list[str] | None:
-    """A plain model's field statements (one per field, however many lines), else None."""
-    head, _, body = block.partition("\n")
-    if not re.fullmatch(r"class \w+\(BaseModel\):", head) or not body.startswith("    "):
-        return None
-    fields = re.split(r"\n(?=    \w+:)", body)
-    return fields if all(re.match(r"    \w+:", f) for f in fields) else None
-
-
-def _fold_extensions(blocks: dict[str, str]) -> dict[str, str]:
-    """A model with every field of another (a server-side subclass, flattened by OpenAPI)
-    extends the largest such model and lists only the fields it adds."""
-    fields = {n: f for n, b in blocks.items() if (f := _fields(b)) is not None}
-    folded = dict(blocks)
-    for name, own in fields.items():
-        parents = [
-            other
-            for other, theirs in fields.items()
-            if other != name and set(theirs) < set(own) and sum(map(len, theirs)) >= 240
-        ]  # about six lines of fields: less is not worth a base class
-        if parents:
-            parent = max(parents, key=lambda p: len(fields[p]))
-            added = [f for f in own if f not in set(fields[parent])]
-            folded[name] = f"class {name}({parent}):\n" + "\n".join(added)
-    return folded
-
-
-def _split_models(source: str) -> dict[str, str]:
+def _split_models(source: str, aliases: dict[str, str]) -> dict[str, str]:
     """models.py as written by the code generator -> ``_models_<i>.py`` parts + a models.py
     that re-exports them (the public ``mccgw_client.models.X`` names stay)."""
     head, _, body = source.partition("\n\n\nclass ")
@@ -265,22 +180,25 @@ def _split_models(source: str) -> dict[str, str]:
         block = block if block.startswith("class ") else "class " + block
         blocks[re.match(r"class (\w+)", block)[1]] = block.strip()  # type: ignore[index]
     imports = head.split("\n", 1)[1]  # without the header comment
-    blocks = _fold_extensions(_fold_shapes(blocks))
+    blocks = fold_extensions(name_repeated_fields(fold_shapes(blocks | aliases)))
     out: dict[str, str] = {}
     defined: dict[str, int] = {}
-    chunks = _chunks(_in_dependency_order(blocks))
+    chunks = _chunks(in_dependency_order(blocks))
     for i, chunk in enumerate(chunks, 1):
         names = [re.match(r"(?:class )?(\w+)", b)[1] for b in chunk]  # type: ignore[index]
         used = set(re.findall(r"\b[A-Z]\w*\b", "\n".join(chunk)))
         earlier = sorted(n for n in used if n in defined and n not in names)
         lines = [f'"""Models, part {i} of {len(chunks)} (re-exported by models.py)."""', ""]
         lines += ["# ruff: noqa: E501, RUF100", imports.strip()]
-        lines += ["from typing import Generic, TypeVar"]
+        lines += ["from typing import Generic, TypeAlias, TypeVar"]
         for part in sorted({defined[n] for n in earlier}):
             members = ", ".join(n for n in earlier if defined[n] == part)
             lines.append(f"from ._models_{part} import {members}")
-        if any(re.match(r"class \w+\(BaseModel, Generic\[", b) for b in chunk):
-            lines += ["", *(f'_T{n} = TypeVar("_T{n}")' for n in range(_MAX_TYPE_VARS))]
+        type_vars = [f"_T{n}" for n in range(MAX_TYPE_VARS)]
+        if i == 1:  # the generic models' type variables, declared once (unused ones are free)
+            lines += ["", *(f'{t} = TypeVar("{t}")' for t in type_vars)]
+        elif any(re.match(r"class \w+\(BaseModel, Generic\[", b) for b in chunk):
+            lines.append(f"from ._models_1 import {', '.join(type_vars)}")
         out[f"_models_{i}.py"] = "\n".join(lines) + "\n\n\n" + "\n\n\n".join(chunk) + "\n"
         defined.update(dict.fromkeys(names, i))
     doc = f'"""Every request and response body of the gateway, typed.\n\n{HEADER}\n"""'
@@ -303,7 +221,7 @@ def _operation_line(o: dict[str, Any]) -> str:
 def _operations_sources(ops: list[dict[str, Any]]) -> dict[str, str]:
     out: dict[str, str] = {}
     # A formatted Operation(...) takes about 8 lines: chunk on that estimate.
-    lines_of = [_operation_line(o) + "\n" * 6 for o in ops]
+    lines_of = [_operation_line(o) + "\n" * 5 for o in ops]
     chunks = _chunks(lines_of)
     for i, chunk in enumerate(chunks, 1):
         head = [
@@ -343,6 +261,7 @@ def _operations_sources(ops: list[dict[str, Any]]) -> dict[str, str]:
 def generate(out_dir: Path = SDK_PACKAGE) -> list[Path]:
     """Write the GENERATED files into ``out_dir``; returns their paths."""
     spec = openapi_document()
+    trim_document(spec["components"])
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         spec_file = Path(tmp) / "openapi.json"
@@ -358,7 +277,8 @@ def generate(out_dir: Path = SDK_PACKAGE) -> list[Path]:
         )  # fmt: skip
         source = models_py.read_text()
     model_names = set(re.findall(r"^class (\w+)\(", source, re.MULTILINE))
-    files = _split_models(source) | _operations_sources(operations(spec, model_names))
+    models = _split_models(*name_enums(source, spec))
+    files = models | _operations_sources(operations(spec, model_names))
     for stale in generated_files(out_dir):  # e.g. a part the API no longer needs
         stale.unlink()
     paths = []

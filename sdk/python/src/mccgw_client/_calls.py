@@ -266,16 +266,19 @@ class _Base:
         return policy.delay(call.attempt, after)
 
     def _outcome(
-        self, call: _Call, response: httpx.Response | None, exc: httpx.TransportError | None
+        self, call: _Call, answer: httpx.Response | httpx.TransportError
     ) -> Response | float:
-        """After one attempt (an answer, or ``exc`` when none came): the final Response, or the
-        seconds to wait before the next attempt. Problems are raised."""
+        """After one attempt (the answer, or the transport error when none came): the final
+        Response, or the seconds to wait before the next attempt. Problems are raised."""
+        response = answer if isinstance(answer, httpx.Response) else None
         delay = self._retry_delay(call, response)
         if delay is None:
-            if response is None:
-                raise TransportError(f"{call.method} {call.target}: {exc!r}") from exc
-            return self._finish(call, response)
-        self._log_retry(call, repr(exc) if response is None else str(response.status_code), delay)
+            if isinstance(answer, httpx.TransportError):
+                raise TransportError(f"{call.method} {call.target}: {answer!r}") from answer
+            return self._finish(call, answer)
+        self._log_retry(
+            call, repr(answer) if response is None else str(response.status_code), delay
+        )
         return delay
 
     @staticmethod

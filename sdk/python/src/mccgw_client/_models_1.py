@@ -1,12 +1,17 @@
-"""Models, part 1 of 12 (re-exported by models.py)."""
+"""Models, part 1 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar
 
 from pydantic import BaseModel as _BaseModel
 from pydantic import ConfigDict, Field, RootModel
+
+_T0 = TypeVar("_T0")
+_T1 = TypeVar("_T1")
+_T2 = TypeVar("_T2")
+_T3 = TypeVar("_T3")
 
 
 class BaseModel(_BaseModel):
@@ -16,77 +21,43 @@ class BaseModel(_BaseModel):
 
 
 class AddressBalance(BaseModel):
-    address: Annotated[str, Field(title="Address")]
-    token_accounts: Annotated[int, Field(title="Token Accounts")]
+    address: str
+    token_accounts: int
     total_balance: Annotated[
-        str,
-        Field(
-            description="sum of the wallet's MCC token accounts (finalized)",
-            title="Total Balance",
-        ),
+        str, Field(description="sum of the wallet's MCC token accounts (finalized)")
     ]
-    updated_at: Annotated[str, Field(title="Updated At")]
-
-
-class Reason(RootModel[str]):
-    root: Annotated[str, Field(max_length=200, title="Reason")]
+    updated_at: str
 
 
 class AdminActionIn(BaseModel):
-    reason: Annotated[str | None, Field(max_length=200, min_length=1, title="Reason")] = (
-        "operator action"
-    )
+    reason: Annotated[str | None, Field(max_length=200, min_length=1)] = "operator action"
 
 
 class Alive(BaseModel):
-    status: Annotated[Literal["ok"], Field(title="Status")]
-
-
-class Uid(RootModel[str]):
-    root: Annotated[str, Field(max_length=100, min_length=1)]
-
-
-class Description(RootModel[str]):
-    root: Annotated[str, Field(max_length=2000, title="Description")]
-
-
-class Url(RootModel[str]):
-    root: Annotated[str, Field(max_length=2000, title="Url")]
+    status: Literal["ok"]
 
 
 class ApplicationAttrs(BaseModel):
-    api_key: Annotated[str | None, Field(title="Api Key")]
-    application_id: Annotated[str, Field(title="Application Id")]
-    company_name: Annotated[str | None, Field(title="Company Name")]
-    created_at: Annotated[str, Field(title="Created At")]
-    developer_email: Annotated[str, Field(title="Developer Email")]
-    developer_uid: Annotated[str, Field(title="Developer Uid")]
-    mcc_wallet_address: Annotated[str | None, Field(title="Mcc Wallet Address")]
-    mcd_wallet_address: Annotated[str, Field(title="Mcd Wallet Address")]
-    project_description: Annotated[str | None, Field(title="Project Description")]
-    project_id: Annotated[int | None, Field(title="Project Id")]
-    project_name: Annotated[str, Field(title="Project Name")]
-    rejection_reason: Annotated[str | None, Field(title="Rejection Reason")]
-    reviewed_at: Annotated[str | None, Field(title="Reviewed At")]
-    reviewed_by: Annotated[str | None, Field(title="Reviewed By")]
-    status: Annotated[str, Field(title="Status")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    website_url: Annotated[str | None, Field(title="Website Url")]
-    whitelist_bump: Annotated[int | None, Field(title="Whitelist Bump")]
-    whitelist_pda: Annotated[str | None, Field(title="Whitelist Pda")]
-    whitelist_tx: Annotated[str | None, Field(title="Whitelist Tx")]
-
-
-class CompanyName(RootModel[str]):
-    root: Annotated[str, Field(max_length=100, title="Company Name")]
-
-
-class ProjectDescription(RootModel[str]):
-    root: Annotated[str, Field(max_length=5000, title="Project Description")]
-
-
-class WebsiteUrl(RootModel[str]):
-    root: Annotated[str, Field(max_length=255, title="Website Url")]
+    api_key: str | None
+    application_id: str
+    company_name: str | None
+    created_at: str
+    developer_email: str
+    developer_uid: str
+    mcc_wallet_address: str | None
+    mcd_wallet_address: str
+    project_description: str | None
+    project_id: int | None
+    project_name: str
+    rejection_reason: str | None
+    reviewed_at: str | None
+    reviewed_by: str | None
+    status: str
+    updated_at: str
+    website_url: str | None
+    whitelist_bump: int | None
+    whitelist_pda: str | None
+    whitelist_tx: str | None
 
 
 class ApplicationIn(BaseModel):
@@ -94,30 +65,16 @@ class ApplicationIn(BaseModel):
     A developer's application for a project (developer_uid/email come from the token).
     """
 
-    company_name: Annotated[CompanyName | None, Field(title="Company Name")] = None
+    company_name: Annotated[str | None, Field(max_length=100)] = None
     mcc_wallet_address: Annotated[
-        str | None,
-        Field(description="Base58 chain address, optional", title="Mcc Wallet Address"),
+        str | None, Field(description="Base58 chain address, optional")
     ] = None
     mcd_wallet_address: Annotated[
-        str,
-        Field(
-            description="Base58 chain address (32 bytes), required",
-            title="Mcd Wallet Address",
-        ),
+        str, Field(description="Base58 chain address (32 bytes), required")
     ]
-    project_description: Annotated[
-        ProjectDescription | None, Field(title="Project Description")
-    ] = None
-    project_name: Annotated[str, Field(max_length=100, min_length=3, title="Project Name")]
-    website_url: Annotated[WebsiteUrl | None, Field(title="Website Url")] = None
-
-
-class AllowedScopes(RootModel[list[str]]):
-    root: Annotated[
-        list[str],
-        Field(examples=[["funds:read"]], max_length=20, title="Allowed Scopes"),
-    ]
+    project_description: Annotated[str | None, Field(max_length=5000)] = None
+    project_name: Annotated[str, Field(max_length=100, min_length=3)]
+    website_url: Annotated[str | None, Field(max_length=255)] = None
 
 
 class ApproveIn(BaseModel):
@@ -125,95 +82,47 @@ class ApproveIn(BaseModel):
     Optional: the project scopes the approved project gets (default: every one).
     """
 
-    allowed_scopes: Annotated[
-        AllowedScopes | None, Field(examples=[["funds:read"]], title="Allowed Scopes")
-    ] = None
+    allowed_scopes: Annotated[list[str] | None, Field(examples=[["funds:read"]], max_length=20)] = (
+        None
+    )
 
 
-class Secret(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            description="Signing secret; omitted = one is generated and shown once in the response",
-            max_length=256,
-            min_length=16,
-            title="Secret",
-        ),
-    ]
-
-
-class ApprovedAttrs(BaseModel):
+class ApprovedAttrs(ApplicationAttrs):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
-    api_key: Annotated[str | None, Field(title="Api Key")]
-    api_secret: Annotated[str, Field(title="Api Secret")]
-    application_id: Annotated[str, Field(title="Application Id")]
-    client_type: Annotated[str | None, Field(title="Client Type")] = None
-    company_name: Annotated[str | None, Field(title="Company Name")]
-    created_at: Annotated[str, Field(title="Created At")]
-    developer_email: Annotated[str, Field(title="Developer Email")]
-    developer_uid: Annotated[str, Field(title="Developer Uid")]
-    mcc_wallet_address: Annotated[str | None, Field(title="Mcc Wallet Address")]
-    mcd_wallet_address: Annotated[str, Field(title="Mcd Wallet Address")]
-    oauth_client_id: Annotated[str | None, Field(title="Oauth Client Id")] = None
-    project_description: Annotated[str | None, Field(title="Project Description")]
-    project_id: Annotated[int | None, Field(title="Project Id")]
-    project_name: Annotated[str, Field(title="Project Name")]
-    redirect_uris: Annotated[list[str] | None, Field(title="Redirect Uris")] = None
-    rejection_reason: Annotated[str | None, Field(title="Rejection Reason")]
-    reviewed_at: Annotated[str | None, Field(title="Reviewed At")]
-    reviewed_by: Annotated[str | None, Field(title="Reviewed By")]
-    scopes: Annotated[list[str] | None, Field(title="Scopes")] = None
-    status: Annotated[str, Field(title="Status")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    website_url: Annotated[str | None, Field(title="Website Url")]
-    whitelist_bump: Annotated[int | None, Field(title="Whitelist Bump")]
-    whitelist_pda: Annotated[str | None, Field(title="Whitelist Pda")]
-    whitelist_tx: Annotated[str | None, Field(title="Whitelist Tx")]
-
-
-class Error(BaseModel):
-    field: str | None = None
-    message: str | None = None
+    api_secret: str
+    client_type: str | None = None
+    oauth_client_id: str | None = None
+    redirect_uris: list[str] | None = None
+    scopes: list[str] | None = None
 
 
 class Attempt(BaseModel):
-    at: Annotated[str, Field(title="At")]
-    attempt: Annotated[int, Field(title="Attempt")]
-    error: Annotated[str | None, Field(title="Error")]
-    latency_ms: Annotated[int | None, Field(title="Latency Ms")]
-    status_code: Annotated[int | None, Field(title="Status Code")]
+    at: str
+    attempt: int
+    error: str | None
+    latency_ms: int | None
+    status_code: int | None
 
 
-class ProfileAttribute(BaseModel):
-    attribute_key: Annotated[str, Field(title="Attribute Key")]
-    attribute_value: Annotated[Any, Field(title="Attribute Value")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    visibility: Annotated[str, Field(title="Visibility")]
-
-
-class AttributeAttrs(ProfileAttribute):
-    created_at: Annotated[str, Field(title="Created At")]
-    uid: Annotated[str, Field(title="Uid")]
+class AttributeAttrs(BaseModel):
+    attribute_key: str
+    attribute_value: Any
+    created_at: str
+    project_id: str
+    uid: str
+    updated_at: str
+    visibility: str
 
 
 class AttributeKey(RootModel[str]):
     root: Annotated[str, Field(max_length=100, min_length=1)]
 
 
-class AttributeKeys(RootModel[list[AttributeKey]]):
-    root: Annotated[
-        list[AttributeKey],
-        Field(
-            description="All keys when absent",
-            max_length=100,
-            min_length=1,
-            title="Attribute Keys",
-        ),
-    ]
+class Uid(RootModel[str]):
+    root: Annotated[str, Field(max_length=100, min_length=1)]
 
 
 class AttributeBatchIn(BaseModel):
@@ -222,10 +131,16 @@ class AttributeBatchIn(BaseModel):
     """
 
     attribute_keys: Annotated[
-        AttributeKeys | None,
-        Field(description="All keys when absent", title="Attribute Keys"),
+        list[AttributeKey] | None,
+        Field(description="All keys when absent", max_length=100, min_length=1),
     ] = None
-    uids: Annotated[list[Uid], Field(max_length=100, min_length=1, title="Uids")]
+    uids: Annotated[list[Uid], Field(max_length=100, min_length=1)]
+
+
+IdempotencyKey: TypeAlias = Annotated[
+    str | None,
+    Field(description="Required unless the Idempotency-Key header is sent"),
+]
 
 
 class AttributeDeleteIn(BaseModel):
@@ -233,13 +148,68 @@ class AttributeDeleteIn(BaseModel):
     Keys to delete from the calling project's attributes of the user.
     """
 
-    attribute_keys: Annotated[
-        list[AttributeKey], Field(max_length=100, min_length=1, title="Attribute Keys")
-    ]
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
+    attribute_keys: Annotated[list[AttributeKey], Field(max_length=100, min_length=1)]
+    idempotency_key: IdempotencyKey = None
+
+
+class AttributeDeletionAttrs(BaseModel):
+    deleted: list[str]
+    not_found: list[str]
+    project_id: str
+    uid: str
+
+
+class AttributeIn(BaseModel):
+    attribute_key: Annotated[str, Field(examples=["auction_wins"], max_length=100, min_length=1)]
+    attribute_value: Annotated[Any, Field(examples=[{"count": 3}])]
+    idempotency_key: IdempotencyKey = None
+    visibility: Literal["public", "private", "authorized"] | None = "private"
+
+
+class AttributeValue(BaseModel):
+    updated_at: str
+    value: Any
+    visibility: str
+
+
+class AuctionAttributes(BaseModel):
+    account: str
+    auction_id: int
+    auction_type: str
+    bid_count: int
+    buy_now_price: str | None
+    completed_at: str | None
+    created_at: str | None
+    creator: str
+    current_price: str
+    end_time: str | None
+    ended_unsettled: bool
+    extension_count: int
+    highest_bidder: str | None
+    is_biddable: bool
+    is_ended: bool
+    min_next_bid: str | None
+    nft_mint: str | None
+    proceeds_recipient: str
+    seconds_left: int
+    settled_amount: str
+    start_time: str | None
+    starting_price: str
+    status: str
+    territory_id: int
+    territory_type: str
+
+
+class AuctionDetailAttributes(AuctionAttributes):
+    escrow_account: str
+    escrow_balance: str | None
+
+
+class AuthorizationAttributes(BaseModel):
+    granted_at: str
+    project_id: str
+    project_name: str | None
+    revoked_at: str | None
+    scopes: list[str]
+    source: str
+    updated_at: str

@@ -1,235 +1,192 @@
-"""Models, part 4 of 12 (re-exported by models.py)."""
+"""Models, part 4 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, TypeAlias
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import AwareDatetime, Field
 
-from ._models_1 import BaseModel
-
-
-class EstimateBorrowBody(BaseModel):
-    duration: Annotated[Literal["three_days", "seven_days", "thirty_days"], Field(title="Duration")]
-    loan_amount: Annotated[
-        str,
-        Field(
-            description="Decimal string in the pool asset",
-            examples=["500"],
-            title="Loan Amount",
-        ),
-    ]
-    nft_mint: Annotated[
-        str | None, Field(description="Instead of territory_type", title="Nft Mint")
-    ] = None
-    territory_type: Annotated[
-        Literal["station", "matrix", "sector", "system"] | None,
-        Field(title="Territory Type"),
-    ] = None
-
-
-class Reason1(RootModel[str]):
-    root: Annotated[str, Field(examples=["in_game_trade"], max_length=100, title="Reason")]
-
-
-class FundsTransferIn(BaseModel):
-    amount: Annotated[str, Field(examples=["1.5"], title="Amount")]
-    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1, title="From Uid")]
-    idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
-    reason: Annotated[Reason1 | None, Field(examples=["in_game_trade"], title="Reason")] = None
-    reference: Annotated[dict[str, Any] | None, Field(title="Reference")] = None
-    to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
-
-
-class GlobalDay(BaseModel):
-    activities: Annotated[int, Field(title="Activities")]
-    date: Annotated[str, Field(title="Date")]
-    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
-    miners: Annotated[int, Field(title="Miners")]
-    trade_volume_usdc: Annotated[str, Field(title="Trade Volume Usdc")]
-
-
-class HistoryItem(BaseModel):
-    at: Annotated[str | None, Field(title="At")]
-    reason: Annotated[str | None, Field(title="Reason")]
-    status: Annotated[str, Field(title="Status")]
-
-
-class HolderAttributes(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    is_buyout_escrow: Annotated[bool, Field(title="Is Buyout Escrow")]
-    owner: Annotated[str, Field(title="Owner")]
-    share: Annotated[str, Field(title="Share")]
-    token_account: Annotated[str, Field(title="Token Account")]
-
-
-class HoldingAttributes(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    fragment_mint: Annotated[str, Field(title="Fragment Mint")]
-    fragment_symbol: Annotated[str, Field(title="Fragment Symbol")]
-    nft_mint: Annotated[str, Field(title="Nft Mint")]
-    share: Annotated[str, Field(title="Share")]
-    token_account: Annotated[str, Field(title="Token Account")]
-    vault: Annotated[str, Field(title="Vault")]
-    vault_status: Annotated[str, Field(title="Vault Status")]
-
-
-class InterestAttributes(BaseModel):
-    decimals: Annotated[int, Field(title="Decimals")]
-    duration_seconds: Annotated[int, Field(title="Duration Seconds")]
-    interest: Annotated[
-        str,
-        Field(
-            description="floor(floor(principal*rate*dt/10000)/31536000)",
-            title="Interest",
-        ),
-    ]
-    max_seconds_before_overflow: Annotated[int | None, Field(title="Max Seconds Before Overflow")]
-    onchain_overflow: Annotated[
-        bool,
-        Field(
-            description="principal*rate*dt exceeds 2^64-1: the program would fail (6031)",
-            title="Onchain Overflow",
-        ),
-    ]
-    principal: Annotated[str, Field(title="Principal")]
-    prior_accrued_interest: Annotated[str, Field(title="Prior Accrued Interest")]
-    rate_bps: Annotated[
-        int,
-        Field(
-            description="The rate applied: min(rate, 10000) as loans cap it",
-            title="Rate Bps",
-        ),
-    ]
-    rate_source: Annotated[Literal["request", "pool"], Field(title="Rate Source")]
-    total_debt: Annotated[str, Field(title="Total Debt")]
-
-
-class Introspection(BaseModel):
-    """
-    RFC 7662: ``active`` always; the rest only for an active token.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    active: Annotated[bool, Field(title="Active")]
-    aud: Annotated[str | list[str] | None, Field(title="Aud")] = None
-    client_id: Annotated[str | None, Field(title="Client Id")] = None
-    exp: Annotated[int | None, Field(title="Exp")] = None
-    iat: Annotated[int | None, Field(title="Iat")] = None
-    iss: Annotated[str | None, Field(title="Iss")] = None
-    scope: Annotated[str | None, Field(title="Scope")] = None
-    sub: Annotated[str | None, Field(title="Sub")] = None
-    token_type: Annotated[str | None, Field(title="Token Type")] = None
-    username: Annotated[str | None, Field(title="Username")] = None
-
-
-class Jwks(BaseModel):
-    keys: Annotated[list[dict[str, Any]], Field(title="Keys")]
-
-
-class LegacyError(BaseModel):
-    """
-    The legacy error body (not a problem document): ``{error, message, code}``.
-    """
-
-    code: Annotated[int, Field(title="Code")]
-    error: Annotated[str, Field(title="Error")]
-    message: Annotated[str, Field(title="Message")]
-
-
-class LegacyManager(BaseModel):
-    name: Annotated[str | None, Field(title="Name")]
-    uid: Annotated[str, Field(title="Uid")]
-
-
-class LegacyMccBalance(BaseModel):
-    """
-    The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
-    """
-
-    available_balance: Annotated[float, Field(title="Available Balance")]
-    locked_balance: Annotated[float, Field(title="Locked Balance")]
-    pending_rewards: Annotated[
-        float,
-        Field(
-            description="MCD of mining submissions not yet confirmed",
-            title="Pending Rewards",
-        ),
-    ]
-    total_balance: Annotated[float, Field(title="Total Balance")]
-
-
-class LegacyMiningRecord(BaseModel):
-    amount: Annotated[float, Field(title="Amount")]
-    date: Annotated[str, Field(title="Date")]
-    project: Annotated[str, Field(title="Project")]
-    status: Annotated[str, Field(title="Status")]
-
-
-class LegacyProfile(BaseModel):
-    created_at: Annotated[str, Field(title="Created At")]
-    email: Annotated[str | None, Field(title="Email")]
-    role: Annotated[str, Field(title="Role")]
-    station_id: Annotated[int | None, Field(title="Station Id")]
-    uid: Annotated[str, Field(title="Uid")]
-    unit_id: Annotated[int | None, Field(title="Unit Id")]
-
-
-class LegacyTeamUnit(BaseModel):
-    id: Annotated[int, Field(title="Id")]
-    member_count: Annotated[int, Field(title="Member Count")]
-    name: Annotated[str, Field(title="Name")]
-
-
-class Level(BaseModel):
-    bonus_percent: Annotated[int, Field(title="Bonus Percent")]
-    cumulative_percent: Annotated[int, Field(title="Cumulative Percent")]
-    lighting_condition: Annotated[str, Field(title="Lighting Condition")]
-    unit_type: Annotated[str, Field(title="Unit Type")]
-
-
-class LightIn(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-
-
-class ViewMeta(BaseModel):
-    address: Annotated[
-        str | None,
-        Field(description="The account the resource was decoded from", title="Address"),
-    ] = None
-    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
-    max_age_seconds: Annotated[
-        float,
-        Field(
-            description="Snapshots are re-read at most this often",
-            title="Max Age Seconds",
-        ),
-    ]
-    program: Annotated[
-        str | None,
-        Field(description="The program whose accounts a list scans", title="Program"),
-    ] = None
-    request_id: Annotated[str | None, Field(title="Request Id")] = None
-    slot: Annotated[
-        int,
-        Field(
-            description="The slot the data was read at (confirmed commitment)",
-            title="Slot",
-        ),
-    ]
+from ._models_1 import BaseModel, IdempotencyKey
+from ._models_2 import Meta
+from ._models_3 import ViewMeta
 
 
 class ListMeta(ViewMeta):
-    page: Annotated[int, Field(title="Page")]
-    per_page: Annotated[int, Field(title="Per Page")]
-    total: Annotated[int, Field(title="Total")]
+    page: int
+    per_page: int
+    total: int
+
+
+class LoanAttributes(BaseModel):
+    account: str
+    accrued_interest: str
+    borrow_rate_at_origination_bps: int
+    borrower: str
+    collateral_type: str
+    collateral_value: str
+    created_at: str | None
+    due_at: str | None
+    duration: str
+    interest_since_update: str
+    is_liquidatable: bool
+    is_overdue: bool
+    last_interest_update: str | None
+    lending_pool: str
+    liquidated_at: str | None
+    ltv_bps: int | None
+    nft_mint: str
+    onchain_overflow: bool
+    principal: str
+    rate_bps_now: int
+    repaid_at: str | None
+    seconds_remaining: int
+    status: str
+    total_debt: str
+
+
+class LoansByStatus(BaseModel):
+    active: int
+    liquidated: int
+    pending: int
+    repaid: int
+
+
+class LockAttributes(BaseModel):
+    amount: Annotated[str, Field(description="Decimal string")]
+    available_balance: Annotated[
+        str | None,
+        Field(description="After a lock or unlock only: the user's available balance"),
+    ] = None
+    currency: Literal["MCC", "MCD"]
+    locked_until: str | None
+    reason: str
+    reference_id: str | None
+    status: Annotated[str, Field(description="locked, unlocked, settled or expired")]
+    unlock_reason: Annotated[str | None, Field(description="After an unlock only")] = None
+    user_uid: str
+
+
+UserUid: TypeAlias = Annotated[str, Field(max_length=100, min_length=1)]
+
+
+class LockIn(BaseModel):
+    amount: Annotated[
+        str,
+        Field(description="Decimal string, > 0, at most 9 decimals", examples=["12.5"]),
+    ]
+    currency: Annotated[Literal["MCC", "MCD"], Field(examples=["MCC"])]
+    expires_at: Annotated[
+        AwareDatetime,
+        Field(description="When the lock ends by itself (future, with offset)"),
+    ]
+    idempotency_key: IdempotencyKey = None
+    reason: Annotated[str, Field(examples=["auction_bid"], max_length=100, min_length=1)]
+    reference_id: Annotated[str | None, Field(examples=["auction-42"], max_length=200)] = None
+    user_uid: UserUid
+
+
+class LpAttributes(BaseModel):
+    exchange_rate: str
+    lending_pool: str
+    lp_balance: str
+    lp_mint: str
+    share_of_pool: str
+    token_accounts: list[str]
+    value: str
+    wallet: str
+
+
+class MccBalance(BaseModel):
+    available_balance: str
+    deposit_address: str
+    deposit_owner: str
+    locked_balance: Annotated[str, Field(description="sum of active fund locks")]
+    pending_out: str
+    total_balance: str
+    updated_at: str | None
+
+
+class MccPrice(BaseModel):
+    base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
+    buyback_price_usdc: Annotated[
+        str | None, Field(description="base + floor(base * premium / 10000)")
+    ]
+    close_at: Annotated[str | None, Field(description="the newest close")]
+    onchain_updated_at: str | None
+    points: Annotated[int, Field(description="closes in the mean (180 once that many exist)")]
+    premium_bps: int
+    price_usdc: Annotated[str, Field(description="the price the rule gives now")]
+    source: Literal["market", "admin", "default"]
+    tx_signature: Annotated[str | None, Field(description="the last on-chain update_price")]
+    updated_at: Annotated[str, Field(description="when the source value was observed or set")]
+
+
+class McdBalance(BaseModel):
+    available_balance: str
+    deposit_address: Annotated[
+        str, Field(description="the user's custody token account: send here")
+    ]
+    deposit_owner: Annotated[
+        str, Field(description="owner of the deposit address (the custody authority)")
+    ]
+    frozen_balance: Annotated[str, Field(description="sum of active fund locks")]
+    pending_out: Annotated[str, Field(description="outgoing transfers not yet final")]
+    total_balance: Annotated[
+        str, Field(description="finalized custody balance as booked (decimal)")
+    ]
+    updated_at: str | None
+
+
+class McdRewardAttrs(BaseModel):
+    """
+    An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
+    """
+
+    activities: int
+    amount: str
+    date: str
+    project_id: str
+    project_name: str | None
+    source: str
+
+
+class MemberAttributes(BaseModel):
+    display_name: str | None
+    joined_at: str
+    station: str
+    uid: str
+
+
+class MembershipAttributes(BaseModel):
+    joined_at: str | None
+    left_at: str | None
+    moved: Annotated[bool, Field(description="False when nothing changed")]
+    station: str | None
+    user_uid: str
+
+
+class MiningBatchMeta(Meta):
+    accepted: int
+    page: int
+    per_page: int
+    refused: int
+    total: int
+    webhook_note: str
+    webhook_url: str | None
+
+
+class MiningRecordAttrs(BaseModel):
+    """
+    A ``mining_record``: one confirmed reward.
+    """
+
+    activity_type: str
+    block_height: int | None
+    confirmed_at: str | None
+    date: str | None
+    mcd_amount: str
+    project_id: str
+    status: str
+    tx_signature: str | None
+    user_uid: str

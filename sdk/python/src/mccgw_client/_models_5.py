@@ -1,218 +1,214 @@
-"""Models, part 5 of 12 (re-exported by models.py)."""
+"""Models, part 5 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, ConfigDict, Field, RootModel
+from pydantic import Field
 
-from ._models_1 import BaseModel
-
-
-class LoanAttributes(BaseModel):
-    account: Annotated[str, Field(title="Account")]
-    accrued_interest: Annotated[str, Field(title="Accrued Interest")]
-    borrow_rate_at_origination_bps: Annotated[int, Field(title="Borrow Rate At Origination Bps")]
-    borrower: Annotated[str, Field(title="Borrower")]
-    collateral_type: Annotated[str, Field(title="Collateral Type")]
-    collateral_value: Annotated[str, Field(title="Collateral Value")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    due_at: Annotated[str | None, Field(title="Due At")]
-    duration: Annotated[str, Field(title="Duration")]
-    interest_since_update: Annotated[str, Field(title="Interest Since Update")]
-    is_liquidatable: Annotated[bool, Field(title="Is Liquidatable")]
-    is_overdue: Annotated[bool, Field(title="Is Overdue")]
-    last_interest_update: Annotated[str | None, Field(title="Last Interest Update")]
-    lending_pool: Annotated[str, Field(title="Lending Pool")]
-    liquidated_at: Annotated[str | None, Field(title="Liquidated At")]
-    ltv_bps: Annotated[int | None, Field(title="Ltv Bps")]
-    nft_mint: Annotated[str, Field(title="Nft Mint")]
-    onchain_overflow: Annotated[bool, Field(title="Onchain Overflow")]
-    principal: Annotated[str, Field(title="Principal")]
-    rate_bps_now: Annotated[int, Field(title="Rate Bps Now")]
-    repaid_at: Annotated[str | None, Field(title="Repaid At")]
-    seconds_remaining: Annotated[int, Field(title="Seconds Remaining")]
-    status: Annotated[str, Field(title="Status")]
-    total_debt: Annotated[str, Field(title="Total Debt")]
+from ._models_1 import AttributeValue, BaseModel, IdempotencyKey
+from ._models_2 import Meta
+from ._models_3 import Liquidity
+from ._models_4 import LoanAttributes, UserUid
 
 
-class LoansByStatus(BaseModel):
-    active: Annotated[int, Field(title="Active")]
-    liquidated: Annotated[int, Field(title="Liquidated")]
-    pending: Annotated[int, Field(title="Pending")]
-    repaid: Annotated[int, Field(title="Repaid")]
+class MiningSubmissionAttrs(BaseModel):
+    """
+    A ``mining_activity`` resource: one submission, its reward and its history.
+    """
+
+    activity_type: str
+    block_height: int | None
+    confirmed_at: str | None
+    created_at: str | None
+    history: list[dict[str, Any]]
+    idempotency_key: str
+    mcd_amount: str | None
+    mcd_estimated: str
+    reason: str | None
+    status: str
+    tx_signature: str | None
+    updated_at: str | None
+    user_uid: str
 
 
-class LockAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    amount: Annotated[str, Field(description="Decimal string", title="Amount")]
-    available_balance: Annotated[
-        str | None,
-        Field(
-            description="After a lock or unlock only: the user's available balance",
-            title="Available Balance",
-        ),
-    ] = None
-    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
-    locked_until: Annotated[str | None, Field(title="Locked Until")]
-    reason: Annotated[str, Field(title="Reason")]
-    reference_id: Annotated[str | None, Field(title="Reference Id")]
-    status: Annotated[
-        str, Field(description="locked, unlocked, settled or expired", title="Status")
-    ]
-    unlock_reason: Annotated[
-        str | None, Field(description="After an unlock only", title="Unlock Reason")
-    ] = None
-    user_uid: Annotated[str, Field(title="User Uid")]
+class MiningWebhookMeta(Meta):
+    webhook_note: str
+    webhook_url: str | None
 
 
-class ReferenceId(RootModel[str]):
-    root: Annotated[str, Field(examples=["auction-42"], max_length=200, title="Reference Id")]
+class NftAttributes(BaseModel):
+    account: str
+    created_at: str | None
+    current_members: int
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
+    updated_at: str | None
+
+
+class NftDetailAttributes(NftAttributes):
+    escrowed_in: Literal["lending_loan", "fragment_vault"] | None
+    holder: str | None
+    holder_token_account: str | None
+    owner_is_stale: bool
+
+
+class OAuthClientAttrs(BaseModel):
+    client_type: str
+    oauth_client_id: str
+    redirect_uris: list[str]
+    scopes: list[str]
+
+
+class OAuthError(BaseModel):
+    """
+    RFC 6749 section 5.2 error response.
+    """
+
+    error: str
+    error_description: str | None = None
+
+
+class OpenIdConfiguration(BaseModel):
+    authorization_endpoint: str
+    claims_supported: list[str]
+    code_challenge_methods_supported: list[str]
+    grant_types_supported: list[str]
+    id_token_signing_alg_values_supported: list[str]
+    introspection_endpoint: str
+    issuer: str
+    jwks_uri: str
+    response_types_supported: list[str]
+    revocation_endpoint: str
+    scopes_supported: list[str]
+    subject_types_supported: list[str]
+    token_endpoint: str
+    token_endpoint_auth_methods_supported: list[str]
+
+
+class PageMeta(Meta):
+    page: int
+    per_page: int
+    total: int
 
 
 class PlacementIn(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-    user_uid: Annotated[str, Field(max_length=100, min_length=1, title="User Uid")]
+    idempotency_key: IdempotencyKey = None
+    user_uid: UserUid
 
 
-class LockIn(PlacementIn):
-    amount: Annotated[
-        str,
-        Field(
-            description="Decimal string, > 0, at most 9 decimals",
-            examples=["12.5"],
-            title="Amount",
-        ),
-    ]
-    currency: Annotated[Literal["MCC", "MCD"], Field(examples=["MCC"], title="Currency")]
-    expires_at: Annotated[
-        AwareDatetime,
-        Field(
-            description="When the lock ends by itself (future, with offset)",
-            title="Expires At",
-        ),
-    ]
-    reason: Annotated[
-        str,
-        Field(examples=["auction_bid"], max_length=100, min_length=1, title="Reason"),
-    ]
-    reference_id: Annotated[
-        ReferenceId | None, Field(examples=["auction-42"], title="Reference Id")
-    ] = None
+class PositionAttributes(BaseModel):
+    active_loans: int
+    liquidity: Liquidity
+    loans: list[LoanAttributes]
+    total_debt: str
+    wallet: str
 
 
-class LpAttributes(BaseModel):
-    exchange_rate: Annotated[str, Field(title="Exchange Rate")]
-    lending_pool: Annotated[str, Field(title="Lending Pool")]
-    lp_balance: Annotated[str, Field(title="Lp Balance")]
-    lp_mint: Annotated[str, Field(title="Lp Mint")]
-    share_of_pool: Annotated[str, Field(title="Share Of Pool")]
-    token_accounts: Annotated[list[str], Field(title="Token Accounts")]
-    value: Annotated[str, Field(title="Value")]
-    wallet: Annotated[str, Field(title="Wallet")]
-
-
-class MccBalance(BaseModel):
-    available_balance: Annotated[str, Field(title="Available Balance")]
-    deposit_address: Annotated[str, Field(title="Deposit Address")]
-    deposit_owner: Annotated[str, Field(title="Deposit Owner")]
-    locked_balance: Annotated[
-        str, Field(description="sum of active fund locks", title="Locked Balance")
-    ]
-    pending_out: Annotated[str, Field(title="Pending Out")]
-    total_balance: Annotated[str, Field(title="Total Balance")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-
-
-class MccPrice(BaseModel):
-    base_price_usdc: Annotated[
-        str | None,
-        Field(description="mean of the last closes (up to 180)", title="Base Price Usdc"),
-    ]
-    buyback_price_usdc: Annotated[
-        str | None,
-        Field(
-            description="base + floor(base * premium / 10000)",
-            title="Buyback Price Usdc",
-        ),
-    ]
-    close_at: Annotated[str | None, Field(description="the newest close", title="Close At")]
-    onchain_updated_at: Annotated[str | None, Field(title="Onchain Updated At")]
-    points: Annotated[
-        int,
-        Field(description="closes in the mean (180 once that many exist)", title="Points"),
-    ]
-    premium_bps: Annotated[int, Field(title="Premium Bps")]
+class PriceSet(BaseModel):
+    idempotency_key: IdempotencyKey = None
     price_usdc: Annotated[
-        str, Field(description="the price the rule gives now", title="Price Usdc")
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
     ]
-    source: Annotated[Literal["market", "admin", "default"], Field(title="Source")]
-    tx_signature: Annotated[
+
+
+class Error(BaseModel):
+    field: str | None = None
+    message: str | None = None
+
+
+class Problem(BaseModel):
+    """
+    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
+    """
+
+    detail: str | None = None
+    errors: list[Error] | None = None
+    instance: str | None = None
+    status: Annotated[int, Field(ge=400, le=599)]
+    title: str
+    type: str
+
+
+class ProfileAttribute(BaseModel):
+    attribute_key: str
+    attribute_value: Any
+    project_id: str
+    updated_at: str
+    visibility: str
+
+
+class ProfileUpdate(BaseModel):
+    display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
+    idempotency_key: IdempotencyKey = None
+
+
+class ProjectAttributesAttrs(BaseModel):
+    attributes: dict[str, AttributeValue]
+    project_id: str
+    uid: str
+
+
+class ProjectRegistrationIn(BaseModel):
+    """
+    Spec "Project registration by an administrator".
+    """
+
+    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
+    description: Annotated[str | None, Field(max_length=2000)] = None
+    name: Annotated[str, Field(max_length=100, min_length=3)]
+    project_id: Annotated[
         str | None,
-        Field(description="the last on-chain update_price", title="Tx Signature"),
-    ]
-    updated_at: Annotated[
-        str,
-        Field(description="when the source value was observed or set", title="Updated At"),
-    ]
-
-
-class McdBalance(BaseModel):
-    available_balance: Annotated[str, Field(title="Available Balance")]
-    deposit_address: Annotated[
-        str,
+        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
+    ] = None
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
         Field(
-            description="the user's custody token account: send here",
-            title="Deposit Address",
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+        ),
+    ] = None
+    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
+
+
+class ProofIn(BaseModel):
+    hash: Annotated[
+        str,
+        Field(description="hex SHA-256 of the canonical form", pattern="^[0-9a-fA-F]{64}$"),
+    ]
+    signature: Annotated[str, Field(max_length=300, min_length=1)]
+    timestamp: Annotated[int | str, Field(description="ISO 8601 or Unix seconds")]
+    type: Literal["hmac-sha256", "ed25519"]
+
+
+class PublicUserAttributes(BaseModel):
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    uid: str
+
+
+class Ready(BaseModel):
+    checks: dict[str, Literal["ok"]]
+    status: Literal["ready"]
+
+
+class RedirectUrisIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Absolute https URLs (http only on localhost); replaces the list",
+            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
+            max_length=10,
         ),
     ]
-    deposit_owner: Annotated[
-        str,
-        Field(
-            description="owner of the deposit address (the custody authority)",
-            title="Deposit Owner",
-        ),
-    ]
-    frozen_balance: Annotated[
-        str, Field(description="sum of active fund locks", title="Frozen Balance")
-    ]
-    pending_out: Annotated[
-        str, Field(description="outgoing transfers not yet final", title="Pending Out")
-    ]
-    total_balance: Annotated[
-        str,
-        Field(
-            description="finalized custody balance as booked (decimal)",
-            title="Total Balance",
-        ),
-    ]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-
-
-class McdRewardAttrs(BaseModel):
-    """
-    An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
-    """
-
-    activities: Annotated[int, Field(title="Activities")]
-    amount: Annotated[str, Field(title="Amount")]
-    date: Annotated[str, Field(title="Date")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    project_name: Annotated[str | None, Field(title="Project Name")]
-    source: Annotated[str, Field(title="Source")]
-
-
-class MemberAttributes(BaseModel):
-    display_name: Annotated[str | None, Field(title="Display Name")]
-    joined_at: Annotated[str, Field(title="Joined At")]
-    station: Annotated[str, Field(title="Station")]
-    uid: Annotated[str, Field(title="Uid")]

@@ -1,144 +1,64 @@
-"""Models, part 6 of 12 (re-exported by models.py)."""
+"""Models, part 6 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel, Error
-from ._models_2 import Liquidity
-from ._models_5 import LoanAttributes
-
-
-class MembershipAttributes(BaseModel):
-    joined_at: Annotated[str | None, Field(title="Joined At")]
-    left_at: Annotated[str | None, Field(title="Left At")]
-    moved: Annotated[bool, Field(description="False when nothing changed", title="Moved")]
-    station: Annotated[str | None, Field(title="Station")]
-    user_uid: Annotated[str, Field(title="User Uid")]
+from ._models_1 import BaseModel
+from ._models_2 import ChainWriteView, EndpointAttributes
+from ._models_3 import HistoryItem, LightIn
+from ._models_4 import LoansByStatus
 
 
-class Meta(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
-    request_id: Annotated[str | None, Field(title="Request Id")] = None
+class RegisteredEndpointAttributes(EndpointAttributes):
+    secret: Annotated[
+        str | None,
+        Field(description="Only when registered without one: the generated secret, shown once"),
+    ] = None
 
 
-class MiningBatchMeta(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    accepted: Annotated[int, Field(title="Accepted")]
-    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
-    page: Annotated[int, Field(title="Page")]
-    per_page: Annotated[int, Field(title="Per Page")]
-    refused: Annotated[int, Field(title="Refused")]
-    request_id: Annotated[str | None, Field(title="Request Id")] = None
-    total: Annotated[int, Field(title="Total")]
-    webhook_note: Annotated[str, Field(title="Webhook Note")]
-    webhook_url: Annotated[str | None, Field(title="Webhook Url")]
+class RegisteredProjectAttrs(BaseModel):
+    allowed_scopes: list[str]
+    api_key: str
+    api_secret: str
+    client_type: str
+    created_at: str
+    description: str | None
+    name: str
+    oauth_client_id: str
+    project_id: str
+    rate_limit_tier: str
+    redirect_uris: list[str]
+    scopes: list[str]
+    status: str
+    webhook_url: str | None
 
 
-class MiningRecordAttrs(BaseModel):
-    """
-    A ``mining_record``: one confirmed reward.
-    """
-
-    activity_type: Annotated[str, Field(title="Activity Type")]
-    block_height: Annotated[int | None, Field(title="Block Height")]
-    confirmed_at: Annotated[str | None, Field(title="Confirmed At")]
-    date: Annotated[str | None, Field(title="Date")]
-    mcd_amount: Annotated[str, Field(title="Mcd Amount")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    status: Annotated[str, Field(title="Status")]
-    tx_signature: Annotated[str | None, Field(title="Tx Signature")]
-    user_uid: Annotated[str, Field(title="User Uid")]
-
-
-class MiningSubmissionAttrs(BaseModel):
-    """
-    A ``mining_activity`` resource: one submission, its reward and its history.
-    """
-
-    activity_type: Annotated[str, Field(title="Activity Type")]
-    block_height: Annotated[int | None, Field(title="Block Height")]
-    confirmed_at: Annotated[str | None, Field(title="Confirmed At")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    history: Annotated[list[dict[str, Any]], Field(title="History")]
-    idempotency_key: Annotated[str, Field(title="Idempotency Key")]
-    mcd_amount: Annotated[str | None, Field(title="Mcd Amount")]
-    mcd_estimated: Annotated[str, Field(title="Mcd Estimated")]
-    reason: Annotated[str | None, Field(title="Reason")]
-    status: Annotated[str, Field(title="Status")]
-    tx_signature: Annotated[str | None, Field(title="Tx Signature")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-    user_uid: Annotated[str, Field(title="User Uid")]
-
-
-class MiningWebhookMeta(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
-    request_id: Annotated[str | None, Field(title="Request Id")] = None
-    webhook_note: Annotated[str, Field(title="Webhook Note")]
-    webhook_url: Annotated[str | None, Field(title="Webhook Url")]
-
-
-class Parent(RootModel[str]):
-    root: Annotated[
+class RejectIn(BaseModel):
+    reason: Annotated[
         str,
-        Field(
-            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
-            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
-            title="Parent",
-        ),
+        Field(examples=["Incomplete company details"], max_length=2000, min_length=1),
     ]
 
 
-class NftAttributes(BaseModel):
-    account: Annotated[str, Field(title="Account")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    current_members: Annotated[int, Field(title="Current Members")]
-    is_auctioning: Annotated[bool, Field(title="Is Auctioning")]
-    is_frozen: Annotated[bool, Field(title="Is Frozen")]
-    mint: Annotated[str | None, Field(title="Mint")]
-    name: Annotated[str, Field(title="Name")]
-    parent_id: Annotated[int | None, Field(title="Parent Id")]
-    recorded_owner: Annotated[str, Field(title="Recorded Owner")]
-    status: Annotated[Literal["minted", "reserved"], Field(title="Status")]
-    territory_id: Annotated[int, Field(title="Territory Id")]
-    territory_type: Annotated[str, Field(title="Territory Type")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
+class RemovalIn(LightIn):
+    pass
 
 
-class NftDetailAttributes(NftAttributes):
-    escrowed_in: Annotated[
-        Literal["lending_loan", "fragment_vault"] | None, Field(title="Escrowed In")
-    ]
-    holder: Annotated[str | None, Field(title="Holder")]
-    holder_token_account: Annotated[str | None, Field(title="Holder Token Account")]
-    owner_is_stale: Annotated[bool, Field(title="Owner Is Stale")]
+class RetriedWrite(BaseModel):
+    signature: str | None
+    status: str
 
 
-class OAuthClientAttrs(BaseModel):
-    client_type: Annotated[str, Field(title="Client Type")]
-    oauth_client_id: Annotated[str, Field(title="Oauth Client Id")]
-    redirect_uris: Annotated[list[str], Field(title="Redirect Uris")]
-    scopes: Annotated[list[str], Field(title="Scopes")]
-
-
-class OAuthError(BaseModel):
-    """
-    RFC 6749 section 5.2 error response.
-    """
-
-    error: Annotated[str, Field(title="Error")]
-    error_description: Annotated[str | None, Field(title="Error Description")] = None
+class RetryAttrs(BaseModel):
+    chain_write: RetriedWrite | None
+    status: str
+    transfer_id: str
+    workflow_id: str | None
+    workflow_restarted: bool
 
 
 class Revocation(BaseModel):
@@ -151,77 +71,140 @@ class Revocation(BaseModel):
     )
 
 
-class OpenIdConfiguration(BaseModel):
-    authorization_endpoint: Annotated[str, Field(title="Authorization Endpoint")]
-    claims_supported: Annotated[list[str], Field(title="Claims Supported")]
-    code_challenge_methods_supported: Annotated[
-        list[str], Field(title="Code Challenge Methods Supported")
+class StationSummary(BaseModel):
+    id: str
+    mining_input: str
+    qualifying_days: int
+
+
+class StatsAttributes(BaseModel):
+    active_principal: str
+    as_of: str | None
+    available_liquidity: str
+    borrow_rate_bps: int
+    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
+    loans: int
+    loans_by_status: LoansByStatus
+    lp_supply: str | None
+    pending_pool_interest: str
+    pending_protocol_fee: str
+    pool_accrual_overflow: bool
+    recorded_total_borrowed: Annotated[
+        str,
+        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
     ]
-    grant_types_supported: Annotated[list[str], Field(title="Grant Types Supported")]
-    id_token_signing_alg_values_supported: Annotated[
-        list[str], Field(title="Id Token Signing Alg Values Supported")
+    supply_rate_bps: int
+    tvl: Annotated[
+        str,
+        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
     ]
-    introspection_endpoint: Annotated[str, Field(title="Introspection Endpoint")]
-    issuer: Annotated[str, Field(title="Issuer")]
-    jwks_uri: Annotated[str, Field(title="Jwks Uri")]
-    response_types_supported: Annotated[list[str], Field(title="Response Types Supported")]
-    revocation_endpoint: Annotated[str, Field(title="Revocation Endpoint")]
-    scopes_supported: Annotated[list[str], Field(title="Scopes Supported")]
-    subject_types_supported: Annotated[list[str], Field(title="Subject Types Supported")]
-    token_endpoint: Annotated[str, Field(title="Token Endpoint")]
-    token_endpoint_auth_methods_supported: Annotated[
-        list[str], Field(title="Token Endpoint Auth Methods Supported")
-    ]
+    utilization_bps: int
+    vault_balance: str | None
 
 
-class PageMeta(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    api_version: Annotated[str | None, Field(title="Api Version")] = "v1"
-    page: Annotated[int, Field(title="Page")]
-    per_page: Annotated[int, Field(title="Per Page")]
-    request_id: Annotated[str | None, Field(title="Request Id")] = None
-    total: Annotated[int, Field(title="Total")]
+class StatusChangeIn(BaseModel):
+    reason: Annotated[str | None, Field(max_length=2000)] = None
+    status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
 
 
-class PositionAttributes(BaseModel):
-    active_loans: Annotated[int, Field(title="Active Loans")]
-    liquidity: Liquidity
-    loans: Annotated[list[LoanAttributes], Field(title="Loans")]
-    total_debt: Annotated[str, Field(title="Total Debt")]
-    wallet: Annotated[str, Field(title="Wallet")]
+class StatusRecordAttrs(BaseModel):
+    changed_by: str | None
+    created_at: str
+    from_status: str | None
+    project_id: str
+    reason: str | None
+    status: str
 
 
-class PriceSet(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-    price_usdc: Annotated[
+class DetailedTransferAttrs(BaseModel):
+    amount: str
+    block_height: int | None
+    created_at: str | None
+    currency: str
+    failure_reason: str | None
+    finished_at: str | None
+    from_uid: str
+    history: list[HistoryItem]
+    lock_id: str | None
+    reference: dict[str, Any] | None
+    requires_onchain: bool
+    slot: int | None
+    status: str
+    to_uid: str
+    transfer_type: str
+    tx_signature: str | None
+    updated_at: str | None
+
+
+class StuckTransferAttrs(DetailedTransferAttrs):
+    chain_write: ChainWriteView | None
+    onchain_at: str | None
+
+
+class TokenResponse(BaseModel):
+    access_token: str
+    expires_in: int
+    id_token: str | None = None
+    refresh_token: str | None = None
+    scope: str | None = None
+    token_type: str
+
+
+class TokenStats(BaseModel):
+    custody_total: str
+    decimals: int
+    holders: int
+    mint: str
+    price_source: str | None = None
+    price_usdc: str | None = None
+    supply: str
+    transactions_24h: int
+    transactions_30d: int
+    updated_at: str
+    volume_24h: str
+    volume_30d: str
+
+
+class TokenTransaction(BaseModel):
+    amount: str
+    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
+    created_at: str
+    currency: str
+    direction: Literal["in", "out"]
+    reference: str | None
+    signature: str | None
+    status: str
+    type: Annotated[
         str,
         Field(
-            description="6 decimals at most, 0.01 to 1000",
-            examples=["10.5"],
-            title="Price Usdc",
+            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
         ),
     ]
 
 
-class Problem(BaseModel):
-    """
-    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
-    """
+class TransferRequestIn(BaseModel):
+    amount: Annotated[str, Field(examples=["12.5"])]
+    currency: Literal["MCC", "MCD"]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    idempotency_key: str | None = None
+    reference: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Identifiers of the business object; `lock_id` settles that fund lock",
+            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+        ),
+    ] = None
+    requires_onchain: Annotated[
+        bool | None,
+        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
+    ] = True
+    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    transfer_type: Annotated[
+        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
+    ]
 
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    detail: str | None = None
-    errors: list[Error] | None = None
-    instance: str | None = None
-    status: Annotated[int, Field(ge=400, le=599)]
-    title: str
-    type: str
+
+class TransferStep(BaseModel):
+    at: str
+    reason: str | None
+    status: str

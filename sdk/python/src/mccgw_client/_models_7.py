@@ -1,236 +1,244 @@
-"""Models, part 7 of 12 (re-exported by models.py)."""
+"""Models, part 7 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from datetime import date as date_aliased
+from typing import Annotated, Generic, Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import Field
 
-from ._models_1 import BaseModel, Description
-from ._models_2 import AttributeValue
-from ._models_5 import LoansByStatus
-from ._models_6 import OAuthClientAttrs
+from ._models_1 import (
+    _T0,
+    AddressBalance,
+    ApplicationAttrs,
+    ApprovedAttrs,
+    AttributeAttrs,
+    AttributeDeletionAttrs,
+    AuctionAttributes,
+    AuctionDetailAttributes,
+    AuthorizationAttributes,
+    BaseModel,
+    IdempotencyKey,
+)
+from ._models_2 import (
+    AvatarAttributes,
+    BaseProfileAttributes,
+    BidAttributes,
+    BonusAttributes,
+    DeliveryAttributes,
+    DriftAttrs,
+    EndpointAttributes,
+)
+from ._models_3 import EstimateAttributes, HolderAttributes, HoldingAttributes, InterestAttributes
+from ._models_4 import (
+    LoanAttributes,
+    LockAttributes,
+    LpAttributes,
+    MccBalance,
+    MccPrice,
+    McdBalance,
+    McdRewardAttrs,
+    MemberAttributes,
+    MembershipAttributes,
+    MiningRecordAttrs,
+)
+from ._models_5 import (
+    MiningSubmissionAttrs,
+    NftAttributes,
+    NftDetailAttributes,
+    OAuthClientAttrs,
+    PositionAttributes,
+    ProjectAttributesAttrs,
+    PublicUserAttributes,
+)
+from ._models_6 import (
+    RegisteredEndpointAttributes,
+    RegisteredProjectAttrs,
+    RetryAttrs,
+    StatsAttributes,
+    StuckTransferAttrs,
+    TokenStats,
+    TokenTransaction,
+)
 
 
-class ProfileUpdate(BaseModel):
-    display_name: Annotated[
-        str,
-        Field(examples=["Alice"], max_length=50, min_length=1, title="Display Name"),
+class TypeAmounts(BaseModel):
+    matrix: str
+    sector: str
+    station: str
+    system: str
+
+
+class GenericAttributesIdType(BaseModel, Generic[_T0]):
+    attributes: _T0
+    id: str
+    type: str
+
+
+TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
+
+
+TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]
+
+
+TypedResourceApprovedAttrs = GenericAttributesIdType[ApprovedAttrs]
+
+
+TypedResourceAttributeAttrs = GenericAttributesIdType[AttributeAttrs]
+
+
+TypedResourceAttributeDeletionAttrs = GenericAttributesIdType[AttributeDeletionAttrs]
+
+
+TypedResourceAuctionAttributes = GenericAttributesIdType[AuctionAttributes]
+
+
+TypedResourceAuctionDetailAttributes = GenericAttributesIdType[AuctionDetailAttributes]
+
+
+TypedResourceAuthorizationAttributes = GenericAttributesIdType[AuthorizationAttributes]
+
+
+TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
+
+
+TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
+
+
+TypedResourceBidAttributes = GenericAttributesIdType[BidAttributes]
+
+
+TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
+
+
+TypedResourceDeliveryAttributes = GenericAttributesIdType[DeliveryAttributes]
+
+
+TypedResourceDriftAttrs = GenericAttributesIdType[DriftAttrs]
+
+
+TypedResourceEndpointAttributes = GenericAttributesIdType[EndpointAttributes]
+
+
+TypedResourceEstimateAttributes = GenericAttributesIdType[EstimateAttributes]
+
+
+TypedResourceHolderAttributes = GenericAttributesIdType[HolderAttributes]
+
+
+TypedResourceHoldingAttributes = GenericAttributesIdType[HoldingAttributes]
+
+
+TypedResourceInterestAttributes = GenericAttributesIdType[InterestAttributes]
+
+
+TypedResourceLoanAttributes = GenericAttributesIdType[LoanAttributes]
+
+
+TypedResourceLockAttributes = GenericAttributesIdType[LockAttributes]
+
+
+TypedResourceLpAttributes = GenericAttributesIdType[LpAttributes]
+
+
+TypedResourceMccBalance = GenericAttributesIdType[MccBalance]
+
+
+TypedResourceMccPrice = GenericAttributesIdType[MccPrice]
+
+
+TypedResourceMcdBalance = GenericAttributesIdType[McdBalance]
+
+
+TypedResourceMcdRewardAttrs = GenericAttributesIdType[McdRewardAttrs]
+
+
+TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
+
+
+TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]
+
+
+TypedResourceMiningRecordAttrs = GenericAttributesIdType[MiningRecordAttrs]
+
+
+TypedResourceMiningSubmissionAttrs = GenericAttributesIdType[MiningSubmissionAttrs]
+
+
+TypedResourceNftAttributes = GenericAttributesIdType[NftAttributes]
+
+
+TypedResourceNftDetailAttributes = GenericAttributesIdType[NftDetailAttributes]
+
+
+TypedResourceOAuthClientAttrs = GenericAttributesIdType[OAuthClientAttrs]
+
+
+TypedResourcePositionAttributes = GenericAttributesIdType[PositionAttributes]
+
+
+TypedResourceProjectAttributesAttrs = GenericAttributesIdType[ProjectAttributesAttrs]
+
+
+TypedResourcePublicUserAttributes = GenericAttributesIdType[PublicUserAttributes]
+
+
+TypedResourceRegisteredEndpointAttributes = GenericAttributesIdType[RegisteredEndpointAttributes]
+
+
+TypedResourceRegisteredProjectAttrs = GenericAttributesIdType[RegisteredProjectAttrs]
+
+
+TypedResourceRetryAttrs = GenericAttributesIdType[RetryAttrs]
+
+
+TypedResourceStatsAttributes = GenericAttributesIdType[StatsAttributes]
+
+
+TypedResourceStuckTransferAttrs = GenericAttributesIdType[StuckTransferAttrs]
+
+
+TypedResourceTokenStats = GenericAttributesIdType[TokenStats]
+
+
+TypedResourceTokenTransaction = GenericAttributesIdType[TokenTransaction]
+
+
+class UnitAttributes(BaseModel):
+    created_at: str
+    lit: bool
+    lit_since: date_aliased | None
+    manager_uid: str | None
+    member_count: int
+    name: str
+    number: int
+    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
+    qualifying_days: Annotated[
+        str, Field(description="Decimal string: a station's count, or the average")
     ]
-    idempotency_key: Annotated[
+    state_day: Annotated[
+        date_aliased | None,
+        Field(description="Last day of the window the state is for"),
+    ]
+    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
+    unit_type: Literal["station", "matrix", "sector", "system"]
+
+
+class UnitIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    manager_uid: Annotated[str | None, Field(max_length=100, min_length=1)] = None
+    name: Annotated[str, Field(max_length=100, min_length=1)]
+    number: Annotated[
+        int,
+        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
+    ]
+    parent: Annotated[
         str | None,
         Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
         ),
     ] = None
-
-
-class ProjectAttributesAttrs(BaseModel):
-    attributes: Annotated[dict[str, AttributeValue], Field(title="Attributes")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    uid: Annotated[str, Field(title="Uid")]
-
-
-class ProjectId(RootModel[str]):
-    root: Annotated[
-        str,
-        Field(
-            description="Optional; assigned when absent",
-            pattern="^[1-9][0-9]{0,17}$",
-            title="Project Id",
-        ),
-    ]
-
-
-class WebhookUrl(RootModel[str]):
-    root: Annotated[str, Field(max_length=500, pattern="^https?://", title="Webhook Url")]
-
-
-class ProjectRegistrationIn(BaseModel):
-    """
-    Spec "Project registration by an administrator".
-    """
-
-    allowed_scopes: Annotated[list[str] | None, Field(max_length=20, title="Allowed Scopes")] = None
-    description: Annotated[Description | None, Field(title="Description")] = None
-    name: Annotated[str, Field(max_length=100, min_length=3, title="Name")]
-    project_id: Annotated[
-        ProjectId | None,
-        Field(description="Optional; assigned when absent", title="Project Id"),
-    ] = None
-    rate_limit_tier: Annotated[
-        Literal["free", "standard", "enterprise"] | None, Field(title="Rate Limit Tier")
-    ] = "free"
-    redirect_uris: Annotated[
-        list[str] | None,
-        Field(
-            description="OAuth redirect URIs of the project's client (the project can change them)",
-            max_length=10,
-            title="Redirect Uris",
-        ),
-    ] = None
-    webhook_url: Annotated[WebhookUrl | None, Field(title="Webhook Url")] = None
-
-
-class ProofIn(BaseModel):
-    hash: Annotated[
-        str,
-        Field(
-            description="hex SHA-256 of the canonical form",
-            pattern="^[0-9a-fA-F]{64}$",
-            title="Hash",
-        ),
-    ]
-    signature: Annotated[str, Field(max_length=300, min_length=1, title="Signature")]
-    timestamp: Annotated[
-        int | str, Field(description="ISO 8601 or Unix seconds", title="Timestamp")
-    ]
-    type: Annotated[Literal["hmac-sha256", "ed25519"], Field(title="Type")]
-
-
-class PublicUserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    avatar_url: Annotated[str | None, Field(title="Avatar Url")]
-    created_at: Annotated[str, Field(title="Created At")]
-    display_name: Annotated[str | None, Field(title="Display Name")]
-    uid: Annotated[str, Field(title="Uid")]
-
-
-class Ready(BaseModel):
-    checks: Annotated[dict[str, Literal["ok"]], Field(title="Checks")]
-    status: Annotated[Literal["ready"], Field(title="Status")]
-
-
-class RedirectUrisIn(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Absolute https URLs (http only on localhost); replaces the list",
-            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
-            max_length=10,
-            title="Redirect Uris",
-        ),
-    ]
-
-
-class RegisteredEndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    created_at: Annotated[str, Field(title="Created At")]
-    disabled_at: Annotated[str | None, Field(title="Disabled At")]
-    disabled_reason: Annotated[str | None, Field(title="Disabled Reason")]
-    events: Annotated[list[str], Field(title="Events")]
-    failing_since: Annotated[str | None, Field(title="Failing Since")]
-    secret: Annotated[
-        str | None,
-        Field(
-            description="Only when registered without one: the generated secret, shown once",
-            title="Secret",
-        ),
-    ] = None
-    status: Annotated[str, Field(description="active, disabled or deleted", title="Status")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    url: Annotated[str, Field(title="Url")]
-
-
-class RegisteredProjectAttrs(OAuthClientAttrs):
-    allowed_scopes: Annotated[list[str], Field(title="Allowed Scopes")]
-    api_key: Annotated[str, Field(title="Api Key")]
-    api_secret: Annotated[str, Field(title="Api Secret")]
-    created_at: Annotated[str, Field(title="Created At")]
-    description: Annotated[str | None, Field(title="Description")]
-    name: Annotated[str, Field(title="Name")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    rate_limit_tier: Annotated[str, Field(title="Rate Limit Tier")]
-    status: Annotated[str, Field(title="Status")]
-    webhook_url: Annotated[str | None, Field(title="Webhook Url")]
-
-
-class RejectIn(BaseModel):
-    reason: Annotated[
-        str,
-        Field(
-            examples=["Incomplete company details"],
-            max_length=2000,
-            min_length=1,
-            title="Reason",
-        ),
-    ]
-
-
-class RemovalIn(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Required unless the Idempotency-Key header is sent",
-            title="Idempotency Key",
-        ),
-    ] = None
-
-
-class RetriedWrite(BaseModel):
-    signature: Annotated[str | None, Field(title="Signature")]
-    status: Annotated[str, Field(title="Status")]
-
-
-class RetryAttrs(BaseModel):
-    chain_write: RetriedWrite | None
-    status: Annotated[str, Field(title="Status")]
-    transfer_id: Annotated[str, Field(title="Transfer Id")]
-    workflow_id: Annotated[str | None, Field(title="Workflow Id")]
-    workflow_restarted: Annotated[bool, Field(title="Workflow Restarted")]
-
-
-class StationSummary(BaseModel):
-    id: Annotated[str, Field(title="Id")]
-    mining_input: Annotated[str, Field(title="Mining Input")]
-    qualifying_days: Annotated[int, Field(title="Qualifying Days")]
-
-
-class StatsAttributes(BaseModel):
-    active_principal: Annotated[str, Field(title="Active Principal")]
-    as_of: Annotated[str | None, Field(title="As Of")]
-    available_liquidity: Annotated[str, Field(title="Available Liquidity")]
-    borrow_rate_bps: Annotated[int, Field(title="Borrow Rate Bps")]
-    exchange_rate: Annotated[
-        str,
-        Field(
-            description="Assets per LP token (6 decimals, floored)",
-            title="Exchange Rate",
-        ),
-    ]
-    loans: Annotated[int, Field(title="Loans")]
-    loans_by_status: LoansByStatus
-    lp_supply: Annotated[str | None, Field(title="Lp Supply")]
-    pending_pool_interest: Annotated[str, Field(title="Pending Pool Interest")]
-    pending_protocol_fee: Annotated[str, Field(title="Pending Protocol Fee")]
-    pool_accrual_overflow: Annotated[bool, Field(title="Pool Accrual Overflow")]
-    recorded_total_borrowed: Annotated[
-        str,
-        Field(
-            description="The pool's total_borrowed field (drifts upward, see docs/views.md)",
-            title="Recorded Total Borrowed",
-        ),
-    ]
-    supply_rate_bps: Annotated[int, Field(title="Supply Rate Bps")]
-    tvl: Annotated[
-        str,
-        Field(
-            description="Deposits + accrued interest - protocol fees, accrued to now",
-            title="Tvl",
-        ),
-    ]
-    utilization_bps: Annotated[int, Field(title="Utilization Bps")]
-    vault_balance: Annotated[str | None, Field(title="Vault Balance")]
+    territory_mint: Annotated[str | None, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")] = None
+    unit_type: Literal["station", "matrix", "sector", "system"]

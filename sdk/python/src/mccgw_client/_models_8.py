@@ -1,331 +1,221 @@
-"""Models, part 8 of 12 (re-exported by models.py)."""
+"""Models, part 8 of 11 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from datetime import date as date_aliased
+from typing import Annotated, Any, Generic, Literal
 
-from pydantic import Field, RootModel
+from pydantic import Field
 
-from ._models_1 import (
-    AddressBalance,
-    ApplicationAttrs,
-    ApprovedAttrs,
-    AttributeAttrs,
-    BaseModel,
-)
-from ._models_2 import (
-    AttributeDeletionAttrs,
-    AuctionAttributes,
-    AuctionDetailAttributes,
-    AuthorizationAttributes,
-    AvatarAttributes,
-    BaseProfileAttributes,
-    BidAttributes,
-    BonusAttributes,
-)
-from ._models_3 import (
-    ChainWriteView,
-    DeliveryAttributes,
-    DriftAttrs,
-    EndpointAttributes,
-    EstimateAttributes,
-)
-from ._models_4 import HistoryItem, HolderAttributes, HoldingAttributes, InterestAttributes
-from ._models_5 import (
-    LoanAttributes,
-    LockAttributes,
-    LpAttributes,
-    MccBalance,
-    MccPrice,
-    McdBalance,
-    McdRewardAttrs,
-    MemberAttributes,
-)
-from ._models_6 import (
-    MembershipAttributes,
-    MiningRecordAttrs,
-    MiningSubmissionAttrs,
-    NftAttributes,
-    NftDetailAttributes,
-    OAuthClientAttrs,
-    PositionAttributes,
-)
-from ._models_7 import (
-    ProjectAttributesAttrs,
-    PublicUserAttributes,
-    RegisteredEndpointAttributes,
-    RegisteredProjectAttrs,
-    RetryAttrs,
-    StatsAttributes,
-)
-
-_T0 = TypeVar("_T0")
-_T1 = TypeVar("_T1")
-_T2 = TypeVar("_T2")
-_T3 = TypeVar("_T3")
+from ._models_1 import _T0, _T1, BaseModel
+from ._models_2 import BuyoutAttributes, DailyKpi, Meta
+from ._models_3 import Level, ViewMeta
+from ._models_5 import NftAttributes
+from ._models_6 import StationSummary
+from ._models_7 import GenericAttributesIdType
 
 
-class Reason2(RootModel[str]):
-    root: Annotated[str, Field(max_length=2000, title="Reason")]
-
-
-class StatusChangeIn(BaseModel):
-    reason: Annotated[Reason2 | None, Field(title="Reason")] = None
-    status: Annotated[
-        Literal["active", "maintenance", "testing", "discontinued", "deleted"],
-        Field(title="Status"),
+class UnitState(BaseModel):
+    bonus_percent: int
+    changed: Annotated[bool | None, Field(description="Lit by this request")] = False
+    id: str
+    last_avg_input: Annotated[str | None, Field(description="Stations: the last day's average")] = (
+        None
+    )
+    lit: bool
+    member_count: Annotated[int | None, Field(description="Stations: current members")] = None
+    missing_avg_input: str | None = None
+    missing_days: str
+    missing_members: int | None = None
+    name: str
+    qualifying_days: Annotated[
+        str, Field(description="A station's count, or its stations' average")
     ]
+    stations: int
+    unit_type: str
 
 
-class StatusRecordAttrs(BaseModel):
-    changed_by: Annotated[str | None, Field(title="Changed By")]
-    created_at: Annotated[str, Field(title="Created At")]
-    from_status: Annotated[str | None, Field(title="From Status")]
-    project_id: Annotated[str, Field(title="Project Id")]
-    reason: Annotated[str | None, Field(title="Reason")]
-    status: Annotated[str, Field(title="Status")]
-
-
-class DetailedTransferAttrs(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    block_height: Annotated[int | None, Field(title="Block Height")]
-    created_at: Annotated[str | None, Field(title="Created At")]
-    currency: Annotated[str, Field(title="Currency")]
-    failure_reason: Annotated[str | None, Field(title="Failure Reason")]
-    finished_at: Annotated[str | None, Field(title="Finished At")]
-    from_uid: Annotated[str, Field(title="From Uid")]
-    history: Annotated[list[HistoryItem], Field(title="History")]
-    lock_id: Annotated[str | None, Field(title="Lock Id")]
-    reference: Annotated[dict[str, Any] | None, Field(title="Reference")]
-    requires_onchain: Annotated[bool, Field(title="Requires Onchain")]
-    slot: Annotated[int | None, Field(title="Slot")]
-    status: Annotated[str, Field(title="Status")]
-    to_uid: Annotated[str, Field(title="To Uid")]
-    transfer_type: Annotated[str, Field(title="Transfer Type")]
-    tx_signature: Annotated[str | None, Field(title="Tx Signature")]
-    updated_at: Annotated[str | None, Field(title="Updated At")]
-
-
-class StuckTransferAttrs(DetailedTransferAttrs):
-    chain_write: ChainWriteView | None
-    onchain_at: Annotated[str | None, Field(title="Onchain At")]
-
-
-class TokenResponse(BaseModel):
-    access_token: Annotated[str, Field(title="Access Token")]
-    expires_in: Annotated[int, Field(title="Expires In")]
-    id_token: Annotated[str | None, Field(title="Id Token")] = None
-    refresh_token: Annotated[str | None, Field(title="Refresh Token")] = None
-    scope: Annotated[str | None, Field(title="Scope")] = None
-    token_type: Annotated[str, Field(title="Token Type")]
-
-
-class TokenStats(BaseModel):
-    custody_total: Annotated[str, Field(title="Custody Total")]
-    decimals: Annotated[int, Field(title="Decimals")]
-    holders: Annotated[int, Field(title="Holders")]
-    mint: Annotated[str, Field(title="Mint")]
-    price_source: Annotated[str | None, Field(title="Price Source")] = None
-    price_usdc: Annotated[str | None, Field(title="Price Usdc")] = None
-    supply: Annotated[str, Field(title="Supply")]
-    transactions_24h: Annotated[int, Field(title="Transactions 24H")]
-    transactions_30d: Annotated[int, Field(title="Transactions 30D")]
-    updated_at: Annotated[str, Field(title="Updated At")]
-    volume_24h: Annotated[str, Field(title="Volume 24H")]
-    volume_30d: Annotated[str, Field(title="Volume 30D")]
-
-
-class TokenTransaction(BaseModel):
-    amount: Annotated[str, Field(title="Amount")]
-    counterparty: Annotated[
-        str | None,
-        Field(description="user uid, sending wallet, or project", title="Counterparty"),
-    ]
-    created_at: Annotated[str, Field(title="Created At")]
-    currency: Annotated[str, Field(title="Currency")]
-    direction: Annotated[Literal["in", "out"], Field(title="Direction")]
-    reference: Annotated[str | None, Field(title="Reference")]
-    signature: Annotated[str | None, Field(title="Signature")]
-    status: Annotated[str, Field(title="Status")]
-    type: Annotated[
-        str,
-        Field(
-            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit",
-            title="Type",
-        ),
-    ]
-
-
-class TransferRequestIn(BaseModel):
-    amount: Annotated[str, Field(examples=["12.5"], title="Amount")]
-    currency: Annotated[Literal["MCC", "MCD"], Field(title="Currency")]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1, title="From Uid")]
-    idempotency_key: Annotated[str | None, Field(title="Idempotency Key")] = None
-    reference: Annotated[
-        dict[str, Any] | None,
-        Field(
-            description="Identifiers of the business object; `lock_id` settles that fund lock",
-            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
-            title="Reference",
-        ),
+class UnitStatsAttributes(BaseModel):
+    daily: Annotated[
+        list[DailyKpi] | None, Field(description="Stations: each day of the window")
     ] = None
-    requires_onchain: Annotated[
-        bool | None,
+    lit: bool
+    member_count: int
+    mining_input_30d: Annotated[str, Field(description="USDC, decimal string")]
+    qualifying_days: Annotated[
+        str, Field(description="A station's count, or the stations' average")
+    ]
+    state_day: date_aliased | None
+    station_days: Annotated[
+        list[StationSummary] | None,
+        Field(description="Higher units: each station under it"),
+    ] = None
+    stations: int
+    unit_type: Literal["station", "matrix", "sector", "system"]
+    window_end: date_aliased
+    window_start: date_aliased
+
+
+class UnlockIn(BaseModel):
+    idempotency_key: str | None = None
+    lock_id: Annotated[str, Field(max_length=64, min_length=1)]
+    reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
+
+
+class UserAttributes(BaseModel):
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
+    uid: str
+    updated_at: str
+    wallet_address: str | None
+
+
+class UserProfileAttributes(UserAttributes):
+    station_id: int | None
+    unit_id: int | None
+    username: str | None
+
+
+class VaultAttributes(BaseModel):
+    account: str
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
+    status: str
+    total_fragments: str
+
+
+class VaultDetailAttributes(VaultAttributes):
+    buyout: BuyoutAttributes | None
+    live_supply: str | None
+
+
+class WalletNftAttributes(NftAttributes):
+    custody: Annotated[
+        Literal["wallet", "lending_loan", "fragment_vault"],
         Field(
-            description="Recorded; every transfer settles on chain (the ledger mirrors custody)",
-            title="Requires Onchain",
-        ),
-    ] = True
-    to_uid: Annotated[str, Field(max_length=100, min_length=1, title="To Uid")]
-    transfer_type: Annotated[
-        str,
-        Field(
-            examples=["auction_settlement"],
-            max_length=64,
-            min_length=1,
-            title="Transfer Type",
+            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
         ),
     ]
+    holder: str | None
+    owner_is_stale: bool
 
 
-class TransferStep(BaseModel):
-    at: Annotated[str, Field(title="At")]
-    reason: Annotated[str | None, Field(title="Reason")]
-    status: Annotated[str, Field(title="Status")]
+class WhitelistEntryAttrs(BaseModel):
+    add_tx: str | None
+    created_at: str
+    created_by: str | None
+    last_tx: str | None
+    onchain: dict[str, Any] | None
+    pda_address: str
+    pda_bump: int
+    pending_action: str | None
+    project_id: int
+    project_name: str
+    remove_tx: str | None
+    status: str
+    updated_at: str
+    wallet_address: str
 
 
-class TypeAmounts(BaseModel):
-    matrix: Annotated[str, Field(title="Matrix")]
-    sector: Annotated[str, Field(title="Sector")]
-    station: Annotated[str, Field(title="Station")]
-    system: Annotated[str, Field(title="System")]
+class WhitelistRemoved(BaseModel):
+    message: str
+    project_id: int
+    remove_tx: str | None
 
 
-class GenericAttributesIdType(BaseModel, Generic[_T0]):
-    attributes: _T0
-    id: Annotated[str, Field(title="Id")]
-    type: Annotated[str, Field(title="Type")]
+class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
 
 
-TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
+WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]
+class WhitelistStatusAttrs(WhitelistEntryAttrs):
+    pass
 
 
-TypedResourceApprovedAttrs = GenericAttributesIdType[ApprovedAttrs]
+class WhitelistStatusIn(BaseModel):
+    status: Literal["active", "suspended"]
 
 
-TypedResourceAttributeAttrs = GenericAttributesIdType[AttributeAttrs]
+class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
+    auction_duration_seconds: int
+    authority: str
+    created_at: str | None
+    extension_duration_seconds: int
+    extension_threshold_seconds: int
+    is_initialized: bool
+    is_paused: bool
+    mcc_mint: str
+    min_bid_increment_percent: int
+    next_auction_id: int
+    team_wallet: str
+    territory_nft_program: str
+    total_auctions: int
+    total_cancelled: int
+    total_completed: int
+    total_volume: str
+    updated_at: str | None
 
 
-TypedResourceAttributeDeletionAttrs = GenericAttributesIdType[AttributeDeletionAttrs]
+class ApiRoutesFragmentConfigAttributes(BaseModel):
+    active_buyouts: int
+    authority: str
+    buyout_duration_seconds: int
+    created_at: str | None
+    is_paused: bool
+    max_fragments: int
+    min_fragments: int
+    total_fragmented_nfts: int
+    updated_at: str | None
 
 
-TypedResourceAuctionAttributes = GenericAttributesIdType[AuctionAttributes]
+class ApiRoutesMiningStatsTotals(BaseModel):
+    activities: int
+    mcd_amount: str
+    trade_volume_usdc: str
 
 
-TypedResourceAuctionDetailAttributes = GenericAttributesIdType[AuctionDetailAttributes]
+class ApiRoutesTechtreeConfigAttributes(BaseModel):
+    levels: list[Level]
+    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
+    min_members: int
+    min_qualifying_days: int
+    schedule: Annotated[str, Field(description="When the daily job runs")]
+    station_capacity: int
+    window_days: int
 
 
-TypedResourceAuthorizationAttributes = GenericAttributesIdType[AuthorizationAttributes]
+class ApiRoutesTerritoryTotals(BaseModel):
+    matrices: int
+    sectors: int
+    stations: int
+    systems: int
 
 
-TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
+ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
 
 
-TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
+ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
+    ApiRoutesAuctionSolanaConfigAttributes
+]
 
 
-TypedResourceBidAttributes = GenericAttributesIdType[BidAttributes]
+ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
 
 
-TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
-
-
-TypedResourceDeliveryAttributes = GenericAttributesIdType[DeliveryAttributes]
-
-
-TypedResourceDriftAttrs = GenericAttributesIdType[DriftAttrs]
-
-
-TypedResourceEndpointAttributes = GenericAttributesIdType[EndpointAttributes]
-
-
-TypedResourceEstimateAttributes = GenericAttributesIdType[EstimateAttributes]
-
-
-TypedResourceHolderAttributes = GenericAttributesIdType[HolderAttributes]
-
-
-TypedResourceHoldingAttributes = GenericAttributesIdType[HoldingAttributes]
-
-
-TypedResourceInterestAttributes = GenericAttributesIdType[InterestAttributes]
-
-
-TypedResourceLoanAttributes = GenericAttributesIdType[LoanAttributes]
-
-
-TypedResourceLockAttributes = GenericAttributesIdType[LockAttributes]
-
-
-TypedResourceLpAttributes = GenericAttributesIdType[LpAttributes]
-
-
-TypedResourceMccBalance = GenericAttributesIdType[MccBalance]
-
-
-TypedResourceMccPrice = GenericAttributesIdType[MccPrice]
-
-
-TypedResourceMcdBalance = GenericAttributesIdType[McdBalance]
-
-
-TypedResourceMcdRewardAttrs = GenericAttributesIdType[McdRewardAttrs]
-
-
-TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
-
-
-TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]
-
-
-TypedResourceMiningRecordAttrs = GenericAttributesIdType[MiningRecordAttrs]
-
-
-TypedResourceMiningSubmissionAttrs = GenericAttributesIdType[MiningSubmissionAttrs]
-
-
-TypedResourceNftAttributes = GenericAttributesIdType[NftAttributes]
-
-
-TypedResourceNftDetailAttributes = GenericAttributesIdType[NftDetailAttributes]
-
-
-TypedResourceOAuthClientAttrs = GenericAttributesIdType[OAuthClientAttrs]
-
-
-TypedResourcePositionAttributes = GenericAttributesIdType[PositionAttributes]
-
-
-TypedResourceProjectAttributesAttrs = GenericAttributesIdType[ProjectAttributesAttrs]
-
-
-TypedResourcePublicUserAttributes = GenericAttributesIdType[PublicUserAttributes]
-
-
-TypedResourceRegisteredEndpointAttributes = GenericAttributesIdType[RegisteredEndpointAttributes]
-
-
-TypedResourceRegisteredProjectAttrs = GenericAttributesIdType[RegisteredProjectAttrs]
-
-
-TypedResourceRetryAttrs = GenericAttributesIdType[RetryAttrs]
-
-
-TypedResourceStatsAttributes = GenericAttributesIdType[StatsAttributes]
-
-
-TypedResourceStuckTransferAttrs = GenericAttributesIdType[StuckTransferAttrs]
+ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
+    ApiTypedTypedResourceConfigAttributes2, ViewMeta
+]

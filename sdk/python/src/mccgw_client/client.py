@@ -72,17 +72,16 @@ class Client(_Base):
         self._http.close()
 
     def _send(self, call: _Call) -> Response:
+        # Not streamed: send() has read and closed the answer, so a retry leaves nothing open.
         while True:
-            response: httpx.Response | None = None
+            answer: httpx.Response | httpx.TransportError
             try:
-                response = self._http.send(self._build(self._http, call))
-                outcome = self._outcome(call, response, None)
+                answer = self._http.send(self._build(self._http, call))
             except httpx.TransportError as exc:
-                outcome = self._outcome(call, None, exc)
+                answer = exc
+            outcome = self._outcome(call, answer)
             if isinstance(outcome, Response):
                 return outcome
-            if response is not None:
-                response.close()
             time.sleep(outcome)
 
     def request(self, method: str, path: str, **options: Unpack[CallOptions]) -> Response:
@@ -153,17 +152,15 @@ class AsyncClient(_Base):
         await self._http.aclose()
 
     async def _send(self, call: _Call) -> Response:
-        while True:
-            response: httpx.Response | None = None
+        while True:  # as Client._send, awaited
+            answer: httpx.Response | httpx.TransportError
             try:
-                response = await self._http.send(self._build(self._http, call))
-                outcome = self._outcome(call, response, None)
+                answer = await self._http.send(self._build(self._http, call))
             except httpx.TransportError as exc:
-                outcome = self._outcome(call, None, exc)
+                answer = exc
+            outcome = self._outcome(call, answer)
             if isinstance(outcome, Response):
                 return outcome
-            if response is not None:
-                await response.aclose()
             await asyncio.sleep(outcome)
 
     async def request(self, method: str, path: str, **options: Unpack[CallOptions]) -> Response:
