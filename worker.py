@@ -47,8 +47,9 @@ from workflows.schedules import (
     ensure_housekeeping_schedule,
     ensure_reconcile_schedule,
     ensure_recovery_schedule,
+    ensure_token_schedules,
 )
-from workflows.tokens import DepositScanWorkflow, OracleWorkflow, ensure_token_schedules
+from workflows.tokens import DepositScanWorkflow, OracleWorkflow
 from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
 from workflows.whitelist import WhitelistChangeWorkflow

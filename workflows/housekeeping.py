@@ -12,8 +12,10 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.housekeeping import HousekeepingActivities, PurgeRequest
+    from workflows.steps import Step
 
 HOUSEKEEPING_SCHEDULE_ID = "mccgw-housekeeping"
+_PURGE = Step(timedelta(seconds=60), RetryPolicy(maximum_attempts=5))
 
 
 @dataclass
@@ -33,11 +35,8 @@ class HousekeepingWorkflow:
     async def run(self, data: HousekeepingInput) -> HousekeepingResult:
         total = 0
         for _ in range(data.max_batches):
-            done = await workflow.execute_activity_method(
-                HousekeepingActivities.purge_idempotency,
-                PurgeRequest(batch=data.batch),
-                start_to_close_timeout=timedelta(seconds=60),
-                retry_policy=RetryPolicy(maximum_attempts=5),
+            done = await _PURGE.run(
+                HousekeepingActivities.purge_idempotency, PurgeRequest(batch=data.batch)
             )
             total += done.deleted
             if not done.more:
