@@ -60,9 +60,12 @@ class RecoveryWorkflow:
         if shown is not None:
             operation, status = shown
             found = attributes(
-                project_id=o.project_id, user_uid=o.user_uid, operation=operation,
-                status=status, currency=o.currency,
-            )  # fmt: skip
+                project_id=o.project_id,
+                user_uid=o.user_uid,
+                operation=operation,
+                status=status,
+                currency=o.currency,
+            )
         try:
             await workflow.start_child_workflow(
                 run,
