@@ -66,6 +66,32 @@ async def _state(session: AsyncSession, transfer_id: str, status: str, reason: s
     )
 
 
+async def _advance(
+    session: AsyncSession,
+    transfer_ids: Sequence[str],
+    from_status: str,
+    to_status: str,
+    **values: Any,
+) -> list[Transfer]:
+    """from_status -> to_status (with ``values``) for those of ``transfer_ids`` still in
+    from_status, each with its state row. Returns the moved rows, by id."""
+    rows = await session.scalars(
+        update(Transfer)
+        .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == from_status)
+        .values(status=to_status, updated_at=func.now(), **values)
+        .returning(Transfer),
+        # RETURNING refreshes the rows; no in-session evaluation of the WHERE clause.
+        execution_options={"populate_existing": True, "synchronize_session": False},
+    )
+    moved = sorted(rows, key=lambda t: t.id)
+    if moved:
+        await session.execute(
+            insert(table_of(TransferState)),
+            [{"transfer_id": t.id, "status": to_status, "reason": None} for t in moved],
+        )
+    return moved
+
+
 class AlreadyRecorded(Exception):
     """A transfer with this (idempotency-derived) id exists: the request ran before."""
 
@@ -196,32 +222,6 @@ async def claim(session: AsyncSession, transfer_ids: Sequence[str], op_key: str)
     return await _advance(
         session, transfer_ids, "pending", "pending_onchain", op_key=op_key, onchain_at=func.now()
     )
-
-
-async def _advance(
-    session: AsyncSession,
-    transfer_ids: Sequence[str],
-    from_status: str,
-    to_status: str,
-    **values: Any,
-) -> list[Transfer]:
-    """from_status -> to_status (with ``values``) for those of ``transfer_ids`` still in
-    from_status, each with its state row. Returns the moved rows, by id."""
-    rows = await session.scalars(
-        update(Transfer)
-        .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == from_status)
-        .values(status=to_status, updated_at=func.now(), **values)
-        .returning(Transfer),
-        # RETURNING refreshes the rows; no in-session evaluation of the WHERE clause.
-        execution_options={"populate_existing": True, "synchronize_session": False},
-    )
-    moved = sorted(rows, key=lambda t: t.id)
-    if moved:
-        await session.execute(
-            insert(table_of(TransferState)),
-            [{"transfer_id": t.id, "status": to_status, "reason": None} for t in moved],
-        )
-    return moved
 
 
 async def members(session: AsyncSession, op_key: str) -> list[Transfer]:

@@ -15,7 +15,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.steps import Step
 
 HOUSEKEEPING_SCHEDULE_ID = "mccgw-housekeeping"
-_PURGE = Step(timedelta(seconds=60), RetryPolicy(maximum_attempts=5))
 
 
 @dataclass
@@ -34,8 +33,9 @@ class HousekeepingWorkflow:
     @workflow.run
     async def run(self, data: HousekeepingInput) -> HousekeepingResult:
         total = 0
+        purge = Step(timedelta(seconds=60), RetryPolicy(maximum_attempts=5))
         for _ in range(data.max_batches):
-            done = await _PURGE.run(
+            done = await purge.run(
                 HousekeepingActivities.purge_idempotency, PurgeRequest(batch=data.batch)
             )
             total += done.deleted

@@ -1,5 +1,5 @@
 """ReconcileWorkflow: one reconciliation pass (custody on chain vs ledger); started by a
-Temporal schedule created idempotently at worker start (``ensure_reconcile_schedule``)."""
+Temporal schedule created idempotently at worker start (``workflows.schedules``)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.transfers import TransferInput, TransferWorkflow
 
 RECOVERY_SCHEDULE_ID = "mccgw-recover-orphans"
-_FIND = Step(timedelta(seconds=30), RetryPolicy(maximum_attempts=3))
 
 
 @dataclass
@@ -41,7 +40,8 @@ class RecoveryResult:
 class RecoveryWorkflow:
     @workflow.run
     async def run(self, data: RecoveryInput) -> RecoveryResult:
-        orphans = await _FIND.run(
+        find = Step(timedelta(seconds=30), RetryPolicy(maximum_attempts=3))
+        orphans = await find.run(
             EngineActivities.find_orphans,
             OrphanQuery(stale_after_seconds=data.stale_after_seconds),
         )

@@ -75,30 +75,26 @@ def _every(run: Any, arg: Any, workflow_id: str, task_queue: str, every: timedel
     )
 
 
-async def ensure_reconcile_schedule(
-    client: Client, task_queue: str, every: timedelta = timedelta(minutes=5)
+# The schedules that start a workflow at a fixed interval: (schedule id, workflow, its input,
+# its workflow id, how often).
+_INTERVALS: tuple[tuple[str, Any, Any, str, timedelta], ...] = (
+    (RECONCILE_SCHEDULE_ID, ReconcileWorkflow.run, ReconcileInput(note="scheduled"),
+     "mccgw-reconcile", timedelta(minutes=5)),
+    (RECOVERY_SCHEDULE_ID, RecoveryWorkflow.run, RecoveryInput(),
+     "mccgw-recover", timedelta(seconds=30)),
+    (HOUSEKEEPING_SCHEDULE_ID, HousekeepingWorkflow.run, HousekeepingInput(),
+     "mccgw-housekeeping", timedelta(hours=1)),
+)  # fmt: skip
+
+
+async def ensure_schedules(
+    client: Client, task_queue: str, deposit_every: timedelta = timedelta(seconds=10)
 ) -> None:
-    run, arg = ReconcileWorkflow.run, ReconcileInput(note="scheduled")
-    await _create(
-        client, RECONCILE_SCHEDULE_ID, _every(run, arg, "mccgw-reconcile", task_queue, every)
-    )
-
-
-async def ensure_recovery_schedule(
-    client: Client, task_queue: str, every: timedelta = timedelta(seconds=30)
-) -> None:
-    run, arg = RecoveryWorkflow.run, RecoveryInput()
-    await _create(
-        client, RECOVERY_SCHEDULE_ID, _every(run, arg, "mccgw-recover", task_queue, every)
-    )
-
-
-async def ensure_housekeeping_schedule(
-    client: Client, task_queue: str, every: timedelta = timedelta(hours=1)
-) -> None:
-    run, arg = HousekeepingWorkflow.run, HousekeepingInput()
-    schedule = _every(run, arg, "mccgw-housekeeping", task_queue, every)
-    await _create(client, HOUSEKEEPING_SCHEDULE_ID, schedule)
+    """Every schedule of the worker (any number of workers may call this at start)."""
+    for schedule_id, run, arg, workflow_id, every in _INTERVALS:
+        await _create(client, schedule_id, _every(run, arg, workflow_id, task_queue, every))
+    await ensure_daily_kpi_schedule(client, task_queue)
+    await ensure_token_schedules(client, task_queue, deposit_every)
 
 
 async def ensure_daily_kpi_schedule(client: Client, task_queue: str) -> None:
