@@ -42,13 +42,8 @@ from workflows.pump import ensure_pump
 from workflows.reconcile import ReconcileWorkflow
 from workflows.recovery import RecoveryWorkflow
 from workflows.reference import PingWorkflow
-from workflows.schedules import (
-    ensure_daily_kpi_schedule,
-    ensure_housekeeping_schedule,
-    ensure_reconcile_schedule,
-    ensure_recovery_schedule,
-)
-from workflows.tokens import DepositScanWorkflow, OracleWorkflow, ensure_token_schedules
+from workflows.schedules import ensure_schedules
+from workflows.tokens import DepositScanWorkflow, OracleWorkflow
 from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
 from workflows.whitelist import WhitelistChangeWorkflow
@@ -138,13 +133,7 @@ async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
         loop.add_signal_handler(sig, stop.set)
     async with worker_deps(settings) as deps:
         worker = build_worker(client, deps, task_queue=task_queue)
-        await ensure_reconcile_schedule(client, task_queue)
-        await ensure_recovery_schedule(client, task_queue)
-        await ensure_housekeeping_schedule(client, task_queue)
-        await ensure_daily_kpi_schedule(client, task_queue)
-        await ensure_token_schedules(
-            client, task_queue, timedelta(seconds=settings.deposit_scan_seconds)
-        )
+        await ensure_schedules(client, task_queue, timedelta(seconds=settings.deposit_scan_seconds))
         await _ensure_webhook_pump(client, task_queue)
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:

@@ -16,7 +16,7 @@ from db.models.engine import Transfer
 from engine import locks, reconcile, recovery
 from engine.receipts import ReceiptMismatch, ReceiptUnavailable
 from engine.recovery import Orphan
-from engine.settlement import Settler, TransferNotFound
+from engine.settlement import Settled, Settler, TransferNotFound
 from tokens.deposits import DepositScanner
 
 if TYPE_CHECKING:
@@ -31,15 +31,9 @@ class TransferRef:
     transfer_id: str
 
 
-@dataclass
-class TransferStep:
-    """Where a transfer stands after a step (plain values: safe in workflow history)."""
-
-    status: str
-    signature: str | None = None
-    slot: int | None = None
-    block_height: int | None = None
-    error: str | None = None
+# Where a transfer stands after a step: the engine's own record of it (plain values, safe in
+# workflow history).
+TransferStep = Settled
 
 
 @dataclass
@@ -114,13 +108,7 @@ class EngineActivities:
             raise ApplicationError(str(exc), type="ReceiptMismatch", non_retryable=True) from exc
         finally:
             work.cancel()  # a cancelled activity stops waiting; the shared write goes on
-        return TransferStep(
-            status=settled.status,
-            signature=settled.signature,
-            slot=settled.slot,
-            block_height=settled.block_height,
-            error=settled.error,
-        )
+        return settled
 
     @activity.defn(name="engine.transfer_status")
     async def transfer_status(self, ref: TransferRef) -> TransferStep:

@@ -4,7 +4,7 @@ tokens/oracle.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +15,7 @@ from chain.errors import ChainRejected, ChainWriteConflict
 from chain.reincarnation import PriceOutOfRange
 from db.models.tokens import PriceClose
 from tokens import oracle
-from tokens.deposits import DepositScanner
+from tokens.deposits import DepositScanner, ScanSummary
 from tokens.price_store import write_base_price
 
 if TYPE_CHECKING:
@@ -27,14 +27,8 @@ class DepositScanRequest:
     note: str = ""
 
 
-@dataclass
-class DepositScanReport:
-    accounts: int = 0
-    created: int = 0
-    credited: int = 0
-    ignored: int = 0
-    outflows: int = 0
-    deposits: list[dict[str, Any]] = field(default_factory=list)
+# The pass's summary is the activity's result as it is (a dataclass of plain fields).
+DepositScanReport = ScanSummary
 
 
 @dataclass
@@ -68,9 +62,7 @@ class TokenActivities:
 
     @activity.defn(name="tokens.scan_deposits")
     async def scan_deposits(self, request: DepositScanRequest) -> DepositScanReport:
-        s = await self.scanner.scan()
-        return DepositScanReport(s.accounts, s.created, s.credited, s.ignored, s.outflows,
-                                 s.deposits)  # fmt: skip
+        return await self.scanner.scan()
 
     @activity.defn(name="tokens.oracle_record_closes")
     async def oracle_record_closes(self, request: OracleCloseRequest) -> OracleClosesRecorded:

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from core.money import InvalidAmount, to_base_units, to_decimal_string
 from db.models.engine import LimitUsage
 from db.models.identity import Project
+from engine.errors import Rejected
 
 # operation -> (per operation, per day), in whole tokens; the same for MCC and MCD.
 DEFAULT_LIMITS: dict[str, tuple[int, int]] = {
@@ -50,6 +51,17 @@ class DailyLimitExceeded(LimitExceeded):
 class Limits:
     per_operation: int
     per_day: int
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One operation's amount (base units), counted against its project's limits."""
+
+    project_id: int
+    currency: str
+    operation: str
+    amount: int
+    decimals: int
 
 
 def utc_day(now: datetime | None = None) -> date:
@@ -105,66 +117,69 @@ async def project_limits(
     return resolve(overrides, operation, currency, decimals)
 
 
-async def check_operation(
-    session: AsyncSession,
-    *,
-    project_id: int,
-    currency: str,
-    operation: str,
-    amount: int,
-    decimals: int,
-) -> Limits:
+async def check_operation(session: AsyncSession, charge: Charge) -> Limits:
     """Raise AmountLimitExceeded when one operation is over its limit (reads only)."""
-    limits = await project_limits(session, project_id, operation, currency, decimals)
-    if amount > limits.per_operation:
+    c = charge
+    limits = await project_limits(session, c.project_id, c.operation, c.currency, c.decimals)
+    if c.amount > limits.per_operation:
         raise AmountLimitExceeded(
-            f"{to_decimal_string(amount, decimals)} {currency} is over the per-operation limit "
-            f"of {to_decimal_string(limits.per_operation, decimals)} {currency} for {operation}",
+            f"{to_decimal_string(c.amount, c.decimals)} {c.currency} is over the per-operation "
+            f"limit of {to_decimal_string(limits.per_operation, c.decimals)} {c.currency} for "
+            f"{c.operation}",
             limits.per_operation,
-            decimals,
+            c.decimals,
         )
     return limits
 
 
 async def consume(
-    session: AsyncSession,
-    *,
-    project_id: int,
-    currency: str,
-    operation: str,
-    amount: int,
-    decimals: int,
-    day: date | None = None,
-    checked: Limits | None = None,
+    session: AsyncSession, charge: Charge, *, day: date | None = None, checked: Limits | None = None
 ) -> date:
-    """Count ``amount`` against today's usage; raises without writing when over a limit.
+    """Count the charge against today's usage; raises without writing when over a limit.
 
     Returns the UTC day counted (keep it to release the same day's usage later)."""
-    limits = checked or await check_operation(
-        session,
-        project_id=project_id,
-        currency=currency,
-        operation=operation,
-        amount=amount,
-        decimals=decimals,
-    )
+    c = charge
+    limits = checked or await check_operation(session, c)
     day = day or utc_day()
     counted = await session.scalar(
         _CONSUME,
         {
-            "project_id": project_id, "currency": currency, "operation": operation,
-            "day": day, "amount": amount, "per_day": limits.per_day,
+            "project_id": c.project_id, "currency": c.currency, "operation": c.operation,
+            "day": day, "amount": c.amount, "per_day": limits.per_day,
         },
     )  # fmt: skip
     if counted is None:
         raise DailyLimitExceeded(
-            f"{to_decimal_string(amount, decimals)} {currency} would exceed the daily limit of "
-            f"{to_decimal_string(limits.per_day, decimals)} {currency} for {operation} "
+            f"{to_decimal_string(c.amount, c.decimals)} {c.currency} would exceed the daily limit "
+            f"of {to_decimal_string(limits.per_day, c.decimals)} {c.currency} for {c.operation} "
             f"(UTC day {day.isoformat()})",
             limits.per_day,
-            decimals,
+            c.decimals,
         )
     return day
+
+
+# The engine's own operations meet their limits as a Rejected (a problem with the limit).
+def limit_rejection(exc: LimitExceeded) -> Rejected:
+    return Rejected(str(exc), slug=exc.slug, limit=exc.limit)
+
+
+async def check_limit(session: AsyncSession, charge: Charge) -> Limits:
+    """The charge's per-operation limit (reads only); over it: Rejected."""
+    try:
+        return await check_operation(session, charge)
+    except LimitExceeded as exc:
+        raise limit_rejection(exc) from exc
+
+
+async def count_limit(
+    session: AsyncSession, charge: Charge, checked: Limits, day: date | None = None
+) -> None:
+    """Count the charge against its day's usage; over the daily limit: Rejected."""
+    try:
+        await consume(session, charge, day=day, checked=checked)
+    except LimitExceeded as exc:
+        raise limit_rejection(exc) from exc
 
 
 # Count and check in one round trip: the day's row is created by the first operation (if it

@@ -12,7 +12,7 @@ from core.money import to_decimal_string
 from db.models.ledger import Hold
 from engine import limits
 from engine.errors import Rejected, invalid_state, not_found
-from engine.transfers import insufficient, limit_rejection
+from engine.transfers import insufficient
 from events.outbox import emit
 from ledger.service import Balances, InsufficientFunds, Ledger
 
@@ -64,13 +64,8 @@ async def lock(
     decimals: int,
 ) -> tuple[Hold, Balances]:
     """Reserve now (raises Rejected and writes nothing when funds or limits say no)."""
-    try:
-        checked = await limits.check_operation(
-            session, project_id=project_id, currency=currency, operation="fund_lock",
-            amount=amount, decimals=decimals,
-        )  # fmt: skip
-    except limits.LimitExceeded as exc:
-        raise limit_rejection(exc) from exc
+    charge = limits.Charge(project_id, currency, "fund_lock", amount, decimals)
+    checked = await limits.check_limit(session, charge)
     ledger = Ledger(session)
     try:
         hold = await ledger.reserve(
@@ -80,18 +75,7 @@ async def lock(
         )  # fmt: skip
     except InsufficientFunds as exc:
         raise insufficient(exc, decimals) from exc
-    try:
-        await limits.consume(
-            session,
-            project_id=project_id,
-            currency=currency,
-            operation="fund_lock",
-            amount=amount,
-            decimals=decimals,
-            checked=checked,
-        )
-    except limits.LimitExceeded as exc:
-        raise limit_rejection(exc) from exc
+    await limits.count_limit(session, charge, checked)
     await emit(
         session,
         project_id=project_id,

@@ -58,16 +58,38 @@ def insufficient(exc: InsufficientFunds, decimals: int) -> Rejected:
     )
 
 
-def limit_rejection(exc: limits.LimitExceeded) -> Rejected:
-    return Rejected(str(exc), slug=exc.slug, limit=exc.limit)
-
-
 async def _state(session: AsyncSession, transfer_id: str, status: str, reason: str | None) -> None:
     await session.execute(
         insert(TransferState).values(
             transfer_id=transfer_id, status=status, reason=(reason or None) and reason[:500]
         )
     )
+
+
+async def _advance(
+    session: AsyncSession,
+    transfer_ids: Sequence[str],
+    from_status: str,
+    to_status: str,
+    **values: Any,
+) -> list[Transfer]:
+    """from_status -> to_status (with ``values``) for those of ``transfer_ids`` still in
+    from_status, each with its state row. Returns the moved rows, by id."""
+    rows = await session.scalars(
+        update(Transfer)
+        .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == from_status)
+        .values(status=to_status, updated_at=func.now(), **values)
+        .returning(Transfer),
+        # RETURNING refreshes the rows; no in-session evaluation of the WHERE clause.
+        execution_options={"populate_existing": True, "synchronize_session": False},
+    )
+    moved = sorted(rows, key=lambda t: t.id)
+    if moved:
+        await session.execute(
+            insert(table_of(TransferState)),
+            [{"transfer_id": t.id, "status": to_status, "reason": None} for t in moved],
+        )
+    return moved
 
 
 class AlreadyRecorded(Exception):
@@ -126,13 +148,8 @@ async def create(
     """Accept a transfer to a known user: reserve the sender's funds (settling
     ``reference.lock_id`` if given), count the amount limit and record it as ``pending``.
     Raises Rejected (the caller rolls back: nothing stays written) or AlreadyRecorded."""
-    try:
-        checked = await limits.check_operation(
-            session, project_id=project_id, currency=currency, operation="transfer",
-            amount=amount, decimals=decimals,
-        )  # fmt: skip
-    except limits.LimitExceeded as exc:
-        raise limit_rejection(exc) from exc
+    charge = limits.Charge(project_id, currency, "transfer", amount, decimals)
+    checked = await limits.check_limit(session, charge)
     lock_id = reference.get("lock_id")
     lock_id = str(lock_id) if lock_id not in (None, "") else None
     day = limits.utc_day()
@@ -157,19 +174,7 @@ async def create(
             await ledger.begin_out(from_uid, currency, amount, transfer_id)
         except InsufficientFunds as exc:
             raise insufficient(exc, decimals) from exc
-    try:
-        await limits.consume(
-            session,
-            project_id=project_id,
-            currency=currency,
-            operation="transfer",
-            amount=amount,
-            decimals=decimals,
-            day=day,
-            checked=checked,
-        )
-    except limits.LimitExceeded as exc:
-        raise limit_rejection(exc) from exc
+    await limits.count_limit(session, charge, checked, day)
     return transfer
 
 
@@ -214,27 +219,9 @@ async def claim(session: AsyncSession, transfer_ids: Sequence[str], op_key: str)
     won), all carried by the chain write ``op_key``. Returns the claimed rows, by id."""
     if not transfer_ids:
         return []
-    rows = list(
-        await session.scalars(
-            update(Transfer)
-            .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == "pending")
-            .values(
-                status="pending_onchain",
-                op_key=op_key,
-                onchain_at=func.now(),
-                updated_at=func.now(),
-            )
-            .returning(Transfer),
-            # RETURNING refreshes the rows; no in-session evaluation of the WHERE clause.
-            execution_options={"populate_existing": True, "synchronize_session": False},
-        )
+    return await _advance(
+        session, transfer_ids, "pending", "pending_onchain", op_key=op_key, onchain_at=func.now()
     )
-    if rows:
-        await session.execute(
-            insert(TransferState),
-            [{"transfer_id": r.id, "status": "pending_onchain", "reason": None} for r in rows],
-        )
-    return sorted(rows, key=lambda r: r.id)
 
 
 async def members(session: AsyncSession, op_key: str) -> list[Transfer]:
@@ -288,30 +275,18 @@ async def complete_many(
     the number of members; each transfer still gets its own state row, ledger entries, event and
     audit outcome. Members already resolved are left alone (a retry books
     nothing twice). Returns the transfers completed now."""
-    done = sorted(
-        await session.scalars(
-            update(Transfer)
-            .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == "pending_onchain")
-            .values(
-                status="completed",
-                signature=signature,
-                slot=slot,
-                block_height=block_height,
-                finished_at=func.now(),
-                updated_at=func.now(),
-            )
-            .returning(Transfer),
-            # RETURNING refreshes the rows; no in-session evaluation of the WHERE clause.
-            execution_options={"populate_existing": True, "synchronize_session": False},
-        ),
-        key=lambda t: t.id,
+    done = await _advance(
+        session,
+        transfer_ids,
+        "pending_onchain",
+        "completed",
+        signature=signature,
+        slot=slot,
+        block_height=block_height,
+        finished_at=func.now(),
     )
     if not done:
         return []
-    await session.execute(
-        insert(table_of(TransferState)),
-        [{"transfer_id": t.id, "status": "completed", "reason": None} for t in done],
-    )
     moves: list[Move] = []
     for t in done:
         moves.append(

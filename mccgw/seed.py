@@ -27,6 +27,7 @@ from db.models import Project, User
 from db.models.access import OAuthClient, OAuthConsent
 from db.session import create_db_engine, create_session_maker, unit_of_work
 from mccgw.seed_orgs import seed_organizations
+from onboarding.clients import public_client
 
 PROJECT_SCOPES = [
     "mining:write",
@@ -89,15 +90,13 @@ async def _cli_client(session: AsyncSession, settings: Settings) -> str:
     belongs to no project, so it can never call as one."""
     client = await session.get(OAuthClient, CLI_CLIENT_ID)
     if client is None:
-        client = OAuthClient(
-            client_id=CLI_CLIENT_ID,
-            project_id=None,
-            name="mccgw docs and CLI",
-            client_secret_hash=None,  # public: PKCE
-            redirect_uris=[settings.base_url.rstrip("/") + "/docs/oauth2-redirect"],
-            allowed_scopes=list(USER_SCOPES),
-            grant_types=["authorization_code", "refresh_token"],
-            access_token_format="jwt",
+        redirect = settings.base_url.rstrip("/") + "/docs/oauth2-redirect"
+        client = public_client(
+            CLI_CLIENT_ID,
+            None,
+            "mccgw docs and CLI",
+            [redirect],
+            list(USER_SCOPES),
             first_party=True,
         )
         session.add(client)

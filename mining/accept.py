@@ -138,10 +138,8 @@ class Acceptor:
             amount = reward_units(c.item.activity_data, bonuses[c.item.user_uid], decimals)
             if amount > checked.per_operation:
                 try:  # the engine's own check, for its message (reads only; rare)
-                    await limits.check_operation(
-                        session, project_id=project_id, currency="MCD", operation="mining",
-                        amount=amount, decimals=decimals,
-                    )  # fmt: skip
+                    charge = limits.Charge(project_id, "MCD", "mining", amount, decimals)
+                    await limits.check_operation(session, charge)
                 except limits.LimitExceeded as exc:
                     outcome[c.index] = limit_refused(exc)
                     continue
@@ -185,10 +183,8 @@ class Acceptor:
             return []
 
         async def count(amount: int) -> None:
-            await limits.consume(
-                self.session, project_id=self.project_id, currency="MCD", operation="mining",
-                amount=amount, decimals=self.decimals, day=day, checked=checked,
-            )  # fmt: skip
+            charge = limits.Charge(self.project_id, "MCD", "mining", amount, self.decimals)
+            await limits.consume(self.session, charge, day=day, checked=checked)
 
         try:
             await count(sum(amounts))

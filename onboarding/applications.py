@@ -134,11 +134,16 @@ async def apply(
     return row
 
 
-async def _locked(session: AsyncSession, application_id: uuid.UUID) -> ProjectApplication:
-    """The application, locked for this transaction (NotFound if there is none)."""
+async def _locked(
+    session: AsyncSession, application_id: uuid.UUID, *, only: tuple[str, ...] | None = None
+) -> ProjectApplication:
+    """The application, locked for this transaction (NotFound if there is none; InvalidState
+    if ``only`` names the statuses it may be in and it is in another)."""
     row = await session.get(ProjectApplication, application_id, with_for_update=True)
     if row is None:
         raise NotFound(f"Application {application_id} does not exist")
+    if only is not None and row.status not in only:
+        raise InvalidState(f"application {application_id} is {row.status}")
     return row
 
 
@@ -182,12 +187,8 @@ def approval_workflow_id(application_id: str) -> str:
     return f"project-approval-{application_id}"
 
 
-async def _approving(session: AsyncSession, application_id: uuid.UUID) -> ProjectApplication:
-    """The locked application of a running approval (InvalidState if it is not one)."""
-    app = await _locked(session, application_id)
-    if app.status not in ("approving", "approved"):
-        raise InvalidState(f"application {application_id} is {app.status}")
-    return app
+# The statuses of an application whose approval is running (or done).
+_APPROVING = ("approving", "approved")
 
 
 async def create_project(
@@ -198,7 +199,7 @@ async def create_project(
 ) -> ProjectApplication:
     """The application's projects row, with its status record and OAuth client; made once
     (its id is kept on the application, so a retry returns it). Flush only."""
-    app = await _approving(session, application_id)
+    app = await _locked(session, application_id, only=_APPROVING)
     if app.project_id is not None:
         return app
     project = Project(

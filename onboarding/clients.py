@@ -66,20 +66,39 @@ async def ensure_project_client(
     client = await project_client(session, project.project_id)
     if client is not None:
         return client
-    client = OAuthClient(
-        client_id=f"cl_{secrets.token_hex(8)}",
-        project_id=project.project_id,
-        name=f"{project.name}"[:100],
-        client_secret_hash=None,
-        redirect_uris=list(redirect_uris or []),
-        allowed_scopes=[*USER_SCOPES, *(project.allowed_scopes or [])],
-        grant_types=["authorization_code", "refresh_token"],
-        access_token_format="jwt",
-        first_party=False,
+    client = public_client(
+        f"cl_{secrets.token_hex(8)}",
+        project.project_id,
+        f"{project.name}"[:100],
+        list(redirect_uris or []),
+        [*USER_SCOPES, *(project.allowed_scopes or [])],
     )
     session.add(client)
     await session.flush()
     return client
+
+
+def public_client(
+    client_id: str,
+    project_id: int | None,
+    name: str,
+    redirect_uris: list[str],
+    scopes: list[str],
+    *,
+    first_party: bool = False,
+) -> OAuthClient:
+    """A public OAuth client: authorization code + PKCE (no secret to keep), JWT access tokens."""
+    return OAuthClient(
+        client_id=client_id,
+        project_id=project_id,
+        name=name,
+        client_secret_hash=None,
+        redirect_uris=redirect_uris,
+        allowed_scopes=scopes,
+        grant_types=["authorization_code", "refresh_token"],
+        access_token_format="jwt",
+        first_party=first_party,
+    )
 
 
 def client_attributes(client: OAuthClient) -> dict[str, object]:

@@ -3,18 +3,12 @@ handler in ``api.errors``."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from core.errors import DomainError
+from engine.errors import Rejected
 
 
-class OrgRejected(DomainError):
-    """A request the service refuses; nothing was written (the caller rolls back)."""
-
-    status = 422
-
-    def __init__(self, detail: str, *, slug: str, status: int = 422, **extra: Any) -> None:
-        super().__init__(detail, status=status, slug=slug, **extra)
+class OrgRejected(Rejected):
+    """A request the service refuses; nothing was written (the caller rolls back). The engine's
+    rejection, named for this service (its activities catch only their own)."""
 
 
 def not_found(what: str) -> OrgRejected:

@@ -8,13 +8,10 @@ the application id), one whitelist row (unique project_id), the credentials made
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TypeVar
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -26,19 +23,15 @@ with workflow.unsafe.imports_passed_through():
         WhitelistAddInput,
     )
     from onboarding.applications import approval_workflow_id
+    from workflows.steps import Step, backoff
 
-DB_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=30),
-    maximum_attempts=20,
-)
-# The chain may be down for a long time: retry without a cap, at most every 15 s.
-CHAIN_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=1.5,
-    maximum_interval=timedelta(seconds=15),
-    maximum_attempts=0,
+# One database activity of onboarding.
+DB_STEP = Step(timedelta(seconds=30), backoff(timedelta(seconds=1), timedelta(seconds=30), 20))
+# One chain write of onboarding: 90 s a try; the chain may be down for a long time, so retry
+# without a cap, at most every 15 s.
+CHAIN_STEP = Step(
+    timedelta(seconds=90),
+    backoff(timedelta(seconds=1), timedelta(seconds=15), 0, factor=1.5),
 )
 
 
@@ -59,51 +52,33 @@ class ApprovalResult:
     whitelist_tx: str
 
 
-P = TypeVar("P")
-R = TypeVar("R")
-
-
 workflow_id = approval_workflow_id
-
-
-async def db_step(method: Callable[[Any, P], Awaitable[R]], arg: P) -> R:
-    """One database activity of onboarding (30 s, DB_RETRY)."""
-    return await workflow.execute_activity_method(
-        method, arg, start_to_close_timeout=timedelta(seconds=30), retry_policy=DB_RETRY
-    )
-
-
-async def chain_step(method: Callable[[Any, P], Awaitable[R]], arg: P) -> R:
-    """One chain write of onboarding (90 s a try, retried while the chain is down)."""
-    return await workflow.execute_activity_method(
-        method, arg, start_to_close_timeout=timedelta(seconds=90), retry_policy=CHAIN_RETRY
-    )
 
 
 @workflow.defn
 class ApprovalWorkflow:
     @workflow.run
     async def run(self, data: ApprovalInput) -> ApprovalResult:
-        created = await db_step(
+        created = await DB_STEP.run(
             OnboardingActivities.create_project,
             CreateProjectInput(data.application_id, data.admin_uid, data.allowed_scopes),
         )
         project_id = created.project_id
         try:
-            added = await chain_step(
+            added = await CHAIN_STEP.run(
                 OnboardingActivities.whitelist_add,
                 WhitelistAddInput(data.application_id, project_id, created.wallet_address),
             )
         except ActivityError as exc:
             cause = exc.cause
             message = str(cause) if cause is not None else str(exc)
-            await db_step(
+            await DB_STEP.run(
                 OnboardingActivities.approval_failed,
                 ApprovalFailedInput(data.application_id, message),
             )
             raise ApplicationError(message, type="ApprovalFailed", non_retryable=True) from exc
         entry = (project_id, added.pda, added.bump, added.signature)
-        await db_step(
+        await DB_STEP.run(
             OnboardingActivities.complete_approval,
             CompleteApprovalInput(data.application_id, data.admin_uid, *entry),
         )

@@ -12,6 +12,7 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.housekeeping import HousekeepingActivities, PurgeRequest
+    from workflows.steps import Step
 
 HOUSEKEEPING_SCHEDULE_ID = "mccgw-housekeeping"
 
@@ -32,12 +33,10 @@ class HousekeepingWorkflow:
     @workflow.run
     async def run(self, data: HousekeepingInput) -> HousekeepingResult:
         total = 0
+        purge = Step(timedelta(seconds=60), RetryPolicy(maximum_attempts=5))
         for _ in range(data.max_batches):
-            done = await workflow.execute_activity_method(
-                HousekeepingActivities.purge_idempotency,
-                PurgeRequest(batch=data.batch),
-                start_to_close_timeout=timedelta(seconds=60),
-                retry_policy=RetryPolicy(maximum_attempts=5),
+            done = await purge.run(
+                HousekeepingActivities.purge_idempotency, PurgeRequest(batch=data.batch)
             )
             total += done.deleted
             if not done.more:

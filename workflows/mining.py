@@ -27,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
         VerifyInput,
         VerifyResult,
     )
+    from workflows.steps import Step, backoff
 
 
 # The patch that sends single submissions through the shared minter (histories recorded
@@ -61,19 +62,17 @@ class MiningResult:
 
 # The API now starts the workflow after its commit; histories recorded when it started just
 # before the commit retry briefly until the rows are visible (~40 s without them: rolled back).
-_VERIFY_RETRY = RetryPolicy(
-    initial_interval=timedelta(milliseconds=100),
-    backoff_coefficient=1.5,
-    maximum_interval=timedelta(seconds=1),
-    maximum_attempts=45,
+_VERIFY = Step(
+    timedelta(seconds=30),
+    backoff(timedelta(milliseconds=100), timedelta(seconds=1), 45, factor=1.5),
 )
 # Chain steps retry until the write is final: a landed mint must always be credited.
-_CHAIN_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    maximum_interval=timedelta(seconds=15),
-    maximum_attempts=0,
-    non_retryable_error_types=["ChainRejected"],
+_CHAIN_RETRY = backoff(
+    timedelta(seconds=1), timedelta(seconds=15), 0, final_errors=["ChainRejected"]
 )
+_MINT_SHARED = Step(timedelta(seconds=150), _CHAIN_RETRY)
+_CHAIN = Step(timedelta(seconds=120), _CHAIN_RETRY)
+_FAIL = Step(timedelta(seconds=30), RetryPolicy(maximum_attempts=10))
 
 
 # The Temporal type name stays "MiningActivityWorkflow" so running histories still replay.
@@ -81,11 +80,8 @@ _CHAIN_RETRY = RetryPolicy(
 class MiningSubmissionWorkflow:
     @workflow.run
     async def run(self, data: MiningInput) -> MiningResult:
-        verified: VerifyResult = await workflow.execute_activity_method(
-            MiningActivities.verify,
-            VerifyInput(activity_ids=data.activity_ids),
-            start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=_VERIFY_RETRY,
+        verified: VerifyResult = await _VERIFY.run(
+            MiningActivities.verify, VerifyInput(activity_ids=data.activity_ids)
         )
         result = MiningResult(rejected=list(verified.rejected))
         if not verified.verified:
@@ -96,35 +92,24 @@ class MiningSubmissionWorkflow:
                 # arrive together, and is confirmed on its own (mining.minter).
                 return self._ended(
                     result,
-                    await workflow.execute_activity_method(
+                    await _MINT_SHARED.run(
                         MiningActivities.mint_shared,
                         SharedMintInput(verified.verified[0].activity_id),
-                        start_to_close_timeout=timedelta(seconds=150),
-                        retry_policy=_CHAIN_RETRY,
                     ),
                 )
-            minted: MintResult = await workflow.execute_activity_method(
+            minted: MintResult = await _CHAIN.run(
                 MiningActivities.mint,
                 MintInput(op_key_base=data.op_key_base, items=verified.verified, packing="size"),
-                start_to_close_timeout=timedelta(seconds=120),
-                retry_policy=_CHAIN_RETRY,
             )
         except ActivityError as exc:
             # Raised only before anything was minted (custody account creation refused).
-            failed = await workflow.execute_activity_method(
+            failed = await _FAIL.run(
                 MiningActivities.fail,
                 FailInput([i.activity_id for i in verified.verified], f"chain_rejected: {exc}"),
-                start_to_close_timeout=timedelta(seconds=30),
-                retry_policy=RetryPolicy(maximum_attempts=10),
             )
             result.failed.extend(failed)
             return result
-        confirmed: ConfirmResult = await workflow.execute_activity_method(
-            MiningActivities.confirm,
-            minted,
-            start_to_close_timeout=timedelta(seconds=120),
-            retry_policy=_CHAIN_RETRY,
-        )
+        confirmed: ConfirmResult = await _CHAIN.run(MiningActivities.confirm, minted)
         return self._ended(result, confirmed)
 
     @staticmethod

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.organizations import (
@@ -17,18 +16,16 @@ with workflow.unsafe.imports_passed_through():
         KpiPlanRequest,
         OrganizationActivities,
     )
+    from workflows.steps import Step, backoff
 
 DAILY_KPI_SCHEDULE_ID = "mccgw-daily-kpi"
 DAILY_KPI_WORKFLOW_ID = "mccgw-daily-kpi"
 # Minute 30 of hour 0, UTC.
 DAILY_KPI_CRON = "30 0 * * *"
 
-_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(minutes=1),
-    maximum_attempts=10,
-)
+_RETRY = backoff(timedelta(seconds=1), timedelta(minutes=1), 10)
+_PLAN = Step(timedelta(seconds=30), _RETRY)
+_DAY = Step(timedelta(minutes=10), _RETRY)
 
 
 @dataclass
@@ -48,25 +45,15 @@ class DailyKpiResult:
 class DailyKpiWorkflow:
     @workflow.run
     async def run(self, data: DailyKpiInput) -> DailyKpiResult:
-        plan = await workflow.execute_activity_method(
-            OrganizationActivities.plan,
-            KpiPlanRequest(through=data.through),
-            start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=_RETRY,
-        )
+        plan = await _PLAN.run(OrganizationActivities.plan, KpiPlanRequest(through=data.through))
         result = DailyKpiResult()
         for day in plan.days:
-            done = await workflow.execute_activity_method(
-                OrganizationActivities.run_day,
-                KpiDayRequest(day=day),
-                start_to_close_timeout=timedelta(minutes=10),
-                retry_policy=_RETRY,
-            )
+            done = await _DAY.run(OrganizationActivities.run_day, KpiDayRequest(day=day))
             (result.skipped if done.skipped else result.days).append(day)
         refreshed = await workflow.execute_activity_method(
             OrganizationActivities.refresh_bonus_cache,
-            start_to_close_timeout=timedelta(minutes=10),
-            retry_policy=_RETRY,
+            start_to_close_timeout=_DAY.timeout,
+            retry_policy=_DAY.retry,
         )
         result.members_cached = refreshed.members
         return result

@@ -1,5 +1,5 @@
 """ReconcileWorkflow: one reconciliation pass (custody on chain vs ledger); started by a
-Temporal schedule created idempotently at worker start (``ensure_reconcile_schedule``)."""
+Temporal schedule created idempotently at worker start (``workflows.schedules``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,12 @@ from temporalio.common import RetryPolicy
 with workflow.unsafe.imports_passed_through():
     from activities.engine import EngineActivities, ReconcileReport, ReconcileRequest
     from engine.search import STATUS
+    from workflows.steps import Step
 
 RECONCILE_SCHEDULE_ID = "mccgw-reconcile-custody"
+_RECONCILE = Step(
+    timedelta(minutes=5), RetryPolicy(maximum_attempts=5, maximum_interval=timedelta(seconds=30))
+)
 
 
 @dataclass
@@ -25,11 +29,8 @@ class ReconcileInput:
 class ReconcileWorkflow:
     @workflow.run
     async def run(self, data: ReconcileInput) -> ReconcileReport:
-        report = await workflow.execute_activity_method(
-            EngineActivities.reconcile,
-            ReconcileRequest(run_id=workflow.info().run_id),
-            start_to_close_timeout=timedelta(minutes=5),
-            retry_policy=RetryPolicy(maximum_attempts=5, maximum_interval=timedelta(seconds=30)),
+        report = await _RECONCILE.run(
+            EngineActivities.reconcile, ReconcileRequest(run_id=workflow.info().run_id)
         )
         workflow.upsert_search_attributes([STATUS.value_set("drift" if report.drifts else "clean")])
         return report

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -18,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.approval import ApprovalInput, ApprovalWorkflow
     from workflows.funds import FundLockInput, FundLockWorkflow
     from workflows.mining import MiningSubmissionWorkflow, submission_input
+    from workflows.steps import Step
     from workflows.transfers import TransferInput, TransferWorkflow
 
 RECOVERY_SCHEDULE_ID = "mccgw-recover-orphans"
@@ -38,11 +40,10 @@ class RecoveryResult:
 class RecoveryWorkflow:
     @workflow.run
     async def run(self, data: RecoveryInput) -> RecoveryResult:
-        orphans = await workflow.execute_activity_method(
+        find = Step(timedelta(seconds=30), RetryPolicy(maximum_attempts=3))
+        orphans = await find.run(
             EngineActivities.find_orphans,
             OrphanQuery(stale_after_seconds=data.stale_after_seconds),
-            start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=RetryPolicy(maximum_attempts=3),
         )
         started = 0
         for orphan in orphans:
@@ -53,50 +54,40 @@ class RecoveryWorkflow:
         return RecoveryResult(found=len(orphans), started=started)
 
     async def _start(self, o: Orphan) -> bool:
-        queue = workflow.info().task_queue
-        # ABANDON: the record's workflow outlives this sweep.
-        abandon = workflow.ParentClosePolicy.ABANDON
+        run, arg, shown = _child(o)
+        # Transfers and fund locks carry the search attributes operators filter by.
+        found = None
+        if shown is not None:
+            operation, status = shown
+            found = attributes(
+                project_id=o.project_id,
+                user_uid=o.user_uid,
+                operation=operation,
+                status=status,
+                currency=o.currency,
+            )
         try:
-            if o.kind == "transfer":
-                await workflow.start_child_workflow(
-                    TransferWorkflow.run,
-                    TransferInput(transfer_id=o.record_id),
-                    id=o.workflow_id,
-                    task_queue=queue,
-                    parent_close_policy=abandon,
-                    search_attributes=attributes(
-                        project_id=o.project_id, user_uid=o.user_uid, operation="transfer",
-                        status="pending", currency=o.currency,
-                    ),
-                )  # fmt: skip
-            elif o.kind == "mining":
-                await workflow.start_child_workflow(
-                    MiningSubmissionWorkflow.run,
-                    submission_input(o.workflow_id, o.record_ids),
-                    id=o.workflow_id,
-                    task_queue=queue,
-                    parent_close_policy=abandon,
-                )
-            elif o.kind == "approval":  # its project exists: the input needs no scopes
-                await workflow.start_child_workflow(
-                    ApprovalWorkflow.run,
-                    ApprovalInput(o.record_id, o.user_uid),
-                    id=o.workflow_id,
-                    task_queue=queue,
-                    parent_close_policy=abandon,
-                )
-            else:
-                await workflow.start_child_workflow(
-                    FundLockWorkflow.run,
-                    FundLockInput(lock_id=o.record_id, expires_at=o.expires_at or ""),
-                    id=o.workflow_id,
-                    task_queue=queue,
-                    parent_close_policy=abandon,
-                    search_attributes=attributes(
-                        project_id=o.project_id, user_uid=o.user_uid, operation="fund_lock",
-                        status="locked", currency=o.currency,
-                    ),
-                )  # fmt: skip
+            await workflow.start_child_workflow(
+                run,
+                arg,
+                id=o.workflow_id,
+                task_queue=workflow.info().task_queue,
+                # ABANDON: the record's workflow outlives this sweep.
+                parent_close_policy=workflow.ParentClosePolicy.ABANDON,
+                search_attributes=found,
+            )
         except WorkflowAlreadyStartedError:
             return False
         return True
+
+
+def _child(o: Orphan) -> tuple[Any, Any, tuple[str, str] | None]:
+    """The orphan's workflow, its input and the (operation, status) it is shown with."""
+    if o.kind == "transfer":
+        return TransferWorkflow.run, TransferInput(transfer_id=o.record_id), ("transfer", "pending")
+    if o.kind == "mining":
+        return MiningSubmissionWorkflow.run, submission_input(o.workflow_id, o.record_ids), None
+    if o.kind == "approval":  # its project exists: the input needs no scopes
+        return ApprovalWorkflow.run, ApprovalInput(o.record_id, o.user_uid), None
+    lock = FundLockInput(lock_id=o.record_id, expires_at=o.expires_at or "")
+    return FundLockWorkflow.run, lock, ("fund_lock", "locked")

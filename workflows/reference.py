@@ -11,6 +11,9 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.system import EchoInput, SystemActivities
+    from workflows.steps import Step
+
+_ECHO = Step(timedelta(seconds=10), RetryPolicy(maximum_attempts=3))
 
 
 @dataclass
@@ -27,10 +30,5 @@ class PingResult:
 class PingWorkflow:
     @workflow.run
     async def run(self, data: PingInput) -> PingResult:
-        echoed = await workflow.execute_activity_method(
-            SystemActivities.echo,
-            EchoInput(message=data.message),
-            start_to_close_timeout=timedelta(seconds=10),
-            retry_policy=RetryPolicy(maximum_attempts=3),
-        )
+        echoed = await _ECHO.run(SystemActivities.echo, EchoInput(message=data.message))
         return PingResult(echoed=echoed)

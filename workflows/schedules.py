@@ -1,6 +1,7 @@
 """The Temporal schedules, created idempotently when a worker starts: custody reconciliation
-(every 5 minutes), the recovery sweep for unattended records (every 30 s) and housekeeping
-(hourly)."""
+(every 5 minutes), the recovery sweep for unattended records (every 30 s), housekeeping
+(hourly), the tech tree's daily job (00:30 UTC), the deposit watcher (every few seconds) and
+the price oracle (00, 04, ..., 20 UTC)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from temporalio.client import (
     Schedule,
     ScheduleActionStartWorkflow,
     ScheduleAlreadyRunningError,
+    ScheduleCalendarSpec,
     ScheduleIntervalSpec,
     ScheduleOverlapPolicy,
     SchedulePolicy,
+    ScheduleRange,
     ScheduleSpec,
 )
 
@@ -33,80 +36,97 @@ from workflows.organizations import (
 )
 from workflows.reconcile import RECONCILE_SCHEDULE_ID, ReconcileInput, ReconcileWorkflow
 from workflows.recovery import RECOVERY_SCHEDULE_ID, RecoveryInput, RecoveryWorkflow
+from workflows.tokens import (
+    DEPOSIT_SCHEDULE_ID,
+    ORACLE_SCHEDULE_ID,
+    DepositScanInput,
+    DepositScanWorkflow,
+    OracleInput,
+    OracleWorkflow,
+)
 
 log = logging.getLogger("mccgw.engine")
 
+# One run at a time: a run still going when the next is due is not doubled.
+_SKIP = SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP)
 
-async def _ensure(
-    client: Client, schedule_id: str, run: Any, arg: Any, workflow_id: str, task_queue: str,
-    every: timedelta,
-) -> None:  # fmt: skip
+
+async def _create(client: Client, schedule_id: str, schedule: Schedule) -> None:
     """Create the schedule unless it exists (any number of workers may call this)."""
     try:
-        await client.create_schedule(
-            schedule_id,
-            Schedule(
-                action=ScheduleActionStartWorkflow(run, arg, id=workflow_id, task_queue=task_queue),
-                spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
-                policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
-            ),
-        )
+        await client.create_schedule(schedule_id, schedule)
     except ScheduleAlreadyRunningError:
         return
     except Exception as exc:  # the worker runs without it; the next start retries
         log.warning("could not create the schedule %s: %r", schedule_id, exc)
         return
-    log.info("schedule created", extra={"schedule": schedule_id, "every_s": every.total_seconds()})
+    log.info("schedule created", extra={"schedule": schedule_id})
 
 
-async def ensure_reconcile_schedule(
-    client: Client, task_queue: str, every: timedelta = timedelta(minutes=5)
+def _start(run: Any, arg: Any, workflow_id: str, task_queue: str) -> ScheduleActionStartWorkflow:
+    return ScheduleActionStartWorkflow(run, arg, id=workflow_id, task_queue=task_queue)
+
+
+def _every(run: Any, arg: Any, workflow_id: str, task_queue: str, every: timedelta) -> Schedule:
+    return Schedule(
+        action=_start(run, arg, workflow_id, task_queue),
+        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
+        policy=_SKIP,
+    )
+
+
+# The schedules that start a workflow at a fixed interval: (schedule id, workflow, its input,
+# its workflow id, how often).
+_INTERVALS: tuple[tuple[str, Any, Any, str, timedelta], ...] = (
+    (RECONCILE_SCHEDULE_ID, ReconcileWorkflow.run, ReconcileInput(note="scheduled"),
+     "mccgw-reconcile", timedelta(minutes=5)),
+    (RECOVERY_SCHEDULE_ID, RecoveryWorkflow.run, RecoveryInput(),
+     "mccgw-recover", timedelta(seconds=30)),
+    (HOUSEKEEPING_SCHEDULE_ID, HousekeepingWorkflow.run, HousekeepingInput(),
+     "mccgw-housekeeping", timedelta(hours=1)),
+)  # fmt: skip
+
+
+async def ensure_schedules(
+    client: Client, task_queue: str, deposit_every: timedelta = timedelta(seconds=10)
 ) -> None:
-    await _ensure(
-        client, RECONCILE_SCHEDULE_ID, ReconcileWorkflow.run, ReconcileInput(note="scheduled"),
-        "mccgw-reconcile", task_queue, every,
-    )  # fmt: skip
-
-
-async def ensure_recovery_schedule(
-    client: Client, task_queue: str, every: timedelta = timedelta(seconds=30)
-) -> None:
-    await _ensure(
-        client, RECOVERY_SCHEDULE_ID, RecoveryWorkflow.run, RecoveryInput(),
-        "mccgw-recover", task_queue, every,
-    )  # fmt: skip
-
-
-async def ensure_housekeeping_schedule(
-    client: Client, task_queue: str, every: timedelta = timedelta(hours=1)
-) -> None:
-    await _ensure(
-        client, HOUSEKEEPING_SCHEDULE_ID, HousekeepingWorkflow.run, HousekeepingInput(),
-        "mccgw-housekeeping", task_queue, every,
-    )  # fmt: skip
+    """Every schedule of the worker (any number of workers may call this at start)."""
+    for schedule_id, run, arg, workflow_id, every in _INTERVALS:
+        await _create(client, schedule_id, _every(run, arg, workflow_id, task_queue, every))
+    await ensure_daily_kpi_schedule(client, task_queue)
+    await ensure_token_schedules(client, task_queue, deposit_every)
 
 
 async def ensure_daily_kpi_schedule(client: Client, task_queue: str) -> None:
-    """The tech tree's daily job at 00:30 UTC (see workflows.organizations)."""
-    try:
-        await client.create_schedule(
-            DAILY_KPI_SCHEDULE_ID,
-            Schedule(
-                action=ScheduleActionStartWorkflow(
-                    DailyKpiWorkflow.run,
-                    DailyKpiInput(),
-                    id=DAILY_KPI_WORKFLOW_ID,
-                    task_queue=task_queue,
-                ),
-                spec=ScheduleSpec(cron_expressions=[DAILY_KPI_CRON], time_zone_name="UTC"),
-                # A run still catching up is not doubled; a missed 00:30 (worker or server
-                # down) is caught up by the next run, which computes every undone day.
-                policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
-            ),
-        )
-    except ScheduleAlreadyRunningError:
-        return
-    except Exception as exc:  # the worker runs without it; the next start retries
-        log.warning("could not create the schedule %s: %r", DAILY_KPI_SCHEDULE_ID, exc)
-        return
-    log.info("schedule created", extra={"schedule": DAILY_KPI_SCHEDULE_ID, "cron": DAILY_KPI_CRON})
+    """The tech tree's daily job at 00:30 UTC (see workflows.organizations). A run still
+    catching up is not doubled; a missed 00:30 (worker or server down) is caught up by the next
+    run, which computes every undone day."""
+    schedule = Schedule(
+        action=_start(DailyKpiWorkflow.run, DailyKpiInput(), DAILY_KPI_WORKFLOW_ID, task_queue),
+        spec=ScheduleSpec(cron_expressions=[DAILY_KPI_CRON], time_zone_name="UTC"),
+        policy=_SKIP,
+    )
+    await _create(client, DAILY_KPI_SCHEDULE_ID, schedule)
+
+
+async def ensure_token_schedules(
+    client: Client, task_queue: str, deposit_every: timedelta = timedelta(seconds=10)
+) -> None:
+    """The deposit watcher every ``deposit_every``; the oracle at 00, 04, ..., 20 UTC. A close
+    missed while nothing ran is caught up by the next run (tokens.oracle.due_closes), once."""
+    run, arg = DepositScanWorkflow.run, DepositScanInput(note="scheduled")
+    deposits = _every(run, arg, "mccgw-deposit-scan", task_queue, deposit_every)
+    await _create(client, DEPOSIT_SCHEDULE_ID, deposits)
+    every_4_hours = ScheduleCalendarSpec(
+        hour=[ScheduleRange(0, 20, 4)], minute=[ScheduleRange(0)], second=[ScheduleRange(0)]
+    )
+    oracle = Schedule(
+        action=_start(
+            OracleWorkflow.run, OracleInput(note="scheduled"), "mccgw-oracle", task_queue
+        ),
+        spec=ScheduleSpec(calendars=[every_4_hours], time_zone_name="UTC"),
+        # One run at a time; a run missed while the service was down starts once when it is
+        # back (within a day), and that run records every missed close.
+        policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP, catchup_window=timedelta(days=1)),
+    )
+    await _create(client, ORACLE_SCHEDULE_ID, oracle)

@@ -15,7 +15,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.onboarding import OnboardingActivities, WhitelistChange, WhitelistSettle
-    from workflows.approval import chain_step, db_step
+    from workflows.approval import CHAIN_STEP, DB_STEP
 
 
 @dataclass
@@ -39,10 +39,10 @@ class WhitelistChangeWorkflow:
     @workflow.run
     async def run(self, data: WhitelistChangeInput) -> WhitelistChangeResult:
         change = WhitelistChange(data.project_id, data.action, data.op_key)
-        written = await chain_step(OnboardingActivities.whitelist_change, change)
+        written = await CHAIN_STEP.run(OnboardingActivities.whitelist_change, change)
         signature = written.signature if written.succeeded else None
         settle = WhitelistSettle(data.project_id, data.action, data.op_key, signature)
-        await db_step(OnboardingActivities.whitelist_settle, settle)
+        await DB_STEP.run(OnboardingActivities.whitelist_settle, settle)
         if not written.succeeded:
             raise ApplicationError(written.error, type="WhitelistRejected", non_retryable=True)
         return WhitelistChangeResult(written.signature)

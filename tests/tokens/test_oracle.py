@@ -186,7 +186,8 @@ async def test_missed_closes_are_caught_up_once(deps: WorkerDeps) -> None:
 async def test_schedules_close_every_four_hours_utc(
     temporal_env: WorkflowEnvironment, queue: str
 ) -> None:
-    from workflows.tokens import DEPOSIT_SCHEDULE_ID, ORACLE_SCHEDULE_ID, ensure_token_schedules
+    from workflows.schedules import ensure_token_schedules
+    from workflows.tokens import DEPOSIT_SCHEDULE_ID, ORACLE_SCHEDULE_ID
 
     client = temporal_env.client
     await ensure_token_schedules(client, queue, timedelta(seconds=10))
