@@ -51,3 +51,13 @@ class InvalidState(DomainError):
 
 class ServiceUnavailable(DomainError):
     status, slug = 503, "service-unavailable"
+
+
+class Rejected(DomainError):
+    """A business refusal of a service (default 422); nothing was written (the caller rolls
+    back). Each service names its own subclass so its activities catch only their own."""
+
+    status = 422
+
+    def __init__(self, detail: str, *, slug: str, status: int = 422, **extra: Any) -> None:
+        super().__init__(detail, status=status, slug=slug, **extra)

@@ -5,16 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.errors import DomainError
+from core.errors import Rejected
 
-
-class Rejected(DomainError):
-    """A request the engine refuses; nothing was written (the caller rolls back)."""
-
-    status = 422
-
-    def __init__(self, detail: str, *, slug: str, status: int = 422, **extra: Any) -> None:
-        super().__init__(detail, status=status, slug=slug, **extra)
+__all__ = ["Rejected", "invalid_state", "not_found"]
 
 
 def not_found(what: str) -> Rejected:

@@ -3,12 +3,12 @@ handler in ``api.errors``."""
 
 from __future__ import annotations
 
-from engine.errors import Rejected
+from core.errors import Rejected
 
 
 class OrgRejected(Rejected):
-    """A request the service refuses; nothing was written (the caller rolls back). The engine's
-    rejection, named for this service (its activities catch only their own)."""
+    """A request the service refuses; nothing was written (the caller rolls back). Named for
+    this service: its activities catch only their own."""
 
 
 def not_found(what: str) -> OrgRejected:
