@@ -34,9 +34,6 @@ class MintInput:
     # op_key base: "mining:<submission id>" for one submission, "mining:<workflow id>" for a batch.
     op_key_base: str
     items: list[MintItem]
-    # "size": as many mints per transaction as fit (mining.mints.packer); "legacy15": 15 per
-    # transaction (the default, so that an input recorded before this field keeps its meaning).
-    packing: str = "legacy15"
 
 
 @dataclass
@@ -103,8 +100,9 @@ class MiningActivities:
             )
         except ChainRejected as exc:  # nothing was minted yet: a final, explainable failure
             raise ApplicationError(str(exc), type="ChainRejected", non_retryable=True) from exc
-        fits = packer(self._gateway, data.items) if data.packing == "size" else None
-        chunks = chunks_of(data.items, data.op_key_base, fits)
+        # As many mints per transaction as fit (an input recorded with the old "packing" field
+        # still decodes: the converter ignores fields a dataclass no longer has).
+        chunks = chunks_of(data.items, data.op_key_base, packer(self._gateway, data.items))
         writes: list[ChainWrite] = await asyncio.gather(
             *(
                 self._gateway.submit_mints(op_key, [mint_of(i) for i in items])

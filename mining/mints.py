@@ -19,10 +19,6 @@ from chain.gateway import ChainGateway
 TX_SIZE_LIMIT = 1232
 # ...and at most this many instructions (the runtime's instruction trace holds 64).
 MAX_MINTS_PER_TX = 60
-# The packing of workflows started before size-based packing: 15 mints per transaction. Kept
-# so that a retried mint of such a workflow rebuilds exactly the chunks (op_keys and
-# instructions) it may already have written.
-LEGACY_MINTS_PER_TX = 15
 
 
 @dataclass
@@ -33,14 +29,13 @@ class MintItem:
 
 
 def chunks_of(
-    items: list[MintItem], base: str, fits: Callable[[list[MintItem]], bool] | None = None
+    items: list[MintItem], base: str, fits: Callable[[list[MintItem]], bool]
 ) -> list[tuple[str, list[MintItem]]]:
     """Deterministic split into transactions: sorted by id, a new chunk whenever the next item
-    would not ``fit`` (default: at most LEGACY_MINTS_PER_TX per chunk)."""
+    would not ``fit`` (``packer``: the size and instruction bounds of one transaction)."""
     ordered = sorted(items, key=lambda i: i.activity_id)
     if len(ordered) == 1:
         return [(base, ordered)]
-    fits = fits or (lambda chunk: len(chunk) <= LEGACY_MINTS_PER_TX)
     chunks: list[list[MintItem]] = []
     for item in ordered:
         if not chunks or not fits([*chunks[-1], item]):

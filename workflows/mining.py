@@ -99,7 +99,7 @@ class MiningSubmissionWorkflow:
                 )
             minted: MintResult = await _CHAIN.run(
                 MiningActivities.mint,
-                MintInput(op_key_base=data.op_key_base, items=verified.verified, packing="size"),
+                MintInput(op_key_base=data.op_key_base, items=verified.verified),
             )
         except ActivityError as exc:
             # Raised only before anything was minted (custody account creation refused).

@@ -22,7 +22,7 @@ from db.models.chain import ChainTransaction
 from db.models.engine import LimitUsage
 from db.models.ledger import LedgerEntry
 from ledger.service import Ledger
-from mining.mints import LEGACY_MINTS_PER_TX, TX_SIZE_LIMIT, MintItem, chunks_of
+from mining.mints import TX_SIZE_LIMIT, MintItem, chunks_of
 from tests.factories import ProjectCreds, World
 from tests.mining.test_mining import DATA, activity, now_iso, setup, submit, wait_status
 from tests.webhooks.support import Receiver, project_headers
@@ -225,7 +225,7 @@ async def test_mints_to_many_users_are_packed_by_transaction_size(
     assert {f["status"] for f in finals} == {"confirmed"}
     per_tx = Counter(f["tx_signature"] for f in finals)
     # 25 custody accounts do not fit one transaction, but more than the old 15 per transaction.
-    assert len(per_tx) == 2 and max(per_tx.values()) > LEGACY_MINTS_PER_TX
+    assert len(per_tx) == 2 and max(per_tx.values()) > 15
     async with session_maker() as s:
         sent = list(
             await s.scalars(
@@ -246,16 +246,18 @@ async def test_mints_to_many_users_are_packed_by_transaction_size(
             assert (await Ledger(s).balances(u.uid, "MCD")).balance == 3_045_000_000
 
 
-def test_chunks_are_deterministic_and_legacy_inputs_keep_15_per_transaction() -> None:
+def test_chunks_are_deterministic_and_cut_where_the_next_mint_does_not_fit() -> None:
     items = [MintItem(f"act_{n:03d}", f"u_{n % 3}", MCD) for n in reversed(range(40))]
-    legacy = chunks_of(items, "mining:wf")
-    assert [(key, len(chunk)) for key, chunk in legacy] == [
+    packed = chunks_of(items, "mining:wf", lambda chunk: len({i.user_uid for i in chunk}) <= 2)
+    assert [len(chunk) for _, chunk in packed] == [2] * 20  # users 0,1 | 2,0 | 1,2 | ...
+    assert [key for key, _ in packed][:2] == ["mining:wf:0", "mining:wf:1"]
+    assert [i.activity_id for i in packed[0][1]] == ["act_000", "act_001"]
+    by_count = chunks_of(items, "mining:wf", lambda chunk: len(chunk) <= 15)
+    assert [(key, len(chunk)) for key, chunk in by_count] == [
         ("mining:wf:0", 15),
         ("mining:wf:1", 15),
         ("mining:wf:2", 10),
     ]
-    assert [i.activity_id for i in legacy[0][1]] == [f"act_{n:03d}" for n in range(15)]
-    packed = chunks_of(items, "mining:wf", lambda chunk: len({i.user_uid for i in chunk}) <= 2)
-    assert [len(chunk) for _, chunk in packed] == [2] * 20  # users 0,1 | 2,0 | 1,2 | ...
-    assert chunks_of(items[:1], "mining:act_039") == [("mining:act_039", items[:1])]
-    assert chunks_of(list(reversed(items)), "mining:wf") == legacy
+    one = chunks_of(items[:1], "mining:act_039", lambda chunk: True)
+    assert one == [("mining:act_039", items[:1])]
+    assert chunks_of(list(reversed(items)), "mining:wf", lambda chunk: len(chunk) <= 15) == by_count
