@@ -19,6 +19,7 @@ from mining import settle
 from mining.minter import SharedMinter
 from mining.mints import MintItem, chunks_of, mint_of, packer
 from mining.settle import ConfirmResult, VerifyResult
+from mining.verify import ProofWindow
 
 # Defined beside the service, part of the activities' inputs and results.
 __all__ = ["ConfirmResult", "MintItem", "VerifyResult"]
@@ -68,6 +69,7 @@ class MiningActivities:
         self, settings: Settings, sessions: async_sessionmaker[AsyncSession], gateway: ChainGateway
     ) -> None:
         self._keys = {settings.master_key_id: settings.master_key}
+        self._window = ProofWindow.of(settings)
         self._sessions = sessions
         self._gateway = gateway
         self._minter = SharedMinter(sessions, gateway, lambda: self._decimals)
@@ -82,7 +84,11 @@ class MiningActivities:
         async with self._sessions() as session:
             try:
                 done = await settle.verify(
-                    session, data.activity_ids, keys=self._keys, decimals=self._decimals
+                    session,
+                    data.activity_ids,
+                    keys=self._keys,
+                    decimals=self._decimals,
+                    window=self._window,
                 )
             except settle.NotYetVisible as exc:
                 raise _not_visible(exc) from exc

@@ -14,6 +14,7 @@ counts as production.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -122,6 +123,15 @@ class Settings(BaseSettings):
     deposit_scan_seconds: float = 10.0  # how often the deposit watcher runs
     market_price_cache_seconds: float = 15.0  # freshness of the market price on GET paths
     balance_cache_seconds: float = 60.0  # upper bound; changes evict at once (NOTIFY)
+
+    # Mining (docs/mining.md): how old or early a proof's timestamp may be, and the reward
+    # formula's coefficients in MCD (decimal strings, never floats).
+    mining_proof_max_age_seconds: float = 600.0
+    mining_proof_max_skew_seconds: float = 60.0
+    mining_reward_base: Decimal = Decimal("1")
+    mining_reward_per_volume: Decimal = Decimal("0.001")
+    mining_reward_per_trade: Decimal = Decimal("0.01")
+    mining_reward_per_profit: Decimal = Decimal("0.01")
 
     secret_key: str = _DEFAULT_SECRET
     # AES-GCM master key (base64, 32 bytes) for secrets kept encrypted at rest.

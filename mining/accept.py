@@ -23,7 +23,7 @@ from engine import limits
 from mining.canonical import canonical_activity
 from mining.errors import KeyReused, UserNotAuthorized, limit_refused
 from mining.inputs import ActivityIn, validated
-from mining.reward import reward_units
+from mining.reward import RewardFormula, reward_units
 from organizations.bonus import multipliers
 
 
@@ -53,10 +53,16 @@ class Acceptor:
     """The acceptance of one request's submissions for one project."""
 
     def __init__(
-        self, session: AsyncSession, redis: Redis, *, project_id: int, decimals: int
+        self,
+        session: AsyncSession,
+        redis: Redis,
+        *,
+        project_id: int,
+        decimals: int,
+        formula: RewardFormula,
     ) -> None:
         self.session, self.redis = session, redis
-        self.project_id, self.decimals = project_id, decimals
+        self.project_id, self.decimals, self.formula = project_id, decimals, formula
 
     async def submit_one(
         self, raw: dict[str, Any], item: ActivityIn, key: str, workflow_id: str
@@ -135,7 +141,8 @@ class Acceptor:
             if c.item.user_uid not in authorized:
                 outcome[c.index] = UserNotAuthorized(c.item.user_uid, project_id)
                 continue
-            amount = reward_units(c.item.activity_data, bonuses[c.item.user_uid], decimals)
+            multiplier = bonuses[c.item.user_uid]
+            amount = reward_units(c.item.activity_data, multiplier, decimals, self.formula)
             if amount > checked.per_operation:
                 try:  # the engine's own check, for its message (reads only; rare)
                     charge = limits.Charge(project_id, "MCD", "mining", amount, decimals)

@@ -3,10 +3,10 @@
     reward = (base + per_volume * trade_volume_usdc + per_trade * trade_count
               + per_profit * max(profit_usdc, 0)) * bonus_multiplier
 
-in MCD, rounded down to the mint's 9 decimals; absent members count as 0. Coefficients come
-from the environment (decimal strings): MINING_REWARD_BASE (default 1), MINING_REWARD_PER_VOLUME
-(0.001 per USDC of volume), MINING_REWARD_PER_TRADE (0.01), MINING_REWARD_PER_PROFIT (0.01 per
-USDC of profit). ``bonus_multiplier`` is the user's tech-tree bonus (organizations.bonus: 1 +
+in MCD, rounded down to the mint's 9 decimals; absent members count as 0. Coefficients are
+settings (decimal strings): MINING_REWARD_BASE (default 1), MINING_REWARD_PER_VOLUME (0.001 per
+USDC of volume), MINING_REWARD_PER_TRADE (0.01), MINING_REWARD_PER_PROFIT (0.01 per USDC of
+profit). ``bonus_multiplier`` is the user's tech-tree bonus (organizations.bonus: 1 +
 the bonuses of the lit units on the user's chain, 1.0 without any). Computed in Decimal,
 never float; the result is integer base units.
 """
@@ -14,10 +14,11 @@ never float; the result is integer base units.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 from typing import Any
+
+from core.config import Settings
 
 # member -> (minimum, maximum, must be an integer)
 KNOWN_MEMBERS: dict[str, tuple[Decimal, Decimal, bool]] = {
@@ -38,13 +39,12 @@ class RewardFormula:
     per_profit: Decimal = Decimal("0.01")
 
     @classmethod
-    def from_env(cls) -> RewardFormula:
-        env = os.environ
+    def of(cls, settings: Settings) -> RewardFormula:
         return cls(
-            base=Decimal(env.get("MINING_REWARD_BASE", "1")),
-            per_volume=Decimal(env.get("MINING_REWARD_PER_VOLUME", "0.001")),
-            per_trade=Decimal(env.get("MINING_REWARD_PER_TRADE", "0.01")),
-            per_profit=Decimal(env.get("MINING_REWARD_PER_PROFIT", "0.01")),
+            base=settings.mining_reward_base,
+            per_volume=settings.mining_reward_per_volume,
+            per_trade=settings.mining_reward_per_trade,
+            per_profit=settings.mining_reward_per_profit,
         )
 
 
@@ -82,12 +82,12 @@ def reward_units(
     activity_data: dict[str, Any],
     multiplier: Decimal,
     decimals: int,
-    formula: RewardFormula | None = None,
+    formula: RewardFormula,
 ) -> int:
     """The reward in base units (0 when the numbers are out of bounds)."""
     if bounds_problem(activity_data) is not None:
         return 0
-    f = formula or RewardFormula.from_env()
+    f = formula
 
     def member(name: str) -> Decimal:
         return _number(activity_data.get(name, 0)) or Decimal(0)

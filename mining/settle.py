@@ -23,7 +23,7 @@ from ledger.service import Ledger, Move
 from mining.bulk import claim_proofs, release_counted
 from mining.canonical import proof_hash
 from mining.mints import MintItem
-from mining.verify import verify_proof
+from mining.verify import ProofWindow, verify_proof
 
 
 class NotYetVisible(Exception):
@@ -75,7 +75,12 @@ async def locked(session: AsyncSession, ids: list[str]) -> list[MiningSubmission
 
 
 async def verify(
-    session: AsyncSession, ids: list[str], *, keys: dict[str, str], decimals: int
+    session: AsyncSession,
+    ids: list[str],
+    *,
+    keys: dict[str, str],
+    decimals: int,
+    window: ProofWindow,
 ) -> VerifyResult:
     """Verify each pending submission; verified -> event, rejected -> reason + limit back.
 
@@ -97,6 +102,7 @@ async def verify(
             submitted_at=row.created_at,
             project_secret=secrets.get(row.project_id),
             wallet=wallets.get(row.user_uid) if row.proof.get("type") == "ed25519" else None,
+            window=window,
         )
         if rejection is not None:
             reasons[row.id] = str(rejection)

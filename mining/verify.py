@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 
+from core.config import Settings
 from mining.canonical import proof_hash
 from mining.reward import bounds_problem
 
@@ -40,6 +40,19 @@ class Rejection:
 
     def __str__(self) -> str:
         return f"{self.code}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class ProofWindow:
+    """How far before (``max_age``) or after (``max_skew``) the submission a proof's timestamp
+    may be, in seconds (settings MINING_PROOF_MAX_AGE_SECONDS, MINING_PROOF_MAX_SKEW_SECONDS)."""
+
+    max_age: float = 600.0
+    max_skew: float = 60.0
+
+    @classmethod
+    def of(cls, settings: Settings) -> ProofWindow:
+        return cls(settings.mining_proof_max_age_seconds, settings.mining_proof_max_skew_seconds)
 
 
 def parse_timestamp(value: Any) -> datetime | None:
@@ -80,6 +93,7 @@ def verify_proof(
     submitted_at: datetime,
     project_secret: str | None,
     wallet: str | None,
+    window: ProofWindow,
 ) -> Rejection | None:
     """None when the proof holds (except the replay check), else why not."""
     digest = proof_hash(canonical)
@@ -98,8 +112,7 @@ def verify_proof(
     else:
         return Rejection("invalid_signature", f"proof.type must be one of {PROOF_TYPES}")
     stamp = parse_timestamp(proof.get("timestamp"))
-    max_age = float(os.environ.get("MINING_PROOF_MAX_AGE_SECONDS", 600))
-    max_skew = float(os.environ.get("MINING_PROOF_MAX_SKEW_SECONDS", 60))
+    max_age, max_skew = window.max_age, window.max_skew
     if stamp is None:
         return Rejection("stale_timestamp", "proof.timestamp is not a timestamp")
     age = (submitted_at - stamp).total_seconds()

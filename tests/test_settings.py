@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from pydantic import ValidationError
 
 from core.config import Settings
+from mining.reward import RewardFormula, reward_units
+from mining.verify import ProofWindow
 
 
 @pytest.mark.parametrize(
@@ -73,3 +77,17 @@ def test_a_negative_retry_delay_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("WEBHOOK_RETRY_SCHEDULE", "0,-1")
     with pytest.raises(ValidationError, match="WEBHOOK_RETRY_SCHEDULE"):
         Settings(_env_file=None)
+
+
+def test_mining_settings_keep_their_environment_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reward formula and the proof window come from the one Settings, read once, under
+    the names docs/mining.md gives (no module reads them from the environment itself)."""
+    monkeypatch.setenv("MINING_REWARD_BASE", "2")
+    monkeypatch.setenv("MINING_REWARD_PER_TRADE", "0.5")
+    monkeypatch.setenv("MINING_PROOF_MAX_AGE_SECONDS", "30")
+    settings = Settings(_env_file=None)
+    formula = RewardFormula.of(settings)
+    assert (formula.base, formula.per_trade) == (Decimal("2"), Decimal("0.5"))
+    # 2 + 0.5 * 4 trades = 4 MCD, with the bonus multiplier 1, in 9-decimal base units.
+    assert reward_units({"trade_count": 4}, Decimal(1), 9, formula) == 4 * 10**9
+    assert ProofWindow.of(settings) == ProofWindow(max_age=30.0, max_skew=60.0)

@@ -36,6 +36,7 @@ from db.models.mining import MiningSubmission
 from db.models.webhooks import WebhookEndpoint
 from mining.accept import Acceptor, ItemOutcome
 from mining.inputs import ActivityIn, BatchIn
+from mining.reward import RewardFormula
 from workflows.mining import (
     BATCH_PREFIX,
     SINGLE_PREFIX,
@@ -104,8 +105,13 @@ async def _webhook_meta(session: AsyncSession, project_id: int) -> dict[str, Any
 
 def _acceptor(request: Request, session: AsyncSession, project: ProjectPrincipal) -> Acceptor:
     decimals = token_decimals(request, "MCD")
+    settings = request.app.state.settings
     return Acceptor(
-        session, request.app.state.redis, project_id=project.project_id, decimals=decimals
+        session,
+        request.app.state.redis,
+        project_id=project.project_id,
+        decimals=decimals,
+        formula=RewardFormula.of(settings),
     )
 
 

@@ -22,6 +22,7 @@ from db.models.mining import MiningSubmission
 from ledger.service import Ledger
 from mining import settle
 from mining.minter import SharedMinter
+from mining.verify import ProofWindow
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, submit, wait_status
 from workflows.mining import MiningSubmissionWorkflow, submission_input
@@ -80,7 +81,9 @@ async def test_a_claimed_but_unsent_shared_write_is_resumed_and_confirmed_once(
     op_key = f"mining-shared:test-{uuid.uuid4().hex}"
     keys = {worker_settings.master_key_id: worker_settings.master_key}
     async with session_maker() as s:
-        await settle.verify(s, [submission_id], keys=keys, decimals=9)
+        await settle.verify(
+            s, [submission_id], keys=keys, decimals=9, window=ProofWindow.of(worker_settings)
+        )
         [claimed] = await settle.claim(s, [submission_id], op_key)
         await s.commit()
     assert claimed.activity_id == submission_id
