@@ -17,6 +17,7 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import GatewayDep, SessionDep
 from api.envelope import PageParams, page, resource, single
+from api.openapi import problems
 from api.ratelimit import client_ip
 from api.routes.admin_transfers_schemas import (
     CancelledTransferAttrs,
@@ -38,12 +39,9 @@ from workflows.transfers import TransferInput, TransferWorkflow
 
 router = APIRouter(prefix="/v1/admin", tags=["admin: engine"])
 
-ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-    403: {"description": "Not an administrator (`admin-required`)"},
-    404: {"description": "`not-found`"},
-    409: {"description": "`invalid-state`: the transfer's state does not allow it"},
-}
+ADMIN_PROBLEMS = problems(
+    404, caller="admin", s409="`invalid-state`: the transfer's state does not allow it"
+)
 
 
 async def require_admin(

@@ -52,7 +52,7 @@ router = APIRouter(prefix="/v1/users", tags=["attributes"])
 
 ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
-_PROJECT_REFUSED = problems(s401="Project credentials refused", s403="`project-suspended`, ...")
+_PROJECT_REFUSED = problems(caller="project")
 _WRITE_REFUSED = problems(
     s409="Idempotency conflict, or the project's status forbids attribute writes (`invalid-state`)"
 )
@@ -252,12 +252,12 @@ async def _visible(
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
     response_model=Counted[AttributeAttrs],
-    responses={
-        401: {"description": "Invalid credentials (none at all is fine: public attributes)"},
-        403: {"description": "Bearer token without user:read (`insufficient-scope`)"},
-        404: {"description": "No such user or project (`not-found`)"},
-        409: {"description": "The project's status hides its attributes (`invalid-state`)"},
-    },
+    responses=problems(
+        scope="user:read",
+        subject="user or project",
+        s401="Invalid credentials (none at all is fine: public attributes)",
+        s409="The project's status hides its attributes (`invalid-state`)",
+    ),
 )
 async def project_attributes(
     uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep
@@ -280,13 +280,13 @@ async def project_attributes(
 @router.get(
     "/{uid}/full-profile",
     response_model=One[FullProfileAttrs],
-    responses={
-        401: {"description": "No or invalid credentials (`unauthorized`)"},
-        403: {"description": "Bearer token without user:read (`insufficient-scope`), or a "
-              "project the user has not authorized (`user-not-authorized-for-project`)"},
-        404: {"description": "No such user (`not-found`)"},
-    },
-)  # fmt: skip
+    responses=problems(
+        401,
+        subject="user",
+        s403="Bearer token without user:read (`insufficient-scope`), or a "
+        "project the user has not authorized (`user-not-authorized-for-project`)",
+    ),
+)
 async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: Request) -> Any:
     """Base profile plus every project attribute the caller may see (user:read or a project).
 

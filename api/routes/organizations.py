@@ -39,10 +39,11 @@ UnitId = Annotated[
 ]
 UnitType = Literal["station", "matrix", "sector", "system"]
 
-PROBLEMS = problems(401, 403, 422, 429, s404="No such unit (`not-found`)")
+_PUBLIC_PROBLEMS = problems(429, subject="unit")
+PROBLEMS = _PUBLIC_PROBLEMS | problems(401, 403, 422)
 ADMIN_PROBLEMS = PROBLEMS | problems(
-    s403="Not an administrator (`admin-required`)",
-    s404="No such unit or user (`not-found`)",
+    caller="admin",
+    subject="unit or user",
     s409="`unit-exists` (other attributes), `unit-full`, `station-full`, "
     "`idempotency-key-reused`, `idempotency-key-in-use`",
     s422="`validation-error`, `invalid-parent`, `invalid-unit`",
@@ -204,7 +205,7 @@ def _station(d: StationDays) -> dict[str, Any]:
 @router.get(
     "/{unit_id}/stats",
     response_model=One[UnitStatsAttributes],
-    responses={404: PROBLEMS[404], 429: PROBLEMS[429]},
+    responses=_PUBLIC_PROBLEMS,
 )
 async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:
     """Public: members, 30-day mining input, qualifying days and lit state of a unit."""

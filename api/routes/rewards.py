@@ -12,7 +12,8 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, page, resource
-from api.routes.legacy import LegacyUser
+from api.openapi import problems
+from api.routes.legacy import LEGACY_PROBLEMS, LegacyUser
 from api.routes.mining_models import LegacyMiningHistory, McdRewardAttrs
 from api.typed import Many
 from core.money import to_decimal_string
@@ -32,10 +33,7 @@ def _decimals(request: Request) -> int:
 @router.get(
     "/v1/mcd/rewards",
     response_model=Many[McdRewardAttrs],
-    responses={
-        401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-        403: {"description": "Missing scope mcd:read (`insufficient-scope`)"},
-    },
+    responses=problems(401, scope="mcd:read"),
 )
 async def mcd_rewards(
     user: McdRead,
@@ -89,7 +87,7 @@ async def mcd_rewards(
     "/mcc/mining/history",
     tags=["legacy"],
     response_model=LegacyMiningHistory,
-    responses={401: {"description": "`{error: unauthorized, message, code: 401}`"}},
+    responses={401: LEGACY_PROBLEMS[401]},
 )
 async def legacy_mining_history(
     user: LegacyUser,

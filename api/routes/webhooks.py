@@ -40,13 +40,7 @@ EventKind = EventType
 MAX_ENDPOINTS = 10
 ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
-_PROBLEMS = problems(
-    422,
-    429,
-    s401="Project credentials refused",
-    s403="`project-suspended`, `ip-not-allowed`",
-    s404="`not-found`: no such endpoint of this project",
-)
+_PROBLEMS = problems(422, 429, caller="project", subject="endpoint of this project")
 _WRITE_PROBLEMS = _PROBLEMS | problems(
     409, s422="`validation-error` (e.g. a URL refused by the SSRF rule)"
 )
