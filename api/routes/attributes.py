@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request, Security
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, StringConstraints, field_validator
@@ -19,13 +19,12 @@ from sqlalchemy.dialects.postgresql import insert
 from api.auth.consent import granted_scopes, require_user_authorized
 from api.auth.deps import (
     api_key_header,
-    current_project,
     current_user,
     oauth2_scheme,
     project_id_header,
 )
-from api.auth.principal import ProjectPrincipal
 from api.auth.project import ProjectAuthenticator
+from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import meta, resource, single
 from api.idempotency import write_context
@@ -50,7 +49,6 @@ from onboarding.visibility import ANONYMOUS, Viewer, authorized_projects, can_se
 
 router = APIRouter(prefix="/v1/users", tags=["attributes"])
 
-ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
 _PROJECT_REFUSED = problems(caller="project")
 _WRITE_REFUSED = problems(

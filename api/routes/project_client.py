@@ -3,13 +3,12 @@ approved or registered project gets a client; the project sets its redirect URIs
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Request, Security
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, field_validator
 
-from api.auth.deps import current_project
-from api.auth.principal import ProjectPrincipal
+from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import single
 from api.idempotency import write_context
@@ -28,7 +27,6 @@ from onboarding.clients import (
 
 router = APIRouter(prefix="/v1/projects/oauth-client", tags=["projects"])
 
-ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
 _PROBLEMS = problems(429, caller="project")
 

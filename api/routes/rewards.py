@@ -5,11 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Security
+from fastapi import APIRouter, Depends, Query, Request
 from sqlalchemy import Date, cast, func, select
 
-from api.auth.deps import current_user
-from api.auth.principal import UserPrincipal
+from api.callers import McdRead
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, page, resource
 from api.openapi import problems
@@ -22,7 +21,6 @@ from db.models.mining import MiningSubmission
 
 router = APIRouter(tags=["mining"])
 
-McdRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcd:read"])]
 LEGACY_STATUSES = ("pending_verification", "verified", "pending_onchain", "confirmed")
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Request, Security
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile
 
-from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
+from api.callers import UserRead, UserWrite
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
@@ -28,8 +28,6 @@ from profiles.storage import AvatarStorage, StorageError
 
 router = APIRouter(prefix="/v1/users", tags=["users"])
 
-UserRead = Annotated[UserPrincipal, Security(current_user, scopes=["user:read"])]
-UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"])]
 
 _PROBLEMS = problems(401, 403, 429)
 
