@@ -4,7 +4,7 @@ document as its own ``HTTPValidationError`` shape (which this API never sends)."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI
 
@@ -32,7 +32,8 @@ PROBLEM_SCHEMA: dict[str, Any] = {
 _PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 _FASTAPI_422 = ("HTTPValidationError", "ValidationError")
 
-# The usual meaning of each status, for a route's ``responses=problems(...)``.
+# The usual meaning of each status, for a route's ``responses=problems(...)``: the one place a
+# standard problem is described; routes add only what is particular to them.
 COMMON_PROBLEMS: dict[int, str] = {
     401: "Missing or invalid credentials (`unauthorized`)",
     403: "Missing scope (`insufficient-scope`)",
@@ -44,15 +45,44 @@ COMMON_PROBLEMS: dict[int, str] = {
     503: "A backing service is unavailable (`service-unavailable`)",
 }
 
+# How each kind of caller is refused (401 and 403), for ``problems(caller=...)``; a kind
+# missing a status keeps its usual meaning.
+Caller = Literal["admin", "project", "project-for-user", "user-or-project"]
+_PROJECT_REFUSED = "Project credentials refused (`unknown-project`, `invalid-api-key`, ...)"
+_NOT_GRANTED = "`insufficient-scope`, `user-not-authorized-for-project`, ..."
+CALLER_PROBLEMS: dict[Caller, dict[int, str]] = {
+    "admin": {403: "Not an administrator (`admin-required`)"},
+    "project": {401: _PROJECT_REFUSED, 403: "`project-suspended`, `ip-not-allowed`"},
+    # a project acting on a user's data, which needs that user's grant
+    "project-for-user": {401: _PROJECT_REFUSED, 403: _NOT_GRANTED},
+    "user-or-project": {403: _NOT_GRANTED},
+}
 
-def problems(*statuses: int, **described: str) -> dict[int | str, dict[str, Any]]:
+# The chain's answers for the on-chain reads (views) and the token reads.
+CHAIN_UNREACHABLE = "The chain RPC is unreachable (`service-unavailable`)"
+
+
+def problems(
+    *statuses: int,
+    caller: Caller | None = None,
+    scope: str | None = None,
+    subject: str | None = None,
+    **described: str,
+) -> dict[int | str, dict[str, Any]]:
     """``responses=`` entries, each rendered as a Problem body (``_patch``): the usual meaning
-    of each status in ``statuses``, and route-specific ones as ``s404="No such user"``."""
-    entries: dict[int | str, dict[str, Any]] = {
-        s: {"description": COMMON_PROBLEMS[s]} for s in statuses
-    }
-    entries |= {int(k.removeprefix("s")): {"description": v} for k, v in described.items()}
-    return entries
+    of each status in ``statuses``; ``caller`` adds that caller's 401 and 403, ``scope`` a 403
+    naming the missing scope, ``subject`` a 404 naming what was not found; route-specific
+    meanings come last, as ``s404="No such application of the caller"``."""
+    texts = {s: COMMON_PROBLEMS[s] for s in statuses}
+    if caller is not None:
+        texts |= {401: COMMON_PROBLEMS[401], 403: COMMON_PROBLEMS[403]}
+        texts |= CALLER_PROBLEMS[caller]
+    if scope is not None:
+        texts[403] = f"Missing scope {scope} (`insufficient-scope`)"
+    if subject is not None:
+        texts[404] = f"No such {subject} (`not-found`)"
+    texts |= {int(k.removeprefix("s")): v for k, v in described.items()}
+    return {s: {"description": text} for s, text in texts.items()}
 
 
 def _patch(document: dict[str, Any]) -> dict[str, Any]:

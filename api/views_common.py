@@ -9,6 +9,7 @@ from fastapi import Depends, Query, Request
 from pydantic import BaseModel, Field
 
 from api.envelope import API_VERSION
+from api.openapi import CHAIN_UNREACHABLE, problems
 from api.typed import TypedResource
 from core.logging import request_id_var
 from views.base import View, ViewPage, Views
@@ -88,13 +89,8 @@ def many(p: ViewPage, paging: Paging, views: Views) -> dict[str, Any]:
     }
 
 
-NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    404: {"description": "The account does not exist on chain (`not-found`)"}
-}
-BAD_INPUT: dict[int | str, dict[str, Any]] = {
-    422: {"description": "Malformed address, id or query (`validation-error`)"}
-}
-UNAVAILABLE: dict[int | str, dict[str, Any]] = {
-    503: {"description": "The chain RPC is unreachable (`service-unavailable`)"}
-}
-READ_ERRORS: dict[int | str, dict[str, Any]] = {**NOT_FOUND, **BAD_INPUT, **UNAVAILABLE}
+READ_ERRORS = problems(
+    s404="The account does not exist on chain (`not-found`)",
+    s422="Malformed address, id or query (`validation-error`)",
+    s503=CHAIN_UNREACHABLE,
+)

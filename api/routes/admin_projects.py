@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from api.deps import SessionDep, SettingsDep
 from api.envelope import single
+from api.openapi import problems
 from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
 from api.routes.onboarding_schemas import RegisteredProjectAttrs, StatusChangeAttrs
 from api.typed import One
@@ -83,11 +84,7 @@ class StatusChangeIn(BaseModel):
     "/projects/register",
     status_code=201,
     response_model=One[RegisteredProjectAttrs],
-    responses={
-        **ADMIN_PROBLEMS,
-        409: {"description": "The project_id is taken (`project-exists`)"},
-        422: {"description": "Invalid field (`validation-error`)"},
-    },
+    responses=ADMIN_PROBLEMS | problems(422, s409="The project_id is taken (`project-exists`)"),
 )
 async def register_project(
     payload: ProjectRegistrationIn, admin: AdminCaller, session: SessionDep, settings: SettingsDep
@@ -114,11 +111,11 @@ async def register_project(
 @router.put(
     "/admin/projects/{project_id}/status",
     response_model=One[StatusChangeAttrs],
-    responses={
-        **ADMIN_PROBLEMS,
-        404: {"description": "No such project"},
-        409: {"description": "Transition not allowed from the current status (`invalid-state`)"},
-    },
+    responses=ADMIN_PROBLEMS
+    | problems(
+        subject="project",
+        s409="Transition not allowed from the current status (`invalid-state`)",
+    ),
 )
 async def change_project_status(
     project_id: ProjectIdPath, payload: StatusChangeIn, admin: AdminCaller, session: SessionDep

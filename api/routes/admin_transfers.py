@@ -8,15 +8,16 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Security
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
+from api.callers import Admin
 from api.deps import GatewayDep, SessionDep
 from api.envelope import PageParams, page, resource, single
+from api.openapi import problems
 from api.ratelimit import client_ip
 from api.routes.admin_transfers_schemas import (
     CancelledTransferAttrs,
@@ -28,7 +29,7 @@ from api.routes.funds import decimals, start_workflow
 from api.routes.transfers import transfer_attributes
 from api.typed import Many, One
 from chain.gateway import ChainGateway
-from core.errors import DomainError, InvalidState, ServiceUnavailable
+from core.errors import InvalidState, ServiceUnavailable
 from core.logging import request_id_var
 from core.time import iso
 from db.models.engine import ReconciliationDrift, Transfer
@@ -38,23 +39,9 @@ from workflows.transfers import TransferInput, TransferWorkflow
 
 router = APIRouter(prefix="/v1/admin", tags=["admin: engine"])
 
-ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-    403: {"description": "Not an administrator (`admin-required`)"},
-    404: {"description": "`not-found`"},
-    409: {"description": "`invalid-state`: the transfer's state does not allow it"},
-}
-
-
-async def require_admin(
-    user: Annotated[UserPrincipal, Security(current_user)],
-) -> UserPrincipal:
-    if not user.is_admin:
-        raise DomainError("This endpoint is for administrators", status=403, slug="admin-required")
-    return user
-
-
-Admin = Annotated[UserPrincipal, Security(require_admin)]
+ADMIN_PROBLEMS = problems(
+    404, caller="admin", s409="`invalid-state`: the transfer's state does not allow it"
+)
 
 
 class AdminActionIn(BaseModel):

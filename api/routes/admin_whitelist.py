@@ -18,6 +18,7 @@ from temporalio.exceptions import ApplicationError
 
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageParams, meta, page, resource, single
+from api.openapi import problems
 from api.routes.onboarding import (
     ADMIN_PROBLEMS,
     AdminCaller,
@@ -43,13 +44,12 @@ router = APIRouter(tags=["whitelist"])
 # How long a change call waits for its chain write before answering 503 (app.state overrides).
 WHITELIST_WAIT_SECONDS = 30.0
 
-_CHANGE_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    **ADMIN_PROBLEMS,
-    404: {"description": "The project has no whitelist entry (`not-found`)"},
-    409: {"description": "Removed entry, or the program refused the change (`invalid-state`)"},
-    503: {"description": "Chain unreachable (`service-unavailable`); repeat the call, the "
-          "pending write is resumed, never doubled"},
-}  # fmt: skip
+_CHANGE_PROBLEMS = ADMIN_PROBLEMS | problems(
+    s404="The project has no whitelist entry (`not-found`)",
+    s409="Removed entry, or the program refused the change (`invalid-state`)",
+    s503="Chain unreachable (`service-unavailable`); repeat the call, the "
+    "pending write is resumed, never doubled",
+)
 
 
 class WhitelistStatusIn(BaseModel):
@@ -93,11 +93,9 @@ async def _drive(request: Request, change: entries.PendingChange) -> None:
         )
 
 
-_LIST_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    **ADMIN_PROBLEMS,
-    503: {"description": "Chain unreachable: the entries' on-chain fields cannot be read "
-          "(`service-unavailable`)"},
-}  # fmt: skip
+_LIST_PROBLEMS = ADMIN_PROBLEMS | problems(
+    s503="Chain unreachable: the entries' on-chain fields cannot be read (`service-unavailable`)"
+)
 
 
 @router.get(

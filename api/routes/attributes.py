@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request, Security
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, StringConstraints, field_validator
@@ -19,13 +19,12 @@ from sqlalchemy.dialects.postgresql import insert
 from api.auth.consent import granted_scopes, require_user_authorized
 from api.auth.deps import (
     api_key_header,
-    current_project,
     current_user,
     oauth2_scheme,
     project_id_header,
 )
-from api.auth.principal import ProjectPrincipal
 from api.auth.project import ProjectAuthenticator
+from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import meta, resource, single
 from api.idempotency import write_context
@@ -50,9 +49,8 @@ from onboarding.visibility import ANONYMOUS, Viewer, authorized_projects, can_se
 
 router = APIRouter(prefix="/v1/users", tags=["attributes"])
 
-ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
-_PROJECT_REFUSED = problems(s401="Project credentials refused", s403="`project-suspended`, ...")
+_PROJECT_REFUSED = problems(caller="project")
 _WRITE_REFUSED = problems(
     s409="Idempotency conflict, or the project's status forbids attribute writes (`invalid-state`)"
 )
@@ -252,12 +250,12 @@ async def _visible(
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
     response_model=Counted[AttributeAttrs],
-    responses={
-        401: {"description": "Invalid credentials (none at all is fine: public attributes)"},
-        403: {"description": "Bearer token without user:read (`insufficient-scope`)"},
-        404: {"description": "No such user or project (`not-found`)"},
-        409: {"description": "The project's status hides its attributes (`invalid-state`)"},
-    },
+    responses=problems(
+        scope="user:read",
+        subject="user or project",
+        s401="Invalid credentials (none at all is fine: public attributes)",
+        s409="The project's status hides its attributes (`invalid-state`)",
+    ),
 )
 async def project_attributes(
     uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep
@@ -280,13 +278,13 @@ async def project_attributes(
 @router.get(
     "/{uid}/full-profile",
     response_model=One[FullProfileAttrs],
-    responses={
-        401: {"description": "No or invalid credentials (`unauthorized`)"},
-        403: {"description": "Bearer token without user:read (`insufficient-scope`), or a "
-              "project the user has not authorized (`user-not-authorized-for-project`)"},
-        404: {"description": "No such user (`not-found`)"},
-    },
-)  # fmt: skip
+    responses=problems(
+        401,
+        subject="user",
+        s403="Bearer token without user:read (`insufficient-scope`), or a "
+        "project the user has not authorized (`user-not-authorized-for-project`)",
+    ),
+)
 async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: Request) -> Any:
     """Base profile plus every project attribute the caller may see (user:read or a project).
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request, Security
+from fastapi import APIRouter, Path, Request
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from api.auth.consent import forget
-from api.auth.deps import current_user
-from api.auth.principal import UserPrincipal
+from api.callers import UserRead, UserWrite
 from api.deps import SessionDep
 from api.envelope import meta as envelope_meta
 from api.envelope import resource, single
@@ -27,8 +26,6 @@ from db.models.access import OAuthConsent
 
 router = APIRouter(prefix="/v1/users/me/authorizations", tags=["users"])
 
-UserRead = Annotated[UserPrincipal, Security(current_user, scopes=["user:read"])]
-UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"])]
 ProjectId = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
 
 

@@ -45,8 +45,7 @@ Currency = Literal["MCC", "MCD"]
 
 PROBLEMS = problems(
     429,
-    s401="Project credentials refused (`unknown-project`, `invalid-api-key`, ...)",
-    s403="`insufficient-scope`, `user-not-authorized-for-project`, ...",
+    caller="project-for-user",
     s409="`idempotency-key-reused` / `idempotency-key-in-use` / `invalid-state`",
     s422="`validation-error`, `invalid-amount`, `insufficient-funds`, "
     "`amount-limit-exceeded`, `daily-limit-exceeded`",

@@ -13,10 +13,9 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, Field, model_validator
 
+from api.openapi import problems
 from api.views_common import (
-    BAD_INPUT,
     READ_ERRORS,
-    UNAVAILABLE,
     Many,
     One,
     PagingDep,
@@ -292,11 +291,7 @@ class EstimateAttributes(BaseModel):
     decimals: int
 
 
-CALC_ERRORS: dict[int | str, dict[str, Any]] = {
-    **BAD_INPUT,
-    **UNAVAILABLE,
-    404: {"description": "No lending pool / oracle / NFT on chain (`not-found`)"},
-}
+CALC_ERRORS = READ_ERRORS | problems(s404="No lending pool / oracle / NFT on chain (`not-found`)")
 
 
 @router.post("/calculate-interest", response_model=One[InterestAttributes], responses=CALC_ERRORS)

@@ -20,6 +20,7 @@ from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, page, resource, single
 from api.idempotency import write_context
+from api.openapi import problems
 from api.routes.mining_models import (
     MiningBatchBody,
     MiningRecordAttrs,
@@ -49,17 +50,10 @@ router = APIRouter(prefix="/v1/mining", tags=["mining"])
 ProjectWrite = Annotated[ProjectPrincipal, Security(current_project, scopes=["mining:write"])]
 ProjectRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["mining:read"])]
 
-_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Credentials refused"},
-    403: {"description": "`insufficient-scope`, `user-not-authorized-for-project`, ..."},
-    404: {"description": "`not-found`"},
-    429: {"description": "`rate-limit-exceeded`"},
-}
-_WRITE_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    **_PROBLEMS,
-    409: {"description": "`idempotency-key-reused` / `idempotency-key-in-use`"},
-    422: {"description": "`validation-error`, `amount-limit-exceeded`, `daily-limit-exceeded`"},
-}
+_PROBLEMS = problems(404, 429, caller="user-or-project")
+_WRITE_PROBLEMS = _PROBLEMS | problems(
+    409, s422="`validation-error`, `amount-limit-exceeded`, `daily-limit-exceeded`"
+)
 
 
 def submission_attributes(row: MiningSubmission, decimals: int) -> dict[str, Any]:

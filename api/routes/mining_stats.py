@@ -17,6 +17,7 @@ from sqlalchemy.types import DateTime
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.deps import RedisDep, SessionDep
 from api.envelope import single
+from api.openapi import problems
 from api.routes.mining import mining_reader
 from api.typed import One
 from core.money import to_decimal_string
@@ -55,12 +56,8 @@ ORDER BY 1 DESC
 """
 ).bindparams(bindparam("since", type_=DateTime(timezone=True)))
 
-PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Credentials refused (`unauthorized`)"},
-    403: {"description": "Missing scope (`insufficient-scope`)"},
-    422: {"description": "`validation-error` (days)"},
-    429: {"description": "`rate-limit-exceeded`"},
-}
+_PUBLIC_PROBLEMS = problems(429, s422="`validation-error` (days)")
+PROBLEMS = problems(401, 403) | _PUBLIC_PROBLEMS
 
 
 def _since(days: int) -> datetime:
@@ -142,7 +139,7 @@ class GlobalAttributes(BaseModel):
 @router.get(
     "/global-stats",
     response_model=One[GlobalAttributes],
-    responses={422: PROBLEMS[422], 429: PROBLEMS[429]},
+    responses=_PUBLIC_PROBLEMS,
 )
 async def global_stats(
     session: SessionDep, redis: RedisDep, request: Request, days: Days = 30

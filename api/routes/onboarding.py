@@ -30,6 +30,7 @@ from api.auth.deps import current_user, id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageParams, page, resource, single
+from api.openapi import problems
 from api.routes.onboarding_schemas import ApplicationAttrs, ApprovedAttrs
 from api.typed import Many, One
 from core.errors import DomainError, ServiceUnavailable
@@ -60,15 +61,8 @@ AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
 ProjectIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
 Developer = Annotated[UserPrincipal, Depends(id_token_user)]
 
-ADMIN_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-    403: {"description": "Caller is not an administrator (`admin-required`)"},
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
-_DEV_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Missing or invalid ID token (`unauthorized`)"},
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
+ADMIN_PROBLEMS = problems(429, caller="admin")
+_DEV_PROBLEMS = problems(429, s401="Missing or invalid ID token (`unauthorized`)")
 
 router = APIRouter(tags=["onboarding"])
 
@@ -144,14 +138,13 @@ def _as_application(row: ProjectApplication) -> dict[str, Any]:
     "/projects/apply",
     status_code=201,
     response_model=One[ApplicationAttrs],
-    responses={
-        **_DEV_PROBLEMS,
-        409: {"description": "The caller already has a pending application "
-              "(`pending-application-exists`)"},
-        422: {"description": "Invalid field (`validation-error`), e.g. a wallet address "
-              "that is not Base58 of 32 bytes"},
-    },
-)  # fmt: skip
+    responses=_DEV_PROBLEMS
+    | problems(
+        s409="The caller already has a pending application (`pending-application-exists`)",
+        s422="Invalid field (`validation-error`), e.g. a wallet address "
+        "that is not Base58 of 32 bytes",
+    ),
+)
 async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) -> Any:
     """Apply for a project (developer ID token); one pending application per developer."""
     row = await applications.apply(session, user.uid, payload.model_dump())
@@ -174,7 +167,7 @@ async def my_applications(
 @router.get(
     "/projects/applications/{application_id}",
     response_model=One[ApplicationAttrs],
-    responses={**_DEV_PROBLEMS, 404: {"description": "No such application of the caller"}},
+    responses=_DEV_PROBLEMS | problems(subject="application of the caller"),
 )
 async def my_application(
     application_id: uuid.UUID, user: Developer, session: SessionDep
@@ -208,15 +201,19 @@ async def list_applications(
     response_model=One[ApprovedAttrs],
     responses={
         **ADMIN_PROBLEMS,
-        202: {"model": One[ApplicationAttrs],
-              "description": "Approval in progress (chain slow or down); repeat the call "
-              "after `Retry-After` seconds to receive the credentials"},
-        404: {"description": "No such application"},
-        409: {"description": "Not approvable (`invalid-state`): rejected, or approved and "
-              "its secret already shown; or the chain refused the entry (`approval-failed`)"},
-        503: {"description": "Temporal unreachable (`service-unavailable`)"},
+        **problems(
+            subject="application",
+            s409="Not approvable (`invalid-state`): rejected, or approved and its secret "
+            "already shown; or the chain refused the entry (`approval-failed`)",
+            s503="Temporal unreachable (`service-unavailable`)",
+        ),
+        202: {
+            "model": One[ApplicationAttrs],
+            "description": "Approval in progress (chain slow or down); repeat the call "
+            "after `Retry-After` seconds to receive the credentials",
+        },
     },
-)  # fmt: skip
+)
 async def approve(
     application_id: uuid.UUID,
     admin: AdminCaller,
@@ -327,11 +324,11 @@ async def _deliver(
 @router.post(
     "/admin/projects/applications/{application_id}/reject",
     response_model=One[ApplicationAttrs],
-    responses={
-        **ADMIN_PROBLEMS,
-        404: {"description": "No such application"},
-        409: {"description": "Only a pending application can be rejected (`invalid-state`)"},
-    },
+    responses=ADMIN_PROBLEMS
+    | problems(
+        subject="application",
+        s409="Only a pending application can be rejected (`invalid-state`)",
+    ),
 )
 async def reject(
     application_id: uuid.UUID, payload: RejectIn, admin: AdminCaller, session: SessionDep

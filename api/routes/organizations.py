@@ -9,18 +9,17 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query, Request, Security
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
+from api.callers import Admin, OrgRead
 from api.deps import RedisDep, SessionDep
 from api.envelope import PageParams, page, single
 from api.idempotency import write_context
 from api.openapi import problems
-from api.routes.admin_transfers import require_admin
 from api.typed import Many, One
 from core.money import to_decimal_string
 from core.time import iso
@@ -32,17 +31,16 @@ from organizations.units import MemberRow, NewUnit, StationDays
 router = APIRouter(prefix="/v1/organizations", tags=["organizations"])
 admin_router = APIRouter(prefix="/v1/admin/organizations", tags=["admin: organizations"])
 
-OrgRead = Annotated[UserPrincipal, Security(current_user, scopes=["org:read"])]
-Admin = Annotated[UserPrincipal, Security(require_admin)]
 UnitId = Annotated[
     str, Path(pattern=r"^(station|matrix|sector|system)-[1-9][0-9]{0,17}$", examples=["station-1"])
 ]
 UnitType = Literal["station", "matrix", "sector", "system"]
 
-PROBLEMS = problems(401, 403, 422, 429, s404="No such unit (`not-found`)")
+_PUBLIC_PROBLEMS = problems(429, subject="unit")
+PROBLEMS = _PUBLIC_PROBLEMS | problems(401, 403, 422)
 ADMIN_PROBLEMS = PROBLEMS | problems(
-    s403="Not an administrator (`admin-required`)",
-    s404="No such unit or user (`not-found`)",
+    caller="admin",
+    subject="unit or user",
     s409="`unit-exists` (other attributes), `unit-full`, `station-full`, "
     "`idempotency-key-reused`, `idempotency-key-in-use`",
     s422="`validation-error`, `invalid-parent`, `invalid-unit`",
@@ -204,7 +202,7 @@ def _station(d: StationDays) -> dict[str, Any]:
 @router.get(
     "/{unit_id}/stats",
     response_model=One[UnitStatsAttributes],
-    responses={404: PROBLEMS[404], 429: PROBLEMS[429]},
+    responses=_PUBLIC_PROBLEMS,
 )
 async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:
     """Public: members, 30-day mining input, qualifying days and lit state of a unit."""

@@ -3,16 +3,16 @@ approved or registered project gets a client; the project sets its redirect URIs
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Request, Security
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, field_validator
 
-from api.auth.deps import current_project
-from api.auth.principal import ProjectPrincipal
+from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import single
 from api.idempotency import write_context
+from api.openapi import problems
 from api.routes.onboarding_schemas import OAuthClientAttrs
 from api.typed import One
 from core.errors import NotFound
@@ -27,13 +27,8 @@ from onboarding.clients import (
 
 router = APIRouter(prefix="/v1/projects/oauth-client", tags=["projects"])
 
-ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
-_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"description": "Project credentials refused (`unknown-project`, `invalid-api-key`, ...)"},
-    403: {"description": "`project-suspended`, `ip-not-allowed`"},
-    429: {"description": "Rate limited (`rate-limit-exceeded`)"},
-}
+_PROBLEMS = problems(429, caller="project")
 
 
 class RedirectUrisIn(BaseModel):
@@ -53,7 +48,7 @@ class RedirectUrisIn(BaseModel):
 
 
 @router.get(
-    "", response_model=One[OAuthClientAttrs], responses={**_PROBLEMS, 404: {"description": "None"}}
+    "", response_model=One[OAuthClientAttrs], responses=_PROBLEMS | problems(subject="OAuth client")
 )
 async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, Any]:
     """The calling project's OAuth client (id, redirect URIs, scopes users may grant)."""
@@ -63,9 +58,7 @@ async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, A
     return single("oauth_client", client.client_id, client_attributes(client))
 
 
-@router.put(
-    "", response_model=One[OAuthClientAttrs], responses={**_PROBLEMS, 409: {"description": "Key"}}
-)
+@router.put("", response_model=One[OAuthClientAttrs], responses=_PROBLEMS | problems(409))
 async def set_redirect_uris(
     payload: RedirectUrisIn, project: ProjectCaller, request: Request
 ) -> Any:

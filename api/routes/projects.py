@@ -8,6 +8,7 @@ from fastapi import APIRouter
 
 from api.deps import SessionDep
 from api.envelope import single
+from api.openapi import problems
 from api.routes.onboarding import ProjectIdPath
 from api.routes.onboarding_schemas import ProjectStatusAttrs
 from api.typed import One
@@ -22,7 +23,7 @@ router = APIRouter(prefix="/v1/projects", tags=["projects"])
 @router.get(
     "/{project_id}/status",
     response_model=One[ProjectStatusAttrs],
-    responses={404: {"description": "No such project (`not-found`)"}},
+    responses=problems(subject="project"),
 )
 async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict[str, Any]:
     """Current status of a project, what it allows, and its latest changes (public)."""

@@ -5,14 +5,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Security
+from fastapi import APIRouter, Depends, Query, Request
 from sqlalchemy import Date, cast, func, select
 
-from api.auth.deps import current_user
-from api.auth.principal import UserPrincipal
+from api.callers import McdRead
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, page, resource
-from api.routes.legacy import LegacyUser
+from api.openapi import problems
+from api.routes.legacy import LEGACY_PROBLEMS, LegacyUser
 from api.routes.mining_models import LegacyMiningHistory, McdRewardAttrs
 from api.typed import Many
 from core.money import to_decimal_string
@@ -21,7 +21,6 @@ from db.models.mining import MiningSubmission
 
 router = APIRouter(tags=["mining"])
 
-McdRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcd:read"])]
 LEGACY_STATUSES = ("pending_verification", "verified", "pending_onchain", "confirmed")
 
 
@@ -32,10 +31,7 @@ def _decimals(request: Request) -> int:
 @router.get(
     "/v1/mcd/rewards",
     response_model=Many[McdRewardAttrs],
-    responses={
-        401: {"description": "Missing or invalid bearer token (`unauthorized`)"},
-        403: {"description": "Missing scope mcd:read (`insufficient-scope`)"},
-    },
+    responses=problems(401, scope="mcd:read"),
 )
 async def mcd_rewards(
     user: McdRead,
@@ -89,7 +85,7 @@ async def mcd_rewards(
     "/mcc/mining/history",
     tags=["legacy"],
     response_model=LegacyMiningHistory,
-    responses={401: {"description": "`{error: unauthorized, message, code: 401}`"}},
+    responses={401: LEGACY_PROBLEMS[401]},
 )
 async def legacy_mining_history(
     user: LegacyUser,

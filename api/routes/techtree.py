@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import ROUND_DOWN, Decimal
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Request, Security
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
+from api.callers import OrgRead
 from api.deps import RedisDep, SessionDep
 from api.envelope import single
 from api.idempotency import write_context
@@ -33,7 +33,6 @@ from organizations.rules import (
 
 router = APIRouter(prefix="/v1/tech-tree", tags=["tech tree"])
 
-OrgRead = Annotated[UserPrincipal, Security(current_user, scopes=["org:read"])]
 
 PROBLEMS = problems(401, 403, 429)
 WRITE_PROBLEMS = PROBLEMS | problems(

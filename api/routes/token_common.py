@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 from fastapi import Request, Response
 
-from api.openapi import problems
+from api.openapi import CHAIN_UNREACHABLE, problems
 from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
@@ -25,7 +25,7 @@ USER_PROBLEMS = problems(
     s422="`validation-error` (page, per_page)",
     s503="Token decimals not yet read from the chain (`service-unavailable`)",
 )
-PUBLIC_PROBLEMS = problems(429, s503="The chain RPC is unreachable (`service-unavailable`)")
+PUBLIC_PROBLEMS = problems(429, s503=CHAIN_UNREACHABLE)
 
 
 def fast(body: dict[str, Any]) -> Response:

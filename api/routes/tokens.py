@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
+from api.callers import McdRead
 from api.deps import SessionDep
 from api.envelope import PageParams, meta, single
 from api.errors import invalid_field
@@ -54,7 +55,6 @@ from tokens.deposits import deposit_address, register
 router = APIRouter(tags=["tokens"])
 
 MccRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcc:read"])]
-McdRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcd:read"])]
 
 
 # ------------------------------------------------------------------ helpers

@@ -40,6 +40,9 @@ TransferWrite = Annotated[ProjectPrincipal, Security(current_project, scopes=["t
 TransferRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["transfer:read"])]
 FundsTransfer = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:transfer"])]
 
+# The two transfer requests answer 202 with the pending transfer (it settles on chain later).
+_ACCEPTED = PROBLEMS | {202: {"description": "`transfer` with status `pending`"}}
+
 
 class TransferRequestIn(BaseModel):
     transfer_type: str = Field(min_length=1, max_length=64, examples=["auction_settlement"])
@@ -210,7 +213,7 @@ def _start_soon(request: Request, transfer: Transfer) -> None:
     "/v1/transfer/request",
     status_code=202,
     response_model=One[TransferAttributes],
-    responses={**PROBLEMS, 202: {"description": "`transfer` with status `pending`"}},
+    responses=_ACCEPTED,
 )
 async def request_transfer(
     payload: TransferRequestIn, project: TransferWrite, request: Request
@@ -223,7 +226,7 @@ async def request_transfer(
     "/v1/funds/transfer",
     status_code=202,
     response_model=One[TransferAttributes],
-    responses={**PROBLEMS, 202: {"description": "`transfer` with status `pending`"}},
+    responses=_ACCEPTED,
 )
 async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, request: Request) -> Any:
     """Move funds between two users of this project (both must have authorized it)."""

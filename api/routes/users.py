@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Request, Security
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile
 
-from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
+from api.callers import UserRead, UserWrite
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
@@ -28,11 +28,8 @@ from profiles.storage import AvatarStorage, StorageError
 
 router = APIRouter(prefix="/v1/users", tags=["users"])
 
-UserRead = Annotated[UserPrincipal, Security(current_user, scopes=["user:read"])]
-UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"])]
 
 _PROBLEMS = problems(401, 403, 429)
-_NO_USER = "No such user (`not-found`)"
 
 
 class ProfileUpdate(BaseModel):
@@ -137,7 +134,7 @@ async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Re
 
 
 @router.get(
-    "/{uid}", response_model=One[PublicUserAttributes], responses=problems(422, s404=_NO_USER)
+    "/{uid}", response_model=One[PublicUserAttributes], responses=problems(422, subject="user")
 )
 async def public_user(uid: str, session: SessionDep) -> dict[str, Any]:
     """Public information about a user (no authentication)."""
@@ -163,7 +160,7 @@ class BaseProfileAttributes(PublicUserAttributes):
 @router.get(
     "/{uid}/profile",
     response_model=One[BaseProfileAttributes],
-    responses=problems(401, 403, 429, s404=_NO_USER),
+    responses=problems(401, 403, 429, subject="user"),
 )
 async def user_profile(uid: str, user: UserRead, session: SessionDep) -> dict[str, Any]:
     """A user's base profile (scope user:read): no e-mail, no project attributes."""
@@ -243,14 +240,14 @@ async def _upload(request: Request) -> bytes:
     "/me/avatar",
     response_model=One[AvatarAttributes],
     openapi_extra=_AVATAR_BODY,
-    responses={
-        **_PROBLEMS,
-        400: {"description": "Malformed multipart body (`malformed-request`)"},
-        413: {"description": "More than 2 MB or 4096 px a side (`payload-too-large`)"},
-        415: {"description": "Not a JPEG, PNG, GIF or WebP image (`unsupported-media-type`)"},
-        422: {"description": "No `file` field (`validation-error`)"},
-        503: {"description": "The avatar storage is unavailable (`service-unavailable`)"},
-    },
+    responses=_PROBLEMS
+    | problems(
+        s400="Malformed multipart body (`malformed-request`)",
+        s413="More than 2 MB or 4096 px a side (`payload-too-large`)",
+        s415="Not a JPEG, PNG, GIF or WebP image (`unsupported-media-type`)",
+        s422="No `file` field (`validation-error`)",
+        s503="The avatar storage is unavailable (`service-unavailable`)",
+    ),
 )
 async def upload_avatar(user: UserWrite, request: Request, session: SessionDep) -> dict[str, Any]:
     """Upload an avatar (multipart field `file`; jpg, png, gif or webp; at most 2 MB).

@@ -8,13 +8,12 @@ import uuid
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request, Security
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.auth.deps import current_project
-from api.auth.principal import ProjectPrincipal
+from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import PageParams, fetch_page, page, resource, single
 from api.errors import invalid_field
@@ -38,15 +37,8 @@ router = APIRouter(prefix="/v1/webhooks", tags=["webhooks"])
 
 EventKind = EventType
 MAX_ENDPOINTS = 10
-ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
 
-_PROBLEMS = problems(
-    422,
-    429,
-    s401="Project credentials refused",
-    s403="`project-suspended`, `ip-not-allowed`",
-    s404="`not-found`: no such endpoint of this project",
-)
+_PROBLEMS = problems(422, 429, caller="project", subject="endpoint of this project")
 _WRITE_PROBLEMS = _PROBLEMS | problems(
     409, s422="`validation-error` (e.g. a URL refused by the SSRF rule)"
 )
