@@ -92,10 +92,10 @@ class Bid(AnchorAccount):
     reserved: Annotated[bytes, FIXED(16)] = bytes(16)
 
 
-AUCTION_STATUS_OFFSET = 17
-AUCTION_CREATOR_OFFSET = 27
-BID_AUCTION_OFFSET = 8
-BID_BIDDER_OFFSET = 16
+AUCTION_STATUS_OFFSET = Auction.fixed_offset("status")
+AUCTION_CREATOR_OFFSET = Auction.fixed_offset("creator")
+BID_AUCTION_OFFSET = Bid.fixed_offset("auction_id")
+BID_BIDDER_OFFSET = Bid.fixed_offset("bidder")
 
 
 def min_next_bid(auction: Auction, increment_percent: int) -> int:

@@ -33,6 +33,8 @@ def account_discriminator(name: str) -> bytes:
 class Codec:
     """How one field is laid out; subclasses read from an offset and write a value."""
 
+    size: int | None = None  # bytes on the wire, None when the value decides (String, Option)
+
     def read(self, data: bytes, off: int) -> tuple[Any, int]:
         raise NotImplementedError
 
@@ -43,6 +45,7 @@ class Codec:
 class _Int(Codec):
     def __init__(self, fmt: str) -> None:
         self.s = struct.Struct("<" + fmt)
+        self.size = self.s.size
 
     def read(self, data: bytes, off: int) -> tuple[Any, int]:
         end = off + self.s.size
@@ -55,6 +58,8 @@ class _Int(Codec):
 
 
 class _Bool(Codec):
+    size = 1
+
     def read(self, data: bytes, off: int) -> tuple[Any, int]:
         if off >= len(data):
             raise LayoutError(f"truncated at offset {off}")
@@ -68,6 +73,8 @@ class _Bool(Codec):
 
 
 class _Pubkey(Codec):
+    size = 32
+
     def read(self, data: bytes, off: int) -> tuple[Any, int]:
         end = off + 32
         if end > len(data):
@@ -98,7 +105,7 @@ class _String(Codec):
 
 class _Fixed(Codec):
     def __init__(self, n: int) -> None:
-        self.n = n
+        self.n = self.size = n
 
     def read(self, data: bytes, off: int) -> tuple[Any, int]:
         if off + self.n > len(data):
@@ -218,6 +225,19 @@ class AnchorAccount:
             out[name] = off
             off += len(codec.write(getattr(self, name)))
         return out
+
+    @classmethod
+    def fixed_offset(cls, field: str) -> int:
+        """Absolute offset of ``field`` in every encoding (for memcmp filters): only defined
+        while no String or Option precedes it."""
+        off = 8
+        for name, codec in cls.layout():
+            if name == field:
+                return off
+            if codec.size is None:
+                raise ValueError(f"{cls.NAME}.{field} follows variable-size {name}")
+            off += codec.size
+        raise KeyError(field)
 
     @classmethod
     def check_layout(cls) -> None:

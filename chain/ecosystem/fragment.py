@@ -74,9 +74,9 @@ class Buyout(AnchorAccount):
     bump: U8
 
 
-VAULT_OWNER_OFFSET = 8
-VAULT_NFT_MINT_OFFSET = 40
-VAULT_FRAGMENT_MINT_OFFSET = 72
+VAULT_OWNER_OFFSET = FragmentVault.fixed_offset("original_owner")
+VAULT_NFT_MINT_OFFSET = FragmentVault.fixed_offset("nft_mint")
+VAULT_FRAGMENT_MINT_OFFSET = FragmentVault.fixed_offset("fragment_mint")
 
 
 def config_pda(program: str = FRAGMENT_PROGRAM_ID) -> tuple[str, int]:

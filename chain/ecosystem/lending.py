@@ -102,8 +102,8 @@ class NftPriceOracle(AnchorAccount):
         ]
 
 
-LOAN_BORROWER_OFFSET = 8
-LOAN_STATUS_OFFSET = 137
+LOAN_BORROWER_OFFSET = Loan.fixed_offset("borrower")
+LOAN_STATUS_OFFSET = Loan.fixed_offset("status")
 
 
 def pool_pda(name: str, program: str = LENDING_PROGRAM_ID) -> tuple[str, int]:

@@ -289,3 +289,29 @@ def test_overflow_limits() -> None:
     # loans cap the rate at 10000, pools do not
     assert ln.interest(10**9, 30_000, 1000).rate_bps == 10_000
     assert ln.interest(10**9, 30_000, 1000, cap=False).rate_bps == 30_000
+
+
+def test_memcmp_offsets_derived_from_the_fields() -> None:
+    # The values the facts page gives for the memcmp filters (section 2).
+    assert (au.AUCTION_STATUS_OFFSET, au.AUCTION_CREATOR_OFFSET) == (17, 27)
+    assert (au.BID_AUCTION_OFFSET, au.BID_BIDDER_OFFSET) == (8, 16)
+    assert (te.NFT_TYPE_OFFSET, te.NFT_MINT_OFFSET, te.NFT_OWNER_OFFSET) == (8, 17, 49)
+    assert (fr.VAULT_OWNER_OFFSET, fr.VAULT_NFT_MINT_OFFSET) == (8, 40)
+    assert fr.VAULT_FRAGMENT_MINT_OFFSET == 72
+    assert (ln.LOAN_BORROWER_OFFSET, ln.LOAN_STATUS_OFFSET) == (8, 137)
+    # After a String the offset depends on the value: no fixed offset to give.
+    with pytest.raises(ValueError, match="variable-size fragment_name"):
+        fr.FragmentVault.fixed_offset("status")
+
+
+def test_a_field_without_a_codec_is_refused() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Bare(AnchorAccount):
+        NAME = "Bare"
+        SPACE = 16
+        count: int
+
+    with pytest.raises(TypeError, match=r"Bare\.count"):
+        Bare.check_layout()
