@@ -11,9 +11,7 @@ from chain.ecosystem.borsh import (
     ENUM,
     FIXED,
     I64,
-    OPTION_I64,
-    OPTION_PUBKEY,
-    OPTION_U64,
+    OPTION,
     PUBKEY,
     U8,
     U16,
@@ -61,18 +59,18 @@ class Auction(AnchorAccount):
     territory_id: U64
     creator: PUBKEY
     starting_price: U64
-    buy_now_price: OPTION_U64
+    buy_now_price: OPTION[U64]
     current_price: U64
-    highest_bidder: OPTION_PUBKEY
+    highest_bidder: OPTION[PUBKEY]
     bid_count: U16
     start_time: I64
     end_time: I64
     extension_count: U16
     proceeds_recipient: PUBKEY
     settled_amount: U64
-    nft_mint: OPTION_PUBKEY
+    nft_mint: OPTION[PUBKEY]
     created_at: I64
-    completed_at: OPTION_I64
+    completed_at: OPTION[I64]
     bump: U8
     reserved: Annotated[bytes, FIXED(32)] = bytes(32)
 
@@ -86,7 +84,7 @@ class Bid(AnchorAccount):
     amount: U64
     status: ENUM
     placed_at: I64
-    withdrawn_at: OPTION_I64
+    withdrawn_at: OPTION[I64]
     is_refunded: BOOL
     bump: U8
     reserved: Annotated[bytes, FIXED(16)] = bytes(16)

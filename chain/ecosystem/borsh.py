@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import fields
-from typing import Annotated, Any, ClassVar, TypeVar, get_type_hints
+from typing import Annotated, Any, ClassVar, TypeVar, get_args, get_type_hints
 
 from solders.pubkey import Pubkey
 
@@ -146,9 +146,9 @@ I64 = Annotated[int, _I64]
 BOOL = Annotated[bool, _Bool()]
 PUBKEY = Annotated[str, _PUBKEY]
 ENUM = Annotated[int, _U8]  # unit-only enums: the declaration index
-OPTION_U64 = Annotated[int | None, _Option(_U64)]
-OPTION_I64 = Annotated[int | None, _Option(_I64)]
-OPTION_PUBKEY = Annotated[str | None, _Option(_PUBKEY)]
+_T = TypeVar("_T")
+_OPTIONAL = object()  # marks OPTION[...]: a 1-byte tag, then the inner field type's codec
+OPTION = Annotated[_T | None, _OPTIONAL]  # OPTION[U64] holds int | None, like Option<u64>
 
 
 def STRING(max_len: int | None = None) -> Codec:
@@ -167,16 +167,23 @@ Layout = tuple[tuple[str, Codec], ...]
 _LAYOUTS: dict[type, Layout] = {}
 
 
+def _codec_of(owner: str, hint: Any) -> Codec:
+    meta = getattr(hint, "__metadata__", ())
+    if _OPTIONAL in meta:
+        inner = next(a for a in get_args(hint.__origin__) if a is not type(None))
+        return _Option(_codec_of(owner, inner))
+    codecs = [m for m in meta if isinstance(m, Codec)]
+    if len(codecs) != 1:
+        raise TypeError(f"{owner}: declare its type with one borsh codec")
+    return codecs[0]
+
+
 def _derive_layout(cls: type) -> Layout:
     """(field, codec) in dataclass field order, the codec read off each field's annotation."""
     hints = get_type_hints(cls, include_extras=True)
-    out: list[tuple[str, Codec]] = []
-    for f in fields(cls):
-        codecs = [m for m in getattr(hints[f.name], "__metadata__", ()) if isinstance(m, Codec)]
-        if len(codecs) != 1:
-            raise TypeError(f"{cls.__name__}.{f.name}: declare its type with one borsh codec")
-        out.append((f.name, codecs[0]))
-    return tuple(out)
+    return tuple(
+        (f.name, _codec_of(f"{cls.__name__}.{f.name}", hints[f.name])) for f in fields(cls)
+    )
 
 
 class AnchorAccount:

@@ -6,17 +6,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from chain.ecosystem import FRAGMENT_PROGRAM_ID, key_bytes, pda
-from chain.ecosystem.borsh import (
-    BOOL,
-    ENUM,
-    I64,
-    OPTION_I64,
-    PUBKEY,
-    STRING,
-    U8,
-    U64,
-    AnchorAccount,
-)
+from chain.ecosystem.borsh import BOOL, ENUM, I64, OPTION, PUBKEY, STRING, U8, U64, AnchorAccount
 
 VAULT_STATUSES = ("initializing", "active", "redeeming", "redeemed", "buyout_pending", "bought_out")
 BUYOUT_STATUSES = ("initializing", "pending", "completed", "cancelled", "expired")
@@ -51,7 +41,7 @@ class FragmentVault(AnchorAccount):
     circulating_fragments: U64
     status: ENUM
     created_at: I64
-    redeemed_at: OPTION_I64
+    redeemed_at: OPTION[I64]
     bump: U8
 
 
@@ -70,7 +60,7 @@ class Buyout(AnchorAccount):
     status: ENUM
     initiated_at: I64
     expires_at: I64
-    completed_at: OPTION_I64
+    completed_at: OPTION[I64]
     bump: U8
 
 

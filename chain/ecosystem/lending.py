@@ -7,17 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from chain.ecosystem import LENDING_PROGRAM_ID, key_bytes, pda
-from chain.ecosystem.borsh import (
-    BOOL,
-    ENUM,
-    I64,
-    OPTION_I64,
-    PUBKEY,
-    STRING,
-    U8,
-    U64,
-    AnchorAccount,
-)
+from chain.ecosystem.borsh import BOOL, ENUM, I64, OPTION, PUBKEY, STRING, U8, U64, AnchorAccount
 
 LOAN_STATUSES = ("pending", "active", "repaid", "liquidated")
 DURATIONS = ("three_days", "seven_days", "thirty_days")
@@ -78,8 +68,8 @@ class Loan(AnchorAccount):
     created_at: I64
     due_at: I64
     last_interest_update: I64
-    repaid_at: OPTION_I64
-    liquidated_at: OPTION_I64
+    repaid_at: OPTION[I64]
+    liquidated_at: OPTION[I64]
     bump: U8
 
 

@@ -11,7 +11,7 @@ from chain.ecosystem.borsh import (
     ENUM,
     FIXED,
     I64,
-    OPTION_I64,
+    OPTION,
     PUBKEY,
     STRING,
     U8,
@@ -54,9 +54,9 @@ class UserProfile(AnchorAccount):
     wallet: PUBKEY
     firebase_uid: Annotated[str, STRING(128)]
     level: ENUM
-    wallet_bound_at: OPTION_I64
-    first_mining_at: OPTION_I64
-    last_mining_at: OPTION_I64
+    wallet_bound_at: OPTION[I64]
+    first_mining_at: OPTION[I64]
+    last_mining_at: OPTION[I64]
     mining_days_in_period: U8
     mining_bitmap: U32
     mining_bitmap_start_day: I64
@@ -64,7 +64,7 @@ class UserProfile(AnchorAccount):
     matrix_nft_count: U16
     sector_nft_count: U16
     system_nft_count: U16
-    level_upgraded_at: OPTION_I64
+    level_upgraded_at: OPTION[I64]
     created_at: I64
     updated_at: I64
     bump: U8
