@@ -134,17 +134,20 @@ def supply_rate(rate: int, u: int) -> int:
     return (rate * u // BPS) * 9_000 // BPS
 
 
+def net_assets(pool: LendingPool) -> int:
+    """What the LP holders own: deposits plus interest, less the protocol's fees (the TVL)."""
+    return max(0, pool.total_deposits + pool.accrued_interest - pool.protocol_fees)
+
+
 def available_liquidity(pool: LendingPool) -> int:
-    net = max(0, pool.total_deposits + pool.accrued_interest - pool.protocol_fees)
-    return max(0, net - pool.total_borrowed)
+    return max(0, net_assets(pool) - pool.total_borrowed)
 
 
 def exchange_rate(pool: LendingPool) -> int:
     """LP exchange rate scaled by 1e6 (u128 on chain)."""
     if pool.total_lp_supply == 0:
         return RATE_SCALE
-    net = max(0, pool.total_deposits + pool.accrued_interest - pool.protocol_fees)
-    return net * RATE_SCALE // pool.total_lp_supply
+    return net_assets(pool) * RATE_SCALE // pool.total_lp_supply
 
 
 def lp_value(lp_amount: int, rate: int) -> int:
