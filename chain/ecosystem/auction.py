@@ -90,12 +90,6 @@ class Bid(AnchorAccount):
     reserved: Annotated[bytes, FIXED(16)] = bytes(16)
 
 
-AUCTION_STATUS_OFFSET = Auction.fixed_offset("status")
-AUCTION_CREATOR_OFFSET = Auction.fixed_offset("creator")
-BID_AUCTION_OFFSET = Bid.fixed_offset("auction_id")
-BID_BIDDER_OFFSET = Bid.fixed_offset("bidder")
-
-
 def min_next_bid(auction: Auction, increment_percent: int) -> int:
     """starting_price before any bid, else current + max(1, floor(current * pct / 100))."""
     if auction.current_price == 0:

@@ -64,11 +64,6 @@ class Buyout(AnchorAccount):
     bump: U8
 
 
-VAULT_OWNER_OFFSET = FragmentVault.fixed_offset("original_owner")
-VAULT_NFT_MINT_OFFSET = FragmentVault.fixed_offset("nft_mint")
-VAULT_FRAGMENT_MINT_OFFSET = FragmentVault.fixed_offset("fragment_mint")
-
-
 def config_pda(program: str = FRAGMENT_PROGRAM_ID) -> tuple[str, int]:
     return pda(program, b"fragment_config")
 

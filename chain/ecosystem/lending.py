@@ -92,10 +92,6 @@ class NftPriceOracle(AnchorAccount):
         ]
 
 
-LOAN_BORROWER_OFFSET = Loan.fixed_offset("borrower")
-LOAN_STATUS_OFFSET = Loan.fixed_offset("status")
-
-
 def pool_pda(name: str, program: str = LENDING_PROGRAM_ID) -> tuple[str, int]:
     return pda(program, b"mcc_lending_pool", name.encode())
 

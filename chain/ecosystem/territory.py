@@ -46,12 +46,6 @@ class TerritoryNft(AnchorAccount):
     reserved: Annotated[bytes, FIXED(64)] = bytes(64)
 
 
-# Offsets usable in memcmp filters, derived from the one field declaration above.
-NFT_TYPE_OFFSET = TerritoryNft.fixed_offset("territory_type")
-NFT_MINT_OFFSET = TerritoryNft.fixed_offset("mint")
-NFT_OWNER_OFFSET = TerritoryNft.fixed_offset("owner")
-
-
 def collection_pda(program: str = TERRITORY_PROGRAM_ID) -> tuple[str, int]:
     return pda(program, b"territory_collection")
 

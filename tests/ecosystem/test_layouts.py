@@ -292,13 +292,14 @@ def test_overflow_limits() -> None:
 
 
 def test_memcmp_offsets_derived_from_the_fields() -> None:
-    # The values the facts page gives for the memcmp filters (section 2).
-    assert (au.AUCTION_STATUS_OFFSET, au.AUCTION_CREATOR_OFFSET) == (17, 27)
-    assert (au.BID_AUCTION_OFFSET, au.BID_BIDDER_OFFSET) == (8, 16)
-    assert (te.NFT_TYPE_OFFSET, te.NFT_MINT_OFFSET, te.NFT_OWNER_OFFSET) == (8, 17, 49)
-    assert (fr.VAULT_OWNER_OFFSET, fr.VAULT_NFT_MINT_OFFSET) == (8, 40)
-    assert fr.VAULT_FRAGMENT_MINT_OFFSET == 72
-    assert (ln.LOAN_BORROWER_OFFSET, ln.LOAN_STATUS_OFFSET) == (8, 137)
+    # The fixed-offset filters the facts page gives (section 2).
+    assert [au.Auction.fixed_offset(f) for f in ("status", "creator")] == [17, 27]
+    assert [au.Bid.fixed_offset(f) for f in ("auction_id", "bidder")] == [8, 16]
+    nft = [te.TerritoryNft.fixed_offset(f) for f in ("territory_type", "mint", "owner")]
+    assert nft == [8, 17, 49]
+    vault = ("original_owner", "nft_mint", "fragment_mint")
+    assert [fr.FragmentVault.fixed_offset(f) for f in vault] == [8, 40, 72]
+    assert [ln.Loan.fixed_offset(f) for f in ("borrower", "status")] == [8, 137]
     # After a String the offset depends on the value: no fixed offset to give.
     with pytest.raises(ValueError, match="variable-size fragment_name"):
         fr.FragmentVault.fixed_offset("status")
