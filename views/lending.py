@@ -48,7 +48,7 @@ def _rates(p: ln.LendingPool) -> Attrs:
 async def pool(v: Views) -> View:
     s, addr, p, d = await _ctx(v)
     oracle_addr, o = _oracle(v, s, addr)
-    values = [o.station_value, o.matrix_value, o.sector_value, o.system_value] if o else None
+    values = [o.value_of(t) for t in range(len(TERRITORY_TYPES))] if o else None
     attrs = {
         "name": p.name,
         "authority": p.authority,
@@ -107,9 +107,7 @@ async def stats(v: Views) -> View:
         **_rates(p),
         "available_liquidity": amount(ln.available_liquidity(after), d),
         "exchange_rate": amount(rate, 6),
-        "tvl": amount(
-            max(0, after.total_deposits + after.accrued_interest - after.protocol_fees), d
-        ),
+        "tvl": amount(ln.net_assets(after), d),
         "vault_balance": None if vault is None else amount(vault[0], d),
         "lp_supply": None if lp_supply is None else amount(lp_supply, d),
         "loans": len(loans),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from chain.ecosystem import AUCTION_PROGRAM_ID, key_bytes, pda, u64le
 from chain.ecosystem.borsh import (
@@ -27,126 +28,66 @@ BID_STATUSES = ("active", "withdrawn", "won")
 class AuctionConfig(AnchorAccount):
     NAME = "AuctionConfig"
     SPACE = 283
-    LAYOUT = (
-        ("authority", PUBKEY),
-        ("team_wallet", PUBKEY),
-        ("mcc_mint", PUBKEY),
-        ("territory_nft_program", PUBKEY),
-        ("min_bid_increment_percent", U8),
-        ("auction_duration", I64),
-        ("extension_duration", I64),
-        ("extension_threshold", I64),
-        ("next_auction_id", U64),
-        ("total_auctions", U64),
-        ("total_completed", U64),
-        ("total_cancelled", U64),
-        ("total_volume", U64),
-        ("is_paused", BOOL),
-        ("is_initialized", BOOL),
-        ("created_at", I64),
-        ("updated_at", I64),
-        ("reserved", FIXED(64)),
-    )
-    authority: str
-    team_wallet: str
-    mcc_mint: str
-    territory_nft_program: str
-    min_bid_increment_percent: int
-    auction_duration: int
-    extension_duration: int
-    extension_threshold: int
-    next_auction_id: int
-    total_auctions: int
-    total_completed: int
-    total_cancelled: int
-    total_volume: int
-    is_paused: bool
-    is_initialized: bool
-    created_at: int
-    updated_at: int
-    reserved: bytes = bytes(64)
+    authority: PUBKEY
+    team_wallet: PUBKEY
+    mcc_mint: PUBKEY
+    territory_nft_program: PUBKEY
+    min_bid_increment_percent: U8
+    auction_duration: I64
+    extension_duration: I64
+    extension_threshold: I64
+    next_auction_id: U64
+    total_auctions: U64
+    total_completed: U64
+    total_cancelled: U64
+    total_volume: U64
+    is_paused: BOOL
+    is_initialized: BOOL
+    created_at: I64
+    updated_at: I64
+    reserved: Annotated[bytes, FIXED(64)] = bytes(64)
 
 
 @dataclass
 class Auction(AnchorAccount):
     NAME = "Auction"
     SPACE = 260
-    LAYOUT = (
-        ("auction_id", U64),
-        ("auction_type", ENUM),
-        ("status", ENUM),
-        ("territory_type", ENUM),
-        ("territory_id", U64),
-        ("creator", PUBKEY),
-        ("starting_price", U64),
-        ("buy_now_price", OPTION(U64)),
-        ("current_price", U64),
-        ("highest_bidder", OPTION(PUBKEY)),
-        ("bid_count", U16),
-        ("start_time", I64),
-        ("end_time", I64),
-        ("extension_count", U16),
-        ("proceeds_recipient", PUBKEY),
-        ("settled_amount", U64),
-        ("nft_mint", OPTION(PUBKEY)),
-        ("created_at", I64),
-        ("completed_at", OPTION(I64)),
-        ("bump", U8),
-        ("reserved", FIXED(32)),
-    )
-    auction_id: int
-    auction_type: int
-    status: int
-    territory_type: int
-    territory_id: int
-    creator: str
-    starting_price: int
-    buy_now_price: int | None
-    current_price: int
-    highest_bidder: str | None
-    bid_count: int
-    start_time: int
-    end_time: int
-    extension_count: int
-    proceeds_recipient: str
-    settled_amount: int
-    nft_mint: str | None
-    created_at: int
-    completed_at: int | None
-    bump: int
-    reserved: bytes = bytes(32)
+    auction_id: U64
+    auction_type: ENUM
+    status: ENUM
+    territory_type: ENUM
+    territory_id: U64
+    creator: PUBKEY
+    starting_price: U64
+    buy_now_price: OPTION[U64]
+    current_price: U64
+    highest_bidder: OPTION[PUBKEY]
+    bid_count: U16
+    start_time: I64
+    end_time: I64
+    extension_count: U16
+    proceeds_recipient: PUBKEY
+    settled_amount: U64
+    nft_mint: OPTION[PUBKEY]
+    created_at: I64
+    completed_at: OPTION[I64]
+    bump: U8
+    reserved: Annotated[bytes, FIXED(32)] = bytes(32)
 
 
 @dataclass
 class Bid(AnchorAccount):
     NAME = "Bid"
     SPACE = 92
-    LAYOUT = (
-        ("auction_id", U64),
-        ("bidder", PUBKEY),
-        ("amount", U64),
-        ("status", ENUM),
-        ("placed_at", I64),
-        ("withdrawn_at", OPTION(I64)),
-        ("is_refunded", BOOL),
-        ("bump", U8),
-        ("reserved", FIXED(16)),
-    )
-    auction_id: int
-    bidder: str
-    amount: int
-    status: int
-    placed_at: int
-    withdrawn_at: int | None
-    is_refunded: bool
-    bump: int
-    reserved: bytes = bytes(16)
-
-
-AUCTION_STATUS_OFFSET = 17
-AUCTION_CREATOR_OFFSET = 27
-BID_AUCTION_OFFSET = 8
-BID_BIDDER_OFFSET = 16
+    auction_id: U64
+    bidder: PUBKEY
+    amount: U64
+    status: ENUM
+    placed_at: I64
+    withdrawn_at: OPTION[I64]
+    is_refunded: BOOL
+    bump: U8
+    reserved: Annotated[bytes, FIXED(16)] = bytes(16)
 
 
 def min_next_bid(auction: Auction, increment_percent: int) -> int:

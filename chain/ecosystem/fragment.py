@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from chain.ecosystem import FRAGMENT_PROGRAM_ID, key_bytes, pda
 from chain.ecosystem.borsh import BOOL, ENUM, I64, OPTION, PUBKEY, STRING, U8, U64, AnchorAccount
@@ -15,97 +16,52 @@ BUYOUT_STATUSES = ("initializing", "pending", "completed", "cancelled", "expired
 class FragmentConfig(AnchorAccount):
     NAME = "FragmentConfig"
     SPACE = 98
-    LAYOUT = (
-        ("authority", PUBKEY),
-        ("min_fragments", U64),
-        ("max_fragments", U64),
-        ("buyout_duration", I64),
-        ("total_fragmented_nfts", U64),
-        ("active_buyouts", U64),
-        ("is_paused", BOOL),
-        ("created_at", I64),
-        ("updated_at", I64),
-        ("bump", U8),
-    )
-    authority: str
-    min_fragments: int
-    max_fragments: int
-    buyout_duration: int
-    total_fragmented_nfts: int
-    active_buyouts: int
-    is_paused: bool
-    created_at: int
-    updated_at: int
-    bump: int
+    authority: PUBKEY
+    min_fragments: U64
+    max_fragments: U64
+    buyout_duration: I64
+    total_fragmented_nfts: U64
+    active_buyouts: U64
+    is_paused: BOOL
+    created_at: I64
+    updated_at: I64
+    bump: U8
 
 
 @dataclass
 class FragmentVault(AnchorAccount):
     NAME = "FragmentVault"
     SPACE = 189
-    LAYOUT = (
-        ("original_owner", PUBKEY),
-        ("nft_mint", PUBKEY),
-        ("fragment_mint", PUBKEY),
-        ("fragment_name", STRING(32)),
-        ("fragment_symbol", STRING(10)),
-        ("total_fragments", U64),
-        ("circulating_fragments", U64),
-        ("status", ENUM),
-        ("created_at", I64),
-        ("redeemed_at", OPTION(I64)),
-        ("bump", U8),
-    )
-    original_owner: str
-    nft_mint: str
-    fragment_mint: str
-    fragment_name: str
-    fragment_symbol: str
-    total_fragments: int
-    circulating_fragments: int
-    status: int
-    created_at: int
-    redeemed_at: int | None
-    bump: int
+    original_owner: PUBKEY
+    nft_mint: PUBKEY
+    fragment_mint: PUBKEY
+    fragment_name: Annotated[str, STRING(32)]
+    fragment_symbol: Annotated[str, STRING(10)]
+    total_fragments: U64
+    circulating_fragments: U64
+    status: ENUM
+    created_at: I64
+    redeemed_at: OPTION[I64]
+    bump: U8
 
 
 @dataclass
 class Buyout(AnchorAccount):
     NAME = "Buyout"
     SPACE = 171
-    LAYOUT = (
-        ("vault", PUBKEY),
-        ("initiator", PUBKEY),
-        ("price_per_fragment", U64),
-        ("total_buyout_amount", U64),
-        ("fragments_to_buy", U64),
-        ("fragments_accepted", U64),
-        ("payment_collected", U64),
-        ("payment_mint", PUBKEY),
-        ("status", ENUM),
-        ("initiated_at", I64),
-        ("expires_at", I64),
-        ("completed_at", OPTION(I64)),
-        ("bump", U8),
-    )
-    vault: str
-    initiator: str
-    price_per_fragment: int
-    total_buyout_amount: int
-    fragments_to_buy: int
-    fragments_accepted: int
-    payment_collected: int
-    payment_mint: str
-    status: int
-    initiated_at: int
-    expires_at: int
-    completed_at: int | None
-    bump: int
-
-
-VAULT_OWNER_OFFSET = 8
-VAULT_NFT_MINT_OFFSET = 40
-VAULT_FRAGMENT_MINT_OFFSET = 72
+    vault: PUBKEY
+    initiator: PUBKEY
+    price_per_fragment: U64
+    total_buyout_amount: U64
+    fragments_to_buy: U64
+    fragments_accepted: U64
+    payment_collected: U64
+    payment_mint: PUBKEY
+    status: ENUM
+    initiated_at: I64
+    expires_at: I64
+    completed_at: OPTION[I64]
+    bump: U8
 
 
 def config_pda(program: str = FRAGMENT_PROGRAM_ID) -> tuple[str, int]:

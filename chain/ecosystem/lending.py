@@ -4,6 +4,7 @@ math (u64 floor division; `checked` products report overflow instead of wrapping
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from chain.ecosystem import LENDING_PROGRAM_ID, key_bytes, pda
 from chain.ecosystem.borsh import BOOL, ENUM, I64, OPTION, PUBKEY, STRING, U8, U64, AnchorAccount
@@ -27,123 +28,68 @@ RATE_SCALE = 1_000_000
 class LendingPool(AnchorAccount):
     NAME = "LendingPool"
     SPACE = 272
-    LAYOUT = (
-        ("name", STRING(32)),
-        ("authority", PUBKEY),
-        ("asset_mint", PUBKEY),
-        ("lp_mint", PUBKEY),
-        ("vault", PUBKEY),
-        ("total_deposits", U64),
-        ("total_borrowed", U64),
-        ("total_lp_supply", U64),
-        ("accrued_interest", U64),
-        ("protocol_fees", U64),
-        ("base_rate", U64),
-        ("optimal_utilization", U64),
-        ("slope1", U64),
-        ("slope2", U64),
-        ("is_active", BOOL),
-        ("deposits_paused", BOOL),
-        ("borrows_paused", BOOL),
-        ("last_update_timestamp", I64),
-        ("created_at", I64),
-        ("updated_at", I64),
-        ("bump", U8),
-    )
-    name: str
-    authority: str
-    asset_mint: str
-    lp_mint: str
-    vault: str
-    total_deposits: int
-    total_borrowed: int
-    total_lp_supply: int
-    accrued_interest: int
-    protocol_fees: int
-    base_rate: int
-    optimal_utilization: int
-    slope1: int
-    slope2: int
-    is_active: bool
-    deposits_paused: bool
-    borrows_paused: bool
-    last_update_timestamp: int
-    created_at: int
-    updated_at: int
-    bump: int
+    name: Annotated[str, STRING(32)]
+    authority: PUBKEY
+    asset_mint: PUBKEY
+    lp_mint: PUBKEY
+    vault: PUBKEY
+    total_deposits: U64
+    total_borrowed: U64
+    total_lp_supply: U64
+    accrued_interest: U64
+    protocol_fees: U64
+    base_rate: U64
+    optimal_utilization: U64
+    slope1: U64
+    slope2: U64
+    is_active: BOOL
+    deposits_paused: BOOL
+    borrows_paused: BOOL
+    last_update_timestamp: I64
+    created_at: I64
+    updated_at: I64
+    bump: U8
 
 
 @dataclass
 class Loan(AnchorAccount):
     NAME = "Loan"
     SPACE = 182
-    LAYOUT = (
-        ("borrower", PUBKEY),
-        ("lending_pool", PUBKEY),
-        ("nft_mint", PUBKEY),
-        ("collateral_type", ENUM),
-        ("collateral_value", U64),
-        ("principal", U64),
-        ("accrued_interest", U64),
-        ("borrow_rate_at_origination", U64),
-        ("status", ENUM),
-        ("duration", ENUM),
-        ("created_at", I64),
-        ("due_at", I64),
-        ("last_interest_update", I64),
-        ("repaid_at", OPTION(I64)),
-        ("liquidated_at", OPTION(I64)),
-        ("bump", U8),
-    )
-    borrower: str
-    lending_pool: str
-    nft_mint: str
-    collateral_type: int
-    collateral_value: int
-    principal: int
-    accrued_interest: int
-    borrow_rate_at_origination: int
-    status: int
-    duration: int
-    created_at: int
-    due_at: int
-    last_interest_update: int
-    repaid_at: int | None
-    liquidated_at: int | None
-    bump: int
+    borrower: PUBKEY
+    lending_pool: PUBKEY
+    nft_mint: PUBKEY
+    collateral_type: ENUM
+    collateral_value: U64
+    principal: U64
+    accrued_interest: U64
+    borrow_rate_at_origination: U64
+    status: ENUM
+    duration: ENUM
+    created_at: I64
+    due_at: I64
+    last_interest_update: I64
+    repaid_at: OPTION[I64]
+    liquidated_at: OPTION[I64]
+    bump: U8
 
 
 @dataclass
 class NftPriceOracle(AnchorAccount):
     NAME = "NftPriceOracle"
     SPACE = 89
-    LAYOUT = (
-        ("authority", PUBKEY),
-        ("station_value", U64),
-        ("matrix_value", U64),
-        ("sector_value", U64),
-        ("system_value", U64),
-        ("last_update", I64),
-        ("created_at", I64),
-        ("bump", U8),
-    )
-    authority: str
-    station_value: int
-    matrix_value: int
-    sector_value: int
-    system_value: int
-    last_update: int
-    created_at: int
-    bump: int
+    authority: PUBKEY
+    station_value: U64
+    matrix_value: U64
+    sector_value: U64
+    system_value: U64
+    last_update: I64
+    created_at: I64
+    bump: U8
 
     def value_of(self, territory_type: int) -> int:
         return (self.station_value, self.matrix_value, self.sector_value, self.system_value)[
             territory_type
         ]
-
-
-LOAN_BORROWER_OFFSET = 8
-LOAN_STATUS_OFFSET = 137
 
 
 def pool_pda(name: str, program: str = LENDING_PROGRAM_ID) -> tuple[str, int]:
@@ -184,17 +130,20 @@ def supply_rate(rate: int, u: int) -> int:
     return (rate * u // BPS) * 9_000 // BPS
 
 
+def net_assets(pool: LendingPool) -> int:
+    """What the LP holders own: deposits plus interest, less the protocol's fees (the TVL)."""
+    return max(0, pool.total_deposits + pool.accrued_interest - pool.protocol_fees)
+
+
 def available_liquidity(pool: LendingPool) -> int:
-    net = max(0, pool.total_deposits + pool.accrued_interest - pool.protocol_fees)
-    return max(0, net - pool.total_borrowed)
+    return max(0, net_assets(pool) - pool.total_borrowed)
 
 
 def exchange_rate(pool: LendingPool) -> int:
     """LP exchange rate scaled by 1e6 (u128 on chain)."""
     if pool.total_lp_supply == 0:
         return RATE_SCALE
-    net = max(0, pool.total_deposits + pool.accrued_interest - pool.protocol_fees)
-    return net * RATE_SCALE // pool.total_lp_supply
+    return net_assets(pool) * RATE_SCALE // pool.total_lp_supply
 
 
 def lp_value(lp_amount: int, rate: int) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from chain.ecosystem import TERRITORY_PROGRAM_ID, pda, u64le
 from chain.ecosystem.borsh import BOOL, ENUM, FIXED, I64, PUBKEY, U8, U32, U64, AnchorAccount
@@ -12,72 +13,37 @@ from chain.ecosystem.borsh import BOOL, ENUM, FIXED, I64, PUBKEY, U8, U32, U64, 
 class TerritoryCollection(AnchorAccount):
     NAME = "TerritoryCollection"
     SPACE = 250
-    LAYOUT = (
-        ("authority", PUBKEY),
-        ("collection_mint", PUBKEY),
-        ("collection_metadata", PUBKEY),
-        ("collection_master_edition", PUBKEY),
-        ("total_stations", U64),
-        ("total_matrices", U64),
-        ("total_sectors", U64),
-        ("total_systems", U64),
-        ("created_at", I64),
-        ("updated_at", I64),
-        ("is_initialized", BOOL),
-        ("bump", U8),
-        ("reserved", FIXED(64)),
-    )
-    authority: str
-    collection_mint: str
-    collection_metadata: str
-    collection_master_edition: str
-    total_stations: int
-    total_matrices: int
-    total_sectors: int
-    total_systems: int
-    created_at: int
-    updated_at: int
-    is_initialized: bool
-    bump: int
-    reserved: bytes = bytes(64)
+    authority: PUBKEY
+    collection_mint: PUBKEY
+    collection_metadata: PUBKEY
+    collection_master_edition: PUBKEY
+    total_stations: U64
+    total_matrices: U64
+    total_sectors: U64
+    total_systems: U64
+    created_at: I64
+    updated_at: I64
+    is_initialized: BOOL
+    bump: U8
+    reserved: Annotated[bytes, FIXED(64)] = bytes(64)
 
 
 @dataclass
 class TerritoryNft(AnchorAccount):
     NAME = "TerritoryNft"
     SPACE = 176
-    LAYOUT = (
-        ("territory_type", ENUM),
-        ("territory_id", U64),
-        ("mint", PUBKEY),
-        ("owner", PUBKEY),
-        ("parent_id", U64),
-        ("current_members", U32),
-        ("is_auctioning", BOOL),
-        ("is_frozen", BOOL),
-        ("created_at", I64),
-        ("updated_at", I64),
-        ("bump", U8),
-        ("reserved", FIXED(64)),
-    )
-    territory_type: int
-    territory_id: int
-    mint: str
-    owner: str
-    parent_id: int
-    current_members: int
-    is_auctioning: bool
-    is_frozen: bool
-    created_at: int
-    updated_at: int
-    bump: int
-    reserved: bytes = bytes(64)
-
-
-# Fixed offsets usable in memcmp filters (the layout has no String/Option).
-NFT_TYPE_OFFSET = 8
-NFT_MINT_OFFSET = 17
-NFT_OWNER_OFFSET = 49
+    territory_type: ENUM
+    territory_id: U64
+    mint: PUBKEY
+    owner: PUBKEY
+    parent_id: U64
+    current_members: U32
+    is_auctioning: BOOL
+    is_frozen: BOOL
+    created_at: I64
+    updated_at: I64
+    bump: U8
+    reserved: Annotated[bytes, FIXED(64)] = bytes(64)
 
 
 def collection_pda(program: str = TERRITORY_PROGRAM_ID) -> tuple[str, int]:

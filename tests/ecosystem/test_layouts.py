@@ -289,3 +289,30 @@ def test_overflow_limits() -> None:
     # loans cap the rate at 10000, pools do not
     assert ln.interest(10**9, 30_000, 1000).rate_bps == 10_000
     assert ln.interest(10**9, 30_000, 1000, cap=False).rate_bps == 30_000
+
+
+def test_memcmp_offsets_derived_from_the_fields() -> None:
+    # The fixed-offset filters the facts page gives (section 2).
+    assert [au.Auction.fixed_offset(f) for f in ("status", "creator")] == [17, 27]
+    assert [au.Bid.fixed_offset(f) for f in ("auction_id", "bidder")] == [8, 16]
+    nft = [te.TerritoryNft.fixed_offset(f) for f in ("territory_type", "mint", "owner")]
+    assert nft == [8, 17, 49]
+    vault = ("original_owner", "nft_mint", "fragment_mint")
+    assert [fr.FragmentVault.fixed_offset(f) for f in vault] == [8, 40, 72]
+    assert [ln.Loan.fixed_offset(f) for f in ("borrower", "status")] == [8, 137]
+    # After a String the offset depends on the value: no fixed offset to give.
+    with pytest.raises(ValueError, match="variable-size fragment_name"):
+        fr.FragmentVault.fixed_offset("status")
+
+
+def test_a_field_without_a_codec_is_refused() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Bare(AnchorAccount):
+        NAME = "Bare"
+        SPACE = 16
+        count: int
+
+    with pytest.raises(TypeError, match=r"Bare\.count"):
+        Bare.check_layout()

@@ -100,6 +100,7 @@ async def test_pool_and_stats(client: httpx.AsyncClient) -> None:
     assert s["loans_by_status"] == {"pending": 0, "active": 2, "repaid": 1, "liquidated": 0}
     assert s["active_principal"] == "7100" and s["vault_balance"] == "80000"
     assert s["lp_supply"] == "100000" and s["exchange_rate"] == "1"
+    assert (s["tvl"], s["available_liquidity"]) == ("100000", "80000")  # net assets, less loans
     # B*R*dt = 2e13 * 1250 * ~3600 > 2^64-1: the pool's next accrual would abort (section 4)
     assert s["pool_accrual_overflow"] is True and s["pending_pool_interest"] == "0"
 
