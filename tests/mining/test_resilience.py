@@ -10,18 +10,22 @@ import contextlib
 import os
 import signal
 import sys
+import uuid
 from decimal import Decimal
 from pathlib import Path
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from solana.rpc.async_api import AsyncClient
+from solana.rpc.core import RPCException
 from solders.signature import Signature
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import worker_deps
+from chain.custody import CustodyMint
 from core.config import Settings
 from db.models import Event
 from db.models.chain import ChainTransaction, ChainTxAttempt
@@ -168,3 +172,55 @@ async def test_worker_killed_mid_shared_mint_confirms_each_submission_once(
     assert write.block_height is None or all(
         write.block_height > a.last_valid_block_height for a in attempts[:-1]
     )
+
+
+async def test_a_recorded_unsent_mint_is_resent_as_is_or_resigned_only_once_expired(
+    worker_settings: Settings, world: World
+) -> None:
+    """What a resume does with a write whose process died between recording and sending: the
+    same bytes while its blockhash is valid; a new signature only once the finalized height is
+    past its last valid height, when the first bytes can no longer land even if sent late."""
+    async with worker_deps(worker_settings) as deps:
+        gateway = deps.gateway
+        uid = (await world.user()).uid
+        await gateway.ensure_custody_account(uid, "MCD")
+        mint = [gateway.mint_instruction(CustodyMint("MCD", uid, 7))]
+
+        # Resumed in time: the recorded bytes are sent, nothing is signed again.
+        valid = f"mining-shared:test-{uuid.uuid4().hex}"
+        first = await gateway.prepare(valid, mint, kind="mint")
+        final = await gateway.await_final(valid, timeout=30)
+        assert (final.status, final.attempt, final.signature) == ("succeeded", 1, first.signature)
+
+        # Resumed after expiry: one new attempt; the first bytes, sent late, are refused.
+        late = f"mining-shared:test-{uuid.uuid4().hex}"
+        first = await gateway.prepare(late, mint, kind="mint")
+
+        async def expired() -> bool:
+            return await gateway.block_height("finalized") > first.last_valid_block_height
+
+        await eventually(expired, 30, 0.1)
+        resumed = await gateway.advance(late)
+        assert resumed.attempt == 2 and resumed.previous_signatures == (first.signature,)
+        async with AsyncClient(worker_settings.solana_rpc_url) as rpc:
+            tx_bytes = await _attempt_bytes(deps.sessions, first.signature)
+            with pytest.raises(RPCException, match="Blockhash not found"):
+                await rpc.send_raw_transaction(tx_bytes)
+            final = await gateway.await_final(late, timeout=30)
+            found = await rpc.get_signature_statuses(
+                [Signature.from_string(s) for s in (first.signature, final.signature)],
+                search_transaction_history=True,
+            )
+        balance = await gateway.custody_balance(uid, "MCD")
+    assert final.status == "succeeded" and final.signature == resumed.signature
+    assert [s is not None for s in found.value] == [False, True]
+    assert balance == 14  # each write minted once
+
+
+async def _attempt_bytes(sessions: async_sessionmaker[AsyncSession], signature: str) -> bytes:
+    async with sessions() as s:
+        tx_bytes = await s.scalar(
+            select(ChainTxAttempt.tx_bytes).where(ChainTxAttempt.signature == signature)
+        )
+    assert tx_bytes is not None
+    return tx_bytes
