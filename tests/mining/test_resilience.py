@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
-import sys
 import uuid
 from decimal import Decimal
-from pathlib import Path
 
 import httpx
 import pytest
@@ -20,25 +17,23 @@ from fastapi import FastAPI
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.core import RPCException
 from solders.signature import Signature
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import worker_deps
 from chain.custody import CustodyMint
 from core.config import Settings
-from db.models import Event
 from db.models.chain import ChainTransaction, ChainTxAttempt
-from db.models.ledger import LedgerEntry
 from db.models.mining import MiningSubmission
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, status_of, submit
-from tests.stack import new_queue
+from tests.mining.test_shared_mint import assert_rewarded_once
+from tests.stack import new_queue, worker_process
 from tests.webhooks.support import eventually
 from worker import build_worker
 from workflows.pump import pump_workflow_id
 
-ROOT = Path(__file__).resolve().parents[2]
 # The worker as `python -m worker`, with a wide gathering window so that the submissions meet
 # in one write however loaded the machine is (the product's window is 25 ms).
 WORKER = (
@@ -71,28 +66,11 @@ async def test_worker_killed_mid_shared_mint_confirms_each_submission_once(
     stack_settings: Settings,
     temporal_env: WorkflowEnvironment,
     session_maker: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     queue = new_queue("mint-crash")
-    before, app.state.task_queue = getattr(app.state, "task_queue", None), queue
-    env = {
-        **os.environ,
-        "DATABASE_URL": stack_settings.database_url,
-        "REDIS_URL": stack_settings.redis_url,
-        "TEMPORAL_ADDRESS": stack_settings.temporal_address,
-        "SOLANA_RPC_URL": stack_settings.solana_rpc_url,
-        "CHAIN_KEYS_DIR": str(stack_settings.chain_keys_dir),
-        "ENVIRONMENT": "test",
-        "LOG_JSON": "false",
-    }
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", WORKER, "--task-queue", queue,
-        cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        ready = await asyncio.wait_for(proc.stdout.readline(), 60)
-        assert ready.startswith(b"worker polling"), ready
-
+    monkeypatch.setattr(app.state, "task_queue", queue, raising=False)
+    async with worker_process(stack_settings, queue, "-c", WORKER) as proc:
         creds, uid = await setup(client, world)
         bodies = [activity(uid, creds.secret, data={"trade_count": n}) for n in range(SUBMISSIONS)]
         answers = await asyncio.gather(*(submit(client, creds, b) for b in bodies))
@@ -104,10 +82,6 @@ async def test_worker_killed_mid_shared_mint_confirms_each_submission_once(
         write = await eventually(lambda: _recorded_shared_write(session_maker, ids), 60, 0.005)
         proc.send_signal(signal.SIGKILL)  # a crash: no graceful shutdown, no cleanup
         await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
 
     async with session_maker() as s:
         rows = list(await s.scalars(select(MiningSubmission).where(MiningSubmission.id.in_(ids))))
@@ -116,24 +90,21 @@ async def test_worker_killed_mid_shared_mint_confirms_each_submission_once(
     assert all(r.status != "confirmed" for r in rows if r.id in members), "killed too late"
 
     # A fresh worker on the same queue finishes from the durable records.
-    try:
-        async with (
-            worker_deps(stack_settings) as deps,
-            build_worker(temporal_env.client, deps, task_queue=queue),
-        ):
+    async with (
+        worker_deps(stack_settings) as deps,
+        build_worker(temporal_env.client, deps, task_queue=queue),
+    ):
 
-            async def settled() -> list[dict[str, object]] | None:
-                finals = [await status_of(client, creds, i) for i in ids]
-                done = all(f["status"] in ("confirmed", "failed", "rejected") for f in finals)
-                return finals if done else None
+        async def settled() -> list[dict[str, object]] | None:
+            finals = [await status_of(client, creds, i) for i in ids]
+            done = all(f["status"] in ("confirmed", "failed", "rejected") for f in finals)
+            return finals if done else None
 
-            finals = await eventually(settled, RESUMED_WITHIN, 0.5)
-            custody = await deps.gateway.custody_balance(uid, "MCD")
-            decimals = deps.gateway.decimals("MCD")
-            with contextlib.suppress(Exception):
-                await temporal_env.client.get_workflow_handle(pump_workflow_id(queue)).terminate()
-    finally:
-        app.state.task_queue = before
+        finals = await eventually(settled, RESUMED_WITHIN, 0.5)
+        custody = await deps.gateway.custody_balance(uid, "MCD")
+        decimals = deps.gateway.decimals("MCD")
+        with contextlib.suppress(Exception):
+            await temporal_env.client.get_workflow_handle(pump_workflow_id(queue)).terminate()
 
     assert [f["status"] for f in finals] == ["confirmed"] * SUBMISSIONS, finals
     for f in finals:
@@ -144,11 +115,7 @@ async def test_worker_killed_mid_shared_mint_confirms_each_submission_once(
     assert custody == rewards  # no reward minted twice
 
     async with session_maker() as s:
-        for i in ids:
-            credits = select(func.count()).where(LedgerEntry.reference == f"mining:{i}")
-            assert await s.scalar(credits) == 1
-            events = select(func.count()).where(Event.id == f"evt_{i}_reward_confirmed")
-            assert await s.scalar(events) == 1
+        await assert_rewarded_once(s, ids)
         write = await s.get(ChainTransaction, write.id, populate_existing=True)
         assert write is not None and write.status == "succeeded"
         attempts = list(
