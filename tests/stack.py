@@ -4,9 +4,13 @@ own: a scope, a task queue, a settings override)."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,6 +23,7 @@ from core.config import Settings
 from worker import build_worker
 
 BASE = "http://127.0.0.1:8000"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def new_queue(prefix: str) -> str:
@@ -59,3 +64,34 @@ async def asgi_client(
     transport = httpx.ASGITransport(app=app, **options)
     async with httpx.AsyncClient(transport=transport, base_url=base_url, timeout=wait_seconds) as c:
         yield c
+
+
+@asynccontextmanager
+async def worker_process(
+    settings: Settings, queue: str, *python: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """The worker in a process of its own polling ``queue`` (``python -m worker``, or the
+    given interpreter arguments), for a test to SIGKILL; killed on exit if still running."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": settings.database_url,
+        "REDIS_URL": settings.redis_url,
+        "TEMPORAL_ADDRESS": settings.temporal_address,
+        "SOLANA_RPC_URL": settings.solana_rpc_url,
+        "CHAIN_KEYS_DIR": str(settings.chain_keys_dir),
+        "ENVIRONMENT": "test",
+        "LOG_JSON": "false",
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, *(python or ("-m", "worker")), "--task-queue", queue,
+        cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        ready = await asyncio.wait_for(proc.stdout.readline(), 60)
+        assert ready.startswith(b"worker polling"), ready
+        yield proc
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()

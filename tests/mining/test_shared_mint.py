@@ -28,6 +28,15 @@ from tests.mining.test_mining import activity, setup, submit, wait_status
 from workflows.mining import MiningSubmissionWorkflow, submission_input
 
 
+async def assert_rewarded_once(s: AsyncSession, ids: list[str]) -> None:
+    """One ledger credit and one ``reward_confirmed`` event for each submission."""
+    for i in ids:
+        credits = select(func.count()).where(LedgerEntry.reference == f"mining:{i}")
+        assert await s.scalar(credits) == 1, i
+        events = select(func.count()).where(Event.id == f"evt_{i}_reward_confirmed")
+        assert await s.scalar(events) == 1, i
+
+
 async def test_single_submissions_arriving_together_share_a_mint_transaction(
     client: httpx.AsyncClient,
     world: World,
@@ -52,11 +61,7 @@ async def test_single_submissions_arriving_together_share_a_mint_transaction(
         ]  # fmt: skip
 
     async with session_maker() as s:
-        for i in ids:
-            credits = select(func.count()).where(LedgerEntry.reference == f"mining:{i}")
-            assert await s.scalar(credits) == 1
-            events = select(func.count()).where(Event.id == f"evt_{i}_reward_confirmed")
-            assert await s.scalar(events) == 1
+        await assert_rewarded_once(s, ids)
         balance = await Ledger(s).balances(uid, "MCD")
     assert balance.balance == sum(int(Decimal(f["mcd_amount"]) * 10**9) for f in finals)
 
