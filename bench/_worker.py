@@ -31,15 +31,12 @@ async def temporal() -> AsyncIterator[WorkflowEnvironment]:
     if address := os.environ.get("TEMPORAL_ADDRESS"):
         yield WorkflowEnvironment.from_client(await Client.connect(address))
         return
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli(),
-        port=free_port(),
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-    )
-    try:
+    keys = [SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES]
+    path = temporal_cli()
+    async with await WorkflowEnvironment.start_local(
+        dev_server_existing_path=path, port=free_port(), search_attributes=keys
+    ) as env:
         yield env
-    finally:
-        await env.shutdown()
 
 
 @asynccontextmanager
@@ -88,9 +85,11 @@ async def _echo(stream: asyncio.StreamReader) -> None:
         sys.stderr.write(f"worker: {line.decode(errors='replace')}")
 
 
-async def ping_rate(client: Client, queue: str, n: int, concurrency: int = 32) -> float:
+async def ping_rate(
+    client: Client, queue: str, n: int, concurrency: int = 32, warmup: int = 20
+) -> float:
     """PingWorkflow executions per second (one activity, no I/O), ``concurrency`` in flight,
-    after a warm-up of 20."""
+    after ``warmup`` runs that are not timed."""
     sem = asyncio.Semaphore(concurrency)
     tag = uuid.uuid4().hex[:6]
 
@@ -101,7 +100,7 @@ async def ping_rate(client: Client, queue: str, n: int, concurrency: int = 32) -
                 id=f"bench-ping-{queue}-{tag}-{i}", task_queue=queue,
             )  # fmt: skip
 
-    await asyncio.gather(*(ping(-i - 1) for i in range(20)))
+    await asyncio.gather(*(ping(-i - 1) for i in range(warmup)))
     started = time.perf_counter()
     await asyncio.gather(*(ping(i) for i in range(n)))
     return n / (time.perf_counter() - started)

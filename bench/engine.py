@@ -45,6 +45,7 @@ from activities.deps import worker_deps
 from api.app import create_app
 from bench._procs import pct, processes
 from bench._report import record
+from bench._worker import ping_rate as pings_per_second
 from bench._worker import temporal, worker
 from core.config import Settings
 from core.embedded import free_port
@@ -55,7 +56,6 @@ from db.models.engine import Transfer
 from engine.funding import fund_user
 from mccgw.seed import PROJECT_SCOPES
 from tests.services import fresh_database, redis_server
-from workflows.reference import PingInput, PingWorkflow
 
 UNIT = 10**9
 
@@ -90,21 +90,11 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
             return cpu_by_role(worker_pid, args.node_pid, db_name)
 
         # -- reference: the bare one-activity workflow on the same server and worker
-        sem = asyncio.Semaphore(args.concurrency)
-
-        async def ping(i: int) -> None:
-            async with sem:
-                await client.execute_workflow(
-                    PingWorkflow.run, PingInput(message=str(i)),
-                    id=f"bench-ping-{queue}-{i}", task_queue=queue,
-                )  # fmt: skip
-
-        await asyncio.gather(*(ping(-i - 1) for i in range(20)))  # warm-up
+        await pings_per_second(client, queue, 20, args.concurrency, warmup=0)  # warm-up
         ping_before = cpu()
-        t0 = time.perf_counter()
-        await asyncio.gather(*(ping(i) for i in range(args.pings)))
-        ping_rate = args.pings / (time.perf_counter() - t0)
+        ping_rate = await pings_per_second(client, queue, args.pings, args.concurrency, warmup=0)
         ping_cpu = {k: v - ping_before[k] for k, v in cpu().items()}
+        sem = asyncio.Semaphore(args.concurrency)
 
         # -- seed: a project, senders with real on-chain funds, receivers with custody accounts
         secret = "sk_" + secrets.token_hex(32)

@@ -1,7 +1,10 @@
 """Webhook deliveries through the real pump, from the outbox to a receiver in its own process.
 
-N events are written through ``events.outbox.emit`` in transactions of their own (as a
-capability commits its state change with its event), by a few concurrent writers. The real
+N events are written through ``events.outbox`` by a few concurrent writers, once per phase:
+one event per transaction (``emit``, as a transfer's completion commits its event; the
+writers' rate caps this phase, its delays are the pump's latency), then 100 per transaction
+(``emit_many``, as a batch; the outbox fills faster than the pump drains it, so this phase's
+rate is the pump's capacity). The real
 worker, in its own process, runs ``WebhookPumpWorkflow`` and its activity (started by the
 worker itself, as in production), which fans the events out, claims, signs and POSTs them to
 an aiohttp receiver on loopback in another process; the receiver checks every signature and
