@@ -43,8 +43,17 @@ program:
 program-check:
 	bash chain/program/check_reproducible.sh
 
+# Every bench writes its figures to $(BENCH_JSON_DIR); bench/summary.py then prints one table
+# (issue 18's ratios beside the same run's references, each aim met or not). The KPI bench
+# measures only the bonus read here (its full run builds 1,000,000 members: run it alone).
+BENCH_JSON_DIR ?= /tmp/mccgw-bench
+# name[:arg,arg...] each
+BENCHES ?= engine webhooks_mining webhooks_pump tokens kpi:--bonus-only views access chain_node
 bench: install
-	@for b in bench/[!_]*.py; do m=$${b%.py}; $(BIN)/python -m $${m//\//.} || exit 1; done
+	@rm -rf $(BENCH_JSON_DIR) && mkdir -p $(BENCH_JSON_DIR)
+	@for b in $(BENCHES); do m=$${b%%:*}; a=$${b#$$m}; a=$${a#:}; echo "== bench.$$m $${a//,/ }"; \
+	  BENCH_JSON_DIR=$(BENCH_JSON_DIR) $(BIN)/python -m bench.$$m $${a//,/ } || exit 1; done
+	@BENCH_JSON_DIR=$(BENCH_JSON_DIR) $(BIN)/python -m bench.summary
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

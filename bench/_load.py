@@ -47,6 +47,8 @@ end
 
 @dataclass(frozen=True)
 class Figure:
+    """One route's figures (``asdict`` gives the JSON ``bench/summary.py`` reads)."""
+
     p50_ms: float
     p99_ms: float
     rate: float  # requests/s with `connections` connections

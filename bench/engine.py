@@ -32,24 +32,23 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
 import uvloop
 from sqlalchemy import func, make_url, select
-from temporalio.client import Client
-from temporalio.common import SearchAttributeKey
 from temporalio.testing import WorkflowEnvironment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from activities.deps import WorkerDeps, worker_deps
+from activities.deps import worker_deps
 from api.app import create_app
 from bench._procs import pct, processes
+from bench._report import record
+from bench._worker import ping_rate as pings_per_second
+from bench._worker import temporal, worker
 from core.config import Settings
-from core.embedded import free_port, temporal_cli
+from core.embedded import free_port
 from core.security import encrypt_secret, hash_api_secret, new_api_key
 from db.models import Project, User
 from db.models.access import OAuthConsent
@@ -57,8 +56,6 @@ from db.models.engine import Transfer
 from engine.funding import fund_user
 from mccgw.seed import PROJECT_SCOPES
 from tests.services import fresh_database, redis_server
-from worker import build_worker
-from workflows.reference import PingInput, PingWorkflow
 
 UNIT = 10**9
 
@@ -80,58 +77,12 @@ def cpu_by_role(worker_pid: int | None, node_pid: int, db_name: str) -> dict[str
     return roles
 
 
-@asynccontextmanager
-async def _worker(
-    settings: Settings, queue: str, client: Client, deps: WorkerDeps, *, in_process: bool
-) -> AsyncIterator[int | None]:
-    """The worker under test (yields its pid): its own process by default (the production
-    topology, so the API's accept latency is not the worker's CPU), or in this process with
-    --in-process (yields None)."""
-    if in_process:
-        async with build_worker(client, deps, task_queue=queue):
-            yield None
-        return
-    env = {
-        **os.environ,
-        "DATABASE_URL": settings.database_url,
-        "REDIS_URL": settings.redis_url,
-        "TEMPORAL_ADDRESS": settings.temporal_address,
-        "SOLANA_RPC_URL": settings.solana_rpc_url,
-        "CHAIN_KEYS_DIR": str(settings.chain_keys_dir),
-        "ENVIRONMENT": settings.environment or "test",
-        "LOG_LEVEL": "WARNING",
-    }
-    echo: asyncio.Task[None] | None = None
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "worker", "--task-queue", queue,
-        env=env, stdout=asyncio.subprocess.PIPE, stderr=None,  # its warnings show here
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        line = await asyncio.wait_for(proc.stdout.readline(), 60)
-        if not line.startswith(b"worker polling"):
-            raise RuntimeError(f"the worker did not start: {line!r}")
-        # Keep reading its output (its log lines): an undrained pipe would block the worker.
-        echo = asyncio.create_task(_echo(proc.stdout))
-        yield proc.pid
-    finally:
-        proc.terminate()
-        await proc.wait()
-        if echo is not None:
-            await echo
-
-
-async def _echo(stream: asyncio.StreamReader) -> None:
-    async for line in stream:
-        sys.stderr.write(f"worker: {line.decode(errors='replace')}")
-
-
 async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Namespace) -> None:
     queue = f"bench-engine-{uuid.uuid4().hex[:6]}"
     client = env.client
     async with (
         worker_deps(settings) as deps,
-        _worker(settings, queue, client, deps, in_process=args.in_process) as worker_pid,
+        worker(settings, queue, client, deps if args.in_process else None) as worker_pid,
     ):
         db_name = str(make_url(settings.database_url).database)
 
@@ -139,21 +90,11 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
             return cpu_by_role(worker_pid, args.node_pid, db_name)
 
         # -- reference: the bare one-activity workflow on the same server and worker
-        sem = asyncio.Semaphore(args.concurrency)
-
-        async def ping(i: int) -> None:
-            async with sem:
-                await client.execute_workflow(
-                    PingWorkflow.run, PingInput(message=str(i)),
-                    id=f"bench-ping-{queue}-{i}", task_queue=queue,
-                )  # fmt: skip
-
-        await asyncio.gather(*(ping(-i - 1) for i in range(20)))  # warm-up
+        await pings_per_second(client, queue, 20, args.concurrency, warmup=0)  # warm-up
         ping_before = cpu()
-        t0 = time.perf_counter()
-        await asyncio.gather(*(ping(i) for i in range(args.pings)))
-        ping_rate = args.pings / (time.perf_counter() - t0)
+        ping_rate = await pings_per_second(client, queue, args.pings, args.concurrency, warmup=0)
         ping_cpu = {k: v - ping_before[k] for k, v in cpu().items()}
+        sem = asyncio.Semaphore(args.concurrency)
 
         # -- seed: a project, senders with real on-chain funds, receivers with custody accounts
         secret = "sk_" + secrets.token_hex(32)
@@ -332,6 +273,19 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
         f"({len(burst) / max(writes, 1):.1f} transfers per transaction, burst)"
     )
     print(f"  ratio end-to-end / ping:     {e2e_rate / ping_rate:8.3f}")
+    record(
+        "engine",
+        {
+            "ping_rate": ping_rate,
+            "e2e_rate": e2e_rate,
+            "accept_busy_p50_ms": statistics.median(paced) * 1000,
+            "accept_busy_p99_ms": pct(paced, 0.99) * 1000,
+            "accept_steady_p50_ms": statistics.median(steady) * 1000,
+            "accept_steady_p99_ms": pct(steady, 0.99) * 1000,
+            "accept_rate": args.transfers / accept_s,
+            "transfers_per_tx": len(burst) / max(writes, 1),
+        },
+    )
     for what, used, count in (
         ("PingWorkflow", ping_cpu, args.pings),
         ("transfer (the burst)", cpu_used, len(burst)),
@@ -342,24 +296,9 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
 
 
 async def amain(args: argparse.Namespace, settings: Settings) -> None:
-    if address := os.environ.get("TEMPORAL_ADDRESS"):
-        env = WorkflowEnvironment.from_client(await Client.connect(address))
-        settings = settings.model_copy(update={"temporal_address": address})
-        await bench(settings, env, args)
-        return
-    names = ["ProjectId", "UserUid", "Operation", "Status", "Currency"]
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli(),
-        port=free_port(),
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in names],
-    )
-    try:
-        settings = settings.model_copy(
-            update={"temporal_address": env.client.service_client.config.target_host}
-        )
-        await bench(settings, env, args)
-    finally:
-        await env.shutdown()
+    async with temporal() as env:
+        address = env.client.service_client.config.target_host
+        await bench(settings.model_copy(update={"temporal_address": address}), env, args)
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -42,6 +43,7 @@ from activities.organizations import KpiDayRequest, OrganizationActivities
 from authserver.issue import issue_token
 from authserver.server import AuthServer
 from bench import _load as load
+from bench._report import record
 from core.config import Settings
 from core.embedded import free_port
 from db.session import create_db_engine, create_session_maker
@@ -299,6 +301,7 @@ def measure_bonus(
         print(f"GET /v1/tech-tree/bonus for m1: {answer['data']['attributes']}")
         print(load.load_line())
         print(f"{load.HEADER}  (1 worker, wrk, {connections} connections)")
+        figures: dict[str, dict[str, float]] = {}
         for name, path, headers in (
             ("bare GET (reference)", "/bench/bare", {}),
             ("bearer check only", "/bench/auth", bearer),
@@ -310,8 +313,10 @@ def measure_bonus(
                 profile=profile / f"{slug}.txt" if profile else None,
             )  # fmt: skip
             print(load.row(name, figure), flush=True)
+            figures[path] = asdict(figure)
     print(load.load_line())
     print("aim: bonus p50 <= 3 ms (warm)")
+    record("kpi_bonus", figures)
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ import argparse
 import secrets
 import sys
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 import psutil
@@ -34,6 +35,7 @@ import sqlalchemy
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import _load as load
+from bench._report import record
 from core.config import Settings
 from core.embedded import free_port
 from tests.services import fresh_database, redis_server
@@ -102,6 +104,7 @@ def run(port: int, token: str, args: argparse.Namespace, api: psutil.Process) ->
     ]
     print(load.load_line())
     print(f"{load.HEADER}  (1 worker, wrk, {args.connections} connections)")
+    figures: dict[str, dict[str, float]] = {}
     for name, path, headers in endpoints:
         slug = path.strip("/").replace("/", "_")
         profile = args.profile / f"{slug}.txt" if args.profile else None
@@ -110,14 +113,17 @@ def run(port: int, token: str, args: argparse.Namespace, api: psutil.Process) ->
             profile=profile,
         )  # fmt: skip
         print(load.row(name, figure), flush=True)
+        figures[path] = asdict(figure)
     deep = ROWS // 20 // 2  # the middle page of 5,000
     for label, page in (("page 1", 1), (f"page {deep}", deep)):
         path = f"/v1/mcc/transactions?per_page=20&page={page}"
         figure = load.measure(api, port, path, bearer, connections=1, seconds=args.seconds / 2)
+        figures[f"transactions {label}"] = asdict(figure)
         print(f"{'transactions ' + label:<28}{figure.p50_ms:>8.2f}{figure.p99_ms:>8.2f}"
               f"{'':>8}  ({ROWS:,} movements)")  # fmt: skip
     print(load.load_line())
     print("aims: balance and price p50 <= 3 ms and >= 1,500 req/s; transactions p50 <= 10 ms")
+    record("tokens", figures)
 
 
 def main() -> None:

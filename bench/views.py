@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import api.ratelimit
 from api.app import create_app
 from bench._procs import pct
+from bench._report import record
 from chain.ecosystem import AUCTION_PROGRAM_ID, LENDING_PROGRAM_ID
 from chain.ecosystem import auction as au
 from chain.ecosystem import lending as ln
@@ -204,6 +205,13 @@ async def run(settings: Settings, accounts: int, n: int, seconds: float) -> None
         f"{lending_cost:.2f} s; whole run: {dict(views.reader.calls)}"
     )
     print(f"(mean bare {statistics.fmean(held['bare']):.2f} ms; in-process ASGI, sequential)")
+    record(
+        "views",
+        {
+            name: {"p50_ms": pct(results[name], 0.5), "p99_ms": pct(results[name], 0.99)}
+            for name in results
+        },
+    )
 
 
 def main() -> None:

@@ -29,6 +29,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from core.security import decrypt_secret
+from db.base import table_of
 from db.models.events import Event
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from events.outbox import event_body
@@ -128,18 +129,20 @@ class WebhookPump:
                     "endpoint_id": endpoint_id,
                     "project_id": event.project_id,
                     "event_type": event.type,
-                    "next_attempt_at": func.now()
-                    + timedelta(seconds=self.settings.retry_schedule[0]),
                 }
                 for event in events
                 for endpoint_id, kinds in by_project.get(event.project_id, [])
                 if event.type in kinds
             ]
             if rows:
+                # One statement of constant shape, the rows as executemany parameters: a
+                # multi-row .values() was compiled anew each round (a tenth of the pump's CPU).
+                first = timedelta(seconds=self.settings.retry_schedule[0])
                 await session.execute(
-                    pg_insert(WebhookDelivery)
-                    .values(rows)
-                    .on_conflict_do_nothing(index_elements=["event_id", "endpoint_id"])
+                    pg_insert(table_of(WebhookDelivery))
+                    .values(next_attempt_at=func.now() + first)
+                    .on_conflict_do_nothing(index_elements=["event_id", "endpoint_id"]),
+                    rows,
                 )
             await session.execute(
                 update(Event)

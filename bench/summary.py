@@ -1,0 +1,149 @@
+"""One table of the figures the benches wrote (``$BENCH_JSON_DIR/*.json``, see bench/_report.py):
+every ratio of issue 18 beside the reference of the same run, each marked aim met or not, then
+the token, bonus and views reads. Ends with the row to append to docs/performance.md.
+
+    BENCH_JSON_DIR=/tmp/bench .venv/bin/python -m bench.summary
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Row = tuple[str, str, str, str, bool | None]  # measure, figure, reference, aim, met
+
+
+def load_all(where: Path) -> dict[str, dict[str, Any]]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted(where.glob("*.json"))}
+
+
+def _get(data: dict[str, dict[str, Any]], bench: str, *keys: str) -> Any:
+    value: Any = data.get(bench, {}).get("figures")
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def _row(name: str, aim: str, value: Any, render: Callable[[], tuple[str, str, bool]]) -> Row:
+    """``render()`` gives (figure, reference, met) once ``value`` was measured."""
+    if value is None:
+        return (name, "not measured", "", aim, None)
+    figure, reference, met = render()
+    return (name, figure, reference, aim, met)
+
+
+def issue_rows(d: dict[str, dict[str, Any]]) -> list[Row]:
+    def ratio(name: str, bench: str, key: str, unit: str, aim: float) -> Row:
+        rate, ping = _get(d, bench, key), _get(d, bench, "ping_rate")
+        return _row(
+            name, f">= {aim:g}", rate and ping,
+            lambda: (f"{rate / ping:.2f} ({rate:.1f} {unit}/s)", f"Ping {ping:.1f}/s",
+                     rate / ping >= aim),
+        )  # fmt: skip
+
+    p50, p99 = _get(d, "engine", "accept_busy_p50_ms"), _get(d, "engine", "accept_busy_p99_ms")
+    steady = _get(d, "engine", "accept_steady_p99_ms")
+    pump = _get(d, "webhooks_pump", "pump_rate")
+    alone = _get(d, "webhooks_pump", "sender_alone_rate")
+    p99d = _get(d, "webhooks_pump", "delay_p99_ms_tx1")
+    return [
+        ratio("transfers end to end / Ping", "engine", "e2e_rate", "transfers", 1.0),
+        _row(
+            "accept p50/p99 at 20/s, burst settling", "p50 <= 10, p99 <= 25", p99,
+            lambda: (f"{p50:.1f} / {p99:.1f} ms", f"p99 {steady:.1f} ms, stream alone",
+                     p50 <= 10 and p99 <= 25),
+        ),
+        ratio("single submit-activity / Ping", "webhooks_mining", "single_rate", "confirmed", 0.8),
+        ratio("batch-submit 4 x 100 / Ping", "webhooks_mining", "batch_4x100_rate", "items", 6.0),
+        _row(
+            "webhook deliveries/s through the pump", ">= 1,000/s", pump,
+            lambda: (f"{pump:.0f}/s (p99 delay {p99d:.0f} ms at 1 event per tx)",
+                     f"sender alone {alone:.0f}/s", pump >= 1000),
+        ),
+    ]  # fmt: skip
+
+
+def read_rows(d: dict[str, dict[str, Any]]) -> list[Row]:
+    rows: list[Row] = []
+    reads: list[tuple[str, str, str, Callable[[dict[str, float]], bool] | None, str]] = [
+        ("tokens", "/v1/mcd/balance", "GET /v1/mcd/balance", _read_aim, "p50 <= 3, >= 1,500/s"),
+        ("tokens", "/v1/mcc/price", "GET /v1/mcc/price", _read_aim, "p50 <= 3, >= 1,500/s"),
+        ("kpi_bonus", "/v1/tech-tree/bonus", "GET /v1/tech-tree/bonus", _p50_aim, "p50 <= 3"),
+    ]
+    for bench, key, name, aim, aim_text in reads:
+        f, bare = _get(d, bench, key), _get(d, bench, "/bench/bare")
+        if f is None:
+            rows.append((name, "not measured", "", aim_text, None))
+            continue
+        figure = (
+            f"p50 {f['p50_ms']:.2f} ms, {f['rate']:.0f}/s, {f['cpu_ms']:.3f} CPU ms "
+            f"({1000 / f['cpu_ms']:.0f}/s per core)"
+        )
+        ref = f"bare {bare['cpu_ms']:.3f} CPU ms" if bare else ""
+        rows.append((name, figure, ref, aim_text, aim(f) if aim else None))
+    for label in ("transactions page 1", "transactions page 2500"):
+        f = _get(d, "tokens", label)
+        if f is not None:
+            rows.append((f"GET /v1/mcc/{label}", f"p50 {f['p50_ms']:.2f} ms", "", "p50 <= 10",
+                         f["p50_ms"] <= 10))  # fmt: skip
+    for name, f in (_get(d, "views") or {}).items():
+        bare = _get(d, "views", "bare")
+        ref = f"bare p50 {bare['p50_ms']:.2f}" if bare and name != "bare" else ""
+        rows.append((f"views {name}", f"p50 {f['p50_ms']:.2f} / p99 {f['p99_ms']:.2f} ms", ref,
+                     "", None))  # fmt: skip
+    return rows
+
+
+def _read_aim(f: dict[str, float]) -> bool:
+    return f["p50_ms"] <= 3 and f["rate"] >= 1500
+
+
+def _p50_aim(f: dict[str, float]) -> bool:
+    return f["p50_ms"] <= 3
+
+
+def mark(met: bool | None) -> str:
+    return "—" if met is None else ("met" if met else "NOT met")
+
+
+def commit() -> str:
+    out = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    )
+    return out.stdout.strip() or "?"
+
+
+def main() -> None:
+    where = Path(os.environ.get("BENCH_JSON_DIR") or (sys.argv[1] if len(sys.argv) > 1 else "."))
+    data = load_all(where)
+    if not data:
+        raise SystemExit(f"no bench figures in {where} (set BENCH_JSON_DIR)")
+    loads = ", ".join(f"{k} {v['load'][0]:.1f}" for k, v in data.items())
+    now = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    print(f"\nbench summary, commit {commit()}, {now} UTC")
+    print(f"load average at the end of each bench: {loads}  ({os.cpu_count()} CPUs)")
+    issue, reads = issue_rows(data), read_rows(data)
+    widths = [max(len(str(r[i])) for r in issue + reads) for i in range(4)]
+    header = ("measure", "figure", "reference (same run)", "aim")
+    for block in (issue, reads):
+        print()
+        print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + "  result")
+        for row in block:
+            cells = [str(c).ljust(w) for c, w in zip(row[:4], widths, strict=True)]
+            print("  ".join([*cells, mark(row[4])]))
+    figures = " | ".join(str(r[1]) for r in issue)
+    top = max(v["load"][0] for v in data.values())
+    print("\nhistory row for docs/performance.md:")
+    print(f"| {now} | {commit()} | {top:.1f} | {figures} |")
+
+
+if __name__ == "__main__":
+    main()
