@@ -59,6 +59,17 @@ class FailInput:
     reason: str
 
 
+# Well inside the workflow's heartbeat timeout for mining_mint_shared (10 s).
+HEARTBEAT_SECONDS = 2.0
+
+
+async def _heartbeat_every(seconds: float) -> None:
+    """Tell Temporal this attempt's worker is alive (the task shares the activity's context)."""
+    while True:
+        activity.heartbeat()
+        await asyncio.sleep(seconds)
+
+
 def _not_visible(exc: settle.NotYetVisible) -> ApplicationError:
     # Retryable: the workflow's retry policy bounds the wait.
     return ApplicationError(str(exc), type="NotYetVisible")
@@ -140,12 +151,15 @@ class MiningActivities:
     async def mint_shared(self, data: SharedMintInput) -> ConfirmResult:
         """One verified single submission, minted in a transaction shared with the others that
         arrive together, then confirmed on its own (mining.minter)."""
+        beat = asyncio.create_task(_heartbeat_every(HEARTBEAT_SECONDS))
         try:
             return await self._minter.mint(data.submission_id)
         except ChainRejected as exc:  # its custody account was refused: nothing was minted
             raise ApplicationError(str(exc), type="ChainRejected", non_retryable=True) from exc
         except settle.NotYetVisible as exc:
             raise _not_visible(exc) from exc
+        finally:
+            beat.cancel()
 
     @activity.defn(name="mining_fail")
     async def fail(self, data: FailInput) -> list[str]:

@@ -39,12 +39,18 @@ def backoff(
 
 @dataclass(frozen=True)
 class Step:
-    """One activity call's options: the timeout of one try and its retry policy."""
+    """One activity call's options: the timeout of one try, its retry policy and, for an
+    activity that heartbeats, how long a silence means its worker is gone."""
 
     timeout: timedelta
     retry: RetryPolicy
+    heartbeat: timedelta | None = None
 
     async def run(self, method: Callable[[Any, P], Awaitable[R]], arg: P) -> R:
         return await workflow.execute_activity_method(
-            method, arg, start_to_close_timeout=self.timeout, retry_policy=self.retry
+            method,
+            arg,
+            start_to_close_timeout=self.timeout,
+            retry_policy=self.retry,
+            heartbeat_timeout=self.heartbeat,
         )

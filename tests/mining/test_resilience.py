@@ -41,9 +41,9 @@ WORKER = (
     "from worker import main; main(sys.argv[1:])"
 )
 SUBMISSIONS = 5
-# The dead worker's mint_shared attempts are retried once their start-to-close timeout
-# (workflows.mining._MINT_SHARED, 150 s) expires: no heartbeat tells Temporal sooner.
-RESUMED_WITHIN = 240.0
+# The dead worker's mint_shared attempts are retried once their heartbeat stops for 10 s
+# (workflows.mining._MINT_SHARED); well before the 150 s start-to-close timeout.
+RESUMED_WITHIN = 120.0
 
 
 async def _recorded_shared_write(
