@@ -1,4 +1,4 @@
-"""Every import points down the stair (the target shape: ../shared/architecture.md; issue 12 item 1).
+"""Every import points down the stair (target shape: ../shared/architecture.md; issue 12, item 1).
 
 Each product module is parsed with ``ast`` (nothing is imported), and every ``import`` in it is
 checked: at module level, inside functions, inside ``workflow.unsafe.imports_passed_through()``
