@@ -6,7 +6,8 @@ those records and starts their workflows by their derived ids (a no-op for a run
 transfers still ``pending`` after ``stale_after``, fund locks still active well past their
 ``expires_at``, mining submissions still ``pending_verification`` after ``stale_after``
 (verification moves every submission of a workflow at once, so a pending one means its
-workflow never ran), and project approvals still ``approving`` (without a recorded failure).
+workflow never ran), project approvals still ``approving`` (without a recorded failure), and
+admin whitelist changes still pending after ``stale_after``.
 """
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models.engine import Transfer
 from db.models.ledger import Hold
 from db.models.mining import MiningSubmission
-from db.models.onboarding import ProjectApplication
+from db.models.onboarding import McdWhitelistEntry, ProjectApplication
 from engine.ids import lock_workflow_id, transfer_workflow_id
 from onboarding.applications import approval_workflow_id
+from onboarding.whitelist_entries import change_workflow_id
 
 
 @dataclass
 class Orphan:
-    kind: str  # "transfer" | "lock" | "mining" | "approval" (user_uid: the approving admin)
+    # "transfer" | "lock" | "mining" | "approval" (user_uid: the approving admin) | "whitelist"
+    # (record_id: the change's op key)
+    kind: str
     record_id: str
     workflow_id: str
     project_id: int
@@ -36,6 +40,7 @@ class Orphan:
     expires_at: str | None = None  # ISO, for locks
     # Mining: every submission of the workflow (a batch has many), in id order.
     record_ids: list[str] = field(default_factory=list)
+    action: str = ""  # whitelist: suspend | activate | remove
 
 
 async def find_orphans(
@@ -86,6 +91,7 @@ async def find_orphans(
         )
     orphans.extend(await _mining_orphans(session, cutoff, limit))
     orphans.extend(await _approval_orphans(session, cutoff, limit))
+    orphans.extend(await _whitelist_orphans(session, cutoff, limit))
     return orphans
 
 
@@ -143,3 +149,29 @@ async def _approval_orphans(session: AsyncSession, cutoff: datetime, limit: int)
         )
         for a in approving
     ]
+
+
+async def _whitelist_orphans(session: AsyncSession, cutoff: datetime, limit: int) -> list[Orphan]:
+    """Admin whitelist changes recorded as pending whose workflow may never have started (the
+    API died between its commit and the start); a running one is left alone by its id."""
+    pending = await session.scalars(
+        select(McdWhitelistEntry)
+        .where(
+            McdWhitelistEntry.pending_op_key.is_not(None),
+            McdWhitelistEntry.pending_action.is_not(None),
+            McdWhitelistEntry.updated_at < cutoff,
+        )
+        .order_by(McdWhitelistEntry.updated_at)
+        .limit(limit)
+    )
+    orphans = []
+    for e in pending:
+        assert e.pending_op_key is not None and e.pending_action is not None
+        key = e.pending_op_key
+        orphans.append(
+            Orphan(
+                "whitelist", key, change_workflow_id(key), e.project_id, "", "",
+                action=e.pending_action,
+            )
+        )  # fmt: skip
+    return orphans

@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.mining import MiningSubmissionWorkflow, submission_input
     from workflows.steps import Step
     from workflows.transfers import TransferInput, TransferWorkflow
+    from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
 
 RECOVERY_SCHEDULE_ID = "mccgw-recover-orphans"
 
@@ -89,5 +90,8 @@ def _child(o: Orphan) -> tuple[Any, Any, tuple[str, str] | None]:
         return MiningSubmissionWorkflow.run, submission_input(o.workflow_id, o.record_ids), None
     if o.kind == "approval":  # its project exists: the input needs no scopes
         return ApprovalWorkflow.run, ApprovalInput(o.record_id, o.user_uid), None
+    if o.kind == "whitelist":
+        change = WhitelistChangeInput(o.project_id, o.action, o.record_id)
+        return WhitelistChangeWorkflow.run, change, None
     lock = FundLockInput(lock_id=o.record_id, expires_at=o.expires_at or "")
     return FundLockWorkflow.run, lock, ("fund_lock", "locked")

@@ -15,6 +15,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.onboarding import OnboardingActivities, WhitelistChange, WhitelistSettle
+    from onboarding.whitelist_entries import change_workflow_id
     from workflows.approval import CHAIN_STEP, DB_STEP
 
 
@@ -30,8 +31,8 @@ class WhitelistChangeResult:
     signature: str
 
 
-def workflow_id(op_key: str) -> str:
-    return f"whitelist-change-{op_key}"
+# The id derivation lives with the service, so the recovery sweep (engine.recovery) shares it.
+workflow_id = change_workflow_id
 
 
 @workflow.defn

@@ -17,8 +17,10 @@ from activities.deps import worker_deps
 from core.config import Settings
 from db.models.chain import ChainTransaction
 from db.models.onboarding import McdWhitelistEntry
+from onboarding import whitelist_entries
 from tests.onboarding.conftest import Actors, application_body
 from worker import build_worker
+from workflows.recovery import RecoveryInput, RecoveryWorkflow
 from workflows.whitelist import workflow_id
 
 
@@ -82,3 +84,50 @@ async def test_whitelist_change_runs_in_its_workflow(
     assert await writes() == 1
     described = await temporal_env.client.get_workflow_handle(workflow_id(op_key)).describe()
     assert described.status == WorkflowExecutionStatus.COMPLETED
+
+
+async def test_sweep_drives_a_pending_change_whose_workflow_never_started(
+    client: httpx.AsyncClient,
+    actors: Actors,
+    worker: None,
+    onboarding_queue: str,
+    temporal_env: WorkflowEnvironment,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    """The API committed the pending change and died before starting its workflow: the
+    recovery sweep starts it by the same id, the chain is written once, the entry settles."""
+    project_id = await _approved_project(client, actors)
+    async with session_maker() as s:  # what the status route commits before its start
+        change = await whitelist_entries.begin_change(s, project_id, "suspend")
+        assert change is not None
+        await s.commit()
+
+    result = await temporal_env.client.execute_workflow(
+        RecoveryWorkflow.run,
+        RecoveryInput(stale_after_seconds=0),
+        id=f"recover-whitelist-{uuid.uuid4().hex[:8]}",
+        task_queue=onboarding_queue,
+    )
+    assert result.started >= 1
+    handle = temporal_env.client.get_workflow_handle(workflow_id(change.op_key))
+    done = await handle.result()
+    first_run = (await handle.describe()).run_id
+    async with session_maker() as s:
+        entry = await s.scalar(
+            select(McdWhitelistEntry).where(McdWhitelistEntry.project_id == project_id)
+        )
+        assert entry is not None
+        assert (entry.status, entry.pending_op_key, entry.last_tx) == (
+            "suspended", None, done["signature"],
+        )  # fmt: skip
+    # A second sweep leaves the settled change alone: no new run, still one chain write.
+    await temporal_env.client.execute_workflow(
+        RecoveryWorkflow.run,
+        RecoveryInput(stale_after_seconds=0),
+        id=f"recover-whitelist-{uuid.uuid4().hex[:8]}",
+        task_queue=onboarding_queue,
+    )
+    assert (await handle.describe()).run_id == first_run
+    async with session_maker() as s:
+        writes = select(func.count()).where(ChainTransaction.op_key == change.op_key)
+        assert await s.scalar(writes) == 1
