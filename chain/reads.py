@@ -193,6 +193,37 @@ class ChainReads:
         )
         return resp.value.blockhash, int(resp.value.last_valid_block_height)
 
+    async def chain_view(
+        self, signatures: Sequence[str]
+    ) -> tuple[int, list[TransactionStatus | None]]:
+        """The finalized block height, then the statuses of ``signatures`` from a node that has
+        seen at least that finalized block.
+
+        Height BEFORE statuses: once the finalized height is past an attempt's
+        lastValidBlockHeight no block that could include it can appear, so "not found" is final
+        -- but only from a node that has seen that height. Behind a load balancer the two reads
+        may reach different nodes, and a lagging one reports a landed signature as unknown; its
+        answer is refused (ChainUnavailable, retryable) instead of trusted, so a write is never
+        re-signed nor a transfer cancelled on a stale view."""
+        epoch = await self._rpc(
+            "getEpochInfo", self._client.get_epoch_info(Commitment("finalized"))
+        )
+        height, slot = int(epoch.value.block_height), int(epoch.value.absolute_slot)
+        if not signatures:
+            return height, []
+        resp = await self._rpc(
+            "getSignatureStatuses",
+            self._client.get_signature_statuses(
+                [Signature.from_string(s) for s in signatures], search_transaction_history=True
+            ),
+        )
+        if resp.context.slot < slot:
+            raise ChainUnavailable(
+                f"the node that answered signature statuses is at slot {resp.context.slot}, "
+                f"behind the finalized slot {slot} read just before; retry"
+            )
+        return height, list(resp.value)
+
     async def _statuses(self, signatures: Sequence[str]) -> list[TransactionStatus | None]:
         if not signatures:
             return []

@@ -255,11 +255,10 @@ class ChainWrites(ChainReads):
         attempts = await tx_store.attempts(session, row.id)
         if row.status in FINAL_STATUSES:
             return snapshot(row, attempts), None
-        # Height BEFORE statuses: once the finalized height is past lastValidBlockHeight no block
-        # that could still include the attempt can appear, so "not found" after it is final.
-        height = await self.block_height("finalized")
+        # Height BEFORE statuses, from a node that has seen it (reads.chain_view): once the
+        # finalized height is past lastValidBlockHeight, "not found" is final.
         live = [a for a in attempts if a.status != "expired"] or attempts
-        statuses = await self._statuses([a.signature for a in live])
+        height, statuses = await self.chain_view([a.signature for a in live])
         landed = [(a, s) for a, s in zip(live, statuses, strict=True) if s is not None]
         send: Send | None = None
         if landed:

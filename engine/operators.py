@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from solana.rpc.async_api import AsyncClient
-from solders.signature import Signature
 from sqlalchemy import ColumnElement, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -134,7 +132,6 @@ async def retry(session: AsyncSession, gateway: ChainGateway, transfer_id: str) 
 async def cancel(
     session: AsyncSession,
     gateway: ChainGateway,
-    client: AsyncClient,
     transfer_id: str,
     reason: str,
     decimals: int,
@@ -156,7 +153,7 @@ async def cancel(
         raise InvalidState(f"Transfer {transfer_id} landed on chain ({row.status})")
     if row.status != "failed":
         attempts = await tx_store.attempts(session, row.id)
-        height, statuses = await _chain_state(gateway, client, attempts)
+        height, statuses = await _chain_state(gateway, attempts)
         if any(status is not None for status in statuses):
             raise InvalidState(
                 f"A signature of transfer {transfer_id} landed; it cannot be cancelled"
@@ -177,18 +174,15 @@ async def cancel(
 
 
 async def _chain_state(
-    gateway: ChainGateway, client: AsyncClient, attempts: list[ChainTxAttempt]
+    gateway: ChainGateway, attempts: list[ChainTxAttempt]
 ) -> tuple[int, list[Any]]:
-    """The finalized block height, then the statuses of every signature of the write."""
+    """The finalized block height, then the statuses of every signature of the write, from a
+    node that has seen that height (chain.reads.chain_view)."""
     try:
-        # Height first: once finalized height passed lastValidBlockHeight, "not found" is final.
-        height = await gateway.block_height("finalized")
-        resp = await client.get_signature_statuses(
-            [Signature.from_string(a.signature) for a in attempts], search_transaction_history=True
-        )
+        height, statuses = await gateway.chain_view([a.signature for a in attempts])
     except ChainError as exc:
         raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
-    return height, list(resp.value)
+    return height, list(statuses)
 
 
 async def _cancelled(

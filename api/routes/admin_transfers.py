@@ -153,7 +153,7 @@ async def cancel(call: OperatorCall, transfer_id: str, reason_text: str) -> dict
     request, session, operator = call.request, call.session, call.operator
     try:
         ended = await operators.cancel(
-            session, call.gateway, request.app.state.solana, transfer_id, reason, decimals(request)
+            session, call.gateway, transfer_id, reason, decimals(request)
         )
     except InvalidState as exc:
         # The refusal is audited too (in a transaction of its own), then shown as it is.
