@@ -15,7 +15,6 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.onboarding import OnboardingActivities, WhitelistChange, WhitelistSettle
-    from onboarding.whitelist_entries import change_workflow_id
     from workflows.approval import CHAIN_STEP, DB_STEP
 
 
@@ -29,10 +28,6 @@ class WhitelistChangeInput:
 @dataclass
 class WhitelistChangeResult:
     signature: str
-
-
-# The id derivation lives with the service, so the recovery sweep (engine.recovery) shares it.
-workflow_id = change_workflow_id
 
 
 @workflow.defn

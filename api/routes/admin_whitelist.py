@@ -37,7 +37,7 @@ from db.models.onboarding import McdWhitelistEntry
 from onboarding import queries
 from onboarding import whitelist as wls
 from onboarding import whitelist_entries as entries
-from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow, workflow_id
+from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
 
 router = APIRouter(tags=["whitelist"])
 
@@ -79,7 +79,7 @@ async def change_entry(request: Request, project_id: int, action: str) -> McdWhi
 async def _drive(request: Request, change: entries.PendingChange) -> None:
     arg = WhitelistChangeInput(change.project_id, change.action, change.op_key)
     run = WhitelistChangeWorkflow.run
-    handle = await start_workflow(request, run, arg, workflow_id(change.op_key))
+    handle = await start_workflow(request, run, arg, entries.change_workflow_id(change.op_key))
     wait = float(getattr(request.app.state, "whitelist_wait_seconds", WHITELIST_WAIT_SECONDS))
     try:
         done = await finished(handle, wait)

@@ -18,10 +18,10 @@ from core.config import Settings
 from db.models.chain import ChainTransaction
 from db.models.onboarding import McdWhitelistEntry
 from onboarding import whitelist_entries
+from onboarding.whitelist_entries import change_workflow_id
 from tests.onboarding.conftest import Actors, application_body
 from worker import build_worker
 from workflows.recovery import RecoveryInput, RecoveryWorkflow
-from workflows.whitelist import workflow_id
 
 
 async def _approved_project(client: httpx.AsyncClient, actors: Actors) -> int:
@@ -82,7 +82,7 @@ async def test_whitelist_change_runs_in_its_workflow(
     finally:
         app.state.task_queue, app.state.whitelist_wait_seconds = saved[0], saved[1] or 30.0
     assert await writes() == 1
-    described = await temporal_env.client.get_workflow_handle(workflow_id(op_key)).describe()
+    described = await temporal_env.client.get_workflow_handle(change_workflow_id(op_key)).describe()
     assert described.status == WorkflowExecutionStatus.COMPLETED
 
 
@@ -109,7 +109,7 @@ async def test_sweep_drives_a_pending_change_whose_workflow_never_started(
         task_queue=onboarding_queue,
     )
     assert result.started >= 1
-    handle = temporal_env.client.get_workflow_handle(workflow_id(change.op_key))
+    handle = temporal_env.client.get_workflow_handle(change_workflow_id(change.op_key))
     done = await handle.result()
     first_run = (await handle.describe()).run_id
     async with session_maker() as s:
