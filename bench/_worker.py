@@ -19,6 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 from activities.deps import WorkerDeps
 from core.config import Settings
 from core.embedded import free_port, temporal_cli
+from tests.stack import worker_env
 from worker import build_worker
 from workflows.reference import PingInput, PingWorkflow
 
@@ -50,16 +51,7 @@ async def worker(
         async with build_worker(client, deps, task_queue=queue):
             yield None
         return
-    env = {
-        **os.environ,
-        "DATABASE_URL": settings.database_url,
-        "REDIS_URL": settings.redis_url,
-        "TEMPORAL_ADDRESS": settings.temporal_address,
-        "SOLANA_RPC_URL": settings.solana_rpc_url,
-        "CHAIN_KEYS_DIR": str(settings.chain_keys_dir),
-        "ENVIRONMENT": settings.environment or "test",
-        "LOG_LEVEL": "WARNING",
-    }
+    env = worker_env(settings, LOG_LEVEL="WARNING")
     echo: asyncio.Task[None] | None = None
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "worker", "--task-queue", queue,

@@ -21,6 +21,7 @@ from activities.deps import worker_deps
 from api.app import create_app
 from core.config import Settings
 from worker import build_worker
+from workflows.recovery import RecoveryInput, RecoveryWorkflow
 
 BASE = "http://127.0.0.1:8000"
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,22 +67,28 @@ async def asgi_client(
         yield c
 
 
-@asynccontextmanager
-async def worker_process(
-    settings: Settings, queue: str, *python: str
-) -> AsyncIterator[asyncio.subprocess.Process]:
-    """The worker in a process of its own polling ``queue`` (``python -m worker``, or the
-    given interpreter arguments), for a test to SIGKILL; killed on exit if still running."""
-    env = {
+def worker_env(settings: Settings, **extra: str) -> dict[str, str]:
+    """This process's environment, pointed at ``settings``' services: what a worker started
+    as a process of its own (a crash test's, a benchmark's) reads its settings from."""
+    return {
         **os.environ,
         "DATABASE_URL": settings.database_url,
         "REDIS_URL": settings.redis_url,
         "TEMPORAL_ADDRESS": settings.temporal_address,
         "SOLANA_RPC_URL": settings.solana_rpc_url,
         "CHAIN_KEYS_DIR": str(settings.chain_keys_dir),
-        "ENVIRONMENT": "test",
-        "LOG_JSON": "false",
+        "ENVIRONMENT": settings.environment or "test",
+        **extra,
     }
+
+
+@asynccontextmanager
+async def worker_process(
+    settings: Settings, queue: str, *python: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """The worker in a process of its own polling ``queue`` (``python -m worker``, or the
+    given interpreter arguments), for a test to SIGKILL; killed on exit if still running."""
+    env = worker_env(settings, LOG_JSON="false")
     proc = await asyncio.create_subprocess_exec(
         sys.executable, *(python or ("-m", "worker")), "--task-queue", queue,
         cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
@@ -95,3 +102,15 @@ async def worker_process(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def sweep(client: Client, queue: str) -> tuple[int, int]:
+    """Run the recovery sweep once on ``queue``, counting every committed record as stale;
+    (found, started)."""
+    result = await client.execute_workflow(
+        RecoveryWorkflow.run,
+        RecoveryInput(stale_after_seconds=0),
+        id=f"recover-test-{uuid.uuid4().hex[:8]}",
+        task_queue=queue,
+    )
+    return result.found, result.started

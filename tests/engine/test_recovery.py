@@ -5,7 +5,6 @@ sweep later starts their workflows (by their derived ids, so never twice)."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
@@ -23,7 +22,7 @@ from db.models.ledger import Hold
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import transfer_body, wait_final
 from tests.factories import World
-from workflows.recovery import RecoveryInput, RecoveryWorkflow
+from tests.stack import sweep
 
 
 @pytest.fixture
@@ -36,16 +35,6 @@ async def offline_api(engine_settings: Settings, api: Api) -> AsyncIterator[Api]
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             yield Api(c, api.project)
-
-
-async def _sweep(temporal_env: WorkflowEnvironment, queue: str) -> tuple[int, int]:
-    result = await temporal_env.client.execute_workflow(
-        RecoveryWorkflow.run,
-        RecoveryInput(stale_after_seconds=0),
-        id=f"recover-test-{uuid.uuid4().hex[:8]}",
-        task_queue=queue,
-    )
-    return result.found, result.started
 
 
 async def test_transfer_accepted_while_temporal_is_down_completes_after_the_sweep(
@@ -61,14 +50,14 @@ async def test_transfer_accepted_while_temporal_is_down_completes_after_the_swee
     still = (await api.get(f"/v1/transfer/{transfer_id}")).json()["data"]["attributes"]
     assert still["status"] == "pending"
 
-    found, started = await _sweep(temporal_env, queue)
+    found, started = await sweep(temporal_env.client, queue)
     assert found >= 1 and started >= 1
     final = await wait_final(api, transfer_id)
     assert final["status"] == "completed", final
     assert await deps.gateway.custody_balance(dst, "MCC") == 3 * UNIT
 
     # A second sweep leaves the finished transfer alone: one chain transfer, not two.
-    await _sweep(temporal_env, queue)
+    await sweep(temporal_env.client, queue)
     await asyncio.sleep(0.5)
     assert await deps.gateway.custody_balance(dst, "MCC") == 3 * UNIT
 
@@ -87,7 +76,7 @@ async def test_lock_accepted_while_temporal_is_down_still_expires(
     async with deps.sessions() as s:
         assert await s.scalar(select(Hold.status).where(Hold.id == lock_id)) == "active"
 
-    await _sweep(temporal_env, queue)
+    await sweep(temporal_env.client, queue)
     status = "active"
     for _ in range(100):
         async with deps.sessions() as s:

@@ -19,9 +19,9 @@ from api.routes import mining as mining_routes
 from db.models import Event
 from db.models.ledger import LedgerEntry
 from ledger.service import Ledger
-from tests.engine.test_recovery import _sweep
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, status_of, submit, wait_status
+from tests.stack import sweep
 from tests.webhooks.support import project_headers
 
 
@@ -57,14 +57,14 @@ async def test_committed_submissions_without_workflow_are_confirmed_once_by_the_
     for submission_id in ids:  # durable, but unattended
         assert (await status_of(client, creds, submission_id))["status"] == "pending_verification"
 
-    found, started = await _sweep(temporal_env, worker)
+    found, started = await sweep(temporal_env.client, worker)
     assert found >= 2 and started >= 2  # the single one and the batch: one workflow each
     for submission_id in ids:
         final = await wait_status(client, creds, submission_id, "confirmed", "failed", "rejected")
         assert final["status"] == "confirmed", final
 
     # A second sweep leaves them alone: one credit and one confirmed event per submission.
-    await _sweep(temporal_env, worker)
+    await sweep(temporal_env.client, worker)
     await asyncio.sleep(1.0)
     for submission_id in ids:
         reference = f"mining:{submission_id}"

@@ -16,7 +16,7 @@ from db.models.onboarding import ProjectApplication
 from onboarding import applications
 from tests.factories import World
 from tests.onboarding.conftest import Actors, application_body
-from workflows.recovery import RecoveryInput, RecoveryWorkflow
+from tests.stack import sweep
 
 
 async def test_sweep_finishes_an_approval_whose_workflow_never_started(
@@ -42,13 +42,8 @@ async def test_sweep_finishes_an_approval_whose_workflow_never_started(
         assert row.status == "approving" and row.project_id is not None
         await s.commit()
 
-    result = await temporal_env.client.execute_workflow(
-        RecoveryWorkflow.run,
-        RecoveryInput(stale_after_seconds=0),
-        id=f"recover-approval-{uuid.uuid4().hex[:8]}",
-        task_queue=onboarding_queue,
-    )
-    assert result.started >= 1
+    _, started = await sweep(temporal_env.client, onboarding_queue)
+    assert started >= 1
     handle = temporal_env.client.get_workflow_handle(applications.approval_workflow_id(str(app_id)))
     done = await handle.result()
     assert done["project_id"] == row.project_id

@@ -20,8 +20,8 @@ from db.models.onboarding import McdWhitelistEntry
 from onboarding import whitelist_entries
 from onboarding.whitelist_entries import change_workflow_id
 from tests.onboarding.conftest import Actors, application_body
+from tests.stack import sweep
 from worker import build_worker
-from workflows.recovery import RecoveryInput, RecoveryWorkflow
 
 
 async def _approved_project(client: httpx.AsyncClient, actors: Actors) -> int:
@@ -102,13 +102,8 @@ async def test_sweep_drives_a_pending_change_whose_workflow_never_started(
         assert change is not None
         await s.commit()
 
-    result = await temporal_env.client.execute_workflow(
-        RecoveryWorkflow.run,
-        RecoveryInput(stale_after_seconds=0),
-        id=f"recover-whitelist-{uuid.uuid4().hex[:8]}",
-        task_queue=onboarding_queue,
-    )
-    assert result.started >= 1
+    _, started = await sweep(temporal_env.client, onboarding_queue)
+    assert started >= 1
     handle = temporal_env.client.get_workflow_handle(change_workflow_id(change.op_key))
     done = await handle.result()
     first_run = (await handle.describe()).run_id
@@ -121,12 +116,7 @@ async def test_sweep_drives_a_pending_change_whose_workflow_never_started(
             "suspended", None, done["signature"],
         )  # fmt: skip
     # A second sweep leaves the settled change alone: no new run, still one chain write.
-    await temporal_env.client.execute_workflow(
-        RecoveryWorkflow.run,
-        RecoveryInput(stale_after_seconds=0),
-        id=f"recover-whitelist-{uuid.uuid4().hex[:8]}",
-        task_queue=onboarding_queue,
-    )
+    await sweep(temporal_env.client, onboarding_queue)
     assert (await handle.describe()).run_id == first_run
     async with session_maker() as s:
         writes = select(func.count()).where(ChainTransaction.op_key == change.op_key)
