@@ -5,7 +5,7 @@ every activity is safe to retry."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -51,6 +51,15 @@ class MintResult:
 @dataclass
 class SharedMintInput:
     submission_id: str
+
+
+@dataclass
+class SingleResult:
+    """What became of one single submission (``mining_settle_single``): its id in one list."""
+
+    confirmed: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -161,6 +170,29 @@ class MiningActivities:
         finally:
             beat.cancel()
 
+    @activity.defn(name="mining_settle_single")
+    async def settle_single(self, data: SharedMintInput) -> SingleResult:
+        """One single submission from verification to its outcome, as the workflow's one local
+        activity: verified -> minted in a transaction shared with the others that arrive
+        together -> confirmed at finality; rejected, or failed when its custody account is
+        refused (nothing minted). Every part is idempotent: a retry or a replay after a crash
+        resumes from the records (mining.settle, mining.minter)."""
+        ids = [data.submission_id]
+        try:
+            verified = await self.verify(VerifyInput(ids))
+            if not verified.verified:
+                return SingleResult(rejected=verified.rejected)
+            try:
+                done = await self._minter.mint(data.submission_id)
+            except ChainRejected as exc:  # its custody account was refused: nothing was minted
+                async with self._sessions() as session:
+                    failed = await settle.fail(session, ids, f"chain_rejected: {exc}")
+                    await session.commit()
+                return SingleResult(failed=failed)
+        except settle.NotYetVisible as exc:
+            raise _not_visible(exc) from exc
+        return SingleResult(confirmed=done.confirmed, failed=done.failed)
+
     @activity.defn(name="mining_fail")
     async def fail(self, data: FailInput) -> list[str]:
         """Mark submissions that can no longer be minted as failed (limits given back)."""
@@ -170,4 +202,11 @@ class MiningActivities:
         return failed
 
     def all(self) -> list[Any]:
-        return [self.verify, self.mint, self.mint_shared, self.confirm, self.fail]
+        return [
+            self.verify,
+            self.mint,
+            self.mint_shared,
+            self.settle_single,
+            self.confirm,
+            self.fail,
+        ]

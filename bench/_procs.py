@@ -26,3 +26,20 @@ def processes() -> list[tuple[int, int, str, float]]:
         seconds = (int(fields[11]) + int(fields[12])) / ticks
         out.append((int(entry.name), int(fields[1]), cmdline, seconds))
     return out
+
+
+def cpu_by_role(worker_pid: int | None, node_pid: int | None, db_name: str) -> dict[str, float]:
+    """CPU seconds used so far by each part of the stack on this machine."""
+    roles = {"API + driver": 0.0, "worker": 0.0, "Temporal": 0.0, "PostgreSQL": 0.0, "node": 0.0}
+    for pid, ppid, cmdline, seconds in processes():
+        if pid == os.getpid():
+            roles["API + driver"] += seconds
+        elif pid == worker_pid:
+            roles["worker"] += seconds
+        elif pid == node_pid:
+            roles["node"] += seconds
+        elif ppid == os.getpid() and "temporal" in cmdline and "start-dev" in cmdline:
+            roles["Temporal"] += seconds
+        elif cmdline.startswith("postgres:") and db_name in cmdline:
+            roles["PostgreSQL"] += seconds
+    return roles

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from activities.deps import worker_deps
 from api.app import create_app
-from bench._procs import pct, processes
+from bench._procs import cpu_by_role, pct
 from bench._report import record
 from bench._worker import ping_rate as pings_per_second
 from bench._worker import temporal, worker
@@ -58,23 +58,6 @@ from mccgw.seed import PROJECT_SCOPES
 from tests.services import fresh_database, redis_server
 
 UNIT = 10**9
-
-
-def cpu_by_role(worker_pid: int | None, node_pid: int, db_name: str) -> dict[str, float]:
-    """CPU seconds used so far by each part of the stack on this machine."""
-    roles = {"API + driver": 0.0, "worker": 0.0, "Temporal": 0.0, "PostgreSQL": 0.0, "node": 0.0}
-    for pid, ppid, cmdline, seconds in processes():
-        if pid == os.getpid():
-            roles["API + driver"] += seconds
-        elif pid == worker_pid:
-            roles["worker"] += seconds
-        elif pid == node_pid:
-            roles["node"] += seconds
-        elif ppid == os.getpid() and "temporal" in cmdline and "start-dev" in cmdline:
-            roles["Temporal"] += seconds
-        elif cmdline.startswith("postgres:") and db_name in cmdline:
-            roles["PostgreSQL"] += seconds
-    return roles
 
 
 async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Namespace) -> None:

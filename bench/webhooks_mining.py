@@ -34,18 +34,20 @@ from typing import Any
 
 import httpx
 from aiohttp import web
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, make_url, select
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
-from temporalio.testing import WorkflowEnvironment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from activities.deps import worker_deps
 from api.app import create_app
+from bench._procs import cpu_by_role
 from bench._report import record
+from bench._worker import ping_rate as pings_per_second
+from bench._worker import temporal, worker
 from core.config import Settings
-from core.embedded import free_port, temporal_cli
+from core.embedded import free_port
 from core.security import encrypt_secret, hash_api_secret, new_api_key
 from db.models import Event, Project, User
 from db.models.access import OAuthConsent
@@ -55,8 +57,6 @@ from tests.services import fresh_database, redis_server
 from webhooks.delivery import WebhookPump
 from webhooks.senders import make_sender
 from webhooks.settings import WebhookSettings
-from worker import build_worker
-from workflows.reference import PingInput, PingWorkflow
 
 BASE = "http://127.0.0.1:8000"
 
@@ -236,14 +236,10 @@ async def main_async(args: argparse.Namespace) -> None:
             )
             stack.callback(node.stop)
             rpc_url = node.url
-        if address := os.environ.get("TEMPORAL_ADDRESS"):
-            client = await Client.connect(address)
+            node_pid: int | None = node.process.pid
         else:
-            env = await WorkflowEnvironment.start_local(
-                dev_server_existing_path=temporal_cli(), port=free_port()
-            )
-            stack.push_async_callback(env.shutdown)
-            client = env.client
+            node_pid = None
+        client = (await stack.enter_async_context(temporal())).client
         settings = Settings(
             environment="test",
             database_url=db_url,
@@ -252,6 +248,7 @@ async def main_async(args: argparse.Namespace) -> None:
             chain_keys_dir=keys_dir,
             log_json=False,
             log_level="WARNING",
+            temporal_address=client.service_client.config.target_host,
         )
         app = create_app(settings)
         await stack.enter_async_context(app.router.lifespan_context(app))
@@ -267,22 +264,20 @@ async def main_async(args: argparse.Namespace) -> None:
         }
 
         deps = await stack.enter_async_context(worker_deps(settings))
-        await stack.enter_async_context(build_worker(client, deps, task_queue=queue))
+        # The worker in a process of its own (as in production and in bench.engine), unless
+        # --in-process: the API and this driver then share their process with it.
+        worker_pid = await stack.enter_async_context(
+            worker(settings, queue, client, deps if args.in_process else None)
+        )
+        db_name = str(make_url(settings.database_url).database)
+
+        def cpu() -> dict[str, float]:
+            return cpu_by_role(worker_pid, node_pid, db_name)
 
         # The yardstick: bare one-activity workflows, 100 in flight.
-        pings = args.pings
-        started = time.perf_counter()
-        sem = asyncio.Semaphore(100)
-
-        async def ping(i: int) -> None:
-            async with sem:
-                await client.execute_workflow(
-                    PingWorkflow.run, PingInput(str(i)), id=f"ping-{uuid.uuid4().hex}",
-                    task_queue=queue,
-                )  # fmt: skip
-
-        await asyncio.gather(*(ping(i) for i in range(pings)))
-        ping_rate = pings / (time.perf_counter() - started)
+        before = cpu()
+        ping_rate = await pings_per_second(client, queue, args.pings, 100)
+        ping_cpu = {k: v - before[k] for k, v in cpu().items()}
         print(f"PingWorkflow (one activity, 100 in flight): {ping_rate:8.1f} workflows/s")
         figures["ping_rate"] = ping_rate
 
@@ -317,24 +312,73 @@ async def main_async(args: argparse.Namespace) -> None:
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE, timeout=60)
         )
 
-        # Singles end to end.
+        # Singles end to end, measured as the reference is: --steady submissions, 100 in
+        # flight, from the first request to the last confirmation (a rate, not one latency).
+        async def submit(i: int) -> str:
+            r = await http.post(
+                "/v1/mining/submit-activity",
+                json=signed_activity(uids[i % 4], secret, i),
+                headers=headers,
+            )
+            return str(r.json()["data"]["id"])
+
+        # One poller for all the submissions in flight (a poll each would load this process).
+        waiting: dict[str, asyncio.Future[None]] = {}
+
+        async def poll_confirmed() -> None:
+            while True:
+                await asyncio.sleep(0.02)
+                if not waiting:
+                    continue
+                async with sessions() as s:
+                    rows = await s.execute(
+                        select(MiningSubmission.id, MiningSubmission.status).where(
+                            MiningSubmission.id.in_(list(waiting))
+                        )
+                    )
+                for sid, status in rows:
+                    if status in ("confirmed", "rejected", "failed"):
+                        future = waiting.pop(sid)
+                        if status == "confirmed":
+                            future.set_result(None)
+                        else:
+                            future.set_exception(AssertionError(f"{sid} {status}"))
+
+        async def settle_single(i: int, flight: asyncio.Semaphore) -> None:
+            async with flight:
+                sid = await submit(i)
+                waiting[sid] = asyncio.get_running_loop().create_future()
+                await asyncio.wait_for(waiting[sid], 60)
+
+        n = args.steady
+        flight = asyncio.Semaphore(100)
+        poller = asyncio.create_task(poll_confirmed())
+        before = cpu()
+        started = time.perf_counter()
+        await asyncio.gather(*(settle_single(i, flight) for i in range(n)))
+        single_rate = n / (time.perf_counter() - started)
+        single_cpu = {k: v - before[k] for k, v in cpu().items()}
+        poller.cancel()
+        print(
+            f"mining submit-activity end to end ({n}, 100 in flight): {single_rate:8.1f} "
+            f"confirmed/s ({single_rate / ping_rate:.2f}x the PingWorkflow rate)"
+        )
+        figures["single_rate"] = single_rate
+        for what, used, count in (("Ping", ping_cpu, args.pings), ("single", single_cpu, n)):
+            shares = "  ".join(f"{k} {v / count * 1000:.1f}" for k, v in used.items())
+            print(f"  CPU ms per {what}: {shares}  = {sum(used.values()) / count * 1000:.1f}")
+
+        # A burst of --singles at once, to the last confirmation: mostly one finality latency.
         n = args.singles
         started = time.perf_counter()
-        responses = await asyncio.gather(
-            *(
-                http.post(
-                    "/v1/mining/submit-activity",
-                    json=signed_activity(uids[i % 4], secret, i),
-                    headers=headers,
-                )
-                for i in range(n)
-            )
-        )
-        ids = [r.json()["data"]["id"] for r in responses]
+        ids = await asyncio.gather(*(submit(10_000 + i) for i in range(n)))
+        accept_s = time.perf_counter() - started
         await wait_confirmed(sessions, ids, time.perf_counter() + 60)
-        single_rate = n / (time.perf_counter() - started)
-        print(f"mining submit-activity end to end ({n} in flight): {single_rate:8.1f} confirmed/s")
-        figures["single_rate"] = single_rate
+        burst_rate = n / (time.perf_counter() - started)
+        breakdown = await phases(client, sessions, [ids[-1]], accept_s)
+        print(f"mining submit-activity, a burst of {n}: {burst_rate:8.1f} confirmed/s")
+        print(f"  phases of its last: {breakdown}")
+        figures["single_burst_rate"] = burst_rate
 
         # Batches of 100.
         for batches in (1, args.batches):
@@ -378,8 +422,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deliveries", type=int, default=2000)
     parser.add_argument("--pings", type=int, default=300)
-    parser.add_argument("--singles", type=int, default=40)
+    parser.add_argument("--singles", type=int, default=40, help="the burst")
+    parser.add_argument("--steady", type=int, default=300, help="singles, 100 in flight")
     parser.add_argument("--batches", type=int, default=4)
+    parser.add_argument("--in-process", action="store_true", help="run the worker in this process")
     asyncio.run(asyncio.wait_for(main_async(parser.parse_args()), 170))
 
 

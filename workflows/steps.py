@@ -54,3 +54,21 @@ class Step:
             retry_policy=self.retry,
             heartbeat_timeout=self.heartbeat,
         )
+
+    async def run_local(
+        self,
+        method: Callable[[Any, P], Awaitable[R]],
+        arg: P,
+        *,
+        retry_in_task: timedelta = timedelta(seconds=10),
+    ) -> R:
+        """As a local activity: it runs inside the workflow's task, so it costs no activity
+        task and no extra workflow task (it cannot heartbeat; a dead worker's task times out and
+        the next worker replays). Retries later than ``retry_in_task`` wait on a durable timer."""
+        return await workflow.execute_local_activity_method(
+            method,
+            arg,
+            start_to_close_timeout=self.timeout,
+            retry_policy=self.retry,
+            local_retry_threshold=retry_in_task,
+        )
