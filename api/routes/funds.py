@@ -21,7 +21,13 @@ from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, fetch_page, page, resource, single
 from api.errors import invalid_field
-from api.idempotency import WriteContext, expired_key, replay_or_conflict, write_context
+from api.idempotency import (
+    IdempotencyKey,
+    WriteContext,
+    expired_key,
+    replay_or_conflict,
+    write_context,
+)
 from api.metrics import WORKFLOW_STARTS
 from api.openapi import problems
 from api.typed import Attributes, Many, One
@@ -177,9 +183,7 @@ class LockIn(BaseModel):
     reason: str = Field(min_length=1, max_length=100, examples=["auction_bid"])
     reference_id: str | None = Field(None, max_length=200, examples=["auction-42"])
     expires_at: datetime = Field(description="When the lock ends by itself (future, with offset)")
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 class UnlockIn(BaseModel):

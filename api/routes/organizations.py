@@ -18,7 +18,7 @@ from api.auth.principal import UserPrincipal
 from api.callers import Admin, OrgRead
 from api.deps import RedisDep, SessionDep
 from api.envelope import PageParams, page, single
-from api.idempotency import write_context
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.typed import Many, One
 from core.money import to_decimal_string
@@ -238,9 +238,7 @@ class UnitIn(BaseModel):
     )
     manager_uid: str | None = Field(None, min_length=1, max_length=100)
     territory_mint: str | None = Field(None, pattern=r"^[1-9A-HJ-NP-Za-km-z]{32,44}$")
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 def _to_json(body: dict[str, Any]) -> dict[str, Any]:
@@ -270,9 +268,7 @@ async def create_organization(payload: UnitIn, admin: Admin, request: Request) -
 
 
 class RemovalIn(BaseModel):
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 class PlacementIn(RemovalIn):  # the removal's body, plus whom to place

@@ -17,7 +17,7 @@ from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import PageParams, fetch_page, page, resource, single
 from api.errors import invalid_field
-from api.idempotency import write_context
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.typed import Attributes, Many, One
 from core.config import Settings
@@ -66,9 +66,7 @@ class EndpointIn(BaseModel):
         max_length=256,
         description="Signing secret; omitted = one is generated and shown once in the response",
     )
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
     @field_validator("events")
     @classmethod
