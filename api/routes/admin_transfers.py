@@ -16,7 +16,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from api.auth.principal import UserPrincipal
 from api.callers import Admin
 from api.deps import GatewayDep, SessionDep
-from api.envelope import PageParams, page, resource, single
+from api.envelope import PageParams, PageQuery, page, resource, single
 from api.openapi import problems
 from api.ratelimit import client_ip
 from api.routes.admin_transfers_schemas import (
@@ -205,7 +205,7 @@ async def admin_cancel_transfer(
 async def reconciliation_drifts(
     admin: Admin,
     session: SessionDep,
-    paging: Annotated[PageParams, Query()],
+    paging: PageQuery,
     run_id: str | None = None,
 ) -> Any:
     """Drift rows found by reconciliation (newest first; filter by run_id)."""
