@@ -33,7 +33,7 @@ from core.errors import InvalidState, ServiceUnavailable
 from core.logging import request_id_var
 from core.time import iso
 from db.models.engine import ReconciliationDrift, Transfer
-from engine import operators, search, transfers
+from engine import operators, transfers
 from onboarding.queries import paged
 from workflows.transfers import TransferInput, TransferWorkflow
 
@@ -120,13 +120,7 @@ async def retry(call: OperatorCall, transfer_id: str, reason: str | None) -> dic
             TransferWorkflow.run,
             TransferInput(transfer_id=transfer.id),
             workflow_id=workflow_id,
-            attributes=search.attributes(
-                project_id=transfer.project_id,
-                user_uid=transfer.from_uid,
-                operation="transfer",
-                status=transfer.status,
-                currency=transfer.currency,
-            ),
+            attributes=transfers.search_attributes(transfer, transfer.status),
             name="TransferWorkflow",
         )
         if not started:
