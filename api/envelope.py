@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
+from fastapi import Query
 from pydantic import BaseModel, Field
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -46,6 +47,10 @@ class PageParams(BaseModel):
     @property
     def offset(self) -> int:
         return (self.page - 1) * self.per_page
+
+
+# A list route's ``?page=&per_page=`` parameter: ``params: PageQuery``.
+PageQuery = Annotated[PageParams, Query()]
 
 
 def resource(type_: str, id_: object, attributes: Mapping[str, Any]) -> dict[str, Any]:

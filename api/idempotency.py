@@ -27,10 +27,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
+from pydantic import Field
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from sqlalchemy import TextClause, bindparam, select, text
@@ -48,6 +49,12 @@ from core.security import decrypt_secret, encrypt_secret
 from db.base import table_of
 from db.models.access import AuditLog, IdempotencyRecord
 from events.audit import new_audit, redact
+
+# A write body's ``idempotency_key`` field (``idempotency_key: IdempotencyKey = None``): the
+# one description every body that documents the key gives it.
+IdempotencyKey = Annotated[
+    str | None, Field(description="Required unless the Idempotency-Key header is sent")
+]
 
 log = logging.getLogger("mccgw.idempotency")
 

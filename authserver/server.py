@@ -72,7 +72,10 @@ def register_console_client(store: Store, settings: Settings) -> None:
     )
 
 
-class _Introspection(IntrospectionEndpoint):
+class _StoredTokens:
+    """What introspection and revocation share: the client authentication they accept and
+    how they find the token they are asked about (in the store)."""
+
     CLIENT_AUTH_METHODS = ENDPOINT_AUTH_METHODS
     server: AuthServer
 
@@ -80,6 +83,8 @@ class _Introspection(IntrospectionEndpoint):
         found = self.server.store.find_token(token_string, token_type_hint)
         return Token(*found) if found else None
 
+
+class _Introspection(_StoredTokens, IntrospectionEndpoint):
     def check_permission(self, token: Token, client: Client, request: Any) -> bool:
         # The gateway introspects any token; a client only its own.
         return client.get_client_id() == GATEWAY_CLIENT_ID or token.check_client(client)
@@ -108,14 +113,7 @@ class _Introspection(IntrospectionEndpoint):
         }
 
 
-class _Revocation(RevocationEndpoint):
-    CLIENT_AUTH_METHODS = ENDPOINT_AUTH_METHODS
-    server: AuthServer
-
-    def query_token(self, token_string: str, token_type_hint: str | None) -> Token | None:
-        found = self.server.store.find_token(token_string, token_type_hint)
-        return Token(*found) if found else None
-
+class _Revocation(_StoredTokens, RevocationEndpoint):
     def revoke_token(self, token: Token, request: Any) -> None:
         self.server.store.revoke(token.row.id, token.kind)
 

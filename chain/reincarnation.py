@@ -65,20 +65,9 @@ assert _AFTER_NAME.size == 466
 
 
 class ReincarnationError(IntEnum):
-    """Custom errors update_price can return: Anchor's framework codes and the program's."""
+    """The program's own refusals of update_price (its Anchor framework refusals:
+    ``chain.anchor.AnchorError``)."""
 
-    INSTRUCTION_MISSING = 100
-    INSTRUCTION_FALLBACK_NOT_FOUND = 101
-    INSTRUCTION_DID_NOT_DESERIALIZE = 102
-    CONSTRAINT_MUT = 2000
-    CONSTRAINT_SEEDS = 2006
-    ACCOUNT_DISCRIMINATOR_NOT_FOUND = 3001
-    ACCOUNT_DISCRIMINATOR_MISMATCH = 3002
-    ACCOUNT_DID_NOT_DESERIALIZE = 3003
-    ACCOUNT_NOT_ENOUGH_KEYS = 3005
-    ACCOUNT_OWNED_BY_WRONG_PROGRAM = 3007
-    ACCOUNT_NOT_SIGNER = 3010
-    ACCOUNT_NOT_INITIALIZED = 3012
     PRICE_EXCEEDS_MAXIMUM = 6011
     PRICE_BELOW_MINIMUM = 6012
     UNAUTHORIZED = 6013

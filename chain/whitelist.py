@@ -29,7 +29,8 @@ Instructions (data = discriminator ‖ borsh args; account order as listed):
 * ``remove_from_whitelist(project_id u64)`` ``0790d8eff3ecc1eb``: authority (signer,
   writable, receives the rent), mcd_config, whitelist PDA (writable, closed), system program.
 
-Refusals are custom program errors, see :class:`WhitelistError`.
+Refusals are custom program errors, see :class:`WhitelistError` and
+:class:`chain.anchor.AnchorError`.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
 from chain import cluster
+from chain.anchor import AnchorError
 from core.config import Settings
 
 PROGRAM_PATH = Path(__file__).parent / "program" / "mcd_token.so"
@@ -70,22 +72,10 @@ class Status(IntEnum):
 
 
 class WhitelistError(IntEnum):
-    """Custom error codes of the whitelist instructions (``Custom(n)`` instruction errors)."""
+    """The whitelist instructions' own refusals (``Custom(n)`` instruction errors); the Anchor
+    framework's are ``chain.anchor.AnchorError``."""
 
     ALREADY_IN_USE = 0  # the system program's AccountAlreadyInUse: Anchor `init` on an entry
-    INSTRUCTION_MISSING = 100
-    INSTRUCTION_FALLBACK_NOT_FOUND = 101
-    INSTRUCTION_DID_NOT_DESERIALIZE = 102
-    CONSTRAINT_MUT = 2000
-    CONSTRAINT_SEEDS = 2006
-    ACCOUNT_DISCRIMINATOR_NOT_FOUND = 3001
-    ACCOUNT_DISCRIMINATOR_MISMATCH = 3002
-    ACCOUNT_DID_NOT_DESERIALIZE = 3003
-    ACCOUNT_NOT_ENOUGH_KEYS = 3005
-    ACCOUNT_OWNED_BY_WRONG_PROGRAM = 3007
-    INVALID_PROGRAM_ID = 3008
-    ACCOUNT_NOT_SIGNER = 3010
-    ACCOUNT_NOT_INITIALIZED = 3012
     UNAUTHORIZED = 6000
     PROJECT_NAME_TOO_LONG = 6015
     INVALID_STATUS = 6018
@@ -93,19 +83,19 @@ class WhitelistError(IntEnum):
 
 ERRORS: dict[int, str] = {
     WhitelistError.ALREADY_IN_USE: "the project is already whitelisted (its entry exists)",
-    WhitelistError.INSTRUCTION_MISSING: "instruction data shorter than a discriminator",
-    WhitelistError.INSTRUCTION_FALLBACK_NOT_FOUND: "unknown instruction",
-    WhitelistError.INSTRUCTION_DID_NOT_DESERIALIZE: "instruction arguments do not deserialize",
-    WhitelistError.CONSTRAINT_MUT: "an account that must be writable is not",
-    WhitelistError.CONSTRAINT_SEEDS: "an account is not the expected PDA",
-    WhitelistError.ACCOUNT_DISCRIMINATOR_NOT_FOUND: "an account holds no Anchor discriminator",
-    WhitelistError.ACCOUNT_DISCRIMINATOR_MISMATCH: "an account is of another type",
-    WhitelistError.ACCOUNT_DID_NOT_DESERIALIZE: "an account's data does not deserialize",
-    WhitelistError.ACCOUNT_NOT_ENOUGH_KEYS: "not enough accounts",
-    WhitelistError.ACCOUNT_OWNED_BY_WRONG_PROGRAM: "an account is not owned by the MCD program",
-    WhitelistError.INVALID_PROGRAM_ID: "the system program account is not the system program",
-    WhitelistError.ACCOUNT_NOT_SIGNER: "the authority did not sign",
-    WhitelistError.ACCOUNT_NOT_INITIALIZED: "the project has no whitelist entry on chain",
+    AnchorError.INSTRUCTION_MISSING: "instruction data shorter than a discriminator",
+    AnchorError.INSTRUCTION_FALLBACK_NOT_FOUND: "unknown instruction",
+    AnchorError.INSTRUCTION_DID_NOT_DESERIALIZE: "instruction arguments do not deserialize",
+    AnchorError.CONSTRAINT_MUT: "an account that must be writable is not",
+    AnchorError.CONSTRAINT_SEEDS: "an account is not the expected PDA",
+    AnchorError.ACCOUNT_DISCRIMINATOR_NOT_FOUND: "an account holds no Anchor discriminator",
+    AnchorError.ACCOUNT_DISCRIMINATOR_MISMATCH: "an account is of another type",
+    AnchorError.ACCOUNT_DID_NOT_DESERIALIZE: "an account's data does not deserialize",
+    AnchorError.ACCOUNT_NOT_ENOUGH_KEYS: "not enough accounts",
+    AnchorError.ACCOUNT_OWNED_BY_WRONG_PROGRAM: "an account is not owned by the MCD program",
+    AnchorError.INVALID_PROGRAM_ID: "the system program account is not the system program",
+    AnchorError.ACCOUNT_NOT_SIGNER: "the authority did not sign",
+    AnchorError.ACCOUNT_NOT_INITIALIZED: "the project has no whitelist entry on chain",
     WhitelistError.UNAUTHORIZED: "the signer is not the McdConfig authority",
     WhitelistError.PROJECT_NAME_TOO_LONG: "project name over 64 bytes",
     WhitelistError.INVALID_STATUS: "status must be 0 (active) or 1 (suspended)",

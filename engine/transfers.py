@@ -22,12 +22,13 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
+from temporalio.common import TypedSearchAttributes
 
 from core.money import to_decimal_string
 from db.base import table_of
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
-from engine import limits
+from engine import limits, search
 from engine.errors import Rejected, invalid_state
 from events.audit import mark_audit, mark_audits
 from events.outbox import emit, emit_many
@@ -360,6 +361,17 @@ async def fail(
     if ended.audit_id is not None:
         await mark_audit(session, ended.audit_id, "failed", {"data": data})
     return ended
+
+
+def search_attributes(transfer: Transfer, status: str) -> TypedSearchAttributes:
+    """What a transfer's workflow is filed under in Temporal (engine.search), at ``status``."""
+    return search.attributes(
+        project_id=transfer.project_id,
+        user_uid=transfer.from_uid,
+        operation="transfer",
+        status=status,
+        currency=transfer.currency,
+    )
 
 
 async def history(session: AsyncSession, transfer_id: str) -> list[TransferState]:

@@ -16,7 +16,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from api.auth.principal import UserPrincipal
 from api.callers import Admin
 from api.deps import GatewayDep, SessionDep
-from api.envelope import PageParams, page, resource, single
+from api.envelope import PageParams, PageQuery, page, resource, single
 from api.openapi import problems
 from api.ratelimit import client_ip
 from api.routes.admin_transfers_schemas import (
@@ -33,7 +33,7 @@ from core.errors import InvalidState, ServiceUnavailable
 from core.logging import request_id_var
 from core.time import iso
 from db.models.engine import ReconciliationDrift, Transfer
-from engine import operators, search, transfers
+from engine import operators, transfers
 from onboarding.queries import paged
 from workflows.transfers import TransferInput, TransferWorkflow
 
@@ -120,13 +120,7 @@ async def retry(call: OperatorCall, transfer_id: str, reason: str | None) -> dic
             TransferWorkflow.run,
             TransferInput(transfer_id=transfer.id),
             workflow_id=workflow_id,
-            attributes=search.attributes(
-                project_id=transfer.project_id,
-                user_uid=transfer.from_uid,
-                operation="transfer",
-                status=transfer.status,
-                currency=transfer.currency,
-            ),
+            attributes=transfers.search_attributes(transfer, transfer.status),
             name="TransferWorkflow",
         )
         if not started:
@@ -205,7 +199,7 @@ async def admin_cancel_transfer(
 async def reconciliation_drifts(
     admin: Admin,
     session: SessionDep,
-    paging: Annotated[PageParams, Query()],
+    paging: PageQuery,
     run_id: str | None = None,
 ) -> Any:
     """Drift rows found by reconciliation (newest first; filter by run_id)."""

@@ -9,15 +9,15 @@ chain write per op key, never two). Mounted under ``/v1`` and ``/api/open``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
 from api.deps import SessionDep, SettingsDep
-from api.envelope import PageParams, meta, page, resource, single
+from api.envelope import PageQuery, meta, page, resource, single
 from api.openapi import problems
 from api.routes.onboarding import (
     ADMIN_PROBLEMS,
@@ -106,7 +106,7 @@ async def list_whitelist(
     session: SessionDep,
     request: Request,
     settings: SettingsDep,
-    paging: Annotated[PageParams, Query()],
+    paging: PageQuery,
     status: Literal["active", "suspended", "removed", "current", "all"] = "current",
 ) -> dict[str, Any]:
     """The stored MCD whitelist with each entry's decoded on-chain account (administrator)."""

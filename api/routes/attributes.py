@@ -27,7 +27,7 @@ from api.auth.project import ProjectAuthenticator
 from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import meta, resource, single
-from api.idempotency import write_context
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
 from api.routes.attributes_schemas import (
@@ -60,9 +60,7 @@ class AttributeIn(BaseModel):
     attribute_key: str = Field(min_length=1, max_length=100, examples=["auction_wins"])
     attribute_value: Any = Field(examples=[{"count": 3}])
     visibility: Literal["public", "private", "authorized"] = "private"
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
     @field_validator("attribute_value")
     @classmethod
@@ -109,9 +107,7 @@ class AttributeDeleteIn(BaseModel):
     }
 
     attribute_keys: AttributeKeys
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 class AttributeBatchIn(BaseModel):

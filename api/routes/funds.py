@@ -8,7 +8,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request, Security
+from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 from temporalio.client import Client
@@ -19,9 +19,15 @@ from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.deps import SessionDep, token_decimals
-from api.envelope import PageParams, fetch_page, page, resource, single
+from api.envelope import PageQuery, fetch_page, page, resource, single
 from api.errors import invalid_field
-from api.idempotency import WriteContext, expired_key, replay_or_conflict, write_context
+from api.idempotency import (
+    IdempotencyKey,
+    WriteContext,
+    expired_key,
+    replay_or_conflict,
+    write_context,
+)
 from api.metrics import WORKFLOW_STARTS
 from api.openapi import problems
 from api.typed import Attributes, Many, One
@@ -177,9 +183,7 @@ class LockIn(BaseModel):
     reason: str = Field(min_length=1, max_length=100, examples=["auction_bid"])
     reference_id: str | None = Field(None, max_length=200, examples=["auction-42"])
     expires_at: datetime = Field(description="When the lock ends by itself (future, with offset)")
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 class UnlockIn(BaseModel):
@@ -276,11 +280,7 @@ async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request
     responses=PROBLEMS,
 )
 async def locked_funds(
-    user_uid: str,
-    project: FundsRead,
-    session: SessionDep,
-    request: Request,
-    paging: Annotated[PageParams, Query()],
+    user_uid: str, project: FundsRead, session: SessionDep, request: Request, paging: PageQuery
 ) -> Any:
     """Active fund locks this project holds on a user (paged)."""
     await require_user_authorized(session, project, user_uid, "funds:read")

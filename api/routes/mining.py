@@ -18,7 +18,7 @@ from api.after_commit import after_commit
 from api.auth.deps import current_project, current_user, oauth2_scheme, project_id_header
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.deps import SessionDep, token_decimals
-from api.envelope import PageParams, page, resource, single
+from api.envelope import PageParams, PageQuery, page, resource, single
 from api.idempotency import write_context
 from api.openapi import problems
 from api.routes.mining_models import (
@@ -227,7 +227,7 @@ async def records(
     reader: Annotated[UserPrincipal | ProjectPrincipal, Depends(mining_reader)],
     session: SessionDep,
     request: Request,
-    params: Annotated[PageParams, Depends()],
+    params: PageQuery,
     user_uid: Annotated[str | None, Query(description="projects: one user's records")] = None,
 ) -> dict[str, Any]:
     """Confirmed mining rewards: a user's own, or a project's (optionally of one user)."""

@@ -18,7 +18,7 @@ import asyncio
 import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Path, Query, Request
+from fastapi import APIRouter, Body, Depends, Path, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, field_validator
@@ -29,7 +29,7 @@ from temporalio.service import RPCError
 from api.auth.deps import current_user, id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, SettingsDep
-from api.envelope import PageParams, page, resource, single
+from api.envelope import PageQuery, page, resource, single
 from api.openapi import problems
 from api.routes.onboarding_schemas import ApplicationAttrs, ApprovedAttrs
 from api.typed import Many, One
@@ -156,7 +156,7 @@ async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) ->
     "/projects/applications", response_model=Many[ApplicationAttrs], responses=_DEV_PROBLEMS
 )
 async def my_applications(
-    user: Developer, session: SessionDep, paging: Annotated[PageParams, Query()]
+    user: Developer, session: SessionDep, paging: PageQuery
 ) -> dict[str, Any]:
     """The caller's applications, newest first (developer ID token)."""
     statement = queries.applications(developer_uid=user.uid)
@@ -183,7 +183,7 @@ async def my_application(
 async def list_applications(
     admin: AdminCaller,
     session: SessionDep,
-    paging: Annotated[PageParams, Query()],
+    paging: PageQuery,
     status: Literal["pending", "approving", "approved", "rejected", "suspended", "all"] = "all",
 ) -> dict[str, Any]:
     """Applications for review, filtered by status (administrator)."""

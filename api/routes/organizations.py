@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from api.auth.principal import UserPrincipal
 from api.callers import Admin, OrgRead
 from api.deps import RedisDep, SessionDep
-from api.envelope import PageParams, page, single
-from api.idempotency import write_context
+from api.envelope import PageQuery, page, single
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.typed import Many, One
 from core.money import to_decimal_string
@@ -93,7 +93,7 @@ async def _unit_body(session: SessionDep, unit: OrgUnit) -> dict[str, Any]:
 async def list_organizations(
     user: OrgRead,
     session: SessionDep,
-    params: Annotated[PageParams, Query()],
+    params: PageQuery,
     type: Annotated[UnitType | None, Query(description="Only units of this type")] = None,
     parent: Annotated[
         str | None, Query(description="Only the children of this unit, e.g. sector-1")
@@ -140,10 +140,7 @@ def _member(row: MemberRow) -> dict[str, Any]:
 
 @router.get("/{unit_id}/members", response_model=Many[MemberAttributes], responses=PROBLEMS)
 async def organization_members(
-    unit_id: UnitId,
-    user: OrgRead,
-    session: SessionDep,
-    params: Annotated[PageParams, Query()],
+    unit_id: UnitId, user: OrgRead, session: SessionDep, params: PageQuery
 ) -> dict[str, Any]:
     """Current members of a unit (of every station under it), oldest first, paged."""
     unit = await units.get(session, unit_id)
@@ -238,9 +235,7 @@ class UnitIn(BaseModel):
     )
     manager_uid: str | None = Field(None, min_length=1, max_length=100)
     territory_mint: str | None = Field(None, pattern=r"^[1-9A-HJ-NP-Za-km-z]{32,44}$")
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 def _to_json(body: dict[str, Any]) -> dict[str, Any]:
@@ -270,9 +265,7 @@ async def create_organization(payload: UnitIn, admin: Admin, request: Request) -
 
 
 class RemovalIn(BaseModel):
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 class PlacementIn(RemovalIn):  # the removal's body, plus whom to place

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import single
-from api.idempotency import write_context
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.routes.onboarding_schemas import OAuthClientAttrs
 from api.typed import One
@@ -37,9 +37,7 @@ class RedirectUrisIn(BaseModel):
         examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
         description="Absolute https URLs (http only on localhost); replaces the list",
     )
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
     @field_validator("redirect_uris")
     @classmethod

@@ -5,12 +5,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from sqlalchemy import Date, cast, func, select
 
 from api.callers import McdRead
 from api.deps import SessionDep, token_decimals
-from api.envelope import PageParams, page, resource
+from api.envelope import PageQuery, page, resource
 from api.openapi import problems
 from api.routes.legacy import LEGACY_PROBLEMS, LegacyUser
 from api.routes.mining_models import LegacyMiningHistory, McdRewardAttrs
@@ -34,10 +34,7 @@ def _decimals(request: Request) -> int:
     responses=problems(401, scope="mcd:read"),
 )
 async def mcd_rewards(
-    user: McdRead,
-    session: SessionDep,
-    request: Request,
-    params: Annotated[PageParams, Depends()],
+    user: McdRead, session: SessionDep, request: Request, params: PageQuery
 ) -> dict[str, Any]:
     """The current user's confirmed MCD mining rewards per UTC day and project."""
     day = cast(func.timezone("UTC", MiningSubmission.confirmed_at), Date)

@@ -15,7 +15,7 @@ from api.auth.principal import UserPrincipal
 from api.callers import OrgRead
 from api.deps import RedisDep, SessionDep
 from api.envelope import single
-from api.idempotency import write_context
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.routes.organizations import usdc
 from api.typed import One
@@ -184,9 +184,7 @@ async def user_bonus(user: OrgRead, request: Request, redis: RedisDep) -> dict[s
 
 
 class LightIn(BaseModel):
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 async def _light(request: Request, user: UserPrincipal, redis: RedisDep, upgrade: bool) -> Any:

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from api.idempotency import IdempotencyKey
+
 
 class McdBalance(BaseModel):
     total_balance: str = Field(description="finalized custody balance as booked (decimal)")
@@ -88,6 +90,4 @@ class MccPrice(BaseModel):
 
 class PriceSet(BaseModel):
     price_usdc: str = Field(examples=["10.5"], description="6 decimals at most, 0.01 to 1000")
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Path, Request, Response, Security
+from fastapi import APIRouter, FastAPI, Path, Request, Response, Security
 from solana.exceptions import SolanaRpcException
 from solana.rpc.commitment import Commitment
 from solana.rpc.core import RPCException
@@ -21,7 +21,7 @@ from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.callers import McdRead
 from api.deps import SessionDep
-from api.envelope import PageParams, meta, single
+from api.envelope import PageParams, PageQuery, meta, single
 from api.errors import invalid_field
 from api.openapi import problems
 from api.routes import token_price
@@ -229,18 +229,16 @@ async def _transactions(
 
 @router.get("/v1/mcc/transactions", response_model=Many[TokenTransaction], responses=USER_PROBLEMS)
 async def mcc_transactions(
-    user: MccRead, session: SessionDep, request: Request,
-    params: Annotated[PageParams, Depends()],
-) -> dict[str, Any]:  # fmt: skip
+    user: MccRead, session: SessionDep, request: Request, params: PageQuery
+) -> dict[str, Any]:
     """The caller's MCC movements, newest first (deposits, transfers, settlements)."""
     return await _transactions(session, user.uid, "MCC", params, request)
 
 
 @router.get("/v1/mcd/transactions", response_model=Many[TokenTransaction], responses=USER_PROBLEMS)
 async def mcd_transactions(
-    user: McdRead, session: SessionDep, request: Request,
-    params: Annotated[PageParams, Depends()],
-) -> dict[str, Any]:  # fmt: skip
+    user: McdRead, session: SessionDep, request: Request, params: PageQuery
+) -> dict[str, Any]:
     """The caller's MCD movements, newest first (deposits, transfers, mining rewards)."""
     return await _transactions(session, user.uid, "MCD", params, request)
 

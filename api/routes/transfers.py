@@ -30,7 +30,7 @@ from core.errors import DomainError, NotFound
 from core.money import to_decimal_string
 from core.time import iso
 from db.models.engine import Transfer
-from engine import search, transfers
+from engine import transfers
 from engine.ids import transfer_workflow_id
 from workflows.transfers import TransferInput, TransferWorkflow
 
@@ -185,13 +185,7 @@ def _start_soon(request: Request, transfer: Transfer) -> None:
     """After the commit, without holding up the answer: start the transfer's workflow and tell
     a settled lock's timer (see api.after_commit for why nothing is lost if this never runs)."""
     transfer_id, lock_id = transfer.id, transfer.lock_id
-    attributes = search.attributes(
-        project_id=transfer.project_id,
-        user_uid=transfer.from_uid,
-        operation="transfer",
-        status="pending",
-        currency=transfer.currency,
-    )
+    attributes = transfers.search_attributes(transfer, "pending")
 
     async def start() -> None:
         await start_workflow(

@@ -14,7 +14,7 @@ from api.callers import UserRead, UserWrite
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
-from api.idempotency import write_context
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import client_ip
 from api.typed import Attributes, One
@@ -34,9 +34,7 @@ _PROBLEMS = problems(401, 403, 429)
 
 class ProfileUpdate(BaseModel):
     display_name: str = Field(min_length=1, max_length=50, examples=["Alice"])
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
 
 class UserAttributes(Attributes):

@@ -8,16 +8,16 @@ import uuid
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.callers import ProjectCaller
 from api.deps import SessionDep
-from api.envelope import PageParams, fetch_page, page, resource, single
+from api.envelope import PageQuery, fetch_page, page, resource, single
 from api.errors import invalid_field
-from api.idempotency import write_context
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.typed import Attributes, Many, One
 from core.config import Settings
@@ -66,9 +66,7 @@ class EndpointIn(BaseModel):
         max_length=256,
         description="Signing secret; omitted = one is generated and shown once in the response",
     )
-    idempotency_key: str | None = Field(
-        None, description="Required unless the Idempotency-Key header is sent"
-    )
+    idempotency_key: IdempotencyKey = None
 
     @field_validator("events")
     @classmethod
@@ -222,10 +220,7 @@ async def register(payload: EndpointIn, project: ProjectCaller, request: Request
 
 @router.get("", response_model=Many[EndpointAttributes], responses=_PROBLEMS)
 async def list_endpoints(
-    project: ProjectCaller,
-    session: SessionDep,
-    request: Request,
-    params: Annotated[PageParams, Depends()],
+    project: ProjectCaller, session: SessionDep, request: Request, params: PageQuery
 ) -> dict[str, Any]:
     """The calling project's webhook endpoints (deleted ones are not listed)."""
     order = (WebhookEndpoint.created_at, WebhookEndpoint.id)
@@ -319,7 +314,7 @@ async def list_deliveries(
     endpoint_id: str,
     project: ProjectCaller,
     session: SessionDep,
-    params: Annotated[PageParams, Depends()],
+    params: PageQuery,
     status: Annotated[Literal["pending", "succeeded", "failed"] | None, Query()] = None,
 ) -> dict[str, Any]:
     """Deliveries to one endpoint, newest first, each with its attempt log."""

@@ -15,6 +15,7 @@ from solders.pubkey import Pubkey
 
 from chain import cluster
 from chain import reincarnation as rn
+from chain.anchor import AnchorError as A
 from chain.node.ecosystem import REINCARNATION_PROGRAM_ID, genesis_pool
 from chain.reincarnation import ReincarnationError as E
 from tests.chain.svm_util import NOW, Svm
@@ -189,7 +190,7 @@ def test_only_the_pool_authority_may_update(chain: PoolChain) -> None:
 def test_authority_must_sign(chain: PoolChain) -> None:
     ix = chain.ix(9_000_000)
     ix.accounts = [AccountMeta(chain.authority.pubkey(), False, False), ix.accounts[1]]
-    assert chain.refused(ix, chain.payer) == E.ACCOUNT_NOT_SIGNER
+    assert chain.refused(ix, chain.payer) == A.ACCOUNT_NOT_SIGNER
     assert chain.current() == chain.pool
 
 
@@ -197,49 +198,49 @@ def test_pool_must_be_the_v2_pda(chain: PoolChain) -> None:
     elsewhere = Pubkey.new_unique()
     chain.put(elsewhere, rn.encode_reincarnation_pool(chain.pool), PROGRAM)
     assert chain.refused(chain.ix(9_000_000, pool=elsewhere), chain.authority) == (
-        E.CONSTRAINT_SEEDS
+        A.CONSTRAINT_SEEDS
     )
     # The docs' seed (without _v2) is not the pool either.
     docs_pda = Pubkey.find_program_address([b"reincarnation_pool"], PROGRAM)[0]
     chain.put(docs_pda, rn.encode_reincarnation_pool(chain.pool), PROGRAM)
     assert chain.refused(chain.ix(9_000_000, pool=docs_pda), chain.authority) == (
-        E.CONSTRAINT_SEEDS
+        A.CONSTRAINT_SEEDS
     )
 
 
 def test_pool_must_belong_to_the_program(chain: PoolChain) -> None:
     chain.put(POOL, rn.encode_reincarnation_pool(chain.pool), Pubkey.new_unique())
-    assert chain.refused(chain.ix(9_000_000), chain.authority) == E.ACCOUNT_OWNED_BY_WRONG_PROGRAM
+    assert chain.refused(chain.ix(9_000_000), chain.authority) == A.ACCOUNT_OWNED_BY_WRONG_PROGRAM
     empty = PoolChain()
     empty.put(POOL, b"", Pubkey.default(), lamports=0)  # no pool at all
-    assert empty.refused(empty.ix(9_000_000), empty.authority) == E.ACCOUNT_NOT_INITIALIZED
+    assert empty.refused(empty.ix(9_000_000), empty.authority) == A.ACCOUNT_NOT_INITIALIZED
 
 
 def test_pool_must_be_a_reincarnation_pool(chain: PoolChain) -> None:
     data = rn.encode_reincarnation_pool(chain.pool)
     chain.put(POOL, b"\x01" + data[1:], PROGRAM)
-    assert chain.refused(chain.ix(9_000_000), chain.authority) == (E.ACCOUNT_DISCRIMINATOR_MISMATCH)
+    assert chain.refused(chain.ix(9_000_000), chain.authority) == (A.ACCOUNT_DISCRIMINATOR_MISMATCH)
     chain.put(POOL, data[:5], PROGRAM)
     assert chain.refused(chain.ix(9_000_000), chain.authority) == (
-        E.ACCOUNT_DISCRIMINATOR_NOT_FOUND
+        A.ACCOUNT_DISCRIMINATOR_NOT_FOUND
     )
     chain.put(POOL, data[:300], PROGRAM)
-    assert chain.refused(chain.ix(9_000_000), chain.authority) == E.ACCOUNT_DID_NOT_DESERIALIZE
+    assert chain.refused(chain.ix(9_000_000), chain.authority) == A.ACCOUNT_DID_NOT_DESERIALIZE
 
 
 def test_pool_must_be_writable(chain: PoolChain) -> None:
     ix = chain.ix(9_000_000)
     ix.accounts = [ix.accounts[0], AccountMeta(POOL, False, False)]
-    assert chain.refused(ix, chain.authority) == E.CONSTRAINT_MUT
+    assert chain.refused(ix, chain.authority) == A.CONSTRAINT_MUT
 
 
 @pytest.mark.parametrize(
     ("data", "code"),
     [
-        (b"", E.INSTRUCTION_MISSING),
-        (bytes.fromhex("3d22759b4b227b"), E.INSTRUCTION_MISSING),
-        (bytes.fromhex("3d22759b4b227bd0") + b"\x01\x02", E.INSTRUCTION_DID_NOT_DESERIALIZE),
-        (bytes(16), E.INSTRUCTION_FALLBACK_NOT_FOUND),
+        (b"", A.INSTRUCTION_MISSING),
+        (bytes.fromhex("3d22759b4b227b"), A.INSTRUCTION_MISSING),
+        (bytes.fromhex("3d22759b4b227bd0") + b"\x01\x02", A.INSTRUCTION_DID_NOT_DESERIALIZE),
+        (bytes(16), A.INSTRUCTION_FALLBACK_NOT_FOUND),
     ],
 )
 def test_malformed_instructions_are_refused(chain: PoolChain, data: bytes, code: int) -> None:
@@ -250,4 +251,4 @@ def test_malformed_instructions_are_refused(chain: PoolChain, data: bytes, code:
 def test_missing_accounts_are_refused(chain: PoolChain) -> None:
     ix = chain.ix(9_000_000)
     ix.accounts = ix.accounts[:1]
-    assert chain.refused(ix, chain.authority) == E.ACCOUNT_NOT_ENOUGH_KEYS
+    assert chain.refused(ix, chain.authority) == A.ACCOUNT_NOT_ENOUGH_KEYS

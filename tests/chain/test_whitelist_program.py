@@ -12,6 +12,7 @@ from solders.instruction import AccountMeta
 from solders.pubkey import Pubkey
 
 from chain import whitelist as wl
+from chain.anchor import AnchorError as A
 from chain.node.ecosystem import genesis_mcd_config
 from chain.whitelist import Status
 from chain.whitelist import WhitelistError as E
@@ -180,9 +181,9 @@ def test_prefunded_pda_cannot_block_a_project(chain: WlChain) -> None:
 
 def test_wrong_pda_is_refused(chain: WlChain) -> None:
     other = chain.pda(PROJECT + 1)
-    assert chain.refused(chain.add_ix(pda=other), chain.authority) == E.CONSTRAINT_SEEDS
+    assert chain.refused(chain.add_ix(pda=other), chain.authority) == A.CONSTRAINT_SEEDS
     assert chain.refused(chain.add_ix(pda=Pubkey.new_unique()), chain.authority) == (
-        E.CONSTRAINT_SEEDS
+        A.CONSTRAINT_SEEDS
     )
     assert chain.entry() is None and chain.entry(PROJECT + 1) is None
 
@@ -199,7 +200,7 @@ def test_non_canonical_bump_is_refused(chain: WlChain) -> None:
         break
     else:
         raise AssertionError("no second valid bump")
-    assert chain.refused(chain.add_ix(pda=pda), chain.authority) == E.CONSTRAINT_SEEDS
+    assert chain.refused(chain.add_ix(pda=pda), chain.authority) == A.CONSTRAINT_SEEDS
 
 
 # ------------------------------------------------------- only the config authority writes
@@ -222,11 +223,11 @@ def test_no_other_signer_can_create_change_or_remove_an_entry(chain: WlChain) ->
     fake_at_random = Pubkey.new_unique()
     chain.put(fake_at_random, fake, PROGRAM)  # cannot even exist on a real chain
     ix = chain.add_ix(PROJECT + 6, signer=me, config=fake_at_random)
-    assert chain.refused(ix, stranger) == E.CONSTRAINT_SEEDS
+    assert chain.refused(ix, stranger) == A.CONSTRAINT_SEEDS
     foreign = Pubkey.new_unique()
     chain.put(foreign, fake, Pubkey.new_unique())  # owned by the stranger's own program
     ix = chain.add_ix(PROJECT + 6, signer=me, config=foreign)
-    assert chain.refused(ix, stranger) == E.ACCOUNT_OWNED_BY_WRONG_PROGRAM
+    assert chain.refused(ix, stranger) == A.ACCOUNT_OWNED_BY_WRONG_PROGRAM
     assert chain.entry(PROJECT + 6) is None
 
 
@@ -234,20 +235,20 @@ def test_authority_must_sign(chain: WlChain) -> None:
     payer = chain.funded()
     add = chain.add_ix()
     add.accounts = [AccountMeta(chain.authority.pubkey(), False, True), *add.accounts[1:]]
-    assert chain.refused(add, payer) == E.ACCOUNT_NOT_SIGNER
+    assert chain.refused(add, payer) == A.ACCOUNT_NOT_SIGNER
     chain.add()
     status = chain.status_ix(1)
     status.accounts = [AccountMeta(chain.authority.pubkey(), False, True), *status.accounts[1:]]
-    assert chain.refused(status, payer) == E.ACCOUNT_NOT_SIGNER
+    assert chain.refused(status, payer) == A.ACCOUNT_NOT_SIGNER
 
 
 def test_writable_accounts_are_checked(chain: WlChain) -> None:
     add = chain.add_ix()
     add.accounts = [add.accounts[0], add.accounts[1], AccountMeta(chain.pda(), False, False),
                     *add.accounts[3:]]  # fmt: skip
-    assert chain.refused(add, chain.authority) == E.CONSTRAINT_MUT
+    assert chain.refused(add, chain.authority) == A.CONSTRAINT_MUT
     chain.add()
     status = chain.status_ix(1)
     status.accounts = [AccountMeta(chain.authority.pubkey(), True, False), *status.accounts[1:]]
     payer = chain.funded()  # the fee payer is always writable: another one pays
-    assert chain.refused(status, payer, chain.authority) == E.CONSTRAINT_MUT
+    assert chain.refused(status, payer, chain.authority) == A.CONSTRAINT_MUT

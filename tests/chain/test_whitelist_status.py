@@ -10,6 +10,7 @@ from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
 from chain import whitelist as wl
+from chain.anchor import AnchorError as A
 from chain.whitelist import Status
 from chain.whitelist import WhitelistError as E
 from tests.chain.svm_util import NOW
@@ -48,33 +49,33 @@ def test_bad_status_is_refused(chain: WlChain) -> None:
 def test_status_of_another_projects_entry_is_refused(chain: WlChain) -> None:
     chain.add(PROJECT + 1)
     ix = chain.status_ix(1, pda=chain.pda(PROJECT + 1))  # args say PROJECT, account is +1
-    assert chain.refused(ix, chain.authority) == E.CONSTRAINT_SEEDS
+    assert chain.refused(ix, chain.authority) == A.CONSTRAINT_SEEDS
 
 
 def test_entry_must_belong_to_the_program(chain: WlChain) -> None:
-    assert chain.refused(chain.status_ix(1), chain.authority) == E.ACCOUNT_NOT_INITIALIZED
-    assert chain.refused(chain.remove_ix(), chain.authority) == E.ACCOUNT_NOT_INITIALIZED
+    assert chain.refused(chain.status_ix(1), chain.authority) == A.ACCOUNT_NOT_INITIALIZED
+    assert chain.refused(chain.remove_ix(), chain.authority) == A.ACCOUNT_NOT_INITIALIZED
     chain.add()
     data = chain.svm.get_account(chain.pda())
     assert data is not None
     chain.put(chain.pda(), bytes(data.data), Pubkey.new_unique())
-    assert chain.refused(chain.status_ix(1), chain.authority) == E.ACCOUNT_OWNED_BY_WRONG_PROGRAM
-    assert chain.refused(chain.remove_ix(), chain.authority) == E.ACCOUNT_OWNED_BY_WRONG_PROGRAM
+    assert chain.refused(chain.status_ix(1), chain.authority) == A.ACCOUNT_OWNED_BY_WRONG_PROGRAM
+    assert chain.refused(chain.remove_ix(), chain.authority) == A.ACCOUNT_OWNED_BY_WRONG_PROGRAM
 
 
 def test_entry_must_be_an_mcd_whitelist(chain: WlChain) -> None:
     chain.put(chain.pda(), bytes(8) + bytes(122), PROGRAM)
-    assert chain.refused(chain.status_ix(1), chain.authority) == E.ACCOUNT_DISCRIMINATOR_MISMATCH
+    assert chain.refused(chain.status_ix(1), chain.authority) == A.ACCOUNT_DISCRIMINATOR_MISMATCH
     chain.put(chain.pda(), wl.ENTRY_DISCRIMINATOR + bytes(50), PROGRAM)
-    assert chain.refused(chain.status_ix(1), chain.authority) == E.ACCOUNT_DID_NOT_DESERIALIZE
+    assert chain.refused(chain.status_ix(1), chain.authority) == A.ACCOUNT_DID_NOT_DESERIALIZE
 
 
 def test_config_must_be_a_migrated_mcd_config(chain: WlChain) -> None:
     data = wl.encode_config(chain.config)
     chain.put(CONFIG, data[:193], PROGRAM)  # McdConfigV1, before migrate_config
-    assert chain.refused(chain.add_ix(), chain.authority) == E.ACCOUNT_DID_NOT_DESERIALIZE
+    assert chain.refused(chain.add_ix(), chain.authority) == A.ACCOUNT_DID_NOT_DESERIALIZE
     chain.put(CONFIG, bytes(209), PROGRAM)
-    assert chain.refused(chain.add_ix(), chain.authority) == E.ACCOUNT_DISCRIMINATOR_MISMATCH
+    assert chain.refused(chain.add_ix(), chain.authority) == A.ACCOUNT_DISCRIMINATOR_MISMATCH
 
 
 # ------------------------------------------------------------------ remove_from_whitelist
@@ -97,11 +98,11 @@ def test_remove_closes_the_entry_and_refunds_the_rent(chain: WlChain) -> None:
 def test_system_program_is_checked(chain: WlChain) -> None:
     add = chain.add_ix()
     add.accounts = [*add.accounts[:4], AccountMeta(PROGRAM, False, False)]
-    assert chain.refused(add, chain.authority) == E.INVALID_PROGRAM_ID
+    assert chain.refused(add, chain.authority) == A.INVALID_PROGRAM_ID
     chain.add()
     remove = chain.remove_ix()
     remove.accounts = [*remove.accounts[:3], AccountMeta(PROGRAM, False, False)]
-    assert chain.refused(remove, chain.authority) == E.INVALID_PROGRAM_ID
+    assert chain.refused(remove, chain.authority) == A.INVALID_PROGRAM_ID
 
 
 # --------------------------------------------------------------------- malformed input
@@ -110,24 +111,24 @@ def test_system_program_is_checked(chain: WlChain) -> None:
 @pytest.mark.parametrize(
     ("data", "code"),
     [
-        (b"", E.INSTRUCTION_MISSING),
-        (bytes.fromhex("9dd33436905105"), E.INSTRUCTION_MISSING),
-        (bytes(8), E.INSTRUCTION_FALLBACK_NOT_FOUND),
-        (bytes.fromhex("9dd3343690510537") + bytes(11), E.INSTRUCTION_DID_NOT_DESERIALIZE),
+        (b"", A.INSTRUCTION_MISSING),
+        (bytes.fromhex("9dd33436905105"), A.INSTRUCTION_MISSING),
+        (bytes(8), A.INSTRUCTION_FALLBACK_NOT_FOUND),
+        (bytes.fromhex("9dd3343690510537") + bytes(11), A.INSTRUCTION_DID_NOT_DESERIALIZE),
         (
             bytes.fromhex("9dd3343690510537") + struct.pack("<QI", PROJECT, 10) + b"short",
-            E.INSTRUCTION_DID_NOT_DESERIALIZE,
+            A.INSTRUCTION_DID_NOT_DESERIALIZE,
         ),
         (
             bytes.fromhex("9dd3343690510537") + struct.pack("<QI", PROJECT, 2) + b"\xc3\x28",
-            E.INSTRUCTION_DID_NOT_DESERIALIZE,
+            A.INSTRUCTION_DID_NOT_DESERIALIZE,
         ),
         (
             bytes.fromhex("9dd3343690510537") + struct.pack("<QI", PROJECT, 3) + b"\xed\xa0\x80",
-            E.INSTRUCTION_DID_NOT_DESERIALIZE,
+            A.INSTRUCTION_DID_NOT_DESERIALIZE,
         ),
-        (bytes.fromhex("ccc40cba81d2c4ca") + bytes(8), E.INSTRUCTION_DID_NOT_DESERIALIZE),
-        (bytes.fromhex("0790d8eff3ecc1eb") + bytes(7), E.INSTRUCTION_DID_NOT_DESERIALIZE),
+        (bytes.fromhex("ccc40cba81d2c4ca") + bytes(8), A.INSTRUCTION_DID_NOT_DESERIALIZE),
+        (bytes.fromhex("0790d8eff3ecc1eb") + bytes(7), A.INSTRUCTION_DID_NOT_DESERIALIZE),
     ],
 )
 def test_malformed_instructions_are_refused(chain: WlChain, data: bytes, code: int) -> None:
@@ -138,14 +139,14 @@ def test_malformed_instructions_are_refused(chain: WlChain, data: bytes, code: i
 def test_missing_accounts_are_refused(chain: WlChain) -> None:
     add = chain.add_ix()
     add.accounts = add.accounts[:4]
-    assert chain.refused(add, chain.authority) == E.ACCOUNT_NOT_ENOUGH_KEYS
+    assert chain.refused(add, chain.authority) == A.ACCOUNT_NOT_ENOUGH_KEYS
     remove = chain.remove_ix()
     remove.accounts = remove.accounts[:3]
-    assert chain.refused(remove, chain.authority) == E.ACCOUNT_NOT_ENOUGH_KEYS
+    assert chain.refused(remove, chain.authority) == A.ACCOUNT_NOT_ENOUGH_KEYS
 
 
 def test_every_error_code_has_a_message() -> None:
-    assert set(wl.ERRORS) == {int(e) for e in E}
+    assert set(wl.ERRORS) == {int(e) for e in (*A, *E)}
     assert "authority" in wl.error_message(E.UNAUTHORIZED)
     assert "unknown" in wl.error_message(999)
 
