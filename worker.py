@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import os
 import signal
 from collections.abc import Callable, Sequence
 from datetime import timedelta
@@ -150,6 +151,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_json)
+    if settings.worker_nice:
+        # Settling yields the CPU to accepting where both share a host (Settings.worker_nice).
+        os.nice(settings.worker_nice)
     # uvloop: the same event loop uvicorn gives the API; asyncio's own costs more CPU per task.
     uvloop.run(run(settings, args.task_queue))
 

@@ -92,7 +92,9 @@ class MiningActivities:
         self._window = ProofWindow.of(settings)
         self._sessions = sessions
         self._gateway = gateway
-        self._minter = SharedMinter(sessions, gateway, lambda: self._decimals)
+        self._minter = SharedMinter(
+            sessions, gateway, lambda: self._decimals, keys=self._keys, window=self._window
+        )
 
     @property
     def _decimals(self) -> int:
@@ -173,25 +175,20 @@ class MiningActivities:
     @activity.defn(name="mining_settle_single")
     async def settle_single(self, data: SharedMintInput) -> SingleResult:
         """One single submission from verification to its outcome, as the workflow's one local
-        activity: verified -> minted in a transaction shared with the others that arrive
-        together -> confirmed at finality; rejected, or failed when its custody account is
-        refused (nothing minted). Every part is idempotent: a retry or a replay after a crash
-        resumes from the records (mining.settle, mining.minter)."""
+        activity: verified, minted and confirmed together with the others that arrive with it
+        (mining.minter); rejected, or failed when its custody account is refused (nothing
+        minted). Idempotent: a retry or a replay after a crash resumes from the records."""
         ids = [data.submission_id]
         try:
-            verified = await self.verify(VerifyInput(ids))
-            if not verified.verified:
-                return SingleResult(rejected=verified.rejected)
-            try:
-                done = await self._minter.mint(data.submission_id)
-            except ChainRejected as exc:  # its custody account was refused: nothing was minted
-                async with self._sessions() as session:
-                    failed = await settle.fail(session, ids, f"chain_rejected: {exc}")
-                    await session.commit()
-                return SingleResult(failed=failed)
+            outcome = await self._minter.settle(data.submission_id)
+        except ChainRejected as exc:  # its custody account was refused: nothing was minted
+            async with self._sessions() as session:
+                failed = await settle.fail(session, ids, f"chain_rejected: {exc}")
+                await session.commit()
+            return SingleResult(failed=failed)
         except settle.NotYetVisible as exc:
             raise _not_visible(exc) from exc
-        return SingleResult(confirmed=done.confirmed, failed=done.failed)
+        return SingleResult(**{outcome: ids})
 
     @activity.defn(name="mining_fail")
     async def fail(self, data: FailInput) -> list[str]:

@@ -75,6 +75,10 @@ class Settings(BaseSettings):
     temporal_address: str = "127.0.0.1:7233"
     temporal_namespace: str = "default"
     temporal_ui_url: str = "http://127.0.0.1:8233"
+    # The worker lowers its own CPU priority by this much at start (os.nice): on a host it
+    # shares with the API, requests are accepted before earlier ones are settled (issue 18's
+    # accept latency under a settling backlog). No effect where the worker has its own cores.
+    worker_nice: int = Field(default=10, ge=0, le=19)
     # Block explorer for the console's signature links (asked for our RPC as a custom cluster).
     explorer_url: str = "https://explorer.solana.com"
     solana_rpc_url: str = "http://127.0.0.1:8899"

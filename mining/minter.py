@@ -1,20 +1,28 @@
-"""Single mining submissions that arrive together share ``mint_to`` transactions.
+"""Single mining submissions that arrive together are verified, minted and confirmed together.
 
 One ``SharedMinter`` per worker process (like ``engine.settlement.Settler`` for transfers).
-Each single submission's workflow calls ``mint(submission_id)`` once it is verified; the minter
-gathers the submissions that arrive within ``linger``, makes sure their users' custody accounts
-exist, claims them in one statement (``op_key`` named on the rows before anything is signed),
-packs as many as fit into one transaction, sends it through the gateway and answers each caller
-with its write. Each caller then awaits finality and confirms ITS OWN submission (its status,
-history, ledger credit and event), so every submission keeps its own outcome.
+Each single submission's workflow calls ``settle(submission_id)`` once; the minter gathers the
+submissions that arrive within ``linger`` (and those that pile up while the previous group is
+being signed) and, for the whole group:
+
+1. verifies them in one transaction (``mining.settle.verify``: rejected ones end here);
+2. makes sure their users' custody accounts exist, then claims the verified ones in one
+   statement, several per ``mint_to`` transaction (each write's ``op_key`` named on its rows
+   before anything is signed);
+3. sends each write through the gateway and records it (verified -> pending_onchain);
+4. awaits its finality once and confirms all its members in one transaction (ledger credits,
+   ``mining.reward.confirmed`` events), then answers each caller with its own outcome.
+
+Each submission keeps its own status, history, ledger credit and events; only the database
+transactions and the chain transaction are shared.
 
 Exactly once, across retries and crashes: a claimed submission's write is rebuilt from its
 members (every row naming the op_key, in id order), so a retry in any process sends the same
-payload and the gateway sends it at most once; confirmation is conditional on
-``pending_onchain``, so a second confirm credits nothing. A write the chain refused fails its
+payload and the gateway sends it at most once; every status change is conditional on the
+current status, so a second verify or confirm does nothing. A write the chain refused fails its
 members (limits given back), as a batch chunk does.
 
-Unlike ``engine.settlement`` this coordinator commits its own claims: they must be durable
+Unlike ``engine.settlement`` this coordinator commits its own steps: a claim must be durable
 before the write is signed; the state changes themselves are ``mining.settle``'s.
 """
 
@@ -22,10 +30,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.errors import ChainRejected
@@ -33,9 +44,22 @@ from chain.gateway import ChainGateway, ChainWrite
 from db.models.mining import MiningSubmission
 from mining import settle
 from mining.mints import MAX_MINTS_PER_TX, MintItem, mint_of, packer
+from mining.settle import ConfirmResult, VerifyResult
+from mining.verify import ProofWindow
+
+log = logging.getLogger(__name__)
 
 # Arrivals that end the wait early (a transaction holds this many mints at most).
 _FULL = MAX_MINTS_PER_TX
+FINAL = ("confirmed", "failed", "rejected")
+
+
+@dataclass(frozen=True)
+class Found:
+    """A submission as its group left it: its status and the write it joined, if any."""
+
+    status: str
+    op_key: str | None = None
 
 
 class SharedMinter:
@@ -47,69 +71,80 @@ class SharedMinter:
         sessions: async_sessionmaker[AsyncSession],
         gateway: ChainGateway,
         decimals: Callable[[], int],
+        *,
+        keys: dict[str, str],
+        window: ProofWindow,
     ) -> None:
         self._sessions = sessions
         self._gateway = gateway
         self._decimals = decimals
+        self._keys = keys
+        self._window = window
         self._queue: list[str] = []
-        self._claims: dict[str, asyncio.Future[str | None]] = {}
+        self._arrivals: dict[str, asyncio.Future[Found | None]] = {}
         self._arrived = asyncio.Event()
+        # One group verified, claimed and signed at a time: the next one gathers meanwhile.
+        self._slot = asyncio.Semaphore(1)
         self._batcher: asyncio.Task[None] | None = None
+        self._drives: dict[str, asyncio.Task[dict[str, str]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def mint(self, submission_id: str) -> settle.ConfirmResult:
-        """Drive one verified submission to confirmed or failed; idempotent, safe to call
-        again after any failure or crash. Raises ChainRejected when its user's custody account
-        cannot be created (nothing minted), NotYetVisible, or chain errors to retry."""
-        row = await self._load(submission_id)
-        just_sent = False
-        if row.status == "verified" and row.op_key is None:
-            just_sent = await self._wait_claim(submission_id) is not None
-            row = await self._load(submission_id)
-        if row.status not in ("verified", "pending_onchain"):
-            return _outcome(row)  # settled by an earlier attempt
-        if row.op_key is None:  # the claim raced another process's, or failed: again
-            raise RuntimeError(f"mining submission {submission_id} was not claimed; retrying")
-        if row.status == "verified":  # claimed, but the process died before recording
-            await self._send(row.op_key, resumed=True)
-        write = await self._gateway.await_final(row.op_key, timeout=90.0, just_sent=just_sent)
-        async with self._sessions() as session:
-            done = await settle.confirm(
-                session, [([submission_id], write)], decimals=self._decimals()
-            )
-            await session.commit()
-        if not done.confirmed and not done.failed:
-            return _outcome(await self._load(submission_id))  # another attempt confirmed it
-        return done
+    # -- the entry points -----------------------------------------------------------------
 
-    async def _load(self, submission_id: str) -> MiningSubmission:
-        async with self._sessions() as session:
-            row = await session.get(MiningSubmission, submission_id)
-        if row is None:
-            raise settle.NotYetVisible(f"mining submission {submission_id} not visible")
-        return row
+    async def settle(self, submission_id: str) -> str:
+        """Drive one submission to ``confirmed``, ``failed`` or ``rejected`` (returned);
+        idempotent, safe to call again after any failure or crash. Raises ChainRejected when its
+        user's custody account cannot be created (nothing minted), NotYetVisible, or chain and
+        database errors to retry."""
+        found = await self._arrive(submission_id)
+        # arrived -> (claimed by another process) -> its write -> final: a few rounds at most.
+        for _ in range(4):
+            if found is None:
+                found = await self._load(submission_id)
+            if found.status in FINAL:
+                return found.status
+            if found.op_key is None:  # still to verify or claim: join the next group
+                found = await self._arrive(submission_id)
+                continue
+            # A claimed row still ``verified`` was never recorded as sent: send it again.
+            resend = found.status == "verified"
+            drive = self._drive(found.op_key, resend=resend)
+            outcome = (await asyncio.shield(drive)).get(submission_id)
+            if outcome is not None:
+                return outcome
+            found = None  # confirmed by an earlier attempt: read it
+        raise RuntimeError(f"mining submission {submission_id} did not settle; retrying")
 
-    async def _wait_claim(self, submission_id: str) -> str | None:
-        """The op_key the batcher named for this submission and sent (None: claimed by
-        another process or no longer verified)."""
-        future = self._claims.get(submission_id)
-        if future is None or future.done():  # done: left by a caller that gave up waiting
+    async def mint(self, submission_id: str) -> ConfirmResult:
+        """``settle`` for a submission already verified (the ``mining_mint_shared`` activity of
+        histories recorded before ``settle``): its outcome as a ConfirmResult."""
+        outcome = await self.settle(submission_id)
+        result = ConfirmResult()
+        if outcome == "confirmed":
+            result.confirmed.append(submission_id)
+        elif outcome == "failed":
+            result.failed.append(submission_id)
+        return result
+
+    # -- gathering, verifying and claiming ------------------------------------------------
+
+    async def _arrive(self, submission_id: str) -> Found | None:
+        """The submission as its group left it (None: not claimed here, read it)."""
+        future = self._arrivals.get(submission_id)
+        if future is None:
             future = asyncio.get_running_loop().create_future()
-            self._claims[submission_id] = future
+            self._arrivals[submission_id] = future
             self._queue.append(submission_id)
             self._arrived.set()
         if self._batcher is None or self._batcher.done():
             self._batcher = asyncio.create_task(self._gather(), name="mining-minter")
-        try:
-            return await asyncio.shield(future)
-        finally:
-            if future.done():
-                self._claims.pop(submission_id, None)
+        return await asyncio.shield(future)
 
     async def _gather(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             await self._arrived.wait()
+            await self._slot.acquire()
             until = loop.time() + self.linger
             while len(self._queue) < _FULL and loop.time() < until:
                 self._arrived.clear()
@@ -117,42 +152,75 @@ class SharedMinter:
                     await asyncio.wait_for(self._arrived.wait(), until - loop.time())
             taken, self._queue = self._queue, []
             self._arrived.clear()
-            if taken:
-                task = asyncio.create_task(self._claim_and_send(taken))
-                self._tasks.add(task)  # a strong reference until it is done
-                task.add_done_callback(self._tasks.discard)
+            if not taken:
+                self._slot.release()
+                continue
+            self._spawn(self._verify_and_claim(taken))
 
-    async def _claim_and_send(self, ids: list[str]) -> None:
-        futures = {i: self._claims[i] for i in ids if i in self._claims}
+    async def _verify_and_claim(self, ids: list[str]) -> None:
+        """Verify the group, claim its verified members into writes and start them; the slot
+        is released once the writes are sent."""
         try:
+            verified, rejected, missing = await self._verify(ids)
+            refused = await self._ensure_accounts({i.user_uid for i in verified})
+            claimable = [i for i in verified if i.user_uid not in refused]
+            packs: dict[str, list[MintItem]] = {}
             async with self._sessions() as session:
-                rows = list(await session.scalars(_verified(ids)))
-            refused = await self._ensure_accounts({r.user_uid for r in rows})
-            for row in rows:
-                if row.user_uid in refused:
-                    _settle(futures.pop(row.id, None), exc=refused[row.user_uid])
-            items = [
-                MintItem(r.id, r.user_uid, r.mcd_amount) for r in rows if r.user_uid not in refused
-            ]
-            sent: list[tuple[str, list[str]]] = []
-            async with self._sessions() as session:
-                for pack in self._packs(items):
+                for pack in self._packs(claimable):
                     op_key = f"mining-shared:{uuid.uuid4().hex}"
                     if claimed := await settle.claim(
                         session, [i.activity_id for i in pack], op_key
                     ):
-                        sent.append((op_key, [i.activity_id for i in claimed]))
+                        packs[op_key] = claimed
                 await session.commit()
-            writes = await asyncio.gather(*(self._send(op_key) for op_key, _ in sent))
-            for (op_key, members), _write in zip(sent, writes, strict=True):
-                for member in members:
-                    _settle(futures.pop(member, None), op_key)
         except Exception as exc:
-            for future in futures.values():
-                _settle(future, exc=exc)  # their activities fail and are retried
+            self._slot.release()
+            self._resolve(ids, exc)  # their activities fail and are retried
             return
-        for future in futures.values():
-            _settle(future, None)  # not claimed here: the caller reads the row again
+        sent = [asyncio.get_running_loop().create_future() for _ in packs]
+        for (op_key, members), signal in zip(packs.items(), sent, strict=True):
+            self._drive(op_key, members=members, sent=signal)
+        found: dict[str, Found | BaseException] = {i: Found("rejected") for i in rejected}
+        found.update(
+            (i, settle.NotYetVisible(f"mining submission {i} not visible")) for i in missing
+        )
+        for item in verified:
+            if item.user_uid in refused:
+                found[item.activity_id] = refused[item.user_uid]
+        for op_key, members in packs.items():
+            found.update((m.activity_id, Found("verified", op_key)) for m in members)
+        self._resolve(ids, None, found)
+        try:
+            if sent:
+                await asyncio.wait(sent)  # only until the writes are sent, not final
+        finally:
+            self._slot.release()
+
+    async def _verify(self, ids: list[str]) -> tuple[list[MintItem], list[str], set[str]]:
+        """One transaction: (verified items, rejected ids, ids not in the database)."""
+        async with self._sessions() as session:
+            missing: set[str] = set()
+            try:
+                result = await self._verify_in(session, ids)
+            except settle.NotYetVisible:
+                # Only a workflow started by hand runs ahead of its row: verify the others.
+                await session.rollback()
+                present = set(
+                    await session.scalars(
+                        select(MiningSubmission.id).where(MiningSubmission.id.in_(ids))
+                    )
+                )
+                missing = set(ids) - present
+                result = await self._verify_in(session, sorted(present))
+            await session.commit()
+        return result.verified, result.rejected, missing
+
+    async def _verify_in(self, session: AsyncSession, ids: list[str]) -> VerifyResult:
+        if not ids:
+            return VerifyResult()
+        return await settle.verify(
+            session, ids, keys=self._keys, decimals=self._decimals(), window=self._window
+        )
 
     async def _ensure_accounts(self, users: set[str]) -> dict[str, ChainRejected]:
         ordered = sorted(users)
@@ -179,15 +247,98 @@ class SharedMinter:
                 packs.append([item])
         return packs
 
-    async def _send(self, op_key: str, *, resumed: bool = False) -> ChainWrite:
-        """Send (or find) the write named ``op_key``, rebuilt from its members, and record it
-        on them (verified -> pending_onchain)."""
-        async with self._sessions() as session:
-            items = await settle.members(session, op_key)
-        if resumed and (refused := await self._ensure_accounts({i.user_uid for i in items})):
-            # The claim came after the accounts existed; a claimed member is never failed
-            # (the others' write includes it): retry.
-            raise RuntimeError(f"custody accounts of {op_key} refused: {refused}")
+    def _resolve(
+        self,
+        ids: list[str],
+        exc: BaseException | None,
+        found: dict[str, Found | BaseException] | None = None,
+    ) -> None:
+        for submission_id in ids:
+            future = self._arrivals.pop(submission_id, None)
+            if future is None or future.done():
+                continue
+            answer = exc if exc is not None else (found or {}).get(submission_id)
+            if isinstance(answer, BaseException):
+                future.set_exception(answer)
+            else:
+                future.set_result(answer)
+
+    # -- one write, from send to confirmed ------------------------------------------------
+
+    def _drive(
+        self,
+        op_key: str,
+        *,
+        members: list[MintItem] | None = None,
+        resend: bool = False,
+        sent: asyncio.Future[None] | None = None,
+    ) -> asyncio.Task[dict[str, str]]:
+        """The one task per process driving ``op_key``; every member waits on it. ``members``:
+        just claimed for it (sent now); else it is resumed (``resend``: recorded as claimed but
+        not as sent). ``sent`` resolves once the write is sent or the task ended."""
+        task = self._drives.get(op_key)
+        if task is None:
+            signal = sent or asyncio.get_running_loop().create_future()
+            task = asyncio.create_task(
+                self._run_write(op_key, members, resend, signal), name=f"mint {op_key}"
+            )
+            self._drives[op_key] = task
+            task.add_done_callback(lambda t: self._drive_done(op_key, t))
+        elif sent is not None:
+            sent.set_result(None)
+        return task
+
+    def _drive_done(self, op_key: str, task: asyncio.Task[dict[str, str]]) -> None:
+        self._drives.pop(op_key, None)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            # Every member's activity sees it too and is retried; logged once here.
+            log.warning("mining write %s stopped: %r", op_key, exc)
+
+    async def _run_write(
+        self,
+        op_key: str,
+        members: list[MintItem] | None,
+        resend: bool,
+        sent: asyncio.Future[None],
+    ) -> dict[str, str]:
+        """Send (or resume) the write, await its finality and confirm its members: how each
+        member this call moved ended (``confirmed`` or ``failed``)."""
+        try:
+            just_sent = False
+            if members is not None or resend:
+                write = await self._send(op_key, members)
+                just_sent = members is not None and write.status == "sent" and write.send_count == 1
+            if not sent.done():
+                sent.set_result(None)
+            write = await self._gateway.await_final(op_key, timeout=90.0, just_sent=just_sent)
+            async with self._sessions() as session:
+                if members is None:
+                    members = await settle.members(session, op_key)
+                done = await settle.confirm(
+                    session,
+                    [([m.activity_id for m in members], write)],
+                    decimals=self._decimals(),
+                )
+                await session.commit()
+            return {
+                **dict.fromkeys(done.confirmed, "confirmed"),
+                **dict.fromkeys(done.failed, "failed"),
+            }
+        finally:
+            if not sent.done():
+                sent.set_result(None)
+
+    async def _send(self, op_key: str, claimed: list[MintItem] | None) -> ChainWrite:
+        """Send (or find) the write named ``op_key`` and record it on its members (verified ->
+        pending_onchain). ``claimed``: its members as just claimed; else rebuilt from the rows."""
+        items = claimed
+        if items is None:
+            async with self._sessions() as session:
+                items = await settle.members(session, op_key)
+            if refused := await self._ensure_accounts({i.user_uid for i in items}):
+                # The claim came after the accounts existed; a claimed member is never failed
+                # (the others' write includes it): retry.
+                raise RuntimeError(f"custody accounts of {op_key} refused: {refused}")
         write = await self._gateway.submit_mints(op_key, [mint_of(i) for i in items])
         async with self._sessions() as session:
             await settle.record_mints(
@@ -196,37 +347,16 @@ class SharedMinter:
             await session.commit()
         return write
 
+    # -- helpers --------------------------------------------------------------------------
 
-def _verified(ids: list[str]) -> Select[MiningSubmission]:
-    return (
-        select(MiningSubmission)
-        .where(
-            MiningSubmission.id.in_(ids),
-            MiningSubmission.status == "verified",
-            MiningSubmission.op_key.is_(None),
-        )
-        .order_by(MiningSubmission.id)
-    )
+    async def _load(self, submission_id: str) -> Found:
+        async with self._sessions() as session:
+            row = await session.get(MiningSubmission, submission_id)
+        if row is None:
+            raise settle.NotYetVisible(f"mining submission {submission_id} not visible")
+        return Found(row.status, row.op_key)
 
-
-def _settle(
-    future: asyncio.Future[str | None] | None,
-    op_key: str | None = None,
-    *,
-    exc: BaseException | None = None,
-) -> None:
-    if future is None or future.done():
-        return
-    if exc is not None:
-        future.set_exception(exc)
-    else:
-        future.set_result(op_key)
-
-
-def _outcome(row: MiningSubmission) -> settle.ConfirmResult:
-    result = settle.ConfirmResult()
-    if row.status == "confirmed":
-        result.confirmed.append(row.id)
-    elif row.status == "failed":
-        result.failed.append(row.id)
-    return result
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)  # a strong reference until it is done
+        task.add_done_callback(self._tasks.discard)

@@ -1,8 +1,10 @@
 """One mining submission (or one batch of them) from verification to a confirmed reward.
 
-verify (each item: verified or rejected) -> mint (custody accounts, then many mint_to per
-transaction, op_key from the submission id or the batch) -> confirm at finalization (ledger
-credit + ``mining.reward.confirmed`` per item). Items keep their own status throughout.
+A single submission: one local activity, ``mining_settle_single``, in which the worker's shared
+minter verifies, mints and confirms it together with the others that arrive with it
+(``mining.minter``). A batch: verify (each item: verified or rejected) -> mint (custody
+accounts, then many mint_to per transaction, op_key from the batch) -> confirm at finalization
+(ledger credit + ``mining.reward.confirmed`` per item). Items keep their own status throughout.
 
 The API starts it after committing the submissions; the recovery sweep starts it for committed
 submissions whose start never happened (``submission_input`` rebuilds the same input)."""

@@ -41,8 +41,8 @@ WORKER = (
     "from worker import main; main(sys.argv[1:])"
 )
 SUBMISSIONS = 5
-# The dead worker's mint_shared attempts are retried once their heartbeat stops for 10 s
-# (workflows.mining._MINT_SHARED); well before the 150 s start-to-close timeout.
+# The dead worker's workflow tasks time out after 10 s and the fresh worker replays them (their
+# local activity resumes the write): well within this bound.
 RESUMED_WITHIN = 120.0
 
 

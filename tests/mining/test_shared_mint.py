@@ -109,3 +109,37 @@ async def test_a_claimed_but_unsent_shared_write_is_resumed_and_confirmed_once(
         assert write is not None and write.signature == final["tx_signature"]
         credits = select(func.count()).where(LedgerEntry.reference == f"mining:{submission_id}")
         assert await s.scalar(credits) == 1
+
+
+async def test_a_group_with_bad_and_replayed_proofs_settles_each_submission_on_its_own(
+    client: httpx.AsyncClient,
+    world: World,
+    worker: str,
+    session_maker: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The minter verifies the submissions that arrive together in one transaction: a bad
+    proof and a second use of one proof are rejected, the others are minted together and
+    confirmed, each with its own status and credit."""
+    monkeypatch.setattr(SharedMinter, "linger", 1.0)
+    creds, uid = await setup(client, world)
+    good = [activity(uid, creds.secret, data={"trade_count": n}) for n in range(1, 4)]
+    replayed = {**good[0], "idempotency_key": uuid.uuid4().hex}  # the same proof again
+    forged = activity(uid, "sk_not_the_project_secret")
+    answers = await asyncio.gather(*(submit(client, creds, b) for b in [*good, replayed, forged]))
+    assert all(a.status_code == 202 for a in answers), [a.text for a in answers]
+    ids = [a.json()["data"]["id"] for a in answers]
+    finals = [await wait_status(client, creds, i, "confirmed", "failed", "rejected") for i in ids]
+    statuses = [f["status"] for f in finals]
+    # Of two submissions with one proof, the first in id order wins.
+    first, second = sorted([ids[0], ids[3]])
+    winner = {ids[0]: statuses[0], ids[3]: statuses[3]}
+    assert winner[first] == "confirmed" and winner[second] == "rejected", finals
+    rejected = finals[ids.index(second)]
+    assert rejected["reason"].startswith("proof_replayed"), rejected
+    assert statuses[1:3] == ["confirmed", "confirmed"] and statuses[4] == "rejected", finals
+    assert finals[4]["reason"].startswith("invalid_signature"), finals[4]
+    confirmed = [i for i, f in zip(ids, finals, strict=True) if f["status"] == "confirmed"]
+    assert len({f["tx_signature"] for f in finals if f["status"] == "confirmed"}) < len(confirmed)
+    async with session_maker() as s:
+        await assert_rewarded_once(s, confirmed)
