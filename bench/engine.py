@@ -168,7 +168,7 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                     while time.perf_counter() < deadline:
                         if await finished() >= count:
                             return
-                        await asyncio.sleep(0.02)
+                        await asyncio.sleep(0.05)  # the poll runs in the measured process
 
                 async def paced_stream(first: int, into: list[float]) -> None:
                     """Open loop: requests sent at --rate whatever the answers' latency."""

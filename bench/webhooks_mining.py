@@ -327,7 +327,7 @@ async def main_async(args: argparse.Namespace) -> None:
 
         async def poll_confirmed() -> None:
             while True:
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(0.05)
                 if not waiting:
                     continue
                 async with sessions() as s:
