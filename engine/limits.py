@@ -149,14 +149,20 @@ async def consume(
         },
     )  # fmt: skip
     if counted is None:
-        raise DailyLimitExceeded(
-            f"{to_decimal_string(c.amount, c.decimals)} {c.currency} would exceed the daily limit "
-            f"of {to_decimal_string(limits.per_day, c.decimals)} {c.currency} for {c.operation} "
-            f"(UTC day {day.isoformat()})",
-            limits.per_day,
-            c.decimals,
-        )
+        raise daily_exceeded(c, limits, day)
     return day
+
+
+def daily_exceeded(charge: Charge, limits: Limits, day: date) -> DailyLimitExceeded:
+    """The refusal of a charge that did not fit its day's usage (nothing was counted)."""
+    c = charge
+    return DailyLimitExceeded(
+        f"{to_decimal_string(c.amount, c.decimals)} {c.currency} would exceed the daily limit "
+        f"of {to_decimal_string(limits.per_day, c.decimals)} {c.currency} for {c.operation} "
+        f"(UTC day {day.isoformat()})",
+        limits.per_day,
+        c.decimals,
+    )
 
 
 # The engine's own operations meet their limits as a Rejected (a problem with the limit).
@@ -183,9 +189,11 @@ async def count_limit(
 
 
 # Count and check in one round trip: the day's row is created by the first operation (if it
-# alone fits) and otherwise only grows while the total stays within the limit.
-_CONSUME = text(
-    """
+# alone fits) and otherwise only grows while the total stays within the limit. The text is
+# public so a caller can fold the count into its own statement (a CTE: ``RETURNING used``, no
+# row when over the limit), with the parameters project_id, currency, operation, day, amount,
+# per_day.
+CONSUME_SQL = """
 INSERT INTO limit_usage AS u (project_id, currency, operation, day, used)
 SELECT :project_id, :currency, :operation, :day, :amount WHERE :amount <= :per_day
 ON CONFLICT (project_id, currency, operation, day) DO UPDATE
@@ -193,7 +201,7 @@ SET used = u.used + EXCLUDED.used, updated_at = now()
 WHERE u.used + EXCLUDED.used <= :per_day
 RETURNING used
 """
-)
+_CONSUME = text(CONSUME_SQL)
 
 
 async def release(
