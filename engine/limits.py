@@ -189,19 +189,24 @@ async def count_limit(
 
 
 # Count and check in one round trip: the day's row is created by the first operation (if it
-# alone fits) and otherwise only grows while the total stays within the limit. The text is
-# public so a caller can fold the count into its own statement (a CTE: ``RETURNING used``, no
-# row when over the limit), with the parameters project_id, currency, operation, day, amount,
-# per_day.
-CONSUME_SQL = """
+# alone fits) and otherwise only grows while the total stays within the limit.
+def consume_sql(guard: str | None = None) -> str:
+    """The counting statement, with the parameters project_id, currency, operation, day,
+    amount and per_day; ``RETURNING used``, no row when nothing was counted. A caller folds it
+    into its own statement as a CTE; ``guard`` names a one-row CTE of that statement whose
+    boolean column ``ok`` must be true for anything to be counted."""
+    where = f"FROM {guard} WHERE {guard}.ok AND" if guard else "WHERE"
+    return f"""
 INSERT INTO limit_usage AS u (project_id, currency, operation, day, used)
-SELECT :project_id, :currency, :operation, :day, :amount WHERE :amount <= :per_day
+SELECT :project_id, :currency, :operation, :day, :amount {where} :amount <= :per_day
 ON CONFLICT (project_id, currency, operation, day) DO UPDATE
 SET used = u.used + EXCLUDED.used, updated_at = now()
 WHERE u.used + EXCLUDED.used <= :per_day
 RETURNING used
 """
-_CONSUME = text(CONSUME_SQL)
+
+
+_CONSUME = text(consume_sql())
 
 
 async def release(

@@ -4,17 +4,18 @@ concurrent request, and the webhook meta read in the same SELECT."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-import mining.accept
 from db.models.access import OAuthConsent
 from db.models.mining import MiningSubmission
+from mining.accept import Acceptor
 from mining.errors import KeyReused
 from mining.inputs import validated
 from mining.reward import RewardFormula
@@ -51,6 +52,13 @@ async def test_refusals_and_their_order(
     reused = activity(stranger.uid, creds.secret, data=ONE_MCD, key=item["idempotency_key"])
     r = await submit(client, creds, reused)
     assert r.status_code == 409 and r.json()["type"].endswith("/idempotency-key-reused"), r.text
+
+    huge = {"trade_volume_usdc": 2_000_000}  # 2001 MCD: over the per-operation limit too
+    reused_huge = activity(uid, creds.secret, data=huge, key=item["idempotency_key"])
+    r = await submit(client, creds, reused_huge)
+    assert r.json()["type"].endswith("/idempotency-key-reused"), r.text
+    r = await submit(client, creds, activity(stranger.uid, creds.secret, data=huge))
+    assert r.json()["type"].endswith("/user-not-authorized-for-project"), r.text
 
     # Consent without mining:write, or revoked: 403.
     await world.consent(stranger.uid, creds.project_id, scopes=["profile"])
@@ -92,25 +100,29 @@ async def test_a_key_lost_to_a_concurrent_request_gives_its_amount_back(
     client: httpx.AsyncClient,
     world: World,
     session_maker: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     creds, uid = await setup(client, world)
-    first = activity(uid, creds.secret, data=ONE_MCD)
-    assert (await submit(client, creds, first)).status_code == 202
-    # The key was not there when the facts were read (a concurrent request recorded it since).
-    monkeypatch.setattr(mining.accept, "_FACTS", text("SELECT false, true, NULL::text"))
-    acceptor = mining.accept.Acceptor(
-        session := session_maker(),
-        app.state.redis,
-        project_id=creds.project_id,
-        decimals=9,
-        formula=RewardFormula.of(app.state.settings),
-    )
-    again = activity(uid, creds.secret, data=ONE_MCD, key=first["idempotency_key"])
-    item = validated(again)
-    async with session:
+    body = activity(uid, creds.secret, data=ONE_MCD)
+    key, item = body["idempotency_key"], validated(body)
+
+    def acceptor(session: AsyncSession) -> Acceptor:
+        return Acceptor(
+            session, app.state.redis, project_id=creds.project_id, decimals=9,
+            formula=RewardFormula.of(app.state.settings),
+        )  # fmt: skip
+
+    # The first request has recorded the key but not committed yet: the second does not see
+    # it, waits for it on the day's usage row and the key, then loses the key.
+    async with session_maker() as first, session_maker() as second:
+        await acceptor(first).submit_one(body, item, key, f"wf-{uuid.uuid4()}")
+        late = asyncio.create_task(
+            acceptor(second).submit_one(body, item, key, f"wf-{uuid.uuid4()}")
+        )
+        await asyncio.sleep(0.3)
+        assert not late.done()
+        await first.commit()
         with pytest.raises(KeyReused):
-            await acceptor.submit_one(again, item, again["idempotency_key"], f"wf-{uuid.uuid4()}")
-        await session.commit()
+            await late
+        await second.commit()
     assert await mining_usage(session_maker, creds.project_id) == MCD
     assert await rows_of(session_maker, creds.project_id) == 1
