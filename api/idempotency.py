@@ -33,6 +33,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from pydantic import Field
 from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 from sqlalchemy import TextClause, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -225,6 +226,18 @@ return 1
 """
 
 
+_SCRIPTS: dict[str, AsyncScript] = {}
+
+
+def _script(redis: Redis, source: str) -> AsyncScript:
+    """The script of ``source``, made once (its SHA-1 computed once); each call names its
+    client (EVALSHA: the script text is sent once per server)."""
+    script = _SCRIPTS.get(source)
+    if script is None:
+        script = _SCRIPTS[source] = redis.register_script(source)
+    return script
+
+
 def _done_value(record: IdempotencyRecord) -> bytes:
     head = f"{record.request_hash}\n{record.status_code}\n{record.content_type}\n"
     return head.encode() + record.response_body
@@ -302,8 +315,8 @@ async def write_context(
     digest = hashlib.sha256(key.encode()).hexdigest()
     done_key, lock = f"idem:done:{scope}:{digest}", f"idem:{scope}:{digest}"
     token = uuid.uuid4().hex
-    state = await redis.register_script(_BEGIN)(  # EVALSHA: the script text is sent once
-        keys=[done_key, lock], args=[token, LOCK_SECONDS]
+    state = await _script(redis, _BEGIN)(
+        keys=[done_key, lock], args=[token, LOCK_SECONDS], client=redis
     )
     if state[0] == 1:
         raise _replay_or_conflict(_from_done(state[1]), request_hash)
@@ -359,9 +372,10 @@ async def write_context(
             await session.commit()
             finished = True
             try:
-                await redis.register_script(_FINISH)(
+                await _script(redis, _FINISH)(
                     keys=[done_key, lock],
                     args=[token, _done_value(record), int(IDEMPOTENCY_TTL.total_seconds())],
+                    client=redis,
                 )
             except RedisError as exc:
                 # Committed: the answer stands. Without the done marker a retry is told to wait
@@ -369,7 +383,7 @@ async def write_context(
                 log.warning("idempotency key %s committed but not published: %r", key, exc)
     finally:
         if not finished:
-            await redis.register_script(_RELEASE)(keys=[lock], args=[token])
+            await _script(redis, _RELEASE)(keys=[lock], args=[token], client=redis)
 
 
 async def _audit_failure(session: AsyncSession, audit_args: dict[str, Any], exc: Exception) -> None:

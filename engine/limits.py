@@ -149,14 +149,20 @@ async def consume(
         },
     )  # fmt: skip
     if counted is None:
-        raise DailyLimitExceeded(
-            f"{to_decimal_string(c.amount, c.decimals)} {c.currency} would exceed the daily limit "
-            f"of {to_decimal_string(limits.per_day, c.decimals)} {c.currency} for {c.operation} "
-            f"(UTC day {day.isoformat()})",
-            limits.per_day,
-            c.decimals,
-        )
+        raise daily_exceeded(c, limits, day)
     return day
+
+
+def daily_exceeded(charge: Charge, limits: Limits, day: date) -> DailyLimitExceeded:
+    """The refusal of a charge that did not fit its day's usage (nothing was counted)."""
+    c = charge
+    return DailyLimitExceeded(
+        f"{to_decimal_string(c.amount, c.decimals)} {c.currency} would exceed the daily limit "
+        f"of {to_decimal_string(limits.per_day, c.decimals)} {c.currency} for {c.operation} "
+        f"(UTC day {day.isoformat()})",
+        limits.per_day,
+        c.decimals,
+    )
 
 
 # The engine's own operations meet their limits as a Rejected (a problem with the limit).
@@ -184,16 +190,23 @@ async def count_limit(
 
 # Count and check in one round trip: the day's row is created by the first operation (if it
 # alone fits) and otherwise only grows while the total stays within the limit.
-_CONSUME = text(
-    """
+def consume_sql(guard: str | None = None) -> str:
+    """The counting statement, with the parameters project_id, currency, operation, day,
+    amount and per_day; ``RETURNING used``, no row when nothing was counted. A caller folds it
+    into its own statement as a CTE; ``guard`` names a one-row CTE of that statement whose
+    boolean column ``ok`` must be true for anything to be counted."""
+    where = f"FROM {guard} WHERE {guard}.ok AND" if guard else "WHERE"
+    return f"""
 INSERT INTO limit_usage AS u (project_id, currency, operation, day, used)
-SELECT :project_id, :currency, :operation, :day, :amount WHERE :amount <= :per_day
+SELECT :project_id, :currency, :operation, :day, :amount {where} :amount <= :per_day
 ON CONFLICT (project_id, currency, operation, day) DO UPDATE
 SET used = u.used + EXCLUDED.used, updated_at = now()
 WHERE u.used + EXCLUDED.used <= :per_day
 RETURNING used
 """
-)
+
+
+_CONSUME = text(consume_sql())
 
 
 async def release(

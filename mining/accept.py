@@ -4,13 +4,15 @@ length; each item gets its own outcome. The caller commits once, then starts the
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
 from redis.asyncio import Redis
-from sqlalchemy import select
+from sqlalchemy import TextClause, bindparam, select, text
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -66,14 +68,48 @@ class Acceptor:
 
     async def submit_one(
         self, raw: dict[str, Any], item: ActivityIn, key: str, workflow_id: str
-    ) -> MiningSubmission:
-        """One submission under the request's key, or the refusal raised."""
-        if await self.existing([key]):
+    ) -> tuple[MiningSubmission, str | None]:
+        """One submission under the request's key, or the refusal raised; with the URL of the
+        project's first active endpoint for ``mining.reward.confirmed`` (None: none).
+
+        The checks and their order are ``accept_many``'s for one item (a known key, then the
+        consent, the per-operation and the daily limit), in one statement instead of six: it
+        reads the key, the consent and the webhook, and counts the day's usage and inserts the
+        row only when the key is new, the consent given and the amount fits (the reward is
+        computed first, from the cached limits and bonus)."""
+        uid, project_id, decimals = item.user_uid, self.project_id, self.decimals
+        now = datetime.now(UTC)
+        day = limits.utc_day(now)
+        checked = await limits.project_limits(self.session, project_id, "mining", "MCD", decimals)
+        bonus = (await multipliers(self.session, self.redis, [uid]))[uid]
+        amount = reward_units(item.activity_data, bonus, decimals, self.formula)
+        charge = limits.Charge(project_id, "MCD", "mining", amount, decimals)
+        facts = {"project_id": project_id, "key": key, "uid": uid}
+        if amount > checked.per_operation:  # rare: the refusals before it come first
+            known, authorized, _ = (await self.session.execute(_FACTS, facts)).one()
+            _refuse_key_or_consent(known, authorized, uid, project_id)
+            try:  # the engine's own check, for its message (reads only)
+                await limits.check_operation(self.session, charge)
+            except limits.LimitExceeded as exc:
+                raise limit_refused(exc) from None
+        row = _new_row(Candidate(0, raw, item, key), project_id, amount, day, workflow_id, now)
+        params = {f"m_{c}": getattr(row, c) for c in _COLUMNS} | facts
+        params |= {
+            "currency": "MCD", "operation": "mining", "day": day, "amount": amount,
+            "per_day": checked.per_day,
+        }  # fmt: skip
+        result = (await self.session.execute(_ACCEPT_ONE, params)).one()
+        known, authorized, webhook_url, counted, inserted = result
+        _refuse_key_or_consent(known, authorized, uid, project_id)
+        if not counted:
+            raise limit_refused(limits.daily_exceeded(charge, checked, day))
+        if not inserted:  # a concurrent request beat us to the key: give the amount back
+            await limits.release(
+                self.session, project_id=project_id, currency="MCD", operation="mining",
+                amount=amount, day=day,
+            )  # fmt: skip
             raise KeyReused()
-        [outcome] = (await self.accept_many([Candidate(0, raw, item, key)], workflow_id)).values()
-        if isinstance(outcome, DomainError):
-            raise outcome
-        return outcome
+        return row, webhook_url
 
     async def submit_batch(self, raws: list[Any], workflow_id: str) -> list[ItemOutcome]:
         """Every item its own outcome, in request order; a known key with the same submission
@@ -230,6 +266,68 @@ class Acceptor:
                 amount=sum(row.mcd_amount for row in lost), day=day,
             )  # fmt: skip
         return {row.id for row in lost}
+
+
+# A single submission's reads: is the key known, did the user grant this project
+# mining:write, and where is the outcome sent (the response's meta).
+_FACTS_SQL = """
+SELECT
+    EXISTS (
+        SELECT 1 FROM mining_activities
+        WHERE project_id = :project_id AND idempotency_key = :key
+    ) AS known,
+    EXISTS (
+        SELECT 1 FROM oauth_consents
+        WHERE project_id = :project_id AND user_uid = :uid AND revoked_at IS NULL
+        AND scopes @> ARRAY['mining:write']::varchar[]
+    ) AS authorized,
+    (
+        SELECT url FROM webhook_endpoints
+        WHERE project_id = :project_id AND status = 'active'
+        AND events @> ARRAY['mining.reward.confirmed']::varchar[]
+        ORDER BY created_at LIMIT 1
+    ) AS webhook_url
+"""
+_FACTS = text(_FACTS_SQL)
+
+_COLUMNS = tuple(c.key for c in table_of(MiningSubmission).columns)
+
+
+def _accept_one_statement() -> TextClause:
+    """Built once: the facts, then the amount counted against the day (engine.limits' own
+    statement, as a CTE) only for a new key with consent, and the row inserted only when it was
+    counted; answers (known, authorized, webhook_url, counted, inserted)."""
+    table = table_of(MiningSubmission)
+    dialect = postgresql.dialect()
+    # Cast to the unbounded type: an over-long value still fails on the column, as before.
+    casts = {c.key: re.sub(r"\(\d+\)", "", c.type.compile(dialect=dialect)) for c in table.c}
+    values = ", ".join(f"CAST(:m_{c} AS {casts[c]})" for c in _COLUMNS)
+    sql = f"""
+WITH facts AS (
+    SELECT *, NOT known AND authorized AS ok FROM ({_FACTS_SQL}) AS f
+),
+counted AS ({limits.consume_sql(guard="facts")}),
+inserted AS (
+    INSERT INTO {table.name} ({", ".join(_COLUMNS)})
+    SELECT {values} WHERE EXISTS (SELECT 1 FROM counted)
+    ON CONFLICT (project_id, idempotency_key) DO NOTHING
+    RETURNING id
+)
+SELECT known, authorized, webhook_url,
+    EXISTS (SELECT 1 FROM counted), EXISTS (SELECT 1 FROM inserted)
+FROM facts
+"""
+    return text(sql).bindparams(*(bindparam(f"m_{c}", type_=table.c[c].type) for c in _COLUMNS))
+
+
+_ACCEPT_ONE = _accept_one_statement()
+
+
+def _refuse_key_or_consent(known: bool, authorized: bool, uid: str, project_id: int) -> None:
+    if known:
+        raise KeyReused()
+    if not authorized:
+        raise UserNotAuthorized(uid, project_id)
 
 
 def _new_row(

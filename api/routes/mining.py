@@ -87,6 +87,12 @@ async def _webhook_meta(session: AsyncSession, project_id: int) -> dict[str, Any
         .order_by(WebhookEndpoint.created_at)
         .limit(1)
     )
+    return _webhook_note(url)
+
+
+def _webhook_note(url: str | None) -> dict[str, Any]:
+    """The meta of an accepted submission: where its outcome is sent (``url``), or how to
+    learn it."""
     note = (
         "The outcome is sent to this endpoint as mining.activity.verified and "
         "mining.reward.confirmed after on-chain finalization"
@@ -135,8 +141,8 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
     ) as ctx:
         acceptor = _acceptor(request, ctx.session, project)
         workflow_id = ctx.workflow_id(SINGLE_PREFIX)
-        row = await acceptor.submit_one(ctx.body, payload, ctx.key, workflow_id)
-        meta = await _webhook_meta(ctx.session, project.project_id)
+        row, webhook_url = await acceptor.submit_one(ctx.body, payload, ctx.key, workflow_id)
+        meta = _webhook_note(webhook_url)
         attributes = submission_attributes(row, acceptor.decimals)
         response = ctx.respond(
             202, single("mining_activity", row.id, attributes, **meta), audit_status="pending"
