@@ -22,6 +22,7 @@ import hmac
 import json
 import os
 import secrets
+import statistics
 import sys
 import tempfile
 import time
@@ -219,6 +220,29 @@ async def phases(client: Client, sessions: Any, ids: list[str], accept_s: float)
     return ", ".join(parts)
 
 
+async def single_phases(sessions: Any, ids: list[str], accepts: list[float]) -> str:
+    """Median time of each step of single submissions, from their recorded histories: the HTTP
+    accept, then accepted -> verified -> pending_onchain (sent) -> confirmed."""
+    async with sessions() as s:
+        rows = await s.execute(
+            select(MiningSubmission.created_at, MiningSubmission.history).where(
+                MiningSubmission.id.in_(ids)
+            )
+        )
+        steps: dict[str, list[float]] = {}
+        for created_at, history in rows:
+            previous = created_at
+            for entry in history:
+                at = datetime.fromisoformat(entry["at"].replace("Z", "+00:00"))
+                if entry["status"] != "pending_verification":
+                    gap = (at - previous).total_seconds() * 1000
+                    steps.setdefault(entry["status"], []).append(gap)
+                previous = at
+    parts = [f"accept {statistics.median(accepts) * 1000:.0f} ms"]
+    parts += [f"-> {k} {statistics.median(v):.0f} ms" for k, v in steps.items()]
+    return ", ".join(parts)
+
+
 async def main_async(args: argparse.Namespace) -> None:
     os.environ.setdefault("WEBHOOK_ALLOW_LOOPBACK", "true")
     tmp = Path(tempfile.mkdtemp(prefix="mccgw-bench-"))
@@ -344,9 +368,15 @@ async def main_async(args: argparse.Namespace) -> None:
                         else:
                             future.set_exception(AssertionError(f"{sid} {status}"))
 
+        accepts: list[float] = []
+        steady_ids: list[str] = []
+
         async def settle_single(i: int, flight: asyncio.Semaphore) -> None:
             async with flight:
+                t0 = time.perf_counter()
                 sid = await submit(i)
+                accepts.append(time.perf_counter() - t0)
+                steady_ids.append(sid)
                 waiting[sid] = asyncio.get_running_loop().create_future()
                 await asyncio.wait_for(waiting[sid], 60)
 
@@ -367,6 +397,7 @@ async def main_async(args: argparse.Namespace) -> None:
         for what, used, count in (("Ping", ping_cpu, args.pings), ("single", single_cpu, n)):
             shares = "  ".join(f"{k} {v / count * 1000:.1f}" for k, v in used.items())
             print(f"  CPU ms per {what}: {shares}  = {sum(used.values()) / count * 1000:.1f}")
+        print(f"  median phases: {await single_phases(sessions, steady_ids, accepts)}")
 
         # A burst of --singles at once, to the last confirmation: mostly one finality latency.
         n = args.singles
