@@ -48,6 +48,7 @@ from core.errors import DomainError
 from core.logging import request_id_var
 from core.security import decrypt_secret, encrypt_secret
 from db.base import table_of
+from db.last import flush_last
 from db.models.access import AuditLog, IdempotencyRecord
 from events.audit import new_audit, redact
 
@@ -343,6 +344,9 @@ async def write_context(
             )
             try:
                 yield ctx
+                # Statements on rows every accept shares, last (db.last): their locks are held
+                # from here to the commit below, not while the rest of the request ran.
+                await flush_last(session)
             except Exception as exc:
                 await session.rollback()
                 await _audit_failure(session, audit_args, exc)

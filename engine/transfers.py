@@ -26,6 +26,7 @@ from temporalio.common import TypedSearchAttributes
 
 from core.money import to_decimal_string
 from db.base import table_of
+from db.last import run_last
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
 from engine import limits, search
@@ -148,7 +149,12 @@ async def create(
 ) -> Transfer:
     """Accept a transfer to a known user: reserve the sender's funds (settling
     ``reference.lock_id`` if given), count the amount limit and record it as ``pending``.
-    Raises Rejected (the caller rolls back: nothing stays written) or AlreadyRecorded."""
+    Raises Rejected (the caller rolls back: nothing stays written) or AlreadyRecorded.
+
+    The reservation of the sender's funds and the day's count run last in the transaction
+    (``db.last``: those rows are shared by every transfer of the sender and of the project),
+    so their refusals (``insufficient-funds``, ``daily-limit-exceeded``) come from the commit
+    point's ``flush_last``, still before anything is committed."""
     charge = limits.Charge(project_id, currency, "transfer", amount, decimals)
     checked = await limits.check_limit(session, charge)
     lock_id = reference.get("lock_id")
@@ -167,15 +173,18 @@ async def create(
         raise AlreadyRecorded(transfer_id)
     # The row as inserted (the caller answers from it; later reads load it from the database).
     transfer = Transfer(**values, status="pending", created_at=created_at, updated_at=created_at)
-    ledger = Ledger(session)
     if lock_id is not None:
-        await _settle_lock(ledger, transfer)
-    else:
-        try:
-            await ledger.begin_out(from_uid, currency, amount, transfer_id)
-        except InsufficientFunds as exc:
-            raise insufficient(exc, decimals) from exc
-    await limits.count_limit(session, charge, checked, day)
+        await _settle_lock(Ledger(session), transfer)
+
+    async def reserve_and_count(s: AsyncSession) -> None:
+        if lock_id is None:
+            try:
+                await Ledger(s).begin_out(from_uid, currency, amount, transfer_id)
+            except InsufficientFunds as exc:
+                raise insufficient(exc, decimals) from exc
+        await limits.count_limit(s, charge, checked, day)
+
+    run_last(session, reserve_and_count)
     return transfer
 
 

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from activities.deps import WorkerDeps
 from chain.gateway import PACKET_DATA_SIZE
+from db.last import flush_last
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.engine import Transfer, TransferState
 from db.models.events import Event
@@ -38,6 +39,7 @@ async def accept(deps: WorkerDeps, project_id: int, legs: list[tuple[str, str, i
                 reference={}, requires_onchain=True, decimals=9,
             )  # fmt: skip
             ids.append(t.id)
+        await flush_last(s)  # as the API's commit point does (db.last)
         await s.commit()
     return ids
 

@@ -8,11 +8,13 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 from temporalio.client import Client
 
 from activities.deps import WorkerDeps
+from db.last import PendingLastSteps, flush_last
 from db.models.chain import ChainTransaction
 from db.models.engine import Transfer
 from db.models.events import Event
@@ -184,6 +186,32 @@ async def test_a_transfer_to_an_unknown_user_writes_nothing(
     assert await books(deps, src) == (5 * UNIT, 0, UNIT)
 
 
+async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    """The sender's reservation and the day's limit count run at the commit point (db.last):
+    over the funds the request is refused there with nothing written; a commit point that
+    forgot to run them is refused instead of committing a transfer without its reservation."""
+    src = await funded_user(world, deps, api.project.project_id, 2 * UNIT)
+    dst = (await world.user()).uid
+    r = await api.post("/v1/transfer/request", transfer_body(src, dst, "3"))
+    assert r.status_code == 422 and r.json()["type"].endswith("/insufficient-funds"), r.text
+    assert await books(deps, src) == (2 * UNIT, 0, 0)
+
+    transfer_id = f"tr_{uuid.uuid4().hex}"
+    async with deps.sessions() as s:
+        await transfers.create(
+            s, transfer_id=transfer_id, project_id=api.project.project_id, transfer_type="test",
+            from_uid=src, to_uid=dst, currency="MCC", amount=UNIT, reference={},
+            requires_onchain=True, decimals=9,
+        )  # fmt: skip
+        with pytest.raises(PendingLastSteps):
+            await s.commit()
+    async with deps.sessions() as s:
+        assert await s.get(Transfer, transfer_id) is None
+    assert await books(deps, src) == (2 * UNIT, 0, 0)
+
+
 async def test_funds_transfer_needs_both_users(api: Api, world: World, deps: WorkerDeps) -> None:
     src = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
     outsider = await world.user()
@@ -216,6 +244,7 @@ async def test_operator_lists_cancels_and_retries_stuck_transfers(
                 reference={}, requires_onchain=True, decimals=9,
             )  # fmt: skip
             ids.append(t.id)
+        await flush_last(s)  # as the API's commit point does (db.last)
         await s.commit()
     headers = await _admin_headers(world)
     user_headers = {"Authorization": f"Bearer {await world.token(dst, 'openid')}"}
