@@ -45,13 +45,11 @@ from activities.deps import worker_deps
 from api.app import create_app
 from bench._procs import cpu_by_role, pct
 from bench._report import record
+from bench._seed import bench_project
 from bench._worker import ping_rate as pings_per_second
 from bench._worker import temporal, worker
 from core.config import Settings
 from core.embedded import free_port
-from core.security import encrypt_secret, hash_api_secret, new_api_key
-from db.models import Project, User
-from db.models.access import OAuthConsent
 from db.models.engine import Transfer
 from engine.funding import fund_user
 from mccgw.seed import PROJECT_SCOPES
@@ -80,27 +78,12 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
         sem = asyncio.Semaphore(args.concurrency)
 
         # -- seed: a project, senders with real on-chain funds, receivers with custody accounts
-        secret = "sk_" + secrets.token_hex(32)
         senders = [f"u_bs_{i}_{secrets.token_hex(3)}" for i in range(args.senders)]
         receivers = [f"u_br_{i}_{secrets.token_hex(3)}" for i in range(args.senders)]
-        async with deps.sessions() as s:
-            project = Project(
-                name="bench-engine", allowed_scopes=PROJECT_SCOPES, rate_limit_tier="enterprise",
-                ip_allowlist=[], limits={}, api_key=new_api_key(),
-                api_secret_hash=hash_api_secret(secret),
-                api_secret_encrypted=encrypt_secret(
-                    secret, settings.master_key, settings.master_key_id
-                ),
-            )  # fmt: skip
-            s.add(project)
-            for uid in senders + receivers:
-                s.add(User(uid=uid, username=uid, email=f"{uid}@bench.local", role="user"))
-            await s.flush()
-            for uid in senders:
-                s.add(OAuthConsent(user_uid=uid, project_id=project.project_id,
-                                   scopes=PROJECT_SCOPES,
-                                   source="admin"))  # fmt: skip
-            await s.commit()
+        project = await bench_project(
+            deps.sessions, settings, name="bench-engine", scopes=PROJECT_SCOPES,
+            users=senders + receivers, consenting=senders,
+        )  # fmt: skip
         t_seed = time.perf_counter()
         await asyncio.gather(
             *(
@@ -121,7 +104,7 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
         app = create_app(settings)
         async with app.router.lifespan_context(app):
             app.state.engine_task_queue = queue
-            headers = {"X-Project-ID": str(project.project_id), "X-API-Key": secret}
+            headers = project.headers
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://bench") as http:
                 latencies: list[float] = []

@@ -19,7 +19,6 @@ import asyncio
 import cProfile
 import os
 import pstats
-import secrets
 import sys
 import tempfile
 import time
@@ -36,13 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import api.ratelimit
 from activities.deps import worker_deps
 from api.app import create_app
+from bench._seed import bench_project
 from bench._worker import temporal
 from bench.webhooks_mining import BASE, signed_activity
 from core.config import Settings
 from core.embedded import free_port
-from core.security import encrypt_secret, hash_api_secret, new_api_key
-from db.models import Project, User
-from db.models.access import OAuthConsent
 from engine.funding import fund_user
 from tests.services import fresh_database, redis_server
 
@@ -94,27 +91,14 @@ async def main_async(args: argparse.Namespace) -> None:
         app.state.task_queue = app.state.engine_task_queue = f"bench-{uuid.uuid4().hex[:8]}"
         deps = await stack.enter_async_context(worker_deps(settings))
 
-        secret = "sk_" + secrets.token_hex(32)
         uids = [f"u_bench_{uuid.uuid4().hex[:8]}" for _ in range(4)]
         receivers = [f"u_recv_{uuid.uuid4().hex[:8]}" for _ in range(4)]
-        async with app.state.session_maker() as s:
-            project = Project(
-                name="bench-accept", allowed_scopes=SCOPES, rate_limit_tier="enterprise",
-                ip_allowlist=[], api_key=new_api_key(), api_secret_hash=hash_api_secret(secret),
-                api_secret_encrypted=encrypt_secret(secret, settings.master_key, "k1"),
-                limits={"mining": {"MCD": {"per_day": "100000000"}}},
-            )  # fmt: skip
-            s.add(project)
-            for uid in uids + receivers:
-                s.add(User(uid=uid, username=uid, email=f"{uid}@bench.local", role="user"))
-            await s.flush()
-            for uid in uids:
-                s.add(
-                    OAuthConsent(
-                        user_uid=uid, project_id=project.project_id, scopes=SCOPES, source="admin"
-                    )
-                )
-            await s.commit()
+        project = await bench_project(
+            app.state.session_maker, settings, name="bench-accept", scopes=SCOPES,
+            users=uids + receivers, consenting=uids,
+            limits={"mining": {"MCD": {"per_day": "100000000"}}},
+        )  # fmt: skip
+        secret = project.secret
         await asyncio.gather(
             *(
                 fund_user(
@@ -130,7 +114,7 @@ async def main_async(args: argparse.Namespace) -> None:
             *(deps.gateway.ensure_custody_account(u, "MCC") for u in receivers),
             *(deps.gateway.ensure_custody_account(u, "MCD") for u in uids),
         )
-        headers = {"X-Project-ID": str(project.project_id), "X-API-Key": secret}
+        headers = project.headers
         http = await stack.enter_async_context(
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE, timeout=60)
         )

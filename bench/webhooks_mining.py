@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import statistics
 import sys
 import tempfile
@@ -45,13 +44,13 @@ from activities.deps import worker_deps
 from api.app import create_app
 from bench._procs import cpu_by_role
 from bench._report import record
+from bench._seed import bench_project
 from bench._worker import ping_rate as pings_per_second
 from bench._worker import temporal, worker
 from core.config import Settings
 from core.embedded import free_port
-from core.security import encrypt_secret, hash_api_secret, new_api_key
-from db.models import Event, Project, User
-from db.models.access import OAuthConsent
+from core.security import encrypt_secret
+from db.models import Event, Project
 from db.models.mining import MiningSubmission
 from db.models.webhooks import WebhookDelivery, WebhookEndpoint
 from tests.services import fresh_database, redis_server
@@ -306,32 +305,14 @@ async def main_async(args: argparse.Namespace) -> None:
         figures["ping_rate"] = ping_rate
 
         # A project, users who authorized it, custody accounts created up front.
-        secret = "sk_" + secrets.token_hex(32)
-        async with sessions() as s:
-            project = Project(
-                name="bench-mining", allowed_scopes=["mining:write", "mining:read"],
-                rate_limit_tier="enterprise", ip_allowlist=[], api_key=new_api_key(),
-                api_secret_hash=hash_api_secret(secret),
-                api_secret_encrypted=encrypt_secret(secret, settings.master_key, "k1"),
-                limits={"mining": {"MCD": {"per_day": "100000000"}}},
-            )  # fmt: skip
-            s.add(project)
-            uids = [f"u_bench_{uuid.uuid4().hex[:8]}" for _ in range(4)]
-            for uid in uids:
-                s.add(User(uid=uid, username=uid, email=f"{uid}@bench.local", role="user"))
-            await s.flush()
-            for uid in uids:
-                s.add(
-                    OAuthConsent(
-                        user_uid=uid,
-                        project_id=project.project_id,
-                        scopes=["mining:write"],
-                        source="admin",
-                    )
-                )
-            await s.commit()
+        uids = [f"u_bench_{uuid.uuid4().hex[:8]}" for _ in range(4)]
+        project = await bench_project(
+            sessions, settings, name="bench-mining", scopes=["mining:write", "mining:read"],
+            users=uids, consenting=uids, limits={"mining": {"MCD": {"per_day": "100000000"}}},
+        )  # fmt: skip
+        secret = project.secret
         await asyncio.gather(*(deps.gateway.ensure_custody_account(u, "MCD") for u in uids))
-        headers = {"X-Project-ID": str(project.project_id), "X-API-Key": secret}
+        headers = project.headers
         http = await stack.enter_async_context(
             httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE, timeout=60)
         )
