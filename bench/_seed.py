@@ -3,14 +3,17 @@ authorized it (an admin consent), as the API would find them."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from activities.deps import WorkerDeps
 from core.config import Settings
 from core.security import encrypt_secret, hash_api_secret, new_api_key
 from db.models import Project, User
 from db.models.access import OAuthConsent
+from engine.funding import fund_user
 
 
 @dataclass(frozen=True)
@@ -56,3 +59,18 @@ async def bench_project(
             )
         await s.commit()
         return BenchProject(project.project_id, secret)
+
+
+async def funded_on_chain(
+    deps: WorkerDeps, senders: list[str], amount: int, receivers: list[str]
+) -> None:
+    """Real MCC in each sender's custody account (minted on the chain and booked), and the
+    receivers' MCC custody accounts opened, all at once."""
+    await asyncio.gather(
+        *(
+            fund_user(deps.gateway, deps.sessions, uid=u, currency="MCC", amount=amount,
+                      op_key=f"bench-fund:{u}")
+            for u in senders
+        ),
+        *(deps.gateway.ensure_custody_account(u, "MCC") for u in receivers),
+    )  # fmt: skip

@@ -45,13 +45,12 @@ from activities.deps import worker_deps
 from api.app import create_app
 from bench._procs import cpu_by_role, pct
 from bench._report import record
-from bench._seed import bench_project
+from bench._seed import bench_project, funded_on_chain
 from bench._worker import ping_rate as pings_per_second
 from bench._worker import temporal, worker
 from core.config import Settings
 from core.embedded import free_port
 from db.models.engine import Transfer
-from engine.funding import fund_user
 from mccgw.seed import PROJECT_SCOPES
 from tests.services import fresh_database, redis_server
 
@@ -85,20 +84,7 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
             users=senders + receivers, consenting=senders,
         )  # fmt: skip
         t_seed = time.perf_counter()
-        await asyncio.gather(
-            *(
-                fund_user(
-                    deps.gateway,
-                    deps.sessions,
-                    uid=u,
-                    currency="MCC",
-                    amount=1000 * UNIT,
-                    op_key=f"bench-fund:{u}",
-                )
-                for u in senders
-            ),
-            *(deps.gateway.ensure_custody_account(u, "MCC") for u in receivers),
-        )
+        await funded_on_chain(deps, senders, 1000 * UNIT, receivers)
         seed_s = time.perf_counter() - t_seed
 
         app = create_app(settings)

@@ -35,12 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import api.ratelimit
 from activities.deps import worker_deps
 from api.app import create_app
-from bench._seed import bench_project
+from bench._seed import bench_project, funded_on_chain
 from bench._worker import temporal
 from bench.webhooks_mining import BASE, signed_activity
 from core.config import Settings
 from core.embedded import free_port
-from engine.funding import fund_user
 from tests.services import fresh_database, redis_server
 
 SCOPES = ["mining:write", "mining:read", "transfer:write"]
@@ -100,18 +99,7 @@ async def main_async(args: argparse.Namespace) -> None:
         )  # fmt: skip
         secret = project.secret
         await asyncio.gather(
-            *(
-                fund_user(
-                    deps.gateway,
-                    deps.sessions,
-                    uid=u,
-                    currency="MCC",
-                    amount=10**15,
-                    op_key=f"bench-fund:{u}",
-                )
-                for u in uids
-            ),
-            *(deps.gateway.ensure_custody_account(u, "MCC") for u in receivers),
+            funded_on_chain(deps, uids, 10**15, receivers),
             *(deps.gateway.ensure_custody_account(u, "MCD") for u in uids),
         )
         headers = project.headers
