@@ -305,7 +305,6 @@ async def complete_many(
         )  # fmt: skip
         moves.append(Move(t.to_uid, t.currency, "credit", t.amount, d_balance=t.amount,
                           reference=t.id))  # fmt: skip
-    await Ledger(session).apply_many(moves)
     data = {
         t.id: event_data(t, decimals, tx_signature=signature, block_height=block_height, slot=slot)
         for t in done
@@ -322,6 +321,8 @@ async def complete_many(
         session,
         [(t.audit_id, "success", {"data": data[t.id]}) for t in done if t.audit_id is not None],
     )
+    # Last: the accounts stay locked until the caller's commit, and accepts wait on senders' rows.
+    await Ledger(session).apply_many(moves)
     return done
 
 

@@ -14,7 +14,6 @@ from datetime import datetime
 
 from sqlalchemy import (
     func,
-    insert,
     select,
     text,
     update,
@@ -22,39 +21,58 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import DomainError
-from db.base import table_of
-from db.models.ledger import Hold, LedgerAccount, LedgerEntry
+from db.models.ledger import Hold, LedgerAccount
 
 # Batch statements take arrays (unnest), so their text is the same whatever the batch size:
 # compiled once and prepared by the driver, where a VALUES list would be compiled every time.
 _ENSURE_ACCOUNTS = text(
     """
 INSERT INTO ledger_accounts (user_uid, currency)
-SELECT * FROM unnest(CAST(:uids AS text[]), CAST(:currencies AS text[]))
+SELECT k.user_uid, k.currency
+FROM unnest(CAST(:uids AS text[]), CAST(:currencies AS text[])) AS k(user_uid, currency)
+WHERE NOT EXISTS (
+    SELECT 1 FROM ledger_accounts a WHERE a.user_uid = k.user_uid AND a.currency = k.currency
+)
 ON CONFLICT (user_uid, currency) DO NOTHING
 """
 )
-_LOCK_ACCOUNTS = text(
-    """
-SELECT a.user_uid FROM ledger_accounts a
-JOIN unnest(CAST(:uids AS text[]), CAST(:currencies AS text[])) AS k(user_uid, currency)
-  ON a.user_uid = k.user_uid AND a.currency = k.currency
-ORDER BY a.user_uid, a.currency
-FOR UPDATE OF a
-"""
+# NOT EXISTS first: an INSERT that meets an existing key waits for whoever holds that row
+# locked (a settlement, an accept's reservation), even under DO NOTHING; a snapshot read does
+# not. Only a new account takes the insert path.
+_LOCKED = """
+WITH locked AS (
+    SELECT a.user_uid, a.currency FROM ledger_accounts a
+    JOIN unnest(CAST(:uids AS text[]), CAST(:currencies AS text[])) AS k(user_uid, currency)
+      ON a.user_uid = k.user_uid AND a.currency = k.currency
+    ORDER BY a.user_uid, a.currency
+    FOR UPDATE OF a
+)"""
+# The whole booking of a batch in one statement, so the accounts stay locked for its execution
+# and the commit, not for a round trip per step to a client that may be busy (the worker runs at
+# a lower CPU priority than the API, whose accepts wait for these rows). Every row the UPDATE
+# changes comes out of ``locked`` first, so the locks are still taken in one order.
+_BOOK = text(
+    _LOCKED
+    + """, added AS (
+    UPDATE ledger_accounts a
+    SET balance = a.balance + d.d_balance,
+        held = a.held + d.d_held,
+        pending_out = a.pending_out + d.d_pending_out,
+        updated_at = now()
+    FROM locked l JOIN unnest(
+        CAST(:uids AS text[]), CAST(:currencies AS text[]), CAST(:d_balance AS bigint[]),
+        CAST(:d_held AS bigint[]), CAST(:d_pending_out AS bigint[])
+    ) AS d(user_uid, currency, d_balance, d_held, d_pending_out)
+      ON d.user_uid = l.user_uid AND d.currency = l.currency
+    WHERE a.user_uid = l.user_uid AND a.currency = l.currency
 )
-_ADD_TOTALS = text(
-    """
-UPDATE ledger_accounts a
-SET balance = a.balance + d.d_balance,
-    held = a.held + d.d_held,
-    pending_out = a.pending_out + d.d_pending_out,
-    updated_at = now()
-FROM unnest(
-    CAST(:uids AS text[]), CAST(:currencies AS text[]), CAST(:d_balance AS bigint[]),
-    CAST(:d_held AS bigint[]), CAST(:d_pending_out AS bigint[])
-) AS d(user_uid, currency, d_balance, d_held, d_pending_out)
-WHERE a.user_uid = d.user_uid AND a.currency = d.currency
+INSERT INTO ledger_entries
+    (user_uid, currency, kind, amount, d_balance, d_held, d_pending_out, reference)
+SELECT * FROM unnest(
+    CAST(:e_uids AS text[]), CAST(:e_currencies AS text[]), CAST(:e_kinds AS text[]),
+    CAST(:e_amounts AS bigint[]), CAST(:e_d_balance AS bigint[]), CAST(:e_d_held AS bigint[]),
+    CAST(:e_d_pending_out AS bigint[]), CAST(:e_references AS text[])
+)
 """
 )
 
@@ -131,23 +149,13 @@ class Ledger:
             query = query.where(Hold.currency == currency)
         return list((await self.session.scalars(query.order_by(Hold.created_at))).all())
 
-    async def lock_accounts(self, keys: Sequence[tuple[str, str]]) -> None:
-        """Lock several (user_uid, currency) account rows in one fixed order, creating missing
-        ones: a transaction that then moves money on all of them in any order cannot deadlock
-        with another one doing the same."""
-        ordered = sorted(set(keys))
-        if not ordered:
-            return
-        uids, currencies = [u for u, _ in ordered], [c for _, c in ordered]
-        await self.session.execute(_ENSURE_ACCOUNTS, {"uids": uids, "currencies": currencies})
-        await self.session.execute(_LOCK_ACCOUNTS, {"uids": uids, "currencies": currencies})
-
     async def apply_many(self, moves: Sequence[Move]) -> None:
-        """Many moves in a few statements whatever their number (batch settlement): accounts
-        created if missing and locked in one order, one UPDATE adding each account's totals,
-        one INSERT of every entry (each move keeps its own entry and reference, so every
-        account still equals the sum of its entries). The check constraints refuse any move
-        that would leave an account negative, failing the whole batch."""
+        """Many moves in two statements whatever their number (batch settlement): missing
+        accounts created, then one statement that locks the accounts in one order, adds each
+        account's totals and inserts every entry (each move keeps its own entry and reference,
+        so every account still equals the sum of its entries). The check constraints refuse any
+        move that would leave an account negative, failing the whole batch. Call it last in the
+        transaction: the accounts stay locked until the commit."""
         if not moves:
             return
         for m in moves:
@@ -159,34 +167,26 @@ class Ledger:
             t[0] += m.d_balance
             t[1] += m.d_held
             t[2] += m.d_pending_out
-        await self.lock_accounts(list(totals))
         rows = sorted(totals.items())
+        uids, currencies = [u for (u, _), _ in rows], [c for (_, c), _ in rows]
+        await self.session.execute(_ENSURE_ACCOUNTS, {"uids": uids, "currencies": currencies})
         await self.session.execute(
-            _ADD_TOTALS,
+            _BOOK,
             {
-                "uids": [u for (u, _), _ in rows],
-                "currencies": [c for (_, c), _ in rows],
+                "uids": uids,
+                "currencies": currencies,
                 "d_balance": [t[0] for _, t in rows],
                 "d_held": [t[1] for _, t in rows],
                 "d_pending_out": [t[2] for _, t in rows],
+                "e_uids": [m.user_uid for m in moves],
+                "e_currencies": [m.currency for m in moves],
+                "e_kinds": [m.kind for m in moves],
+                "e_amounts": [m.amount for m in moves],
+                "e_d_balance": [m.d_balance for m in moves],
+                "e_d_held": [m.d_held for m in moves],
+                "e_d_pending_out": [m.d_pending_out for m in moves],
+                "e_references": [m.reference for m in moves],
             },
-        )
-        await self.session.execute(
-            insert(table_of(LedgerEntry)),
-            [
-                {
-                    "user_uid": m.user_uid,
-                    "currency": m.currency,
-                    "kind": m.kind,
-                    "amount": m.amount,
-                    "d_balance": m.d_balance,
-                    "d_held": m.d_held,
-                    "d_pending_out": m.d_pending_out,
-                    "hold_id": None,
-                    "reference": m.reference,
-                }
-                for m in moves
-            ],
         )
 
     # -- single-phase moves --------------------------------------------------------------

@@ -218,9 +218,9 @@ async def confirm(
                 )
             )
             result.confirmed.append(row.id)
-    await Ledger(session).apply_many(credits)
     await release_counted(session, given_back)
     await emit_many(session, events)
+    await Ledger(session).apply_many(credits)  # last: the accounts stay locked until commit
     return result
 
 

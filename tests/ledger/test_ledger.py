@@ -224,3 +224,37 @@ async def test_apply_many_moves_each_account_by_its_entries_or_not_at_all(
         await session.rollback()
     assert await _balances(session_maker, b) == Balances(b, "MCC", 70, 0, 0)
     assert await _entry_sums(session_maker, c) == (30, 0, 0)
+
+
+async def test_concurrent_batches_over_the_same_accounts_lose_no_update(
+    session_maker: Maker,
+) -> None:
+    """Batches that touch the same accounts in opposite orders, beside single moves on them:
+    none deadlocks, none is lost (the batch locks in one order and adds to the row it locked),
+    and every account ends as the sum of its entries."""
+    accounts = [await _funded(session_maker, 10_000) for _ in range(4)]
+
+    async def batch(i: int) -> None:
+        order = accounts if i % 2 else accounts[::-1]
+        payer, payee = order[0], order[-1]
+        async with session_maker() as session:
+            await Ledger(session).apply_many(
+                [Move(payer, "MCC", "debit", 7, d_balance=-7, reference=f"b{i}")]
+                + [Move(u, "MCC", "credit", 1, d_balance=1, reference=f"b{i}") for u in order[1:]]
+                + [Move(payee, "MCC", "credit", 4, d_balance=4, reference=f"b{i}")]
+            )
+            await session.commit()
+
+    async def single(i: int) -> None:
+        async with session_maker() as session:
+            await Ledger(session).credit(accounts[i % 4], "MCC", 2, reference=f"s{i}")
+            await session.commit()
+
+    await asyncio.gather(*(batch(i) for i in range(24)), *(single(i) for i in range(24)))
+    balances = [(await _balances(session_maker, u)).balance for u in accounts]
+    # Each batch moves 7 out and 7 in; each single adds 2 (six per account).
+    assert sum(balances) == 4 * 10_000 + 24 * 2
+    for uid, balance in zip(accounts, balances, strict=True):
+        assert await _entry_sums(session_maker, uid) == (balance, 0, 0)
+    # The first account pays 7 in the 12 batches in order and receives 1 + 4 in the 12 reversed.
+    assert balances[0] == 10_000 - 12 * 7 + 12 * 5 + 6 * 2
