@@ -48,7 +48,7 @@ from core.errors import DomainError
 from core.logging import request_id_var
 from core.security import decrypt_secret, encrypt_secret
 from db.base import table_of
-from db.last import flush_last
+from db.last import commit_last
 from db.models.access import AuditLog, IdempotencyRecord
 from events.audit import new_audit, redact
 
@@ -344,9 +344,6 @@ async def write_context(
             )
             try:
                 yield ctx
-                # Statements on rows every accept shares, last (db.last): their locks are held
-                # from here to the commit below, not while the rest of the request ran.
-                await flush_last(session)
             except Exception as exc:
                 await session.rollback()
                 await _audit_failure(session, audit_args, exc)
@@ -373,7 +370,15 @@ async def write_context(
                 if stored is None:
                     raise _in_use()
                 raise _replay_or_conflict(stored, request_hash)
-            await session.commit()
+            try:
+                # Statements on rows every accept shares, last (db.last): their locks are held
+                # for them and the commit only, not while the rest of the request (or the claim
+                # above) ran. A refusal here undoes the claim with everything else.
+                await commit_last(session)
+            except Exception as exc:
+                await session.rollback()
+                await _audit_failure(session, audit_args, exc)
+                raise
             finished = True
             try:
                 await _script(redis, _FINISH)(

@@ -11,6 +11,7 @@ Defaults come from the specification's table; a project overrides them in ``proj
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -19,6 +20,7 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.money import InvalidAmount, to_base_units, to_decimal_string
+from db.last import LastStatement, run_last
 from db.models.engine import LimitUsage
 from db.models.identity import Project
 from engine.errors import Rejected
@@ -178,35 +180,39 @@ async def check_limit(session: AsyncSession, charge: Charge) -> Limits:
         raise limit_rejection(exc) from exc
 
 
-async def count_limit(
-    session: AsyncSession, charge: Charge, checked: Limits, day: date | None = None
-) -> None:
-    """Count the charge against its day's usage; over the daily limit: Rejected."""
-    try:
-        await consume(session, charge, day=day, checked=checked)
-    except LimitExceeded as exc:
-        raise limit_rejection(exc) from exc
-
-
 # Count and check in one round trip: the day's row is created by the first operation (if it
-# alone fits) and otherwise only grows while the total stays within the limit.
-def consume_sql(guard: str | None = None) -> str:
-    """The counting statement, with the parameters project_id, currency, operation, day,
-    amount and per_day; ``RETURNING used``, no row when nothing was counted. A caller folds it
-    into its own statement as a CTE; ``guard`` names a one-row CTE of that statement whose
-    boolean column ``ok`` must be true for anything to be counted."""
-    where = f"FROM {guard} WHERE {guard}.ok AND" if guard else "WHERE"
-    return f"""
+# alone fits) and otherwise only grows while the total stays within the limit. Parameters:
+# project_id, currency, operation, day, amount, per_day; no row back when nothing was counted.
+_CONSUME_SQL = """
 INSERT INTO limit_usage AS u (project_id, currency, operation, day, used)
-SELECT :project_id, :currency, :operation, :day, :amount {where} :amount <= :per_day
+SELECT :project_id, :currency, :operation, :day, :amount WHERE :amount <= :per_day
 ON CONFLICT (project_id, currency, operation, day) DO UPDATE
 SET used = u.used + EXCLUDED.used, updated_at = now()
 WHERE u.used + EXCLUDED.used <= :per_day
 RETURNING used
 """
+_CONSUME = text(_CONSUME_SQL)
 
 
-_CONSUME = text(consume_sql())
+def count_last(
+    session: AsyncSession,
+    charge: Charge,
+    checked: Limits,
+    day: date,
+    refused: Callable[[LimitExceeded], Exception],
+) -> None:
+    """Count the charge against its day's usage at the commit point, with the COMMIT in one
+    round trip (db.last: every accept of the project updates this row); over the daily limit
+    the request raises ``refused(DailyLimitExceeded)`` and nothing of it is committed."""
+    c = charge
+    params = {
+        "project_id": c.project_id, "currency": c.currency, "operation": c.operation,
+        "day": day, "amount": c.amount, "per_day": checked.per_day,
+    }  # fmt: skip
+    run_last(
+        session,
+        LastStatement(_CONSUME_SQL, params, lambda: refused(daily_exceeded(c, checked, day))),
+    )
 
 
 async def release(

@@ -9,7 +9,6 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.money import to_decimal_string
-from db.last import run_last
 from db.models.ledger import Hold
 from engine import limits
 from engine.errors import Rejected, invalid_state, not_found
@@ -76,8 +75,8 @@ async def lock(
         )  # fmt: skip
     except InsufficientFunds as exc:
         raise insufficient(exc, decimals) from exc
-    # The project's day count last, at the commit point (db.last: one row for all its locks).
-    run_last(session, lambda s: limits.count_limit(s, charge, checked))
+    # The project's day count last, with the commit (db.last: one row for all its locks).
+    limits.count_last(session, charge, checked, limits.utc_day(), limits.limit_rejection)
     await emit(
         session,
         project_id=project_id,

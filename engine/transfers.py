@@ -154,7 +154,7 @@ async def create(
     The reservation of the sender's funds and the day's count run last in the transaction
     (``db.last``: those rows are shared by every transfer of the sender and of the project),
     so their refusals (``insufficient-funds``, ``daily-limit-exceeded``) come from the commit
-    point's ``flush_last``, still before anything is committed."""
+    point (``commit_last``), before anything is committed."""
     charge = limits.Charge(project_id, currency, "transfer", amount, decimals)
     checked = await limits.check_limit(session, charge)
     lock_id = reference.get("lock_id")
@@ -176,15 +176,15 @@ async def create(
     if lock_id is not None:
         await _settle_lock(Ledger(session), transfer)
 
-    async def reserve_and_count(s: AsyncSession) -> None:
-        if lock_id is None:
-            try:
-                await Ledger(s).begin_out(from_uid, currency, amount, transfer_id)
-            except InsufficientFunds as exc:
-                raise insufficient(exc, decimals) from exc
-        await limits.count_limit(s, charge, checked, day)
+    async def reserve(s: AsyncSession) -> None:
+        try:
+            await Ledger(s).begin_out(from_uid, currency, amount, transfer_id)
+        except InsufficientFunds as exc:
+            raise insufficient(exc, decimals) from exc
 
-    run_last(session, reserve_and_count)
+    if lock_id is None:
+        run_last(session, reserve)
+    limits.count_last(session, charge, checked, day, limits.limit_rejection)
     return transfer
 
 

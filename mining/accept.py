@@ -99,16 +99,13 @@ class Acceptor:
             "per_day": checked.per_day,
         }  # fmt: skip
         result = (await self.session.execute(_ACCEPT_ONE, params)).one()
-        known, authorized, webhook_url, counted, inserted = result
+        known, authorized, webhook_url, inserted = result
         _refuse_key_or_consent(known, authorized, uid, project_id)
-        if not counted:
-            raise limit_refused(limits.daily_exceeded(charge, checked, day))
-        if not inserted:  # a concurrent request beat us to the key: give the amount back
-            await limits.release(
-                self.session, project_id=project_id, currency="MCD", operation="mining",
-                amount=amount, day=day,
-            )  # fmt: skip
+        if not inserted:  # a concurrent request beat us to the key
             raise KeyReused()
+
+        # The project's day row is shared by all its accepts: counted with the commit (db.last).
+        limits.count_last(self.session, charge, checked, day, limit_refused)
         return row, webhook_url
 
     async def submit_batch(self, raws: list[Any], workflow_id: str) -> list[ItemOutcome]:
@@ -306,15 +303,13 @@ def _accept_one_statement() -> TextClause:
 WITH facts AS (
     SELECT *, NOT known AND authorized AS ok FROM ({_FACTS_SQL}) AS f
 ),
-counted AS ({limits.consume_sql(guard="facts")}),
 inserted AS (
     INSERT INTO {table.name} ({", ".join(_COLUMNS)})
-    SELECT {values} WHERE EXISTS (SELECT 1 FROM counted)
+    SELECT {values} FROM facts WHERE facts.ok
     ON CONFLICT (project_id, idempotency_key) DO NOTHING
     RETURNING id
 )
-SELECT known, authorized, webhook_url,
-    EXISTS (SELECT 1 FROM counted), EXISTS (SELECT 1 FROM inserted)
+SELECT known, authorized, webhook_url, EXISTS (SELECT 1 FROM inserted)
 FROM facts
 """
     return text(sql).bindparams(*(bindparam(f"m_{c}", type_=table.c[c].type) for c in _COLUMNS))

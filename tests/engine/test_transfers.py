@@ -212,6 +212,29 @@ async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
     assert await books(deps, src) == (2 * UNIT, 0, 0)
 
 
+async def test_over_the_daily_limit_the_reservation_is_undone_too(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    """The day's count is sent with the COMMIT (db.last) after the sender's reservation ran: a
+    count that does not fit stops the commit, and the reservation goes with it."""
+    project = Api(api.client, await world.project(limits={"transfer": {"MCC": {"per_day": "3"}}}))
+    src = await funded_user(world, deps, project.project.project_id, 10 * UNIT)
+    dst = (await world.user()).uid
+    r = await project.post("/v1/transfer/request", transfer_body(src, dst, "2"))
+    assert r.status_code == 202, r.text
+    first = r.json()["data"]["id"]
+    r = await project.post("/v1/transfer/request", transfer_body(src, dst, "2"))
+    assert r.status_code == 422 and r.json()["type"].endswith("/daily-limit-exceeded"), r.text
+    assert r.json()["limit"] == "3"
+    assert (await wait_final(project, first))["status"] == "completed"
+    async with deps.sessions() as s:
+        count = await s.scalar(
+            select(func.count()).select_from(Transfer).where(Transfer.from_uid == src)
+        )
+    assert count == 1
+    assert await books(deps, src) == (8 * UNIT, 0, 0)  # the first transfer's debit alone
+
+
 async def test_funds_transfer_needs_both_users(api: Api, world: World, deps: WorkerDeps) -> None:
     src = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
     outsider = await world.user()

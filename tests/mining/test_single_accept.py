@@ -1,6 +1,7 @@
-"""The single submission's accept in two statements (mining.accept.Acceptor.submit_one): the
-refusals and their order, the usage counted only for what was recorded, a key lost to a
-concurrent request, and the webhook meta read in the same SELECT."""
+"""The single submission's accept (mining.accept.Acceptor.submit_one: one statement, then the
+day's count at the commit point): the refusals and their order, the usage counted only for what
+was recorded, a key lost to a concurrent request, and the webhook meta read in the same
+SELECT."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.last import flush_last
 from db.models.access import OAuthConsent
 from db.models.mining import MiningSubmission
 from mining.accept import Acceptor
@@ -95,7 +97,7 @@ async def test_daily_limit_counts_nothing_and_says_why(
     assert await rows_of(session_maker, creds.project_id) == 2
 
 
-async def test_a_key_lost_to_a_concurrent_request_gives_its_amount_back(
+async def test_a_key_lost_to_a_concurrent_request_counts_nothing(
     app: FastAPI,
     client: httpx.AsyncClient,
     world: World,
@@ -111,10 +113,12 @@ async def test_a_key_lost_to_a_concurrent_request_gives_its_amount_back(
             formula=RewardFormula.of(app.state.settings),
         )  # fmt: skip
 
-    # The first request has recorded the key but not committed yet: the second does not see
-    # it, waits for it on the day's usage row and the key, then loses the key.
+    # The first request has recorded the key and counted its amount (at its commit point) but
+    # not committed yet: the second does not see it, waits for it on the key, then loses the
+    # key before anything of it is counted.
     async with session_maker() as first, session_maker() as second:
         await acceptor(first).submit_one(body, item, key, f"wf-{uuid.uuid4()}")
+        await flush_last(first)
         late = asyncio.create_task(
             acceptor(second).submit_one(body, item, key, f"wf-{uuid.uuid4()}")
         )

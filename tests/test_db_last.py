@@ -1,0 +1,104 @@
+"""db.last on a real PostgreSQL: steps run at the commit point, statements sent with the COMMIT
+in one round trip, and a statement's refusal stops the whole transaction."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.last import LastStatement, PendingLastSteps, commit_last, flush_last, run_last
+from db.models.engine import LimitUsage
+
+Maker = async_sessionmaker[AsyncSession]
+
+# A day's counter that refuses past 10 (the shape of engine.limits' own statement).
+_COUNT = """
+INSERT INTO limit_usage AS u (project_id, currency, operation, day, used)
+SELECT :project_id, 'MCC', 'transfer', current_date, :amount WHERE :amount <= 10
+ON CONFLICT (project_id, currency, operation, day) DO UPDATE
+SET used = u.used + EXCLUDED.used
+WHERE u.used + EXCLUDED.used <= 10
+RETURNING used
+"""
+
+
+class Refused(Exception):
+    pass
+
+
+def count(project_id: int, amount: int) -> LastStatement:
+    params = {"project_id": project_id, "amount": amount}
+    return LastStatement(_COUNT, params, lambda: Refused(f"{amount} does not fit"))
+
+
+async def used(maker: Maker, project_id: int) -> int:
+    async with maker() as s:
+        value = await s.scalar(select(LimitUsage.used).where(LimitUsage.project_id == project_id))
+        return int(value or 0)
+
+
+async def marks(maker: Maker, tag: str) -> int:
+    async with maker() as s:
+        found = await s.scalar(
+            select(func.count()).select_from(text("idempotency_records")).where(text("key = :tag")),
+            {"tag": tag},
+        )
+        return int(found or 0)
+
+
+async def mark(session: AsyncSession, tag: str) -> None:
+    """Some other write of the same request (an idempotency record stands in for it)."""
+    await session.execute(
+        text(
+            "INSERT INTO idempotency_records (scope, key, request_hash, status_code, "
+            "response_body, content_type, expires_at) VALUES ('test', :tag, 'h', 200, '{}', "
+            "'application/json', now() + interval '1 hour')"
+        ),
+        {"tag": tag},
+    )
+
+
+@pytest.mark.parametrize("pipelined", [True, False])
+async def test_a_refusing_statement_commits_nothing_of_its_request(
+    session_maker: Maker, pipelined: bool
+) -> None:
+    project_id = 10_000_000 + uuid.uuid4().int % 1_000_000
+    ran: list[str] = []
+
+    async def step(session: AsyncSession) -> None:
+        ran.append("step")
+
+    for amount, tag in ((6, "first"), (5, "second"), (4, "third")):
+        tag = f"{tag}-{project_id}"
+        async with session_maker() as s:
+            await mark(s, tag)
+            run_last(s, count(project_id, amount))
+            run_last(s, step)  # a coroutine step runs before the statements, in order
+            try:
+                if pipelined:
+                    await commit_last(s)
+                else:
+                    await flush_last(s)
+                    await s.commit()
+            except Refused:
+                await s.rollback()
+    # 6 fits, 5 would make 11 and is refused with its request's other write, 4 fits.
+    assert await used(session_maker, project_id) == 10
+    assert [
+        await marks(session_maker, f"{t}-{project_id}") for t in ("first", "second", "third")
+    ] == [1, 0, 1]
+    assert ran == ["step"] * 3
+
+
+async def test_a_commit_with_steps_pending_is_refused(session_maker: Maker) -> None:
+    project_id = 20_000_000 + uuid.uuid4().int % 1_000_000
+    async with session_maker() as s:
+        run_last(s, count(project_id, 1))
+        with pytest.raises(PendingLastSteps):
+            await s.commit()
+        await s.rollback()
+        await s.commit()  # the rollback dropped the step
+    assert await used(session_maker, project_id) == 0
