@@ -33,7 +33,6 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from pydantic import Field
 from redis.asyncio import Redis
-from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 from sqlalchemy import TextClause, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -42,6 +41,7 @@ from api.auth.principal import Principal, ProjectPrincipal
 from api.auth.project import parsed_body, request_target
 from api.auth.signature import canonical_body
 from api.errors import invalid_field
+from api.idempotency_redis import BEGIN, FINISH, RELEASE, done_value, from_done, script
 from api.ratelimit import client_ip
 from core.config import Settings
 from core.errors import DomainError
@@ -63,7 +63,6 @@ log = logging.getLogger("mccgw.idempotency")
 IDEMPOTENCY_TTL = timedelta(hours=24)
 LOCK_SECONDS = 60
 REPLAY_HEADER = "Idempotent-Replayed"
-_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end"
 
 
 class IdempotentReplay(Exception):
@@ -211,49 +210,6 @@ def _in_use() -> DomainError:
     )
 
 
-# One round trip decides the fast path: a finished key (replay it) or take the in-flight lock.
-# KEYS: done, lock; ARGV: token, lock seconds. Returns {1, done} | {2} (locked by us) | {3}.
-_BEGIN = """
-local done = redis.call('GET', KEYS[1])
-if done then return {1, done} end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'EX', ARGV[2]) then return {2} end
-return {3}
-"""
-# KEYS: done, lock; ARGV: token, done value, done seconds. Publish the result, then unlock.
-_FINISH = """
-redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-return 1
-"""
-
-
-_SCRIPTS: dict[str, AsyncScript] = {}
-
-
-def _script(redis: Redis, source: str) -> AsyncScript:
-    """The script of ``source``, made once (its SHA-1 computed once); each call names its
-    client (EVALSHA: the script text is sent once per server)."""
-    script = _SCRIPTS.get(source)
-    if script is None:
-        script = _SCRIPTS[source] = redis.register_script(source)
-    return script
-
-
-def _done_value(record: IdempotencyRecord) -> bytes:
-    head = f"{record.request_hash}\n{record.status_code}\n{record.content_type}\n"
-    return head.encode() + record.response_body
-
-
-def _from_done(value: bytes) -> IdempotencyRecord:
-    request_hash, status, content_type, body = value.split(b"\n", 3)
-    return IdempotencyRecord(
-        request_hash=request_hash.decode(),
-        status_code=int(status),
-        content_type=content_type.decode(),
-        response_body=body,
-    )
-
-
 _RECORD_COLUMNS = (
     "scope", "key", "request_hash", "status_code", "response_body", "content_type", "expires_at",
 )  # fmt: skip
@@ -316,11 +272,11 @@ async def write_context(
     digest = hashlib.sha256(key.encode()).hexdigest()
     done_key, lock = f"idem:done:{scope}:{digest}", f"idem:{scope}:{digest}"
     token = uuid.uuid4().hex
-    state = await _script(redis, _BEGIN)(
+    state = await script(redis, BEGIN)(
         keys=[done_key, lock], args=[token, LOCK_SECONDS], client=redis
     )
     if state[0] == 1:
-        raise _replay_or_conflict(_from_done(state[1]), request_hash)
+        raise _replay_or_conflict(from_done(state[1]), request_hash)
     if state[0] == 3:
         raise _in_use()
 
@@ -381,9 +337,9 @@ async def write_context(
                 raise
             finished = True
             try:
-                await _script(redis, _FINISH)(
+                await script(redis, FINISH)(
                     keys=[done_key, lock],
-                    args=[token, _done_value(record), int(IDEMPOTENCY_TTL.total_seconds())],
+                    args=[token, done_value(record), int(IDEMPOTENCY_TTL.total_seconds())],
                     client=redis,
                 )
             except RedisError as exc:
@@ -392,7 +348,7 @@ async def write_context(
                 log.warning("idempotency key %s committed but not published: %r", key, exc)
     finally:
         if not finished:
-            await _script(redis, _RELEASE)(keys=[lock], args=[token], client=redis)
+            await script(redis, RELEASE)(keys=[lock], args=[token], client=redis)
 
 
 async def _audit_failure(session: AsyncSession, audit_args: dict[str, Any], exc: Exception) -> None:
