@@ -1,5 +1,6 @@
-"""API CPU per accepted mining submission (``POST /v1/mining/submit-activity``), beside the
-CPU per ``POST /v1/transfer/request`` and per bare ``GET /bench/bare`` in the same run.
+"""API CPU per accepted mining submission (``POST /v1/mining/submit-activity``, and per item of
+``POST /v1/mining/batch-submit`` in batches of 100), beside the CPU per
+``POST /v1/transfer/request`` and per bare ``GET /bench/bare`` in the same run.
 
 The accept path alone: the app in this process through httpx.ASGITransport, the embedded
 services the tests use (PostgreSQL, Redis, chain node, Temporal dev server), no worker (the
@@ -43,6 +44,7 @@ from core.embedded import free_port
 from tests.services import fresh_database, redis_server
 
 SCOPES = ["mining:write", "mining:read", "transfer:write"]
+BATCH = 100
 
 
 async def cpu_per_request(
@@ -112,6 +114,12 @@ async def main_async(args: argparse.Namespace) -> None:
             r = await http.post("/v1/mining/submit-activity", json=body, headers=headers)
             assert r.status_code == 202, r.text
 
+        async def batch(i: int) -> None:
+            items = [signed_activity(uids[k % 4], secret, i * BATCH + k) for k in range(BATCH)]
+            body = {"activities": items, "idempotency_key": uuid.uuid4().hex}
+            r = await http.post("/v1/mining/batch-submit", json=body, headers=headers)
+            assert r.status_code == 200, r.text
+
         async def transfer(i: int) -> None:
             body = {
                 "transfer_type": "bench", "from_uid": uids[i % 4], "to_uid": receivers[i % 4],
@@ -132,11 +140,16 @@ async def main_async(args: argparse.Namespace) -> None:
         )
         for _, call in routes:  # warm-up: caches, compiled statements, connections
             await cpu_per_request(app, call, 50, args.flight, 100_000)
+        await cpu_per_request(app, batch, 2, 2, 100_000)
         print(f"API + driver CPU ms per request ({args.n} requests, {args.flight} in flight):")
         for round_ in range(args.rounds):
             for name, call in routes:
                 ms = await cpu_per_request(app, call, args.n, args.flight, (round_ + 1) * 10_000)
                 print(f"  {name:40s} {ms:6.2f}")
+            # Batches of 100 as bench.webhooks_mining sends them, 4 at once: CPU per item.
+            n = max(4, args.n // 25)
+            ms = await cpu_per_request(app, batch, n, 4, (round_ + 1) * 10_000) / BATCH
+            print(f"  {'POST /v1/mining/batch-submit, per item':40s} {ms:6.2f}")
         if args.profile:
             profiler = cProfile.Profile()
             profiler.enable()
