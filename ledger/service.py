@@ -25,6 +25,9 @@ from db.models.ledger import Hold, LedgerAccount
 
 # Batch statements take arrays (unnest), so their text is the same whatever the batch size:
 # compiled once and prepared by the driver, where a VALUES list would be compiled every time.
+# NOT EXISTS first: an INSERT that meets an existing key waits for whoever holds that row
+# locked (a settlement, an accept's reservation), even under DO NOTHING; a snapshot read does
+# not. Only a new account takes the insert path.
 _ENSURE_ACCOUNTS = text(
     """
 INSERT INTO ledger_accounts (user_uid, currency)
@@ -36,9 +39,6 @@ WHERE NOT EXISTS (
 ON CONFLICT (user_uid, currency) DO NOTHING
 """
 )
-# NOT EXISTS first: an INSERT that meets an existing key waits for whoever holds that row
-# locked (a settlement, an accept's reservation), even under DO NOTHING; a snapshot read does
-# not. Only a new account takes the insert path.
 _LOCKED = """
 WITH locked AS (
     SELECT a.user_uid, a.currency FROM ledger_accounts a

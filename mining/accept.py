@@ -73,10 +73,11 @@ class Acceptor:
         project's first active endpoint for ``mining.reward.confirmed`` (None: none).
 
         The checks and their order are ``accept_many``'s for one item (a known key, then the
-        consent, the per-operation and the daily limit), in one statement instead of six: it
-        reads the key, the consent and the webhook, and counts the day's usage and inserts the
-        row only when the key is new, the consent given and the amount fits (the reward is
-        computed first, from the cached limits and bonus)."""
+        consent, the per-operation and the daily limit). One statement reads the key, the
+        consent and the webhook and inserts the row only when the key is new and the consent
+        given (the reward is computed first, from the cached limits and bonus); the day's usage
+        is counted at the commit point, sent with the COMMIT (``limits.count_last``), and a
+        count that does not fit refuses the whole request."""
         uid, project_id, decimals = item.user_uid, self.project_id, self.decimals
         now = datetime.now(UTC)
         day = limits.utc_day(now)
@@ -94,10 +95,6 @@ class Acceptor:
                 raise limit_refused(exc) from None
         row = _new_row(Candidate(0, raw, item, key), project_id, amount, day, workflow_id, now)
         params = {f"m_{c}": getattr(row, c) for c in _COLUMNS} | facts
-        params |= {
-            "currency": "MCD", "operation": "mining", "day": day, "amount": amount,
-            "per_day": checked.per_day,
-        }  # fmt: skip
         result = (await self.session.execute(_ACCEPT_ONE, params)).one()
         known, authorized, webhook_url, inserted = result
         _refuse_key_or_consent(known, authorized, uid, project_id)
@@ -291,9 +288,8 @@ _COLUMNS = tuple(c.key for c in table_of(MiningSubmission).columns)
 
 
 def _accept_one_statement() -> TextClause:
-    """Built once: the facts, then the amount counted against the day (engine.limits' own
-    statement, as a CTE) only for a new key with consent, and the row inserted only when it was
-    counted; answers (known, authorized, webhook_url, counted, inserted)."""
+    """Built once: the facts, then the row inserted only for a new key with consent; answers
+    (known, authorized, webhook_url, inserted)."""
     table = table_of(MiningSubmission)
     dialect = postgresql.dialect()
     # Cast to the unbounded type: an over-long value still fails on the column, as before.
