@@ -28,6 +28,7 @@ from activities.housekeeping import HousekeepingActivities
 from activities.mining import MiningActivities
 from activities.onboarding import OnboardingActivities
 from activities.organizations import OrganizationActivities
+from activities.registry import activities_of
 from activities.system import SystemActivities
 from activities.tokens import TokenActivities
 from activities.webhooks import WebhookActivities
@@ -69,21 +70,18 @@ WORKFLOWS: Sequence[type] = (
 
 
 def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
-    """Activity objects are built once with their clients; their bound methods are registered."""
-    system = SystemActivities()
-    onboarding = OnboardingActivities(deps)
-    webhooks = WebhookActivities(deps.settings, deps.sessions)
-    mining = MiningActivities(deps.settings, deps.sessions, deps.gateway)
-    return [
-        system.echo,
-        *onboarding.all(),
-        webhooks.pump,
-        *mining.all(),
-        *EngineActivities(deps).all(),
-        HousekeepingActivities(deps.sessions).purge_idempotency,
-        *OrganizationActivities(deps.sessions, deps.redis).all(),
-        *TokenActivities(deps).all(),
-    ]
+    """Activity objects are built once with their clients; their ``@activity.defn`` methods
+    are registered."""
+    return activities_of(
+        SystemActivities(),
+        OnboardingActivities(deps),
+        WebhookActivities(deps.settings, deps.sessions),
+        MiningActivities(deps.settings, deps.sessions, deps.gateway),
+        EngineActivities(deps),
+        HousekeepingActivities(deps.sessions),
+        OrganizationActivities(deps.sessions, deps.redis),
+        TokenActivities(deps),
+    )
 
 
 # Our own packages are imported once, outside the sandbox, instead of being re-executed in a

@@ -156,12 +156,3 @@ class EngineActivities:
                 stale_after=timedelta(seconds=query.stale_after_seconds),
                 limit=query.limit,
             )
-
-    def all(self) -> list[Any]:
-        return [
-            self.find_orphans,
-            self.transfer_settle,
-            self.transfer_status,
-            self.lock_expire,
-            self.reconcile,
-        ]

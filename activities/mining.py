@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
@@ -197,13 +196,3 @@ class MiningActivities:
             failed = await settle.fail(session, data.activity_ids, data.reason)
             await session.commit()
         return failed
-
-    def all(self) -> list[Any]:
-        return [
-            self.verify,
-            self.mint,
-            self.mint_shared,
-            self.settle_single,
-            self.confirm,
-            self.fail,
-        ]

@@ -6,10 +6,10 @@ to retry at any point); a refusal of the service is a non-retryable ApplicationE
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio import activity
@@ -169,13 +169,3 @@ class OnboardingActivities:
         change = whitelist_entries.PendingChange(data.project_id, data.action, data.op_key)
         async with self._transaction() as session:
             await whitelist_entries.settle_change(session, change, data.signature)
-
-    def all(self) -> list[Callable[..., Any]]:
-        return [
-            self.create_project,
-            self.whitelist_add,
-            self.complete_approval,
-            self.approval_failed,
-            self.whitelist_change,
-            self.whitelist_settle,
-        ]

@@ -87,6 +87,3 @@ class OrganizationActivities:
         async with self._sessions() as session:
             outcome = await bonus.refresh_all(session, self._redis)
         return BonusRefreshResult(members=outcome.members, stations=outcome.stations)
-
-    def all(self) -> list[object]:
-        return [self.plan, self.run_day, self.refresh_bonus_cache]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -112,6 +112,3 @@ class TokenActivities:
                 row.onchain_at = datetime.now(UTC)
             await session.commit()
         return OracleWriteResult(request.close_key, signature, base)
-
-    def all(self) -> list[Any]:
-        return [self.scan_deposits, self.oracle_record_closes, self.oracle_write_close]
