@@ -7,10 +7,10 @@ secrets that match the database, and rotates them otherwise (nothing shown is a 
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Any, TypeVar
 
 from solders.keypair import Keypair
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.config import Settings
@@ -48,15 +48,21 @@ DEMO_PROJECT = "Demo Auction House"
 DEMO_REDIRECT_URI = "http://localhost:3000/callback"
 
 
+T = TypeVar("T")
+
+
+async def _one_or_none(session: AsyncSession, query: Select[T]) -> T | None:
+    """The seeded row, if an earlier run left it (the seed is re-run on every ``mccgw dev``)."""
+    return (await session.scalars(query)).one_or_none()
+
+
 async def _oauth_client(
     session: AsyncSession, project: Project, previous: dict[str, Any] | None
 ) -> dict[str, Any]:
     """A confidential OAuth client of the project (secret rotated unless demo.json has it)."""
-    client = (
-        await session.execute(
-            select(OAuthClient).where(OAuthClient.project_id == project.project_id)
-        )
-    ).scalar_one_or_none()
+    client = await _one_or_none(
+        session, select(OAuthClient).where(OAuthClient.project_id == project.project_id)
+    )
     secret = (previous or {}).get("oauth_client_secret")
     if client is None:
         client = OAuthClient(
@@ -106,13 +112,12 @@ async def _cli_client(session: AsyncSession, settings: Settings) -> str:
 
 async def _consent(session: AsyncSession, uid: str, project_id: int) -> None:
     """alice has authorized the demo project, so a signed call on her works at once."""
-    found = (
-        await session.execute(
-            select(OAuthConsent).where(
-                OAuthConsent.user_uid == uid, OAuthConsent.project_id == project_id
-            )
-        )
-    ).scalar_one_or_none()
+    found = await _one_or_none(
+        session,
+        select(OAuthConsent).where(
+            OAuthConsent.user_uid == uid, OAuthConsent.project_id == project_id
+        ),
+    )
     if found is None:
         session.add(
             OAuthConsent(
@@ -131,9 +136,7 @@ async def _consent(session: AsyncSession, uid: str, project_id: int) -> None:
 async def _user(
     session: AsyncSession, username: str, role: str, previous: dict[str, Any] | None
 ) -> dict[str, Any]:
-    user = (
-        await session.execute(select(User).where(User.username == username))
-    ).scalar_one_or_none()
+    user = await _one_or_none(session, select(User).where(User.username == username))
     password = (previous or {}).get("password")
     if user is None:
         password = secrets.token_urlsafe(12)
@@ -162,9 +165,7 @@ async def _user(
 async def _project(
     session: AsyncSession, settings: Settings, owner_uid: str, previous: dict[str, Any] | None
 ) -> dict[str, Any]:
-    project = (
-        await session.execute(select(Project).where(Project.name == DEMO_PROJECT))
-    ).scalar_one_or_none()
+    project = await _one_or_none(session, select(Project).where(Project.name == DEMO_PROJECT))
     secret = (previous or {}).get("api_secret")
     if project is None:
         project = Project(
