@@ -37,7 +37,7 @@ import psycopg
 from sqlalchemy import TextClause, event, text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.interfaces import Compiled
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -106,15 +106,29 @@ async def commit_last(session: AsyncSession) -> None:
                 params = compiled.construct_params({**statement.params, "last_step": str(index)})
                 await raw.execute(sql, params)
             await raw.commit()
-    except psycopg.errors.RaiseException as exc:
+    except psycopg.Error as exc:
         refused = _refused_step(exc)
-        if refused is None:
-            raise
-        raise statements[refused].refusal() from None
+        if refused is not None:
+            raise statements[refused].refusal() from None
+        raise await _as_sqlalchemy_error(session, raw, exc) from exc
     session.info.pop(_KEY, None)
     # Committed on the driver's connection; SQLAlchemy's own commit ends its transaction (the
     # driver's commit is a no-op on a connection with no transaction open).
     await session.commit()
+
+
+async def _as_sqlalchemy_error(
+    session: AsyncSession, raw: psycopg.AsyncConnection[Any], exc: psycopg.Error
+) -> StatementError:
+    """A driver error of the pipeline as SQLAlchemy would have raised it (the API's handlers
+    know those: a lost connection answers 503, "retry with the same key"); a lost connection is
+    invalidated, so the pool does not hand it out again and the session's rollback succeeds.
+    Whether a COMMIT sent before the loss was applied is unknown here: the retry's idempotency
+    key finds out."""
+    lost = raw.broken or raw.closed
+    if lost:
+        await (await session.connection()).invalidate(exc)
+    return DBAPIError.instance(None, None, exc, psycopg.Error, connection_invalidated=lost)
 
 
 def _pending(session: AsyncSession) -> tuple[list[Step], list[LastStatement]]:

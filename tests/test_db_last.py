@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 from sqlalchemy import func, select, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.last import LastStatement, PendingLastSteps, commit_last, flush_last, run_last
@@ -102,3 +103,26 @@ async def test_a_commit_with_steps_pending_is_refused(session_maker: Maker) -> N
         await s.rollback()
         await s.commit()  # the rollback dropped the step
     assert await used(session_maker, project_id) == 0
+
+
+async def test_a_connection_lost_with_the_commit_is_a_database_error_and_commits_nothing(
+    session_maker: Maker,
+) -> None:
+    """The pipelined COMMIT runs on the driver's connection: a connection lost there must reach
+    the API as SQLAlchemy's invalidated-connection error (a 503 with "retry with the same key"),
+    not as a bare driver error (a 500), and the pool must not hand the dead connection out."""
+    tag = f"lost-{uuid.uuid4().hex}"
+    # The last statement ends its own backend: the COMMIT behind it in the pipeline never runs.
+    kill = LastStatement(
+        "SELECT pg_terminate_backend(pg_backend_pid())", {}, lambda: Refused("unreachable")
+    )
+    async with session_maker() as s:
+        await mark(s, tag)
+        run_last(s, kill)
+        with pytest.raises(DBAPIError) as raised:
+            await commit_last(s)
+        assert raised.value.connection_invalidated
+        await s.rollback()
+        # The same session goes on, on a fresh connection.
+        assert await s.scalar(text("SELECT 1")) == 1
+    assert await marks(session_maker, tag) == 0
