@@ -222,25 +222,25 @@ async def main(only: Sequence[str]) -> None:
                     dev_server_existing_path=temporal_cli(), port=free_port(),
                     search_attributes=attributes,
                 )  # fmt: skip
-            queue = f"record-{uuid.uuid4().hex[:8]}"
-            HISTORIES.mkdir(exist_ok=True)
-            if not only:
-                drop_stale(WORKFLOWS)
-            async with worker_deps(settings) as deps:
-                # Decimals read before the first workflow: chain steps then run, not retry.
-                await asyncio.wait_for(deps.gateway.warm_up(keep=True), timeout=60)
-                async with build_worker(env.client, deps, task_queue=queue):
-                    plain = asyncio.gather(*(record_one(env.client, c, queue) for c in types_))
-                    try:
-                        if scenarios:
-                            async with stage(env.client, settings, deps, queue) as world:
-                                for name in scenarios:  # one at a time: plain to follow
-                                    await record_scenario(world, name)
-                    except BaseException:
-                        plain.cancel()
-                        raise
-                    await plain
-            await env.shutdown()
+            async with env:  # shut down (a local server) even when a recording fails
+                queue = f"record-{uuid.uuid4().hex[:8]}"
+                HISTORIES.mkdir(exist_ok=True)
+                if not only:
+                    drop_stale(WORKFLOWS)
+                async with worker_deps(settings) as deps:
+                    # Decimals read before the first workflow: chain steps then run, not retry.
+                    await asyncio.wait_for(deps.gateway.warm_up(keep=True), timeout=60)
+                    async with build_worker(env.client, deps, task_queue=queue):
+                        plain = asyncio.gather(*(record_one(env.client, c, queue) for c in types_))
+                        try:
+                            if scenarios:
+                                async with stage(env.client, settings, deps, queue) as world:
+                                    for name in scenarios:  # one at a time: plain to follow
+                                        await record_scenario(world, name)
+                        except BaseException:
+                            plain.cancel()
+                            raise
+                        await plain
     finally:
         if node is not None:
             node.stop()
