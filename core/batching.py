@@ -59,7 +59,7 @@ class Gatherer(Generic[K, R]):
         name: str,
     ) -> None:
         self._handle = handle
-        self._linger = linger
+        self._linger = linger if callable(linger) else lambda: linger
         self._full = full
         self._name = name
         self._queue: list[K] = []
@@ -90,8 +90,7 @@ class Gatherer(Generic[K, R]):
             await self._arrived.wait()
             await self._slots.acquire()
             # Let callers started together meet: up to ``linger``, less once a full batch waits.
-            linger = self._linger() if callable(self._linger) else self._linger
-            until = loop.time() + linger
+            until = loop.time() + self._linger()
             while len(self._queue) < self._full and loop.time() < until:
                 self._arrived.clear()
                 with contextlib.suppress(TimeoutError):
