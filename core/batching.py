@@ -70,8 +70,8 @@ class Gatherer(Generic[K, R]):
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def arrive(self, key: K) -> R | None:
-        """Wait until the batch ``key`` is taken in answers it (None: the handler left it out).
-        A key already waiting is not queued again: both callers get the one answer."""
+        """``key``'s answer from the batch it is taken in (None: the handler left it out). A
+        key already waiting is not queued again: both callers get the one answer."""
         future = self._waiting.get(key)
         if future is None:
             future = asyncio.get_running_loop().create_future()
@@ -157,7 +157,7 @@ class TaskPerKey(Generic[K, R]):
         """The task working on ``key``; if none runs, one running ``work(mark_sent)``.
 
         ``sent`` resolves once the work calls ``mark_sent`` or ends (a task that failed or had
-        nothing to send must not hold a batch's slot), or at once if the task already ran."""
+        nothing to send must not hold a batch's slot), or at once if the task already runs."""
         task = self._tasks.get(key)
         if task is None:
 
