@@ -27,11 +27,9 @@ holds one transfer.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from solana.rpc.async_api import AsyncClient
 from solders.instruction import Instruction
@@ -40,6 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import CustodyTransfer
 from chain.gateway import ChainGateway, ChainWrite
+from core.batching import Gatherer, Handled, TaskPerKey
 from db.models.engine import Transfer
 from engine import transfers
 from engine.receipts import verify_receipt
@@ -103,15 +102,19 @@ class Settler:
         self._gateway = gateway
         self._solana = solana
         self._fixed_decimals = decimals  # None: the mints' (gateway.decimals())
-        self._linger = linger
         self._await_timeout = await_timeout
-        self._queue: list[str] = []
-        self._claimed: dict[str, asyncio.Future[Transfer | None]] = {}
-        self._arrived = asyncio.Event()
-        self._slots = asyncio.Semaphore(_SIGNING_SLOTS)
-        self._batcher: asyncio.Task[None] | None = None
-        self._drives: dict[str, asyncio.Task[Outcomes]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        # A transfer as the batcher found it (None: no such transfer): claimed by a write of
+        # this process if it was pending, else as recorded.
+        self._claims: Gatherer[str, Transfer] = Gatherer(
+            self._claim_and_send,
+            linger=linger,
+            full=_FULL,
+            slots=_SIGNING_SLOTS,
+            name="transfer-batcher",
+        )
+        self._drives: TaskPerKey[str, Outcomes] = TaskPerKey(
+            "settle", what="settling write", logger=log
+        )
 
     # -- the one entry point ------------------------------------------------------------
 
@@ -120,7 +123,7 @@ class Settler:
         failure or crash. Raises TransferNotFound, or chain/database errors to retry."""
         # The batcher reads (and claims, if pending) every transfer that arrives together in
         # one statement each: no read per transfer.
-        row = await self._wait_claim(transfer_id)
+        row = await self._claims.arrive(transfer_id)
         # pending -> claimed -> (batch write fails -> own write) -> final: a few rounds at most.
         for _ in range(6):
             if row is None:
@@ -143,83 +146,41 @@ class Settler:
             elif row.status == "pending_onchain":  # only a hand-edited row looks like this
                 raise RuntimeError(f"transfer {transfer_id} is pending_onchain without a write")
             else:  # still pending: a cancel or another process's claim raced ours; again
-                row = await self._wait_claim(transfer_id)
+                row = await self._claims.arrive(transfer_id)
         raise RuntimeError(f"transfer {transfer_id} did not settle; retrying")
 
     # -- gathering and claiming ---------------------------------------------------------
 
-    async def _wait_claim(self, transfer_id: str) -> Transfer | None:
-        """The transfer as the batcher found it (None: no such transfer): claimed by a write
-        of this process if it was pending, else as recorded."""
-        future = self._claimed.get(transfer_id)
-        if future is None:
-            future = asyncio.get_running_loop().create_future()
-            self._claimed[transfer_id] = future
-            self._queue.append(transfer_id)
-            self._arrived.set()
-        if self._batcher is None or self._batcher.done():
-            self._batcher = asyncio.create_task(self._gather(), name="transfer-batcher")
-        return await asyncio.shield(future)
-
-    async def _gather(self) -> None:
-        while True:
-            await self._arrived.wait()
-            await self._slots.acquire()
-            # Let transfers started together meet: up to ``linger``, less once a full
-            # transaction's worth is waiting.
-            until = asyncio.get_running_loop().time() + self._linger
-            while len(self._queue) < _FULL and asyncio.get_running_loop().time() < until:
-                self._arrived.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(
-                        self._arrived.wait(), until - asyncio.get_running_loop().time()
-                    )
-            taken, self._queue = self._queue, []
-            self._arrived.clear()
-            if not taken:
-                self._slots.release()
-                continue
-            self._spawn(self._claim_and_send(taken))
-
-    async def _claim_and_send(self, transfer_ids: list[str]) -> None:
+    async def _claim_and_send(self, transfer_ids: list[str]) -> Handled[str, Transfer]:
         """Read the arrivals in one statement, claim those still pending, pack them into writes
-        that fit one transaction each and record them; the signing slot is released once the
-        writes are sent."""
+        that fit one transaction each and record them, then start the writes; the signing slot
+        is released once they are sent. An exception here fails every arrival (their
+        activities are retried)."""
         packs: dict[str, list[Transfer]] = {}
-        try:
-            await self._gateway.load_token_decimals()  # transfer_checked needs each mint's
-            async with self._sessions() as session:
-                found = {
-                    r.id: r
-                    for r in await session.scalars(
-                        select(Transfer)
-                        .where(Transfer.id.in_(transfer_ids))
-                        .order_by(Transfer.id)
-                        .execution_options(populate_existing=True)
-                    )
-                }
-                pending = [r for r in found.values() if r.status == "pending"]
-                for pack in self._packs(pending):
-                    op_key = transfers.new_batch_op_key()
-                    if members := await transfers.claim(session, [r.id for r in pack], op_key):
-                        packs[op_key] = members
-                        found.update((m.id, m) for m in members)
-                await session.commit()
-        except Exception as exc:
-            self._slots.release()
-            self._resolve(transfer_ids, exc, {})  # their activities fail and are retried
-            return
-        self._resolve(transfer_ids, None, found)
+        await self._gateway.load_token_decimals()  # transfer_checked needs each mint's
+        async with self._sessions() as session:
+            found = {
+                r.id: r
+                for r in await session.scalars(
+                    select(Transfer)
+                    .where(Transfer.id.in_(transfer_ids))
+                    .order_by(Transfer.id)
+                    .execution_options(populate_existing=True)
+                )
+            }
+            pending = [r for r in found.values() if r.status == "pending"]
+            for pack in self._packs(pending):
+                op_key = transfers.new_batch_op_key()
+                if members := await transfers.claim(session, [r.id for r in pack], op_key):
+                    packs[op_key] = members
+                    found.update((m.id, m) for m in members)
+            await session.commit()
+        # The claims are committed: only now may their writes be signed.
         loop = asyncio.get_running_loop()
         sent = [loop.create_future() for _ in packs]
         for (op_key, members), signal in zip(packs.items(), sent, strict=True):
             self._drive(op_key, sent=signal, members=members)
-        try:
-            if sent:
-                # Only until the writes are sent, not until they are final.
-                await asyncio.wait(sent)
-        finally:
-            self._slots.release()
+        return Handled(found, sent)
 
     def _packs(self, rows: list[Transfer]) -> list[list[Transfer]]:
         """Greedy, in id order: each pack as many transfers as fit one transaction."""
@@ -235,17 +196,6 @@ class Settler:
                 instructions = [ix]
         return packs
 
-    def _resolve(
-        self, transfer_ids: list[str], exc: BaseException | None, found: dict[str, Transfer]
-    ) -> None:
-        for tid in transfer_ids:
-            future = self._claimed.pop(tid, None)
-            if future is not None and not future.done():
-                if exc is None:
-                    future.set_result(found.get(tid))
-                else:
-                    future.set_exception(exc)
-
     # -- one write, from send to booked -------------------------------------------------
 
     def _drive(
@@ -258,58 +208,39 @@ class Settler:
         """The one task per process driving ``op_key``; every member waits on it. ``sent``
         resolves once the write is sent (or the task ended without sending); ``members``: the
         rows just claimed for it (otherwise they are read)."""
-        task = self._drives.get(op_key)
-        if task is None:
-            signal = sent or asyncio.get_running_loop().create_future()
-            task = asyncio.create_task(
-                self._run_write(op_key, signal, members), name=f"settle {op_key}"
-            )
-            self._drives[op_key] = task
-            task.add_done_callback(lambda t: self._drive_done(op_key, t))
-        elif sent is not None:
-            sent.set_result(None)
-        return task
-
-    def _drive_done(self, op_key: str, task: asyncio.Task[Outcomes]) -> None:
-        self._drives.pop(op_key, None)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            # Every member's activity sees it too and is retried; logged once here.
-            log.warning("settling write %s stopped: %r", op_key, exc)
+        return self._drives.task(
+            op_key, lambda mark_sent: self._run_write(op_key, mark_sent, members), sent=sent
+        )
 
     async def _run_write(
-        self, op_key: str, sent: asyncio.Future[None], claimed: list[Transfer] | None
+        self, op_key: str, mark_sent: Callable[[], None], claimed: list[Transfer] | None
     ) -> Outcomes:
         """Send (or resume) the write, await it and settle its members. Returns how the members
         still open ended: Settled, or the op_key of the write a member moved on to."""
-        try:
-            if claimed is not None:
-                rows = claimed
-            else:
-                async with self._sessions() as session:
-                    rows = await transfers.members(session, op_key)
-            if not rows or all(r.status != "pending_onchain" for r in rows):
-                return {}  # booked (or ended) already
-            await asyncio.gather(
-                *(
-                    self._gateway.ensure_custody_account(uid, r.currency)
-                    for r in rows
-                    for uid in (r.from_uid, r.to_uid)
-                )
+        if claimed is not None:
+            rows = claimed
+        else:
+            async with self._sessions() as session:
+                rows = await transfers.members(session, op_key)
+        if not rows or all(r.status != "pending_onchain" for r in rows):
+            return {}  # booked (or ended) already
+        await asyncio.gather(
+            *(
+                self._gateway.ensure_custody_account(uid, r.currency)
+                for r in rows
+                for uid in (r.from_uid, r.to_uid)
             )
-            write = await self._gateway.submit_transfers(op_key, _legs(rows))
-            just_sent = write.status == "sent" and write.send_count == 1
-            if not sent.done():
-                sent.set_result(None)
-            if not write.final:
-                write = await self._gateway.await_final(
-                    op_key, self._await_timeout, just_sent=just_sent
-                )
-            if write.succeeded:
-                return await self._book(op_key, write, rows)
-            return await self._failed(op_key, write, rows)
-        finally:
-            if not sent.done():
-                sent.set_result(None)
+        )
+        write = await self._gateway.submit_transfers(op_key, _legs(rows))
+        just_sent = write.status == "sent" and write.send_count == 1
+        mark_sent()  # the next batch may be signed now
+        if not write.final:
+            write = await self._gateway.await_final(
+                op_key, self._await_timeout, just_sent=just_sent
+            )
+        if write.succeeded:
+            return await self._book(op_key, write, rows)
+        return await self._failed(op_key, write, rows)
 
     async def _book(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> Outcomes:
         assert write.signature is not None
@@ -364,8 +295,3 @@ class Settler:
     async def _load(self, transfer_id: str) -> Transfer | None:
         async with self._sessions() as session:
             return await session.get(Transfer, transfer_id)
-
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)

@@ -29,18 +29,17 @@ before the write is signed; the state changes themselves are ``mining.settle``'s
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.errors import ChainRejected
 from chain.gateway import ChainGateway, ChainWrite
+from core.batching import Gatherer, Handled, TaskPerKey
 from db.models.mining import MiningSubmission
 from mining import settle
 from mining.mints import MAX_MINTS_PER_TX, MintItem, mint_of, packer
@@ -80,14 +79,19 @@ class SharedMinter:
         self._decimals = decimals
         self._keys = keys
         self._window = window
-        self._queue: list[str] = []
-        self._arrivals: dict[str, asyncio.Future[Found | None]] = {}
-        self._arrived = asyncio.Event()
-        # One group verified, claimed and signed at a time: the next one gathers meanwhile.
-        self._slot = asyncio.Semaphore(1)
-        self._batcher: asyncio.Task[None] | None = None
-        self._drives: dict[str, asyncio.Task[dict[str, str]]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        # A submission as its group left it (None: not claimed here, read it). One group
+        # verified, claimed and signed at a time: the next one gathers meanwhile. ``linger`` is
+        # read at each group, so that the class attribute set on a running worker applies.
+        self._groups: Gatherer[str, Found] = Gatherer(
+            self._verify_and_claim,
+            linger=lambda: self.linger,
+            full=_FULL,
+            slots=1,
+            name="mining-minter",
+        )
+        self._drives: TaskPerKey[str, dict[str, str]] = TaskPerKey(
+            "mint", what="mining write", logger=log
+        )
 
     # -- the entry points -----------------------------------------------------------------
 
@@ -96,7 +100,7 @@ class SharedMinter:
         idempotent, safe to call again after any failure or crash. Raises ChainRejected when its
         user's custody account cannot be created (nothing minted), NotYetVisible, or chain and
         database errors to retry."""
-        found = await self._arrive(submission_id)
+        found = await self._groups.arrive(submission_id)
         # arrived -> (claimed by another process) -> its write -> final: a few rounds at most.
         for _ in range(4):
             if found is None:
@@ -104,7 +108,7 @@ class SharedMinter:
             if found.status in FINAL:
                 return found.status
             if found.op_key is None:  # still to verify or claim: join the next group
-                found = await self._arrive(submission_id)
+                found = await self._groups.arrive(submission_id)
                 continue
             # A claimed row still ``verified`` was never recorded as sent: send it again.
             resend = found.status == "verified"
@@ -128,55 +132,21 @@ class SharedMinter:
 
     # -- gathering, verifying and claiming ------------------------------------------------
 
-    async def _arrive(self, submission_id: str) -> Found | None:
-        """The submission as its group left it (None: not claimed here, read it)."""
-        future = self._arrivals.get(submission_id)
-        if future is None:
-            future = asyncio.get_running_loop().create_future()
-            self._arrivals[submission_id] = future
-            self._queue.append(submission_id)
-            self._arrived.set()
-        if self._batcher is None or self._batcher.done():
-            self._batcher = asyncio.create_task(self._gather(), name="mining-minter")
-        return await asyncio.shield(future)
-
-    async def _gather(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            await self._arrived.wait()
-            await self._slot.acquire()
-            until = loop.time() + self.linger
-            while len(self._queue) < _FULL and loop.time() < until:
-                self._arrived.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._arrived.wait(), until - loop.time())
-            taken, self._queue = self._queue, []
-            self._arrived.clear()
-            if not taken:
-                self._slot.release()
-                continue
-            self._spawn(self._verify_and_claim(taken))
-
-    async def _verify_and_claim(self, ids: list[str]) -> None:
+    async def _verify_and_claim(self, ids: list[str]) -> Handled[str, Found]:
         """Verify the group, claim its verified members into writes and start them; the slot
-        is released once the writes are sent."""
-        try:
-            verified, rejected, missing = await self._verify(ids)
-            refused = await self._ensure_accounts({i.user_uid for i in verified})
-            claimable = [i for i in verified if i.user_uid not in refused]
-            packs: dict[str, list[MintItem]] = {}
-            async with self._sessions() as session:
-                for pack in self._packs(claimable):
-                    op_key = f"mining-shared:{uuid.uuid4().hex}"
-                    if claimed := await settle.claim(
-                        session, [i.activity_id for i in pack], op_key
-                    ):
-                        packs[op_key] = claimed
-                await session.commit()
-        except Exception as exc:
-            self._slot.release()
-            self._resolve(ids, exc)  # their activities fail and are retried
-            return
+        is released once the writes are sent. An exception here fails every member of the
+        group (their activities are retried)."""
+        verified, rejected, missing = await self._verify(ids)
+        refused = await self._ensure_accounts({i.user_uid for i in verified})
+        claimable = [i for i in verified if i.user_uid not in refused]
+        packs: dict[str, list[MintItem]] = {}
+        async with self._sessions() as session:
+            for pack in self._packs(claimable):
+                op_key = f"mining-shared:{uuid.uuid4().hex}"
+                if claimed := await settle.claim(session, [i.activity_id for i in pack], op_key):
+                    packs[op_key] = claimed
+            await session.commit()
+        # The claims are committed: only now may their writes be signed.
         sent = [asyncio.get_running_loop().create_future() for _ in packs]
         for (op_key, members), signal in zip(packs.items(), sent, strict=True):
             self._drive(op_key, members=members, sent=signal)
@@ -189,12 +159,7 @@ class SharedMinter:
                 found[item.activity_id] = refused[item.user_uid]
         for op_key, members in packs.items():
             found.update((m.activity_id, Found("verified", op_key)) for m in members)
-        self._resolve(ids, None, found)
-        try:
-            if sent:
-                await asyncio.wait(sent)  # only until the writes are sent, not final
-        finally:
-            self._slot.release()
+        return Handled(found, sent)
 
     async def _verify(self, ids: list[str]) -> tuple[list[MintItem], list[str], set[str]]:
         """One transaction: (verified items, rejected ids, ids not in the database)."""
@@ -247,22 +212,6 @@ class SharedMinter:
                 packs.append([item])
         return packs
 
-    def _resolve(
-        self,
-        ids: list[str],
-        exc: BaseException | None,
-        found: dict[str, Found | BaseException] | None = None,
-    ) -> None:
-        for submission_id in ids:
-            future = self._arrivals.pop(submission_id, None)
-            if future is None or future.done():
-                continue
-            answer = exc if exc is not None else (found or {}).get(submission_id)
-            if isinstance(answer, BaseException):
-                future.set_exception(answer)
-            else:
-                future.set_result(answer)
-
     # -- one write, from send to confirmed ------------------------------------------------
 
     def _drive(
@@ -276,57 +225,38 @@ class SharedMinter:
         """The one task per process driving ``op_key``; every member waits on it. ``members``:
         just claimed for it (sent now); else it is resumed (``resend``: recorded as claimed but
         not as sent). ``sent`` resolves once the write is sent or the task ended."""
-        task = self._drives.get(op_key)
-        if task is None:
-            signal = sent or asyncio.get_running_loop().create_future()
-            task = asyncio.create_task(
-                self._run_write(op_key, members, resend, signal), name=f"mint {op_key}"
-            )
-            self._drives[op_key] = task
-            task.add_done_callback(lambda t: self._drive_done(op_key, t))
-        elif sent is not None:
-            sent.set_result(None)
-        return task
-
-    def _drive_done(self, op_key: str, task: asyncio.Task[dict[str, str]]) -> None:
-        self._drives.pop(op_key, None)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            # Every member's activity sees it too and is retried; logged once here.
-            log.warning("mining write %s stopped: %r", op_key, exc)
+        return self._drives.task(
+            op_key, lambda mark_sent: self._run_write(op_key, members, resend, mark_sent), sent=sent
+        )
 
     async def _run_write(
         self,
         op_key: str,
         members: list[MintItem] | None,
         resend: bool,
-        sent: asyncio.Future[None],
+        mark_sent: Callable[[], None],
     ) -> dict[str, str]:
         """Send (or resume) the write, await its finality and confirm its members: how each
         member this call moved ended (``confirmed`` or ``failed``)."""
-        try:
-            just_sent = False
-            if members is not None or resend:
-                write = await self._send(op_key, members)
-                just_sent = members is not None and write.status == "sent" and write.send_count == 1
-            if not sent.done():
-                sent.set_result(None)
-            write = await self._gateway.await_final(op_key, timeout=90.0, just_sent=just_sent)
-            async with self._sessions() as session:
-                if members is None:
-                    members = await settle.members(session, op_key)
-                done = await settle.confirm(
-                    session,
-                    [([m.activity_id for m in members], write)],
-                    decimals=self._decimals(),
-                )
-                await session.commit()
-            return {
-                **dict.fromkeys(done.confirmed, "confirmed"),
-                **dict.fromkeys(done.failed, "failed"),
-            }
-        finally:
-            if not sent.done():
-                sent.set_result(None)
+        just_sent = False
+        if members is not None or resend:
+            write = await self._send(op_key, members)
+            just_sent = members is not None and write.status == "sent" and write.send_count == 1
+        mark_sent()  # the next group may be signed now
+        write = await self._gateway.await_final(op_key, timeout=90.0, just_sent=just_sent)
+        async with self._sessions() as session:
+            if members is None:
+                members = await settle.members(session, op_key)
+            done = await settle.confirm(
+                session,
+                [([m.activity_id for m in members], write)],
+                decimals=self._decimals(),
+            )
+            await session.commit()
+        return {
+            **dict.fromkeys(done.confirmed, "confirmed"),
+            **dict.fromkeys(done.failed, "failed"),
+        }
 
     async def _send(self, op_key: str, claimed: list[MintItem] | None) -> ChainWrite:
         """Send (or find) the write named ``op_key`` and record it on its members (verified ->
@@ -355,8 +285,3 @@ class SharedMinter:
         if row is None:
             raise settle.NotYetVisible(f"mining submission {submission_id} not visible")
         return Found(row.status, row.op_key)
-
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)  # a strong reference until it is done
-        task.add_done_callback(self._tasks.discard)
