@@ -401,7 +401,12 @@ async def main_async(args: argparse.Namespace) -> None:
                         "/v1/mining/batch-submit",
                         json={
                             "activities": [
-                                signed_activity(uids[i % 4], secret, b * 100 + i)
+                                # Numbered apart from the singles' and the other
+                                # round's: the same data in the same second is the same
+                                # proof, and its second use is rejected as a replay.
+                                signed_activity(
+                                    uids[i % 4], secret, batches * 100_000 + b * 100 + i
+                                )
                                 for i in range(100)
                             ],
                             "idempotency_key": uuid.uuid4().hex,
