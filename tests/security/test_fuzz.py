@@ -82,9 +82,21 @@ def _httpx_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     for key, value in kwargs.items():
         if key == "data" and isinstance(value, (bytes, str)):
             out["content"] = value
-        elif key in ("json", "params", "headers", "data", "files", "content"):
+        elif key == "files":
+            out[key] = [(name, _part(part)) for name, part in value]
+        elif key in ("json", "params", "headers", "data", "content"):
             out[key] = value
     return out
+
+
+def _part(part: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A multipart field's (filename, value, ...): requests sends a number or None as its text;
+    httpx takes only str, bytes or a file, so a generated extra field of another type is given
+    as requests would send it."""
+    filename, value, *rest = part
+    if not isinstance(value, (str, bytes)) and not hasattr(value, "read"):
+        value = "" if value is None else str(value)
+    return (filename, value, *rest)
 
 
 @pytest.fixture(scope="module")
