@@ -22,6 +22,8 @@ from db.models.mining import MiningSubmission
 router = APIRouter(tags=["mining"])
 
 LEGACY_STATUSES = ("pending_verification", "verified", "pending_onchain", "confirmed")
+# Past any number of records a user can have; under PostgreSQL's bigint OFFSET.
+_MAX_OFFSET = 2**62
 
 
 def _decimals(request: Request) -> int:
@@ -89,10 +91,12 @@ async def legacy_mining_history(
     session: SessionDep,
     request: Request,
     limit: Annotated[int, Query(description="default 20; clamped to 1-100")] = 20,
-    offset: Annotated[int, Query(description="default 0")] = 0,
+    offset: Annotated[int, Query(description="default 0; past the last record: no records")] = 0,
 ) -> dict[str, Any]:
     """Legacy mining history (plain JSON; bearer is an ID token): records and total."""
-    limit, offset = max(1, min(limit, 100)), max(0, offset)
+    # Clamped, as this legacy route always answered: an offset past every row is an empty page,
+    # whatever its size (PostgreSQL's OFFSET is a bigint).
+    limit, offset = max(1, min(limit, 100)), max(0, min(offset, _MAX_OFFSET))
     where = (MiningSubmission.user_uid == user.uid) & MiningSubmission.status.in_(LEGACY_STATUSES)
     total = await session.scalar(select(func.count()).where(where)) or 0
     rows = (

@@ -218,6 +218,11 @@ async def test_submission_is_minted_confirmed_and_webhooked(
     assert history["total"] == 1
     assert history["records"][0]["amount"] == 3.045
     assert history["records"][0]["status"] == "confirmed"
+    # An offset past any row (even past PostgreSQL's bigint) is an empty page, not a 500.
+    for offset in (1, 198380406780979806208):
+        past = await client.get("/mcc/mining/history", headers=auth, params={"offset": offset})
+        assert past.status_code == 200, past.text
+        assert past.json()["total"] == 1 and past.json()["records"] == []
     assert (await client.get("/mcc/mining/history")).json()["error"] == "unauthorized"
 
 
