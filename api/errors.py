@@ -76,6 +76,26 @@ _HTTP_SLUGS = {
 }
 
 
+def answered_status(exc: BaseException) -> tuple[int, str]:
+    """The status and problem slug the handlers installed below answer ``exc`` with: the audit
+    row of a failed write records what its client was told (a lost database or Redis is a 503,
+    not a 500)."""
+    if isinstance(exc, DomainError):
+        return exc.status, exc.slug
+    if isinstance(exc, StarletteHTTPException):
+        status = exc.status_code
+        return status, _HTTP_SLUGS.get(status, HTTPStatus(status).phrase.lower().replace(" ", "-"))
+    if isinstance(exc, RequestValidationError):
+        if any(e.get("type") == "json_invalid" for e in exc.errors()):
+            return 400, "malformed-request"
+        return 422, "validation-error"
+    if (isinstance(exc, DBAPIError) and exc.connection_invalidated) or isinstance(
+        exc, SQLAlchemyTimeout | RedisError
+    ):
+        return 503, "service-unavailable"
+    return 500, "internal-error"
+
+
 def _field_path(loc: tuple[Any, ...] | list[Any]) -> str:
     # ("body", "amount") -> "amount"; ("query", "page") -> "page"
     parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
@@ -92,8 +112,7 @@ async def _on_domain(request: Request, exc: Exception) -> JSONResponse:
 
 async def _on_http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    status = exc.status_code
-    slug = _HTTP_SLUGS.get(status, HTTPStatus(status).phrase.lower().replace(" ", "-"))
+    status, slug = answered_status(exc)
     if status == 404 and exc.detail == "Not Found":
         detail = f"No route matches {request.method} {request.url.path}"
     elif status == 405:
@@ -106,7 +125,7 @@ async def _on_http(request: Request, exc: Exception) -> JSONResponse:
 async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = list(exc.errors())
-    if any(e.get("type") == "json_invalid" for e in errors):
+    if answered_status(exc)[0] == 400:
         return problem_response(
             request, 400, "malformed-request", "The request body is not valid JSON"
         )

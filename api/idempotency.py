@@ -40,7 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from api.auth.principal import Principal, ProjectPrincipal
 from api.auth.project import parsed_body, request_target
 from api.auth.signature import canonical_body
-from api.errors import invalid_field
+from api.errors import answered_status, invalid_field
 from api.idempotency_redis import BEGIN, FINISH, RELEASE, done_value, from_done, script
 from api.ratelimit import client_ip
 from core.config import Settings
@@ -354,11 +354,11 @@ async def write_context(
 async def _audit_failure(session: AsyncSession, audit_args: dict[str, Any], exc: Exception) -> None:
     try:
         audit = new_audit(status="failed", **audit_args)
+        status, slug = answered_status(exc)
+        audit.status_code = status
+        audit.response_body = {"type": slug, "status": status}
         if isinstance(exc, DomainError):
-            audit.status_code = exc.status
-            audit.response_body = {"type": exc.slug, "status": exc.status, "detail": exc.detail}
-        else:
-            audit.status_code = 500
+            audit.response_body["detail"] = exc.detail
         session.add(audit)
         await session.commit()
     except Exception:  # the original error matters more than its audit row

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from api.errors import install_error_handlers
@@ -123,3 +123,32 @@ async def test_an_engine_refusal_is_audited_failed_through_write_context(
         assert await s.scalar(select(Hold).where(Hold.user_uid == user.uid)) is None
     assert [(a.status, a.status_code) for a in rows] == [("failed", 422)]
     assert rows[0].response_body["type"] == "insufficient-funds"
+
+
+async def test_a_write_that_loses_its_database_is_audited_with_the_503_it_answered(
+    app: FastAPI, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audit row of a failed write records what the client was told: a connection lost in
+    the middle of the write is a 503 ("retry with the same key"), not an internal error."""
+
+    async def lose_connection(session: AsyncSession, *_: object) -> None:
+        await session.execute(text("SELECT pg_terminate_backend(pg_backend_pid())"))
+
+    async for client in start_app(app):
+        await app.state.gateway.warm_up()
+        creds = await world.project()
+        user = await world.user()
+        await world.consent(user.uid, creds.project_id)
+        monkeypatch.setattr("api.routes.funds.require_user_authorized", lose_connection)
+        key = secrets.token_hex(8)
+        expires = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+        body = {"user_uid": user.uid, "currency": "MCC", "amount": "1", "reason": "bid",
+                "expires_at": expires, "idempotency_key": key}  # fmt: skip
+        headers = {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.secret}
+        r = await client.post("/v1/funds/lock", json=body, headers=headers)
+        assert r.status_code == 503 and r.json()["type"].endswith("/service-unavailable"), r.text
+    async with world.sessions() as s:
+        rows = (await s.scalars(select(AuditLog).where(AuditLog.idempotency_key == key))).all()
+        assert await s.scalar(select(Hold).where(Hold.user_uid == user.uid)) is None
+    assert [(a.status, a.status_code) for a in rows] == [("failed", 503)]
+    assert rows[0].response_body == {"type": "service-unavailable", "status": 503}
