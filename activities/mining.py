@@ -14,6 +14,7 @@ from temporalio.exceptions import ApplicationError
 from chain.errors import ChainRejected
 from chain.gateway import ChainGateway, ChainWrite
 from core.config import Settings
+from db.last import commit_last
 from mining import settle
 from mining.minter import SharedMinter
 from mining.mints import MintItem, chunks_of, mint_of, packer
@@ -154,7 +155,7 @@ class MiningActivities:
         finals = [(c.activity_ids, w) for c, w in zip(data.chunks, writes, strict=True)]
         async with self._sessions() as session:
             done = await settle.confirm(session, finals, decimals=self._decimals)
-            await session.commit()
+            await commit_last(session)  # the credits go with the COMMIT (db.last)
         return done
 
     @activity.defn(name="mining_mint_shared")

@@ -14,13 +14,16 @@ like any other.
 Two kinds of step:
 
 - a coroutine ``step(session)``, run as it is (``flush_last``);
-- a ``LastStatement``: one SQL statement that returns a row when it did its work. The commit
-  point (``commit_last``) sends these in one round trip with the COMMIT (a psycopg pipeline), so
-  their locks are never held while the client is busy elsewhere: an API process answering a
-  hundred requests at once may take tens of milliseconds to get back to one of them, and every
-  accept of the project would wait that long for the next COMMIT. A statement that returns no
+- a ``LastStatement``: one SQL statement. The commit point (``commit_last``) sends these in one
+  round trip with the COMMIT (a psycopg pipeline), so their locks are never held while the
+  client is busy elsewhere: an API process answering a hundred requests at once may take tens
+  of milliseconds to get back to one of them, and every accept of the project would wait that
+  long for the next COMMIT; a worker that yields the CPU to the API (``WORKER_NICE``) longer
+  still. A statement with a ``refusal`` returns a row when it did its work; one that returns no
   row refuses: it raises in the server (``mccgw_refuse``, migration 0017), which aborts the
-  transaction before the COMMIT runs, and the step's ``refusal`` is raised here.
+  transaction before the COMMIT runs, and the step's ``refusal`` is raised here. A statement
+  without one (a batch booking) only fails by raising in the server (a check constraint, say),
+  which aborts the transaction the same way.
 
 A commit with registered steps still pending is refused (``PendingLastSteps``), so a deferred
 limit or reservation can never be skipped by a commit point that forgot to run it; a rollback
@@ -52,13 +55,14 @@ class PendingLastSteps(RuntimeError):
 
 @dataclass(frozen=True)
 class LastStatement:
-    """``sql`` (one statement with SQLAlchemy ``:name`` parameters and no WITH of its own) must
-    return at least one row when it did its work; none means refused, and ``refusal()`` is what
-    the request then raises."""
+    """``sql``: one statement with SQLAlchemy ``:name`` parameters. With a ``refusal`` it has no
+    WITH of its own and must return at least one row when it did its work; none means refused,
+    and ``refusal()`` is what the request then raises. Without one it runs as it is (it may be
+    a data-modifying WITH) and what it returns is ignored."""
 
     sql: str
     params: dict[str, Any]
-    refusal: Callable[[], Exception]
+    refusal: Callable[[], Exception] | None = None
 
 
 def run_last(session: AsyncSession, step: Step | LastStatement) -> None:
@@ -75,6 +79,9 @@ async def flush_last(session: AsyncSession) -> None:
     for step in coroutines:
         await step(session)
     for statement in statements:
+        if statement.refusal is None:
+            await session.execute(_plain(statement.sql), statement.params)
+            continue
         try:
             await session.execute(_guarded(statement.sql), {**statement.params, "last_step": "0"})
         except DBAPIError as exc:
@@ -102,14 +109,16 @@ async def commit_last(session: AsyncSession) -> None:
     try:
         async with raw.pipeline():
             for index, statement in enumerate(statements):
-                sql, compiled = _compiled(statement.sql, dialect)
-                params = compiled.construct_params({**statement.params, "last_step": str(index)})
-                await raw.execute(sql, params)
+                guarded = statement.refusal is not None
+                sql, compiled = _compiled(statement.sql, dialect, guarded)
+                extra = {"last_step": str(index)} if guarded else {}
+                await raw.execute(sql, compiled.construct_params({**statement.params, **extra}))
             await raw.commit()
     except psycopg.Error as exc:
         refused = _refused_step(exc)
-        if refused is not None:
-            raise statements[refused].refusal() from None
+        refusal = statements[refused].refusal if refused is not None else None
+        if refusal is not None:
+            raise refusal() from None
         raise await _as_sqlalchemy_error(session, raw, exc) from exc
     session.info.pop(_KEY, None)
     # Committed on the driver's connection; SQLAlchemy's own commit ends its transaction (the
@@ -154,15 +163,25 @@ def _guarded(sql: str) -> TextClause:
     return found
 
 
-_COMPILED: dict[str, tuple[str, Compiled]] = {}
+_PLAIN: dict[str, TextClause] = {}
 
 
-def _compiled(sql: str, dialect: Dialect) -> tuple[str, Compiled]:
-    """The guarded statement in the driver's own parameter style (compiled once per text)."""
-    found = _COMPILED.get(sql)
+def _plain(sql: str) -> TextClause:
+    found = _PLAIN.get(sql)
     if found is None:
-        compiled = _guarded(sql).compile(dialect=dialect)
-        found = _COMPILED[sql] = (str(compiled), compiled)
+        found = _PLAIN[sql] = text(sql)
+    return found
+
+
+_COMPILED: dict[tuple[str, bool], tuple[str, Compiled]] = {}
+
+
+def _compiled(sql: str, dialect: Dialect, guarded: bool) -> tuple[str, Compiled]:
+    """The (guarded) statement in the driver's own parameter style (compiled once per text)."""
+    found = _COMPILED.get((sql, guarded))
+    if found is None:
+        compiled = (_guarded(sql) if guarded else _plain(sql)).compile(dialect=dialect)
+        found = _COMPILED[(sql, guarded)] = (str(compiled), compiled)
     return found
 
 

@@ -39,6 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain.custody import CustodyTransfer
 from chain.gateway import ChainGateway, ChainWrite
 from core.batching import Gatherer, Handled, TaskPerKey
+from db.last import commit_last
 from db.models.engine import Transfer
 from engine import transfers
 from engine.receipts import verify_receipt
@@ -255,7 +256,7 @@ class Settler:
                 block_height=write.block_height,
                 decimals=self._decimals,
             )
-            await session.commit()
+            await commit_last(session)  # the booking goes with the COMMIT (db.last)
         log.info("write %s finalized: %d transfer(s) booked", op_key, len(done))
         return {
             t.id: Settled("completed", write.signature, write.slot, write.block_height)

@@ -321,7 +321,7 @@ async def complete_many(
         session,
         [(t.audit_id, "success", {"data": data[t.id]}) for t in done if t.audit_id is not None],
     )
-    # Last: the accounts stay locked until the caller's commit, and accepts wait on senders' rows.
+    # Sent with the caller's COMMIT (commit_last): accepts wait on senders' rows while locked.
     await Ledger(session).apply_many(moves)
     return done
 

@@ -21,6 +21,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import DomainError
+from db.last import LastStatement, run_last
 from db.models.ledger import Hold, LedgerAccount
 
 # Batch statements take arrays (unnest), so their text is the same whatever the batch size:
@@ -28,8 +29,7 @@ from db.models.ledger import Hold, LedgerAccount
 # NOT EXISTS first: an INSERT that meets an existing key waits for whoever holds that row
 # locked (a settlement, an accept's reservation), even under DO NOTHING; a snapshot read does
 # not. Only a new account takes the insert path.
-_ENSURE_ACCOUNTS = text(
-    """
+_ENSURE_ACCOUNTS = """
 INSERT INTO ledger_accounts (user_uid, currency)
 SELECT k.user_uid, k.currency
 FROM unnest(CAST(:uids AS text[]), CAST(:currencies AS text[])) AS k(user_uid, currency)
@@ -38,7 +38,6 @@ WHERE NOT EXISTS (
 )
 ON CONFLICT (user_uid, currency) DO NOTHING
 """
-)
 _LOCKED = """
 WITH locked AS (
     SELECT a.user_uid, a.currency FROM ledger_accounts a
@@ -47,11 +46,12 @@ WITH locked AS (
     ORDER BY a.user_uid, a.currency
     FOR UPDATE OF a
 )"""
-# The whole booking of a batch in one statement, so the accounts stay locked for its execution
-# and the commit, not for a round trip per step to a client that may be busy (the worker runs at
-# a lower CPU priority than the API, whose accepts wait for these rows). Every row the UPDATE
-# changes comes out of ``locked`` first, so the locks are still taken in one order.
-_BOOK = text(
+# The whole booking of a batch in one statement, sent with the COMMIT (db.last), so the
+# accounts stay locked for its execution and the commit inside the server, never for a round
+# trip to a client that may be busy (the worker runs at a lower CPU priority than the API, whose
+# accepts wait for these rows). Every row the UPDATE changes comes out of ``locked`` first, so
+# the locks are still taken in one order.
+_BOOK = (
     _LOCKED
     + """, added AS (
     UPDATE ledger_accounts a
@@ -150,12 +150,13 @@ class Ledger:
         return list((await self.session.scalars(query.order_by(Hold.created_at))).all())
 
     async def apply_many(self, moves: Sequence[Move]) -> None:
-        """Many moves in two statements whatever their number (batch settlement): missing
-        accounts created, then one statement that locks the accounts in one order, adds each
-        account's totals and inserts every entry (each move keeps its own entry and reference,
-        so every account still equals the sum of its entries). The check constraints refuse any
-        move that would leave an account negative, failing the whole batch. Call it last in the
-        transaction: the accounts stay locked until the commit."""
+        """Many moves in two statements whatever their number (batch settlement), both sent
+        with the COMMIT (``db.last.run_last``: commit with ``commit_last``): missing accounts
+        created, then one statement that locks the accounts in one order, adds each account's
+        totals and inserts every entry (each move keeps its own entry and reference, so every
+        account still equals the sum of its entries). The check constraints refuse any move
+        that would leave an account negative, failing the whole batch (the commit raises and
+        nothing of the transaction is written)."""
         if not moves:
             return
         for m in moves:
@@ -169,8 +170,10 @@ class Ledger:
             t[2] += m.d_pending_out
         rows = sorted(totals.items())
         uids, currencies = [u for (u, _), _ in rows], [c for (_, c), _ in rows]
-        await self.session.execute(_ENSURE_ACCOUNTS, {"uids": uids, "currencies": currencies})
-        await self.session.execute(
+        run_last(
+            self.session, LastStatement(_ENSURE_ACCOUNTS, {"uids": uids, "currencies": currencies})
+        )
+        book = LastStatement(
             _BOOK,
             {
                 "uids": uids,
@@ -188,6 +191,7 @@ class Ledger:
                 "e_references": [m.reference for m in moves],
             },
         )
+        run_last(self.session, book)
 
     # -- single-phase moves --------------------------------------------------------------
 

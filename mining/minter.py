@@ -40,6 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain.errors import ChainRejected
 from chain.gateway import ChainGateway, ChainWrite
 from core.batching import Gatherer, Handled, TaskPerKey
+from db.last import commit_last
 from db.models.mining import MiningSubmission
 from mining import settle
 from mining.mints import MAX_MINTS_PER_TX, MintItem, mint_of, packer
@@ -252,7 +253,7 @@ class SharedMinter:
                 [([m.activity_id for m in members], write)],
                 decimals=self._decimals(),
             )
-            await session.commit()
+            await commit_last(session)  # the credits go with the COMMIT (db.last)
         return {
             **dict.fromkeys(done.confirmed, "confirmed"),
             **dict.fromkeys(done.failed, "failed"),

@@ -220,7 +220,7 @@ async def confirm(
             result.confirmed.append(row.id)
     await release_counted(session, given_back)
     await emit_many(session, events)
-    await Ledger(session).apply_many(credits)  # last: the accounts stay locked until commit
+    await Ledger(session).apply_many(credits)  # sent with the COMMIT (commit_last)
     return result
 
 

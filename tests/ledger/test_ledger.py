@@ -10,6 +10,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.last import commit_last
 from db.models import Hold, LedgerEntry
 from ledger.service import Balances, InsufficientFunds, Ledger, Move
 
@@ -204,7 +205,7 @@ async def test_apply_many_moves_each_account_by_its_entries_or_not_at_all(
                 Move(b, "MCC", "credit", 20, d_balance=20, reference="t2"),
             ]
         )
-        await session.commit()
+        await commit_last(session)  # the batch goes with the COMMIT
     assert await _balances(session_maker, a) == Balances(a, "MCC", 50, 0, 0)
     assert await _balances(session_maker, b) == Balances(b, "MCC", 70, 0, 0)
     assert await _balances(session_maker, c) == Balances(c, "MCC", 30, 0, 0)
@@ -212,15 +213,16 @@ async def test_apply_many_moves_each_account_by_its_entries_or_not_at_all(
         b_now = await _balances(session_maker, uid)
         assert await _entry_sums(session_maker, uid) == (b_now.balance, 0, 0)
 
-    # One move that would overdraw fails the whole batch: nothing of it is written.
+    # One move that would overdraw fails the whole batch at the commit: nothing is written.
     async with session_maker() as session:
+        await Ledger(session).apply_many(
+            [
+                Move(b, "MCC", "credit", 5, d_balance=5, reference="t3"),
+                Move(c, "MCC", "debit", 31, d_balance=-31, reference="t3"),
+            ]
+        )
         with pytest.raises(IntegrityError):
-            await Ledger(session).apply_many(
-                [
-                    Move(b, "MCC", "credit", 5, d_balance=5, reference="t3"),
-                    Move(c, "MCC", "debit", 31, d_balance=-31, reference="t3"),
-                ]
-            )
+            await commit_last(session)
         await session.rollback()
     assert await _balances(session_maker, b) == Balances(b, "MCC", 70, 0, 0)
     assert await _entry_sums(session_maker, c) == (30, 0, 0)
@@ -243,7 +245,7 @@ async def test_concurrent_batches_over_the_same_accounts_lose_no_update(
                 + [Move(u, "MCC", "credit", 1, d_balance=1, reference=f"b{i}") for u in order[1:]]
                 + [Move(payee, "MCC", "credit", 4, d_balance=4, reference=f"b{i}")]
             )
-            await session.commit()
+            await commit_last(session)
 
     async def single(i: int) -> None:
         async with session_maker() as session:
