@@ -126,3 +126,50 @@ async def test_a_connection_lost_with_the_commit_is_a_database_error_and_commits
         # The same session goes on, on a fresh connection.
         assert await s.scalar(text("SELECT 1")) == 1
     assert await marks(session_maker, tag) == 0
+
+
+@pytest.mark.parametrize("pipelined", [True, False])
+async def test_a_statement_without_refusal_runs_as_it_is_and_fails_only_by_raising(
+    session_maker: Maker, pipelined: bool
+) -> None:
+    """A data-modifying WITH (which the refusal guard cannot wrap) runs with the commit; what
+    it returns is ignored, and an error it raises in the server commits nothing of its
+    request, whichever statement order it has with a guarded one."""
+    project_id = 30_000_000 + uuid.uuid4().int % 1_000_000
+    # Writes a mark and adds to the day's counter in one statement with a WITH of its own;
+    # ``fail`` makes it divide by zero in the server after both writes.
+    both = LastStatement(
+        """
+WITH marked AS (
+    INSERT INTO idempotency_records (scope, key, request_hash, status_code, response_body,
+        content_type, expires_at)
+    VALUES ('test', :tag, 'h', 200, '{}', 'application/json', now() + interval '1 hour')
+    RETURNING key
+), counted AS (
+    UPDATE limit_usage SET used = used + 1 WHERE project_id = :project_id RETURNING used
+)
+SELECT 1 / (CASE WHEN :fail THEN 0 ELSE 1 END) FROM marked LEFT JOIN counted ON true
+""",
+        {"project_id": project_id, "tag": "", "fail": False},
+    )
+    for tag, fail in (("kept", False), ("failed", True), ("after", False)):
+        statement = LastStatement(
+            both.sql, {**both.params, "tag": f"{tag}-{project_id}", "fail": fail}
+        )
+        async with session_maker() as s:
+            run_last(s, count(project_id, 2))  # guarded, before it
+            run_last(s, statement)
+            try:
+                if pipelined:
+                    await commit_last(s)
+                else:
+                    await flush_last(s)
+                    await s.commit()
+            except DBAPIError as exc:
+                assert fail and "division by zero" in str(exc.orig)
+                await s.rollback()
+    # "kept" and "after" each counted 2 (guarded) + 1 (the WITH); "failed" wrote nothing.
+    assert await used(session_maker, project_id) == 6
+    assert [
+        await marks(session_maker, f"{t}-{project_id}") for t in ("kept", "failed", "after")
+    ] == [1, 0, 1]
