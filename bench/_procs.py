@@ -15,6 +15,11 @@ def pct(values: list[float], q: float) -> float:
 def processes() -> list[tuple[int, int, str, float]]:
     """(pid, parent pid, command line, CPU seconds) of every process, from /proc (empty
     elsewhere)."""
+    return [(pid, ppid, cmd, own) for pid, ppid, cmd, own, _ in _stat_all()]
+
+
+def _stat_all() -> list[tuple[int, int, str, float, float]]:
+    """(pid, parent pid, command line, own CPU seconds, CPU seconds of its reaped children)."""
     ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     out = []
     for entry in Path("/proc").glob("[0-9]*"):
@@ -23,23 +28,57 @@ def processes() -> list[tuple[int, int, str, float]]:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        seconds = (int(fields[11]) + int(fields[12])) / ticks
-        out.append((int(entry.name), int(fields[1]), cmdline, seconds))
+        own = (int(fields[11]) + int(fields[12])) / ticks
+        reaped = (int(fields[13]) + int(fields[14])) / ticks
+        out.append((int(entry.name), int(fields[1]), cmdline, own, reaped))
     return out
 
 
-def cpu_by_role(worker_pid: int | None, node_pid: int | None, db_name: str) -> dict[str, float]:
-    """CPU seconds used so far by each part of the stack on this machine."""
-    roles = {"API + driver": 0.0, "worker": 0.0, "Temporal": 0.0, "PostgreSQL": 0.0, "node": 0.0}
-    for pid, ppid, cmdline, seconds in processes():
+ROLES = ("API + driver", "worker", "Temporal", "PostgreSQL", "node")
+# pid -> (role, parent pid, own CPU seconds, CPU seconds of reaped children where counted)
+CpuSample = dict[int, tuple[str, int, float, float]]
+
+
+def cpu_sample(worker_pid: int | None, node_pid: int | None, db_name: str) -> CpuSample:
+    """CPU seconds used so far by each process of the stack on this machine, by role. The
+    database server counts whole: its postmaster (with the backends it has reaped) and every
+    process it started (the backends, the WAL writer, the checkpointer...)."""
+    stats = _stat_all()
+    postmasters = {
+        ppid for _, ppid, cmd, _, _ in stats if cmd.startswith("postgres:") and db_name in cmd
+    }
+    sample: CpuSample = {}
+    for pid, ppid, cmdline, own, reaped in stats:
         if pid == os.getpid():
-            roles["API + driver"] += seconds
+            role = "API + driver"
         elif pid == worker_pid:
-            roles["worker"] += seconds
+            role = "worker"
         elif pid == node_pid:
-            roles["node"] += seconds
+            role = "node"
         elif ppid == os.getpid() and "temporal" in cmdline and "start-dev" in cmdline:
-            roles["Temporal"] += seconds
-        elif cmdline.startswith("postgres:") and db_name in cmdline:
-            roles["PostgreSQL"] += seconds
+            role = "Temporal"
+        elif pid in postmasters or ppid in postmasters:
+            role = "PostgreSQL"
+        else:
+            continue
+        sample[pid] = (role, ppid, own, reaped if pid in postmasters else 0.0)
+    return sample
+
+
+def cpu_between(before: CpuSample, after: CpuSample) -> dict[str, float]:
+    """CPU seconds each role used between two samples, by process: a process that started in
+    between counts whole, one that ended counts through its parent's reaped time (database
+    backends come and go with the connection pools; a difference of totals went negative)."""
+    roles = dict.fromkeys(ROLES, 0.0)
+    for pid, (role, _, own, reaped) in after.items():
+        prev = before.get(pid)
+        if prev is None or prev[0] != role:
+            roles[role] += own
+        else:
+            roles[role] += (own - prev[2]) + (reaped - prev[3])
+    for pid, (role, ppid, own, _) in before.items():
+        # Ended in between: the parent's reaped time above holds its whole life, of which
+        # ``own`` was used before the first sample.
+        if pid not in after and ppid in after and after[ppid][3]:
+            roles[role] -= own
     return roles

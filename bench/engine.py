@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from activities.deps import worker_deps
 from api.app import create_app
-from bench._procs import cpu_by_role, pct
+from bench._procs import CpuSample, cpu_between, cpu_sample, pct
 from bench._report import record
 from bench._seed import bench_project, funded_on_chain
 from bench._worker import ping_rate as pings_per_second
@@ -66,14 +66,14 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
     ):
         db_name = str(make_url(settings.database_url).database)
 
-        def cpu() -> dict[str, float]:
-            return cpu_by_role(worker_pid, args.node_pid, db_name)
+        def cpu() -> CpuSample:
+            return cpu_sample(worker_pid, args.node_pid, db_name)
 
         # -- reference: the bare one-activity workflow on the same server and worker
         await pings_per_second(client, queue, 20, args.concurrency, warmup=0)  # warm-up
         ping_before = cpu()
         ping_rate = await pings_per_second(client, queue, args.pings, args.concurrency, warmup=0)
-        ping_cpu = {k: v - ping_before[k] for k, v in cpu().items()}
+        ping_cpu = cpu_between(ping_before, cpu())
         sem = asyncio.Semaphore(args.concurrency)
 
         # -- seed: a project, senders with real on-chain funds, receivers with custody accounts
@@ -158,7 +158,7 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
                 burst = list(ids)
                 await wait_for(len(burst), time.perf_counter() + args.max_wait)
                 e2e_s = time.perf_counter() - t_accept
-                cpu_used = {k: v - cpu_before[k] for k, v in cpu().items()}
+                cpu_used = cpu_between(cpu_before, cpu())
 
                 # 2. The open-loop stream at --rate while the engine is busy: a second burst
                 # (not measured) is accepted, then the stream runs while it is being settled.

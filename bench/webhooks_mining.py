@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from activities.deps import worker_deps
 from api.app import create_app
-from bench._procs import cpu_by_role
+from bench._procs import CpuSample, cpu_between, cpu_sample
 from bench._report import record
 from bench._seed import bench_project
 from bench._worker import ping_rate as pings_per_second
@@ -294,13 +294,13 @@ async def main_async(args: argparse.Namespace) -> None:
         )
         db_name = str(make_url(settings.database_url).database)
 
-        def cpu() -> dict[str, float]:
-            return cpu_by_role(worker_pid, node_pid, db_name)
+        def cpu() -> CpuSample:
+            return cpu_sample(worker_pid, node_pid, db_name)
 
         # The yardstick: bare one-activity workflows, 100 in flight.
         before = cpu()
         ping_rate = await pings_per_second(client, queue, args.pings, 100)
-        ping_cpu = {k: v - before[k] for k, v in cpu().items()}
+        ping_cpu = cpu_between(before, cpu())
         print(f"PingWorkflow (one activity, 100 in flight): {ping_rate:8.1f} workflows/s")
         figures["ping_rate"] = ping_rate
 
@@ -368,7 +368,7 @@ async def main_async(args: argparse.Namespace) -> None:
         started = time.perf_counter()
         await asyncio.gather(*(settle_single(i, flight) for i in range(n)))
         single_rate = n / (time.perf_counter() - started)
-        single_cpu = {k: v - before[k] for k, v in cpu().items()}
+        single_cpu = cpu_between(before, cpu())
         poller.cancel()
         print(
             f"mining submit-activity end to end ({n}, 100 in flight): {single_rate:8.1f} "
