@@ -27,7 +27,7 @@ def create_db_engine(settings: Settings) -> AsyncEngine:
     return create_async_engine(
         settings.database_url,
         pool_size=settings.db_pool_size,
-        max_overflow=settings.db_pool_size,
+        max_overflow=settings.db_pool_overflow,
     )
 
 
