@@ -12,14 +12,9 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def processes() -> list[tuple[int, int, str, float]]:
-    """(pid, parent pid, command line, CPU seconds) of every process, from /proc (empty
-    elsewhere)."""
-    return [(pid, ppid, cmd, own) for pid, ppid, cmd, own, _ in _stat_all()]
-
-
 def _stat_all() -> list[tuple[int, int, str, float, float]]:
-    """(pid, parent pid, command line, own CPU seconds, CPU seconds of its reaped children)."""
+    """(pid, parent pid, command line, own CPU seconds, CPU seconds of its reaped children) of
+    every process, from /proc (empty elsewhere)."""
     ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     out = []
     for entry in Path("/proc").glob("[0-9]*"):

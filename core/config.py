@@ -72,8 +72,8 @@ class Settings(BaseSettings):
     # Connections each process keeps open, and how many more it may open for a burst. Above the
     # pool, a connection is closed when it is given back and opened again for the next call: a
     # new backend for PostgreSQL to start and warm up (a burst of 300 transfers, 32 in flight,
-    # opened 103 connections with a pool of 10, and PostgreSQL used twice the CPU it does with
-    # 32). The API and the worker at their most (80) stay under PostgreSQL's default 100.
+    # opened 103 connections with a pool of 10, and PostgreSQL used 1.7 times the CPU it does
+    # with 32). The API and the worker at their most (80) stay under PostgreSQL's default 100.
     db_pool_size: int = Field(default=32, ge=1)
     db_pool_overflow: int = Field(default=8, ge=0)
     redis_url: str = "redis://127.0.0.1:6379/0"
