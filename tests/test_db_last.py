@@ -62,6 +62,15 @@ async def mark(session: AsyncSession, tag: str) -> None:
     )
 
 
+async def commit(session: AsyncSession, pipelined: bool) -> None:
+    """The commit point either way: the statements sent with the COMMIT, or run, then a commit."""
+    if pipelined:
+        await commit_last(session)
+    else:
+        await flush_last(session)
+        await session.commit()
+
+
 @pytest.mark.parametrize("pipelined", [True, False])
 async def test_a_refusing_statement_commits_nothing_of_its_request(
     session_maker: Maker, pipelined: bool
@@ -79,11 +88,7 @@ async def test_a_refusing_statement_commits_nothing_of_its_request(
             run_last(s, count(project_id, amount))
             run_last(s, step)  # a coroutine step runs before the statements, in order
             try:
-                if pipelined:
-                    await commit_last(s)
-                else:
-                    await flush_last(s)
-                    await s.commit()
+                await commit(s, pipelined)
             except Refused:
                 await s.rollback()
     # 6 fits, 5 would make 11 and is refused with its request's other write, 4 fits.
@@ -160,11 +165,7 @@ SELECT 1 / (CASE WHEN :fail THEN 0 ELSE 1 END) FROM marked LEFT JOIN counted ON 
             run_last(s, count(project_id, 2))  # guarded, before it
             run_last(s, statement)
             try:
-                if pipelined:
-                    await commit_last(s)
-                else:
-                    await flush_last(s)
-                    await s.commit()
+                await commit(s, pipelined)
             except DBAPIError as exc:
                 assert fail and "division by zero" in str(exc.orig)
                 await s.rollback()

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from api.errors import install_error_handlers
 from core.config import Settings
 from core.errors import DomainError
+from db.models import User
 from db.models.access import AuditLog
 from db.models.ledger import Hold
 from engine.errors import Rejected, invalid_state
@@ -100,22 +101,30 @@ def world(
     return World(session_maker, settings, app)
 
 
+async def _lock_one_mcc(
+    app: FastAPI, world: World, client: httpx.AsyncClient
+) -> tuple[httpx.Response, str, User]:
+    """A new project and user who authorized it ask to lock 1 MCC: (the answer, its key, the
+    user)."""
+    await app.state.gateway.warm_up()  # amounts need the mints' decimals
+    creds = await world.project()
+    user = await world.user()
+    await world.consent(user.uid, creds.project_id)
+    key = secrets.token_hex(8)
+    expires = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    body = {"user_uid": user.uid, "currency": "MCC", "amount": "1", "reason": "bid",
+            "expires_at": expires, "idempotency_key": key}  # fmt: skip
+    headers = {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.secret}
+    return await client.post("/v1/funds/lock", json=body, headers=headers), key, user
+
+
 async def test_an_engine_refusal_is_audited_failed_through_write_context(
     app: FastAPI, world: World
 ) -> None:
     """``write_context`` rolls back a refused write and audits it, now that the engine's
     ``Rejected`` reaches it as a DomainError (no route translation in between)."""
     async for client in start_app(app):
-        await app.state.gateway.warm_up()  # amounts need the mints' decimals
-        creds = await world.project()
-        user = await world.user()  # no funds at all
-        await world.consent(user.uid, creds.project_id)
-        key = secrets.token_hex(8)
-        expires = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
-        body = {"user_uid": user.uid, "currency": "MCC", "amount": "1", "reason": "bid",
-                "expires_at": expires, "idempotency_key": key}  # fmt: skip
-        headers = {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.secret}
-        r = await client.post("/v1/funds/lock", json=body, headers=headers)
+        r, key, user = await _lock_one_mcc(app, world, client)  # the user has no funds at all
         assert r.status_code == 422 and r.json()["type"].endswith("/insufficient-funds"), r.text
         assert r.json()["available_balance"] == "0"
     async with world.sessions() as s:
@@ -134,18 +143,9 @@ async def test_a_write_that_loses_its_database_is_audited_with_the_503_it_answer
     async def lose_connection(session: AsyncSession, *_: object) -> None:
         await session.execute(text("SELECT pg_terminate_backend(pg_backend_pid())"))
 
+    monkeypatch.setattr("api.routes.funds.require_user_authorized", lose_connection)
     async for client in start_app(app):
-        await app.state.gateway.warm_up()
-        creds = await world.project()
-        user = await world.user()
-        await world.consent(user.uid, creds.project_id)
-        monkeypatch.setattr("api.routes.funds.require_user_authorized", lose_connection)
-        key = secrets.token_hex(8)
-        expires = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
-        body = {"user_uid": user.uid, "currency": "MCC", "amount": "1", "reason": "bid",
-                "expires_at": expires, "idempotency_key": key}  # fmt: skip
-        headers = {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.secret}
-        r = await client.post("/v1/funds/lock", json=body, headers=headers)
+        r, key, user = await _lock_one_mcc(app, world, client)
         assert r.status_code == 503 and r.json()["type"].endswith("/service-unavailable"), r.text
     async with world.sessions() as s:
         rows = (await s.scalars(select(AuditLog).where(AuditLog.idempotency_key == key))).all()
