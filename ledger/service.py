@@ -170,14 +170,12 @@ class Ledger:
             t[2] += m.d_pending_out
         rows = sorted(totals.items())
         uids, currencies = [u for (u, _), _ in rows], [c for (_, c), _ in rows]
-        run_last(
-            self.session, LastStatement(_ENSURE_ACCOUNTS, {"uids": uids, "currencies": currencies})
-        )
+        accounts = {"uids": uids, "currencies": currencies}
+        run_last(self.session, LastStatement(_ENSURE_ACCOUNTS, accounts))
         book = LastStatement(
             _BOOK,
             {
-                "uids": uids,
-                "currencies": currencies,
+                **accounts,
                 "d_balance": [t[0] for _, t in rows],
                 "d_held": [t[1] for _, t in rows],
                 "d_pending_out": [t[2] for _, t in rows],
