@@ -37,11 +37,11 @@ from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from access.consent import authorized_projects
 from chain.custody import custody_address
 from chain.gateway import ChainGateway, _token_changes
 from chain.keys import ChainKeys
 from core.money import to_decimal_string
-from db.models.access import OAuthConsent
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.tokens import CustodyWatch, Deposit
 from events.outbox import emit_many
@@ -297,13 +297,7 @@ class DepositScanner:
             "tx_signature": record["signature"],
             "slot": record["slot"],
         }
-        projects = (
-            await session.scalars(
-                select(OAuthConsent.project_id)
-                .where(OAuthConsent.user_uid == uid, OAuthConsent.revoked_at.is_(None))
-                .distinct()
-            )
-        ).all()
+        projects = sorted(await authorized_projects(session, uid))
         await emit_many(
             session,
             [
