@@ -24,17 +24,19 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("activities",),  # one transaction or one chain call each, calling a service
     # services, one package per capability
     ("engine", "mining", "onboarding", "webhooks", "tokens", "organizations", "views", "profiles"),
-    ("chain", "events", "ledger"),
+    # who may do what (consent, scopes, rate limits, revocation): below both adapters, so the
+    # API and the authorization server share it, and below the services that ask it
+    ("chain", "events", "ledger", "access"),
     ("db", "migrations"),
     ("core",),
 )
 
 # Imports allowed between packages of the same layer (importer, target), each with its reason.
 PEERS: dict[tuple[str, str], str] = {
-    # The authorization server is mounted by the API and counts its requests in the API's
-    # rate-limit windows; both are HTTP adapters of one process.
+    # The authorization server is mounted by the API (and the consent revocation route kills
+    # the user's tokens through it); both are HTTP adapters of one process. The reverse
+    # direction is not allowed: what they share (rate limits, revocation) is ``access``.
     ("api", "authserver"): "the API mounts the authorization server",
-    ("authserver", "api"): "the token endpoints share the API's rate limiter",
     # Bulk mining reserves from the transaction engine's per-project limits.
     ("mining", "engine"): "mining counts against the engine's limits",
     # A reward is multiplied by the member's tech-tree bonus (organizations owns the bonus).
@@ -169,3 +171,5 @@ def test_the_check_catches_an_upward_import() -> None:
     assert not _allowed("engine", "mining")
     assert not _allowed("chain", "devchain") and not _allowed("api", "devchain")
     assert _allowed("mccgw", "devchain") and _allowed("devchain", "chain")
+    assert not _allowed("authserver", "api") and not _allowed("access", "api")
+    assert _allowed("mining", "access") and _allowed("authserver", "access")
