@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from deploy.image import Installed, build_image
 from tests.conftest import traversable_tmp
-from tests.deploy.image import Installed, build_image
 
 
 @pytest.fixture(scope="session")

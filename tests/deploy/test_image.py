@@ -11,7 +11,7 @@ from pathlib import Path
 
 from temporalio.testing import WorkflowEnvironment
 
-from tests.deploy.image import (
+from deploy.image import (
     ROOT,
     Installed,
     build_context,

@@ -21,7 +21,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -222,10 +222,11 @@ def wheel_top_level(wheel: Path) -> set[str]:
 
 
 def checkout_packages() -> set[str]:
-    """Top-level packages of the product in the checkout (the suite and the benchmarks are
-    not product)."""
+    """Top-level packages of the product in the checkout (the suite, the benchmarks and these
+    deployment tools are not product)."""
     return {
         p.parent.name
         for p in ROOT.glob("*/__init__.py")
-        if p.parent.name not in ("tests", "bench") and not fnmatch.fnmatch(p.parent.name, ".*")
+        if p.parent.name not in ("tests", "bench", "deploy")
+        and not fnmatch.fnmatch(p.parent.name, ".*")
     }
