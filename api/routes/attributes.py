@@ -25,21 +25,20 @@ from api.auth.deps import (
     project_id_header,
 )
 from api.auth.project import ProjectAuthenticator
-from api.callers import ProjectCaller
+from api.callers import ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
 from api.envelope import meta, resource, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
-from api.routes.attributes_schemas import (
+from api.schemas.attributes import (
     AttributeAttrs,
     AttributeDeletionAttrs,
     Counted,
     FullProfileAttrs,
     ProjectAttributesAttrs,
 )
-from api.routes.onboarding import ProjectIdPath
-from api.routes.users import _user_attributes
+from api.schemas.users import UserAttributes
 from api.typed import One
 from core.errors import DomainError, NotFound
 from core.time import iso
@@ -323,7 +322,9 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
         )
     )
     visible = await _visible(session, who, uid, rows)
-    base = {k: (None if k in hidden else v) for k, v in _user_attributes(user).items()}
+    base = {
+        k: (None if k in hidden else v) for k, v in UserAttributes.of(user).model_dump().items()
+    }
     attributes = base | {
         "project_attributes": [
             {
