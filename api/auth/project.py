@@ -72,14 +72,29 @@ def _refuse(detail: str, slug: str, status: int = 401) -> DomainError:
     return DomainError(detail, status=status, slug=slug)
 
 
+def _is_json(request: Request) -> bool:
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
 async def parsed_body(request: Request) -> Any | None:
-    """The JSON body (None when empty); malformed JSON is a 400."""
+    """The JSON body of a write (None when empty); anything else is never parsed: a body of
+    another (or no) media type is a 415, malformed or too deeply nested JSON a 400. The guard
+    has capped and checked it already; this is the second line."""
+    if request.method not in WRITE_METHODS:
+        return None  # the guard refuses a body on a read; none is ever read here
     raw = await request.body()
     if not raw.strip():
         return None
+    if not _is_json(request):
+        raise DomainError(
+            "Only a JSON body is signed; send Content-Type: application/json",
+            status=415,
+            slug="unsupported-media-type",
+        )
     try:
         return json.loads(raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise DomainError(
             "The request body is not valid JSON", status=400, slug="malformed-request"
         ) from exc
