@@ -50,10 +50,10 @@ async def test_custody_account_is_derived_and_created_once(
     assert await gw.ensure_custody_account(user, "MCC") == address
     assert await gw.ensure_custody_account(user, "MCC") == address  # exists -> no-op
 
-    info = (await gw._client.get_account_info(address)).value
+    info = (await gw.reads.client.get_account_info(address)).value
     assert info is not None
     keys: ChainKeys = gw.keys
-    state = await gw._token_account(address, "finalized")
+    state = await gw.reads.token_account(address, "finalized")
     assert state is not None
     assert state.owner == keys.custody_authority.pubkey()
     assert state.mint == keys.mcc_mint.pubkey()
