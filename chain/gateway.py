@@ -96,6 +96,7 @@ class ChainGateway:
         self.signatures = reads.signatures
         self.transaction = reads.transaction
         self.history = reads.history
+        self.transaction_view = reads.transaction_view
         self.receipt = reads.receipt
         # Writes: the exactly-once protocol.
         self.prepare = writes.prepare

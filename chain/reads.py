@@ -182,6 +182,26 @@ class ChainReads:
             return None
         return chain_tx(json.loads(resp.value.to_json()), signature)
 
+    async def transaction_view(self, signature: str) -> tuple[str | None, str | None]:
+        """The signature's status and its transaction (at confirmed) as the node reports them,
+        JSON text for an operator to read (None where the node has none)."""
+        sig = Signature.from_string(signature)
+        status = await self.call(
+            "getSignatureStatuses",
+            self._client.get_signature_statuses([sig], search_transaction_history=True),
+        )
+        tx = await self.call(
+            "getTransaction",
+            self._client.get_transaction(
+                sig, commitment=Commitment("confirmed"), max_supported_transaction_version=0
+            ),
+        )
+        found = status.value[0]
+        return (
+            found.to_json() if found is not None else None,
+            tx.value.to_json() if tx.value is not None else None,
+        )
+
     async def history(
         self,
         address: Pubkey | str,
