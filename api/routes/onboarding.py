@@ -31,15 +31,18 @@ from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
 from api.openapi import problems
+from api.ratelimit import client_ip
 from api.routes.onboarding_schemas import ApplicationAttrs, ApprovedAttrs
 from api.typed import Many, One
 from core.errors import DomainError, ServiceUnavailable
+from core.logging import request_id_var
 from core.queues import MAIN_TASK_QUEUE
 from core.scopes import PROJECT_SCOPES
 from db.models.onboarding import ProjectApplication
 from onboarding import applications, queries
 from onboarding.applications import application_attributes, check_wallet
 from onboarding.clients import client_attributes, project_client
+from onboarding.control import Actor, audit_action
 from workflows.approval import ApprovalInput, ApprovalWorkflow, workflow_id
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
@@ -57,6 +60,13 @@ async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme
 
 
 AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
+
+
+def actor_of(request: Request, uid: str, role: str = "admin") -> Actor:
+    """Who acts and from where, for the audit row of an administrator's (or owner's) action."""
+    return Actor(uid, client_ip(request.scope), request_id_var.get(), role)
+
+
 # A project id path parameter: a positive BIGINT (larger values are a 422, not a DB error).
 ProjectIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
 Developer = Annotated[UserPrincipal, Depends(id_token_user)]
@@ -111,9 +121,11 @@ class ApplicationIn(BaseModel):
 
 
 class ApproveIn(BaseModel):
-    """Optional: the project scopes the approved project gets (default: every one)."""
+    """Optional: the project scopes the approved project gets (default: every one) and its
+    rate-limit tier (default ``free``)."""
 
     allowed_scopes: list[str] | None = Field(None, max_length=20, examples=[["funds:read"]])
+    rate_limit_tier: Literal["free", "standard", "enterprise"] = "free"
 
     @field_validator("allowed_scopes")
     @classmethod
@@ -227,11 +239,18 @@ async def approve(
     The answer carries the project's OAuth client id (`oauth_client_id`, a public client:
     authorization code + PKCE); the project sets its redirect URIs with
     `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its project scopes."""
-    scopes = payload.allowed_scopes if payload is not None else None
+    body = payload or ApproveIn()
+    scopes = body.allowed_scopes
     row = await applications.begin_approval(
-        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes
-    )
+        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes,
+        body.rate_limit_tier,
+    )  # fmt: skip
     status = row.status
+    if status == "approving":
+        audit_action(
+            session, actor_of(request, admin.uid), "admin.applications.approve", row.project_id,
+            {"application_id": str(application_id), **body.model_dump()}, {"status": status},
+        )  # fmt: skip
     await session.commit()
 
     if status == "approving":
@@ -331,10 +350,18 @@ async def _deliver(
     ),
 )
 async def reject(
-    application_id: uuid.UUID, payload: RejectIn, admin: AdminCaller, session: SessionDep
+    application_id: uuid.UUID,
+    payload: RejectIn,
+    admin: AdminCaller,
+    request: Request,
+    session: SessionDep,
 ) -> dict[str, Any]:
     """Reject a pending application with a reason (administrator)."""
     row = await applications.reject(session, application_id, payload.reason, admin.uid)
+    audit_action(
+        session, actor_of(request, admin.uid), "admin.applications.reject", None,
+        {"application_id": str(application_id), "reason": payload.reason}, {"status": row.status},
+    )  # fmt: skip
     await session.commit()
     await session.refresh(row)
     return single("project_application", row.id, application_attributes(row))

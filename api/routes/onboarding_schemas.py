@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, ConfigDict, create_model
 
 from api.envelope import Meta
 
@@ -133,3 +133,39 @@ class WhitelistRemoved(BaseModel):
 class WhitelistRemovedBody(BaseModel):
     data: WhitelistRemoved
     meta: Meta
+
+
+class AdminProjectAttrs(BaseModel):
+    """A project as an administrator sees it (never its secret nor the secret's hash)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    project_id: str
+    name: str
+    description: str | None
+    status: str
+    suspended: bool
+    owner_uid: str | None
+    allowed_scopes: list[str]
+    rate_limit_tier: str
+    rate_limit_per_minute: int
+    limits: dict[str, Any]
+    ip_allowlist: list[str]
+    webhook_url: str | None
+    api_key: str | None
+    mcd_wallet_address: str | None
+    previous_secret_expires_at: str | None
+    created_at: str
+    updated_at: str
+
+
+class ApiSecretRolledAttrs(BaseModel):
+    """The answer of a roll: the new api_secret, shown once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    project_id: str
+    api_key: str | None
+    api_secret: str
+    previous_expires_at: str | None
+    rolled_at: str

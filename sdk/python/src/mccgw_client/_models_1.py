@@ -33,8 +33,50 @@ class AdminActionIn(BaseModel):
     reason: Annotated[str | None, Field(max_length=200, min_length=1)] = "operator action"
 
 
+class AdminProjectAttrs(BaseModel):
+    """
+    A project as an administrator sees it (never its secret nor the secret's hash).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    allowed_scopes: list[str]
+    api_key: str | None
+    created_at: str
+    description: str | None
+    ip_allowlist: list[str]
+    limits: dict[str, Any]
+    mcd_wallet_address: str | None
+    name: str
+    owner_uid: str | None
+    previous_secret_expires_at: str | None
+    project_id: str
+    rate_limit_per_minute: int
+    rate_limit_tier: str
+    status: str
+    suspended: bool
+    updated_at: str
+    webhook_url: str | None
+
+
 class Alive(BaseModel):
     status: Literal["ok"]
+
+
+class ApiSecretRolledAttrs(BaseModel):
+    """
+    The answer of a roll: the new api_secret, shown once.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_key: str | None
+    api_secret: str
+    previous_expires_at: str | None
+    project_id: str
+    rolled_at: str
 
 
 class ApplicationAttrs(BaseModel):
@@ -79,12 +121,14 @@ class ApplicationIn(BaseModel):
 
 class ApproveIn(BaseModel):
     """
-    Optional: the project scopes the approved project gets (default: every one).
+    Optional: the project scopes the approved project gets (default: every one) and its
+    rate-limit tier (default ``free``).
     """
 
     allowed_scopes: Annotated[list[str] | None, Field(examples=[["funds:read"]], max_length=20)] = (
         None
     )
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
 
 
 class ApprovedAttrs(ApplicationAttrs):
@@ -170,46 +214,3 @@ class AttributeValue(BaseModel):
     updated_at: str
     value: Any
     visibility: str
-
-
-class AuctionAttributes(BaseModel):
-    account: str
-    auction_id: int
-    auction_type: str
-    bid_count: int
-    buy_now_price: str | None
-    completed_at: str | None
-    created_at: str | None
-    creator: str
-    current_price: str
-    end_time: str | None
-    ended_unsettled: bool
-    extension_count: int
-    highest_bidder: str | None
-    is_biddable: bool
-    is_ended: bool
-    min_next_bid: str | None
-    nft_mint: str | None
-    proceeds_recipient: str
-    seconds_left: int
-    settled_amount: str
-    start_time: str | None
-    starting_price: str
-    status: str
-    territory_id: int
-    territory_type: str
-
-
-class AuctionDetailAttributes(AuctionAttributes):
-    escrow_account: str
-    escrow_balance: str | None
-
-
-class AuthorizationAttributes(BaseModel):
-    granted_at: str
-    project_id: str
-    project_name: str | None
-    revoked_at: str | None
-    scopes: list[str]
-    source: str
-    updated_at: str

@@ -10,11 +10,13 @@ from pydantic import Field
 from ._models_1 import BaseModel
 from ._models_2 import Meta
 from ._models_3 import ViewMeta
-from ._models_6 import DetailedTransferAttrs, StatusRecordAttrs, TransferStep
+from ._models_4 import ListMeta
+from ._models_5 import PageMeta
+from ._models_6 import DetailedTransferAttrs, StatusRecordAttrs
 from ._models_7 import (
     GenericAttributesIdType,
+    TransferStep,
     TypeAmounts,
-    TypedResourceEstimateAttributes,
     TypedResourceInterestAttributes,
     TypedResourceLoanAttributes,
     TypedResourceLockAttributes,
@@ -56,9 +58,6 @@ from ._models_9 import (
     MiningBatchItemAttrs,
     MiningStatsAttributes,
 )
-
-OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
-
 
 OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
 
@@ -261,3 +260,15 @@ TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs
 
 
 ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]
+
+
+ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
+
+
+ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
+
+
+ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
+
+
+ManyWhitelistEntryAttrs = GenericDataMeta[list[TypedResourceWhitelistEntryAttrs], PageMeta]

@@ -11,6 +11,49 @@ from pydantic import AwareDatetime, Field
 from ._models_1 import Attempt, BaseModel
 
 
+class AuctionAttributes(BaseModel):
+    account: str
+    auction_id: int
+    auction_type: str
+    bid_count: int
+    buy_now_price: str | None
+    completed_at: str | None
+    created_at: str | None
+    creator: str
+    current_price: str
+    end_time: str | None
+    ended_unsettled: bool
+    extension_count: int
+    highest_bidder: str | None
+    is_biddable: bool
+    is_ended: bool
+    min_next_bid: str | None
+    nft_mint: str | None
+    proceeds_recipient: str
+    seconds_left: int
+    settled_amount: str
+    start_time: str | None
+    starting_price: str
+    status: str
+    territory_id: int
+    territory_type: str
+
+
+class AuctionDetailAttributes(AuctionAttributes):
+    escrow_account: str
+    escrow_balance: str | None
+
+
+class AuthorizationAttributes(BaseModel):
+    granted_at: str
+    project_id: str
+    project_name: str | None
+    revoked_at: str | None
+    scopes: list[str]
+    source: str
+    updated_at: str
+
+
 class AvatarAttributes(BaseModel):
     avatar_url: str
     bytes: int
@@ -183,14 +226,3 @@ class DriftAttrs(BaseModel):
     ledger_balance: str
     run_id: str
     user_uid: str
-
-
-class EndpointAttributes(BaseModel):
-    created_at: str
-    disabled_at: str | None
-    disabled_reason: str | None
-    events: list[str]
-    failing_since: str | None
-    status: Annotated[str, Field(description="active, disabled or deleted")]
-    updated_at: str
-    url: str

@@ -11,6 +11,17 @@ from ._models_1 import BaseModel, IdempotencyKey
 from ._models_2 import BorrowChecks, Meta
 
 
+class EndpointAttributes(BaseModel):
+    created_at: str
+    disabled_at: str | None
+    disabled_reason: str | None
+    events: list[str]
+    failing_since: str | None
+    status: Annotated[str, Field(description="active, disabled or deleted")]
+    updated_at: str
+    url: str
+
+
 class EstimateAttributes(BaseModel):
     available_liquidity: str
     checks: BorrowChecks

@@ -3,7 +3,7 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import AwareDatetime, Field
 
@@ -190,3 +190,28 @@ class MiningRecordAttrs(BaseModel):
     status: str
     tx_signature: str | None
     user_uid: str
+
+
+class MiningSubmissionAttrs(BaseModel):
+    """
+    A ``mining_activity`` resource: one submission, its reward and its history.
+    """
+
+    activity_type: str
+    block_height: int | None
+    confirmed_at: str | None
+    created_at: str | None
+    history: list[dict[str, Any]]
+    idempotency_key: str
+    mcd_amount: str | None
+    mcd_estimated: str
+    reason: str | None
+    status: str
+    tx_signature: str | None
+    updated_at: str | None
+    user_uid: str
+
+
+class MiningWebhookMeta(Meta):
+    webhook_note: str
+    webhook_url: str | None

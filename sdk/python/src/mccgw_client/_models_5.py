@@ -3,39 +3,14 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ._models_1 import AttributeValue, BaseModel, IdempotencyKey
 from ._models_2 import Meta
 from ._models_3 import Liquidity
 from ._models_4 import LoanAttributes, UserUid
-
-
-class MiningSubmissionAttrs(BaseModel):
-    """
-    A ``mining_activity`` resource: one submission, its reward and its history.
-    """
-
-    activity_type: str
-    block_height: int | None
-    confirmed_at: str | None
-    created_at: str | None
-    history: list[dict[str, Any]]
-    idempotency_key: str
-    mcd_amount: str | None
-    mcd_estimated: str
-    reason: str | None
-    status: str
-    tx_signature: str | None
-    updated_at: str | None
-    user_uid: str
-
-
-class MiningWebhookMeta(Meta):
-    webhook_note: str
-    webhook_url: str | None
 
 
 class NftAttributes(BaseModel):
@@ -178,6 +153,34 @@ class ProjectRegistrationIn(BaseModel):
         ),
     ] = None
     webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
+
+
+Reason: TypeAlias = Annotated[str | None, Field(max_length=2000)]
+
+
+class ProjectSettingsIn(BaseModel):
+    """
+    Any of the project's tier, amount limits and IP allow-list, with the reason (audited).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    ip_allowlist: Annotated[
+        list[str] | None,
+        Field(description="CIDR blocks (or addresses) allowed to call; [] = any address"),
+    ] = None
+    limits: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Replaces the overrides: {operation: {currency: {per_operation, per_day}}}, operations fund_lock/transfer/mining, currencies MCC/MCD, decimal strings of whole tokens; {} restores the defaults"
+        ),
+    ] = None
+    rate_limit_tier: Annotated[
+        Literal["free", "standard", "enterprise"] | None,
+        Field(description="free (100/min), standard (1000/min), enterprise (10000/min)"),
+    ] = None
+    reason: Reason = None
 
 
 class ProofIn(BaseModel):

@@ -8,9 +8,10 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel
-from ._models_2 import ChainWriteView, EndpointAttributes
-from ._models_3 import HistoryItem, LightIn
+from ._models_2 import ChainWriteView
+from ._models_3 import EndpointAttributes, HistoryItem, LightIn
 from ._models_4 import LoansByStatus
+from ._models_5 import Reason
 
 
 class RegisteredEndpointAttributes(EndpointAttributes):
@@ -71,6 +72,21 @@ class Revocation(BaseModel):
     )
 
 
+class RollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current secret keeps working (0: stops now; at most 7 days)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    reason: Reason = None
+
+
 class StationSummary(BaseModel):
     id: str
     mining_input: str
@@ -103,7 +119,7 @@ class StatsAttributes(BaseModel):
 
 
 class StatusChangeIn(BaseModel):
-    reason: Annotated[str | None, Field(max_length=2000)] = None
+    reason: Reason = None
     status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
 
 
@@ -202,9 +218,3 @@ class TransferRequestIn(BaseModel):
     transfer_type: Annotated[
         str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
     ]
-
-
-class TransferStep(BaseModel):
-    at: str
-    reason: str | None
-    status: str

@@ -11,26 +11,33 @@ from pydantic import Field
 from ._models_1 import (
     _T0,
     AddressBalance,
+    AdminProjectAttrs,
+    ApiSecretRolledAttrs,
     ApplicationAttrs,
     ApprovedAttrs,
     AttributeAttrs,
     AttributeDeletionAttrs,
-    AuctionAttributes,
-    AuctionDetailAttributes,
-    AuthorizationAttributes,
     BaseModel,
     IdempotencyKey,
 )
 from ._models_2 import (
+    AuctionAttributes,
+    AuctionDetailAttributes,
+    AuthorizationAttributes,
     AvatarAttributes,
     BaseProfileAttributes,
     BidAttributes,
     BonusAttributes,
     DeliveryAttributes,
     DriftAttrs,
-    EndpointAttributes,
 )
-from ._models_3 import EstimateAttributes, HolderAttributes, HoldingAttributes, InterestAttributes
+from ._models_3 import (
+    EndpointAttributes,
+    EstimateAttributes,
+    HolderAttributes,
+    HoldingAttributes,
+    InterestAttributes,
+)
 from ._models_4 import (
     LoanAttributes,
     LockAttributes,
@@ -42,9 +49,9 @@ from ._models_4 import (
     MemberAttributes,
     MembershipAttributes,
     MiningRecordAttrs,
+    MiningSubmissionAttrs,
 )
 from ._models_5 import (
-    MiningSubmissionAttrs,
     NftAttributes,
     NftDetailAttributes,
     OAuthClientAttrs,
@@ -63,6 +70,12 @@ from ._models_6 import (
 )
 
 
+class TransferStep(BaseModel):
+    at: str
+    reason: str | None
+    status: str
+
+
 class TypeAmounts(BaseModel):
     matrix: str
     sector: str
@@ -77,6 +90,12 @@ class GenericAttributesIdType(BaseModel, Generic[_T0]):
 
 
 TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
+
+
+TypedResourceAdminProjectAttrs = GenericAttributesIdType[AdminProjectAttrs]
+
+
+TypedResourceApiSecretRolledAttrs = GenericAttributesIdType[ApiSecretRolledAttrs]
 
 
 TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]

@@ -219,3 +219,8 @@ ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragme
 ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
     ApiTypedTypedResourceConfigAttributes2, ViewMeta
 ]
+
+
+ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
+    ApiTypedTypedResourceConfigAttributes3, ViewMeta
+]

@@ -10,10 +10,12 @@ from pydantic import Field
 from ._models_1 import BaseModel, IdempotencyKey
 from ._models_2 import Capacities, CountMeta, DayProject, Meta
 from ._models_3 import GlobalDay, LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ViewMeta
-from ._models_4 import ListMeta, UserUid
-from ._models_5 import MiningWebhookMeta, PageMeta, ProfileAttribute, ProofIn
+from ._models_4 import ListMeta, MiningWebhookMeta, UserUid
+from ._models_5 import PageMeta, ProfileAttribute, ProofIn
 from ._models_7 import (
     TypedResourceAddressBalance,
+    TypedResourceAdminProjectAttrs,
+    TypedResourceApiSecretRolledAttrs,
     TypedResourceApplicationAttrs,
     TypedResourceApprovedAttrs,
     TypedResourceAttributeAttrs,
@@ -28,6 +30,7 @@ from ._models_7 import (
     TypedResourceDeliveryAttributes,
     TypedResourceDriftAttrs,
     TypedResourceEndpointAttributes,
+    TypedResourceEstimateAttributes,
     TypedResourceHolderAttributes,
     TypedResourceHoldingAttributes,
     TypedResourceLoanAttributes,
@@ -40,16 +43,7 @@ from ._models_7 import (
     TypedResourceStuckTransferAttrs,
     TypedResourceTokenTransaction,
 )
-from ._models_8 import (
-    ApiRoutesMiningStatsTotals,
-    ApiRoutesTerritoryTotals,
-    ApiTypedTypedResourceConfigAttributes3,
-    GenericDataMeta,
-)
-
-ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes3, ViewMeta
-]
+from ._models_8 import ApiRoutesMiningStatsTotals, ApiRoutesTerritoryTotals, GenericDataMeta
 
 
 class ActivityIn(BaseModel):
@@ -160,6 +154,9 @@ ListingAuthorizationAttributes = GenericDataMeta[
 ]
 
 
+ManyAdminProjectAttrs = GenericDataMeta[list[TypedResourceAdminProjectAttrs], PageMeta]
+
+
 ManyApplicationAttrs = GenericDataMeta[list[TypedResourceApplicationAttrs], PageMeta]
 
 
@@ -228,6 +225,12 @@ MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttrs, MiningWeb
 OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
 
 
+OneAdminProjectAttrs = GenericDataMeta[TypedResourceAdminProjectAttrs, Meta]
+
+
+OneApiSecretRolledAttrs = GenericDataMeta[TypedResourceApiSecretRolledAttrs, Meta]
+
+
 OneApplicationAttrs = GenericDataMeta[TypedResourceApplicationAttrs, Meta]
 
 
@@ -259,3 +262,6 @@ OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
 
 
 OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
+
+
+OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]

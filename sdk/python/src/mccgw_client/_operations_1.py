@@ -219,3 +219,11 @@ get_organization: Operation[models.OneUnitAttributes] = Operation(
     models.OneUnitAttributes,
     "One unit: type, number, name, parent, manager, territory NFT, members and state.",
 )
+get_project: Operation[models.OneAdminProjectAttrs] = Operation(
+    "get_project",
+    "GET",
+    "/v1/admin/projects/{project_id}",
+    None,
+    models.OneAdminProjectAttrs,
+    "One project: tier, limits, IP allow-list, status (administrator).",
+)

@@ -124,6 +124,14 @@ list_organizations: Operation[models.ManyUnitAttributes] = Operation(
     models.ManyUnitAttributes,
     "Units of the hierarchy, filtered by type and parent, paged.",
 )
+list_projects: Operation[models.ManyAdminProjectAttrs] = Operation(
+    "list_projects",
+    "GET",
+    "/v1/admin/projects",
+    None,
+    models.ManyAdminProjectAttrs,
+    "Projects, newest first, filtered by status and rate-limit tier (administrator).",
+)
 list_whitelist: Operation[models.ManyWhitelistEntryAttrs] = Operation(
     "list_whitelist",
     "GET",

@@ -222,3 +222,11 @@ reject: Operation[models.OneApplicationAttrs] = Operation(
     models.OneApplicationAttrs,
     "Reject a pending application with a reason (administrator).",
 )
+remove_from_whitelist: Operation[models.WhitelistRemovedBody] = Operation(
+    "remove_from_whitelist",
+    "DELETE",
+    "/v1/admin/mcd/whitelist/{project_id}",
+    None,
+    models.WhitelistRemovedBody,
+    "Remove a project from the whitelist on chain and in the stored list (administrator).",
+)

@@ -6,14 +6,6 @@ from __future__ import annotations
 from . import models
 from ._operation import Operation
 
-remove_from_whitelist: Operation[models.WhitelistRemovedBody] = Operation(
-    "remove_from_whitelist",
-    "DELETE",
-    "/v1/admin/mcd/whitelist/{project_id}",
-    None,
-    models.WhitelistRemovedBody,
-    "Remove a project from the whitelist on chain and in the stored list (administrator).",
-)
 remove_member: Operation[models.OneMembershipAttributes] = Operation(
     "remove_member",
     "POST",
@@ -61,6 +53,14 @@ revoke_authorization: Operation[models.OneAuthorizationAttributes] = Operation(
     None,
     models.OneAuthorizationAttributes,
     "Withdraw the current user's authorization of a project (its tokens for the user die).",
+)
+roll_api_secret: Operation[models.OneApiSecretRolledAttrs] = Operation(
+    "roll_api_secret",
+    "POST",
+    "/v1/projects/{project_id}/api-secret/roll",
+    models.RollIn,
+    models.OneApiSecretRolledAttrs,
+    "Roll the project's api_secret (its owner's ID token, or an administrator): the new secret",
 )
 set_mcc_price: Operation[models.OneMccPrice] = Operation(
     "set_mcc_price",
@@ -157,6 +157,14 @@ update_my_profile: Operation[models.OneUserProfileAttributes] = Operation(
     models.ProfileUpdate,
     models.OneUserProfileAttributes,
     "Change the display name (scope user:write; idempotent per user for 24 h).",
+)
+update_project: Operation[models.OneAdminProjectAttrs] = Operation(
+    "update_project",
+    "PATCH",
+    "/v1/admin/projects/{project_id}",
+    models.ProjectSettingsIn,
+    models.OneAdminProjectAttrs,
+    "Change a project's rate-limit tier, amount limits or IP allow-list (administrator);",
 )
 upgrade: Operation[models.OneTreeAttributes] = Operation(
     "upgrade",
