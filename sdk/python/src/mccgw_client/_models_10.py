@@ -10,13 +10,15 @@ from pydantic import Field
 from ._models_1 import BaseModel
 from ._models_2 import Meta
 from ._models_3 import ViewMeta
-from ._models_4 import ListMeta
 from ._models_5 import PageMeta
 from ._models_6 import DetailedTransferAttrs, StatusRecordAttrs
 from ._models_7 import (
     GenericAttributesIdType,
     TransferStep,
     TypeAmounts,
+    TypedResourceDeliveryAttributes,
+    TypedResourceEndpointAttributes,
+    TypedResourceEstimateAttributes,
     TypedResourceInterestAttributes,
     TypedResourceLoanAttributes,
     TypedResourceLockAttributes,
@@ -34,6 +36,7 @@ from ._models_7 import (
     TypedResourceRegisteredEndpointAttributes,
     TypedResourceRegisteredProjectAttrs,
     TypedResourceRetryAttrs,
+    TypedResourceSecretRolledAttributes,
     TypedResourceStatsAttributes,
     TypedResourceTokenStats,
     UnitAttributes,
@@ -58,6 +61,15 @@ from ._models_9 import (
     MiningBatchItemAttrs,
     MiningStatsAttributes,
 )
+
+OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
+
+
+OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
+
+
+OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
+
 
 OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
 
@@ -108,6 +120,9 @@ OneRegisteredProjectAttrs = GenericDataMeta[TypedResourceRegisteredProjectAttrs,
 
 
 OneRetryAttrs = GenericDataMeta[TypedResourceRetryAttrs, Meta]
+
+
+OneSecretRolledAttributes = GenericDataMeta[TypedResourceSecretRolledAttributes, Meta]
 
 
 OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
@@ -263,12 +278,3 @@ ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttribu
 
 
 ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
-
-
-ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
-
-
-ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
-
-
-ManyWhitelistEntryAttrs = GenericDataMeta[list[TypedResourceWhitelistEntryAttrs], PageMeta]

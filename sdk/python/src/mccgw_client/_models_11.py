@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ._models_2 import Meta
 from ._models_3 import ViewMeta
-from ._models_4 import MiningBatchMeta
+from ._models_4 import ListMeta, MiningBatchMeta
+from ._models_5 import PageMeta
 from ._models_8 import GenericDataMeta
 from ._models_10 import (
     TypedResourceCollectionAttributes,
@@ -23,9 +24,21 @@ from ._models_10 import (
     TypedResourceUnitStatsAttributes,
     TypedResourceUserAttributes,
     TypedResourceUserProfileAttributes,
+    TypedResourceVaultAttributes,
     TypedResourceVaultDetailAttributes,
+    TypedResourceWalletNftAttributes,
+    TypedResourceWhitelistEntryAttrs,
     TypedResourceWhitelistStatusAttrs,
 )
+
+ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
+
+
+ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
+
+
+ManyWhitelistEntryAttrs = GenericDataMeta[list[TypedResourceWhitelistEntryAttrs], PageMeta]
+
 
 MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttrs], MiningBatchMeta]
 

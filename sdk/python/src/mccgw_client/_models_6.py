@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel
+from ._models_1 import BaseModel, IdempotencyKey
 from ._models_2 import ChainWriteView
 from ._models_3 import EndpointAttributes, HistoryItem, LightIn
 from ._models_4 import LoansByStatus
@@ -85,6 +85,31 @@ class RollIn(BaseModel):
         ),
     ] = 86400
     reason: Reason = None
+
+
+class SecretRollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long deliveries are also signed with the current secret (0: stop now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
+
+
+class SecretRolledAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    endpoint_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+    secret: Annotated[str, Field(description="The new signing secret, shown once")]
 
 
 class StationSummary(BaseModel):
@@ -195,26 +220,4 @@ class TokenTransaction(BaseModel):
         Field(
             description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
         ),
-    ]
-
-
-class TransferRequestIn(BaseModel):
-    amount: Annotated[str, Field(examples=["12.5"])]
-    currency: Literal["MCC", "MCD"]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    idempotency_key: str | None = None
-    reference: Annotated[
-        dict[str, Any] | None,
-        Field(
-            description="Identifiers of the business object; `lock_id` settles that fund lock",
-            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
-        ),
-    ] = None
-    requires_onchain: Annotated[
-        bool | None,
-        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
-    ] = True
-    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    transfer_type: Annotated[
-        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
     ]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Generic, Literal
+from typing import Annotated, Any, Generic, Literal
 
 from pydantic import Field
 
@@ -18,7 +18,6 @@ from ._models_1 import (
     AttributeAttrs,
     AttributeDeletionAttrs,
     BaseModel,
-    IdempotencyKey,
 )
 from ._models_2 import (
     AuctionAttributes,
@@ -63,11 +62,34 @@ from ._models_6 import (
     RegisteredEndpointAttributes,
     RegisteredProjectAttrs,
     RetryAttrs,
+    SecretRolledAttributes,
     StatsAttributes,
     StuckTransferAttrs,
     TokenStats,
     TokenTransaction,
 )
+
+
+class TransferRequestIn(BaseModel):
+    amount: Annotated[str, Field(examples=["12.5"])]
+    currency: Literal["MCC", "MCD"]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    idempotency_key: str | None = None
+    reference: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Identifiers of the business object; `lock_id` settles that fund lock",
+            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+        ),
+    ] = None
+    requires_onchain: Annotated[
+        bool | None,
+        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
+    ] = True
+    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    transfer_type: Annotated[
+        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
+    ]
 
 
 class TransferStep(BaseModel):
@@ -212,6 +234,9 @@ TypedResourceRegisteredProjectAttrs = GenericAttributesIdType[RegisteredProjectA
 TypedResourceRetryAttrs = GenericAttributesIdType[RetryAttrs]
 
 
+TypedResourceSecretRolledAttributes = GenericAttributesIdType[SecretRolledAttributes]
+
+
 TypedResourceStatsAttributes = GenericAttributesIdType[StatsAttributes]
 
 
@@ -241,23 +266,4 @@ class UnitAttributes(BaseModel):
         Field(description="Last day of the window the state is for"),
     ]
     territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
-    unit_type: Literal["station", "matrix", "sector", "system"]
-
-
-class UnitIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    manager_uid: Annotated[str | None, Field(max_length=100, min_length=1)] = None
-    name: Annotated[str, Field(max_length=100, min_length=1)]
-    number: Annotated[
-        int,
-        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
-    ]
-    parent: Annotated[
-        str | None,
-        Field(
-            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
-            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
-        ),
-    ] = None
-    territory_mint: Annotated[str | None, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")] = None
     unit_type: Literal["station", "matrix", "sector", "system"]

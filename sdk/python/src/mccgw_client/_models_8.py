@@ -8,12 +8,31 @@ from typing import Annotated, Any, Generic, Literal
 
 from pydantic import Field
 
-from ._models_1 import _T0, _T1, BaseModel
+from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
 from ._models_2 import BuyoutAttributes, DailyKpi, Meta
-from ._models_3 import Level, ViewMeta
+from ._models_3 import Level
 from ._models_5 import NftAttributes
 from ._models_6 import StationSummary
 from ._models_7 import GenericAttributesIdType
+
+
+class UnitIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    manager_uid: Annotated[str | None, Field(max_length=100, min_length=1)] = None
+    name: Annotated[str, Field(max_length=100, min_length=1)]
+    number: Annotated[
+        int,
+        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
+    ]
+    parent: Annotated[
+        str | None,
+        Field(
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
+        ),
+    ] = None
+    territory_mint: Annotated[str | None, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")] = None
+    unit_type: Literal["station", "matrix", "sector", "system"]
 
 
 class UnitState(BaseModel):
@@ -206,21 +225,3 @@ class ApiRoutesTerritoryTotals(BaseModel):
 
 
 ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
-
-
-ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
-    ApiRoutesAuctionSolanaConfigAttributes
-]
-
-
-ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
-
-
-ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes2, ViewMeta
-]
-
-
-ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes3, ViewMeta
-]

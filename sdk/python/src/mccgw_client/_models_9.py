@@ -13,6 +13,7 @@ from ._models_3 import GlobalDay, LegacyManager, LegacyMiningRecord, LegacyTeamU
 from ._models_4 import ListMeta, MiningWebhookMeta, UserUid
 from ._models_5 import PageMeta, ProfileAttribute, ProofIn
 from ._models_7 import (
+    GenericAttributesIdType,
     TypedResourceAddressBalance,
     TypedResourceAdminProjectAttrs,
     TypedResourceApiSecretRolledAttrs,
@@ -30,7 +31,6 @@ from ._models_7 import (
     TypedResourceDeliveryAttributes,
     TypedResourceDriftAttrs,
     TypedResourceEndpointAttributes,
-    TypedResourceEstimateAttributes,
     TypedResourceHolderAttributes,
     TypedResourceHoldingAttributes,
     TypedResourceLoanAttributes,
@@ -43,7 +43,30 @@ from ._models_7 import (
     TypedResourceStuckTransferAttrs,
     TypedResourceTokenTransaction,
 )
-from ._models_8 import ApiRoutesMiningStatsTotals, ApiRoutesTerritoryTotals, GenericDataMeta
+from ._models_8 import (
+    ApiRoutesAuctionSolanaConfigAttributes,
+    ApiRoutesFragmentConfigAttributes,
+    ApiRoutesMiningStatsTotals,
+    ApiRoutesTerritoryTotals,
+    GenericDataMeta,
+)
+
+ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
+    ApiRoutesAuctionSolanaConfigAttributes
+]
+
+
+ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
+
+
+ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
+    ApiTypedTypedResourceConfigAttributes2, ViewMeta
+]
+
+
+ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
+    ApiTypedTypedResourceConfigAttributes3, ViewMeta
+]
 
 
 class ActivityIn(BaseModel):
@@ -256,12 +279,3 @@ OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, M
 
 
 OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
-
-
-OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
-
-
-OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
-
-
-OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]

@@ -62,6 +62,14 @@ roll_api_secret: Operation[models.OneApiSecretRolledAttrs] = Operation(
     models.OneApiSecretRolledAttrs,
     "Roll the project's api_secret (its owner's ID token, or an administrator): the new secret",
 )
+roll_secret: Operation[models.OneSecretRolledAttributes] = Operation(
+    "roll_secret",
+    "POST",
+    "/v1/webhooks/{endpoint_id}/secret/roll",
+    models.SecretRollIn,
+    models.OneSecretRolledAttributes,
+    "Roll an endpoint's signing secret: the new one is shown once; until",
+)
 set_mcc_price: Operation[models.OneMccPrice] = Operation(
     "set_mcc_price",
     "POST",
@@ -221,12 +229,4 @@ vaults: Operation[models.ManyVaultAttributes] = Operation(
     None,
     models.ManyVaultAttributes,
     "Fragment vaults, newest first, optionally of one status.",
-)
-wallet_auctions: Operation[models.ManyAuctionAttributes] = Operation(
-    "wallet_auctions",
-    "GET",
-    "/v1/auction-solana/auctions/{wallet}",
-    None,
-    models.ManyAuctionAttributes,
-    "The auctions a wallet created, newest first.",
 )

@@ -6,6 +6,14 @@ from __future__ import annotations
 from . import models
 from ._operation import Operation
 
+wallet_auctions: Operation[models.ManyAuctionAttributes] = Operation(
+    "wallet_auctions",
+    "GET",
+    "/v1/auction-solana/auctions/{wallet}",
+    None,
+    models.ManyAuctionAttributes,
+    "The auctions a wallet created, newest first.",
+)
 wallet_bids: Operation[models.ManyBidAttributes] = Operation(
     "wallet_bids",
     "GET",

@@ -111,6 +111,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         revoke,
         revoke_authorization,
         roll_api_secret,
+        roll_secret,
         set_mcc_price,
         set_redirect_uris,
         set_whitelist_status,
