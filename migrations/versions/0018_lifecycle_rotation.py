@@ -2,6 +2,7 @@
 
 projects: the previous api_secret (hash and AES-GCM copy) and when it stops working.
 webhook_endpoints: the previous signing secret and when deliveries stop signing with it.
+oauth_clients: the previous client secret's hash and when it stops authenticating.
 
 Revision ID: 0018_lifecycle_rotation
 Revises: 0017_refuse_function
@@ -30,8 +31,15 @@ def upgrade() -> None:
         sa.Column("previous_secret_expires_at", sa.DateTime(timezone=True)),
     )
 
+    op.add_column("oauth_clients", sa.Column("previous_client_secret_hash", sa.String(128)))
+    op.add_column(
+        "oauth_clients", sa.Column("previous_secret_expires_at", sa.DateTime(timezone=True))
+    )
+
 
 def downgrade() -> None:
+    op.drop_column("oauth_clients", "previous_secret_expires_at")
+    op.drop_column("oauth_clients", "previous_client_secret_hash")
     op.drop_column("webhook_endpoints", "previous_secret_expires_at")
     op.drop_column("webhook_endpoints", "previous_secret_encrypted")
     op.drop_column("projects", "previous_secret_expires_at")

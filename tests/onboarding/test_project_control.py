@@ -4,7 +4,9 @@ Stripe-style roll of its api_secret (the old one works for X-API-Key and HMAC un
 
 from __future__ import annotations
 
+import asyncio
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -17,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from api.auth.signature import signature_header
 from db.models import Project
-from db.models.access import AuditLog
+from db.models.access import AuditLog, OAuthClient
 from tests.factories import ProjectCreds, World
 from tests.onboarding.conftest import Actors, application_body
 
@@ -295,3 +297,52 @@ async def test_roll_now_and_who_may_roll(
     )
     assert timedelta(hours=23, minutes=59) < expires - datetime.now(UTC) <= timedelta(hours=24)
     assert (await client.get(PROJECT_READ, headers=key_headers(pid, new))).status_code in (200, 404)
+
+
+async def test_oauth_client_secret_roll(
+    client: httpx.AsyncClient,
+    app: FastAPI,
+    world: World,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    """The project's public client gets a secret (confidential), then a roll keeps the first
+    secret authenticating at the token endpoint's check until its overlap ends."""
+    project = await world.project()
+    creds = key_headers(project.project_id, project.secret)
+    path = "/v1/projects/oauth-client/secret/roll"
+    first = await client.post(path, json={"idempotency_key": uuid.uuid4().hex}, headers=creds)
+    assert first.status_code == 200, first.text
+    attrs = first.json()["data"]["attributes"]
+    client_id, secret1 = attrs["oauth_client_id"], attrs["client_secret"]
+    assert attrs["client_type"] == "confidential" and attrs["previous_expires_at"] is None
+    shown = await client.get("/v1/projects/oauth-client", headers=creds)
+    assert shown.json()["data"]["attributes"]["client_type"] == "confidential"
+
+    second = await client.post(
+        path,
+        json={"expire_previous_in_seconds": 600, "idempotency_key": uuid.uuid4().hex},
+        headers=creds,
+    )
+    secret2 = second.json()["data"]["attributes"]["client_secret"]
+    assert secret2 != secret1
+
+    async def accepts(secret: str) -> bool:
+        found = await asyncio.to_thread(app.state.auth_server.query_client, client_id)
+        return bool(found.check_client_secret(secret))
+
+    assert await accepts(secret1) and await accepts(secret2)
+    assert not await accepts("cs_wrong")
+    async with session_maker() as s:
+        await s.execute(
+            update(OAuthClient)
+            .where(OAuthClient.client_id == client_id)
+            .values(previous_secret_expires_at=datetime.now(UTC) - timedelta(seconds=1))
+        )
+        await s.commit()
+    assert not await accepts(secret1) and await accepts(secret2)
+    bad = await client.post(
+        path,
+        json={"expire_previous_in_seconds": -5, "idempotency_key": uuid.uuid4().hex},
+        headers=creds,
+    )
+    assert bad.status_code == 422

@@ -9,13 +9,19 @@ from pydantic import Field
 
 from ._models_1 import BaseModel
 from ._models_2 import Meta
-from ._models_3 import ViewMeta
-from ._models_5 import PageMeta
+from ._models_4 import ViewMeta
 from ._models_6 import DetailedTransferAttrs, StatusRecordAttrs
 from ._models_7 import (
     GenericAttributesIdType,
     TransferStep,
     TypeAmounts,
+    TypedResourceAttributeDeletionAttrs,
+    TypedResourceAuctionDetailAttributes,
+    TypedResourceAuthorizationAttributes,
+    TypedResourceAvatarAttributes,
+    TypedResourceBaseProfileAttributes,
+    TypedResourceBonusAttributes,
+    TypedResourceClientSecretRolledAttrs,
     TypedResourceDeliveryAttributes,
     TypedResourceEndpointAttributes,
     TypedResourceEstimateAttributes,
@@ -39,20 +45,16 @@ from ._models_7 import (
     TypedResourceSecretRolledAttributes,
     TypedResourceStatsAttributes,
     TypedResourceTokenStats,
-    UnitAttributes,
 )
 from ._models_8 import (
-    ApiTypedTypedResourceConfigAttributes1,
     GenericDataMeta,
+    UnitAttributes,
     UnitState,
     UnitStatsAttributes,
     UserAttributes,
     UserProfileAttributes,
     VaultAttributes,
     VaultDetailAttributes,
-    WalletNftAttributes,
-    WhitelistEntryAttrs,
-    WhitelistStatusAttrs,
 )
 from ._models_9 import (
     CollectionAttributes,
@@ -61,6 +63,27 @@ from ._models_9 import (
     MiningBatchItemAttrs,
     MiningStatsAttributes,
 )
+
+OneAttributeDeletionAttrs = GenericDataMeta[TypedResourceAttributeDeletionAttrs, Meta]
+
+
+OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
+
+
+OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
+
+
+OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
+
+
+OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
+
+
+OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
+
+
+OneClientSecretRolledAttrs = GenericDataMeta[TypedResourceClientSecretRolledAttrs, Meta]
+
 
 OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
 
@@ -263,18 +286,3 @@ TypedResourceVaultAttributes = GenericAttributesIdType[VaultAttributes]
 
 
 TypedResourceVaultDetailAttributes = GenericAttributesIdType[VaultDetailAttributes]
-
-
-TypedResourceWalletNftAttributes = GenericAttributesIdType[WalletNftAttributes]
-
-
-TypedResourceWhitelistEntryAttrs = GenericAttributesIdType[WhitelistEntryAttrs]
-
-
-TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
-
-
-ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]
-
-
-ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]

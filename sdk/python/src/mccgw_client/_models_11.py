@@ -4,10 +4,16 @@
 from __future__ import annotations
 
 from ._models_2 import Meta
-from ._models_3 import ViewMeta
-from ._models_4 import ListMeta, MiningBatchMeta
+from ._models_4 import ListMeta, MiningBatchMeta, ViewMeta
 from ._models_5 import PageMeta
-from ._models_8 import GenericDataMeta
+from ._models_7 import GenericAttributesIdType
+from ._models_8 import (
+    GenericDataMeta,
+    WalletNftAttributes,
+    WhitelistEntryAttrs,
+    WhitelistStatusAttrs,
+)
+from ._models_9 import ApiTypedTypedResourceConfigAttributes1
 from ._models_10 import (
     TypedResourceCollectionAttributes,
     TypedResourceDetailedTransferAttrs,
@@ -26,10 +32,22 @@ from ._models_10 import (
     TypedResourceUserProfileAttributes,
     TypedResourceVaultAttributes,
     TypedResourceVaultDetailAttributes,
-    TypedResourceWalletNftAttributes,
-    TypedResourceWhitelistEntryAttrs,
-    TypedResourceWhitelistStatusAttrs,
 )
+
+TypedResourceWalletNftAttributes = GenericAttributesIdType[WalletNftAttributes]
+
+
+TypedResourceWhitelistEntryAttrs = GenericAttributesIdType[WhitelistEntryAttrs]
+
+
+TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
+
+
+ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]
+
+
+ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
+
 
 ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import date as date_aliased
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, Field
+from pydantic import AwareDatetime, ConfigDict, Field
 
-from ._models_1 import Attempt, BaseModel
+from ._models_1 import BaseModel, IdempotencyKey
 
 
 class AuctionAttributes(BaseModel):
@@ -178,6 +178,32 @@ class ChainWriteView(BaseModel):
     status: str
 
 
+class ClientSecretRollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current client secret keeps working (0: stops now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
+
+
+class ClientSecretRolledAttrs(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    client_secret: Annotated[str, Field(description="The new client secret, shown once")]
+    client_type: str
+    oauth_client_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+
+
 class Meta(BaseModel):
     api_version: str | None = "v1"
     request_id: str | None = None
@@ -201,28 +227,3 @@ class DayProject(BaseModel):
     mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
     project_id: str
     trade_volume_usdc: Annotated[str, Field(description="USDC, decimal string")]
-
-
-class DeliveryAttributes(BaseModel):
-    attempt_log: list[Attempt]
-    attempts: int
-    completed_at: str | None
-    created_at: str
-    endpoint_id: str
-    event_id: str
-    event_type: str
-    last_error: str | None
-    last_status_code: int | None
-    next_attempt_at: str | None
-    status: Annotated[str, Field(description="pending, succeeded or failed")]
-
-
-class DriftAttrs(BaseModel):
-    address: str | None
-    chain_balance: str
-    created_at: str | None
-    currency: str
-    drift: str
-    ledger_balance: str
-    run_id: str
-    user_uid: str

@@ -7,8 +7,33 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import BorrowChecks, Meta
+from ._models_1 import Attempt, BaseModel, IdempotencyKey
+from ._models_2 import BorrowChecks
+
+
+class DeliveryAttributes(BaseModel):
+    attempt_log: list[Attempt]
+    attempts: int
+    completed_at: str | None
+    created_at: str
+    endpoint_id: str
+    event_id: str
+    event_type: str
+    last_error: str | None
+    last_status_code: int | None
+    next_attempt_at: str | None
+    status: Annotated[str, Field(description="pending, succeeded or failed")]
+
+
+class DriftAttrs(BaseModel):
+    address: str | None
+    chain_balance: str
+    created_at: str | None
+    currency: str
+    drift: str
+    ledger_balance: str
+    run_id: str
+    user_uid: str
 
 
 class EndpointAttributes(BaseModel):
@@ -195,21 +220,3 @@ class Level(BaseModel):
 
 class LightIn(BaseModel):
     idempotency_key: IdempotencyKey = None
-
-
-class Liquidity(BaseModel):
-    exchange_rate: str
-    lp_balance: str
-    share_of_pool: str
-    value: str
-
-
-class ViewMeta(Meta):
-    address: Annotated[
-        str | None, Field(description="The account the resource was decoded from")
-    ] = None
-    max_age_seconds: Annotated[float, Field(description="Snapshots are re-read at most this often")]
-    program: Annotated[str | None, Field(description="The program whose accounts a list scans")] = (
-        None
-    )
-    slot: Annotated[int, Field(description="The slot the data was read at (confirmed commitment)")]

@@ -3,13 +3,30 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import AwareDatetime, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
 from ._models_2 import Meta
-from ._models_3 import ViewMeta
+
+
+class Liquidity(BaseModel):
+    exchange_rate: str
+    lp_balance: str
+    share_of_pool: str
+    value: str
+
+
+class ViewMeta(Meta):
+    address: Annotated[
+        str | None, Field(description="The account the resource was decoded from")
+    ] = None
+    max_age_seconds: Annotated[float, Field(description="Snapshots are re-read at most this often")]
+    program: Annotated[str | None, Field(description="The program whose accounts a list scans")] = (
+        None
+    )
+    slot: Annotated[int, Field(description="The slot the data was read at (confirmed commitment)")]
 
 
 class ListMeta(ViewMeta):
@@ -190,28 +207,3 @@ class MiningRecordAttrs(BaseModel):
     status: str
     tx_signature: str | None
     user_uid: str
-
-
-class MiningSubmissionAttrs(BaseModel):
-    """
-    A ``mining_activity`` resource: one submission, its reward and its history.
-    """
-
-    activity_type: str
-    block_height: int | None
-    confirmed_at: str | None
-    created_at: str | None
-    history: list[dict[str, Any]]
-    idempotency_key: str
-    mcd_amount: str | None
-    mcd_estimated: str
-    reason: str | None
-    status: str
-    tx_signature: str | None
-    updated_at: str | None
-    user_uid: str
-
-
-class MiningWebhookMeta(Meta):
-    webhook_note: str
-    webhook_url: str | None

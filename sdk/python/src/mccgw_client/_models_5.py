@@ -9,8 +9,32 @@ from pydantic import ConfigDict, Field
 
 from ._models_1 import AttributeValue, BaseModel, IdempotencyKey
 from ._models_2 import Meta
-from ._models_3 import Liquidity
-from ._models_4 import LoanAttributes, UserUid
+from ._models_4 import Liquidity, LoanAttributes, UserUid
+
+
+class MiningSubmissionAttrs(BaseModel):
+    """
+    A ``mining_activity`` resource: one submission, its reward and its history.
+    """
+
+    activity_type: str
+    block_height: int | None
+    confirmed_at: str | None
+    created_at: str | None
+    history: list[dict[str, Any]]
+    idempotency_key: str
+    mcd_amount: str | None
+    mcd_estimated: str
+    reason: str | None
+    status: str
+    tx_signature: str | None
+    updated_at: str | None
+    user_uid: str
+
+
+class MiningWebhookMeta(Meta):
+    webhook_note: str
+    webhook_url: str | None
 
 
 class NftAttributes(BaseModel):
@@ -198,20 +222,3 @@ class PublicUserAttributes(BaseModel):
     created_at: str
     display_name: str | None
     uid: str
-
-
-class Ready(BaseModel):
-    checks: dict[str, Literal["ok"]]
-    status: Literal["ready"]
-
-
-class RedirectUrisIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Absolute https URLs (http only on localhost); replaces the list",
-            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
-            max_length=10,
-        ),
-    ]

@@ -14,6 +14,23 @@ from ._models_4 import LoansByStatus
 from ._models_5 import Reason
 
 
+class Ready(BaseModel):
+    checks: dict[str, Literal["ok"]]
+    status: Literal["ready"]
+
+
+class RedirectUrisIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Absolute https URLs (http only on localhost); replaces the list",
+            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
+            max_length=10,
+        ),
+    ]
+
+
 class RegisteredEndpointAttributes(EndpointAttributes):
     secret: Annotated[
         str | None,
@@ -204,20 +221,3 @@ class TokenStats(BaseModel):
     updated_at: str
     volume_24h: str
     volume_30d: str
-
-
-class TokenTransaction(BaseModel):
-    amount: str
-    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
-    created_at: str
-    currency: str
-    direction: Literal["in", "out"]
-    reference: str | None
-    signature: str | None
-    status: str
-    type: Annotated[
-        str,
-        Field(
-            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
-        ),
-    ]

@@ -3,7 +3,6 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from datetime import date as date_aliased
 from typing import Annotated, Any, Generic, Literal
 
 from pydantic import Field
@@ -27,10 +26,11 @@ from ._models_2 import (
     BaseProfileAttributes,
     BidAttributes,
     BonusAttributes,
-    DeliveryAttributes,
-    DriftAttrs,
+    ClientSecretRolledAttrs,
 )
 from ._models_3 import (
+    DeliveryAttributes,
+    DriftAttrs,
     EndpointAttributes,
     EstimateAttributes,
     HolderAttributes,
@@ -48,9 +48,9 @@ from ._models_4 import (
     MemberAttributes,
     MembershipAttributes,
     MiningRecordAttrs,
-    MiningSubmissionAttrs,
 )
 from ._models_5 import (
+    MiningSubmissionAttrs,
     NftAttributes,
     NftDetailAttributes,
     OAuthClientAttrs,
@@ -66,8 +66,24 @@ from ._models_6 import (
     StatsAttributes,
     StuckTransferAttrs,
     TokenStats,
-    TokenTransaction,
 )
+
+
+class TokenTransaction(BaseModel):
+    amount: str
+    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
+    created_at: str
+    currency: str
+    direction: Literal["in", "out"]
+    reference: str | None
+    signature: str | None
+    status: str
+    type: Annotated[
+        str,
+        Field(
+            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
+        ),
+    ]
 
 
 class TransferRequestIn(BaseModel):
@@ -151,6 +167,9 @@ TypedResourceBidAttributes = GenericAttributesIdType[BidAttributes]
 
 
 TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
+
+
+TypedResourceClientSecretRolledAttrs = GenericAttributesIdType[ClientSecretRolledAttrs]
 
 
 TypedResourceDeliveryAttributes = GenericAttributesIdType[DeliveryAttributes]
@@ -247,23 +266,3 @@ TypedResourceTokenStats = GenericAttributesIdType[TokenStats]
 
 
 TypedResourceTokenTransaction = GenericAttributesIdType[TokenTransaction]
-
-
-class UnitAttributes(BaseModel):
-    created_at: str
-    lit: bool
-    lit_since: date_aliased | None
-    manager_uid: str | None
-    member_count: int
-    name: str
-    number: int
-    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
-    qualifying_days: Annotated[
-        str, Field(description="Decimal string: a station's count, or the average")
-    ]
-    state_day: Annotated[
-        date_aliased | None,
-        Field(description="Last day of the window the state is for"),
-    ]
-    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
-    unit_type: Literal["station", "matrix", "sector", "system"]

@@ -10,10 +10,28 @@ from pydantic import Field
 
 from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
 from ._models_2 import BuyoutAttributes, DailyKpi, Meta
-from ._models_3 import Level
 from ._models_5 import NftAttributes
 from ._models_6 import StationSummary
-from ._models_7 import GenericAttributesIdType
+
+
+class UnitAttributes(BaseModel):
+    created_at: str
+    lit: bool
+    lit_since: date_aliased | None
+    manager_uid: str | None
+    member_count: int
+    name: str
+    number: int
+    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
+    qualifying_days: Annotated[
+        str, Field(description="Decimal string: a station's count, or the average")
+    ]
+    state_day: Annotated[
+        date_aliased | None,
+        Field(description="Last day of the window the state is for"),
+    ]
+    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
+    unit_type: Literal["station", "matrix", "sector", "system"]
 
 
 class UnitIn(BaseModel):
@@ -205,23 +223,3 @@ class ApiRoutesMiningStatsTotals(BaseModel):
     activities: int
     mcd_amount: str
     trade_volume_usdc: str
-
-
-class ApiRoutesTechtreeConfigAttributes(BaseModel):
-    levels: list[Level]
-    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
-    min_members: int
-    min_qualifying_days: int
-    schedule: Annotated[str, Field(description="When the daily job runs")]
-    station_capacity: int
-    window_days: int
-
-
-class ApiRoutesTerritoryTotals(BaseModel):
-    matrices: int
-    sectors: int
-    stations: int
-    systems: int
-
-
-ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]

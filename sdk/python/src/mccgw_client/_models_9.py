@@ -9,9 +9,9 @@ from pydantic import Field
 
 from ._models_1 import BaseModel, IdempotencyKey
 from ._models_2 import Capacities, CountMeta, DayProject, Meta
-from ._models_3 import GlobalDay, LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ViewMeta
-from ._models_4 import ListMeta, MiningWebhookMeta, UserUid
-from ._models_5 import PageMeta, ProfileAttribute, ProofIn
+from ._models_3 import GlobalDay, LegacyManager, LegacyMiningRecord, LegacyTeamUnit, Level
+from ._models_4 import ListMeta, UserUid, ViewMeta
+from ._models_5 import MiningWebhookMeta, PageMeta, ProfileAttribute, ProofIn
 from ._models_7 import (
     GenericAttributesIdType,
     TypedResourceAddressBalance,
@@ -20,14 +20,9 @@ from ._models_7 import (
     TypedResourceApplicationAttrs,
     TypedResourceApprovedAttrs,
     TypedResourceAttributeAttrs,
-    TypedResourceAttributeDeletionAttrs,
     TypedResourceAuctionAttributes,
-    TypedResourceAuctionDetailAttributes,
     TypedResourceAuthorizationAttributes,
-    TypedResourceAvatarAttributes,
-    TypedResourceBaseProfileAttributes,
     TypedResourceBidAttributes,
-    TypedResourceBonusAttributes,
     TypedResourceDeliveryAttributes,
     TypedResourceDriftAttrs,
     TypedResourceEndpointAttributes,
@@ -47,9 +42,29 @@ from ._models_8 import (
     ApiRoutesAuctionSolanaConfigAttributes,
     ApiRoutesFragmentConfigAttributes,
     ApiRoutesMiningStatsTotals,
-    ApiRoutesTerritoryTotals,
     GenericDataMeta,
 )
+
+
+class ApiRoutesTechtreeConfigAttributes(BaseModel):
+    levels: list[Level]
+    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
+    min_members: int
+    min_qualifying_days: int
+    schedule: Annotated[str, Field(description="When the daily job runs")]
+    station_capacity: int
+    window_days: int
+
+
+class ApiRoutesTerritoryTotals(BaseModel):
+    matrices: int
+    sectors: int
+    stations: int
+    systems: int
+
+
+ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
+
 
 ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
     ApiRoutesAuctionSolanaConfigAttributes
@@ -261,21 +276,3 @@ OneApprovedAttrs = GenericDataMeta[TypedResourceApprovedAttrs, Meta]
 
 
 OneAttributeAttrs = GenericDataMeta[TypedResourceAttributeAttrs, Meta]
-
-
-OneAttributeDeletionAttrs = GenericDataMeta[TypedResourceAttributeDeletionAttrs, Meta]
-
-
-OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
-
-
-OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
-
-
-OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
-
-
-OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
-
-
-OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]

@@ -62,8 +62,16 @@ roll_api_secret: Operation[models.OneApiSecretRolledAttrs] = Operation(
     models.OneApiSecretRolledAttrs,
     "Roll the project's api_secret (its owner's ID token, or an administrator): the new secret",
 )
-roll_secret: Operation[models.OneSecretRolledAttributes] = Operation(
-    "roll_secret",
+roll_secret_projects: Operation[models.OneClientSecretRolledAttrs] = Operation(
+    "roll_secret_projects",
+    "POST",
+    "/v1/projects/oauth-client/secret/roll",
+    models.ClientSecretRollIn,
+    models.OneClientSecretRolledAttrs,
+    "Roll the client secret of the calling project's OAuth client: the new one is shown once,",
+)
+roll_secret_webhooks: Operation[models.OneSecretRolledAttributes] = Operation(
+    "roll_secret_webhooks",
     "POST",
     "/v1/webhooks/{endpoint_id}/secret/roll",
     models.SecretRollIn,
@@ -221,12 +229,4 @@ vault: Operation[models.OneVaultDetailAttributes] = Operation(
     None,
     models.OneVaultDetailAttributes,
     "One vault (id = vault address or NFT mint) with live supply and its buyout.",
-)
-vaults: Operation[models.ManyVaultAttributes] = Operation(
-    "vaults",
-    "GET",
-    "/v1/fragment/vaults",
-    None,
-    models.ManyVaultAttributes,
-    "Fragment vaults, newest first, optionally of one status.",
 )

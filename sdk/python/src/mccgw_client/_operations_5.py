@@ -6,6 +6,14 @@ from __future__ import annotations
 from . import models
 from ._operation import Operation
 
+vaults: Operation[models.ManyVaultAttributes] = Operation(
+    "vaults",
+    "GET",
+    "/v1/fragment/vaults",
+    None,
+    models.ManyVaultAttributes,
+    "Fragment vaults, newest first, optionally of one status.",
+)
 wallet_auctions: Operation[models.ManyAuctionAttributes] = Operation(
     "wallet_auctions",
     "GET",
