@@ -9,10 +9,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from access.ratelimit import TIER_LIMITS
+from access.scopes import PROJECT_SCOPES
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
 from api.openapi import problems
-from api.ratelimit import TIER_LIMITS
 from api.routes.onboarding import (
     ADMIN_PROBLEMS,
     AdminCaller,
@@ -27,7 +28,6 @@ from api.routes.onboarding_schemas import (
     StatusChangeAttrs,
 )
 from api.typed import Many, One
-from core.scopes import PROJECT_SCOPES
 from core.time import iso
 from db.models import Project
 from onboarding import control, queries, registration

@@ -26,6 +26,7 @@ from temporalio.client import Client, WorkflowFailureError
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RPCError
 
+from access.scopes import PROJECT_SCOPES
 from api.auth.deps import current_user, id_token_user, oauth2_scheme
 from api.auth.principal import UserPrincipal
 from api.deps import SessionDep, SettingsDep
@@ -37,7 +38,6 @@ from api.typed import Many, One
 from core.errors import DomainError, ServiceUnavailable
 from core.logging import request_id_var
 from core.queues import MAIN_TASK_QUEUE
-from core.scopes import PROJECT_SCOPES
 from db.models.onboarding import ProjectApplication
 from onboarding import applications, queries
 from onboarding.applications import application_attributes, check_wallet
