@@ -18,7 +18,7 @@ COLOURS = {
 }
 ROW = 22
 LABEL = 170
-VALUE = 80
+VALUE = 150
 
 
 @dataclass
