@@ -89,7 +89,7 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
 
         app = create_app(settings)
         async with app.router.lifespan_context(app):
-            app.state.engine_task_queue = queue
+            app.state.task_queue = queue
             headers = project.headers
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://bench") as http:

@@ -21,7 +21,6 @@ from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 
 from core.config import Settings
-from core.queues import MAIN_TASK_QUEUE
 from db.models import Project
 from db.models.onboarding import McdWhitelistEntry
 from db.models.tokens import Deposit, PriceClose
@@ -68,7 +67,7 @@ async def complete_demo(
                     ApprovalWorkflow.run,
                     ApprovalInput(application_id, app.reviewed_by or "mccgw-dev"),
                     id=workflow_id(application_id),
-                    task_queue=MAIN_TASK_QUEUE,
+                    task_queue=settings.task_queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 )
                 await asyncio.wait_for(handle.result(), max(1.0, deadline - time.monotonic()))
@@ -86,7 +85,7 @@ async def complete_demo(
             OracleWorkflow.run,
             OracleInput(note="mccgw dev start"),
             id=ORACLE_WORKFLOW_ID,
-            task_queue=MAIN_TASK_QUEUE,
+            task_queue=settings.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         )
         await asyncio.wait_for(oracle.result(), max(1.0, deadline - time.monotonic()))

@@ -173,3 +173,45 @@ def test_the_check_catches_an_upward_import() -> None:
     assert _allowed("mccgw", "devchain") and _allowed("devchain", "chain")
     assert not _allowed("authserver", "api") and not _allowed("access", "api")
     assert _allowed("mining", "access") and _allowed("authserver", "access")
+
+
+ROUTES = ROOT / "api" / "routes"
+
+
+def _imported_routes(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every ``api.routes`` module a file imports (``from api.routes import
+    x`` names the module ``api.routes.x``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("api.routes")]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "api.routes":
+                found += [(node.lineno, f"api.routes.{a.name}") for a in node.names]
+            elif node.module.startswith("api.routes."):
+                found.append((node.lineno, node.module))
+    return found
+
+
+def route_to_route_imports() -> list[str]:
+    """A route module is an adapter of one resource: what two of them share lives outside
+    api/routes (api.common, api.callers, api.starts, api.schemas), so no route module imports
+    another. Only the package's __init__ wires the routers together."""
+    return [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sorted(ROUTES.glob("*.py"))
+        if path.name != "__init__.py"
+        for line, module in _imported_routes(path)
+    ]
+
+
+def test_no_route_module_imports_another() -> None:
+    problems = route_to_route_imports()
+    assert not problems, "route modules importing route modules:\n" + "\n".join(problems)
+
+
+def test_the_routes_check_sees_both_import_forms(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("from api.routes import funds\nfrom api.routes.users import x\nimport api\n")
+    found = [m for _, m in _imported_routes(module)]
+    assert found == ["api.routes.funds", "api.routes.users"]

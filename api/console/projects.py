@@ -14,8 +14,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from access.ratelimit import TIER_LIMITS
+from api.callers import actor_of
 from api.console import pages
-from api.routes.onboarding import actor_of, start_approval
+from api.starts import start_approval
 from core.config import Settings
 from core.errors import DomainError
 from db.models import Project

@@ -11,21 +11,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from access.ratelimit import TIER_LIMITS
 from access.scopes import PROJECT_SCOPES
+from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
 from api.openapi import problems
-from api.routes.onboarding import (
-    ADMIN_PROBLEMS,
-    AdminCaller,
-    Developer,
-    ProjectIdPath,
-    actor_of,
-)
-from api.routes.onboarding_schemas import (
-    AdminProjectAttrs,
-    ApiSecretRolledAttrs,
-    RegisteredProjectAttrs,
-    StatusChangeAttrs,
+from api.schemas.onboarding import (
+    AdminProjectAttributes,
+    ApiSecretAttributes,
+    RegisteredProjectAttributes,
+    StatusChangeAttributes,
 )
 from api.typed import Many, One
 from core.time import iso
@@ -98,7 +92,7 @@ class StatusChangeIn(BaseModel):
 @router.post(
     "/projects/register",
     status_code=201,
-    response_model=One[RegisteredProjectAttrs],
+    response_model=One[RegisteredProjectAttributes],
     responses=ADMIN_PROBLEMS | problems(422, s409="The project_id is taken (`project-exists`)"),
 )
 async def register_project(
@@ -125,7 +119,7 @@ async def register_project(
 
 @router.put(
     "/admin/projects/{project_id}/status",
-    response_model=One[StatusChangeAttrs],
+    response_model=One[StatusChangeAttributes],
     responses=ADMIN_PROBLEMS
     | problems(
         subject="project",
@@ -210,8 +204,8 @@ class RollIn(BaseModel):
     reason: str | None = Field(None, max_length=2000)
 
 
-def admin_project_attrs(project: Project) -> AdminProjectAttrs:
-    return AdminProjectAttrs(
+def admin_project_attrs(project: Project) -> AdminProjectAttributes:
+    return AdminProjectAttributes(
         project_id=str(project.project_id),
         name=project.name,
         description=project.description,
@@ -233,10 +227,12 @@ def admin_project_attrs(project: Project) -> AdminProjectAttrs:
 
 
 def _one(project: Project) -> dict[str, Any]:
-    return single("project", project.project_id, admin_project_attrs(project).model_dump())
+    return single("project", project.project_id, admin_project_attrs(project))
 
 
-@router.get("/admin/projects", response_model=Many[AdminProjectAttrs], responses=ADMIN_PROBLEMS)
+@router.get(
+    "/admin/projects", response_model=Many[AdminProjectAttributes], responses=ADMIN_PROBLEMS
+)
 async def list_projects(
     admin: AdminCaller,
     session: SessionDep,
@@ -248,13 +244,13 @@ async def list_projects(
     rows, total = await queries.paged(
         session, control.projects(status, tier), control.NEWEST_FIRST, paging
     )
-    items = [resource("project", p.project_id, admin_project_attrs(p).model_dump()) for p in rows]
+    items = [resource("project", p.project_id, admin_project_attrs(p)) for p in rows]
     return page(items, total, paging)
 
 
 @router.get(
     "/admin/projects/{project_id}",
-    response_model=One[AdminProjectAttrs],
+    response_model=One[AdminProjectAttributes],
     responses=ADMIN_PROBLEMS | problems(subject="project"),
 )
 async def get_project(
@@ -266,7 +262,7 @@ async def get_project(
 
 @router.patch(
     "/admin/projects/{project_id}",
-    response_model=One[AdminProjectAttrs],
+    response_model=One[AdminProjectAttributes],
     responses=ADMIN_PROBLEMS | problems(422, subject="project"),
 )
 async def update_project(
@@ -289,7 +285,7 @@ async def update_project(
 
 @router.post(
     "/projects/{project_id}/api-secret/roll",
-    response_model=One[ApiSecretRolledAttrs],
+    response_model=One[ApiSecretAttributes],
     responses=problems(
         429,
         s401="Missing or invalid token (`unauthorized`)",
@@ -320,13 +316,13 @@ async def roll_api_secret(
         reason=body.reason,
     )
     await session.commit()
-    attrs = ApiSecretRolledAttrs(
+    attrs = ApiSecretAttributes(
         project_id=str(project_id),
         api_key=rolled.project.api_key,
         api_secret=rolled.api_secret,
         previous_expires_at=iso(rolled.previous_expires_at),
         rolled_at=iso(datetime.now(UTC)),
     )
-    response = JSONResponse(single("api_secret", project_id, attrs.model_dump()))
+    response = JSONResponse(single("api_secret", project_id, attrs))
     response.headers["Cache-Control"] = "no-store"
     return response

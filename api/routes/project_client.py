@@ -14,8 +14,8 @@ from api.deps import SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.routes.onboarding_schemas import OAuthClientAttrs
-from api.typed import One
+from api.schemas.onboarding import OAuthClientAttributes
+from api.typed import Attributes, One
 from core.errors import NotFound
 from core.time import iso
 from db.models import Project
@@ -50,7 +50,9 @@ class RedirectUrisIn(BaseModel):
 
 
 @router.get(
-    "", response_model=One[OAuthClientAttrs], responses=_PROBLEMS | problems(subject="OAuth client")
+    "",
+    response_model=One[OAuthClientAttributes],
+    responses=_PROBLEMS | problems(subject="OAuth client"),
 )
 async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, Any]:
     """The calling project's OAuth client (id, redirect URIs, scopes users may grant)."""
@@ -60,7 +62,7 @@ async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, A
     return single("oauth_client", client.client_id, client_attributes(client))
 
 
-@router.put("", response_model=One[OAuthClientAttrs], responses=_PROBLEMS | problems(409))
+@router.put("", response_model=One[OAuthClientAttributes], responses=_PROBLEMS | problems(409))
 async def set_redirect_uris(
     payload: RedirectUrisIn, project: ProjectCaller, request: Request
 ) -> Any:
@@ -87,8 +89,8 @@ class ClientSecretRollIn(BaseModel):
     idempotency_key: IdempotencyKey = None
 
 
-class ClientSecretRolledAttrs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class OAuthClientSecretAttributes(Attributes):
+    """The answer of a client secret roll: the new client secret, shown once."""
 
     oauth_client_id: str
     client_type: str
@@ -99,7 +101,7 @@ class ClientSecretRolledAttrs(BaseModel):
 
 @router.post(
     "/secret/roll",
-    response_model=One[ClientSecretRolledAttrs],
+    response_model=One[OAuthClientSecretAttributes],
     responses=_PROBLEMS | problems(409, 422),
 )
 async def roll_secret(payload: ClientSecretRollIn, project: ProjectCaller, request: Request) -> Any:
@@ -115,13 +117,11 @@ async def roll_secret(payload: ClientSecretRollIn, project: ProjectCaller, reque
         client = await ensure_project_client(ctx.session, row)
         rolled = roll_client_secret(client, payload.expire_previous_in_seconds)
         await ctx.session.flush()
-        attrs = ClientSecretRolledAttrs(
+        attrs = OAuthClientSecretAttributes(
             oauth_client_id=client.client_id,
             client_type="confidential",
             client_secret=rolled.client_secret,
             previous_expires_at=iso(rolled.previous_expires_at),
             rolled_at=iso(datetime.now(UTC)),
         )
-        return ctx.respond(
-            200, single("oauth_client_secret", client.client_id, attrs.model_dump()), sealed=True
-        )
+        return ctx.respond(200, single("oauth_client_secret", client.client_id, attrs), sealed=True)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -25,17 +24,6 @@ from tests.onboarding.conftest import Actors, application_body
 
 # A read that needs project credentials: 401 when they are refused, 200/404 when accepted.
 PROJECT_READ = "/v1/projects/oauth-client"
-
-
-@pytest.fixture
-def no_project_cache(app: FastAPI) -> Iterator[None]:
-    """The per-process project cache bypassed: the change is read on the next request (the
-    cache's eviction on change is the access package's; see docs/onboarding.md)."""
-    authenticator = app.state.project_authenticator
-    before = authenticator.cache_seconds
-    authenticator.cache_seconds = 0.0
-    yield
-    authenticator.cache_seconds = before
 
 
 def key_headers(project_id: int, secret: str) -> dict[str, str]:
@@ -99,7 +87,6 @@ async def test_patch_audited_and_in_force_next_request(
     actors: Actors,
     world: World,
     session_maker: async_sessionmaker[AsyncSession],
-    no_project_cache: None,
 ) -> None:
     admin = await actors.admin()
     project = await world.project(rate_limit_tier="free")
@@ -206,7 +193,6 @@ async def test_roll_keeps_the_old_secret_until_expiry(
     client: httpx.AsyncClient,
     world: World,
     session_maker: async_sessionmaker[AsyncSession],
-    no_project_cache: None,
 ) -> None:
     project, owner = await _owned_project(world)
     pid, old = project.project_id, project.secret
@@ -256,7 +242,6 @@ async def test_roll_now_and_who_may_roll(
     client: httpx.AsyncClient,
     actors: Actors,
     world: World,
-    no_project_cache: None,
 ) -> None:
     project, owner = await _owned_project(world)
     pid = project.project_id

@@ -1,4 +1,4 @@
-"""Models, part 1 of 11 (re-exported by models.py)."""
+"""Models, part 1 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -21,6 +21,9 @@ class BaseModel(_BaseModel):
 
 
 class AddressBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     address: str
     token_accounts: int
     total_balance: Annotated[
@@ -33,7 +36,7 @@ class AdminActionIn(BaseModel):
     reason: Annotated[str | None, Field(max_length=200, min_length=1)] = "operator action"
 
 
-class AdminProjectAttrs(BaseModel):
+class AdminProjectAttributes(BaseModel):
     """
     A project as an administrator sees it (never its secret nor the secret's hash).
     """
@@ -61,10 +64,13 @@ class AdminProjectAttrs(BaseModel):
 
 
 class Alive(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     status: Literal["ok"]
 
 
-class ApiSecretRolledAttrs(BaseModel):
+class ApiSecretAttributes(BaseModel):
     """
     The answer of a roll: the new api_secret, shown once.
     """
@@ -79,7 +85,10 @@ class ApiSecretRolledAttrs(BaseModel):
     rolled_at: str
 
 
-class ApplicationAttrs(BaseModel):
+class ApplicationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     api_key: str | None
     application_id: str
     company_name: str | None
@@ -131,34 +140,50 @@ class ApproveIn(BaseModel):
     rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
 
 
-class ApprovedAttrs(ApplicationAttrs):
+class ApprovedApplicationAttributes(BaseModel):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_key: str | None
     api_secret: str
+    application_id: str
     client_type: str | None = None
+    company_name: str | None
+    created_at: str
+    developer_email: str
+    developer_uid: str
+    mcc_wallet_address: str | None
+    mcd_wallet_address: str
     oauth_client_id: str | None = None
+    project_description: str | None
+    project_id: int | None
+    project_name: str
     redirect_uris: list[str] | None = None
+    rejection_reason: str | None
+    reviewed_at: str | None
+    reviewed_by: str | None
     scopes: list[str] | None = None
+    status: str
+    updated_at: str
+    website_url: str | None
+    whitelist_bump: int | None
+    whitelist_pda: str | None
+    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     at: str
     attempt: int
     error: str | None
     latency_ms: int | None
     status_code: int | None
-
-
-class AttributeAttrs(BaseModel):
-    attribute_key: str
-    attribute_value: Any
-    created_at: str
-    project_id: str
-    uid: str
-    updated_at: str
-    visibility: str
 
 
 class AttributeKey(RootModel[str]):
@@ -196,21 +221,11 @@ class AttributeDeleteIn(BaseModel):
     idempotency_key: IdempotencyKey = None
 
 
-class AttributeDeletionAttrs(BaseModel):
+class AttributeDeletionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     deleted: list[str]
     not_found: list[str]
     project_id: str
     uid: str
-
-
-class AttributeIn(BaseModel):
-    attribute_key: Annotated[str, Field(examples=["auction_wins"], max_length=100, min_length=1)]
-    attribute_value: Annotated[Any, Field(examples=[{"count": 3}])]
-    idempotency_key: IdempotencyKey = None
-    visibility: Literal["public", "private", "authorized"] | None = "private"
-
-
-class AttributeValue(BaseModel):
-    updated_at: str
-    value: Any
-    visibility: str

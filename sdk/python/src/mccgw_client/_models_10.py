@@ -1,288 +1,229 @@
-"""Models, part 10 of 11 (re-exported by models.py)."""
+"""Models, part 10 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel
-from ._models_2 import Meta
-from ._models_4 import ViewMeta
-from ._models_6 import DetailedTransferAttrs, StatusRecordAttrs
-from ._models_7 import (
-    GenericAttributesIdType,
-    TransferStep,
-    TypeAmounts,
-    TypedResourceAttributeDeletionAttrs,
-    TypedResourceAuctionDetailAttributes,
-    TypedResourceAuthorizationAttributes,
-    TypedResourceAvatarAttributes,
-    TypedResourceBaseProfileAttributes,
-    TypedResourceBonusAttributes,
-    TypedResourceClientSecretRolledAttrs,
-    TypedResourceDeliveryAttributes,
-    TypedResourceEndpointAttributes,
-    TypedResourceEstimateAttributes,
-    TypedResourceInterestAttributes,
-    TypedResourceLoanAttributes,
-    TypedResourceLockAttributes,
-    TypedResourceLpAttributes,
-    TypedResourceMccBalance,
-    TypedResourceMccPrice,
-    TypedResourceMcdBalance,
-    TypedResourceMembershipAttributes,
-    TypedResourceMiningSubmissionAttrs,
-    TypedResourceNftAttributes,
-    TypedResourceNftDetailAttributes,
-    TypedResourceOAuthClientAttrs,
-    TypedResourcePositionAttributes,
-    TypedResourcePublicUserAttributes,
-    TypedResourceRegisteredEndpointAttributes,
-    TypedResourceRegisteredProjectAttrs,
-    TypedResourceRetryAttrs,
-    TypedResourceSecretRolledAttributes,
-    TypedResourceStatsAttributes,
-    TypedResourceTokenStats,
-)
-from ._models_8 import (
-    GenericDataMeta,
-    UnitAttributes,
-    UnitState,
-    UnitStatsAttributes,
-    UserAttributes,
-    UserProfileAttributes,
-    VaultAttributes,
-    VaultDetailAttributes,
-)
+from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
+from ._models_2 import BuyoutAttributes
+from ._models_3 import Capacities, CountMeta, Meta
+from ._models_5 import UserUid
+from ._models_7 import ProofIn
+from ._models_8 import TerritoryTotals
 from ._models_9 import (
-    CollectionAttributes,
-    FullProfileAttrs,
-    GlobalAttributes,
-    MiningBatchItemAttrs,
-    MiningStatsAttributes,
+    TypedResourceProjectAttributeAttributes,
+    TypedResourceProjectAttributeSetAttributes,
 )
 
-OneAttributeDeletionAttrs = GenericDataMeta[TypedResourceAttributeDeletionAttrs, Meta]
 
-
-OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
-
-
-OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
-
-
-OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
-
-
-OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
-
-
-OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
-
-
-OneClientSecretRolledAttrs = GenericDataMeta[TypedResourceClientSecretRolledAttrs, Meta]
-
-
-OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
-
-
-OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
-
-
-OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
-
-
-OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
-
-
-OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
-
-
-OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
-
-
-OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
-
-
-OneMccBalance = GenericDataMeta[TypedResourceMccBalance, Meta]
-
-
-OneMccPrice = GenericDataMeta[TypedResourceMccPrice, Meta]
-
-
-OneMcdBalance = GenericDataMeta[TypedResourceMcdBalance, Meta]
-
-
-OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
-
-
-OneMiningSubmissionAttrs = GenericDataMeta[TypedResourceMiningSubmissionAttrs, Meta]
-
-
-OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
-
-
-OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
-
-
-OneOAuthClientAttrs = GenericDataMeta[TypedResourceOAuthClientAttrs, Meta]
-
-
-OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
-
-
-OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
-
-
-OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
-
-
-OneRegisteredProjectAttrs = GenericDataMeta[TypedResourceRegisteredProjectAttrs, Meta]
-
-
-OneRetryAttrs = GenericDataMeta[TypedResourceRetryAttrs, Meta]
-
-
-OneSecretRolledAttributes = GenericDataMeta[TypedResourceSecretRolledAttributes, Meta]
-
-
-OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
-
-
-OneTokenStats = GenericDataMeta[TypedResourceTokenStats, Meta]
-
-
-class OracleAttributes(BaseModel):
-    account: str
-    authority: str
-    collateral_values: TypeAmounts
-    last_update: str | None
-    max_borrow: TypeAmounts
-
-
-class PoolAttributes(BaseModel):
-    accrued_interest: str
-    asset_mint: str
-    authority: str
-    base_rate_bps: int
-    borrow_rate_bps: int
-    borrows_paused: bool
-    created_at: str | None
-    deposits_paused: bool
-    is_active: bool
-    last_update_at: str | None
-    lp_mint: str
-    max_ltv_bps: int
-    name: str
-    optimal_utilization_bps: int
-    oracle: OracleAttributes | None
-    protocol_fees: str
-    slope1_bps: int
-    slope2_bps: int
-    supply_rate_bps: int
-    total_borrowed: str
-    total_deposits: str
-    total_lp_supply: str
-    updated_at: str | None
-    utilization_bps: int
-    vault: str
-
-
-class ProjectStatusAttrs(BaseModel):
-    allows: list[str]
-    history: list[StatusRecordAttrs]
-    name: str
-    project_id: str
-    status: str
-    suspended: bool
-    updated_at: str
-
-
-class StatusChangeAttrs(BaseModel):
-    change: StatusRecordAttrs
-    name: str
-    project_id: str
-    status: str
-    updated_at: str
-
-
-class TransferAttributes(BaseModel):
-    amount: Annotated[str, Field(description="Decimal string")]
-    block_height: int | None = None
+class UserProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_keys_configured: bool
+    avatar_url: str | None
     created_at: str
-    currency: Literal["MCC", "MCD"]
-    failure_reason: str | None = None
-    finished_at: str | None = None
-    from_uid: str
-    history: list[TransferStep] | None = None
-    lock_id: str | None
-    reference: dict[str, Any]
-    requires_onchain: bool
-    slot: int | None = None
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
+    station_id: int | None
+    uid: str
+    unit_id: int | None
+    updated_at: str
+    username: str | None
+    wallet_address: str | None
+
+
+class VaultAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
     status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None = None
-    updated_at: str | None = None
+    total_fragments: str
 
 
-class TreeAttributes(BaseModel):
-    bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
-    bonus_percent: int
-    station: str | None
-    units: list[UnitState]
-    window_end: str
-    window_start: str
+class VaultDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    buyout: BuyoutAttributes | None
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
+    live_supply: str | None
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
+    status: str
+    total_fragments: str
 
 
-TypedResourceCollectionAttributes = GenericAttributesIdType[CollectionAttributes]
+class WalletNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    created_at: str | None
+    current_members: int
+    custody: Annotated[
+        Literal["wallet", "lending_loan", "fragment_vault"],
+        Field(
+            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
+        ),
+    ]
+    holder: str | None
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
+    owner_is_stale: bool
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
+    updated_at: str | None
 
 
-TypedResourceDetailedTransferAttrs = GenericAttributesIdType[DetailedTransferAttrs]
+class WebhookSecretAttributes(BaseModel):
+    """
+    The answer of a webhook secret roll: the new signing secret, shown once.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    endpoint_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+    secret: Annotated[str, Field(description="The new signing secret, shown once")]
 
 
-TypedResourceFullProfileAttrs = GenericAttributesIdType[FullProfileAttrs]
+class WhitelistEntryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    add_tx: str | None
+    created_at: str
+    created_by: str | None
+    last_tx: str | None
+    onchain: dict[str, Any] | None
+    pda_address: str
+    pda_bump: int
+    pending_action: str | None
+    project_id: int
+    project_name: str
+    remove_tx: str | None
+    status: str
+    updated_at: str
+    wallet_address: str
 
 
-TypedResourceGlobalAttributes = GenericAttributesIdType[GlobalAttributes]
+class WhitelistRemoved(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    message: str
+    project_id: int
+    remove_tx: str | None
 
 
-TypedResourceMiningBatchItemAttrs = GenericAttributesIdType[MiningBatchItemAttrs]
+class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    data: _T0
+    meta: _T1
 
 
-TypedResourceMiningStatsAttributes = GenericAttributesIdType[MiningStatsAttributes]
+WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-TypedResourcePoolAttributes = GenericAttributesIdType[PoolAttributes]
+class WhitelistStatusAttributes(BaseModel):
+    add_tx: str | None
+    created_at: str
+    created_by: str | None
+    last_tx: str | None
+    onchain: dict[str, Any] | None
+    pda_address: str
+    pda_bump: int
+    pending_action: str | None
+    project_id: int
+    project_name: str
+    remove_tx: str | None
+    status: str
+    updated_at: str
+    wallet_address: str
 
 
-TypedResourceProjectStatusAttrs = GenericAttributesIdType[ProjectStatusAttrs]
+class WhitelistStatusIn(BaseModel):
+    status: Literal["active", "suspended"]
 
 
-TypedResourceStatusChangeAttrs = GenericAttributesIdType[StatusChangeAttrs]
+class ActivityIn(BaseModel):
+    activity_data: Annotated[
+        dict[str, Any],
+        Field(examples=[{"profit_usdc": 42.5, "trade_count": 12, "trade_volume_usdc": 1500}]),
+    ]
+    activity_type: Annotated[str, Field(examples=["trade"], pattern="^[A-Za-z0-9_.:-]{1,64}$")]
+    idempotency_key: IdempotencyKey = None
+    proof: ProofIn
+    user_uid: UserUid
 
 
-TypedResourceTransferAttributes = GenericAttributesIdType[TransferAttributes]
+class CollectionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    authority: str
+    capacities: Capacities
+    collection_master_edition: str
+    collection_metadata: str
+    collection_mint: str
+    created_at: str | None
+    is_initialized: bool
+    name: str
+    symbol: str
+    totals: TerritoryTotals
+    updated_at: str | None
 
 
-TypedResourceTreeAttributes = GenericAttributesIdType[TreeAttributes]
+class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
 
 
-TypedResourceUnitAttributes = GenericAttributesIdType[UnitAttributes]
+CountedProjectAttributeAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeAttributes], CountMeta
+]
 
 
-TypedResourceUnitStatsAttributes = GenericAttributesIdType[UnitStatsAttributes]
+CountedProjectAttributeSetAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeSetAttributes], CountMeta
+]
 
 
-TypedResourceUserAttributes = GenericAttributesIdType[UserAttributes]
-
-
-TypedResourceUserProfileAttributes = GenericAttributesIdType[UserProfileAttributes]
-
-
-TypedResourceVaultAttributes = GenericAttributesIdType[VaultAttributes]
-
-
-TypedResourceVaultDetailAttributes = GenericAttributesIdType[VaultDetailAttributes]
+EventType: TypeAlias = Literal[
+    "mining.activity.verified",
+    "mining.reward.confirmed",
+    "funds.locked",
+    "funds.unlocked",
+    "transfer.completed",
+    "transfer.failed",
+    "funds.deposited",
+]

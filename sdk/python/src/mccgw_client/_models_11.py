@@ -1,109 +1,280 @@
-"""Models, part 11 of 11 (re-exported by models.py)."""
+"""Models, part 11 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from ._models_2 import Meta
-from ._models_4 import ListMeta, MiningBatchMeta, ViewMeta
-from ._models_5 import PageMeta
-from ._models_7 import GenericAttributesIdType
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field
+
+from ._models_1 import BaseModel, IdempotencyKey
+from ._models_3 import CountMeta, DayProject, Meta
+from ._models_4 import (
+    GlobalDay,
+    LegacyManager,
+    LegacyMiningRecord,
+    LegacyTeamUnit,
+    ListMeta,
+    ViewMeta,
+)
+from ._models_6 import MiningTotals, MiningWebhookMeta, PageMeta, ProfileAttribute
 from ._models_8 import (
-    GenericDataMeta,
-    WalletNftAttributes,
-    WhitelistEntryAttrs,
-    WhitelistStatusAttrs,
+    TypedResourceAddressBalance,
+    TypedResourceAdminProjectAttributes,
+    TypedResourceApiSecretAttributes,
+    TypedResourceApplicationAttributes,
+    TypedResourceApprovedApplicationAttributes,
+    TypedResourceAttributeDeletionAttributes,
+    TypedResourceAuctionAttributes,
+    TypedResourceAuctionConfigAttributes,
+    TypedResourceAuctionDetailAttributes,
+    TypedResourceAuthorizationAttributes,
+    TypedResourceAvatarAttributes,
+    TypedResourceBaseProfileAttributes,
+    TypedResourceBidAttributes,
+    TypedResourceBonusAttributes,
+    TypedResourceDeliveryAttributes,
+    TypedResourceDriftAttributes,
 )
-from ._models_9 import ApiTypedTypedResourceConfigAttributes1
-from ._models_10 import (
-    TypedResourceCollectionAttributes,
-    TypedResourceDetailedTransferAttrs,
-    TypedResourceFullProfileAttrs,
-    TypedResourceGlobalAttributes,
-    TypedResourceMiningBatchItemAttrs,
-    TypedResourceMiningStatsAttributes,
-    TypedResourcePoolAttributes,
-    TypedResourceProjectStatusAttrs,
-    TypedResourceStatusChangeAttrs,
-    TypedResourceTransferAttributes,
-    TypedResourceTreeAttributes,
-    TypedResourceUnitAttributes,
-    TypedResourceUnitStatsAttributes,
-    TypedResourceUserAttributes,
-    TypedResourceUserProfileAttributes,
-    TypedResourceVaultAttributes,
-    TypedResourceVaultDetailAttributes,
+from ._models_9 import (
+    TypedResourceEndpointAttributes,
+    TypedResourceEstimateAttributes,
+    TypedResourceFragmentConfigAttributes,
+    TypedResourceHolderAttributes,
+    TypedResourceHoldingAttributes,
+    TypedResourceInterestAttributes,
+    TypedResourceLoanAttributes,
+    TypedResourceLockAttributes,
+    TypedResourceLpAttributes,
+    TypedResourceMccBalance,
+    TypedResourceMccPrice,
+    TypedResourceMcdBalance,
+    TypedResourceMcdRewardAttributes,
+    TypedResourceMemberAttributes,
+    TypedResourceMembershipAttributes,
+    TypedResourceMiningRecordAttributes,
+    TypedResourceMiningSubmissionAttributes,
+    TypedResourceTokenTransaction,
 )
-
-TypedResourceWalletNftAttributes = GenericAttributesIdType[WalletNftAttributes]
-
-
-TypedResourceWhitelistEntryAttrs = GenericAttributesIdType[WhitelistEntryAttrs]
+from ._models_10 import EventType, GenericDataMeta, GenericDataMeta_
 
 
-TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
+class EndpointIn(BaseModel):
+    events: Annotated[
+        list[EventType],
+        Field(examples=[["mining.reward.confirmed"]], min_length=1),
+    ]
+    idempotency_key: IdempotencyKey = None
+    secret: Annotated[
+        str | None,
+        Field(
+            description="Signing secret; omitted = one is generated and shown once in the response",
+            max_length=256,
+            min_length=16,
+        ),
+    ] = None
+    url: Annotated[str, Field(examples=["https://game.example/hooks/mccgw"], max_length=2000)]
 
 
-ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]
+class EndpointPatch(BaseModel):
+    enabled: Annotated[
+        bool | None,
+        Field(description="true re-enables a disabled endpoint (its pending deliveries resume)"),
+    ] = None
+    events: Annotated[
+        list[EventType] | None,
+        Field(min_length=1),
+    ] = None
+    idempotency_key: str | None = None
+    secret: Annotated[str | None, Field(max_length=256, min_length=16)] = None
+    url: Annotated[str | None, Field(max_length=2000)] = None
 
 
-ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
+class FullProfileAttributes(BaseModel):
+    """
+    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    see set to null) and the project attributes the caller may see.
+    """
+
+    project_attributes: list[ProfileAttribute]
+    uid: str
 
 
-ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
+class GlobalAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
+    days: list[GlobalDay]
+    since: str
+    totals: MiningTotals
 
 
-ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
+class LegacyMiningHistory(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    records: list[LegacyMiningRecord]
+    total: int
 
 
-ManyWhitelistEntryAttrs = GenericDataMeta[list[TypedResourceWhitelistEntryAttrs], PageMeta]
+class LegacyTeam(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    manager: LegacyManager | None
+    station: LegacyTeamUnit | None
+    unit: LegacyTeamUnit | None
 
 
-MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttrs], MiningBatchMeta]
+ListingAuthorizationAttributes = GenericDataMeta_[
+    list[TypedResourceAuthorizationAttributes], CountMeta
+]
 
 
-OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
+ManyAdminProjectAttributes = GenericDataMeta_[list[TypedResourceAdminProjectAttributes], PageMeta]
 
 
-OneDetailedTransferAttrs = GenericDataMeta[TypedResourceDetailedTransferAttrs, Meta]
+ManyApplicationAttributes = GenericDataMeta_[list[TypedResourceApplicationAttributes], PageMeta]
 
 
-OneFullProfileAttrs = GenericDataMeta[TypedResourceFullProfileAttrs, Meta]
+ManyAuctionAttributes = GenericDataMeta_[list[TypedResourceAuctionAttributes], ListMeta]
 
 
-OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
+ManyBidAttributes = GenericDataMeta_[list[TypedResourceBidAttributes], ListMeta]
 
 
-OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
+ManyDeliveryAttributes = GenericDataMeta_[list[TypedResourceDeliveryAttributes], PageMeta]
 
 
-OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
+ManyDriftAttributes = GenericDataMeta_[list[TypedResourceDriftAttributes], PageMeta]
 
 
-OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]
+ManyEndpointAttributes = GenericDataMeta_[list[TypedResourceEndpointAttributes], PageMeta]
 
 
-OneStatusChangeAttrs = GenericDataMeta[TypedResourceStatusChangeAttrs, Meta]
+ManyHolderAttributes = GenericDataMeta_[list[TypedResourceHolderAttributes], ListMeta]
 
 
-OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
+ManyHoldingAttributes = GenericDataMeta_[list[TypedResourceHoldingAttributes], ListMeta]
 
 
-OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
+ManyLoanAttributes = GenericDataMeta_[list[TypedResourceLoanAttributes], ListMeta]
 
 
-OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
+ManyLockAttributes = GenericDataMeta_[list[TypedResourceLockAttributes], PageMeta]
 
 
-OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
+ManyMcdRewardAttributes = GenericDataMeta_[list[TypedResourceMcdRewardAttributes], PageMeta]
 
 
-OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
+ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], PageMeta]
 
 
-OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
+ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
 
 
-OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
+ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]
 
 
-OneWhitelistStatusAttrs = GenericDataMeta[TypedResourceWhitelistStatusAttrs, Meta]
+class MiningBatchItemAttributes(BaseModel):
+    """
+    One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activity: TypedResourceMiningSubmissionAttributes | None
+    error: dict[str, Any] | None = None
+    idempotency_key: Any
+    status: int
+
+
+class MiningStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    days: list[DayProject]
+    since: str
+    totals: MiningTotals
+
+
+MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
+
+
+OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
+
+
+OneAdminProjectAttributes = GenericDataMeta_[TypedResourceAdminProjectAttributes, Meta]
+
+
+OneApiSecretAttributes = GenericDataMeta_[TypedResourceApiSecretAttributes, Meta]
+
+
+OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
+
+
+OneApprovedApplicationAttributes = GenericDataMeta_[
+    TypedResourceApprovedApplicationAttributes, Meta
+]
+
+
+OneAttributeDeletionAttributes = GenericDataMeta_[TypedResourceAttributeDeletionAttributes, Meta]
+
+
+OneAuctionConfigAttributes = GenericDataMeta_[TypedResourceAuctionConfigAttributes, ViewMeta]
+
+
+OneAuctionDetailAttributes = GenericDataMeta_[TypedResourceAuctionDetailAttributes, ViewMeta]
+
+
+OneAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, Meta]
+
+
+OneAvatarAttributes = GenericDataMeta_[TypedResourceAvatarAttributes, Meta]
+
+
+OneBaseProfileAttributes = GenericDataMeta_[TypedResourceBaseProfileAttributes, Meta]
+
+
+OneBonusAttributes = GenericDataMeta_[TypedResourceBonusAttributes, Meta]
+
+
+OneDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, Meta]
+
+
+OneEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, Meta]
+
+
+OneEstimateAttributes = GenericDataMeta_[TypedResourceEstimateAttributes, ViewMeta]
+
+
+OneFragmentConfigAttributes = GenericDataMeta_[TypedResourceFragmentConfigAttributes, ViewMeta]
+
+
+OneInterestAttributes = GenericDataMeta_[TypedResourceInterestAttributes, ViewMeta]
+
+
+OneLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ViewMeta]
+
+
+OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
+
+
+OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
+
+
+OneMccBalance = GenericDataMeta_[TypedResourceMccBalance, Meta]
+
+
+OneMccPrice = GenericDataMeta_[TypedResourceMccPrice, Meta]
+
+
+OneMcdBalance = GenericDataMeta_[TypedResourceMcdBalance, Meta]
+
+
+OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
+
+
+OneMiningSubmissionAttributes = GenericDataMeta_[TypedResourceMiningSubmissionAttributes, Meta]

@@ -1,17 +1,35 @@
-"""Models, part 2 of 11 (re-exported by models.py)."""
+"""Models, part 2 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from datetime import date as date_aliased
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
 
 
+class AttributeIn(BaseModel):
+    attribute_key: Annotated[str, Field(examples=["auction_wins"], max_length=100, min_length=1)]
+    attribute_value: Annotated[Any, Field(examples=[{"count": 3}])]
+    idempotency_key: IdempotencyKey = None
+    visibility: Literal["public", "private", "authorized"] | None = "private"
+
+
+class AttributeValue(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    updated_at: str
+    value: Any
+    visibility: str
+
+
 class AuctionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     auction_id: int
     auction_type: str
@@ -39,12 +57,66 @@ class AuctionAttributes(BaseModel):
     territory_type: str
 
 
-class AuctionDetailAttributes(AuctionAttributes):
+class AuctionConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    auction_duration_seconds: int
+    authority: str
+    created_at: str | None
+    extension_duration_seconds: int
+    extension_threshold_seconds: int
+    is_initialized: bool
+    is_paused: bool
+    mcc_mint: str
+    min_bid_increment_percent: int
+    next_auction_id: int
+    team_wallet: str
+    territory_nft_program: str
+    total_auctions: int
+    total_cancelled: int
+    total_completed: int
+    total_volume: str
+    updated_at: str | None
+
+
+class AuctionDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    auction_id: int
+    auction_type: str
+    bid_count: int
+    buy_now_price: str | None
+    completed_at: str | None
+    created_at: str | None
+    creator: str
+    current_price: str
+    end_time: str | None
+    ended_unsettled: bool
     escrow_account: str
     escrow_balance: str | None
+    extension_count: int
+    highest_bidder: str | None
+    is_biddable: bool
+    is_ended: bool
+    min_next_bid: str | None
+    nft_mint: str | None
+    proceeds_recipient: str
+    seconds_left: int
+    settled_amount: str
+    start_time: str | None
+    starting_price: str
+    status: str
+    territory_id: int
+    territory_type: str
 
 
 class AuthorizationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     granted_at: str
     project_id: str
     project_name: str | None
@@ -55,6 +127,9 @@ class AuthorizationAttributes(BaseModel):
 
 
 class AvatarAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     avatar_url: str
     bytes: int
     content_type: str
@@ -63,6 +138,9 @@ class AvatarAttributes(BaseModel):
 
 
 class BaseProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -88,6 +166,9 @@ class BatchIn(BaseModel):
 
 
 class BidAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     amount: str
     auction_ended: bool | None
@@ -102,6 +183,9 @@ class BidAttributes(BaseModel):
 
 
 class BonusAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     bonus_multiplier: Annotated[
         float, Field(description="Applied to every mining reward: 1.3 = +30 %")
     ]
@@ -109,6 +193,9 @@ class BonusAttributes(BaseModel):
 
 
 class BorrowChecks(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     borrows_not_paused: bool
@@ -120,6 +207,9 @@ class BorrowChecks(BaseModel):
 
 
 class BuyoutAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     completed_at: str | None
     expires_at: str | None
@@ -132,98 +222,3 @@ class BuyoutAttributes(BaseModel):
     price_per_fragment: str
     status: str
     total_buyout_amount: str
-
-
-class CalculateInterestBody(BaseModel):
-    accrued_interest: Annotated[
-        str | None, Field(description="Interest already accrued (decimal string)")
-    ] = "0"
-    duration_seconds: Annotated[int | None, Field(ge=0, le=3153600000)] = None
-    from_time: Annotated[
-        AwareDatetime | None, Field(description="With to_time, instead of duration")
-    ] = None
-    principal: Annotated[
-        str,
-        Field(description="Decimal string in the pool asset (MCC)", examples=["100"]),
-    ]
-    rate_bps: Annotated[
-        int | None,
-        Field(
-            description="Annual rate; omitted = the pool's current rate",
-            ge=0,
-            le=1000000,
-        ),
-    ] = None
-    to_time: AwareDatetime | None = None
-
-
-class CancelIn(BaseModel):
-    idempotency_key: str | None = None
-    reason: Annotated[str | None, Field(max_length=200)] = None
-
-
-class Capacities(BaseModel):
-    matrix: int
-    sector: int
-    station: int
-    system: int
-
-
-class ChainWriteView(BaseModel):
-    attempt: int | None
-    confirmation_status: str | None
-    last_valid_block_height: int | None
-    send_count: int | None
-    signature: str | None
-    status: str
-
-
-class ClientSecretRollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    expire_previous_in_seconds: Annotated[
-        int | None,
-        Field(
-            description="How long the current client secret keeps working (0: stops now)",
-            ge=0,
-            le=604800,
-        ),
-    ] = 86400
-    idempotency_key: IdempotencyKey = None
-
-
-class ClientSecretRolledAttrs(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    client_secret: Annotated[str, Field(description="The new client secret, shown once")]
-    client_type: str
-    oauth_client_id: str
-    previous_expires_at: str | None
-    rolled_at: str
-
-
-class Meta(BaseModel):
-    api_version: str | None = "v1"
-    request_id: str | None = None
-
-
-class CountMeta(Meta):
-    total: int
-
-
-class DailyKpi(BaseModel):
-    avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
-    day: date_aliased
-    member_count: int
-    mining_input: Annotated[str, Field(description="USDC, decimal string")]
-    qualifies: bool
-
-
-class DayProject(BaseModel):
-    activities: int
-    date: str
-    mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
-    project_id: str
-    trade_volume_usdc: Annotated[str, Field(description="USDC, decimal string")]

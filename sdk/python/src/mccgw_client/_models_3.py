@@ -1,17 +1,118 @@
-"""Models, part 3 of 11 (re-exported by models.py)."""
+"""Models, part 3 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
+from datetime import date as date_aliased
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AwareDatetime, ConfigDict, Field
 
 from ._models_1 import Attempt, BaseModel, IdempotencyKey
 from ._models_2 import BorrowChecks
 
 
+class CalculateInterestBody(BaseModel):
+    accrued_interest: Annotated[
+        str | None, Field(description="Interest already accrued (decimal string)")
+    ] = "0"
+    duration_seconds: Annotated[int | None, Field(ge=0, le=3153600000)] = None
+    from_time: Annotated[
+        AwareDatetime | None,
+        Field(description="With to_time, instead of duration (with an offset, e.g. `Z`)"),
+    ] = None
+    principal: Annotated[
+        str,
+        Field(description="Decimal string in the pool asset (MCC)", examples=["100"]),
+    ]
+    rate_bps: Annotated[
+        int | None,
+        Field(
+            description="Annual rate; omitted = the pool's current rate",
+            ge=0,
+            le=1000000,
+        ),
+    ] = None
+    to_time: Annotated[AwareDatetime | None, Field(description="With an offset, e.g. `Z`")] = None
+
+
+class CancelIn(BaseModel):
+    idempotency_key: str | None = None
+    reason: Annotated[str | None, Field(max_length=200)] = None
+
+
+class Capacities(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    matrix: int
+    sector: int
+    station: int
+    system: int
+
+
+class ChainWriteView(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attempt: int | None
+    confirmation_status: str | None
+    last_valid_block_height: int | None
+    send_count: int | None
+    signature: str | None
+    status: str
+
+
+class ClientSecretRollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current client secret keeps working (0: stops now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
+
+
+class Meta(BaseModel):
+    api_version: str | None = "v1"
+    request_id: str | None = None
+
+
+class CountMeta(Meta):
+    total: int
+
+
+class DailyKpi(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
+    day: date_aliased
+    member_count: int
+    mining_input: Annotated[str, Field(description="USDC, decimal string")]
+    qualifies: bool
+
+
+class DayProject(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    date: str
+    mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
+    project_id: str
+    trade_volume_usdc: Annotated[str, Field(description="USDC, decimal string")]
+
+
 class DeliveryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     attempt_log: list[Attempt]
     attempts: int
     completed_at: str | None
@@ -25,10 +126,13 @@ class DeliveryAttributes(BaseModel):
     status: Annotated[str, Field(description="pending, succeeded or failed")]
 
 
-class DriftAttrs(BaseModel):
+class DriftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     address: str | None
     chain_balance: str
-    created_at: str | None
+    created_at: str
     currency: str
     drift: str
     ledger_balance: str
@@ -37,6 +141,9 @@ class DriftAttrs(BaseModel):
 
 
 class EndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     created_at: str
     disabled_at: str | None
     disabled_reason: str | None
@@ -48,6 +155,9 @@ class EndpointAttributes(BaseModel):
 
 
 class EstimateAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     available_liquidity: str
     checks: BorrowChecks
     collateral_type: str
@@ -79,6 +189,21 @@ class EstimateBorrowBody(BaseModel):
     territory_type: Literal["station", "matrix", "sector", "system"] | None = None
 
 
+class FragmentConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active_buyouts: int
+    authority: str
+    buyout_duration_seconds: int
+    created_at: str | None
+    is_paused: bool
+    max_fragments: int
+    min_fragments: int
+    total_fragmented_nfts: int
+    updated_at: str | None
+
+
 class FundsTransferIn(BaseModel):
     amount: Annotated[str, Field(examples=["1.5"])]
     currency: Literal["MCC", "MCD"]
@@ -87,136 +212,3 @@ class FundsTransferIn(BaseModel):
     reason: Annotated[str | None, Field(examples=["in_game_trade"], max_length=100)] = None
     reference: dict[str, Any] | None = None
     to_uid: Annotated[str, Field(max_length=100, min_length=1)]
-
-
-class GlobalDay(BaseModel):
-    activities: int
-    date: str
-    mcd_amount: str
-    miners: int
-    trade_volume_usdc: str
-
-
-class HistoryItem(BaseModel):
-    at: str | None
-    reason: str | None
-    status: str
-
-
-class HolderAttributes(BaseModel):
-    amount: str
-    is_buyout_escrow: bool
-    owner: str
-    share: str
-    token_account: str
-
-
-class HoldingAttributes(BaseModel):
-    amount: str
-    fragment_mint: str
-    fragment_symbol: str
-    nft_mint: str
-    share: str
-    token_account: str
-    vault: str
-    vault_status: str
-
-
-class InterestAttributes(BaseModel):
-    decimals: int
-    duration_seconds: int
-    interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
-    max_seconds_before_overflow: int | None
-    onchain_overflow: Annotated[
-        bool,
-        Field(description="principal*rate*dt exceeds 2^64-1: the program would fail (6031)"),
-    ]
-    principal: str
-    prior_accrued_interest: str
-    rate_bps: Annotated[
-        int, Field(description="The rate applied: min(rate, 10000) as loans cap it")
-    ]
-    rate_source: Literal["request", "pool"]
-    total_debt: str
-
-
-class Introspection(BaseModel):
-    """
-    RFC 7662: ``active`` always; the rest only for an active token.
-    """
-
-    active: bool
-    aud: str | list[str] | None = None
-    client_id: str | None = None
-    exp: int | None = None
-    iat: int | None = None
-    iss: str | None = None
-    scope: str | None = None
-    sub: str | None = None
-    token_type: str | None = None
-    username: str | None = None
-
-
-class Jwks(BaseModel):
-    keys: list[dict[str, Any]]
-
-
-class LegacyError(BaseModel):
-    """
-    The legacy error body (not a problem document): ``{error, message, code}``.
-    """
-
-    code: int
-    error: str
-    message: str
-
-
-class LegacyManager(BaseModel):
-    name: str | None
-    uid: str
-
-
-class LegacyMccBalance(BaseModel):
-    """
-    The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
-    """
-
-    available_balance: float
-    locked_balance: float
-    pending_rewards: Annotated[
-        float, Field(description="MCD of mining submissions not yet confirmed")
-    ]
-    total_balance: float
-
-
-class LegacyMiningRecord(BaseModel):
-    amount: float
-    date: str
-    project: str
-    status: str
-
-
-class LegacyProfile(BaseModel):
-    created_at: str
-    email: str | None
-    role: str
-    station_id: int | None
-    uid: str
-    unit_id: int | None
-
-
-class LegacyTeamUnit(BaseModel):
-    id: int
-    member_count: int
-    name: str
-
-
-class Level(BaseModel):
-    bonus_percent: int
-    cumulative_percent: int
-    lighting_condition: str
-    unit_type: str
-
-
-class LightIn(BaseModel):
-    idempotency_key: IdempotencyKey = None

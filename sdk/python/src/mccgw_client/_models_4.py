@@ -1,17 +1,177 @@
-"""Models, part 4 of 11 (re-exported by models.py)."""
+"""Models, part 4 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import Meta
+from ._models_3 import Meta
+
+
+class GlobalDay(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    date: str
+    mcd_amount: str
+    miners: int
+    trade_volume_usdc: str
+
+
+class HolderAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: str
+    is_buyout_escrow: bool
+    owner: str
+    share: str
+    token_account: str
+
+
+class HoldingAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: str
+    fragment_mint: str
+    fragment_symbol: str
+    nft_mint: str
+    share: str
+    token_account: str
+    vault: str
+    vault_status: str
+
+
+class InterestAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    decimals: int
+    duration_seconds: int
+    interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
+    max_seconds_before_overflow: int | None
+    onchain_overflow: Annotated[
+        bool,
+        Field(description="principal*rate*dt exceeds 2^64-1: the program would fail (6031)"),
+    ]
+    principal: str
+    prior_accrued_interest: str
+    rate_bps: Annotated[
+        int, Field(description="The rate applied: min(rate, 10000) as loans cap it")
+    ]
+    rate_source: Literal["request", "pool"]
+    total_debt: str
+
+
+class Introspection(BaseModel):
+    """
+    RFC 7662: ``active`` always; the rest only for an active token.
+    """
+
+    active: bool
+    aud: str | list[str] | None = None
+    client_id: str | None = None
+    exp: int | None = None
+    iat: int | None = None
+    iss: str | None = None
+    scope: str | None = None
+    sub: str | None = None
+    token_type: str | None = None
+    username: str | None = None
+
+
+class Jwks(BaseModel):
+    keys: list[dict[str, Any]]
+
+
+class LegacyError(BaseModel):
+    """
+    The legacy error body (not a problem document): ``{error, message, code}``.
+    """
+
+    code: int
+    error: str
+    message: str
+
+
+class LegacyManager(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: str | None
+    uid: str
+
+
+class LegacyMccBalance(BaseModel):
+    """
+    The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    available_balance: float
+    locked_balance: float
+    pending_rewards: Annotated[
+        float, Field(description="MCD of mining submissions not yet confirmed")
+    ]
+    total_balance: float
+
+
+class LegacyMiningRecord(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: float
+    date: str
+    project: str
+    status: str
+
+
+class LegacyProfile(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created_at: str
+    email: str | None
+    role: str
+    station_id: int | None
+    uid: str
+    unit_id: int | None
+
+
+class LegacyTeamUnit(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: int
+    member_count: int
+    name: str
+
+
+class Level(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    bonus_percent: int
+    cumulative_percent: int
+    lighting_condition: str
+    unit_type: str
+
+
+class LightIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
 
 
 class Liquidity(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     exchange_rate: str
     lp_balance: str
     share_of_pool: str
@@ -36,6 +196,9 @@ class ListMeta(ViewMeta):
 
 
 class LoanAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     accrued_interest: str
     borrow_rate_at_origination_bps: int
@@ -60,150 +223,3 @@ class LoanAttributes(BaseModel):
     seconds_remaining: int
     status: str
     total_debt: str
-
-
-class LoansByStatus(BaseModel):
-    active: int
-    liquidated: int
-    pending: int
-    repaid: int
-
-
-class LockAttributes(BaseModel):
-    amount: Annotated[str, Field(description="Decimal string")]
-    available_balance: Annotated[
-        str | None,
-        Field(description="After a lock or unlock only: the user's available balance"),
-    ] = None
-    currency: Literal["MCC", "MCD"]
-    locked_until: str | None
-    reason: str
-    reference_id: str | None
-    status: Annotated[str, Field(description="locked, unlocked, settled or expired")]
-    unlock_reason: Annotated[str | None, Field(description="After an unlock only")] = None
-    user_uid: str
-
-
-UserUid: TypeAlias = Annotated[str, Field(max_length=100, min_length=1)]
-
-
-class LockIn(BaseModel):
-    amount: Annotated[
-        str,
-        Field(description="Decimal string, > 0, at most 9 decimals", examples=["12.5"]),
-    ]
-    currency: Annotated[Literal["MCC", "MCD"], Field(examples=["MCC"])]
-    expires_at: Annotated[
-        AwareDatetime,
-        Field(description="When the lock ends by itself (future, with offset)"),
-    ]
-    idempotency_key: IdempotencyKey = None
-    reason: Annotated[str, Field(examples=["auction_bid"], max_length=100, min_length=1)]
-    reference_id: Annotated[str | None, Field(examples=["auction-42"], max_length=200)] = None
-    user_uid: UserUid
-
-
-class LpAttributes(BaseModel):
-    exchange_rate: str
-    lending_pool: str
-    lp_balance: str
-    lp_mint: str
-    share_of_pool: str
-    token_accounts: list[str]
-    value: str
-    wallet: str
-
-
-class MccBalance(BaseModel):
-    available_balance: str
-    deposit_address: str
-    deposit_owner: str
-    locked_balance: Annotated[str, Field(description="sum of active fund locks")]
-    pending_out: str
-    total_balance: str
-    updated_at: str | None
-
-
-class MccPrice(BaseModel):
-    base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
-    buyback_price_usdc: Annotated[
-        str | None, Field(description="base + floor(base * premium / 10000)")
-    ]
-    close_at: Annotated[str | None, Field(description="the newest close")]
-    onchain_updated_at: str | None
-    points: Annotated[int, Field(description="closes in the mean (180 once that many exist)")]
-    premium_bps: int
-    price_usdc: Annotated[str, Field(description="the price the rule gives now")]
-    source: Literal["market", "admin", "default"]
-    tx_signature: Annotated[str | None, Field(description="the last on-chain update_price")]
-    updated_at: Annotated[str, Field(description="when the source value was observed or set")]
-
-
-class McdBalance(BaseModel):
-    available_balance: str
-    deposit_address: Annotated[
-        str, Field(description="the user's custody token account: send here")
-    ]
-    deposit_owner: Annotated[
-        str, Field(description="owner of the deposit address (the custody authority)")
-    ]
-    frozen_balance: Annotated[str, Field(description="sum of active fund locks")]
-    pending_out: Annotated[str, Field(description="outgoing transfers not yet final")]
-    total_balance: Annotated[
-        str, Field(description="finalized custody balance as booked (decimal)")
-    ]
-    updated_at: str | None
-
-
-class McdRewardAttrs(BaseModel):
-    """
-    An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
-    """
-
-    activities: int
-    amount: str
-    date: str
-    project_id: str
-    project_name: str | None
-    source: str
-
-
-class MemberAttributes(BaseModel):
-    display_name: str | None
-    joined_at: str
-    station: str
-    uid: str
-
-
-class MembershipAttributes(BaseModel):
-    joined_at: str | None
-    left_at: str | None
-    moved: Annotated[bool, Field(description="False when nothing changed")]
-    station: str | None
-    user_uid: str
-
-
-class MiningBatchMeta(Meta):
-    accepted: int
-    page: int
-    per_page: int
-    refused: int
-    total: int
-    webhook_note: str
-    webhook_url: str | None
-
-
-class MiningRecordAttrs(BaseModel):
-    """
-    A ``mining_record``: one confirmed reward.
-    """
-
-    activity_type: str
-    block_height: int | None
-    confirmed_at: str | None
-    date: str | None
-    mcd_amount: str
-    project_id: str
-    status: str
-    tx_signature: str | None
-    user_uid: str

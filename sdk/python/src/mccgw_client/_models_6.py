@@ -1,4 +1,4 @@
-"""Models, part 6 of 11 (re-exported by models.py)."""
+"""Models, part 6 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -8,216 +8,222 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import ChainWriteView
-from ._models_3 import EndpointAttributes, HistoryItem, LightIn
-from ._models_4 import LoansByStatus
-from ._models_5 import Reason
+from ._models_2 import AttributeValue
+from ._models_3 import Meta
+from ._models_4 import Liquidity, LoanAttributes
+from ._models_5 import UserUid
 
 
-class Ready(BaseModel):
-    checks: dict[str, Literal["ok"]]
-    status: Literal["ready"]
+class MiningTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    mcd_amount: str
+    trade_volume_usdc: str
 
 
-class RedirectUrisIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Absolute https URLs (http only on localhost); replaces the list",
-            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
-            max_length=10,
-        ),
-    ]
-
-
-class RegisteredEndpointAttributes(EndpointAttributes):
-    secret: Annotated[
-        str | None,
-        Field(description="Only when registered without one: the generated secret, shown once"),
-    ] = None
-
-
-class RegisteredProjectAttrs(BaseModel):
-    allowed_scopes: list[str]
-    api_key: str
-    api_secret: str
-    client_type: str
-    created_at: str
-    description: str | None
-    name: str
-    oauth_client_id: str
-    project_id: str
-    rate_limit_tier: str
-    redirect_uris: list[str]
-    scopes: list[str]
-    status: str
+class MiningWebhookMeta(Meta):
+    webhook_note: str
     webhook_url: str | None
 
 
-class RejectIn(BaseModel):
-    reason: Annotated[
-        str,
-        Field(examples=["Incomplete company details"], max_length=2000, min_length=1),
-    ]
-
-
-class RemovalIn(LightIn):
-    pass
-
-
-class RetriedWrite(BaseModel):
-    signature: str | None
-    status: str
-
-
-class RetryAttrs(BaseModel):
-    chain_write: RetriedWrite | None
-    status: str
-    transfer_id: str
-    workflow_id: str | None
-    workflow_restarted: bool
-
-
-class Revocation(BaseModel):
-    """
-    RFC 7009: an empty JSON object whether or not the token existed.
-    """
-
+class NftAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-
-
-class RollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    expire_previous_in_seconds: Annotated[
-        int | None,
-        Field(
-            description="How long the current secret keeps working (0: stops now; at most 7 days)",
-            ge=0,
-            le=604800,
-        ),
-    ] = 86400
-    reason: Reason = None
-
-
-class SecretRollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    expire_previous_in_seconds: Annotated[
-        int | None,
-        Field(
-            description="How long deliveries are also signed with the current secret (0: stop now)",
-            ge=0,
-            le=604800,
-        ),
-    ] = 86400
-    idempotency_key: IdempotencyKey = None
-
-
-class SecretRolledAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    endpoint_id: str
-    previous_expires_at: str | None
-    rolled_at: str
-    secret: Annotated[str, Field(description="The new signing secret, shown once")]
-
-
-class StationSummary(BaseModel):
-    id: str
-    mining_input: str
-    qualifying_days: int
-
-
-class StatsAttributes(BaseModel):
-    active_principal: str
-    as_of: str | None
-    available_liquidity: str
-    borrow_rate_bps: int
-    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
-    loans: int
-    loans_by_status: LoansByStatus
-    lp_supply: str | None
-    pending_pool_interest: str
-    pending_protocol_fee: str
-    pool_accrual_overflow: bool
-    recorded_total_borrowed: Annotated[
-        str,
-        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
-    ]
-    supply_rate_bps: int
-    tvl: Annotated[
-        str,
-        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
-    ]
-    utilization_bps: int
-    vault_balance: str | None
-
-
-class StatusChangeIn(BaseModel):
-    reason: Reason = None
-    status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
-
-
-class StatusRecordAttrs(BaseModel):
-    changed_by: str | None
-    created_at: str
-    from_status: str | None
-    project_id: str
-    reason: str | None
-    status: str
-
-
-class DetailedTransferAttrs(BaseModel):
-    amount: str
-    block_height: int | None
+    account: str
     created_at: str | None
-    currency: str
-    failure_reason: str | None
-    finished_at: str | None
-    from_uid: str
-    history: list[HistoryItem]
-    lock_id: str | None
-    reference: dict[str, Any] | None
-    requires_onchain: bool
-    slot: int | None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None
+    current_members: int
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
     updated_at: str | None
 
 
-class StuckTransferAttrs(DetailedTransferAttrs):
-    chain_write: ChainWriteView | None
-    onchain_at: str | None
+class NftDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    created_at: str | None
+    current_members: int
+    escrowed_in: Literal["lending_loan", "fragment_vault"] | None
+    holder: str | None
+    holder_token_account: str | None
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
+    owner_is_stale: bool
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
+    updated_at: str | None
 
 
-class TokenResponse(BaseModel):
-    access_token: str
-    expires_in: int
-    id_token: str | None = None
-    refresh_token: str | None = None
-    scope: str | None = None
-    token_type: str
+class OAuthClientAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    client_type: str
+    oauth_client_id: str
+    redirect_uris: list[str]
+    scopes: list[str]
 
 
-class TokenStats(BaseModel):
-    custody_total: str
-    decimals: int
-    holders: int
-    mint: str
-    price_source: str | None = None
-    price_usdc: str | None = None
-    supply: str
-    transactions_24h: int
-    transactions_30d: int
+class OAuthClientSecretAttributes(BaseModel):
+    """
+    The answer of a client secret roll: the new client secret, shown once.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    client_secret: Annotated[str, Field(description="The new client secret, shown once")]
+    client_type: str
+    oauth_client_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+
+
+class OAuthError(BaseModel):
+    """
+    RFC 6749 section 5.2 error response.
+    """
+
+    error: str
+    error_description: str | None = None
+
+
+class OpenIdConfiguration(BaseModel):
+    authorization_endpoint: str
+    claims_supported: list[str]
+    code_challenge_methods_supported: list[str]
+    grant_types_supported: list[str]
+    id_token_signing_alg_values_supported: list[str]
+    introspection_endpoint: str
+    issuer: str
+    jwks_uri: str
+    response_types_supported: list[str]
+    revocation_endpoint: str
+    scopes_supported: list[str]
+    subject_types_supported: list[str]
+    token_endpoint: str
+    token_endpoint_auth_methods_supported: list[str]
+
+
+class PageMeta(Meta):
+    page: int
+    per_page: int
+    total: int
+
+
+class PlacementIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    user_uid: UserUid
+
+
+class PositionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active_loans: int
+    liquidity: Liquidity
+    loans: list[LoanAttributes]
+    total_debt: str
+    wallet: str
+
+
+class PriceSet(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    price_usdc: Annotated[
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
+    ]
+
+
+class Error(BaseModel):
+    field: str | None = None
+    message: str | None = None
+
+
+class Problem(BaseModel):
+    """
+    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
+    """
+
+    detail: str | None = None
+    errors: list[Error] | None = None
+    instance: str | None = None
+    status: Annotated[int, Field(ge=400, le=599)]
+    title: str
+    type: str
+
+
+class ProfileAttribute(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attribute_key: str
+    attribute_value: Any
+    project_id: str
     updated_at: str
-    volume_24h: str
-    volume_30d: str
+    visibility: str
+
+
+class ProfileUpdate(BaseModel):
+    display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
+    idempotency_key: IdempotencyKey = None
+
+
+class ProjectAttributeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attribute_key: str
+    attribute_value: Any
+    created_at: str
+    project_id: str
+    uid: str
+    updated_at: str
+    visibility: str
+
+
+class ProjectAttributeSetAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attributes: dict[str, AttributeValue]
+    project_id: str
+    uid: str
+
+
+class ProjectRegistrationIn(BaseModel):
+    """
+    Spec "Project registration by an administrator".
+    """
+
+    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
+    description: Annotated[str | None, Field(max_length=2000)] = None
+    name: Annotated[str, Field(max_length=100, min_length=3)]
+    project_id: Annotated[
+        str | None,
+        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
+    ] = None
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
+        Field(
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+        ),
+    ] = None
+    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None

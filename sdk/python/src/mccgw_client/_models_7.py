@@ -1,268 +1,195 @@
-"""Models, part 7 of 11 (re-exported by models.py)."""
+"""Models, part 7 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ._models_1 import (
-    _T0,
-    AddressBalance,
-    AdminProjectAttrs,
-    ApiSecretRolledAttrs,
-    ApplicationAttrs,
-    ApprovedAttrs,
-    AttributeAttrs,
-    AttributeDeletionAttrs,
-    BaseModel,
-)
-from ._models_2 import (
-    AuctionAttributes,
-    AuctionDetailAttributes,
-    AuthorizationAttributes,
-    AvatarAttributes,
-    BaseProfileAttributes,
-    BidAttributes,
-    BonusAttributes,
-    ClientSecretRolledAttrs,
-)
-from ._models_3 import (
-    DeliveryAttributes,
-    DriftAttrs,
-    EndpointAttributes,
-    EstimateAttributes,
-    HolderAttributes,
-    HoldingAttributes,
-    InterestAttributes,
-)
-from ._models_4 import (
-    LoanAttributes,
-    LockAttributes,
-    LpAttributes,
-    MccBalance,
-    MccPrice,
-    McdBalance,
-    McdRewardAttrs,
-    MemberAttributes,
-    MembershipAttributes,
-    MiningRecordAttrs,
-)
-from ._models_5 import (
-    MiningSubmissionAttrs,
-    NftAttributes,
-    NftDetailAttributes,
-    OAuthClientAttrs,
-    PositionAttributes,
-    ProjectAttributesAttrs,
-    PublicUserAttributes,
-)
-from ._models_6 import (
-    RegisteredEndpointAttributes,
-    RegisteredProjectAttrs,
-    RetryAttrs,
-    SecretRolledAttributes,
-    StatsAttributes,
-    StuckTransferAttrs,
-    TokenStats,
-)
+from ._models_1 import BaseModel, IdempotencyKey
+from ._models_4 import LightIn
+
+Reason: TypeAlias = Annotated[str | None, Field(max_length=2000)]
 
 
-class TokenTransaction(BaseModel):
-    amount: str
-    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
-    created_at: str
-    currency: str
-    direction: Literal["in", "out"]
-    reference: str | None
-    signature: str | None
-    status: str
-    type: Annotated[
-        str,
-        Field(
-            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
-        ),
-    ]
+class ProjectSettingsIn(BaseModel):
+    """
+    Any of the project's tier, amount limits and IP allow-list, with the reason (audited).
+    """
 
-
-class TransferRequestIn(BaseModel):
-    amount: Annotated[str, Field(examples=["12.5"])]
-    currency: Literal["MCC", "MCD"]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    idempotency_key: str | None = None
-    reference: Annotated[
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    ip_allowlist: Annotated[
+        list[str] | None,
+        Field(description="CIDR blocks (or addresses) allowed to call; [] = any address"),
+    ] = None
+    limits: Annotated[
         dict[str, Any] | None,
         Field(
-            description="Identifiers of the business object; `lock_id` settles that fund lock",
-            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+            description="Replaces the overrides: {operation: {currency: {per_operation, per_day}}}, operations fund_lock/transfer/mining, currencies MCC/MCD, decimal strings of whole tokens; {} restores the defaults"
         ),
     ] = None
-    requires_onchain: Annotated[
-        bool | None,
-        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
-    ] = True
-    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    transfer_type: Annotated[
-        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
+    rate_limit_tier: Annotated[
+        Literal["free", "standard", "enterprise"] | None,
+        Field(description="free (100/min), standard (1000/min), enterprise (10000/min)"),
+    ] = None
+    reason: Reason = None
+
+
+class ProofIn(BaseModel):
+    hash: Annotated[
+        str,
+        Field(description="hex SHA-256 of the canonical form", pattern="^[0-9a-fA-F]{64}$"),
+    ]
+    signature: Annotated[str, Field(max_length=300, min_length=1)]
+    timestamp: Annotated[int | str, Field(description="ISO 8601 or Unix seconds")]
+    type: Literal["hmac-sha256", "ed25519"]
+
+
+class PublicUserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    uid: str
+
+
+class Ready(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    checks: dict[str, Literal["ok"]]
+    status: Literal["ready"]
+
+
+class RedirectUrisIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Absolute https URLs (http only on localhost); replaces the list",
+            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
+            max_length=10,
+        ),
     ]
 
 
-class TransferStep(BaseModel):
-    at: str
-    reason: str | None
+class RegisteredEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created_at: str
+    disabled_at: str | None
+    disabled_reason: str | None
+    events: list[str]
+    failing_since: str | None
+    secret: Annotated[
+        str | None,
+        Field(description="Only when registered without one: the generated secret, shown once"),
+    ] = None
+    status: Annotated[str, Field(description="active, disabled or deleted")]
+    updated_at: str
+    url: str
+
+
+class RegisteredProjectAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    allowed_scopes: list[str]
+    api_key: str
+    api_secret: str
+    client_type: str
+    created_at: str
+    description: str | None
+    name: str
+    oauth_client_id: str
+    project_id: str
+    rate_limit_tier: str
+    redirect_uris: list[str]
+    scopes: list[str]
+    status: str
+    webhook_url: str | None
+
+
+class RejectIn(BaseModel):
+    reason: Annotated[
+        str,
+        Field(examples=["Incomplete company details"], max_length=2000, min_length=1),
+    ]
+
+
+class RemovalIn(LightIn):
+    pass
+
+
+class RetriedWrite(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    signature: str | None
     status: str
 
 
-class TypeAmounts(BaseModel):
-    matrix: str
-    sector: str
-    station: str
-    system: str
+class RetryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    chain_write: RetriedWrite | None
+    status: str
+    transfer_id: str
+    workflow_id: str | None
+    workflow_restarted: bool
 
 
-class GenericAttributesIdType(BaseModel, Generic[_T0]):
-    attributes: _T0
+class Revocation(BaseModel):
+    """
+    RFC 7009: an empty JSON object whether or not the token existed.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class RollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current secret keeps working (0: stops now; at most 7 days)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    reason: Reason = None
+
+
+class SecretRollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long deliveries are also signed with the current secret (0: stop now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
+
+
+class StationSummary(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     id: str
-    type: str
-
-
-TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
-
-
-TypedResourceAdminProjectAttrs = GenericAttributesIdType[AdminProjectAttrs]
-
-
-TypedResourceApiSecretRolledAttrs = GenericAttributesIdType[ApiSecretRolledAttrs]
-
-
-TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]
-
-
-TypedResourceApprovedAttrs = GenericAttributesIdType[ApprovedAttrs]
-
-
-TypedResourceAttributeAttrs = GenericAttributesIdType[AttributeAttrs]
-
-
-TypedResourceAttributeDeletionAttrs = GenericAttributesIdType[AttributeDeletionAttrs]
-
-
-TypedResourceAuctionAttributes = GenericAttributesIdType[AuctionAttributes]
-
-
-TypedResourceAuctionDetailAttributes = GenericAttributesIdType[AuctionDetailAttributes]
-
-
-TypedResourceAuthorizationAttributes = GenericAttributesIdType[AuthorizationAttributes]
-
-
-TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
-
-
-TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
-
-
-TypedResourceBidAttributes = GenericAttributesIdType[BidAttributes]
-
-
-TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
-
-
-TypedResourceClientSecretRolledAttrs = GenericAttributesIdType[ClientSecretRolledAttrs]
-
-
-TypedResourceDeliveryAttributes = GenericAttributesIdType[DeliveryAttributes]
-
-
-TypedResourceDriftAttrs = GenericAttributesIdType[DriftAttrs]
-
-
-TypedResourceEndpointAttributes = GenericAttributesIdType[EndpointAttributes]
-
-
-TypedResourceEstimateAttributes = GenericAttributesIdType[EstimateAttributes]
-
-
-TypedResourceHolderAttributes = GenericAttributesIdType[HolderAttributes]
-
-
-TypedResourceHoldingAttributes = GenericAttributesIdType[HoldingAttributes]
-
-
-TypedResourceInterestAttributes = GenericAttributesIdType[InterestAttributes]
-
-
-TypedResourceLoanAttributes = GenericAttributesIdType[LoanAttributes]
-
-
-TypedResourceLockAttributes = GenericAttributesIdType[LockAttributes]
-
-
-TypedResourceLpAttributes = GenericAttributesIdType[LpAttributes]
-
-
-TypedResourceMccBalance = GenericAttributesIdType[MccBalance]
-
-
-TypedResourceMccPrice = GenericAttributesIdType[MccPrice]
-
-
-TypedResourceMcdBalance = GenericAttributesIdType[McdBalance]
-
-
-TypedResourceMcdRewardAttrs = GenericAttributesIdType[McdRewardAttrs]
-
-
-TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
-
-
-TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]
-
-
-TypedResourceMiningRecordAttrs = GenericAttributesIdType[MiningRecordAttrs]
-
-
-TypedResourceMiningSubmissionAttrs = GenericAttributesIdType[MiningSubmissionAttrs]
-
-
-TypedResourceNftAttributes = GenericAttributesIdType[NftAttributes]
-
-
-TypedResourceNftDetailAttributes = GenericAttributesIdType[NftDetailAttributes]
-
-
-TypedResourceOAuthClientAttrs = GenericAttributesIdType[OAuthClientAttrs]
-
-
-TypedResourcePositionAttributes = GenericAttributesIdType[PositionAttributes]
-
-
-TypedResourceProjectAttributesAttrs = GenericAttributesIdType[ProjectAttributesAttrs]
-
-
-TypedResourcePublicUserAttributes = GenericAttributesIdType[PublicUserAttributes]
-
-
-TypedResourceRegisteredEndpointAttributes = GenericAttributesIdType[RegisteredEndpointAttributes]
-
-
-TypedResourceRegisteredProjectAttrs = GenericAttributesIdType[RegisteredProjectAttrs]
-
-
-TypedResourceRetryAttrs = GenericAttributesIdType[RetryAttrs]
-
-
-TypedResourceSecretRolledAttributes = GenericAttributesIdType[SecretRolledAttributes]
-
-
-TypedResourceStatsAttributes = GenericAttributesIdType[StatsAttributes]
-
-
-TypedResourceStuckTransferAttrs = GenericAttributesIdType[StuckTransferAttrs]
-
-
-TypedResourceTokenStats = GenericAttributesIdType[TokenStats]
-
-
-TypedResourceTokenTransaction = GenericAttributesIdType[TokenTransaction]
+    mining_input: str
+    qualifying_days: int

@@ -1,225 +1,243 @@
-"""Models, part 8 of 11 (re-exported by models.py)."""
+"""Models, part 8 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from datetime import date as date_aliased
 from typing import Annotated, Any, Generic, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
-from ._models_2 import BuyoutAttributes, DailyKpi, Meta
-from ._models_5 import NftAttributes
-from ._models_6 import StationSummary
-
-
-class UnitAttributes(BaseModel):
-    created_at: str
-    lit: bool
-    lit_since: date_aliased | None
-    manager_uid: str | None
-    member_count: int
-    name: str
-    number: int
-    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
-    qualifying_days: Annotated[
-        str, Field(description="Decimal string: a station's count, or the average")
-    ]
-    state_day: Annotated[
-        date_aliased | None,
-        Field(description="Last day of the window the state is for"),
-    ]
-    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
-    unit_type: Literal["station", "matrix", "sector", "system"]
-
-
-class UnitIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    manager_uid: Annotated[str | None, Field(max_length=100, min_length=1)] = None
-    name: Annotated[str, Field(max_length=100, min_length=1)]
-    number: Annotated[
-        int,
-        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
-    ]
-    parent: Annotated[
-        str | None,
-        Field(
-            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
-            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
-        ),
-    ] = None
-    territory_mint: Annotated[str | None, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")] = None
-    unit_type: Literal["station", "matrix", "sector", "system"]
+from ._models_1 import (
+    _T0,
+    AddressBalance,
+    AdminProjectAttributes,
+    ApiSecretAttributes,
+    ApplicationAttributes,
+    ApprovedApplicationAttributes,
+    AttributeDeletionAttributes,
+    BaseModel,
+)
+from ._models_2 import (
+    AuctionAttributes,
+    AuctionConfigAttributes,
+    AuctionDetailAttributes,
+    AuthorizationAttributes,
+    AvatarAttributes,
+    BaseProfileAttributes,
+    BidAttributes,
+    BonusAttributes,
+)
+from ._models_3 import DeliveryAttributes, DriftAttributes
+from ._models_4 import Level
+from ._models_5 import LoansByStatus
+from ._models_7 import Reason
 
 
-class UnitState(BaseModel):
-    bonus_percent: int
-    changed: Annotated[bool | None, Field(description="Lit by this request")] = False
-    id: str
-    last_avg_input: Annotated[str | None, Field(description="Stations: the last day's average")] = (
-        None
+class StatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
     )
-    lit: bool
-    member_count: Annotated[int | None, Field(description="Stations: current members")] = None
-    missing_avg_input: str | None = None
-    missing_days: str
-    missing_members: int | None = None
-    name: str
-    qualifying_days: Annotated[
-        str, Field(description="A station's count, or its stations' average")
+    active_principal: str
+    as_of: str | None
+    available_liquidity: str
+    borrow_rate_bps: int
+    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
+    loans: int
+    loans_by_status: LoansByStatus
+    lp_supply: str | None
+    pending_pool_interest: str
+    pending_protocol_fee: str
+    pool_accrual_overflow: bool
+    recorded_total_borrowed: Annotated[
+        str,
+        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
     ]
-    stations: int
-    unit_type: str
-
-
-class UnitStatsAttributes(BaseModel):
-    daily: Annotated[
-        list[DailyKpi] | None, Field(description="Stations: each day of the window")
-    ] = None
-    lit: bool
-    member_count: int
-    mining_input_30d: Annotated[str, Field(description="USDC, decimal string")]
-    qualifying_days: Annotated[
-        str, Field(description="A station's count, or the stations' average")
+    supply_rate_bps: int
+    tvl: Annotated[
+        str,
+        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
     ]
-    state_day: date_aliased | None
-    station_days: Annotated[
-        list[StationSummary] | None,
-        Field(description="Higher units: each station under it"),
-    ] = None
-    stations: int
-    unit_type: Literal["station", "matrix", "sector", "system"]
-    window_end: date_aliased
-    window_start: date_aliased
+    utilization_bps: int
+    vault_balance: str | None
 
 
-class UnlockIn(BaseModel):
-    idempotency_key: str | None = None
-    lock_id: Annotated[str, Field(max_length=64, min_length=1)]
-    reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
+class StatusChangeIn(BaseModel):
+    reason: Reason = None
+    status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
 
 
-class UserAttributes(BaseModel):
-    api_keys_configured: bool
-    avatar_url: str | None
+class StatusRecordAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    changed_by: str | None
     created_at: str
-    display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
-    role: str
-    uid: str
-    updated_at: str
-    wallet_address: str | None
-
-
-class UserProfileAttributes(UserAttributes):
-    station_id: int | None
-    unit_id: int | None
-    username: str | None
-
-
-class VaultAttributes(BaseModel):
-    account: str
-    circulating_fragments_recorded: str
-    created_at: str | None
-    fragment_mint: str | None
-    fragment_name: str
-    fragment_symbol: str
-    nft_mint: str
-    original_owner: str
-    redeemed_at: str | None
+    from_status: str | None
+    project_id: str
+    reason: str | None
     status: str
-    total_fragments: str
 
 
-class VaultDetailAttributes(VaultAttributes):
-    buyout: BuyoutAttributes | None
-    live_supply: str | None
+class TechTreeConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    levels: list[Level]
+    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
+    min_members: int
+    min_qualifying_days: int
+    schedule: Annotated[str, Field(description="When the daily job runs")]
+    station_capacity: int
+    window_days: int
 
 
-class WalletNftAttributes(NftAttributes):
-    custody: Annotated[
-        Literal["wallet", "lending_loan", "fragment_vault"],
+class TerritoryTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    matrices: int
+    sectors: int
+    stations: int
+    systems: int
+
+
+class TokenResponse(BaseModel):
+    access_token: str
+    expires_in: int
+    id_token: str | None = None
+    refresh_token: str | None = None
+    scope: str | None = None
+    token_type: str
+
+
+class TokenStats(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    custody_total: str
+    decimals: int
+    holders: int
+    mint: str
+    price_source: str | None = None
+    price_usdc: str | None = None
+    supply: str
+    transactions_24h: int
+    transactions_30d: int
+    updated_at: str
+    volume_24h: str
+    volume_30d: str
+
+
+class TokenTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: str
+    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
+    created_at: str
+    currency: str
+    direction: Literal["in", "out"]
+    reference: str | None
+    signature: str | None
+    status: str
+    type: Annotated[
+        str,
         Field(
-            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
+            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
         ),
     ]
-    holder: str | None
-    owner_is_stale: bool
 
 
-class WhitelistEntryAttrs(BaseModel):
-    add_tx: str | None
-    created_at: str
-    created_by: str | None
-    last_tx: str | None
-    onchain: dict[str, Any] | None
-    pda_address: str
-    pda_bump: int
-    pending_action: str | None
-    project_id: int
-    project_name: str
-    remove_tx: str | None
+class TransferRequestIn(BaseModel):
+    amount: Annotated[str, Field(examples=["12.5"])]
+    currency: Literal["MCC", "MCD"]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    idempotency_key: str | None = None
+    reference: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Identifiers of the business object; `lock_id` settles that fund lock",
+            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+        ),
+    ] = None
+    requires_onchain: Annotated[
+        bool | None,
+        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
+    ] = True
+    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    transfer_type: Annotated[
+        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
+    ]
+
+
+class TransferStep(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    at: str
+    reason: str | None
     status: str
-    updated_at: str
-    wallet_address: str
 
 
-class WhitelistRemoved(BaseModel):
-    message: str
-    project_id: int
-    remove_tx: str | None
+class TypeAmounts(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    matrix: str
+    sector: str
+    station: str
+    system: str
 
 
-class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
+class GenericTyped(BaseModel, Generic[_T0]):
+    attributes: _T0
+    id: str
+    type: str
 
 
-WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
+TypedResourceAddressBalance = GenericTyped[AddressBalance]
 
 
-class WhitelistStatusAttrs(WhitelistEntryAttrs):
-    pass
+TypedResourceAdminProjectAttributes = GenericTyped[AdminProjectAttributes]
 
 
-class WhitelistStatusIn(BaseModel):
-    status: Literal["active", "suspended"]
+TypedResourceApiSecretAttributes = GenericTyped[ApiSecretAttributes]
 
 
-class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
-    auction_duration_seconds: int
-    authority: str
-    created_at: str | None
-    extension_duration_seconds: int
-    extension_threshold_seconds: int
-    is_initialized: bool
-    is_paused: bool
-    mcc_mint: str
-    min_bid_increment_percent: int
-    next_auction_id: int
-    team_wallet: str
-    territory_nft_program: str
-    total_auctions: int
-    total_cancelled: int
-    total_completed: int
-    total_volume: str
-    updated_at: str | None
+TypedResourceApplicationAttributes = GenericTyped[ApplicationAttributes]
 
 
-class ApiRoutesFragmentConfigAttributes(BaseModel):
-    active_buyouts: int
-    authority: str
-    buyout_duration_seconds: int
-    created_at: str | None
-    is_paused: bool
-    max_fragments: int
-    min_fragments: int
-    total_fragmented_nfts: int
-    updated_at: str | None
+TypedResourceApprovedApplicationAttributes = GenericTyped[ApprovedApplicationAttributes]
 
 
-class ApiRoutesMiningStatsTotals(BaseModel):
-    activities: int
-    mcd_amount: str
-    trade_volume_usdc: str
+TypedResourceAttributeDeletionAttributes = GenericTyped[AttributeDeletionAttributes]
+
+
+TypedResourceAuctionAttributes = GenericTyped[AuctionAttributes]
+
+
+TypedResourceAuctionConfigAttributes = GenericTyped[AuctionConfigAttributes]
+
+
+TypedResourceAuctionDetailAttributes = GenericTyped[AuctionDetailAttributes]
+
+
+TypedResourceAuthorizationAttributes = GenericTyped[AuthorizationAttributes]
+
+
+TypedResourceAvatarAttributes = GenericTyped[AvatarAttributes]
+
+
+TypedResourceBaseProfileAttributes = GenericTyped[BaseProfileAttributes]
+
+
+TypedResourceBidAttributes = GenericTyped[BidAttributes]
+
+
+TypedResourceBonusAttributes = GenericTyped[BonusAttributes]
+
+
+TypedResourceDeliveryAttributes = GenericTyped[DeliveryAttributes]
+
+
+TypedResourceDriftAttributes = GenericTyped[DriftAttributes]

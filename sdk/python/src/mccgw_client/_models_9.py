@@ -1,278 +1,253 @@
-"""Models, part 9 of 11 (re-exported by models.py)."""
+"""Models, part 9 of 13 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from datetime import date as date_aliased
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import Capacities, CountMeta, DayProject, Meta
-from ._models_3 import GlobalDay, LegacyManager, LegacyMiningRecord, LegacyTeamUnit, Level
-from ._models_4 import ListMeta, UserUid, ViewMeta
-from ._models_5 import MiningWebhookMeta, PageMeta, ProfileAttribute, ProofIn
+from ._models_3 import DailyKpi, EndpointAttributes, EstimateAttributes, FragmentConfigAttributes
+from ._models_4 import HolderAttributes, HoldingAttributes, InterestAttributes, LoanAttributes
+from ._models_5 import (
+    LockAttributes,
+    LpAttributes,
+    MccBalance,
+    MccPrice,
+    McdBalance,
+    McdRewardAttributes,
+    MemberAttributes,
+    MembershipAttributes,
+    MiningRecordAttributes,
+    MiningSubmissionAttributes,
+)
+from ._models_6 import (
+    NftAttributes,
+    NftDetailAttributes,
+    OAuthClientAttributes,
+    OAuthClientSecretAttributes,
+    PositionAttributes,
+    ProjectAttributeAttributes,
+    ProjectAttributeSetAttributes,
+)
 from ._models_7 import (
-    GenericAttributesIdType,
-    TypedResourceAddressBalance,
-    TypedResourceAdminProjectAttrs,
-    TypedResourceApiSecretRolledAttrs,
-    TypedResourceApplicationAttrs,
-    TypedResourceApprovedAttrs,
-    TypedResourceAttributeAttrs,
-    TypedResourceAuctionAttributes,
-    TypedResourceAuthorizationAttributes,
-    TypedResourceBidAttributes,
-    TypedResourceDeliveryAttributes,
-    TypedResourceDriftAttrs,
-    TypedResourceEndpointAttributes,
-    TypedResourceHolderAttributes,
-    TypedResourceHoldingAttributes,
-    TypedResourceLoanAttributes,
-    TypedResourceLockAttributes,
-    TypedResourceMcdRewardAttrs,
-    TypedResourceMemberAttributes,
-    TypedResourceMiningRecordAttrs,
-    TypedResourceMiningSubmissionAttrs,
-    TypedResourceProjectAttributesAttrs,
-    TypedResourceStuckTransferAttrs,
-    TypedResourceTokenTransaction,
+    PublicUserAttributes,
+    RegisteredEndpointAttributes,
+    RegisteredProjectAttributes,
+    RetryAttributes,
+    StationSummary,
 )
 from ._models_8 import (
-    ApiRoutesAuctionSolanaConfigAttributes,
-    ApiRoutesFragmentConfigAttributes,
-    ApiRoutesMiningStatsTotals,
-    GenericDataMeta,
+    GenericTyped,
+    StatsAttributes,
+    TechTreeConfigAttributes,
+    TokenStats,
+    TokenTransaction,
 )
 
-
-class ApiRoutesTechtreeConfigAttributes(BaseModel):
-    levels: list[Level]
-    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
-    min_members: int
-    min_qualifying_days: int
-    schedule: Annotated[str, Field(description="When the daily job runs")]
-    station_capacity: int
-    window_days: int
+TypedResourceEndpointAttributes = GenericTyped[EndpointAttributes]
 
 
-class ApiRoutesTerritoryTotals(BaseModel):
-    matrices: int
-    sectors: int
-    stations: int
-    systems: int
+TypedResourceEstimateAttributes = GenericTyped[EstimateAttributes]
 
 
-ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
+TypedResourceFragmentConfigAttributes = GenericTyped[FragmentConfigAttributes]
 
 
-ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
-    ApiRoutesAuctionSolanaConfigAttributes
-]
+TypedResourceHolderAttributes = GenericTyped[HolderAttributes]
 
 
-ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
+TypedResourceHoldingAttributes = GenericTyped[HoldingAttributes]
 
 
-ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes2, ViewMeta
-]
+TypedResourceInterestAttributes = GenericTyped[InterestAttributes]
 
 
-ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes3, ViewMeta
-]
+TypedResourceLoanAttributes = GenericTyped[LoanAttributes]
 
 
-class ActivityIn(BaseModel):
-    activity_data: Annotated[
-        dict[str, Any],
-        Field(examples=[{"profit_usdc": 42.5, "trade_count": 12, "trade_volume_usdc": 1500}]),
-    ]
-    activity_type: Annotated[str, Field(examples=["trade"], pattern="^[A-Za-z0-9_.:-]{1,64}$")]
-    idempotency_key: IdempotencyKey = None
-    proof: ProofIn
-    user_uid: UserUid
+TypedResourceLockAttributes = GenericTyped[LockAttributes]
 
 
-class CollectionAttributes(BaseModel):
-    authority: str
-    capacities: Capacities
-    collection_master_edition: str
-    collection_metadata: str
-    collection_mint: str
-    created_at: str | None
-    is_initialized: bool
+TypedResourceLpAttributes = GenericTyped[LpAttributes]
+
+
+TypedResourceMccBalance = GenericTyped[MccBalance]
+
+
+TypedResourceMccPrice = GenericTyped[MccPrice]
+
+
+TypedResourceMcdBalance = GenericTyped[McdBalance]
+
+
+TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
+
+
+TypedResourceMemberAttributes = GenericTyped[MemberAttributes]
+
+
+TypedResourceMembershipAttributes = GenericTyped[MembershipAttributes]
+
+
+TypedResourceMiningRecordAttributes = GenericTyped[MiningRecordAttributes]
+
+
+TypedResourceMiningSubmissionAttributes = GenericTyped[MiningSubmissionAttributes]
+
+
+TypedResourceNftAttributes = GenericTyped[NftAttributes]
+
+
+TypedResourceNftDetailAttributes = GenericTyped[NftDetailAttributes]
+
+
+TypedResourceOAuthClientAttributes = GenericTyped[OAuthClientAttributes]
+
+
+TypedResourceOAuthClientSecretAttributes = GenericTyped[OAuthClientSecretAttributes]
+
+
+TypedResourcePositionAttributes = GenericTyped[PositionAttributes]
+
+
+TypedResourceProjectAttributeAttributes = GenericTyped[ProjectAttributeAttributes]
+
+
+TypedResourceProjectAttributeSetAttributes = GenericTyped[ProjectAttributeSetAttributes]
+
+
+TypedResourcePublicUserAttributes = GenericTyped[PublicUserAttributes]
+
+
+TypedResourceRegisteredEndpointAttributes = GenericTyped[RegisteredEndpointAttributes]
+
+
+TypedResourceRegisteredProjectAttributes = GenericTyped[RegisteredProjectAttributes]
+
+
+TypedResourceRetryAttributes = GenericTyped[RetryAttributes]
+
+
+TypedResourceStatsAttributes = GenericTyped[StatsAttributes]
+
+
+TypedResourceTechTreeConfigAttributes = GenericTyped[TechTreeConfigAttributes]
+
+
+TypedResourceTokenStats = GenericTyped[TokenStats]
+
+
+TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
+
+
+class UnitAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created_at: str
+    lit: bool
+    lit_since: date_aliased | None
+    manager_uid: str | None
+    member_count: int
     name: str
-    symbol: str
-    totals: ApiRoutesTerritoryTotals
-    updated_at: str | None
-
-
-CountedAttributeAttrs = GenericDataMeta[list[TypedResourceAttributeAttrs], CountMeta]
-
-
-CountedProjectAttributesAttrs = GenericDataMeta[
-    list[TypedResourceProjectAttributesAttrs], CountMeta
-]
-
-
-EventType: TypeAlias = Literal[
-    "mining.activity.verified",
-    "mining.reward.confirmed",
-    "funds.locked",
-    "funds.unlocked",
-    "transfer.completed",
-    "transfer.failed",
-    "funds.deposited",
-]
-
-
-class EndpointIn(BaseModel):
-    events: Annotated[
-        list[EventType],
-        Field(examples=[["mining.reward.confirmed"]], min_length=1),
+    number: int
+    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
+    qualifying_days: Annotated[
+        str, Field(description="Decimal string: a station's count, or the average")
     ]
+    state_day: Annotated[
+        date_aliased | None,
+        Field(description="Last day of the window the state is for"),
+    ]
+    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
+    unit_type: Literal["station", "matrix", "sector", "system"]
+
+
+class UnitIn(BaseModel):
     idempotency_key: IdempotencyKey = None
-    secret: Annotated[
+    manager_uid: Annotated[str | None, Field(max_length=100, min_length=1)] = None
+    name: Annotated[str, Field(max_length=100, min_length=1)]
+    number: Annotated[
+        int,
+        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
+    ]
+    parent: Annotated[
         str | None,
         Field(
-            description="Signing secret; omitted = one is generated and shown once in the response",
-            max_length=256,
-            min_length=16,
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
         ),
     ] = None
-    url: Annotated[str, Field(examples=["https://game.example/hooks/mccgw"], max_length=2000)]
+    territory_mint: Annotated[str | None, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")] = None
+    unit_type: Literal["station", "matrix", "sector", "system"]
 
 
-class EndpointPatch(BaseModel):
-    enabled: Annotated[
-        bool | None,
-        Field(description="true re-enables a disabled endpoint (its pending deliveries resume)"),
+class UnitState(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    bonus_percent: int
+    changed: Annotated[bool | None, Field(description="Lit by this request")] = False
+    id: str
+    last_avg_input: Annotated[str | None, Field(description="Stations: the last day's average")] = (
+        None
+    )
+    lit: bool
+    member_count: Annotated[int | None, Field(description="Stations: current members")] = None
+    missing_avg_input: str | None = None
+    missing_days: str
+    missing_members: int | None = None
+    name: str
+    qualifying_days: Annotated[
+        str, Field(description="A station's count, or its stations' average")
+    ]
+    stations: int
+    unit_type: str
+
+
+class UnitStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    daily: Annotated[
+        list[DailyKpi] | None, Field(description="Stations: each day of the window")
     ] = None
-    events: Annotated[
-        list[EventType] | None,
-        Field(min_length=1),
+    lit: bool
+    member_count: int
+    mining_input_30d: Annotated[str, Field(description="USDC, decimal string")]
+    qualifying_days: Annotated[
+        str, Field(description="A station's count, or the stations' average")
+    ]
+    state_day: date_aliased | None
+    station_days: Annotated[
+        list[StationSummary] | None,
+        Field(description="Higher units: each station under it"),
     ] = None
+    stations: int
+    unit_type: Literal["station", "matrix", "sector", "system"]
+    window_end: date_aliased
+    window_start: date_aliased
+
+
+class UnlockIn(BaseModel):
     idempotency_key: str | None = None
-    secret: Annotated[str | None, Field(max_length=256, min_length=16)] = None
-    url: Annotated[str | None, Field(max_length=2000)] = None
+    lock_id: Annotated[str, Field(max_length=64, min_length=1)]
+    reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
 
 
-class FullProfileAttrs(BaseModel):
-    """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
-    see set to null) and the project attributes the caller may see.
-    """
-
-    project_attributes: list[ProfileAttribute]
+class UserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
     uid: str
-
-
-class GlobalAttributes(BaseModel):
-    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
-    days: list[GlobalDay]
-    since: str
-    totals: ApiRoutesMiningStatsTotals
-
-
-class LegacyMiningHistory(BaseModel):
-    records: list[LegacyMiningRecord]
-    total: int
-
-
-class LegacyTeam(BaseModel):
-    manager: LegacyManager | None
-    station: LegacyTeamUnit | None
-    unit: LegacyTeamUnit | None
-
-
-ListingAuthorizationAttributes = GenericDataMeta[
-    list[TypedResourceAuthorizationAttributes], CountMeta
-]
-
-
-ManyAdminProjectAttrs = GenericDataMeta[list[TypedResourceAdminProjectAttrs], PageMeta]
-
-
-ManyApplicationAttrs = GenericDataMeta[list[TypedResourceApplicationAttrs], PageMeta]
-
-
-ManyAuctionAttributes = GenericDataMeta[list[TypedResourceAuctionAttributes], ListMeta]
-
-
-ManyBidAttributes = GenericDataMeta[list[TypedResourceBidAttributes], ListMeta]
-
-
-ManyDeliveryAttributes = GenericDataMeta[list[TypedResourceDeliveryAttributes], PageMeta]
-
-
-ManyDriftAttrs = GenericDataMeta[list[TypedResourceDriftAttrs], PageMeta]
-
-
-ManyEndpointAttributes = GenericDataMeta[list[TypedResourceEndpointAttributes], PageMeta]
-
-
-ManyHolderAttributes = GenericDataMeta[list[TypedResourceHolderAttributes], ListMeta]
-
-
-ManyHoldingAttributes = GenericDataMeta[list[TypedResourceHoldingAttributes], ListMeta]
-
-
-ManyLoanAttributes = GenericDataMeta[list[TypedResourceLoanAttributes], ListMeta]
-
-
-ManyLockAttributes = GenericDataMeta[list[TypedResourceLockAttributes], PageMeta]
-
-
-ManyMcdRewardAttrs = GenericDataMeta[list[TypedResourceMcdRewardAttrs], PageMeta]
-
-
-ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], PageMeta]
-
-
-ManyMiningRecordAttrs = GenericDataMeta[list[TypedResourceMiningRecordAttrs], PageMeta]
-
-
-ManyStuckTransferAttrs = GenericDataMeta[list[TypedResourceStuckTransferAttrs], PageMeta]
-
-
-ManyTokenTransaction = GenericDataMeta[list[TypedResourceTokenTransaction], PageMeta]
-
-
-class MiningBatchItemAttrs(BaseModel):
-    """
-    One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
-    """
-
-    activity: TypedResourceMiningSubmissionAttrs | None
-    error: dict[str, Any] | None = None
-    idempotency_key: Any
-    status: int
-
-
-class MiningStatsAttributes(BaseModel):
-    days: list[DayProject]
-    since: str
-    totals: ApiRoutesMiningStatsTotals
-
-
-MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttrs, MiningWebhookMeta]
-
-
-OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
-
-
-OneAdminProjectAttrs = GenericDataMeta[TypedResourceAdminProjectAttrs, Meta]
-
-
-OneApiSecretRolledAttrs = GenericDataMeta[TypedResourceApiSecretRolledAttrs, Meta]
-
-
-OneApplicationAttrs = GenericDataMeta[TypedResourceApplicationAttrs, Meta]
-
-
-OneApprovedAttrs = GenericDataMeta[TypedResourceApprovedAttrs, Meta]
-
-
-OneAttributeAttrs = GenericDataMeta[TypedResourceAttributeAttrs, Meta]
+    updated_at: str
+    wallet_address: str | None

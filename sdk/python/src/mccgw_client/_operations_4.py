@@ -14,12 +14,12 @@ remove_member: Operation[models.OneMembershipAttributes] = Operation(
     models.OneMembershipAttributes,
     "End a user's membership of their station (administrator).",
 )
-report_attribute: Operation[models.OneAttributeAttrs] = Operation(
+report_attribute: Operation[models.OneProjectAttributeAttributes] = Operation(
     "report_attribute",
     "POST",
     "/v1/users/{uid}/attributes",
     models.AttributeIn,
-    models.OneAttributeAttrs,
+    models.OneProjectAttributeAttributes,
     "Report (upsert) one attribute of a user who authorized this project.",
 )
 request_transfer: Operation[models.OneTransferAttributes] = Operation(
@@ -30,12 +30,12 @@ request_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Request a transfer from a user who authorized this project; settles on chain.",
 )
-retry_transfer: Operation[models.OneRetryAttrs] = Operation(
+retry_transfer: Operation[models.OneRetryAttributes] = Operation(
     "retry_transfer",
     "POST",
     "/v1/admin/transfers/{transfer_id}/retry",
     models.AdminActionIn,
-    models.OneRetryAttrs,
+    models.OneRetryAttributes,
     "Re-check the chain and drive a stuck transfer on (re-sends exactly the same write).",
 )
 revoke: Operation[models.Revocation] = Operation(
@@ -54,28 +54,28 @@ revoke_authorization: Operation[models.OneAuthorizationAttributes] = Operation(
     models.OneAuthorizationAttributes,
     "Withdraw the current user's authorization of a project (its tokens for the user die).",
 )
-roll_api_secret: Operation[models.OneApiSecretRolledAttrs] = Operation(
+roll_api_secret: Operation[models.OneApiSecretAttributes] = Operation(
     "roll_api_secret",
     "POST",
     "/v1/projects/{project_id}/api-secret/roll",
     models.RollIn,
-    models.OneApiSecretRolledAttrs,
+    models.OneApiSecretAttributes,
     "Roll the project's api_secret (its owner's ID token, or an administrator): the new secret",
 )
-roll_secret_projects: Operation[models.OneClientSecretRolledAttrs] = Operation(
+roll_secret_projects: Operation[models.OneOAuthClientSecretAttributes] = Operation(
     "roll_secret_projects",
     "POST",
     "/v1/projects/oauth-client/secret/roll",
     models.ClientSecretRollIn,
-    models.OneClientSecretRolledAttrs,
+    models.OneOAuthClientSecretAttributes,
     "Roll the client secret of the calling project's OAuth client: the new one is shown once,",
 )
-roll_secret_webhooks: Operation[models.OneSecretRolledAttributes] = Operation(
+roll_secret_webhooks: Operation[models.OneWebhookSecretAttributes] = Operation(
     "roll_secret_webhooks",
     "POST",
     "/v1/webhooks/{endpoint_id}/secret/roll",
     models.SecretRollIn,
-    models.OneSecretRolledAttributes,
+    models.OneWebhookSecretAttributes,
     "Roll an endpoint's signing secret: the new one is shown once; until",
 )
 set_mcc_price: Operation[models.OneMccPrice] = Operation(
@@ -86,20 +86,20 @@ set_mcc_price: Operation[models.OneMccPrice] = Operation(
     models.OneMccPrice,
     "Set the administrator price (scope mcc:admin, role admin; audited).",
 )
-set_redirect_uris: Operation[models.OneOAuthClientAttrs] = Operation(
+set_redirect_uris: Operation[models.OneOAuthClientAttributes] = Operation(
     "set_redirect_uris",
     "PUT",
     "/v1/projects/oauth-client",
     models.RedirectUrisIn,
-    models.OneOAuthClientAttrs,
+    models.OneOAuthClientAttributes,
     "Set the redirect URIs of the calling project's OAuth client (created if missing).",
 )
-set_whitelist_status: Operation[models.OneWhitelistStatusAttrs] = Operation(
+set_whitelist_status: Operation[models.OneWhitelistStatusAttributes] = Operation(
     "set_whitelist_status",
     "PUT",
     "/v1/admin/mcd/whitelist/{project_id}/status",
     models.WhitelistStatusIn,
-    models.OneWhitelistStatusAttrs,
+    models.OneWhitelistStatusAttributes,
     "Suspend or reactivate a project's whitelist entry: chain first, then the database.",
 )
 stats: Operation[models.OneStatsAttributes] = Operation(
@@ -110,12 +110,12 @@ stats: Operation[models.OneStatsAttributes] = Operation(
     models.OneStatsAttributes,
     "Utilization, rates, liquidity, LP exchange rate, TVL and loan counts, accrued to now.",
 )
-stuck_transfers: Operation[models.ManyStuckTransferAttrs] = Operation(
+stuck_transfers: Operation[models.ManyStuckTransferAttributes] = Operation(
     "stuck_transfers",
     "GET",
     "/v1/admin/transfers/stuck",
     None,
-    models.ManyStuckTransferAttrs,
+    models.ManyStuckTransferAttributes,
     "Transfers `pending_onchain` (or `pending`) for longer than the threshold.",
 )
 submit_activity: Operation[models.MiningSubmitBody] = Operation(
@@ -174,12 +174,12 @@ update_my_profile: Operation[models.OneUserProfileAttributes] = Operation(
     models.OneUserProfileAttributes,
     "Change the display name (scope user:write; idempotent per user for 24 h).",
 )
-update_project: Operation[models.OneAdminProjectAttrs] = Operation(
+update_project: Operation[models.OneAdminProjectAttributes] = Operation(
     "update_project",
     "PATCH",
     "/v1/admin/projects/{project_id}",
     models.ProjectSettingsIn,
-    models.OneAdminProjectAttrs,
+    models.OneAdminProjectAttributes,
     "Change a project's rate-limit tier, amount limits or IP allow-list (administrator);",
 )
 upgrade: Operation[models.OneTreeAttributes] = Operation(

@@ -14,3 +14,5 @@ from ._models_8 import *  # noqa: F403
 from ._models_9 import *  # noqa: F403
 from ._models_10 import *  # noqa: F403
 from ._models_11 import *  # noqa: F403
+from ._models_12 import *  # noqa: F403
+from ._models_13 import *  # noqa: F403

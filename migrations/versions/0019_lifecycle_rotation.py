@@ -4,8 +4,8 @@ projects: the previous api_secret (hash and AES-GCM copy) and when it stops work
 webhook_endpoints: the previous signing secret and when deliveries stop signing with it.
 oauth_clients: the previous client secret's hash and when it stops authenticating.
 
-Revision ID: 0018_lifecycle_rotation
-Revises: 0017_refuse_function
+Revision ID: 0019_lifecycle_rotation
+Revises: 0018_project_notify
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0018_lifecycle_rotation"
-down_revision: str | Sequence[str] | None = "0017_refuse_function"
+revision: str = "0019_lifecycle_rotation"
+down_revision: str | Sequence[str] | None = "0018_project_notify"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
