@@ -40,11 +40,53 @@ class AdminActionIn(BaseModel):
     reason: Annotated[str | None, Field(max_length=200, min_length=1)] = "operator action"
 
 
+class AdminProjectAttributes(BaseModel):
+    """
+    A project as an administrator sees it (never its secret nor the secret's hash).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    allowed_scopes: list[str]
+    api_key: str | None
+    created_at: str
+    description: str | None
+    ip_allowlist: list[str]
+    limits: dict[str, Any]
+    mcd_wallet_address: str | None
+    name: str
+    owner_uid: str | None
+    previous_secret_expires_at: str | None
+    project_id: str
+    rate_limit_per_minute: int
+    rate_limit_tier: str
+    status: str
+    suspended: bool
+    updated_at: str
+    webhook_url: str | None
+
+
 class Alive(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     status: Literal["ok"]
+
+
+class ApiSecretAttributes(BaseModel):
+    """
+    The answer of a roll: the new api_secret, shown once.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_key: str | None
+    api_secret: str
+    previous_expires_at: str | None
+    project_id: str
+    rolled_at: str
 
 
 class ApplicationAttributes(BaseModel):
@@ -92,12 +134,14 @@ class ApplicationIn(BaseModel):
 
 class ApproveIn(BaseModel):
     """
-    Optional: the project scopes the approved project gets (default: every one).
+    Optional: the project scopes the approved project gets (default: every one) and its
+    rate-limit tier (default ``free``).
     """
 
     allowed_scopes: Annotated[list[str] | None, Field(examples=[["funds:read"]], max_length=20)] = (
         None
     )
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
 
 
 class ApprovedApplicationAttributes(BaseModel):
@@ -454,6 +498,21 @@ class ChainWriteView(BaseModel):
     send_count: int | None
     signature: str | None
     status: str
+
+
+class ClientSecretRollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current client secret keeps working (0: stops now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
 
 
 class Meta(BaseModel):
@@ -1075,6 +1134,21 @@ class OAuthClientAttributes(BaseModel):
     scopes: list[str]
 
 
+class OAuthClientSecretAttributes(BaseModel):
+    """
+    The answer of a client secret roll: the new client secret, shown once.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    client_secret: Annotated[str, Field(description="The new client secret, shown once")]
+    client_type: str
+    oauth_client_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+
+
 class OAuthError(BaseModel):
     """
     RFC 6749 section 5.2 error response.
@@ -1209,6 +1283,34 @@ class ProjectRegistrationIn(BaseModel):
     webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
 
 
+Reason: TypeAlias = Annotated[str | None, Field(max_length=2000)]
+
+
+class ProjectSettingsIn(BaseModel):
+    """
+    Any of the project's tier, amount limits and IP allow-list, with the reason (audited).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    ip_allowlist: Annotated[
+        list[str] | None,
+        Field(description="CIDR blocks (or addresses) allowed to call; [] = any address"),
+    ] = None
+    limits: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Replaces the overrides: {operation: {currency: {per_operation, per_day}}}, operations fund_lock/transfer/mining, currencies MCC/MCD, decimal strings of whole tokens; {} restores the defaults"
+        ),
+    ] = None
+    rate_limit_tier: Annotated[
+        Literal["free", "standard", "enterprise"] | None,
+        Field(description="free (100/min), standard (1000/min), enterprise (10000/min)"),
+    ] = None
+    reason: Reason = None
+
+
 class ProofIn(BaseModel):
     hash: Annotated[
         str,
@@ -1327,6 +1429,36 @@ class Revocation(BaseModel):
     )
 
 
+class RollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current secret keeps working (0: stops now; at most 7 days)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    reason: Reason = None
+
+
+class SecretRollIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long deliveries are also signed with the current secret (0: stop now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
+
+
 class StationSummary(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1365,7 +1497,7 @@ class StatsAttributes(BaseModel):
 
 
 class StatusChangeIn(BaseModel):
-    reason: Annotated[str | None, Field(max_length=2000)] = None
+    reason: Reason = None
     status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
 
 
@@ -1501,6 +1633,12 @@ class GenericTyped(BaseModel, Generic[_T0]):
 TypedResourceAddressBalance = GenericTyped[AddressBalance]
 
 
+TypedResourceAdminProjectAttributes = GenericTyped[AdminProjectAttributes]
+
+
+TypedResourceApiSecretAttributes = GenericTyped[ApiSecretAttributes]
+
+
 TypedResourceApplicationAttributes = GenericTyped[ApplicationAttributes]
 
 
@@ -1598,6 +1736,9 @@ TypedResourceNftDetailAttributes = GenericTyped[NftDetailAttributes]
 
 
 TypedResourceOAuthClientAttributes = GenericTyped[OAuthClientAttributes]
+
+
+TypedResourceOAuthClientSecretAttributes = GenericTyped[OAuthClientSecretAttributes]
 
 
 TypedResourcePositionAttributes = GenericTyped[PositionAttributes]
@@ -1824,6 +1965,20 @@ class WalletNftAttributes(BaseModel):
     updated_at: str | None
 
 
+class WebhookSecretAttributes(BaseModel):
+    """
+    The answer of a webhook secret roll: the new signing secret, shown once.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    endpoint_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+    secret: Annotated[str, Field(description="The new signing secret, shown once")]
+
+
 class WhitelistEntryAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2012,6 +2167,9 @@ ListingAuthorizationAttributes = GenericDataMeta_[
 ]
 
 
+ManyAdminProjectAttributes = GenericDataMeta_[list[TypedResourceAdminProjectAttributes], PageMeta]
+
+
 ManyApplicationAttributes = GenericDataMeta_[list[TypedResourceApplicationAttributes], PageMeta]
 
 
@@ -2081,6 +2239,12 @@ MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, Mini
 
 
 OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
+
+
+OneAdminProjectAttributes = GenericDataMeta_[TypedResourceAdminProjectAttributes, Meta]
+
+
+OneApiSecretAttributes = GenericDataMeta_[TypedResourceApiSecretAttributes, Meta]
 
 
 OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
@@ -2158,6 +2322,9 @@ OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, View
 
 
 OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
+
+
+OneOAuthClientSecretAttributes = GenericDataMeta_[TypedResourceOAuthClientSecretAttributes, Meta]
 
 
 OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
@@ -2367,6 +2534,9 @@ TypedResourceVaultDetailAttributes = GenericTyped[VaultDetailAttributes]
 TypedResourceWalletNftAttributes = GenericTyped[WalletNftAttributes]
 
 
+TypedResourceWebhookSecretAttributes = GenericTyped[WebhookSecretAttributes]
+
+
 TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 
 
@@ -2433,6 +2603,9 @@ OneUserProfileAttributes = GenericDataMeta_[TypedResourceUserProfileAttributes, 
 
 
 OneVaultDetailAttributes = GenericDataMeta_[TypedResourceVaultDetailAttributes, ViewMeta]
+
+
+OneWebhookSecretAttributes = GenericDataMeta_[TypedResourceWebhookSecretAttributes, Meta]
 
 
 OneWhitelistStatusAttributes = GenericDataMeta_[TypedResourceWhitelistStatusAttributes, Meta]
