@@ -26,6 +26,7 @@ from core.errors import DomainError
 from core.security import decrypt_secret
 from db.models import Project
 from onboarding.status import Capability, ensure_allows
+from tokens.cache import NotifyCache
 
 # Project statuses in which the project may still call (discontinued/deleted may not).
 CALLABLE_STATUSES = ("active", "maintenance", "testing")
@@ -36,9 +37,11 @@ TRANSACT_SCOPES = frozenset({"funds:manage", "funds:transfer", "transfer:write",
 # An X-Project-Signature binds no time: its body's idempotency_key may be used once, and the
 # signature is remembered this long (well past the 24 h idempotency window).
 BODY_SIGNATURE_MEMORY = 7 * 24 * 3600
-# Project rows are cached in-process this long: a suspension, secret rotation or allow-list
-# change takes effect within this many seconds (and saves a DB round trip per call).
-PROJECT_CACHE_SECONDS = 5.0
+# Project rows are cached in-process (a DB round trip saved per call) and evicted the moment
+# the row changes: a trigger on ``projects`` (migration 0018) NOTIFYs every API process at
+# commit, whatever wrote it. While the LISTEN connection is down nothing is cached. This
+# bound is a second line of defence only.
+PROJECT_CACHE_SECONDS = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,10 @@ class ProjectRecord:
     ip_allowlist: tuple[str, ...]
     api_secret_hash: str | None
     api_secret_encrypted: str | None
+    # A rolled secret (onboarding.control.roll_api_secret) works until this Unix time.
+    previous_hash: str | None = None
+    previous_encrypted: str | None = None
+    previous_until: float = 0.0
 
     @classmethod
     def of(cls, p: Project) -> ProjectRecord:
@@ -65,21 +72,47 @@ class ProjectRecord:
             tuple(p.ip_allowlist or ()),
             p.api_secret_hash,
             p.api_secret_encrypted,
+            p.previous_api_secret_hash,
+            p.previous_api_secret_encrypted,
+            p.previous_secret_expires_at.timestamp() if p.previous_secret_expires_at else 0.0,
         )
+
+    def previous_valid(self) -> bool:
+        return self.previous_until > time.time()
+
+
+def project_key(project_id: int) -> str:
+    """The cache key a change of the project's row names (the trigger's NOTIFY payload)."""
+    return f"project:{project_id}"
 
 
 def _refuse(detail: str, slug: str, status: int = 401) -> DomainError:
     return DomainError(detail, status=status, slug=slug)
 
 
+def _is_json(request: Request) -> bool:
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
 async def parsed_body(request: Request) -> Any | None:
-    """The JSON body (None when empty); malformed JSON is a 400."""
+    """The JSON body of a write (None when empty); anything else is never parsed: a body of
+    another (or no) media type is a 415, malformed or too deeply nested JSON a 400. The guard
+    has capped and checked it already; this is the second line."""
+    if request.method not in WRITE_METHODS:
+        return None  # the guard refuses a body on a read; none is ever read here
     raw = await request.body()
     if not raw.strip():
         return None
+    if not _is_json(request):
+        raise DomainError(
+            "Only a JSON body is signed; send Content-Type: application/json",
+            status=415,
+            slug="unsupported-media-type",
+        )
     try:
         return json.loads(raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise DomainError(
             "The request body is not valid JSON", status=400, slug="malformed-request"
         ) from exc
@@ -99,20 +132,25 @@ class ProjectAuthenticator:
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
         self._redis = redis
-        self._cache: dict[int, tuple[float, ProjectRecord | None]] = {}
+        self.cache: NotifyCache[ProjectRecord | None] = NotifyCache(
+            settings.database_url_plain, PROJECT_CACHE_SECONDS
+        )
         self.cache_seconds = PROJECT_CACHE_SECONDS
 
+    async def start(self) -> None:
+        """Listen for project changes (nothing is cached until the listener runs)."""
+        await self.cache.start(ready_timeout=5.0)
+
+    async def stop(self) -> None:
+        await self.cache.stop()
+
     async def _project(self, project_id: int) -> ProjectRecord | None:
-        cached = self._cache.get(project_id)
-        if cached is not None and cached[0] > time.monotonic():
-            return cached[1]
-        async with self._sessions() as session:
-            row = await session.get(Project, project_id)
-            record = ProjectRecord.of(row) if row is not None else None
-        if len(self._cache) > 10_000:
-            self._cache.clear()
-        self._cache[project_id] = (time.monotonic() + self.cache_seconds, record)
-        return record
+        async def load() -> ProjectRecord | None:
+            async with self._sessions() as session:
+                row = await session.get(Project, project_id)
+                return ProjectRecord.of(row) if row is not None else None
+
+        return await self.cache.get(project_key(project_id), load, max_age=self.cache_seconds)
 
     async def authenticate(self, request: Request, required: list[str]) -> ProjectPrincipal:
         try:
@@ -156,8 +194,8 @@ class ProjectAuthenticator:
             return project, "hmac"
         if api_key := headers.get("x-api-key"):
             digest = hashlib.sha256(api_key.encode()).hexdigest()
-            if not project.api_secret_hash or not hmac.compare_digest(
-                digest, project.api_secret_hash
+            if not _hash_matches(digest, project.api_secret_hash) and not (
+                project.previous_valid() and _hash_matches(digest, project.previous_hash)
             ):
                 raise _refuse("The API key is wrong", "invalid-api-key")
             return project, "api-key"
@@ -168,10 +206,14 @@ class ProjectAuthenticator:
             "Send X-API-Key, or X-Timestamp with X-Signature (see docs/access.md)", "unauthorized"
         )
 
-    def _secret(self, project: ProjectRecord) -> str:
+    def _secrets(self, project: ProjectRecord) -> list[str]:
+        """The signing secret, and a rolled one still in its overlap."""
         if not project.api_secret_encrypted:
             raise _refuse("This project has no signing secret", "invalid-signature")
-        return decrypt_secret(project.api_secret_encrypted, self._keys)
+        found = [decrypt_secret(project.api_secret_encrypted, self._keys)]
+        if project.previous_encrypted and project.previous_valid():
+            found.append(decrypt_secret(project.previous_encrypted, self._keys))
+        return found
 
     @staticmethod
     def _timestamp(request: Request) -> str:
@@ -203,11 +245,9 @@ class ProjectAuthenticator:
     async def _check_hmac(self, request: Request, project: ProjectRecord, signature: str) -> None:
         raw_ts = self._timestamp(request)
         body = await parsed_body(request)
-        expected = sign(
-            self._secret(project),
-            signing_message(request.method, request_target(request), raw_ts, body),
-        )
-        if not matches(expected, signature):
+        message = signing_message(request.method, request_target(request), raw_ts, body)
+        expected = _matching(self._secrets(project), message, signature)
+        if expected is None:
             raise _refuse("X-Signature does not match the request", "invalid-signature")
         if request.method not in WRITE_METHODS:
             return  # a read may be repeated (a client polling twice a second is no replay)
@@ -223,8 +263,7 @@ class ProjectAuthenticator:
     ) -> None:
         """X-Project-Signature (HMAC of the raw body) binds neither time, method nor path: it
         needs X-Timestamp, and a body whose own idempotency_key was never used before."""
-        expected = sign(self._secret(project), await request.body())
-        if not matches(expected, signature):
+        if _matching(self._secrets(project), await request.body(), signature) is None:
             raise _refuse("X-Project-Signature does not match the body", "invalid-signature")
         self._timestamp(request)
         body = await parsed_body(request)
@@ -243,6 +282,19 @@ class ProjectAuthenticator:
                 "This idempotency_key was already used with X-Project-Signature (replayed request)",
                 "invalid-signature",
             )
+
+
+def _hash_matches(digest: str, stored: str | None) -> bool:
+    return stored is not None and hmac.compare_digest(digest, stored)
+
+
+def _matching(secrets: list[str], message: str | bytes, signature: str) -> str | None:
+    """The expected signature under the first of ``secrets`` that ``signature`` matches."""
+    for secret in secrets:
+        expected = sign(secret, message)
+        if matches(expected, signature):
+            return expected
+    return None
 
 
 def _ip_allowed(ip: str, allowlist: list[str]) -> bool:
