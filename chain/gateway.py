@@ -95,7 +95,6 @@ class ChainGateway:
         self.chain_view = reads.chain_view
         self.signatures = reads.signatures
         self.transaction = reads.transaction
-        self.history = reads.history
         self.transaction_view = reads.transaction_view
         self.receipt = reads.receipt
         # Writes: the exactly-once protocol.

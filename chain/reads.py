@@ -1,5 +1,5 @@
 """Chain reads: balances, mint decimals, account reads, signature statuses, transactions
-(history, receipts, deposits' fetches).
+(signatures, receipts, the console's view).
 
 The read half of the gateway (``chain/gateway.py``): every RPC call goes through ``_rpc``, which
 maps transport and node errors onto the gateway's retryable/terminal classes. Nothing here
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from solana.exceptions import SolanaRpcException
@@ -201,23 +200,6 @@ class ChainReads:
             found.to_json() if found is not None else None,
             tx.value.to_json() if tx.value is not None else None,
         )
-
-    async def history(
-        self,
-        address: Pubkey | str,
-        *,
-        before: str | None = None,
-        limit: int = 20,
-        commitment: str | None = None,
-    ) -> list[ChainTx]:
-        """Transactions touching an address, newest first; page with ``before`` = last signature."""
-        entries = await self.signatures(address, before=before, limit=limit, commitment=commitment)
-        level = "finalized" if (commitment or self._commitment) == "finalized" else "confirmed"
-        txs = await asyncio.gather(*(self.transaction(e.signature, level) for e in entries))
-        return [
-            replace(e, fee=tx.fee, token_changes=tx.token_changes) if tx is not None else e
-            for e, tx in zip(entries, txs, strict=True)
-        ]
 
     async def receipt(self, signature: str, expected: Mapping[str, int]) -> dict[str, int]:
         """Verify that the finalized transaction moved exactly ``expected`` (account address ->
