@@ -145,7 +145,7 @@ def main() -> None:
         _, token = seed(settings)
         # The API reads each mint's decimals once at start-up (never assumed), so a chain is
         # there to answer that; the measured paths never call it.
-        from chain.node.process import start_node
+        from devchain.node.process import start_node
 
         node = start_node(
             data_dir=Path(tmp) / "chain", keys_dir=Path(tmp) / "keys", port=free_port(),

@@ -39,8 +39,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from access.consent import authorized_projects
 from chain.custody import custody_address
-from chain.gateway import ChainGateway, _token_changes
+from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
+from chain.transactions import token_changes
 from core.money import to_decimal_string
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.tokens import CustodyWatch, Deposit
@@ -226,7 +227,7 @@ class DepositScanner:
         meta = (body.get("transaction") or {}).get("meta") or body.get("meta") or {}
         if meta.get("err") is not None:
             return {**base, "outcome": "ignored_failed", "amount": 0, "err": meta.get("err")}
-        changes = _token_changes(body, meta)
+        changes = token_changes(body)
         mine = [c for c in changes if c.account == row.address]
         if not mine:
             return None

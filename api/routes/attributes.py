@@ -25,21 +25,20 @@ from api.auth.deps import (
     project_id_header,
 )
 from api.auth.project import ProjectAuthenticator
-from api.callers import ProjectCaller
+from api.callers import ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
 from api.envelope import meta, resource, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
-from api.routes.attributes_schemas import (
-    AttributeAttrs,
-    AttributeDeletionAttrs,
+from api.schemas.attributes import (
+    AttributeDeletionAttributes,
     Counted,
-    FullProfileAttrs,
-    ProjectAttributesAttrs,
+    FullProfileAttributes,
+    ProjectAttributeAttributes,
+    ProjectAttributeSetAttributes,
 )
-from api.routes.onboarding import ProjectIdPath
-from api.routes.users import _user_attributes
+from api.schemas.users import UserAttributes
 from api.typed import One
 from core.errors import DomainError, NotFound
 from core.time import iso
@@ -129,7 +128,7 @@ class AttributeBatchIn(BaseModel):
 
 @router.delete(
     "/{uid}/attributes",
-    response_model=One[AttributeDeletionAttrs],
+    response_model=One[AttributeDeletionAttributes],
     responses=_PROJECT_REFUSED | _WRITE_REFUSED,
 )
 async def delete_attributes(
@@ -169,7 +168,7 @@ async def delete_attributes(
 
 @router.post(
     "/batch/attributes",
-    response_model=Counted[ProjectAttributesAttrs],
+    response_model=Counted[ProjectAttributeSetAttributes],
     responses=_PROJECT_REFUSED
     | problems(s409="The project's status forbids attribute reads (`invalid-state`)"),
 )
@@ -246,7 +245,7 @@ async def _visible(
 
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
-    response_model=Counted[AttributeAttrs],
+    response_model=Counted[ProjectAttributeAttributes],
     responses=problems(
         scope="user:read",
         subject="user or project",
@@ -274,7 +273,7 @@ async def project_attributes(
 
 @router.get(
     "/{uid}/full-profile",
-    response_model=One[FullProfileAttrs],
+    response_model=One[FullProfileAttributes],
     responses=problems(
         401,
         subject="user",
@@ -323,7 +322,9 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
         )
     )
     visible = await _visible(session, who, uid, rows)
-    base = {k: (None if k in hidden else v) for k, v in _user_attributes(user).items()}
+    base = {
+        k: (None if k in hidden else v) for k, v in UserAttributes.of(user).model_dump().items()
+    }
     attributes = base | {
         "project_attributes": [
             {
@@ -336,7 +337,7 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
             for r in visible
         ]
     }
-    # Sent as built: the base profile's fields are the users route's (FullProfileAttrs lists
+    # Sent as built: the base profile's fields are the users route's (FullProfileAttributes lists
     # the two this route owns), so a field added there is never dropped here.
     return JSONResponse(single("user_full_profile", uid, attributes))
 
@@ -344,7 +345,7 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
 # Declared after /batch/attributes, so that path is not taken for a uid "batch".
 @router.post(
     "/{uid}/attributes",
-    response_model=One[AttributeAttrs],
+    response_model=One[ProjectAttributeAttributes],
     responses=_PROJECT_REFUSED
     | problems(s403="`user-not-authorized-for-project`, `project-suspended`, ...")
     | _WRITE_REFUSED,

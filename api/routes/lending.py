@@ -13,6 +13,7 @@ from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
 from api.openapi import problems
+from api.typed import Shape
 from api.views_common import (
     READ_ERRORS,
     Many,
@@ -32,20 +33,20 @@ from views.errors import ViewError
 router = APIRouter(prefix="/v1/lending", tags=["chain views: lending"])
 
 
-class RatesBps(BaseModel):
+class RatesBps(Shape):
     utilization_bps: int
     borrow_rate_bps: int
     supply_rate_bps: int
 
 
-class TypeAmounts(BaseModel):
+class TypeAmounts(Shape):
     station: str
     matrix: str
     sector: str
     system: str
 
 
-class OracleAttributes(BaseModel):
+class OracleAttributes(Shape):
     account: str
     authority: str
     collateral_values: TypeAmounts
@@ -78,7 +79,7 @@ class PoolAttributes(RatesBps):
     oracle: OracleAttributes | None
 
 
-class LoansByStatus(BaseModel):
+class LoansByStatus(Shape):
     pending: int
     active: int
     repaid: int
@@ -103,7 +104,7 @@ class StatsAttributes(RatesBps):
     as_of: str | None
 
 
-class LoanAttributes(BaseModel):
+class LoanAttributes(Shape):
     account: str
     borrower: str
     lending_pool: str
@@ -130,7 +131,7 @@ class LoanAttributes(BaseModel):
     onchain_overflow: bool
 
 
-class LpAttributes(BaseModel):
+class LpAttributes(Shape):
     wallet: str
     lending_pool: str
     lp_mint: str
@@ -141,14 +142,14 @@ class LpAttributes(BaseModel):
     share_of_pool: str
 
 
-class Liquidity(BaseModel):
+class Liquidity(Shape):
     lp_balance: str
     value: str
     share_of_pool: str
     exchange_rate: str
 
 
-class PositionAttributes(BaseModel):
+class PositionAttributes(Shape):
     wallet: str
     liquidity: Liquidity
     loans: list[LoanAttributes]
@@ -242,7 +243,7 @@ class CalculateInterestBody(BaseModel):
         return int((self.to_time - self.from_time).total_seconds())  # type: ignore[operator]
 
 
-class InterestAttributes(BaseModel):
+class InterestAttributes(Shape):
     principal: str
     rate_bps: int = Field(description="The rate applied: min(rate, 10000) as loans cap it")
     rate_source: Literal["request", "pool"]
@@ -264,7 +265,7 @@ class EstimateBorrowBody(BaseModel):
     nft_mint: str | None = Field(None, description="Instead of territory_type")
 
 
-class BorrowChecks(BaseModel):
+class BorrowChecks(Shape):
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     within_max_borrow: bool
@@ -275,7 +276,7 @@ class BorrowChecks(BaseModel):
     pool_accrual_ok: bool
 
 
-class EstimateAttributes(BaseModel):
+class EstimateAttributes(Shape):
     lending_pool: str
     loan_amount: str
     duration: str

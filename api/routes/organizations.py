@@ -16,16 +16,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.principal import UserPrincipal
 from api.callers import Admin, OrgRead
+from api.common import usdc
 from api.deps import RedisDep, SessionDep
 from api.envelope import PageQuery, page, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.typed import Many, One
-from core.money import to_decimal_string
+from api.typed import Many, One, Shape
 from core.time import iso
 from db.models.organizations import OrgMembership, OrgUnit, StationDailyKpi
 from organizations import bonus, units
-from organizations.rules import USDC_DECIMALS
 from organizations.units import MemberRow, NewUnit, StationDays
 
 router = APIRouter(prefix="/v1/organizations", tags=["organizations"])
@@ -47,11 +46,7 @@ ADMIN_PROBLEMS = PROBLEMS | problems(
 )
 
 
-def usdc(units_: int) -> str:
-    return to_decimal_string(units_, USDC_DECIMALS)
-
-
-class UnitAttributes(BaseModel):
+class UnitAttributes(Shape):
     unit_type: UnitType
     number: int
     name: str
@@ -118,7 +113,7 @@ async def get_organization(unit_id: UnitId, user: OrgRead, session: SessionDep) 
     return await _unit_body(session, unit)
 
 
-class MemberAttributes(BaseModel):
+class MemberAttributes(Shape):
     uid: str
     display_name: str | None
     station: str
@@ -148,7 +143,7 @@ async def organization_members(
     return page([_member(r) for r in rows], total, params)
 
 
-class DailyKpi(BaseModel):
+class DailyKpi(Shape):
     day: date
     member_count: int
     mining_input: str = Field(description="USDC, decimal string")
@@ -156,13 +151,13 @@ class DailyKpi(BaseModel):
     qualifies: bool
 
 
-class StationSummary(BaseModel):
+class StationSummary(Shape):
     id: str
     qualifying_days: int
     mining_input: str
 
 
-class UnitStatsAttributes(BaseModel):
+class UnitStatsAttributes(Shape):
     unit_type: UnitType
     window_start: date
     window_end: date
@@ -272,7 +267,7 @@ class PlacementIn(RemovalIn):  # the removal's body, plus whom to place
     user_uid: str = Field(min_length=1, max_length=100)
 
 
-class MembershipAttributes(BaseModel):
+class MembershipAttributes(Shape):
     user_uid: str
     station: str | None
     joined_at: str | None

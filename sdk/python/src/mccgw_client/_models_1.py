@@ -1,4 +1,4 @@
-"""Models, part 1 of 11 (re-exported by models.py)."""
+"""Models, part 1 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -21,6 +21,9 @@ class BaseModel(_BaseModel):
 
 
 class AddressBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     address: str
     token_accounts: int
     total_balance: Annotated[
@@ -34,10 +37,16 @@ class AdminActionIn(BaseModel):
 
 
 class Alive(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     status: Literal["ok"]
 
 
-class ApplicationAttrs(BaseModel):
+class ApplicationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     api_key: str | None
     application_id: str
     company_name: str | None
@@ -87,34 +96,50 @@ class ApproveIn(BaseModel):
     )
 
 
-class ApprovedAttrs(ApplicationAttrs):
+class ApprovedApplicationAttributes(BaseModel):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_key: str | None
     api_secret: str
+    application_id: str
     client_type: str | None = None
+    company_name: str | None
+    created_at: str
+    developer_email: str
+    developer_uid: str
+    mcc_wallet_address: str | None
+    mcd_wallet_address: str
     oauth_client_id: str | None = None
+    project_description: str | None
+    project_id: int | None
+    project_name: str
     redirect_uris: list[str] | None = None
+    rejection_reason: str | None
+    reviewed_at: str | None
+    reviewed_by: str | None
     scopes: list[str] | None = None
+    status: str
+    updated_at: str
+    website_url: str | None
+    whitelist_bump: int | None
+    whitelist_pda: str | None
+    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     at: str
     attempt: int
     error: str | None
     latency_ms: int | None
     status_code: int | None
-
-
-class AttributeAttrs(BaseModel):
-    attribute_key: str
-    attribute_value: Any
-    created_at: str
-    project_id: str
-    uid: str
-    updated_at: str
-    visibility: str
 
 
 class AttributeKey(RootModel[str]):
@@ -152,7 +177,10 @@ class AttributeDeleteIn(BaseModel):
     idempotency_key: IdempotencyKey = None
 
 
-class AttributeDeletionAttrs(BaseModel):
+class AttributeDeletionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     deleted: list[str]
     not_found: list[str]
     project_id: str
@@ -167,12 +195,18 @@ class AttributeIn(BaseModel):
 
 
 class AttributeValue(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     updated_at: str
     value: Any
     visibility: str
 
 
 class AuctionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     auction_id: int
     auction_type: str
@@ -198,18 +232,3 @@ class AuctionAttributes(BaseModel):
     status: str
     territory_id: int
     territory_type: str
-
-
-class AuctionDetailAttributes(AuctionAttributes):
-    escrow_account: str
-    escrow_balance: str | None
-
-
-class AuthorizationAttributes(BaseModel):
-    granted_at: str
-    project_id: str
-    project_name: str | None
-    revoked_at: str | None
-    scopes: list[str]
-    source: str
-    updated_at: str

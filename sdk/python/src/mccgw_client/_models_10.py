@@ -1,20 +1,41 @@
-"""Models, part 10 of 11 (re-exported by models.py)."""
+"""Models, part 10 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel
-from ._models_2 import Meta
-from ._models_3 import ViewMeta
-from ._models_6 import DetailedTransferAttrs, StatusRecordAttrs, TransferStep
+from ._models_2 import CountMeta, Meta
+from ._models_3 import DayProject, GlobalDay
+from ._models_4 import LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ListMeta, ViewMeta
+from ._models_5 import MiningTotals, MiningWebhookMeta
+from ._models_6 import PageMeta, ProfileAttribute
 from ._models_7 import (
-    GenericAttributesIdType,
     TypeAmounts,
+    TypedResourceAddressBalance,
+    TypedResourceApplicationAttributes,
+    TypedResourceApprovedApplicationAttributes,
+    TypedResourceAttributeDeletionAttributes,
+    TypedResourceAuctionAttributes,
+    TypedResourceAuctionConfigAttributes,
+    TypedResourceAuctionDetailAttributes,
+    TypedResourceAuthorizationAttributes,
+    TypedResourceAvatarAttributes,
+    TypedResourceBaseProfileAttributes,
+    TypedResourceBidAttributes,
+)
+from ._models_8 import (
+    TypedResourceBonusAttributes,
+    TypedResourceDeliveryAttributes,
+    TypedResourceDriftAttributes,
+    TypedResourceEndpointAttributes,
     TypedResourceEstimateAttributes,
+    TypedResourceFragmentConfigAttributes,
+    TypedResourceHolderAttributes,
+    TypedResourceHoldingAttributes,
     TypedResourceInterestAttributes,
     TypedResourceLoanAttributes,
     TypedResourceLockAttributes,
@@ -22,242 +43,251 @@ from ._models_7 import (
     TypedResourceMccBalance,
     TypedResourceMccPrice,
     TypedResourceMcdBalance,
+    TypedResourceMcdRewardAttributes,
+    TypedResourceMemberAttributes,
     TypedResourceMembershipAttributes,
-    TypedResourceMiningSubmissionAttrs,
+    TypedResourceMiningRecordAttributes,
+    TypedResourceMiningSubmissionAttributes,
     TypedResourceNftAttributes,
     TypedResourceNftDetailAttributes,
-    TypedResourceOAuthClientAttrs,
+    TypedResourceOAuthClientAttributes,
     TypedResourcePositionAttributes,
+    TypedResourceProjectAttributeAttributes,
     TypedResourcePublicUserAttributes,
     TypedResourceRegisteredEndpointAttributes,
-    TypedResourceRegisteredProjectAttrs,
-    TypedResourceRetryAttrs,
+    TypedResourceRegisteredProjectAttributes,
+    TypedResourceRetryAttributes,
     TypedResourceStatsAttributes,
+    TypedResourceTechTreeConfigAttributes,
     TypedResourceTokenStats,
-    UnitAttributes,
+    TypedResourceTokenTransaction,
 )
-from ._models_8 import (
-    ApiTypedTypedResourceConfigAttributes1,
-    GenericDataMeta,
-    UnitState,
-    UnitStatsAttributes,
-    UserAttributes,
-    UserProfileAttributes,
-    VaultAttributes,
-    VaultDetailAttributes,
-    WalletNftAttributes,
-    WhitelistEntryAttrs,
-    WhitelistStatusAttrs,
-)
-from ._models_9 import (
-    CollectionAttributes,
-    FullProfileAttrs,
-    GlobalAttributes,
-    MiningBatchItemAttrs,
-    MiningStatsAttributes,
-)
-
-OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
+from ._models_9 import GenericDataMeta, GenericDataMeta_
 
 
-OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
+class FullProfileAttributes(BaseModel):
+    """
+    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    see set to null) and the project attributes the caller may see.
+    """
+
+    project_attributes: list[ProfileAttribute]
+    uid: str
 
 
-OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
+class GlobalAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
+    days: list[GlobalDay]
+    since: str
+    totals: MiningTotals
 
 
-OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
+class LegacyMiningHistory(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    records: list[LegacyMiningRecord]
+    total: int
 
 
-OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
+class LegacyTeam(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    manager: LegacyManager | None
+    station: LegacyTeamUnit | None
+    unit: LegacyTeamUnit | None
 
 
-OneMccBalance = GenericDataMeta[TypedResourceMccBalance, Meta]
+ListingAuthorizationAttributes = GenericDataMeta_[
+    list[TypedResourceAuthorizationAttributes], CountMeta
+]
 
 
-OneMccPrice = GenericDataMeta[TypedResourceMccPrice, Meta]
+ManyApplicationAttributes = GenericDataMeta_[list[TypedResourceApplicationAttributes], PageMeta]
 
 
-OneMcdBalance = GenericDataMeta[TypedResourceMcdBalance, Meta]
+ManyAuctionAttributes = GenericDataMeta_[list[TypedResourceAuctionAttributes], ListMeta]
 
 
-OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
+ManyBidAttributes = GenericDataMeta_[list[TypedResourceBidAttributes], ListMeta]
 
 
-OneMiningSubmissionAttrs = GenericDataMeta[TypedResourceMiningSubmissionAttrs, Meta]
+ManyDeliveryAttributes = GenericDataMeta_[list[TypedResourceDeliveryAttributes], PageMeta]
 
 
-OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
+ManyDriftAttributes = GenericDataMeta_[list[TypedResourceDriftAttributes], PageMeta]
 
 
-OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
+ManyEndpointAttributes = GenericDataMeta_[list[TypedResourceEndpointAttributes], PageMeta]
 
 
-OneOAuthClientAttrs = GenericDataMeta[TypedResourceOAuthClientAttrs, Meta]
+ManyHolderAttributes = GenericDataMeta_[list[TypedResourceHolderAttributes], ListMeta]
 
 
-OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
+ManyHoldingAttributes = GenericDataMeta_[list[TypedResourceHoldingAttributes], ListMeta]
 
 
-OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
+ManyLoanAttributes = GenericDataMeta_[list[TypedResourceLoanAttributes], ListMeta]
 
 
-OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
+ManyLockAttributes = GenericDataMeta_[list[TypedResourceLockAttributes], PageMeta]
 
 
-OneRegisteredProjectAttrs = GenericDataMeta[TypedResourceRegisteredProjectAttrs, Meta]
+ManyMcdRewardAttributes = GenericDataMeta_[list[TypedResourceMcdRewardAttributes], PageMeta]
 
 
-OneRetryAttrs = GenericDataMeta[TypedResourceRetryAttrs, Meta]
+ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], PageMeta]
 
 
-OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
+ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
 
 
-OneTokenStats = GenericDataMeta[TypedResourceTokenStats, Meta]
+ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]
+
+
+class MiningBatchItemAttributes(BaseModel):
+    """
+    One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activity: TypedResourceMiningSubmissionAttributes | None
+    error: dict[str, Any] | None = None
+    idempotency_key: Any
+    status: int
+
+
+class MiningStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    days: list[DayProject]
+    since: str
+    totals: MiningTotals
+
+
+MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
+
+
+OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
+
+
+OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
+
+
+OneApprovedApplicationAttributes = GenericDataMeta_[
+    TypedResourceApprovedApplicationAttributes, Meta
+]
+
+
+OneAttributeDeletionAttributes = GenericDataMeta_[TypedResourceAttributeDeletionAttributes, Meta]
+
+
+OneAuctionConfigAttributes = GenericDataMeta_[TypedResourceAuctionConfigAttributes, ViewMeta]
+
+
+OneAuctionDetailAttributes = GenericDataMeta_[TypedResourceAuctionDetailAttributes, ViewMeta]
+
+
+OneAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, Meta]
+
+
+OneAvatarAttributes = GenericDataMeta_[TypedResourceAvatarAttributes, Meta]
+
+
+OneBaseProfileAttributes = GenericDataMeta_[TypedResourceBaseProfileAttributes, Meta]
+
+
+OneBonusAttributes = GenericDataMeta_[TypedResourceBonusAttributes, Meta]
+
+
+OneDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, Meta]
+
+
+OneEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, Meta]
+
+
+OneEstimateAttributes = GenericDataMeta_[TypedResourceEstimateAttributes, ViewMeta]
+
+
+OneFragmentConfigAttributes = GenericDataMeta_[TypedResourceFragmentConfigAttributes, ViewMeta]
+
+
+OneInterestAttributes = GenericDataMeta_[TypedResourceInterestAttributes, ViewMeta]
+
+
+OneLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ViewMeta]
+
+
+OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
+
+
+OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
+
+
+OneMccBalance = GenericDataMeta_[TypedResourceMccBalance, Meta]
+
+
+OneMccPrice = GenericDataMeta_[TypedResourceMccPrice, Meta]
+
+
+OneMcdBalance = GenericDataMeta_[TypedResourceMcdBalance, Meta]
+
+
+OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
+
+
+OneMiningSubmissionAttributes = GenericDataMeta_[TypedResourceMiningSubmissionAttributes, Meta]
+
+
+OneNftAttributes = GenericDataMeta_[TypedResourceNftAttributes, ViewMeta]
+
+
+OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, ViewMeta]
+
+
+OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
+
+
+OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
+
+
+OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAttributes, Meta]
+
+
+OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]
+
+
+OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
+
+
+OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
+
+
+OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
+
+
+OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
+
+
+OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
+
+
+OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
 
 
 class OracleAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     authority: str
     collateral_values: TypeAmounts
     last_update: str | None
     max_borrow: TypeAmounts
-
-
-class PoolAttributes(BaseModel):
-    accrued_interest: str
-    asset_mint: str
-    authority: str
-    base_rate_bps: int
-    borrow_rate_bps: int
-    borrows_paused: bool
-    created_at: str | None
-    deposits_paused: bool
-    is_active: bool
-    last_update_at: str | None
-    lp_mint: str
-    max_ltv_bps: int
-    name: str
-    optimal_utilization_bps: int
-    oracle: OracleAttributes | None
-    protocol_fees: str
-    slope1_bps: int
-    slope2_bps: int
-    supply_rate_bps: int
-    total_borrowed: str
-    total_deposits: str
-    total_lp_supply: str
-    updated_at: str | None
-    utilization_bps: int
-    vault: str
-
-
-class ProjectStatusAttrs(BaseModel):
-    allows: list[str]
-    history: list[StatusRecordAttrs]
-    name: str
-    project_id: str
-    status: str
-    suspended: bool
-    updated_at: str
-
-
-class StatusChangeAttrs(BaseModel):
-    change: StatusRecordAttrs
-    name: str
-    project_id: str
-    status: str
-    updated_at: str
-
-
-class TransferAttributes(BaseModel):
-    amount: Annotated[str, Field(description="Decimal string")]
-    block_height: int | None = None
-    created_at: str
-    currency: Literal["MCC", "MCD"]
-    failure_reason: str | None = None
-    finished_at: str | None = None
-    from_uid: str
-    history: list[TransferStep] | None = None
-    lock_id: str | None
-    reference: dict[str, Any]
-    requires_onchain: bool
-    slot: int | None = None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None = None
-    updated_at: str | None = None
-
-
-class TreeAttributes(BaseModel):
-    bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
-    bonus_percent: int
-    station: str | None
-    units: list[UnitState]
-    window_end: str
-    window_start: str
-
-
-TypedResourceCollectionAttributes = GenericAttributesIdType[CollectionAttributes]
-
-
-TypedResourceDetailedTransferAttrs = GenericAttributesIdType[DetailedTransferAttrs]
-
-
-TypedResourceFullProfileAttrs = GenericAttributesIdType[FullProfileAttrs]
-
-
-TypedResourceGlobalAttributes = GenericAttributesIdType[GlobalAttributes]
-
-
-TypedResourceMiningBatchItemAttrs = GenericAttributesIdType[MiningBatchItemAttrs]
-
-
-TypedResourceMiningStatsAttributes = GenericAttributesIdType[MiningStatsAttributes]
-
-
-TypedResourcePoolAttributes = GenericAttributesIdType[PoolAttributes]
-
-
-TypedResourceProjectStatusAttrs = GenericAttributesIdType[ProjectStatusAttrs]
-
-
-TypedResourceStatusChangeAttrs = GenericAttributesIdType[StatusChangeAttrs]
-
-
-TypedResourceTransferAttributes = GenericAttributesIdType[TransferAttributes]
-
-
-TypedResourceTreeAttributes = GenericAttributesIdType[TreeAttributes]
-
-
-TypedResourceUnitAttributes = GenericAttributesIdType[UnitAttributes]
-
-
-TypedResourceUnitStatsAttributes = GenericAttributesIdType[UnitStatsAttributes]
-
-
-TypedResourceUserAttributes = GenericAttributesIdType[UserAttributes]
-
-
-TypedResourceUserProfileAttributes = GenericAttributesIdType[UserProfileAttributes]
-
-
-TypedResourceVaultAttributes = GenericAttributesIdType[VaultAttributes]
-
-
-TypedResourceVaultDetailAttributes = GenericAttributesIdType[VaultDetailAttributes]
-
-
-TypedResourceWalletNftAttributes = GenericAttributesIdType[WalletNftAttributes]
-
-
-TypedResourceWhitelistEntryAttrs = GenericAttributesIdType[WhitelistEntryAttrs]
-
-
-TypedResourceWhitelistStatusAttrs = GenericAttributesIdType[WhitelistStatusAttrs]
-
-
-ApiTypedOneConfigAttributes = GenericDataMeta[ApiTypedTypedResourceConfigAttributes1, Meta]

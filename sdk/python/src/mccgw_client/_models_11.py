@@ -1,94 +1,259 @@
-"""Models, part 11 of 11 (re-exported by models.py)."""
+"""Models, part 11 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from ._models_2 import Meta
-from ._models_3 import ViewMeta
-from ._models_4 import ListMeta, MiningBatchMeta
-from ._models_5 import PageMeta
-from ._models_8 import GenericDataMeta
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from ._models_1 import BaseModel
+from ._models_2 import ChainWriteView, Meta
+from ._models_4 import Amount, ListMeta, ViewMeta
+from ._models_5 import MiningBatchMeta
+from ._models_6 import PageMeta
+from ._models_7 import GenericTyped, StatusRecordAttributes, TransferStep
+from ._models_8 import UnitAttributes, UnitState, UnitStatsAttributes, UserAttributes
+from ._models_9 import (
+    CollectionAttributes,
+    GenericDataMeta,
+    GenericDataMeta_,
+    UserProfileAttributes,
+    VaultAttributes,
+    VaultDetailAttributes,
+    WalletNftAttributes,
+    WhitelistEntryAttributes,
+    WhitelistStatusAttributes,
+)
 from ._models_10 import (
-    TypedResourceCollectionAttributes,
-    TypedResourceDetailedTransferAttrs,
-    TypedResourceFullProfileAttrs,
-    TypedResourceGlobalAttributes,
-    TypedResourceMiningBatchItemAttrs,
-    TypedResourceMiningStatsAttributes,
-    TypedResourcePoolAttributes,
-    TypedResourceProjectStatusAttrs,
-    TypedResourceStatusChangeAttrs,
-    TypedResourceTransferAttributes,
-    TypedResourceTreeAttributes,
-    TypedResourceUnitAttributes,
-    TypedResourceUnitStatsAttributes,
-    TypedResourceUserAttributes,
-    TypedResourceUserProfileAttributes,
-    TypedResourceVaultAttributes,
-    TypedResourceVaultDetailAttributes,
-    TypedResourceWalletNftAttributes,
-    TypedResourceWhitelistEntryAttrs,
-    TypedResourceWhitelistStatusAttrs,
+    FullProfileAttributes,
+    GlobalAttributes,
+    MiningBatchItemAttributes,
+    MiningStatsAttributes,
+    OracleAttributes,
 )
 
-ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
+
+class PoolAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    accrued_interest: str
+    asset_mint: str
+    authority: str
+    base_rate_bps: int
+    borrow_rate_bps: int
+    borrows_paused: bool
+    created_at: str | None
+    deposits_paused: bool
+    is_active: bool
+    last_update_at: str | None
+    lp_mint: str
+    max_ltv_bps: int
+    name: str
+    optimal_utilization_bps: int
+    oracle: OracleAttributes | None
+    protocol_fees: str
+    slope1_bps: int
+    slope2_bps: int
+    supply_rate_bps: int
+    total_borrowed: str
+    total_deposits: str
+    total_lp_supply: str
+    updated_at: str | None
+    utilization_bps: int
+    vault: str
 
 
-ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
+class ProjectStatusAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    allows: list[str]
+    history: list[StatusRecordAttributes]
+    name: str
+    project_id: str
+    status: str
+    suspended: bool
+    updated_at: str
 
 
-ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
+class StatusChangeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    change: StatusRecordAttributes
+    name: str
+    project_id: str
+    status: str
+    updated_at: str
 
 
-ManyWhitelistEntryAttrs = GenericDataMeta[list[TypedResourceWhitelistEntryAttrs], PageMeta]
+class StuckTransferAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: Amount
+    block_height: int | None = None
+    chain_write: ChainWriteView | None = None
+    created_at: str
+    currency: Literal["MCC", "MCD"]
+    failure_reason: str | None = None
+    finished_at: str | None = None
+    from_uid: str
+    history: list[TransferStep] | None = None
+    lock_id: str | None
+    onchain_at: str | None = None
+    reference: dict[str, Any]
+    requires_onchain: bool
+    slot: int | None = None
+    status: str
+    to_uid: str
+    transfer_type: str
+    tx_signature: str | None = None
+    updated_at: str | None = None
 
 
-MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttrs], MiningBatchMeta]
+class TransferAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: Amount
+    block_height: int | None = None
+    created_at: str
+    currency: Literal["MCC", "MCD"]
+    failure_reason: str | None = None
+    finished_at: str | None = None
+    from_uid: str
+    history: list[TransferStep] | None = None
+    lock_id: str | None
+    reference: dict[str, Any]
+    requires_onchain: bool
+    slot: int | None = None
+    status: str
+    to_uid: str
+    transfer_type: str
+    tx_signature: str | None = None
+    updated_at: str | None = None
 
 
-OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
+class TreeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
+    bonus_percent: int
+    station: str | None
+    units: list[UnitState]
+    window_end: str
+    window_start: str
 
 
-OneDetailedTransferAttrs = GenericDataMeta[TypedResourceDetailedTransferAttrs, Meta]
+TypedResourceCollectionAttributes = GenericTyped[CollectionAttributes]
 
 
-OneFullProfileAttrs = GenericDataMeta[TypedResourceFullProfileAttrs, Meta]
+TypedResourceFullProfileAttributes = GenericTyped[FullProfileAttributes]
 
 
-OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
+TypedResourceGlobalAttributes = GenericTyped[GlobalAttributes]
 
 
-OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
+TypedResourceMiningBatchItemAttributes = GenericTyped[MiningBatchItemAttributes]
 
 
-OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
+TypedResourceMiningStatsAttributes = GenericTyped[MiningStatsAttributes]
 
 
-OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]
+TypedResourcePoolAttributes = GenericTyped[PoolAttributes]
 
 
-OneStatusChangeAttrs = GenericDataMeta[TypedResourceStatusChangeAttrs, Meta]
+TypedResourceProjectStatusAttributes = GenericTyped[ProjectStatusAttributes]
 
 
-OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
+TypedResourceStatusChangeAttributes = GenericTyped[StatusChangeAttributes]
 
 
-OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
+TypedResourceStuckTransferAttributes = GenericTyped[StuckTransferAttributes]
 
 
-OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
+TypedResourceTransferAttributes = GenericTyped[TransferAttributes]
 
 
-OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
+TypedResourceTreeAttributes = GenericTyped[TreeAttributes]
 
 
-OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
+TypedResourceUnitAttributes = GenericTyped[UnitAttributes]
 
 
-OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
+TypedResourceUnitStatsAttributes = GenericTyped[UnitStatsAttributes]
 
 
-OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
+TypedResourceUserAttributes = GenericTyped[UserAttributes]
 
 
-OneWhitelistStatusAttrs = GenericDataMeta[TypedResourceWhitelistStatusAttrs, Meta]
+TypedResourceUserProfileAttributes = GenericTyped[UserProfileAttributes]
+
+
+TypedResourceVaultAttributes = GenericTyped[VaultAttributes]
+
+
+TypedResourceVaultDetailAttributes = GenericTyped[VaultDetailAttributes]
+
+
+TypedResourceWalletNftAttributes = GenericTyped[WalletNftAttributes]
+
+
+TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
+
+
+TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
+
+
+ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
+
+
+ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
+
+
+ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
+
+
+ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
+
+
+ManyWhitelistEntryAttributes = GenericDataMeta_[
+    list[TypedResourceWhitelistEntryAttributes], PageMeta
+]
+
+
+MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
+
+
+OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
+
+
+OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
+
+
+OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
+
+
+OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
+
+
+OnePoolAttributes = GenericDataMeta_[TypedResourcePoolAttributes, ViewMeta]
+
+
+OneProjectStatusAttributes = GenericDataMeta_[TypedResourceProjectStatusAttributes, Meta]
+
+
+OneStatusChangeAttributes = GenericDataMeta_[TypedResourceStatusChangeAttributes, Meta]
+
+
+OneTransferAttributes = GenericDataMeta_[TypedResourceTransferAttributes, Meta]
+
+
+OneTreeAttributes = GenericDataMeta_[TypedResourceTreeAttributes, Meta]
+
+
+OneUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, Meta]

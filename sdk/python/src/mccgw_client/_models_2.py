@@ -1,17 +1,88 @@
-"""Models, part 2 of 11 (re-exported by models.py)."""
+"""Models, part 2 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from datetime import date as date_aliased
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, Field
+from pydantic import AwareDatetime, ConfigDict, Field
 
-from ._models_1 import Attempt, BaseModel
+from ._models_1 import BaseModel
+
+
+class AuctionConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    auction_duration_seconds: int
+    authority: str
+    created_at: str | None
+    extension_duration_seconds: int
+    extension_threshold_seconds: int
+    is_initialized: bool
+    is_paused: bool
+    mcc_mint: str
+    min_bid_increment_percent: int
+    next_auction_id: int
+    team_wallet: str
+    territory_nft_program: str
+    total_auctions: int
+    total_cancelled: int
+    total_completed: int
+    total_volume: str
+    updated_at: str | None
+
+
+class AuctionDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    auction_id: int
+    auction_type: str
+    bid_count: int
+    buy_now_price: str | None
+    completed_at: str | None
+    created_at: str | None
+    creator: str
+    current_price: str
+    end_time: str | None
+    ended_unsettled: bool
+    escrow_account: str
+    escrow_balance: str | None
+    extension_count: int
+    highest_bidder: str | None
+    is_biddable: bool
+    is_ended: bool
+    min_next_bid: str | None
+    nft_mint: str | None
+    proceeds_recipient: str
+    seconds_left: int
+    settled_amount: str
+    start_time: str | None
+    starting_price: str
+    status: str
+    territory_id: int
+    territory_type: str
+
+
+class AuthorizationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    granted_at: str
+    project_id: str
+    project_name: str | None
+    revoked_at: str | None
+    scopes: list[str]
+    source: str
+    updated_at: str
 
 
 class AvatarAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     avatar_url: str
     bytes: int
     content_type: str
@@ -20,6 +91,9 @@ class AvatarAttributes(BaseModel):
 
 
 class BaseProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -45,6 +119,9 @@ class BatchIn(BaseModel):
 
 
 class BidAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     amount: str
     auction_ended: bool | None
@@ -59,6 +136,9 @@ class BidAttributes(BaseModel):
 
 
 class BonusAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     bonus_multiplier: Annotated[
         float, Field(description="Applied to every mining reward: 1.3 = +30 %")
     ]
@@ -66,6 +146,9 @@ class BonusAttributes(BaseModel):
 
 
 class BorrowChecks(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     borrows_not_paused: bool
@@ -77,6 +160,9 @@ class BorrowChecks(BaseModel):
 
 
 class BuyoutAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     completed_at: str | None
     expires_at: str | None
@@ -120,6 +206,9 @@ class CancelIn(BaseModel):
 
 
 class Capacities(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     matrix: int
     sector: int
     station: int
@@ -127,6 +216,9 @@ class Capacities(BaseModel):
 
 
 class ChainWriteView(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     attempt: int | None
     confirmation_status: str | None
     last_valid_block_height: int | None
@@ -142,55 +234,3 @@ class Meta(BaseModel):
 
 class CountMeta(Meta):
     total: int
-
-
-class DailyKpi(BaseModel):
-    avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
-    day: date_aliased
-    member_count: int
-    mining_input: Annotated[str, Field(description="USDC, decimal string")]
-    qualifies: bool
-
-
-class DayProject(BaseModel):
-    activities: int
-    date: str
-    mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
-    project_id: str
-    trade_volume_usdc: Annotated[str, Field(description="USDC, decimal string")]
-
-
-class DeliveryAttributes(BaseModel):
-    attempt_log: list[Attempt]
-    attempts: int
-    completed_at: str | None
-    created_at: str
-    endpoint_id: str
-    event_id: str
-    event_type: str
-    last_error: str | None
-    last_status_code: int | None
-    next_attempt_at: str | None
-    status: Annotated[str, Field(description="pending, succeeded or failed")]
-
-
-class DriftAttrs(BaseModel):
-    address: str | None
-    chain_balance: str
-    created_at: str | None
-    currency: str
-    drift: str
-    ledger_balance: str
-    run_id: str
-    user_uid: str
-
-
-class EndpointAttributes(BaseModel):
-    created_at: str
-    disabled_at: str | None
-    disabled_reason: str | None
-    events: list[str]
-    failing_since: str | None
-    status: Annotated[str, Field(description="active, disabled or deleted")]
-    updated_at: str
-    url: str

@@ -1,17 +1,88 @@
-"""Models, part 3 of 11 (re-exported by models.py)."""
+"""Models, part 3 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
+from datetime import date as date_aliased
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import BorrowChecks, Meta
+from ._models_1 import Attempt, BaseModel
+from ._models_2 import BorrowChecks
+
+
+class DailyKpi(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
+    day: date_aliased
+    member_count: int
+    mining_input: Annotated[str, Field(description="USDC, decimal string")]
+    qualifies: bool
+
+
+class DayProject(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    date: str
+    mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
+    project_id: str
+    trade_volume_usdc: Annotated[str, Field(description="USDC, decimal string")]
+
+
+class DeliveryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attempt_log: list[Attempt]
+    attempts: int
+    completed_at: str | None
+    created_at: str
+    endpoint_id: str
+    event_id: str
+    event_type: str
+    last_error: str | None
+    last_status_code: int | None
+    next_attempt_at: str | None
+    status: Annotated[str, Field(description="pending, succeeded or failed")]
+
+
+class DriftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    address: str | None
+    chain_balance: str
+    created_at: str
+    currency: str
+    drift: str
+    ledger_balance: str
+    run_id: str
+    user_uid: str
+
+
+class EndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created_at: str
+    disabled_at: str | None
+    disabled_reason: str | None
+    events: list[str]
+    failing_since: str | None
+    status: Annotated[str, Field(description="active, disabled or deleted")]
+    updated_at: str
+    url: str
 
 
 class EstimateAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     available_liquidity: str
     checks: BorrowChecks
     collateral_type: str
@@ -43,6 +114,21 @@ class EstimateBorrowBody(BaseModel):
     territory_type: Literal["station", "matrix", "sector", "system"] | None = None
 
 
+class FragmentConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active_buyouts: int
+    authority: str
+    buyout_duration_seconds: int
+    created_at: str | None
+    is_paused: bool
+    max_fragments: int
+    min_fragments: int
+    total_fragmented_nfts: int
+    updated_at: str | None
+
+
 class FundsTransferIn(BaseModel):
     amount: Annotated[str, Field(examples=["1.5"])]
     currency: Literal["MCC", "MCD"]
@@ -54,6 +140,9 @@ class FundsTransferIn(BaseModel):
 
 
 class GlobalDay(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     activities: int
     date: str
     mcd_amount: str
@@ -61,13 +150,10 @@ class GlobalDay(BaseModel):
     trade_volume_usdc: str
 
 
-class HistoryItem(BaseModel):
-    at: str | None
-    reason: str | None
-    status: str
-
-
 class HolderAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount: str
     is_buyout_escrow: bool
     owner: str
@@ -76,6 +162,9 @@ class HolderAttributes(BaseModel):
 
 
 class HoldingAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount: str
     fragment_mint: str
     fragment_symbol: str
@@ -87,6 +176,9 @@ class HoldingAttributes(BaseModel):
 
 
 class InterestAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     decimals: int
     duration_seconds: int
     interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
@@ -123,82 +215,3 @@ class Introspection(BaseModel):
 
 class Jwks(BaseModel):
     keys: list[dict[str, Any]]
-
-
-class LegacyError(BaseModel):
-    """
-    The legacy error body (not a problem document): ``{error, message, code}``.
-    """
-
-    code: int
-    error: str
-    message: str
-
-
-class LegacyManager(BaseModel):
-    name: str | None
-    uid: str
-
-
-class LegacyMccBalance(BaseModel):
-    """
-    The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
-    """
-
-    available_balance: float
-    locked_balance: float
-    pending_rewards: Annotated[
-        float, Field(description="MCD of mining submissions not yet confirmed")
-    ]
-    total_balance: float
-
-
-class LegacyMiningRecord(BaseModel):
-    amount: float
-    date: str
-    project: str
-    status: str
-
-
-class LegacyProfile(BaseModel):
-    created_at: str
-    email: str | None
-    role: str
-    station_id: int | None
-    uid: str
-    unit_id: int | None
-
-
-class LegacyTeamUnit(BaseModel):
-    id: int
-    member_count: int
-    name: str
-
-
-class Level(BaseModel):
-    bonus_percent: int
-    cumulative_percent: int
-    lighting_condition: str
-    unit_type: str
-
-
-class LightIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-
-
-class Liquidity(BaseModel):
-    exchange_rate: str
-    lp_balance: str
-    share_of_pool: str
-    value: str
-
-
-class ViewMeta(Meta):
-    address: Annotated[
-        str | None, Field(description="The account the resource was decoded from")
-    ] = None
-    max_age_seconds: Annotated[float, Field(description="Snapshots are re-read at most this often")]
-    program: Annotated[str | None, Field(description="The program whose accounts a list scans")] = (
-        None
-    )
-    slot: Annotated[int, Field(description="The slot the data was read at (confirmed commitment)")]

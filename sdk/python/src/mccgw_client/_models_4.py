@@ -1,15 +1,114 @@
-"""Models, part 4 of 11 (re-exported by models.py)."""
+"""Models, part 4 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import AwareDatetime, Field
+from pydantic import AwareDatetime, ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
 from ._models_2 import Meta
-from ._models_3 import ViewMeta
+
+
+class LegacyError(BaseModel):
+    """
+    The legacy error body (not a problem document): ``{error, message, code}``.
+    """
+
+    code: int
+    error: str
+    message: str
+
+
+class LegacyManager(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: str | None
+    uid: str
+
+
+class LegacyMccBalance(BaseModel):
+    """
+    The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    available_balance: float
+    locked_balance: float
+    pending_rewards: Annotated[
+        float, Field(description="MCD of mining submissions not yet confirmed")
+    ]
+    total_balance: float
+
+
+class LegacyMiningRecord(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: float
+    date: str
+    project: str
+    status: str
+
+
+class LegacyProfile(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created_at: str
+    email: str | None
+    role: str
+    station_id: int | None
+    uid: str
+    unit_id: int | None
+
+
+class LegacyTeamUnit(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: int
+    member_count: int
+    name: str
+
+
+class Level(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    bonus_percent: int
+    cumulative_percent: int
+    lighting_condition: str
+    unit_type: str
+
+
+class LightIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+
+
+class Liquidity(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    exchange_rate: str
+    lp_balance: str
+    share_of_pool: str
+    value: str
+
+
+class ViewMeta(Meta):
+    address: Annotated[
+        str | None, Field(description="The account the resource was decoded from")
+    ] = None
+    max_age_seconds: Annotated[float, Field(description="Snapshots are re-read at most this often")]
+    program: Annotated[str | None, Field(description="The program whose accounts a list scans")] = (
+        None
+    )
+    slot: Annotated[int, Field(description="The slot the data was read at (confirmed commitment)")]
 
 
 class ListMeta(ViewMeta):
@@ -19,6 +118,9 @@ class ListMeta(ViewMeta):
 
 
 class LoanAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     accrued_interest: str
     borrow_rate_at_origination_bps: int
@@ -46,14 +148,23 @@ class LoanAttributes(BaseModel):
 
 
 class LoansByStatus(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     active: int
     liquidated: int
     pending: int
     repaid: int
 
 
+Amount: TypeAlias = Annotated[str, Field(description="Decimal string")]
+
+
 class LockAttributes(BaseModel):
-    amount: Annotated[str, Field(description="Decimal string")]
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: Amount
     available_balance: Annotated[
         str | None,
         Field(description="After a lock or unlock only: the user's available balance"),
@@ -87,6 +198,9 @@ class LockIn(BaseModel):
 
 
 class LpAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     exchange_rate: str
     lending_pool: str
     lp_balance: str
@@ -98,6 +212,9 @@ class LpAttributes(BaseModel):
 
 
 class MccBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     available_balance: str
     deposit_address: str
     deposit_owner: str
@@ -105,88 +222,3 @@ class MccBalance(BaseModel):
     pending_out: str
     total_balance: str
     updated_at: str | None
-
-
-class MccPrice(BaseModel):
-    base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
-    buyback_price_usdc: Annotated[
-        str | None, Field(description="base + floor(base * premium / 10000)")
-    ]
-    close_at: Annotated[str | None, Field(description="the newest close")]
-    onchain_updated_at: str | None
-    points: Annotated[int, Field(description="closes in the mean (180 once that many exist)")]
-    premium_bps: int
-    price_usdc: Annotated[str, Field(description="the price the rule gives now")]
-    source: Literal["market", "admin", "default"]
-    tx_signature: Annotated[str | None, Field(description="the last on-chain update_price")]
-    updated_at: Annotated[str, Field(description="when the source value was observed or set")]
-
-
-class McdBalance(BaseModel):
-    available_balance: str
-    deposit_address: Annotated[
-        str, Field(description="the user's custody token account: send here")
-    ]
-    deposit_owner: Annotated[
-        str, Field(description="owner of the deposit address (the custody authority)")
-    ]
-    frozen_balance: Annotated[str, Field(description="sum of active fund locks")]
-    pending_out: Annotated[str, Field(description="outgoing transfers not yet final")]
-    total_balance: Annotated[
-        str, Field(description="finalized custody balance as booked (decimal)")
-    ]
-    updated_at: str | None
-
-
-class McdRewardAttrs(BaseModel):
-    """
-    An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
-    """
-
-    activities: int
-    amount: str
-    date: str
-    project_id: str
-    project_name: str | None
-    source: str
-
-
-class MemberAttributes(BaseModel):
-    display_name: str | None
-    joined_at: str
-    station: str
-    uid: str
-
-
-class MembershipAttributes(BaseModel):
-    joined_at: str | None
-    left_at: str | None
-    moved: Annotated[bool, Field(description="False when nothing changed")]
-    station: str | None
-    user_uid: str
-
-
-class MiningBatchMeta(Meta):
-    accepted: int
-    page: int
-    per_page: int
-    refused: int
-    total: int
-    webhook_note: str
-    webhook_url: str | None
-
-
-class MiningRecordAttrs(BaseModel):
-    """
-    A ``mining_record``: one confirmed reward.
-    """
-
-    activity_type: str
-    block_height: int | None
-    confirmed_at: str | None
-    date: str | None
-    mcd_amount: str
-    project_id: str
-    status: str
-    tx_signature: str | None
-    user_uid: str

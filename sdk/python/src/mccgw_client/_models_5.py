@@ -1,23 +1,127 @@
-"""Models, part 5 of 11 (re-exported by models.py)."""
+"""Models, part 5 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ._models_1 import AttributeValue, BaseModel, IdempotencyKey
+from ._models_1 import BaseModel
 from ._models_2 import Meta
-from ._models_3 import Liquidity
-from ._models_4 import LoanAttributes, UserUid
 
 
-class MiningSubmissionAttrs(BaseModel):
+class MccPrice(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
+    buyback_price_usdc: Annotated[
+        str | None, Field(description="base + floor(base * premium / 10000)")
+    ]
+    close_at: Annotated[str | None, Field(description="the newest close")]
+    onchain_updated_at: str | None
+    points: Annotated[int, Field(description="closes in the mean (180 once that many exist)")]
+    premium_bps: int
+    price_usdc: Annotated[str, Field(description="the price the rule gives now")]
+    source: Literal["market", "admin", "default"]
+    tx_signature: Annotated[str | None, Field(description="the last on-chain update_price")]
+    updated_at: Annotated[str, Field(description="when the source value was observed or set")]
+
+
+class McdBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    available_balance: str
+    deposit_address: Annotated[
+        str, Field(description="the user's custody token account: send here")
+    ]
+    deposit_owner: Annotated[
+        str, Field(description="owner of the deposit address (the custody authority)")
+    ]
+    frozen_balance: Annotated[str, Field(description="sum of active fund locks")]
+    pending_out: Annotated[str, Field(description="outgoing transfers not yet final")]
+    total_balance: Annotated[
+        str, Field(description="finalized custody balance as booked (decimal)")
+    ]
+    updated_at: str | None
+
+
+class McdRewardAttributes(BaseModel):
+    """
+    An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    amount: str
+    date: str
+    project_id: str
+    project_name: str | None
+    source: str
+
+
+class MemberAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    display_name: str | None
+    joined_at: str
+    station: str
+    uid: str
+
+
+class MembershipAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    joined_at: str | None
+    left_at: str | None
+    moved: Annotated[bool, Field(description="False when nothing changed")]
+    station: str | None
+    user_uid: str
+
+
+class MiningBatchMeta(Meta):
+    accepted: int
+    page: int
+    per_page: int
+    refused: int
+    total: int
+    webhook_note: str
+    webhook_url: str | None
+
+
+class MiningRecordAttributes(BaseModel):
+    """
+    A ``mining_record``: one confirmed reward.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activity_type: str
+    block_height: int | None
+    confirmed_at: str | None
+    date: str | None
+    mcd_amount: str
+    project_id: str
+    status: str
+    tx_signature: str | None
+    user_uid: str
+
+
+class MiningSubmissionAttributes(BaseModel):
     """
     A ``mining_activity`` resource: one submission, its reward and its history.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -33,12 +137,24 @@ class MiningSubmissionAttrs(BaseModel):
     user_uid: str
 
 
+class MiningTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    mcd_amount: str
+    trade_volume_usdc: str
+
+
 class MiningWebhookMeta(Meta):
     webhook_note: str
     webhook_url: str | None
 
 
 class NftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     created_at: str | None
     current_members: int
@@ -54,14 +170,33 @@ class NftAttributes(BaseModel):
     updated_at: str | None
 
 
-class NftDetailAttributes(NftAttributes):
+class NftDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    created_at: str | None
+    current_members: int
     escrowed_in: Literal["lending_loan", "fragment_vault"] | None
     holder: str | None
     holder_token_account: str | None
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
     owner_is_stale: bool
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
+    updated_at: str | None
 
 
-class OAuthClientAttrs(BaseModel):
+class OAuthClientAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     client_type: str
     oauth_client_id: str
     redirect_uris: list[str]
@@ -92,123 +227,3 @@ class OpenIdConfiguration(BaseModel):
     subject_types_supported: list[str]
     token_endpoint: str
     token_endpoint_auth_methods_supported: list[str]
-
-
-class PageMeta(Meta):
-    page: int
-    per_page: int
-    total: int
-
-
-class PlacementIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    user_uid: UserUid
-
-
-class PositionAttributes(BaseModel):
-    active_loans: int
-    liquidity: Liquidity
-    loans: list[LoanAttributes]
-    total_debt: str
-    wallet: str
-
-
-class PriceSet(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    price_usdc: Annotated[
-        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
-    ]
-
-
-class Error(BaseModel):
-    field: str | None = None
-    message: str | None = None
-
-
-class Problem(BaseModel):
-    """
-    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
-    """
-
-    detail: str | None = None
-    errors: list[Error] | None = None
-    instance: str | None = None
-    status: Annotated[int, Field(ge=400, le=599)]
-    title: str
-    type: str
-
-
-class ProfileAttribute(BaseModel):
-    attribute_key: str
-    attribute_value: Any
-    project_id: str
-    updated_at: str
-    visibility: str
-
-
-class ProfileUpdate(BaseModel):
-    display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
-    idempotency_key: IdempotencyKey = None
-
-
-class ProjectAttributesAttrs(BaseModel):
-    attributes: dict[str, AttributeValue]
-    project_id: str
-    uid: str
-
-
-class ProjectRegistrationIn(BaseModel):
-    """
-    Spec "Project registration by an administrator".
-    """
-
-    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
-    description: Annotated[str | None, Field(max_length=2000)] = None
-    name: Annotated[str, Field(max_length=100, min_length=3)]
-    project_id: Annotated[
-        str | None,
-        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
-    ] = None
-    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
-    redirect_uris: Annotated[
-        list[str] | None,
-        Field(
-            description="OAuth redirect URIs of the project's client (the project can change them)",
-            max_length=10,
-        ),
-    ] = None
-    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
-
-
-class ProofIn(BaseModel):
-    hash: Annotated[
-        str,
-        Field(description="hex SHA-256 of the canonical form", pattern="^[0-9a-fA-F]{64}$"),
-    ]
-    signature: Annotated[str, Field(max_length=300, min_length=1)]
-    timestamp: Annotated[int | str, Field(description="ISO 8601 or Unix seconds")]
-    type: Literal["hmac-sha256", "ed25519"]
-
-
-class PublicUserAttributes(BaseModel):
-    avatar_url: str | None
-    created_at: str
-    display_name: str | None
-    uid: str
-
-
-class Ready(BaseModel):
-    checks: dict[str, Literal["ok"]]
-    status: Literal["ready"]
-
-
-class RedirectUrisIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    redirect_uris: Annotated[
-        list[str],
-        Field(
-            description="Absolute https URLs (http only on localhost); replaces the list",
-            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
-            max_length=10,
-        ),
-    ]

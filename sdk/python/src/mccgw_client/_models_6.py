@@ -1,4 +1,4 @@
-"""Models, part 6 of 11 (re-exported by models.py)."""
+"""Models, part 6 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
@@ -7,20 +7,181 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel
-from ._models_2 import ChainWriteView, EndpointAttributes
-from ._models_3 import HistoryItem, LightIn
-from ._models_4 import LoansByStatus
+from ._models_1 import AttributeValue, BaseModel, IdempotencyKey
+from ._models_2 import Meta
+from ._models_4 import LightIn, Liquidity, LoanAttributes, UserUid
 
 
-class RegisteredEndpointAttributes(EndpointAttributes):
+class PageMeta(Meta):
+    page: int
+    per_page: int
+    total: int
+
+
+class PlacementIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    user_uid: UserUid
+
+
+class PositionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active_loans: int
+    liquidity: Liquidity
+    loans: list[LoanAttributes]
+    total_debt: str
+    wallet: str
+
+
+class PriceSet(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    price_usdc: Annotated[
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
+    ]
+
+
+class Error(BaseModel):
+    field: str | None = None
+    message: str | None = None
+
+
+class Problem(BaseModel):
+    """
+    RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug.
+    """
+
+    detail: str | None = None
+    errors: list[Error] | None = None
+    instance: str | None = None
+    status: Annotated[int, Field(ge=400, le=599)]
+    title: str
+    type: str
+
+
+class ProfileAttribute(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attribute_key: str
+    attribute_value: Any
+    project_id: str
+    updated_at: str
+    visibility: str
+
+
+class ProfileUpdate(BaseModel):
+    display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
+    idempotency_key: IdempotencyKey = None
+
+
+class ProjectAttributeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attribute_key: str
+    attribute_value: Any
+    created_at: str
+    project_id: str
+    uid: str
+    updated_at: str
+    visibility: str
+
+
+class ProjectAttributeSetAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attributes: dict[str, AttributeValue]
+    project_id: str
+    uid: str
+
+
+class ProjectRegistrationIn(BaseModel):
+    """
+    Spec "Project registration by an administrator".
+    """
+
+    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
+    description: Annotated[str | None, Field(max_length=2000)] = None
+    name: Annotated[str, Field(max_length=100, min_length=3)]
+    project_id: Annotated[
+        str | None,
+        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
+    ] = None
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
+        Field(
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+        ),
+    ] = None
+    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
+
+
+class ProofIn(BaseModel):
+    hash: Annotated[
+        str,
+        Field(description="hex SHA-256 of the canonical form", pattern="^[0-9a-fA-F]{64}$"),
+    ]
+    signature: Annotated[str, Field(max_length=300, min_length=1)]
+    timestamp: Annotated[int | str, Field(description="ISO 8601 or Unix seconds")]
+    type: Literal["hmac-sha256", "ed25519"]
+
+
+class PublicUserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    uid: str
+
+
+class Ready(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    checks: dict[str, Literal["ok"]]
+    status: Literal["ready"]
+
+
+class RedirectUrisIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    redirect_uris: Annotated[
+        list[str],
+        Field(
+            description="Absolute https URLs (http only on localhost); replaces the list",
+            examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
+            max_length=10,
+        ),
+    ]
+
+
+class RegisteredEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created_at: str
+    disabled_at: str | None
+    disabled_reason: str | None
+    events: list[str]
+    failing_since: str | None
     secret: Annotated[
         str | None,
         Field(description="Only when registered without one: the generated secret, shown once"),
     ] = None
+    status: Annotated[str, Field(description="active, disabled or deleted")]
+    updated_at: str
+    url: str
 
 
-class RegisteredProjectAttrs(BaseModel):
+class RegisteredProjectAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     allowed_scopes: list[str]
     api_key: str
     api_secret: str
@@ -49,162 +210,19 @@ class RemovalIn(LightIn):
 
 
 class RetriedWrite(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     signature: str | None
     status: str
 
 
-class RetryAttrs(BaseModel):
+class RetryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     chain_write: RetriedWrite | None
     status: str
     transfer_id: str
     workflow_id: str | None
     workflow_restarted: bool
-
-
-class Revocation(BaseModel):
-    """
-    RFC 7009: an empty JSON object whether or not the token existed.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
-
-class StationSummary(BaseModel):
-    id: str
-    mining_input: str
-    qualifying_days: int
-
-
-class StatsAttributes(BaseModel):
-    active_principal: str
-    as_of: str | None
-    available_liquidity: str
-    borrow_rate_bps: int
-    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
-    loans: int
-    loans_by_status: LoansByStatus
-    lp_supply: str | None
-    pending_pool_interest: str
-    pending_protocol_fee: str
-    pool_accrual_overflow: bool
-    recorded_total_borrowed: Annotated[
-        str,
-        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
-    ]
-    supply_rate_bps: int
-    tvl: Annotated[
-        str,
-        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
-    ]
-    utilization_bps: int
-    vault_balance: str | None
-
-
-class StatusChangeIn(BaseModel):
-    reason: Annotated[str | None, Field(max_length=2000)] = None
-    status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
-
-
-class StatusRecordAttrs(BaseModel):
-    changed_by: str | None
-    created_at: str
-    from_status: str | None
-    project_id: str
-    reason: str | None
-    status: str
-
-
-class DetailedTransferAttrs(BaseModel):
-    amount: str
-    block_height: int | None
-    created_at: str | None
-    currency: str
-    failure_reason: str | None
-    finished_at: str | None
-    from_uid: str
-    history: list[HistoryItem]
-    lock_id: str | None
-    reference: dict[str, Any] | None
-    requires_onchain: bool
-    slot: int | None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None
-    updated_at: str | None
-
-
-class StuckTransferAttrs(DetailedTransferAttrs):
-    chain_write: ChainWriteView | None
-    onchain_at: str | None
-
-
-class TokenResponse(BaseModel):
-    access_token: str
-    expires_in: int
-    id_token: str | None = None
-    refresh_token: str | None = None
-    scope: str | None = None
-    token_type: str
-
-
-class TokenStats(BaseModel):
-    custody_total: str
-    decimals: int
-    holders: int
-    mint: str
-    price_source: str | None = None
-    price_usdc: str | None = None
-    supply: str
-    transactions_24h: int
-    transactions_30d: int
-    updated_at: str
-    volume_24h: str
-    volume_30d: str
-
-
-class TokenTransaction(BaseModel):
-    amount: str
-    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
-    created_at: str
-    currency: str
-    direction: Literal["in", "out"]
-    reference: str | None
-    signature: str | None
-    status: str
-    type: Annotated[
-        str,
-        Field(
-            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
-        ),
-    ]
-
-
-class TransferRequestIn(BaseModel):
-    amount: Annotated[str, Field(examples=["12.5"])]
-    currency: Literal["MCC", "MCD"]
-    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    idempotency_key: str | None = None
-    reference: Annotated[
-        dict[str, Any] | None,
-        Field(
-            description="Identifiers of the business object; `lock_id` settles that fund lock",
-            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
-        ),
-    ] = None
-    requires_onchain: Annotated[
-        bool | None,
-        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
-    ] = True
-    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
-    transfer_type: Annotated[
-        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
-    ]
-
-
-class TransferStep(BaseModel):
-    at: str
-    reason: str | None
-    status: str

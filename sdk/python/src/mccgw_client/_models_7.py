@@ -1,244 +1,241 @@
-"""Models, part 7 of 11 (re-exported by models.py)."""
+"""Models, part 7 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from datetime import date as date_aliased
-from typing import Annotated, Generic, Literal
+from typing import Annotated, Any, Generic, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ._models_1 import (
     _T0,
     AddressBalance,
-    ApplicationAttrs,
-    ApprovedAttrs,
-    AttributeAttrs,
-    AttributeDeletionAttrs,
+    ApplicationAttributes,
+    ApprovedApplicationAttributes,
+    AttributeDeletionAttributes,
     AuctionAttributes,
-    AuctionDetailAttributes,
-    AuthorizationAttributes,
     BaseModel,
-    IdempotencyKey,
 )
 from ._models_2 import (
+    AuctionConfigAttributes,
+    AuctionDetailAttributes,
+    AuthorizationAttributes,
     AvatarAttributes,
     BaseProfileAttributes,
     BidAttributes,
-    BonusAttributes,
-    DeliveryAttributes,
-    DriftAttrs,
-    EndpointAttributes,
 )
-from ._models_3 import EstimateAttributes, HolderAttributes, HoldingAttributes, InterestAttributes
-from ._models_4 import (
-    LoanAttributes,
-    LockAttributes,
-    LpAttributes,
-    MccBalance,
-    MccPrice,
-    McdBalance,
-    McdRewardAttrs,
-    MemberAttributes,
-    MembershipAttributes,
-    MiningRecordAttrs,
-)
-from ._models_5 import (
-    MiningSubmissionAttrs,
-    NftAttributes,
-    NftDetailAttributes,
-    OAuthClientAttrs,
-    PositionAttributes,
-    ProjectAttributesAttrs,
-    PublicUserAttributes,
-)
-from ._models_6 import (
-    RegisteredEndpointAttributes,
-    RegisteredProjectAttrs,
-    RetryAttrs,
-    StatsAttributes,
-    StuckTransferAttrs,
-    TokenStats,
-    TokenTransaction,
-)
+from ._models_4 import Level, LoansByStatus
+
+
+class Revocation(BaseModel):
+    """
+    RFC 7009: an empty JSON object whether or not the token existed.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class StationSummary(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: str
+    mining_input: str
+    qualifying_days: int
+
+
+class StatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active_principal: str
+    as_of: str | None
+    available_liquidity: str
+    borrow_rate_bps: int
+    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
+    loans: int
+    loans_by_status: LoansByStatus
+    lp_supply: str | None
+    pending_pool_interest: str
+    pending_protocol_fee: str
+    pool_accrual_overflow: bool
+    recorded_total_borrowed: Annotated[
+        str,
+        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
+    ]
+    supply_rate_bps: int
+    tvl: Annotated[
+        str,
+        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
+    ]
+    utilization_bps: int
+    vault_balance: str | None
+
+
+class StatusChangeIn(BaseModel):
+    reason: Annotated[str | None, Field(max_length=2000)] = None
+    status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
+
+
+class StatusRecordAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    changed_by: str | None
+    created_at: str
+    from_status: str | None
+    project_id: str
+    reason: str | None
+    status: str
+
+
+class TechTreeConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    levels: list[Level]
+    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
+    min_members: int
+    min_qualifying_days: int
+    schedule: Annotated[str, Field(description="When the daily job runs")]
+    station_capacity: int
+    window_days: int
+
+
+class TerritoryTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    matrices: int
+    sectors: int
+    stations: int
+    systems: int
+
+
+class TokenResponse(BaseModel):
+    access_token: str
+    expires_in: int
+    id_token: str | None = None
+    refresh_token: str | None = None
+    scope: str | None = None
+    token_type: str
+
+
+class TokenStats(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    custody_total: str
+    decimals: int
+    holders: int
+    mint: str
+    price_source: str | None = None
+    price_usdc: str | None = None
+    supply: str
+    transactions_24h: int
+    transactions_30d: int
+    updated_at: str
+    volume_24h: str
+    volume_30d: str
+
+
+class TokenTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: str
+    counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
+    created_at: str
+    currency: str
+    direction: Literal["in", "out"]
+    reference: str | None
+    signature: str | None
+    status: str
+    type: Annotated[
+        str,
+        Field(
+            description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit"
+        ),
+    ]
+
+
+class TransferRequestIn(BaseModel):
+    amount: Annotated[str, Field(examples=["12.5"])]
+    currency: Literal["MCC", "MCD"]
+    from_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    idempotency_key: str | None = None
+    reference: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Identifiers of the business object; `lock_id` settles that fund lock",
+            examples=[{"auction_id": "42", "lock_id": "lk_..."}],
+        ),
+    ] = None
+    requires_onchain: Annotated[
+        bool | None,
+        Field(description="Recorded; every transfer settles on chain (the ledger mirrors custody)"),
+    ] = True
+    to_uid: Annotated[str, Field(max_length=100, min_length=1)]
+    transfer_type: Annotated[
+        str, Field(examples=["auction_settlement"], max_length=64, min_length=1)
+    ]
+
+
+class TransferStep(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    at: str
+    reason: str | None
+    status: str
 
 
 class TypeAmounts(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     matrix: str
     sector: str
     station: str
     system: str
 
 
-class GenericAttributesIdType(BaseModel, Generic[_T0]):
+class GenericTyped(BaseModel, Generic[_T0]):
     attributes: _T0
     id: str
     type: str
 
 
-TypedResourceAddressBalance = GenericAttributesIdType[AddressBalance]
+TypedResourceAddressBalance = GenericTyped[AddressBalance]
 
 
-TypedResourceApplicationAttrs = GenericAttributesIdType[ApplicationAttrs]
+TypedResourceApplicationAttributes = GenericTyped[ApplicationAttributes]
 
 
-TypedResourceApprovedAttrs = GenericAttributesIdType[ApprovedAttrs]
+TypedResourceApprovedApplicationAttributes = GenericTyped[ApprovedApplicationAttributes]
 
 
-TypedResourceAttributeAttrs = GenericAttributesIdType[AttributeAttrs]
+TypedResourceAttributeDeletionAttributes = GenericTyped[AttributeDeletionAttributes]
 
 
-TypedResourceAttributeDeletionAttrs = GenericAttributesIdType[AttributeDeletionAttrs]
+TypedResourceAuctionAttributes = GenericTyped[AuctionAttributes]
 
 
-TypedResourceAuctionAttributes = GenericAttributesIdType[AuctionAttributes]
+TypedResourceAuctionConfigAttributes = GenericTyped[AuctionConfigAttributes]
 
 
-TypedResourceAuctionDetailAttributes = GenericAttributesIdType[AuctionDetailAttributes]
+TypedResourceAuctionDetailAttributes = GenericTyped[AuctionDetailAttributes]
 
 
-TypedResourceAuthorizationAttributes = GenericAttributesIdType[AuthorizationAttributes]
+TypedResourceAuthorizationAttributes = GenericTyped[AuthorizationAttributes]
 
 
-TypedResourceAvatarAttributes = GenericAttributesIdType[AvatarAttributes]
+TypedResourceAvatarAttributes = GenericTyped[AvatarAttributes]
 
 
-TypedResourceBaseProfileAttributes = GenericAttributesIdType[BaseProfileAttributes]
+TypedResourceBaseProfileAttributes = GenericTyped[BaseProfileAttributes]
 
 
-TypedResourceBidAttributes = GenericAttributesIdType[BidAttributes]
-
-
-TypedResourceBonusAttributes = GenericAttributesIdType[BonusAttributes]
-
-
-TypedResourceDeliveryAttributes = GenericAttributesIdType[DeliveryAttributes]
-
-
-TypedResourceDriftAttrs = GenericAttributesIdType[DriftAttrs]
-
-
-TypedResourceEndpointAttributes = GenericAttributesIdType[EndpointAttributes]
-
-
-TypedResourceEstimateAttributes = GenericAttributesIdType[EstimateAttributes]
-
-
-TypedResourceHolderAttributes = GenericAttributesIdType[HolderAttributes]
-
-
-TypedResourceHoldingAttributes = GenericAttributesIdType[HoldingAttributes]
-
-
-TypedResourceInterestAttributes = GenericAttributesIdType[InterestAttributes]
-
-
-TypedResourceLoanAttributes = GenericAttributesIdType[LoanAttributes]
-
-
-TypedResourceLockAttributes = GenericAttributesIdType[LockAttributes]
-
-
-TypedResourceLpAttributes = GenericAttributesIdType[LpAttributes]
-
-
-TypedResourceMccBalance = GenericAttributesIdType[MccBalance]
-
-
-TypedResourceMccPrice = GenericAttributesIdType[MccPrice]
-
-
-TypedResourceMcdBalance = GenericAttributesIdType[McdBalance]
-
-
-TypedResourceMcdRewardAttrs = GenericAttributesIdType[McdRewardAttrs]
-
-
-TypedResourceMemberAttributes = GenericAttributesIdType[MemberAttributes]
-
-
-TypedResourceMembershipAttributes = GenericAttributesIdType[MembershipAttributes]
-
-
-TypedResourceMiningRecordAttrs = GenericAttributesIdType[MiningRecordAttrs]
-
-
-TypedResourceMiningSubmissionAttrs = GenericAttributesIdType[MiningSubmissionAttrs]
-
-
-TypedResourceNftAttributes = GenericAttributesIdType[NftAttributes]
-
-
-TypedResourceNftDetailAttributes = GenericAttributesIdType[NftDetailAttributes]
-
-
-TypedResourceOAuthClientAttrs = GenericAttributesIdType[OAuthClientAttrs]
-
-
-TypedResourcePositionAttributes = GenericAttributesIdType[PositionAttributes]
-
-
-TypedResourceProjectAttributesAttrs = GenericAttributesIdType[ProjectAttributesAttrs]
-
-
-TypedResourcePublicUserAttributes = GenericAttributesIdType[PublicUserAttributes]
-
-
-TypedResourceRegisteredEndpointAttributes = GenericAttributesIdType[RegisteredEndpointAttributes]
-
-
-TypedResourceRegisteredProjectAttrs = GenericAttributesIdType[RegisteredProjectAttrs]
-
-
-TypedResourceRetryAttrs = GenericAttributesIdType[RetryAttrs]
-
-
-TypedResourceStatsAttributes = GenericAttributesIdType[StatsAttributes]
-
-
-TypedResourceStuckTransferAttrs = GenericAttributesIdType[StuckTransferAttrs]
-
-
-TypedResourceTokenStats = GenericAttributesIdType[TokenStats]
-
-
-TypedResourceTokenTransaction = GenericAttributesIdType[TokenTransaction]
-
-
-class UnitAttributes(BaseModel):
-    created_at: str
-    lit: bool
-    lit_since: date_aliased | None
-    manager_uid: str | None
-    member_count: int
-    name: str
-    number: int
-    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
-    qualifying_days: Annotated[
-        str, Field(description="Decimal string: a station's count, or the average")
-    ]
-    state_day: Annotated[
-        date_aliased | None,
-        Field(description="Last day of the window the state is for"),
-    ]
-    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
-    unit_type: Literal["station", "matrix", "sector", "system"]
-
-
-class UnitIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    manager_uid: Annotated[str | None, Field(max_length=100, min_length=1)] = None
-    name: Annotated[str, Field(max_length=100, min_length=1)]
-    number: Annotated[
-        int,
-        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
-    ]
-    parent: Annotated[
-        str | None,
-        Field(
-            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
-            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
-        ),
-    ] = None
-    territory_mint: Annotated[str | None, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")] = None
-    unit_type: Literal["station", "matrix", "sector", "system"]
+TypedResourceBidAttributes = GenericTyped[BidAttributes]

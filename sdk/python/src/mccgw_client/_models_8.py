@@ -1,22 +1,205 @@
-"""Models, part 8 of 11 (re-exported by models.py)."""
+"""Models, part 8 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Any, Generic, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ._models_1 import _T0, _T1, BaseModel
-from ._models_2 import BuyoutAttributes, DailyKpi, Meta
-from ._models_3 import Level, ViewMeta
-from ._models_5 import NftAttributes
-from ._models_6 import StationSummary
-from ._models_7 import GenericAttributesIdType
+from ._models_1 import BaseModel, IdempotencyKey
+from ._models_2 import BonusAttributes
+from ._models_3 import (
+    DailyKpi,
+    DeliveryAttributes,
+    DriftAttributes,
+    EndpointAttributes,
+    EstimateAttributes,
+    FragmentConfigAttributes,
+    HolderAttributes,
+    HoldingAttributes,
+    InterestAttributes,
+)
+from ._models_4 import LoanAttributes, LockAttributes, LpAttributes, MccBalance
+from ._models_5 import (
+    MccPrice,
+    McdBalance,
+    McdRewardAttributes,
+    MemberAttributes,
+    MembershipAttributes,
+    MiningRecordAttributes,
+    MiningSubmissionAttributes,
+    NftAttributes,
+    NftDetailAttributes,
+    OAuthClientAttributes,
+)
+from ._models_6 import (
+    PositionAttributes,
+    ProjectAttributeAttributes,
+    ProjectAttributeSetAttributes,
+    PublicUserAttributes,
+    RegisteredEndpointAttributes,
+    RegisteredProjectAttributes,
+    RetryAttributes,
+)
+from ._models_7 import (
+    GenericTyped,
+    StationSummary,
+    StatsAttributes,
+    TechTreeConfigAttributes,
+    TokenStats,
+    TokenTransaction,
+)
+
+TypedResourceBonusAttributes = GenericTyped[BonusAttributes]
+
+
+TypedResourceDeliveryAttributes = GenericTyped[DeliveryAttributes]
+
+
+TypedResourceDriftAttributes = GenericTyped[DriftAttributes]
+
+
+TypedResourceEndpointAttributes = GenericTyped[EndpointAttributes]
+
+
+TypedResourceEstimateAttributes = GenericTyped[EstimateAttributes]
+
+
+TypedResourceFragmentConfigAttributes = GenericTyped[FragmentConfigAttributes]
+
+
+TypedResourceHolderAttributes = GenericTyped[HolderAttributes]
+
+
+TypedResourceHoldingAttributes = GenericTyped[HoldingAttributes]
+
+
+TypedResourceInterestAttributes = GenericTyped[InterestAttributes]
+
+
+TypedResourceLoanAttributes = GenericTyped[LoanAttributes]
+
+
+TypedResourceLockAttributes = GenericTyped[LockAttributes]
+
+
+TypedResourceLpAttributes = GenericTyped[LpAttributes]
+
+
+TypedResourceMccBalance = GenericTyped[MccBalance]
+
+
+TypedResourceMccPrice = GenericTyped[MccPrice]
+
+
+TypedResourceMcdBalance = GenericTyped[McdBalance]
+
+
+TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
+
+
+TypedResourceMemberAttributes = GenericTyped[MemberAttributes]
+
+
+TypedResourceMembershipAttributes = GenericTyped[MembershipAttributes]
+
+
+TypedResourceMiningRecordAttributes = GenericTyped[MiningRecordAttributes]
+
+
+TypedResourceMiningSubmissionAttributes = GenericTyped[MiningSubmissionAttributes]
+
+
+TypedResourceNftAttributes = GenericTyped[NftAttributes]
+
+
+TypedResourceNftDetailAttributes = GenericTyped[NftDetailAttributes]
+
+
+TypedResourceOAuthClientAttributes = GenericTyped[OAuthClientAttributes]
+
+
+TypedResourcePositionAttributes = GenericTyped[PositionAttributes]
+
+
+TypedResourceProjectAttributeAttributes = GenericTyped[ProjectAttributeAttributes]
+
+
+TypedResourceProjectAttributeSetAttributes = GenericTyped[ProjectAttributeSetAttributes]
+
+
+TypedResourcePublicUserAttributes = GenericTyped[PublicUserAttributes]
+
+
+TypedResourceRegisteredEndpointAttributes = GenericTyped[RegisteredEndpointAttributes]
+
+
+TypedResourceRegisteredProjectAttributes = GenericTyped[RegisteredProjectAttributes]
+
+
+TypedResourceRetryAttributes = GenericTyped[RetryAttributes]
+
+
+TypedResourceStatsAttributes = GenericTyped[StatsAttributes]
+
+
+TypedResourceTechTreeConfigAttributes = GenericTyped[TechTreeConfigAttributes]
+
+
+TypedResourceTokenStats = GenericTyped[TokenStats]
+
+
+TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
+
+
+class UnitAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created_at: str
+    lit: bool
+    lit_since: date_aliased | None
+    manager_uid: str | None
+    member_count: int
+    name: str
+    number: int
+    parent: Annotated[str | None, Field(description="The parent unit's id, e.g. matrix-3")]
+    qualifying_days: Annotated[
+        str, Field(description="Decimal string: a station's count, or the average")
+    ]
+    state_day: Annotated[
+        date_aliased | None,
+        Field(description="Last day of the window the state is for"),
+    ]
+    territory_mint: Annotated[str | None, Field(description="The territory NFT's mint once minted")]
+    unit_type: Literal["station", "matrix", "sector", "system"]
+
+
+class UnitIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    manager_uid: Annotated[str | None, Field(max_length=100, min_length=1)] = None
+    name: Annotated[str, Field(max_length=100, min_length=1)]
+    number: Annotated[
+        int,
+        Field(description="The unit's id within its type", ge=1, le=9223372036854776000),
+    ]
+    parent: Annotated[
+        str | None,
+        Field(
+            description="The parent's id: a station's matrix, a matrix's sector, a sector's system",
+            pattern="^(station|matrix|sector|system)-[1-9][0-9]{0,17}$",
+        ),
+    ] = None
+    territory_mint: Annotated[str | None, Field(pattern="^[1-9A-HJ-NP-Za-km-z]{32,44}$")] = None
+    unit_type: Literal["station", "matrix", "sector", "system"]
 
 
 class UnitState(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     bonus_percent: int
     changed: Annotated[bool | None, Field(description="Lit by this request")] = False
     id: str
@@ -37,6 +220,9 @@ class UnitState(BaseModel):
 
 
 class UnitStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     daily: Annotated[
         list[DailyKpi] | None, Field(description="Stations: each day of the window")
     ] = None
@@ -64,6 +250,9 @@ class UnlockIn(BaseModel):
 
 
 class UserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
@@ -73,149 +262,3 @@ class UserAttributes(BaseModel):
     uid: str
     updated_at: str
     wallet_address: str | None
-
-
-class UserProfileAttributes(UserAttributes):
-    station_id: int | None
-    unit_id: int | None
-    username: str | None
-
-
-class VaultAttributes(BaseModel):
-    account: str
-    circulating_fragments_recorded: str
-    created_at: str | None
-    fragment_mint: str | None
-    fragment_name: str
-    fragment_symbol: str
-    nft_mint: str
-    original_owner: str
-    redeemed_at: str | None
-    status: str
-    total_fragments: str
-
-
-class VaultDetailAttributes(VaultAttributes):
-    buyout: BuyoutAttributes | None
-    live_supply: str | None
-
-
-class WalletNftAttributes(NftAttributes):
-    custody: Annotated[
-        Literal["wallet", "lending_loan", "fragment_vault"],
-        Field(
-            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
-        ),
-    ]
-    holder: str | None
-    owner_is_stale: bool
-
-
-class WhitelistEntryAttrs(BaseModel):
-    add_tx: str | None
-    created_at: str
-    created_by: str | None
-    last_tx: str | None
-    onchain: dict[str, Any] | None
-    pda_address: str
-    pda_bump: int
-    pending_action: str | None
-    project_id: int
-    project_name: str
-    remove_tx: str | None
-    status: str
-    updated_at: str
-    wallet_address: str
-
-
-class WhitelistRemoved(BaseModel):
-    message: str
-    project_id: int
-    remove_tx: str | None
-
-
-class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
-
-
-WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
-
-
-class WhitelistStatusAttrs(WhitelistEntryAttrs):
-    pass
-
-
-class WhitelistStatusIn(BaseModel):
-    status: Literal["active", "suspended"]
-
-
-class ApiRoutesAuctionSolanaConfigAttributes(BaseModel):
-    auction_duration_seconds: int
-    authority: str
-    created_at: str | None
-    extension_duration_seconds: int
-    extension_threshold_seconds: int
-    is_initialized: bool
-    is_paused: bool
-    mcc_mint: str
-    min_bid_increment_percent: int
-    next_auction_id: int
-    team_wallet: str
-    territory_nft_program: str
-    total_auctions: int
-    total_cancelled: int
-    total_completed: int
-    total_volume: str
-    updated_at: str | None
-
-
-class ApiRoutesFragmentConfigAttributes(BaseModel):
-    active_buyouts: int
-    authority: str
-    buyout_duration_seconds: int
-    created_at: str | None
-    is_paused: bool
-    max_fragments: int
-    min_fragments: int
-    total_fragmented_nfts: int
-    updated_at: str | None
-
-
-class ApiRoutesMiningStatsTotals(BaseModel):
-    activities: int
-    mcd_amount: str
-    trade_volume_usdc: str
-
-
-class ApiRoutesTechtreeConfigAttributes(BaseModel):
-    levels: list[Level]
-    min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
-    min_members: int
-    min_qualifying_days: int
-    schedule: Annotated[str, Field(description="When the daily job runs")]
-    station_capacity: int
-    window_days: int
-
-
-class ApiRoutesTerritoryTotals(BaseModel):
-    matrices: int
-    sectors: int
-    stations: int
-    systems: int
-
-
-ApiTypedTypedResourceConfigAttributes1 = GenericAttributesIdType[ApiRoutesTechtreeConfigAttributes]
-
-
-ApiTypedTypedResourceConfigAttributes2 = GenericAttributesIdType[
-    ApiRoutesAuctionSolanaConfigAttributes
-]
-
-
-ApiTypedTypedResourceConfigAttributes3 = GenericAttributesIdType[ApiRoutesFragmentConfigAttributes]
-
-
-ApiViewsCommonOneConfigAttributes1 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes2, ViewMeta
-]

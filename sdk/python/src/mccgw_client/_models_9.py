@@ -1,55 +1,163 @@
-"""Models, part 9 of 11 (re-exported by models.py)."""
+"""Models, part 9 of 12 (re-exported by models.py)."""
 
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Generic, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import Capacities, CountMeta, DayProject, Meta
-from ._models_3 import GlobalDay, LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ViewMeta
-from ._models_4 import ListMeta, UserUid
-from ._models_5 import MiningWebhookMeta, PageMeta, ProfileAttribute, ProofIn
-from ._models_7 import (
-    TypedResourceAddressBalance,
-    TypedResourceApplicationAttrs,
-    TypedResourceApprovedAttrs,
-    TypedResourceAttributeAttrs,
-    TypedResourceAttributeDeletionAttrs,
-    TypedResourceAuctionAttributes,
-    TypedResourceAuctionDetailAttributes,
-    TypedResourceAuthorizationAttributes,
-    TypedResourceAvatarAttributes,
-    TypedResourceBaseProfileAttributes,
-    TypedResourceBidAttributes,
-    TypedResourceBonusAttributes,
-    TypedResourceDeliveryAttributes,
-    TypedResourceDriftAttrs,
-    TypedResourceEndpointAttributes,
-    TypedResourceHolderAttributes,
-    TypedResourceHoldingAttributes,
-    TypedResourceLoanAttributes,
-    TypedResourceLockAttributes,
-    TypedResourceMcdRewardAttrs,
-    TypedResourceMemberAttributes,
-    TypedResourceMiningRecordAttrs,
-    TypedResourceMiningSubmissionAttrs,
-    TypedResourceProjectAttributesAttrs,
-    TypedResourceStuckTransferAttrs,
-    TypedResourceTokenTransaction,
-)
+from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
+from ._models_2 import BuyoutAttributes, Capacities, CountMeta, Meta
+from ._models_4 import UserUid
+from ._models_6 import ProofIn
+from ._models_7 import TerritoryTotals
 from ._models_8 import (
-    ApiRoutesMiningStatsTotals,
-    ApiRoutesTerritoryTotals,
-    ApiTypedTypedResourceConfigAttributes3,
-    GenericDataMeta,
+    TypedResourceProjectAttributeAttributes,
+    TypedResourceProjectAttributeSetAttributes,
 )
 
-ApiViewsCommonOneConfigAttributes2 = GenericDataMeta[
-    ApiTypedTypedResourceConfigAttributes3, ViewMeta
-]
+
+class UserProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
+    station_id: int | None
+    uid: str
+    unit_id: int | None
+    updated_at: str
+    username: str | None
+    wallet_address: str | None
+
+
+class VaultAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
+    status: str
+    total_fragments: str
+
+
+class VaultDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    buyout: BuyoutAttributes | None
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
+    live_supply: str | None
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
+    status: str
+    total_fragments: str
+
+
+class WalletNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    created_at: str | None
+    current_members: int
+    custody: Annotated[
+        Literal["wallet", "lending_loan", "fragment_vault"],
+        Field(
+            description="wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account)"
+        ),
+    ]
+    holder: str | None
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
+    owner_is_stale: bool
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
+    updated_at: str | None
+
+
+class WhitelistEntryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    add_tx: str | None
+    created_at: str
+    created_by: str | None
+    last_tx: str | None
+    onchain: dict[str, Any] | None
+    pda_address: str
+    pda_bump: int
+    pending_action: str | None
+    project_id: int
+    project_name: str
+    remove_tx: str | None
+    status: str
+    updated_at: str
+    wallet_address: str
+
+
+class WhitelistRemoved(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    message: str
+    project_id: int
+    remove_tx: str | None
+
+
+class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    data: _T0
+    meta: _T1
+
+
+WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
+
+
+class WhitelistStatusAttributes(BaseModel):
+    add_tx: str | None
+    created_at: str
+    created_by: str | None
+    last_tx: str | None
+    onchain: dict[str, Any] | None
+    pda_address: str
+    pda_bump: int
+    pending_action: str | None
+    project_id: int
+    project_name: str
+    remove_tx: str | None
+    status: str
+    updated_at: str
+    wallet_address: str
+
+
+class WhitelistStatusIn(BaseModel):
+    status: Literal["active", "suspended"]
 
 
 class ActivityIn(BaseModel):
@@ -64,6 +172,9 @@ class ActivityIn(BaseModel):
 
 
 class CollectionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     authority: str
     capacities: Capacities
     collection_master_edition: str
@@ -73,15 +184,22 @@ class CollectionAttributes(BaseModel):
     is_initialized: bool
     name: str
     symbol: str
-    totals: ApiRoutesTerritoryTotals
+    totals: TerritoryTotals
     updated_at: str | None
 
 
-CountedAttributeAttrs = GenericDataMeta[list[TypedResourceAttributeAttrs], CountMeta]
+class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
 
 
-CountedProjectAttributesAttrs = GenericDataMeta[
-    list[TypedResourceProjectAttributesAttrs], CountMeta
+CountedProjectAttributeAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeAttributes], CountMeta
+]
+
+
+CountedProjectAttributeSetAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
 
 
@@ -125,137 +243,3 @@ class EndpointPatch(BaseModel):
     idempotency_key: str | None = None
     secret: Annotated[str | None, Field(max_length=256, min_length=16)] = None
     url: Annotated[str | None, Field(max_length=2000)] = None
-
-
-class FullProfileAttrs(BaseModel):
-    """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
-    see set to null) and the project attributes the caller may see.
-    """
-
-    project_attributes: list[ProfileAttribute]
-    uid: str
-
-
-class GlobalAttributes(BaseModel):
-    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
-    days: list[GlobalDay]
-    since: str
-    totals: ApiRoutesMiningStatsTotals
-
-
-class LegacyMiningHistory(BaseModel):
-    records: list[LegacyMiningRecord]
-    total: int
-
-
-class LegacyTeam(BaseModel):
-    manager: LegacyManager | None
-    station: LegacyTeamUnit | None
-    unit: LegacyTeamUnit | None
-
-
-ListingAuthorizationAttributes = GenericDataMeta[
-    list[TypedResourceAuthorizationAttributes], CountMeta
-]
-
-
-ManyApplicationAttrs = GenericDataMeta[list[TypedResourceApplicationAttrs], PageMeta]
-
-
-ManyAuctionAttributes = GenericDataMeta[list[TypedResourceAuctionAttributes], ListMeta]
-
-
-ManyBidAttributes = GenericDataMeta[list[TypedResourceBidAttributes], ListMeta]
-
-
-ManyDeliveryAttributes = GenericDataMeta[list[TypedResourceDeliveryAttributes], PageMeta]
-
-
-ManyDriftAttrs = GenericDataMeta[list[TypedResourceDriftAttrs], PageMeta]
-
-
-ManyEndpointAttributes = GenericDataMeta[list[TypedResourceEndpointAttributes], PageMeta]
-
-
-ManyHolderAttributes = GenericDataMeta[list[TypedResourceHolderAttributes], ListMeta]
-
-
-ManyHoldingAttributes = GenericDataMeta[list[TypedResourceHoldingAttributes], ListMeta]
-
-
-ManyLoanAttributes = GenericDataMeta[list[TypedResourceLoanAttributes], ListMeta]
-
-
-ManyLockAttributes = GenericDataMeta[list[TypedResourceLockAttributes], PageMeta]
-
-
-ManyMcdRewardAttrs = GenericDataMeta[list[TypedResourceMcdRewardAttrs], PageMeta]
-
-
-ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], PageMeta]
-
-
-ManyMiningRecordAttrs = GenericDataMeta[list[TypedResourceMiningRecordAttrs], PageMeta]
-
-
-ManyStuckTransferAttrs = GenericDataMeta[list[TypedResourceStuckTransferAttrs], PageMeta]
-
-
-ManyTokenTransaction = GenericDataMeta[list[TypedResourceTokenTransaction], PageMeta]
-
-
-class MiningBatchItemAttrs(BaseModel):
-    """
-    One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
-    """
-
-    activity: TypedResourceMiningSubmissionAttrs | None
-    error: dict[str, Any] | None = None
-    idempotency_key: Any
-    status: int
-
-
-class MiningStatsAttributes(BaseModel):
-    days: list[DayProject]
-    since: str
-    totals: ApiRoutesMiningStatsTotals
-
-
-MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttrs, MiningWebhookMeta]
-
-
-OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
-
-
-OneApplicationAttrs = GenericDataMeta[TypedResourceApplicationAttrs, Meta]
-
-
-OneApprovedAttrs = GenericDataMeta[TypedResourceApprovedAttrs, Meta]
-
-
-OneAttributeAttrs = GenericDataMeta[TypedResourceAttributeAttrs, Meta]
-
-
-OneAttributeDeletionAttrs = GenericDataMeta[TypedResourceAttributeDeletionAttrs, Meta]
-
-
-OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
-
-
-OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
-
-
-OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
-
-
-OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
-
-
-OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
-
-
-OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
-
-
-OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]

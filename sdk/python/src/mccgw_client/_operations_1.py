@@ -16,28 +16,28 @@ active: Operation[models.ManyAuctionAttributes] = Operation(
     models.ManyAuctionAttributes,
     "Biddable auctions (status active and not ended), ending soonest first.",
 )
-admin_cancel_transfer: Operation[models.OneDetailedTransferAttrs] = Operation(
+admin_cancel_transfer: Operation[models.OneTransferAttributes] = Operation(
     "admin_cancel_transfer",
     "POST",
     "/v1/admin/transfers/{transfer_id}/cancel",
     models.AdminActionIn,
-    models.OneDetailedTransferAttrs,
+    models.OneTransferAttributes,
     "Cancel a transfer whose chain write can no longer land (never sent, or expired).",
 )
-apply: Operation[models.OneApplicationAttrs] = Operation(
+apply: Operation[models.OneApplicationAttributes] = Operation(
     "apply",
     "POST",
     "/v1/projects/apply",
     models.ApplicationIn,
-    models.OneApplicationAttrs,
+    models.OneApplicationAttributes,
     "Apply for a project (developer ID token); one pending application per developer.",
 )
-approve: Operation[models.OneApprovedAttrs] = Operation(
+approve: Operation[models.OneApprovedApplicationAttributes] = Operation(
     "approve",
     "POST",
     "/v1/admin/projects/applications/{application_id}/approve",
     models.ApproveIn,
-    models.OneApprovedAttrs,
+    models.OneApprovedApplicationAttributes,
     "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
 )
 auction: Operation[models.OneAuctionDetailAttributes] = Operation(
@@ -72,12 +72,12 @@ authorize_submit: Operation[Any] = Operation(
     None,
     "Log in and approve (or deny) the authorization request.",
 )
-batch_attributes: Operation[models.CountedProjectAttributesAttrs] = Operation(
+batch_attributes: Operation[models.CountedProjectAttributeSetAttributes] = Operation(
     "batch_attributes",
     "POST",
     "/v1/users/batch/attributes",
     models.AttributeBatchIn,
-    models.CountedProjectAttributesAttrs,
+    models.CountedProjectAttributeSetAttributes,
     "Read this project's attributes of many users at once (one item per requested uid).",
 )
 batch_submit: Operation[models.MiningBatchBody] = Operation(
@@ -104,12 +104,12 @@ cancel_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Cancel a transfer while it is still `pending` (409 `invalid-state` afterwards).",
 )
-change_project_status: Operation[models.OneStatusChangeAttrs] = Operation(
+change_project_status: Operation[models.OneStatusChangeAttributes] = Operation(
     "change_project_status",
     "PUT",
     "/v1/admin/projects/{project_id}/status",
     models.StatusChangeIn,
-    models.OneStatusChangeAttrs,
+    models.OneStatusChangeAttributes,
     "Move a project through its status machine, with a reason (administrator).",
 )
 collection: Operation[models.OneCollectionAttributes] = Operation(
@@ -120,23 +120,28 @@ collection: Operation[models.OneCollectionAttributes] = Operation(
     models.OneCollectionAttributes,
     "The territory collection: authority, collection mint, minted totals per type.",
 )
-config_auction_solana: Operation[Any] = Operation(
+config_auction_solana: Operation[models.OneAuctionConfigAttributes] = Operation(
     "config_auction_solana",
     "GET",
     "/v1/auction-solana/config",
     None,
-    None,
+    models.OneAuctionConfigAttributes,
     "The auction program's config: increments, durations, totals.",
 )
-config_fragment: Operation[Any] = Operation(
-    "config_fragment", "GET", "/v1/fragment/config", None, None, "The fragment program's config."
+config_fragment: Operation[models.OneFragmentConfigAttributes] = Operation(
+    "config_fragment",
+    "GET",
+    "/v1/fragment/config",
+    None,
+    models.OneFragmentConfigAttributes,
+    "The fragment program's config.",
 )
-config_tech_tree: Operation[Any] = Operation(
+config_tech_tree: Operation[models.OneTechTreeConfigAttributes] = Operation(
     "config_tech_tree",
     "GET",
     "/v1/tech-tree/config",
     None,
-    None,
+    models.OneTechTreeConfigAttributes,
     "Public: the levels, their bonuses and the lighting thresholds.",
 )
 create_organization: Operation[models.OneUnitAttributes] = Operation(
@@ -147,12 +152,12 @@ create_organization: Operation[models.OneUnitAttributes] = Operation(
     models.OneUnitAttributes,
     "Create a unit under its parent (administrator; the same unit again answers 200).",
 )
-delete_attributes: Operation[models.OneAttributeDeletionAttrs] = Operation(
+delete_attributes: Operation[models.OneAttributeDeletionAttributes] = Operation(
     "delete_attributes",
     "DELETE",
     "/v1/users/{uid}/attributes",
     models.AttributeDeleteIn,
-    models.OneAttributeDeletionAttrs,
+    models.OneAttributeDeletionAttributes,
     "Delete some of this project's attributes of a user (idempotent; missing keys listed).",
 )
 delete_endpoint: Operation[models.OneEndpointAttributes] = Operation(
@@ -171,12 +176,12 @@ estimate_borrow_cost: Operation[models.OneEstimateAttributes] = Operation(
     models.OneEstimateAttributes,
     "What a loan would cost now: collateral, limits, rates before/after, interest at due.",
 )
-full_profile: Operation[models.OneFullProfileAttrs] = Operation(
+full_profile: Operation[models.OneFullProfileAttributes] = Operation(
     "full_profile",
     "GET",
     "/v1/users/{uid}/full-profile",
     None,
-    models.OneFullProfileAttrs,
+    models.OneFullProfileAttributes,
     "A project sees it only for users who authorized it, and their e-mail only if they granted",
 )
 funds_transfer: Operation[models.OneTransferAttributes] = Operation(
@@ -187,20 +192,20 @@ funds_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Move funds between two users of this project (both must have authorized it).",
 )
-get_activity: Operation[models.OneMiningSubmissionAttrs] = Operation(
+get_activity: Operation[models.OneMiningSubmissionAttributes] = Operation(
     "get_activity",
     "GET",
     "/v1/mining/activity/{activity_id}",
     None,
-    models.OneMiningSubmissionAttrs,
+    models.OneMiningSubmissionAttributes,
     "Status of one of the project's mining activities, with its history and transaction.",
 )
-get_client: Operation[models.OneOAuthClientAttrs] = Operation(
+get_client: Operation[models.OneOAuthClientAttributes] = Operation(
     "get_client",
     "GET",
     "/v1/projects/oauth-client",
     None,
-    models.OneOAuthClientAttrs,
+    models.OneOAuthClientAttributes,
     "The calling project's OAuth client (id, redirect URIs, scopes users may grant).",
 )
 get_endpoint: Operation[models.OneEndpointAttributes] = Operation(

@@ -84,12 +84,12 @@ legacy_profile: Operation[models.LegacyProfile] = Operation(
     models.LegacyProfile,
     "Legacy profile (plain JSON; bearer is an ID token).",
 )
-list_applications: Operation[models.ManyApplicationAttrs] = Operation(
+list_applications: Operation[models.ManyApplicationAttributes] = Operation(
     "list_applications",
     "GET",
     "/v1/admin/projects/applications",
     None,
-    models.ManyApplicationAttrs,
+    models.ManyApplicationAttributes,
     "Applications for review, filtered by status (administrator).",
 )
 list_authorizations: Operation[models.ListingAuthorizationAttributes] = Operation(
@@ -124,12 +124,12 @@ list_organizations: Operation[models.ManyUnitAttributes] = Operation(
     models.ManyUnitAttributes,
     "Units of the hierarchy, filtered by type and parent, paged.",
 )
-list_whitelist: Operation[models.ManyWhitelistEntryAttrs] = Operation(
+list_whitelist: Operation[models.ManyWhitelistEntryAttributes] = Operation(
     "list_whitelist",
     "GET",
     "/v1/admin/mcd/whitelist",
     None,
-    models.ManyWhitelistEntryAttrs,
+    models.ManyWhitelistEntryAttributes,
     "The stored MCD whitelist with each entry's decoded on-chain account (administrator).",
 )
 loan: Operation[models.OneLoanAttributes] = Operation(

@@ -14,12 +14,12 @@ mcd_balance: Operation[models.OneMcdBalance] = Operation(
     models.OneMcdBalance,
     "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
 )
-mcd_rewards: Operation[models.ManyMcdRewardAttrs] = Operation(
+mcd_rewards: Operation[models.ManyMcdRewardAttributes] = Operation(
     "mcd_rewards",
     "GET",
     "/v1/mcd/rewards",
     None,
-    models.ManyMcdRewardAttrs,
+    models.ManyMcdRewardAttributes,
     "The current user's confirmed MCD mining rewards per UTC day and project.",
 )
 mcd_stats: Operation[models.OneTokenStats] = Operation(
@@ -54,20 +54,20 @@ mining_stats: Operation[models.OneMiningStatsAttributes] = Operation(
     models.OneMiningStatsAttributes,
     "The caller's confirmed mining totals by UTC day and project (a user's, or a project's).",
 )
-my_application: Operation[models.OneApplicationAttrs] = Operation(
+my_application: Operation[models.OneApplicationAttributes] = Operation(
     "my_application",
     "GET",
     "/v1/projects/applications/{application_id}",
     None,
-    models.OneApplicationAttrs,
+    models.OneApplicationAttributes,
     "One of the caller's applications (developer ID token).",
 )
-my_applications: Operation[models.ManyApplicationAttrs] = Operation(
+my_applications: Operation[models.ManyApplicationAttributes] = Operation(
     "my_applications",
     "GET",
     "/v1/projects/applications",
     None,
-    models.ManyApplicationAttrs,
+    models.ManyApplicationAttributes,
     "The caller's applications, newest first (developer ID token).",
 )
 my_profile: Operation[models.OneUserProfileAttributes] = Operation(
@@ -142,20 +142,20 @@ position: Operation[models.OnePositionAttributes] = Operation(
     models.OnePositionAttributes,
     "A wallet's LP position and all its loans with their live debt.",
 )
-project_attributes: Operation[models.CountedAttributeAttrs] = Operation(
+project_attributes: Operation[models.CountedProjectAttributeAttributes] = Operation(
     "project_attributes",
     "GET",
     "/v1/users/{uid}/projects/{project_id}/attributes",
     None,
-    models.CountedAttributeAttrs,
+    models.CountedProjectAttributeAttributes,
     "A project's attributes of a user, limited to what the caller may see.",
 )
-project_status: Operation[models.OneProjectStatusAttrs] = Operation(
+project_status: Operation[models.OneProjectStatusAttributes] = Operation(
     "project_status",
     "GET",
     "/v1/projects/{project_id}/status",
     None,
-    models.OneProjectStatusAttrs,
+    models.OneProjectStatusAttributes,
     "Current status of a project, what it allows, and its latest changes (public).",
 )
 public_user: Operation[models.OnePublicUserAttributes] = Operation(
@@ -174,20 +174,20 @@ readyz: Operation[models.Ready] = Operation(
     models.Ready,
     "Readiness: database, Redis, Temporal and the chain RPC all answer.",
 )
-reconciliation_drifts: Operation[models.ManyDriftAttrs] = Operation(
+reconciliation_drifts: Operation[models.ManyDriftAttributes] = Operation(
     "reconciliation_drifts",
     "GET",
     "/v1/admin/reconciliation/drifts",
     None,
-    models.ManyDriftAttrs,
+    models.ManyDriftAttributes,
     "Drift rows found by reconciliation (newest first; filter by run_id).",
 )
-records: Operation[models.ManyMiningRecordAttrs] = Operation(
+records: Operation[models.ManyMiningRecordAttributes] = Operation(
     "records",
     "GET",
     "/v1/mining/records",
     None,
-    models.ManyMiningRecordAttrs,
+    models.ManyMiningRecordAttributes,
     "Confirmed mining rewards: a user's own, or a project's (optionally of one user).",
 )
 redeliver: Operation[models.OneDeliveryAttributes] = Operation(
@@ -206,19 +206,19 @@ register: Operation[models.OneRegisteredEndpointAttributes] = Operation(
     models.OneRegisteredEndpointAttributes,
     "Register a webhook endpoint of the calling project (the secret is shown once).",
 )
-register_project: Operation[models.OneRegisteredProjectAttrs] = Operation(
+register_project: Operation[models.OneRegisteredProjectAttributes] = Operation(
     "register_project",
     "POST",
     "/v1/projects/register",
     models.ProjectRegistrationIn,
-    models.OneRegisteredProjectAttrs,
+    models.OneRegisteredProjectAttributes,
     "Register a project directly (administrator); the api_secret is returned once.",
 )
-reject: Operation[models.OneApplicationAttrs] = Operation(
+reject: Operation[models.OneApplicationAttributes] = Operation(
     "reject",
     "POST",
     "/v1/admin/projects/applications/{application_id}/reject",
     models.RejectIn,
-    models.OneApplicationAttrs,
+    models.OneApplicationAttributes,
     "Reject a pending application with a reason (administrator).",
 )

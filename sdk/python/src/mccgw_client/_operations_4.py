@@ -22,12 +22,12 @@ remove_member: Operation[models.OneMembershipAttributes] = Operation(
     models.OneMembershipAttributes,
     "End a user's membership of their station (administrator).",
 )
-report_attribute: Operation[models.OneAttributeAttrs] = Operation(
+report_attribute: Operation[models.OneProjectAttributeAttributes] = Operation(
     "report_attribute",
     "POST",
     "/v1/users/{uid}/attributes",
     models.AttributeIn,
-    models.OneAttributeAttrs,
+    models.OneProjectAttributeAttributes,
     "Report (upsert) one attribute of a user who authorized this project.",
 )
 request_transfer: Operation[models.OneTransferAttributes] = Operation(
@@ -38,12 +38,12 @@ request_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Request a transfer from a user who authorized this project; settles on chain.",
 )
-retry_transfer: Operation[models.OneRetryAttrs] = Operation(
+retry_transfer: Operation[models.OneRetryAttributes] = Operation(
     "retry_transfer",
     "POST",
     "/v1/admin/transfers/{transfer_id}/retry",
     models.AdminActionIn,
-    models.OneRetryAttrs,
+    models.OneRetryAttributes,
     "Re-check the chain and drive a stuck transfer on (re-sends exactly the same write).",
 )
 revoke: Operation[models.Revocation] = Operation(
@@ -70,20 +70,20 @@ set_mcc_price: Operation[models.OneMccPrice] = Operation(
     models.OneMccPrice,
     "Set the administrator price (scope mcc:admin, role admin; audited).",
 )
-set_redirect_uris: Operation[models.OneOAuthClientAttrs] = Operation(
+set_redirect_uris: Operation[models.OneOAuthClientAttributes] = Operation(
     "set_redirect_uris",
     "PUT",
     "/v1/projects/oauth-client",
     models.RedirectUrisIn,
-    models.OneOAuthClientAttrs,
+    models.OneOAuthClientAttributes,
     "Set the redirect URIs of the calling project's OAuth client (created if missing).",
 )
-set_whitelist_status: Operation[models.OneWhitelistStatusAttrs] = Operation(
+set_whitelist_status: Operation[models.OneWhitelistStatusAttributes] = Operation(
     "set_whitelist_status",
     "PUT",
     "/v1/admin/mcd/whitelist/{project_id}/status",
     models.WhitelistStatusIn,
-    models.OneWhitelistStatusAttrs,
+    models.OneWhitelistStatusAttributes,
     "Suspend or reactivate a project's whitelist entry: chain first, then the database.",
 )
 stats: Operation[models.OneStatsAttributes] = Operation(
@@ -94,12 +94,12 @@ stats: Operation[models.OneStatsAttributes] = Operation(
     models.OneStatsAttributes,
     "Utilization, rates, liquidity, LP exchange rate, TVL and loan counts, accrued to now.",
 )
-stuck_transfers: Operation[models.ManyStuckTransferAttrs] = Operation(
+stuck_transfers: Operation[models.ManyStuckTransferAttributes] = Operation(
     "stuck_transfers",
     "GET",
     "/v1/admin/transfers/stuck",
     None,
-    models.ManyStuckTransferAttrs,
+    models.ManyStuckTransferAttributes,
     "Transfers `pending_onchain` (or `pending`) for longer than the threshold.",
 )
 submit_activity: Operation[models.MiningSubmitBody] = Operation(

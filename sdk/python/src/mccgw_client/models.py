@@ -14,3 +14,4 @@ from ._models_8 import *  # noqa: F403
 from ._models_9 import *  # noqa: F403
 from ._models_10 import *  # noqa: F403
 from ._models_11 import *  # noqa: F403
+from ._models_12 import *  # noqa: F403
