@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import httpx
+from io import BytesIO
 
+import httpx
+import pytest
+from PIL import Image
+
+from profiles import avatar
 from tests.factories import World
 from tests.security.conftest import bearer, slug
 
@@ -54,3 +59,23 @@ async def test_l7_the_sign_in_page_and_the_console_cannot_be_framed(
         r = await client.get(path, params=params)
         assert r.headers.get("x-frame-options") == "DENY", (path, r.status_code)
         assert "frame-ancestors 'none'" in r.headers.get("content-security-policy", ""), path
+
+
+def _png(size: tuple[int, int], kind: str = "PNG") -> bytes:
+    out = BytesIO()
+    Image.new("RGB", size, (200, 30, 30)).save(out, kind)
+    return out.getvalue()
+
+
+def test_l2_avatar_decoding_is_bounded() -> None:
+    """A 4096 x 4096 PNG is 50 KB on the wire and 64 MB of RGBA decoded: refused from its
+    header now (413). A large accepted image is stored at most 1024 px a side, a JPEG decoded
+    at reduced scale."""
+    huge = _png((4096, 4096))
+    assert len(huge) < avatar.MAX_BYTES
+    with pytest.raises(avatar.AvatarRejected) as refused:
+        avatar.clean(huge)
+    assert refused.value.status == 413
+    for kind in ("PNG", "JPEG"):
+        stored = avatar.clean(_png((2000, 1500), kind))
+        assert (stored.width, stored.height) == (1024, 768), kind
