@@ -100,7 +100,7 @@ class PriceClose(Base):
 class PriceSample(Base):
     """One reading of the market pool by the oracle's sampler (once a minute), kept for the
     close whose window it falls in: the vault balances, the price they give, and whether it
-    counts (the pool held at least the liquidity floor of USDC). Migration 0019."""
+    counts (the pool held at least the liquidity floor of USDC). Migration 0020."""
 
     __tablename__ = "price_samples"
 

@@ -1,8 +1,8 @@
 """price_samples: the oracle's readings of the market pool, one a minute, from which each
 4-hour close takes the median of the readings in its window (tokens/oracle.py, docs/tokens.md).
 
-Revision ID: 0019_price_samples
-Revises: 0018_project_notify
+Revision ID: 0020_price_samples
+Revises: 0019_lifecycle_rotation
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0019_price_samples"
-down_revision: str | Sequence[str] | None = "0018_project_notify"
+revision: str = "0020_price_samples"
+down_revision: str | Sequence[str] | None = "0019_lifecycle_rotation"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
