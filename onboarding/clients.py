@@ -99,12 +99,3 @@ def public_client(
         access_token_format="jwt",
         first_party=first_party,
     )
-
-
-def client_attributes(client: OAuthClient) -> dict[str, object]:
-    return {
-        "oauth_client_id": client.client_id,
-        "redirect_uris": list(client.redirect_uris),
-        "scopes": list(client.allowed_scopes),
-        "client_type": "public" if client.client_secret_hash is None else "confidential",
-    }

@@ -15,7 +15,6 @@ from api.openapi import problems
 from api.schemas.onboarding import RegisteredProjectAttributes, StatusChangeAttributes
 from api.typed import One
 from core.scopes import PROJECT_SCOPES
-from core.time import iso
 from onboarding import registration
 from onboarding import status as machine
 from onboarding.clients import check_redirect_uris
@@ -104,7 +103,7 @@ async def register_project(
     )
     await session.commit()
     await session.refresh(done.project)
-    attributes = registration.registered_attributes(done)
+    attributes = RegisteredProjectAttributes.of(done)
     return JSONResponse(single("project", done.project.project_id, attributes), status_code=201)
 
 
@@ -125,9 +124,4 @@ async def change_project_status(
         session, project_id, payload.status, reason=payload.reason, changed_by=admin.uid
     )
     await session.commit()
-    return single(
-        "project_status",
-        project.project_id,
-        machine.project_attributes(project)
-        | {"updated_at": iso(project.updated_at), "change": machine.record_attributes(record)},
-    )
+    return single("project_status", project.project_id, StatusChangeAttributes.of(project, record))

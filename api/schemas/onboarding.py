@@ -1,17 +1,24 @@
-"""Typed bodies of the onboarding routes (applications, projects, whitelist, OAuth clients):
-the OpenAPI document shows each success body exactly; the field order is the wire order."""
+"""Bodies of the onboarding routes (applications, projects, whitelist, OAuth clients): each
+resource's attributes are built by their model (``of``), which is what the OpenAPI document
+shows; the field order is the wire order."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from pydantic import create_model
 
 from api.envelope import Meta
-from api.typed import Shape
+from api.typed import Attributes, Shape
+from chain import whitelist as wl
+from core.time import iso
+from db.models import Project
+from db.models.access import OAuthClient
+from db.models.onboarding import McdWhitelistEntry, ProjectApplication, ProjectStatusRecord
+from onboarding.registration import Registered
 
 
-class ApplicationAttributes(Shape):
+class ApplicationAttributes(Attributes):
     application_id: str
     project_name: str
     project_description: str | None
@@ -33,12 +40,51 @@ class ApplicationAttributes(Shape):
     created_at: str
     updated_at: str
 
+    @classmethod
+    def of(cls, row: ProjectApplication) -> Self:
+        """Every stored field a client may see (never the secret nor its hash)."""
+        return cls(
+            application_id=str(row.id),
+            project_name=row.project_name,
+            project_description=row.project_description,
+            developer_uid=row.developer_uid,
+            developer_email=row.developer_email,
+            company_name=row.company_name,
+            website_url=row.website_url,
+            mcc_wallet_address=row.mcc_wallet_address,
+            mcd_wallet_address=row.mcd_wallet_address,
+            status=row.status,
+            reviewed_by=row.reviewed_by,
+            reviewed_at=iso(row.reviewed_at),
+            rejection_reason=row.rejection_reason,
+            project_id=row.project_id,
+            api_key=row.api_key,
+            whitelist_pda=row.whitelist_pda,
+            whitelist_bump=row.whitelist_bump,
+            whitelist_tx=row.whitelist_tx,
+            created_at=iso(row.created_at),
+            updated_at=iso(row.updated_at),
+        )
 
-class OAuthClientAttributes(Shape):
+
+class OAuthClientAttributes(Attributes):
     oauth_client_id: str
     redirect_uris: list[str]
     scopes: list[str]
     client_type: str
+
+    @classmethod
+    def of(cls, client: OAuthClient) -> Self:
+        return cls(**_client_fields(client))
+
+
+def _client_fields(client: OAuthClient) -> dict[str, Any]:
+    return {
+        "oauth_client_id": client.client_id,
+        "redirect_uris": list(client.redirect_uris),
+        "scopes": list(client.allowed_scopes),
+        "client_type": "public" if client.client_secret_hash is None else "confidential",
+    }
 
 
 class ApprovedApplicationAttributes(ApplicationAttributes):
@@ -50,8 +96,13 @@ class ApprovedApplicationAttributes(ApplicationAttributes):
     scopes: list[str] | None = None
     client_type: str | None = None
 
+    @classmethod
+    def approved(cls, row: ProjectApplication, secret: str, client: OAuthClient | None) -> Self:
+        fields = ApplicationAttributes.of(row).model_dump() | {"api_secret": secret}
+        return cls(**fields, **(_client_fields(client) if client is not None else {}))
 
-class RegisteredProjectAttributes(Shape):
+
+class RegisteredProjectAttributes(Attributes):
     project_id: str
     name: str
     description: str | None
@@ -67,8 +118,25 @@ class RegisteredProjectAttributes(Shape):
     scopes: list[str]
     client_type: str
 
+    @classmethod
+    def of(cls, done: Registered) -> Self:
+        project = done.project
+        return cls(
+            project_id=str(project.project_id),
+            name=project.name,
+            description=project.description,
+            webhook_url=project.webhook_url,
+            allowed_scopes=project.allowed_scopes,
+            rate_limit_tier=project.rate_limit_tier,
+            status=project.status,
+            api_key=done.credentials.api_key,
+            api_secret=done.credentials.api_secret,
+            created_at=iso(project.created_at),
+            **_client_fields(done.client),
+        )
 
-class StatusRecordAttributes(Shape):
+
+class StatusRecordAttributes(Attributes):
     project_id: str
     from_status: str | None
     status: str
@@ -76,16 +144,37 @@ class StatusRecordAttributes(Shape):
     changed_by: str | None
     created_at: str
 
+    @classmethod
+    def of(cls, record: ProjectStatusRecord) -> Self:
+        return cls(
+            project_id=str(record.project_id),
+            from_status=record.from_status,
+            status=record.status,
+            reason=record.reason,
+            changed_by=record.changed_by,
+            created_at=iso(record.created_at),
+        )
 
-class StatusChangeAttributes(Shape):
+
+class StatusChangeAttributes(Attributes):
     project_id: str
     name: str
     status: str
     updated_at: str
     change: StatusRecordAttributes
 
+    @classmethod
+    def of(cls, project: Project, record: ProjectStatusRecord) -> Self:
+        return cls(
+            project_id=str(project.project_id),
+            name=project.name,
+            status=project.status,
+            updated_at=iso(project.updated_at),
+            change=StatusRecordAttributes.of(record),
+        )
 
-class ProjectStatusAttributes(Shape):
+
+class ProjectStatusAttributes(Attributes):
     project_id: str
     name: str
     status: str
@@ -94,8 +183,20 @@ class ProjectStatusAttributes(Shape):
     updated_at: str
     history: list[StatusRecordAttributes]
 
+    @classmethod
+    def of(cls, project: Project, allows: list[str], history: list[ProjectStatusRecord]) -> Self:
+        return cls(
+            project_id=str(project.project_id),
+            name=project.name,
+            status=project.status,
+            suspended=project.suspended,
+            allows=allows,
+            updated_at=iso(project.updated_at),
+            history=[StatusRecordAttributes.of(r) for r in history],
+        )
 
-class WhitelistEntryAttributes(Shape):
+
+class WhitelistEntryAttributes(Attributes):
     project_id: int
     project_name: str
     wallet_address: str
@@ -111,11 +212,33 @@ class WhitelistEntryAttributes(Shape):
     updated_at: str
     onchain: dict[str, Any] | None
 
+    @classmethod
+    def of(cls, row: McdWhitelistEntry, onchain: wl.WhitelistEntry | None = None) -> Self:
+        """The stored entry, plus ``onchain``: the McdWhitelist account's fields as the program
+        holds them (None when the chain has no entry, e.g. after removal)."""
+        return cls(
+            project_id=row.project_id,
+            project_name=row.project_name,
+            wallet_address=row.wallet_address,
+            pda_address=row.pda_address,
+            pda_bump=row.pda_bump,
+            status=row.status,
+            created_by=row.created_by,
+            add_tx=row.add_tx,
+            last_tx=row.last_tx,
+            remove_tx=row.remove_tx,
+            pending_action=row.pending_action,
+            created_at=iso(row.created_at),
+            updated_at=iso(row.updated_at),
+            onchain=wl.entry_fields(onchain) if onchain is not None else None,
+        )
+
 
 # The status answer: the same fields, status and updated_at first (their order on the wire).
 _LEADING = ("status", "updated_at")
 WhitelistStatusAttributes = create_model(
     "WhitelistStatusAttributes",
+    __base__=Attributes,
     **{name: (WhitelistEntryAttributes.model_fields[name].annotation, ...) for name in _LEADING},
     **{
         name: (field.annotation, ...)

@@ -20,7 +20,7 @@ class BaseModel(_BaseModel):
     )
 
 
-class AddressBalance(BaseModel):
+class AddressBalanceAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -36,7 +36,7 @@ class AdminActionIn(BaseModel):
     reason: Annotated[str | None, Field(max_length=200, min_length=1)] = "operator action"
 
 
-class Alive(BaseModel):
+class AliveBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )

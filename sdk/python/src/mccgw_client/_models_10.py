@@ -3,31 +3,31 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Generic
 
 from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel
-from ._models_2 import CountMeta, Meta
-from ._models_3 import DayProject, GlobalDay
+from ._models_1 import _T0, _T1, BaseModel
+from ._models_2 import Meta
+from ._models_3 import CountMeta, DayProject, GlobalDay
 from ._models_4 import LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ListMeta, ViewMeta
 from ._models_5 import MiningTotals, MiningWebhookMeta
 from ._models_6 import PageMeta, ProfileAttribute
 from ._models_7 import (
-    TypeAmounts,
-    TypedResourceAddressBalance,
+    TypedResourceAddressBalanceAttributes,
     TypedResourceApplicationAttributes,
     TypedResourceApprovedApplicationAttributes,
     TypedResourceAttributeDeletionAttributes,
     TypedResourceAuctionAttributes,
     TypedResourceAuctionConfigAttributes,
     TypedResourceAuctionDetailAttributes,
+)
+from ._models_8 import (
+    Email,
     TypedResourceAuthorizationAttributes,
     TypedResourceAvatarAttributes,
     TypedResourceBaseProfileAttributes,
     TypedResourceBidAttributes,
-)
-from ._models_8 import (
     TypedResourceBonusAttributes,
     TypedResourceDeliveryAttributes,
     TypedResourceDriftAttributes,
@@ -40,9 +40,9 @@ from ._models_8 import (
     TypedResourceLoanAttributes,
     TypedResourceLockAttributes,
     TypedResourceLpAttributes,
-    TypedResourceMccBalance,
-    TypedResourceMccPrice,
-    TypedResourceMcdBalance,
+    TypedResourceMccBalanceAttributes,
+    TypedResourceMccPriceAttributes,
+    TypedResourceMcdBalanceAttributes,
     TypedResourceMcdRewardAttributes,
     TypedResourceMemberAttributes,
     TypedResourceMembershipAttributes,
@@ -53,26 +53,34 @@ from ._models_8 import (
     TypedResourceOAuthClientAttributes,
     TypedResourcePositionAttributes,
     TypedResourceProjectAttributeAttributes,
+    TypedResourceProjectAttributeSetAttributes,
     TypedResourcePublicUserAttributes,
     TypedResourceRegisteredEndpointAttributes,
     TypedResourceRegisteredProjectAttributes,
-    TypedResourceRetryAttributes,
-    TypedResourceStatsAttributes,
-    TypedResourceTechTreeConfigAttributes,
-    TypedResourceTokenStats,
-    TypedResourceTokenTransaction,
+    TypedResourceTokenTransactionAttributes,
 )
-from ._models_9 import GenericDataMeta, GenericDataMeta_
+from ._models_9 import GenericDataMeta
 
 
 class FullProfileAttributes(BaseModel):
     """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    The user's base profile (the fields of ``GET /v1/users/me``, those the caller may not
     see set to null) and the project attributes the caller may see.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_keys_configured: bool | None
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Email
     project_attributes: list[ProfileAttribute]
+    role: str | None
     uid: str
+    updated_at: str
+    wallet_address: str | None
 
 
 class GlobalAttributes(BaseModel):
@@ -85,7 +93,7 @@ class GlobalAttributes(BaseModel):
     totals: MiningTotals
 
 
-class LegacyMiningHistory(BaseModel):
+class LegacyMiningHistoryBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -93,7 +101,7 @@ class LegacyMiningHistory(BaseModel):
     total: int
 
 
-class LegacyTeam(BaseModel):
+class LegacyTeamBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -102,8 +110,23 @@ class LegacyTeam(BaseModel):
     unit: LegacyTeamUnit | None
 
 
+class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
+
+
 ListingAuthorizationAttributes = GenericDataMeta_[
     list[TypedResourceAuthorizationAttributes], CountMeta
+]
+
+
+ListingProjectAttributeAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeAttributes], CountMeta
+]
+
+
+ListingProjectAttributeSetAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
 
 
@@ -146,7 +169,9 @@ ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], Pag
 ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
 
 
-ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]
+ManyTokenTransactionAttributes = GenericDataMeta_[
+    list[TypedResourceTokenTransactionAttributes], PageMeta
+]
 
 
 class MiningBatchItemAttributes(BaseModel):
@@ -175,7 +200,7 @@ class MiningStatsAttributes(BaseModel):
 MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
 
 
-OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
+OneAddressBalanceAttributes = GenericDataMeta_[TypedResourceAddressBalanceAttributes, Meta]
 
 
 OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
@@ -231,13 +256,13 @@ OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
 OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
 
 
-OneMccBalance = GenericDataMeta_[TypedResourceMccBalance, Meta]
+OneMccBalanceAttributes = GenericDataMeta_[TypedResourceMccBalanceAttributes, Meta]
 
 
-OneMccPrice = GenericDataMeta_[TypedResourceMccPrice, Meta]
+OneMccPriceAttributes = GenericDataMeta_[TypedResourceMccPriceAttributes, Meta]
 
 
-OneMcdBalance = GenericDataMeta_[TypedResourceMcdBalance, Meta]
+OneMcdBalanceAttributes = GenericDataMeta_[TypedResourceMcdBalanceAttributes, Meta]
 
 
 OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
@@ -268,26 +293,3 @@ OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpoi
 
 
 OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
-
-
-OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
-
-
-OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
-
-
-OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
-
-
-OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
-
-
-class OracleAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    authority: str
-    collateral_values: TypeAmounts
-    last_update: str | None
-    max_borrow: TypeAmounts

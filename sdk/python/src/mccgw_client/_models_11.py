@@ -12,12 +12,20 @@ from ._models_2 import ChainWriteView, Meta
 from ._models_4 import Amount, ListMeta, ViewMeta
 from ._models_5 import MiningBatchMeta
 from ._models_6 import PageMeta
-from ._models_7 import GenericTyped, StatusRecordAttributes, TransferStep
-from ._models_8 import UnitAttributes, UnitState, UnitStatsAttributes, UserAttributes
+from ._models_7 import GenericTyped, StatusRecordAttributes, TransferStep, TypeAmounts
+from ._models_8 import (
+    TypedResourceRetryAttributes,
+    TypedResourceStatsAttributes,
+    TypedResourceTechTreeConfigAttributes,
+    TypedResourceTokenStatsAttributes,
+    UnitAttributes,
+    UnitState,
+    UnitStatsAttributes,
+)
 from ._models_9 import (
     CollectionAttributes,
     GenericDataMeta,
-    GenericDataMeta_,
+    UserAttributes,
     UserProfileAttributes,
     VaultAttributes,
     VaultDetailAttributes,
@@ -27,11 +35,33 @@ from ._models_9 import (
 )
 from ._models_10 import (
     FullProfileAttributes,
+    GenericDataMeta_,
     GlobalAttributes,
     MiningBatchItemAttributes,
     MiningStatsAttributes,
-    OracleAttributes,
 )
+
+OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
+
+
+OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
+
+
+OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
+
+
+OneTokenStatsAttributes = GenericDataMeta_[TypedResourceTokenStatsAttributes, Meta]
+
+
+class OracleAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    authority: str
+    collateral_values: TypeAmounts
+    last_update: str | None
+    max_borrow: TypeAmounts
 
 
 class PoolAttributes(BaseModel):
@@ -233,27 +263,3 @@ OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, Vi
 
 
 OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
-
-
-OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
-
-
-OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
-
-
-OnePoolAttributes = GenericDataMeta_[TypedResourcePoolAttributes, ViewMeta]
-
-
-OneProjectStatusAttributes = GenericDataMeta_[TypedResourceProjectStatusAttributes, Meta]
-
-
-OneStatusChangeAttributes = GenericDataMeta_[TypedResourceStatusChangeAttributes, Meta]
-
-
-OneTransferAttributes = GenericDataMeta_[TypedResourceTransferAttributes, Meta]
-
-
-OneTreeAttributes = GenericDataMeta_[TypedResourceTreeAttributes, Meta]
-
-
-OneUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, Meta]

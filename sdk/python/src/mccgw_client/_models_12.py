@@ -5,14 +5,46 @@ from __future__ import annotations
 
 from ._models_2 import Meta
 from ._models_4 import ViewMeta
-from ._models_9 import GenericDataMeta_
+from ._models_10 import GenericDataMeta_
 from ._models_11 import (
+    TypedResourceGlobalAttributes,
+    TypedResourceMiningStatsAttributes,
+    TypedResourcePoolAttributes,
+    TypedResourceProjectStatusAttributes,
+    TypedResourceStatusChangeAttributes,
+    TypedResourceTransferAttributes,
+    TypedResourceTreeAttributes,
+    TypedResourceUnitAttributes,
     TypedResourceUnitStatsAttributes,
     TypedResourceUserAttributes,
     TypedResourceUserProfileAttributes,
     TypedResourceVaultDetailAttributes,
     TypedResourceWhitelistStatusAttributes,
 )
+
+OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
+
+
+OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
+
+
+OnePoolAttributes = GenericDataMeta_[TypedResourcePoolAttributes, ViewMeta]
+
+
+OneProjectStatusAttributes = GenericDataMeta_[TypedResourceProjectStatusAttributes, Meta]
+
+
+OneStatusChangeAttributes = GenericDataMeta_[TypedResourceStatusChangeAttributes, Meta]
+
+
+OneTransferAttributes = GenericDataMeta_[TypedResourceTransferAttributes, Meta]
+
+
+OneTreeAttributes = GenericDataMeta_[TypedResourceTreeAttributes, Meta]
+
+
+OneUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, Meta]
+
 
 OneUnitStatsAttributes = GenericDataMeta_[TypedResourceUnitStatsAttributes, Meta]
 

@@ -177,7 +177,7 @@ class BuyoutAttributes(BaseModel):
     total_buyout_amount: str
 
 
-class CalculateInterestBody(BaseModel):
+class CalculateInterestIn(BaseModel):
     accrued_interest: Annotated[
         str | None, Field(description="Interest already accrued (decimal string)")
     ] = "0"
@@ -230,7 +230,3 @@ class ChainWriteView(BaseModel):
 class Meta(BaseModel):
     api_version: str | None = "v1"
     request_id: str | None = None
-
-
-class CountMeta(Meta):
-    total: int

@@ -9,7 +9,11 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from ._models_1 import Attempt, BaseModel
-from ._models_2 import BorrowChecks
+from ._models_2 import BorrowChecks, Meta
+
+
+class CountMeta(Meta):
+    total: int
 
 
 class DailyKpi(BaseModel):
@@ -105,7 +109,7 @@ class EstimateAttributes(BaseModel):
     total_due: str
 
 
-class EstimateBorrowBody(BaseModel):
+class EstimateBorrowIn(BaseModel):
     duration: Literal["three_days", "seven_days", "thirty_days"]
     loan_amount: Annotated[
         str, Field(description="Decimal string in the pool asset", examples=["500"])

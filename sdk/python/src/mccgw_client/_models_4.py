@@ -29,7 +29,7 @@ class LegacyManager(BaseModel):
     uid: str
 
 
-class LegacyMccBalance(BaseModel):
+class LegacyMccBalanceBody(BaseModel):
     """
     The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
     """
@@ -55,7 +55,7 @@ class LegacyMiningRecord(BaseModel):
     status: str
 
 
-class LegacyProfile(BaseModel):
+class LegacyProfileBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -211,7 +211,7 @@ class LpAttributes(BaseModel):
     wallet: str
 
 
-class MccBalance(BaseModel):
+class MccBalanceAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )

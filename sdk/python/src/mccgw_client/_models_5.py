@@ -7,11 +7,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel
+from ._models_1 import BaseModel, IdempotencyKey
 from ._models_2 import Meta
 
 
-class MccPrice(BaseModel):
+class MccPriceAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -29,7 +29,14 @@ class MccPrice(BaseModel):
     updated_at: Annotated[str, Field(description="when the source value was observed or set")]
 
 
-class McdBalance(BaseModel):
+class MccPriceIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    price_usdc: Annotated[
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
+    ]
+
+
+class McdBalanceAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -210,20 +217,3 @@ class OAuthError(BaseModel):
 
     error: str
     error_description: str | None = None
-
-
-class OpenIdConfiguration(BaseModel):
-    authorization_endpoint: str
-    claims_supported: list[str]
-    code_challenge_methods_supported: list[str]
-    grant_types_supported: list[str]
-    id_token_signing_alg_values_supported: list[str]
-    introspection_endpoint: str
-    issuer: str
-    jwks_uri: str
-    response_types_supported: list[str]
-    revocation_endpoint: str
-    scopes_supported: list[str]
-    subject_types_supported: list[str]
-    token_endpoint: str
-    token_endpoint_auth_methods_supported: list[str]

@@ -12,6 +12,23 @@ from ._models_2 import Meta
 from ._models_4 import LightIn, Liquidity, LoanAttributes, UserUid
 
 
+class OpenIdConfiguration(BaseModel):
+    authorization_endpoint: str
+    claims_supported: list[str]
+    code_challenge_methods_supported: list[str]
+    grant_types_supported: list[str]
+    id_token_signing_alg_values_supported: list[str]
+    introspection_endpoint: str
+    issuer: str
+    jwks_uri: str
+    response_types_supported: list[str]
+    revocation_endpoint: str
+    scopes_supported: list[str]
+    subject_types_supported: list[str]
+    token_endpoint: str
+    token_endpoint_auth_methods_supported: list[str]
+
+
 class PageMeta(Meta):
     page: int
     per_page: int
@@ -32,13 +49,6 @@ class PositionAttributes(BaseModel):
     loans: list[LoanAttributes]
     total_debt: str
     wallet: str
-
-
-class PriceSet(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    price_usdc: Annotated[
-        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
-    ]
 
 
 class Error(BaseModel):
@@ -140,7 +150,7 @@ class PublicUserAttributes(BaseModel):
     uid: str
 
 
-class Ready(BaseModel):
+class ReadyBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -215,14 +225,3 @@ class RetriedWrite(BaseModel):
     )
     signature: str | None
     status: str
-
-
-class RetryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    chain_write: RetriedWrite | None
-    status: str
-    transfer_id: str
-    workflow_id: str | None
-    workflow_restarted: bool

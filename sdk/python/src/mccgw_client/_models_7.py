@@ -9,22 +9,27 @@ from pydantic import ConfigDict, Field
 
 from ._models_1 import (
     _T0,
-    AddressBalance,
+    AddressBalanceAttributes,
     ApplicationAttributes,
     ApprovedApplicationAttributes,
     AttributeDeletionAttributes,
     AuctionAttributes,
     BaseModel,
 )
-from ._models_2 import (
-    AuctionConfigAttributes,
-    AuctionDetailAttributes,
-    AuthorizationAttributes,
-    AvatarAttributes,
-    BaseProfileAttributes,
-    BidAttributes,
-)
+from ._models_2 import AuctionConfigAttributes, AuctionDetailAttributes
 from ._models_4 import Level, LoansByStatus
+from ._models_6 import RetriedWrite
+
+
+class RetryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    chain_write: RetriedWrite | None
+    status: str
+    transfer_id: str
+    workflow_id: str | None
+    workflow_restarted: bool
 
 
 class Revocation(BaseModel):
@@ -123,7 +128,7 @@ class TokenResponse(BaseModel):
     token_type: str
 
 
-class TokenStats(BaseModel):
+class TokenStatsAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -141,7 +146,7 @@ class TokenStats(BaseModel):
     volume_30d: str
 
 
-class TokenTransaction(BaseModel):
+class TokenTransactionAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -208,7 +213,7 @@ class GenericTyped(BaseModel, Generic[_T0]):
     type: str
 
 
-TypedResourceAddressBalance = GenericTyped[AddressBalance]
+TypedResourceAddressBalanceAttributes = GenericTyped[AddressBalanceAttributes]
 
 
 TypedResourceApplicationAttributes = GenericTyped[ApplicationAttributes]
@@ -227,15 +232,3 @@ TypedResourceAuctionConfigAttributes = GenericTyped[AuctionConfigAttributes]
 
 
 TypedResourceAuctionDetailAttributes = GenericTyped[AuctionDetailAttributes]
-
-
-TypedResourceAuthorizationAttributes = GenericTyped[AuthorizationAttributes]
-
-
-TypedResourceAvatarAttributes = GenericTyped[AvatarAttributes]
-
-
-TypedResourceBaseProfileAttributes = GenericTyped[BaseProfileAttributes]
-
-
-TypedResourceBidAttributes = GenericTyped[BidAttributes]

@@ -4,12 +4,18 @@
 from __future__ import annotations
 
 from datetime import date as date_aliased
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import BonusAttributes
+from ._models_2 import (
+    AuthorizationAttributes,
+    AvatarAttributes,
+    BaseProfileAttributes,
+    BidAttributes,
+    BonusAttributes,
+)
 from ._models_3 import (
     DailyKpi,
     DeliveryAttributes,
@@ -21,10 +27,10 @@ from ._models_3 import (
     HoldingAttributes,
     InterestAttributes,
 )
-from ._models_4 import LoanAttributes, LockAttributes, LpAttributes, MccBalance
+from ._models_4 import LoanAttributes, LockAttributes, LpAttributes, MccBalanceAttributes
 from ._models_5 import (
-    MccPrice,
-    McdBalance,
+    MccPriceAttributes,
+    McdBalanceAttributes,
     McdRewardAttributes,
     MemberAttributes,
     MembershipAttributes,
@@ -41,16 +47,28 @@ from ._models_6 import (
     PublicUserAttributes,
     RegisteredEndpointAttributes,
     RegisteredProjectAttributes,
-    RetryAttributes,
 )
 from ._models_7 import (
     GenericTyped,
+    RetryAttributes,
     StationSummary,
     StatsAttributes,
     TechTreeConfigAttributes,
-    TokenStats,
-    TokenTransaction,
+    TokenStatsAttributes,
+    TokenTransactionAttributes,
 )
+
+TypedResourceAuthorizationAttributes = GenericTyped[AuthorizationAttributes]
+
+
+TypedResourceAvatarAttributes = GenericTyped[AvatarAttributes]
+
+
+TypedResourceBaseProfileAttributes = GenericTyped[BaseProfileAttributes]
+
+
+TypedResourceBidAttributes = GenericTyped[BidAttributes]
+
 
 TypedResourceBonusAttributes = GenericTyped[BonusAttributes]
 
@@ -88,13 +106,13 @@ TypedResourceLockAttributes = GenericTyped[LockAttributes]
 TypedResourceLpAttributes = GenericTyped[LpAttributes]
 
 
-TypedResourceMccBalance = GenericTyped[MccBalance]
+TypedResourceMccBalanceAttributes = GenericTyped[MccBalanceAttributes]
 
 
-TypedResourceMccPrice = GenericTyped[MccPrice]
+TypedResourceMccPriceAttributes = GenericTyped[MccPriceAttributes]
 
 
-TypedResourceMcdBalance = GenericTyped[McdBalance]
+TypedResourceMcdBalanceAttributes = GenericTyped[McdBalanceAttributes]
 
 
 TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
@@ -148,10 +166,10 @@ TypedResourceStatsAttributes = GenericTyped[StatsAttributes]
 TypedResourceTechTreeConfigAttributes = GenericTyped[TechTreeConfigAttributes]
 
 
-TypedResourceTokenStats = GenericTyped[TokenStats]
+TypedResourceTokenStatsAttributes = GenericTyped[TokenStatsAttributes]
 
 
-TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
+TypedResourceTokenTransactionAttributes = GenericTyped[TokenTransactionAttributes]
 
 
 class UnitAttributes(BaseModel):
@@ -249,16 +267,6 @@ class UnlockIn(BaseModel):
     reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
 
 
-class UserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    api_keys_configured: bool
-    avatar_url: str | None
-    created_at: str
-    display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
-    role: str
-    uid: str
-    updated_at: str
-    wallet_address: str | None
+Email: TypeAlias = Annotated[
+    str | None, Field(description="only with the `email` scope (or for an admin)")
+]

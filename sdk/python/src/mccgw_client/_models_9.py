@@ -8,14 +8,26 @@ from typing import Annotated, Any, Generic, Literal, TypeAlias
 from pydantic import ConfigDict, Field
 
 from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
-from ._models_2 import BuyoutAttributes, Capacities, CountMeta, Meta
+from ._models_2 import BuyoutAttributes, Capacities, Meta
 from ._models_4 import UserUid
 from ._models_6 import ProofIn
 from ._models_7 import TerritoryTotals
-from ._models_8 import (
-    TypedResourceProjectAttributeAttributes,
-    TypedResourceProjectAttributeSetAttributes,
-)
+from ._models_8 import Email
+
+
+class UserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Email
+    role: str
+    uid: str
+    updated_at: str
+    wallet_address: str | None
 
 
 class UserProfileAttributes(BaseModel):
@@ -26,7 +38,7 @@ class UserProfileAttributes(BaseModel):
     avatar_url: str | None
     created_at: str
     display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    email: Email
     role: str
     station_id: int | None
     uid: str
@@ -139,21 +151,8 @@ class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
 WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-class WhitelistStatusAttributes(BaseModel):
-    add_tx: str | None
-    created_at: str
-    created_by: str | None
-    last_tx: str | None
-    onchain: dict[str, Any] | None
-    pda_address: str
-    pda_bump: int
-    pending_action: str | None
-    project_id: int
-    project_name: str
-    remove_tx: str | None
-    status: str
-    updated_at: str
-    wallet_address: str
+class WhitelistStatusAttributes(WhitelistEntryAttributes):
+    pass
 
 
 class WhitelistStatusIn(BaseModel):
@@ -186,21 +185,6 @@ class CollectionAttributes(BaseModel):
     symbol: str
     totals: TerritoryTotals
     updated_at: str | None
-
-
-class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
-
-
-CountedProjectAttributeAttributes = GenericDataMeta_[
-    list[TypedResourceProjectAttributeAttributes], CountMeta
-]
-
-
-CountedProjectAttributeSetAttributes = GenericDataMeta_[
-    list[TypedResourceProjectAttributeSetAttributes], CountMeta
-]
 
 
 EventType: TypeAlias = Literal[

@@ -72,12 +72,12 @@ authorize_submit: Operation[Any] = Operation(
     None,
     "Log in and approve (or deny) the authorization request.",
 )
-batch_attributes: Operation[models.CountedProjectAttributeSetAttributes] = Operation(
+batch_attributes: Operation[models.ListingProjectAttributeSetAttributes] = Operation(
     "batch_attributes",
     "POST",
     "/v1/users/batch/attributes",
     models.AttributeBatchIn,
-    models.CountedProjectAttributeSetAttributes,
+    models.ListingProjectAttributeSetAttributes,
     "Read this project's attributes of many users at once (one item per requested uid).",
 )
 batch_submit: Operation[models.MiningBatchBody] = Operation(
@@ -92,7 +92,7 @@ calculate_interest: Operation[models.OneInterestAttributes] = Operation(
     "calculate_interest",
     "POST",
     "/v1/lending/calculate-interest",
-    models.CalculateInterestBody,
+    models.CalculateInterestIn,
     models.OneInterestAttributes,
     "Interest on a loan exactly as the lending program computes it, with the overflow flag.",
 )
@@ -172,7 +172,7 @@ estimate_borrow_cost: Operation[models.OneEstimateAttributes] = Operation(
     "estimate_borrow_cost",
     "POST",
     "/v1/lending/estimate-borrow-cost",
-    models.EstimateBorrowBody,
+    models.EstimateBorrowIn,
     models.OneEstimateAttributes,
     "What a loan would cost now: collateral, limits, rates before/after, interest at due.",
 )

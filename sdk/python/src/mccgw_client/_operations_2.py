@@ -22,8 +22,8 @@ global_stats: Operation[models.OneGlobalAttributes] = Operation(
     models.OneGlobalAttributes,
     "Public: confirmed mining activity of the whole ecosystem by UTC day.",
 )
-healthz: Operation[models.Alive] = Operation(
-    "healthz", "GET", "/healthz", None, models.Alive, "Liveness: the process answers."
+healthz: Operation[models.AliveBody] = Operation(
+    "healthz", "GET", "/healthz", None, models.AliveBody, "Liveness: the process answers."
 )
 holders: Operation[models.ManyHolderAttributes] = Operation(
     "holders",
@@ -52,36 +52,36 @@ introspect: Operation[models.Introspection] = Operation(
 jwks: Operation[models.Jwks] = Operation(
     "jwks", "GET", "/auth/.well-known/jwks.json", None, models.Jwks, "Public signing keys (JWKS)."
 )
-legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
+legacy_mcc_balance: Operation[models.LegacyMccBalanceBody] = Operation(
     "legacy_mcc_balance",
     "GET",
     "/mcc/balance",
     None,
-    models.LegacyMccBalance,
+    models.LegacyMccBalanceBody,
     "Legacy MCC balance (plain JSON numbers; bearer is an ID token).",
 )
-legacy_mining_history: Operation[models.LegacyMiningHistory] = Operation(
+legacy_mining_history: Operation[models.LegacyMiningHistoryBody] = Operation(
     "legacy_mining_history",
     "GET",
     "/mcc/mining/history",
     None,
-    models.LegacyMiningHistory,
+    models.LegacyMiningHistoryBody,
     "Legacy mining history (plain JSON; bearer is an ID token): records and total.",
 )
-legacy_my_team: Operation[models.LegacyTeam] = Operation(
+legacy_my_team: Operation[models.LegacyTeamBody] = Operation(
     "legacy_my_team",
     "GET",
     "/organization/my-team",
     None,
-    models.LegacyTeam,
+    models.LegacyTeamBody,
     "Legacy team: the caller's station, its matrix (``unit``) and the station's manager.",
 )
-legacy_profile: Operation[models.LegacyProfile] = Operation(
+legacy_profile: Operation[models.LegacyProfileBody] = Operation(
     "legacy_profile",
     "GET",
     "/users/profile",
     None,
-    models.LegacyProfile,
+    models.LegacyProfileBody,
     "Legacy profile (plain JSON; bearer is an ID token).",
 )
 list_applications: Operation[models.ManyApplicationAttributes] = Operation(
@@ -172,43 +172,43 @@ lp_balance: Operation[models.OneLpAttributes] = Operation(
     models.OneLpAttributes,
     "A wallet's LP tokens, their value in the pool asset and share of the pool.",
 )
-mcc_address_balance: Operation[models.OneAddressBalance] = Operation(
+mcc_address_balance: Operation[models.OneAddressBalanceAttributes] = Operation(
     "mcc_address_balance",
     "GET",
     "/v1/mcc/balance/{address}",
     None,
-    models.OneAddressBalance,
+    models.OneAddressBalanceAttributes,
     "The on-chain MCC balance of any wallet (public; the same answer for users and others).",
 )
-mcc_balance: Operation[models.OneMccBalance] = Operation(
+mcc_balance: Operation[models.OneMccBalanceAttributes] = Operation(
     "mcc_balance",
     "GET",
     "/v1/mcc/balance",
     None,
-    models.OneMccBalance,
+    models.OneMccBalanceAttributes,
     "The caller's MCC custody balance: total, locked, available, deposit address.",
 )
-mcc_price: Operation[models.OneMccPrice] = Operation(
+mcc_price: Operation[models.OneMccPriceAttributes] = Operation(
     "mcc_price",
     "GET",
     "/v1/mcc/price",
     None,
-    models.OneMccPrice,
+    models.OneMccPriceAttributes,
     "The MCC price the rule gives now (market > admin > default), with base and buyback.",
 )
-mcc_stats: Operation[models.OneTokenStats] = Operation(
+mcc_stats: Operation[models.OneTokenStatsAttributes] = Operation(
     "mcc_stats",
     "GET",
     "/v1/mcc/stats",
     None,
-    models.OneTokenStats,
+    models.OneTokenStatsAttributes,
     "Global MCC statistics: supply, custody, holders, volume, price (cached 30 s).",
 )
-mcc_transactions: Operation[models.ManyTokenTransaction] = Operation(
+mcc_transactions: Operation[models.ManyTokenTransactionAttributes] = Operation(
     "mcc_transactions",
     "GET",
     "/v1/mcc/transactions",
     None,
-    models.ManyTokenTransaction,
+    models.ManyTokenTransactionAttributes,
     "The caller's MCC movements, newest first (deposits, transfers, settlements).",
 )

@@ -6,12 +6,12 @@ from __future__ import annotations
 from . import models
 from ._operation import Operation
 
-mcd_balance: Operation[models.OneMcdBalance] = Operation(
+mcd_balance: Operation[models.OneMcdBalanceAttributes] = Operation(
     "mcd_balance",
     "GET",
     "/v1/mcd/balance",
     None,
-    models.OneMcdBalance,
+    models.OneMcdBalanceAttributes,
     "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
 )
 mcd_rewards: Operation[models.ManyMcdRewardAttributes] = Operation(
@@ -22,20 +22,20 @@ mcd_rewards: Operation[models.ManyMcdRewardAttributes] = Operation(
     models.ManyMcdRewardAttributes,
     "The current user's confirmed MCD mining rewards per UTC day and project.",
 )
-mcd_stats: Operation[models.OneTokenStats] = Operation(
+mcd_stats: Operation[models.OneTokenStatsAttributes] = Operation(
     "mcd_stats",
     "GET",
     "/v1/mcd/stats",
     None,
-    models.OneTokenStats,
+    models.OneTokenStatsAttributes,
     "Global MCD statistics: supply, custody, holders, volume (cached 30 s).",
 )
-mcd_transactions: Operation[models.ManyTokenTransaction] = Operation(
+mcd_transactions: Operation[models.ManyTokenTransactionAttributes] = Operation(
     "mcd_transactions",
     "GET",
     "/v1/mcd/transactions",
     None,
-    models.ManyTokenTransaction,
+    models.ManyTokenTransactionAttributes,
     "The caller's MCD movements, newest first (deposits, transfers, mining rewards).",
 )
 me: Operation[models.OneUserAttributes] = Operation(
@@ -142,12 +142,12 @@ position: Operation[models.OnePositionAttributes] = Operation(
     models.OnePositionAttributes,
     "A wallet's LP position and all its loans with their live debt.",
 )
-project_attributes: Operation[models.CountedProjectAttributeAttributes] = Operation(
+project_attributes: Operation[models.ListingProjectAttributeAttributes] = Operation(
     "project_attributes",
     "GET",
     "/v1/users/{uid}/projects/{project_id}/attributes",
     None,
-    models.CountedProjectAttributeAttributes,
+    models.ListingProjectAttributeAttributes,
     "A project's attributes of a user, limited to what the caller may see.",
 )
 project_status: Operation[models.OneProjectStatusAttributes] = Operation(
@@ -166,12 +166,12 @@ public_user: Operation[models.OnePublicUserAttributes] = Operation(
     models.OnePublicUserAttributes,
     "Public information about a user (no authentication).",
 )
-readyz: Operation[models.Ready] = Operation(
+readyz: Operation[models.ReadyBody] = Operation(
     "readyz",
     "GET",
     "/readyz",
     None,
-    models.Ready,
+    models.ReadyBody,
     "Readiness: database, Redis, Temporal and the chain RPC all answer.",
 )
 reconciliation_drifts: Operation[models.ManyDriftAttributes] = Operation(

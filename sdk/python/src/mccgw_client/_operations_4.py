@@ -62,12 +62,12 @@ revoke_authorization: Operation[models.OneAuthorizationAttributes] = Operation(
     models.OneAuthorizationAttributes,
     "Withdraw the current user's authorization of a project (its tokens for the user die).",
 )
-set_mcc_price: Operation[models.OneMccPrice] = Operation(
+set_mcc_price: Operation[models.OneMccPriceAttributes] = Operation(
     "set_mcc_price",
     "POST",
     "/v1/mcc/price",
-    models.PriceSet,
-    models.OneMccPrice,
+    models.MccPriceIn,
+    models.OneMccPriceAttributes,
     "Set the administrator price (scope mcc:admin, role admin; audited).",
 )
 set_redirect_uris: Operation[models.OneOAuthClientAttributes] = Operation(
