@@ -37,12 +37,12 @@ from redis.exceptions import RedisError
 from sqlalchemy import TextClause, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from access.ratelimit import client_ip
 from api.auth.principal import Principal, ProjectPrincipal
 from api.auth.project import parsed_body, request_target
 from api.auth.signature import canonical_body
 from api.errors import answered_status, invalid_field
 from api.idempotency_redis import BEGIN, FINISH, RELEASE, done_value, from_done, script
-from api.ratelimit import client_ip
 from core.config import Settings
 from core.errors import DomainError
 from core.logging import request_id_var

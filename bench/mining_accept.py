@@ -71,7 +71,7 @@ async def main_async(args: argparse.Namespace) -> None:
     async with AsyncExitStack() as stack:
         db_url = stack.enter_context(fresh_database(tmp))
         redis_url = stack.enter_context(redis_server(tmp))
-        from chain.node.process import start_node
+        from devchain.node.process import start_node
 
         keys_dir = tmp / "keys"
         node = start_node(data_dir=tmp / "chain", keys_dir=keys_dir, port=free_port(), slot_ms=20)

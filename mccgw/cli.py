@@ -88,7 +88,7 @@ def _with_gateway(job: Callable[[GatewayRun], Awaitable[None]], mint_signers: bo
 
 
 def _chain_init(args: argparse.Namespace) -> int:
-    from chain.bootstrap import ensure_mints
+    from devchain.bootstrap import ensure_mints
 
     async def job(run: GatewayRun) -> None:
         for mint in await ensure_mints(run.gateway, run.settings.token_decimals):

@@ -37,11 +37,12 @@ from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from access.consent import authorized_projects
 from chain.custody import custody_address
-from chain.gateway import ChainGateway, _token_changes
+from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
+from chain.transactions import token_changes
 from core.money import to_decimal_string
-from db.models.access import OAuthConsent
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.tokens import CustodyWatch, Deposit
 from events.outbox import emit_many
@@ -226,7 +227,7 @@ class DepositScanner:
         meta = (body.get("transaction") or {}).get("meta") or body.get("meta") or {}
         if meta.get("err") is not None:
             return {**base, "outcome": "ignored_failed", "amount": 0, "err": meta.get("err")}
-        changes = _token_changes(body, meta)
+        changes = token_changes(body)
         mine = [c for c in changes if c.account == row.address]
         if not mine:
             return None
@@ -297,13 +298,7 @@ class DepositScanner:
             "tx_signature": record["signature"],
             "slot": record["slot"],
         }
-        projects = (
-            await session.scalars(
-                select(OAuthConsent.project_id)
-                .where(OAuthConsent.user_uid == uid, OAuthConsent.revoked_at.is_(None))
-                .distinct()
-            )
-        ).all()
+        projects = sorted(await authorized_projects(session, uid))
         await emit_many(
             session,
             [

@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 
-from api.auth.consent import granted_scopes, require_user_authorized
+from access.consent import authorized_projects, granted_scopes
+from api.auth.consent import require_user_authorized
 from api.auth.deps import (
     api_key_header,
     current_user,
@@ -45,7 +46,7 @@ from core.time import iso
 from db.models import Project, User
 from db.models.access import UserProjectAttribute
 from onboarding.status import ALLOWED, Capability, require_project_allows
-from onboarding.visibility import ANONYMOUS, Viewer, authorized_projects, can_see
+from onboarding.visibility import ANONYMOUS, Viewer, can_see
 
 router = APIRouter(prefix="/v1/users", tags=["attributes"])
 

@@ -40,7 +40,8 @@ async def legacy_profile(user: LegacyUser, session: SessionDep) -> dict[str, Any
         raise NotFound(f"User {user.uid} does not exist")
     return {
         "uid": row.uid,
-        "email": row.email,
+        # Only a token granted the `email` scope sees the address (as on /v1/users/me).
+        "email": row.email if "email" in user.scopes or user.is_admin else None,
         "role": row.role,
         "station_id": row.station_id,
         "unit_id": row.unit_id,

@@ -7,11 +7,10 @@ node; the two POSTs compute from their body and the public pool state and write 
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
 from api.openapi import problems
 from api.typed import Shape
@@ -209,14 +208,20 @@ def _units(text: str, decimals: int, field: str) -> int:
         ) from None
 
 
+MAX_SECONDS = 100 * 31_536_000
+
+
 class CalculateInterestIn(BaseModel):
     principal: str = Field(description="Decimal string in the pool asset (MCC)", examples=["100"])
     rate_bps: int | None = Field(
         None, ge=0, le=1_000_000, description="Annual rate; omitted = the pool's current rate"
     )
-    duration_seconds: int | None = Field(None, ge=0, le=100 * 31_536_000)
-    from_time: datetime | None = Field(None, description="With to_time, instead of duration")
-    to_time: datetime | None = None
+    duration_seconds: int | None = Field(None, ge=0, le=MAX_SECONDS)
+    # An offset is required: a naive and an aware time cannot be compared (422, not a 500).
+    from_time: AwareDatetime | None = Field(
+        None, description="With to_time, instead of duration (with an offset, e.g. `Z`)"
+    )
+    to_time: AwareDatetime | None = Field(None, description="With an offset, e.g. `Z`")
     accrued_interest: str = Field("0", description="Interest already accrued (decimal string)")
 
     @model_validator(mode="after")
@@ -228,6 +233,8 @@ class CalculateInterestIn(BaseModel):
             raise ValueError("from_time and to_time go together")
         if has_span and self.to_time < self.from_time:  # type: ignore[operator]
             raise ValueError("to_time is before from_time")
+        if has_span and self.seconds() > MAX_SECONDS:
+            raise ValueError("from_time and to_time are more than 100 years apart")
         return self
 
     def seconds(self) -> int:

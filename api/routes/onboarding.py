@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
 from temporalio.client import WorkflowFailureError
 
+from access.scopes import PROJECT_SCOPES
 from api.auth.deps import id_token_user
 from api.auth.principal import UserPrincipal
 from api.callers import ADMIN_PROBLEMS, AdminCaller
@@ -32,7 +33,6 @@ from api.schemas.onboarding import ApplicationAttributes, ApprovedApplicationAtt
 from api.starts import finished, start_approval
 from api.typed import Many, One
 from core.errors import DomainError
-from core.scopes import PROJECT_SCOPES
 from db.models.onboarding import ProjectApplication
 from onboarding import applications, queries
 from onboarding.applications import check_wallet

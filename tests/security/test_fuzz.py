@@ -30,8 +30,8 @@ from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import response_schema_conformance
 from temporalio.testing import WorkflowEnvironment
 
+from access.scopes import USER_SCOPES
 from core.config import Settings
-from core.scopes import USER_SCOPES
 from tests.access.conftest import build_app
 from tests.factories import World, clear_rate_windows
 

@@ -8,8 +8,7 @@ from typing import Annotated, Any, Generic
 from pydantic import ConfigDict, Field
 
 from ._models_1 import _T0, _T1, BaseModel
-from ._models_2 import Meta
-from ._models_3 import CountMeta, DayProject, GlobalDay
+from ._models_3 import CountMeta, DayProject, GlobalDay, Meta
 from ._models_4 import LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ListMeta, ViewMeta
 from ._models_5 import MiningTotals, MiningWebhookMeta
 from ._models_6 import PageMeta, ProfileAttribute
@@ -57,6 +56,7 @@ from ._models_8 import (
     TypedResourcePublicUserAttributes,
     TypedResourceRegisteredEndpointAttributes,
     TypedResourceRegisteredProjectAttributes,
+    TypedResourceRetryAttributes,
     TypedResourceTokenTransactionAttributes,
 )
 from ._models_9 import GenericDataMeta
@@ -293,3 +293,6 @@ OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpoi
 
 
 OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
+
+
+OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]

@@ -8,13 +8,13 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel
-from ._models_2 import ChainWriteView, Meta
+from ._models_2 import ChainWriteView
+from ._models_3 import Meta
 from ._models_4 import Amount, ListMeta, ViewMeta
 from ._models_5 import MiningBatchMeta
 from ._models_6 import PageMeta
 from ._models_7 import GenericTyped, StatusRecordAttributes, TransferStep, TypeAmounts
 from ._models_8 import (
-    TypedResourceRetryAttributes,
     TypedResourceStatsAttributes,
     TypedResourceTechTreeConfigAttributes,
     TypedResourceTokenStatsAttributes,
@@ -40,9 +40,6 @@ from ._models_10 import (
     MiningBatchItemAttributes,
     MiningStatsAttributes,
 )
-
-OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
-
 
 OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
 
@@ -263,3 +260,6 @@ OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, Vi
 
 
 OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
+
+
+OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]

@@ -3,11 +3,10 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from ._models_2 import Meta
+from ._models_3 import Meta
 from ._models_4 import ViewMeta
 from ._models_10 import GenericDataMeta_
 from ._models_11 import (
-    TypedResourceGlobalAttributes,
     TypedResourceMiningStatsAttributes,
     TypedResourcePoolAttributes,
     TypedResourceProjectStatusAttributes,
@@ -21,9 +20,6 @@ from ._models_11 import (
     TypedResourceVaultDetailAttributes,
     TypedResourceWhitelistStatusAttributes,
 )
-
-OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
-
 
 OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
 

@@ -183,7 +183,8 @@ class CalculateInterestIn(BaseModel):
     ] = "0"
     duration_seconds: Annotated[int | None, Field(ge=0, le=3153600000)] = None
     from_time: Annotated[
-        AwareDatetime | None, Field(description="With to_time, instead of duration")
+        AwareDatetime | None,
+        Field(description="With to_time, instead of duration (with an offset, e.g. `Z`)"),
     ] = None
     principal: Annotated[
         str,
@@ -197,7 +198,7 @@ class CalculateInterestIn(BaseModel):
             le=1000000,
         ),
     ] = None
-    to_time: AwareDatetime | None = None
+    to_time: Annotated[AwareDatetime | None, Field(description="With an offset, e.g. `Z`")] = None
 
 
 class CancelIn(BaseModel):
@@ -225,8 +226,3 @@ class ChainWriteView(BaseModel):
     send_count: int | None
     signature: str | None
     status: str
-
-
-class Meta(BaseModel):
-    api_version: str | None = "v1"
-    request_id: str | None = None

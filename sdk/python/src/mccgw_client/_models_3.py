@@ -9,7 +9,12 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from ._models_1 import Attempt, BaseModel
-from ._models_2 import BorrowChecks, Meta
+from ._models_2 import BorrowChecks
+
+
+class Meta(BaseModel):
+    api_version: str | None = "v1"
+    request_id: str | None = None
 
 
 class CountMeta(Meta):

@@ -8,7 +8,7 @@ from typing import Annotated, Literal, TypeAlias
 from pydantic import AwareDatetime, ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_2 import Meta
+from ._models_3 import Meta
 
 
 class LegacyError(BaseModel):

@@ -8,7 +8,8 @@ from typing import Annotated, Any, Generic, Literal, TypeAlias
 from pydantic import ConfigDict, Field
 
 from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
-from ._models_2 import BuyoutAttributes, Capacities, Meta
+from ._models_2 import BuyoutAttributes, Capacities
+from ._models_3 import Meta
 from ._models_4 import UserUid
 from ._models_6 import ProofIn
 from ._models_7 import TerritoryTotals

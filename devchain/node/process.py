@@ -54,7 +54,7 @@ def start_node(
     ready_timeout: float = 30,
 ) -> NodeHandle:
     cmd = [
-        sys.executable, "-m", "chain.node",
+        sys.executable, "-m", "devchain.node",
         "--host", host, "--port", str(port),
         "--data-dir", str(data_dir), "--keys-dir", str(keys_dir),
         "--slot-ms", str(slot_ms),
