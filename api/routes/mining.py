@@ -24,7 +24,7 @@ from api.schemas.mining import (
     MiningSubmissionAttributes,
     MiningSubmitBody,
 )
-from api.starts import ensure_webhook_pump, start_soon
+from api.starts import ensure_webhook_pump, start, start_soon
 from api.typed import Many, One, TypedResource
 from core.config import Settings
 from core.errors import DomainError, NotFound
@@ -94,7 +94,8 @@ def _start_soon(request: Request, workflow_id: str, submission_ids: list[str]) -
     """After the commit, without holding up the answer (see api.starts: if this never runs or
     fails, the recovery sweep starts the workflow by the same id with the same input)."""
     data = submission_input(workflow_id, submission_ids)
-    start_soon(request, MiningSubmissionWorkflow.run, data, workflow_id=workflow_id)
+    started = start(request, MiningSubmissionWorkflow.run, data, workflow_id=workflow_id)
+    start_soon(request, started, f"start {workflow_id}")
 
 
 @router.post(

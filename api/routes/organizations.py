@@ -62,19 +62,11 @@ class UnitAttributes(Attributes):
 
     @classmethod
     def of(cls, unit: OrgUnit, parent: OrgUnit | None, members: int) -> Self:
-        return cls(
-            unit_type=unit.unit_type,
-            number=unit.number,
-            name=unit.name,
+        return cls.of_row(
+            unit,
             parent=units.ref(parent) if parent else None,
-            manager_uid=unit.manager_uid,
-            territory_mint=unit.territory_mint,
             member_count=members,
-            lit=unit.lit,
             qualifying_days=str(unit.qualifying_days),
-            state_day=unit.state_day,
-            lit_since=unit.lit_since,
-            created_at=iso(unit.created_at),
         )
 
 
@@ -119,12 +111,7 @@ class MemberAttributes(Attributes):
 
     @classmethod
     def of(cls, row: MemberRow) -> Self:
-        return cls(
-            uid=row.uid,
-            display_name=row.display_name,
-            station=row.station,
-            joined_at=iso(row.joined_at),
-        )
+        return cls.of_row(row)
 
 
 @router.get("/{unit_id}/members", response_model=Many[MemberAttributes], responses=PROBLEMS)
@@ -147,13 +134,7 @@ class DailyKpi(Shape):
 
     @classmethod
     def of(cls, row: StationDailyKpi) -> Self:
-        return cls(
-            day=row.day,
-            member_count=row.member_count,
-            mining_input=usdc(row.total_input),
-            avg_input=usdc(row.avg_input),
-            qualifies=row.qualifies,
-        )
+        return cls.of_row(row, mining_input=usdc(row.total_input), avg_input=usdc(row.avg_input))
 
 
 class StationSummary(Shape):

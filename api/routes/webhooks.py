@@ -91,16 +91,7 @@ class EndpointAttributes(Attributes):
 
     @classmethod
     def of(cls, row: WebhookEndpoint) -> Self:
-        return cls(
-            url=row.url,
-            events=list(row.events),
-            status=row.status,
-            failing_since=iso(row.failing_since),
-            disabled_at=iso(row.disabled_at),
-            disabled_reason=row.disabled_reason,
-            created_at=iso(row.created_at),
-            updated_at=iso(row.updated_at),
-        )
+        return cls.of_row(row, events=list(row.events))
 
 
 class RegisteredEndpointAttributes(EndpointAttributes):
@@ -132,27 +123,10 @@ class DeliveryAttributes(Attributes):
 
     @classmethod
     def of(cls, row: WebhookDelivery, log_rows: list[WebhookAttempt]) -> Self:
-        return cls(
-            event_id=row.event_id,
-            event_type=row.event_type,
-            endpoint_id=row.endpoint_id,
-            status=row.status,
-            attempts=row.attempts,
+        return cls.of_row(
+            row,
             next_attempt_at=iso(row.next_attempt_at) if row.status == "pending" else None,
-            last_status_code=row.last_status_code,
-            last_error=row.last_error,
-            created_at=iso(row.created_at),
-            completed_at=iso(row.completed_at),
-            attempt_log=[
-                Attempt(
-                    attempt=a.attempt,
-                    status_code=a.status_code,
-                    latency_ms=a.latency_ms,
-                    error=a.error,
-                    at=iso(a.created_at),
-                )
-                for a in log_rows
-            ],
+            attempt_log=[Attempt.of_row(a, at=iso(a.created_at)) for a in log_rows],
         )
 
 

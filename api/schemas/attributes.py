@@ -7,7 +7,6 @@ from typing import Any, Self
 
 from api.schemas.users import UserAttributes
 from api.typed import Attributes, Shape
-from core.time import iso
 from db.models.access import UserProjectAttribute
 
 
@@ -22,15 +21,7 @@ class ProjectAttributeAttributes(Attributes):
 
     @classmethod
     def of(cls, row: UserProjectAttribute) -> Self:
-        return cls(
-            uid=row.uid,
-            project_id=str(row.project_id),
-            attribute_key=row.attribute_key,
-            attribute_value=row.attribute_value,
-            visibility=row.visibility,
-            created_at=iso(row.created_at),
-            updated_at=iso(row.updated_at),
-        )
+        return cls.of_row(row, project_id=str(row.project_id))
 
 
 class AttributeDeletionAttributes(Attributes):
@@ -61,13 +52,7 @@ class ProfileAttribute(Shape):
 
     @classmethod
     def of(cls, row: UserProjectAttribute) -> Self:
-        return cls(
-            project_id=str(row.project_id),
-            attribute_key=row.attribute_key,
-            attribute_value=row.attribute_value,
-            visibility=row.visibility,
-            updated_at=iso(row.updated_at),
-        )
+        return cls.of_row(row, project_id=str(row.project_id))
 
 
 class FullProfileAttributes(UserAttributes):

@@ -8,7 +8,6 @@ from typing import Any, Self
 from api.envelope import Meta
 from api.typed import Attributes, PageMeta, Shape, TypedResource
 from core.money import to_decimal_string
-from core.time import iso
 from db.models.mining import MiningSubmission
 
 
@@ -31,22 +30,9 @@ class MiningSubmissionAttributes(Attributes):
 
     @classmethod
     def of(cls, row: MiningSubmission, decimals: int) -> Self:
-        confirmed = row.status == "confirmed"
-        return cls(
-            status=row.status,
-            user_uid=row.user_uid,
-            activity_type=row.activity_type,
-            mcd_estimated=to_decimal_string(row.mcd_amount, decimals),
-            mcd_amount=to_decimal_string(row.mcd_amount, decimals) if confirmed else None,
-            reason=row.reason,
-            tx_signature=row.tx_signature,
-            block_height=row.block_height,
-            idempotency_key=row.idempotency_key,
-            history=row.history,
-            created_at=iso(row.created_at),
-            updated_at=iso(row.updated_at),
-            confirmed_at=iso(row.confirmed_at),
-        )
+        amount = to_decimal_string(row.mcd_amount, decimals)
+        confirmed = amount if row.status == "confirmed" else None
+        return cls.of_row(row, mcd_estimated=amount, mcd_amount=confirmed)
 
 
 class MiningWebhookMeta(Meta):
@@ -95,16 +81,11 @@ class MiningRecordAttributes(Attributes):
 
     @classmethod
     def of(cls, r: MiningSubmission, decimals: int) -> Self:
-        return cls(
+        return cls.of_row(
+            r,
             date=r.confirmed_at.date().isoformat() if r.confirmed_at else None,
             project_id=str(r.project_id),
-            user_uid=r.user_uid,
-            activity_type=r.activity_type,
             mcd_amount=to_decimal_string(r.mcd_amount, decimals),
-            status=r.status,
-            tx_signature=r.tx_signature,
-            block_height=r.block_height,
-            confirmed_at=iso(r.confirmed_at),
         )
 
 

@@ -11,7 +11,6 @@ from pydantic import create_model
 from api.envelope import Meta
 from api.typed import Attributes, Shape
 from chain import whitelist as wl
-from core.time import iso
 from db.models import Project
 from db.models.access import OAuthClient
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication, ProjectStatusRecord
@@ -43,28 +42,7 @@ class ApplicationAttributes(Attributes):
     @classmethod
     def of(cls, row: ProjectApplication) -> Self:
         """Every stored field a client may see (never the secret nor its hash)."""
-        return cls(
-            application_id=str(row.id),
-            project_name=row.project_name,
-            project_description=row.project_description,
-            developer_uid=row.developer_uid,
-            developer_email=row.developer_email,
-            company_name=row.company_name,
-            website_url=row.website_url,
-            mcc_wallet_address=row.mcc_wallet_address,
-            mcd_wallet_address=row.mcd_wallet_address,
-            status=row.status,
-            reviewed_by=row.reviewed_by,
-            reviewed_at=iso(row.reviewed_at),
-            rejection_reason=row.rejection_reason,
-            project_id=row.project_id,
-            api_key=row.api_key,
-            whitelist_pda=row.whitelist_pda,
-            whitelist_bump=row.whitelist_bump,
-            whitelist_tx=row.whitelist_tx,
-            created_at=iso(row.created_at),
-            updated_at=iso(row.updated_at),
-        )
+        return cls.of_row(row, application_id=str(row.id))
 
 
 class OAuthClientAttributes(Attributes):
@@ -120,18 +98,12 @@ class RegisteredProjectAttributes(Attributes):
 
     @classmethod
     def of(cls, done: Registered) -> Self:
-        project = done.project
-        return cls(
+        project, credentials = done.project, done.credentials
+        return cls.of_row(
+            project,
             project_id=str(project.project_id),
-            name=project.name,
-            description=project.description,
-            webhook_url=project.webhook_url,
-            allowed_scopes=project.allowed_scopes,
-            rate_limit_tier=project.rate_limit_tier,
-            status=project.status,
-            api_key=done.credentials.api_key,
-            api_secret=done.credentials.api_secret,
-            created_at=iso(project.created_at),
+            api_key=credentials.api_key,
+            api_secret=credentials.api_secret,
             **_client_fields(done.client),
         )
 
@@ -146,14 +118,7 @@ class StatusRecordAttributes(Attributes):
 
     @classmethod
     def of(cls, record: ProjectStatusRecord) -> Self:
-        return cls(
-            project_id=str(record.project_id),
-            from_status=record.from_status,
-            status=record.status,
-            reason=record.reason,
-            changed_by=record.changed_by,
-            created_at=iso(record.created_at),
-        )
+        return cls.of_row(record, project_id=str(record.project_id))
 
 
 class StatusChangeAttributes(Attributes):
@@ -165,13 +130,8 @@ class StatusChangeAttributes(Attributes):
 
     @classmethod
     def of(cls, project: Project, record: ProjectStatusRecord) -> Self:
-        return cls(
-            project_id=str(project.project_id),
-            name=project.name,
-            status=project.status,
-            updated_at=iso(project.updated_at),
-            change=StatusRecordAttributes.of(record),
-        )
+        change = StatusRecordAttributes.of(record)
+        return cls.of_row(project, project_id=str(project.project_id), change=change)
 
 
 class ProjectStatusAttributes(Attributes):
@@ -185,15 +145,8 @@ class ProjectStatusAttributes(Attributes):
 
     @classmethod
     def of(cls, project: Project, allows: list[str], history: list[ProjectStatusRecord]) -> Self:
-        return cls(
-            project_id=str(project.project_id),
-            name=project.name,
-            status=project.status,
-            suspended=project.suspended,
-            allows=allows,
-            updated_at=iso(project.updated_at),
-            history=[StatusRecordAttributes.of(r) for r in history],
-        )
+        shown = [StatusRecordAttributes.of(r) for r in history]
+        return cls.of_row(project, project_id=str(project.project_id), allows=allows, history=shown)
 
 
 class WhitelistEntryAttributes(Attributes):
@@ -216,22 +169,7 @@ class WhitelistEntryAttributes(Attributes):
     def of(cls, row: McdWhitelistEntry, onchain: wl.WhitelistEntry | None = None) -> Self:
         """The stored entry, plus ``onchain``: the McdWhitelist account's fields as the program
         holds them (None when the chain has no entry, e.g. after removal)."""
-        return cls(
-            project_id=row.project_id,
-            project_name=row.project_name,
-            wallet_address=row.wallet_address,
-            pda_address=row.pda_address,
-            pda_bump=row.pda_bump,
-            status=row.status,
-            created_by=row.created_by,
-            add_tx=row.add_tx,
-            last_tx=row.last_tx,
-            remove_tx=row.remove_tx,
-            pending_action=row.pending_action,
-            created_at=iso(row.created_at),
-            updated_at=iso(row.updated_at),
-            onchain=wl.entry_fields(onchain) if onchain is not None else None,
-        )
+        return cls.of_row(row, onchain=wl.entry_fields(onchain) if onchain is not None else None)
 
 
 # The status answer: the same fields, status and updated_at first (their order on the wire).
