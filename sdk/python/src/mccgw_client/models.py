@@ -24,7 +24,7 @@ class BaseModel(_BaseModel):
     )
 
 
-class AddressBalance(BaseModel):
+class AddressBalanceAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -67,7 +67,7 @@ class AdminProjectAttributes(BaseModel):
     webhook_url: str | None
 
 
-class Alive(BaseModel):
+class AliveBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -449,7 +449,7 @@ class BuyoutAttributes(BaseModel):
     total_buyout_amount: str
 
 
-class CalculateInterestBody(BaseModel):
+class CalculateInterestIn(BaseModel):
     accrued_interest: Annotated[
         str | None, Field(description="Interest already accrued (decimal string)")
     ] = "0"
@@ -617,7 +617,7 @@ class EstimateAttributes(BaseModel):
     total_due: str
 
 
-class EstimateBorrowBody(BaseModel):
+class EstimateBorrowIn(BaseModel):
     duration: Literal["three_days", "seven_days", "thirty_days"]
     loan_amount: Annotated[
         str, Field(description="Decimal string in the pool asset", examples=["500"])
@@ -747,7 +747,7 @@ class LegacyManager(BaseModel):
     uid: str
 
 
-class LegacyMccBalance(BaseModel):
+class LegacyMccBalanceBody(BaseModel):
     """
     The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
     """
@@ -773,7 +773,7 @@ class LegacyMiningRecord(BaseModel):
     status: str
 
 
-class LegacyProfile(BaseModel):
+class LegacyProfileBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -929,7 +929,7 @@ class LpAttributes(BaseModel):
     wallet: str
 
 
-class MccBalance(BaseModel):
+class MccBalanceAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -942,7 +942,7 @@ class MccBalance(BaseModel):
     updated_at: str | None
 
 
-class MccPrice(BaseModel):
+class MccPriceAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -960,7 +960,14 @@ class MccPrice(BaseModel):
     updated_at: Annotated[str, Field(description="when the source value was observed or set")]
 
 
-class McdBalance(BaseModel):
+class MccPriceIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    price_usdc: Annotated[
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
+    ]
+
+
+class McdBalanceAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1197,13 +1204,6 @@ class PositionAttributes(BaseModel):
     wallet: str
 
 
-class PriceSet(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    price_usdc: Annotated[
-        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
-    ]
-
-
 class Error(BaseModel):
     field: str | None = None
     message: str | None = None
@@ -1331,7 +1331,7 @@ class PublicUserAttributes(BaseModel):
     uid: str
 
 
-class Ready(BaseModel):
+class ReadyBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1545,7 +1545,7 @@ class TokenResponse(BaseModel):
     token_type: str
 
 
-class TokenStats(BaseModel):
+class TokenStatsAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1563,7 +1563,7 @@ class TokenStats(BaseModel):
     volume_30d: str
 
 
-class TokenTransaction(BaseModel):
+class TokenTransactionAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1630,7 +1630,7 @@ class GenericTyped(BaseModel, Generic[_T0]):
     type: str
 
 
-TypedResourceAddressBalance = GenericTyped[AddressBalance]
+TypedResourceAddressBalanceAttributes = GenericTyped[AddressBalanceAttributes]
 
 
 TypedResourceAdminProjectAttributes = GenericTyped[AdminProjectAttributes]
@@ -1705,13 +1705,13 @@ TypedResourceLockAttributes = GenericTyped[LockAttributes]
 TypedResourceLpAttributes = GenericTyped[LpAttributes]
 
 
-TypedResourceMccBalance = GenericTyped[MccBalance]
+TypedResourceMccBalanceAttributes = GenericTyped[MccBalanceAttributes]
 
 
-TypedResourceMccPrice = GenericTyped[MccPrice]
+TypedResourceMccPriceAttributes = GenericTyped[MccPriceAttributes]
 
 
-TypedResourceMcdBalance = GenericTyped[McdBalance]
+TypedResourceMcdBalanceAttributes = GenericTyped[McdBalanceAttributes]
 
 
 TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
@@ -1768,10 +1768,10 @@ TypedResourceStatsAttributes = GenericTyped[StatsAttributes]
 TypedResourceTechTreeConfigAttributes = GenericTyped[TechTreeConfigAttributes]
 
 
-TypedResourceTokenStats = GenericTyped[TokenStats]
+TypedResourceTokenStatsAttributes = GenericTyped[TokenStatsAttributes]
 
 
-TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
+TypedResourceTokenTransactionAttributes = GenericTyped[TokenTransactionAttributes]
 
 
 class UnitAttributes(BaseModel):
@@ -1869,6 +1869,11 @@ class UnlockIn(BaseModel):
     reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
 
 
+Email: TypeAlias = Annotated[
+    str | None, Field(description="only with the `email` scope (or for an admin)")
+]
+
+
 class UserAttributes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1877,7 +1882,7 @@ class UserAttributes(BaseModel):
     avatar_url: str | None
     created_at: str
     display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    email: Email
     role: str
     uid: str
     updated_at: str
@@ -1892,7 +1897,7 @@ class UserProfileAttributes(BaseModel):
     avatar_url: str | None
     created_at: str
     display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    email: Email
     role: str
     station_id: int | None
     uid: str
@@ -2019,21 +2024,8 @@ class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
 WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-class WhitelistStatusAttributes(BaseModel):
-    add_tx: str | None
-    created_at: str
-    created_by: str | None
-    last_tx: str | None
-    onchain: dict[str, Any] | None
-    pda_address: str
-    pda_bump: int
-    pending_action: str | None
-    project_id: int
-    project_name: str
-    remove_tx: str | None
-    status: str
-    updated_at: str
-    wallet_address: str
+class WhitelistStatusAttributes(WhitelistEntryAttributes):
+    pass
 
 
 class WhitelistStatusIn(BaseModel):
@@ -2066,21 +2058,6 @@ class CollectionAttributes(BaseModel):
     symbol: str
     totals: TerritoryTotals
     updated_at: str | None
-
-
-class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
-
-
-CountedProjectAttributeAttributes = GenericDataMeta_[
-    list[TypedResourceProjectAttributeAttributes], CountMeta
-]
-
-
-CountedProjectAttributeSetAttributes = GenericDataMeta_[
-    list[TypedResourceProjectAttributeSetAttributes], CountMeta
-]
 
 
 EventType: TypeAlias = Literal[
@@ -2127,12 +2104,23 @@ class EndpointPatch(BaseModel):
 
 class FullProfileAttributes(BaseModel):
     """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    The user's base profile (the fields of ``GET /v1/users/me``, those the caller may not
     see set to null) and the project attributes the caller may see.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_keys_configured: bool | None
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Email
     project_attributes: list[ProfileAttribute]
+    role: str | None
     uid: str
+    updated_at: str
+    wallet_address: str | None
 
 
 class GlobalAttributes(BaseModel):
@@ -2145,7 +2133,7 @@ class GlobalAttributes(BaseModel):
     totals: MiningTotals
 
 
-class LegacyMiningHistory(BaseModel):
+class LegacyMiningHistoryBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2153,7 +2141,7 @@ class LegacyMiningHistory(BaseModel):
     total: int
 
 
-class LegacyTeam(BaseModel):
+class LegacyTeamBody(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2162,8 +2150,23 @@ class LegacyTeam(BaseModel):
     unit: LegacyTeamUnit | None
 
 
+class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
+
+
 ListingAuthorizationAttributes = GenericDataMeta_[
     list[TypedResourceAuthorizationAttributes], CountMeta
+]
+
+
+ListingProjectAttributeAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeAttributes], CountMeta
+]
+
+
+ListingProjectAttributeSetAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
 
 
@@ -2209,7 +2212,9 @@ ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], Pag
 ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
 
 
-ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]
+ManyTokenTransactionAttributes = GenericDataMeta_[
+    list[TypedResourceTokenTransactionAttributes], PageMeta
+]
 
 
 class MiningBatchItemAttributes(BaseModel):
@@ -2238,7 +2243,7 @@ class MiningStatsAttributes(BaseModel):
 MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
 
 
-OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
+OneAddressBalanceAttributes = GenericDataMeta_[TypedResourceAddressBalanceAttributes, Meta]
 
 
 OneAdminProjectAttributes = GenericDataMeta_[TypedResourceAdminProjectAttributes, Meta]
@@ -2300,13 +2305,13 @@ OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
 OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
 
 
-OneMccBalance = GenericDataMeta_[TypedResourceMccBalance, Meta]
+OneMccBalanceAttributes = GenericDataMeta_[TypedResourceMccBalanceAttributes, Meta]
 
 
-OneMccPrice = GenericDataMeta_[TypedResourceMccPrice, Meta]
+OneMccPriceAttributes = GenericDataMeta_[TypedResourceMccPriceAttributes, Meta]
 
 
-OneMcdBalance = GenericDataMeta_[TypedResourceMcdBalance, Meta]
+OneMcdBalanceAttributes = GenericDataMeta_[TypedResourceMcdBalanceAttributes, Meta]
 
 
 OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
@@ -2351,7 +2356,7 @@ OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
 OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
 
 
-OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
+OneTokenStatsAttributes = GenericDataMeta_[TypedResourceTokenStatsAttributes, Meta]
 
 
 class OracleAttributes(BaseModel):
