@@ -1,4 +1,5 @@
-"""The SDK's generated models are current with the app's OpenAPI, and typed calls work.
+"""The SDKs' generated modules (Python and TypeScript) are current with the app's OpenAPI, and
+typed calls work.
 
 After adding or changing a route: ``make sdk-models`` and commit the files it rewrites.
 """
@@ -16,17 +17,27 @@ from mccgw_client import ApiKeyAuth, AsyncClient, models, operations
 from mccgw_client.errors import ValidationError
 
 from mccgw.sdkfold import public_names
-from mccgw.sdkgen import SDK_PACKAGE, generate, generated_files, openapi_document
+from mccgw.sdkgen import (
+    SDK_PACKAGE,
+    TS_FILES,
+    TS_GENERATED,
+    generate,
+    generated_files,
+    openapi_document,
+)
 from tests.sdk.conftest import BASE, Consented
 
 
 def test_checked_in_models_match_a_fresh_generation(tmp_path: Path) -> None:
-    generate(tmp_path)
+    generate(tmp_path, tmp_path / "ts")
     names = [p.name for p in generated_files(tmp_path)]
     assert names == [p.name for p in generated_files(SDK_PACKAGE)], "run `make sdk-models`"
-    for name in names:
-        fresh = (tmp_path / name).read_text()
-        checked_in = (SDK_PACKAGE / name).read_text()
+    pairs = [(tmp_path / n, SDK_PACKAGE / n) for n in names]
+    pairs += [(tmp_path / "ts" / n, TS_GENERATED / n) for n in TS_FILES]
+    for fresh_path, checked_in_path in pairs:
+        name = str(checked_in_path.relative_to(SDK_PACKAGE.parents[2]))
+        fresh = fresh_path.read_text()
+        checked_in = checked_in_path.read_text()
         if fresh != checked_in:
             diff = "".join(
                 list(
