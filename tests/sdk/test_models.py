@@ -119,7 +119,7 @@ async def test_typed_call(app: FastAPI, consented: Consented) -> None:
             path_params={"uid": consented.uid},
             body=models.AttributeIn(attribute_key="level", attribute_value={"rank": "gold"}),
         )
-        assert isinstance(envelope, models.OneAttributeAttrs)
+        assert isinstance(envelope, models.OneProjectAttributeAttributes)
         assert envelope.meta is not None and envelope.meta.request_id
         # A body that breaks the model is refused before anything is sent.
         with pytest.raises(pydantic.ValidationError, match="attribute_key"):

@@ -25,6 +25,9 @@ class BaseModel(_BaseModel):
 
 
 class AddressBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     address: str
     token_accounts: int
     total_balance: Annotated[
@@ -38,10 +41,16 @@ class AdminActionIn(BaseModel):
 
 
 class Alive(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     status: Literal["ok"]
 
 
-class ApplicationAttrs(BaseModel):
+class ApplicationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     api_key: str | None
     application_id: str
     company_name: str | None
@@ -91,34 +100,50 @@ class ApproveIn(BaseModel):
     )
 
 
-class ApprovedAttrs(ApplicationAttrs):
+class ApprovedApplicationAttributes(BaseModel):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_key: str | None
     api_secret: str
+    application_id: str
     client_type: str | None = None
+    company_name: str | None
+    created_at: str
+    developer_email: str
+    developer_uid: str
+    mcc_wallet_address: str | None
+    mcd_wallet_address: str
     oauth_client_id: str | None = None
+    project_description: str | None
+    project_id: int | None
+    project_name: str
     redirect_uris: list[str] | None = None
+    rejection_reason: str | None
+    reviewed_at: str | None
+    reviewed_by: str | None
     scopes: list[str] | None = None
+    status: str
+    updated_at: str
+    website_url: str | None
+    whitelist_bump: int | None
+    whitelist_pda: str | None
+    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     at: str
     attempt: int
     error: str | None
     latency_ms: int | None
     status_code: int | None
-
-
-class AttributeAttrs(BaseModel):
-    attribute_key: str
-    attribute_value: Any
-    created_at: str
-    project_id: str
-    uid: str
-    updated_at: str
-    visibility: str
 
 
 class AttributeKey(RootModel[str]):
@@ -156,7 +181,10 @@ class AttributeDeleteIn(BaseModel):
     idempotency_key: IdempotencyKey = None
 
 
-class AttributeDeletionAttrs(BaseModel):
+class AttributeDeletionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     deleted: list[str]
     not_found: list[str]
     project_id: str
@@ -171,12 +199,18 @@ class AttributeIn(BaseModel):
 
 
 class AttributeValue(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     updated_at: str
     value: Any
     visibility: str
 
 
 class AuctionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     auction_id: int
     auction_type: str
@@ -204,12 +238,10 @@ class AuctionAttributes(BaseModel):
     territory_type: str
 
 
-class AuctionDetailAttributes(AuctionAttributes):
-    escrow_account: str
-    escrow_balance: str | None
-
-
-class AuctionSolanaConfigAttributes(BaseModel):
+class AuctionConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     auction_duration_seconds: int
     authority: str
     created_at: str | None
@@ -229,7 +261,43 @@ class AuctionSolanaConfigAttributes(BaseModel):
     updated_at: str | None
 
 
+class AuctionDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    auction_id: int
+    auction_type: str
+    bid_count: int
+    buy_now_price: str | None
+    completed_at: str | None
+    created_at: str | None
+    creator: str
+    current_price: str
+    end_time: str | None
+    ended_unsettled: bool
+    escrow_account: str
+    escrow_balance: str | None
+    extension_count: int
+    highest_bidder: str | None
+    is_biddable: bool
+    is_ended: bool
+    min_next_bid: str | None
+    nft_mint: str | None
+    proceeds_recipient: str
+    seconds_left: int
+    settled_amount: str
+    start_time: str | None
+    starting_price: str
+    status: str
+    territory_id: int
+    territory_type: str
+
+
 class AuthorizationAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     granted_at: str
     project_id: str
     project_name: str | None
@@ -240,6 +308,9 @@ class AuthorizationAttributes(BaseModel):
 
 
 class AvatarAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     avatar_url: str
     bytes: int
     content_type: str
@@ -248,6 +319,9 @@ class AvatarAttributes(BaseModel):
 
 
 class BaseProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -273,6 +347,9 @@ class BatchIn(BaseModel):
 
 
 class BidAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     amount: str
     auction_ended: bool | None
@@ -287,6 +364,9 @@ class BidAttributes(BaseModel):
 
 
 class BonusAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     bonus_multiplier: Annotated[
         float, Field(description="Applied to every mining reward: 1.3 = +30 %")
     ]
@@ -294,6 +374,9 @@ class BonusAttributes(BaseModel):
 
 
 class BorrowChecks(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     borrows_not_paused: bool
@@ -305,6 +388,9 @@ class BorrowChecks(BaseModel):
 
 
 class BuyoutAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     completed_at: str | None
     expires_at: str | None
@@ -325,7 +411,8 @@ class CalculateInterestBody(BaseModel):
     ] = "0"
     duration_seconds: Annotated[int | None, Field(ge=0, le=3153600000)] = None
     from_time: Annotated[
-        AwareDatetime | None, Field(description="With to_time, instead of duration")
+        AwareDatetime | None,
+        Field(description="With to_time, instead of duration (with an offset, e.g. `Z`)"),
     ] = None
     principal: Annotated[
         str,
@@ -339,7 +426,7 @@ class CalculateInterestBody(BaseModel):
             le=1000000,
         ),
     ] = None
-    to_time: AwareDatetime | None = None
+    to_time: Annotated[AwareDatetime | None, Field(description="With an offset, e.g. `Z`")] = None
 
 
 class CancelIn(BaseModel):
@@ -348,6 +435,9 @@ class CancelIn(BaseModel):
 
 
 class Capacities(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     matrix: int
     sector: int
     station: int
@@ -355,6 +445,9 @@ class Capacities(BaseModel):
 
 
 class ChainWriteView(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     attempt: int | None
     confirmation_status: str | None
     last_valid_block_height: int | None
@@ -373,6 +466,9 @@ class CountMeta(Meta):
 
 
 class DailyKpi(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
     day: date_aliased
     member_count: int
@@ -381,6 +477,9 @@ class DailyKpi(BaseModel):
 
 
 class DayProject(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     activities: int
     date: str
     mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
@@ -389,6 +488,9 @@ class DayProject(BaseModel):
 
 
 class DeliveryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     attempt_log: list[Attempt]
     attempts: int
     completed_at: str | None
@@ -402,10 +504,13 @@ class DeliveryAttributes(BaseModel):
     status: Annotated[str, Field(description="pending, succeeded or failed")]
 
 
-class DriftAttrs(BaseModel):
+class DriftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     address: str | None
     chain_balance: str
-    created_at: str | None
+    created_at: str
     currency: str
     drift: str
     ledger_balance: str
@@ -414,6 +519,9 @@ class DriftAttrs(BaseModel):
 
 
 class EndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     created_at: str
     disabled_at: str | None
     disabled_reason: str | None
@@ -425,6 +533,9 @@ class EndpointAttributes(BaseModel):
 
 
 class EstimateAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     available_liquidity: str
     checks: BorrowChecks
     collateral_type: str
@@ -457,6 +568,9 @@ class EstimateBorrowBody(BaseModel):
 
 
 class FragmentConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     active_buyouts: int
     authority: str
     buyout_duration_seconds: int
@@ -479,6 +593,9 @@ class FundsTransferIn(BaseModel):
 
 
 class GlobalDay(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     activities: int
     date: str
     mcd_amount: str
@@ -486,13 +603,10 @@ class GlobalDay(BaseModel):
     trade_volume_usdc: str
 
 
-class HistoryItem(BaseModel):
-    at: str | None
-    reason: str | None
-    status: str
-
-
 class HolderAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount: str
     is_buyout_escrow: bool
     owner: str
@@ -501,6 +615,9 @@ class HolderAttributes(BaseModel):
 
 
 class HoldingAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount: str
     fragment_mint: str
     fragment_symbol: str
@@ -512,6 +629,9 @@ class HoldingAttributes(BaseModel):
 
 
 class InterestAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     decimals: int
     duration_seconds: int
     interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
@@ -561,6 +681,9 @@ class LegacyError(BaseModel):
 
 
 class LegacyManager(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     name: str | None
     uid: str
 
@@ -570,6 +693,9 @@ class LegacyMccBalance(BaseModel):
     The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     available_balance: float
     locked_balance: float
     pending_rewards: Annotated[
@@ -579,6 +705,9 @@ class LegacyMccBalance(BaseModel):
 
 
 class LegacyMiningRecord(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount: float
     date: str
     project: str
@@ -586,6 +715,9 @@ class LegacyMiningRecord(BaseModel):
 
 
 class LegacyProfile(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     created_at: str
     email: str | None
     role: str
@@ -595,12 +727,18 @@ class LegacyProfile(BaseModel):
 
 
 class LegacyTeamUnit(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     id: int
     member_count: int
     name: str
 
 
 class Level(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     bonus_percent: int
     cumulative_percent: int
     lighting_condition: str
@@ -612,6 +750,9 @@ class LightIn(BaseModel):
 
 
 class Liquidity(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     exchange_rate: str
     lp_balance: str
     share_of_pool: str
@@ -636,6 +777,9 @@ class ListMeta(ViewMeta):
 
 
 class LoanAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     accrued_interest: str
     borrow_rate_at_origination_bps: int
@@ -663,14 +807,23 @@ class LoanAttributes(BaseModel):
 
 
 class LoansByStatus(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     active: int
     liquidated: int
     pending: int
     repaid: int
 
 
+Amount: TypeAlias = Annotated[str, Field(description="Decimal string")]
+
+
 class LockAttributes(BaseModel):
-    amount: Annotated[str, Field(description="Decimal string")]
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: Amount
     available_balance: Annotated[
         str | None,
         Field(description="After a lock or unlock only: the user's available balance"),
@@ -704,6 +857,9 @@ class LockIn(BaseModel):
 
 
 class LpAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     exchange_rate: str
     lending_pool: str
     lp_balance: str
@@ -715,6 +871,9 @@ class LpAttributes(BaseModel):
 
 
 class MccBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     available_balance: str
     deposit_address: str
     deposit_owner: str
@@ -725,6 +884,9 @@ class MccBalance(BaseModel):
 
 
 class MccPrice(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
     buyback_price_usdc: Annotated[
         str | None, Field(description="base + floor(base * premium / 10000)")
@@ -740,6 +902,9 @@ class MccPrice(BaseModel):
 
 
 class McdBalance(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     available_balance: str
     deposit_address: Annotated[
         str, Field(description="the user's custody token account: send here")
@@ -755,11 +920,14 @@ class McdBalance(BaseModel):
     updated_at: str | None
 
 
-class McdRewardAttrs(BaseModel):
+class McdRewardAttributes(BaseModel):
     """
     An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     activities: int
     amount: str
     date: str
@@ -769,6 +937,9 @@ class McdRewardAttrs(BaseModel):
 
 
 class MemberAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     display_name: str | None
     joined_at: str
     station: str
@@ -776,6 +947,9 @@ class MemberAttributes(BaseModel):
 
 
 class MembershipAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     joined_at: str | None
     left_at: str | None
     moved: Annotated[bool, Field(description="False when nothing changed")]
@@ -793,11 +967,14 @@ class MiningBatchMeta(Meta):
     webhook_url: str | None
 
 
-class MiningRecordAttrs(BaseModel):
+class MiningRecordAttributes(BaseModel):
     """
     A ``mining_record``: one confirmed reward.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -809,17 +986,14 @@ class MiningRecordAttrs(BaseModel):
     user_uid: str
 
 
-class MiningStatsTotals(BaseModel):
-    activities: int
-    mcd_amount: str
-    trade_volume_usdc: str
-
-
-class MiningSubmissionAttrs(BaseModel):
+class MiningSubmissionAttributes(BaseModel):
     """
     A ``mining_activity`` resource: one submission, its reward and its history.
     """
 
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -835,12 +1009,24 @@ class MiningSubmissionAttrs(BaseModel):
     user_uid: str
 
 
+class MiningTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    mcd_amount: str
+    trade_volume_usdc: str
+
+
 class MiningWebhookMeta(Meta):
     webhook_note: str
     webhook_url: str | None
 
 
 class NftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     created_at: str | None
     current_members: int
@@ -856,14 +1042,33 @@ class NftAttributes(BaseModel):
     updated_at: str | None
 
 
-class NftDetailAttributes(NftAttributes):
+class NftDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    created_at: str | None
+    current_members: int
     escrowed_in: Literal["lending_loan", "fragment_vault"] | None
     holder: str | None
     holder_token_account: str | None
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
     owner_is_stale: bool
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
+    updated_at: str | None
 
 
-class OAuthClientAttrs(BaseModel):
+class OAuthClientAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     client_type: str
     oauth_client_id: str
     redirect_uris: list[str]
@@ -908,6 +1113,9 @@ class PlacementIn(BaseModel):
 
 
 class PositionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     active_loans: int
     liquidity: Liquidity
     loans: list[LoanAttributes]
@@ -941,6 +1149,9 @@ class Problem(BaseModel):
 
 
 class ProfileAttribute(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     attribute_key: str
     attribute_value: Any
     project_id: str
@@ -953,7 +1164,23 @@ class ProfileUpdate(BaseModel):
     idempotency_key: IdempotencyKey = None
 
 
-class ProjectAttributesAttrs(BaseModel):
+class ProjectAttributeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attribute_key: str
+    attribute_value: Any
+    created_at: str
+    project_id: str
+    uid: str
+    updated_at: str
+    visibility: str
+
+
+class ProjectAttributeSetAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     attributes: dict[str, AttributeValue]
     project_id: str
     uid: str
@@ -993,6 +1220,9 @@ class ProofIn(BaseModel):
 
 
 class PublicUserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -1000,6 +1230,9 @@ class PublicUserAttributes(BaseModel):
 
 
 class Ready(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     checks: dict[str, Literal["ok"]]
     status: Literal["ready"]
 
@@ -1016,14 +1249,28 @@ class RedirectUrisIn(BaseModel):
     ]
 
 
-class RegisteredEndpointAttributes(EndpointAttributes):
+class RegisteredEndpointAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created_at: str
+    disabled_at: str | None
+    disabled_reason: str | None
+    events: list[str]
+    failing_since: str | None
     secret: Annotated[
         str | None,
         Field(description="Only when registered without one: the generated secret, shown once"),
     ] = None
+    status: Annotated[str, Field(description="active, disabled or deleted")]
+    updated_at: str
+    url: str
 
 
-class RegisteredProjectAttrs(BaseModel):
+class RegisteredProjectAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     allowed_scopes: list[str]
     api_key: str
     api_secret: str
@@ -1052,11 +1299,17 @@ class RemovalIn(LightIn):
 
 
 class RetriedWrite(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     signature: str | None
     status: str
 
 
-class RetryAttrs(BaseModel):
+class RetryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     chain_write: RetriedWrite | None
     status: str
     transfer_id: str
@@ -1075,12 +1328,18 @@ class Revocation(BaseModel):
 
 
 class StationSummary(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     id: str
     mining_input: str
     qualifying_days: int
 
 
 class StatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     active_principal: str
     as_of: str | None
     available_liquidity: str
@@ -1110,7 +1369,10 @@ class StatusChangeIn(BaseModel):
     status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
 
 
-class StatusRecordAttrs(BaseModel):
+class StatusRecordAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     changed_by: str | None
     created_at: str
     from_status: str | None
@@ -1119,32 +1381,10 @@ class StatusRecordAttrs(BaseModel):
     status: str
 
 
-class DetailedTransferAttrs(BaseModel):
-    amount: str
-    block_height: int | None
-    created_at: str | None
-    currency: str
-    failure_reason: str | None
-    finished_at: str | None
-    from_uid: str
-    history: list[HistoryItem]
-    lock_id: str | None
-    reference: dict[str, Any] | None
-    requires_onchain: bool
-    slot: int | None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None
-    updated_at: str | None
-
-
-class StuckTransferAttrs(DetailedTransferAttrs):
-    chain_write: ChainWriteView | None
-    onchain_at: str | None
-
-
-class TechtreeConfigAttributes(BaseModel):
+class TechTreeConfigAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     levels: list[Level]
     min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
     min_members: int
@@ -1155,6 +1395,9 @@ class TechtreeConfigAttributes(BaseModel):
 
 
 class TerritoryTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     matrices: int
     sectors: int
     stations: int
@@ -1171,6 +1414,9 @@ class TokenResponse(BaseModel):
 
 
 class TokenStats(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     custody_total: str
     decimals: int
     holders: int
@@ -1186,6 +1432,9 @@ class TokenStats(BaseModel):
 
 
 class TokenTransaction(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     amount: str
     counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
     created_at: str
@@ -1225,12 +1474,18 @@ class TransferRequestIn(BaseModel):
 
 
 class TransferStep(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     at: str
     reason: str | None
     status: str
 
 
 class TypeAmounts(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     matrix: str
     sector: str
     station: str
@@ -1246,25 +1501,22 @@ class GenericTyped(BaseModel, Generic[_T0]):
 TypedResourceAddressBalance = GenericTyped[AddressBalance]
 
 
-TypedResourceApplicationAttrs = GenericTyped[ApplicationAttrs]
+TypedResourceApplicationAttributes = GenericTyped[ApplicationAttributes]
 
 
-TypedResourceApprovedAttrs = GenericTyped[ApprovedAttrs]
+TypedResourceApprovedApplicationAttributes = GenericTyped[ApprovedApplicationAttributes]
 
 
-TypedResourceAttributeAttrs = GenericTyped[AttributeAttrs]
-
-
-TypedResourceAttributeDeletionAttrs = GenericTyped[AttributeDeletionAttrs]
+TypedResourceAttributeDeletionAttributes = GenericTyped[AttributeDeletionAttributes]
 
 
 TypedResourceAuctionAttributes = GenericTyped[AuctionAttributes]
 
 
+TypedResourceAuctionConfigAttributes = GenericTyped[AuctionConfigAttributes]
+
+
 TypedResourceAuctionDetailAttributes = GenericTyped[AuctionDetailAttributes]
-
-
-TypedResourceAuctionSolanaConfigAttributes = GenericTyped[AuctionSolanaConfigAttributes]
 
 
 TypedResourceAuthorizationAttributes = GenericTyped[AuthorizationAttributes]
@@ -1285,7 +1537,7 @@ TypedResourceBonusAttributes = GenericTyped[BonusAttributes]
 TypedResourceDeliveryAttributes = GenericTyped[DeliveryAttributes]
 
 
-TypedResourceDriftAttrs = GenericTyped[DriftAttrs]
+TypedResourceDriftAttributes = GenericTyped[DriftAttributes]
 
 
 TypedResourceEndpointAttributes = GenericTyped[EndpointAttributes]
@@ -1324,7 +1576,7 @@ TypedResourceMccPrice = GenericTyped[MccPrice]
 TypedResourceMcdBalance = GenericTyped[McdBalance]
 
 
-TypedResourceMcdRewardAttrs = GenericTyped[McdRewardAttrs]
+TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
 
 
 TypedResourceMemberAttributes = GenericTyped[MemberAttributes]
@@ -1333,10 +1585,10 @@ TypedResourceMemberAttributes = GenericTyped[MemberAttributes]
 TypedResourceMembershipAttributes = GenericTyped[MembershipAttributes]
 
 
-TypedResourceMiningRecordAttrs = GenericTyped[MiningRecordAttrs]
+TypedResourceMiningRecordAttributes = GenericTyped[MiningRecordAttributes]
 
 
-TypedResourceMiningSubmissionAttrs = GenericTyped[MiningSubmissionAttrs]
+TypedResourceMiningSubmissionAttributes = GenericTyped[MiningSubmissionAttributes]
 
 
 TypedResourceNftAttributes = GenericTyped[NftAttributes]
@@ -1345,13 +1597,16 @@ TypedResourceNftAttributes = GenericTyped[NftAttributes]
 TypedResourceNftDetailAttributes = GenericTyped[NftDetailAttributes]
 
 
-TypedResourceOAuthClientAttrs = GenericTyped[OAuthClientAttrs]
+TypedResourceOAuthClientAttributes = GenericTyped[OAuthClientAttributes]
 
 
 TypedResourcePositionAttributes = GenericTyped[PositionAttributes]
 
 
-TypedResourceProjectAttributesAttrs = GenericTyped[ProjectAttributesAttrs]
+TypedResourceProjectAttributeAttributes = GenericTyped[ProjectAttributeAttributes]
+
+
+TypedResourceProjectAttributeSetAttributes = GenericTyped[ProjectAttributeSetAttributes]
 
 
 TypedResourcePublicUserAttributes = GenericTyped[PublicUserAttributes]
@@ -1360,19 +1615,16 @@ TypedResourcePublicUserAttributes = GenericTyped[PublicUserAttributes]
 TypedResourceRegisteredEndpointAttributes = GenericTyped[RegisteredEndpointAttributes]
 
 
-TypedResourceRegisteredProjectAttrs = GenericTyped[RegisteredProjectAttrs]
+TypedResourceRegisteredProjectAttributes = GenericTyped[RegisteredProjectAttributes]
 
 
-TypedResourceRetryAttrs = GenericTyped[RetryAttrs]
+TypedResourceRetryAttributes = GenericTyped[RetryAttributes]
 
 
 TypedResourceStatsAttributes = GenericTyped[StatsAttributes]
 
 
-TypedResourceStuckTransferAttrs = GenericTyped[StuckTransferAttrs]
-
-
-TypedResourceTechtreeConfigAttributes = GenericTyped[TechtreeConfigAttributes]
+TypedResourceTechTreeConfigAttributes = GenericTyped[TechTreeConfigAttributes]
 
 
 TypedResourceTokenStats = GenericTyped[TokenStats]
@@ -1382,6 +1634,9 @@ TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
 
 
 class UnitAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     created_at: str
     lit: bool
     lit_since: date_aliased | None
@@ -1421,6 +1676,9 @@ class UnitIn(BaseModel):
 
 
 class UnitState(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     bonus_percent: int
     changed: Annotated[bool | None, Field(description="Lit by this request")] = False
     id: str
@@ -1441,6 +1699,9 @@ class UnitState(BaseModel):
 
 
 class UnitStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     daily: Annotated[
         list[DailyKpi] | None, Field(description="Stations: each day of the window")
     ] = None
@@ -1468,6 +1729,9 @@ class UnlockIn(BaseModel):
 
 
 class UserAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
@@ -1479,13 +1743,28 @@ class UserAttributes(BaseModel):
     wallet_address: str | None
 
 
-class UserProfileAttributes(UserAttributes):
+class UserProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
     station_id: int | None
+    uid: str
     unit_id: int | None
+    updated_at: str
     username: str | None
+    wallet_address: str | None
 
 
 class VaultAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     circulating_fragments_recorded: str
     created_at: str | None
@@ -1499,12 +1778,32 @@ class VaultAttributes(BaseModel):
     total_fragments: str
 
 
-class VaultDetailAttributes(VaultAttributes):
+class VaultDetailAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
     buyout: BuyoutAttributes | None
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
     live_supply: str | None
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
+    status: str
+    total_fragments: str
 
 
-class WalletNftAttributes(NftAttributes):
+class WalletNftAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    created_at: str | None
+    current_members: int
     custody: Annotated[
         Literal["wallet", "lending_loan", "fragment_vault"],
         Field(
@@ -1512,10 +1811,23 @@ class WalletNftAttributes(NftAttributes):
         ),
     ]
     holder: str | None
+    is_auctioning: bool
+    is_frozen: bool
+    mint: str | None
+    name: str
     owner_is_stale: bool
+    parent_id: int | None
+    recorded_owner: str
+    status: Literal["minted", "reserved"]
+    territory_id: int
+    territory_type: str
+    updated_at: str | None
 
 
-class WhitelistEntryAttrs(BaseModel):
+class WhitelistEntryAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     add_tx: str | None
     created_at: str
     created_by: str | None
@@ -1533,12 +1845,18 @@ class WhitelistEntryAttrs(BaseModel):
 
 
 class WhitelistRemoved(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     message: str
     project_id: int
     remove_tx: str | None
 
 
 class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     data: _T0
     meta: _T1
 
@@ -1546,8 +1864,21 @@ class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
 WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-class WhitelistStatusAttrs(WhitelistEntryAttrs):
-    pass
+class WhitelistStatusAttributes(BaseModel):
+    add_tx: str | None
+    created_at: str
+    created_by: str | None
+    last_tx: str | None
+    onchain: dict[str, Any] | None
+    pda_address: str
+    pda_bump: int
+    pending_action: str | None
+    project_id: int
+    project_name: str
+    remove_tx: str | None
+    status: str
+    updated_at: str
+    wallet_address: str
 
 
 class WhitelistStatusIn(BaseModel):
@@ -1566,6 +1897,9 @@ class ActivityIn(BaseModel):
 
 
 class CollectionAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     authority: str
     capacities: Capacities
     collection_master_edition: str
@@ -1579,11 +1913,18 @@ class CollectionAttributes(BaseModel):
     updated_at: str | None
 
 
-CountedAttributeAttrs = GenericDataMeta[list[TypedResourceAttributeAttrs], CountMeta]
+class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
+    data: _T0
+    meta: _T1
 
 
-CountedProjectAttributesAttrs = GenericDataMeta[
-    list[TypedResourceProjectAttributesAttrs], CountMeta
+CountedProjectAttributeAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeAttributes], CountMeta
+]
+
+
+CountedProjectAttributeSetAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
 
 
@@ -1629,7 +1970,7 @@ class EndpointPatch(BaseModel):
     url: Annotated[str | None, Field(max_length=2000)] = None
 
 
-class FullProfileAttrs(BaseModel):
+class FullProfileAttributes(BaseModel):
     """
     The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
     see set to null) and the project attributes the caller may see.
@@ -1640,201 +1981,216 @@ class FullProfileAttrs(BaseModel):
 
 
 class GlobalAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     cached_seconds: Annotated[int, Field(description="The figures may be this old")]
     days: list[GlobalDay]
     since: str
-    totals: MiningStatsTotals
+    totals: MiningTotals
 
 
 class LegacyMiningHistory(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     records: list[LegacyMiningRecord]
     total: int
 
 
 class LegacyTeam(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     manager: LegacyManager | None
     station: LegacyTeamUnit | None
     unit: LegacyTeamUnit | None
 
 
-ListingAuthorizationAttributes = GenericDataMeta[
+ListingAuthorizationAttributes = GenericDataMeta_[
     list[TypedResourceAuthorizationAttributes], CountMeta
 ]
 
 
-ManyApplicationAttrs = GenericDataMeta[list[TypedResourceApplicationAttrs], PageMeta]
+ManyApplicationAttributes = GenericDataMeta_[list[TypedResourceApplicationAttributes], PageMeta]
 
 
-ManyAuctionAttributes = GenericDataMeta[list[TypedResourceAuctionAttributes], ListMeta]
+ManyAuctionAttributes = GenericDataMeta_[list[TypedResourceAuctionAttributes], ListMeta]
 
 
-ManyBidAttributes = GenericDataMeta[list[TypedResourceBidAttributes], ListMeta]
+ManyBidAttributes = GenericDataMeta_[list[TypedResourceBidAttributes], ListMeta]
 
 
-ManyDeliveryAttributes = GenericDataMeta[list[TypedResourceDeliveryAttributes], PageMeta]
+ManyDeliveryAttributes = GenericDataMeta_[list[TypedResourceDeliveryAttributes], PageMeta]
 
 
-ManyDriftAttrs = GenericDataMeta[list[TypedResourceDriftAttrs], PageMeta]
+ManyDriftAttributes = GenericDataMeta_[list[TypedResourceDriftAttributes], PageMeta]
 
 
-ManyEndpointAttributes = GenericDataMeta[list[TypedResourceEndpointAttributes], PageMeta]
+ManyEndpointAttributes = GenericDataMeta_[list[TypedResourceEndpointAttributes], PageMeta]
 
 
-ManyHolderAttributes = GenericDataMeta[list[TypedResourceHolderAttributes], ListMeta]
+ManyHolderAttributes = GenericDataMeta_[list[TypedResourceHolderAttributes], ListMeta]
 
 
-ManyHoldingAttributes = GenericDataMeta[list[TypedResourceHoldingAttributes], ListMeta]
+ManyHoldingAttributes = GenericDataMeta_[list[TypedResourceHoldingAttributes], ListMeta]
 
 
-ManyLoanAttributes = GenericDataMeta[list[TypedResourceLoanAttributes], ListMeta]
+ManyLoanAttributes = GenericDataMeta_[list[TypedResourceLoanAttributes], ListMeta]
 
 
-ManyLockAttributes = GenericDataMeta[list[TypedResourceLockAttributes], PageMeta]
+ManyLockAttributes = GenericDataMeta_[list[TypedResourceLockAttributes], PageMeta]
 
 
-ManyMcdRewardAttrs = GenericDataMeta[list[TypedResourceMcdRewardAttrs], PageMeta]
+ManyMcdRewardAttributes = GenericDataMeta_[list[TypedResourceMcdRewardAttributes], PageMeta]
 
 
-ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], PageMeta]
+ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], PageMeta]
 
 
-ManyMiningRecordAttrs = GenericDataMeta[list[TypedResourceMiningRecordAttrs], PageMeta]
+ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
 
 
-ManyStuckTransferAttrs = GenericDataMeta[list[TypedResourceStuckTransferAttrs], PageMeta]
+ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]
 
 
-ManyTokenTransaction = GenericDataMeta[list[TypedResourceTokenTransaction], PageMeta]
-
-
-class MiningBatchItemAttrs(BaseModel):
+class MiningBatchItemAttributes(BaseModel):
     """
     One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
     """
 
-    activity: TypedResourceMiningSubmissionAttrs | None
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activity: TypedResourceMiningSubmissionAttributes | None
     error: dict[str, Any] | None = None
     idempotency_key: Any
     status: int
 
 
 class MiningStatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     days: list[DayProject]
     since: str
-    totals: MiningStatsTotals
+    totals: MiningTotals
 
 
-MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttrs, MiningWebhookMeta]
+MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
 
 
-OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
+OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
 
 
-OneApplicationAttrs = GenericDataMeta[TypedResourceApplicationAttrs, Meta]
+OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
 
 
-OneApprovedAttrs = GenericDataMeta[TypedResourceApprovedAttrs, Meta]
-
-
-OneAttributeAttrs = GenericDataMeta[TypedResourceAttributeAttrs, Meta]
-
-
-OneAttributeDeletionAttrs = GenericDataMeta[TypedResourceAttributeDeletionAttrs, Meta]
-
-
-OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
-
-
-OneAuctionSolanaConfigAttributes = GenericDataMeta[
-    TypedResourceAuctionSolanaConfigAttributes, ViewMeta
+OneApprovedApplicationAttributes = GenericDataMeta_[
+    TypedResourceApprovedApplicationAttributes, Meta
 ]
 
 
-OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
+OneAttributeDeletionAttributes = GenericDataMeta_[TypedResourceAttributeDeletionAttributes, Meta]
 
 
-OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
+OneAuctionConfigAttributes = GenericDataMeta_[TypedResourceAuctionConfigAttributes, ViewMeta]
 
 
-OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
+OneAuctionDetailAttributes = GenericDataMeta_[TypedResourceAuctionDetailAttributes, ViewMeta]
 
 
-OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
+OneAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, Meta]
 
 
-OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
+OneAvatarAttributes = GenericDataMeta_[TypedResourceAvatarAttributes, Meta]
 
 
-OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
+OneBaseProfileAttributes = GenericDataMeta_[TypedResourceBaseProfileAttributes, Meta]
 
 
-OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
+OneBonusAttributes = GenericDataMeta_[TypedResourceBonusAttributes, Meta]
 
 
-OneFragmentConfigAttributes = GenericDataMeta[TypedResourceFragmentConfigAttributes, ViewMeta]
+OneDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, Meta]
 
 
-OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
+OneEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, Meta]
 
 
-OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
+OneEstimateAttributes = GenericDataMeta_[TypedResourceEstimateAttributes, ViewMeta]
 
 
-OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
+OneFragmentConfigAttributes = GenericDataMeta_[TypedResourceFragmentConfigAttributes, ViewMeta]
 
 
-OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
+OneInterestAttributes = GenericDataMeta_[TypedResourceInterestAttributes, ViewMeta]
 
 
-OneMccBalance = GenericDataMeta[TypedResourceMccBalance, Meta]
+OneLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ViewMeta]
 
 
-OneMccPrice = GenericDataMeta[TypedResourceMccPrice, Meta]
+OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
 
 
-OneMcdBalance = GenericDataMeta[TypedResourceMcdBalance, Meta]
+OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
 
 
-OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
+OneMccBalance = GenericDataMeta_[TypedResourceMccBalance, Meta]
 
 
-OneMiningSubmissionAttrs = GenericDataMeta[TypedResourceMiningSubmissionAttrs, Meta]
+OneMccPrice = GenericDataMeta_[TypedResourceMccPrice, Meta]
 
 
-OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
+OneMcdBalance = GenericDataMeta_[TypedResourceMcdBalance, Meta]
 
 
-OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
+OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
 
 
-OneOAuthClientAttrs = GenericDataMeta[TypedResourceOAuthClientAttrs, Meta]
+OneMiningSubmissionAttributes = GenericDataMeta_[TypedResourceMiningSubmissionAttributes, Meta]
 
 
-OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
+OneNftAttributes = GenericDataMeta_[TypedResourceNftAttributes, ViewMeta]
 
 
-OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
+OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, ViewMeta]
 
 
-OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
+OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
 
 
-OneRegisteredProjectAttrs = GenericDataMeta[TypedResourceRegisteredProjectAttrs, Meta]
+OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
 
 
-OneRetryAttrs = GenericDataMeta[TypedResourceRetryAttrs, Meta]
+OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAttributes, Meta]
 
 
-OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
+OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]
 
 
-OneTechtreeConfigAttributes = GenericDataMeta[TypedResourceTechtreeConfigAttributes, Meta]
+OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
 
 
-OneTokenStats = GenericDataMeta[TypedResourceTokenStats, Meta]
+OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
+
+
+OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
+
+
+OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
+
+
+OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
+
+
+OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
 
 
 class OracleAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     account: str
     authority: str
     collateral_values: TypeAmounts
@@ -1843,6 +2199,9 @@ class OracleAttributes(BaseModel):
 
 
 class PoolAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     accrued_interest: str
     asset_mint: str
     authority: str
@@ -1870,9 +2229,12 @@ class PoolAttributes(BaseModel):
     vault: str
 
 
-class ProjectStatusAttrs(BaseModel):
+class ProjectStatusAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     allows: list[str]
-    history: list[StatusRecordAttrs]
+    history: list[StatusRecordAttributes]
     name: str
     project_id: str
     status: str
@@ -1880,16 +2242,47 @@ class ProjectStatusAttrs(BaseModel):
     updated_at: str
 
 
-class StatusChangeAttrs(BaseModel):
-    change: StatusRecordAttrs
+class StatusChangeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    change: StatusRecordAttributes
     name: str
     project_id: str
     status: str
     updated_at: str
 
 
+class StuckTransferAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: Amount
+    block_height: int | None = None
+    chain_write: ChainWriteView | None = None
+    created_at: str
+    currency: Literal["MCC", "MCD"]
+    failure_reason: str | None = None
+    finished_at: str | None = None
+    from_uid: str
+    history: list[TransferStep] | None = None
+    lock_id: str | None
+    onchain_at: str | None = None
+    reference: dict[str, Any]
+    requires_onchain: bool
+    slot: int | None = None
+    status: str
+    to_uid: str
+    transfer_type: str
+    tx_signature: str | None = None
+    updated_at: str | None = None
+
+
 class TransferAttributes(BaseModel):
-    amount: Annotated[str, Field(description="Decimal string")]
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    amount: Amount
     block_height: int | None = None
     created_at: str
     currency: Literal["MCC", "MCD"]
@@ -1909,6 +2302,9 @@ class TransferAttributes(BaseModel):
 
 
 class TreeAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
     bonus_percent: int
     station: str | None
@@ -1920,16 +2316,13 @@ class TreeAttributes(BaseModel):
 TypedResourceCollectionAttributes = GenericTyped[CollectionAttributes]
 
 
-TypedResourceDetailedTransferAttrs = GenericTyped[DetailedTransferAttrs]
-
-
-TypedResourceFullProfileAttrs = GenericTyped[FullProfileAttrs]
+TypedResourceFullProfileAttributes = GenericTyped[FullProfileAttributes]
 
 
 TypedResourceGlobalAttributes = GenericTyped[GlobalAttributes]
 
 
-TypedResourceMiningBatchItemAttrs = GenericTyped[MiningBatchItemAttrs]
+TypedResourceMiningBatchItemAttributes = GenericTyped[MiningBatchItemAttributes]
 
 
 TypedResourceMiningStatsAttributes = GenericTyped[MiningStatsAttributes]
@@ -1938,10 +2331,13 @@ TypedResourceMiningStatsAttributes = GenericTyped[MiningStatsAttributes]
 TypedResourcePoolAttributes = GenericTyped[PoolAttributes]
 
 
-TypedResourceProjectStatusAttrs = GenericTyped[ProjectStatusAttrs]
+TypedResourceProjectStatusAttributes = GenericTyped[ProjectStatusAttributes]
 
 
-TypedResourceStatusChangeAttrs = GenericTyped[StatusChangeAttrs]
+TypedResourceStatusChangeAttributes = GenericTyped[StatusChangeAttributes]
+
+
+TypedResourceStuckTransferAttributes = GenericTyped[StuckTransferAttributes]
 
 
 TypedResourceTransferAttributes = GenericTyped[TransferAttributes]
@@ -1971,70 +2367,72 @@ TypedResourceVaultDetailAttributes = GenericTyped[VaultDetailAttributes]
 TypedResourceWalletNftAttributes = GenericTyped[WalletNftAttributes]
 
 
-TypedResourceWhitelistEntryAttrs = GenericTyped[WhitelistEntryAttrs]
+TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 
 
-TypedResourceWhitelistStatusAttrs = GenericTyped[WhitelistStatusAttrs]
+TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
 
 
-ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
+ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
 
 
-ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
+ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
 
 
-ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
+ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
 
 
-ManyWhitelistEntryAttrs = GenericDataMeta[list[TypedResourceWhitelistEntryAttrs], PageMeta]
+ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
 
 
-MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttrs], MiningBatchMeta]
+ManyWhitelistEntryAttributes = GenericDataMeta_[
+    list[TypedResourceWhitelistEntryAttributes], PageMeta
+]
 
 
-OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
+MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
 
 
-OneDetailedTransferAttrs = GenericDataMeta[TypedResourceDetailedTransferAttrs, Meta]
+OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
 
 
-OneFullProfileAttrs = GenericDataMeta[TypedResourceFullProfileAttrs, Meta]
+OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
 
 
-OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
+OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
 
 
-OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
+OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
 
 
-OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
+OnePoolAttributes = GenericDataMeta_[TypedResourcePoolAttributes, ViewMeta]
 
 
-OneProjectStatusAttrs = GenericDataMeta[TypedResourceProjectStatusAttrs, Meta]
+OneProjectStatusAttributes = GenericDataMeta_[TypedResourceProjectStatusAttributes, Meta]
 
 
-OneStatusChangeAttrs = GenericDataMeta[TypedResourceStatusChangeAttrs, Meta]
+OneStatusChangeAttributes = GenericDataMeta_[TypedResourceStatusChangeAttributes, Meta]
 
 
-OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
+OneTransferAttributes = GenericDataMeta_[TypedResourceTransferAttributes, Meta]
 
 
-OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
+OneTreeAttributes = GenericDataMeta_[TypedResourceTreeAttributes, Meta]
 
 
-OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
+OneUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, Meta]
 
 
-OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
+OneUnitStatsAttributes = GenericDataMeta_[TypedResourceUnitStatsAttributes, Meta]
 
 
-OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
+OneUserAttributes = GenericDataMeta_[TypedResourceUserAttributes, Meta]
 
 
-OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
+OneUserProfileAttributes = GenericDataMeta_[TypedResourceUserProfileAttributes, Meta]
 
 
-OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
+OneVaultDetailAttributes = GenericDataMeta_[TypedResourceVaultDetailAttributes, ViewMeta]
 
 
-OneWhitelistStatusAttrs = GenericDataMeta[TypedResourceWhitelistStatusAttrs, Meta]
+OneWhitelistStatusAttributes = GenericDataMeta_[TypedResourceWhitelistStatusAttributes, Meta]

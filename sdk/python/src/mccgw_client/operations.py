@@ -21,28 +21,28 @@ active: Operation[models.ManyAuctionAttributes] = Operation(
     models.ManyAuctionAttributes,
     "Biddable auctions (status active and not ended), ending soonest first.",
 )
-admin_cancel_transfer: Operation[models.OneDetailedTransferAttrs] = Operation(
+admin_cancel_transfer: Operation[models.OneTransferAttributes] = Operation(
     "admin_cancel_transfer",
     "POST",
     "/v1/admin/transfers/{transfer_id}/cancel",
     models.AdminActionIn,
-    models.OneDetailedTransferAttrs,
+    models.OneTransferAttributes,
     "Cancel a transfer whose chain write can no longer land (never sent, or expired).",
 )
-apply: Operation[models.OneApplicationAttrs] = Operation(
+apply: Operation[models.OneApplicationAttributes] = Operation(
     "apply",
     "POST",
     "/v1/projects/apply",
     models.ApplicationIn,
-    models.OneApplicationAttrs,
+    models.OneApplicationAttributes,
     "Apply for a project (developer ID token); one pending application per developer.",
 )
-approve: Operation[models.OneApprovedAttrs] = Operation(
+approve: Operation[models.OneApprovedApplicationAttributes] = Operation(
     "approve",
     "POST",
     "/v1/admin/projects/applications/{application_id}/approve",
     models.ApproveIn,
-    models.OneApprovedAttrs,
+    models.OneApprovedApplicationAttributes,
     "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
 )
 auction: Operation[models.OneAuctionDetailAttributes] = Operation(
@@ -77,12 +77,12 @@ authorize_submit: Operation[Any] = Operation(
     None,
     "Log in and approve (or deny) the authorization request.",
 )
-batch_attributes: Operation[models.CountedProjectAttributesAttrs] = Operation(
+batch_attributes: Operation[models.CountedProjectAttributeSetAttributes] = Operation(
     "batch_attributes",
     "POST",
     "/v1/users/batch/attributes",
     models.AttributeBatchIn,
-    models.CountedProjectAttributesAttrs,
+    models.CountedProjectAttributeSetAttributes,
     "Read this project's attributes of many users at once (one item per requested uid).",
 )
 batch_submit: Operation[models.MiningBatchBody] = Operation(
@@ -109,12 +109,12 @@ cancel_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Cancel a transfer while it is still `pending` (409 `invalid-state` afterwards).",
 )
-change_project_status: Operation[models.OneStatusChangeAttrs] = Operation(
+change_project_status: Operation[models.OneStatusChangeAttributes] = Operation(
     "change_project_status",
     "PUT",
     "/v1/admin/projects/{project_id}/status",
     models.StatusChangeIn,
-    models.OneStatusChangeAttrs,
+    models.OneStatusChangeAttributes,
     "Move a project through its status machine, with a reason (administrator).",
 )
 collection: Operation[models.OneCollectionAttributes] = Operation(
@@ -125,12 +125,12 @@ collection: Operation[models.OneCollectionAttributes] = Operation(
     models.OneCollectionAttributes,
     "The territory collection: authority, collection mint, minted totals per type.",
 )
-config_auction_solana: Operation[models.OneAuctionSolanaConfigAttributes] = Operation(
+config_auction_solana: Operation[models.OneAuctionConfigAttributes] = Operation(
     "config_auction_solana",
     "GET",
     "/v1/auction-solana/config",
     None,
-    models.OneAuctionSolanaConfigAttributes,
+    models.OneAuctionConfigAttributes,
     "The auction program's config: increments, durations, totals.",
 )
 config_fragment: Operation[models.OneFragmentConfigAttributes] = Operation(
@@ -141,12 +141,12 @@ config_fragment: Operation[models.OneFragmentConfigAttributes] = Operation(
     models.OneFragmentConfigAttributes,
     "The fragment program's config.",
 )
-config_tech_tree: Operation[models.OneTechtreeConfigAttributes] = Operation(
+config_tech_tree: Operation[models.OneTechTreeConfigAttributes] = Operation(
     "config_tech_tree",
     "GET",
     "/v1/tech-tree/config",
     None,
-    models.OneTechtreeConfigAttributes,
+    models.OneTechTreeConfigAttributes,
     "Public: the levels, their bonuses and the lighting thresholds.",
 )
 create_organization: Operation[models.OneUnitAttributes] = Operation(
@@ -157,12 +157,12 @@ create_organization: Operation[models.OneUnitAttributes] = Operation(
     models.OneUnitAttributes,
     "Create a unit under its parent (administrator; the same unit again answers 200).",
 )
-delete_attributes: Operation[models.OneAttributeDeletionAttrs] = Operation(
+delete_attributes: Operation[models.OneAttributeDeletionAttributes] = Operation(
     "delete_attributes",
     "DELETE",
     "/v1/users/{uid}/attributes",
     models.AttributeDeleteIn,
-    models.OneAttributeDeletionAttrs,
+    models.OneAttributeDeletionAttributes,
     "Delete some of this project's attributes of a user (idempotent; missing keys listed).",
 )
 delete_endpoint: Operation[models.OneEndpointAttributes] = Operation(
@@ -181,12 +181,12 @@ estimate_borrow_cost: Operation[models.OneEstimateAttributes] = Operation(
     models.OneEstimateAttributes,
     "What a loan would cost now: collateral, limits, rates before/after, interest at due.",
 )
-full_profile: Operation[models.OneFullProfileAttrs] = Operation(
+full_profile: Operation[models.OneFullProfileAttributes] = Operation(
     "full_profile",
     "GET",
     "/v1/users/{uid}/full-profile",
     None,
-    models.OneFullProfileAttrs,
+    models.OneFullProfileAttributes,
     "A project sees it only for users who authorized it, and their e-mail only if they granted",
 )
 funds_transfer: Operation[models.OneTransferAttributes] = Operation(
@@ -197,20 +197,20 @@ funds_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Move funds between two users of this project (both must have authorized it).",
 )
-get_activity: Operation[models.OneMiningSubmissionAttrs] = Operation(
+get_activity: Operation[models.OneMiningSubmissionAttributes] = Operation(
     "get_activity",
     "GET",
     "/v1/mining/activity/{activity_id}",
     None,
-    models.OneMiningSubmissionAttrs,
+    models.OneMiningSubmissionAttributes,
     "Status of one of the project's mining activities, with its history and transaction.",
 )
-get_client: Operation[models.OneOAuthClientAttrs] = Operation(
+get_client: Operation[models.OneOAuthClientAttributes] = Operation(
     "get_client",
     "GET",
     "/v1/projects/oauth-client",
     None,
-    models.OneOAuthClientAttrs,
+    models.OneOAuthClientAttributes,
     "The calling project's OAuth client (id, redirect URIs, scopes users may grant).",
 )
 get_endpoint: Operation[models.OneEndpointAttributes] = Operation(
@@ -307,12 +307,12 @@ legacy_profile: Operation[models.LegacyProfile] = Operation(
     models.LegacyProfile,
     "Legacy profile (plain JSON; bearer is an ID token).",
 )
-list_applications: Operation[models.ManyApplicationAttrs] = Operation(
+list_applications: Operation[models.ManyApplicationAttributes] = Operation(
     "list_applications",
     "GET",
     "/v1/admin/projects/applications",
     None,
-    models.ManyApplicationAttrs,
+    models.ManyApplicationAttributes,
     "Applications for review, filtered by status (administrator).",
 )
 list_authorizations: Operation[models.ListingAuthorizationAttributes] = Operation(
@@ -347,12 +347,12 @@ list_organizations: Operation[models.ManyUnitAttributes] = Operation(
     models.ManyUnitAttributes,
     "Units of the hierarchy, filtered by type and parent, paged.",
 )
-list_whitelist: Operation[models.ManyWhitelistEntryAttrs] = Operation(
+list_whitelist: Operation[models.ManyWhitelistEntryAttributes] = Operation(
     "list_whitelist",
     "GET",
     "/v1/admin/mcd/whitelist",
     None,
-    models.ManyWhitelistEntryAttrs,
+    models.ManyWhitelistEntryAttributes,
     "The stored MCD whitelist with each entry's decoded on-chain account (administrator).",
 )
 loan: Operation[models.OneLoanAttributes] = Operation(
@@ -443,12 +443,12 @@ mcd_balance: Operation[models.OneMcdBalance] = Operation(
     models.OneMcdBalance,
     "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
 )
-mcd_rewards: Operation[models.ManyMcdRewardAttrs] = Operation(
+mcd_rewards: Operation[models.ManyMcdRewardAttributes] = Operation(
     "mcd_rewards",
     "GET",
     "/v1/mcd/rewards",
     None,
-    models.ManyMcdRewardAttrs,
+    models.ManyMcdRewardAttributes,
     "The current user's confirmed MCD mining rewards per UTC day and project.",
 )
 mcd_stats: Operation[models.OneTokenStats] = Operation(
@@ -483,20 +483,20 @@ mining_stats: Operation[models.OneMiningStatsAttributes] = Operation(
     models.OneMiningStatsAttributes,
     "The caller's confirmed mining totals by UTC day and project (a user's, or a project's).",
 )
-my_application: Operation[models.OneApplicationAttrs] = Operation(
+my_application: Operation[models.OneApplicationAttributes] = Operation(
     "my_application",
     "GET",
     "/v1/projects/applications/{application_id}",
     None,
-    models.OneApplicationAttrs,
+    models.OneApplicationAttributes,
     "One of the caller's applications (developer ID token).",
 )
-my_applications: Operation[models.ManyApplicationAttrs] = Operation(
+my_applications: Operation[models.ManyApplicationAttributes] = Operation(
     "my_applications",
     "GET",
     "/v1/projects/applications",
     None,
-    models.ManyApplicationAttrs,
+    models.ManyApplicationAttributes,
     "The caller's applications, newest first (developer ID token).",
 )
 my_profile: Operation[models.OneUserProfileAttributes] = Operation(
@@ -571,20 +571,20 @@ position: Operation[models.OnePositionAttributes] = Operation(
     models.OnePositionAttributes,
     "A wallet's LP position and all its loans with their live debt.",
 )
-project_attributes: Operation[models.CountedAttributeAttrs] = Operation(
+project_attributes: Operation[models.CountedProjectAttributeAttributes] = Operation(
     "project_attributes",
     "GET",
     "/v1/users/{uid}/projects/{project_id}/attributes",
     None,
-    models.CountedAttributeAttrs,
+    models.CountedProjectAttributeAttributes,
     "A project's attributes of a user, limited to what the caller may see.",
 )
-project_status: Operation[models.OneProjectStatusAttrs] = Operation(
+project_status: Operation[models.OneProjectStatusAttributes] = Operation(
     "project_status",
     "GET",
     "/v1/projects/{project_id}/status",
     None,
-    models.OneProjectStatusAttrs,
+    models.OneProjectStatusAttributes,
     "Current status of a project, what it allows, and its latest changes (public).",
 )
 public_user: Operation[models.OnePublicUserAttributes] = Operation(
@@ -603,20 +603,20 @@ readyz: Operation[models.Ready] = Operation(
     models.Ready,
     "Readiness: database, Redis, Temporal and the chain RPC all answer.",
 )
-reconciliation_drifts: Operation[models.ManyDriftAttrs] = Operation(
+reconciliation_drifts: Operation[models.ManyDriftAttributes] = Operation(
     "reconciliation_drifts",
     "GET",
     "/v1/admin/reconciliation/drifts",
     None,
-    models.ManyDriftAttrs,
+    models.ManyDriftAttributes,
     "Drift rows found by reconciliation (newest first; filter by run_id).",
 )
-records: Operation[models.ManyMiningRecordAttrs] = Operation(
+records: Operation[models.ManyMiningRecordAttributes] = Operation(
     "records",
     "GET",
     "/v1/mining/records",
     None,
-    models.ManyMiningRecordAttrs,
+    models.ManyMiningRecordAttributes,
     "Confirmed mining rewards: a user's own, or a project's (optionally of one user).",
 )
 redeliver: Operation[models.OneDeliveryAttributes] = Operation(
@@ -635,20 +635,20 @@ register: Operation[models.OneRegisteredEndpointAttributes] = Operation(
     models.OneRegisteredEndpointAttributes,
     "Register a webhook endpoint of the calling project (the secret is shown once).",
 )
-register_project: Operation[models.OneRegisteredProjectAttrs] = Operation(
+register_project: Operation[models.OneRegisteredProjectAttributes] = Operation(
     "register_project",
     "POST",
     "/v1/projects/register",
     models.ProjectRegistrationIn,
-    models.OneRegisteredProjectAttrs,
+    models.OneRegisteredProjectAttributes,
     "Register a project directly (administrator); the api_secret is returned once.",
 )
-reject: Operation[models.OneApplicationAttrs] = Operation(
+reject: Operation[models.OneApplicationAttributes] = Operation(
     "reject",
     "POST",
     "/v1/admin/projects/applications/{application_id}/reject",
     models.RejectIn,
-    models.OneApplicationAttrs,
+    models.OneApplicationAttributes,
     "Reject a pending application with a reason (administrator).",
 )
 remove_from_whitelist: Operation[models.WhitelistRemovedBody] = Operation(
@@ -667,12 +667,12 @@ remove_member: Operation[models.OneMembershipAttributes] = Operation(
     models.OneMembershipAttributes,
     "End a user's membership of their station (administrator).",
 )
-report_attribute: Operation[models.OneAttributeAttrs] = Operation(
+report_attribute: Operation[models.OneProjectAttributeAttributes] = Operation(
     "report_attribute",
     "POST",
     "/v1/users/{uid}/attributes",
     models.AttributeIn,
-    models.OneAttributeAttrs,
+    models.OneProjectAttributeAttributes,
     "Report (upsert) one attribute of a user who authorized this project.",
 )
 request_transfer: Operation[models.OneTransferAttributes] = Operation(
@@ -683,12 +683,12 @@ request_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Request a transfer from a user who authorized this project; settles on chain.",
 )
-retry_transfer: Operation[models.OneRetryAttrs] = Operation(
+retry_transfer: Operation[models.OneRetryAttributes] = Operation(
     "retry_transfer",
     "POST",
     "/v1/admin/transfers/{transfer_id}/retry",
     models.AdminActionIn,
-    models.OneRetryAttrs,
+    models.OneRetryAttributes,
     "Re-check the chain and drive a stuck transfer on (re-sends exactly the same write).",
 )
 revoke: Operation[models.Revocation] = Operation(
@@ -715,20 +715,20 @@ set_mcc_price: Operation[models.OneMccPrice] = Operation(
     models.OneMccPrice,
     "Set the administrator price (scope mcc:admin, role admin; audited).",
 )
-set_redirect_uris: Operation[models.OneOAuthClientAttrs] = Operation(
+set_redirect_uris: Operation[models.OneOAuthClientAttributes] = Operation(
     "set_redirect_uris",
     "PUT",
     "/v1/projects/oauth-client",
     models.RedirectUrisIn,
-    models.OneOAuthClientAttrs,
+    models.OneOAuthClientAttributes,
     "Set the redirect URIs of the calling project's OAuth client (created if missing).",
 )
-set_whitelist_status: Operation[models.OneWhitelistStatusAttrs] = Operation(
+set_whitelist_status: Operation[models.OneWhitelistStatusAttributes] = Operation(
     "set_whitelist_status",
     "PUT",
     "/v1/admin/mcd/whitelist/{project_id}/status",
     models.WhitelistStatusIn,
-    models.OneWhitelistStatusAttrs,
+    models.OneWhitelistStatusAttributes,
     "Suspend or reactivate a project's whitelist entry: chain first, then the database.",
 )
 stats: Operation[models.OneStatsAttributes] = Operation(
@@ -739,12 +739,12 @@ stats: Operation[models.OneStatsAttributes] = Operation(
     models.OneStatsAttributes,
     "Utilization, rates, liquidity, LP exchange rate, TVL and loan counts, accrued to now.",
 )
-stuck_transfers: Operation[models.ManyStuckTransferAttrs] = Operation(
+stuck_transfers: Operation[models.ManyStuckTransferAttributes] = Operation(
     "stuck_transfers",
     "GET",
     "/v1/admin/transfers/stuck",
     None,
-    models.ManyStuckTransferAttrs,
+    models.ManyStuckTransferAttributes,
     "Transfers `pending_onchain` (or `pending`) for longer than the threshold.",
 )
 submit_activity: Operation[models.MiningSubmitBody] = Operation(

@@ -39,7 +39,7 @@ class Auctions:
             operations.auction_bids, path_params={"id": id}, per_page=per_page
         )
 
-    def config(self) -> models.TypedResourceAuctionSolanaConfigAttributes:
+    def config(self) -> models.TypedResourceAuctionConfigAttributes:
         """The auction program's config: increments, durations, totals. (``GET /v1/auction-solana/config``)"""
         return self._client.call(operations.config_auction_solana).data
 
@@ -260,7 +260,7 @@ class Mining:
 
     def batch_submit(
         self, *, activities: builtins.list[dict[str, Any]], idempotency_key: str | None = None
-    ) -> builtins.list[models.TypedResourceMiningBatchItemAttrs]:
+    ) -> builtins.list[models.TypedResourceMiningBatchItemAttributes]:
         """Submit up to 100 activities; each has its own idempotency key, status and result. (``POST /v1/mining/batch-submit``)"""
         return self._client.call(
             operations.batch_submit,
@@ -271,19 +271,19 @@ class Mining:
         """Public: confirmed mining activity of the whole ecosystem by UTC day. (``GET /v1/mining/global-stats``)"""
         return self._client.call(operations.global_stats, params={"days": days}).data
 
-    def mcd_rewards(self, *, per_page: int = 100) -> Iterator[models.ManyMcdRewardAttrs]:
+    def mcd_rewards(self, *, per_page: int = 100) -> Iterator[models.ManyMcdRewardAttributes]:
         """The current user's confirmed MCD mining rewards per UTC day and project. (``GET /v1/mcd/rewards``)"""
         return self._client.call_pages(operations.mcd_rewards, per_page=per_page)
 
     def records(
         self, *, user_uid: str | None = None, per_page: int = 100
-    ) -> Iterator[models.ManyMiningRecordAttrs]:
+    ) -> Iterator[models.ManyMiningRecordAttributes]:
         """Confirmed mining rewards: a user's own, or a project's (optionally of one user). (``GET /v1/mining/records``)"""
         return self._client.call_pages(
             operations.records, params={"user_uid": user_uid}, per_page=per_page
         )
 
-    def retrieve(self, activity_id: str) -> models.TypedResourceMiningSubmissionAttrs:
+    def retrieve(self, activity_id: str) -> models.TypedResourceMiningSubmissionAttributes:
         """Status of one of the project's mining activities, with its history and transaction. (``GET /v1/mining/activity/{activity_id}``)"""
         return self._client.call(
             operations.get_activity, path_params={"activity_id": activity_id}
@@ -301,7 +301,7 @@ class Mining:
         activity_data: dict[str, Any],
         proof: models.ProofIn,
         idempotency_key: str | None = None,
-    ) -> models.TypedResourceMiningSubmissionAttrs:
+    ) -> models.TypedResourceMiningSubmissionAttributes:
         """Submit one mining activity; verified independently, rewarded in MCD on chain. (``POST /v1/mining/submit-activity``)"""
         return self._client.call(
             operations.submit_activity,
@@ -371,7 +371,7 @@ class Projects:
         company_name: str | None = None,
         website_url: str | None = None,
         mcc_wallet_address: str | None = None,
-    ) -> models.TypedResourceApplicationAttrs:
+    ) -> models.TypedResourceApplicationAttributes:
         """Apply for a project (developer ID token); one pending application per developer. (``POST /v1/projects/apply``)"""
         return self._client.call(
             operations.apply,
@@ -387,17 +387,17 @@ class Projects:
             ),
         ).data
 
-    def my_application(self, application_id: str) -> models.TypedResourceApplicationAttrs:
+    def my_application(self, application_id: str) -> models.TypedResourceApplicationAttributes:
         """One of the caller's applications (developer ID token). (``GET /v1/projects/applications/{application_id}``)"""
         return self._client.call(
             operations.my_application, path_params={"application_id": application_id}
         ).data
 
-    def my_applications(self, *, per_page: int = 100) -> Iterator[models.ManyApplicationAttrs]:
+    def my_applications(self, *, per_page: int = 100) -> Iterator[models.ManyApplicationAttributes]:
         """The caller's applications, newest first (developer ID token). (``GET /v1/projects/applications``)"""
         return self._client.call_pages(operations.my_applications, per_page=per_page)
 
-    def oauth_client(self) -> models.TypedResourceOAuthClientAttrs:
+    def oauth_client(self) -> models.TypedResourceOAuthClientAttributes:
         """The calling project's OAuth client (id, redirect URIs, scopes users may grant). (``GET /v1/projects/oauth-client``)"""
         return self._client.call(operations.get_client).data
 
@@ -411,7 +411,7 @@ class Projects:
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
         redirect_uris: builtins.list[str] | None = None,
-    ) -> models.TypedResourceRegisteredProjectAttrs:
+    ) -> models.TypedResourceRegisteredProjectAttributes:
         """Register a project directly (administrator); the api_secret is returned once. (``POST /v1/projects/register``)"""
         return self._client.call(
             operations.register_project,
@@ -430,14 +430,14 @@ class Projects:
 
     def set_redirect_uris(
         self, *, redirect_uris: builtins.list[str], idempotency_key: str | None = None
-    ) -> models.TypedResourceOAuthClientAttrs:
+    ) -> models.TypedResourceOAuthClientAttributes:
         """Set the redirect URIs of the calling project's OAuth client (created if missing). (``PUT /v1/projects/oauth-client``)"""
         return self._client.call(
             operations.set_redirect_uris,
             body=_given({"redirect_uris": redirect_uris, "idempotency_key": idempotency_key}),
         ).data
 
-    def status(self, project_id: int) -> models.TypedResourceProjectStatusAttrs:
+    def status(self, project_id: int) -> models.TypedResourceProjectStatusAttributes:
         """Current status of a project, what it allows, and its latest changes (public). (``GET /v1/projects/{project_id}/status``)"""
         return self._client.call(
             operations.project_status, path_params={"project_id": project_id}
@@ -450,7 +450,7 @@ class TechTree:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def config(self) -> models.TypedResourceTechtreeConfigAttributes:
+    def config(self) -> models.TypedResourceTechTreeConfigAttributes:
         """Public: the levels, their bonuses and the lighting thresholds. (``GET /v1/tech-tree/config``)"""
         return self._client.call(operations.config_tech_tree).data
 
@@ -689,7 +689,7 @@ class UsersAttributes:
 
     def batch(
         self, *, uids: builtins.list[str], attribute_keys: builtins.list[str] | None = None
-    ) -> builtins.list[models.TypedResourceProjectAttributesAttrs]:
+    ) -> builtins.list[models.TypedResourceProjectAttributeSetAttributes]:
         """Read this project's attributes of many users at once (one item per requested uid). (``POST /v1/users/batch/attributes``)"""
         return self._client.call(
             operations.batch_attributes,
@@ -698,7 +698,7 @@ class UsersAttributes:
 
     def delete(
         self, uid: str, *, attribute_keys: builtins.list[str], idempotency_key: str | None = None
-    ) -> models.TypedResourceAttributeDeletionAttrs:
+    ) -> models.TypedResourceAttributeDeletionAttributes:
         """Delete some of this project's attributes of a user (idempotent; missing keys listed). (``DELETE /v1/users/{uid}/attributes``)"""
         return self._client.call(
             operations.delete_attributes,
@@ -708,13 +708,13 @@ class UsersAttributes:
 
     def for_project(
         self, uid: str, project_id: int
-    ) -> builtins.list[models.TypedResourceAttributeAttrs]:
+    ) -> builtins.list[models.TypedResourceProjectAttributeAttributes]:
         """A project's attributes of a user, limited to what the caller may see. (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
         return self._client.call(
             operations.project_attributes, path_params={"uid": uid, "project_id": project_id}
         ).data
 
-    def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttrs:
+    def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttributes:
         """A project sees it only for users who authorized it, and their e-mail only if they granted (``GET /v1/users/{uid}/full-profile``)"""
         return self._client.call(operations.full_profile, path_params={"uid": uid}).data
 
@@ -726,7 +726,7 @@ class UsersAttributes:
         attribute_value: Any,
         visibility: Literal["public", "private", "authorized"] | None = None,
         idempotency_key: str | None = None,
-    ) -> models.TypedResourceAttributeAttrs:
+    ) -> models.TypedResourceProjectAttributeAttributes:
         """Report (upsert) one attribute of a user who authorized this project. (``POST /v1/users/{uid}/attributes``)"""
         return self._client.call(
             operations.report_attribute,
@@ -889,7 +889,7 @@ class AdminProjects:
 
     def approve(
         self, application_id: str, *, allowed_scopes: builtins.list[str] | None = None
-    ) -> models.TypedResourceApprovedAttrs:
+    ) -> models.TypedResourceApprovedApplicationAttributes:
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return self._client.call(
             operations.approve,
@@ -903,7 +903,7 @@ class AdminProjects:
         *,
         status: Literal["active", "maintenance", "testing", "discontinued", "deleted"],
         reason: str | None = None,
-    ) -> models.TypedResourceStatusChangeAttrs:
+    ) -> models.TypedResourceStatusChangeAttributes:
         """Move a project through its status machine, with a reason (administrator). (``PUT /v1/admin/projects/{project_id}/status``)"""
         return self._client.call(
             operations.change_project_status,
@@ -917,13 +917,15 @@ class AdminProjects:
         status: Literal["pending", "approving", "approved", "rejected", "suspended", "all"]
         | None = None,
         per_page: int = 100,
-    ) -> Iterator[models.ManyApplicationAttrs]:
+    ) -> Iterator[models.ManyApplicationAttributes]:
         """Applications for review, filtered by status (administrator). (``GET /v1/admin/projects/applications``)"""
         return self._client.call_pages(
             operations.list_applications, params={"status": status}, per_page=per_page
         )
 
-    def reject(self, application_id: str, *, reason: str) -> models.TypedResourceApplicationAttrs:
+    def reject(
+        self, application_id: str, *, reason: str
+    ) -> models.TypedResourceApplicationAttributes:
         """Reject a pending application with a reason (administrator). (``POST /v1/admin/projects/applications/{application_id}/reject``)"""
         return self._client.call(
             operations.reject,
@@ -940,7 +942,7 @@ class AdminTransfers:
 
     def admin_cancel(
         self, transfer_id: str, *, reason: str | None = None
-    ) -> models.TypedResourceDetailedTransferAttrs:
+    ) -> models.TypedResourceTransferAttributes:
         """Cancel a transfer whose chain write can no longer land (never sent, or expired). (``POST /v1/admin/transfers/{transfer_id}/cancel``)"""
         return self._client.call(
             operations.admin_cancel_transfer,
@@ -950,7 +952,7 @@ class AdminTransfers:
 
     def reconciliation_drifts(
         self, *, run_id: str | None = None, per_page: int = 100
-    ) -> Iterator[models.ManyDriftAttrs]:
+    ) -> Iterator[models.ManyDriftAttributes]:
         """Drift rows found by reconciliation (newest first; filter by run_id). (``GET /v1/admin/reconciliation/drifts``)"""
         return self._client.call_pages(
             operations.reconciliation_drifts, params={"run_id": run_id}, per_page=per_page
@@ -958,7 +960,7 @@ class AdminTransfers:
 
     def retry(
         self, transfer_id: str, *, reason: str | None = None
-    ) -> models.TypedResourceRetryAttrs:
+    ) -> models.TypedResourceRetryAttributes:
         """Re-check the chain and drive a stuck transfer on (re-sends exactly the same write). (``POST /v1/admin/transfers/{transfer_id}/retry``)"""
         return self._client.call(
             operations.retry_transfer,
@@ -968,7 +970,7 @@ class AdminTransfers:
 
     def stuck(
         self, *, older_than_seconds: int | None = None
-    ) -> builtins.list[models.TypedResourceStuckTransferAttrs]:
+    ) -> builtins.list[models.TypedResourceStuckTransferAttributes]:
         """Transfers `pending_onchain` (or `pending`) for longer than the threshold. (``GET /v1/admin/transfers/stuck``)"""
         return self._client.call(
             operations.stuck_transfers, params={"older_than_seconds": older_than_seconds}
@@ -986,7 +988,7 @@ class AdminWhitelist:
         *,
         status: Literal["active", "suspended", "removed", "current", "all"] | None = None,
         per_page: int = 100,
-    ) -> Iterator[models.ManyWhitelistEntryAttrs]:
+    ) -> Iterator[models.ManyWhitelistEntryAttributes]:
         """The stored MCD whitelist with each entry's decoded on-chain account (administrator). (``GET /v1/admin/mcd/whitelist``)"""
         return self._client.call_pages(
             operations.list_whitelist, params={"status": status}, per_page=per_page
@@ -1000,7 +1002,7 @@ class AdminWhitelist:
 
     def set_status(
         self, project_id: int, *, status: Literal["active", "suspended"]
-    ) -> models.TypedResourceWhitelistStatusAttrs:
+    ) -> models.TypedResourceWhitelistStatusAttributes:
         """Suspend or reactivate a project's whitelist entry: chain first, then the database. (``PUT /v1/admin/mcd/whitelist/{project_id}/status``)"""
         return self._client.call(
             operations.set_whitelist_status,
@@ -1109,7 +1111,7 @@ class AsyncAuctions:
             operations.auction_bids, path_params={"id": id}, per_page=per_page
         )
 
-    async def config(self) -> models.TypedResourceAuctionSolanaConfigAttributes:
+    async def config(self) -> models.TypedResourceAuctionConfigAttributes:
         """The auction program's config: increments, durations, totals. (``GET /v1/auction-solana/config``)"""
         return (await self._client.call(operations.config_auction_solana)).data
 
@@ -1348,7 +1350,7 @@ class AsyncMining:
 
     async def batch_submit(
         self, *, activities: builtins.list[dict[str, Any]], idempotency_key: str | None = None
-    ) -> builtins.list[models.TypedResourceMiningBatchItemAttrs]:
+    ) -> builtins.list[models.TypedResourceMiningBatchItemAttributes]:
         """Submit up to 100 activities; each has its own idempotency key, status and result. (``POST /v1/mining/batch-submit``)"""
         return (
             await self._client.call(
@@ -1363,19 +1365,19 @@ class AsyncMining:
         """Public: confirmed mining activity of the whole ecosystem by UTC day. (``GET /v1/mining/global-stats``)"""
         return (await self._client.call(operations.global_stats, params={"days": days})).data
 
-    def mcd_rewards(self, *, per_page: int = 100) -> AsyncIterator[models.ManyMcdRewardAttrs]:
+    def mcd_rewards(self, *, per_page: int = 100) -> AsyncIterator[models.ManyMcdRewardAttributes]:
         """The current user's confirmed MCD mining rewards per UTC day and project. (``GET /v1/mcd/rewards``)"""
         return self._client.call_pages(operations.mcd_rewards, per_page=per_page)
 
     def records(
         self, *, user_uid: str | None = None, per_page: int = 100
-    ) -> AsyncIterator[models.ManyMiningRecordAttrs]:
+    ) -> AsyncIterator[models.ManyMiningRecordAttributes]:
         """Confirmed mining rewards: a user's own, or a project's (optionally of one user). (``GET /v1/mining/records``)"""
         return self._client.call_pages(
             operations.records, params={"user_uid": user_uid}, per_page=per_page
         )
 
-    async def retrieve(self, activity_id: str) -> models.TypedResourceMiningSubmissionAttrs:
+    async def retrieve(self, activity_id: str) -> models.TypedResourceMiningSubmissionAttributes:
         """Status of one of the project's mining activities, with its history and transaction. (``GET /v1/mining/activity/{activity_id}``)"""
         return (
             await self._client.call(
@@ -1395,7 +1397,7 @@ class AsyncMining:
         activity_data: dict[str, Any],
         proof: models.ProofIn,
         idempotency_key: str | None = None,
-    ) -> models.TypedResourceMiningSubmissionAttrs:
+    ) -> models.TypedResourceMiningSubmissionAttributes:
         """Submit one mining activity; verified independently, rewarded in MCD on chain. (``POST /v1/mining/submit-activity``)"""
         return (
             await self._client.call(
@@ -1469,7 +1471,7 @@ class AsyncProjects:
         company_name: str | None = None,
         website_url: str | None = None,
         mcc_wallet_address: str | None = None,
-    ) -> models.TypedResourceApplicationAttrs:
+    ) -> models.TypedResourceApplicationAttributes:
         """Apply for a project (developer ID token); one pending application per developer. (``POST /v1/projects/apply``)"""
         return (
             await self._client.call(
@@ -1487,7 +1489,9 @@ class AsyncProjects:
             )
         ).data
 
-    async def my_application(self, application_id: str) -> models.TypedResourceApplicationAttrs:
+    async def my_application(
+        self, application_id: str
+    ) -> models.TypedResourceApplicationAttributes:
         """One of the caller's applications (developer ID token). (``GET /v1/projects/applications/{application_id}``)"""
         return (
             await self._client.call(
@@ -1495,11 +1499,13 @@ class AsyncProjects:
             )
         ).data
 
-    def my_applications(self, *, per_page: int = 100) -> AsyncIterator[models.ManyApplicationAttrs]:
+    def my_applications(
+        self, *, per_page: int = 100
+    ) -> AsyncIterator[models.ManyApplicationAttributes]:
         """The caller's applications, newest first (developer ID token). (``GET /v1/projects/applications``)"""
         return self._client.call_pages(operations.my_applications, per_page=per_page)
 
-    async def oauth_client(self) -> models.TypedResourceOAuthClientAttrs:
+    async def oauth_client(self) -> models.TypedResourceOAuthClientAttributes:
         """The calling project's OAuth client (id, redirect URIs, scopes users may grant). (``GET /v1/projects/oauth-client``)"""
         return (await self._client.call(operations.get_client)).data
 
@@ -1513,7 +1519,7 @@ class AsyncProjects:
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
         redirect_uris: builtins.list[str] | None = None,
-    ) -> models.TypedResourceRegisteredProjectAttrs:
+    ) -> models.TypedResourceRegisteredProjectAttributes:
         """Register a project directly (administrator); the api_secret is returned once. (``POST /v1/projects/register``)"""
         return (
             await self._client.call(
@@ -1534,7 +1540,7 @@ class AsyncProjects:
 
     async def set_redirect_uris(
         self, *, redirect_uris: builtins.list[str], idempotency_key: str | None = None
-    ) -> models.TypedResourceOAuthClientAttrs:
+    ) -> models.TypedResourceOAuthClientAttributes:
         """Set the redirect URIs of the calling project's OAuth client (created if missing). (``PUT /v1/projects/oauth-client``)"""
         return (
             await self._client.call(
@@ -1543,7 +1549,7 @@ class AsyncProjects:
             )
         ).data
 
-    async def status(self, project_id: int) -> models.TypedResourceProjectStatusAttrs:
+    async def status(self, project_id: int) -> models.TypedResourceProjectStatusAttributes:
         """Current status of a project, what it allows, and its latest changes (public). (``GET /v1/projects/{project_id}/status``)"""
         return (
             await self._client.call(
@@ -1558,7 +1564,7 @@ class AsyncTechTree:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def config(self) -> models.TypedResourceTechtreeConfigAttributes:
+    async def config(self) -> models.TypedResourceTechTreeConfigAttributes:
         """Public: the levels, their bonuses and the lighting thresholds. (``GET /v1/tech-tree/config``)"""
         return (await self._client.call(operations.config_tech_tree)).data
 
@@ -1831,7 +1837,7 @@ class AsyncUsersAttributes:
 
     async def batch(
         self, *, uids: builtins.list[str], attribute_keys: builtins.list[str] | None = None
-    ) -> builtins.list[models.TypedResourceProjectAttributesAttrs]:
+    ) -> builtins.list[models.TypedResourceProjectAttributeSetAttributes]:
         """Read this project's attributes of many users at once (one item per requested uid). (``POST /v1/users/batch/attributes``)"""
         return (
             await self._client.call(
@@ -1842,7 +1848,7 @@ class AsyncUsersAttributes:
 
     async def delete(
         self, uid: str, *, attribute_keys: builtins.list[str], idempotency_key: str | None = None
-    ) -> models.TypedResourceAttributeDeletionAttrs:
+    ) -> models.TypedResourceAttributeDeletionAttributes:
         """Delete some of this project's attributes of a user (idempotent; missing keys listed). (``DELETE /v1/users/{uid}/attributes``)"""
         return (
             await self._client.call(
@@ -1854,7 +1860,7 @@ class AsyncUsersAttributes:
 
     async def for_project(
         self, uid: str, project_id: int
-    ) -> builtins.list[models.TypedResourceAttributeAttrs]:
+    ) -> builtins.list[models.TypedResourceProjectAttributeAttributes]:
         """A project's attributes of a user, limited to what the caller may see. (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
         return (
             await self._client.call(
@@ -1862,7 +1868,7 @@ class AsyncUsersAttributes:
             )
         ).data
 
-    async def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttrs:
+    async def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttributes:
         """A project sees it only for users who authorized it, and their e-mail only if they granted (``GET /v1/users/{uid}/full-profile``)"""
         return (await self._client.call(operations.full_profile, path_params={"uid": uid})).data
 
@@ -1874,7 +1880,7 @@ class AsyncUsersAttributes:
         attribute_value: Any,
         visibility: Literal["public", "private", "authorized"] | None = None,
         idempotency_key: str | None = None,
-    ) -> models.TypedResourceAttributeAttrs:
+    ) -> models.TypedResourceProjectAttributeAttributes:
         """Report (upsert) one attribute of a user who authorized this project. (``POST /v1/users/{uid}/attributes``)"""
         return (
             await self._client.call(
@@ -2058,7 +2064,7 @@ class AsyncAdminProjects:
 
     async def approve(
         self, application_id: str, *, allowed_scopes: builtins.list[str] | None = None
-    ) -> models.TypedResourceApprovedAttrs:
+    ) -> models.TypedResourceApprovedApplicationAttributes:
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return (
             await self._client.call(
@@ -2074,7 +2080,7 @@ class AsyncAdminProjects:
         *,
         status: Literal["active", "maintenance", "testing", "discontinued", "deleted"],
         reason: str | None = None,
-    ) -> models.TypedResourceStatusChangeAttrs:
+    ) -> models.TypedResourceStatusChangeAttributes:
         """Move a project through its status machine, with a reason (administrator). (``PUT /v1/admin/projects/{project_id}/status``)"""
         return (
             await self._client.call(
@@ -2090,7 +2096,7 @@ class AsyncAdminProjects:
         status: Literal["pending", "approving", "approved", "rejected", "suspended", "all"]
         | None = None,
         per_page: int = 100,
-    ) -> AsyncIterator[models.ManyApplicationAttrs]:
+    ) -> AsyncIterator[models.ManyApplicationAttributes]:
         """Applications for review, filtered by status (administrator). (``GET /v1/admin/projects/applications``)"""
         return self._client.call_pages(
             operations.list_applications, params={"status": status}, per_page=per_page
@@ -2098,7 +2104,7 @@ class AsyncAdminProjects:
 
     async def reject(
         self, application_id: str, *, reason: str
-    ) -> models.TypedResourceApplicationAttrs:
+    ) -> models.TypedResourceApplicationAttributes:
         """Reject a pending application with a reason (administrator). (``POST /v1/admin/projects/applications/{application_id}/reject``)"""
         return (
             await self._client.call(
@@ -2117,7 +2123,7 @@ class AsyncAdminTransfers:
 
     async def admin_cancel(
         self, transfer_id: str, *, reason: str | None = None
-    ) -> models.TypedResourceDetailedTransferAttrs:
+    ) -> models.TypedResourceTransferAttributes:
         """Cancel a transfer whose chain write can no longer land (never sent, or expired). (``POST /v1/admin/transfers/{transfer_id}/cancel``)"""
         return (
             await self._client.call(
@@ -2129,7 +2135,7 @@ class AsyncAdminTransfers:
 
     def reconciliation_drifts(
         self, *, run_id: str | None = None, per_page: int = 100
-    ) -> AsyncIterator[models.ManyDriftAttrs]:
+    ) -> AsyncIterator[models.ManyDriftAttributes]:
         """Drift rows found by reconciliation (newest first; filter by run_id). (``GET /v1/admin/reconciliation/drifts``)"""
         return self._client.call_pages(
             operations.reconciliation_drifts, params={"run_id": run_id}, per_page=per_page
@@ -2137,7 +2143,7 @@ class AsyncAdminTransfers:
 
     async def retry(
         self, transfer_id: str, *, reason: str | None = None
-    ) -> models.TypedResourceRetryAttrs:
+    ) -> models.TypedResourceRetryAttributes:
         """Re-check the chain and drive a stuck transfer on (re-sends exactly the same write). (``POST /v1/admin/transfers/{transfer_id}/retry``)"""
         return (
             await self._client.call(
@@ -2149,7 +2155,7 @@ class AsyncAdminTransfers:
 
     async def stuck(
         self, *, older_than_seconds: int | None = None
-    ) -> builtins.list[models.TypedResourceStuckTransferAttrs]:
+    ) -> builtins.list[models.TypedResourceStuckTransferAttributes]:
         """Transfers `pending_onchain` (or `pending`) for longer than the threshold. (``GET /v1/admin/transfers/stuck``)"""
         return (
             await self._client.call(
@@ -2169,7 +2175,7 @@ class AsyncAdminWhitelist:
         *,
         status: Literal["active", "suspended", "removed", "current", "all"] | None = None,
         per_page: int = 100,
-    ) -> AsyncIterator[models.ManyWhitelistEntryAttrs]:
+    ) -> AsyncIterator[models.ManyWhitelistEntryAttributes]:
         """The stored MCD whitelist with each entry's decoded on-chain account (administrator). (``GET /v1/admin/mcd/whitelist``)"""
         return self._client.call_pages(
             operations.list_whitelist, params={"status": status}, per_page=per_page
@@ -2185,7 +2191,7 @@ class AsyncAdminWhitelist:
 
     async def set_status(
         self, project_id: int, *, status: Literal["active", "suspended"]
-    ) -> models.TypedResourceWhitelistStatusAttrs:
+    ) -> models.TypedResourceWhitelistStatusAttributes:
         """Suspend or reactivate a project's whitelist entry: chain first, then the database. (``PUT /v1/admin/mcd/whitelist/{project_id}/status``)"""
         return (
             await self._client.call(

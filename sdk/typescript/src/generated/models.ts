@@ -26,7 +26,7 @@ export interface Alive {
   status: "ok";
 }
 
-export interface ApplicationAttrs {
+export interface ApplicationAttributes {
   application_id: string;
   project_name: string;
   project_description: string | null;
@@ -67,7 +67,7 @@ export interface ApproveIn {
 }
 
 /** The approve answer: the application, its api_secret (shown once) and OAuth client. */
-export interface ApprovedAttrs {
+export interface ApprovedApplicationAttributes {
   application_id: string;
   project_name: string;
   project_description: string | null;
@@ -103,16 +103,6 @@ export interface Attempt {
   at: string;
 }
 
-export interface AttributeAttrs {
-  uid: string;
-  project_id: string;
-  attribute_key: string;
-  attribute_value: unknown;
-  visibility: string;
-  created_at: string;
-  updated_at: string;
-}
-
 /** Batch read of the calling project's attributes: up to 100 users x 100 keys. */
 export interface AttributeBatchIn {
   uids: Array<string>;
@@ -127,7 +117,7 @@ export interface AttributeDeleteIn {
   idempotency_key?: string | null;
 }
 
-export interface AttributeDeletionAttrs {
+export interface AttributeDeletionAttributes {
   uid: string;
   project_id: string;
   deleted: Array<string>;
@@ -176,6 +166,26 @@ export interface AuctionAttributes {
   min_next_bid: string | null;
 }
 
+export interface AuctionConfigAttributes {
+  authority: string;
+  team_wallet: string;
+  mcc_mint: string;
+  territory_nft_program: string;
+  min_bid_increment_percent: number;
+  auction_duration_seconds: number;
+  extension_duration_seconds: number;
+  extension_threshold_seconds: number;
+  next_auction_id: number;
+  total_auctions: number;
+  total_completed: number;
+  total_cancelled: number;
+  total_volume: string;
+  is_paused: boolean;
+  is_initialized: boolean;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
 export interface AuctionDetailAttributes {
   account: string;
   auction_id: number;
@@ -204,26 +214,6 @@ export interface AuctionDetailAttributes {
   min_next_bid: string | null;
   escrow_account: string;
   escrow_balance: string | null;
-}
-
-export interface AuctionSolanaConfigAttributes {
-  authority: string;
-  team_wallet: string;
-  mcc_mint: string;
-  territory_nft_program: string;
-  min_bid_increment_percent: number;
-  auction_duration_seconds: number;
-  extension_duration_seconds: number;
-  extension_threshold_seconds: number;
-  next_auction_id: number;
-  total_auctions: number;
-  total_completed: number;
-  total_cancelled: number;
-  total_volume: string;
-  is_paused: boolean;
-  is_initialized: boolean;
-  created_at: string | null;
-  updated_at: string | null;
 }
 
 export interface AuthorizationAttributes {
@@ -314,8 +304,9 @@ export interface CalculateInterestBody {
   /** Annual rate; omitted = the pool's current rate */
   rate_bps?: number | null;
   duration_seconds?: number | null;
-  /** With to_time, instead of duration */
+  /** With to_time, instead of duration (with an offset, e.g. `Z`) */
   from_time?: string | null;
+  /** With an offset, e.g. `Z` */
   to_time?: string | null;
   /** Interest already accrued (decimal string) */
   accrued_interest?: string;
@@ -362,13 +353,13 @@ export interface CountMeta {
   total: number;
 }
 
-export interface CountedAttributeAttrs {
-  data: Array<TypedResourceAttributeAttrs>;
+export interface CountedProjectAttributeAttributes {
+  data: Array<TypedResourceProjectAttributeAttributes>;
   meta: CountMeta;
 }
 
-export interface CountedProjectAttributesAttrs {
-  data: Array<TypedResourceProjectAttributesAttrs>;
+export interface CountedProjectAttributeSetAttributes {
+  data: Array<TypedResourceProjectAttributeSetAttributes>;
   meta: CountMeta;
 }
 
@@ -407,27 +398,7 @@ export interface DeliveryAttributes {
   attempt_log: Array<Attempt>;
 }
 
-export interface DetailedTransferAttrs {
-  status: string;
-  transfer_type: string;
-  from_uid: string;
-  to_uid: string;
-  currency: string;
-  amount: string;
-  reference: Record<string, unknown> | null;
-  requires_onchain: boolean;
-  lock_id: string | null;
-  created_at: string | null;
-  failure_reason: string | null;
-  tx_signature: string | null;
-  slot: number | null;
-  block_height: number | null;
-  updated_at: string | null;
-  finished_at: string | null;
-  history: Array<HistoryItem>;
-}
-
-export interface DriftAttrs {
+export interface DriftAttributes {
   run_id: string;
   user_uid: string;
   currency: string;
@@ -435,7 +406,7 @@ export interface DriftAttrs {
   chain_balance: string;
   ledger_balance: string;
   drift: string;
-  created_at: string | null;
+  created_at: string;
 }
 
 export interface EndpointAttributes {
@@ -516,7 +487,7 @@ export interface FragmentConfigAttributes {
 }
 
 /** The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not see set to null) and the project attributes the caller may see. */
-export interface FullProfileAttrs {
+export interface FullProfileAttributes {
   uid: string;
   project_attributes: Array<ProfileAttribute>;
 }
@@ -534,7 +505,7 @@ export interface FundsTransferIn {
 export interface GlobalAttributes {
   since: string;
   days: Array<GlobalDay>;
-  totals: MiningStatsTotals;
+  totals: MiningTotals;
   /** The figures may be this old */
   cached_seconds: number;
 }
@@ -545,12 +516,6 @@ export interface GlobalDay {
   miners: number;
   mcd_amount: string;
   trade_volume_usdc: string;
-}
-
-export interface HistoryItem {
-  status: string;
-  reason: string | null;
-  at: string | null;
 }
 
 export interface HolderAttributes {
@@ -774,8 +739,8 @@ export interface LpAttributes {
   share_of_pool: string;
 }
 
-export interface ManyApplicationAttrs {
-  data: Array<TypedResourceApplicationAttrs>;
+export interface ManyApplicationAttributes {
+  data: Array<TypedResourceApplicationAttributes>;
   meta: PageMeta;
 }
 
@@ -794,8 +759,8 @@ export interface ManyDeliveryAttributes {
   meta: PageMeta;
 }
 
-export interface ManyDriftAttrs {
-  data: Array<TypedResourceDriftAttrs>;
+export interface ManyDriftAttributes {
+  data: Array<TypedResourceDriftAttributes>;
   meta: PageMeta;
 }
 
@@ -824,8 +789,8 @@ export interface ManyLockAttributes {
   meta: PageMeta;
 }
 
-export interface ManyMcdRewardAttrs {
-  data: Array<TypedResourceMcdRewardAttrs>;
+export interface ManyMcdRewardAttributes {
+  data: Array<TypedResourceMcdRewardAttributes>;
   meta: PageMeta;
 }
 
@@ -834,13 +799,13 @@ export interface ManyMemberAttributes {
   meta: PageMeta;
 }
 
-export interface ManyMiningRecordAttrs {
-  data: Array<TypedResourceMiningRecordAttrs>;
+export interface ManyMiningRecordAttributes {
+  data: Array<TypedResourceMiningRecordAttributes>;
   meta: PageMeta;
 }
 
-export interface ManyStuckTransferAttrs {
-  data: Array<TypedResourceStuckTransferAttrs>;
+export interface ManyStuckTransferAttributes {
+  data: Array<TypedResourceStuckTransferAttributes>;
   meta: PageMeta;
 }
 
@@ -864,8 +829,8 @@ export interface ManyWalletNftAttributes {
   meta: ListMeta;
 }
 
-export interface ManyWhitelistEntryAttrs {
-  data: Array<TypedResourceWhitelistEntryAttrs>;
+export interface ManyWhitelistEntryAttributes {
+  data: Array<TypedResourceWhitelistEntryAttributes>;
   meta: PageMeta;
 }
 
@@ -916,7 +881,7 @@ export interface McdBalance {
 }
 
 /** An ``mcd_reward``: a user's confirmed rewards of one UTC day and project. */
-export interface McdRewardAttrs {
+export interface McdRewardAttributes {
   date: string;
   project_id: string;
   project_name: string | null;
@@ -947,15 +912,15 @@ export interface Meta {
 }
 
 export interface MiningBatchBody {
-  data: Array<TypedResourceMiningBatchItemAttrs>;
+  data: Array<TypedResourceMiningBatchItemAttributes>;
   meta: MiningBatchMeta;
 }
 
 /** One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem. */
-export interface MiningBatchItemAttrs {
+export interface MiningBatchItemAttributes {
   idempotency_key: unknown;
   status: number;
-  activity: TypedResourceMiningSubmissionAttrs | null;
+  activity: TypedResourceMiningSubmissionAttributes | null;
   error?: Record<string, unknown> | null;
 }
 
@@ -972,7 +937,7 @@ export interface MiningBatchMeta {
 }
 
 /** A ``mining_record``: one confirmed reward. */
-export interface MiningRecordAttrs {
+export interface MiningRecordAttributes {
   date: string | null;
   project_id: string;
   user_uid: string;
@@ -987,17 +952,11 @@ export interface MiningRecordAttrs {
 export interface MiningStatsAttributes {
   since: string;
   days: Array<DayProject>;
-  totals: MiningStatsTotals;
-}
-
-export interface MiningStatsTotals {
-  activities: number;
-  mcd_amount: string;
-  trade_volume_usdc: string;
+  totals: MiningTotals;
 }
 
 /** A ``mining_activity`` resource: one submission, its reward and its history. */
-export interface MiningSubmissionAttrs {
+export interface MiningSubmissionAttributes {
   status: string;
   user_uid: string;
   activity_type: string;
@@ -1014,8 +973,14 @@ export interface MiningSubmissionAttrs {
 }
 
 export interface MiningSubmitBody {
-  data: TypedResourceMiningSubmissionAttrs;
+  data: TypedResourceMiningSubmissionAttributes;
   meta: MiningWebhookMeta;
+}
+
+export interface MiningTotals {
+  activities: number;
+  mcd_amount: string;
+  trade_volume_usdc: string;
 }
 
 export interface MiningWebhookMeta {
@@ -1061,7 +1026,7 @@ export interface NftDetailAttributes {
   escrowed_in: "lending_loan" | "fragment_vault";
 }
 
-export interface OAuthClientAttrs {
+export interface OAuthClientAttributes {
   oauth_client_id: string;
   redirect_uris: Array<string>;
   scopes: Array<string>;
@@ -1079,33 +1044,28 @@ export interface OneAddressBalance {
   meta: Meta;
 }
 
-export interface OneApplicationAttrs {
-  data: TypedResourceApplicationAttrs;
+export interface OneApplicationAttributes {
+  data: TypedResourceApplicationAttributes;
   meta: Meta;
 }
 
-export interface OneApprovedAttrs {
-  data: TypedResourceApprovedAttrs;
+export interface OneApprovedApplicationAttributes {
+  data: TypedResourceApprovedApplicationAttributes;
   meta: Meta;
 }
 
-export interface OneAttributeAttrs {
-  data: TypedResourceAttributeAttrs;
+export interface OneAttributeDeletionAttributes {
+  data: TypedResourceAttributeDeletionAttributes;
   meta: Meta;
 }
 
-export interface OneAttributeDeletionAttrs {
-  data: TypedResourceAttributeDeletionAttrs;
-  meta: Meta;
+export interface OneAuctionConfigAttributes {
+  data: TypedResourceAuctionConfigAttributes;
+  meta: ViewMeta;
 }
 
 export interface OneAuctionDetailAttributes {
   data: TypedResourceAuctionDetailAttributes;
-  meta: ViewMeta;
-}
-
-export interface OneAuctionSolanaConfigAttributes {
-  data: TypedResourceAuctionSolanaConfigAttributes;
   meta: ViewMeta;
 }
 
@@ -1139,11 +1099,6 @@ export interface OneDeliveryAttributes {
   meta: Meta;
 }
 
-export interface OneDetailedTransferAttrs {
-  data: TypedResourceDetailedTransferAttrs;
-  meta: Meta;
-}
-
 export interface OneEndpointAttributes {
   data: TypedResourceEndpointAttributes;
   meta: Meta;
@@ -1159,8 +1114,8 @@ export interface OneFragmentConfigAttributes {
   meta: ViewMeta;
 }
 
-export interface OneFullProfileAttrs {
-  data: TypedResourceFullProfileAttrs;
+export interface OneFullProfileAttributes {
+  data: TypedResourceFullProfileAttributes;
   meta: Meta;
 }
 
@@ -1214,8 +1169,8 @@ export interface OneMiningStatsAttributes {
   meta: Meta;
 }
 
-export interface OneMiningSubmissionAttrs {
-  data: TypedResourceMiningSubmissionAttrs;
+export interface OneMiningSubmissionAttributes {
+  data: TypedResourceMiningSubmissionAttributes;
   meta: Meta;
 }
 
@@ -1229,8 +1184,8 @@ export interface OneNftDetailAttributes {
   meta: ViewMeta;
 }
 
-export interface OneOAuthClientAttrs {
-  data: TypedResourceOAuthClientAttrs;
+export interface OneOAuthClientAttributes {
+  data: TypedResourceOAuthClientAttributes;
   meta: Meta;
 }
 
@@ -1244,8 +1199,13 @@ export interface OnePositionAttributes {
   meta: ViewMeta;
 }
 
-export interface OneProjectStatusAttrs {
-  data: TypedResourceProjectStatusAttrs;
+export interface OneProjectAttributeAttributes {
+  data: TypedResourceProjectAttributeAttributes;
+  meta: Meta;
+}
+
+export interface OneProjectStatusAttributes {
+  data: TypedResourceProjectStatusAttributes;
   meta: Meta;
 }
 
@@ -1259,13 +1219,13 @@ export interface OneRegisteredEndpointAttributes {
   meta: Meta;
 }
 
-export interface OneRegisteredProjectAttrs {
-  data: TypedResourceRegisteredProjectAttrs;
+export interface OneRegisteredProjectAttributes {
+  data: TypedResourceRegisteredProjectAttributes;
   meta: Meta;
 }
 
-export interface OneRetryAttrs {
-  data: TypedResourceRetryAttrs;
+export interface OneRetryAttributes {
+  data: TypedResourceRetryAttributes;
   meta: Meta;
 }
 
@@ -1274,13 +1234,13 @@ export interface OneStatsAttributes {
   meta: ViewMeta;
 }
 
-export interface OneStatusChangeAttrs {
-  data: TypedResourceStatusChangeAttrs;
+export interface OneStatusChangeAttributes {
+  data: TypedResourceStatusChangeAttributes;
   meta: Meta;
 }
 
-export interface OneTechtreeConfigAttributes {
-  data: TypedResourceTechtreeConfigAttributes;
+export interface OneTechTreeConfigAttributes {
+  data: TypedResourceTechTreeConfigAttributes;
   meta: Meta;
 }
 
@@ -1324,8 +1284,8 @@ export interface OneVaultDetailAttributes {
   meta: ViewMeta;
 }
 
-export interface OneWhitelistStatusAttrs {
-  data: TypedResourceWhitelistStatusAttrs;
+export interface OneWhitelistStatusAttributes {
+  data: TypedResourceWhitelistStatusAttributes;
   meta: Meta;
 }
 
@@ -1435,7 +1395,17 @@ export interface ProfileUpdate {
   idempotency_key?: string | null;
 }
 
-export interface ProjectAttributesAttrs {
+export interface ProjectAttributeAttributes {
+  uid: string;
+  project_id: string;
+  attribute_key: string;
+  attribute_value: unknown;
+  visibility: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectAttributeSetAttributes {
   uid: string;
   project_id: string;
   attributes: Record<string, AttributeValue>;
@@ -1454,14 +1424,14 @@ export interface ProjectRegistrationIn {
   redirect_uris?: Array<string>;
 }
 
-export interface ProjectStatusAttrs {
+export interface ProjectStatusAttributes {
   project_id: string;
   name: string;
   status: string;
   suspended: boolean;
   allows: Array<string>;
   updated_at: string;
-  history: Array<StatusRecordAttrs>;
+  history: Array<StatusRecordAttributes>;
 }
 
 export interface ProofIn {
@@ -1506,7 +1476,7 @@ export interface RegisteredEndpointAttributes {
   secret?: string | null;
 }
 
-export interface RegisteredProjectAttrs {
+export interface RegisteredProjectAttributes {
   project_id: string;
   name: string;
   description: string | null;
@@ -1537,7 +1507,7 @@ export interface RetriedWrite {
   signature: string | null;
 }
 
-export interface RetryAttrs {
+export interface RetryAttributes {
   transfer_id: string;
   status: string;
   chain_write: RetriedWrite | null;
@@ -1576,12 +1546,12 @@ export interface StatsAttributes {
   as_of: string | null;
 }
 
-export interface StatusChangeAttrs {
+export interface StatusChangeAttributes {
   project_id: string;
   name: string;
   status: string;
   updated_at: string;
-  change: StatusRecordAttrs;
+  change: StatusRecordAttributes;
 }
 
 export interface StatusChangeIn {
@@ -1589,7 +1559,7 @@ export interface StatusChangeIn {
   reason?: string | null;
 }
 
-export interface StatusRecordAttrs {
+export interface StatusRecordAttributes {
   project_id: string;
   from_status: string | null;
   status: string;
@@ -1598,29 +1568,30 @@ export interface StatusRecordAttrs {
   created_at: string;
 }
 
-export interface StuckTransferAttrs {
+export interface StuckTransferAttributes {
   status: string;
   transfer_type: string;
   from_uid: string;
   to_uid: string;
-  currency: string;
+  currency: "MCC" | "MCD";
+  /** Decimal string */
   amount: string;
-  reference: Record<string, unknown> | null;
+  reference: Record<string, unknown>;
   requires_onchain: boolean;
   lock_id: string | null;
-  created_at: string | null;
-  failure_reason: string | null;
-  tx_signature: string | null;
-  slot: number | null;
-  block_height: number | null;
-  updated_at: string | null;
-  finished_at: string | null;
-  history: Array<HistoryItem>;
-  onchain_at: string | null;
-  chain_write: ChainWriteView | null;
+  created_at: string;
+  failure_reason?: string | null;
+  tx_signature?: string | null;
+  slot?: number | null;
+  block_height?: number | null;
+  updated_at?: string | null;
+  finished_at?: string | null;
+  history?: Array<TransferStep> | null;
+  onchain_at?: string | null;
+  chain_write?: ChainWriteView | null;
 }
 
-export interface TechtreeConfigAttributes {
+export interface TechTreeConfigAttributes {
   levels: Array<Level>;
   window_days: number;
   min_qualifying_days: number;
@@ -1740,28 +1711,22 @@ export interface TypedResourceAddressBalance {
   attributes: AddressBalance;
 }
 
-export interface TypedResourceApplicationAttrs {
+export interface TypedResourceApplicationAttributes {
   type: string;
   id: string;
-  attributes: ApplicationAttrs;
+  attributes: ApplicationAttributes;
 }
 
-export interface TypedResourceApprovedAttrs {
+export interface TypedResourceApprovedApplicationAttributes {
   type: string;
   id: string;
-  attributes: ApprovedAttrs;
+  attributes: ApprovedApplicationAttributes;
 }
 
-export interface TypedResourceAttributeAttrs {
+export interface TypedResourceAttributeDeletionAttributes {
   type: string;
   id: string;
-  attributes: AttributeAttrs;
-}
-
-export interface TypedResourceAttributeDeletionAttrs {
-  type: string;
-  id: string;
-  attributes: AttributeDeletionAttrs;
+  attributes: AttributeDeletionAttributes;
 }
 
 export interface TypedResourceAuctionAttributes {
@@ -1770,16 +1735,16 @@ export interface TypedResourceAuctionAttributes {
   attributes: AuctionAttributes;
 }
 
+export interface TypedResourceAuctionConfigAttributes {
+  type: string;
+  id: string;
+  attributes: AuctionConfigAttributes;
+}
+
 export interface TypedResourceAuctionDetailAttributes {
   type: string;
   id: string;
   attributes: AuctionDetailAttributes;
-}
-
-export interface TypedResourceAuctionSolanaConfigAttributes {
-  type: string;
-  id: string;
-  attributes: AuctionSolanaConfigAttributes;
 }
 
 export interface TypedResourceAuthorizationAttributes {
@@ -1824,16 +1789,10 @@ export interface TypedResourceDeliveryAttributes {
   attributes: DeliveryAttributes;
 }
 
-export interface TypedResourceDetailedTransferAttrs {
+export interface TypedResourceDriftAttributes {
   type: string;
   id: string;
-  attributes: DetailedTransferAttrs;
-}
-
-export interface TypedResourceDriftAttrs {
-  type: string;
-  id: string;
-  attributes: DriftAttrs;
+  attributes: DriftAttributes;
 }
 
 export interface TypedResourceEndpointAttributes {
@@ -1854,10 +1813,10 @@ export interface TypedResourceFragmentConfigAttributes {
   attributes: FragmentConfigAttributes;
 }
 
-export interface TypedResourceFullProfileAttrs {
+export interface TypedResourceFullProfileAttributes {
   type: string;
   id: string;
-  attributes: FullProfileAttrs;
+  attributes: FullProfileAttributes;
 }
 
 export interface TypedResourceGlobalAttributes {
@@ -1920,10 +1879,10 @@ export interface TypedResourceMcdBalance {
   attributes: McdBalance;
 }
 
-export interface TypedResourceMcdRewardAttrs {
+export interface TypedResourceMcdRewardAttributes {
   type: string;
   id: string;
-  attributes: McdRewardAttrs;
+  attributes: McdRewardAttributes;
 }
 
 export interface TypedResourceMemberAttributes {
@@ -1938,16 +1897,16 @@ export interface TypedResourceMembershipAttributes {
   attributes: MembershipAttributes;
 }
 
-export interface TypedResourceMiningBatchItemAttrs {
+export interface TypedResourceMiningBatchItemAttributes {
   type: string;
   id: string;
-  attributes: MiningBatchItemAttrs;
+  attributes: MiningBatchItemAttributes;
 }
 
-export interface TypedResourceMiningRecordAttrs {
+export interface TypedResourceMiningRecordAttributes {
   type: string;
   id: string;
-  attributes: MiningRecordAttrs;
+  attributes: MiningRecordAttributes;
 }
 
 export interface TypedResourceMiningStatsAttributes {
@@ -1956,10 +1915,10 @@ export interface TypedResourceMiningStatsAttributes {
   attributes: MiningStatsAttributes;
 }
 
-export interface TypedResourceMiningSubmissionAttrs {
+export interface TypedResourceMiningSubmissionAttributes {
   type: string;
   id: string;
-  attributes: MiningSubmissionAttrs;
+  attributes: MiningSubmissionAttributes;
 }
 
 export interface TypedResourceNftAttributes {
@@ -1974,10 +1933,10 @@ export interface TypedResourceNftDetailAttributes {
   attributes: NftDetailAttributes;
 }
 
-export interface TypedResourceOAuthClientAttrs {
+export interface TypedResourceOAuthClientAttributes {
   type: string;
   id: string;
-  attributes: OAuthClientAttrs;
+  attributes: OAuthClientAttributes;
 }
 
 export interface TypedResourcePoolAttributes {
@@ -1992,16 +1951,22 @@ export interface TypedResourcePositionAttributes {
   attributes: PositionAttributes;
 }
 
-export interface TypedResourceProjectAttributesAttrs {
+export interface TypedResourceProjectAttributeAttributes {
   type: string;
   id: string;
-  attributes: ProjectAttributesAttrs;
+  attributes: ProjectAttributeAttributes;
 }
 
-export interface TypedResourceProjectStatusAttrs {
+export interface TypedResourceProjectAttributeSetAttributes {
   type: string;
   id: string;
-  attributes: ProjectStatusAttrs;
+  attributes: ProjectAttributeSetAttributes;
+}
+
+export interface TypedResourceProjectStatusAttributes {
+  type: string;
+  id: string;
+  attributes: ProjectStatusAttributes;
 }
 
 export interface TypedResourcePublicUserAttributes {
@@ -2016,16 +1981,16 @@ export interface TypedResourceRegisteredEndpointAttributes {
   attributes: RegisteredEndpointAttributes;
 }
 
-export interface TypedResourceRegisteredProjectAttrs {
+export interface TypedResourceRegisteredProjectAttributes {
   type: string;
   id: string;
-  attributes: RegisteredProjectAttrs;
+  attributes: RegisteredProjectAttributes;
 }
 
-export interface TypedResourceRetryAttrs {
+export interface TypedResourceRetryAttributes {
   type: string;
   id: string;
-  attributes: RetryAttrs;
+  attributes: RetryAttributes;
 }
 
 export interface TypedResourceStatsAttributes {
@@ -2034,22 +1999,22 @@ export interface TypedResourceStatsAttributes {
   attributes: StatsAttributes;
 }
 
-export interface TypedResourceStatusChangeAttrs {
+export interface TypedResourceStatusChangeAttributes {
   type: string;
   id: string;
-  attributes: StatusChangeAttrs;
+  attributes: StatusChangeAttributes;
 }
 
-export interface TypedResourceStuckTransferAttrs {
+export interface TypedResourceStuckTransferAttributes {
   type: string;
   id: string;
-  attributes: StuckTransferAttrs;
+  attributes: StuckTransferAttributes;
 }
 
-export interface TypedResourceTechtreeConfigAttributes {
+export interface TypedResourceTechTreeConfigAttributes {
   type: string;
   id: string;
-  attributes: TechtreeConfigAttributes;
+  attributes: TechTreeConfigAttributes;
 }
 
 export interface TypedResourceTokenStats {
@@ -2118,16 +2083,16 @@ export interface TypedResourceWalletNftAttributes {
   attributes: WalletNftAttributes;
 }
 
-export interface TypedResourceWhitelistEntryAttrs {
+export interface TypedResourceWhitelistEntryAttributes {
   type: string;
   id: string;
-  attributes: WhitelistEntryAttrs;
+  attributes: WhitelistEntryAttributes;
 }
 
-export interface TypedResourceWhitelistStatusAttrs {
+export interface TypedResourceWhitelistStatusAttributes {
   type: string;
   id: string;
-  attributes: WhitelistStatusAttrs;
+  attributes: WhitelistStatusAttributes;
 }
 
 export interface UnitAttributes {
@@ -2298,7 +2263,7 @@ export interface WalletNftAttributes {
   custody: "wallet" | "lending_loan" | "fragment_vault";
 }
 
-export interface WhitelistEntryAttrs {
+export interface WhitelistEntryAttributes {
   project_id: number;
   project_name: string;
   wallet_address: string;
@@ -2326,7 +2291,7 @@ export interface WhitelistRemovedBody {
   meta: Meta;
 }
 
-export interface WhitelistStatusAttrs {
+export interface WhitelistStatusAttributes {
   status: string;
   updated_at: string;
   project_id: number;

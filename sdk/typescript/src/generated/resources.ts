@@ -20,8 +20,8 @@ export class Auctions {
   }
 
   /** The auction program's config: increments, durations, totals. (`GET /v1/auction-solana/config`) */
-  async config(): Promise<m.TypedResourceAuctionSolanaConfigAttributes> {
-    return (await this.t.call<m.OneAuctionSolanaConfigAttributes>("GET", "/v1/auction-solana/config", {}, {  })).data;
+  async config(): Promise<m.TypedResourceAuctionConfigAttributes> {
+    return (await this.t.call<m.OneAuctionConfigAttributes>("GET", "/v1/auction-solana/config", {}, {  })).data;
   }
 
   /** One auction with seconds left, minimum next bid and its escrow balance. (`GET /v1/auction-solana/auction/{id}`) */
@@ -160,7 +160,7 @@ export class Mining {
   }
 
   /** Submit up to 100 activities; each has its own idempotency key, status and result. (`POST /v1/mining/batch-submit`) */
-  async batchSubmit(body: m.BatchIn): Promise<Array<m.TypedResourceMiningBatchItemAttrs>> {
+  async batchSubmit(body: m.BatchIn): Promise<Array<m.TypedResourceMiningBatchItemAttributes>> {
     return (await this.t.call<m.MiningBatchBody>("POST", "/v1/mining/batch-submit", {}, { json: body })).data;
   }
 
@@ -170,18 +170,18 @@ export class Mining {
   }
 
   /** The current user's confirmed MCD mining rewards per UTC day and project. (`GET /v1/mcd/rewards`) */
-  mcdRewards(options: { perPage?: number } = {}): AsyncGenerator<m.ManyMcdRewardAttrs> {
-    return this.t.callPages<m.ManyMcdRewardAttrs>("GET", "/v1/mcd/rewards", {}, { perPage: options.perPage });
+  mcdRewards(options: { perPage?: number } = {}): AsyncGenerator<m.ManyMcdRewardAttributes> {
+    return this.t.callPages<m.ManyMcdRewardAttributes>("GET", "/v1/mcd/rewards", {}, { perPage: options.perPage });
   }
 
   /** Confirmed mining rewards: a user's own, or a project's (optionally of one user). (`GET /v1/mining/records`) */
-  records(query: { user_uid?: string | null } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyMiningRecordAttrs> {
-    return this.t.callPages<m.ManyMiningRecordAttrs>("GET", "/v1/mining/records", {}, { perPage: options.perPage, params: query });
+  records(query: { user_uid?: string | null } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyMiningRecordAttributes> {
+    return this.t.callPages<m.ManyMiningRecordAttributes>("GET", "/v1/mining/records", {}, { perPage: options.perPage, params: query });
   }
 
   /** Status of one of the project's mining activities, with its history and transaction. (`GET /v1/mining/activity/{activity_id}`) */
-  async retrieve(activityId: string): Promise<m.TypedResourceMiningSubmissionAttrs> {
-    return (await this.t.call<m.OneMiningSubmissionAttrs>("GET", "/v1/mining/activity/{activity_id}", { activity_id: activityId }, {  })).data;
+  async retrieve(activityId: string): Promise<m.TypedResourceMiningSubmissionAttributes> {
+    return (await this.t.call<m.OneMiningSubmissionAttributes>("GET", "/v1/mining/activity/{activity_id}", { activity_id: activityId }, {  })).data;
   }
 
   /** The caller's confirmed mining totals by UTC day and project (a user's, or a project's). (`GET /v1/mining/stats`) */
@@ -190,7 +190,7 @@ export class Mining {
   }
 
   /** Submit one mining activity; verified independently, rewarded in MCD on chain. (`POST /v1/mining/submit-activity`) */
-  async submitActivity(body: m.ActivityIn): Promise<m.TypedResourceMiningSubmissionAttrs> {
+  async submitActivity(body: m.ActivityIn): Promise<m.TypedResourceMiningSubmissionAttributes> {
     return (await this.t.call<m.MiningSubmitBody>("POST", "/v1/mining/submit-activity", {}, { json: body })).data;
   }
 }
@@ -227,38 +227,38 @@ export class Projects {
   }
 
   /** Apply for a project (developer ID token); one pending application per developer. (`POST /v1/projects/apply`) */
-  async apply(body: m.ApplicationIn): Promise<m.TypedResourceApplicationAttrs> {
-    return (await this.t.call<m.OneApplicationAttrs>("POST", "/v1/projects/apply", {}, { json: body })).data;
+  async apply(body: m.ApplicationIn): Promise<m.TypedResourceApplicationAttributes> {
+    return (await this.t.call<m.OneApplicationAttributes>("POST", "/v1/projects/apply", {}, { json: body })).data;
   }
 
   /** One of the caller's applications (developer ID token). (`GET /v1/projects/applications/{application_id}`) */
-  async myApplication(applicationId: string): Promise<m.TypedResourceApplicationAttrs> {
-    return (await this.t.call<m.OneApplicationAttrs>("GET", "/v1/projects/applications/{application_id}", { application_id: applicationId }, {  })).data;
+  async myApplication(applicationId: string): Promise<m.TypedResourceApplicationAttributes> {
+    return (await this.t.call<m.OneApplicationAttributes>("GET", "/v1/projects/applications/{application_id}", { application_id: applicationId }, {  })).data;
   }
 
   /** The caller's applications, newest first (developer ID token). (`GET /v1/projects/applications`) */
-  myApplications(options: { perPage?: number } = {}): AsyncGenerator<m.ManyApplicationAttrs> {
-    return this.t.callPages<m.ManyApplicationAttrs>("GET", "/v1/projects/applications", {}, { perPage: options.perPage });
+  myApplications(options: { perPage?: number } = {}): AsyncGenerator<m.ManyApplicationAttributes> {
+    return this.t.callPages<m.ManyApplicationAttributes>("GET", "/v1/projects/applications", {}, { perPage: options.perPage });
   }
 
   /** The calling project's OAuth client (id, redirect URIs, scopes users may grant). (`GET /v1/projects/oauth-client`) */
-  async oauthClient(): Promise<m.TypedResourceOAuthClientAttrs> {
-    return (await this.t.call<m.OneOAuthClientAttrs>("GET", "/v1/projects/oauth-client", {}, {  })).data;
+  async oauthClient(): Promise<m.TypedResourceOAuthClientAttributes> {
+    return (await this.t.call<m.OneOAuthClientAttributes>("GET", "/v1/projects/oauth-client", {}, {  })).data;
   }
 
   /** Register a project directly (administrator); the api_secret is returned once. (`POST /v1/projects/register`) */
-  async register(body: m.ProjectRegistrationIn): Promise<m.TypedResourceRegisteredProjectAttrs> {
-    return (await this.t.call<m.OneRegisteredProjectAttrs>("POST", "/v1/projects/register", {}, { json: body })).data;
+  async register(body: m.ProjectRegistrationIn): Promise<m.TypedResourceRegisteredProjectAttributes> {
+    return (await this.t.call<m.OneRegisteredProjectAttributes>("POST", "/v1/projects/register", {}, { json: body })).data;
   }
 
   /** Set the redirect URIs of the calling project's OAuth client (created if missing). (`PUT /v1/projects/oauth-client`) */
-  async setRedirectUris(body: m.RedirectUrisIn): Promise<m.TypedResourceOAuthClientAttrs> {
-    return (await this.t.call<m.OneOAuthClientAttrs>("PUT", "/v1/projects/oauth-client", {}, { json: body })).data;
+  async setRedirectUris(body: m.RedirectUrisIn): Promise<m.TypedResourceOAuthClientAttributes> {
+    return (await this.t.call<m.OneOAuthClientAttributes>("PUT", "/v1/projects/oauth-client", {}, { json: body })).data;
   }
 
   /** Current status of a project, what it allows, and its latest changes (public). (`GET /v1/projects/{project_id}/status`) */
-  async status(projectId: number): Promise<m.TypedResourceProjectStatusAttrs> {
-    return (await this.t.call<m.OneProjectStatusAttrs>("GET", "/v1/projects/{project_id}/status", { project_id: projectId }, {  })).data;
+  async status(projectId: number): Promise<m.TypedResourceProjectStatusAttributes> {
+    return (await this.t.call<m.OneProjectStatusAttributes>("GET", "/v1/projects/{project_id}/status", { project_id: projectId }, {  })).data;
   }
 }
 
@@ -268,8 +268,8 @@ export class TechTree {
   }
 
   /** Public: the levels, their bonuses and the lighting thresholds. (`GET /v1/tech-tree/config`) */
-  async config(): Promise<m.TypedResourceTechtreeConfigAttributes> {
-    return (await this.t.call<m.OneTechtreeConfigAttributes>("GET", "/v1/tech-tree/config", {}, {  })).data;
+  async config(): Promise<m.TypedResourceTechTreeConfigAttributes> {
+    return (await this.t.call<m.OneTechTreeConfigAttributes>("GET", "/v1/tech-tree/config", {}, {  })).data;
   }
 
   /** Evaluate the caller's station now (window ending yesterday); light it if it earned it. (`POST /v1/tech-tree/unlock`) */
@@ -445,28 +445,28 @@ export class UsersAttributes {
   }
 
   /** Read this project's attributes of many users at once (one item per requested uid). (`POST /v1/users/batch/attributes`) */
-  async batch(body: m.AttributeBatchIn): Promise<Array<m.TypedResourceProjectAttributesAttrs>> {
-    return (await this.t.call<m.CountedProjectAttributesAttrs>("POST", "/v1/users/batch/attributes", {}, { json: body })).data;
+  async batch(body: m.AttributeBatchIn): Promise<Array<m.TypedResourceProjectAttributeSetAttributes>> {
+    return (await this.t.call<m.CountedProjectAttributeSetAttributes>("POST", "/v1/users/batch/attributes", {}, { json: body })).data;
   }
 
   /** Delete some of this project's attributes of a user (idempotent; missing keys listed). (`DELETE /v1/users/{uid}/attributes`) */
-  async delete(uid: string, body: m.AttributeDeleteIn): Promise<m.TypedResourceAttributeDeletionAttrs> {
-    return (await this.t.call<m.OneAttributeDeletionAttrs>("DELETE", "/v1/users/{uid}/attributes", { uid: uid }, { json: body })).data;
+  async delete(uid: string, body: m.AttributeDeleteIn): Promise<m.TypedResourceAttributeDeletionAttributes> {
+    return (await this.t.call<m.OneAttributeDeletionAttributes>("DELETE", "/v1/users/{uid}/attributes", { uid: uid }, { json: body })).data;
   }
 
   /** A project's attributes of a user, limited to what the caller may see. (`GET /v1/users/{uid}/projects/{project_id}/attributes`) */
-  async forProject(uid: string, projectId: number): Promise<Array<m.TypedResourceAttributeAttrs>> {
-    return (await this.t.call<m.CountedAttributeAttrs>("GET", "/v1/users/{uid}/projects/{project_id}/attributes", { uid: uid, project_id: projectId }, {  })).data;
+  async forProject(uid: string, projectId: number): Promise<Array<m.TypedResourceProjectAttributeAttributes>> {
+    return (await this.t.call<m.CountedProjectAttributeAttributes>("GET", "/v1/users/{uid}/projects/{project_id}/attributes", { uid: uid, project_id: projectId }, {  })).data;
   }
 
   /** A project sees it only for users who authorized it, and their e-mail only if they granted (`GET /v1/users/{uid}/full-profile`) */
-  async fullProfile(uid: string): Promise<m.TypedResourceFullProfileAttrs> {
-    return (await this.t.call<m.OneFullProfileAttrs>("GET", "/v1/users/{uid}/full-profile", { uid: uid }, {  })).data;
+  async fullProfile(uid: string): Promise<m.TypedResourceFullProfileAttributes> {
+    return (await this.t.call<m.OneFullProfileAttributes>("GET", "/v1/users/{uid}/full-profile", { uid: uid }, {  })).data;
   }
 
   /** Report (upsert) one attribute of a user who authorized this project. (`POST /v1/users/{uid}/attributes`) */
-  async report(uid: string, body: m.AttributeIn): Promise<m.TypedResourceAttributeAttrs> {
-    return (await this.t.call<m.OneAttributeAttrs>("POST", "/v1/users/{uid}/attributes", { uid: uid }, { json: body })).data;
+  async report(uid: string, body: m.AttributeIn): Promise<m.TypedResourceProjectAttributeAttributes> {
+    return (await this.t.call<m.OneProjectAttributeAttributes>("POST", "/v1/users/{uid}/attributes", { uid: uid }, { json: body })).data;
   }
 }
 
@@ -538,23 +538,23 @@ export class AdminProjects {
   }
 
   /** The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (`POST /v1/admin/projects/applications/{application_id}/approve`) */
-  async approve(applicationId: string, body: m.ApproveIn = {}): Promise<m.TypedResourceApprovedAttrs> {
-    return (await this.t.call<m.OneApprovedAttrs>("POST", "/v1/admin/projects/applications/{application_id}/approve", { application_id: applicationId }, { json: body })).data;
+  async approve(applicationId: string, body: m.ApproveIn = {}): Promise<m.TypedResourceApprovedApplicationAttributes> {
+    return (await this.t.call<m.OneApprovedApplicationAttributes>("POST", "/v1/admin/projects/applications/{application_id}/approve", { application_id: applicationId }, { json: body })).data;
   }
 
   /** Move a project through its status machine, with a reason (administrator). (`PUT /v1/admin/projects/{project_id}/status`) */
-  async changeStatus(projectId: number, body: m.StatusChangeIn): Promise<m.TypedResourceStatusChangeAttrs> {
-    return (await this.t.call<m.OneStatusChangeAttrs>("PUT", "/v1/admin/projects/{project_id}/status", { project_id: projectId }, { json: body })).data;
+  async changeStatus(projectId: number, body: m.StatusChangeIn): Promise<m.TypedResourceStatusChangeAttributes> {
+    return (await this.t.call<m.OneStatusChangeAttributes>("PUT", "/v1/admin/projects/{project_id}/status", { project_id: projectId }, { json: body })).data;
   }
 
   /** Applications for review, filtered by status (administrator). (`GET /v1/admin/projects/applications`) */
-  listApplications(query: { status?: "pending" | "approving" | "approved" | "rejected" | "suspended" | "all" } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyApplicationAttrs> {
-    return this.t.callPages<m.ManyApplicationAttrs>("GET", "/v1/admin/projects/applications", {}, { perPage: options.perPage, params: query });
+  listApplications(query: { status?: "pending" | "approving" | "approved" | "rejected" | "suspended" | "all" } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyApplicationAttributes> {
+    return this.t.callPages<m.ManyApplicationAttributes>("GET", "/v1/admin/projects/applications", {}, { perPage: options.perPage, params: query });
   }
 
   /** Reject a pending application with a reason (administrator). (`POST /v1/admin/projects/applications/{application_id}/reject`) */
-  async reject(applicationId: string, body: m.RejectIn): Promise<m.TypedResourceApplicationAttrs> {
-    return (await this.t.call<m.OneApplicationAttrs>("POST", "/v1/admin/projects/applications/{application_id}/reject", { application_id: applicationId }, { json: body })).data;
+  async reject(applicationId: string, body: m.RejectIn): Promise<m.TypedResourceApplicationAttributes> {
+    return (await this.t.call<m.OneApplicationAttributes>("POST", "/v1/admin/projects/applications/{application_id}/reject", { application_id: applicationId }, { json: body })).data;
   }
 }
 
@@ -564,23 +564,23 @@ export class AdminTransfers {
   }
 
   /** Cancel a transfer whose chain write can no longer land (never sent, or expired). (`POST /v1/admin/transfers/{transfer_id}/cancel`) */
-  async adminCancel(transferId: string, body: m.AdminActionIn = {}): Promise<m.TypedResourceDetailedTransferAttrs> {
-    return (await this.t.call<m.OneDetailedTransferAttrs>("POST", "/v1/admin/transfers/{transfer_id}/cancel", { transfer_id: transferId }, { json: body })).data;
+  async adminCancel(transferId: string, body: m.AdminActionIn = {}): Promise<m.TypedResourceTransferAttributes> {
+    return (await this.t.call<m.OneTransferAttributes>("POST", "/v1/admin/transfers/{transfer_id}/cancel", { transfer_id: transferId }, { json: body })).data;
   }
 
   /** Drift rows found by reconciliation (newest first; filter by run_id). (`GET /v1/admin/reconciliation/drifts`) */
-  reconciliationDrifts(query: { run_id?: string | null } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyDriftAttrs> {
-    return this.t.callPages<m.ManyDriftAttrs>("GET", "/v1/admin/reconciliation/drifts", {}, { perPage: options.perPage, params: query });
+  reconciliationDrifts(query: { run_id?: string | null } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyDriftAttributes> {
+    return this.t.callPages<m.ManyDriftAttributes>("GET", "/v1/admin/reconciliation/drifts", {}, { perPage: options.perPage, params: query });
   }
 
   /** Re-check the chain and drive a stuck transfer on (re-sends exactly the same write). (`POST /v1/admin/transfers/{transfer_id}/retry`) */
-  async retry(transferId: string, body: m.AdminActionIn = {}): Promise<m.TypedResourceRetryAttrs> {
-    return (await this.t.call<m.OneRetryAttrs>("POST", "/v1/admin/transfers/{transfer_id}/retry", { transfer_id: transferId }, { json: body })).data;
+  async retry(transferId: string, body: m.AdminActionIn = {}): Promise<m.TypedResourceRetryAttributes> {
+    return (await this.t.call<m.OneRetryAttributes>("POST", "/v1/admin/transfers/{transfer_id}/retry", { transfer_id: transferId }, { json: body })).data;
   }
 
   /** Transfers `pending_onchain` (or `pending`) for longer than the threshold. (`GET /v1/admin/transfers/stuck`) */
-  async stuck(query: { older_than_seconds?: number } = {}): Promise<Array<m.TypedResourceStuckTransferAttrs>> {
-    return (await this.t.call<m.ManyStuckTransferAttrs>("GET", "/v1/admin/transfers/stuck", {}, { params: query })).data;
+  async stuck(query: { older_than_seconds?: number } = {}): Promise<Array<m.TypedResourceStuckTransferAttributes>> {
+    return (await this.t.call<m.ManyStuckTransferAttributes>("GET", "/v1/admin/transfers/stuck", {}, { params: query })).data;
   }
 }
 
@@ -590,8 +590,8 @@ export class AdminWhitelist {
   }
 
   /** The stored MCD whitelist with each entry's decoded on-chain account (administrator). (`GET /v1/admin/mcd/whitelist`) */
-  list(query: { status?: "active" | "suspended" | "removed" | "current" | "all" } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyWhitelistEntryAttrs> {
-    return this.t.callPages<m.ManyWhitelistEntryAttrs>("GET", "/v1/admin/mcd/whitelist", {}, { perPage: options.perPage, params: query });
+  list(query: { status?: "active" | "suspended" | "removed" | "current" | "all" } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyWhitelistEntryAttributes> {
+    return this.t.callPages<m.ManyWhitelistEntryAttributes>("GET", "/v1/admin/mcd/whitelist", {}, { perPage: options.perPage, params: query });
   }
 
   /** Remove a project from the whitelist on chain and in the stored list (administrator). (`DELETE /v1/admin/mcd/whitelist/{project_id}`) */
@@ -600,8 +600,8 @@ export class AdminWhitelist {
   }
 
   /** Suspend or reactivate a project's whitelist entry: chain first, then the database. (`PUT /v1/admin/mcd/whitelist/{project_id}/status`) */
-  async setStatus(projectId: number, body: m.WhitelistStatusIn): Promise<m.TypedResourceWhitelistStatusAttrs> {
-    return (await this.t.call<m.OneWhitelistStatusAttrs>("PUT", "/v1/admin/mcd/whitelist/{project_id}/status", { project_id: projectId }, { json: body })).data;
+  async setStatus(projectId: number, body: m.WhitelistStatusIn): Promise<m.TypedResourceWhitelistStatusAttributes> {
+    return (await this.t.call<m.OneWhitelistStatusAttributes>("PUT", "/v1/admin/mcd/whitelist/{project_id}/status", { project_id: projectId }, { json: body })).data;
   }
 }
 
