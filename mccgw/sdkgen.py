@@ -127,11 +127,14 @@ def operations(spec: dict[str, Any], model_names: set[str]) -> list[dict[str, An
             op_id = str(op["operationId"])
             name = op_id[: -len(suffix)] if op_id.endswith(suffix) else op_id
             request = _ref_name(_json_schema(op.get("requestBody", {})))
-            response = None
-            for status, answer in sorted(op.get("responses", {}).items()):
-                if status.startswith("2"):
-                    response = _ref_name(_json_schema(answer))
-                    break
+            answers = {
+                int(status): _model_name(_ref_name(_json_schema(answer)), model_names)
+                for status, answer in sorted(op.get("responses", {}).items())
+                if status.startswith("2")
+            }
+            response = next(iter(answers.values()), None)
+            # Another success of another shape (approve: 202 `approving` before 200 + secret).
+            alternatives = {s: m for s, m in answers.items() if m and m != response}
             summary = (op.get("description") or op.get("summary") or "").strip().splitlines()
             found.append(
                 {
@@ -139,7 +142,8 @@ def operations(spec: dict[str, Any], model_names: set[str]) -> list[dict[str, An
                     "method": method.upper(),
                     "path": path,
                     "request": _model_name(request, model_names),
-                    "response": _model_name(response, model_names),
+                    "response": response,
+                    "alternatives": alternatives,
                     "summary": summary[0] if summary else "",
                 }
             )
@@ -177,13 +181,16 @@ def _models_module(source: str, aliases: dict[str, str]) -> str:
 
 
 def _operation_line(o: dict[str, Any]) -> str:
-    response_type = f"models.{o['response']}" if o["response"] else "Any"
+    shapes = [o["response"], *o["alternatives"].values()] if o["response"] else []
+    response_type = " | ".join(f"models.{m}" for m in shapes) or "Any"
     request = f"models.{o['request']}" if o["request"] else "None"
     response = f"models.{o['response']}" if o["response"] else "None"
+    others = "".join(f"({s}, models.{m})," for s, m in o["alternatives"].items())
+    alternatives = f", alternatives=({others})" if others else ""
     return (
         f"{o['name']}: Operation[{response_type}] = Operation("
         f"{o['name']!r}, {o['method']!r}, {o['path']!r}, {request}, {response}, "
-        f"{o['summary']!r})"
+        f"{o['summary']!r}{alternatives})"
     )
 
 

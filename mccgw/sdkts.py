@@ -126,8 +126,10 @@ def _method(m: Method) -> list[str]:
             f"    return this.t.callPages<m.{m.response}>({call}, {pages});",
             "  }",
         ]
-    answer = f"m.{m.response}" if m.response else "unknown"
-    item = f"m.{m.item}" if m.item else "unknown"
+    answer = (
+        " | ".join(f"m.{r}" for r in [m.response, *m.alternatives]) if m.response else "unknown"
+    )
+    item = " | ".join(f"m.{i}" for i in [m.item, *m.alternative_items]) if m.item else "unknown"
     returns = {"one": item, "list": f"Array<{item}>", "model": answer, "json": "unknown"}[m.kind]
     invoke = f"this.t.call<{answer}>({call}, {{ {', '.join(options)} }})"
     value = f"(await {invoke}).data" if m.kind in ("one", "list") else f"await {invoke}"

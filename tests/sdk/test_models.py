@@ -67,6 +67,18 @@ def test_the_sdk_names_models_by_their_public_names() -> None:
             assert hasattr(models, key), key  # a unique server class keeps its own name
 
 
+def test_models_accept_fields_a_later_gateway_adds() -> None:
+    """The gateway's own models forbid extra fields; the SDK's must not (an old client keeps
+    working when an answer grows), and a success of another shape is parsed as its own model."""
+    classes = [c for c in vars(models).values() if isinstance(c, type)]
+    shaped = [c for c in classes if issubclass(c, models.BaseModel) and c.model_fields]
+    assert len(shaped) > 100
+    assert {c.model_config.get("extra") for c in shaped} == {"allow"}
+    approve = operations.approve
+    assert approve.response_for(200) is models.OneApprovedApplicationAttributes
+    assert approve.response_for(202) is models.OneApplicationAttributes
+
+
 def test_public_names_tell_clashing_classes_apart() -> None:
     totals = {"type": "object", "properties": {"n": {"type": "integer"}}, "title": "Totals"}
     schemas = {

@@ -48,8 +48,9 @@ export async function settleAuction(gw: Client, bidder: string, seller: string):
   return `${status} ${transfer.id} ${transfer.attributes.status}`;
 }
 
-export async function approve(admin: AdminClient, applicationId: string): Promise<string | null | undefined> {
-  return (await admin.projects.approve(applicationId)).attributes.api_secret;
+export async function approve(admin: AdminClient, applicationId: string): Promise<string | undefined> {
+  const answer = (await admin.projects.approve(applicationId)).attributes;
+  return "api_secret" in answer ? answer.api_secret : undefined; // 200, else 202 `approving`
 }
 
 export function receive(secret: string, headers: Record<string, string | string[] | undefined>, raw: Buffer): string {

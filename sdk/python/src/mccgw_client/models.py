@@ -25,9 +25,6 @@ class BaseModel(_BaseModel):
 
 
 class AddressBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     address: str
     token_accounts: int
     total_balance: Annotated[
@@ -41,16 +38,10 @@ class AdminActionIn(BaseModel):
 
 
 class Alive(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     status: Literal["ok"]
 
 
 class ApplicationAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_key: str | None
     application_id: str
     company_name: str | None
@@ -100,45 +91,19 @@ class ApproveIn(BaseModel):
     )
 
 
-class ApprovedApplicationAttributes(BaseModel):
+class ApprovedApplicationAttributes(ApplicationAttributes):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    api_key: str | None
     api_secret: str
-    application_id: str
     client_type: str | None = None
-    company_name: str | None
-    created_at: str
-    developer_email: str
-    developer_uid: str
-    mcc_wallet_address: str | None
-    mcd_wallet_address: str
     oauth_client_id: str | None = None
-    project_description: str | None
-    project_id: int | None
-    project_name: str
     redirect_uris: list[str] | None = None
-    rejection_reason: str | None
-    reviewed_at: str | None
-    reviewed_by: str | None
     scopes: list[str] | None = None
-    status: str
-    updated_at: str
-    website_url: str | None
-    whitelist_bump: int | None
-    whitelist_pda: str | None
-    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     at: str
     attempt: int
     error: str | None
@@ -182,9 +147,6 @@ class AttributeDeleteIn(BaseModel):
 
 
 class AttributeDeletionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     deleted: list[str]
     not_found: list[str]
     project_id: str
@@ -199,18 +161,12 @@ class AttributeIn(BaseModel):
 
 
 class AttributeValue(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     updated_at: str
     value: Any
     visibility: str
 
 
 class AuctionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     auction_id: int
     auction_type: str
@@ -239,9 +195,6 @@ class AuctionAttributes(BaseModel):
 
 
 class AuctionConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     auction_duration_seconds: int
     authority: str
     created_at: str | None
@@ -261,43 +214,12 @@ class AuctionConfigAttributes(BaseModel):
     updated_at: str | None
 
 
-class AuctionDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    auction_id: int
-    auction_type: str
-    bid_count: int
-    buy_now_price: str | None
-    completed_at: str | None
-    created_at: str | None
-    creator: str
-    current_price: str
-    end_time: str | None
-    ended_unsettled: bool
+class AuctionDetailAttributes(AuctionAttributes):
     escrow_account: str
     escrow_balance: str | None
-    extension_count: int
-    highest_bidder: str | None
-    is_biddable: bool
-    is_ended: bool
-    min_next_bid: str | None
-    nft_mint: str | None
-    proceeds_recipient: str
-    seconds_left: int
-    settled_amount: str
-    start_time: str | None
-    starting_price: str
-    status: str
-    territory_id: int
-    territory_type: str
 
 
 class AuthorizationAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     granted_at: str
     project_id: str
     project_name: str | None
@@ -308,9 +230,6 @@ class AuthorizationAttributes(BaseModel):
 
 
 class AvatarAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str
     bytes: int
     content_type: str
@@ -319,9 +238,6 @@ class AvatarAttributes(BaseModel):
 
 
 class BaseProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -347,9 +263,6 @@ class BatchIn(BaseModel):
 
 
 class BidAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     amount: str
     auction_ended: bool | None
@@ -364,9 +277,6 @@ class BidAttributes(BaseModel):
 
 
 class BonusAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_multiplier: Annotated[
         float, Field(description="Applied to every mining reward: 1.3 = +30 %")
     ]
@@ -374,9 +284,6 @@ class BonusAttributes(BaseModel):
 
 
 class BorrowChecks(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     borrows_not_paused: bool
@@ -388,9 +295,6 @@ class BorrowChecks(BaseModel):
 
 
 class BuyoutAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     completed_at: str | None
     expires_at: str | None
@@ -435,9 +339,6 @@ class CancelIn(BaseModel):
 
 
 class Capacities(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrix: int
     sector: int
     station: int
@@ -445,9 +346,6 @@ class Capacities(BaseModel):
 
 
 class ChainWriteView(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attempt: int | None
     confirmation_status: str | None
     last_valid_block_height: int | None
@@ -466,9 +364,6 @@ class CountMeta(Meta):
 
 
 class DailyKpi(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
     day: date_aliased
     member_count: int
@@ -477,9 +372,6 @@ class DailyKpi(BaseModel):
 
 
 class DayProject(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     date: str
     mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
@@ -488,9 +380,6 @@ class DayProject(BaseModel):
 
 
 class DeliveryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attempt_log: list[Attempt]
     attempts: int
     completed_at: str | None
@@ -505,9 +394,6 @@ class DeliveryAttributes(BaseModel):
 
 
 class DriftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     address: str | None
     chain_balance: str
     created_at: str
@@ -519,9 +405,6 @@ class DriftAttributes(BaseModel):
 
 
 class EndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     disabled_at: str | None
     disabled_reason: str | None
@@ -533,9 +416,6 @@ class EndpointAttributes(BaseModel):
 
 
 class EstimateAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_liquidity: str
     checks: BorrowChecks
     collateral_type: str
@@ -568,9 +448,6 @@ class EstimateBorrowBody(BaseModel):
 
 
 class FragmentConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_buyouts: int
     authority: str
     buyout_duration_seconds: int
@@ -593,9 +470,6 @@ class FundsTransferIn(BaseModel):
 
 
 class GlobalDay(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     date: str
     mcd_amount: str
@@ -604,9 +478,6 @@ class GlobalDay(BaseModel):
 
 
 class HolderAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     is_buyout_escrow: bool
     owner: str
@@ -615,9 +486,6 @@ class HolderAttributes(BaseModel):
 
 
 class HoldingAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     fragment_mint: str
     fragment_symbol: str
@@ -629,9 +497,6 @@ class HoldingAttributes(BaseModel):
 
 
 class InterestAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     decimals: int
     duration_seconds: int
     interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
@@ -681,9 +546,6 @@ class LegacyError(BaseModel):
 
 
 class LegacyManager(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     name: str | None
     uid: str
 
@@ -693,9 +555,6 @@ class LegacyMccBalance(BaseModel):
     The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_balance: float
     locked_balance: float
     pending_rewards: Annotated[
@@ -705,9 +564,6 @@ class LegacyMccBalance(BaseModel):
 
 
 class LegacyMiningRecord(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: float
     date: str
     project: str
@@ -715,9 +571,6 @@ class LegacyMiningRecord(BaseModel):
 
 
 class LegacyProfile(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     email: str | None
     role: str
@@ -727,18 +580,12 @@ class LegacyProfile(BaseModel):
 
 
 class LegacyTeamUnit(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: int
     member_count: int
     name: str
 
 
 class Level(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_percent: int
     cumulative_percent: int
     lighting_condition: str
@@ -750,9 +597,6 @@ class LightIn(BaseModel):
 
 
 class Liquidity(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     exchange_rate: str
     lp_balance: str
     share_of_pool: str
@@ -777,9 +621,6 @@ class ListMeta(ViewMeta):
 
 
 class LoanAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     accrued_interest: str
     borrow_rate_at_origination_bps: int
@@ -807,9 +648,6 @@ class LoanAttributes(BaseModel):
 
 
 class LoansByStatus(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active: int
     liquidated: int
     pending: int
@@ -820,9 +658,6 @@ Amount: TypeAlias = Annotated[str, Field(description="Decimal string")]
 
 
 class LockAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: Amount
     available_balance: Annotated[
         str | None,
@@ -857,9 +692,6 @@ class LockIn(BaseModel):
 
 
 class LpAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     exchange_rate: str
     lending_pool: str
     lp_balance: str
@@ -871,9 +703,6 @@ class LpAttributes(BaseModel):
 
 
 class MccBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_balance: str
     deposit_address: str
     deposit_owner: str
@@ -884,9 +713,6 @@ class MccBalance(BaseModel):
 
 
 class MccPrice(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
     buyback_price_usdc: Annotated[
         str | None, Field(description="base + floor(base * premium / 10000)")
@@ -902,9 +728,6 @@ class MccPrice(BaseModel):
 
 
 class McdBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_balance: str
     deposit_address: Annotated[
         str, Field(description="the user's custody token account: send here")
@@ -925,9 +748,6 @@ class McdRewardAttributes(BaseModel):
     An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     amount: str
     date: str
@@ -937,9 +757,6 @@ class McdRewardAttributes(BaseModel):
 
 
 class MemberAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     display_name: str | None
     joined_at: str
     station: str
@@ -947,9 +764,6 @@ class MemberAttributes(BaseModel):
 
 
 class MembershipAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     joined_at: str | None
     left_at: str | None
     moved: Annotated[bool, Field(description="False when nothing changed")]
@@ -972,9 +786,6 @@ class MiningRecordAttributes(BaseModel):
     A ``mining_record``: one confirmed reward.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -991,9 +802,6 @@ class MiningSubmissionAttributes(BaseModel):
     A ``mining_activity`` resource: one submission, its reward and its history.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -1010,9 +818,6 @@ class MiningSubmissionAttributes(BaseModel):
 
 
 class MiningTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     mcd_amount: str
     trade_volume_usdc: str
@@ -1024,9 +829,6 @@ class MiningWebhookMeta(Meta):
 
 
 class NftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     created_at: str | None
     current_members: int
@@ -1042,33 +844,14 @@ class NftAttributes(BaseModel):
     updated_at: str | None
 
 
-class NftDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    created_at: str | None
-    current_members: int
+class NftDetailAttributes(NftAttributes):
     escrowed_in: Literal["lending_loan", "fragment_vault"] | None
     holder: str | None
     holder_token_account: str | None
-    is_auctioning: bool
-    is_frozen: bool
-    mint: str | None
-    name: str
     owner_is_stale: bool
-    parent_id: int | None
-    recorded_owner: str
-    status: Literal["minted", "reserved"]
-    territory_id: int
-    territory_type: str
-    updated_at: str | None
 
 
 class OAuthClientAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     client_type: str
     oauth_client_id: str
     redirect_uris: list[str]
@@ -1113,9 +896,6 @@ class PlacementIn(BaseModel):
 
 
 class PositionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_loans: int
     liquidity: Liquidity
     loans: list[LoanAttributes]
@@ -1149,9 +929,6 @@ class Problem(BaseModel):
 
 
 class ProfileAttribute(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attribute_key: str
     attribute_value: Any
     project_id: str
@@ -1165,9 +942,6 @@ class ProfileUpdate(BaseModel):
 
 
 class ProjectAttributeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attribute_key: str
     attribute_value: Any
     created_at: str
@@ -1178,9 +952,6 @@ class ProjectAttributeAttributes(BaseModel):
 
 
 class ProjectAttributeSetAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attributes: dict[str, AttributeValue]
     project_id: str
     uid: str
@@ -1220,9 +991,6 @@ class ProofIn(BaseModel):
 
 
 class PublicUserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -1230,9 +998,6 @@ class PublicUserAttributes(BaseModel):
 
 
 class Ready(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     checks: dict[str, Literal["ok"]]
     status: Literal["ready"]
 
@@ -1249,28 +1014,14 @@ class RedirectUrisIn(BaseModel):
     ]
 
 
-class RegisteredEndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    created_at: str
-    disabled_at: str | None
-    disabled_reason: str | None
-    events: list[str]
-    failing_since: str | None
+class RegisteredEndpointAttributes(EndpointAttributes):
     secret: Annotated[
         str | None,
         Field(description="Only when registered without one: the generated secret, shown once"),
     ] = None
-    status: Annotated[str, Field(description="active, disabled or deleted")]
-    updated_at: str
-    url: str
 
 
 class RegisteredProjectAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allowed_scopes: list[str]
     api_key: str
     api_secret: str
@@ -1299,17 +1050,11 @@ class RemovalIn(LightIn):
 
 
 class RetriedWrite(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     signature: str | None
     status: str
 
 
 class RetryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     chain_write: RetriedWrite | None
     status: str
     transfer_id: str
@@ -1322,24 +1067,14 @@ class Revocation(BaseModel):
     RFC 7009: an empty JSON object whether or not the token existed.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
 
 class StationSummary(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: str
     mining_input: str
     qualifying_days: int
 
 
 class StatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_principal: str
     as_of: str | None
     available_liquidity: str
@@ -1370,9 +1105,6 @@ class StatusChangeIn(BaseModel):
 
 
 class StatusRecordAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     changed_by: str | None
     created_at: str
     from_status: str | None
@@ -1382,9 +1114,6 @@ class StatusRecordAttributes(BaseModel):
 
 
 class TechTreeConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     levels: list[Level]
     min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
     min_members: int
@@ -1395,9 +1124,6 @@ class TechTreeConfigAttributes(BaseModel):
 
 
 class TerritoryTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrices: int
     sectors: int
     stations: int
@@ -1414,9 +1140,6 @@ class TokenResponse(BaseModel):
 
 
 class TokenStats(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     custody_total: str
     decimals: int
     holders: int
@@ -1432,9 +1155,6 @@ class TokenStats(BaseModel):
 
 
 class TokenTransaction(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
     created_at: str
@@ -1474,18 +1194,12 @@ class TransferRequestIn(BaseModel):
 
 
 class TransferStep(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     at: str
     reason: str | None
     status: str
 
 
 class TypeAmounts(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrix: str
     sector: str
     station: str
@@ -1634,9 +1348,6 @@ TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
 
 
 class UnitAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     lit: bool
     lit_since: date_aliased | None
@@ -1676,9 +1387,6 @@ class UnitIn(BaseModel):
 
 
 class UnitState(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_percent: int
     changed: Annotated[bool | None, Field(description="Lit by this request")] = False
     id: str
@@ -1699,9 +1407,6 @@ class UnitState(BaseModel):
 
 
 class UnitStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     daily: Annotated[
         list[DailyKpi] | None, Field(description="Stations: each day of the window")
     ] = None
@@ -1729,9 +1434,6 @@ class UnlockIn(BaseModel):
 
 
 class UserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
@@ -1743,28 +1445,13 @@ class UserAttributes(BaseModel):
     wallet_address: str | None
 
 
-class UserProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    api_keys_configured: bool
-    avatar_url: str | None
-    created_at: str
-    display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
-    role: str
+class UserProfileAttributes(UserAttributes):
     station_id: int | None
-    uid: str
     unit_id: int | None
-    updated_at: str
     username: str | None
-    wallet_address: str | None
 
 
 class VaultAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     circulating_fragments_recorded: str
     created_at: str | None
@@ -1778,32 +1465,12 @@ class VaultAttributes(BaseModel):
     total_fragments: str
 
 
-class VaultDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
+class VaultDetailAttributes(VaultAttributes):
     buyout: BuyoutAttributes | None
-    circulating_fragments_recorded: str
-    created_at: str | None
-    fragment_mint: str | None
-    fragment_name: str
-    fragment_symbol: str
     live_supply: str | None
-    nft_mint: str
-    original_owner: str
-    redeemed_at: str | None
-    status: str
-    total_fragments: str
 
 
-class WalletNftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    created_at: str | None
-    current_members: int
+class WalletNftAttributes(NftAttributes):
     custody: Annotated[
         Literal["wallet", "lending_loan", "fragment_vault"],
         Field(
@@ -1811,23 +1478,10 @@ class WalletNftAttributes(BaseModel):
         ),
     ]
     holder: str | None
-    is_auctioning: bool
-    is_frozen: bool
-    mint: str | None
-    name: str
     owner_is_stale: bool
-    parent_id: int | None
-    recorded_owner: str
-    status: Literal["minted", "reserved"]
-    territory_id: int
-    territory_type: str
-    updated_at: str | None
 
 
 class WhitelistEntryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     add_tx: str | None
     created_at: str
     created_by: str | None
@@ -1845,18 +1499,12 @@ class WhitelistEntryAttributes(BaseModel):
 
 
 class WhitelistRemoved(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     message: str
     project_id: int
     remove_tx: str | None
 
 
 class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     data: _T0
     meta: _T1
 
@@ -1864,21 +1512,8 @@ class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
 WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-class WhitelistStatusAttributes(BaseModel):
-    add_tx: str | None
-    created_at: str
-    created_by: str | None
-    last_tx: str | None
-    onchain: dict[str, Any] | None
-    pda_address: str
-    pda_bump: int
-    pending_action: str | None
-    project_id: int
-    project_name: str
-    remove_tx: str | None
-    status: str
-    updated_at: str
-    wallet_address: str
+class WhitelistStatusAttributes(WhitelistEntryAttributes):
+    pass
 
 
 class WhitelistStatusIn(BaseModel):
@@ -1897,9 +1532,6 @@ class ActivityIn(BaseModel):
 
 
 class CollectionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     authority: str
     capacities: Capacities
     collection_master_edition: str
@@ -1913,17 +1545,12 @@ class CollectionAttributes(BaseModel):
     updated_at: str | None
 
 
-class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
-
-
-CountedProjectAttributeAttributes = GenericDataMeta_[
+CountedProjectAttributeAttributes = GenericDataMeta[
     list[TypedResourceProjectAttributeAttributes], CountMeta
 ]
 
 
-CountedProjectAttributeSetAttributes = GenericDataMeta_[
+CountedProjectAttributeSetAttributes = GenericDataMeta[
     list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
 
@@ -1981,9 +1608,6 @@ class FullProfileAttributes(BaseModel):
 
 
 class GlobalAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     cached_seconds: Annotated[int, Field(description="The figures may be this old")]
     days: list[GlobalDay]
     since: str
@@ -1991,67 +1615,61 @@ class GlobalAttributes(BaseModel):
 
 
 class LegacyMiningHistory(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     records: list[LegacyMiningRecord]
     total: int
 
 
 class LegacyTeam(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     manager: LegacyManager | None
     station: LegacyTeamUnit | None
     unit: LegacyTeamUnit | None
 
 
-ListingAuthorizationAttributes = GenericDataMeta_[
+ListingAuthorizationAttributes = GenericDataMeta[
     list[TypedResourceAuthorizationAttributes], CountMeta
 ]
 
 
-ManyApplicationAttributes = GenericDataMeta_[list[TypedResourceApplicationAttributes], PageMeta]
+ManyApplicationAttributes = GenericDataMeta[list[TypedResourceApplicationAttributes], PageMeta]
 
 
-ManyAuctionAttributes = GenericDataMeta_[list[TypedResourceAuctionAttributes], ListMeta]
+ManyAuctionAttributes = GenericDataMeta[list[TypedResourceAuctionAttributes], ListMeta]
 
 
-ManyBidAttributes = GenericDataMeta_[list[TypedResourceBidAttributes], ListMeta]
+ManyBidAttributes = GenericDataMeta[list[TypedResourceBidAttributes], ListMeta]
 
 
-ManyDeliveryAttributes = GenericDataMeta_[list[TypedResourceDeliveryAttributes], PageMeta]
+ManyDeliveryAttributes = GenericDataMeta[list[TypedResourceDeliveryAttributes], PageMeta]
 
 
-ManyDriftAttributes = GenericDataMeta_[list[TypedResourceDriftAttributes], PageMeta]
+ManyDriftAttributes = GenericDataMeta[list[TypedResourceDriftAttributes], PageMeta]
 
 
-ManyEndpointAttributes = GenericDataMeta_[list[TypedResourceEndpointAttributes], PageMeta]
+ManyEndpointAttributes = GenericDataMeta[list[TypedResourceEndpointAttributes], PageMeta]
 
 
-ManyHolderAttributes = GenericDataMeta_[list[TypedResourceHolderAttributes], ListMeta]
+ManyHolderAttributes = GenericDataMeta[list[TypedResourceHolderAttributes], ListMeta]
 
 
-ManyHoldingAttributes = GenericDataMeta_[list[TypedResourceHoldingAttributes], ListMeta]
+ManyHoldingAttributes = GenericDataMeta[list[TypedResourceHoldingAttributes], ListMeta]
 
 
-ManyLoanAttributes = GenericDataMeta_[list[TypedResourceLoanAttributes], ListMeta]
+ManyLoanAttributes = GenericDataMeta[list[TypedResourceLoanAttributes], ListMeta]
 
 
-ManyLockAttributes = GenericDataMeta_[list[TypedResourceLockAttributes], PageMeta]
+ManyLockAttributes = GenericDataMeta[list[TypedResourceLockAttributes], PageMeta]
 
 
-ManyMcdRewardAttributes = GenericDataMeta_[list[TypedResourceMcdRewardAttributes], PageMeta]
+ManyMcdRewardAttributes = GenericDataMeta[list[TypedResourceMcdRewardAttributes], PageMeta]
 
 
-ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], PageMeta]
+ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], PageMeta]
 
 
-ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
+ManyMiningRecordAttributes = GenericDataMeta[list[TypedResourceMiningRecordAttributes], PageMeta]
 
 
-ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]
+ManyTokenTransaction = GenericDataMeta[list[TypedResourceTokenTransaction], PageMeta]
 
 
 class MiningBatchItemAttributes(BaseModel):
@@ -2059,9 +1677,6 @@ class MiningBatchItemAttributes(BaseModel):
     One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity: TypedResourceMiningSubmissionAttributes | None
     error: dict[str, Any] | None = None
     idempotency_key: Any
@@ -2069,9 +1684,6 @@ class MiningBatchItemAttributes(BaseModel):
 
 
 class MiningStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     days: list[DayProject]
     since: str
     totals: MiningTotals
@@ -2080,117 +1692,112 @@ class MiningStatsAttributes(BaseModel):
 MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
 
 
-OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
+OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
 
 
-OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
+OneApplicationAttributes = GenericDataMeta[TypedResourceApplicationAttributes, Meta]
 
 
-OneApprovedApplicationAttributes = GenericDataMeta_[
-    TypedResourceApprovedApplicationAttributes, Meta
-]
+OneApprovedApplicationAttributes = GenericDataMeta[TypedResourceApprovedApplicationAttributes, Meta]
 
 
-OneAttributeDeletionAttributes = GenericDataMeta_[TypedResourceAttributeDeletionAttributes, Meta]
+OneAttributeDeletionAttributes = GenericDataMeta[TypedResourceAttributeDeletionAttributes, Meta]
 
 
-OneAuctionConfigAttributes = GenericDataMeta_[TypedResourceAuctionConfigAttributes, ViewMeta]
+OneAuctionConfigAttributes = GenericDataMeta[TypedResourceAuctionConfigAttributes, ViewMeta]
 
 
-OneAuctionDetailAttributes = GenericDataMeta_[TypedResourceAuctionDetailAttributes, ViewMeta]
+OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
 
 
-OneAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, Meta]
+OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
 
 
-OneAvatarAttributes = GenericDataMeta_[TypedResourceAvatarAttributes, Meta]
+OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
 
 
-OneBaseProfileAttributes = GenericDataMeta_[TypedResourceBaseProfileAttributes, Meta]
+OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
 
 
-OneBonusAttributes = GenericDataMeta_[TypedResourceBonusAttributes, Meta]
+OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
 
 
-OneDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, Meta]
+OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
 
 
-OneEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, Meta]
+OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
 
 
-OneEstimateAttributes = GenericDataMeta_[TypedResourceEstimateAttributes, ViewMeta]
+OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
 
 
-OneFragmentConfigAttributes = GenericDataMeta_[TypedResourceFragmentConfigAttributes, ViewMeta]
+OneFragmentConfigAttributes = GenericDataMeta[TypedResourceFragmentConfigAttributes, ViewMeta]
 
 
-OneInterestAttributes = GenericDataMeta_[TypedResourceInterestAttributes, ViewMeta]
+OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
 
 
-OneLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ViewMeta]
+OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
 
 
-OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
+OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
 
 
-OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
+OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
 
 
-OneMccBalance = GenericDataMeta_[TypedResourceMccBalance, Meta]
+OneMccBalance = GenericDataMeta[TypedResourceMccBalance, Meta]
 
 
-OneMccPrice = GenericDataMeta_[TypedResourceMccPrice, Meta]
+OneMccPrice = GenericDataMeta[TypedResourceMccPrice, Meta]
 
 
-OneMcdBalance = GenericDataMeta_[TypedResourceMcdBalance, Meta]
+OneMcdBalance = GenericDataMeta[TypedResourceMcdBalance, Meta]
 
 
-OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
+OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
 
 
-OneMiningSubmissionAttributes = GenericDataMeta_[TypedResourceMiningSubmissionAttributes, Meta]
+OneMiningSubmissionAttributes = GenericDataMeta[TypedResourceMiningSubmissionAttributes, Meta]
 
 
-OneNftAttributes = GenericDataMeta_[TypedResourceNftAttributes, ViewMeta]
+OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
 
 
-OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, ViewMeta]
+OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
 
 
-OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
+OneOAuthClientAttributes = GenericDataMeta[TypedResourceOAuthClientAttributes, Meta]
 
 
-OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
+OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
 
 
-OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAttributes, Meta]
+OneProjectAttributeAttributes = GenericDataMeta[TypedResourceProjectAttributeAttributes, Meta]
 
 
-OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]
+OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
 
 
-OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
+OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
 
 
-OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
+OneRegisteredProjectAttributes = GenericDataMeta[TypedResourceRegisteredProjectAttributes, Meta]
 
 
-OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
+OneRetryAttributes = GenericDataMeta[TypedResourceRetryAttributes, Meta]
 
 
-OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
+OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
 
 
-OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
+OneTechTreeConfigAttributes = GenericDataMeta[TypedResourceTechTreeConfigAttributes, Meta]
 
 
-OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
+OneTokenStats = GenericDataMeta[TypedResourceTokenStats, Meta]
 
 
 class OracleAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     authority: str
     collateral_values: TypeAmounts
@@ -2199,9 +1806,6 @@ class OracleAttributes(BaseModel):
 
 
 class PoolAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     accrued_interest: str
     asset_mint: str
     authority: str
@@ -2230,9 +1834,6 @@ class PoolAttributes(BaseModel):
 
 
 class ProjectStatusAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allows: list[str]
     history: list[StatusRecordAttributes]
     name: str
@@ -2243,9 +1844,6 @@ class ProjectStatusAttributes(BaseModel):
 
 
 class StatusChangeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     change: StatusRecordAttributes
     name: str
     project_id: str
@@ -2253,35 +1851,7 @@ class StatusChangeAttributes(BaseModel):
     updated_at: str
 
 
-class StuckTransferAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    amount: Amount
-    block_height: int | None = None
-    chain_write: ChainWriteView | None = None
-    created_at: str
-    currency: Literal["MCC", "MCD"]
-    failure_reason: str | None = None
-    finished_at: str | None = None
-    from_uid: str
-    history: list[TransferStep] | None = None
-    lock_id: str | None
-    onchain_at: str | None = None
-    reference: dict[str, Any]
-    requires_onchain: bool
-    slot: int | None = None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None = None
-    updated_at: str | None = None
-
-
 class TransferAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: Amount
     block_height: int | None = None
     created_at: str
@@ -2299,12 +1869,14 @@ class TransferAttributes(BaseModel):
     transfer_type: str
     tx_signature: str | None = None
     updated_at: str | None = None
+
+
+class StuckTransferAttributes(TransferAttributes):
+    chain_write: ChainWriteView | None = None
+    onchain_at: str | None = None
 
 
 class TreeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
     bonus_percent: int
     station: str | None
@@ -2373,19 +1945,19 @@ TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
 
 
-ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
+ManyStuckTransferAttributes = GenericDataMeta[list[TypedResourceStuckTransferAttributes], PageMeta]
 
 
-ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
+ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
 
 
-ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
+ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
 
 
-ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
+ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
 
 
-ManyWhitelistEntryAttributes = GenericDataMeta_[
+ManyWhitelistEntryAttributes = GenericDataMeta[
     list[TypedResourceWhitelistEntryAttributes], PageMeta
 ]
 
@@ -2393,46 +1965,46 @@ ManyWhitelistEntryAttributes = GenericDataMeta_[
 MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
 
 
-OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
+OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
 
 
-OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
+OneFullProfileAttributes = GenericDataMeta[TypedResourceFullProfileAttributes, Meta]
 
 
-OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
+OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
 
 
-OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
+OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
 
 
-OnePoolAttributes = GenericDataMeta_[TypedResourcePoolAttributes, ViewMeta]
+OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
 
 
-OneProjectStatusAttributes = GenericDataMeta_[TypedResourceProjectStatusAttributes, Meta]
+OneProjectStatusAttributes = GenericDataMeta[TypedResourceProjectStatusAttributes, Meta]
 
 
-OneStatusChangeAttributes = GenericDataMeta_[TypedResourceStatusChangeAttributes, Meta]
+OneStatusChangeAttributes = GenericDataMeta[TypedResourceStatusChangeAttributes, Meta]
 
 
-OneTransferAttributes = GenericDataMeta_[TypedResourceTransferAttributes, Meta]
+OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
 
 
-OneTreeAttributes = GenericDataMeta_[TypedResourceTreeAttributes, Meta]
+OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
 
 
-OneUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, Meta]
+OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
 
 
-OneUnitStatsAttributes = GenericDataMeta_[TypedResourceUnitStatsAttributes, Meta]
+OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
 
 
-OneUserAttributes = GenericDataMeta_[TypedResourceUserAttributes, Meta]
+OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
 
 
-OneUserProfileAttributes = GenericDataMeta_[TypedResourceUserProfileAttributes, Meta]
+OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
 
 
-OneVaultDetailAttributes = GenericDataMeta_[TypedResourceVaultDetailAttributes, ViewMeta]
+OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
 
 
-OneWhitelistStatusAttributes = GenericDataMeta_[TypedResourceWhitelistStatusAttributes, Meta]
+OneWhitelistStatusAttributes = GenericDataMeta[TypedResourceWhitelistStatusAttributes, Meta]

@@ -37,13 +37,16 @@ apply: Operation[models.OneApplicationAttributes] = Operation(
     models.OneApplicationAttributes,
     "Apply for a project (developer ID token); one pending application per developer.",
 )
-approve: Operation[models.OneApprovedApplicationAttributes] = Operation(
-    "approve",
-    "POST",
-    "/v1/admin/projects/applications/{application_id}/approve",
-    models.ApproveIn,
-    models.OneApprovedApplicationAttributes,
-    "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+approve: Operation[models.OneApprovedApplicationAttributes | models.OneApplicationAttributes] = (
+    Operation(
+        "approve",
+        "POST",
+        "/v1/admin/projects/applications/{application_id}/approve",
+        models.ApproveIn,
+        models.OneApprovedApplicationAttributes,
+        "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+        alternatives=((202, models.OneApplicationAttributes),),
+    )
 )
 auction: Operation[models.OneAuctionDetailAttributes] = Operation(
     "auction",

@@ -889,7 +889,10 @@ class AdminProjects:
 
     def approve(
         self, application_id: str, *, allowed_scopes: builtins.list[str] | None = None
-    ) -> models.TypedResourceApprovedApplicationAttributes:
+    ) -> (
+        models.TypedResourceApprovedApplicationAttributes
+        | models.TypedResourceApplicationAttributes
+    ):
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return self._client.call(
             operations.approve,
@@ -2064,7 +2067,10 @@ class AsyncAdminProjects:
 
     async def approve(
         self, application_id: str, *, allowed_scopes: builtins.list[str] | None = None
-    ) -> models.TypedResourceApprovedApplicationAttributes:
+    ) -> (
+        models.TypedResourceApprovedApplicationAttributes
+        | models.TypedResourceApplicationAttributes
+    ):
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return (
             await self._client.call(

@@ -538,8 +538,8 @@ export class AdminProjects {
   }
 
   /** The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (`POST /v1/admin/projects/applications/{application_id}/approve`) */
-  async approve(applicationId: string, body: m.ApproveIn = {}): Promise<m.TypedResourceApprovedApplicationAttributes> {
-    return (await this.t.call<m.OneApprovedApplicationAttributes>("POST", "/v1/admin/projects/applications/{application_id}/approve", { application_id: applicationId }, { json: body })).data;
+  async approve(applicationId: string, body: m.ApproveIn = {}): Promise<m.TypedResourceApprovedApplicationAttributes | m.TypedResourceApplicationAttributes> {
+    return (await this.t.call<m.OneApprovedApplicationAttributes | m.OneApplicationAttributes>("POST", "/v1/admin/projects/applications/{application_id}/approve", { application_id: applicationId }, { json: body })).data;
   }
 
   /** Move a project through its status machine, with a reason (administrator). (`PUT /v1/admin/projects/{project_id}/status`) */
