@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install dev test lint format program program-check bench clean sdk-models sdk-ts
+.PHONY: install dev test lint format program program-check bench clean sdk-models sdk-ts prod-local chaos
 
 install: $(VENV)/.installed
 
@@ -30,6 +30,11 @@ sdk-models: install
 ## its live tests, via tests/sdk/test_typescript.py).
 sdk-ts:
 	cd sdk/typescript && npm ci --no-audit --no-fund && npm test
+
+## docker-compose.yml's topology as processes from the built wheel (deploy/topology.py; README).
+PROD_LOCAL_DIR ?= /tmp/mccgw-prod-local
+prod-local: install
+	$(BIN)/python -m deploy.topology --dir $(PROD_LOCAL_DIR)
 
 lint: install
 	$(BIN)/ruff check .

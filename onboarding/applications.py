@@ -154,10 +154,11 @@ async def begin_approval(
     master_key: str,
     master_key_id: str,
     allowed_scopes: list[str] | None = None,
+    rate_limit_tier: str = "free",
 ) -> ProjectApplication:
     """Lock the application; a pending one becomes ``approving`` with its credentials made
     (secret kept hashed and AES-GCM encrypted until it is shown once) and its project created
-    with the chosen scopes (None: every project scope). Flush only.
+    with the chosen scopes (None: every project scope) and rate-limit tier. Flush only.
 
     The project is made here, in the approver's transaction, so the workflow needs nothing
     but the application id: the recovery sweep can start a missing one without the scopes.
@@ -177,7 +178,7 @@ async def begin_approval(
         row.api_secret_hash = creds.api_secret_hash
         row.api_secret_encrypted = creds.api_secret_encrypted
         await session.flush()
-        await create_project(session, application_id, admin_uid, allowed_scopes)
+        await create_project(session, application_id, admin_uid, allowed_scopes, rate_limit_tier)
     await session.flush()
     return row
 
@@ -196,6 +197,7 @@ async def create_project(
     application_id: uuid.UUID,
     admin_uid: str,
     allowed_scopes: list[str] | None,
+    rate_limit_tier: str = "free",
 ) -> ProjectApplication:
     """The application's projects row, with its status record and OAuth client; made once
     (its id is kept on the application, so a retry returns it). Flush only."""
@@ -206,7 +208,7 @@ async def create_project(
         name=app.project_name,
         description=app.project_description,
         allowed_scopes=list(PROJECT_SCOPES if allowed_scopes is None else allowed_scopes),
-        rate_limit_tier="free",
+        rate_limit_tier=rate_limit_tier,
         ip_allowlist=[],
         limits={},
         api_key=app.api_key,

@@ -157,4 +157,4 @@ async def signed_out(request: Request) -> Response:
 @router.get("")
 @router.get("/")
 async def home(request: Request) -> Response:
-    return RedirectResponse("/console/applications", 303)
+    return RedirectResponse("/console/overview", 303)

@@ -17,15 +17,13 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
 from temporalio.client import WorkflowFailureError
 
 from access.scopes import PROJECT_SCOPES
-from api.auth.deps import id_token_user
-from api.auth.principal import UserPrincipal
-from api.callers import ADMIN_PROBLEMS, AdminCaller
+from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
 from api.openapi import problems
@@ -37,12 +35,11 @@ from db.models.onboarding import ProjectApplication
 from onboarding import applications, queries
 from onboarding.applications import application_attributes, check_wallet
 from onboarding.clients import client_attributes, project_client
+from onboarding.control import audit_action
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
 APPROVAL_WAIT_SECONDS = 20.0
 
-
-Developer = Annotated[UserPrincipal, Depends(id_token_user)]
 
 _DEV_PROBLEMS = problems(429, s401="Missing or invalid ID token (`unauthorized`)")
 
@@ -93,9 +90,11 @@ class ApplicationIn(BaseModel):
 
 
 class ApproveIn(BaseModel):
-    """Optional: the project scopes the approved project gets (default: every one)."""
+    """Optional: the project scopes the approved project gets (default: every one) and its
+    rate-limit tier (default ``free``)."""
 
     allowed_scopes: list[str] | None = Field(None, max_length=20, examples=[["funds:read"]])
+    rate_limit_tier: Literal["free", "standard", "enterprise"] = "free"
 
     @field_validator("allowed_scopes")
     @classmethod
@@ -211,11 +210,18 @@ async def approve(
     The answer carries the project's OAuth client id (`oauth_client_id`, a public client:
     authorization code + PKCE); the project sets its redirect URIs with
     `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its project scopes."""
-    scopes = payload.allowed_scopes if payload is not None else None
+    body = payload or ApproveIn()
+    scopes = body.allowed_scopes
     row = await applications.begin_approval(
-        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes
-    )
+        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes,
+        body.rate_limit_tier,
+    )  # fmt: skip
     status = row.status
+    if status == "approving":
+        audit_action(
+            session, actor_of(request, admin.uid), "admin.applications.approve", row.project_id,
+            {"application_id": str(application_id), **body.model_dump()}, {"status": status},
+        )  # fmt: skip
     await session.commit()
 
     if status == "approving":
@@ -274,10 +280,18 @@ async def _deliver(
     ),
 )
 async def reject(
-    application_id: uuid.UUID, payload: RejectIn, admin: AdminCaller, session: SessionDep
+    application_id: uuid.UUID,
+    payload: RejectIn,
+    admin: AdminCaller,
+    request: Request,
+    session: SessionDep,
 ) -> dict[str, Any]:
     """Reject a pending application with a reason (administrator)."""
     row = await applications.reject(session, application_id, payload.reason, admin.uid)
+    audit_action(
+        session, actor_of(request, admin.uid), "admin.applications.reject", None,
+        {"application_id": str(application_id), "reason": payload.reason}, {"status": row.status},
+    )  # fmt: skip
     await session.commit()
     await session.refresh(row)
     return single("project_application", row.id, application_attributes(row))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -255,6 +255,59 @@ async def update_endpoint(
         response = ctx.respond(200, single("webhook_endpoint", row.id, endpoint_attributes(row)))
     await ensure_webhook_pump(request)
     return response
+
+
+class SecretRollIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    expire_previous_in_seconds: int = Field(
+        24 * 3600,
+        ge=0,
+        le=7 * 24 * 3600,
+        description="How long deliveries are also signed with the current secret (0: stop now)",
+    )
+    idempotency_key: IdempotencyKey = None
+
+
+class WebhookSecretAttributes(Attributes):
+    """The answer of a webhook secret roll: the new signing secret, shown once."""
+
+    endpoint_id: str
+    secret: str = Field(description="The new signing secret, shown once")
+    previous_expires_at: str | None
+    rolled_at: str
+
+
+@router.post(
+    "/{endpoint_id}/secret/roll",
+    response_model=One[WebhookSecretAttributes],
+    responses=_WRITE_PROBLEMS,
+)
+async def roll_secret(
+    endpoint_id: str, payload: SecretRollIn, project: ProjectCaller, request: Request
+) -> Any:
+    """Roll an endpoint's signing secret: the new one is shown once; until
+    `expire_previous_in_seconds` have passed, deliveries carry both signatures
+    (`X-Service-Signature: sha256=<new> sha256=<old>`)."""
+    settings = _settings(request)
+    async with write_context(request, project, operation="webhooks.secret.roll") as ctx:
+        row = await _endpoint(ctx.session, project.project_id, endpoint_id)
+        secret = "whsec_" + secrets.token_hex(32)
+        now = datetime.now(UTC)
+        expires = None
+        if payload.expire_previous_in_seconds > 0:
+            expires = now + timedelta(seconds=payload.expire_previous_in_seconds)
+            row.previous_secret_encrypted = row.secret_encrypted
+        else:
+            row.previous_secret_encrypted = None
+        row.previous_secret_expires_at = expires
+        row.secret_encrypted = encrypt_secret(secret, settings.master_key, settings.master_key_id)
+        row.updated_at = now
+        await ctx.session.flush()
+        attrs = WebhookSecretAttributes(
+            endpoint_id=row.id, secret=secret, previous_expires_at=iso(expires), rolled_at=iso(now)
+        )
+        return ctx.respond(200, single("webhook_secret", row.id, attrs), sealed=True)
 
 
 @router.delete("/{endpoint_id}", response_model=One[EndpointAttributes], responses=_WRITE_PROBLEMS)

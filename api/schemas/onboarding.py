@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import create_model
 
 from api.envelope import Meta
-from api.typed import Shape
+from api.typed import Attributes, Shape
 
 
 class ApplicationAttributes(Shape):
@@ -134,3 +134,35 @@ class WhitelistRemoved(Shape):
 class WhitelistRemovedBody(Shape):
     data: WhitelistRemoved
     meta: Meta
+
+
+class AdminProjectAttributes(Attributes):
+    """A project as an administrator sees it (never its secret nor the secret's hash)."""
+
+    project_id: str
+    name: str
+    description: str | None
+    status: str
+    suspended: bool
+    owner_uid: str | None
+    allowed_scopes: list[str]
+    rate_limit_tier: str
+    rate_limit_per_minute: int
+    limits: dict[str, Any]
+    ip_allowlist: list[str]
+    webhook_url: str | None
+    api_key: str | None
+    mcd_wallet_address: str | None
+    previous_secret_expires_at: str | None
+    created_at: str
+    updated_at: str
+
+
+class ApiSecretAttributes(Attributes):
+    """The answer of a roll: the new api_secret, shown once."""
+
+    project_id: str
+    api_key: str | None
+    api_secret: str
+    previous_expires_at: str | None
+    rolled_at: str

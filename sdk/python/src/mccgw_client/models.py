@@ -37,8 +37,44 @@ class AdminActionIn(BaseModel):
     reason: Annotated[str | None, Field(max_length=200, min_length=1)] = "operator action"
 
 
+class AdminProjectAttributes(BaseModel):
+    """
+    A project as an administrator sees it (never its secret nor the secret's hash).
+    """
+
+    allowed_scopes: list[str]
+    api_key: str | None
+    created_at: str
+    description: str | None
+    ip_allowlist: list[str]
+    limits: dict[str, Any]
+    mcd_wallet_address: str | None
+    name: str
+    owner_uid: str | None
+    previous_secret_expires_at: str | None
+    project_id: str
+    rate_limit_per_minute: int
+    rate_limit_tier: str
+    status: str
+    suspended: bool
+    updated_at: str
+    webhook_url: str | None
+
+
 class Alive(BaseModel):
     status: Literal["ok"]
+
+
+class ApiSecretAttributes(BaseModel):
+    """
+    The answer of a roll: the new api_secret, shown once.
+    """
+
+    api_key: str | None
+    api_secret: str
+    previous_expires_at: str | None
+    project_id: str
+    rolled_at: str
 
 
 class ApplicationAttributes(BaseModel):
@@ -83,12 +119,14 @@ class ApplicationIn(BaseModel):
 
 class ApproveIn(BaseModel):
     """
-    Optional: the project scopes the approved project gets (default: every one).
+    Optional: the project scopes the approved project gets (default: every one) and its
+    rate-limit tier (default ``free``).
     """
 
     allowed_scopes: Annotated[list[str] | None, Field(examples=[["funds:read"]], max_length=20)] = (
         None
     )
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
 
 
 class ApprovedApplicationAttributes(ApplicationAttributes):
@@ -352,6 +390,18 @@ class ChainWriteView(BaseModel):
     send_count: int | None
     signature: str | None
     status: str
+
+
+class ClientSecretRollIn(BaseModel):
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current client secret keeps working (0: stops now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
 
 
 class Meta(BaseModel):
@@ -858,6 +908,18 @@ class OAuthClientAttributes(BaseModel):
     scopes: list[str]
 
 
+class OAuthClientSecretAttributes(BaseModel):
+    """
+    The answer of a client secret roll: the new client secret, shown once.
+    """
+
+    client_secret: Annotated[str, Field(description="The new client secret, shown once")]
+    client_type: str
+    oauth_client_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+
+
 class OAuthError(BaseModel):
     """
     RFC 6749 section 5.2 error response.
@@ -980,6 +1042,31 @@ class ProjectRegistrationIn(BaseModel):
     webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
 
 
+Reason: TypeAlias = Annotated[str | None, Field(max_length=2000)]
+
+
+class ProjectSettingsIn(BaseModel):
+    """
+    Any of the project's tier, amount limits and IP allow-list, with the reason (audited).
+    """
+
+    ip_allowlist: Annotated[
+        list[str] | None,
+        Field(description="CIDR blocks (or addresses) allowed to call; [] = any address"),
+    ] = None
+    limits: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Replaces the overrides: {operation: {currency: {per_operation, per_day}}}, operations fund_lock/transfer/mining, currencies MCC/MCD, decimal strings of whole tokens; {} restores the defaults"
+        ),
+    ] = None
+    rate_limit_tier: Annotated[
+        Literal["free", "standard", "enterprise"] | None,
+        Field(description="free (100/min), standard (1000/min), enterprise (10000/min)"),
+    ] = None
+    reason: Reason = None
+
+
 class ProofIn(BaseModel):
     hash: Annotated[
         str,
@@ -1068,6 +1155,30 @@ class Revocation(BaseModel):
     """
 
 
+class RollIn(BaseModel):
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current secret keeps working (0: stops now; at most 7 days)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    reason: Reason = None
+
+
+class SecretRollIn(BaseModel):
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long deliveries are also signed with the current secret (0: stop now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
+
+
 class StationSummary(BaseModel):
     id: str
     mining_input: str
@@ -1100,7 +1211,7 @@ class StatsAttributes(BaseModel):
 
 
 class StatusChangeIn(BaseModel):
-    reason: Annotated[str | None, Field(max_length=2000)] = None
+    reason: Reason = None
     status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
 
 
@@ -1215,6 +1326,12 @@ class GenericTyped(BaseModel, Generic[_T0]):
 TypedResourceAddressBalance = GenericTyped[AddressBalance]
 
 
+TypedResourceAdminProjectAttributes = GenericTyped[AdminProjectAttributes]
+
+
+TypedResourceApiSecretAttributes = GenericTyped[ApiSecretAttributes]
+
+
 TypedResourceApplicationAttributes = GenericTyped[ApplicationAttributes]
 
 
@@ -1312,6 +1429,9 @@ TypedResourceNftDetailAttributes = GenericTyped[NftDetailAttributes]
 
 
 TypedResourceOAuthClientAttributes = GenericTyped[OAuthClientAttributes]
+
+
+TypedResourceOAuthClientSecretAttributes = GenericTyped[OAuthClientSecretAttributes]
 
 
 TypedResourcePositionAttributes = GenericTyped[PositionAttributes]
@@ -1481,6 +1601,17 @@ class WalletNftAttributes(NftAttributes):
     owner_is_stale: bool
 
 
+class WebhookSecretAttributes(BaseModel):
+    """
+    The answer of a webhook secret roll: the new signing secret, shown once.
+    """
+
+    endpoint_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+    secret: Annotated[str, Field(description="The new signing secret, shown once")]
+
+
 class WhitelistEntryAttributes(BaseModel):
     add_tx: str | None
     created_at: str
@@ -1630,6 +1761,9 @@ ListingAuthorizationAttributes = GenericDataMeta[
 ]
 
 
+ManyAdminProjectAttributes = GenericDataMeta[list[TypedResourceAdminProjectAttributes], PageMeta]
+
+
 ManyApplicationAttributes = GenericDataMeta[list[TypedResourceApplicationAttributes], PageMeta]
 
 
@@ -1693,6 +1827,12 @@ MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, Mini
 
 
 OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
+
+
+OneAdminProjectAttributes = GenericDataMeta[TypedResourceAdminProjectAttributes, Meta]
+
+
+OneApiSecretAttributes = GenericDataMeta[TypedResourceApiSecretAttributes, Meta]
 
 
 OneApplicationAttributes = GenericDataMeta[TypedResourceApplicationAttributes, Meta]
@@ -1768,6 +1908,9 @@ OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewM
 
 
 OneOAuthClientAttributes = GenericDataMeta[TypedResourceOAuthClientAttributes, Meta]
+
+
+OneOAuthClientSecretAttributes = GenericDataMeta[TypedResourceOAuthClientSecretAttributes, Meta]
 
 
 OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
@@ -1939,6 +2082,9 @@ TypedResourceVaultDetailAttributes = GenericTyped[VaultDetailAttributes]
 TypedResourceWalletNftAttributes = GenericTyped[WalletNftAttributes]
 
 
+TypedResourceWebhookSecretAttributes = GenericTyped[WebhookSecretAttributes]
+
+
 TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 
 
@@ -2005,6 +2151,9 @@ OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, M
 
 
 OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
+
+
+OneWebhookSecretAttributes = GenericDataMeta[TypedResourceWebhookSecretAttributes, Meta]
 
 
 OneWhitelistStatusAttributes = GenericDataMeta[TypedResourceWhitelistStatusAttributes, Meta]

@@ -232,6 +232,14 @@ get_organization: Operation[models.OneUnitAttributes] = Operation(
     models.OneUnitAttributes,
     "One unit: type, number, name, parent, manager, territory NFT, members and state.",
 )
+get_project: Operation[models.OneAdminProjectAttributes] = Operation(
+    "get_project",
+    "GET",
+    "/v1/admin/projects/{project_id}",
+    None,
+    models.OneAdminProjectAttributes,
+    "One project: tier, limits, IP allow-list, status (administrator).",
+)
 get_transfer: Operation[models.OneTransferAttributes] = Operation(
     "get_transfer",
     "GET",
@@ -349,6 +357,14 @@ list_organizations: Operation[models.ManyUnitAttributes] = Operation(
     None,
     models.ManyUnitAttributes,
     "Units of the hierarchy, filtered by type and parent, paged.",
+)
+list_projects: Operation[models.ManyAdminProjectAttributes] = Operation(
+    "list_projects",
+    "GET",
+    "/v1/admin/projects",
+    None,
+    models.ManyAdminProjectAttributes,
+    "Projects, newest first, filtered by status and rate-limit tier (administrator).",
 )
 list_whitelist: Operation[models.ManyWhitelistEntryAttributes] = Operation(
     "list_whitelist",
@@ -710,6 +726,30 @@ revoke_authorization: Operation[models.OneAuthorizationAttributes] = Operation(
     models.OneAuthorizationAttributes,
     "Withdraw the current user's authorization of a project (its tokens for the user die).",
 )
+roll_api_secret: Operation[models.OneApiSecretAttributes] = Operation(
+    "roll_api_secret",
+    "POST",
+    "/v1/projects/{project_id}/api-secret/roll",
+    models.RollIn,
+    models.OneApiSecretAttributes,
+    "Roll the project's api_secret (its owner's ID token, or an administrator): the new secret",
+)
+roll_secret_projects: Operation[models.OneOAuthClientSecretAttributes] = Operation(
+    "roll_secret_projects",
+    "POST",
+    "/v1/projects/oauth-client/secret/roll",
+    models.ClientSecretRollIn,
+    models.OneOAuthClientSecretAttributes,
+    "Roll the client secret of the calling project's OAuth client: the new one is shown once,",
+)
+roll_secret_webhooks: Operation[models.OneWebhookSecretAttributes] = Operation(
+    "roll_secret_webhooks",
+    "POST",
+    "/v1/webhooks/{endpoint_id}/secret/roll",
+    models.SecretRollIn,
+    models.OneWebhookSecretAttributes,
+    "Roll an endpoint's signing secret: the new one is shown once; until",
+)
 set_mcc_price: Operation[models.OneMccPrice] = Operation(
     "set_mcc_price",
     "POST",
@@ -805,6 +845,14 @@ update_my_profile: Operation[models.OneUserProfileAttributes] = Operation(
     models.ProfileUpdate,
     models.OneUserProfileAttributes,
     "Change the display name (scope user:write; idempotent per user for 24 h).",
+)
+update_project: Operation[models.OneAdminProjectAttributes] = Operation(
+    "update_project",
+    "PATCH",
+    "/v1/admin/projects/{project_id}",
+    models.ProjectSettingsIn,
+    models.OneAdminProjectAttributes,
+    "Change a project's rate-limit tier, amount limits or IP allow-list (administrator);",
 )
 upgrade: Operation[models.OneTreeAttributes] = Operation(
     "upgrade",
@@ -909,6 +957,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         get_client,
         get_endpoint,
         get_organization,
+        get_project,
         get_transfer,
         global_stats,
         healthz,
@@ -925,6 +974,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         list_deliveries,
         list_endpoints,
         list_organizations,
+        list_projects,
         list_whitelist,
         loan,
         loans,
@@ -970,6 +1020,9 @@ OPERATIONS: dict[str, Operation[Any]] = {
         retry_transfer,
         revoke,
         revoke_authorization,
+        roll_api_secret,
+        roll_secret_projects,
+        roll_secret_webhooks,
         set_mcc_price,
         set_redirect_uris,
         set_whitelist_status,
@@ -982,6 +1035,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         unlock_funds,
         update_endpoint,
         update_my_profile,
+        update_project,
         upgrade,
         upload_avatar,
         user_bonus,

@@ -428,6 +428,36 @@ class Projects:
             ),
         ).data
 
+    def roll_api_secret(
+        self,
+        project_id: int,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        reason: str | None = None,
+    ) -> models.TypedResourceApiSecretAttributes:
+        """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret (``POST /v1/projects/{project_id}/api-secret/roll``)"""
+        return self._client.call(
+            operations.roll_api_secret,
+            path_params={"project_id": project_id},
+            body=_given(
+                {"expire_previous_in_seconds": expire_previous_in_seconds, "reason": reason}
+            ),
+        ).data
+
+    def roll_secret(
+        self, *, expire_previous_in_seconds: int | None = None, idempotency_key: str | None = None
+    ) -> models.TypedResourceOAuthClientSecretAttributes:
+        """Roll the client secret of the calling project's OAuth client: the new one is shown once, (``POST /v1/projects/oauth-client/secret/roll``)"""
+        return self._client.call(
+            operations.roll_secret_projects,
+            body=_given(
+                {
+                    "expire_previous_in_seconds": expire_previous_in_seconds,
+                    "idempotency_key": idempotency_key,
+                }
+            ),
+        ).data
+
     def set_redirect_uris(
         self, *, redirect_uris: builtins.list[str], idempotency_key: str | None = None
     ) -> models.TypedResourceOAuthClientAttributes:
@@ -801,6 +831,25 @@ class Webhooks:
             operations.get_endpoint, path_params={"endpoint_id": endpoint_id}
         ).data
 
+    def roll_secret(
+        self,
+        endpoint_id: str,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> models.TypedResourceWebhookSecretAttributes:
+        """Roll an endpoint's signing secret: the new one is shown once; until (``POST /v1/webhooks/{endpoint_id}/secret/roll``)"""
+        return self._client.call(
+            operations.roll_secret_webhooks,
+            path_params={"endpoint_id": endpoint_id},
+            body=_given(
+                {
+                    "expire_previous_in_seconds": expire_previous_in_seconds,
+                    "idempotency_key": idempotency_key,
+                }
+            ),
+        ).data
+
     def update(
         self,
         endpoint_id: str,
@@ -888,7 +937,11 @@ class AdminProjects:
         self._client = client
 
     def approve(
-        self, application_id: str, *, allowed_scopes: builtins.list[str] | None = None
+        self,
+        application_id: str,
+        *,
+        allowed_scopes: builtins.list[str] | None = None,
+        rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
     ) -> (
         models.TypedResourceApprovedApplicationAttributes
         | models.TypedResourceApplicationAttributes
@@ -897,7 +950,7 @@ class AdminProjects:
         return self._client.call(
             operations.approve,
             path_params={"application_id": application_id},
-            body=_given({"allowed_scopes": allowed_scopes}),
+            body=_given({"allowed_scopes": allowed_scopes, "rate_limit_tier": rate_limit_tier}),
         ).data
 
     def change_status(
@@ -913,6 +966,19 @@ class AdminProjects:
             path_params={"project_id": project_id},
             body=_given({"status": status, "reason": reason}),
         ).data
+
+    def list(
+        self,
+        *,
+        status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
+        | None = None,
+        tier: Literal["free", "standard", "enterprise"] | None = None,
+        per_page: int = 100,
+    ) -> Iterator[models.ManyAdminProjectAttributes]:
+        """Projects, newest first, filtered by status and rate-limit tier (administrator). (``GET /v1/admin/projects``)"""
+        return self._client.call_pages(
+            operations.list_projects, params={"status": status, "tier": tier}, per_page=per_page
+        )
 
     def list_applications(
         self,
@@ -934,6 +1000,35 @@ class AdminProjects:
             operations.reject,
             path_params={"application_id": application_id},
             body=_given({"reason": reason}),
+        ).data
+
+    def retrieve(self, project_id: int) -> models.TypedResourceAdminProjectAttributes:
+        """One project: tier, limits, IP allow-list, status (administrator). (``GET /v1/admin/projects/{project_id}``)"""
+        return self._client.call(
+            operations.get_project, path_params={"project_id": project_id}
+        ).data
+
+    def update(
+        self,
+        project_id: int,
+        *,
+        rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
+        limits: dict[str, Any] | None = None,
+        ip_allowlist: builtins.list[str] | None = None,
+        reason: str | None = None,
+    ) -> models.TypedResourceAdminProjectAttributes:
+        """Change a project's rate-limit tier, amount limits or IP allow-list (administrator); (``PATCH /v1/admin/projects/{project_id}``)"""
+        return self._client.call(
+            operations.update_project,
+            path_params={"project_id": project_id},
+            body=_given(
+                {
+                    "rate_limit_tier": rate_limit_tier,
+                    "limits": limits,
+                    "ip_allowlist": ip_allowlist,
+                    "reason": reason,
+                }
+            ),
         ).data
 
 
@@ -1541,6 +1636,40 @@ class AsyncProjects:
             )
         ).data
 
+    async def roll_api_secret(
+        self,
+        project_id: int,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        reason: str | None = None,
+    ) -> models.TypedResourceApiSecretAttributes:
+        """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret (``POST /v1/projects/{project_id}/api-secret/roll``)"""
+        return (
+            await self._client.call(
+                operations.roll_api_secret,
+                path_params={"project_id": project_id},
+                body=_given(
+                    {"expire_previous_in_seconds": expire_previous_in_seconds, "reason": reason}
+                ),
+            )
+        ).data
+
+    async def roll_secret(
+        self, *, expire_previous_in_seconds: int | None = None, idempotency_key: str | None = None
+    ) -> models.TypedResourceOAuthClientSecretAttributes:
+        """Roll the client secret of the calling project's OAuth client: the new one is shown once, (``POST /v1/projects/oauth-client/secret/roll``)"""
+        return (
+            await self._client.call(
+                operations.roll_secret_projects,
+                body=_given(
+                    {
+                        "expire_previous_in_seconds": expire_previous_in_seconds,
+                        "idempotency_key": idempotency_key,
+                    }
+                ),
+            )
+        ).data
+
     async def set_redirect_uris(
         self, *, redirect_uris: builtins.list[str], idempotency_key: str | None = None
     ) -> models.TypedResourceOAuthClientAttributes:
@@ -1971,6 +2100,27 @@ class AsyncWebhooks:
             )
         ).data
 
+    async def roll_secret(
+        self,
+        endpoint_id: str,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> models.TypedResourceWebhookSecretAttributes:
+        """Roll an endpoint's signing secret: the new one is shown once; until (``POST /v1/webhooks/{endpoint_id}/secret/roll``)"""
+        return (
+            await self._client.call(
+                operations.roll_secret_webhooks,
+                path_params={"endpoint_id": endpoint_id},
+                body=_given(
+                    {
+                        "expire_previous_in_seconds": expire_previous_in_seconds,
+                        "idempotency_key": idempotency_key,
+                    }
+                ),
+            )
+        ).data
+
     async def update(
         self,
         endpoint_id: str,
@@ -2066,7 +2216,11 @@ class AsyncAdminProjects:
         self._client = client
 
     async def approve(
-        self, application_id: str, *, allowed_scopes: builtins.list[str] | None = None
+        self,
+        application_id: str,
+        *,
+        allowed_scopes: builtins.list[str] | None = None,
+        rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
     ) -> (
         models.TypedResourceApprovedApplicationAttributes
         | models.TypedResourceApplicationAttributes
@@ -2076,7 +2230,7 @@ class AsyncAdminProjects:
             await self._client.call(
                 operations.approve,
                 path_params={"application_id": application_id},
-                body=_given({"allowed_scopes": allowed_scopes}),
+                body=_given({"allowed_scopes": allowed_scopes, "rate_limit_tier": rate_limit_tier}),
             )
         ).data
 
@@ -2095,6 +2249,19 @@ class AsyncAdminProjects:
                 body=_given({"status": status, "reason": reason}),
             )
         ).data
+
+    def list(
+        self,
+        *,
+        status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
+        | None = None,
+        tier: Literal["free", "standard", "enterprise"] | None = None,
+        per_page: int = 100,
+    ) -> AsyncIterator[models.ManyAdminProjectAttributes]:
+        """Projects, newest first, filtered by status and rate-limit tier (administrator). (``GET /v1/admin/projects``)"""
+        return self._client.call_pages(
+            operations.list_projects, params={"status": status, "tier": tier}, per_page=per_page
+        )
 
     def list_applications(
         self,
@@ -2117,6 +2284,37 @@ class AsyncAdminProjects:
                 operations.reject,
                 path_params={"application_id": application_id},
                 body=_given({"reason": reason}),
+            )
+        ).data
+
+    async def retrieve(self, project_id: int) -> models.TypedResourceAdminProjectAttributes:
+        """One project: tier, limits, IP allow-list, status (administrator). (``GET /v1/admin/projects/{project_id}``)"""
+        return (
+            await self._client.call(operations.get_project, path_params={"project_id": project_id})
+        ).data
+
+    async def update(
+        self,
+        project_id: int,
+        *,
+        rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
+        limits: dict[str, Any] | None = None,
+        ip_allowlist: builtins.list[str] | None = None,
+        reason: str | None = None,
+    ) -> models.TypedResourceAdminProjectAttributes:
+        """Change a project's rate-limit tier, amount limits or IP allow-list (administrator); (``PATCH /v1/admin/projects/{project_id}``)"""
+        return (
+            await self._client.call(
+                operations.update_project,
+                path_params={"project_id": project_id},
+                body=_given(
+                    {
+                        "rate_limit_tier": rate_limit_tier,
+                        "limits": limits,
+                        "ip_allowlist": ip_allowlist,
+                        "reason": reason,
+                    }
+                ),
             )
         ).data
 

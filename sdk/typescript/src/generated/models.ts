@@ -22,8 +22,38 @@ export interface AdminActionIn {
   reason?: string;
 }
 
+/** A project as an administrator sees it (never its secret nor the secret's hash). */
+export interface AdminProjectAttributes {
+  project_id: string;
+  name: string;
+  description: string | null;
+  status: string;
+  suspended: boolean;
+  owner_uid: string | null;
+  allowed_scopes: Array<string>;
+  rate_limit_tier: string;
+  rate_limit_per_minute: number;
+  limits: Record<string, unknown>;
+  ip_allowlist: Array<string>;
+  webhook_url: string | null;
+  api_key: string | null;
+  mcd_wallet_address: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Alive {
   status: "ok";
+}
+
+/** The answer of a roll: the new api_secret, shown once. */
+export interface ApiSecretAttributes {
+  project_id: string;
+  api_key: string | null;
+  api_secret: string;
+  previous_expires_at: string | null;
+  rolled_at: string;
 }
 
 export interface ApplicationAttributes {
@@ -61,9 +91,10 @@ export interface ApplicationIn {
   mcc_wallet_address?: string | null;
 }
 
-/** Optional: the project scopes the approved project gets (default: every one). */
+/** Optional: the project scopes the approved project gets (default: every one) and its rate-limit tier (default ``free``). */
 export interface ApproveIn {
   allowed_scopes?: Array<string> | null;
+  rate_limit_tier?: "free" | "standard" | "enterprise";
 }
 
 /** The approve answer: the application, its api_secret (shown once) and OAuth client. */
@@ -331,6 +362,13 @@ export interface ChainWriteView {
   send_count: number | null;
   last_valid_block_height: number | null;
   confirmation_status: string | null;
+}
+
+export interface ClientSecretRollIn {
+  /** How long the current client secret keeps working (0: stops now) */
+  expire_previous_in_seconds?: number;
+  /** Required unless the Idempotency-Key header is sent */
+  idempotency_key?: string | null;
 }
 
 export interface CollectionAttributes {
@@ -739,6 +777,11 @@ export interface LpAttributes {
   share_of_pool: string;
 }
 
+export interface ManyAdminProjectAttributes {
+  data: Array<TypedResourceAdminProjectAttributes>;
+  meta: PageMeta;
+}
+
 export interface ManyApplicationAttributes {
   data: Array<TypedResourceApplicationAttributes>;
   meta: PageMeta;
@@ -1033,6 +1076,16 @@ export interface OAuthClientAttributes {
   client_type: string;
 }
 
+/** The answer of a client secret roll: the new client secret, shown once. */
+export interface OAuthClientSecretAttributes {
+  oauth_client_id: string;
+  client_type: string;
+  /** The new client secret, shown once */
+  client_secret: string;
+  previous_expires_at: string | null;
+  rolled_at: string;
+}
+
 /** RFC 6749 section 5.2 error response. */
 export interface OAuthError {
   error: string;
@@ -1041,6 +1094,16 @@ export interface OAuthError {
 
 export interface OneAddressBalance {
   data: TypedResourceAddressBalance;
+  meta: Meta;
+}
+
+export interface OneAdminProjectAttributes {
+  data: TypedResourceAdminProjectAttributes;
+  meta: Meta;
+}
+
+export interface OneApiSecretAttributes {
+  data: TypedResourceApiSecretAttributes;
   meta: Meta;
 }
 
@@ -1189,6 +1252,11 @@ export interface OneOAuthClientAttributes {
   meta: Meta;
 }
 
+export interface OneOAuthClientSecretAttributes {
+  data: TypedResourceOAuthClientSecretAttributes;
+  meta: Meta;
+}
+
 export interface OnePoolAttributes {
   data: TypedResourcePoolAttributes;
   meta: ViewMeta;
@@ -1282,6 +1350,11 @@ export interface OneUserProfileAttributes {
 export interface OneVaultDetailAttributes {
   data: TypedResourceVaultDetailAttributes;
   meta: ViewMeta;
+}
+
+export interface OneWebhookSecretAttributes {
+  data: TypedResourceWebhookSecretAttributes;
+  meta: Meta;
 }
 
 export interface OneWhitelistStatusAttributes {
@@ -1424,6 +1497,17 @@ export interface ProjectRegistrationIn {
   redirect_uris?: Array<string>;
 }
 
+/** Any of the project's tier, amount limits and IP allow-list, with the reason (audited). */
+export interface ProjectSettingsIn {
+  /** free (100/min), standard (1000/min), enterprise (10000/min) */
+  rate_limit_tier?: "free" | "standard" | "enterprise";
+  /** Replaces the overrides: {operation: {currency: {per_operation, per_day}}}, operations fund_lock/transfer/mining, currencies MCC/MCD, decimal strings of whole tokens; {} restores the defaults */
+  limits?: Record<string, unknown> | null;
+  /** CIDR blocks (or addresses) allowed to call; [] = any address */
+  ip_allowlist?: Array<string> | null;
+  reason?: string | null;
+}
+
 export interface ProjectStatusAttributes {
   project_id: string;
   name: string;
@@ -1517,6 +1601,19 @@ export interface RetryAttributes {
 
 /** RFC 7009: an empty JSON object whether or not the token existed. */
 export type Revocation = Record<string, unknown>;
+
+export interface RollIn {
+  /** How long the current secret keeps working (0: stops now; at most 7 days) */
+  expire_previous_in_seconds?: number;
+  reason?: string | null;
+}
+
+export interface SecretRollIn {
+  /** How long deliveries are also signed with the current secret (0: stop now) */
+  expire_previous_in_seconds?: number;
+  /** Required unless the Idempotency-Key header is sent */
+  idempotency_key?: string | null;
+}
 
 export interface StationSummary {
   id: string;
@@ -1709,6 +1806,18 @@ export interface TypedResourceAddressBalance {
   type: string;
   id: string;
   attributes: AddressBalance;
+}
+
+export interface TypedResourceAdminProjectAttributes {
+  type: string;
+  id: string;
+  attributes: AdminProjectAttributes;
+}
+
+export interface TypedResourceApiSecretAttributes {
+  type: string;
+  id: string;
+  attributes: ApiSecretAttributes;
 }
 
 export interface TypedResourceApplicationAttributes {
@@ -1939,6 +2048,12 @@ export interface TypedResourceOAuthClientAttributes {
   attributes: OAuthClientAttributes;
 }
 
+export interface TypedResourceOAuthClientSecretAttributes {
+  type: string;
+  id: string;
+  attributes: OAuthClientSecretAttributes;
+}
+
 export interface TypedResourcePoolAttributes {
   type: string;
   id: string;
@@ -2081,6 +2196,12 @@ export interface TypedResourceWalletNftAttributes {
   type: string;
   id: string;
   attributes: WalletNftAttributes;
+}
+
+export interface TypedResourceWebhookSecretAttributes {
+  type: string;
+  id: string;
+  attributes: WebhookSecretAttributes;
 }
 
 export interface TypedResourceWhitelistEntryAttributes {
@@ -2261,6 +2382,15 @@ export interface WalletNftAttributes {
   owner_is_stale: boolean;
   /** wallet = in the wallet's token account; lending_loan / fragment_vault = escrowed by that program for this wallet (holder is the escrowing account) */
   custody: "wallet" | "lending_loan" | "fragment_vault";
+}
+
+/** The answer of a webhook secret roll: the new signing secret, shown once. */
+export interface WebhookSecretAttributes {
+  endpoint_id: string;
+  /** The new signing secret, shown once */
+  secret: string;
+  previous_expires_at: string | null;
+  rolled_at: string;
 }
 
 export interface WhitelistEntryAttributes {

@@ -251,6 +251,16 @@ export class Projects {
     return (await this.t.call<m.OneRegisteredProjectAttributes>("POST", "/v1/projects/register", {}, { json: body })).data;
   }
 
+  /** Roll the project's api_secret (its owner's ID token, or an administrator): the new secret (`POST /v1/projects/{project_id}/api-secret/roll`) */
+  async rollApiSecret(projectId: number, body: m.RollIn = {}): Promise<m.TypedResourceApiSecretAttributes> {
+    return (await this.t.call<m.OneApiSecretAttributes>("POST", "/v1/projects/{project_id}/api-secret/roll", { project_id: projectId }, { json: body })).data;
+  }
+
+  /** Roll the client secret of the calling project's OAuth client: the new one is shown once, (`POST /v1/projects/oauth-client/secret/roll`) */
+  async rollSecret(body: m.ClientSecretRollIn = {}): Promise<m.TypedResourceOAuthClientSecretAttributes> {
+    return (await this.t.call<m.OneOAuthClientSecretAttributes>("POST", "/v1/projects/oauth-client/secret/roll", {}, { json: body })).data;
+  }
+
   /** Set the redirect URIs of the calling project's OAuth client (created if missing). (`PUT /v1/projects/oauth-client`) */
   async setRedirectUris(body: m.RedirectUrisIn): Promise<m.TypedResourceOAuthClientAttributes> {
     return (await this.t.call<m.OneOAuthClientAttributes>("PUT", "/v1/projects/oauth-client", {}, { json: body })).data;
@@ -505,6 +515,11 @@ export class Webhooks {
     return (await this.t.call<m.OneEndpointAttributes>("GET", "/v1/webhooks/{endpoint_id}", { endpoint_id: endpointId }, {  })).data;
   }
 
+  /** Roll an endpoint's signing secret: the new one is shown once; until (`POST /v1/webhooks/{endpoint_id}/secret/roll`) */
+  async rollSecret(endpointId: string, body: m.SecretRollIn = {}): Promise<m.TypedResourceWebhookSecretAttributes> {
+    return (await this.t.call<m.OneWebhookSecretAttributes>("POST", "/v1/webhooks/{endpoint_id}/secret/roll", { endpoint_id: endpointId }, { json: body })).data;
+  }
+
   /** Change an endpoint's url, events or secret, or re-enable it. (`PATCH /v1/webhooks/{endpoint_id}`) */
   async update(endpointId: string, body: m.EndpointPatch = {}): Promise<m.TypedResourceEndpointAttributes> {
     return (await this.t.call<m.OneEndpointAttributes>("PATCH", "/v1/webhooks/{endpoint_id}", { endpoint_id: endpointId }, { json: body })).data;
@@ -547,6 +562,11 @@ export class AdminProjects {
     return (await this.t.call<m.OneStatusChangeAttributes>("PUT", "/v1/admin/projects/{project_id}/status", { project_id: projectId }, { json: body })).data;
   }
 
+  /** Projects, newest first, filtered by status and rate-limit tier (administrator). (`GET /v1/admin/projects`) */
+  list(query: { status?: "active" | "maintenance" | "testing" | "discontinued" | "deleted" | null; tier?: "free" | "standard" | "enterprise" | null } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyAdminProjectAttributes> {
+    return this.t.callPages<m.ManyAdminProjectAttributes>("GET", "/v1/admin/projects", {}, { perPage: options.perPage, params: query });
+  }
+
   /** Applications for review, filtered by status (administrator). (`GET /v1/admin/projects/applications`) */
   listApplications(query: { status?: "pending" | "approving" | "approved" | "rejected" | "suspended" | "all" } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyApplicationAttributes> {
     return this.t.callPages<m.ManyApplicationAttributes>("GET", "/v1/admin/projects/applications", {}, { perPage: options.perPage, params: query });
@@ -555,6 +575,16 @@ export class AdminProjects {
   /** Reject a pending application with a reason (administrator). (`POST /v1/admin/projects/applications/{application_id}/reject`) */
   async reject(applicationId: string, body: m.RejectIn): Promise<m.TypedResourceApplicationAttributes> {
     return (await this.t.call<m.OneApplicationAttributes>("POST", "/v1/admin/projects/applications/{application_id}/reject", { application_id: applicationId }, { json: body })).data;
+  }
+
+  /** One project: tier, limits, IP allow-list, status (administrator). (`GET /v1/admin/projects/{project_id}`) */
+  async retrieve(projectId: number): Promise<m.TypedResourceAdminProjectAttributes> {
+    return (await this.t.call<m.OneAdminProjectAttributes>("GET", "/v1/admin/projects/{project_id}", { project_id: projectId }, {  })).data;
+  }
+
+  /** Change a project's rate-limit tier, amount limits or IP allow-list (administrator); (`PATCH /v1/admin/projects/{project_id}`) */
+  async update(projectId: number, body: m.ProjectSettingsIn = {}): Promise<m.TypedResourceAdminProjectAttributes> {
+    return (await this.t.call<m.OneAdminProjectAttributes>("PATCH", "/v1/admin/projects/{project_id}", { project_id: projectId }, { json: body })).data;
   }
 }
 
