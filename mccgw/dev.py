@@ -131,6 +131,7 @@ class DevStack:
             self._start_apps(env)
             demo = self._fund(env, demo)  # while the apps start: real money for the demo
             self._wait_ready(env)
+            demo = self._complete_demo(env, demo)  # ready means the demo is whole
             self._print_banner(demo, time.monotonic() - started)
             self._supervise()
         except StopRequested:
@@ -386,6 +387,37 @@ class DevStack:
             log_file=self.dir / "logs" / "chain.log",
             ready_timeout=120,
         )
+
+    def _complete_demo(self, env: dict[str, str], demo: dict[str, Any]) -> dict[str, Any]:
+        """The demo project whitelisted by its approval, the oracle's first close on chain and
+        the demo deposits credited, before the banner says ready (mccgw.demo)."""
+        from mccgw.demo import complete_demo
+        from mccgw.funds import DEMO_FUNDS
+
+        _say("approving the demo project, closing the price, waiting for the deposits")
+        wanted = [
+            (u["uid"], cur) for u in demo["users"] for cur in DEMO_FUNDS.get(u["username"], {})
+        ]
+        settings = Settings(_env_file=None, **_settings_from_env(env))
+        remaining = max(10.0, self.o.ready_timeout)
+        demo, state = asyncio.run(
+            complete_demo(settings, demo, wanted, demo.get("faucet"), within=remaining)
+        )
+        demo = {
+            **demo,
+            "whitelist": {"pda": state.whitelist_pda, "add_tx": state.whitelist_tx},
+            "price_signature": state.price_signature,
+        }
+        demo_file = self.dir / "demo.json"
+        tmp = demo_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(demo, indent=2) + "\n")
+        tmp.chmod(0o600)
+        tmp.replace(demo_file)
+        _say(
+            f"demo whole: whitelist {state.whitelist_pda}, price on chain "
+            f"{state.price_signature}, {state.credited} deposits credited"
+        )
+        return demo
 
     def _print_banner(self, demo: dict[str, Any], elapsed: float) -> None:
         lines = [

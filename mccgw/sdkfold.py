@@ -17,8 +17,8 @@ def _default_title(name: str) -> str:
 def trim_document(node: Any) -> None:
     """Drop what says nothing to the generated models: field titles equal to the field's name
     (the generator then writes ``name: type``, not ``Annotated[type, Field(title="Name")]``)
-    and ``additionalProperties: true`` on a model (every model's base class already allows
-    extra fields, so no model needs its own ``model_config``); nullable roots are merged."""
+    and ``additionalProperties`` on a model (every model's base class allows extra fields, so
+    no model needs its own ``model_config``); nullable roots are merged."""
     if isinstance(node, list):
         for item in node:
             trim_document(item)
@@ -27,7 +27,11 @@ def trim_document(node: Any) -> None:
     for name, prop in (node.get("properties") or {}).items():
         if isinstance(prop, dict) and prop.get("title") == _default_title(name):
             del prop["title"]
-    if node.get("properties") and node.get("additionalProperties") is True:
+    extra = node.get("additionalProperties")
+    if extra is False or (extra is True and node.get("properties")):
+        # The gateway refuses unknown fields in what it is sent and builds its answers exactly
+        # (`extra="forbid"`), but a client must keep working when a later gateway adds a field:
+        # every SDK model allows extra fields (its base class), none forbids them.
         del node["additionalProperties"]
     _merge_nullable(node)
     for value in node.values():
@@ -217,3 +221,85 @@ def name_repeated_fields(blocks: dict[str, str]) -> dict[str, str]:
         for name, statement in places:
             folded[name] = folded[name].replace(statement, f"    {field}: {alias}", 1)
     return folded
+
+
+_REF = "#/components/schemas/"
+
+
+def _plain(title: str) -> str:
+    """``One[LockAttributes]`` -> ``OneLockAttributes`` (what the class is called)."""
+    return re.sub(r"\W", "", title)
+
+
+def _refs(node: Any) -> set[str]:
+    """The components a schema names directly."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_REF):
+            found.add(ref[len(_REF) :])
+        for value in node.values():
+            found |= _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            found |= _refs(item)
+    return found
+
+
+def public_names(schemas: dict[str, Any]) -> dict[str, str]:
+    """Component key -> the class name the SDK gives it: the schema's title (the server's class
+    name, ``One[LockAttributes]`` written ``OneLockAttributes``), never pydantic's module-path
+    key (``api__routes__territory__Totals``). When two server classes share a name, each gets
+    its module's last part in front (``TerritoryTotals``, ``MiningStatsTotals``); a generic
+    model over such a class is named after the one it holds (``OneFragmentConfigAttributes``).
+    A clash nothing can tell apart is an error: rename one of the server's classes."""
+    titles = {key: _plain(str(schema.get("title") or key)) for key, schema in schemas.items()}
+    generic = {key for key, schema in schemas.items() if "[" in str(schema.get("title", ""))}
+    clashing: dict[str, list[str]] = {}
+    for key, title in titles.items():
+        clashing.setdefault(title, []).append(key)
+    names: dict[str, str] = {}
+    for key in titles.keys() - generic:  # a plain class: its module tells clashing ones apart
+        module = key.split("__")[:-1]
+        if len(clashing[titles[key]]) > 1 and module:
+            words = module[-1].split("_")
+            names[key] = "".join(w[:1].upper() + w[1:] for w in words) + titles[key]
+        else:
+            names[key] = titles[key]
+
+    def reachable(key: str, seen: set[str]) -> set[str]:
+        out: set[str] = set()
+        for ref in _refs(schemas[key]):
+            if ref in schemas and ref not in seen:
+                out |= {ref} | reachable(ref, seen | {ref})
+        return out
+
+    for key in generic:  # a generic class is named after the classes it holds
+        title = str(schemas[key]["title"])
+        name = title
+        for param in set(re.findall(r"\w+", title.partition("[")[2])):
+            held = {names[r] for r in reachable(key, {key}) if titles[r] == param and r in names}
+            if len(held) == 1:
+                name = re.sub(rf"\b{param}\b", held.pop(), name)
+        names[key] = _plain(name)
+    taken: dict[str, str] = {}
+    for key, name in sorted(names.items()):
+        if name in taken:
+            raise ValueError(f"components {taken[name]} and {key} would both be {name}")
+        taken[name] = key
+    return names
+
+
+def rename_components(spec: dict[str, Any]) -> None:
+    """Give every component its public name (``public_names``), in place: keys, titles, refs."""
+    schemas = spec["components"]["schemas"]
+    names = public_names(schemas)
+    text = json.dumps(spec)
+    for key, name in names.items():
+        text = text.replace(f'"{_REF}{key}"', f'"{_REF}{name}"')
+    renamed = json.loads(text)
+    spec["paths"] = renamed["paths"]
+    spec["components"]["schemas"] = {
+        names[key]: {**schema, "title": names[key]}
+        for key, schema in renamed["components"]["schemas"].items()
+    }

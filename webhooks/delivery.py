@@ -7,7 +7,9 @@ claimed delivery's ``next_attempt_at`` is pushed one lease ahead, so a pump that
 request is in flight only delays that delivery by the lease: nothing is lost, and receivers
 de-duplicate by event ``id`` (a crash may cause a second send of one delivery).
 
-Signature: ``X-Service-Signature: sha256=<hex HMAC-SHA256(endpoint secret, raw body)>``.
+Signature: ``X-Service-Signature: sha256=<hex HMAC-SHA256(endpoint secret, raw body)>``. While a
+rolled secret is in its overlap the header carries both signatures, space-separated (the new
+secret's first), as Standard Webhooks allows: a receiver accepts the delivery if any matches.
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ def sign(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
+def signatures(secrets: list[str], body: bytes) -> str:
+    """The X-Service-Signature value under each secret, space-separated."""
+    return " ".join(sign(secret, body) for secret in secrets)
+
+
 def encode_body(event: Event) -> bytes:
     """The raw body: compact JSON of ``{id, type, created_at, data}`` (same bytes every retry)."""
     return json.dumps(event_body(event), separators=(",", ":"), ensure_ascii=False).encode()
@@ -68,6 +75,7 @@ class Claimed:
     body: bytes
     schedule_index: int
     attempt: int  # the number of this attempt (1-based, across redeliveries)
+    previous_secret: str | None = None  # a rolled secret still in its overlap
 
 
 @dataclass
@@ -168,6 +176,14 @@ class WebhookPump:
         self._secrets[endpoint_id] = (encrypted, secret)
         return secret
 
+    def _previous(self, endpoint: WebhookEndpoint) -> str | None:
+        expires = endpoint.previous_secret_expires_at
+        if endpoint.previous_secret_encrypted is None or expires is None:
+            return None
+        if expires <= datetime.now(UTC):
+            return None
+        return decrypt_secret(endpoint.previous_secret_encrypted, self._keys)
+
     async def claim(self, limit: int) -> list[Claimed]:
         """Take up to ``limit`` due deliveries of active endpoints for one lease (one commit)."""
         if limit <= 0:
@@ -231,6 +247,7 @@ class WebhookPump:
                     body=encode_body(event),
                     schedule_index=index,
                     attempt=attempts + 1,
+                    previous_secret=self._previous(endpoint),
                 )
             )
         return claimed
@@ -243,7 +260,9 @@ class WebhookPump:
         headers = {
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
-            "X-Service-Signature": sign(item.secret, item.body),
+            "X-Service-Signature": signatures(
+                [item.secret, *([item.previous_secret] if item.previous_secret else [])], item.body
+            ),
             "X-Service-Event": item.event_type,
             "X-Service-Delivery": item.delivery_id,
             "X-Service-Timestamp": str(int(time.time())),

@@ -118,11 +118,12 @@ class Response:
     @property
     def replayed(self) -> bool:
         """True when the gateway answered with the stored response of an earlier attempt."""
-        return self.headers.get(REPLAY_HEADER, "").lower() == "true"
+        return str(self.headers.get(REPLAY_HEADER, "")).lower() == "true"
 
     @property
     def request_id(self) -> str | None:
-        return self.headers.get("x-request-id")
+        found = self.headers.get("x-request-id")
+        return None if found is None else str(found)
 
     def model(self, cls: type[ModelT]) -> ModelT:
         return cls.model_validate_json(self.content)
@@ -329,9 +330,10 @@ def _json_or_empty(response: httpx.Response) -> dict[str, Any]:
 
 
 def _parse(op: Operation[ResponseT], response: Response) -> ResponseT:
-    if op.response is None:
+    model = op.response_for(response.status_code)
+    if model is None:
         return cast(ResponseT, response.body)
-    return cast(ResponseT, op.response.model_validate_json(response.content))
+    return cast(ResponseT, model.model_validate_json(response.content))
 
 
 def _page(response: Response, page: int, per_page: int) -> Page:

@@ -23,6 +23,12 @@ class Operation(Generic[ResponseT]):
     request: type[BaseModel] | None
     response: type[BaseModel] | None
     summary: str = ""
+    # (status, model) of the other successes of another shape (approve: 202 before 200).
+    alternatives: tuple[tuple[int, type[BaseModel]], ...] = ()
+
+    def response_for(self, status: int) -> type[BaseModel] | None:
+        """The model of an answer with this status."""
+        return dict(self.alternatives).get(status, self.response)
 
     @property
     def path_params(self) -> list[str]:
@@ -35,3 +41,8 @@ class Operation(Generic[ResponseT]):
         if missing:
             raise ValueError(f"{self.name} needs path parameters {missing}")
         return self.path.format(**{k: quote(str(v), safe="") for k, v in given.items()})
+
+
+def given(values: dict[str, Any]) -> dict[str, Any]:
+    """The arguments a resource method was given (None: left out, the gateway's default)."""
+    return {k: v for k, v in values.items() if v is not None}
