@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import secrets
 from io import BytesIO
+from typing import Any
 
 import httpx
 import pytest
 from PIL import Image
 
+from db.models.organizations import OrgUnit
 from profiles import avatar
 from tests.factories import World
 from tests.security.conftest import bearer, slug
@@ -79,3 +83,39 @@ def test_l2_avatar_decoding_is_bounded() -> None:
     for kind in ("PNG", "JPEG"):
         stored = avatar.clean(_png((2000, 1500), kind))
         assert (stored.width, stored.height) == (1024, 768), kind
+
+
+async def test_l4_public_unit_stats_are_computed_once_a_minute(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The uncached 30-day aggregate of a unit is computed at most once a minute per process,
+    however often anonymous callers ask; each answer keeps its own request id."""
+    from api.routes import organizations as routes
+
+    computed = 0
+    real = routes.units.stats
+
+    async def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal computed
+        computed += 1
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(routes.units, "stats", counting)
+    routes._STATS.clear()
+    unit = await _any_station(client)
+    answers = [await client.get(f"/v1/organizations/{unit}/stats") for _ in range(5)]
+    assert all(r.status_code == 200 for r in answers), answers[0].text
+    assert computed == 1
+    ids = {r.json()["meta"]["request_id"] for r in answers}
+    assert len(ids) == 5
+    assert len({json.dumps(r.json()["data"], sort_keys=True) for r in answers}) == 1
+
+
+async def _any_station(client: httpx.AsyncClient) -> str:
+    """A station of its own (a number no other test uses), made directly in the database."""
+    app = client._transport.app  # type: ignore[attr-defined]
+    number = 900_000 + secrets.randbelow(99_999)
+    async with app.state.session_maker() as s:
+        s.add(OrgUnit(unit_type="station", number=number, name=f"L4 {number}"))
+        await s.commit()
+    return f"station-{number}"

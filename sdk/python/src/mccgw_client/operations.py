@@ -329,7 +329,7 @@ list_authorizations: Operation[models.ListingAuthorizationAttributes] = Operatio
     "/v1/users/me/authorizations",
     None,
     models.ListingAuthorizationAttributes,
-    "The projects the current user has authorized, with the scopes granted to each.",
+    "The projects the current user has authorized, with the scopes granted to each (a",
 )
 list_deliveries: Operation[models.ManyDeliveryAttributes] = Operation(
     "list_deliveries",

@@ -676,7 +676,7 @@ class Users:
         self.attributes = UsersAttributes(client)
 
     def list_authorizations(self) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
-        """The projects the current user has authorized, with the scopes granted to each. (``GET /v1/users/me/authorizations``)"""
+        """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return self._client.call(operations.list_authorizations).data
 
     def me(self) -> models.TypedResourceUserAttributes:
@@ -1917,7 +1917,7 @@ class AsyncUsers:
     async def list_authorizations(
         self,
     ) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
-        """The projects the current user has authorized, with the scopes granted to each. (``GET /v1/users/me/authorizations``)"""
+        """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return (await self._client.call(operations.list_authorizations)).data
 
     async def me(self) -> models.TypedResourceUserAttributes:
