@@ -9,10 +9,13 @@ from typing import Any
 
 import httpx
 import pytest
+from authlib.common.security import generate_token
+from fastapi import FastAPI
 from PIL import Image
 
 from db.models.organizations import OrgUnit
 from profiles import avatar
+from tests.access.test_oauth_flow import TOKEN_URL, login_and_consent, oauth_client
 from tests.factories import World
 from tests.security.conftest import bearer, slug
 
@@ -119,3 +122,27 @@ async def _any_station(client: httpx.AsyncClient) -> str:
         s.add(OrgUnit(unit_type="station", number=number, name=f"L4 {number}"))
         await s.commit()
     return f"station-{number}"
+
+
+async def test_l10_a_wrong_client_cannot_burn_a_refresh_token(
+    app: FastAPI, client: httpx.AsyncClient, world: World
+) -> None:
+    """The refresh grant rotated the token before checking its client: another client's
+    attempt used it up, and the rightful client's next refresh looked like a reuse, revoking
+    the whole family. Now only the token's own client rotates it."""
+    user = await world.user()
+    project = await world.project()
+    owner_id, _ = await world.oauth_client(project.project_id, public=True)
+    other_id, _ = await world.oauth_client(project.project_id, public=True)
+    verifier = generate_token(48)
+    async with oauth_client(app, owner_id, None) as owner:
+        location = await login_and_consent(owner, user.username, verifier)
+        token = await owner.fetch_token(
+            TOKEN_URL, authorization_response=location, code_verifier=verifier
+        )
+    form = {"grant_type": "refresh_token", "refresh_token": token["refresh_token"]}
+    stolen = await client.post("/auth/oauth/token", data={**form, "client_id": other_id})
+    assert stolen.status_code == 400 and stolen.json()["error"] == "invalid_grant", stolen.text
+    mine = await client.post("/auth/oauth/token", data={**form, "client_id": owner_id})
+    assert mine.status_code == 200, mine.text
+    assert mine.json()["refresh_token"] != token["refresh_token"]
