@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import create_model
+from pydantic import Field, create_model
 
 from api.envelope import Meta
 from api.typed import Attributes, Shape
@@ -16,7 +16,9 @@ class ApplicationAttributes(Shape):
     project_name: str
     project_description: str | None
     developer_uid: str
-    developer_email: str
+    developer_email: str | None = Field(
+        description="On the developer routes only with the `email` scope (admins always see it)"
+    )
     company_name: str | None
     website_url: str | None
     mcc_wallet_address: str | None

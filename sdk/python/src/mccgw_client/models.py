@@ -97,7 +97,12 @@ class ApplicationAttributes(BaseModel):
     application_id: str
     company_name: str | None
     created_at: str
-    developer_email: str
+    developer_email: Annotated[
+        str | None,
+        Field(
+            description="On the developer routes only with the `email` scope (admins always see it)"
+        ),
+    ]
     developer_uid: str
     mcc_wallet_address: str | None
     mcd_wallet_address: str
@@ -158,7 +163,12 @@ class ApprovedApplicationAttributes(BaseModel):
     client_type: str | None = None
     company_name: str | None
     created_at: str
-    developer_email: str
+    developer_email: Annotated[
+        str | None,
+        Field(
+            description="On the developer routes only with the `email` scope (admins always see it)"
+        ),
+    ]
     developer_uid: str
     mcc_wallet_address: str | None
     mcd_wallet_address: str
