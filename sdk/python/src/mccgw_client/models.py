@@ -24,7 +24,7 @@ class BaseModel(_BaseModel):
     )
 
 
-class AddressBalance(BaseModel):
+class AddressBalanceAttributes(BaseModel):
     address: str
     token_accounts: int
     total_balance: Annotated[
@@ -61,7 +61,7 @@ class AdminProjectAttributes(BaseModel):
     webhook_url: str | None
 
 
-class Alive(BaseModel):
+class AliveBody(BaseModel):
     status: Literal["ok"]
 
 
@@ -347,7 +347,7 @@ class BuyoutAttributes(BaseModel):
     total_buyout_amount: str
 
 
-class CalculateInterestBody(BaseModel):
+class CalculateInterestIn(BaseModel):
     accrued_interest: Annotated[
         str | None, Field(description="Interest already accrued (decimal string)")
     ] = "0"
@@ -488,7 +488,7 @@ class EstimateAttributes(BaseModel):
     total_due: str
 
 
-class EstimateBorrowBody(BaseModel):
+class EstimateBorrowIn(BaseModel):
     duration: Literal["three_days", "seven_days", "thirty_days"]
     loan_amount: Annotated[
         str, Field(description="Decimal string in the pool asset", examples=["500"])
@@ -600,7 +600,7 @@ class LegacyManager(BaseModel):
     uid: str
 
 
-class LegacyMccBalance(BaseModel):
+class LegacyMccBalanceBody(BaseModel):
     """
     The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
     """
@@ -620,7 +620,7 @@ class LegacyMiningRecord(BaseModel):
     status: str
 
 
-class LegacyProfile(BaseModel):
+class LegacyProfileBody(BaseModel):
     created_at: str
     email: str | None
     role: str
@@ -752,7 +752,7 @@ class LpAttributes(BaseModel):
     wallet: str
 
 
-class MccBalance(BaseModel):
+class MccBalanceAttributes(BaseModel):
     available_balance: str
     deposit_address: str
     deposit_owner: str
@@ -762,7 +762,7 @@ class MccBalance(BaseModel):
     updated_at: str | None
 
 
-class MccPrice(BaseModel):
+class MccPriceAttributes(BaseModel):
     base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
     buyback_price_usdc: Annotated[
         str | None, Field(description="base + floor(base * premium / 10000)")
@@ -777,7 +777,14 @@ class MccPrice(BaseModel):
     updated_at: Annotated[str, Field(description="when the source value was observed or set")]
 
 
-class McdBalance(BaseModel):
+class MccPriceIn(BaseModel):
+    idempotency_key: IdempotencyKey = None
+    price_usdc: Annotated[
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
+    ]
+
+
+class McdBalanceAttributes(BaseModel):
     available_balance: str
     deposit_address: Annotated[
         str, Field(description="the user's custody token account: send here")
@@ -965,13 +972,6 @@ class PositionAttributes(BaseModel):
     wallet: str
 
 
-class PriceSet(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    price_usdc: Annotated[
-        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
-    ]
-
-
 class Error(BaseModel):
     field: str | None = None
     message: str | None = None
@@ -1084,7 +1084,7 @@ class PublicUserAttributes(BaseModel):
     uid: str
 
 
-class Ready(BaseModel):
+class ReadyBody(BaseModel):
     checks: dict[str, Literal["ok"]]
     status: Literal["ready"]
 
@@ -1250,7 +1250,7 @@ class TokenResponse(BaseModel):
     token_type: str
 
 
-class TokenStats(BaseModel):
+class TokenStatsAttributes(BaseModel):
     custody_total: str
     decimals: int
     holders: int
@@ -1265,7 +1265,7 @@ class TokenStats(BaseModel):
     volume_30d: str
 
 
-class TokenTransaction(BaseModel):
+class TokenTransactionAttributes(BaseModel):
     amount: str
     counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
     created_at: str
@@ -1323,7 +1323,7 @@ class GenericTyped(BaseModel, Generic[_T0]):
     type: str
 
 
-TypedResourceAddressBalance = GenericTyped[AddressBalance]
+TypedResourceAddressBalanceAttributes = GenericTyped[AddressBalanceAttributes]
 
 
 TypedResourceAdminProjectAttributes = GenericTyped[AdminProjectAttributes]
@@ -1398,13 +1398,13 @@ TypedResourceLockAttributes = GenericTyped[LockAttributes]
 TypedResourceLpAttributes = GenericTyped[LpAttributes]
 
 
-TypedResourceMccBalance = GenericTyped[MccBalance]
+TypedResourceMccBalanceAttributes = GenericTyped[MccBalanceAttributes]
 
 
-TypedResourceMccPrice = GenericTyped[MccPrice]
+TypedResourceMccPriceAttributes = GenericTyped[MccPriceAttributes]
 
 
-TypedResourceMcdBalance = GenericTyped[McdBalance]
+TypedResourceMcdBalanceAttributes = GenericTyped[McdBalanceAttributes]
 
 
 TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
@@ -1461,10 +1461,10 @@ TypedResourceStatsAttributes = GenericTyped[StatsAttributes]
 TypedResourceTechTreeConfigAttributes = GenericTyped[TechTreeConfigAttributes]
 
 
-TypedResourceTokenStats = GenericTyped[TokenStats]
+TypedResourceTokenStatsAttributes = GenericTyped[TokenStatsAttributes]
 
 
-TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
+TypedResourceTokenTransactionAttributes = GenericTyped[TokenTransactionAttributes]
 
 
 class UnitAttributes(BaseModel):
@@ -1553,22 +1553,36 @@ class UnlockIn(BaseModel):
     reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
 
 
+Email: TypeAlias = Annotated[
+    str | None, Field(description="only with the `email` scope (or for an admin)")
+]
+
+
 class UserAttributes(BaseModel):
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
     display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    email: Email
     role: str
     uid: str
     updated_at: str
     wallet_address: str | None
 
 
-class UserProfileAttributes(UserAttributes):
+class UserProfileAttributes(BaseModel):
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Email
+    role: str
     station_id: int | None
+    uid: str
     unit_id: int | None
+    updated_at: str
     username: str | None
+    wallet_address: str | None
 
 
 class VaultAttributes(BaseModel):
@@ -1676,16 +1690,6 @@ class CollectionAttributes(BaseModel):
     updated_at: str | None
 
 
-CountedProjectAttributeAttributes = GenericDataMeta[
-    list[TypedResourceProjectAttributeAttributes], CountMeta
-]
-
-
-CountedProjectAttributeSetAttributes = GenericDataMeta[
-    list[TypedResourceProjectAttributeSetAttributes], CountMeta
-]
-
-
 EventType: TypeAlias = Literal[
     "mining.activity.verified",
     "mining.reward.confirmed",
@@ -1730,12 +1734,20 @@ class EndpointPatch(BaseModel):
 
 class FullProfileAttributes(BaseModel):
     """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    The user's base profile (the fields of ``GET /v1/users/me``, those the caller may not
     see set to null) and the project attributes the caller may see.
     """
 
+    api_keys_configured: bool | None
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Email
     project_attributes: list[ProfileAttribute]
+    role: str | None
     uid: str
+    updated_at: str
+    wallet_address: str | None
 
 
 class GlobalAttributes(BaseModel):
@@ -1745,12 +1757,12 @@ class GlobalAttributes(BaseModel):
     totals: MiningTotals
 
 
-class LegacyMiningHistory(BaseModel):
+class LegacyMiningHistoryBody(BaseModel):
     records: list[LegacyMiningRecord]
     total: int
 
 
-class LegacyTeam(BaseModel):
+class LegacyTeamBody(BaseModel):
     manager: LegacyManager | None
     station: LegacyTeamUnit | None
     unit: LegacyTeamUnit | None
@@ -1758,6 +1770,16 @@ class LegacyTeam(BaseModel):
 
 ListingAuthorizationAttributes = GenericDataMeta[
     list[TypedResourceAuthorizationAttributes], CountMeta
+]
+
+
+ListingProjectAttributeAttributes = GenericDataMeta[
+    list[TypedResourceProjectAttributeAttributes], CountMeta
+]
+
+
+ListingProjectAttributeSetAttributes = GenericDataMeta[
+    list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
 
 
@@ -1803,7 +1825,9 @@ ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], Page
 ManyMiningRecordAttributes = GenericDataMeta[list[TypedResourceMiningRecordAttributes], PageMeta]
 
 
-ManyTokenTransaction = GenericDataMeta[list[TypedResourceTokenTransaction], PageMeta]
+ManyTokenTransactionAttributes = GenericDataMeta[
+    list[TypedResourceTokenTransactionAttributes], PageMeta
+]
 
 
 class MiningBatchItemAttributes(BaseModel):
@@ -1826,7 +1850,7 @@ class MiningStatsAttributes(BaseModel):
 MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
 
 
-OneAddressBalance = GenericDataMeta[TypedResourceAddressBalance, Meta]
+OneAddressBalanceAttributes = GenericDataMeta[TypedResourceAddressBalanceAttributes, Meta]
 
 
 OneAdminProjectAttributes = GenericDataMeta[TypedResourceAdminProjectAttributes, Meta]
@@ -1886,13 +1910,13 @@ OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
 OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
 
 
-OneMccBalance = GenericDataMeta[TypedResourceMccBalance, Meta]
+OneMccBalanceAttributes = GenericDataMeta[TypedResourceMccBalanceAttributes, Meta]
 
 
-OneMccPrice = GenericDataMeta[TypedResourceMccPrice, Meta]
+OneMccPriceAttributes = GenericDataMeta[TypedResourceMccPriceAttributes, Meta]
 
 
-OneMcdBalance = GenericDataMeta[TypedResourceMcdBalance, Meta]
+OneMcdBalanceAttributes = GenericDataMeta[TypedResourceMcdBalanceAttributes, Meta]
 
 
 OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
@@ -1937,7 +1961,7 @@ OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
 OneTechTreeConfigAttributes = GenericDataMeta[TypedResourceTechTreeConfigAttributes, Meta]
 
 
-OneTokenStats = GenericDataMeta[TypedResourceTokenStats, Meta]
+OneTokenStatsAttributes = GenericDataMeta[TypedResourceTokenStatsAttributes, Meta]
 
 
 class OracleAttributes(BaseModel):

@@ -10,7 +10,7 @@ export interface ActivityIn {
   idempotency_key?: string | null;
 }
 
-export interface AddressBalance {
+export interface AddressBalanceAttributes {
   address: string;
   /** sum of the wallet's MCC token accounts (finalized) */
   total_balance: string;
@@ -43,7 +43,7 @@ export interface AdminProjectAttributes {
   updated_at: string;
 }
 
-export interface Alive {
+export interface AliveBody {
   status: "ok";
 }
 
@@ -329,7 +329,7 @@ export interface BuyoutAttributes {
   completed_at: string | null;
 }
 
-export interface CalculateInterestBody {
+export interface CalculateInterestIn {
   /** Decimal string in the pool asset (MCC) */
   principal: string;
   /** Annual rate; omitted = the pool's current rate */
@@ -389,16 +389,6 @@ export interface CountMeta {
   request_id?: string | null;
   api_version?: string;
   total: number;
-}
-
-export interface CountedProjectAttributeAttributes {
-  data: Array<TypedResourceProjectAttributeAttributes>;
-  meta: CountMeta;
-}
-
-export interface CountedProjectAttributeSetAttributes {
-  data: Array<TypedResourceProjectAttributeSetAttributes>;
-  meta: CountMeta;
 }
 
 export interface DailyKpi {
@@ -501,7 +491,7 @@ export interface EstimateAttributes {
   decimals: number;
 }
 
-export interface EstimateBorrowBody {
+export interface EstimateBorrowIn {
   /** Decimal string in the pool asset */
   loan_amount: string;
   duration: "three_days" | "seven_days" | "thirty_days";
@@ -524,9 +514,18 @@ export interface FragmentConfigAttributes {
   updated_at: string | null;
 }
 
-/** The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not see set to null) and the project attributes the caller may see. */
+/** The user's base profile (the fields of ``GET /v1/users/me``, those the caller may not see set to null) and the project attributes the caller may see. */
 export interface FullProfileAttributes {
   uid: string;
+  /** only with the `email` scope (or for an admin) */
+  email: string | null;
+  wallet_address: string | null;
+  role: string | null;
+  api_keys_configured: boolean | null;
+  display_name: string | null;
+  avatar_url: string | null;
+  created_at: string;
+  updated_at: string;
   project_attributes: Array<ProfileAttribute>;
 }
 
@@ -622,7 +621,7 @@ export interface LegacyManager {
 }
 
 /** The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope. */
-export interface LegacyMccBalance {
+export interface LegacyMccBalanceBody {
   total_balance: number;
   locked_balance: number;
   available_balance: number;
@@ -630,7 +629,7 @@ export interface LegacyMccBalance {
   pending_rewards: number;
 }
 
-export interface LegacyMiningHistory {
+export interface LegacyMiningHistoryBody {
   records: Array<LegacyMiningRecord>;
   total: number;
 }
@@ -642,7 +641,7 @@ export interface LegacyMiningRecord {
   status: string;
 }
 
-export interface LegacyProfile {
+export interface LegacyProfileBody {
   uid: string;
   email: string | null;
   role: string;
@@ -651,7 +650,7 @@ export interface LegacyProfile {
   created_at: string;
 }
 
-export interface LegacyTeam {
+export interface LegacyTeamBody {
   station: LegacyTeamUnit | null;
   unit: LegacyTeamUnit | null;
   manager: LegacyManager | null;
@@ -700,6 +699,16 @@ export interface ListMeta {
 
 export interface ListingAuthorizationAttributes {
   data: Array<TypedResourceAuthorizationAttributes>;
+  meta: CountMeta;
+}
+
+export interface ListingProjectAttributeAttributes {
+  data: Array<TypedResourceProjectAttributeAttributes>;
+  meta: CountMeta;
+}
+
+export interface ListingProjectAttributeSetAttributes {
+  data: Array<TypedResourceProjectAttributeSetAttributes>;
   meta: CountMeta;
 }
 
@@ -852,8 +861,8 @@ export interface ManyStuckTransferAttributes {
   meta: PageMeta;
 }
 
-export interface ManyTokenTransaction {
-  data: Array<TypedResourceTokenTransaction>;
+export interface ManyTokenTransactionAttributes {
+  data: Array<TypedResourceTokenTransactionAttributes>;
   meta: PageMeta;
 }
 
@@ -877,7 +886,7 @@ export interface ManyWhitelistEntryAttributes {
   meta: PageMeta;
 }
 
-export interface MccBalance {
+export interface MccBalanceAttributes {
   total_balance: string;
   available_balance: string;
   /** sum of active fund locks */
@@ -888,7 +897,7 @@ export interface MccBalance {
   updated_at: string | null;
 }
 
-export interface MccPrice {
+export interface MccPriceAttributes {
   /** the price the rule gives now */
   price_usdc: string;
   source: "market" | "admin" | "default";
@@ -908,7 +917,14 @@ export interface MccPrice {
   onchain_updated_at: string | null;
 }
 
-export interface McdBalance {
+export interface MccPriceIn {
+  /** 6 decimals at most, 0.01 to 1000 */
+  price_usdc: string;
+  /** Required unless the Idempotency-Key header is sent */
+  idempotency_key?: string | null;
+}
+
+export interface McdBalanceAttributes {
   /** finalized custody balance as booked (decimal) */
   total_balance: string;
   available_balance: string;
@@ -1092,8 +1108,8 @@ export interface OAuthError {
   error_description?: string | null;
 }
 
-export interface OneAddressBalance {
-  data: TypedResourceAddressBalance;
+export interface OneAddressBalanceAttributes {
+  data: TypedResourceAddressBalanceAttributes;
   meta: Meta;
 }
 
@@ -1207,18 +1223,18 @@ export interface OneLpAttributes {
   meta: ViewMeta;
 }
 
-export interface OneMccBalance {
-  data: TypedResourceMccBalance;
+export interface OneMccBalanceAttributes {
+  data: TypedResourceMccBalanceAttributes;
   meta: Meta;
 }
 
-export interface OneMccPrice {
-  data: TypedResourceMccPrice;
+export interface OneMccPriceAttributes {
+  data: TypedResourceMccPriceAttributes;
   meta: Meta;
 }
 
-export interface OneMcdBalance {
-  data: TypedResourceMcdBalance;
+export interface OneMcdBalanceAttributes {
+  data: TypedResourceMcdBalanceAttributes;
   meta: Meta;
 }
 
@@ -1312,8 +1328,8 @@ export interface OneTechTreeConfigAttributes {
   meta: Meta;
 }
 
-export interface OneTokenStats {
-  data: TypedResourceTokenStats;
+export interface OneTokenStatsAttributes {
+  data: TypedResourceTokenStatsAttributes;
   meta: Meta;
 }
 
@@ -1437,13 +1453,6 @@ export interface PositionAttributes {
   total_debt: string;
 }
 
-export interface PriceSet {
-  /** 6 decimals at most, 0.01 to 1000 */
-  price_usdc: string;
-  /** Required unless the Idempotency-Key header is sent */
-  idempotency_key?: string | null;
-}
-
 /** RFC 7807 / RFC 9457 problem details; `type` ends in a stable slug. */
 export interface Problem {
   type: string;
@@ -1534,7 +1543,7 @@ export interface PublicUserAttributes {
   created_at: string;
 }
 
-export interface Ready {
+export interface ReadyBody {
   status: "ready";
   checks: Record<string, "ok">;
 }
@@ -1716,7 +1725,7 @@ export interface TokenResponse {
   id_token?: string | null;
 }
 
-export interface TokenStats {
+export interface TokenStatsAttributes {
   mint: string;
   supply: string;
   decimals: number;
@@ -1731,7 +1740,7 @@ export interface TokenStats {
   updated_at: string;
 }
 
-export interface TokenTransaction {
+export interface TokenTransactionAttributes {
   /** deposit, transfer_in, transfer_out, settlement_in, settlement_out, mining_reward, credit, debit */
   type: string;
   direction: "in" | "out";
@@ -1802,10 +1811,10 @@ export interface TypeAmounts {
   system: string;
 }
 
-export interface TypedResourceAddressBalance {
+export interface TypedResourceAddressBalanceAttributes {
   type: string;
   id: string;
-  attributes: AddressBalance;
+  attributes: AddressBalanceAttributes;
 }
 
 export interface TypedResourceAdminProjectAttributes {
@@ -1970,22 +1979,22 @@ export interface TypedResourceLpAttributes {
   attributes: LpAttributes;
 }
 
-export interface TypedResourceMccBalance {
+export interface TypedResourceMccBalanceAttributes {
   type: string;
   id: string;
-  attributes: MccBalance;
+  attributes: MccBalanceAttributes;
 }
 
-export interface TypedResourceMccPrice {
+export interface TypedResourceMccPriceAttributes {
   type: string;
   id: string;
-  attributes: MccPrice;
+  attributes: MccPriceAttributes;
 }
 
-export interface TypedResourceMcdBalance {
+export interface TypedResourceMcdBalanceAttributes {
   type: string;
   id: string;
-  attributes: McdBalance;
+  attributes: McdBalanceAttributes;
 }
 
 export interface TypedResourceMcdRewardAttributes {
@@ -2132,16 +2141,16 @@ export interface TypedResourceTechTreeConfigAttributes {
   attributes: TechTreeConfigAttributes;
 }
 
-export interface TypedResourceTokenStats {
+export interface TypedResourceTokenStatsAttributes {
   type: string;
   id: string;
-  attributes: TokenStats;
+  attributes: TokenStatsAttributes;
 }
 
-export interface TypedResourceTokenTransaction {
+export interface TypedResourceTokenTransactionAttributes {
   type: string;
   id: string;
-  attributes: TokenTransaction;
+  attributes: TokenTransactionAttributes;
 }
 
 export interface TypedResourceTransferAttributes {

@@ -98,13 +98,13 @@ export class Health {
   }
 
   /** Liveness: the process answers. (`GET /healthz`) */
-  async healthz(): Promise<m.Alive> {
-    return await this.t.call<m.Alive>("GET", "/healthz", {}, {  });
+  async healthz(): Promise<m.AliveBody> {
+    return await this.t.call<m.AliveBody>("GET", "/healthz", {}, {  });
   }
 
   /** Readiness: database, Redis, Temporal and the chain RPC all answer. (`GET /readyz`) */
-  async readyz(): Promise<m.Ready> {
-    return await this.t.call<m.Ready>("GET", "/readyz", {}, {  });
+  async readyz(): Promise<m.ReadyBody> {
+    return await this.t.call<m.ReadyBody>("GET", "/readyz", {}, {  });
   }
 }
 
@@ -114,12 +114,12 @@ export class Lending {
   }
 
   /** Interest on a loan exactly as the lending program computes it, with the overflow flag. (`POST /v1/lending/calculate-interest`) */
-  async calculateInterest(body: m.CalculateInterestBody): Promise<m.TypedResourceInterestAttributes> {
+  async calculateInterest(body: m.CalculateInterestIn): Promise<m.TypedResourceInterestAttributes> {
     return (await this.t.call<m.OneInterestAttributes>("POST", "/v1/lending/calculate-interest", {}, { json: body })).data;
   }
 
   /** What a loan would cost now: collateral, limits, rates before/after, interest at due. (`POST /v1/lending/estimate-borrow-cost`) */
-  async estimateBorrowCost(body: m.EstimateBorrowBody): Promise<m.TypedResourceEstimateAttributes> {
+  async estimateBorrowCost(body: m.EstimateBorrowIn): Promise<m.TypedResourceEstimateAttributes> {
     return (await this.t.call<m.OneEstimateAttributes>("POST", "/v1/lending/estimate-borrow-cost", {}, { json: body })).data;
   }
 
@@ -335,48 +335,48 @@ export class Tokens {
   }
 
   /** The on-chain MCC balance of any wallet (public; the same answer for users and others). (`GET /v1/mcc/balance/{address}`) */
-  async mccAddressBalance(address: string): Promise<m.TypedResourceAddressBalance> {
-    return (await this.t.call<m.OneAddressBalance>("GET", "/v1/mcc/balance/{address}", { address: address }, {  })).data;
+  async mccAddressBalance(address: string): Promise<m.TypedResourceAddressBalanceAttributes> {
+    return (await this.t.call<m.OneAddressBalanceAttributes>("GET", "/v1/mcc/balance/{address}", { address: address }, {  })).data;
   }
 
   /** The caller's MCC custody balance: total, locked, available, deposit address. (`GET /v1/mcc/balance`) */
-  async mccBalance(): Promise<m.TypedResourceMccBalance> {
-    return (await this.t.call<m.OneMccBalance>("GET", "/v1/mcc/balance", {}, {  })).data;
+  async mccBalance(): Promise<m.TypedResourceMccBalanceAttributes> {
+    return (await this.t.call<m.OneMccBalanceAttributes>("GET", "/v1/mcc/balance", {}, {  })).data;
   }
 
   /** The MCC price the rule gives now (market > admin > default), with base and buyback. (`GET /v1/mcc/price`) */
-  async mccPrice(): Promise<m.TypedResourceMccPrice> {
-    return (await this.t.call<m.OneMccPrice>("GET", "/v1/mcc/price", {}, {  })).data;
+  async mccPrice(): Promise<m.TypedResourceMccPriceAttributes> {
+    return (await this.t.call<m.OneMccPriceAttributes>("GET", "/v1/mcc/price", {}, {  })).data;
   }
 
   /** Global MCC statistics: supply, custody, holders, volume, price (cached 30 s). (`GET /v1/mcc/stats`) */
-  async mccStats(): Promise<m.TypedResourceTokenStats> {
-    return (await this.t.call<m.OneTokenStats>("GET", "/v1/mcc/stats", {}, {  })).data;
+  async mccStats(): Promise<m.TypedResourceTokenStatsAttributes> {
+    return (await this.t.call<m.OneTokenStatsAttributes>("GET", "/v1/mcc/stats", {}, {  })).data;
   }
 
   /** The caller's MCC movements, newest first (deposits, transfers, settlements). (`GET /v1/mcc/transactions`) */
-  mccTransactions(options: { perPage?: number } = {}): AsyncGenerator<m.ManyTokenTransaction> {
-    return this.t.callPages<m.ManyTokenTransaction>("GET", "/v1/mcc/transactions", {}, { perPage: options.perPage });
+  mccTransactions(options: { perPage?: number } = {}): AsyncGenerator<m.ManyTokenTransactionAttributes> {
+    return this.t.callPages<m.ManyTokenTransactionAttributes>("GET", "/v1/mcc/transactions", {}, { perPage: options.perPage });
   }
 
   /** The caller's MCD custody balance (`mcd_balance`): total, frozen, available. (`GET /v1/mcd/balance`) */
-  async mcdBalance(): Promise<m.TypedResourceMcdBalance> {
-    return (await this.t.call<m.OneMcdBalance>("GET", "/v1/mcd/balance", {}, {  })).data;
+  async mcdBalance(): Promise<m.TypedResourceMcdBalanceAttributes> {
+    return (await this.t.call<m.OneMcdBalanceAttributes>("GET", "/v1/mcd/balance", {}, {  })).data;
   }
 
   /** Global MCD statistics: supply, custody, holders, volume (cached 30 s). (`GET /v1/mcd/stats`) */
-  async mcdStats(): Promise<m.TypedResourceTokenStats> {
-    return (await this.t.call<m.OneTokenStats>("GET", "/v1/mcd/stats", {}, {  })).data;
+  async mcdStats(): Promise<m.TypedResourceTokenStatsAttributes> {
+    return (await this.t.call<m.OneTokenStatsAttributes>("GET", "/v1/mcd/stats", {}, {  })).data;
   }
 
   /** The caller's MCD movements, newest first (deposits, transfers, mining rewards). (`GET /v1/mcd/transactions`) */
-  mcdTransactions(options: { perPage?: number } = {}): AsyncGenerator<m.ManyTokenTransaction> {
-    return this.t.callPages<m.ManyTokenTransaction>("GET", "/v1/mcd/transactions", {}, { perPage: options.perPage });
+  mcdTransactions(options: { perPage?: number } = {}): AsyncGenerator<m.ManyTokenTransactionAttributes> {
+    return this.t.callPages<m.ManyTokenTransactionAttributes>("GET", "/v1/mcd/transactions", {}, { perPage: options.perPage });
   }
 
   /** Set the administrator price (scope mcc:admin, role admin; audited). (`POST /v1/mcc/price`) */
-  async setMccPrice(body: m.PriceSet): Promise<m.TypedResourceMccPrice> {
-    return (await this.t.call<m.OneMccPrice>("POST", "/v1/mcc/price", {}, { json: body })).data;
+  async setMccPrice(body: m.MccPriceIn): Promise<m.TypedResourceMccPriceAttributes> {
+    return (await this.t.call<m.OneMccPriceAttributes>("POST", "/v1/mcc/price", {}, { json: body })).data;
   }
 }
 
@@ -413,7 +413,7 @@ export class Users {
     this.attributes = new UsersAttributes(t);
   }
 
-  /** The projects the current user has authorized, with the scopes granted to each. (`GET /v1/users/me/authorizations`) */
+  /** The projects the current user has authorized, with the scopes granted to each (a (`GET /v1/users/me/authorizations`) */
   async listAuthorizations(): Promise<Array<m.TypedResourceAuthorizationAttributes>> {
     return (await this.t.call<m.ListingAuthorizationAttributes>("GET", "/v1/users/me/authorizations", {}, {  })).data;
   }
@@ -456,7 +456,7 @@ export class UsersAttributes {
 
   /** Read this project's attributes of many users at once (one item per requested uid). (`POST /v1/users/batch/attributes`) */
   async batch(body: m.AttributeBatchIn): Promise<Array<m.TypedResourceProjectAttributeSetAttributes>> {
-    return (await this.t.call<m.CountedProjectAttributeSetAttributes>("POST", "/v1/users/batch/attributes", {}, { json: body })).data;
+    return (await this.t.call<m.ListingProjectAttributeSetAttributes>("POST", "/v1/users/batch/attributes", {}, { json: body })).data;
   }
 
   /** Delete some of this project's attributes of a user (idempotent; missing keys listed). (`DELETE /v1/users/{uid}/attributes`) */
@@ -466,7 +466,7 @@ export class UsersAttributes {
 
   /** A project's attributes of a user, limited to what the caller may see. (`GET /v1/users/{uid}/projects/{project_id}/attributes`) */
   async forProject(uid: string, projectId: number): Promise<Array<m.TypedResourceProjectAttributeAttributes>> {
-    return (await this.t.call<m.CountedProjectAttributeAttributes>("GET", "/v1/users/{uid}/projects/{project_id}/attributes", { uid: uid, project_id: projectId }, {  })).data;
+    return (await this.t.call<m.ListingProjectAttributeAttributes>("GET", "/v1/users/{uid}/projects/{project_id}/attributes", { uid: uid, project_id: projectId }, {  })).data;
   }
 
   /** A project sees it only for users who authorized it, and their e-mail only if they granted (`GET /v1/users/{uid}/full-profile`) */
