@@ -9,7 +9,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from access.ratelimit import TIER_LIMITS
 from access.scopes import PROJECT_SCOPES
 from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
@@ -113,7 +112,7 @@ async def register_project(
     )
     await session.commit()
     await session.refresh(done.project)
-    attributes = registration.registered_attributes(done)
+    attributes = RegisteredProjectAttributes.of(done)
     return JSONResponse(single("project", done.project.project_id, attributes), status_code=201)
 
 
@@ -142,12 +141,7 @@ async def change_project_status(
         payload.model_dump(), {"from_status": record.from_status, "status": record.status},
     )  # fmt: skip
     await session.commit()
-    return single(
-        "project_status",
-        project.project_id,
-        machine.project_attributes(project)
-        | {"updated_at": iso(project.updated_at), "change": machine.record_attributes(record)},
-    )
+    return single("project_status", project.project_id, StatusChangeAttributes.of(project, record))
 
 
 class ProjectSettingsIn(BaseModel):
@@ -204,30 +198,8 @@ class RollIn(BaseModel):
     reason: str | None = Field(None, max_length=2000)
 
 
-def admin_project_attrs(project: Project) -> AdminProjectAttributes:
-    return AdminProjectAttributes(
-        project_id=str(project.project_id),
-        name=project.name,
-        description=project.description,
-        status=project.status,
-        suspended=project.suspended,
-        owner_uid=project.owner_uid,
-        allowed_scopes=list(project.allowed_scopes or []),
-        rate_limit_tier=project.rate_limit_tier,
-        rate_limit_per_minute=TIER_LIMITS.get(project.rate_limit_tier, TIER_LIMITS["free"]),
-        limits=dict(project.limits or {}),
-        ip_allowlist=list(project.ip_allowlist or []),
-        webhook_url=project.webhook_url,
-        api_key=project.api_key,
-        mcd_wallet_address=project.mcd_wallet_address,
-        previous_secret_expires_at=iso(project.previous_secret_expires_at),
-        created_at=iso(project.created_at),
-        updated_at=iso(project.updated_at),
-    )
-
-
 def _one(project: Project) -> dict[str, Any]:
-    return single("project", project.project_id, admin_project_attrs(project))
+    return single("project", project.project_id, AdminProjectAttributes.of(project))
 
 
 @router.get(
@@ -244,7 +216,7 @@ async def list_projects(
     rows, total = await queries.paged(
         session, control.projects(status, tier), control.NEWEST_FIRST, paging
     )
-    items = [resource("project", p.project_id, admin_project_attrs(p)) for p in rows]
+    items = [resource("project", p.project_id, AdminProjectAttributes.of(p)) for p in rows]
     return page(items, total, paging)
 
 

@@ -34,8 +34,8 @@ from api.typed import Many, One
 from core.errors import DomainError
 from db.models.onboarding import ProjectApplication
 from onboarding import applications, queries
-from onboarding.applications import application_attributes, check_wallet
-from onboarding.clients import client_attributes, project_client
+from onboarding.applications import check_wallet
+from onboarding.clients import project_client
 from onboarding.control import audit_action
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
@@ -113,15 +113,15 @@ class RejectIn(BaseModel):
 
 
 def _as_application(row: ProjectApplication) -> dict[str, Any]:
-    return resource("project_application", row.id, application_attributes(row))
+    return resource("project_application", row.id, ApplicationAttributes.of(row))
 
 
 def _developers(row: ProjectApplication, user: UserPrincipal) -> dict[str, Any]:
     """An application as its developer's token may see it: the e-mail only with the `email`
     scope (an ID token of a project's app signed in with `openid` shows that app nothing)."""
-    attributes = application_attributes(row)
+    attributes = ApplicationAttributes.of(row)
     if "email" not in user.scopes and not user.is_admin:
-        attributes["developer_email"] = None
+        attributes = attributes.model_copy(update={"developer_email": None})
     return resource("project_application", row.id, attributes)
 
 
@@ -242,7 +242,7 @@ async def approve(
                 single(
                     "project_application",
                     row.id,
-                    application_attributes(row),
+                    ApplicationAttributes.of(row),
                     message="Approval in progress; repeat this call to receive the credentials",
                 ),
                 status_code=202,
@@ -274,9 +274,8 @@ async def _deliver(
     row, secret = await applications.take_secret(session, application_id, {key_id: master_key})
     await session.commit()
     await session.refresh(row)
-    attributes = application_attributes(row) | {"api_secret": secret}
-    if row.project_id is not None and (client := await project_client(session, row.project_id)):
-        attributes |= client_attributes(client)
+    client = None if row.project_id is None else await project_client(session, row.project_id)
+    attributes = ApprovedApplicationAttributes.approved(row, secret, client)
     return JSONResponse(single("project_application", row.id, attributes))
 
 
@@ -304,4 +303,4 @@ async def reject(
     )  # fmt: skip
     await session.commit()
     await session.refresh(row)
-    return single("project_application", row.id, application_attributes(row))
+    return single("project_application", row.id, ApplicationAttributes.of(row))

@@ -1,17 +1,24 @@
-"""Typed bodies of the onboarding routes (applications, projects, whitelist, OAuth clients):
-the OpenAPI document shows each success body exactly; the field order is the wire order."""
+"""Bodies of the onboarding routes (applications, projects, whitelist, OAuth clients): each
+resource's attributes are built by their model (``of``), which is what the OpenAPI document
+shows; the field order is the wire order."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from pydantic import Field, create_model
 
+from access.ratelimit import TIER_LIMITS
 from api.envelope import Meta
 from api.typed import Attributes, Shape
+from chain import whitelist as wl
+from db.models import Project
+from db.models.access import OAuthClient
+from db.models.onboarding import McdWhitelistEntry, ProjectApplication, ProjectStatusRecord
+from onboarding.registration import Registered
 
 
-class ApplicationAttributes(Shape):
+class ApplicationAttributes(Attributes):
     application_id: str
     project_name: str
     project_description: str | None
@@ -35,12 +42,30 @@ class ApplicationAttributes(Shape):
     created_at: str
     updated_at: str
 
+    @classmethod
+    def of(cls, row: ProjectApplication) -> Self:
+        """Every stored field a client may see (never the secret nor its hash)."""
+        return cls.of_row(row, application_id=str(row.id))
 
-class OAuthClientAttributes(Shape):
+
+class OAuthClientAttributes(Attributes):
     oauth_client_id: str
     redirect_uris: list[str]
     scopes: list[str]
     client_type: str
+
+    @classmethod
+    def of(cls, client: OAuthClient) -> Self:
+        return cls(**_client_fields(client))
+
+
+def _client_fields(client: OAuthClient) -> dict[str, Any]:
+    return {
+        "oauth_client_id": client.client_id,
+        "redirect_uris": list(client.redirect_uris),
+        "scopes": list(client.allowed_scopes),
+        "client_type": "public" if client.client_secret_hash is None else "confidential",
+    }
 
 
 class ApprovedApplicationAttributes(ApplicationAttributes):
@@ -52,8 +77,13 @@ class ApprovedApplicationAttributes(ApplicationAttributes):
     scopes: list[str] | None = None
     client_type: str | None = None
 
+    @classmethod
+    def approved(cls, row: ProjectApplication, secret: str, client: OAuthClient | None) -> Self:
+        fields = ApplicationAttributes.of(row).model_dump() | {"api_secret": secret}
+        return cls(**fields, **(_client_fields(client) if client is not None else {}))
 
-class RegisteredProjectAttributes(Shape):
+
+class RegisteredProjectAttributes(Attributes):
     project_id: str
     name: str
     description: str | None
@@ -69,8 +99,19 @@ class RegisteredProjectAttributes(Shape):
     scopes: list[str]
     client_type: str
 
+    @classmethod
+    def of(cls, done: Registered) -> Self:
+        project, credentials = done.project, done.credentials
+        return cls.of_row(
+            project,
+            project_id=str(project.project_id),
+            api_key=credentials.api_key,
+            api_secret=credentials.api_secret,
+            **_client_fields(done.client),
+        )
 
-class StatusRecordAttributes(Shape):
+
+class StatusRecordAttributes(Attributes):
     project_id: str
     from_status: str | None
     status: str
@@ -78,16 +119,25 @@ class StatusRecordAttributes(Shape):
     changed_by: str | None
     created_at: str
 
+    @classmethod
+    def of(cls, record: ProjectStatusRecord) -> Self:
+        return cls.of_row(record, project_id=str(record.project_id))
 
-class StatusChangeAttributes(Shape):
+
+class StatusChangeAttributes(Attributes):
     project_id: str
     name: str
     status: str
     updated_at: str
     change: StatusRecordAttributes
 
+    @classmethod
+    def of(cls, project: Project, record: ProjectStatusRecord) -> Self:
+        change = StatusRecordAttributes.of(record)
+        return cls.of_row(project, project_id=str(project.project_id), change=change)
 
-class ProjectStatusAttributes(Shape):
+
+class ProjectStatusAttributes(Attributes):
     project_id: str
     name: str
     status: str
@@ -96,8 +146,13 @@ class ProjectStatusAttributes(Shape):
     updated_at: str
     history: list[StatusRecordAttributes]
 
+    @classmethod
+    def of(cls, project: Project, allows: list[str], history: list[ProjectStatusRecord]) -> Self:
+        shown = [StatusRecordAttributes.of(r) for r in history]
+        return cls.of_row(project, project_id=str(project.project_id), allows=allows, history=shown)
 
-class WhitelistEntryAttributes(Shape):
+
+class WhitelistEntryAttributes(Attributes):
     project_id: int
     project_name: str
     wallet_address: str
@@ -113,11 +168,18 @@ class WhitelistEntryAttributes(Shape):
     updated_at: str
     onchain: dict[str, Any] | None
 
+    @classmethod
+    def of(cls, row: McdWhitelistEntry, onchain: wl.WhitelistEntry | None = None) -> Self:
+        """The stored entry, plus ``onchain``: the McdWhitelist account's fields as the program
+        holds them (None when the chain has no entry, e.g. after removal)."""
+        return cls.of_row(row, onchain=wl.entry_fields(onchain) if onchain is not None else None)
+
 
 # The status answer: the same fields, status and updated_at first (their order on the wire).
 _LEADING = ("status", "updated_at")
 WhitelistStatusAttributes = create_model(
     "WhitelistStatusAttributes",
+    __base__=Attributes,
     **{name: (WhitelistEntryAttributes.model_fields[name].annotation, ...) for name in _LEADING},
     **{
         name: (field.annotation, ...)
@@ -158,6 +220,18 @@ class AdminProjectAttributes(Attributes):
     previous_secret_expires_at: str | None
     created_at: str
     updated_at: str
+
+    @classmethod
+    def of(cls, project: Project) -> Self:
+        tier = project.rate_limit_tier
+        return cls.of_row(
+            project,
+            project_id=str(project.project_id),
+            allowed_scopes=list(project.allowed_scopes or []),
+            rate_limit_per_minute=TIER_LIMITS.get(tier, TIER_LIMITS["free"]),
+            limits=dict(project.limits or {}),
+            ip_allowlist=list(project.ip_allowlist or []),
+        )
 
 
 class ApiSecretAttributes(Attributes):
