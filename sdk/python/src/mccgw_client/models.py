@@ -25,9 +25,6 @@ class BaseModel(_BaseModel):
 
 
 class AddressBalanceAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     address: str
     token_accounts: int
     total_balance: Annotated[
@@ -45,9 +42,6 @@ class AdminProjectAttributes(BaseModel):
     A project as an administrator sees it (never its secret nor the secret's hash).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allowed_scopes: list[str]
     api_key: str | None
     created_at: str
@@ -68,9 +62,6 @@ class AdminProjectAttributes(BaseModel):
 
 
 class AliveBody(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     status: Literal["ok"]
 
 
@@ -79,9 +70,6 @@ class ApiSecretAttributes(BaseModel):
     The answer of a roll: the new api_secret, shown once.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_key: str | None
     api_secret: str
     previous_expires_at: str | None
@@ -90,9 +78,6 @@ class ApiSecretAttributes(BaseModel):
 
 
 class ApplicationAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_key: str | None
     application_id: str
     company_name: str | None
@@ -144,45 +129,19 @@ class ApproveIn(BaseModel):
     rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
 
 
-class ApprovedApplicationAttributes(BaseModel):
+class ApprovedApplicationAttributes(ApplicationAttributes):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    api_key: str | None
     api_secret: str
-    application_id: str
     client_type: str | None = None
-    company_name: str | None
-    created_at: str
-    developer_email: str
-    developer_uid: str
-    mcc_wallet_address: str | None
-    mcd_wallet_address: str
     oauth_client_id: str | None = None
-    project_description: str | None
-    project_id: int | None
-    project_name: str
     redirect_uris: list[str] | None = None
-    rejection_reason: str | None
-    reviewed_at: str | None
-    reviewed_by: str | None
     scopes: list[str] | None = None
-    status: str
-    updated_at: str
-    website_url: str | None
-    whitelist_bump: int | None
-    whitelist_pda: str | None
-    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     at: str
     attempt: int
     error: str | None
@@ -226,9 +185,6 @@ class AttributeDeleteIn(BaseModel):
 
 
 class AttributeDeletionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     deleted: list[str]
     not_found: list[str]
     project_id: str
@@ -243,18 +199,12 @@ class AttributeIn(BaseModel):
 
 
 class AttributeValue(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     updated_at: str
     value: Any
     visibility: str
 
 
 class AuctionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     auction_id: int
     auction_type: str
@@ -283,9 +233,6 @@ class AuctionAttributes(BaseModel):
 
 
 class AuctionConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     auction_duration_seconds: int
     authority: str
     created_at: str | None
@@ -305,43 +252,12 @@ class AuctionConfigAttributes(BaseModel):
     updated_at: str | None
 
 
-class AuctionDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    auction_id: int
-    auction_type: str
-    bid_count: int
-    buy_now_price: str | None
-    completed_at: str | None
-    created_at: str | None
-    creator: str
-    current_price: str
-    end_time: str | None
-    ended_unsettled: bool
+class AuctionDetailAttributes(AuctionAttributes):
     escrow_account: str
     escrow_balance: str | None
-    extension_count: int
-    highest_bidder: str | None
-    is_biddable: bool
-    is_ended: bool
-    min_next_bid: str | None
-    nft_mint: str | None
-    proceeds_recipient: str
-    seconds_left: int
-    settled_amount: str
-    start_time: str | None
-    starting_price: str
-    status: str
-    territory_id: int
-    territory_type: str
 
 
 class AuthorizationAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     granted_at: str
     project_id: str
     project_name: str | None
@@ -352,9 +268,6 @@ class AuthorizationAttributes(BaseModel):
 
 
 class AvatarAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str
     bytes: int
     content_type: str
@@ -363,9 +276,6 @@ class AvatarAttributes(BaseModel):
 
 
 class BaseProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -391,9 +301,6 @@ class BatchIn(BaseModel):
 
 
 class BidAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     amount: str
     auction_ended: bool | None
@@ -408,9 +315,6 @@ class BidAttributes(BaseModel):
 
 
 class BonusAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_multiplier: Annotated[
         float, Field(description="Applied to every mining reward: 1.3 = +30 %")
     ]
@@ -418,9 +322,6 @@ class BonusAttributes(BaseModel):
 
 
 class BorrowChecks(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     borrows_not_paused: bool
@@ -432,9 +333,6 @@ class BorrowChecks(BaseModel):
 
 
 class BuyoutAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     completed_at: str | None
     expires_at: str | None
@@ -479,9 +377,6 @@ class CancelIn(BaseModel):
 
 
 class Capacities(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrix: int
     sector: int
     station: int
@@ -489,9 +384,6 @@ class Capacities(BaseModel):
 
 
 class ChainWriteView(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attempt: int | None
     confirmation_status: str | None
     last_valid_block_height: int | None
@@ -501,9 +393,6 @@ class ChainWriteView(BaseModel):
 
 
 class ClientSecretRollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     expire_previous_in_seconds: Annotated[
         int | None,
         Field(
@@ -525,9 +414,6 @@ class CountMeta(Meta):
 
 
 class DailyKpi(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
     day: date_aliased
     member_count: int
@@ -536,9 +422,6 @@ class DailyKpi(BaseModel):
 
 
 class DayProject(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     date: str
     mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
@@ -547,9 +430,6 @@ class DayProject(BaseModel):
 
 
 class DeliveryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attempt_log: list[Attempt]
     attempts: int
     completed_at: str | None
@@ -564,9 +444,6 @@ class DeliveryAttributes(BaseModel):
 
 
 class DriftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     address: str | None
     chain_balance: str
     created_at: str
@@ -578,9 +455,6 @@ class DriftAttributes(BaseModel):
 
 
 class EndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     disabled_at: str | None
     disabled_reason: str | None
@@ -592,9 +466,6 @@ class EndpointAttributes(BaseModel):
 
 
 class EstimateAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_liquidity: str
     checks: BorrowChecks
     collateral_type: str
@@ -627,9 +498,6 @@ class EstimateBorrowIn(BaseModel):
 
 
 class FragmentConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_buyouts: int
     authority: str
     buyout_duration_seconds: int
@@ -652,9 +520,6 @@ class FundsTransferIn(BaseModel):
 
 
 class GlobalDay(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     date: str
     mcd_amount: str
@@ -663,9 +528,6 @@ class GlobalDay(BaseModel):
 
 
 class HolderAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     is_buyout_escrow: bool
     owner: str
@@ -674,9 +536,6 @@ class HolderAttributes(BaseModel):
 
 
 class HoldingAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     fragment_mint: str
     fragment_symbol: str
@@ -688,9 +547,6 @@ class HoldingAttributes(BaseModel):
 
 
 class InterestAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     decimals: int
     duration_seconds: int
     interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
@@ -740,9 +596,6 @@ class LegacyError(BaseModel):
 
 
 class LegacyManager(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     name: str | None
     uid: str
 
@@ -752,9 +605,6 @@ class LegacyMccBalanceBody(BaseModel):
     The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_balance: float
     locked_balance: float
     pending_rewards: Annotated[
@@ -764,9 +614,6 @@ class LegacyMccBalanceBody(BaseModel):
 
 
 class LegacyMiningRecord(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: float
     date: str
     project: str
@@ -774,9 +621,6 @@ class LegacyMiningRecord(BaseModel):
 
 
 class LegacyProfileBody(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     email: str | None
     role: str
@@ -786,18 +630,12 @@ class LegacyProfileBody(BaseModel):
 
 
 class LegacyTeamUnit(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: int
     member_count: int
     name: str
 
 
 class Level(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_percent: int
     cumulative_percent: int
     lighting_condition: str
@@ -809,9 +647,6 @@ class LightIn(BaseModel):
 
 
 class Liquidity(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     exchange_rate: str
     lp_balance: str
     share_of_pool: str
@@ -836,9 +671,6 @@ class ListMeta(ViewMeta):
 
 
 class LoanAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     accrued_interest: str
     borrow_rate_at_origination_bps: int
@@ -866,9 +698,6 @@ class LoanAttributes(BaseModel):
 
 
 class LoansByStatus(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active: int
     liquidated: int
     pending: int
@@ -879,9 +708,6 @@ Amount: TypeAlias = Annotated[str, Field(description="Decimal string")]
 
 
 class LockAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: Amount
     available_balance: Annotated[
         str | None,
@@ -916,9 +742,6 @@ class LockIn(BaseModel):
 
 
 class LpAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     exchange_rate: str
     lending_pool: str
     lp_balance: str
@@ -930,9 +753,6 @@ class LpAttributes(BaseModel):
 
 
 class MccBalanceAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_balance: str
     deposit_address: str
     deposit_owner: str
@@ -943,9 +763,6 @@ class MccBalanceAttributes(BaseModel):
 
 
 class MccPriceAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
     buyback_price_usdc: Annotated[
         str | None, Field(description="base + floor(base * premium / 10000)")
@@ -968,9 +785,6 @@ class MccPriceIn(BaseModel):
 
 
 class McdBalanceAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_balance: str
     deposit_address: Annotated[
         str, Field(description="the user's custody token account: send here")
@@ -991,9 +805,6 @@ class McdRewardAttributes(BaseModel):
     An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     amount: str
     date: str
@@ -1003,9 +814,6 @@ class McdRewardAttributes(BaseModel):
 
 
 class MemberAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     display_name: str | None
     joined_at: str
     station: str
@@ -1013,9 +821,6 @@ class MemberAttributes(BaseModel):
 
 
 class MembershipAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     joined_at: str | None
     left_at: str | None
     moved: Annotated[bool, Field(description="False when nothing changed")]
@@ -1038,9 +843,6 @@ class MiningRecordAttributes(BaseModel):
     A ``mining_record``: one confirmed reward.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -1057,9 +859,6 @@ class MiningSubmissionAttributes(BaseModel):
     A ``mining_activity`` resource: one submission, its reward and its history.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -1076,9 +875,6 @@ class MiningSubmissionAttributes(BaseModel):
 
 
 class MiningTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     mcd_amount: str
     trade_volume_usdc: str
@@ -1090,9 +886,6 @@ class MiningWebhookMeta(Meta):
 
 
 class NftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     created_at: str | None
     current_members: int
@@ -1108,33 +901,14 @@ class NftAttributes(BaseModel):
     updated_at: str | None
 
 
-class NftDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    created_at: str | None
-    current_members: int
+class NftDetailAttributes(NftAttributes):
     escrowed_in: Literal["lending_loan", "fragment_vault"] | None
     holder: str | None
     holder_token_account: str | None
-    is_auctioning: bool
-    is_frozen: bool
-    mint: str | None
-    name: str
     owner_is_stale: bool
-    parent_id: int | None
-    recorded_owner: str
-    status: Literal["minted", "reserved"]
-    territory_id: int
-    territory_type: str
-    updated_at: str | None
 
 
 class OAuthClientAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     client_type: str
     oauth_client_id: str
     redirect_uris: list[str]
@@ -1146,9 +920,6 @@ class OAuthClientSecretAttributes(BaseModel):
     The answer of a client secret roll: the new client secret, shown once.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     client_secret: Annotated[str, Field(description="The new client secret, shown once")]
     client_type: str
     oauth_client_id: str
@@ -1194,9 +965,6 @@ class PlacementIn(BaseModel):
 
 
 class PositionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_loans: int
     liquidity: Liquidity
     loans: list[LoanAttributes]
@@ -1223,9 +991,6 @@ class Problem(BaseModel):
 
 
 class ProfileAttribute(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attribute_key: str
     attribute_value: Any
     project_id: str
@@ -1239,9 +1004,6 @@ class ProfileUpdate(BaseModel):
 
 
 class ProjectAttributeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attribute_key: str
     attribute_value: Any
     created_at: str
@@ -1252,9 +1014,6 @@ class ProjectAttributeAttributes(BaseModel):
 
 
 class ProjectAttributeSetAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attributes: dict[str, AttributeValue]
     project_id: str
     uid: str
@@ -1291,9 +1050,6 @@ class ProjectSettingsIn(BaseModel):
     Any of the project's tier, amount limits and IP allow-list, with the reason (audited).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ip_allowlist: Annotated[
         list[str] | None,
         Field(description="CIDR blocks (or addresses) allowed to call; [] = any address"),
@@ -1322,9 +1078,6 @@ class ProofIn(BaseModel):
 
 
 class PublicUserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -1332,9 +1085,6 @@ class PublicUserAttributes(BaseModel):
 
 
 class ReadyBody(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     checks: dict[str, Literal["ok"]]
     status: Literal["ready"]
 
@@ -1351,28 +1101,14 @@ class RedirectUrisIn(BaseModel):
     ]
 
 
-class RegisteredEndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    created_at: str
-    disabled_at: str | None
-    disabled_reason: str | None
-    events: list[str]
-    failing_since: str | None
+class RegisteredEndpointAttributes(EndpointAttributes):
     secret: Annotated[
         str | None,
         Field(description="Only when registered without one: the generated secret, shown once"),
     ] = None
-    status: Annotated[str, Field(description="active, disabled or deleted")]
-    updated_at: str
-    url: str
 
 
 class RegisteredProjectAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allowed_scopes: list[str]
     api_key: str
     api_secret: str
@@ -1401,17 +1137,11 @@ class RemovalIn(LightIn):
 
 
 class RetriedWrite(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     signature: str | None
     status: str
 
 
 class RetryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     chain_write: RetriedWrite | None
     status: str
     transfer_id: str
@@ -1424,15 +1154,8 @@ class Revocation(BaseModel):
     RFC 7009: an empty JSON object whether or not the token existed.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
 
 class RollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     expire_previous_in_seconds: Annotated[
         int | None,
         Field(
@@ -1445,9 +1168,6 @@ class RollIn(BaseModel):
 
 
 class SecretRollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     expire_previous_in_seconds: Annotated[
         int | None,
         Field(
@@ -1460,18 +1180,12 @@ class SecretRollIn(BaseModel):
 
 
 class StationSummary(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: str
     mining_input: str
     qualifying_days: int
 
 
 class StatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_principal: str
     as_of: str | None
     available_liquidity: str
@@ -1502,9 +1216,6 @@ class StatusChangeIn(BaseModel):
 
 
 class StatusRecordAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     changed_by: str | None
     created_at: str
     from_status: str | None
@@ -1514,9 +1225,6 @@ class StatusRecordAttributes(BaseModel):
 
 
 class TechTreeConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     levels: list[Level]
     min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
     min_members: int
@@ -1527,9 +1235,6 @@ class TechTreeConfigAttributes(BaseModel):
 
 
 class TerritoryTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrices: int
     sectors: int
     stations: int
@@ -1546,9 +1251,6 @@ class TokenResponse(BaseModel):
 
 
 class TokenStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     custody_total: str
     decimals: int
     holders: int
@@ -1564,9 +1266,6 @@ class TokenStatsAttributes(BaseModel):
 
 
 class TokenTransactionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
     created_at: str
@@ -1606,18 +1305,12 @@ class TransferRequestIn(BaseModel):
 
 
 class TransferStep(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     at: str
     reason: str | None
     status: str
 
 
 class TypeAmounts(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrix: str
     sector: str
     station: str
@@ -1775,9 +1468,6 @@ TypedResourceTokenTransactionAttributes = GenericTyped[TokenTransactionAttribute
 
 
 class UnitAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     lit: bool
     lit_since: date_aliased | None
@@ -1817,9 +1507,6 @@ class UnitIn(BaseModel):
 
 
 class UnitState(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_percent: int
     changed: Annotated[bool | None, Field(description="Lit by this request")] = False
     id: str
@@ -1840,9 +1527,6 @@ class UnitState(BaseModel):
 
 
 class UnitStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     daily: Annotated[
         list[DailyKpi] | None, Field(description="Stations: each day of the window")
     ] = None
@@ -1875,9 +1559,6 @@ Email: TypeAlias = Annotated[
 
 
 class UserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
@@ -1890,9 +1571,6 @@ class UserAttributes(BaseModel):
 
 
 class UserProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
@@ -1908,9 +1586,6 @@ class UserProfileAttributes(BaseModel):
 
 
 class VaultAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     circulating_fragments_recorded: str
     created_at: str | None
@@ -1924,32 +1599,12 @@ class VaultAttributes(BaseModel):
     total_fragments: str
 
 
-class VaultDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
+class VaultDetailAttributes(VaultAttributes):
     buyout: BuyoutAttributes | None
-    circulating_fragments_recorded: str
-    created_at: str | None
-    fragment_mint: str | None
-    fragment_name: str
-    fragment_symbol: str
     live_supply: str | None
-    nft_mint: str
-    original_owner: str
-    redeemed_at: str | None
-    status: str
-    total_fragments: str
 
 
-class WalletNftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    created_at: str | None
-    current_members: int
+class WalletNftAttributes(NftAttributes):
     custody: Annotated[
         Literal["wallet", "lending_loan", "fragment_vault"],
         Field(
@@ -1957,17 +1612,7 @@ class WalletNftAttributes(BaseModel):
         ),
     ]
     holder: str | None
-    is_auctioning: bool
-    is_frozen: bool
-    mint: str | None
-    name: str
     owner_is_stale: bool
-    parent_id: int | None
-    recorded_owner: str
-    status: Literal["minted", "reserved"]
-    territory_id: int
-    territory_type: str
-    updated_at: str | None
 
 
 class WebhookSecretAttributes(BaseModel):
@@ -1975,9 +1620,6 @@ class WebhookSecretAttributes(BaseModel):
     The answer of a webhook secret roll: the new signing secret, shown once.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     endpoint_id: str
     previous_expires_at: str | None
     rolled_at: str
@@ -1985,9 +1627,6 @@ class WebhookSecretAttributes(BaseModel):
 
 
 class WhitelistEntryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     add_tx: str | None
     created_at: str
     created_by: str | None
@@ -2005,18 +1644,12 @@ class WhitelistEntryAttributes(BaseModel):
 
 
 class WhitelistRemoved(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     message: str
     project_id: int
     remove_tx: str | None
 
 
 class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     data: _T0
     meta: _T1
 
@@ -2044,9 +1677,6 @@ class ActivityIn(BaseModel):
 
 
 class CollectionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     authority: str
     capacities: Capacities
     collection_master_edition: str
@@ -2108,9 +1738,6 @@ class FullProfileAttributes(BaseModel):
     see set to null) and the project attributes the caller may see.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_keys_configured: bool | None
     avatar_url: str | None
     created_at: str
@@ -2124,9 +1751,6 @@ class FullProfileAttributes(BaseModel):
 
 
 class GlobalAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     cached_seconds: Annotated[int, Field(description="The figures may be this old")]
     days: list[GlobalDay]
     since: str
@@ -2134,85 +1758,74 @@ class GlobalAttributes(BaseModel):
 
 
 class LegacyMiningHistoryBody(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     records: list[LegacyMiningRecord]
     total: int
 
 
 class LegacyTeamBody(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     manager: LegacyManager | None
     station: LegacyTeamUnit | None
     unit: LegacyTeamUnit | None
 
 
-class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
-
-
-ListingAuthorizationAttributes = GenericDataMeta_[
+ListingAuthorizationAttributes = GenericDataMeta[
     list[TypedResourceAuthorizationAttributes], CountMeta
 ]
 
 
-ListingProjectAttributeAttributes = GenericDataMeta_[
+ListingProjectAttributeAttributes = GenericDataMeta[
     list[TypedResourceProjectAttributeAttributes], CountMeta
 ]
 
 
-ListingProjectAttributeSetAttributes = GenericDataMeta_[
+ListingProjectAttributeSetAttributes = GenericDataMeta[
     list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
 
 
-ManyAdminProjectAttributes = GenericDataMeta_[list[TypedResourceAdminProjectAttributes], PageMeta]
+ManyAdminProjectAttributes = GenericDataMeta[list[TypedResourceAdminProjectAttributes], PageMeta]
 
 
-ManyApplicationAttributes = GenericDataMeta_[list[TypedResourceApplicationAttributes], PageMeta]
+ManyApplicationAttributes = GenericDataMeta[list[TypedResourceApplicationAttributes], PageMeta]
 
 
-ManyAuctionAttributes = GenericDataMeta_[list[TypedResourceAuctionAttributes], ListMeta]
+ManyAuctionAttributes = GenericDataMeta[list[TypedResourceAuctionAttributes], ListMeta]
 
 
-ManyBidAttributes = GenericDataMeta_[list[TypedResourceBidAttributes], ListMeta]
+ManyBidAttributes = GenericDataMeta[list[TypedResourceBidAttributes], ListMeta]
 
 
-ManyDeliveryAttributes = GenericDataMeta_[list[TypedResourceDeliveryAttributes], PageMeta]
+ManyDeliveryAttributes = GenericDataMeta[list[TypedResourceDeliveryAttributes], PageMeta]
 
 
-ManyDriftAttributes = GenericDataMeta_[list[TypedResourceDriftAttributes], PageMeta]
+ManyDriftAttributes = GenericDataMeta[list[TypedResourceDriftAttributes], PageMeta]
 
 
-ManyEndpointAttributes = GenericDataMeta_[list[TypedResourceEndpointAttributes], PageMeta]
+ManyEndpointAttributes = GenericDataMeta[list[TypedResourceEndpointAttributes], PageMeta]
 
 
-ManyHolderAttributes = GenericDataMeta_[list[TypedResourceHolderAttributes], ListMeta]
+ManyHolderAttributes = GenericDataMeta[list[TypedResourceHolderAttributes], ListMeta]
 
 
-ManyHoldingAttributes = GenericDataMeta_[list[TypedResourceHoldingAttributes], ListMeta]
+ManyHoldingAttributes = GenericDataMeta[list[TypedResourceHoldingAttributes], ListMeta]
 
 
-ManyLoanAttributes = GenericDataMeta_[list[TypedResourceLoanAttributes], ListMeta]
+ManyLoanAttributes = GenericDataMeta[list[TypedResourceLoanAttributes], ListMeta]
 
 
-ManyLockAttributes = GenericDataMeta_[list[TypedResourceLockAttributes], PageMeta]
+ManyLockAttributes = GenericDataMeta[list[TypedResourceLockAttributes], PageMeta]
 
 
-ManyMcdRewardAttributes = GenericDataMeta_[list[TypedResourceMcdRewardAttributes], PageMeta]
+ManyMcdRewardAttributes = GenericDataMeta[list[TypedResourceMcdRewardAttributes], PageMeta]
 
 
-ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], PageMeta]
+ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], PageMeta]
 
 
-ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
+ManyMiningRecordAttributes = GenericDataMeta[list[TypedResourceMiningRecordAttributes], PageMeta]
 
 
-ManyTokenTransactionAttributes = GenericDataMeta_[
+ManyTokenTransactionAttributes = GenericDataMeta[
     list[TypedResourceTokenTransactionAttributes], PageMeta
 ]
 
@@ -2222,9 +1835,6 @@ class MiningBatchItemAttributes(BaseModel):
     One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity: TypedResourceMiningSubmissionAttributes | None
     error: dict[str, Any] | None = None
     idempotency_key: Any
@@ -2232,9 +1842,6 @@ class MiningBatchItemAttributes(BaseModel):
 
 
 class MiningStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     days: list[DayProject]
     since: str
     totals: MiningTotals
@@ -2243,126 +1850,121 @@ class MiningStatsAttributes(BaseModel):
 MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
 
 
-OneAddressBalanceAttributes = GenericDataMeta_[TypedResourceAddressBalanceAttributes, Meta]
+OneAddressBalanceAttributes = GenericDataMeta[TypedResourceAddressBalanceAttributes, Meta]
 
 
-OneAdminProjectAttributes = GenericDataMeta_[TypedResourceAdminProjectAttributes, Meta]
+OneAdminProjectAttributes = GenericDataMeta[TypedResourceAdminProjectAttributes, Meta]
 
 
-OneApiSecretAttributes = GenericDataMeta_[TypedResourceApiSecretAttributes, Meta]
+OneApiSecretAttributes = GenericDataMeta[TypedResourceApiSecretAttributes, Meta]
 
 
-OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
+OneApplicationAttributes = GenericDataMeta[TypedResourceApplicationAttributes, Meta]
 
 
-OneApprovedApplicationAttributes = GenericDataMeta_[
-    TypedResourceApprovedApplicationAttributes, Meta
-]
+OneApprovedApplicationAttributes = GenericDataMeta[TypedResourceApprovedApplicationAttributes, Meta]
 
 
-OneAttributeDeletionAttributes = GenericDataMeta_[TypedResourceAttributeDeletionAttributes, Meta]
+OneAttributeDeletionAttributes = GenericDataMeta[TypedResourceAttributeDeletionAttributes, Meta]
 
 
-OneAuctionConfigAttributes = GenericDataMeta_[TypedResourceAuctionConfigAttributes, ViewMeta]
+OneAuctionConfigAttributes = GenericDataMeta[TypedResourceAuctionConfigAttributes, ViewMeta]
 
 
-OneAuctionDetailAttributes = GenericDataMeta_[TypedResourceAuctionDetailAttributes, ViewMeta]
+OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
 
 
-OneAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, Meta]
+OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
 
 
-OneAvatarAttributes = GenericDataMeta_[TypedResourceAvatarAttributes, Meta]
+OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
 
 
-OneBaseProfileAttributes = GenericDataMeta_[TypedResourceBaseProfileAttributes, Meta]
+OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
 
 
-OneBonusAttributes = GenericDataMeta_[TypedResourceBonusAttributes, Meta]
+OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
 
 
-OneDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, Meta]
+OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
 
 
-OneEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, Meta]
+OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
 
 
-OneEstimateAttributes = GenericDataMeta_[TypedResourceEstimateAttributes, ViewMeta]
+OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
 
 
-OneFragmentConfigAttributes = GenericDataMeta_[TypedResourceFragmentConfigAttributes, ViewMeta]
+OneFragmentConfigAttributes = GenericDataMeta[TypedResourceFragmentConfigAttributes, ViewMeta]
 
 
-OneInterestAttributes = GenericDataMeta_[TypedResourceInterestAttributes, ViewMeta]
+OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
 
 
-OneLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ViewMeta]
+OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
 
 
-OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
+OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
 
 
-OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
+OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
 
 
-OneMccBalanceAttributes = GenericDataMeta_[TypedResourceMccBalanceAttributes, Meta]
+OneMccBalanceAttributes = GenericDataMeta[TypedResourceMccBalanceAttributes, Meta]
 
 
-OneMccPriceAttributes = GenericDataMeta_[TypedResourceMccPriceAttributes, Meta]
+OneMccPriceAttributes = GenericDataMeta[TypedResourceMccPriceAttributes, Meta]
 
 
-OneMcdBalanceAttributes = GenericDataMeta_[TypedResourceMcdBalanceAttributes, Meta]
+OneMcdBalanceAttributes = GenericDataMeta[TypedResourceMcdBalanceAttributes, Meta]
 
 
-OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
+OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
 
 
-OneMiningSubmissionAttributes = GenericDataMeta_[TypedResourceMiningSubmissionAttributes, Meta]
+OneMiningSubmissionAttributes = GenericDataMeta[TypedResourceMiningSubmissionAttributes, Meta]
 
 
-OneNftAttributes = GenericDataMeta_[TypedResourceNftAttributes, ViewMeta]
+OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
 
 
-OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, ViewMeta]
+OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
 
 
-OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
+OneOAuthClientAttributes = GenericDataMeta[TypedResourceOAuthClientAttributes, Meta]
 
 
-OneOAuthClientSecretAttributes = GenericDataMeta_[TypedResourceOAuthClientSecretAttributes, Meta]
+OneOAuthClientSecretAttributes = GenericDataMeta[TypedResourceOAuthClientSecretAttributes, Meta]
 
 
-OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
+OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
 
 
-OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAttributes, Meta]
+OneProjectAttributeAttributes = GenericDataMeta[TypedResourceProjectAttributeAttributes, Meta]
 
 
-OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]
+OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
 
 
-OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
+OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
 
 
-OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
+OneRegisteredProjectAttributes = GenericDataMeta[TypedResourceRegisteredProjectAttributes, Meta]
 
 
-OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
+OneRetryAttributes = GenericDataMeta[TypedResourceRetryAttributes, Meta]
 
 
-OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
+OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
 
 
-OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
+OneTechTreeConfigAttributes = GenericDataMeta[TypedResourceTechTreeConfigAttributes, Meta]
 
 
-OneTokenStatsAttributes = GenericDataMeta_[TypedResourceTokenStatsAttributes, Meta]
+OneTokenStatsAttributes = GenericDataMeta[TypedResourceTokenStatsAttributes, Meta]
 
 
 class OracleAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     authority: str
     collateral_values: TypeAmounts
@@ -2371,9 +1973,6 @@ class OracleAttributes(BaseModel):
 
 
 class PoolAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     accrued_interest: str
     asset_mint: str
     authority: str
@@ -2402,9 +2001,6 @@ class PoolAttributes(BaseModel):
 
 
 class ProjectStatusAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allows: list[str]
     history: list[StatusRecordAttributes]
     name: str
@@ -2415,9 +2011,6 @@ class ProjectStatusAttributes(BaseModel):
 
 
 class StatusChangeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     change: StatusRecordAttributes
     name: str
     project_id: str
@@ -2425,35 +2018,7 @@ class StatusChangeAttributes(BaseModel):
     updated_at: str
 
 
-class StuckTransferAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    amount: Amount
-    block_height: int | None = None
-    chain_write: ChainWriteView | None = None
-    created_at: str
-    currency: Literal["MCC", "MCD"]
-    failure_reason: str | None = None
-    finished_at: str | None = None
-    from_uid: str
-    history: list[TransferStep] | None = None
-    lock_id: str | None
-    onchain_at: str | None = None
-    reference: dict[str, Any]
-    requires_onchain: bool
-    slot: int | None = None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None = None
-    updated_at: str | None = None
-
-
 class TransferAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: Amount
     block_height: int | None = None
     created_at: str
@@ -2471,12 +2036,14 @@ class TransferAttributes(BaseModel):
     transfer_type: str
     tx_signature: str | None = None
     updated_at: str | None = None
+
+
+class StuckTransferAttributes(TransferAttributes):
+    chain_write: ChainWriteView | None = None
+    onchain_at: str | None = None
 
 
 class TreeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
     bonus_percent: int
     station: str | None
@@ -2548,19 +2115,19 @@ TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
 
 
-ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
+ManyStuckTransferAttributes = GenericDataMeta[list[TypedResourceStuckTransferAttributes], PageMeta]
 
 
-ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
+ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
 
 
-ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
+ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
 
 
-ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
+ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
 
 
-ManyWhitelistEntryAttributes = GenericDataMeta_[
+ManyWhitelistEntryAttributes = GenericDataMeta[
     list[TypedResourceWhitelistEntryAttributes], PageMeta
 ]
 
@@ -2568,49 +2135,49 @@ ManyWhitelistEntryAttributes = GenericDataMeta_[
 MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
 
 
-OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
+OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
 
 
-OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
+OneFullProfileAttributes = GenericDataMeta[TypedResourceFullProfileAttributes, Meta]
 
 
-OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
+OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
 
 
-OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
+OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
 
 
-OnePoolAttributes = GenericDataMeta_[TypedResourcePoolAttributes, ViewMeta]
+OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
 
 
-OneProjectStatusAttributes = GenericDataMeta_[TypedResourceProjectStatusAttributes, Meta]
+OneProjectStatusAttributes = GenericDataMeta[TypedResourceProjectStatusAttributes, Meta]
 
 
-OneStatusChangeAttributes = GenericDataMeta_[TypedResourceStatusChangeAttributes, Meta]
+OneStatusChangeAttributes = GenericDataMeta[TypedResourceStatusChangeAttributes, Meta]
 
 
-OneTransferAttributes = GenericDataMeta_[TypedResourceTransferAttributes, Meta]
+OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
 
 
-OneTreeAttributes = GenericDataMeta_[TypedResourceTreeAttributes, Meta]
+OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
 
 
-OneUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, Meta]
+OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
 
 
-OneUnitStatsAttributes = GenericDataMeta_[TypedResourceUnitStatsAttributes, Meta]
+OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
 
 
-OneUserAttributes = GenericDataMeta_[TypedResourceUserAttributes, Meta]
+OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
 
 
-OneUserProfileAttributes = GenericDataMeta_[TypedResourceUserProfileAttributes, Meta]
+OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
 
 
-OneVaultDetailAttributes = GenericDataMeta_[TypedResourceVaultDetailAttributes, ViewMeta]
+OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
 
 
-OneWebhookSecretAttributes = GenericDataMeta_[TypedResourceWebhookSecretAttributes, Meta]
+OneWebhookSecretAttributes = GenericDataMeta[TypedResourceWebhookSecretAttributes, Meta]
 
 
-OneWhitelistStatusAttributes = GenericDataMeta_[TypedResourceWhitelistStatusAttributes, Meta]
+OneWhitelistStatusAttributes = GenericDataMeta[TypedResourceWhitelistStatusAttributes, Meta]

@@ -37,13 +37,16 @@ apply: Operation[models.OneApplicationAttributes] = Operation(
     models.OneApplicationAttributes,
     "Apply for a project (developer ID token); one pending application per developer.",
 )
-approve: Operation[models.OneApprovedApplicationAttributes] = Operation(
-    "approve",
-    "POST",
-    "/v1/admin/projects/applications/{application_id}/approve",
-    models.ApproveIn,
-    models.OneApprovedApplicationAttributes,
-    "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+approve: Operation[models.OneApprovedApplicationAttributes | models.OneApplicationAttributes] = (
+    Operation(
+        "approve",
+        "POST",
+        "/v1/admin/projects/applications/{application_id}/approve",
+        models.ApproveIn,
+        models.OneApprovedApplicationAttributes,
+        "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+        alternatives=((202, models.OneApplicationAttributes),),
+    )
 )
 auction: Operation[models.OneAuctionDetailAttributes] = Operation(
     "auction",
@@ -329,7 +332,7 @@ list_authorizations: Operation[models.ListingAuthorizationAttributes] = Operatio
     "/v1/users/me/authorizations",
     None,
     models.ListingAuthorizationAttributes,
-    "The projects the current user has authorized, with the scopes granted to each.",
+    "The projects the current user has authorized, with the scopes granted to each (a",
 )
 list_deliveries: Operation[models.ManyDeliveryAttributes] = Operation(
     "list_deliveries",

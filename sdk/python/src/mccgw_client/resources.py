@@ -680,7 +680,7 @@ class Users:
         self.attributes = UsersAttributes(client)
 
     def list_authorizations(self) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
-        """The projects the current user has authorized, with the scopes granted to each. (``GET /v1/users/me/authorizations``)"""
+        """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return self._client.call(operations.list_authorizations).data
 
     def me(self) -> models.TypedResourceUserAttributes:
@@ -946,7 +946,10 @@ class AdminProjects:
         *,
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
-    ) -> models.TypedResourceApprovedApplicationAttributes:
+    ) -> (
+        models.TypedResourceApprovedApplicationAttributes
+        | models.TypedResourceApplicationAttributes
+    ):
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return self._client.call(
             operations.approve,
@@ -1923,7 +1926,7 @@ class AsyncUsers:
     async def list_authorizations(
         self,
     ) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
-        """The projects the current user has authorized, with the scopes granted to each. (``GET /v1/users/me/authorizations``)"""
+        """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return (await self._client.call(operations.list_authorizations)).data
 
     async def me(self) -> models.TypedResourceUserAttributes:
@@ -2224,7 +2227,10 @@ class AsyncAdminProjects:
         *,
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
-    ) -> models.TypedResourceApprovedApplicationAttributes:
+    ) -> (
+        models.TypedResourceApprovedApplicationAttributes
+        | models.TypedResourceApplicationAttributes
+    ):
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return (
             await self._client.call(
