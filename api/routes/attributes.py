@@ -28,7 +28,7 @@ from api.auth.project import ProjectAuthenticator
 from api.callers import ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
 from api.envelope import meta, resource, single
-from api.idempotency import IdempotencyKey, write_context
+from api.idempotency import IdempotencyKey, OptionalIdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
 from api.schemas.attributes import (
@@ -60,7 +60,7 @@ class AttributeIn(BaseModel):
     attribute_key: str = Field(min_length=1, max_length=100, examples=["auction_wins"])
     attribute_value: Any = Field(examples=[{"count": 3}])
     visibility: Literal["public", "private", "authorized"] = "private"
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: OptionalIdempotencyKey = None
 
     @field_validator("attribute_value")
     @classmethod
@@ -354,7 +354,9 @@ async def report_attribute(
     uid: str, payload: AttributeIn, project: ProjectCaller, request: Request
 ) -> Any:
     """Report (upsert) one attribute of a user who authorized this project."""
-    async with write_context(request, project, operation="attributes.upsert", user_uid=uid) as ctx:
+    async with write_context(
+        request, project, operation="attributes.upsert", user_uid=uid, key_optional=True
+    ) as ctx:
         await require_user_authorized(ctx.session, project, uid)
         own = await require_project_allows(
             ctx.session, project.project_id, Capability.ATTRIBUTE_WRITE

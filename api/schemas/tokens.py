@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from api.idempotency import IdempotencyKey
+from api.idempotency import OptionalIdempotencyKey
 from api.typed import Shape
 
 
@@ -91,4 +91,4 @@ class MccPrice(Shape):
 
 class PriceSet(BaseModel):
     price_usdc: str = Field(examples=["10.5"], description="6 decimals at most, 0.01 to 1000")
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: OptionalIdempotencyKey = None

@@ -227,3 +227,20 @@ EventType: TypeAlias = Literal[
     "transfer.failed",
     "funds.deposited",
 ]
+
+
+class EndpointIn(BaseModel):
+    events: Annotated[
+        list[EventType],
+        Field(examples=[["mining.reward.confirmed"]], min_length=1),
+    ]
+    idempotency_key: IdempotencyKey = None
+    secret: Annotated[
+        str | None,
+        Field(
+            description="Signing secret; omitted = one is generated and shown once in the response",
+            max_length=256,
+            min_length=16,
+        ),
+    ] = None
+    url: Annotated[str, Field(examples=["https://game.example/hooks/mccgw"], max_length=2000)]

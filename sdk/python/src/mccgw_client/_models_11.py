@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel, IdempotencyKey
+from ._models_1 import BaseModel
 from ._models_3 import CountMeta, DayProject, Meta
 from ._models_4 import (
     GlobalDay,
@@ -54,26 +54,16 @@ from ._models_9 import (
     TypedResourceMembershipAttributes,
     TypedResourceMiningRecordAttributes,
     TypedResourceMiningSubmissionAttributes,
+    TypedResourceNftAttributes,
+    TypedResourceNftDetailAttributes,
+    TypedResourceOAuthClientAttributes,
+    TypedResourceOAuthClientSecretAttributes,
+    TypedResourcePositionAttributes,
+    TypedResourceProjectAttributeAttributes,
+    TypedResourcePublicUserAttributes,
     TypedResourceTokenTransaction,
 )
 from ._models_10 import EventType, GenericDataMeta, GenericDataMeta_
-
-
-class EndpointIn(BaseModel):
-    events: Annotated[
-        list[EventType],
-        Field(examples=[["mining.reward.confirmed"]], min_length=1),
-    ]
-    idempotency_key: IdempotencyKey = None
-    secret: Annotated[
-        str | None,
-        Field(
-            description="Signing secret; omitted = one is generated and shown once in the response",
-            max_length=256,
-            min_length=16,
-        ),
-    ] = None
-    url: Annotated[str, Field(examples=["https://game.example/hooks/mccgw"], max_length=2000)]
 
 
 class EndpointPatch(BaseModel):
@@ -278,3 +268,24 @@ OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Me
 
 
 OneMiningSubmissionAttributes = GenericDataMeta_[TypedResourceMiningSubmissionAttributes, Meta]
+
+
+OneNftAttributes = GenericDataMeta_[TypedResourceNftAttributes, ViewMeta]
+
+
+OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, ViewMeta]
+
+
+OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
+
+
+OneOAuthClientSecretAttributes = GenericDataMeta_[TypedResourceOAuthClientSecretAttributes, Meta]
+
+
+OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
+
+
+OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAttributes, Meta]
+
+
+OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]

@@ -9,17 +9,11 @@ from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel
 from ._models_3 import ChainWriteView, Meta
-from ._models_4 import ViewMeta
+from ._models_4 import ListMeta, ViewMeta
 from ._models_5 import Amount
+from ._models_6 import PageMeta
 from ._models_8 import GenericTyped, StatusRecordAttributes, TransferStep, TypeAmounts
 from ._models_9 import (
-    TypedResourceNftAttributes,
-    TypedResourceNftDetailAttributes,
-    TypedResourceOAuthClientAttributes,
-    TypedResourceOAuthClientSecretAttributes,
-    TypedResourcePositionAttributes,
-    TypedResourceProjectAttributeAttributes,
-    TypedResourcePublicUserAttributes,
     TypedResourceRegisteredEndpointAttributes,
     TypedResourceRegisteredProjectAttributes,
     TypedResourceRetryAttributes,
@@ -38,6 +32,9 @@ from ._models_10 import (
     VaultAttributes,
     VaultDetailAttributes,
     WalletNftAttributes,
+    WebhookSecretAttributes,
+    WhitelistEntryAttributes,
+    WhitelistStatusAttributes,
 )
 from ._models_11 import (
     FullProfileAttributes,
@@ -45,27 +42,6 @@ from ._models_11 import (
     MiningBatchItemAttributes,
     MiningStatsAttributes,
 )
-
-OneNftAttributes = GenericDataMeta_[TypedResourceNftAttributes, ViewMeta]
-
-
-OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, ViewMeta]
-
-
-OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
-
-
-OneOAuthClientSecretAttributes = GenericDataMeta_[TypedResourceOAuthClientSecretAttributes, Meta]
-
-
-OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
-
-
-OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAttributes, Meta]
-
-
-OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]
-
 
 OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
 
@@ -263,3 +239,24 @@ TypedResourceVaultDetailAttributes = GenericTyped[VaultDetailAttributes]
 
 
 TypedResourceWalletNftAttributes = GenericTyped[WalletNftAttributes]
+
+
+TypedResourceWebhookSecretAttributes = GenericTyped[WebhookSecretAttributes]
+
+
+TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
+
+
+TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
+
+
+ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
+
+
+ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
+
+
+ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
+
+
+ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]

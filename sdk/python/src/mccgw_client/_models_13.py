@@ -4,17 +4,10 @@
 from __future__ import annotations
 
 from ._models_3 import Meta
-from ._models_4 import ListMeta, ViewMeta
+from ._models_4 import ViewMeta
 from ._models_5 import MiningBatchMeta
 from ._models_6 import PageMeta
-from ._models_8 import GenericTyped
-from ._models_10 import (
-    GenericDataMeta,
-    GenericDataMeta_,
-    WebhookSecretAttributes,
-    WhitelistEntryAttributes,
-    WhitelistStatusAttributes,
-)
+from ._models_10 import GenericDataMeta, GenericDataMeta_
 from ._models_12 import (
     TypedResourceCollectionAttributes,
     TypedResourceFullProfileAttributes,
@@ -24,38 +17,17 @@ from ._models_12 import (
     TypedResourcePoolAttributes,
     TypedResourceProjectStatusAttributes,
     TypedResourceStatusChangeAttributes,
-    TypedResourceStuckTransferAttributes,
     TypedResourceTransferAttributes,
     TypedResourceTreeAttributes,
     TypedResourceUnitAttributes,
     TypedResourceUnitStatsAttributes,
     TypedResourceUserAttributes,
     TypedResourceUserProfileAttributes,
-    TypedResourceVaultAttributes,
     TypedResourceVaultDetailAttributes,
-    TypedResourceWalletNftAttributes,
+    TypedResourceWebhookSecretAttributes,
+    TypedResourceWhitelistEntryAttributes,
+    TypedResourceWhitelistStatusAttributes,
 )
-
-TypedResourceWebhookSecretAttributes = GenericTyped[WebhookSecretAttributes]
-
-
-TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
-
-
-TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
-
-
-ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
-
-
-ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
-
-
-ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
-
-
-ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
-
 
 ManyWhitelistEntryAttributes = GenericDataMeta_[
     list[TypedResourceWhitelistEntryAttributes], PageMeta

@@ -7,13 +7,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from ._models_1 import BaseModel, IdempotencyKey
+from ._models_1 import BaseModel
 
 
 class AttributeIn(BaseModel):
     attribute_key: Annotated[str, Field(examples=["auction_wins"], max_length=100, min_length=1)]
     attribute_value: Annotated[Any, Field(examples=[{"count": 3}])]
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
     visibility: Literal["public", "private", "authorized"] | None = "private"
 
 

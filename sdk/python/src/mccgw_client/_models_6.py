@@ -144,7 +144,12 @@ class PositionAttributes(BaseModel):
 
 
 class PriceSet(BaseModel):
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
     price_usdc: Annotated[
         str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
     ]
@@ -181,7 +186,12 @@ class ProfileAttribute(BaseModel):
 
 class ProfileUpdate(BaseModel):
     display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
 
 
 class ProjectAttributeAttributes(BaseModel):
@@ -204,26 +214,3 @@ class ProjectAttributeSetAttributes(BaseModel):
     attributes: dict[str, AttributeValue]
     project_id: str
     uid: str
-
-
-class ProjectRegistrationIn(BaseModel):
-    """
-    Spec "Project registration by an administrator".
-    """
-
-    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
-    description: Annotated[str | None, Field(max_length=2000)] = None
-    name: Annotated[str, Field(max_length=100, min_length=3)]
-    project_id: Annotated[
-        str | None,
-        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
-    ] = None
-    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
-    redirect_uris: Annotated[
-        list[str] | None,
-        Field(
-            description="OAuth redirect URIs of the project's client (the project can change them)",
-            max_length=10,
-        ),
-    ] = None
-    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None

@@ -10,6 +10,30 @@ from pydantic import ConfigDict, Field
 from ._models_1 import BaseModel, IdempotencyKey
 from ._models_4 import LightIn
 
+
+class ProjectRegistrationIn(BaseModel):
+    """
+    Spec "Project registration by an administrator".
+    """
+
+    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
+    description: Annotated[str | None, Field(max_length=2000)] = None
+    name: Annotated[str, Field(max_length=100, min_length=3)]
+    project_id: Annotated[
+        str | None,
+        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
+    ] = None
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
+        Field(
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+        ),
+    ] = None
+    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
+
+
 Reason: TypeAlias = Annotated[str | None, Field(max_length=2000)]
 
 

@@ -172,7 +172,7 @@ update_my_profile: Operation[models.OneUserProfileAttributes] = Operation(
     "/v1/users/me/profile",
     models.ProfileUpdate,
     models.OneUserProfileAttributes,
-    "Change the display name (scope user:write; idempotent per user for 24 h).",
+    "Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is",
 )
 update_project: Operation[models.OneAdminProjectAttributes] = Operation(
     "update_project",
