@@ -135,6 +135,18 @@ def project_attributes(project: Project) -> dict[str, object]:
     }
 
 
+def current_change(project: Project, latest: ProjectStatusRecord | None) -> dict[str, object]:
+    """The spec's top-level fields of a status answer: the reason, author and time of the
+    change that set the current status (the project's creation when none is recorded)."""
+    if latest is None or latest.status != project.status:
+        return {"reason": None, "changed_by": None, "created_at": iso(project.created_at)}
+    return {
+        "reason": latest.reason,
+        "changed_by": latest.changed_by,
+        "created_at": iso(latest.created_at),
+    }
+
+
 def record_attributes(record: ProjectStatusRecord) -> dict[str, object]:
     return {
         "project_id": str(record.project_id),

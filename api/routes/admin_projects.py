@@ -146,6 +146,7 @@ async def change_project_status(
         "project_status",
         project.project_id,
         machine.project_attributes(project)
+        | machine.current_change(project, record)
         | {"updated_at": iso(project.updated_at), "change": machine.record_attributes(record)},
     )
 

@@ -35,6 +35,7 @@ async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict
         "project_status",
         project.project_id,
         machine.project_attributes(project)
+        | machine.current_change(project, history[0] if history else None)
         | {
             "suspended": project.suspended,
             "allows": sorted(c.value for c in machine.ALLOWED.get(project.status, ())),

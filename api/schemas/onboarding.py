@@ -78,17 +78,29 @@ class StatusRecordAttributes(Shape):
 
 
 class StatusChangeAttributes(Shape):
+    """The admin's status change: the spec's fields at the top (reason, changed_by and
+    created_at of this change), and the change record itself."""
+
     project_id: str
     name: str
     status: str
+    reason: str | None
+    changed_by: str | None
+    created_at: str
     updated_at: str
     change: StatusRecordAttributes
 
 
 class ProjectStatusAttributes(Shape):
+    """A project's status; reason, changed_by and created_at are those of the change that set
+    it (its registration or approval when it never changed)."""
+
     project_id: str
     name: str
     status: str
+    reason: str | None
+    changed_by: str | None
+    created_at: str
     suspended: bool
     allows: list[str]
     updated_at: str

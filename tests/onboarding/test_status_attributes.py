@@ -55,9 +55,17 @@ async def test_every_transition_and_refusal(
                 change = resp.json()["data"]["attributes"]["change"]
                 assert (change["from_status"], change["status"]) == (current, target)
                 assert change["reason"] == f"{current}->{target}" and change["changed_by"]
+                top = resp.json()["data"]["attributes"]  # the spec's fields at the top level
+                assert (top["reason"], top["changed_by"], top["created_at"]) == (
+                    change["reason"], change["changed_by"], change["created_at"],
+                )  # fmt: skip
                 public = await client.get(f"/v1/projects/{project.project_id}/status")
                 attrs = public.json()["data"]["attributes"]
                 assert attrs["status"] == target
+                assert (attrs["reason"], attrs["changed_by"]) == (
+                    change["reason"],
+                    top["changed_by"],
+                )
                 assert attrs["history"][0]["status"] == target
                 assert attrs["history"][0]["from_status"] == current
             else:

@@ -9,67 +9,31 @@ from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel
 from ._models_3 import ChainWriteView, Meta
-from ._models_4 import ListMeta, ViewMeta
-from ._models_5 import Amount
+from ._models_4 import Amount, ListMeta, ViewMeta
+from ._models_5 import MiningBatchMeta
 from ._models_6 import PageMeta
-from ._models_8 import GenericTyped, StatusRecordAttributes, TransferStep, TypeAmounts
+from ._models_8 import GenericTyped, StatusRecordAttributes, TransferStep
 from ._models_9 import (
-    TypedResourceRegisteredEndpointAttributes,
-    TypedResourceRegisteredProjectAttributes,
-    TypedResourceRetryAttributes,
-    TypedResourceStatsAttributes,
-    TypedResourceTechTreeConfigAttributes,
-    TypedResourceTokenStats,
     UnitAttributes,
     UnitState,
     UnitStatsAttributes,
     UserAttributes,
+    UserProfileAttributes,
+    VaultAttributes,
 )
 from ._models_10 import (
     CollectionAttributes,
+    FullProfileAttributes,
+    GenericDataMeta,
     GenericDataMeta_,
-    UserProfileAttributes,
-    VaultAttributes,
+    GlobalAttributes,
     VaultDetailAttributes,
     WalletNftAttributes,
     WebhookSecretAttributes,
     WhitelistEntryAttributes,
     WhitelistStatusAttributes,
 )
-from ._models_11 import (
-    FullProfileAttributes,
-    GlobalAttributes,
-    MiningBatchItemAttributes,
-    MiningStatsAttributes,
-)
-
-OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
-
-
-OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
-
-
-OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
-
-
-OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
-
-
-OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
-
-
-OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
-
-
-class OracleAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    authority: str
-    collateral_values: TypeAmounts
-    last_update: str | None
-    max_borrow: TypeAmounts
+from ._models_11 import MiningBatchItemAttributes, MiningStatsAttributes, OracleAttributes
 
 
 class PoolAttributes(BaseModel):
@@ -104,25 +68,41 @@ class PoolAttributes(BaseModel):
 
 
 class ProjectStatusAttributes(BaseModel):
+    """
+    A project's status; reason, changed_by and created_at are those of the change that set
+    it (its registration or approval when it never changed).
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
     allows: list[str]
+    changed_by: str | None
+    created_at: str
     history: list[StatusRecordAttributes]
     name: str
     project_id: str
+    reason: str | None
     status: str
     suspended: bool
     updated_at: str
 
 
 class StatusChangeAttributes(BaseModel):
+    """
+    The admin's status change: the spec's fields at the top (reason, changed_by and
+    created_at of this change), and the change record itself.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
     change: StatusRecordAttributes
+    changed_by: str | None
+    created_at: str
     name: str
     project_id: str
+    reason: str | None
     status: str
     updated_at: str
 
@@ -260,3 +240,20 @@ ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListM
 
 
 ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
+
+
+ManyWhitelistEntryAttributes = GenericDataMeta_[
+    list[TypedResourceWhitelistEntryAttributes], PageMeta
+]
+
+
+MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
+
+
+OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
+
+
+OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
+
+
+OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]

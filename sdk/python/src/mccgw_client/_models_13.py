@@ -5,14 +5,8 @@ from __future__ import annotations
 
 from ._models_3 import Meta
 from ._models_4 import ViewMeta
-from ._models_5 import MiningBatchMeta
-from ._models_6 import PageMeta
-from ._models_10 import GenericDataMeta, GenericDataMeta_
+from ._models_10 import GenericDataMeta_
 from ._models_12 import (
-    TypedResourceCollectionAttributes,
-    TypedResourceFullProfileAttributes,
-    TypedResourceGlobalAttributes,
-    TypedResourceMiningBatchItemAttributes,
     TypedResourceMiningStatsAttributes,
     TypedResourcePoolAttributes,
     TypedResourceProjectStatusAttributes,
@@ -25,26 +19,8 @@ from ._models_12 import (
     TypedResourceUserProfileAttributes,
     TypedResourceVaultDetailAttributes,
     TypedResourceWebhookSecretAttributes,
-    TypedResourceWhitelistEntryAttributes,
     TypedResourceWhitelistStatusAttributes,
 )
-
-ManyWhitelistEntryAttributes = GenericDataMeta_[
-    list[TypedResourceWhitelistEntryAttributes], PageMeta
-]
-
-
-MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
-
-
-OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
-
-
-OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
-
-
-OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
-
 
 OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
 

@@ -212,3 +212,14 @@ class FundsTransferIn(BaseModel):
     reason: Annotated[str | None, Field(examples=["in_game_trade"], max_length=100)] = None
     reference: dict[str, Any] | None = None
     to_uid: Annotated[str, Field(max_length=100, min_length=1)]
+
+
+class GlobalDay(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    date: str
+    mcd_amount: str
+    miners: int
+    trade_volume_usdc: str

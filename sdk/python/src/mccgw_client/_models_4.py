@@ -3,23 +3,12 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
 from ._models_3 import Meta
-
-
-class GlobalDay(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    activities: int
-    date: str
-    mcd_amount: str
-    miners: int
-    trade_volume_usdc: str
 
 
 class HolderAttributes(BaseModel):
@@ -223,3 +212,16 @@ class LoanAttributes(BaseModel):
     seconds_remaining: int
     status: str
     total_debt: str
+
+
+class LoansByStatus(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active: int
+    liquidated: int
+    pending: int
+    repaid: int
+
+
+Amount: TypeAlias = Annotated[str, Field(description="Decimal string")]

@@ -9,19 +9,7 @@ from pydantic import AwareDatetime, ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
 from ._models_3 import Meta
-
-
-class LoansByStatus(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    active: int
-    liquidated: int
-    pending: int
-    repaid: int
-
-
-Amount: TypeAlias = Annotated[str, Field(description="Decimal string")]
+from ._models_4 import Amount
 
 
 class LockAttributes(BaseModel):
@@ -212,3 +200,17 @@ class MiningSubmissionAttributes(BaseModel):
     tx_signature: str | None
     updated_at: str | None
     user_uid: str
+
+
+class MiningTotals(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    activities: int
+    mcd_amount: str
+    trade_volume_usdc: str
+
+
+class MiningWebhookMeta(Meta):
+    webhook_note: str
+    webhook_url: str | None

@@ -3,7 +3,7 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field
 
@@ -12,20 +12,6 @@ from ._models_2 import AttributeValue
 from ._models_3 import Meta
 from ._models_4 import Liquidity, LoanAttributes
 from ._models_5 import UserUid
-
-
-class MiningTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    activities: int
-    mcd_amount: str
-    trade_volume_usdc: str
-
-
-class MiningWebhookMeta(Meta):
-    webhook_note: str
-    webhook_url: str | None
 
 
 class NftAttributes(BaseModel):
@@ -214,3 +200,29 @@ class ProjectAttributeSetAttributes(BaseModel):
     attributes: dict[str, AttributeValue]
     project_id: str
     uid: str
+
+
+class ProjectRegistrationIn(BaseModel):
+    """
+    Spec "Project registration by an administrator".
+    """
+
+    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
+    description: Annotated[str | None, Field(max_length=2000)] = None
+    name: Annotated[str, Field(max_length=100, min_length=3)]
+    project_id: Annotated[
+        str | None,
+        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
+    ] = None
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
+    redirect_uris: Annotated[
+        list[str] | None,
+        Field(
+            description="OAuth redirect URIs of the project's client (the project can change them)",
+            max_length=10,
+        ),
+    ] = None
+    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
+
+
+Reason: TypeAlias = Annotated[str | None, Field(max_length=2000)]

@@ -3,38 +3,13 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_4 import LightIn
-
-
-class ProjectRegistrationIn(BaseModel):
-    """
-    Spec "Project registration by an administrator".
-    """
-
-    allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
-    description: Annotated[str | None, Field(max_length=2000)] = None
-    name: Annotated[str, Field(max_length=100, min_length=3)]
-    project_id: Annotated[
-        str | None,
-        Field(description="Optional; assigned when absent", pattern="^[1-9][0-9]{0,17}$"),
-    ] = None
-    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
-    redirect_uris: Annotated[
-        list[str] | None,
-        Field(
-            description="OAuth redirect URIs of the project's client (the project can change them)",
-            max_length=10,
-        ),
-    ] = None
-    webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
-
-
-Reason: TypeAlias = Annotated[str | None, Field(max_length=2000)]
+from ._models_4 import LightIn, LoansByStatus
+from ._models_6 import Reason
 
 
 class ProjectSettingsIn(BaseModel):
@@ -217,3 +192,31 @@ class StationSummary(BaseModel):
     id: str
     mining_input: str
     qualifying_days: int
+
+
+class StatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active_principal: str
+    as_of: str | None
+    available_liquidity: str
+    borrow_rate_bps: int
+    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
+    loans: int
+    loans_by_status: LoansByStatus
+    lp_supply: str | None
+    pending_pool_interest: str
+    pending_protocol_fee: str
+    pool_accrual_overflow: bool
+    recorded_total_borrowed: Annotated[
+        str,
+        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
+    ]
+    supply_rate_bps: int
+    tvl: Annotated[
+        str,
+        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
+    ]
+    utilization_bps: int
+    vault_balance: str | None
