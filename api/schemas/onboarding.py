@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import create_model
+from pydantic import Field, create_model
 
 from api.envelope import Meta
 from api.typed import Attributes, Shape
@@ -66,6 +66,10 @@ class RegisteredProjectAttributes(Shape):
     redirect_uris: list[str]
     scopes: list[str]
     client_type: str
+    webhook_endpoint_id: str | None = None
+    webhook_secret: str | None = Field(
+        None, description="With webhook_url: the endpoint's signing secret, shown once"
+    )
 
 
 class StatusRecordAttributes(Shape):

@@ -12,6 +12,7 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import Project
+from db.models.events import EVENT_TYPES
 from onboarding.status import TRANSITIONS
 from tests.factories import ProjectCreds, World
 from tests.onboarding.conftest import Actors, bearer
@@ -113,36 +114,62 @@ async def test_register_project(client: httpx.AsyncClient, actors: Actors) -> No
         "webhook_url": "https://arena.example/hooks",
         "allowed_scopes": ["mining:read", "mining:write"],
         "rate_limit_tier": "standard",
+        "idempotency_key": uuid.uuid4().hex,
     }
     resp = await client.post("/v1/projects/register", json=body, headers=admin)
     assert resp.status_code == 201, resp.text
     attrs = resp.json()["data"]["attributes"]
     assert attrs["project_id"] == explicit and attrs["api_secret"].startswith("sk_")
     assert attrs["status"] == "active" and attrs["rate_limit_tier"] == "standard"
+    # The webhook_url became the project's endpoint, for every event, its secret shown once.
+    assert attrs["webhook_endpoint_id"].startswith("whk_")
+    assert attrs["webhook_secret"].startswith("whsec_")
+    project_creds = {"X-Project-ID": explicit, "X-API-Key": attrs["api_secret"]}
+    hooks = await client.get("/v1/webhooks", headers=project_creds)
+    assert hooks.status_code == 200, hooks.text
+    [endpoint] = hooks.json()["data"]
+    assert endpoint["id"] == attrs["webhook_endpoint_id"]
+    assert endpoint["attributes"]["url"] == "https://arena.example/hooks"
+    assert set(endpoint["attributes"]["events"]) == set(EVENT_TYPES)
+    assert "secret" not in endpoint["attributes"]
+    # Idempotent on its key: the same call again replays the same answer, nothing made twice.
+    again = await client.post("/v1/projects/register", json=body, headers=admin)
+    assert again.status_code == 201 and again.headers.get("idempotent-replayed") == "true"
+    assert again.json()["data"]["attributes"] == attrs
     call = await client.post(
         "/v1/users/batch/attributes",
         json={"uids": ["x"]},
         headers={"X-Project-ID": explicit, "X-API-Key": attrs["api_secret"]},
     )
     assert call.status_code == 200, call.text
-    dup = await client.post("/v1/projects/register", json=body, headers=admin)
+    dup = await client.post(
+        "/v1/projects/register", json=body | {"idempotency_key": "other"}, headers=admin
+    )
     assert dup.status_code == 409 and dup.json()["type"].endswith("/errors/project-exists")
+    no_key = {"name": "Auto id project"}
+    refused = await client.post("/v1/projects/register", json=no_key, headers=admin)
+    assert refused.status_code == 422  # a registration needs its key
     auto = await client.post(
-        "/v1/projects/register", json={"name": "Auto id project"}, headers=admin
+        "/v1/projects/register", json=no_key | {"idempotency_key": uuid.uuid4().hex}, headers=admin
     )
     assert auto.status_code == 201
+    assert auto.json()["data"]["attributes"].get("webhook_secret") is None
     assert int(auto.json()["data"]["attributes"]["project_id"]) > int(explicit)
     for bad in (
         {"name": "ok name", "allowed_scopes": ["root"]},
         {"name": "ok name", "rate_limit_tier": "gold"},
         {"name": "x"},
         {"name": "ok name", "project_id": "abc"},
+        {"name": "ok name", "webhook_url": "https://user:pw@arena.example/h"},
     ):
+        bad["idempotency_key"] = uuid.uuid4().hex
         refused = await client.post("/v1/projects/register", json=bad, headers=admin)
         assert refused.status_code == 422, bad
     _, dev = await actors.developer()
     assert (
-        await client.post("/v1/projects/register", json={"name": "Nope nope"}, headers=dev)
+        await client.post(
+            "/v1/projects/register", json={"name": "Nope nope", "idempotency_key": "k"}, headers=dev
+        )
     ).status_code == 403
 
 

@@ -9,15 +9,49 @@ from pydantic import ConfigDict, Field
 
 from ._models_1 import _T0, _T1, BaseModel, IdempotencyKey
 from ._models_2 import BuyoutAttributes
-from ._models_3 import Capacities, CountMeta, GlobalDay, Meta
-from ._models_5 import MiningTotals, UserUid
-from ._models_6 import ProfileAttribute
+from ._models_3 import Capacities, CountMeta, Meta
+from ._models_5 import UserUid
 from ._models_7 import ProofIn
 from ._models_8 import TerritoryTotals
 from ._models_9 import (
     TypedResourceProjectAttributeAttributes,
     TypedResourceProjectAttributeSetAttributes,
 )
+
+
+class UserProfileAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    api_keys_configured: bool
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    role: str
+    station_id: int | None
+    uid: str
+    unit_id: int | None
+    updated_at: str
+    username: str | None
+    wallet_address: str | None
+
+
+class VaultAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    circulating_fragments_recorded: str
+    created_at: str | None
+    fragment_mint: str | None
+    fragment_name: str
+    fragment_symbol: str
+    nft_mint: str
+    original_owner: str
+    redeemed_at: str | None
+    status: str
+    total_fragments: str
 
 
 class VaultDetailAttributes(BaseModel):
@@ -210,37 +244,3 @@ class EndpointIn(BaseModel):
         ),
     ] = None
     url: Annotated[str, Field(examples=["https://game.example/hooks/mccgw"], max_length=2000)]
-
-
-class EndpointPatch(BaseModel):
-    enabled: Annotated[
-        bool | None,
-        Field(description="true re-enables a disabled endpoint (its pending deliveries resume)"),
-    ] = None
-    events: Annotated[
-        list[EventType] | None,
-        Field(min_length=1),
-    ] = None
-    idempotency_key: str | None = None
-    secret: Annotated[str | None, Field(max_length=256, min_length=16)] = None
-    url: Annotated[str | None, Field(max_length=2000)] = None
-
-
-class FullProfileAttributes(BaseModel):
-    """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
-    see set to null) and the project attributes the caller may see.
-    """
-
-    project_attributes: list[ProfileAttribute]
-    uid: str
-
-
-class GlobalAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
-    days: list[GlobalDay]
-    since: str
-    totals: MiningTotals

@@ -3,17 +3,16 @@
 # ruff: noqa: E501, RUF100
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel
-from ._models_3 import CountMeta, DayProject, Meta
+from ._models_3 import CountMeta, DayProject, GlobalDay, Meta
 from ._models_4 import LegacyManager, LegacyMiningRecord, LegacyTeamUnit, ListMeta, ViewMeta
 from ._models_5 import MiningTotals, MiningWebhookMeta
-from ._models_6 import PageMeta
+from ._models_6 import PageMeta, ProfileAttribute
 from ._models_8 import (
-    TypeAmounts,
     TypedResourceAddressBalance,
     TypedResourceAdminProjectAttributes,
     TypedResourceApiSecretAttributes,
@@ -31,6 +30,8 @@ from ._models_8 import (
     TypedResourceDeliveryAttributes,
     TypedResourceDriftAttributes,
     TypedResourceEndpointAttributes,
+)
+from ._models_9 import (
     TypedResourceEstimateAttributes,
     TypedResourceFragmentConfigAttributes,
     TypedResourceHolderAttributes,
@@ -42,8 +43,6 @@ from ._models_8 import (
     TypedResourceMccBalance,
     TypedResourceMccPrice,
     TypedResourceMcdBalance,
-)
-from ._models_9 import (
     TypedResourceMcdRewardAttributes,
     TypedResourceMemberAttributes,
     TypedResourceMembershipAttributes,
@@ -56,15 +55,43 @@ from ._models_9 import (
     TypedResourcePositionAttributes,
     TypedResourceProjectAttributeAttributes,
     TypedResourcePublicUserAttributes,
-    TypedResourceRegisteredEndpointAttributes,
-    TypedResourceRegisteredProjectAttributes,
-    TypedResourceRetryAttributes,
-    TypedResourceStatsAttributes,
-    TypedResourceTechTreeConfigAttributes,
-    TypedResourceTokenStats,
     TypedResourceTokenTransaction,
 )
-from ._models_10 import GenericDataMeta, GenericDataMeta_
+from ._models_10 import EventType, GenericDataMeta, GenericDataMeta_
+
+
+class EndpointPatch(BaseModel):
+    enabled: Annotated[
+        bool | None,
+        Field(description="true re-enables a disabled endpoint (its pending deliveries resume)"),
+    ] = None
+    events: Annotated[
+        list[EventType] | None,
+        Field(min_length=1),
+    ] = None
+    idempotency_key: str | None = None
+    secret: Annotated[str | None, Field(max_length=256, min_length=16)] = None
+    url: Annotated[str | None, Field(max_length=2000)] = None
+
+
+class FullProfileAttributes(BaseModel):
+    """
+    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    see set to null) and the project attributes the caller may see.
+    """
+
+    project_attributes: list[ProfileAttribute]
+    uid: str
+
+
+class GlobalAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    cached_seconds: Annotated[int, Field(description="The figures may be this old")]
+    days: list[GlobalDay]
+    since: str
+    totals: MiningTotals
 
 
 class LegacyMiningHistory(BaseModel):
@@ -256,32 +283,3 @@ OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAt
 
 
 OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]
-
-
-OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
-
-
-OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
-
-
-OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
-
-
-OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
-
-
-OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
-
-
-OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
-
-
-class OracleAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    authority: str
-    collateral_values: TypeAmounts
-    last_update: str | None
-    max_borrow: TypeAmounts

@@ -9,31 +9,65 @@ from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel
 from ._models_3 import ChainWriteView, Meta
-from ._models_4 import Amount, ListMeta, ViewMeta
-from ._models_5 import MiningBatchMeta
-from ._models_6 import PageMeta
-from ._models_8 import GenericTyped, StatusRecordAttributes, TransferStep
+from ._models_4 import Amount, ViewMeta
+from ._models_8 import GenericTyped, StatusRecordAttributes, TransferStep, TypeAmounts
 from ._models_9 import (
+    TypedResourceRegisteredEndpointAttributes,
+    TypedResourceRegisteredProjectAttributes,
+    TypedResourceRetryAttributes,
+    TypedResourceStatsAttributes,
+    TypedResourceTechTreeConfigAttributes,
+    TypedResourceTokenStats,
     UnitAttributes,
     UnitState,
     UnitStatsAttributes,
     UserAttributes,
-    UserProfileAttributes,
-    VaultAttributes,
 )
 from ._models_10 import (
     CollectionAttributes,
-    FullProfileAttributes,
-    GenericDataMeta,
     GenericDataMeta_,
-    GlobalAttributes,
+    UserProfileAttributes,
+    VaultAttributes,
     VaultDetailAttributes,
     WalletNftAttributes,
     WebhookSecretAttributes,
     WhitelistEntryAttributes,
     WhitelistStatusAttributes,
 )
-from ._models_11 import MiningBatchItemAttributes, MiningStatsAttributes, OracleAttributes
+from ._models_11 import (
+    FullProfileAttributes,
+    GlobalAttributes,
+    MiningBatchItemAttributes,
+    MiningStatsAttributes,
+)
+
+OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
+
+
+OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
+
+
+OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
+
+
+OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
+
+
+OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
+
+
+OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
+
+
+class OracleAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    account: str
+    authority: str
+    collateral_values: TypeAmounts
+    last_update: str | None
+    max_borrow: TypeAmounts
 
 
 class PoolAttributes(BaseModel):
@@ -228,32 +262,3 @@ TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 
 
 TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
-
-
-ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
-
-
-ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
-
-
-ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
-
-
-ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
-
-
-ManyWhitelistEntryAttributes = GenericDataMeta_[
-    list[TypedResourceWhitelistEntryAttributes], PageMeta
-]
-
-
-MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
-
-
-OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
-
-
-OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
-
-
-OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]

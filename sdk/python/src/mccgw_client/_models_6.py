@@ -209,6 +209,7 @@ class ProjectRegistrationIn(BaseModel):
 
     allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
     description: Annotated[str | None, Field(max_length=2000)] = None
+    idempotency_key: IdempotencyKey = None
     name: Annotated[str, Field(max_length=100, min_length=3)]
     project_id: Annotated[
         str | None,

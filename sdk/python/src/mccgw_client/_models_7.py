@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_4 import LightIn, LoansByStatus
+from ._models_4 import LightIn
 from ._models_6 import Reason
 
 
@@ -112,6 +112,11 @@ class RegisteredProjectAttributes(BaseModel):
     redirect_uris: list[str]
     scopes: list[str]
     status: str
+    webhook_endpoint_id: str | None = None
+    webhook_secret: Annotated[
+        str | None,
+        Field(description="With webhook_url: the endpoint's signing secret, shown once"),
+    ] = None
     webhook_url: str | None
 
 
@@ -192,31 +197,3 @@ class StationSummary(BaseModel):
     id: str
     mining_input: str
     qualifying_days: int
-
-
-class StatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    active_principal: str
-    as_of: str | None
-    available_liquidity: str
-    borrow_rate_bps: int
-    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
-    loans: int
-    loans_by_status: LoansByStatus
-    lp_supply: str | None
-    pending_pool_interest: str
-    pending_protocol_fee: str
-    pool_accrual_overflow: bool
-    recorded_total_borrowed: Annotated[
-        str,
-        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
-    ]
-    supply_rate_bps: int
-    tvl: Annotated[
-        str,
-        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
-    ]
-    utilization_bps: int
-    vault_balance: str | None

@@ -27,22 +27,37 @@ from ._models_2 import (
     BidAttributes,
     BonusAttributes,
 )
-from ._models_3 import (
-    DeliveryAttributes,
-    DriftAttributes,
-    EndpointAttributes,
-    EstimateAttributes,
-    FragmentConfigAttributes,
-)
-from ._models_4 import (
-    HolderAttributes,
-    HoldingAttributes,
-    InterestAttributes,
-    Level,
-    LoanAttributes,
-)
-from ._models_5 import LockAttributes, LpAttributes, MccBalance, MccPrice, McdBalance
+from ._models_3 import DeliveryAttributes, DriftAttributes, EndpointAttributes
+from ._models_4 import Level, LoansByStatus
 from ._models_6 import Reason
+
+
+class StatsAttributes(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active_principal: str
+    as_of: str | None
+    available_liquidity: str
+    borrow_rate_bps: int
+    exchange_rate: Annotated[str, Field(description="Assets per LP token (6 decimals, floored)")]
+    loans: int
+    loans_by_status: LoansByStatus
+    lp_supply: str | None
+    pending_pool_interest: str
+    pending_protocol_fee: str
+    pool_accrual_overflow: bool
+    recorded_total_borrowed: Annotated[
+        str,
+        Field(description="The pool's total_borrowed field (drifts upward, see docs/views.md)"),
+    ]
+    supply_rate_bps: int
+    tvl: Annotated[
+        str,
+        Field(description="Deposits + accrued interest - protocol fees, accrued to now"),
+    ]
+    utilization_bps: int
+    vault_balance: str | None
 
 
 class StatusChangeIn(BaseModel):
@@ -228,36 +243,3 @@ TypedResourceDriftAttributes = GenericTyped[DriftAttributes]
 
 
 TypedResourceEndpointAttributes = GenericTyped[EndpointAttributes]
-
-
-TypedResourceEstimateAttributes = GenericTyped[EstimateAttributes]
-
-
-TypedResourceFragmentConfigAttributes = GenericTyped[FragmentConfigAttributes]
-
-
-TypedResourceHolderAttributes = GenericTyped[HolderAttributes]
-
-
-TypedResourceHoldingAttributes = GenericTyped[HoldingAttributes]
-
-
-TypedResourceInterestAttributes = GenericTyped[InterestAttributes]
-
-
-TypedResourceLoanAttributes = GenericTyped[LoanAttributes]
-
-
-TypedResourceLockAttributes = GenericTyped[LockAttributes]
-
-
-TypedResourceLpAttributes = GenericTyped[LpAttributes]
-
-
-TypedResourceMccBalance = GenericTyped[MccBalance]
-
-
-TypedResourceMccPrice = GenericTyped[MccPrice]
-
-
-TypedResourceMcdBalance = GenericTyped[McdBalance]

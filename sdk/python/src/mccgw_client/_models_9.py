@@ -9,8 +9,14 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field
 
 from ._models_1 import BaseModel, IdempotencyKey
-from ._models_3 import DailyKpi
+from ._models_3 import DailyKpi, EstimateAttributes, FragmentConfigAttributes
+from ._models_4 import HolderAttributes, HoldingAttributes, InterestAttributes, LoanAttributes
 from ._models_5 import (
+    LockAttributes,
+    LpAttributes,
+    MccBalance,
+    MccPrice,
+    McdBalance,
     McdRewardAttributes,
     MemberAttributes,
     MembershipAttributes,
@@ -32,9 +38,47 @@ from ._models_7 import (
     RegisteredProjectAttributes,
     RetryAttributes,
     StationSummary,
-    StatsAttributes,
 )
-from ._models_8 import GenericTyped, TechTreeConfigAttributes, TokenStats, TokenTransaction
+from ._models_8 import (
+    GenericTyped,
+    StatsAttributes,
+    TechTreeConfigAttributes,
+    TokenStats,
+    TokenTransaction,
+)
+
+TypedResourceEstimateAttributes = GenericTyped[EstimateAttributes]
+
+
+TypedResourceFragmentConfigAttributes = GenericTyped[FragmentConfigAttributes]
+
+
+TypedResourceHolderAttributes = GenericTyped[HolderAttributes]
+
+
+TypedResourceHoldingAttributes = GenericTyped[HoldingAttributes]
+
+
+TypedResourceInterestAttributes = GenericTyped[InterestAttributes]
+
+
+TypedResourceLoanAttributes = GenericTyped[LoanAttributes]
+
+
+TypedResourceLockAttributes = GenericTyped[LockAttributes]
+
+
+TypedResourceLpAttributes = GenericTyped[LpAttributes]
+
+
+TypedResourceMccBalance = GenericTyped[MccBalance]
+
+
+TypedResourceMccPrice = GenericTyped[MccPrice]
+
+
+TypedResourceMcdBalance = GenericTyped[McdBalance]
+
 
 TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
 
@@ -204,38 +248,3 @@ class UserAttributes(BaseModel):
     uid: str
     updated_at: str
     wallet_address: str | None
-
-
-class UserProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    api_keys_configured: bool
-    avatar_url: str | None
-    created_at: str
-    display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
-    role: str
-    station_id: int | None
-    uid: str
-    unit_id: int | None
-    updated_at: str
-    username: str | None
-    wallet_address: str | None
-
-
-class VaultAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    circulating_fragments_recorded: str
-    created_at: str | None
-    fragment_mint: str | None
-    fragment_name: str
-    fragment_symbol: str
-    nft_mint: str
-    original_owner: str
-    redeemed_at: str | None
-    status: str
-    total_fragments: str

@@ -212,7 +212,7 @@ register_project: Operation[models.OneRegisteredProjectAttributes] = Operation(
     "/v1/projects/register",
     models.ProjectRegistrationIn,
     models.OneRegisteredProjectAttributes,
-    "Register a project directly (administrator); the api_secret is returned once.",
+    "Register a project directly (administrator); idempotent on its key. The api_secret (and,",
 )
 reject: Operation[models.OneApplicationAttributes] = Operation(
     "reject",
