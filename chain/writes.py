@@ -312,12 +312,21 @@ class ChainWrites(ChainReads):
             attempt, status = landed[-1]
             if attempt.attempt != row.attempt:
                 # Should be impossible (we re-sign only after expiry); trust the chain anyway.
-                log.error("older attempt %s of %r landed", attempt.attempt, row.op_key)
+                log.error(
+                    "older attempt %s of %r landed",
+                    attempt.attempt,
+                    row.op_key,
+                    extra={"op_key": row.op_key},
+                )
                 make_current(row, attempt)
             await self._apply_status(session, row, attempt.attempt, status)
         elif verdict.expired:
             if row.status == "landed":
-                log.warning("%r: landed attempt vanished (fork); re-signing", row.op_key)
+                log.warning(
+                    "%r: landed attempt vanished (fork); re-signing",
+                    row.op_key,
+                    extra={"op_key": row.op_key},
+                )
             blockhash, last_valid = await self._latest_blockhash()
             old = VersionedTransaction.from_bytes(row.tx_bytes).message
             header = old.header
@@ -332,7 +341,10 @@ class ChainWrites(ChainReads):
                 )
             )
             log.info(
-                "%r: blockhash expired unlanded, re-signing attempt %d", row.op_key, row.attempt + 1
+                "%r: blockhash expired unlanded, re-signing attempt %d",
+                row.op_key,
+                row.attempt + 1,
+                extra={"op_key": row.op_key},
             )
             await tx_store.add_attempt(session, row, _signed(tx, blockhash, last_valid))
             attempts = await tx_store.attempts(session, row.id)
@@ -364,7 +376,12 @@ class ChainWrites(ChainReads):
         if status.err is not None:
             finish(row, "failed", err=json_err(status))
             await tx_store.set_attempt_status(session, row.id, attempt, "failed")
-            log.warning("chain write %r failed on chain: %s", row.op_key, row.err)
+            log.warning(
+                "chain write %r failed on chain: %s",
+                row.op_key,
+                row.err,
+                extra={"op_key": row.op_key},
+            )
         else:
             finish(row, "succeeded")
             await tx_store.set_attempt_status(session, row.id, attempt, "succeeded")
@@ -384,7 +401,13 @@ class ChainWrites(ChainReads):
         except ChainRpcError as exc:
             # Not terminal: only the signature's status on chain decides the outcome.
             error = str(exc)
-            log.warning("send of %r (%s) answered: %s", write.op_key, send.signature, error)
+            log.warning(
+                "send of %r (%s) answered: %s",
+                write.op_key,
+                send.signature,
+                error,
+                extra={"op_key": write.op_key},
+            )
         async with self._sessions() as session:
             await tx_store.record_send(
                 session, write.op_key, send.signature, error, datetime.now(UTC)
