@@ -27,7 +27,7 @@ from api.auth.deps import (
 from api.auth.project import ProjectAuthenticator
 from api.callers import ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
-from api.envelope import meta, resource, single
+from api.envelope import PageQuery, meta, page, resource, single
 from api.idempotency import IdempotencyKey, OptionalIdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
@@ -39,7 +39,7 @@ from api.schemas.attributes import (
     ProjectAttributeSetAttributes,
 )
 from api.schemas.users import UserAttributes
-from api.typed import One
+from api.typed import Many, One
 from core.errors import DomainError, NotFound
 from core.time import iso
 from db.models import Project, User
@@ -245,18 +245,27 @@ async def _visible(
 
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
-    response_model=Counted[ProjectAttributeAttributes],
+    response_model=Many[ProjectAttributeAttributes],
     responses=problems(
         scope="user:read",
         subject="user or project",
-        s401="Invalid credentials (none at all is fine: public attributes)",
+        s401="No credentials: a bearer token with user:read, or project credentials "
+        "(`unauthorized`)",
         s409="The project's status hides its attributes (`invalid-state`)",
     ),
 )
 async def project_attributes(
-    uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep
+    uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep, paging: PageQuery
 ) -> dict[str, Any]:
-    """A project's attributes of a user, limited to what the caller may see."""
+    """A project's attributes of a user (scope user:read, or project credentials), limited to
+    what the caller may see, by key, paged."""
+    if who.anonymous:
+        raise DomainError(
+            "This call needs a bearer token with user:read (or project credentials)",
+            status=401,
+            slug="unauthorized",
+            headers={"WWW-Authenticate": 'Bearer scope="user:read"'},
+        )
     if await session.get(User, uid) is None:
         raise NotFound(f"User {uid} does not exist")
     await require_project_allows(session, project_id, Capability.ATTRIBUTE_READ)
@@ -268,7 +277,8 @@ async def project_attributes(
         )
     )
     visible = await _visible(session, who, uid, rows)
-    return {"data": [_attribute(r) for r in visible], "meta": meta(total=len(visible))}
+    shown = visible[paging.offset : paging.offset + paging.per_page]
+    return page([_attribute(r) for r in shown], len(visible), paging)
 
 
 @router.get(

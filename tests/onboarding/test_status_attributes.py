@@ -219,13 +219,14 @@ async def test_status_gates_attribute_routes(
         "/v1/users/batch/attributes", json={"uids": [user.uid]}, headers=creds(project)
     )
     assert own.status_code == 403  # its own calls are refused by project auth
-    public = await client.get(f"/v1/users/{user.uid}/projects/{project.project_id}/attributes")
+    token = await world.token(user.uid, "user:read")
+    path = f"/v1/users/{user.uid}/projects/{project.project_id}/attributes"
+    public = await client.get(path, headers=bearer(token))
     assert [a["attributes"]["attribute_key"] for a in public.json()["data"]] == ["level"]
 
     await _set_status(session_maker, project.project_id, "deleted")
-    hidden = await client.get(f"/v1/users/{user.uid}/projects/{project.project_id}/attributes")
+    hidden = await client.get(path, headers=bearer(token))
     assert hidden.status_code == 409
-    token = await world.token(user.uid, "user:read")
     profile = await client.get(f"/v1/users/{user.uid}/full-profile", headers=bearer(token))
     assert profile.status_code == 200
     assert profile.json()["data"]["attributes"]["project_attributes"] == []
@@ -340,7 +341,14 @@ async def test_visibility_matrix(client: httpx.AsyncClient, matrix: dict[str, An
         resp = await client.get(
             f"/v1/users/{user.uid}/projects/{owner.project_id}/attributes", headers=headers
         )
+        if viewer == "anonymous":  # the spec's user:read (or project credentials)
+            assert resp.status_code == 401, resp.text
+            assert (await client.get(f"/v1/users/{user.uid}/full-profile")).status_code == 401
+            continue
         assert resp.status_code == 200, (viewer, resp.text)
+        assert resp.json()["meta"]["page"] == 1 and resp.json()["meta"]["total"] == len(
+            VISIBLE[viewer]
+        )
         seen = {a["attributes"]["attribute_key"] for a in resp.json()["data"]}
         assert seen == VISIBLE[viewer], viewer
 
@@ -362,8 +370,20 @@ async def test_visibility_matrix(client: httpx.AsyncClient, matrix: dict[str, An
     no_scope = bearer(await _token_without_user_read(matrix))
     resp = await client.get(f"/v1/users/{user.uid}/full-profile", headers=no_scope)
     assert resp.status_code == 403
-    missing = await client.get(f"/v1/users/u_missing/projects/{owner.project_id}/attributes")
+    missing = await client.get(
+        f"/v1/users/u_missing/projects/{owner.project_id}/attributes",
+        headers=matrix["headers"]["admin"],
+    )
     assert missing.status_code == 404
+    # Paged like every list: one attribute a page, in key order.
+    paged = await client.get(
+        f"/v1/users/{user.uid}/projects/{owner.project_id}/attributes",
+        params={"per_page": 1, "page": 2},
+        headers=matrix["headers"]["admin"],
+    )
+    body = paged.json()
+    assert [a["attributes"]["attribute_key"] for a in body["data"]] == ["priv"]
+    assert (body["meta"]["total"], body["meta"]["page"], body["meta"]["per_page"]) == (3, 2, 1)
 
 
 async def _token_without_user_read(matrix: dict[str, Any]) -> str:

@@ -2094,11 +2094,6 @@ class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
     meta: _T1
 
 
-CountedProjectAttributeAttributes = GenericDataMeta_[
-    list[TypedResourceProjectAttributeAttributes], CountMeta
-]
-
-
 CountedProjectAttributeSetAttributes = GenericDataMeta_[
     list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
@@ -2228,6 +2223,11 @@ ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], Pag
 
 
 ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
+
+
+ManyProjectAttributeAttributes = GenericDataMeta_[
+    list[TypedResourceProjectAttributeAttributes], PageMeta
+]
 
 
 ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]

@@ -587,13 +587,13 @@ position: Operation[models.OnePositionAttributes] = Operation(
     models.OnePositionAttributes,
     "A wallet's LP position and all its loans with their live debt.",
 )
-project_attributes: Operation[models.CountedProjectAttributeAttributes] = Operation(
+project_attributes: Operation[models.ManyProjectAttributeAttributes] = Operation(
     "project_attributes",
     "GET",
     "/v1/users/{uid}/projects/{project_id}/attributes",
     None,
-    models.CountedProjectAttributeAttributes,
-    "A project's attributes of a user, limited to what the caller may see.",
+    models.ManyProjectAttributeAttributes,
+    "A project's attributes of a user (scope user:read, or project credentials), limited to",
 )
 project_status: Operation[models.OneProjectStatusAttributes] = Operation(
     "project_status",

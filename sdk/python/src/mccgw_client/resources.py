@@ -739,12 +739,14 @@ class UsersAttributes:
         ).data
 
     def for_project(
-        self, uid: str, project_id: int
-    ) -> builtins.list[models.TypedResourceProjectAttributeAttributes]:
-        """A project's attributes of a user, limited to what the caller may see. (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
-        return self._client.call(
-            operations.project_attributes, path_params={"uid": uid, "project_id": project_id}
-        ).data
+        self, uid: str, project_id: int, *, per_page: int = 100
+    ) -> Iterator[models.ManyProjectAttributeAttributes]:
+        """A project's attributes of a user (scope user:read, or project credentials), limited to (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
+        return self._client.call_pages(
+            operations.project_attributes,
+            path_params={"uid": uid, "project_id": project_id},
+            per_page=per_page,
+        )
 
     def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttributes:
         """A project sees it only for users who authorized it, and their e-mail only if they granted (``GET /v1/users/{uid}/full-profile``)"""
@@ -1991,15 +1993,15 @@ class AsyncUsersAttributes:
             )
         ).data
 
-    async def for_project(
-        self, uid: str, project_id: int
-    ) -> builtins.list[models.TypedResourceProjectAttributeAttributes]:
-        """A project's attributes of a user, limited to what the caller may see. (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
-        return (
-            await self._client.call(
-                operations.project_attributes, path_params={"uid": uid, "project_id": project_id}
-            )
-        ).data
+    def for_project(
+        self, uid: str, project_id: int, *, per_page: int = 100
+    ) -> AsyncIterator[models.ManyProjectAttributeAttributes]:
+        """A project's attributes of a user (scope user:read, or project credentials), limited to (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
+        return self._client.call_pages(
+            operations.project_attributes,
+            path_params={"uid": uid, "project_id": project_id},
+            per_page=per_page,
+        )
 
     async def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttributes:
         """A project sees it only for users who authorized it, and their e-mail only if they granted (``GET /v1/users/{uid}/full-profile``)"""
