@@ -809,7 +809,7 @@ unit_nft: Operation[models.OneNftAttributes] = Operation(
     "/v1/territory/unit/{unit_id}/nft",
     None,
     models.OneNftAttributes,
-    "The territory NFT account of a unit (type + id); `status` reserved = not minted yet.",
+    "The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not",
 )
 unlock: Operation[models.OneTreeAttributes] = Operation(
     "unlock",

@@ -533,9 +533,9 @@ class Territory:
         )
 
     def unit_nft(
-        self, unit_id: int, *, type: Literal["station", "matrix", "sector", "system"]
+        self, unit_id: str, *, type: Literal["station", "matrix", "sector", "system"] | None = None
     ) -> models.TypedResourceNftAttributes:
-        """The territory NFT account of a unit (type + id); `status` reserved = not minted yet. (``GET /v1/territory/unit/{unit_id}/nft``)"""
+        """The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not (``GET /v1/territory/unit/{unit_id}/nft``)"""
         return self._client.call(
             operations.unit_nft, path_params={"unit_id": unit_id}, params={"type": type}
         ).data
@@ -1758,9 +1758,9 @@ class AsyncTerritory:
         )
 
     async def unit_nft(
-        self, unit_id: int, *, type: Literal["station", "matrix", "sector", "system"]
+        self, unit_id: str, *, type: Literal["station", "matrix", "sector", "system"] | None = None
     ) -> models.TypedResourceNftAttributes:
-        """The territory NFT account of a unit (type + id); `status` reserved = not minted yet. (``GET /v1/territory/unit/{unit_id}/nft``)"""
+        """The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not (``GET /v1/territory/unit/{unit_id}/nft``)"""
         return (
             await self._client.call(
                 operations.unit_nft, path_params={"unit_id": unit_id}, params={"type": type}
