@@ -30,7 +30,6 @@ from core.security import (
     new_api_key,
     new_api_secret,
 )
-from core.time import iso
 from db.models import Project, User
 from db.models.onboarding import (
     OPEN_APPLICATION_STATUSES,
@@ -67,32 +66,6 @@ def new_credentials(master_key: str, master_key_id: str) -> NewCredentials:
         api_secret_hash=hash_api_secret(secret),
         api_secret_encrypted=encrypt_secret(secret, master_key, master_key_id),
     )
-
-
-def application_attributes(row: ProjectApplication) -> dict[str, Any]:
-    """Every stored field a client may see (never the secret nor its hash)."""
-    return {
-        "application_id": str(row.id),
-        "project_name": row.project_name,
-        "project_description": row.project_description,
-        "developer_uid": row.developer_uid,
-        "developer_email": row.developer_email,
-        "company_name": row.company_name,
-        "website_url": row.website_url,
-        "mcc_wallet_address": row.mcc_wallet_address,
-        "mcd_wallet_address": row.mcd_wallet_address,
-        "status": row.status,
-        "reviewed_by": row.reviewed_by,
-        "reviewed_at": iso(row.reviewed_at),
-        "rejection_reason": row.rejection_reason,
-        "project_id": row.project_id,
-        "api_key": row.api_key,
-        "whitelist_pda": row.whitelist_pda,
-        "whitelist_bump": row.whitelist_bump,
-        "whitelist_tx": row.whitelist_tx,
-        "created_at": iso(row.created_at),
-        "updated_at": iso(row.updated_at),
-    }
 
 
 class PendingApplicationExists(DomainError):

@@ -104,15 +104,6 @@ def public_client(
     )
 
 
-def client_attributes(client: OAuthClient) -> dict[str, object]:
-    return {
-        "oauth_client_id": client.client_id,
-        "redirect_uris": list(client.redirect_uris),
-        "scopes": list(client.allowed_scopes),
-        "client_type": "public" if client.client_secret_hash is None else "confidential",
-    }
-
-
 @dataclass(frozen=True)
 class RolledClientSecret:
     client: OAuthClient

@@ -22,7 +22,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import InvalidState, NotFound
-from core.time import iso
 from db.models import Project
 from db.models.onboarding import ProjectStatusRecord
 
@@ -124,35 +123,3 @@ async def history(
         .limit(limit)
     )
     return list(rows)
-
-
-def project_attributes(project: Project) -> dict[str, object]:
-    """What a project's status answers lead with (the admin change and the public read)."""
-    return {
-        "project_id": str(project.project_id),
-        "name": project.name,
-        "status": project.status,
-    }
-
-
-def current_change(project: Project, latest: ProjectStatusRecord | None) -> dict[str, object]:
-    """The spec's top-level fields of a status answer: the reason, author and time of the
-    change that set the current status (the project's creation when none is recorded)."""
-    if latest is None or latest.status != project.status:
-        return {"reason": None, "changed_by": None, "created_at": iso(project.created_at)}
-    return {
-        "reason": latest.reason,
-        "changed_by": latest.changed_by,
-        "created_at": iso(latest.created_at),
-    }
-
-
-def record_attributes(record: ProjectStatusRecord) -> dict[str, object]:
-    return {
-        "project_id": str(record.project_id),
-        "from_status": record.from_status,
-        "status": record.status,
-        "reason": record.reason,
-        "changed_by": record.changed_by,
-        "created_at": iso(record.created_at),
-    }

@@ -38,6 +38,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from access.consent import authorized_projects
+from access.scopes import FUNDS_SCOPES
 from chain.custody import custody_address
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
@@ -298,7 +299,8 @@ class DepositScanner:
             "tx_signature": record["signature"],
             "slot": record["slot"],
         }
-        projects = sorted(await authorized_projects(session, uid))
+        # Only projects the user let see their funds hear of it (issue 31, L3).
+        projects = sorted(await authorized_projects(session, uid, FUNDS_SCOPES))
         await emit_many(
             session,
             [

@@ -11,7 +11,6 @@ from urllib.parse import quote
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
-from solana.rpc.commitment import Commitment
 from solders.signature import Signature
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -19,6 +18,7 @@ from api.callers import actor_of
 from api.common import decimals
 from api.console import pages
 from api.routes import admin_transfers, admin_whitelist
+from chain.errors import ChainError
 from core.errors import DomainError, NotFound
 from core.money import to_decimal_string
 from db.models.engine import Transfer
@@ -68,21 +68,12 @@ async def chain_tx(request: Request, signature: str) -> Response:
     except ValueError as exc:
         raise DomainError("Not a transaction signature", status=422,
                            slug="validation-error") from exc  # fmt: skip
-    client = request.app.state.solana
     try:
-        statuses = await client.get_signature_statuses([parsed], search_transaction_history=True)
-        tx = await client.get_transaction(
-            parsed, commitment=Commitment("confirmed"), max_supported_transaction_version=0
-        )
-    except Exception as exc:
+        status, tx = await request.app.state.gateway.transaction_view(str(parsed))
+    except ChainError as exc:
         raise DomainError(f"The chain RPC is unreachable ({type(exc).__name__})",
                            status=503, slug="service-unavailable") from exc  # fmt: skip
-    status = statuses.value[0]
-    return pages.render(
-        request, "tx.html", signature=signature,
-        status=status.to_json() if status is not None else None,
-        tx=tx.value.to_json() if tx.value is not None else None,
-    )  # fmt: skip
+    return pages.render(request, "tx.html", signature=signature, status=status, tx=tx)
 
 
 @router.get("/transfers")

@@ -9,7 +9,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from access.ratelimit import TIER_LIMITS
 from access.scopes import PROJECT_SCOPES
 from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
@@ -131,13 +130,17 @@ async def register_project(
             master_key=settings.master_key,
             master_key_id=settings.master_key_id,
         )
-        attributes = registration.registered_attributes(done)
+        attributes = RegisteredProjectAttributes.of(done)
         if payload.webhook_url is not None:
             made = await create_endpoint(
                 ctx.session, done.project.project_id, payload.webhook_url,
                 master_key=settings.master_key, master_key_id=settings.master_key_id,
             )  # fmt: skip
-            attributes |= {"webhook_endpoint_id": made.endpoint.id, "webhook_secret": made.secret}
+            attributes = RegisteredProjectAttributes(
+                **attributes.model_dump(exclude_unset=True),
+                webhook_endpoint_id=made.endpoint.id,
+                webhook_secret=made.secret,
+            )
         ctx.audit.project_id = done.project.project_id
         body = single("project", done.project.project_id, attributes)
         return ctx.respond(201, body, sealed=True)  # a retry replays the secrets, stored sealed
@@ -168,13 +171,7 @@ async def change_project_status(
         payload.model_dump(), {"from_status": record.from_status, "status": record.status},
     )  # fmt: skip
     await session.commit()
-    return single(
-        "project_status",
-        project.project_id,
-        machine.project_attributes(project)
-        | machine.current_change(project, record)
-        | {"updated_at": iso(project.updated_at), "change": machine.record_attributes(record)},
-    )
+    return single("project_status", project.project_id, StatusChangeAttributes.of(project, record))
 
 
 class ProjectSettingsIn(BaseModel):
@@ -231,30 +228,8 @@ class RollIn(BaseModel):
     reason: str | None = Field(None, max_length=2000)
 
 
-def admin_project_attrs(project: Project) -> AdminProjectAttributes:
-    return AdminProjectAttributes(
-        project_id=str(project.project_id),
-        name=project.name,
-        description=project.description,
-        status=project.status,
-        suspended=project.suspended,
-        owner_uid=project.owner_uid,
-        allowed_scopes=list(project.allowed_scopes or []),
-        rate_limit_tier=project.rate_limit_tier,
-        rate_limit_per_minute=TIER_LIMITS.get(project.rate_limit_tier, TIER_LIMITS["free"]),
-        limits=dict(project.limits or {}),
-        ip_allowlist=list(project.ip_allowlist or []),
-        webhook_url=project.webhook_url,
-        api_key=project.api_key,
-        mcd_wallet_address=project.mcd_wallet_address,
-        previous_secret_expires_at=iso(project.previous_secret_expires_at),
-        created_at=iso(project.created_at),
-        updated_at=iso(project.updated_at),
-    )
-
-
 def _one(project: Project) -> dict[str, Any]:
-    return single("project", project.project_id, admin_project_attrs(project))
+    return single("project", project.project_id, AdminProjectAttributes.of(project))
 
 
 @router.get(
@@ -271,7 +246,7 @@ async def list_projects(
     rows, total = await queries.paged(
         session, control.projects(status, tier), control.NEWEST_FIRST, paging
     )
-    items = [resource("project", p.project_id, admin_project_attrs(p)) for p in rows]
+    items = [resource("project", p.project_id, AdminProjectAttributes.of(p)) for p in rows]
     return page(items, total, paging)
 
 

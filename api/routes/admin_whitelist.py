@@ -123,7 +123,7 @@ async def list_whitelist(
     onchain = await wls.onchain_entries(_chain(request, settings), [r.project_id for r in rows])
     items = [
         resource(
-            "mcd_whitelist_entry", r.id, entries.entry_attributes(r, onchain.get(r.project_id))
+            "mcd_whitelist_entry", r.id, WhitelistEntryAttributes.of(r, onchain.get(r.project_id))
         )
         for r in rows
     ]
@@ -146,10 +146,9 @@ async def set_whitelist_status(
     action = "suspend" if payload.status == "suspended" else "activate"
     entry = await change_entry(request, project_id, action, actor_of(request, admin.uid))
     onchain = await wls.onchain_entries(_chain(request, settings), [project_id])
-    attributes = entries.entry_attributes(entry, onchain.get(project_id))
-    # status and updated_at lead, as they always have on the wire.
-    leading = {"status": attributes["status"], "updated_at": attributes["updated_at"]}
-    return single("mcd_whitelist_entry", entry.id, leading | attributes)
+    shown = WhitelistEntryAttributes.of(entry, onchain.get(project_id)).model_dump()
+    # status and updated_at lead (WhitelistStatusAttributes' order), as always on the wire.
+    return single("mcd_whitelist_entry", entry.id, WhitelistStatusAttributes(**shown))
 
 
 @router.delete(

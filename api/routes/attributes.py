@@ -33,13 +33,14 @@ from api.openapi import problems
 from api.ratelimit import enforce_ip
 from api.schemas.attributes import (
     AttributeDeletionAttributes,
-    Counted,
+    AttributeValue,
     FullProfileAttributes,
+    ProfileAttribute,
     ProjectAttributeAttributes,
     ProjectAttributeSetAttributes,
 )
 from api.schemas.users import UserAttributes
-from api.typed import Many, One
+from api.typed import Listing, Many, One
 from core.errors import DomainError, NotFound
 from core.time import iso
 from db.models import Project, User
@@ -73,22 +74,6 @@ class AttributeIn(BaseModel):
 def _flag(project: Project) -> dict[str, Any]:
     """Meta marking answers to a project in ``testing``."""
     return {"project_status": project.status} if project.status == "testing" else {}
-
-
-def _attribute(row: UserProjectAttribute) -> dict[str, Any]:
-    return resource(
-        "user_project_attribute",
-        row.id,
-        {
-            "uid": row.uid,
-            "project_id": str(row.project_id),
-            "attribute_key": row.attribute_key,
-            "attribute_value": row.attribute_value,
-            "visibility": row.visibility,
-            "created_at": iso(row.created_at),
-            "updated_at": iso(row.updated_at),
-        },
-    )
 
 
 AttributeKeys = Annotated[
@@ -155,12 +140,12 @@ async def delete_attributes(
             single(
                 "user_attribute_deletion",
                 uid,
-                {
-                    "uid": uid,
-                    "project_id": str(project.project_id),
-                    "deleted": gone,
-                    "not_found": [k for k in keys if k not in gone],
-                },
+                AttributeDeletionAttributes(
+                    uid=uid,
+                    project_id=str(project.project_id),
+                    deleted=gone,
+                    not_found=[k for k in keys if k not in gone],
+                ),
                 **_flag(own),
             ),
         )
@@ -168,7 +153,7 @@ async def delete_attributes(
 
 @router.post(
     "/batch/attributes",
-    response_model=Counted[ProjectAttributeSetAttributes],
+    response_model=Listing[ProjectAttributeSetAttributes],
     responses=_PROJECT_REFUSED
     | problems(s409="The project's status forbids attribute reads (`invalid-state`)"),
 )
@@ -184,18 +169,17 @@ async def batch_attributes(
     )
     if payload.attribute_keys is not None:
         statement = statement.where(UserProjectAttribute.attribute_key.in_(payload.attribute_keys))
-    found: dict[str, dict[str, Any]] = {uid: {} for uid in uids}
+    found: dict[str, dict[str, AttributeValue]] = {uid: {} for uid in uids}
     for row in await session.scalars(statement.order_by(UserProjectAttribute.attribute_key)):
-        found[row.uid][row.attribute_key] = {
-            "value": row.attribute_value,
-            "visibility": row.visibility,
-            "updated_at": iso(row.updated_at),
-        }
+        found[row.uid][row.attribute_key] = AttributeValue(
+            value=row.attribute_value, visibility=row.visibility, updated_at=iso(row.updated_at)
+        )
+    project_id = str(project.project_id)
     items = [
         resource(
             "user_project_attributes",
             uid,
-            {"uid": uid, "project_id": str(project.project_id), "attributes": values},
+            ProjectAttributeSetAttributes(uid=uid, project_id=project_id, attributes=values),
         )
         for uid, values in found.items()
     ]
@@ -278,7 +262,10 @@ async def project_attributes(
     )
     visible = await _visible(session, who, uid, rows)
     shown = visible[paging.offset : paging.offset + paging.per_page]
-    return page([_attribute(r) for r in shown], len(visible), paging)
+    items = [
+        resource("user_project_attribute", r.id, ProjectAttributeAttributes.of(r)) for r in shown
+    ]
+    return page(items, len(visible), paging)
 
 
 @router.get(
@@ -332,23 +319,11 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
         )
     )
     visible = await _visible(session, who, uid, rows)
-    base = {
-        k: (None if k in hidden else v) for k, v in UserAttributes.of(user).model_dump().items()
-    }
-    attributes = base | {
-        "project_attributes": [
-            {
-                "project_id": str(r.project_id),
-                "attribute_key": r.attribute_key,
-                "attribute_value": r.attribute_value,
-                "visibility": r.visibility,
-                "updated_at": iso(r.updated_at),
-            }
-            for r in visible
-        ]
-    }
-    # Sent as built: the base profile's fields are the users route's (FullProfileAttributes lists
-    # the two this route owns), so a field added there is never dropped here.
+    shown = UserAttributes.of(user).model_dump()
+    attributes = FullProfileAttributes(
+        **{k: (None if k in hidden else v) for k, v in shown.items()},
+        project_attributes=[ProfileAttribute.of(r) for r in visible],
+    )
     return JSONResponse(single("user_full_profile", uid, attributes))
 
 
@@ -390,5 +365,7 @@ async def report_attribute(
         row = (await ctx.session.execute(statement)).scalar_one()
         return ctx.respond(
             200,
-            single("user_project_attribute", row.id, _attribute(row)["attributes"], **_flag(own)),
+            single(
+                "user_project_attribute", row.id, ProjectAttributeAttributes.of(row), **_flag(own)
+            ),
         )

@@ -19,16 +19,16 @@ router = APIRouter(tags=["health"])
 _CHECK_TIMEOUT = 3.0
 
 
-class Alive(Shape):
+class AliveBody(Shape):
     status: Literal["ok"]
 
 
-class Ready(Shape):
+class ReadyBody(Shape):
     status: Literal["ready"]
     checks: dict[str, Literal["ok"]]
 
 
-@router.get("/healthz", response_model=Alive, responses=problems(500))
+@router.get("/healthz", response_model=AliveBody, responses=problems(500))
 async def healthz() -> dict[str, str]:
     """Liveness: the process answers."""
     return {"status": "ok"}
@@ -71,7 +71,7 @@ async def _run(name: str, request: Request) -> tuple[str, str | None]:
 
 @router.get(
     "/readyz",
-    response_model=Ready,
+    response_model=ReadyBody,
     responses=problems(s503="A dependency is down (`service-unavailable`, with `checks`)"),
 )
 async def readyz(request: Request) -> Any:

@@ -33,8 +33,8 @@ from api.typed import Many, One
 from core.errors import DomainError
 from db.models.onboarding import ProjectApplication
 from onboarding import applications, queries
-from onboarding.applications import application_attributes, check_wallet
-from onboarding.clients import client_attributes, project_client
+from onboarding.applications import check_wallet
+from onboarding.clients import project_client
 from onboarding.control import audit_action
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
@@ -112,7 +112,7 @@ class RejectIn(BaseModel):
 
 
 def _as_application(row: ProjectApplication) -> dict[str, Any]:
-    return resource("project_application", row.id, application_attributes(row))
+    return resource("project_application", row.id, ApplicationAttributes.of(row))
 
 
 @router.post(
@@ -130,7 +130,7 @@ async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) ->
     """Apply for a project (developer ID token); one pending application per developer."""
     row = await applications.apply(session, user.uid, payload.model_dump())
     await session.commit()
-    return JSONResponse(single("project_application", row.id, application_attributes(row)), 201)
+    return JSONResponse(single("project_application", row.id, ApplicationAttributes.of(row)), 201)
 
 
 @router.get(
@@ -155,7 +155,7 @@ async def my_application(
 ) -> dict[str, Any]:
     """One of the caller's applications (developer ID token)."""
     row = await queries.application(session, application_id, developer_uid=user.uid)
-    return single("project_application", row.id, application_attributes(row))
+    return single("project_application", row.id, ApplicationAttributes.of(row))
 
 
 @router.get(
@@ -232,7 +232,7 @@ async def approve(
                 single(
                     "project_application",
                     row.id,
-                    application_attributes(row),
+                    ApplicationAttributes.of(row),
                     message="Approval in progress; repeat this call to receive the credentials",
                 ),
                 status_code=202,
@@ -264,9 +264,8 @@ async def _deliver(
     row, secret = await applications.take_secret(session, application_id, {key_id: master_key})
     await session.commit()
     await session.refresh(row)
-    attributes = application_attributes(row) | {"api_secret": secret}
-    if row.project_id is not None and (client := await project_client(session, row.project_id)):
-        attributes |= client_attributes(client)
+    client = None if row.project_id is None else await project_client(session, row.project_id)
+    attributes = ApprovedApplicationAttributes.approved(row, secret, client)
     return JSONResponse(single("project_application", row.id, attributes))
 
 
@@ -294,4 +293,4 @@ async def reject(
     )  # fmt: skip
     await session.commit()
     await session.refresh(row)
-    return single("project_application", row.id, application_attributes(row))
+    return single("project_application", row.id, ApplicationAttributes.of(row))

@@ -22,7 +22,6 @@ from db.models import Project
 from onboarding.clients import (
     MAX_REDIRECT_URIS,
     check_redirect_uris,
-    client_attributes,
     ensure_project_client,
     project_client,
     roll_client_secret,
@@ -59,7 +58,7 @@ async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, A
     client = await project_client(session, project.project_id)
     if client is None:
         raise NotFound(f"Project {project.project_id} has no OAuth client")
-    return single("oauth_client", client.client_id, client_attributes(client))
+    return single("oauth_client", client.client_id, OAuthClientAttributes.of(client))
 
 
 @router.put("", response_model=One[OAuthClientAttributes], responses=_PROBLEMS | problems(409))
@@ -74,7 +73,9 @@ async def set_redirect_uris(
         client = await ensure_project_client(ctx.session, row)
         client.redirect_uris = payload.redirect_uris
         await ctx.session.flush()
-        return ctx.respond(200, single("oauth_client", client.client_id, client_attributes(client)))
+        return ctx.respond(
+            200, single("oauth_client", client.client_id, OAuthClientAttributes.of(client))
+        )
 
 
 class ClientSecretRollIn(BaseModel):

@@ -8,6 +8,7 @@ import re
 import uuid
 
 import httpx
+from fastapi import FastAPI
 from solders.keypair import Keypair
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -304,3 +305,21 @@ async def test_project_settings_and_roll_from_the_console(
         assert row.previous_api_secret_hash == hash_api_secret(project.secret)
     page = await web.get(path)
     assert "projects.api_secret.roll" in page.text and secret.group(1) not in page.text
+
+
+async def test_a_copied_cookie_dies_with_the_sign_out(
+    web: httpx.AsyncClient, world: World, console_app: FastAPI
+) -> None:
+    """Issue 31, L8: the console session ends on the server at sign-out; a copy of the cookie
+    taken before (another browser, a stolen one) is signed out too."""
+    token = await admin_web(web, world)
+    copied = dict(web.cookies)
+    transport = httpx.ASGITransport(app=console_app)
+    async with httpx.AsyncClient(
+        transport=transport, base_url=str(web.base_url), cookies=copied
+    ) as thief:
+        assert (await thief.get("/console/projects")).status_code == 200
+        out = await web.post("/console/logout", data={"csrf_token": token})
+        assert out.status_code == 303
+        after = await thief.get("/console/projects")
+        assert after.status_code == 303 and "/console/login" in after.headers["location"]

@@ -24,10 +24,7 @@ class BaseModel(_BaseModel):
     )
 
 
-class AddressBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class AddressBalanceAttributes(BaseModel):
     address: str
     token_accounts: int
     total_balance: Annotated[
@@ -45,9 +42,6 @@ class AdminProjectAttributes(BaseModel):
     A project as an administrator sees it (never its secret nor the secret's hash).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allowed_scopes: list[str]
     api_key: str | None
     created_at: str
@@ -67,10 +61,7 @@ class AdminProjectAttributes(BaseModel):
     webhook_url: str | None
 
 
-class Alive(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class AliveBody(BaseModel):
     status: Literal["ok"]
 
 
@@ -79,9 +70,6 @@ class ApiSecretAttributes(BaseModel):
     The answer of a roll: the new api_secret, shown once.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_key: str | None
     api_secret: str
     previous_expires_at: str | None
@@ -90,9 +78,6 @@ class ApiSecretAttributes(BaseModel):
 
 
 class ApplicationAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_key: str | None
     application_id: str
     company_name: str | None
@@ -144,45 +129,19 @@ class ApproveIn(BaseModel):
     rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
 
 
-class ApprovedApplicationAttributes(BaseModel):
+class ApprovedApplicationAttributes(ApplicationAttributes):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    api_key: str | None
     api_secret: str
-    application_id: str
     client_type: str | None = None
-    company_name: str | None
-    created_at: str
-    developer_email: str
-    developer_uid: str
-    mcc_wallet_address: str | None
-    mcd_wallet_address: str
     oauth_client_id: str | None = None
-    project_description: str | None
-    project_id: int | None
-    project_name: str
     redirect_uris: list[str] | None = None
-    rejection_reason: str | None
-    reviewed_at: str | None
-    reviewed_by: str | None
     scopes: list[str] | None = None
-    status: str
-    updated_at: str
-    website_url: str | None
-    whitelist_bump: int | None
-    whitelist_pda: str | None
-    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     at: str
     attempt: int
     error: str | None
@@ -226,9 +185,6 @@ class AttributeDeleteIn(BaseModel):
 
 
 class AttributeDeletionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     deleted: list[str]
     not_found: list[str]
     project_id: str
@@ -248,18 +204,12 @@ class AttributeIn(BaseModel):
 
 
 class AttributeValue(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     updated_at: str
     value: Any
     visibility: str
 
 
 class AuctionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     auction_id: int
     auction_type: str
@@ -288,9 +238,6 @@ class AuctionAttributes(BaseModel):
 
 
 class AuctionConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     auction_duration_seconds: int
     authority: str
     created_at: str | None
@@ -310,43 +257,12 @@ class AuctionConfigAttributes(BaseModel):
     updated_at: str | None
 
 
-class AuctionDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    auction_id: int
-    auction_type: str
-    bid_count: int
-    buy_now_price: str | None
-    completed_at: str | None
-    created_at: str | None
-    creator: str
-    current_price: str
-    end_time: str | None
-    ended_unsettled: bool
+class AuctionDetailAttributes(AuctionAttributes):
     escrow_account: str
     escrow_balance: str | None
-    extension_count: int
-    highest_bidder: str | None
-    is_biddable: bool
-    is_ended: bool
-    min_next_bid: str | None
-    nft_mint: str | None
-    proceeds_recipient: str
-    seconds_left: int
-    settled_amount: str
-    start_time: str | None
-    starting_price: str
-    status: str
-    territory_id: int
-    territory_type: str
 
 
 class AuthorizationAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     granted_at: str
     project_id: str
     project_name: str | None
@@ -357,9 +273,6 @@ class AuthorizationAttributes(BaseModel):
 
 
 class AvatarAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str
     bytes: int
     content_type: str
@@ -368,9 +281,6 @@ class AvatarAttributes(BaseModel):
 
 
 class BaseProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -396,9 +306,6 @@ class BatchIn(BaseModel):
 
 
 class BidAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     amount: str
     auction_ended: bool | None
@@ -413,9 +320,6 @@ class BidAttributes(BaseModel):
 
 
 class BonusAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_multiplier: Annotated[
         float, Field(description="Applied to every mining reward: 1.3 = +30 %")
     ]
@@ -423,9 +327,6 @@ class BonusAttributes(BaseModel):
 
 
 class BorrowChecks(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     borrows_not_paused: bool
@@ -437,9 +338,6 @@ class BorrowChecks(BaseModel):
 
 
 class BuyoutAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     completed_at: str | None
     expires_at: str | None
@@ -454,7 +352,7 @@ class BuyoutAttributes(BaseModel):
     total_buyout_amount: str
 
 
-class CalculateInterestBody(BaseModel):
+class CalculateInterestIn(BaseModel):
     accrued_interest: Annotated[
         str | None, Field(description="Interest already accrued (decimal string)")
     ] = "0"
@@ -484,9 +382,6 @@ class CancelIn(BaseModel):
 
 
 class Capacities(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrix: int
     sector: int
     station: int
@@ -494,9 +389,6 @@ class Capacities(BaseModel):
 
 
 class ChainWriteView(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attempt: int | None
     confirmation_status: str | None
     last_valid_block_height: int | None
@@ -506,9 +398,6 @@ class ChainWriteView(BaseModel):
 
 
 class ClientSecretRollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     expire_previous_in_seconds: Annotated[
         int | None,
         Field(
@@ -530,9 +419,6 @@ class CountMeta(Meta):
 
 
 class DailyKpi(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
     day: date_aliased
     member_count: int
@@ -541,9 +427,6 @@ class DailyKpi(BaseModel):
 
 
 class DayProject(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     date: str
     mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
@@ -552,9 +435,6 @@ class DayProject(BaseModel):
 
 
 class DeliveryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attempt_log: list[Attempt]
     attempts: int
     completed_at: str | None
@@ -569,9 +449,6 @@ class DeliveryAttributes(BaseModel):
 
 
 class DriftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     address: str | None
     chain_balance: str
     created_at: str
@@ -583,9 +460,6 @@ class DriftAttributes(BaseModel):
 
 
 class EndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     disabled_at: str | None
     disabled_reason: str | None
@@ -597,9 +471,6 @@ class EndpointAttributes(BaseModel):
 
 
 class EstimateAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_liquidity: str
     checks: BorrowChecks
     collateral_type: str
@@ -622,7 +493,7 @@ class EstimateAttributes(BaseModel):
     total_due: str
 
 
-class EstimateBorrowBody(BaseModel):
+class EstimateBorrowIn(BaseModel):
     duration: Literal["three_days", "seven_days", "thirty_days"]
     loan_amount: Annotated[
         str, Field(description="Decimal string in the pool asset", examples=["500"])
@@ -632,9 +503,6 @@ class EstimateBorrowBody(BaseModel):
 
 
 class FragmentConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_buyouts: int
     authority: str
     buyout_duration_seconds: int
@@ -657,9 +525,6 @@ class FundsTransferIn(BaseModel):
 
 
 class GlobalDay(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     date: str
     mcd_amount: str
@@ -668,9 +533,6 @@ class GlobalDay(BaseModel):
 
 
 class HolderAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     is_buyout_escrow: bool
     owner: str
@@ -679,9 +541,6 @@ class HolderAttributes(BaseModel):
 
 
 class HoldingAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     fragment_mint: str
     fragment_symbol: str
@@ -693,9 +552,6 @@ class HoldingAttributes(BaseModel):
 
 
 class InterestAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     decimals: int
     duration_seconds: int
     interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
@@ -745,21 +601,15 @@ class LegacyError(BaseModel):
 
 
 class LegacyManager(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     name: str | None
     uid: str
 
 
-class LegacyMccBalance(BaseModel):
+class LegacyMccBalanceBody(BaseModel):
     """
     The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_balance: float
     locked_balance: float
     pending_rewards: Annotated[
@@ -769,19 +619,13 @@ class LegacyMccBalance(BaseModel):
 
 
 class LegacyMiningRecord(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: float
     date: str
     project: str
     status: str
 
 
-class LegacyProfile(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class LegacyProfileBody(BaseModel):
     created_at: str
     email: str | None
     role: str
@@ -791,18 +635,12 @@ class LegacyProfile(BaseModel):
 
 
 class LegacyTeamUnit(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: int
     member_count: int
     name: str
 
 
 class Level(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_percent: int
     cumulative_percent: int
     lighting_condition: str
@@ -814,9 +652,6 @@ class LightIn(BaseModel):
 
 
 class Liquidity(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     exchange_rate: str
     lp_balance: str
     share_of_pool: str
@@ -841,9 +676,6 @@ class ListMeta(ViewMeta):
 
 
 class LoanAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     accrued_interest: str
     borrow_rate_at_origination_bps: int
@@ -871,9 +703,6 @@ class LoanAttributes(BaseModel):
 
 
 class LoansByStatus(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active: int
     liquidated: int
     pending: int
@@ -884,9 +713,6 @@ Amount: TypeAlias = Annotated[str, Field(description="Decimal string")]
 
 
 class LockAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: Amount
     available_balance: Annotated[
         str | None,
@@ -921,9 +747,6 @@ class LockIn(BaseModel):
 
 
 class LpAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     exchange_rate: str
     lending_pool: str
     lp_balance: str
@@ -934,10 +757,7 @@ class LpAttributes(BaseModel):
     wallet: str
 
 
-class MccBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class MccBalanceAttributes(BaseModel):
     available_balance: str
     deposit_address: str
     deposit_owner: str
@@ -947,10 +767,7 @@ class MccBalance(BaseModel):
     updated_at: str | None
 
 
-class MccPrice(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class MccPriceAttributes(BaseModel):
     base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
     buyback_price_usdc: Annotated[
         str | None, Field(description="base + floor(base * premium / 10000)")
@@ -965,10 +782,19 @@ class MccPrice(BaseModel):
     updated_at: Annotated[str, Field(description="when the source value was observed or set")]
 
 
-class McdBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class MccPriceIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
+    price_usdc: Annotated[
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
+    ]
+
+
+class McdBalanceAttributes(BaseModel):
     available_balance: str
     deposit_address: Annotated[
         str, Field(description="the user's custody token account: send here")
@@ -989,9 +815,6 @@ class McdRewardAttributes(BaseModel):
     An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     amount: str
     date: str
@@ -1001,9 +824,6 @@ class McdRewardAttributes(BaseModel):
 
 
 class MemberAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     display_name: str | None
     joined_at: str
     station: str
@@ -1011,9 +831,6 @@ class MemberAttributes(BaseModel):
 
 
 class MembershipAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     joined_at: str | None
     left_at: str | None
     moved: Annotated[bool, Field(description="False when nothing changed")]
@@ -1036,9 +853,6 @@ class MiningRecordAttributes(BaseModel):
     A ``mining_record``: one confirmed reward.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -1055,9 +869,6 @@ class MiningSubmissionAttributes(BaseModel):
     A ``mining_activity`` resource: one submission, its reward and its history.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -1074,9 +885,6 @@ class MiningSubmissionAttributes(BaseModel):
 
 
 class MiningTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     mcd_amount: str
     trade_volume_usdc: str
@@ -1088,9 +896,6 @@ class MiningWebhookMeta(Meta):
 
 
 class NftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     created_at: str | None
     current_members: int
@@ -1106,33 +911,14 @@ class NftAttributes(BaseModel):
     updated_at: str | None
 
 
-class NftDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    created_at: str | None
-    current_members: int
+class NftDetailAttributes(NftAttributes):
     escrowed_in: Literal["lending_loan", "fragment_vault"] | None
     holder: str | None
     holder_token_account: str | None
-    is_auctioning: bool
-    is_frozen: bool
-    mint: str | None
-    name: str
     owner_is_stale: bool
-    parent_id: int | None
-    recorded_owner: str
-    status: Literal["minted", "reserved"]
-    territory_id: int
-    territory_type: str
-    updated_at: str | None
 
 
 class OAuthClientAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     client_type: str
     oauth_client_id: str
     redirect_uris: list[str]
@@ -1144,9 +930,6 @@ class OAuthClientSecretAttributes(BaseModel):
     The answer of a client secret roll: the new client secret, shown once.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     client_secret: Annotated[str, Field(description="The new client secret, shown once")]
     client_type: str
     oauth_client_id: str
@@ -1192,26 +975,11 @@ class PlacementIn(BaseModel):
 
 
 class PositionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_loans: int
     liquidity: Liquidity
     loans: list[LoanAttributes]
     total_debt: str
     wallet: str
-
-
-class PriceSet(BaseModel):
-    idempotency_key: Annotated[
-        str | None,
-        Field(
-            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
-        ),
-    ] = None
-    price_usdc: Annotated[
-        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
-    ]
 
 
 class Error(BaseModel):
@@ -1233,9 +1001,6 @@ class Problem(BaseModel):
 
 
 class ProfileAttribute(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attribute_key: str
     attribute_value: Any
     project_id: str
@@ -1254,9 +1019,6 @@ class ProfileUpdate(BaseModel):
 
 
 class ProjectAttributeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attribute_key: str
     attribute_value: Any
     created_at: str
@@ -1267,9 +1029,6 @@ class ProjectAttributeAttributes(BaseModel):
 
 
 class ProjectAttributeSetAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attributes: dict[str, AttributeValue]
     project_id: str
     uid: str
@@ -1307,9 +1066,6 @@ class ProjectSettingsIn(BaseModel):
     Any of the project's tier, amount limits and IP allow-list, with the reason (audited).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     ip_allowlist: Annotated[
         list[str] | None,
         Field(description="CIDR blocks (or addresses) allowed to call; [] = any address"),
@@ -1338,19 +1094,13 @@ class ProofIn(BaseModel):
 
 
 class PublicUserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
     uid: str
 
 
-class Ready(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class ReadyBody(BaseModel):
     checks: dict[str, Literal["ok"]]
     status: Literal["ready"]
 
@@ -1367,28 +1117,14 @@ class RedirectUrisIn(BaseModel):
     ]
 
 
-class RegisteredEndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    created_at: str
-    disabled_at: str | None
-    disabled_reason: str | None
-    events: list[str]
-    failing_since: str | None
+class RegisteredEndpointAttributes(EndpointAttributes):
     secret: Annotated[
         str | None,
         Field(description="Only when registered without one: the generated secret, shown once"),
     ] = None
-    status: Annotated[str, Field(description="active, disabled or deleted")]
-    updated_at: str
-    url: str
 
 
 class RegisteredProjectAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allowed_scopes: list[str]
     api_key: str
     api_secret: str
@@ -1422,17 +1158,11 @@ class RemovalIn(LightIn):
 
 
 class RetriedWrite(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     signature: str | None
     status: str
 
 
 class RetryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     chain_write: RetriedWrite | None
     status: str
     transfer_id: str
@@ -1445,15 +1175,8 @@ class Revocation(BaseModel):
     RFC 7009: an empty JSON object whether or not the token existed.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-
 
 class RollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     expire_previous_in_seconds: Annotated[
         int | None,
         Field(
@@ -1466,9 +1189,6 @@ class RollIn(BaseModel):
 
 
 class SecretRollIn(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     expire_previous_in_seconds: Annotated[
         int | None,
         Field(
@@ -1481,18 +1201,12 @@ class SecretRollIn(BaseModel):
 
 
 class StationSummary(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: str
     mining_input: str
     qualifying_days: int
 
 
 class StatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_principal: str
     as_of: str | None
     available_liquidity: str
@@ -1523,9 +1237,6 @@ class StatusChangeIn(BaseModel):
 
 
 class StatusRecordAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     changed_by: str | None
     created_at: str
     from_status: str | None
@@ -1535,9 +1246,6 @@ class StatusRecordAttributes(BaseModel):
 
 
 class TechTreeConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     levels: list[Level]
     min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
     min_members: int
@@ -1548,9 +1256,6 @@ class TechTreeConfigAttributes(BaseModel):
 
 
 class TerritoryTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrices: int
     sectors: int
     stations: int
@@ -1566,10 +1271,7 @@ class TokenResponse(BaseModel):
     token_type: str
 
 
-class TokenStats(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class TokenStatsAttributes(BaseModel):
     custody_total: str
     decimals: int
     holders: int
@@ -1584,10 +1286,7 @@ class TokenStats(BaseModel):
     volume_30d: str
 
 
-class TokenTransaction(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class TokenTransactionAttributes(BaseModel):
     amount: str
     counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
     created_at: str
@@ -1627,18 +1326,12 @@ class TransferRequestIn(BaseModel):
 
 
 class TransferStep(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     at: str
     reason: str | None
     status: str
 
 
 class TypeAmounts(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrix: str
     sector: str
     station: str
@@ -1651,7 +1344,7 @@ class GenericTyped(BaseModel, Generic[_T0]):
     type: str
 
 
-TypedResourceAddressBalance = GenericTyped[AddressBalance]
+TypedResourceAddressBalanceAttributes = GenericTyped[AddressBalanceAttributes]
 
 
 TypedResourceAdminProjectAttributes = GenericTyped[AdminProjectAttributes]
@@ -1726,13 +1419,13 @@ TypedResourceLockAttributes = GenericTyped[LockAttributes]
 TypedResourceLpAttributes = GenericTyped[LpAttributes]
 
 
-TypedResourceMccBalance = GenericTyped[MccBalance]
+TypedResourceMccBalanceAttributes = GenericTyped[MccBalanceAttributes]
 
 
-TypedResourceMccPrice = GenericTyped[MccPrice]
+TypedResourceMccPriceAttributes = GenericTyped[MccPriceAttributes]
 
 
-TypedResourceMcdBalance = GenericTyped[McdBalance]
+TypedResourceMcdBalanceAttributes = GenericTyped[McdBalanceAttributes]
 
 
 TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
@@ -1789,16 +1482,13 @@ TypedResourceStatsAttributes = GenericTyped[StatsAttributes]
 TypedResourceTechTreeConfigAttributes = GenericTyped[TechTreeConfigAttributes]
 
 
-TypedResourceTokenStats = GenericTyped[TokenStats]
+TypedResourceTokenStatsAttributes = GenericTyped[TokenStatsAttributes]
 
 
-TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
+TypedResourceTokenTransactionAttributes = GenericTyped[TokenTransactionAttributes]
 
 
 class UnitAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     lit: bool
     lit_since: date_aliased | None
@@ -1838,9 +1528,6 @@ class UnitIn(BaseModel):
 
 
 class UnitState(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_percent: int
     changed: Annotated[bool | None, Field(description="Lit by this request")] = False
     id: str
@@ -1861,9 +1548,6 @@ class UnitState(BaseModel):
 
 
 class UnitStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     daily: Annotated[
         list[DailyKpi] | None, Field(description="Stations: each day of the window")
     ] = None
@@ -1890,15 +1574,17 @@ class UnlockIn(BaseModel):
     reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
 
 
+Email: TypeAlias = Annotated[
+    str | None, Field(description="only with the `email` scope (or for an admin)")
+]
+
+
 class UserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
     display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    email: Email
     role: str
     uid: str
     updated_at: str
@@ -1906,14 +1592,11 @@ class UserAttributes(BaseModel):
 
 
 class UserProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
     display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    email: Email
     role: str
     station_id: int | None
     uid: str
@@ -1924,9 +1607,6 @@ class UserProfileAttributes(BaseModel):
 
 
 class VaultAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     circulating_fragments_recorded: str
     created_at: str | None
@@ -1940,32 +1620,12 @@ class VaultAttributes(BaseModel):
     total_fragments: str
 
 
-class VaultDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
+class VaultDetailAttributes(VaultAttributes):
     buyout: BuyoutAttributes | None
-    circulating_fragments_recorded: str
-    created_at: str | None
-    fragment_mint: str | None
-    fragment_name: str
-    fragment_symbol: str
     live_supply: str | None
-    nft_mint: str
-    original_owner: str
-    redeemed_at: str | None
-    status: str
-    total_fragments: str
 
 
-class WalletNftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    created_at: str | None
-    current_members: int
+class WalletNftAttributes(NftAttributes):
     custody: Annotated[
         Literal["wallet", "lending_loan", "fragment_vault"],
         Field(
@@ -1973,17 +1633,7 @@ class WalletNftAttributes(BaseModel):
         ),
     ]
     holder: str | None
-    is_auctioning: bool
-    is_frozen: bool
-    mint: str | None
-    name: str
     owner_is_stale: bool
-    parent_id: int | None
-    recorded_owner: str
-    status: Literal["minted", "reserved"]
-    territory_id: int
-    territory_type: str
-    updated_at: str | None
 
 
 class WebhookSecretAttributes(BaseModel):
@@ -1991,9 +1641,6 @@ class WebhookSecretAttributes(BaseModel):
     The answer of a webhook secret roll: the new signing secret, shown once.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     endpoint_id: str
     previous_expires_at: str | None
     rolled_at: str
@@ -2001,9 +1648,6 @@ class WebhookSecretAttributes(BaseModel):
 
 
 class WhitelistEntryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     add_tx: str | None
     created_at: str
     created_by: str | None
@@ -2021,18 +1665,12 @@ class WhitelistEntryAttributes(BaseModel):
 
 
 class WhitelistRemoved(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     message: str
     project_id: int
     remove_tx: str | None
 
 
 class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     data: _T0
     meta: _T1
 
@@ -2040,21 +1678,8 @@ class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
 WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-class WhitelistStatusAttributes(BaseModel):
-    add_tx: str | None
-    created_at: str
-    created_by: str | None
-    last_tx: str | None
-    onchain: dict[str, Any] | None
-    pda_address: str
-    pda_bump: int
-    pending_action: str | None
-    project_id: int
-    project_name: str
-    remove_tx: str | None
-    status: str
-    updated_at: str
-    wallet_address: str
+class WhitelistStatusAttributes(WhitelistEntryAttributes):
+    pass
 
 
 class WhitelistStatusIn(BaseModel):
@@ -2073,9 +1698,6 @@ class ActivityIn(BaseModel):
 
 
 class CollectionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     authority: str
     capacities: Capacities
     collection_master_edition: str
@@ -2087,16 +1709,6 @@ class CollectionAttributes(BaseModel):
     symbol: str
     totals: TerritoryTotals
     updated_at: str | None
-
-
-class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
-
-
-CountedProjectAttributeSetAttributes = GenericDataMeta_[
-    list[TypedResourceProjectAttributeSetAttributes], CountMeta
-]
 
 
 EventType: TypeAlias = Literal[
@@ -2143,94 +1755,100 @@ class EndpointPatch(BaseModel):
 
 class FullProfileAttributes(BaseModel):
     """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    The user's base profile (the fields of ``GET /v1/users/me``, those the caller may not
     see set to null) and the project attributes the caller may see.
     """
 
+    api_keys_configured: bool | None
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Email
     project_attributes: list[ProfileAttribute]
+    role: str | None
     uid: str
+    updated_at: str
+    wallet_address: str | None
 
 
 class GlobalAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     cached_seconds: Annotated[int, Field(description="The figures may be this old")]
     days: list[GlobalDay]
     since: str
     totals: MiningTotals
 
 
-class LegacyMiningHistory(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class LegacyMiningHistoryBody(BaseModel):
     records: list[LegacyMiningRecord]
     total: int
 
 
-class LegacyTeam(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class LegacyTeamBody(BaseModel):
     manager: LegacyManager | None
     station: LegacyTeamUnit | None
     unit: LegacyTeamUnit | None
 
 
-ListingAuthorizationAttributes = GenericDataMeta_[
+ListingAuthorizationAttributes = GenericDataMeta[
     list[TypedResourceAuthorizationAttributes], CountMeta
 ]
 
 
-ManyAdminProjectAttributes = GenericDataMeta_[list[TypedResourceAdminProjectAttributes], PageMeta]
+ListingProjectAttributeSetAttributes = GenericDataMeta[
+    list[TypedResourceProjectAttributeSetAttributes], CountMeta
+]
 
 
-ManyApplicationAttributes = GenericDataMeta_[list[TypedResourceApplicationAttributes], PageMeta]
+ManyAdminProjectAttributes = GenericDataMeta[list[TypedResourceAdminProjectAttributes], PageMeta]
 
 
-ManyAuctionAttributes = GenericDataMeta_[list[TypedResourceAuctionAttributes], ListMeta]
+ManyApplicationAttributes = GenericDataMeta[list[TypedResourceApplicationAttributes], PageMeta]
 
 
-ManyBidAttributes = GenericDataMeta_[list[TypedResourceBidAttributes], ListMeta]
+ManyAuctionAttributes = GenericDataMeta[list[TypedResourceAuctionAttributes], ListMeta]
 
 
-ManyDeliveryAttributes = GenericDataMeta_[list[TypedResourceDeliveryAttributes], PageMeta]
+ManyBidAttributes = GenericDataMeta[list[TypedResourceBidAttributes], ListMeta]
 
 
-ManyDriftAttributes = GenericDataMeta_[list[TypedResourceDriftAttributes], PageMeta]
+ManyDeliveryAttributes = GenericDataMeta[list[TypedResourceDeliveryAttributes], PageMeta]
 
 
-ManyEndpointAttributes = GenericDataMeta_[list[TypedResourceEndpointAttributes], PageMeta]
+ManyDriftAttributes = GenericDataMeta[list[TypedResourceDriftAttributes], PageMeta]
 
 
-ManyHolderAttributes = GenericDataMeta_[list[TypedResourceHolderAttributes], ListMeta]
+ManyEndpointAttributes = GenericDataMeta[list[TypedResourceEndpointAttributes], PageMeta]
 
 
-ManyHoldingAttributes = GenericDataMeta_[list[TypedResourceHoldingAttributes], ListMeta]
+ManyHolderAttributes = GenericDataMeta[list[TypedResourceHolderAttributes], ListMeta]
 
 
-ManyLoanAttributes = GenericDataMeta_[list[TypedResourceLoanAttributes], ListMeta]
+ManyHoldingAttributes = GenericDataMeta[list[TypedResourceHoldingAttributes], ListMeta]
 
 
-ManyLockAttributes = GenericDataMeta_[list[TypedResourceLockAttributes], PageMeta]
+ManyLoanAttributes = GenericDataMeta[list[TypedResourceLoanAttributes], ListMeta]
 
 
-ManyMcdRewardAttributes = GenericDataMeta_[list[TypedResourceMcdRewardAttributes], PageMeta]
+ManyLockAttributes = GenericDataMeta[list[TypedResourceLockAttributes], PageMeta]
 
 
-ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], PageMeta]
+ManyMcdRewardAttributes = GenericDataMeta[list[TypedResourceMcdRewardAttributes], PageMeta]
 
 
-ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
+ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], PageMeta]
 
 
-ManyProjectAttributeAttributes = GenericDataMeta_[
+ManyMiningRecordAttributes = GenericDataMeta[list[TypedResourceMiningRecordAttributes], PageMeta]
+
+
+ManyProjectAttributeAttributes = GenericDataMeta[
     list[TypedResourceProjectAttributeAttributes], PageMeta
 ]
 
 
-ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]
+ManyTokenTransactionAttributes = GenericDataMeta[
+    list[TypedResourceTokenTransactionAttributes], PageMeta
+]
 
 
 class MiningBatchItemAttributes(BaseModel):
@@ -2238,9 +1856,6 @@ class MiningBatchItemAttributes(BaseModel):
     One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity: TypedResourceMiningSubmissionAttributes | None
     error: dict[str, Any] | None = None
     idempotency_key: Any
@@ -2248,9 +1863,6 @@ class MiningBatchItemAttributes(BaseModel):
 
 
 class MiningStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     days: list[DayProject]
     since: str
     totals: MiningTotals
@@ -2259,126 +1871,121 @@ class MiningStatsAttributes(BaseModel):
 MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
 
 
-OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
+OneAddressBalanceAttributes = GenericDataMeta[TypedResourceAddressBalanceAttributes, Meta]
 
 
-OneAdminProjectAttributes = GenericDataMeta_[TypedResourceAdminProjectAttributes, Meta]
+OneAdminProjectAttributes = GenericDataMeta[TypedResourceAdminProjectAttributes, Meta]
 
 
-OneApiSecretAttributes = GenericDataMeta_[TypedResourceApiSecretAttributes, Meta]
+OneApiSecretAttributes = GenericDataMeta[TypedResourceApiSecretAttributes, Meta]
 
 
-OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
+OneApplicationAttributes = GenericDataMeta[TypedResourceApplicationAttributes, Meta]
 
 
-OneApprovedApplicationAttributes = GenericDataMeta_[
-    TypedResourceApprovedApplicationAttributes, Meta
-]
+OneApprovedApplicationAttributes = GenericDataMeta[TypedResourceApprovedApplicationAttributes, Meta]
 
 
-OneAttributeDeletionAttributes = GenericDataMeta_[TypedResourceAttributeDeletionAttributes, Meta]
+OneAttributeDeletionAttributes = GenericDataMeta[TypedResourceAttributeDeletionAttributes, Meta]
 
 
-OneAuctionConfigAttributes = GenericDataMeta_[TypedResourceAuctionConfigAttributes, ViewMeta]
+OneAuctionConfigAttributes = GenericDataMeta[TypedResourceAuctionConfigAttributes, ViewMeta]
 
 
-OneAuctionDetailAttributes = GenericDataMeta_[TypedResourceAuctionDetailAttributes, ViewMeta]
+OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
 
 
-OneAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, Meta]
+OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
 
 
-OneAvatarAttributes = GenericDataMeta_[TypedResourceAvatarAttributes, Meta]
+OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
 
 
-OneBaseProfileAttributes = GenericDataMeta_[TypedResourceBaseProfileAttributes, Meta]
+OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
 
 
-OneBonusAttributes = GenericDataMeta_[TypedResourceBonusAttributes, Meta]
+OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
 
 
-OneDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, Meta]
+OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
 
 
-OneEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, Meta]
+OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
 
 
-OneEstimateAttributes = GenericDataMeta_[TypedResourceEstimateAttributes, ViewMeta]
+OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
 
 
-OneFragmentConfigAttributes = GenericDataMeta_[TypedResourceFragmentConfigAttributes, ViewMeta]
+OneFragmentConfigAttributes = GenericDataMeta[TypedResourceFragmentConfigAttributes, ViewMeta]
 
 
-OneInterestAttributes = GenericDataMeta_[TypedResourceInterestAttributes, ViewMeta]
+OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
 
 
-OneLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ViewMeta]
+OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
 
 
-OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
+OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
 
 
-OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
+OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
 
 
-OneMccBalance = GenericDataMeta_[TypedResourceMccBalance, Meta]
+OneMccBalanceAttributes = GenericDataMeta[TypedResourceMccBalanceAttributes, Meta]
 
 
-OneMccPrice = GenericDataMeta_[TypedResourceMccPrice, Meta]
+OneMccPriceAttributes = GenericDataMeta[TypedResourceMccPriceAttributes, Meta]
 
 
-OneMcdBalance = GenericDataMeta_[TypedResourceMcdBalance, Meta]
+OneMcdBalanceAttributes = GenericDataMeta[TypedResourceMcdBalanceAttributes, Meta]
 
 
-OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
+OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
 
 
-OneMiningSubmissionAttributes = GenericDataMeta_[TypedResourceMiningSubmissionAttributes, Meta]
+OneMiningSubmissionAttributes = GenericDataMeta[TypedResourceMiningSubmissionAttributes, Meta]
 
 
-OneNftAttributes = GenericDataMeta_[TypedResourceNftAttributes, ViewMeta]
+OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
 
 
-OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, ViewMeta]
+OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
 
 
-OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
+OneOAuthClientAttributes = GenericDataMeta[TypedResourceOAuthClientAttributes, Meta]
 
 
-OneOAuthClientSecretAttributes = GenericDataMeta_[TypedResourceOAuthClientSecretAttributes, Meta]
+OneOAuthClientSecretAttributes = GenericDataMeta[TypedResourceOAuthClientSecretAttributes, Meta]
 
 
-OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
+OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
 
 
-OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAttributes, Meta]
+OneProjectAttributeAttributes = GenericDataMeta[TypedResourceProjectAttributeAttributes, Meta]
 
 
-OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]
+OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
 
 
-OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
+OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
 
 
-OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
+OneRegisteredProjectAttributes = GenericDataMeta[TypedResourceRegisteredProjectAttributes, Meta]
 
 
-OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
+OneRetryAttributes = GenericDataMeta[TypedResourceRetryAttributes, Meta]
 
 
-OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
+OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
 
 
-OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
+OneTechTreeConfigAttributes = GenericDataMeta[TypedResourceTechTreeConfigAttributes, Meta]
 
 
-OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
+OneTokenStatsAttributes = GenericDataMeta[TypedResourceTokenStatsAttributes, Meta]
 
 
 class OracleAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     authority: str
     collateral_values: TypeAmounts
@@ -2387,9 +1994,6 @@ class OracleAttributes(BaseModel):
 
 
 class PoolAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     accrued_interest: str
     asset_mint: str
     authority: str
@@ -2423,9 +2027,6 @@ class ProjectStatusAttributes(BaseModel):
     it (its registration or approval when it never changed).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allows: list[str]
     changed_by: str | None
     created_at: str
@@ -2444,9 +2045,6 @@ class StatusChangeAttributes(BaseModel):
     created_at of this change), and the change record itself.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     change: StatusRecordAttributes
     changed_by: str | None
     created_at: str
@@ -2457,35 +2055,7 @@ class StatusChangeAttributes(BaseModel):
     updated_at: str
 
 
-class StuckTransferAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    amount: Amount
-    block_height: int | None = None
-    chain_write: ChainWriteView | None = None
-    created_at: str
-    currency: Literal["MCC", "MCD"]
-    failure_reason: str | None = None
-    finished_at: str | None = None
-    from_uid: str
-    history: list[TransferStep] | None = None
-    lock_id: str | None
-    onchain_at: str | None = None
-    reference: dict[str, Any]
-    requires_onchain: bool
-    slot: int | None = None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None = None
-    updated_at: str | None = None
-
-
 class TransferAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: Amount
     block_height: int | None = None
     created_at: str
@@ -2503,12 +2073,14 @@ class TransferAttributes(BaseModel):
     transfer_type: str
     tx_signature: str | None = None
     updated_at: str | None = None
+
+
+class StuckTransferAttributes(TransferAttributes):
+    chain_write: ChainWriteView | None = None
+    onchain_at: str | None = None
 
 
 class TreeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
     bonus_percent: int
     station: str | None
@@ -2580,19 +2152,19 @@ TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
 
 
-ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
+ManyStuckTransferAttributes = GenericDataMeta[list[TypedResourceStuckTransferAttributes], PageMeta]
 
 
-ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
+ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
 
 
-ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
+ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
 
 
-ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
+ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
 
 
-ManyWhitelistEntryAttributes = GenericDataMeta_[
+ManyWhitelistEntryAttributes = GenericDataMeta[
     list[TypedResourceWhitelistEntryAttributes], PageMeta
 ]
 
@@ -2600,49 +2172,49 @@ ManyWhitelistEntryAttributes = GenericDataMeta_[
 MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
 
 
-OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
+OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
 
 
-OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
+OneFullProfileAttributes = GenericDataMeta[TypedResourceFullProfileAttributes, Meta]
 
 
-OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
+OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
 
 
-OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
+OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
 
 
-OnePoolAttributes = GenericDataMeta_[TypedResourcePoolAttributes, ViewMeta]
+OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
 
 
-OneProjectStatusAttributes = GenericDataMeta_[TypedResourceProjectStatusAttributes, Meta]
+OneProjectStatusAttributes = GenericDataMeta[TypedResourceProjectStatusAttributes, Meta]
 
 
-OneStatusChangeAttributes = GenericDataMeta_[TypedResourceStatusChangeAttributes, Meta]
+OneStatusChangeAttributes = GenericDataMeta[TypedResourceStatusChangeAttributes, Meta]
 
 
-OneTransferAttributes = GenericDataMeta_[TypedResourceTransferAttributes, Meta]
+OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
 
 
-OneTreeAttributes = GenericDataMeta_[TypedResourceTreeAttributes, Meta]
+OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
 
 
-OneUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, Meta]
+OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
 
 
-OneUnitStatsAttributes = GenericDataMeta_[TypedResourceUnitStatsAttributes, Meta]
+OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
 
 
-OneUserAttributes = GenericDataMeta_[TypedResourceUserAttributes, Meta]
+OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
 
 
-OneUserProfileAttributes = GenericDataMeta_[TypedResourceUserProfileAttributes, Meta]
+OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
 
 
-OneVaultDetailAttributes = GenericDataMeta_[TypedResourceVaultDetailAttributes, ViewMeta]
+OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
 
 
-OneWebhookSecretAttributes = GenericDataMeta_[TypedResourceWebhookSecretAttributes, Meta]
+OneWebhookSecretAttributes = GenericDataMeta[TypedResourceWebhookSecretAttributes, Meta]
 
 
-OneWhitelistStatusAttributes = GenericDataMeta_[TypedResourceWhitelistStatusAttributes, Meta]
+OneWhitelistStatusAttributes = GenericDataMeta[TypedResourceWhitelistStatusAttributes, Meta]

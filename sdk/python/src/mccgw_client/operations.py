@@ -37,13 +37,16 @@ apply: Operation[models.OneApplicationAttributes] = Operation(
     models.OneApplicationAttributes,
     "Apply for a project (developer ID token); one pending application per developer.",
 )
-approve: Operation[models.OneApprovedApplicationAttributes] = Operation(
-    "approve",
-    "POST",
-    "/v1/admin/projects/applications/{application_id}/approve",
-    models.ApproveIn,
-    models.OneApprovedApplicationAttributes,
-    "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+approve: Operation[models.OneApprovedApplicationAttributes | models.OneApplicationAttributes] = (
+    Operation(
+        "approve",
+        "POST",
+        "/v1/admin/projects/applications/{application_id}/approve",
+        models.ApproveIn,
+        models.OneApprovedApplicationAttributes,
+        "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+        alternatives=((202, models.OneApplicationAttributes),),
+    )
 )
 auction: Operation[models.OneAuctionDetailAttributes] = Operation(
     "auction",
@@ -77,12 +80,12 @@ authorize_submit: Operation[Any] = Operation(
     None,
     "Log in and approve (or deny) the authorization request.",
 )
-batch_attributes: Operation[models.CountedProjectAttributeSetAttributes] = Operation(
+batch_attributes: Operation[models.ListingProjectAttributeSetAttributes] = Operation(
     "batch_attributes",
     "POST",
     "/v1/users/batch/attributes",
     models.AttributeBatchIn,
-    models.CountedProjectAttributeSetAttributes,
+    models.ListingProjectAttributeSetAttributes,
     "Read this project's attributes of many users at once (one item per requested uid).",
 )
 batch_submit: Operation[models.MiningBatchBody] = Operation(
@@ -97,7 +100,7 @@ calculate_interest: Operation[models.OneInterestAttributes] = Operation(
     "calculate_interest",
     "POST",
     "/v1/lending/calculate-interest",
-    models.CalculateInterestBody,
+    models.CalculateInterestIn,
     models.OneInterestAttributes,
     "Interest on a loan exactly as the lending program computes it, with the overflow flag.",
 )
@@ -177,7 +180,7 @@ estimate_borrow_cost: Operation[models.OneEstimateAttributes] = Operation(
     "estimate_borrow_cost",
     "POST",
     "/v1/lending/estimate-borrow-cost",
-    models.EstimateBorrowBody,
+    models.EstimateBorrowIn,
     models.OneEstimateAttributes,
     "What a loan would cost now: collateral, limits, rates before/after, interest at due.",
 )
@@ -253,8 +256,8 @@ global_stats: Operation[models.OneGlobalAttributes] = Operation(
     models.OneGlobalAttributes,
     "Public: confirmed mining activity of the whole ecosystem by UTC day.",
 )
-healthz: Operation[models.Alive] = Operation(
-    "healthz", "GET", "/healthz", None, models.Alive, "Liveness: the process answers."
+healthz: Operation[models.AliveBody] = Operation(
+    "healthz", "GET", "/healthz", None, models.AliveBody, "Liveness: the process answers."
 )
 holders: Operation[models.ManyHolderAttributes] = Operation(
     "holders",
@@ -283,36 +286,36 @@ introspect: Operation[models.Introspection] = Operation(
 jwks: Operation[models.Jwks] = Operation(
     "jwks", "GET", "/auth/.well-known/jwks.json", None, models.Jwks, "Public signing keys (JWKS)."
 )
-legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
+legacy_mcc_balance: Operation[models.LegacyMccBalanceBody] = Operation(
     "legacy_mcc_balance",
     "GET",
     "/mcc/balance",
     None,
-    models.LegacyMccBalance,
+    models.LegacyMccBalanceBody,
     "Legacy MCC balance (plain JSON numbers; bearer is an ID token).",
 )
-legacy_mining_history: Operation[models.LegacyMiningHistory] = Operation(
+legacy_mining_history: Operation[models.LegacyMiningHistoryBody] = Operation(
     "legacy_mining_history",
     "GET",
     "/mcc/mining/history",
     None,
-    models.LegacyMiningHistory,
+    models.LegacyMiningHistoryBody,
     "Legacy mining history (plain JSON; bearer is an ID token): records and total.",
 )
-legacy_my_team: Operation[models.LegacyTeam] = Operation(
+legacy_my_team: Operation[models.LegacyTeamBody] = Operation(
     "legacy_my_team",
     "GET",
     "/organization/my-team",
     None,
-    models.LegacyTeam,
+    models.LegacyTeamBody,
     "Legacy team: the caller's station, its matrix (``unit``) and the station's manager.",
 )
-legacy_profile: Operation[models.LegacyProfile] = Operation(
+legacy_profile: Operation[models.LegacyProfileBody] = Operation(
     "legacy_profile",
     "GET",
     "/users/profile",
     None,
-    models.LegacyProfile,
+    models.LegacyProfileBody,
     "Legacy profile (plain JSON; bearer is an ID token).",
 )
 list_applications: Operation[models.ManyApplicationAttributes] = Operation(
@@ -329,7 +332,7 @@ list_authorizations: Operation[models.ListingAuthorizationAttributes] = Operatio
     "/v1/users/me/authorizations",
     None,
     models.ListingAuthorizationAttributes,
-    "The projects the current user has authorized, with the scopes granted to each.",
+    "The projects the current user has authorized, with the scopes granted to each (a",
 )
 list_deliveries: Operation[models.ManyDeliveryAttributes] = Operation(
     "list_deliveries",
@@ -411,52 +414,52 @@ lp_balance: Operation[models.OneLpAttributes] = Operation(
     models.OneLpAttributes,
     "A wallet's LP tokens, their value in the pool asset and share of the pool.",
 )
-mcc_address_balance: Operation[models.OneAddressBalance] = Operation(
+mcc_address_balance: Operation[models.OneAddressBalanceAttributes] = Operation(
     "mcc_address_balance",
     "GET",
     "/v1/mcc/balance/{address}",
     None,
-    models.OneAddressBalance,
+    models.OneAddressBalanceAttributes,
     "The on-chain MCC balance of any wallet (public; the same answer for users and others).",
 )
-mcc_balance: Operation[models.OneMccBalance] = Operation(
+mcc_balance: Operation[models.OneMccBalanceAttributes] = Operation(
     "mcc_balance",
     "GET",
     "/v1/mcc/balance",
     None,
-    models.OneMccBalance,
+    models.OneMccBalanceAttributes,
     "The caller's MCC custody balance: total, locked, available, deposit address.",
 )
-mcc_price: Operation[models.OneMccPrice] = Operation(
+mcc_price: Operation[models.OneMccPriceAttributes] = Operation(
     "mcc_price",
     "GET",
     "/v1/mcc/price",
     None,
-    models.OneMccPrice,
+    models.OneMccPriceAttributes,
     "The MCC price the rule gives now (market > admin > default), with base and buyback.",
 )
-mcc_stats: Operation[models.OneTokenStats] = Operation(
+mcc_stats: Operation[models.OneTokenStatsAttributes] = Operation(
     "mcc_stats",
     "GET",
     "/v1/mcc/stats",
     None,
-    models.OneTokenStats,
+    models.OneTokenStatsAttributes,
     "Global MCC statistics: supply, custody, holders, volume, price (cached 30 s).",
 )
-mcc_transactions: Operation[models.ManyTokenTransaction] = Operation(
+mcc_transactions: Operation[models.ManyTokenTransactionAttributes] = Operation(
     "mcc_transactions",
     "GET",
     "/v1/mcc/transactions",
     None,
-    models.ManyTokenTransaction,
+    models.ManyTokenTransactionAttributes,
     "The caller's MCC movements, newest first (deposits, transfers, settlements).",
 )
-mcd_balance: Operation[models.OneMcdBalance] = Operation(
+mcd_balance: Operation[models.OneMcdBalanceAttributes] = Operation(
     "mcd_balance",
     "GET",
     "/v1/mcd/balance",
     None,
-    models.OneMcdBalance,
+    models.OneMcdBalanceAttributes,
     "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
 )
 mcd_rewards: Operation[models.ManyMcdRewardAttributes] = Operation(
@@ -467,20 +470,20 @@ mcd_rewards: Operation[models.ManyMcdRewardAttributes] = Operation(
     models.ManyMcdRewardAttributes,
     "The current user's confirmed MCD mining rewards per UTC day and project.",
 )
-mcd_stats: Operation[models.OneTokenStats] = Operation(
+mcd_stats: Operation[models.OneTokenStatsAttributes] = Operation(
     "mcd_stats",
     "GET",
     "/v1/mcd/stats",
     None,
-    models.OneTokenStats,
+    models.OneTokenStatsAttributes,
     "Global MCD statistics: supply, custody, holders, volume (cached 30 s).",
 )
-mcd_transactions: Operation[models.ManyTokenTransaction] = Operation(
+mcd_transactions: Operation[models.ManyTokenTransactionAttributes] = Operation(
     "mcd_transactions",
     "GET",
     "/v1/mcd/transactions",
     None,
-    models.ManyTokenTransaction,
+    models.ManyTokenTransactionAttributes,
     "The caller's MCD movements, newest first (deposits, transfers, mining rewards).",
 )
 me: Operation[models.OneUserAttributes] = Operation(
@@ -611,12 +614,12 @@ public_user: Operation[models.OnePublicUserAttributes] = Operation(
     models.OnePublicUserAttributes,
     "Public information about a user (no authentication).",
 )
-readyz: Operation[models.Ready] = Operation(
+readyz: Operation[models.ReadyBody] = Operation(
     "readyz",
     "GET",
     "/readyz",
     None,
-    models.Ready,
+    models.ReadyBody,
     "Readiness: database, Redis, Temporal and the chain RPC all answer.",
 )
 reconciliation_drifts: Operation[models.ManyDriftAttributes] = Operation(
@@ -747,12 +750,12 @@ roll_secret_webhooks: Operation[models.OneWebhookSecretAttributes] = Operation(
     models.OneWebhookSecretAttributes,
     "Roll an endpoint's signing secret: the new one is shown once; until",
 )
-set_mcc_price: Operation[models.OneMccPrice] = Operation(
+set_mcc_price: Operation[models.OneMccPriceAttributes] = Operation(
     "set_mcc_price",
     "POST",
     "/v1/mcc/price",
-    models.PriceSet,
-    models.OneMccPrice,
+    models.MccPriceIn,
+    models.OneMccPriceAttributes,
     "Set the administrator price (scope mcc:admin, role admin; audited).",
 )
 set_redirect_uris: Operation[models.OneOAuthClientAttributes] = Operation(

@@ -162,11 +162,11 @@ class Health:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def healthz(self) -> models.Alive:
+    def healthz(self) -> models.AliveBody:
         """Liveness: the process answers. (``GET /healthz``)"""
         return self._client.call(operations.healthz)
 
-    def readyz(self) -> models.Ready:
+    def readyz(self) -> models.ReadyBody:
         """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
         return self._client.call(operations.readyz)
 
@@ -547,43 +547,47 @@ class Tokens:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def mcc_address_balance(self, address: str) -> models.TypedResourceAddressBalance:
+    def mcc_address_balance(self, address: str) -> models.TypedResourceAddressBalanceAttributes:
         """The on-chain MCC balance of any wallet (public; the same answer for users and others). (``GET /v1/mcc/balance/{address}``)"""
         return self._client.call(
             operations.mcc_address_balance, path_params={"address": address}
         ).data
 
-    def mcc_balance(self) -> models.TypedResourceMccBalance:
+    def mcc_balance(self) -> models.TypedResourceMccBalanceAttributes:
         """The caller's MCC custody balance: total, locked, available, deposit address. (``GET /v1/mcc/balance``)"""
         return self._client.call(operations.mcc_balance).data
 
-    def mcc_price(self) -> models.TypedResourceMccPrice:
+    def mcc_price(self) -> models.TypedResourceMccPriceAttributes:
         """The MCC price the rule gives now (market > admin > default), with base and buyback. (``GET /v1/mcc/price``)"""
         return self._client.call(operations.mcc_price).data
 
-    def mcc_stats(self) -> models.TypedResourceTokenStats:
+    def mcc_stats(self) -> models.TypedResourceTokenStatsAttributes:
         """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s). (``GET /v1/mcc/stats``)"""
         return self._client.call(operations.mcc_stats).data
 
-    def mcc_transactions(self, *, per_page: int = 100) -> Iterator[models.ManyTokenTransaction]:
+    def mcc_transactions(
+        self, *, per_page: int = 100
+    ) -> Iterator[models.ManyTokenTransactionAttributes]:
         """The caller's MCC movements, newest first (deposits, transfers, settlements). (``GET /v1/mcc/transactions``)"""
         return self._client.call_pages(operations.mcc_transactions, per_page=per_page)
 
-    def mcd_balance(self) -> models.TypedResourceMcdBalance:
+    def mcd_balance(self) -> models.TypedResourceMcdBalanceAttributes:
         """The caller's MCD custody balance (`mcd_balance`): total, frozen, available. (``GET /v1/mcd/balance``)"""
         return self._client.call(operations.mcd_balance).data
 
-    def mcd_stats(self) -> models.TypedResourceTokenStats:
+    def mcd_stats(self) -> models.TypedResourceTokenStatsAttributes:
         """Global MCD statistics: supply, custody, holders, volume (cached 30 s). (``GET /v1/mcd/stats``)"""
         return self._client.call(operations.mcd_stats).data
 
-    def mcd_transactions(self, *, per_page: int = 100) -> Iterator[models.ManyTokenTransaction]:
+    def mcd_transactions(
+        self, *, per_page: int = 100
+    ) -> Iterator[models.ManyTokenTransactionAttributes]:
         """The caller's MCD movements, newest first (deposits, transfers, mining rewards). (``GET /v1/mcd/transactions``)"""
         return self._client.call_pages(operations.mcd_transactions, per_page=per_page)
 
     def set_mcc_price(
         self, *, price_usdc: str, idempotency_key: str | None = None
-    ) -> models.TypedResourceMccPrice:
+    ) -> models.TypedResourceMccPriceAttributes:
         """Set the administrator price (scope mcc:admin, role admin; audited). (``POST /v1/mcc/price``)"""
         return self._client.call(
             operations.set_mcc_price,
@@ -678,7 +682,7 @@ class Users:
         self.attributes = UsersAttributes(client)
 
     def list_authorizations(self) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
-        """The projects the current user has authorized, with the scopes granted to each. (``GET /v1/users/me/authorizations``)"""
+        """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return self._client.call(operations.list_authorizations).data
 
     def me(self) -> models.TypedResourceUserAttributes:
@@ -946,7 +950,10 @@ class AdminProjects:
         *,
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
-    ) -> models.TypedResourceApprovedApplicationAttributes:
+    ) -> (
+        models.TypedResourceApprovedApplicationAttributes
+        | models.TypedResourceApplicationAttributes
+    ):
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return self._client.call(
             operations.approve,
@@ -1343,11 +1350,11 @@ class AsyncHealth:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def healthz(self) -> models.Alive:
+    async def healthz(self) -> models.AliveBody:
         """Liveness: the process answers. (``GET /healthz``)"""
         return await self._client.call(operations.healthz)
 
-    async def readyz(self) -> models.Ready:
+    async def readyz(self) -> models.ReadyBody:
         """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
         return await self._client.call(operations.readyz)
 
@@ -1774,7 +1781,9 @@ class AsyncTokens:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def mcc_address_balance(self, address: str) -> models.TypedResourceAddressBalance:
+    async def mcc_address_balance(
+        self, address: str
+    ) -> models.TypedResourceAddressBalanceAttributes:
         """The on-chain MCC balance of any wallet (public; the same answer for users and others). (``GET /v1/mcc/balance/{address}``)"""
         return (
             await self._client.call(
@@ -1782,41 +1791,41 @@ class AsyncTokens:
             )
         ).data
 
-    async def mcc_balance(self) -> models.TypedResourceMccBalance:
+    async def mcc_balance(self) -> models.TypedResourceMccBalanceAttributes:
         """The caller's MCC custody balance: total, locked, available, deposit address. (``GET /v1/mcc/balance``)"""
         return (await self._client.call(operations.mcc_balance)).data
 
-    async def mcc_price(self) -> models.TypedResourceMccPrice:
+    async def mcc_price(self) -> models.TypedResourceMccPriceAttributes:
         """The MCC price the rule gives now (market > admin > default), with base and buyback. (``GET /v1/mcc/price``)"""
         return (await self._client.call(operations.mcc_price)).data
 
-    async def mcc_stats(self) -> models.TypedResourceTokenStats:
+    async def mcc_stats(self) -> models.TypedResourceTokenStatsAttributes:
         """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s). (``GET /v1/mcc/stats``)"""
         return (await self._client.call(operations.mcc_stats)).data
 
     def mcc_transactions(
         self, *, per_page: int = 100
-    ) -> AsyncIterator[models.ManyTokenTransaction]:
+    ) -> AsyncIterator[models.ManyTokenTransactionAttributes]:
         """The caller's MCC movements, newest first (deposits, transfers, settlements). (``GET /v1/mcc/transactions``)"""
         return self._client.call_pages(operations.mcc_transactions, per_page=per_page)
 
-    async def mcd_balance(self) -> models.TypedResourceMcdBalance:
+    async def mcd_balance(self) -> models.TypedResourceMcdBalanceAttributes:
         """The caller's MCD custody balance (`mcd_balance`): total, frozen, available. (``GET /v1/mcd/balance``)"""
         return (await self._client.call(operations.mcd_balance)).data
 
-    async def mcd_stats(self) -> models.TypedResourceTokenStats:
+    async def mcd_stats(self) -> models.TypedResourceTokenStatsAttributes:
         """Global MCD statistics: supply, custody, holders, volume (cached 30 s). (``GET /v1/mcd/stats``)"""
         return (await self._client.call(operations.mcd_stats)).data
 
     def mcd_transactions(
         self, *, per_page: int = 100
-    ) -> AsyncIterator[models.ManyTokenTransaction]:
+    ) -> AsyncIterator[models.ManyTokenTransactionAttributes]:
         """The caller's MCD movements, newest first (deposits, transfers, mining rewards). (``GET /v1/mcd/transactions``)"""
         return self._client.call_pages(operations.mcd_transactions, per_page=per_page)
 
     async def set_mcc_price(
         self, *, price_usdc: str, idempotency_key: str | None = None
-    ) -> models.TypedResourceMccPrice:
+    ) -> models.TypedResourceMccPriceAttributes:
         """Set the administrator price (scope mcc:admin, role admin; audited). (``POST /v1/mcc/price``)"""
         return (
             await self._client.call(
@@ -1923,7 +1932,7 @@ class AsyncUsers:
     async def list_authorizations(
         self,
     ) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
-        """The projects the current user has authorized, with the scopes granted to each. (``GET /v1/users/me/authorizations``)"""
+        """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return (await self._client.call(operations.list_authorizations)).data
 
     async def me(self) -> models.TypedResourceUserAttributes:
@@ -2224,7 +2233,10 @@ class AsyncAdminProjects:
         *,
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
-    ) -> models.TypedResourceApprovedApplicationAttributes:
+    ) -> (
+        models.TypedResourceApprovedApplicationAttributes
+        | models.TypedResourceApplicationAttributes
+    ):
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return (
             await self._client.call(
