@@ -36,6 +36,11 @@ PROD_LOCAL_DIR ?= /tmp/mccgw-prod-local
 prod-local: install
 	$(BIN)/python -m deploy.topology --dir $(PROD_LOCAL_DIR)
 
+## The chaos suite's long form: >= 10 minutes, every fault >= 5 times (docs/reliability.md).
+CHAOS_MINUTES ?= 10
+chaos: install
+	ENVIRONMENT=test $(BIN)/python -m tests.chaos --minutes $(CHAOS_MINUTES)
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

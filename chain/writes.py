@@ -58,6 +58,7 @@ from chain.write_record import (
     resend_due,
     snapshot,
 )
+from core.metrics import CHAIN_FINALITY, CHAIN_WRITES
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
 # The two arguments every write takes besides its op_key.
@@ -375,6 +376,7 @@ class ChainWrites:
             return
         if status.err is not None:
             finish(row, "failed", err=json_err(status))
+            _count_final(row)
             await tx_store.set_attempt_status(session, row.id, attempt, "failed")
             log.warning(
                 "chain write %r failed on chain: %s",
@@ -384,6 +386,7 @@ class ChainWrites:
             )
         else:
             finish(row, "succeeded")
+            _count_final(row)
             await tx_store.set_attempt_status(session, row.id, attempt, "succeeded")
         row.block_height = await self._reads.slot_block_height(row.slot)
 
@@ -448,3 +451,12 @@ class ChainWrites:
 
 def _signed(tx: VersionedTransaction, blockhash: Hash, last_valid: int) -> tx_store.Signed:
     return tx_store.Signed(str(tx.signatures[0]), str(blockhash), last_valid, bytes(tx))
+
+
+def _count_final(row: ChainTransaction) -> None:
+    """The write's outcome and its time from record to final state (core.metrics)."""
+    CHAIN_WRITES.labels(row.kind, row.status).inc()
+    if row.created_at is not None:
+        CHAIN_FINALITY.labels(row.kind).observe(
+            (datetime.now(UTC) - row.created_at).total_seconds()
+        )

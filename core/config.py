@@ -162,6 +162,8 @@ class Settings(BaseSettings):
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(ECOSYSTEM_ORIGINS)
     )
+    # A worker's Prometheus /metrics port (0: not served; the API serves its own at /metrics).
+    worker_metrics_port: int = 0
     log_level: str = "INFO"
     log_json: bool = True
 

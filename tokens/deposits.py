@@ -43,6 +43,7 @@ from chain.custody import custody_address
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
 from chain.transactions import token_changes
+from core.metrics import DEPOSITS_CREDITED
 from core.money import to_decimal_string
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.tokens import CustodyWatch, Deposit
@@ -289,6 +290,7 @@ class DepositScanner:
             return
         uid, currency, amount = record["user_uid"], record["currency"], record["amount"]
         await Ledger(session).credit(uid, currency, amount, f"deposit:{record['signature']}")
+        DEPOSITS_CREDITED.labels(currency).inc()
         data = {
             "deposit_id": str(deposit_id),
             "user_uid": uid,

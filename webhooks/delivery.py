@@ -30,6 +30,7 @@ from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from core.metrics import WEBHOOK_ATTEMPTS, WEBHOOK_BACKLOG
 from core.security import decrypt_secret
 from db.base import table_of
 from db.models.events import Event
@@ -84,6 +85,10 @@ class PumpStats:
     failed_attempts: int = 0
 
 
+# How often the pump counts the pending deliveries for the backlog gauge.
+BACKLOG_EVERY_SECONDS = 5.0
+
+
 class WebhookPump:
     def __init__(
         self,
@@ -98,6 +103,7 @@ class WebhookPump:
         self._sender = sender
         self._secrets: dict[str, tuple[str, str]] = {}
         self.stats = PumpStats()
+        self._backlog_at = 0.0  # when the backlog gauge is measured next
 
     # ------------------------------------------------------------------ fan-out
 
@@ -304,6 +310,10 @@ class WebhookPump:
                     change["next_attempt_at"] = now + delay
                 change["schedule_index"] = index
             changes.append(change)
+        outcomes = [c["status"] for c in changes]
+        for outcome in ("succeeded", "pending", "failed"):
+            if n := outcomes.count(outcome):
+                WEBHOOK_ATTEMPTS.labels("retry" if outcome == "pending" else outcome).inc(n)
         self.stats.sent += len(results)
         self.stats.succeeded += sum(1 for _, r in results if r.ok)
         self.stats.failed_attempts += sum(1 for _, r in results if not r.ok)
@@ -361,6 +371,9 @@ class WebhookPump:
         try:
             while not should_stop():
                 beat()
+                if time.monotonic() >= self._backlog_at:
+                    self._backlog_at = time.monotonic() + BACKLOG_EVERY_SECONDS
+                    await self._measure_backlog()
                 await self.fan_out()
                 free = self.settings.concurrency - len(inflight)
                 claimed = await self.claim(min(free, self.settings.batch))
@@ -393,6 +406,16 @@ class WebhookPump:
             for task in inflight:
                 task.cancel()
         return self.stats
+
+    async def _measure_backlog(self) -> None:
+        """The pending deliveries, for the ``mccgw_webhook_backlog`` gauge (core.metrics)."""
+        async with self._sessions() as session:
+            pending = await session.scalar(
+                select(func.count())
+                .select_from(WebhookDelivery)
+                .where(WebhookDelivery.status == "pending")
+            )
+        WEBHOOK_BACKLOG.set(pending or 0)
 
     async def _send_one(self, item: Claimed) -> tuple[Claimed, SendResult]:
         try:

@@ -8,12 +8,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 from sqlalchemy import text
 
 from api.errors import problem_response
 from api.openapi import problems
 from api.typed import Shape
+from core.metrics import exposition
 
 log = logging.getLogger("mccgw.health")
 
@@ -98,4 +99,4 @@ async def readyz(request: Request) -> Any:
 @router.get("/metrics", include_in_schema=False)
 async def metrics() -> Response:
     """Prometheus metrics."""
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    return Response(exposition(), media_type=CONTENT_TYPE_LATEST)
