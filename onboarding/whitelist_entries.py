@@ -50,6 +50,7 @@ class PendingChange:
     project_id: int
     action: str
     op_key: str
+    recorded_now: bool = False  # newly recorded by this call (not an older pending change)
 
 
 async def entry(session: AsyncSession, project_id: int, *, lock: bool = False) -> McdWhitelistEntry:
@@ -77,7 +78,7 @@ async def begin_change(session: AsyncSession, project_id: int, action: str) -> P
     row.pending_action = action
     row.pending_op_key = op_key(project_id, action, row.version)
     await session.flush()
-    return PendingChange(project_id, action, row.pending_op_key)
+    return PendingChange(project_id, action, row.pending_op_key, recorded_now=True)
 
 
 async def settle_change(

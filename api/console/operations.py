@@ -14,6 +14,7 @@ from fastapi.responses import RedirectResponse, Response
 from solders.signature import Signature
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from api.callers import actor_of
 from api.common import decimals
 from api.console import pages
 from api.routes import admin_transfers, admin_whitelist
@@ -50,8 +51,10 @@ async def whitelist_action(request: Request, project_id: int, action: str) -> Re
     if action not in ("suspend", "activate", "remove"):
         raise NotFound(f"Unknown whitelist action {action}")
     async with pages.sessions(request) as session:
-        await pages.post(request, session)
-    await admin_whitelist.change_entry(request, project_id, action)
+        _, principal, _ = await pages.post(request, session)
+    await admin_whitelist.change_entry(
+        request, project_id, action, actor_of(request, principal.uid)
+    )
     return RedirectResponse("/console/whitelist?status=all", 303)
 
 

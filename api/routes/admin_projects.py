@@ -13,6 +13,8 @@ from access.scopes import PROJECT_SCOPES
 from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
+from api.errors import invalid_field
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.schemas.onboarding import (
     AdminProjectAttributes,
@@ -26,6 +28,9 @@ from db.models import Project
 from onboarding import control, queries, registration
 from onboarding import status as machine
 from onboarding.clients import check_redirect_uris
+from webhooks.endpoints import create_endpoint
+from webhooks.urls import UnsafeUrl
+from webhooks.urls import parse as parse_url
 
 router = APIRouter(tags=["projects"])
 
@@ -64,6 +69,7 @@ class ProjectRegistrationIn(BaseModel):
         max_length=10,
         description="OAuth redirect URIs of the project's client (the project can change them)",
     )
+    idempotency_key: IdempotencyKey = None
 
     @field_validator("redirect_uris")
     @classmethod
@@ -92,28 +98,52 @@ class StatusChangeIn(BaseModel):
     "/projects/register",
     status_code=201,
     response_model=One[RegisteredProjectAttributes],
-    responses=ADMIN_PROBLEMS | problems(422, s409="The project_id is taken (`project-exists`)"),
+    responses=ADMIN_PROBLEMS
+    | problems(
+        422,
+        s409="The project_id is taken (`project-exists`); the key was used with another body "
+        "(`idempotency-key-reused`)",
+    ),
 )
 async def register_project(
-    payload: ProjectRegistrationIn, admin: AdminCaller, session: SessionDep, settings: SettingsDep
+    payload: ProjectRegistrationIn, admin: AdminCaller, request: Request, settings: SettingsDep
 ) -> Any:
-    """Register a project directly (administrator); the api_secret is returned once."""
+    """Register a project directly (administrator); idempotent on its key. The api_secret (and,
+    with `webhook_url`, the secret of the webhook endpoint made for it, subscribed to every
+    event) are returned once; a retry with the same key replays this answer."""
+    if payload.webhook_url is not None:
+        try:
+            parse_url(payload.webhook_url, settings.webhooks)
+        except UnsafeUrl as exc:
+            message = f"Invalid request: webhook_url: {exc}"
+            raise invalid_field("webhook_url", str(exc), message) from exc
     fields = payload.model_dump(
         include={"name", "description", "webhook_url", "allowed_scopes", "rate_limit_tier"}
     )
-    done = await registration.register(
-        session,
-        admin.uid,
-        fields,
-        project_id=None if payload.project_id is None else int(payload.project_id),
-        redirect_uris=payload.redirect_uris,
-        master_key=settings.master_key,
-        master_key_id=settings.master_key_id,
-    )
-    await session.commit()
-    await session.refresh(done.project)
-    attributes = RegisteredProjectAttributes.of(done)
-    return JSONResponse(single("project", done.project.project_id, attributes), status_code=201)
+    async with write_context(request, admin, operation="admin.projects.register") as ctx:
+        done = await registration.register(
+            ctx.session,
+            admin.uid,
+            fields,
+            project_id=None if payload.project_id is None else int(payload.project_id),
+            redirect_uris=payload.redirect_uris,
+            master_key=settings.master_key,
+            master_key_id=settings.master_key_id,
+        )
+        attributes = RegisteredProjectAttributes.of(done)
+        if payload.webhook_url is not None:
+            made = await create_endpoint(
+                ctx.session, done.project.project_id, payload.webhook_url,
+                master_key=settings.master_key, master_key_id=settings.master_key_id,
+            )  # fmt: skip
+            attributes = RegisteredProjectAttributes(
+                **attributes.model_dump(exclude_unset=True),
+                webhook_endpoint_id=made.endpoint.id,
+                webhook_secret=made.secret,
+            )
+        ctx.audit.project_id = done.project.project_id
+        body = single("project", done.project.project_id, attributes)
+        return ctx.respond(201, body, sealed=True)  # a retry replays the secrets, stored sealed
 
 
 @router.put(

@@ -27,8 +27,8 @@ from api.auth.deps import (
 from api.auth.project import ProjectAuthenticator
 from api.callers import ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
-from api.envelope import meta, resource, single
-from api.idempotency import IdempotencyKey, write_context
+from api.envelope import PageQuery, meta, page, resource, single
+from api.idempotency import IdempotencyKey, OptionalIdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
 from api.schemas.attributes import (
@@ -40,7 +40,7 @@ from api.schemas.attributes import (
     ProjectAttributeSetAttributes,
 )
 from api.schemas.users import UserAttributes
-from api.typed import Listing, One
+from api.typed import Listing, Many, One
 from core.errors import DomainError, NotFound
 from core.time import iso
 from db.models import Project, User
@@ -61,7 +61,7 @@ class AttributeIn(BaseModel):
     attribute_key: str = Field(min_length=1, max_length=100, examples=["auction_wins"])
     attribute_value: Any = Field(examples=[{"count": 3}])
     visibility: Literal["public", "private", "authorized"] = "private"
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: OptionalIdempotencyKey = None
 
     @field_validator("attribute_value")
     @classmethod
@@ -229,18 +229,27 @@ async def _visible(
 
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
-    response_model=Listing[ProjectAttributeAttributes],
+    response_model=Many[ProjectAttributeAttributes],
     responses=problems(
         scope="user:read",
         subject="user or project",
-        s401="Invalid credentials (none at all is fine: public attributes)",
+        s401="No credentials: a bearer token with user:read, or project credentials "
+        "(`unauthorized`)",
         s409="The project's status hides its attributes (`invalid-state`)",
     ),
 )
 async def project_attributes(
-    uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep
+    uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep, paging: PageQuery
 ) -> dict[str, Any]:
-    """A project's attributes of a user, limited to what the caller may see."""
+    """A project's attributes of a user (scope user:read, or project credentials), limited to
+    what the caller may see, by key, paged."""
+    if who.anonymous:
+        raise DomainError(
+            "This call needs a bearer token with user:read (or project credentials)",
+            status=401,
+            slug="unauthorized",
+            headers={"WWW-Authenticate": 'Bearer scope="user:read"'},
+        )
     if await session.get(User, uid) is None:
         raise NotFound(f"User {uid} does not exist")
     await require_project_allows(session, project_id, Capability.ATTRIBUTE_READ)
@@ -252,10 +261,11 @@ async def project_attributes(
         )
     )
     visible = await _visible(session, who, uid, rows)
+    shown = visible[paging.offset : paging.offset + paging.per_page]
     items = [
-        resource("user_project_attribute", r.id, ProjectAttributeAttributes.of(r)) for r in visible
+        resource("user_project_attribute", r.id, ProjectAttributeAttributes.of(r)) for r in shown
     ]
-    return {"data": items, "meta": meta(total=len(visible))}
+    return page(items, len(visible), paging)
 
 
 @router.get(
@@ -329,7 +339,9 @@ async def report_attribute(
     uid: str, payload: AttributeIn, project: ProjectCaller, request: Request
 ) -> Any:
     """Report (upsert) one attribute of a user who authorized this project."""
-    async with write_context(request, project, operation="attributes.upsert", user_uid=uid) as ctx:
+    async with write_context(
+        request, project, operation="attributes.upsert", user_uid=uid, key_optional=True
+    ) as ctx:
         await require_user_authorized(ctx.session, project, uid)
         own = await require_project_allows(
             ctx.session, project.project_id, Capability.ATTRIBUTE_WRITE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
@@ -14,6 +15,8 @@ from api.errors import problem_response
 from api.openapi import problems
 from api.typed import Shape
 from core.metrics import exposition
+
+log = logging.getLogger("mccgw.health")
 
 router = APIRouter(tags=["health"])
 
@@ -65,8 +68,11 @@ _CHECKS: dict[str, Callable[[Request], Awaitable[None]]] = {
 async def _run(name: str, request: Request) -> tuple[str, str | None]:
     try:
         await asyncio.wait_for(_CHECKS[name](request), _CHECK_TIMEOUT)
-    except Exception as exc:  # any failure means "down"; the reason is for operators
-        return name, f"{type(exc).__name__}: {exc}"[:200] or type(exc).__name__
+    except Exception as exc:  # any failure means "down"
+        # The answer is public: only the kind of failure; its text (hosts, ports) goes to the
+        # log for the operator.
+        log.warning("readiness check %s failed: %r", name, exc)
+        return name, type(exc).__name__
     return name, None
 
 

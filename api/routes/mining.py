@@ -152,6 +152,10 @@ def _problem(request: Request, exc: DomainError) -> dict[str, Any]:
     }
 
 
+def _one_page(count: int) -> PageParams:
+    return PageParams(page=1, per_page=max(1, count))
+
+
 @router.post(
     "/batch-submit", status_code=200, response_model=MiningBatchBody, responses=_WRITE_PROBLEMS
 )
@@ -167,7 +171,8 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
         data = [_item(request, o, acceptor.decimals) for o in outcomes]
         response = ctx.respond(
             200,
-            {"data": data, "meta": {**page([], 0, PageParams())["meta"], **meta}},
+            # The whole batch is one page: total, page and per_page are its real counts.
+            {"data": data, "meta": {**page([], len(data), _one_page(len(data)))["meta"], **meta}},
             audit_status="pending" if accepted else "failed",
         )
     if accepted:

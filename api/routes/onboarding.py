@@ -23,9 +23,10 @@ from pydantic import BaseModel, Field, field_validator
 from temporalio.client import WorkflowFailureError
 
 from access.scopes import PROJECT_SCOPES
+from api.auth.principal import UserPrincipal
 from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, actor_of
 from api.deps import SessionDep, SettingsDep
-from api.envelope import PageQuery, page, resource, single
+from api.envelope import PageQuery, meta, page, resource, single
 from api.openapi import problems
 from api.schemas.onboarding import ApplicationAttributes, ApprovedApplicationAttributes
 from api.starts import finished, start_approval
@@ -115,6 +116,15 @@ def _as_application(row: ProjectApplication) -> dict[str, Any]:
     return resource("project_application", row.id, ApplicationAttributes.of(row))
 
 
+def _developers(row: ProjectApplication, user: UserPrincipal) -> dict[str, Any]:
+    """An application as its developer's token may see it: the e-mail only with the `email`
+    scope (an ID token of a project's app signed in with `openid` shows that app nothing)."""
+    attributes = ApplicationAttributes.of(row)
+    if "email" not in user.scopes and not user.is_admin:
+        attributes = attributes.model_copy(update={"developer_email": None})
+    return resource("project_application", row.id, attributes)
+
+
 @router.post(
     "/projects/apply",
     status_code=201,
@@ -130,7 +140,7 @@ async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) ->
     """Apply for a project (developer ID token); one pending application per developer."""
     row = await applications.apply(session, user.uid, payload.model_dump())
     await session.commit()
-    return JSONResponse(single("project_application", row.id, ApplicationAttributes.of(row)), 201)
+    return JSONResponse({"data": _developers(row, user), "meta": meta()}, 201)
 
 
 @router.get(
@@ -142,7 +152,7 @@ async def my_applications(
     """The caller's applications, newest first (developer ID token)."""
     statement = queries.applications(developer_uid=user.uid)
     rows, total = await queries.paged(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
-    return page([_as_application(r) for r in rows], total, paging)
+    return page([_developers(r, user) for r in rows], total, paging)
 
 
 @router.get(
@@ -155,7 +165,7 @@ async def my_application(
 ) -> dict[str, Any]:
     """One of the caller's applications (developer ID token)."""
     row = await queries.application(session, application_id, developer_uid=user.uid)
-    return single("project_application", row.id, ApplicationAttributes.of(row))
+    return {"data": _developers(row, user), "meta": meta()}
 
 
 @router.get(

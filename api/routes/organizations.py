@@ -4,6 +4,7 @@ See docs/organizations.md."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -18,7 +19,7 @@ from api.auth.principal import UserPrincipal
 from api.callers import Admin, OrgRead
 from api.common import usdc
 from api.deps import RedisDep, SessionDep
-from api.envelope import PageQuery, page, resource, single
+from api.envelope import PageQuery, meta, page, resource, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.typed import Attributes, Many, One, Shape
@@ -167,6 +168,12 @@ class UnitStatsAttributes(Attributes):
     )
 
 
+# The public aggregate reads every station of a unit over 30 days: each API process computes
+# it at most once a minute per unit and day (issue 31, L4), whoever asks how often.
+STATS_CACHE_SECONDS = 60.0
+_STATS: dict[tuple[str, date], tuple[float, dict[str, Any]]] = {}
+
+
 @router.get(
     "/{unit_id}/stats",
     response_model=One[UnitStatsAttributes],
@@ -174,8 +181,12 @@ class UnitStatsAttributes(Attributes):
 )
 async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:
     """Public: members, 30-day mining input, qualifying days and lit state of a unit."""
+    day = datetime.now(UTC).date()
+    cached = _STATS.get((unit_id, day))
+    if cached is not None and cached[0] > time.monotonic():
+        return {**cached[1], "meta": meta()}  # this request's own id
     unit = await units.get(session, unit_id)
-    s = await units.stats(session, unit, datetime.now(UTC).date())
+    s = await units.stats(session, unit, day)
     attributes = UnitStatsAttributes(
         unit_type=unit.unit_type,
         window_start=s["window_start"],
@@ -191,7 +202,11 @@ async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, 
         if "station_days" in s
         else None,
     )
-    return single("organization_stats", units.ref(unit), attributes)
+    body = single("organization_stats", units.ref(unit), attributes)
+    if len(_STATS) > 10_000:
+        _STATS.clear()
+    _STATS[(unit_id, day)] = (time.monotonic() + STATS_CACHE_SECONDS, body)
+    return body
 
 
 # --- administrators -------------------------------------------------------------------------

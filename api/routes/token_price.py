@@ -119,7 +119,9 @@ async def set_mcc_price(payload: MccPriceIn, user: MccAdmin, request: Request) -
     except InvalidPrice as exc:
         raise invalid_field("price_usdc", str(exc), str(exc), slug="invalid-amount") from exc
     settings = common.settings_of(request)
-    async with write_context(request, user, operation="mcc.price.set", user_uid=user.uid) as ctx:
+    async with write_context(
+        request, user, operation="mcc.price.set", user_uid=user.uid, key_optional=True
+    ) as ctx:
         row = await oracle.set_admin_price(ctx.session, price, user.uid, request_id_var.get())
         close = await oracle.latest_close(ctx.session)
         written = await oracle.latest_onchain(ctx.session)

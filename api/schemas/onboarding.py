@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from pydantic import create_model
+from pydantic import Field, create_model
 
 from access.ratelimit import TIER_LIMITS
 from api.envelope import Meta
 from api.typed import Attributes, Shape
 from chain import whitelist as wl
+from core.time import iso
 from db.models import Project
 from db.models.access import OAuthClient
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication, ProjectStatusRecord
@@ -23,7 +24,9 @@ class ApplicationAttributes(Attributes):
     project_name: str
     project_description: str | None
     developer_uid: str
-    developer_email: str
+    developer_email: str | None = Field(
+        description="On the developer routes only with the `email` scope (admins always see it)"
+    )
     company_name: str | None
     website_url: str | None
     mcc_wallet_address: str | None
@@ -96,6 +99,10 @@ class RegisteredProjectAttributes(Attributes):
     redirect_uris: list[str]
     scopes: list[str]
     client_type: str
+    webhook_endpoint_id: str | None = None
+    webhook_secret: str | None = Field(
+        None, description="With webhook_url: the endpoint's signing secret, shown once"
+    )
 
     @classmethod
     def of(cls, done: Registered) -> Self:
@@ -123,22 +130,39 @@ class StatusRecordAttributes(Attributes):
 
 
 class StatusChangeAttributes(Attributes):
+    """The admin's status change: the spec's fields at the top (reason, changed_by and
+    created_at of this change), and the change record itself."""
+
     project_id: str
     name: str
     status: str
+    reason: str | None
+    changed_by: str | None
+    created_at: str
     updated_at: str
     change: StatusRecordAttributes
 
     @classmethod
     def of(cls, project: Project, record: ProjectStatusRecord) -> Self:
         change = StatusRecordAttributes.of(record)
-        return cls.of_row(project, project_id=str(project.project_id), change=change)
+        return cls.of_row(
+            project,
+            project_id=str(project.project_id),
+            change=change,
+            **_current_change(project, record),
+        )
 
 
 class ProjectStatusAttributes(Attributes):
+    """A project's status; reason, changed_by and created_at are those of the change that set
+    it (its registration or approval when it never changed)."""
+
     project_id: str
     name: str
     status: str
+    reason: str | None
+    changed_by: str | None
+    created_at: str
     suspended: bool
     allows: list[str]
     updated_at: str
@@ -147,7 +171,25 @@ class ProjectStatusAttributes(Attributes):
     @classmethod
     def of(cls, project: Project, allows: list[str], history: list[ProjectStatusRecord]) -> Self:
         shown = [StatusRecordAttributes.of(r) for r in history]
-        return cls.of_row(project, project_id=str(project.project_id), allows=allows, history=shown)
+        return cls.of_row(
+            project,
+            project_id=str(project.project_id),
+            allows=allows,
+            history=shown,
+            **_current_change(project, history[0] if history else None),
+        )
+
+
+def _current_change(project: Project, latest: ProjectStatusRecord | None) -> dict[str, Any]:
+    """The spec's top-level fields of a status answer: the reason, author and time of the
+    change that set the current status (the project's creation when none is recorded)."""
+    if latest is None or latest.status != project.status:
+        return {"reason": None, "changed_by": None, "created_at": iso(project.created_at)}
+    return {
+        "reason": latest.reason,
+        "changed_by": latest.changed_by,
+        "created_at": iso(latest.created_at),
+    }
 
 
 class WhitelistEntryAttributes(Attributes):

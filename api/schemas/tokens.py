@@ -6,7 +6,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
-from api.idempotency import IdempotencyKey
+from api.idempotency import OptionalIdempotencyKey
 from api.typed import Attributes, Shape
 from core.money import to_decimal_string
 from core.time import iso
@@ -118,4 +118,4 @@ class MccPriceAttributes(Attributes):
 
 class MccPriceIn(BaseModel):
     price_usdc: str = Field(examples=["10.5"], description="6 decimals at most, 0.01 to 1000")
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: OptionalIdempotencyKey = None

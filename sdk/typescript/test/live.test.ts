@@ -89,3 +89,14 @@ test("a lost answer is retried with its key and replayed, not done twice", { ski
     proxy.close();
   }
 });
+
+test("public reads with the browser entry and no credentials", { skip: !live && "no live gateway (MCCGW_*)" }, async () => {
+  const browser = await import("@mccgw/client/browser");
+  const page = new browser.Client(base); // what a web page holds: no secret, no token
+  const status = await page.projects.status(Number(projectId));
+  assert.equal(status.attributes.project_id, projectId);
+  assert.equal(typeof status.attributes.suspended, "boolean");
+  assert.equal((await page.users.public(uid)).id, uid);
+  // A project route without credentials is refused, typed, as from the Node entry.
+  await assert.rejects(page.webhooks.retrieve("wh_x"), (e: unknown) => e instanceof browser.ProblemError && e.status === 401);
+});

@@ -82,7 +82,12 @@ class ApplicationAttributes(BaseModel):
     application_id: str
     company_name: str | None
     created_at: str
-    developer_email: str
+    developer_email: Annotated[
+        str | None,
+        Field(
+            description="On the developer routes only with the `email` scope (admins always see it)"
+        ),
+    ]
     developer_uid: str
     mcc_wallet_address: str | None
     mcd_wallet_address: str
@@ -194,7 +199,12 @@ class AttributeDeletionAttributes(BaseModel):
 class AttributeIn(BaseModel):
     attribute_key: Annotated[str, Field(examples=["auction_wins"], max_length=100, min_length=1)]
     attribute_value: Annotated[Any, Field(examples=[{"count": 3}])]
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
     visibility: Literal["public", "private", "authorized"] | None = "private"
 
 
@@ -778,7 +788,12 @@ class MccPriceAttributes(BaseModel):
 
 
 class MccPriceIn(BaseModel):
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
     price_usdc: Annotated[
         str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
     ]
@@ -1000,7 +1015,12 @@ class ProfileAttribute(BaseModel):
 
 class ProfileUpdate(BaseModel):
     display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
 
 
 class ProjectAttributeAttributes(BaseModel):
@@ -1026,6 +1046,7 @@ class ProjectRegistrationIn(BaseModel):
 
     allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
     description: Annotated[str | None, Field(max_length=2000)] = None
+    idempotency_key: IdempotencyKey = None
     name: Annotated[str, Field(max_length=100, min_length=3)]
     project_id: Annotated[
         str | None,
@@ -1122,6 +1143,11 @@ class RegisteredProjectAttributes(BaseModel):
     redirect_uris: list[str]
     scopes: list[str]
     status: str
+    webhook_endpoint_id: str | None = None
+    webhook_secret: Annotated[
+        str | None,
+        Field(description="With webhook_url: the endpoint's signing secret, shown once"),
+    ] = None
     webhook_url: str | None
 
 
@@ -1773,11 +1799,6 @@ ListingAuthorizationAttributes = GenericDataMeta[
 ]
 
 
-ListingProjectAttributeAttributes = GenericDataMeta[
-    list[TypedResourceProjectAttributeAttributes], CountMeta
-]
-
-
 ListingProjectAttributeSetAttributes = GenericDataMeta[
     list[TypedResourceProjectAttributeSetAttributes], CountMeta
 ]
@@ -1823,6 +1844,11 @@ ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], Page
 
 
 ManyMiningRecordAttributes = GenericDataMeta[list[TypedResourceMiningRecordAttributes], PageMeta]
+
+
+ManyProjectAttributeAttributes = GenericDataMeta[
+    list[TypedResourceProjectAttributeAttributes], PageMeta
+]
 
 
 ManyTokenTransactionAttributes = GenericDataMeta[
@@ -2001,19 +2027,35 @@ class PoolAttributes(BaseModel):
 
 
 class ProjectStatusAttributes(BaseModel):
+    """
+    A project's status; reason, changed_by and created_at are those of the change that set
+    it (its registration or approval when it never changed).
+    """
+
     allows: list[str]
+    changed_by: str | None
+    created_at: str
     history: list[StatusRecordAttributes]
     name: str
     project_id: str
+    reason: str | None
     status: str
     suspended: bool
     updated_at: str
 
 
 class StatusChangeAttributes(BaseModel):
+    """
+    The admin's status change: the spec's fields at the top (reason, changed_by and
+    created_at of this change), and the change record itself.
+    """
+
     change: StatusRecordAttributes
+    changed_by: str | None
+    created_at: str
     name: str
     project_id: str
+    reason: str | None
     status: str
     updated_at: str
 

@@ -590,13 +590,13 @@ position: Operation[models.OnePositionAttributes] = Operation(
     models.OnePositionAttributes,
     "A wallet's LP position and all its loans with their live debt.",
 )
-project_attributes: Operation[models.ListingProjectAttributeAttributes] = Operation(
+project_attributes: Operation[models.ManyProjectAttributeAttributes] = Operation(
     "project_attributes",
     "GET",
     "/v1/users/{uid}/projects/{project_id}/attributes",
     None,
-    models.ListingProjectAttributeAttributes,
-    "A project's attributes of a user, limited to what the caller may see.",
+    models.ManyProjectAttributeAttributes,
+    "A project's attributes of a user (scope user:read, or project credentials), limited to",
 )
 project_status: Operation[models.OneProjectStatusAttributes] = Operation(
     "project_status",
@@ -660,7 +660,7 @@ register_project: Operation[models.OneRegisteredProjectAttributes] = Operation(
     "/v1/projects/register",
     models.ProjectRegistrationIn,
     models.OneRegisteredProjectAttributes,
-    "Register a project directly (administrator); the api_secret is returned once.",
+    "Register a project directly (administrator); idempotent on its key. The api_secret (and,",
 )
 reject: Operation[models.OneApplicationAttributes] = Operation(
     "reject",
@@ -812,7 +812,7 @@ unit_nft: Operation[models.OneNftAttributes] = Operation(
     "/v1/territory/unit/{unit_id}/nft",
     None,
     models.OneNftAttributes,
-    "The territory NFT account of a unit (type + id); `status` reserved = not minted yet.",
+    "The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not",
 )
 unlock: Operation[models.OneTreeAttributes] = Operation(
     "unlock",
@@ -844,7 +844,7 @@ update_my_profile: Operation[models.OneUserProfileAttributes] = Operation(
     "/v1/users/me/profile",
     models.ProfileUpdate,
     models.OneUserProfileAttributes,
-    "Change the display name (scope user:write; idempotent per user for 24 h).",
+    "Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is",
 )
 update_project: Operation[models.OneAdminProjectAttributes] = Operation(
     "update_project",

@@ -411,8 +411,9 @@ class Projects:
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
         redirect_uris: builtins.list[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceRegisteredProjectAttributes:
-        """Register a project directly (administrator); the api_secret is returned once. (``POST /v1/projects/register``)"""
+        """Register a project directly (administrator); idempotent on its key. The api_secret (and, (``POST /v1/projects/register``)"""
         return self._client.call(
             operations.register_project,
             body=_given(
@@ -424,6 +425,7 @@ class Projects:
                     "allowed_scopes": allowed_scopes,
                     "rate_limit_tier": rate_limit_tier,
                     "redirect_uris": redirect_uris,
+                    "idempotency_key": idempotency_key,
                 }
             ),
         ).data
@@ -531,9 +533,9 @@ class Territory:
         )
 
     def unit_nft(
-        self, unit_id: int, *, type: Literal["station", "matrix", "sector", "system"]
+        self, unit_id: str, *, type: Literal["station", "matrix", "sector", "system"] | None = None
     ) -> models.TypedResourceNftAttributes:
-        """The territory NFT account of a unit (type + id); `status` reserved = not minted yet. (``GET /v1/territory/unit/{unit_id}/nft``)"""
+        """The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not (``GET /v1/territory/unit/{unit_id}/nft``)"""
         return self._client.call(
             operations.unit_nft, path_params={"unit_id": unit_id}, params={"type": type}
         ).data
@@ -708,7 +710,7 @@ class Users:
     def update_my_profile(
         self, *, display_name: str, idempotency_key: str | None = None
     ) -> models.TypedResourceUserProfileAttributes:
-        """Change the display name (scope user:write; idempotent per user for 24 h). (``PATCH /v1/users/me/profile``)"""
+        """Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is (``PATCH /v1/users/me/profile``)"""
         return self._client.call(
             operations.update_my_profile,
             body=_given({"display_name": display_name, "idempotency_key": idempotency_key}),
@@ -741,12 +743,14 @@ class UsersAttributes:
         ).data
 
     def for_project(
-        self, uid: str, project_id: int
-    ) -> builtins.list[models.TypedResourceProjectAttributeAttributes]:
-        """A project's attributes of a user, limited to what the caller may see. (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
-        return self._client.call(
-            operations.project_attributes, path_params={"uid": uid, "project_id": project_id}
-        ).data
+        self, uid: str, project_id: int, *, per_page: int = 100
+    ) -> Iterator[models.ManyProjectAttributeAttributes]:
+        """A project's attributes of a user (scope user:read, or project credentials), limited to (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
+        return self._client.call_pages(
+            operations.project_attributes,
+            path_params={"uid": uid, "project_id": project_id},
+            per_page=per_page,
+        )
 
     def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttributes:
         """A project sees it only for users who authorized it, and their e-mail only if they granted (``GET /v1/users/{uid}/full-profile``)"""
@@ -1621,8 +1625,9 @@ class AsyncProjects:
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
         redirect_uris: builtins.list[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceRegisteredProjectAttributes:
-        """Register a project directly (administrator); the api_secret is returned once. (``POST /v1/projects/register``)"""
+        """Register a project directly (administrator); idempotent on its key. The api_secret (and, (``POST /v1/projects/register``)"""
         return (
             await self._client.call(
                 operations.register_project,
@@ -1635,6 +1640,7 @@ class AsyncProjects:
                         "allowed_scopes": allowed_scopes,
                         "rate_limit_tier": rate_limit_tier,
                         "redirect_uris": redirect_uris,
+                        "idempotency_key": idempotency_key,
                     }
                 ),
             )
@@ -1759,9 +1765,9 @@ class AsyncTerritory:
         )
 
     async def unit_nft(
-        self, unit_id: int, *, type: Literal["station", "matrix", "sector", "system"]
+        self, unit_id: str, *, type: Literal["station", "matrix", "sector", "system"] | None = None
     ) -> models.TypedResourceNftAttributes:
-        """The territory NFT account of a unit (type + id); `status` reserved = not minted yet. (``GET /v1/territory/unit/{unit_id}/nft``)"""
+        """The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not (``GET /v1/territory/unit/{unit_id}/nft``)"""
         return (
             await self._client.call(
                 operations.unit_nft, path_params={"unit_id": unit_id}, params={"type": type}
@@ -1958,7 +1964,7 @@ class AsyncUsers:
     async def update_my_profile(
         self, *, display_name: str, idempotency_key: str | None = None
     ) -> models.TypedResourceUserProfileAttributes:
-        """Change the display name (scope user:write; idempotent per user for 24 h). (``PATCH /v1/users/me/profile``)"""
+        """Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is (``PATCH /v1/users/me/profile``)"""
         return (
             await self._client.call(
                 operations.update_my_profile,
@@ -1996,15 +2002,15 @@ class AsyncUsersAttributes:
             )
         ).data
 
-    async def for_project(
-        self, uid: str, project_id: int
-    ) -> builtins.list[models.TypedResourceProjectAttributeAttributes]:
-        """A project's attributes of a user, limited to what the caller may see. (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
-        return (
-            await self._client.call(
-                operations.project_attributes, path_params={"uid": uid, "project_id": project_id}
-            )
-        ).data
+    def for_project(
+        self, uid: str, project_id: int, *, per_page: int = 100
+    ) -> AsyncIterator[models.ManyProjectAttributeAttributes]:
+        """A project's attributes of a user (scope user:read, or project credentials), limited to (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
+        return self._client.call_pages(
+            operations.project_attributes,
+            path_params={"uid": uid, "project_id": project_id},
+            per_page=per_page,
+        )
 
     async def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttributes:
         """A project sees it only for users who authorized it, and their e-mail only if they granted (``GET /v1/users/{uid}/full-profile``)"""

@@ -61,7 +61,8 @@ export interface ApplicationAttributes {
   project_name: string;
   project_description: string | null;
   developer_uid: string;
-  developer_email: string;
+  /** On the developer routes only with the `email` scope (admins always see it) */
+  developer_email: string | null;
   company_name: string | null;
   website_url: string | null;
   mcc_wallet_address: string | null;
@@ -103,7 +104,8 @@ export interface ApprovedApplicationAttributes {
   project_name: string;
   project_description: string | null;
   developer_uid: string;
-  developer_email: string;
+  /** On the developer routes only with the `email` scope (admins always see it) */
+  developer_email: string | null;
   company_name: string | null;
   website_url: string | null;
   mcc_wallet_address: string | null;
@@ -159,7 +161,7 @@ export interface AttributeIn {
   attribute_key: string;
   attribute_value: unknown;
   visibility?: "public" | "private" | "authorized";
-  /** Required unless the Idempotency-Key header is sent */
+  /** Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again */
   idempotency_key?: string | null;
 }
 
@@ -702,11 +704,6 @@ export interface ListingAuthorizationAttributes {
   meta: CountMeta;
 }
 
-export interface ListingProjectAttributeAttributes {
-  data: Array<TypedResourceProjectAttributeAttributes>;
-  meta: CountMeta;
-}
-
 export interface ListingProjectAttributeSetAttributes {
   data: Array<TypedResourceProjectAttributeSetAttributes>;
   meta: CountMeta;
@@ -856,6 +853,11 @@ export interface ManyMiningRecordAttributes {
   meta: PageMeta;
 }
 
+export interface ManyProjectAttributeAttributes {
+  data: Array<TypedResourceProjectAttributeAttributes>;
+  meta: PageMeta;
+}
+
 export interface ManyStuckTransferAttributes {
   data: Array<TypedResourceStuckTransferAttributes>;
   meta: PageMeta;
@@ -920,7 +922,7 @@ export interface MccPriceAttributes {
 export interface MccPriceIn {
   /** 6 decimals at most, 0.01 to 1000 */
   price_usdc: string;
-  /** Required unless the Idempotency-Key header is sent */
+  /** Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again */
   idempotency_key?: string | null;
 }
 
@@ -1473,7 +1475,7 @@ export interface ProfileAttribute {
 
 export interface ProfileUpdate {
   display_name: string;
-  /** Required unless the Idempotency-Key header is sent */
+  /** Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again */
   idempotency_key?: string | null;
 }
 
@@ -1504,6 +1506,8 @@ export interface ProjectRegistrationIn {
   rate_limit_tier?: "free" | "standard" | "enterprise";
   /** OAuth redirect URIs of the project's client (the project can change them) */
   redirect_uris?: Array<string>;
+  /** Required unless the Idempotency-Key header is sent */
+  idempotency_key?: string | null;
 }
 
 /** Any of the project's tier, amount limits and IP allow-list, with the reason (audited). */
@@ -1517,10 +1521,14 @@ export interface ProjectSettingsIn {
   reason?: string | null;
 }
 
+/** A project's status; reason, changed_by and created_at are those of the change that set it (its registration or approval when it never changed). */
 export interface ProjectStatusAttributes {
   project_id: string;
   name: string;
   status: string;
+  reason: string | null;
+  changed_by: string | null;
+  created_at: string;
   suspended: boolean;
   allows: Array<string>;
   updated_at: string;
@@ -1584,6 +1592,9 @@ export interface RegisteredProjectAttributes {
   redirect_uris: Array<string>;
   scopes: Array<string>;
   client_type: string;
+  webhook_endpoint_id?: string | null;
+  /** With webhook_url: the endpoint's signing secret, shown once */
+  webhook_secret?: string | null;
 }
 
 export interface RejectIn {
@@ -1652,10 +1663,14 @@ export interface StatsAttributes {
   as_of: string | null;
 }
 
+/** The admin's status change: the spec's fields at the top (reason, changed_by and created_at of this change), and the change record itself. */
 export interface StatusChangeAttributes {
   project_id: string;
   name: string;
   status: string;
+  reason: string | null;
+  changed_by: string | null;
+  created_at: string;
   updated_at: string;
   change: StatusRecordAttributes;
 }

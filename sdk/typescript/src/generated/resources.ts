@@ -246,7 +246,7 @@ export class Projects {
     return (await this.t.call<m.OneOAuthClientAttributes>("GET", "/v1/projects/oauth-client", {}, {  })).data;
   }
 
-  /** Register a project directly (administrator); the api_secret is returned once. (`POST /v1/projects/register`) */
+  /** Register a project directly (administrator); idempotent on its key. The api_secret (and, (`POST /v1/projects/register`) */
   async register(body: m.ProjectRegistrationIn): Promise<m.TypedResourceRegisteredProjectAttributes> {
     return (await this.t.call<m.OneRegisteredProjectAttributes>("POST", "/v1/projects/register", {}, { json: body })).data;
   }
@@ -323,8 +323,8 @@ export class Territory {
     return this.t.callPages<m.ManyWalletNftAttributes>("GET", "/v1/territory/nfts/{wallet}", { wallet: wallet }, { perPage: options.perPage, params: query });
   }
 
-  /** The territory NFT account of a unit (type + id); `status` reserved = not minted yet. (`GET /v1/territory/unit/{unit_id}/nft`) */
-  async unitNft(unitId: number, query: { type: "station" | "matrix" | "sector" | "system" }): Promise<m.TypedResourceNftAttributes> {
+  /** The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not (`GET /v1/territory/unit/{unit_id}/nft`) */
+  async unitNft(unitId: string, query: { type?: "station" | "matrix" | "sector" | "system" | null } = {}): Promise<m.TypedResourceNftAttributes> {
     return (await this.t.call<m.OneNftAttributes>("GET", "/v1/territory/unit/{unit_id}/nft", { unit_id: unitId }, { params: query })).data;
   }
 }
@@ -443,7 +443,7 @@ export class Users {
     return (await this.t.call<m.OneAuthorizationAttributes>("DELETE", "/v1/users/me/authorizations/{project_id}", { project_id: projectId }, {  })).data;
   }
 
-  /** Change the display name (scope user:write; idempotent per user for 24 h). (`PATCH /v1/users/me/profile`) */
+  /** Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is (`PATCH /v1/users/me/profile`) */
   async updateMyProfile(body: m.ProfileUpdate): Promise<m.TypedResourceUserProfileAttributes> {
     return (await this.t.call<m.OneUserProfileAttributes>("PATCH", "/v1/users/me/profile", {}, { json: body })).data;
   }
@@ -464,9 +464,9 @@ export class UsersAttributes {
     return (await this.t.call<m.OneAttributeDeletionAttributes>("DELETE", "/v1/users/{uid}/attributes", { uid: uid }, { json: body })).data;
   }
 
-  /** A project's attributes of a user, limited to what the caller may see. (`GET /v1/users/{uid}/projects/{project_id}/attributes`) */
-  async forProject(uid: string, projectId: number): Promise<Array<m.TypedResourceProjectAttributeAttributes>> {
-    return (await this.t.call<m.ListingProjectAttributeAttributes>("GET", "/v1/users/{uid}/projects/{project_id}/attributes", { uid: uid, project_id: projectId }, {  })).data;
+  /** A project's attributes of a user (scope user:read, or project credentials), limited to (`GET /v1/users/{uid}/projects/{project_id}/attributes`) */
+  forProject(uid: string, projectId: number, options: { perPage?: number } = {}): AsyncGenerator<m.ManyProjectAttributeAttributes> {
+    return this.t.callPages<m.ManyProjectAttributeAttributes>("GET", "/v1/users/{uid}/projects/{project_id}/attributes", { uid: uid, project_id: projectId }, { perPage: options.perPage });
   }
 
   /** A project sees it only for users who authorized it, and their e-mail only if they granted (`GET /v1/users/{uid}/full-profile`) */
