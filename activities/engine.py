@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from chain.decimals import TokenDecimals
 from chain.errors import ChainWriteConflict
 from db.models.engine import Transfer
 from engine import locks, reconcile, recovery
@@ -72,9 +73,9 @@ class EngineActivities:
         self.deposits = DepositScanner(deps.sessions, deps.gateway, deps.solana)
 
     @property
-    def decimals(self) -> int:
+    def decimals(self) -> TokenDecimals:
         """Read from the mints at start-up (ChainUnavailable, retryable, until then)."""
-        return self.deps.gateway.decimals()
+        return self.deps.gateway.token_decimals()
 
     # -- transfers -------------------------------------------------------------------
 

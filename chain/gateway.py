@@ -56,7 +56,8 @@ class ChainGateway(CustodyWrites):
     ) -> None:
         # The MCC/MCD mints are settings (chain/cluster.py): custody follows the cluster's.
         mints = {c: cluster.mint(settings, c, keys) for c in ("MCC", "MCD")}
-        keys = replace(keys, mints={c: m for c, m in mints.items() if m is not None})
+        # Its own programs map: filled from this cluster's mints (load_token_decimals).
+        keys = replace(keys, mints={c: m for c, m in mints.items() if m is not None}, programs={})
         super().__init__(
             client,
             keys,

@@ -39,8 +39,9 @@ class OutsideWallet:
     def address(self) -> Pubkey:
         return self.keypair.pubkey()
 
-    def token_account(self, mint: Pubkey) -> Pubkey:
-        return get_associated_token_address(self.address, mint)
+    def token_account(self, mint: Pubkey, program: Pubkey = TOKEN_PROGRAM_ID) -> Pubkey:
+        """This wallet's associated token account of ``mint`` (owned by ``program``)."""
+        return get_associated_token_address(self.address, mint, program)
 
     async def ensure_sol(self, gateway: ChainGateway, lamports: int = 10**9) -> None:
         if await gateway.sol_balance(self.address, "confirmed") < lamports // 2:
@@ -56,15 +57,17 @@ class OutsideWallet:
     ) -> str:
         """The gateway mints ``amount`` of MCC/MCD into this wallet's token account (or
         ``owner``'s; one gateway write, exactly once per ``op_key``); returns its signature."""
+        await gateway.load_token_decimals()  # the mint's token program
         mint = gateway.keys.mint_for(currency)
+        program = gateway.keys.token_program(currency)
         payer = gateway.keys.fee_payer.pubkey()
         owner = owner or self.address
-        ata = get_associated_token_address(owner, mint)
+        ata = get_associated_token_address(owner, mint, program)
         instructions = [
-            create_idempotent_associated_token_account(payer, owner, mint),
+            create_idempotent_associated_token_account(payer, owner, mint, program),
             mint_to(
                 MintToParams(
-                    program_id=TOKEN_PROGRAM_ID, mint=mint, dest=ata,
+                    program_id=program, mint=mint, dest=ata,
                     mint_authority=gateway.keys.mint_authority.pubkey(), amount=amount,
                 )
             ),
@@ -97,12 +100,37 @@ class OutsideWallet:
             await asyncio.sleep(0.05)
         raise ChainTimeout(f"{signature} not finalized after {timeout:.0f}s")
 
-    async def send_tokens(self, mint: Pubkey, dest: Pubkey, amount: int, decimals: int) -> str:
+    async def send_tokens(
+        self,
+        mint: Pubkey,
+        dest: Pubkey,
+        amount: int,
+        decimals: int,
+        program: Pubkey = TOKEN_PROGRAM_ID,
+    ) -> str:
         """``transfer_checked`` from this wallet's token account of ``mint`` to ``dest``."""
-        ix = transfer_checked(
+        return await self.send_instructions(
+            [self.transfer_instruction(mint, dest, amount, decimals, program)]
+        )
+
+    def transfer_instruction(
+        self,
+        mint: Pubkey,
+        dest: Pubkey,
+        amount: int,
+        decimals: int,
+        program: Pubkey = TOKEN_PROGRAM_ID,
+    ) -> Instruction:
+        return transfer_checked(
             TransferCheckedParams(
-                program_id=TOKEN_PROGRAM_ID, source=self.token_account(mint), mint=mint,
+                program_id=program, source=self.token_account(mint, program), mint=mint,
                 dest=dest, owner=self.address, amount=amount, decimals=decimals,
             )
         )  # fmt: skip
-        return await self.send_instructions([ix])
+
+    async def deposit(self, gateway: ChainGateway, currency: str, dest: Pubkey, amount: int) -> str:
+        """Send ``amount`` base units of ``currency`` to ``dest`` with the mint's own program
+        and decimals, as a user's wallet does (e.g. to a deposit address)."""
+        decimals = (await gateway.load_token_decimals()).of(currency)
+        mint, program = gateway.keys.mint_for(currency), gateway.keys.token_program(currency)
+        return await self.send_tokens(mint, dest, amount, decimals, program)

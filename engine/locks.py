@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.money import to_decimal_string
+from chain.decimals import TokenDecimals
 from db.models.ledger import Hold
 from engine import limits
 from engine.errors import Rejected, invalid_state, not_found
@@ -24,27 +24,29 @@ def iso(value: datetime | None) -> str | None:
     return value.isoformat().replace("+00:00", "Z") if value is not None else None
 
 
-def lock_attributes(hold: Hold, decimals: int, available: int | None = None) -> dict[str, Any]:
+def lock_attributes(
+    hold: Hold, decimals: TokenDecimals, available: int | None = None
+) -> dict[str, Any]:
     attributes: dict[str, Any] = {
         "status": LOCK_STATUS.get(hold.status, hold.status),
         "user_uid": hold.user_uid,
         "currency": hold.currency,
-        "amount": to_decimal_string(hold.amount, decimals),
+        "amount": decimals.format(hold.amount, hold.currency),
         "reason": hold.reason,
         "reference_id": hold.reference_id,
         "locked_until": iso(hold.expires_at),
     }
     if available is not None:
-        attributes["available_balance"] = to_decimal_string(available, decimals)
+        attributes["available_balance"] = decimals.format(available, hold.currency)
     return attributes
 
 
-def _event(hold: Hold, decimals: int, **extra: Any) -> dict[str, Any]:
+def _event(hold: Hold, decimals: TokenDecimals, **extra: Any) -> dict[str, Any]:
     return {
         "lock_id": hold.id,
         "user_uid": hold.user_uid,
         "currency": hold.currency,
-        "amount": to_decimal_string(hold.amount, decimals),
+        "amount": decimals.format(hold.amount, hold.currency),
         "reference_id": hold.reference_id,
         **extra,
     }
@@ -61,10 +63,10 @@ async def lock(
     reason: str,
     reference_id: str | None,
     expires_at: datetime,
-    decimals: int,
+    decimals: TokenDecimals,
 ) -> tuple[Hold, Balances]:
     """Reserve now (raises Rejected and writes nothing when funds or limits say no)."""
-    charge = limits.Charge(project_id, currency, "fund_lock", amount, decimals)
+    charge = limits.Charge(project_id, currency, "fund_lock", amount, decimals.of(currency))
     checked = await limits.check_limit(session, charge)
     ledger = Ledger(session)
     try:
@@ -88,7 +90,7 @@ async def lock(
 
 
 async def unlock(
-    session: AsyncSession, *, lock_id: str, project_id: int, reason: str, decimals: int
+    session: AsyncSession, *, lock_id: str, project_id: int, reason: str, decimals: TokenDecimals
 ) -> tuple[Hold, Balances]:
     """Release a lock of this project exactly once (409 ``invalid-state`` if not locked)."""
     hold = await session.get(Hold, lock_id)
@@ -112,7 +114,7 @@ async def unlock(
     return voided, await ledger.balances(voided.user_uid, voided.currency)
 
 
-async def expire(session: AsyncSession, lock_id: str, decimals: int) -> Hold | None:
+async def expire(session: AsyncSession, lock_id: str, decimals: TokenDecimals) -> Hold | None:
     """The lock's time ran out: release it if still locked (None if already resolved)."""
     expired = await Ledger(session).expire(lock_id)
     if expired is None:

@@ -19,6 +19,7 @@ from sqlalchemy import ColumnElement, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain import tx_store
+from chain.decimals import TokenDecimals
 from chain.errors import ChainError, UnknownChainWrite
 from chain.gateway import ChainGateway, ChainWrite
 from core.errors import InvalidState, NotFound, ServiceUnavailable
@@ -134,7 +135,7 @@ async def cancel(
     gateway: ChainGateway,
     transfer_id: str,
     reason: str,
-    decimals: int,
+    decimals: TokenDecimals,
 ) -> Transfer:
     """Cancel if and only if no signature can still land; InvalidState (409) otherwise."""
     transfer = await session.get(Transfer, transfer_id, with_for_update=True)
@@ -186,7 +187,11 @@ async def _chain_state(
 
 
 async def _cancelled(
-    session: AsyncSession, transfer_id: str, reason: str, decimals: int, from_status: str
+    session: AsyncSession,
+    transfer_id: str,
+    reason: str,
+    decimals: TokenDecimals,
+    from_status: str,
 ) -> Transfer:
     ended = await transfers.fail(
         session, transfer_id, reason, decimals=decimals,

@@ -41,6 +41,7 @@ _DEV_FLAGS: tuple[tuple[str, type, object, str | None], ...] = (
     ("ui_port", int, 8233, None),
     ("rpc_port", int, 8899, None),
     ("slot_ms", int, 400, "local chain slot time"),
+    ("mcd_decimals", int, 9, "decimals of the local chain's MCD mint (a new chain only)"),
 )
 
 

@@ -23,7 +23,6 @@ from typing import Any, cast
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
-from spl.token.constants import TOKEN_PROGRAM_ID
 from spl.token.instructions import get_associated_token_address, transfer_checked
 from spl.token.models import TransferCheckedParams
 from sqlalchemy import select
@@ -84,7 +83,7 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
             ]
             async with sessions() as session:
                 for uid, cur, _ in wanted:
-                    await register(session, keys, uid, cur)
+                    await register(session, gateway.keys, uid, cur)
                 await session.commit()
             # All independent chain steps at once: one finality wait instead of many.
             results = await asyncio.gather(
@@ -111,7 +110,8 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
                 sends.append(
                     transfer_checked(
                         TransferCheckedParams(
-                            program_id=TOKEN_PROGRAM_ID, source=faucet.token_account(mint),
+                            program_id=gateway.keys.token_program(cur),
+                            source=faucet.token_account(mint, gateway.keys.token_program(cur)),
                             mint=mint, dest=gateway.custody_address(uid, cur),
                             owner=faucet.address, amount=amount,
                             decimals=decimals.of(cur),

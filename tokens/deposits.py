@@ -68,17 +68,17 @@ async def decimals_of(gateway: ChainGateway, currency: str) -> int:
     return (await gateway.load_token_decimals()).of(currency)
 
 
-# (keys, configured mint, uid, currency) -> (keys, address, owner). The derivation (two
-# public keys derived from their secrets, a hash, a curve check) was 10 % of a balance read's
-# CPU. The keys object is held in the value, so its id cannot be reused while the entry lives;
-# a mint configured later is part of the key. Bounded: cleared whole when full.
-_ADDRESSES: dict[tuple[int, Pubkey | None, str, str], tuple[ChainKeys, str, str]] = {}
+# (keys, configured mint, token program, uid, currency) -> (keys, address, owner). The
+# derivation (two public keys derived from their secrets, a hash, a curve check) was 10 % of a
+# balance read's CPU. The keys object is held in the value, so its id cannot be reused while
+# the entry lives; a mint configured later is part of the key. Bounded: cleared whole when full.
+_ADDRESSES: dict[tuple[int, Pubkey | None, Pubkey, str, str], tuple[ChainKeys, str, str]] = {}
 _MAX_ADDRESSES = 100_000
 
 
 def deposit_address(keys: ChainKeys, uid: str, currency: str) -> tuple[str, str]:
     """(custody token account, its owner): where an outside wallet sends the user's tokens."""
-    key = (id(keys), keys.mints.get(currency.upper()), uid, currency)
+    key = (id(keys), keys.mints.get(currency.upper()), keys.token_program(currency), uid, currency)
     found = _ADDRESSES.get(key)
     if found is None or found[0] is not keys:
         if len(_ADDRESSES) >= _MAX_ADDRESSES:

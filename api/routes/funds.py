@@ -18,7 +18,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
-from api.deps import SessionDep, token_decimals
+from api.deps import SessionDep, mint_decimals
 from api.envelope import PageQuery, fetch_page, page, resource, single
 from api.errors import invalid_field
 from api.idempotency import (
@@ -31,8 +31,9 @@ from api.idempotency import (
 from api.metrics import WORKFLOW_STARTS
 from api.openapi import problems
 from api.typed import Attributes, Many, One
+from chain.decimals import TokenDecimals
 from core.errors import DomainError
-from core.money import InvalidAmount, to_base_units
+from core.money import InvalidAmount
 from core.queues import MAIN_TASK_QUEUE
 from db.models.access import IdempotencyRecord
 from db.models.ledger import Hold
@@ -61,9 +62,9 @@ PROBLEMS = problems(
 # ------------------------------------------------------------------ shared helpers
 
 
-def decimals(request: Request) -> int:
-    """The decimals amounts are written with: read from the mints (api.deps.token_decimals)."""
-    return token_decimals(request)
+def decimals(request: Request) -> TokenDecimals:
+    """Each mint's own decimals, read from the mints (api.deps.mint_decimals)."""
+    return mint_decimals(request)
 
 
 def task_queue(request: Request) -> str:
@@ -71,9 +72,10 @@ def task_queue(request: Request) -> str:
     return str(getattr(request.app.state, "engine_task_queue", MAIN_TASK_QUEUE))
 
 
-def parse_amount(text: str, request: Request, field: str = "amount") -> int:
+def parse_amount(text: str, request: Request, currency: str, field: str = "amount") -> int:
+    """``text`` in base units of ``currency``'s own mint."""
     try:
-        return to_base_units(text, decimals(request))
+        return decimals(request).parse(text, currency)
     except InvalidAmount as exc:
         raise invalid_field(field, str(exc), slug="invalid-amount") from exc
 
@@ -217,7 +219,7 @@ class LockAttributes(Attributes):
 )
 async def lock_funds(payload: LockIn, project: FundsManage, request: Request) -> Any:
     """Lock (reserve) a user's funds until unlocked, settled or expired."""
-    amount = parse_amount(payload.amount, request)
+    amount = parse_amount(payload.amount, request, payload.currency)
     expires_at = lock_expiry(payload.expires_at)
     async with write_context(
         request, project, operation="funds.lock", user_uid=payload.user_uid

@@ -26,8 +26,8 @@ from api.routes.funds import (
     start_workflow,
 )
 from api.typed import Attributes, One
+from chain.decimals import TokenDecimals
 from core.errors import DomainError, NotFound
-from core.money import to_decimal_string
 from core.time import iso
 from db.models.engine import Transfer
 from engine import transfers
@@ -104,7 +104,7 @@ class TransferAttributes(Attributes):
 
 
 def transfer_attributes(
-    t: Transfer, decimals_: int, history: list[Any] | None = None
+    t: Transfer, decimals_: TokenDecimals, history: list[Any] | None = None
 ) -> dict[str, Any]:
     attributes: dict[str, Any] = {
         "status": t.status,
@@ -112,7 +112,7 @@ def transfer_attributes(
         "from_uid": t.from_uid,
         "to_uid": t.to_uid,
         "currency": t.currency,
-        "amount": to_decimal_string(t.amount, decimals_),
+        "amount": decimals_.format(t.amount, t.currency),
         "reference": t.reference,
         "requires_onchain": t.requires_onchain,
         "lock_id": t.lock_id,
@@ -144,7 +144,7 @@ async def _accept(
     """Both transfer routes: in the one commit, the sender's (and, when ``recipient_consents``,
     the recipient's) authorization of this project, then the funds reserved and the transfer
     recorded as ``pending``; 202, and its workflow starts after the commit."""
-    amount = parse_amount(order.amount, request)
+    amount = parse_amount(order.amount, request, order.currency)
     async with write_context(request, project, operation=operation, user_uid=order.from_uid) as ctx:
         await require_user_authorized(ctx.session, project, order.from_uid, scope)
         if recipient_consents:
