@@ -139,13 +139,11 @@ class EngineActivities:
         summary = await reconcile.reconcile(
             self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
         )
-        if summary.drifts:
-            # A deposit that finalized during the pass: credit it and look once more.
-            drifting = {(str(d["user_uid"]), str(d["currency"])) for d in summary.drifts}
-            if (await self.deposits.scan(only=drifting)).credited:
-                summary = await reconcile.reconcile(
-                    self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
-                )
+        # A deposit that finalized during the pass: credit it and look once more.
+        if summary.drifts and (await self.deposits.scan()).credited:
+            summary = await reconcile.reconcile(
+                self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
+            )
         return ReconcileReport(summary.run_id, summary.checked, summary.skipped, summary.drifts)
 
     @activity.defn(name="engine.find_orphans")

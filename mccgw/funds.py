@@ -101,7 +101,7 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
                 *(gateway.ensure_custody_account(uid, cur) for uid, cur, _ in wanted),
             )  # fmt: skip
             pool = cast(MarketPool, results[0])
-            await scanner.scan(only={(uid, cur) for uid, cur, _ in wanted})
+            await scanner.scan()
             sends = []
             for uid, cur, amount in wanted:
                 if await _already_funded(sessions, gateway, faucet, uid, cur):
@@ -120,7 +120,8 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
                 )  # fmt: skip
             if sends:
                 await faucet.send_instructions(sends)  # one outside transaction, all deposits
-            summary = await scanner.scan(only={(uid, cur) for uid, cur, _ in wanted})
+            summary = await scanner.scan()
+            await scanner.aclose()
     finally:
         await engine.dispose()
     return {

@@ -1,0 +1,155 @@
+"""Finalized blocks, read whole: what the deposit watcher walks (tokens/deposits.py).
+
+Plain JSON-RPC over one HTTP client (orjson): a block with its full transactions is the watcher's
+unit of work, and going through solders' typed answers would cost more than matching the
+block. Every call is at ``finalized`` and asks for ``maxSupportedTransactionVersion: 0``, so
+version-0 transactions (accounts from address lookup tables) come back with their
+``loadedAddresses``. Errors map onto the gateway's classes: ChainUnavailable (retry later) and
+ChainRpcError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import orjson
+
+from chain.errors import ChainRpcError, ChainUnavailable
+from chain.reads import TokenBalanceChange
+
+# JSON-RPC codes of getBlock: -32004 block not available yet (retry), -32007 slot skipped
+# (no block: nothing to examine), -32009 missing in long-term storage (a node without that
+# history: an error, never "no deposits").
+SLOT_SKIPPED = -32007
+_TRANSIENT = {-32004, -32005, -32014, -32016}
+MAX_BLOCKS_RANGE = 500_000  # getBlocks answers at most this many slots per call
+
+
+@dataclass(frozen=True)
+class BlockTx:
+    """One transaction of a block, as the watcher needs it."""
+
+    signature: str
+    err: Any
+    fee_payer: str
+    token_changes: tuple[TokenBalanceChange, ...]
+
+
+@dataclass(frozen=True)
+class Block:
+    slot: int
+    block_time: int | None
+    transactions: list[BlockTx]
+
+
+class BlockReader:
+    def __init__(self, url: str, *, timeout: float = 30.0) -> None:
+        self._url = url
+        self._http = httpx.AsyncClient(timeout=timeout)
+        self._id = 0
+        self._get_blocks = True  # False: the node lacks getBlocks; every slot is asked for
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def call(self, method: str, params: list[Any]) -> Any:
+        self._id += 1
+        body = orjson.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params})
+        try:
+            resp = await self._http.post(
+                self._url, content=body, headers={"Content-Type": "application/json"}
+            )
+        except (httpx.HTTPError, OSError) as exc:
+            raise ChainUnavailable(f"{method}: {exc!r}") from exc
+        if resp.status_code >= 500 or resp.status_code == 429:
+            raise ChainUnavailable(f"{method}: HTTP {resp.status_code}")
+        doc = orjson.loads(resp.content)
+        if (error := doc.get("error")) is not None:
+            code = error.get("code")
+            message = f"{method}: {error.get('message')}"
+            if code in _TRANSIENT:
+                raise ChainUnavailable(message)
+            raise ChainRpcError(message, code)
+        return doc.get("result")
+
+    async def genesis_hash(self) -> str:
+        return str(await self.call("getGenesisHash", []))
+
+    async def finalized_slot(self) -> int:
+        return int(await self.call("getSlot", [{"commitment": "finalized"}]))
+
+    async def block_slots(self, start: int, end: int) -> list[int]:
+        """Slots in [start, end] that have a finalized block (skipped slots are left out)."""
+        end = min(end, start + MAX_BLOCKS_RANGE - 1)
+        if self._get_blocks:
+            try:
+                slots = await self.call("getBlocks", [start, end, {"commitment": "finalized"}])
+                return [int(s) for s in slots]
+            except ChainRpcError as exc:
+                if exc.code != -32601:  # method not found
+                    raise
+                self._get_blocks = False
+        return list(range(start, end + 1))
+
+    async def block(self, slot: int) -> Block | None:
+        """The transactions of the finalized block at ``slot`` (None: the slot was skipped)."""
+        config = {
+            "commitment": "finalized",
+            "encoding": "json",
+            "transactionDetails": "full",
+            "maxSupportedTransactionVersion": 0,
+            "rewards": False,
+        }
+        try:
+            block = await self.call("getBlock", [slot, config])
+        except ChainRpcError as exc:
+            if exc.code == SLOT_SKIPPED:
+                return None
+            raise
+        if block is None:
+            return None
+        txs = [block_tx(entry) for entry in block.get("transactions") or []]
+        return Block(slot, block.get("blockTime"), txs)
+
+
+def account_keys(message: dict[str, Any], meta: dict[str, Any]) -> list[str]:
+    """Every account of a transaction in index order: the static keys, then the addresses
+    loaded from lookup tables (writable, then readonly), as ``accountIndex`` counts them."""
+    keys = [
+        k if isinstance(k, str) else k.get("pubkey", "") for k in message.get("accountKeys", [])
+    ]
+    loaded = meta.get("loadedAddresses") or {}
+    return keys + list(loaded.get("writable") or []) + list(loaded.get("readonly") or [])
+
+
+def changes(keys: list[str], meta: dict[str, Any]) -> tuple[TokenBalanceChange, ...]:
+    pre = {b["accountIndex"]: b for b in meta.get("preTokenBalances") or []}
+    post = {b["accountIndex"]: b for b in meta.get("postTokenBalances") or []}
+    out = []
+    for index in sorted(pre.keys() | post.keys()):
+        ref = post.get(index) or pre[index]
+        out.append(
+            TokenBalanceChange(
+                account=keys[index] if index < len(keys) else str(index),
+                mint=ref["mint"],
+                owner=ref.get("owner"),
+                pre=int(pre[index]["uiTokenAmount"]["amount"]) if index in pre else 0,
+                post=int(post[index]["uiTokenAmount"]["amount"]) if index in post else 0,
+            )
+        )
+    return tuple(out)
+
+
+def block_tx(entry: dict[str, Any]) -> BlockTx:
+    tx = entry.get("transaction") or {}
+    meta = entry.get("meta") or {}
+    message = tx.get("message") or {}
+    keys = account_keys(message, meta)
+    return BlockTx(
+        signature=(tx.get("signatures") or [""])[0],
+        err=meta.get("err"),
+        fee_payer=keys[0] if keys else "",
+        token_changes=changes(keys, meta) if meta.get("preTokenBalances") is not None else (),
+    )
