@@ -55,8 +55,19 @@ class BlockReader:
         await self._http.aclose()
 
     async def call(self, method: str, params: list[Any]) -> Any:
-        self._id += 1
-        body = orjson.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params})
+        (answer,) = await self.batch(method, [params])
+        return _result(method, answer)
+
+    async def batch(self, method: str, calls: list[list[Any]]) -> list[dict[str, Any]]:
+        """``method`` once per params list, in ONE HTTP request (a JSON-RPC batch when more
+        than one): the answers in the same order."""
+        first = self._id + 1
+        self._id += len(calls)
+        requests = [
+            {"jsonrpc": "2.0", "id": first + i, "method": method, "params": params}
+            for i, params in enumerate(calls)
+        ]
+        body = orjson.dumps(requests if len(requests) > 1 else requests[0])
         try:
             resp = await self._http.post(
                 self._url, content=body, headers={"Content-Type": "application/json"}
@@ -66,13 +77,11 @@ class BlockReader:
         if resp.status_code >= 500 or resp.status_code == 429:
             raise ChainUnavailable(f"{method}: HTTP {resp.status_code}")
         doc = orjson.loads(resp.content)
-        if (error := doc.get("error")) is not None:
-            code = error.get("code")
-            message = f"{method}: {error.get('message')}"
-            if code in _TRANSIENT:
-                raise ChainUnavailable(message)
-            raise ChainRpcError(message, code)
-        return doc.get("result")
+        answers = doc if isinstance(doc, list) else [doc]
+        by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
+        if len(by_id) != len(calls):
+            raise ChainUnavailable(f"{method}: {len(by_id)} answers to {len(calls)} calls")
+        return [by_id[first + i] for i in range(len(calls))]
 
     async def genesis_hash(self) -> str:
         return str(await self.call("getGenesisHash", []))
@@ -95,23 +104,45 @@ class BlockReader:
 
     async def block(self, slot: int) -> Block | None:
         """The transactions of the finalized block at ``slot`` (None: the slot was skipped)."""
-        config = {
-            "commitment": "finalized",
-            "encoding": "json",
-            "transactionDetails": "full",
-            "maxSupportedTransactionVersion": 0,
-            "rewards": False,
-        }
-        try:
-            block = await self.call("getBlock", [slot, config])
-        except ChainRpcError as exc:
-            if exc.code == SLOT_SKIPPED:
-                return None
-            raise
-        if block is None:
-            return None
-        txs = [block_tx(entry) for entry in block.get("transactions") or []]
-        return Block(slot, block.get("blockTime"), txs)
+        return (await self.blocks([slot]))[0]
+
+    async def blocks(self, slots: list[int]) -> list[Block | None]:
+        """The finalized blocks at ``slots`` in one batch request (None: a skipped slot)."""
+        if not slots:
+            return []
+        answers = await self.batch("getBlock", [[slot, _BLOCK_CONFIG] for slot in slots])
+        out: list[Block | None] = []
+        for slot, answer in zip(slots, answers, strict=True):
+            error = answer.get("error")
+            if error is not None and error.get("code") == SLOT_SKIPPED:
+                out.append(None)
+                continue
+            block = _result("getBlock", answer)
+            if block is None:
+                out.append(None)
+                continue
+            txs = [block_tx(entry) for entry in block.get("transactions") or []]
+            out.append(Block(slot, block.get("blockTime"), txs))
+        return out
+
+
+_BLOCK_CONFIG = {
+    "commitment": "finalized",
+    "encoding": "json",
+    "transactionDetails": "full",
+    "maxSupportedTransactionVersion": 0,
+    "rewards": False,
+}
+
+
+def _result(method: str, answer: dict[str, Any]) -> Any:
+    if (error := answer.get("error")) is not None:
+        code = error.get("code")
+        message = f"{method}: {error.get('message')}"
+        if code in _TRANSIENT:
+            raise ChainUnavailable(message)
+        raise ChainRpcError(message, code)
+    return answer.get("result")
 
 
 def account_keys(message: dict[str, Any], meta: dict[str, Any]) -> list[str]:

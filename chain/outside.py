@@ -7,7 +7,9 @@ gateway), so to the deposit watcher they are what a user's own wallet sending to
 from __future__ import annotations
 
 import asyncio
+import base64
 from dataclasses import dataclass
+from typing import Any
 
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
@@ -16,6 +18,7 @@ from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import Message
 from solders.pubkey import Pubkey
+from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 from spl.token.constants import TOKEN_PROGRAM_ID
 from spl.token.instructions import (
@@ -26,8 +29,11 @@ from spl.token.instructions import (
 )
 from spl.token.models import MintToParams, TransferCheckedParams
 
+from chain.blocks import BlockReader
 from chain.errors import ChainRejected, ChainTimeout
 from chain.gateway import ChainGateway
+
+_RAW_SEND = {"encoding": "base64", "skipPreflight": True}
 
 
 @dataclass
@@ -97,6 +103,45 @@ class OutsideWallet:
                 if status.err is not None:
                     raise ChainRejected(f"outside:{signature}", str(status.err), str(signature))
                 return str(signature)
+            await asyncio.sleep(0.05)
+        raise ChainTimeout(f"{signature} not finalized after {timeout:.0f}s")
+
+    async def send_many(self, messages: list[list[Instruction]], rpc_url: str) -> list[str]:
+        """Sign one transaction per instruction list (this wallet pays; each must differ) and
+        send them all in JSON-RPC batches of 100, without waiting: a flood, as anyone can send
+        one. Returns their signatures; wait for the last with ``wait_finalized``."""
+        reader = BlockReader(rpc_url)
+        txs: list[VersionedTransaction] = []
+        try:
+            for start in range(0, len(messages), 100):
+                # A fresh blockhash per batch: a flood outlasts one (150 slots).
+                latest = await self.client.get_latest_blockhash(Commitment("confirmed"))
+                batch = [
+                    VersionedTransaction(
+                        Message.new_with_blockhash(ixs, self.address, latest.value.blockhash),
+                        [self.keypair],
+                    )
+                    for ixs in messages[start : start + 100]
+                ]
+                txs += batch
+                calls: list[list[Any]] = [
+                    [base64.b64encode(bytes(tx)).decode(), _RAW_SEND] for tx in batch
+                ]
+                for answer in await reader.batch("sendTransaction", calls):
+                    if answer.get("error") is not None:
+                        raise ChainRejected("outside:flood", answer["error"], None)
+        finally:
+            await reader.aclose()
+        return [str(tx.signatures[0]) for tx in txs]
+
+    async def wait_finalized(self, signature: str, timeout: float = 120.0) -> None:  # noqa: ASYNC109
+        sig = Signature.from_string(signature)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            status = (await self.client.get_signature_statuses([sig], True)).value[0]
+            if status is not None and str(status.confirmation_status).endswith("Finalized"):
+                return
             await asyncio.sleep(0.05)
         raise ChainTimeout(f"{signature} not finalized after {timeout:.0f}s")
 

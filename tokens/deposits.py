@@ -60,7 +60,7 @@ from ledger.service import Ledger
 
 log = logging.getLogger("mccgw.tokens.deposits")
 
-_CHUNK = 16  # blocks read concurrently and committed together with the cursor
+_CHUNK = 64  # blocks read in one batch request and committed together with the cursor
 _PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
 _PAGE = 1000  # getSignaturesForAddress returns at most 1000 per call
 _LOCK = int.from_bytes(hashlib.sha256(b"mccgw-deposit-watch").digest()[:8], "big", signed=True)
@@ -305,7 +305,7 @@ class DepositScanner:
                 chunk = slots[start : start + self.chunk]
                 # Up to the range's end once its last block is in: skipped slots count as done.
                 last = chunk[-1] if start + self.chunk < len(slots) else end
-                blocks = await asyncio.gather(*(self.blocks.block(s) for s in chunk))
+                blocks = await self.blocks.blocks(chunk)
                 records: list[dict[str, Any]] = []
                 for block in blocks:
                     if block is None:
