@@ -37,11 +37,11 @@ format: install
 
 ## Rebuild the on-chain whitelist program (needs Debian's clang).
 program:
-	$(MAKE) -C chain/program build
+	$(MAKE) -C devchain/program build
 
 ## Prove the committed .so is what the source builds, byte for byte.
 program-check:
-	bash chain/program/check_reproducible.sh
+	bash devchain/program/check_reproducible.sh
 
 # Every bench writes its figures to $(BENCH_JSON_DIR); bench/summary.py then prints one table
 # (issue 18's ratios beside the same run's references, each aim met or not). The KPI bench

@@ -124,7 +124,8 @@ async def _ensure_webhook_pump(client: Client, task_queue: str) -> None:
         log.warning("could not start the webhook pump: %r", exc)
 
 
-async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
+async def run(settings: Settings, task_queue: str | None = None) -> None:
+    task_queue = task_queue or settings.task_queue
     client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -145,7 +146,7 @@ async def run(settings: Settings, task_queue: str = MAIN_TASK_QUEUE) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="worker", description="the mccgw Temporal worker")
-    parser.add_argument("--task-queue", default=MAIN_TASK_QUEUE)
+    parser.add_argument("--task-queue", help="default: TASK_QUEUE (Settings.task_queue)")
     args = parser.parse_args(argv)
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_json)

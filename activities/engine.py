@@ -12,10 +12,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from chain.decimals import TokenDecimals
-from chain.errors import ChainWriteConflict
+from chain.errors import ChainWriteConflict, ReceiptMismatch, ReceiptUnavailable
 from db.models.engine import Transfer
 from engine import locks, reconcile, recovery
-from engine.receipts import ReceiptMismatch, ReceiptUnavailable
 from engine.recovery import Orphan
 from engine.settlement import Settled, Settler, TransferNotFound
 from tokens.deposits import DepositScanner
@@ -69,7 +68,7 @@ class OrphanQuery:
 class EngineActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
-        self.settler = Settler(deps.sessions, deps.gateway, deps.solana)
+        self.settler = Settler(deps.sessions, deps.gateway)
         self.deposits = DepositScanner(deps.sessions, deps.gateway, deps.solana)
 
     @property

@@ -17,6 +17,7 @@ from temporalio.client import Client
 
 from api.after_commit import AfterCommit
 from api.auth.wiring import access_services
+from api.callers import install_legacy
 from api.console import install_console
 from api.errors import install_error_handlers
 from api.guard import BodyGuardMiddleware
@@ -25,7 +26,6 @@ from api.middleware import RequestContextMiddleware
 from api.openapi import install_problem_schemas
 from api.ratelimit import RateLimitMiddleware, limit_unauthenticated
 from api.routes import api_router
-from api.routes.legacy import install_legacy
 from api.routes.tokens import token_services
 from api.routing import install_route_index
 from chain.gateway import ChainGateway
@@ -135,6 +135,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         dependencies=[Depends(limit_unauthenticated)],
     )
     app.state.settings = settings
+    # Where workflows are started (api.starts); tests point it at a queue of their own.
+    app.state.task_queue = settings.task_queue
     # Fails here, with a clear message, when the configured avatar storage cannot be used.
     app.state.avatar_storage = storage_from_settings(settings)
     if settings.avatar_storage == "local":

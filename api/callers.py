@@ -4,12 +4,22 @@ spelled out rather than built by a function, since mypy accepts only static type
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Security
+from fastapi import Depends, FastAPI, Path, Request, Security
+from fastapi.responses import JSONResponse
+from fastapi.security import SecurityScopes
+from pydantic import BaseModel
 
-from api.auth.deps import current_project, current_user
+from api.auth.deps import (
+    current_project,
+    current_user,
+    id_token_user,
+    oauth2_scheme,
+    project_id_header,
+)
 from api.auth.principal import ProjectPrincipal, UserPrincipal
+from api.openapi import problems
 from core.errors import DomainError
 
 
@@ -27,3 +37,89 @@ UserRead = Annotated[UserPrincipal, Security(current_user, scopes=["user:read"])
 UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"])]
 OrgRead = Annotated[UserPrincipal, Security(current_user, scopes=["org:read"])]
 McdRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcd:read"])]
+
+# A project id path parameter: a positive BIGINT (larger values are a 422, not a DB error).
+ProjectIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
+
+
+async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme)) -> UserPrincipal:
+    """A bearer token of a user with role ``admin`` (403 ``admin-required`` otherwise): the
+    onboarding, whitelist and project administration routes."""
+    principal = await current_user(SecurityScopes([]), request, token)
+    if not principal.is_admin:
+        raise DomainError(
+            "This call is for administrators (role admin)", status=403, slug="admin-required"
+        )
+    return principal
+
+
+AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
+ADMIN_PROBLEMS = problems(429, caller="admin")
+
+
+async def mining_reader(
+    request: Request,
+    token: str | None = Depends(oauth2_scheme),
+    project_id: str | None = Depends(project_id_header),
+) -> UserPrincipal | ProjectPrincipal:
+    """A project (X-Project-ID + credentials) or a user bearer token, with mining:read."""
+    scopes = SecurityScopes(["mining:read"])
+    if project_id:
+        return await current_project(scopes, request, project_id, None, None)
+    return await current_user(scopes, request, token)
+
+
+MiningReader = Annotated[UserPrincipal | ProjectPrincipal, Depends(mining_reader)]
+
+
+# ------------------------------------------------------------------ legacy routes' caller
+# The legacy reference routes take the identity provider's ID token and answer a 401 with
+# their own body, ``{"error": "unauthorized", "message": ..., "code": 401}``.
+
+
+class LegacyError(BaseModel):
+    """The legacy error body (not a problem document): ``{error, message, code}``."""
+
+    error: str
+    message: str
+    code: int
+
+
+# The legacy routes' own 401 body; other refusals are problems like everywhere else.
+LEGACY_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    401: {"model": LegacyError, "description": "`{error: unauthorized, message, code: 401}`"},
+    **problems(500),
+}
+
+
+class LegacyUnauthorized(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+async def _on_legacy(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, LegacyUnauthorized)
+    return JSONResponse(
+        {"error": "unauthorized", "message": exc.message, "code": 401},
+        status_code=401,
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
+def install_legacy(app: FastAPI) -> None:
+    app.add_exception_handler(LegacyUnauthorized, _on_legacy)
+
+
+async def legacy_user(
+    request: Request, token: str | None = Depends(oauth2_scheme)
+) -> UserPrincipal:
+    try:
+        return await id_token_user(request, token)
+    except DomainError as exc:
+        if exc.status == 401:
+            raise LegacyUnauthorized(exc.detail) from exc
+        raise
+
+
+LegacyUser = Annotated[UserPrincipal, Depends(legacy_user)]

@@ -53,8 +53,14 @@ class PageParams(BaseModel):
 PageQuery = Annotated[PageParams, Query()]
 
 
-def resource(type_: str, id_: object, attributes: Mapping[str, Any]) -> dict[str, Any]:
-    return {"type": type_, "id": str(id_), "attributes": dict(attributes)}
+def resource(type_: str, id_: object, attributes: Mapping[str, Any] | BaseModel) -> dict[str, Any]:
+    """One resource. Attributes given as their model (api.typed.Attributes) are sent with the
+    fields the builder set, so an optional field it leaves out is absent, not null."""
+    if isinstance(attributes, BaseModel):
+        shown = attributes.model_dump(mode="json", exclude_unset=True)
+    else:
+        shown = dict(attributes)
+    return {"type": type_, "id": str(id_), "attributes": shown}
 
 
 def meta(**extra: Any) -> dict[str, Any]:
@@ -62,7 +68,7 @@ def meta(**extra: Any) -> dict[str, Any]:
 
 
 def single(
-    type_: str, id_: object, attributes: Mapping[str, Any], **meta_extra: Any
+    type_: str, id_: object, attributes: Mapping[str, Any] | BaseModel, **meta_extra: Any
 ) -> dict[str, Any]:
     return {"data": resource(type_, id_, attributes), "meta": meta(**meta_extra)}
 

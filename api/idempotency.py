@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
@@ -37,12 +37,12 @@ from redis.exceptions import RedisError
 from sqlalchemy import TextClause, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from access.ratelimit import client_ip
 from api.auth.principal import Principal, ProjectPrincipal
 from api.auth.project import parsed_body, request_target
 from api.auth.signature import canonical_body
 from api.errors import answered_status, invalid_field
 from api.idempotency_redis import BEGIN, FINISH, RELEASE, done_value, from_done, script
-from api.ratelimit import client_ip
 from core.config import Settings
 from core.errors import DomainError
 from core.logging import request_id_var
@@ -175,11 +175,6 @@ async def _stored(session: AsyncSession, scope: str, key: str) -> IdempotencyRec
     if record is not None and record.expires_at <= datetime.now(UTC):
         return None  # past 24 h the key is free again
     return record
-
-
-def replay_or_conflict(record: IdempotencyRecord, request_hash: str) -> Exception:
-    """The stored answer when the request matches it; 409 ``idempotency-key-reused`` when not."""
-    return _replay_or_conflict(record, request_hash)
 
 
 def expired_key() -> DomainError:
@@ -364,3 +359,15 @@ async def _audit_failure(session: AsyncSession, audit_args: dict[str, Any], exc:
     except Exception:  # the original error matters more than its audit row
         log.exception("could not record a failed audit row")
         await session.rollback()
+
+
+async def replay_if_done(ctx: WriteContext) -> NoReturn:
+    """The record derived from this key already exists: the key was executed before (Redis
+    forgot its marker, or the key is being reused). Answer with the stored response only when it
+    is still live and the request matches it; a key whose answer has expired (or was swept) is
+    spent: 409, never an old, unrelated answer. (The derived record and its answer were committed
+    together, so no stored answer means an expired one, never a request still in flight.)"""
+    record = await _stored(ctx.session, ctx.scope, ctx.key)
+    if record is not None:
+        raise _replay_or_conflict(record, ctx.request_hash)
+    raise expired_key()

@@ -1,43 +1,37 @@
-"""Sliding-window rate limits in Redis, one atomic Lua script per hit.
+"""The API's side of rate limiting (the windows themselves are ``access.ratelimit``).
 
-Each client (``u:<uid>``, ``p:<project_id>`` or ``ip:<address>``) has a sorted set of hit times
-over the last 60 s; the script trims, counts, admits and reports in one round trip, on Redis's
-clock, so any number of API processes share one exact window. The middleware puts
-``X-RateLimit-*`` on every response and limits anonymous calls by IP; authenticated calls are
-limited by the auth dependencies once the subject is known.
+The middleware puts ``X-RateLimit-*`` on every response and limits anonymous calls by IP;
+authenticated calls are limited by the auth dependencies once the subject is known.
 
 No header lets a caller out of counting: a request that carries credentials is counted against
 its principal when an auth dependency verifies them, and otherwise against its IP, refused up
 front on routes that check no credentials (``limit_unauthenticated``, an app dependency) and
 at the answer for anything else that ends in an error (404, 405, 415...). Failed logins at the
-authorization server are limited per account and per IP on top (``LOGIN_FAILURES``).
+authorization server are throttled per account and source on top (``access.login``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
-import math
-import secrets
-from dataclasses import dataclass
 
-from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from access.ratelimit import (
+    ANONYMOUS_LIMIT,
+    RateLimiter,
+    RateResult,
+    Revoked,
+    client_ip,
+)
 from api.asgi import HttpMiddleware, problem_body, send_problem
 from api.middleware import RequestContextMiddleware
-from api.ratelimit_lua import PEEK, REVOCABLE, SCRIPT
 from core.errors import DomainError
 
 log = logging.getLogger("mccgw.ratelimit")
 
-WINDOW_MS = 60_000
-TIER_LIMITS = {"free": 100, "standard": 1_000, "enterprise": 10_000}
-USER_LIMIT = 100
-ANONYMOUS_LIMIT = 100
 EXEMPT_PREFIXES: tuple[str, ...] = (
     "/healthz",
     "/readyz",
@@ -53,90 +47,6 @@ EXEMPT_PREFIXES: tuple[str, ...] = (
 CONSOLE_PREFIX = "/console"
 CONSOLE_LIMIT = 600
 SCOPE_KEY = "mccgw.ratelimit"
-# Failed password logins: per account and per IP, over 15 minutes (password guessing, and the
-# scrypt CPU each attempt costs). Checked before the password is hashed.
-LOGIN_WINDOW_MS = 15 * 60_000
-LOGIN_FAILURES_PER_ACCOUNT = 10
-LOGIN_FAILURES_PER_IP = 30
-
-
-@dataclass(frozen=True, slots=True)
-class RateResult:
-    allowed: bool
-    limit: int
-    remaining: int
-    reset: int  # unix seconds
-    retry_after: int  # seconds, meaningful when not allowed
-
-    def headers(self) -> dict[str, str]:
-        headers = {
-            "X-RateLimit-Limit": str(self.limit),
-            "X-RateLimit-Remaining": str(self.remaining),
-            "X-RateLimit-Reset": str(self.reset),
-        }
-        if not self.allowed:
-            headers["Retry-After"] = str(self.retry_after)
-        return headers
-
-
-# Window members must be unique across API processes: a random process tag and a counter
-# (uuid4 per hit cost more CPU than the rest of the call's Python).
-_TAG, _SEQ = secrets.token_hex(4), itertools.count()
-
-
-def _member() -> str:
-    return f"{_TAG}{next(_SEQ)}"
-
-
-def _result(limit: int, allowed: int, used: int, reset_ms: int, now_ms: int) -> RateResult:
-    return RateResult(
-        allowed=bool(allowed),
-        limit=limit,
-        remaining=max(0, limit - int(used)),
-        reset=math.ceil(int(reset_ms) / 1000),
-        retry_after=max(1, math.ceil((int(reset_ms) - int(now_ms)) / 1000)),
-    )
-
-
-class Revoked(Exception):
-    """The bearer's token is revoked (checked in the same round trip as its rate limit)."""
-
-
-class RateLimiter:
-    def __init__(self, redis: Redis, prefix: str = "rl:") -> None:
-        self._script = redis.register_script(SCRIPT)
-        self._revocable = redis.register_script(REVOCABLE)
-        self._peek = redis.register_script(PEEK)
-        self._redis = redis
-        self._prefix = prefix
-
-    async def hit(self, key: str, limit: int, window_ms: int = WINDOW_MS) -> RateResult:
-        allowed, used, reset_ms, now_ms = await self._script(
-            keys=[self._prefix + key], args=[window_ms, limit, _member()]
-        )
-        return _result(limit, allowed, used, reset_ms, now_ms)
-
-    async def hit_unless_revoked(
-        self, key: str, limit: int, revoked_key: str, ip_key: str, ip_limit: int
-    ) -> tuple[bool, RateResult]:
-        """(revoked, result): one hit for ``key``, or for ``ip_key`` if ``revoked_key`` exists."""
-        *hit, revoked = await self._revocable(
-            keys=[self._prefix + key, revoked_key, self._prefix + ip_key],
-            args=[WINDOW_MS, limit, _member(), ip_limit],
-        )
-        return bool(revoked), _result(ip_limit if revoked else limit, *hit)
-
-    async def revoked(self, revoked_key: str) -> bool:
-        return bool(await self._redis.exists(revoked_key))
-
-    async def count(self, key: str, window_ms: int = WINDOW_MS) -> int:
-        """Hits of ``key`` within the window, without adding one."""
-        return int(await self._peek(keys=[self._prefix + key], args=[window_ms]))
-
-
-def client_ip(scope: Scope) -> str:
-    client = scope.get("client")
-    return str(client[0]) if client else "unknown"
 
 
 class _Slot:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from core.scopes import USER_SCOPES
+from access.scopes import USER_SCOPES
 
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from authlib.oauth2 import OAuth2Error
@@ -10,13 +9,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from api.ratelimit import (
-    LOGIN_FAILURES_PER_ACCOUNT,
-    LOGIN_FAILURES_PER_IP,
-    LOGIN_WINDOW_MS,
-    RateLimiter,
-    client_ip,
-)
+from access import login as logins
+from access.ratelimit import LOGIN_WINDOW_MS, RateLimiter, client_ip
+from access.scopes import USER_SCOPES
 from authserver import pages
 from authserver.adapter import (
     StarletteOAuth2Request,
@@ -35,7 +30,6 @@ from authserver.schemas import (
     oauth_errors,
 )
 from authserver.server import AuthServer
-from core.scopes import USER_SCOPES
 from core.security import verify_password
 
 router = APIRouter(prefix="/auth", tags=["auth"])
@@ -114,35 +108,15 @@ async def authorize_page(request: Request) -> Response:
     )
 
 
-def _login_keys(request: Request, login: str) -> tuple[str, str]:
-    account = hashlib.sha256(login.strip().lower().encode()).hexdigest()[:32]
-    return f"login:acct:{account}", f"login:ip:{client_ip(request.scope)}"
-
-
-async def _login_blocked(request: Request, login: str) -> bool:
-    """Too many failed logins for this account or from this IP (checked before scrypt)."""
-    limiter: RateLimiter = request.app.state.rate_limiter
-    account, ip = _login_keys(request, login)
-    return (
-        await limiter.count(account, LOGIN_WINDOW_MS) >= LOGIN_FAILURES_PER_ACCOUNT
-        or await limiter.count(ip, LOGIN_WINDOW_MS) >= LOGIN_FAILURES_PER_IP
-    )
-
-
-async def _login_failed(request: Request, login: str) -> None:
-    limiter: RateLimiter = request.app.state.rate_limiter
-    account, ip = _login_keys(request, login)
-    await limiter.hit(account, LOGIN_FAILURES_PER_ACCOUNT, LOGIN_WINDOW_MS)
-    await limiter.hit(ip, LOGIN_FAILURES_PER_IP, LOGIN_WINDOW_MS)
-
-
 @router.post("/oauth/authorize", response_class=HTMLResponse, responses=html_errors(400, 401, 429))
 async def authorize_submit(request: Request) -> Response:
     """Log in and approve (or deny) the authorization request."""
     server = _server(request)
     form = dict(await read_form(request))
     login = form.get("username", "")
-    if form.get("decision") == "approve" and await _login_blocked(request, login):
+    limiter: RateLimiter = request.app.state.rate_limiter
+    ip = client_ip(request.scope)
+    if form.get("decision") == "approve" and await logins.blocked(limiter, login, ip):
         return HTMLResponse(
             pages.error("Too many failed sign-ins; try again in 15 minutes"),
             status_code=429,
@@ -180,7 +154,7 @@ async def authorize_submit(request: Request) -> Response:
 
     response = await run_in_threadpool(decide)
     if failed:
-        await _login_failed(request, login)
+        await logins.failed(limiter, login, ip)
     return response
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +13,8 @@ from authlib.oauth2.rfc7009 import RevocationEndpoint
 from authlib.oauth2.rfc7662 import IntrospectionEndpoint
 from sqlalchemy import Engine
 
+from access import revocation
+from access.scopes import PROJECT_SCOPES, USER_SCOPES
 from authserver.grants import (
     AccessTokenGenerator,
     AuthorizationCodeGrant,
@@ -25,13 +26,8 @@ from authserver.keys import SigningKeys
 from authserver.models import Client, Token
 from authserver.store import Revoked, Store
 from core.config import Settings
-from core.scopes import PROJECT_SCOPES, USER_SCOPES
 
 GATEWAY_CLIENT_ID = "mccgw-gateway"
-# Redis keys the resource server checks (api.auth.tokens): a revoked access token's jti, and
-# the introspection cache entry of an opaque one (dropped so it is asked again).
-REVOKED_JTI = "revoked:jti:"
-INTROSPECT_CACHE = "introspect:"
 # The gateway's first-party client: the operator console signs administrators in with it.
 CONSOLE_CLIENT_ID = "mccgw-console"
 CONSOLE_SCOPES = ["openid", "profile"]
@@ -143,15 +139,8 @@ class AuthServer(AuthorizationServer):
         self._redis.close()
 
     def _publish_revoked(self, tokens: list[Revoked]) -> None:
-        """Revoked access tokens stop working at once, not at their expiry: their jti goes on
-        the revocation list (until the token would have expired anyway)."""
-        with self._redis.pipeline(transaction=False) as pipe:
-            for jti, access_hash, expires_at in tokens:
-                ttl = int(expires_at.timestamp() - time.time()) + 60  # + the verifier's leeway
-                if jti and ttl > 0:
-                    pipe.set(REVOKED_JTI + jti, b"1", ex=ttl)
-                pipe.delete(INTROSPECT_CACHE + access_hash)
-            pipe.execute()
+        """Revoked access tokens stop working at once, not at their expiry."""
+        revocation.publish(self._redis, tokens)
 
     def query_client(self, client_id: str) -> Client | None:
         if client_id == self._gateway.client_id:

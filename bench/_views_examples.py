@@ -19,10 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.app import create_app
 from chain.ecosystem import fragment as fr
-from chain.ecosystem.fixtures import dev_world, nft_mint_of, wallet
-from chain.node.process import start_node
 from core.config import Settings
 from core.embedded import free_port
+from devchain.fixtures import dev_world, nft_mint_of, wallet
+from devchain.node.process import start_node
 from tests.services import fresh_database, redis_server
 
 ALICE, BOB, CAROL, DAVE = (wallet(w) for w in ("alice", "bob", "carol", "dave"))
@@ -81,7 +81,7 @@ async def run(settings: Settings) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        dev_world()  # the node loads the committed fixtures (chain/node/fixtures)
+        dev_world()  # the node loads the committed fixtures (devchain/node/fixtures)
         node = start_node(tmp / "chain", tmp / "keys", free_port(), slot_ms=400)
         try:
             with fresh_database(tmp) as db_url, redis_server(tmp) as redis_url:

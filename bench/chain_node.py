@@ -39,9 +39,9 @@ from spl.token.instructions import (
 from spl.token.models import MintToParams, TransferCheckedParams
 
 from chain.keys import load_or_create_keys
-from chain.node.genesis import mint_data
-from chain.node.process import start_node
 from core.embedded import free_port
+from devchain.node.genesis import mint_data
+from devchain.node.process import start_node
 
 SOL = 1_000_000_000
 

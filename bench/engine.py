@@ -89,7 +89,7 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
 
         app = create_app(settings)
         async with app.router.lifespan_context(app):
-            app.state.engine_task_queue = queue
+            app.state.task_queue = queue
             headers = project.headers
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, base_url="http://bench") as http:
@@ -264,7 +264,7 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true", help="run the worker in this process")
     parser.add_argument("--paced", type=int, default=100, help="open-loop requests")
     args = parser.parse_args()
-    from chain.node.process import start_node
+    from devchain.node.process import start_node
 
     with tempfile.TemporaryDirectory(prefix="mccgw-bench-engine-") as tmp:
         os.chmod(tmp, 0o755)

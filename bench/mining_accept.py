@@ -71,7 +71,7 @@ async def main_async(args: argparse.Namespace) -> None:
     async with AsyncExitStack() as stack:
         db_url = stack.enter_context(fresh_database(tmp))
         redis_url = stack.enter_context(redis_server(tmp))
-        from chain.node.process import start_node
+        from devchain.node.process import start_node
 
         keys_dir = tmp / "keys"
         node = start_node(data_dir=tmp / "chain", keys_dir=keys_dir, port=free_port(), slot_ms=20)
@@ -90,7 +90,7 @@ async def main_async(args: argparse.Namespace) -> None:
 
         await stack.enter_async_context(app.router.lifespan_context(app))
         app.state.temporal = client
-        app.state.task_queue = app.state.engine_task_queue = f"bench-{uuid.uuid4().hex[:8]}"
+        app.state.task_queue = f"bench-{uuid.uuid4().hex[:8]}"
         deps = await stack.enter_async_context(worker_deps(settings))
 
         uids = [f"u_bench_{uuid.uuid4().hex[:8]}" for _ in range(4)]

@@ -46,9 +46,9 @@ UNIT = 10**9
 
 def seed(settings: Settings) -> tuple[str, str]:
     """A user with MCD on the ledger and 100,000 MCC movements; returns (uid, access token)."""
+    from access.scopes import USER_SCOPES
     from authserver.issue import issue_token
     from authserver.server import AuthServer
-    from core.scopes import USER_SCOPES
 
     uid = f"u_bench_{secrets.token_hex(4)}"
     plain = settings.database_url_plain
@@ -145,7 +145,7 @@ def main() -> None:
         _, token = seed(settings)
         # The API reads each mint's decimals once at start-up (never assumed), so a chain is
         # there to answer that; the measured paths never call it.
-        from chain.node.process import start_node
+        from devchain.node.process import start_node
 
         node = start_node(
             data_dir=Path(tmp) / "chain", keys_dir=Path(tmp) / "keys", port=free_port(),

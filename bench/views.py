@@ -41,10 +41,10 @@ from bench._report import record
 from chain.ecosystem import AUCTION_PROGRAM_ID, LENDING_PROGRAM_ID
 from chain.ecosystem import auction as au
 from chain.ecosystem import lending as ln
-from chain.ecosystem.fixtures import ACTIVE_UNTIL, EPOCH, MCC, POOL_NAME, World, dev_world, wallet
-from chain.node.process import start_node
 from core.config import Settings
 from core.embedded import free_port
+from devchain.fixtures import ACTIVE_UNTIL, EPOCH, MCC, POOL_NAME, World, dev_world, wallet
+from devchain.node.process import start_node
 from tests.services import fresh_database, redis_server
 
 BASE = "http://127.0.0.1:8000"

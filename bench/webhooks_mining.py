@@ -252,7 +252,7 @@ async def main_async(args: argparse.Namespace) -> None:
         rpc_url = os.environ.get("SOLANA_RPC_URL")
         keys_dir = Path(os.environ.get("CHAIN_KEYS_DIR", tmp / "keys"))
         if not rpc_url:
-            from chain.node.process import start_node
+            from devchain.node.process import start_node
 
             node = start_node(
                 data_dir=tmp / "chain", keys_dir=keys_dir, port=free_port(), slot_ms=20

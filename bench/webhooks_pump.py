@@ -219,7 +219,7 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="py-spy raw profile of the worker")
     args = parser.parse_args()
     os.environ["WEBHOOK_ALLOW_LOOPBACK"] = "true"  # the worker reads it from its environment
-    from chain.node.process import start_node
+    from devchain.node.process import start_node
 
     with tempfile.TemporaryDirectory(prefix="mccgw-bench-pump-") as tmp:
         os.chmod(tmp, 0o755)

@@ -17,7 +17,7 @@ import httpx
 import orjson
 
 from chain.errors import ChainRpcError, ChainUnavailable
-from chain.reads import TokenBalanceChange
+from chain.transactions import TokenBalanceChange, parts, token_changes
 
 # JSON-RPC codes of getBlock: -32004 block not available yet (retry), -32007 slot skipped
 # (no block: nothing to examine), -32009 missing in long-term storage (a node without that
@@ -33,7 +33,6 @@ class BlockTx:
 
     signature: str
     err: Any
-    fee_payer: str
     token_changes: tuple[TokenBalanceChange, ...]
 
 
@@ -145,42 +144,12 @@ def _result(method: str, answer: dict[str, Any]) -> Any:
     return answer.get("result")
 
 
-def account_keys(message: dict[str, Any], meta: dict[str, Any]) -> list[str]:
-    """Every account of a transaction in index order: the static keys, then the addresses
-    loaded from lookup tables (writable, then readonly), as ``accountIndex`` counts them."""
-    keys = [
-        k if isinstance(k, str) else k.get("pubkey", "") for k in message.get("accountKeys", [])
-    ]
-    loaded = meta.get("loadedAddresses") or {}
-    return keys + list(loaded.get("writable") or []) + list(loaded.get("readonly") or [])
-
-
-def changes(keys: list[str], meta: dict[str, Any]) -> tuple[TokenBalanceChange, ...]:
-    pre = {b["accountIndex"]: b for b in meta.get("preTokenBalances") or []}
-    post = {b["accountIndex"]: b for b in meta.get("postTokenBalances") or []}
-    out = []
-    for index in sorted(pre.keys() | post.keys()):
-        ref = post.get(index) or pre[index]
-        out.append(
-            TokenBalanceChange(
-                account=keys[index] if index < len(keys) else str(index),
-                mint=ref["mint"],
-                owner=ref.get("owner"),
-                pre=int(pre[index]["uiTokenAmount"]["amount"]) if index in pre else 0,
-                post=int(post[index]["uiTokenAmount"]["amount"]) if index in post else 0,
-            )
-        )
-    return tuple(out)
-
-
 def block_tx(entry: dict[str, Any]) -> BlockTx:
-    tx = entry.get("transaction") or {}
-    meta = entry.get("meta") or {}
-    message = tx.get("message") or {}
-    keys = account_keys(message, meta)
+    """One getBlock entry (or a getTransaction answer, same shape) read with the one
+    token-balance parser (chain/transactions.py: static keys, then lookup-table addresses)."""
+    encoded, meta = parts(entry)
     return BlockTx(
-        signature=(tx.get("signatures") or [""])[0],
+        signature=str((encoded.get("signatures") or [""])[0]),
         err=meta.get("err"),
-        fee_payer=keys[0] if keys else "",
-        token_changes=changes(keys, meta) if meta.get("preTokenBalances") is not None else (),
+        token_changes=token_changes(entry),
     )

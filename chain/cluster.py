@@ -4,7 +4,7 @@ Facts from ``../shared/spec/ecosystem-programs.md`` (sections 1 and 1.4). Every 
 setting (core/config.py); this module holds the mainnet values and resolves an empty setting:
 
 * program ids: the setting itself (its default is the mainnet id; the local node loads our own
-  programs at the same ids, see chain/node/genesis.py);
+  programs at the same ids, see devchain/node/genesis.py);
 * mints: in production the mainnet mint, in dev/test the local chain's (the keys dir);
 * McdConfig / ReincarnationPool: the PDA of the configured program (the real seeds).
 """

@@ -51,3 +51,11 @@ class UnknownChainWrite(ChainError):
 
 class MissingSigner(ChainError):
     """A transaction needs a signature from a key this gateway does not hold."""
+
+
+class ReceiptMismatch(ChainError):
+    """A finalized transaction did not move the expected token amounts. Terminal."""
+
+
+class ReceiptUnavailable(ChainUnavailable):
+    """The node could not return the transaction (yet). Retryable."""

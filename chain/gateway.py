@@ -21,8 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain import cluster
 from chain.custody_writes import PACKET_DATA_SIZE, CustodyWrites
 from chain.keys import ChainKeys
-from chain.reads import ChainTxInfo, TokenBalanceChange
-from chain.reads import token_changes as _token_changes  # tokens/deposits.py reads receipts
+from chain.transactions import ChainTx, TokenBalanceChange
 from chain.write_record import FINAL_STATUSES, ChainWrite
 from chain.writes import MAX_STATUS_BATCH
 from core.config import Settings
@@ -32,10 +31,9 @@ __all__ = [
     "MAX_STATUS_BATCH",
     "PACKET_DATA_SIZE",
     "ChainGateway",
-    "ChainTxInfo",
+    "ChainTx",
     "ChainWrite",
     "TokenBalanceChange",
-    "_token_changes",
 ]
 
 

@@ -1,4 +1,5 @@
-"""Chain reads: balances, mint decimals, account reads, signature statuses, history.
+"""Chain reads: balances, mint decimals, account reads, signature statuses, transactions
+(history, receipts, deposits' fetches).
 
 The read half of the gateway (``chain/gateway.py``): every RPC call goes through ``_rpc``, which
 maps transport and node errors onto the gateway's retryable/terminal classes. Nothing here
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from solana.exceptions import SolanaRpcException
@@ -32,7 +33,10 @@ from chain.errors import (
     ChainRpcError,
     ChainTimeout,
     ChainUnavailable,
+    ReceiptMismatch,
+    ReceiptUnavailable,
 )
+from chain.transactions import ChainTx, chain_tx
 
 T = TypeVar("T")
 
@@ -40,28 +44,6 @@ RANK = {"processed": 0, "confirmed": 1, "finalized": 2}
 # JSON-RPC codes that mean "node not ready", not "your request is wrong".
 _TRANSIENT_RPC_CODES = {-32004, -32005, -32007, -32014, -32016}
 TOKEN_PROGRAMS = (TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID)
-
-
-@dataclass(frozen=True)
-class TokenBalanceChange:
-    account: str
-    mint: str
-    owner: str | None
-    pre: int
-    post: int
-
-
-@dataclass(frozen=True)
-class ChainTxInfo:
-    """One transaction touching an address, for history pages."""
-
-    signature: str
-    slot: int
-    block_time: int | None
-    err: Any
-    confirmation_status: str | None
-    fee: int | None
-    token_changes: tuple[TokenBalanceChange, ...]
 
 
 class ChainReads:
@@ -136,6 +118,61 @@ class ChainReads:
         )
         return int(resp.value)
 
+    async def signatures(
+        self,
+        address: Pubkey | str,
+        *,
+        before: str | None = None,
+        until: str | None = None,
+        limit: int = 1000,
+        commitment: str | None = None,
+    ) -> list[ChainTx]:
+        """Signatures touching an address, newest first, without their transactions
+        (``token_changes`` empty): ``before``/``until`` page as getSignaturesForAddress does."""
+        # getSignaturesForAddress does not accept "processed".
+        level = Commitment(
+            "finalized" if (commitment or self._commitment) == "finalized" else "confirmed"
+        )
+        resp = await self._rpc(
+            "getSignaturesForAddress",
+            self._client.get_signatures_for_address(
+                as_pubkey(address),
+                before=Signature.from_string(before) if before else None,
+                until=Signature.from_string(until) if until else None,
+                limit=max(1, min(limit, 1000)),
+                commitment=level,
+            ),
+        )
+        return [
+            ChainTx(
+                signature=str(e.signature),
+                slot=int(e.slot),
+                block_time=e.block_time,
+                err=json_err(e),
+                fee=None,
+                token_changes=(),
+                confirmation_status=status_name(e.confirmation_status),
+            )
+            for e in resp.value
+        ]
+
+    async def transaction(self, signature: str, commitment: str = "finalized") -> ChainTx | None:
+        """The landed transaction (static and lookup-table accounts alike), None if the node
+        has none at ``commitment`` (at least confirmed)."""
+        level = "confirmed" if commitment == "processed" else commitment
+        resp = await self._rpc(
+            "getTransaction",
+            self._client.get_transaction(
+                Signature.from_string(signature),
+                "json",
+                Commitment(level),
+                max_supported_transaction_version=0,
+            ),
+        )
+        if resp.value is None:
+            return None
+        return chain_tx(json.loads(resp.value.to_json()), signature)
+
     async def history(
         self,
         address: Pubkey | str,
@@ -143,49 +180,35 @@ class ChainReads:
         before: str | None = None,
         limit: int = 20,
         commitment: str | None = None,
-    ) -> list[ChainTxInfo]:
+    ) -> list[ChainTx]:
         """Transactions touching an address, newest first; page with ``before`` = last signature."""
-        # getSignaturesForAddress does not accept "processed".
-        level = Commitment(
-            "finalized" if (commitment or self._commitment) == "finalized" else "confirmed"
-        )
-        sigs = await self._rpc(
-            "getSignaturesForAddress",
-            self._client.get_signatures_for_address(
-                as_pubkey(address),
-                before=Signature.from_string(before) if before else None,
-                limit=max(1, min(limit, 1000)),
-                commitment=level,
-            ),
-        )
-        entries = list(sigs.value)
-        txs = await asyncio.gather(
-            *(
-                self._rpc(
-                    "getTransaction",
-                    self._client.get_transaction(
-                        e.signature, "json", level, max_supported_transaction_version=0
-                    ),
-                )
-                for e in entries
-            )
-        )
-        out: list[ChainTxInfo] = []
-        for entry, tx in zip(entries, txs, strict=True):
-            body: dict[str, Any] = json.loads(tx.value.to_json()) if tx.value is not None else {}
-            meta = (body.get("transaction") or {}).get("meta") or body.get("meta") or {}
-            out.append(
-                ChainTxInfo(
-                    signature=str(entry.signature),
-                    slot=int(entry.slot),
-                    block_time=entry.block_time,
-                    err=json_err(entry),
-                    confirmation_status=status_name(entry.confirmation_status),
-                    fee=meta.get("fee"),
-                    token_changes=token_changes(body, meta),
-                )
-            )
-        return out
+        entries = await self.signatures(address, before=before, limit=limit, commitment=commitment)
+        level = "finalized" if (commitment or self._commitment) == "finalized" else "confirmed"
+        txs = await asyncio.gather(*(self.transaction(e.signature, level) for e in entries))
+        return [
+            replace(e, fee=tx.fee, token_changes=tx.token_changes) if tx is not None else e
+            for e, tx in zip(entries, txs, strict=True)
+        ]
+
+    async def receipt(self, signature: str, expected: Mapping[str, int]) -> dict[str, int]:
+        """Verify that the finalized transaction moved exactly ``expected`` (account address ->
+        net token change), from its own pre/post token balances -- never from a later balance
+        read that other transfers may have changed. Raises ``ReceiptUnavailable`` (retry) or
+        ``ReceiptMismatch``; returns every account's change."""
+        try:
+            tx = await self.transaction(signature, "finalized")
+        except ChainError as exc:
+            raise ReceiptUnavailable(f"getTransaction {signature}: {exc}") from exc
+        if tx is None:
+            raise ReceiptUnavailable(f"transaction {signature} not found at finalized")
+        deltas = tx.deltas()
+        wrong = {
+            a: (want, deltas.get(a, 0)) for a, want in expected.items() if deltas.get(a, 0) != want
+        }
+        if wrong:
+            detail = ", ".join(f"{a}: expected {w:+d}, saw {g:+d}" for a, (w, g) in wrong.items())
+            raise ReceiptMismatch(f"transaction {signature} moved other amounts: {detail}")
+        return deltas
 
     async def _latest_blockhash(self) -> tuple[Hash, int]:
         resp = await self._rpc(
@@ -320,27 +343,3 @@ def json_err(obj: Any) -> Any:
     if getattr(obj, "err", None) is None:
         return None
     return json.loads(obj.to_json()).get("err")
-
-
-def token_changes(body: dict[str, Any], meta: dict[str, Any]) -> tuple[TokenBalanceChange, ...]:
-    # The RPC nests {"transaction": {"signatures", "message"}, "meta"}; some encoders add a level.
-    encoded = body.get("transaction") or {}
-    message = encoded.get("message") or (encoded.get("transaction") or {}).get("message") or {}
-    keys: list[str] = [
-        k if isinstance(k, str) else k.get("pubkey", "") for k in message.get("accountKeys", [])
-    ]
-    pre = {b["accountIndex"]: b for b in meta.get("preTokenBalances") or []}
-    post = {b["accountIndex"]: b for b in meta.get("postTokenBalances") or []}
-    changes = []
-    for index in sorted(set(pre) | set(post)):
-        ref = post.get(index) or pre[index]
-        changes.append(
-            TokenBalanceChange(
-                account=keys[index] if index < len(keys) else str(index),
-                mint=ref["mint"],
-                owner=ref.get("owner"),
-                pre=int(pre[index]["uiTokenAmount"]["amount"]) if index in pre else 0,
-                post=int(post[index]["uiTokenAmount"]["amount"]) if index in post else 0,
-            )
-        )
-    return tuple(changes)

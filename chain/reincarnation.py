@@ -1,4 +1,4 @@
-"""Client of the Reincarnation program's price store (``chain/program/reincarnation.c`` on the
+"""Client of the Reincarnation program's price store (``devchain/program/reincarnation.c`` on the
 local chain, ``REn8oKy…`` on mainnet): read the ``ReincarnationPool`` account, write
 ``update_price`` exactly once per caller key.
 
@@ -35,7 +35,6 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, fields
 from enum import IntEnum
-from pathlib import Path
 from typing import Any
 
 from solana.rpc.async_api import AsyncClient
@@ -47,7 +46,6 @@ from chain import cluster
 from chain.gateway import ChainGateway
 from core.config import Settings
 
-PROGRAM_PATH = Path(__file__).parent / "program" / "reincarnation.so"
 POOL_SEED = cluster.REINCARNATION_POOL_SEED
 POOL_DISCRIMINATOR = bytes.fromhex("8b0733331e05a697")  # sha256("account:ReincarnationPool")
 UPDATE_PRICE_DISCRIMINATOR = bytes.fromhex("3d22759b4b227bd0")  # sha256("global:update_price")
@@ -119,10 +117,6 @@ class ReincarnationPool:
     def buyback_price(self) -> int:
         """What user trades execute at: base + floor(base * premium_bps / 10000)."""
         return self.base_price + self.base_price * self.premium_bps // 10_000
-
-
-def program_bytes() -> bytes:
-    return PROGRAM_PATH.read_bytes()
 
 
 def reincarnation_pool_address(program_id: Pubkey) -> Pubkey:

@@ -1,5 +1,5 @@
 """Client of the MCD Token program's whitelist (``McDVieu…`` on mainnet; on the local chain
-our ``chain/program/mcd_token.c`` at the same id), byte for byte on the real interface.
+our ``devchain/program/mcd_token.c`` at the same id), byte for byte on the real interface.
 
 Facts (``ecosystem-programs.md`` 2.6, 3.1, 3.3). Anchor accounts (8-byte discriminator, then
 borsh):
@@ -38,7 +38,6 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from enum import IntEnum
-from pathlib import Path
 
 from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
@@ -47,7 +46,6 @@ from chain import cluster
 from chain.anchor import AnchorError
 from core.config import Settings
 
-PROGRAM_PATH = Path(__file__).parent / "program" / "mcd_token.so"
 SEED_PREFIX = b"mcd_whitelist"
 CONFIG_SEED = cluster.MCD_CONFIG_SEED
 SYSTEM_PROGRAM_ID = Pubkey.from_string("11111111111111111111111111111111")
@@ -114,10 +112,6 @@ def program_id(settings: Settings) -> Pubkey:
 def config_address(settings: Settings) -> Pubkey:
     """The McdConfig address (setting ``mcd_config_address``, else the PDA)."""
     return cluster.configured_mcd_config(settings)
-
-
-def program_bytes() -> bytes:
-    return PROGRAM_PATH.read_bytes()
 
 
 def _u64(project_id: int) -> bytes:

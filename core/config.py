@@ -22,6 +22,8 @@ from typing import Annotated, Literal
 from pydantic import Field, computed_field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.queues import MAIN_TASK_QUEUE
+
 # Placeholder secrets are fine on a laptop and in tests, never in production.
 _DEFAULT_SECRET = "changethis-dev-only-secret"
 _DEFAULT_MASTER_KEY = "ZGV2LW9ubHktbWFzdGVyLWtleS0zMi1ieXRlcyEhISE="  # 32 bytes, base64
@@ -81,6 +83,8 @@ class Settings(BaseSettings):
     temporal_address: str = "127.0.0.1:7233"
     temporal_namespace: str = "default"
     temporal_ui_url: str = "http://127.0.0.1:8233"
+    # The one task queue: the API starts every workflow on it and the worker polls it.
+    task_queue: str = MAIN_TASK_QUEUE
     # The worker lowers its own CPU priority by this much at start (os.nice): on a host it
     # shares with the API, requests are accepted before earlier ones are settled (issue 18's
     # accept latency under a settling backlog). No effect where the worker has its own cores.

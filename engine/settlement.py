@@ -31,7 +31,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from solana.rpc.async_api import AsyncClient
 from solders.instruction import Instruction
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -43,7 +42,6 @@ from core.batching import Gatherer, Handled, TaskPerKey
 from db.last import commit_last
 from db.models.engine import Transfer
 from engine import transfers
-from engine.receipts import verify_receipt
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +92,6 @@ class Settler:
         self,
         sessions: async_sessionmaker[AsyncSession],
         gateway: ChainGateway,
-        solana: AsyncClient,
         *,
         decimals: TokenDecimals | None = None,
         linger: float = 0.025,
@@ -102,7 +99,6 @@ class Settler:
     ) -> None:
         self._sessions = sessions
         self._gateway = gateway
-        self._solana = solana
         self._fixed_decimals = decimals  # None: the mints' (gateway.token_decimals())
         self._await_timeout = await_timeout
         # A transfer as the batcher found it (None: no such transfer): claimed by a write of
@@ -247,7 +243,7 @@ class Settler:
     async def _book(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> Outcomes:
         assert write.signature is not None
         # The transaction's own balance changes must be exactly the members' transfers.
-        await verify_receipt(self._solana, write.signature, expected_deltas(self._gateway, rows))
+        await self._gateway.receipt(write.signature, expected_deltas(self._gateway, rows))
         async with self._sessions() as session:
             done = await transfers.complete_many(
                 session,

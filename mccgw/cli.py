@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.queues import MAIN_TASK_QUEUE
-
 if TYPE_CHECKING:
     from solana.rpc.async_api import AsyncClient
     from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -91,7 +89,7 @@ def _with_gateway(job: Callable[[GatewayRun], Awaitable[None]], mint_signers: bo
 
 
 def _chain_init(args: argparse.Namespace) -> int:
-    from chain.bootstrap import ensure_mints
+    from devchain.bootstrap import ensure_mints
 
     async def job(run: GatewayRun) -> None:
         for mint in await ensure_mints(run.gateway, run.settings.token_decimals):
@@ -143,7 +141,7 @@ def _deposits_rescan(args: argparse.Namespace) -> int:
 def _worker(args: argparse.Namespace) -> int:
     import worker
 
-    worker.main(["--task-queue", args.task_queue])
+    worker.main(["--task-queue", args.task_queue] if args.task_queue else [])
     return 0
 
 
@@ -209,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sub.add_parser("migrate", help="migrate DATABASE_URL to head").set_defaults(func=_migrate)
     worker_cmd = sub.add_parser("worker", help="run the Temporal worker")
-    worker_cmd.add_argument("--task-queue", default=MAIN_TASK_QUEUE)
+    worker_cmd.add_argument("--task-queue", help="default: TASK_QUEUE (Settings.task_queue)")
     worker_cmd.set_defaults(func=_worker)
     sub.add_parser(
         "chain-init", help="create the MCC/MCD mints on SOLANA_RPC_URL if missing"

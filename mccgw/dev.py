@@ -205,7 +205,7 @@ class DevStack:
 
         if not env.get("SOLANA_RPC_URL"):
             _say("starting the local chain node (LiteSVM)")
-            from chain.node.process import start_node
+            from devchain.node.process import start_node
 
             self.node = start_node(
                 data_dir=self.dir / "chain",

@@ -29,11 +29,11 @@ from sqlalchemy import select
 
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys, read_keypair, write_keypair
-from chain.market_pool import MarketPool, ensure_market_pool
-from chain.outside import OutsideWallet
 from core.config import Settings
 from db.models.tokens import Deposit
 from db.session import create_db_engine, create_session_maker
+from devchain.market_pool import MarketPool, ensure_market_pool
+from devchain.outside import OutsideWallet
 from tokens.deposits import DepositScanner, register
 
 # Whole tokens per demo user (decisions.md: alice 10,000 MCC and 1,000 MCD).

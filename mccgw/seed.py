@@ -13,8 +13,8 @@ from solders.keypair import Keypair
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from access.scopes import USER_SCOPES
 from core.config import Settings
-from core.scopes import USER_SCOPES
 from core.security import (
     encrypt_secret,
     hash_api_secret,

@@ -16,10 +16,10 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from access.consent import authorized_users, consent_exists_sql
 from core.errors import DomainError
 from core.time import iso
 from db.base import table_of
-from db.models.access import OAuthConsent
 from db.models.mining import MiningSubmission
 from engine import limits
 from mining.canonical import canonical_activity
@@ -160,7 +160,9 @@ class Acceptor:
         if not candidates:
             return outcome
         session, project_id, decimals = self.session, self.project_id, self.decimals
-        authorized = await self._authorized({c.item.user_uid for c in candidates})
+        authorized = await authorized_users(
+            session, project_id, {c.item.user_uid for c in candidates}, "mining:write"
+        )
         now = datetime.now(UTC)
         day = limits.utc_day(now)
         checked = await limits.project_limits(session, project_id, "mining", "MCD", decimals)
@@ -194,20 +196,6 @@ class Acceptor:
             if isinstance(done, MiningSubmission) and done.id in lost:
                 outcome[index] = KeyReused()
         return outcome
-
-    async def _authorized(self, uids: set[str]) -> set[str]:
-        """The users among ``uids`` who granted this project ``mining:write`` (one statement)."""
-        if not uids:
-            return set()
-        found = await self.session.scalars(
-            select(OAuthConsent.user_uid).where(
-                OAuthConsent.project_id == self.project_id,
-                OAuthConsent.user_uid.in_(sorted(uids)),
-                OAuthConsent.revoked_at.is_(None),
-                OAuthConsent.scopes.contains(["mining:write"]),  # consent to mint for the user
-            )
-        )
-        return set(found)
 
     async def _count_usage(
         self, amounts: list[int], day: date, checked: limits.Limits
@@ -264,17 +252,13 @@ class Acceptor:
 
 # A single submission's reads: is the key known, did the user grant this project
 # mining:write, and where is the outcome sent (the response's meta).
-_FACTS_SQL = """
+_FACTS_SQL = f"""
 SELECT
     EXISTS (
         SELECT 1 FROM mining_activities
         WHERE project_id = :project_id AND idempotency_key = :key
     ) AS known,
-    EXISTS (
-        SELECT 1 FROM oauth_consents
-        WHERE project_id = :project_id AND user_uid = :uid AND revoked_at IS NULL
-        AND scopes @> ARRAY['mining:write']::varchar[]
-    ) AS authorized,
+    {consent_exists_sql("mining:write")} AS authorized,
     (
         SELECT url FROM webhook_endpoints
         WHERE project_id = :project_id AND status = 'active'

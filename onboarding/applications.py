@@ -21,8 +21,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from access.scopes import PROJECT_SCOPES
 from core.errors import DomainError, InvalidState, NotFound
-from core.scopes import PROJECT_SCOPES
 from core.security import (
     decrypt_secret,
     encrypt_secret,

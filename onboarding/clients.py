@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.scopes import USER_SCOPES
+from access.scopes import USER_SCOPES
 from db.models import Project
 from db.models.access import OAuthClient
 

@@ -6,20 +6,15 @@
 | private    | no        | no         | yes             | yes           | no            | no       |
 | authorized | no        | no         | yes             | yes           | yes           | no       |
 
-"Authorized project": a project the user has granted consent (an active ``oauth_consents``
-row). Attributes of a project whose status forbids attribute reads (``deleted``) are hidden
-from everyone.
+"Authorized project": a project the user has granted an active consent
+(``access.consent.authorized_projects``). Attributes of a project whose status forbids
+attribute reads (``deleted``) are hidden from everyone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from db.models.access import OAuthConsent
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +51,3 @@ def can_see(
     if viewer.project_id == owner_project:
         return True
     return visibility == "authorized" and viewer.project_id in set(authorized_projects)
-
-
-async def authorized_projects(session: AsyncSession, uid: str) -> set[int]:
-    """Projects ``uid`` has authorized (active consent grants)."""
-    rows = await session.scalars(
-        select(OAuthConsent.project_id).where(
-            OAuthConsent.user_uid == uid, OAuthConsent.revoked_at.is_(None)
-        )
-    )
-    return set(rows)

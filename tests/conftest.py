@@ -72,7 +72,7 @@ def chain_node(session_tmp: Path) -> Iterator[tuple[str, Path]]:
     if url := os.environ.get("SOLANA_RPC_URL"):
         yield url, keys_dir
         return
-    from chain.node.process import start_node
+    from devchain.node.process import start_node
 
     node = start_node(
         data_dir=session_tmp / "chain", keys_dir=keys_dir, port=free_port(), slot_ms=20

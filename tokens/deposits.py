@@ -48,11 +48,11 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from access.consent import authorized_projects
 from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx, block_tx
 from chain.custody import custody_address
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
-from db.models.access import OAuthConsent
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.tokens import CustodyWatch, Deposit, DepositCursor
 from events.outbox import emit_many
@@ -468,13 +468,7 @@ class DepositScanner:
             "tx_signature": record["signature"],
             "slot": record["slot"],
         }
-        projects = (
-            await session.scalars(
-                select(OAuthConsent.project_id)
-                .where(OAuthConsent.user_uid == uid, OAuthConsent.revoked_at.is_(None))
-                .distinct()
-            )
-        ).all()
+        projects = sorted(await authorized_projects(session, uid))
         await emit_many(
             session,
             [

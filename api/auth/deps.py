@@ -8,12 +8,13 @@ from typing import Any
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, OAuth2AuthorizationCodeBearer, SecurityScopes
 
+from access.ratelimit import USER_LIMIT, Revoked
+from access.scopes import USER_SCOPES, expand, missing_scope
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.auth.project import ProjectAuthenticator
 from api.auth.tokens import AuthServerUnavailable, InvalidToken, TokenVerifier
-from api.ratelimit import AUTH_SCHEMES, USER_LIMIT, Revoked, enforce, enforce_ip
+from api.ratelimit import AUTH_SCHEMES, enforce, enforce_ip
 from core.errors import DomainError, ServiceUnavailable
-from core.scopes import USER_SCOPES, expand, missing_scope
 
 oauth2_scheme = OAuth2AuthorizationCodeBearer(
     authorizationUrl="/auth/oauth/authorize",

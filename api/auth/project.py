@@ -16,12 +16,13 @@ from fastapi import Request
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from access.ratelimit import TIER_LIMITS, client_ip
+from access.scopes import missing_scope
 from api.auth.principal import ProjectPrincipal
 from api.auth.signature import SIGNATURE_WINDOW, matches, sign, signing_message
-from api.ratelimit import TIER_LIMITS, client_ip, enforce, enforce_ip
+from api.ratelimit import enforce, enforce_ip
 from core.config import Settings
 from core.errors import DomainError
-from core.scopes import missing_scope
 from core.security import decrypt_secret
 from db.models import Project
 from onboarding.status import Capability, ensure_allows

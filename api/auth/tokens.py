@@ -22,6 +22,8 @@ from joserfc.errors import JoseError
 from joserfc.jwk import RSAKey
 from redis.asyncio import Redis
 
+from access import revocation
+
 INTROSPECTION_TTL = 300  # spec: introspection results cached 5 minutes
 _LEEWAY = 30
 
@@ -32,9 +34,6 @@ class InvalidToken(Exception):
 
 class AuthServerUnavailable(Exception):
     """The authorization server could not be asked (JWKS or introspection)."""
-
-
-REVOKED_JTI = "revoked:jti:"  # authserver.server publishes revoked access tokens here
 
 
 class JwksCache:
@@ -91,7 +90,7 @@ class Introspector:
         self._redis = redis
 
     async def introspect(self, token: str) -> dict[str, Any]:
-        key = "introspect:" + hashlib.sha256(token.encode()).hexdigest()
+        key = revocation.INTROSPECT_CACHE + hashlib.sha256(token.encode()).hexdigest()
         cached = await self._redis.get(key)
         if cached is not None:
             result: dict[str, Any] = json.loads(cached)
@@ -157,8 +156,7 @@ class TokenVerifier:
 
     def revocation_key(self, claims: dict[str, Any]) -> str | None:
         """The Redis key that marks this token revoked (None: nothing to check)."""
-        jti = claims.get("jti")
-        return REVOKED_JTI + str(jti) if self._redis is not None and jti else None
+        return revocation.revocation_key(claims) if self._redis is not None else None
 
     async def _check_not_revoked(self, claims: dict[str, Any]) -> None:
         key = self.revocation_key(claims)

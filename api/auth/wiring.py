@@ -11,9 +11,9 @@ import httpx
 import sqlalchemy
 from fastapi import FastAPI
 
+from access.ratelimit import RateLimiter
 from api.auth.project import ProjectAuthenticator
 from api.auth.tokens import Introspector, JwksCache, TokenVerifier
-from api.ratelimit import RateLimiter
 from authserver.server import AuthServer, gateway_credentials, register_console_client
 from core.config import Settings
 

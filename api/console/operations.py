@@ -15,9 +15,9 @@ from solana.rpc.commitment import Commitment
 from solders.signature import Signature
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from api.common import decimals
 from api.console import pages
 from api.routes import admin_transfers, admin_whitelist
-from api.routes.funds import decimals
 from core.errors import DomainError, NotFound
 from db.models.engine import Transfer
 from db.models.onboarding import McdWhitelistEntry

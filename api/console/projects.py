@@ -10,7 +10,7 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 
 from api.console import pages
-from api.routes.onboarding import start_approval
+from api.starts import start_approval
 from core.config import Settings
 from core.errors import DomainError
 from db.models import Project

@@ -24,6 +24,7 @@ from api.routes import (
     project_client,
     projects,
     territory,
+    token_price,
     tokens,
     transfers,
     users,
@@ -55,4 +56,5 @@ api_router.include_router(legacy.router)
 for _views_router in (territory, auction_solana, fragment, lending):  # chain views
     api_router.include_router(_views_router.router)
 api_router.include_router(tokens.router)
+api_router.include_router(token_price.router)  # the price and the statistics of the tokens
 api_router.include_router(auth_router)

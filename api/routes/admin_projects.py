@@ -8,13 +8,13 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
 
+from access.scopes import PROJECT_SCOPES
+from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
 from api.deps import SessionDep, SettingsDep
 from api.envelope import single
 from api.openapi import problems
-from api.routes.onboarding import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
-from api.routes.onboarding_schemas import RegisteredProjectAttrs, StatusChangeAttrs
+from api.schemas.onboarding import RegisteredProjectAttrs, StatusChangeAttrs
 from api.typed import One
-from core.scopes import PROJECT_SCOPES
 from core.time import iso
 from onboarding import registration
 from onboarding import status as machine

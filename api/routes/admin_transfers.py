@@ -15,18 +15,19 @@ from temporalio.client import Client, WorkflowExecutionStatus
 
 from api.auth.principal import UserPrincipal
 from api.callers import Admin
+from api.common import decimals
 from api.deps import GatewayDep, SessionDep
 from api.envelope import PageParams, PageQuery, page, resource, single
 from api.openapi import problems
 from api.ratelimit import client_ip
-from api.routes.admin_transfers_schemas import (
+from api.schemas.admin_transfers import (
     CancelledTransferAttrs,
     DriftAttrs,
     RetryAttrs,
     StuckTransferAttrs,
 )
-from api.routes.funds import decimals, start_workflow
-from api.routes.transfers import transfer_attributes
+from api.schemas.transfers import transfer_attributes
+from api.starts import start
 from api.typed import Many, One
 from chain.gateway import ChainGateway
 from core.errors import InvalidState, ServiceUnavailable
@@ -115,13 +116,12 @@ async def retry(call: OperatorCall, transfer_id: str, reason: str | None) -> dic
     if not running:
         # Nothing to commit first: the transfer is already durable, only its workflow is gone.
         workflow_id = f"transfer-{transfer.id}-retry-{uuid.uuid4().hex[:8]}"
-        started = await start_workflow(
+        started = await start(
             request,
             TransferWorkflow.run,
             TransferInput(transfer_id=transfer.id),
             workflow_id=workflow_id,
             attributes=transfers.search_attributes(transfer, transfer.status),
-            name="TransferWorkflow",
         )
         if not started:
             raise ServiceUnavailable(

@@ -16,21 +16,16 @@ from pydantic import BaseModel
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
+from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, meta, page, resource, single
 from api.openapi import problems
-from api.routes.onboarding import (
-    ADMIN_PROBLEMS,
-    AdminCaller,
-    ProjectIdPath,
-    finished,
-    start_workflow,
-)
-from api.routes.onboarding_schemas import (
+from api.schemas.onboarding import (
     WhitelistEntryAttrs,
     WhitelistRemovedBody,
     WhitelistStatusAttrs,
 )
+from api.starts import finished, start_or_join
 from api.typed import Many, One
 from core.errors import InvalidState, ServiceUnavailable
 from db.models.onboarding import McdWhitelistEntry
@@ -79,7 +74,7 @@ async def change_entry(request: Request, project_id: int, action: str) -> McdWhi
 async def _drive(request: Request, change: entries.PendingChange) -> None:
     arg = WhitelistChangeInput(change.project_id, change.action, change.op_key)
     run = WhitelistChangeWorkflow.run
-    handle = await start_workflow(request, run, arg, entries.change_workflow_id(change.op_key))
+    handle = await start_or_join(request, run, arg, entries.change_workflow_id(change.op_key))
     wait = float(getattr(request.app.state, "whitelist_wait_seconds", WHITELIST_WAIT_SECONDS))
     try:
         done = await finished(handle, wait)

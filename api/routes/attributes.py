@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 
-from api.auth.consent import granted_scopes, require_user_authorized
+from access.consent import authorized_projects, granted_scopes
+from api.auth.consent import require_user_authorized
 from api.auth.deps import (
     api_key_header,
     current_user,
@@ -24,28 +25,27 @@ from api.auth.deps import (
     project_id_header,
 )
 from api.auth.project import ProjectAuthenticator
-from api.callers import ProjectCaller
+from api.callers import ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
 from api.envelope import meta, resource, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
-from api.routes.attributes_schemas import (
+from api.schemas.attributes import (
     AttributeAttrs,
     AttributeDeletionAttrs,
     Counted,
     FullProfileAttrs,
     ProjectAttributesAttrs,
 )
-from api.routes.onboarding import ProjectIdPath
-from api.routes.users import _user_attributes
+from api.schemas.users import UserAttributes
 from api.typed import One
 from core.errors import DomainError, NotFound
 from core.time import iso
 from db.models import Project, User
 from db.models.access import UserProjectAttribute
 from onboarding.status import ALLOWED, Capability, require_project_allows
-from onboarding.visibility import ANONYMOUS, Viewer, authorized_projects, can_see
+from onboarding.visibility import ANONYMOUS, Viewer, can_see
 
 router = APIRouter(prefix="/v1/users", tags=["attributes"])
 
@@ -322,7 +322,9 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
         )
     )
     visible = await _visible(session, who, uid, rows)
-    base = {k: (None if k in hidden else v) for k, v in _user_attributes(user).items()}
+    base = {
+        k: (None if k in hidden else v) for k, v in UserAttributes.of(user).model_dump().items()
+    }
     attributes = base | {
         "project_attributes": [
             {

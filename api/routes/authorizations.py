@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Request
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
-from api.auth.consent import forget
+from access.consent import consent_clause, forget
 from api.callers import UserRead, UserWrite
 from api.deps import SessionDep
 from api.envelope import meta as envelope_meta
@@ -62,7 +62,7 @@ async def list_authorizations(user: UserRead, session: SessionDep) -> dict[str, 
         await session.execute(
             select(OAuthConsent, Project.name)
             .join(Project, Project.project_id == OAuthConsent.project_id)
-            .where(OAuthConsent.user_uid == user.uid, OAuthConsent.revoked_at.is_(None))
+            .where(consent_clause(None, user.uid))
             .order_by(OAuthConsent.project_id)
         )
     ).all()
@@ -81,13 +81,7 @@ async def revoke_authorization(project_id: ProjectId, user: UserWrite, request: 
         request, user, operation="users.authorization.revoke", user_uid=user.uid
     ) as ctx:
         consent = await ctx.session.scalar(
-            select(OAuthConsent)
-            .where(
-                OAuthConsent.user_uid == user.uid,
-                OAuthConsent.project_id == project_id,
-                OAuthConsent.revoked_at.is_(None),
-            )
-            .with_for_update()
+            select(OAuthConsent).where(consent_clause(project_id, user.uid)).with_for_update()
         )
         if consent is None:
             raise NotFound(f"Project {project_id} is not authorized by this user")

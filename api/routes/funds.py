@@ -3,152 +3,32 @@ own users. See docs/engine.md."""
 
 from __future__ import annotations
 
-import hashlib
-import logging
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
-from sqlalchemy import select
-from temporalio.client import Client
-from temporalio.common import TypedSearchAttributes, WorkflowIDReusePolicy
-from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
-from api.deps import SessionDep, mint_decimals
+from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
+from api.deps import SessionDep
 from api.envelope import PageQuery, fetch_page, page, resource, single
 from api.errors import invalid_field
-from api.idempotency import (
-    IdempotencyKey,
-    WriteContext,
-    expired_key,
-    replay_or_conflict,
-    write_context,
-)
-from api.metrics import WORKFLOW_STARTS
-from api.openapi import problems
+from api.idempotency import IdempotencyKey, replay_if_done, write_context
+from api.starts import signal_lock, start
 from api.typed import Attributes, Many, One
-from chain.decimals import TokenDecimals
 from core.errors import DomainError
-from core.money import InvalidAmount
-from core.queues import MAIN_TASK_QUEUE
-from db.models.access import IdempotencyRecord
 from db.models.ledger import Hold
 from engine import locks, search
 from engine.ids import lock_workflow_id
 from workflows.funds import FundLockInput, FundLockWorkflow
 
-log = logging.getLogger("mccgw.engine.api")
-
 router = APIRouter(prefix="/v1/funds", tags=["funds"])
 
 FundsManage = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:manage"])]
 FundsRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:read"])]
-
-Currency = Literal["MCC", "MCD"]
-
-PROBLEMS = problems(
-    429,
-    caller="project-for-user",
-    s409="`idempotency-key-reused` / `idempotency-key-in-use` / `invalid-state`",
-    s422="`validation-error`, `invalid-amount`, `insufficient-funds`, "
-    "`amount-limit-exceeded`, `daily-limit-exceeded`",
-)
-
-
-# ------------------------------------------------------------------ shared helpers
-
-
-def decimals(request: Request) -> TokenDecimals:
-    """Each mint's own decimals, read from the mints (api.deps.mint_decimals)."""
-    return mint_decimals(request)
-
-
-def task_queue(request: Request) -> str:
-    """The engine's task queue (overridable on app.state for tests and benchmarks)."""
-    return str(getattr(request.app.state, "engine_task_queue", MAIN_TASK_QUEUE))
-
-
-def parse_amount(text: str, request: Request, currency: str, field: str = "amount") -> int:
-    """``text`` in base units of ``currency``'s own mint."""
-    try:
-        return decimals(request).parse(text, currency)
-    except InvalidAmount as exc:
-        raise invalid_field(field, str(exc), slug="invalid-amount") from exc
-
-
-def derived_id(prefix: str, workflow_id: str) -> str:
-    """A record id derived from the (scope, idempotency key) workflow id."""
-    return f"{prefix}_{hashlib.sha256(workflow_id.encode()).hexdigest()[:32]}"
-
-
-async def start_workflow(
-    request: Request,
-    run: Any,
-    arg: Any,
-    *,
-    workflow_id: str,
-    attributes: TypedSearchAttributes,
-    name: str,
-    allow_retry_after_failure: bool = False,
-) -> bool:
-    """Start idempotently by id, AFTER the record committed: an existing run with this id (a
-    retried request) is kept. A failure is logged, not raised: the record is durable and the
-    recovery sweep (engine.recovery) starts its workflow later, so the answer stays 2xx.
-
-    Why after the commit: starting inside the transaction held the account and limit rows
-    locked across a Temporal round trip, serialising a project's requests."""
-    client: Client = request.app.state.temporal
-    try:
-        await client.start_workflow(
-            run,
-            arg,
-            id=workflow_id,
-            task_queue=task_queue(request),
-            search_attributes=attributes,
-            id_reuse_policy=(
-                WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY
-                if allow_retry_after_failure
-                else WorkflowIDReusePolicy.REJECT_DUPLICATE
-            ),
-        )
-    except WorkflowAlreadyStartedError:
-        return True
-    except Exception as exc:
-        log.warning("could not start %s %s (the recovery sweep will): %r", name, workflow_id, exc)
-        return False
-    WORKFLOW_STARTS.labels(workflow=name).inc()
-    return True
-
-
-async def signal_lock(request: Request, lock_id: str, resolution: str) -> None:
-    """Best effort: the lock's timer would find the hold resolved anyway."""
-    client: Client = request.app.state.temporal
-    try:
-        handle = client.get_workflow_handle(lock_workflow_id(lock_id))
-        await handle.signal(FundLockWorkflow.resolved, resolution)
-    except Exception as exc:
-        log.info("could not signal lock %s (%r); its timer will find it resolved", lock_id, exc)
-
-
-async def replay_if_done(ctx: WriteContext) -> None:
-    """The derived record already exists: this key was executed before (Redis forgot its
-    marker, or the key is being reused). Answer with the stored response only when it is
-    still live and the request matches it; a key whose answer has expired (or was swept) is
-    spent: 409, never an old, unrelated answer."""
-    record = await ctx.session.scalar(
-        select(IdempotencyRecord).where(
-            IdempotencyRecord.scope == ctx.scope, IdempotencyRecord.key == ctx.key
-        )
-    )
-    if record is not None and record.expires_at > datetime.now(UTC):
-        raise replay_or_conflict(record, ctx.request_hash)
-    # The derived record is committed (it is visible), and its answer was committed with it:
-    # no stored answer means an expired one, never a request still in flight.
-    raise expired_key()
 
 
 # ------------------------------------------------------------------ bodies
@@ -181,7 +61,10 @@ def lock_expiry(expires_at: datetime) -> datetime:
 class LockIn(BaseModel):
     user_uid: str = Field(min_length=1, max_length=100)
     currency: Currency = Field(examples=["MCC"])
-    amount: str = Field(examples=["12.5"], description="Decimal string, > 0, at most 9 decimals")
+    amount: str = Field(
+        examples=["12.5"],
+        description="Decimal string, > 0, at most as many decimals as the currency's mint has",
+    )
     reason: str = Field(min_length=1, max_length=100, examples=["auction_bid"])
     reference_id: str | None = Field(None, max_length=200, examples=["auction-42"])
     expires_at: datetime = Field(description="When the lock ends by itself (future, with offset)")
@@ -215,7 +98,7 @@ class LockAttributes(Attributes):
     "/lock",
     status_code=201,
     response_model=One[LockAttributes],
-    responses={**PROBLEMS, 201: {"description": "`fund_lock` with status `locked`"}},
+    responses={**MONEY_PROBLEMS, 201: {"description": "`fund_lock` with status `locked`"}},
 )
 async def lock_funds(payload: LockIn, project: FundsManage, request: Request) -> Any:
     """Lock (reserve) a user's funds until unlocked, settled or expired."""
@@ -239,7 +122,7 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
         )
         attributes = locks.lock_attributes(hold, decimals(request), balances.available)
         response = ctx.respond(201, single("fund_lock", lock_id, attributes))
-    await start_workflow(
+    await start(
         request,
         FundLockWorkflow.run,
         FundLockInput(lock_id=lock_id, expires_at=expires_at.isoformat()),
@@ -251,12 +134,11 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
             status="locked",
             currency=payload.currency,
         ),
-        name="FundLockWorkflow",
     )
     return response
 
 
-@router.post("/unlock", response_model=One[LockAttributes], responses=PROBLEMS)
+@router.post("/unlock", response_model=One[LockAttributes], responses=MONEY_PROBLEMS)
 async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request) -> Any:
     """Unlock a fund lock of this project (exactly once; 409 if no longer locked)."""
     async with write_context(request, project, operation="funds.unlock") as ctx:
@@ -279,7 +161,7 @@ async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request
     "/locked/{user_uid}",
     response_model=Many[LockAttributes],
     response_model_exclude_unset=True,  # a listed lock has no available_balance: not even null
-    responses=PROBLEMS,
+    responses=MONEY_PROBLEMS,
 )
 async def locked_funds(
     user_uid: str, project: FundsRead, session: SessionDep, request: Request, paging: PageQuery

@@ -3,70 +3,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter
 from pydantic import BaseModel
 
-from api.auth.deps import id_token_user, oauth2_scheme
-from api.auth.principal import UserPrincipal
+from api.callers import LEGACY_PROBLEMS, LegacyUser
 from api.deps import SessionDep
 from api.openapi import problems
-from core.errors import DomainError, NotFound
+from core.errors import NotFound
 from core.time import iso
 from db.models import User
 from organizations import units
 
 router = APIRouter(tags=["legacy"])
-
-
-class LegacyError(BaseModel):
-    """The legacy error body (not a problem document): ``{error, message, code}``."""
-
-    error: str
-    message: str
-    code: int
-
-
-# The legacy routes' own 401 body; other refusals are problems like everywhere else.
-LEGACY_PROBLEMS: dict[int | str, dict[str, Any]] = {
-    401: {"model": LegacyError, "description": "`{error: unauthorized, message, code: 401}`"},
-    **problems(500),
-}
-
-
-class LegacyUnauthorized(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-async def _on_legacy(request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, LegacyUnauthorized)
-    return JSONResponse(
-        {"error": "unauthorized", "message": exc.message, "code": 401},
-        status_code=401,
-        headers={"WWW-Authenticate": "Bearer"},
-    )
-
-
-def install_legacy(app: FastAPI) -> None:
-    app.add_exception_handler(LegacyUnauthorized, _on_legacy)
-
-
-async def legacy_user(
-    request: Request, token: str | None = Depends(oauth2_scheme)
-) -> UserPrincipal:
-    try:
-        return await id_token_user(request, token)
-    except DomainError as exc:
-        if exc.status == 401:
-            raise LegacyUnauthorized(exc.detail) from exc
-        raise
-
-
-LegacyUser = Annotated[UserPrincipal, Depends(legacy_user)]
 
 
 class LegacyProfile(BaseModel):

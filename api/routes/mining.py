@@ -4,30 +4,26 @@ the workflow after the commit)."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request, Security
-from fastapi.security import SecurityScopes
+from fastapi import APIRouter, Query, Request, Security
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from temporalio.client import Client
-from temporalio.exceptions import WorkflowAlreadyStartedError
 
-from api.after_commit import after_commit
-from api.auth.deps import current_project, current_user, oauth2_scheme, project_id_header
-from api.auth.principal import ProjectPrincipal, UserPrincipal
+from api.auth.deps import current_project
+from api.auth.principal import ProjectPrincipal
+from api.callers import MiningReader
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageParams, PageQuery, page, resource, single
 from api.idempotency import write_context
 from api.openapi import problems
-from api.routes.mining_models import (
+from api.schemas.mining import (
     MiningBatchBody,
     MiningRecordAttrs,
     MiningSubmissionAttrs,
     MiningSubmitBody,
 )
-from api.routes.webhooks import start_pump, task_queue
+from api.starts import ensure_webhook_pump, start_soon
 from api.typed import Many, One
 from core.config import Settings
 from core.errors import DomainError, NotFound
@@ -116,19 +112,10 @@ def _acceptor(request: Request, session: AsyncSession, project: ProjectPrincipal
 
 
 def _start_soon(request: Request, workflow_id: str, submission_ids: list[str]) -> None:
-    """After the commit, without holding up the answer (see api.after_commit: if this never
-    runs or fails, the recovery sweep starts the workflow by the same id with the same input)."""
-    client: Client = request.app.state.temporal
-    data, queue = submission_input(workflow_id, submission_ids), task_queue(request)
-
-    async def start() -> None:
-        # Already started: the same request again, or the sweep was first.
-        with contextlib.suppress(WorkflowAlreadyStartedError):
-            await client.start_workflow(
-                MiningSubmissionWorkflow.run, data, id=workflow_id, task_queue=queue
-            )
-
-    after_commit(request).run_soon(start(), f"start mining {workflow_id}")
+    """After the commit, without holding up the answer (see api.starts: if this never runs or
+    fails, the recovery sweep starts the workflow by the same id with the same input)."""
+    data = submission_input(workflow_id, submission_ids)
+    start_soon(request, MiningSubmissionWorkflow.run, data, workflow_id=workflow_id)
 
 
 @router.post(
@@ -148,7 +135,7 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
             202, single("mining_activity", row.id, attributes, **meta), audit_status="pending"
         )
     _start_soon(request, workflow_id, [row.id])
-    await start_pump(request)
+    await ensure_webhook_pump(request)
     return response
 
 
@@ -198,7 +185,7 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
         )
     if accepted:
         _start_soon(request, workflow_id, accepted)
-        await start_pump(request)
+        await ensure_webhook_pump(request)
     return response
 
 
@@ -216,21 +203,9 @@ async def get_activity(
     return single("mining_activity", row.id, submission_attributes(row, decimals))
 
 
-async def mining_reader(
-    request: Request,
-    token: str | None = Depends(oauth2_scheme),
-    project_id: str | None = Depends(project_id_header),
-) -> UserPrincipal | ProjectPrincipal:
-    """A project (X-Project-ID + credentials) or a user bearer token, with mining:read."""
-    scopes = SecurityScopes(["mining:read"])
-    if project_id:
-        return await current_project(scopes, request, project_id, None, None)
-    return await current_user(scopes, request, token)
-
-
 @router.get("/records", response_model=Many[MiningRecordAttrs], responses=_PROBLEMS)
 async def records(
-    reader: Annotated[UserPrincipal | ProjectPrincipal, Depends(mining_reader)],
+    reader: MiningReader,
     session: SessionDep,
     request: Request,
     params: PageQuery,

@@ -8,17 +8,17 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 from redis.exceptions import RedisError
 from sqlalchemy import bindparam, text
 from sqlalchemy.types import DateTime
 
 from api.auth.principal import ProjectPrincipal, UserPrincipal
+from api.callers import MiningReader
 from api.deps import RedisDep, SessionDep, token_decimals
 from api.envelope import single
 from api.openapi import problems
-from api.routes.mining import mining_reader
 from api.typed import One
 from core.money import to_decimal_string
 from organizations.rules import USDC, USDC_DECIMALS
@@ -87,7 +87,7 @@ class MiningStatsAttributes(BaseModel):
 
 @router.get("/stats", response_model=One[MiningStatsAttributes], responses=PROBLEMS)
 async def mining_stats(
-    reader: Annotated[UserPrincipal | ProjectPrincipal, Depends(mining_reader)],
+    reader: MiningReader,
     session: SessionDep,
     request: Request,
     days: Days = 30,

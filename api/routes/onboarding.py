@@ -14,54 +14,36 @@ handed out exactly once (the first 200), then its copy on the application is era
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Path, Request
+from fastapi import APIRouter, Body, Depends, Request
 from fastapi.responses import JSONResponse
-from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, field_validator
-from temporalio.client import Client, WorkflowFailureError
-from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.service import RPCError
+from temporalio.client import WorkflowFailureError
 
-from api.auth.deps import current_user, id_token_user, oauth2_scheme
+from access.scopes import PROJECT_SCOPES
+from api.auth.deps import id_token_user
 from api.auth.principal import UserPrincipal
+from api.callers import ADMIN_PROBLEMS, AdminCaller
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
 from api.openapi import problems
-from api.routes.onboarding_schemas import ApplicationAttrs, ApprovedAttrs
+from api.schemas.onboarding import ApplicationAttrs, ApprovedAttrs
+from api.starts import finished, start_approval
 from api.typed import Many, One
-from core.errors import DomainError, ServiceUnavailable
-from core.queues import MAIN_TASK_QUEUE
-from core.scopes import PROJECT_SCOPES
+from core.errors import DomainError
 from db.models.onboarding import ProjectApplication
 from onboarding import applications, queries
 from onboarding.applications import application_attributes, check_wallet
 from onboarding.clients import client_attributes, project_client
-from workflows.approval import ApprovalInput, ApprovalWorkflow, workflow_id
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
 APPROVAL_WAIT_SECONDS = 20.0
 
 
-async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme)) -> UserPrincipal:
-    """A bearer token of a user with role ``admin`` (403 ``admin-required`` otherwise)."""
-    principal = await current_user(SecurityScopes([]), request, token)
-    if not principal.is_admin:
-        raise DomainError(
-            "This call is for administrators (role admin)", status=403, slug="admin-required"
-        )
-    return principal
-
-
-AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
-# A project id path parameter: a positive BIGINT (larger values are a 422, not a DB error).
-ProjectIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
 Developer = Annotated[UserPrincipal, Depends(id_token_user)]
 
-ADMIN_PROBLEMS = problems(429, caller="admin")
 _DEV_PROBLEMS = problems(429, s401="Missing or invalid ID token (`unauthorized`)")
 
 router = APIRouter(tags=["onboarding"])
@@ -249,47 +231,6 @@ async def approve(
                 headers={"Retry-After": "5"},
             )
     return await _deliver(session, settings.master_key_id, settings.master_key, application_id)
-
-
-async def start_workflow(request: Request, run: Any, arg: Any, workflow_id: str) -> Any:
-    """Start (or join: same id) a workflow AFTER the commit of what it works on; its handle.
-    Shared by approvals and whitelist changes, from the admin API and the console."""
-    client: Client = request.app.state.temporal
-    queue = getattr(request.app.state, "task_queue", MAIN_TASK_QUEUE)
-    try:
-        return await client.start_workflow(
-            run,
-            arg,
-            id=workflow_id,
-            task_queue=queue,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        )
-    except RPCError as exc:
-        raise _temporal_down() from exc
-
-
-def _temporal_down() -> ServiceUnavailable:
-    return ServiceUnavailable("The workflow service is unreachable", headers={"Retry-After": "5"})
-
-
-async def finished(handle: Any, wait: float) -> bool:
-    """Wait up to ``wait`` seconds for the workflow; False if it is still running. Its
-    failure (WorkflowFailureError) is the caller's to render."""
-    try:
-        await asyncio.wait_for(handle.result(), wait)
-    except TimeoutError:
-        return False
-    except RPCError as exc:
-        raise _temporal_down() from exc
-    return True
-
-
-async def start_approval(
-    request: Request, application_id: str, admin_uid: str, scopes: list[str] | None = None
-) -> Any:
-    """Start (or join) the approval workflow of an application marked ``approving``."""
-    arg = ApprovalInput(application_id, admin_uid, scopes)
-    return await start_workflow(request, ApprovalWorkflow.run, arg, workflow_id(application_id))
 
 
 async def _run_approval(

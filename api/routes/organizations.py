@@ -16,16 +16,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.principal import UserPrincipal
 from api.callers import Admin, OrgRead
+from api.common import usdc
 from api.deps import RedisDep, SessionDep
 from api.envelope import PageQuery, page, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.typed import Many, One
-from core.money import to_decimal_string
 from core.time import iso
 from db.models.organizations import OrgMembership, OrgUnit, StationDailyKpi
 from organizations import bonus, units
-from organizations.rules import USDC_DECIMALS
 from organizations.units import MemberRow, NewUnit, StationDays
 
 router = APIRouter(prefix="/v1/organizations", tags=["organizations"])
@@ -45,10 +44,6 @@ ADMIN_PROBLEMS = PROBLEMS | problems(
     "`idempotency-key-reused`, `idempotency-key-in-use`",
     s422="`validation-error`, `invalid-parent`, `invalid-unit`",
 )
-
-
-def usdc(units_: int) -> str:
-    return to_decimal_string(units_, USDC_DECIMALS)
 
 
 class UnitAttributes(BaseModel):

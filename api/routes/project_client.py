@@ -13,7 +13,7 @@ from api.deps import SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.routes.onboarding_schemas import OAuthClientAttrs
+from api.schemas.onboarding import OAuthClientAttrs
 from api.typed import One
 from core.errors import NotFound
 from db.models import Project

@@ -6,11 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from api.callers import ProjectIdPath
 from api.deps import SessionDep
 from api.envelope import single
 from api.openapi import problems
-from api.routes.onboarding import ProjectIdPath
-from api.routes.onboarding_schemas import ProjectStatusAttrs
+from api.schemas.onboarding import ProjectStatusAttrs
 from api.typed import One
 from core.errors import NotFound
 from core.time import iso

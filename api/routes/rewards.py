@@ -8,12 +8,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from sqlalchemy import Date, cast, func, select
 
-from api.callers import McdRead
+from api.callers import LEGACY_PROBLEMS, LegacyUser, McdRead
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageQuery, page, resource
 from api.openapi import problems
-from api.routes.legacy import LEGACY_PROBLEMS, LegacyUser
-from api.routes.mining_models import LegacyMiningHistory, McdRewardAttrs
+from api.schemas.mining import LegacyMiningHistory, McdRewardAttrs
 from api.typed import Many
 from core.money import to_decimal_string
 from db.models.identity import Project

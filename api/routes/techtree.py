@@ -13,11 +13,11 @@ from pydantic import BaseModel, Field
 
 from api.auth.principal import UserPrincipal
 from api.callers import OrgRead
+from api.common import usdc
 from api.deps import RedisDep, SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.routes.organizations import usdc
 from api.typed import One
 from organizations import bonus, techtree, units
 from organizations.rules import (

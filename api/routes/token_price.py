@@ -11,15 +11,16 @@ from fastapi import APIRouter, Request, Response, Security
 from solana.exceptions import SolanaRpcException
 from solana.rpc.core import RPCException
 
+from api import token_common as common
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
+from api.common import usdc
 from api.deps import SessionDep
 from api.envelope import meta
 from api.errors import invalid_field
 from api.idempotency import write_context
 from api.openapi import problems
-from api.routes import token_common as common
-from api.routes.token_models import MccPrice, PriceSet, TokenStats
+from api.schemas.tokens import MccPrice, PriceSet, TokenStats
 from api.typed import One
 from chain.errors import ChainError
 from core.config import Settings
@@ -48,11 +49,11 @@ def _view(
 ) -> dict[str, Any]:
     """The price attributes: the rule's answer now beside the newest close and on-chain write."""
     return {
-        "price_usdc": common.usdc(price),
+        "price_usdc": usdc(price),
         "source": source,
         "updated_at": iso(observed),
-        "base_price_usdc": common.usdc(close.base_price_usdc) if close else None,
-        "buyback_price_usdc": common.usdc(close.buyback_price_usdc) if close else None,
+        "base_price_usdc": usdc(close.base_price_usdc) if close else None,
+        "buyback_price_usdc": usdc(close.buyback_price_usdc) if close else None,
         "premium_bps": close.premium_bps if close else settings.oracle_premium_bps,
         "points": close.points if close else 0,
         "close_at": iso(close.close_at) if close else None,

@@ -19,14 +19,19 @@ from sqlalchemy import func, select
 
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
-from api.callers import McdRead
+from api.callers import LEGACY_PROBLEMS, LegacyUser, McdRead
 from api.deps import SessionDep
 from api.envelope import PageParams, PageQuery, meta, single
 from api.errors import invalid_field
 from api.openapi import problems
-from api.routes import token_price
-from api.routes.legacy import LEGACY_PROBLEMS, LegacyUser
-from api.routes.token_common import (
+from api.schemas.tokens import (
+    AddressBalance,
+    LegacyMccBalance,
+    MccBalance,
+    McdBalance,
+    TokenTransaction,
+)
+from api.token_common import (
     PUBLIC_PROBLEMS,
     USER_PROBLEMS,
     cache_of,
@@ -34,13 +39,6 @@ from api.routes.token_common import (
     fast,
     gateway_of,
     mint_decimals,
-)
-from api.routes.token_models import (
-    AddressBalance,
-    LegacyMccBalance,
-    MccBalance,
-    McdBalance,
-    TokenTransaction,
 )
 from api.typed import Many, One
 from chain.custody import parse_token_account
@@ -241,11 +239,6 @@ async def mcd_transactions(
 ) -> dict[str, Any]:
     """The caller's MCD movements, newest first (deposits, transfers, mining rewards)."""
     return await _transactions(session, user.uid, "MCD", params, request)
-
-
-# ------------------------------------------------------------------ wiring
-
-router.include_router(token_price.router)  # the price and the statistics, in their own module
 
 
 @asynccontextmanager

@@ -3,32 +3,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field, StrictBool
 
-from api.after_commit import after_commit
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
+from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
-from api.idempotency import write_context
-from api.routes.funds import (
-    PROBLEMS,
-    decimals,
-    derived_id,
-    parse_amount,
-    replay_if_done,
-    signal_lock,
-    start_workflow,
-)
-from api.typed import Attributes, One
-from chain.decimals import TokenDecimals
+from api.idempotency import replay_if_done, write_context
+from api.schemas.transfers import TransferAttributes, transfer_attributes
+from api.starts import signal_lock, start_soon
+from api.typed import One
 from core.errors import DomainError, NotFound
-from core.time import iso
 from db.models.engine import Transfer
 from engine import transfers
 from engine.ids import transfer_workflow_id
@@ -41,14 +32,14 @@ TransferRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["tr
 FundsTransfer = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:transfer"])]
 
 # The two transfer requests answer 202 with the pending transfer (it settles on chain later).
-_ACCEPTED = PROBLEMS | {202: {"description": "`transfer` with status `pending`"}}
+_ACCEPTED = MONEY_PROBLEMS | {202: {"description": "`transfer` with status `pending`"}}
 
 
 class TransferRequestIn(BaseModel):
     transfer_type: str = Field(min_length=1, max_length=64, examples=["auction_settlement"])
     from_uid: str = Field(min_length=1, max_length=100)
     to_uid: str = Field(min_length=1, max_length=100)
-    currency: Literal["MCC", "MCD"]
+    currency: Currency
     amount: str = Field(examples=["12.5"])
     reference: dict[str, Any] = Field(
         default_factory=dict,
@@ -64,7 +55,7 @@ class TransferRequestIn(BaseModel):
 class FundsTransferIn(BaseModel):
     from_uid: str = Field(min_length=1, max_length=100)
     to_uid: str = Field(min_length=1, max_length=100)
-    currency: Literal["MCC", "MCD"]
+    currency: Currency
     amount: str = Field(examples=["1.5"])
     reason: str | None = Field(None, max_length=100, examples=["in_game_trade"])
     reference: dict[str, Any] = Field(default_factory=dict)
@@ -74,63 +65,6 @@ class FundsTransferIn(BaseModel):
 class CancelIn(BaseModel):
     reason: str | None = Field(None, max_length=200)
     idempotency_key: str | None = None
-
-
-class TransferStep(BaseModel):
-    status: str
-    reason: str | None
-    at: str
-
-
-class TransferAttributes(Attributes):
-    status: str
-    transfer_type: str
-    from_uid: str
-    to_uid: str
-    currency: Literal["MCC", "MCD"]
-    amount: str = Field(description="Decimal string")
-    reference: dict[str, Any]
-    requires_onchain: bool
-    lock_id: str | None
-    created_at: str
-    # Read and cancel answers carry the settlement details and the state history too.
-    failure_reason: str | None = None
-    tx_signature: str | None = None
-    slot: int | None = None
-    block_height: int | None = None
-    updated_at: str | None = None
-    finished_at: str | None = None
-    history: list[TransferStep] | None = None
-
-
-def transfer_attributes(
-    t: Transfer, decimals_: TokenDecimals, history: list[Any] | None = None
-) -> dict[str, Any]:
-    attributes: dict[str, Any] = {
-        "status": t.status,
-        "transfer_type": t.transfer_type,
-        "from_uid": t.from_uid,
-        "to_uid": t.to_uid,
-        "currency": t.currency,
-        "amount": decimals_.format(t.amount, t.currency),
-        "reference": t.reference,
-        "requires_onchain": t.requires_onchain,
-        "lock_id": t.lock_id,
-        "created_at": iso(t.created_at),
-    }
-    if history is not None:
-        attributes |= {
-            "failure_reason": t.failure_reason,
-            "tx_signature": t.signature,
-            "slot": t.slot,
-            "block_height": t.block_height,
-            "updated_at": iso(t.updated_at),
-            "finished_at": iso(t.finished_at),
-            "history": [
-                {"status": h.status, "reason": h.reason, "at": iso(h.created_at)} for h in history
-            ],
-        }
-    return attributes
 
 
 async def _accept(
@@ -184,23 +118,21 @@ async def _accept(
 def _start_soon(request: Request, transfer: Transfer) -> None:
     """After the commit, without holding up the answer: start the transfer's workflow and tell
     a settled lock's timer (see api.after_commit for why nothing is lost if this never runs)."""
-    transfer_id, lock_id = transfer.id, transfer.lock_id
-    attributes = transfers.search_attributes(transfer, "pending")
+    lock_id = transfer.lock_id
 
-    async def start() -> None:
-        await start_workflow(
-            request,
-            TransferWorkflow.run,
-            TransferInput(transfer_id=transfer_id),
-            workflow_id=transfer_workflow_id(transfer_id),
-            attributes=attributes,
-            name="TransferWorkflow",
-            allow_retry_after_failure=True,
-        )
+    async def settle_lock() -> None:
         if lock_id is not None:
             await signal_lock(request, lock_id, "settled")
 
-    after_commit(request).run_soon(start(), f"start transfer {transfer_id}")
+    start_soon(
+        request,
+        TransferWorkflow.run,
+        TransferInput(transfer_id=transfer.id),
+        workflow_id=transfer_workflow_id(transfer.id),
+        attributes=transfers.search_attributes(transfer, "pending"),
+        allow_retry_after_failure=True,
+        then=settle_lock,
+    )
 
 
 @router.post(
@@ -245,7 +177,7 @@ async def _own(session: SessionDep, project: ProjectPrincipal, transfer_id: str)
 
 
 @router.get(
-    "/v1/transfer/{transfer_id}", response_model=One[TransferAttributes], responses=PROBLEMS
+    "/v1/transfer/{transfer_id}", response_model=One[TransferAttributes], responses=MONEY_PROBLEMS
 )
 async def get_transfer(
     transfer_id: str, project: TransferRead, session: SessionDep, request: Request
@@ -259,7 +191,9 @@ async def get_transfer(
 
 
 @router.post(
-    "/v1/transfer/{transfer_id}/cancel", response_model=One[TransferAttributes], responses=PROBLEMS
+    "/v1/transfer/{transfer_id}/cancel",
+    response_model=One[TransferAttributes],
+    responses=MONEY_PROBLEMS,
 )
 async def cancel_transfer(
     transfer_id: str, project: TransferWrite, request: Request, payload: CancelIn | None = None

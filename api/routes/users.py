@@ -17,10 +17,15 @@ from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import client_ip
+from api.schemas.users import (
+    BaseProfileAttributes,
+    PublicUserAttributes,
+    UserAttributes,
+    UserProfileAttributes,
+)
 from api.typed import Attributes, One
 from core.errors import DomainError, NotFound, ServiceUnavailable
 from core.logging import request_id_var
-from core.time import iso
 from db.models import User
 from events.audit import new_audit
 from profiles import avatar
@@ -37,49 +42,6 @@ class ProfileUpdate(BaseModel):
     idempotency_key: IdempotencyKey = None
 
 
-class UserAttributes(Attributes):
-    uid: str
-    email: str | None = Field(description="only with the `email` scope (or for an admin)")
-    wallet_address: str | None
-    role: str
-    api_keys_configured: bool
-    display_name: str | None
-    avatar_url: str | None
-    created_at: str
-    updated_at: str
-
-
-class UserProfileAttributes(UserAttributes):
-    username: str | None
-    station_id: int | None
-    unit_id: int | None
-
-
-class PublicUserAttributes(Attributes):
-    uid: str
-    display_name: str | None
-    avatar_url: str | None
-    created_at: str
-
-
-def _user_attributes(user: User, *, detailed: bool = False) -> dict[str, Any]:
-    attributes: dict[str, Any] = {
-        "uid": user.uid,
-        "email": user.email,
-        "wallet_address": user.wallet_address,
-        "role": user.role,
-        "api_keys_configured": user.api_keys_configured,
-        "display_name": user.display_name,
-        "avatar_url": user.avatar_url,
-        "created_at": iso(user.created_at),
-        "updated_at": iso(user.updated_at),
-    }
-    if detailed:
-        attributes |= {"username": user.username, "station_id": user.station_id}
-        attributes["unit_id"] = user.unit_id
-    return attributes
-
-
 async def _load(session: SessionDep, uid: str) -> User:
     user = await session.get(User, uid)
     if user is None:
@@ -90,24 +52,21 @@ async def _load(session: SessionDep, uid: str) -> User:
 @router.get("/me", response_model=One[UserAttributes], responses=_PROBLEMS)
 async def me(user: UserRead, session: SessionDep) -> dict[str, Any]:
     """The current user (scope user:read; `profile` also counts; `email` shows the e-mail)."""
-    attributes = _user_attributes(await _load(session, user.uid))
-    return single("user", user.uid, _email_scoped(attributes, user))
+    row = await _load(session, user.uid)
+    return single("user", user.uid, UserAttributes.of(row, show_email=_sees_email(user)))
 
 
-def _email_scoped(attributes: dict[str, Any], user: UserPrincipal) -> dict[str, Any]:
+def _sees_email(user: UserPrincipal) -> bool:
     """The e-mail address only for a token holding the ``email`` scope (or an admin's)."""
-    if "email" in user.scopes or user.is_admin:
-        return attributes
-    return attributes | {"email": None}
+    return "email" in user.scopes or user.is_admin
 
 
 @router.get("/me/profile", response_model=One[UserProfileAttributes], responses=_PROBLEMS)
 async def my_profile(user: UserRead, session: SessionDep) -> dict[str, Any]:
     """The current user's detailed profile."""
     row = await _load(session, user.uid)
-    return single(
-        "user_profile", user.uid, _email_scoped(_user_attributes(row, detailed=True), user)
-    )
+    attributes = UserProfileAttributes.of(row, show_email=_sees_email(user))
+    return single("user_profile", user.uid, attributes)
 
 
 @router.patch(
@@ -126,9 +85,7 @@ async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Re
         row.display_name = payload.display_name
         await ctx.session.flush()
         await ctx.session.refresh(row)
-        return ctx.respond(
-            200, single("user_profile", user.uid, _user_attributes(row, detailed=True))
-        )
+        return ctx.respond(200, single("user_profile", user.uid, UserProfileAttributes.of(row)))
 
 
 @router.get(
@@ -136,23 +93,7 @@ async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Re
 )
 async def public_user(uid: str, session: SessionDep) -> dict[str, Any]:
     """Public information about a user (no authentication)."""
-    return single("user_public", uid, _public(await _load(session, uid)))
-
-
-def _public(user: User) -> dict[str, Any]:
-    return {
-        "uid": user.uid,
-        "display_name": user.display_name,
-        "avatar_url": user.avatar_url,
-        "created_at": iso(user.created_at),
-    }
-
-
-class BaseProfileAttributes(PublicUserAttributes):
-    role: str
-    wallet_address: str | None
-    station_id: int | None
-    unit_id: int | None
+    return single("user_public", uid, PublicUserAttributes.of(await _load(session, uid)))
 
 
 @router.get(
@@ -163,13 +104,7 @@ class BaseProfileAttributes(PublicUserAttributes):
 async def user_profile(uid: str, user: UserRead, session: SessionDep) -> dict[str, Any]:
     """A user's base profile (scope user:read): no e-mail, no project attributes."""
     row = await _load(session, uid)
-    attributes = _public(row) | {
-        "role": row.role,
-        "wallet_address": row.wallet_address,
-        "station_id": row.station_id,
-        "unit_id": row.unit_id,
-    }
-    return single("user_profile", row.uid, attributes)
+    return single("user_profile", row.uid, BaseProfileAttributes.of(row))
 
 
 class AvatarAttributes(Attributes):

@@ -19,17 +19,16 @@ from api.envelope import PageQuery, fetch_page, page, resource, single
 from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
+from api.starts import ensure_webhook_pump
 from api.typed import Attributes, Many, One
 from core.config import Settings
 from core.errors import DomainError, NotFound
-from core.queues import MAIN_TASK_QUEUE
 from core.security import encrypt_secret
 from core.time import iso
 from db.models.events import EventType
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from webhooks.settings import WebhookSettings
 from webhooks.urls import UnsafeUrl, check_url
-from workflows.pump import ensure_pump
 
 log = logging.getLogger("mccgw.webhooks")
 
@@ -42,19 +41,6 @@ _PROBLEMS = problems(422, 429, caller="project", subject="endpoint of this proje
 _WRITE_PROBLEMS = _PROBLEMS | problems(
     409, s422="`validation-error` (e.g. a URL refused by the SSRF rule)"
 )
-
-
-def task_queue(request: Request) -> str:
-    """The task queue workflows are started on (tests point the app at their own)."""
-    return str(getattr(request.app.state, "task_queue", MAIN_TASK_QUEUE))
-
-
-async def start_pump(request: Request) -> None:
-    """Make sure deliveries flow; a Temporal hiccup must not fail the caller's write."""
-    try:
-        await ensure_pump(request.app.state.temporal, task_queue(request))
-    except Exception:
-        log.warning("could not ensure the webhook pump is running", exc_info=True)
 
 
 class EndpointIn(BaseModel):
@@ -214,7 +200,7 @@ async def register(payload: EndpointIn, project: ProjectCaller, request: Request
             ),
             sealed=payload.secret is None,  # a retry replays the generated secret, stored sealed
         )
-    await start_pump(request)
+    await ensure_webhook_pump(request)
     return response
 
 
@@ -228,7 +214,7 @@ async def list_endpoints(
         session, WebhookEndpoint, _live(project.project_id), order, params
     )
     if total:
-        await start_pump(request)
+        await ensure_webhook_pump(request)
     items = [resource("webhook_endpoint", r.id, endpoint_attributes(r)) for r in rows]
     return page(items, total, params)
 
@@ -267,7 +253,7 @@ async def update_endpoint(
         row.updated_at = datetime.now(UTC)
         await ctx.session.flush()
         response = ctx.respond(200, single("webhook_endpoint", row.id, endpoint_attributes(row)))
-    await start_pump(request)
+    await ensure_webhook_pump(request)
     return response
 
 
@@ -359,5 +345,5 @@ async def redeliver(delivery_id: str, project: ProjectCaller, request: Request) 
         response = ctx.respond(
             202, single("webhook_delivery", row.id, delivery_attributes(row, []))
         )
-    await start_pump(request)
+    await ensure_webhook_pump(request)
     return response

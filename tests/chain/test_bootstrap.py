@@ -7,10 +7,10 @@ from pathlib import Path
 from solana.rpc.async_api import AsyncClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from chain.bootstrap import ensure_mints
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings
+from devchain.bootstrap import ensure_mints
 
 
 async def test_creates_missing_mints_once(

@@ -12,8 +12,8 @@ from solders.pubkey import Pubkey
 from chain import reincarnation as rn
 from chain import whitelist as wl
 from chain.keys import load_or_create_keys
-from chain.node.ecosystem import MCD_TOKEN_PROGRAM_ID, REINCARNATION_PROGRAM_ID
-from chain.node.genesis import open_chain
+from devchain.node.ecosystem import MCD_TOKEN_PROGRAM_ID, REINCARNATION_PROGRAM_ID
+from devchain.node.genesis import open_chain
 
 POOL = rn.reincarnation_pool_address(REINCARNATION_PROGRAM_ID)
 CONFIG = wl.find_config_pda(MCD_TOKEN_PROGRAM_ID)[0]

@@ -19,8 +19,8 @@ from solders.transaction import VersionedTransaction
 from spl.token.constants import TOKEN_PROGRAM_ID
 
 from chain.keys import load_or_create_keys
-from chain.node.process import start_node
 from core.embedded import free_port
+from devchain.node.process import start_node
 from tests.chain.node_support import (  # noqa: F401  (fixtures)
     SOL,
     client_fixture,

@@ -1,5 +1,5 @@
 """The reads the chain views need, in the real RPC's JSON shapes, against a node started on
-accounts this module writes itself (ecosystem layouts via chain.ecosystem.fixtures.World)."""
+accounts this module writes itself (ecosystem layouts via devchain.fixtures.World)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import pytest
 
 from chain.ecosystem import AUCTION_PROGRAM_ID, TOKEN_PROGRAM_ID, ata
 from chain.ecosystem import auction as au
-from chain.ecosystem.fixtures import World, wallet
-from chain.node.codec import b58encode
-from chain.node.process import start_node
 from core.embedded import free_port
+from devchain.fixtures import World, wallet
+from devchain.node.codec import b58encode
+from devchain.node.process import start_node
 
 MINT = wallet("reads:mint")
 OTHER_MINT = wallet("reads:other-mint")

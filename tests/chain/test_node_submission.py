@@ -21,7 +21,7 @@ from solders.transaction_status import TransactionConfirmationStatus
 from spl.token.constants import TOKEN_PROGRAM_ID
 
 from chain.keys import ChainKeys
-from chain.node.codec import b58encode
+from devchain.node.codec import b58encode
 from tests.chain.node_support import (  # noqa: F401  (fixtures)
     SOL,
     blockhash_valid,

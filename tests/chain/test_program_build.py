@@ -24,9 +24,9 @@ from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, TransactionMetadata
 from solders.transaction_status import InstructionErrorCustom, TransactionErrorInstructionError
 
-from chain.program.sbf_link import LinkError, link
+from devchain.program.sbf_link import LinkError, link
 
-PROGRAM_DIR = Path(__file__).resolve().parents[2] / "chain" / "program"
+PROGRAM_DIR = Path(__file__).resolve().parents[2] / "devchain" / "program"
 PROGRAMS = ("mcd_token", "reincarnation")
 SOL = 1_000_000_000
 

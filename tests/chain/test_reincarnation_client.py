@@ -20,9 +20,9 @@ from chain import reincarnation as rn
 from chain.errors import ChainRejected, ChainWriteConflict
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
-from chain.node.ecosystem import POOL_NAME
 from core.config import Settings
 from db.models.chain import ChainTransaction, ChainTxAttempt
+from devchain.node.ecosystem import POOL_NAME
 from tests.chain.svm_util import decompile
 
 GatewayFactory = Callable[..., Awaitable[ChainGateway]]

@@ -16,8 +16,9 @@ from solders.pubkey import Pubkey
 from chain import cluster
 from chain import reincarnation as rn
 from chain.anchor import AnchorError as A
-from chain.node.ecosystem import REINCARNATION_PROGRAM_ID, genesis_pool
 from chain.reincarnation import ReincarnationError as E
+from devchain.node.ecosystem import REINCARNATION_PROGRAM_ID, genesis_pool
+from devchain.program import elf
 from tests.chain.svm_util import NOW, Svm
 
 PROGRAM = REINCARNATION_PROGRAM_ID
@@ -26,7 +27,7 @@ POOL = rn.reincarnation_pool_address(PROGRAM)
 
 class PoolChain(Svm):
     def __init__(self, name: str = "MCC Reincarnation Pool") -> None:
-        super().__init__({PROGRAM: rn.program_bytes()})
+        super().__init__({PROGRAM: elf("reincarnation")})
         self.authority = self.funded()
         self.payer = self.funded()
         self.pool = self.make_pool(name)

@@ -13,9 +13,9 @@ from solders.pubkey import Pubkey
 
 from chain import whitelist as wl
 from chain.anchor import AnchorError as A
-from chain.node.ecosystem import genesis_mcd_config
 from chain.whitelist import Status
 from chain.whitelist import WhitelistError as E
+from devchain.node.ecosystem import genesis_mcd_config
 from tests.chain.svm_util import NOW, SOL
 from tests.chain.whitelist_support import (
     CONFIG,

@@ -8,7 +8,8 @@ from solders.instruction import Instruction
 from solders.pubkey import Pubkey
 
 from chain import whitelist as wl
-from chain.node.ecosystem import MCD_TOKEN_PROGRAM_ID, genesis_mcd_config
+from devchain.node.ecosystem import MCD_TOKEN_PROGRAM_ID, genesis_mcd_config
+from devchain.program import elf
 from tests.chain.svm_util import NOW, Svm
 
 PROGRAM = MCD_TOKEN_PROGRAM_ID
@@ -19,7 +20,7 @@ NAME = "Moon Auctions"
 
 class WlChain(Svm):
     def __init__(self) -> None:
-        super().__init__({PROGRAM: wl.program_bytes()})
+        super().__init__({PROGRAM: elf("mcd_token")})
         self.authority = self.funded()
         self.config = genesis_mcd_config(
             authority=self.authority.pubkey(), mcd_mint=Pubkey.new_unique(), now=NOW - 100

@@ -53,7 +53,7 @@ class Stack:
 
     @property
     def node(self) -> psutil.Process:
-        return self.child(["-m", "chain.node"])
+        return self.child(["-m", "devchain.node"])
 
     @property
     def worker(self) -> psutil.Process:

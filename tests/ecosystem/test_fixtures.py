@@ -9,14 +9,14 @@ from pathlib import Path
 from chain.ecosystem import AUCTION_PROGRAM_ID, LENDING_PROGRAM_ID
 from chain.ecosystem import auction as au
 from chain.ecosystem import lending as ln
-from chain.ecosystem.fixtures import DEFAULT_DIR, dev_world
+from devchain.fixtures import DEFAULT_DIR, dev_world
 
 
 def test_committed_fixtures_match_the_generator(tmp_path: Path) -> None:
     dev_world().write(tmp_path)
     fresh = {p.name: p.read_bytes() for p in tmp_path.glob("*.json")}
     committed = {p.name: p.read_bytes() for p in DEFAULT_DIR.glob("*.json")}
-    assert fresh == committed, "run: python -m chain.ecosystem.fixtures"
+    assert fresh == committed, "run: python -m devchain.fixtures"
     assert sum(len(b) for b in committed.values()) < 300_000
 
 

@@ -41,7 +41,7 @@ DISCS = [
 def test_discriminators_and_space(
     cls: type[AnchorAccount], hex_: str, b58: str, space: int
 ) -> None:
-    from chain.node.codec import b58encode
+    from devchain.node.codec import b58encode
 
     assert cls.discriminator().hex() == hex_
     assert b58encode(cls.discriminator()) == b58

@@ -50,7 +50,7 @@ async def worker(
 
 @pytest.fixture(scope="module")
 async def app(engine_settings: Settings, queue: str, worker: None) -> AsyncIterator[FastAPI]:
-    async with running_app(engine_settings, engine_task_queue=queue) as application:
+    async with running_app(engine_settings, task_queue=queue) as application:
         yield application
 
 

@@ -42,7 +42,7 @@ async def own_queue_api(engine_settings: Settings, api: Api) -> AsyncIterator[Ca
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
 
             def on(queue: str) -> Api:
-                app.state.engine_task_queue = queue
+                app.state.task_queue = queue
                 return Api(c, api.project)
 
             yield on

@@ -234,7 +234,7 @@ async def test_approval_survives_a_chain_outage(
 ) -> None:
     """The worker's chain is down at approval: 202, nothing doubled; once a node answers on that
     port, the same approve call returns the credentials, and everything exists exactly once."""
-    from chain.node.process import start_node
+    from devchain.node.process import start_node
 
     _, keys_dir = chain_node
     port = free_port()

@@ -30,8 +30,8 @@ from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import response_schema_conformance
 from temporalio.testing import WorkflowEnvironment
 
+from access.scopes import USER_SCOPES
 from core.config import Settings
-from core.scopes import USER_SCOPES
 from tests.access.conftest import build_app
 from tests.factories import World, clear_rate_windows
 
@@ -118,7 +118,7 @@ def target(
     app.state.project_authenticator.cache_seconds = 0.0
     # Workflows the fuzzed writes start go to a queue no worker of another test listens on.
     queue = f"fuzz-{uuid.uuid4().hex[:8]}"
-    app.state.engine_task_queue = app.state.task_queue = queue
+    app.state.task_queue = queue
 
     async def prepare() -> tuple[httpx.AsyncClient, dict[str, dict[str, str]]]:
         world = World(app.state.session_maker, settings, app)

@@ -12,8 +12,8 @@ from solders.keypair import Keypair
 from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps, worker_deps
-from chain.outside import OutsideWallet
 from core.config import Settings
+from devchain.outside import OutsideWallet
 from tests.stack import new_queue, running_app
 from tokens.deposits import DepositScanner
 from worker import build_worker

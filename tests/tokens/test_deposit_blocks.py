@@ -14,9 +14,9 @@ from solders.system_program import TransferParams, transfer
 from sqlalchemy import func, select, update
 
 from activities.deps import WorkerDeps
-from chain.outside import OutsideWallet
 from db.models.ledger import LedgerEntry
 from db.models.tokens import Deposit, DepositCursor
+from devchain.outside import OutsideWallet
 from ledger.service import Ledger
 from tests.factories import World
 from tests.tokens.conftest import UNIT

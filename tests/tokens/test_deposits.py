@@ -18,10 +18,10 @@ from temporalio.testing import WorkflowEnvironment
 from activities.deps import WorkerDeps
 from activities.engine import ReconcileRequest
 from chain.errors import ChainRejected
-from chain.outside import OutsideWallet
 from db.models.events import Event
 from db.models.ledger import LedgerEntry
 from db.models.tokens import Deposit, DepositCursor
+from devchain.outside import OutsideWallet
 from ledger.service import Ledger
 from tests.factories import World
 from tests.tokens.conftest import UNIT, bearer

@@ -10,9 +10,9 @@ from solders.keypair import Keypair
 from sqlalchemy import func, select
 
 from activities.deps import WorkerDeps
-from chain.outside import OutsideWallet
 from db.models.access import AuditLog
 from db.models.tokens import AdminPrice
+from devchain.outside import OutsideWallet
 from tests.factories import World
 from tests.tokens.conftest import UNIT, bearer
 from tokens.deposits import DepositScanner, register

@@ -14,11 +14,11 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps
 from activities.tokens import OracleCloseRequest, OracleWriteRequest, TokenActivities
-from chain.market_pool import ensure_market_pool
-from chain.outside import OutsideWallet
 from chain.reincarnation import read_reincarnation_pool
 from db.models.chain import ChainTransaction
 from db.models.tokens import AdminPrice, PriceClose
+from devchain.market_pool import ensure_market_pool
+from devchain.outside import OutsideWallet
 from tokens import oracle
 from tokens.prices import (
     InvalidPrice,

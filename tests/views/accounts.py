@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chain.ecosystem.fixtures import wallet
+from devchain.fixtures import wallet
 
 HOUR = 3600
 MCC = 10**9

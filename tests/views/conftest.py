@@ -11,9 +11,9 @@ import pytest
 from fastapi import FastAPI
 
 from api.app import create_app
-from chain.node.process import start_node
 from core.config import Settings
 from core.embedded import free_port
+from devchain.node.process import start_node
 from tests.views.world import build
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from chain.ecosystem import territory as te
-from chain.ecosystem.fixtures import wallet
+from devchain.fixtures import wallet
 from views.cache import ProgramCache
 from views.errors import ChainUnavailable
 from views.rpc import ChainReader

@@ -9,7 +9,7 @@ import httpx
 
 from chain.ecosystem import fragment as fr
 from chain.ecosystem import lending as ln
-from chain.ecosystem.fixtures import wallet
+from devchain.fixtures import wallet
 from tests.views.world import ALICE, BOB, CAROL, POOL_NAME, nft_mint
 
 V1_NFT, V2_NFT = wallet("t:frag-nft-1"), wallet("t:frag-nft-2")

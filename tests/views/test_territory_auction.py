@@ -11,7 +11,7 @@ import httpx
 from chain.ecosystem import auction as au
 from chain.ecosystem import lending as ln
 from chain.ecosystem import territory as te
-from chain.ecosystem.fixtures import wallet
+from devchain.fixtures import wallet
 from tests.views.world import ALICE, AUTH, BOB, CAROL, nft_mint
 
 

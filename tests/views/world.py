@@ -13,7 +13,7 @@ from chain.ecosystem import auction as au
 from chain.ecosystem import lending as ln
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
-from chain.ecosystem.fixtures import World, wallet
+from devchain.fixtures import World, wallet
 from tests.views.accounts import (
     ALICE,
     ASSET_MINT,

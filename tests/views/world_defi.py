@@ -6,7 +6,7 @@ from __future__ import annotations
 from chain.ecosystem import FRAGMENT_PROGRAM_ID, LENDING_PROGRAM_ID, ata
 from chain.ecosystem import fragment as fr
 from chain.ecosystem import lending as ln
-from chain.ecosystem.fixtures import World, wallet
+from devchain.fixtures import World, wallet
 from tests.views import accounts as acc
 
 

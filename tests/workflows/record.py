@@ -206,7 +206,7 @@ async def main(only: Sequence[str]) -> None:
             keys = tmp / "keys"
             rpc_url = os.environ.get("SOLANA_RPC_URL")
             if not rpc_url:
-                from chain.node.process import start_node
+                from devchain.node.process import start_node
 
                 node = start_node(tmp / "chain", keys, free_port(), slot_ms=20)
                 rpc_url = node.url

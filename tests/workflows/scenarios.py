@@ -154,9 +154,7 @@ async def stage(
     """The real app, starting its workflows on ``queue`` (where the recorder's worker polls)."""
     address = temporal.service_client.config.target_host
     app_settings = settings.model_copy(update={"temporal_address": address})
-    started = running_app(
-        app_settings, temporal=temporal, task_queue=queue, engine_task_queue=queue
-    )
+    started = running_app(app_settings, temporal=temporal, task_queue=queue)
     async with started as app, asgi_client(app) as client:
         # Amount-bearing routes answer 503 until the app has read the mints' decimals.
         await asyncio.wait_for(app.state.gateway.warm_up(), timeout=60)

@@ -24,7 +24,7 @@ from spl.token.instructions import (
 from spl.token.models import InitializeMint2Params, MintToParams
 
 from chain.gateway import ChainGateway
-from chain.outside import OutsideWallet
+from devchain.outside import OutsideWallet
 
 USDC_DECIMALS = 6
 

@@ -1,5 +1,5 @@
 """``World``: the builder of genesis accounts in their real layouts (the dev chain's in
-``chain/ecosystem/fixtures.py``; tests and the benchmark write their own with it). Every key is
+``devchain/fixtures.py``; tests and the benchmark write their own with it). Every key is
 derived from a label (``wallet("alice")``), every time from the fixed ``EPOCH``."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ ACTIVE_UNTIL = 2_000_000_000  # 2033-05-18T03:33:20Z: "active" stays active
 DAY = 86_400
 MCC = 10**9
 SYSTEM_PROGRAM_ID = "11111111111111111111111111111111"
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / "node" / "fixtures"
+DEFAULT_DIR = Path(__file__).resolve().parent / "node" / "fixtures"
 
 
 def wallet(label: str) -> str:

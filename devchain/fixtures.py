@@ -1,16 +1,16 @@
 """Deterministic genesis fixtures: the ecosystem's read-only programs as they would look on a
 cluster, in their real layouts and owned by their real program ids.
 
-    python -m chain.ecosystem.fixtures --out chain/node/fixtures
+    python -m devchain.fixtures --out devchain/node/fixtures
 
 writes one `solana account --output json` file per account (the form the node's genesis reads;
-see ``chain/node/genesis.py``). Same code, same bytes: every key is derived from a label
+see ``devchain/node/genesis.py``). Same code, same bytes: every key is derived from a label
 (``wallet("alice")``), every time from the fixed ``EPOCH``. Times are absolute, not shifted at
 load: things meant to be "active" end at ``ACTIVE_UNTIL`` (2033-05-18), things "ended" ended
 before ``EPOCH`` (2026-11-01), so the dev chain looks the same on every start.
 
-``World`` (``chain/ecosystem/world.py``) is also the builder tests and the benchmark use to write
-their own accounts; the accounts themselves are in ``dev_nfts.py`` and ``dev_defi.py``.
+``World`` (``devchain/world.py``) is also the builder tests and the benchmark use to write
+their own accounts; the accounts themselves are in ``nfts.py`` and ``defi.py``.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import argparse
 from pathlib import Path
 
 from chain.ecosystem import MCC_MINT
-from chain.ecosystem.dev_defi import POOL_NAME, add_fragment, add_lending, add_level_verifier
-from chain.ecosystem.dev_nfts import add_auction, add_territory, nft_mint_of
-from chain.ecosystem.world import (
+from devchain.defi import POOL_NAME, add_fragment, add_lending, add_level_verifier
+from devchain.nfts import add_auction, add_territory, nft_mint_of
+from devchain.world import (
     ACTIVE_UNTIL,
     DAY,
     DEFAULT_DIR,
@@ -62,7 +62,7 @@ def dev_world() -> World:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(
-        prog="python -m chain.ecosystem.fixtures",
+        prog="python -m devchain.fixtures",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -32,11 +32,11 @@ from solders.transaction_metadata import (
     TransactionMetadata,
 )
 
-from chain.node import spl
-from chain.node.codec import b58encode, err_json, err_text
-from chain.node.persist import Store, Versions
+from devchain.node import spl
+from devchain.node.codec import b58encode, err_json, err_text
+from devchain.node.persist import Store, Versions
 
-log = logging.getLogger("chain.node")
+log = logging.getLogger("devchain.node")
 
 FINALITY_DEPTH = 31  # a slot is finalized 31 slots later (Surfpool's rule)
 BLOCKHASH_VALIDITY = 150  # blocks a blockhash stays usable, as on mainnet

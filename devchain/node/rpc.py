@@ -17,11 +17,11 @@ from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 
-from chain.node import spl
-from chain.node.codec import b58decode, b58encode
-from chain.node.svm import Chain, Commitment, RpcError
+from devchain.node import spl
+from devchain.node.codec import b58decode, b58encode
+from devchain.node.svm import Chain, Commitment, RpcError
 
-log = logging.getLogger("chain.node")
+log = logging.getLogger("devchain.node")
 
 API_VERSION = "2.2.0"
 MAX_MULTIPLE_ACCOUNTS = 100

@@ -12,10 +12,10 @@ from typing import Any
 
 from aiohttp import web
 
-from chain.node.rpc import Rpc
-from chain.node.svm import Chain, RpcError
+from devchain.node.rpc import Rpc
+from devchain.node.svm import Chain, RpcError
 
-log = logging.getLogger("chain.node")
+log = logging.getLogger("devchain.node")
 
 MAX_BODY = 50 * 1024 * 1024
 MAX_CATCH_UP = 10  # after a stall, close at most this many slots at once, then resync

@@ -1,5 +1,5 @@
 """The dev chain's fragment vaults, lending pool and level verifier
-(``chain/ecosystem/fixtures.py``)."""
+(``devchain/fixtures.py``)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from chain.ecosystem import fragment as fr
 from chain.ecosystem import lending as ln
 from chain.ecosystem import level_verifier as lv
 from chain.ecosystem import territory as te
-from chain.ecosystem.dev_nfts import nft_mint_of
-from chain.ecosystem.world import ACTIVE_UNTIL, DAY, EPOCH, MCC, World, wallet
+from devchain.nfts import nft_mint_of
+from devchain.world import ACTIVE_UNTIL, DAY, EPOCH, MCC, World, wallet
 
 
 def add_fragment(w: World) -> None:

@@ -1,4 +1,4 @@
-"""The rate limiter's Lua scripts (api.ratelimit): each runs atomically inside Redis."""
+"""The rate limiter's Lua scripts (access.ratelimit): each runs atomically inside Redis."""
 
 # One hit on a window set: trim, count, admit, report, on Redis's clock.
 # Returns {allowed (0/1), used, reset_ms (epoch ms when the oldest hit leaves the window), now}.

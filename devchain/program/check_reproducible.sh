@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI: prove every committed chain/program/*.so is built from its source, byte for byte.
+# CI: prove every committed devchain/program/*.so is built from its source, byte for byte.
 # Installs Debian's clang when missing (the machine has only apt, no Solana toolchain).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -7,4 +7,4 @@ if ! command -v clang >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq clang
     command -v clang >/dev/null 2>&1 || { echo "clang could not be installed" >&2; exit 1; }
 fi
-make -C chain/program check
+make -C devchain/program check

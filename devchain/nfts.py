@@ -1,4 +1,4 @@
-"""The dev chain's territory NFTs and auctions (``chain/ecosystem/fixtures.py``)."""
+"""The dev chain's territory NFTs and auctions (``devchain/fixtures.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from chain.ecosystem import (
 from chain.ecosystem import auction as au
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
-from chain.ecosystem.world import ACTIVE_UNTIL, DAY, EPOCH, MCC, World, wallet
+from devchain.world import ACTIVE_UNTIL, DAY, EPOCH, MCC, World, wallet
 
 # -- the dev chain's ecosystem ---------------------------------------------------------------
 

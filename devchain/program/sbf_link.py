@@ -20,7 +20,7 @@ is what the SBPFv0 loader (rbpf's lenient parser) expects:
 The output depends only on the input bytes (no timestamps, sorted tables), so a rebuild with
 the same clang reproduces the committed ``.so`` byte for byte.
 
-Usage: ``python -m chain.program.sbf_link in.o out.so``
+Usage: ``python -m devchain.program.sbf_link in.o out.so``
 """
 
 from __future__ import annotations
@@ -335,7 +335,7 @@ def link(obj: bytes, entry: str = "entrypoint") -> bytes:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
-        print("usage: python -m chain.program.sbf_link in.o out.so", file=sys.stderr)
+        print("usage: python -m devchain.program.sbf_link in.o out.so", file=sys.stderr)
         return 2
     try:
         linked = link(Path(args[0]).read_bytes())

@@ -13,10 +13,8 @@ from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
 from core.errors import DomainError, ServiceUnavailable
-from core.money import to_decimal_string
 from tokens.cache import NotifyCache
 from tokens.deposits import decimals_of
-from tokens.prices import USDC_DECIMALS
 
 USER_PROBLEMS = problems(
     401,
@@ -32,10 +30,6 @@ def fast(body: dict[str, Any]) -> Response:
     """The body as built, serialised once: the route's ``response_model`` documents it but does
     not re-validate it (a balance or price read answers in a few milliseconds)."""
     return Response(orjson.dumps(body), media_type="application/json")
-
-
-def usdc(units: int | None) -> str | None:
-    return None if units is None else to_decimal_string(units, USDC_DECIMALS)
 
 
 def settings_of(request: Request) -> Settings:

@@ -56,7 +56,7 @@ def start_node(
     mcd_token_2022: bool = False,
 ) -> NodeHandle:
     cmd = [
-        sys.executable, "-m", "chain.node",
+        sys.executable, "-m", "devchain.node",
         "--host", host, "--port", str(port),
         "--data-dir", str(data_dir), "--keys-dir", str(keys_dir),
         "--slot-ms", str(slot_ms),

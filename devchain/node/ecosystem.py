@@ -1,10 +1,10 @@
 """The part of the ecosystem the local chain carries from genesis: our own programs loaded at
 the ecosystem's program ids, and the singleton accounts they need, in their real layouts.
 
-* the MCD Token whitelist (``chain/program/mcd_token.so``) at the MCD Token program id, and
+* the MCD Token whitelist (``devchain/program/mcd_token.so``) at the MCD Token program id, and
   its ``McdConfig`` at ``PDA(["mcd_config"])`` with the gateway's ``whitelist_authority`` key
   as authority (the only signer the whitelist instructions accept);
-* the Reincarnation price store (``chain/program/reincarnation.so``) at the Reincarnation
+* the Reincarnation price store (``devchain/program/reincarnation.so``) at the Reincarnation
   program id, and its ``ReincarnationPool`` at ``PDA(["reincarnation_pool_v2"])`` with the
   gateway's ``price_authority`` key as authority.
 
@@ -26,11 +26,11 @@ from chain import cluster
 from chain import reincarnation as rn
 from chain import whitelist as wl
 from chain.keys import ChainKeys
-from chain.node.svm import Chain
+from devchain.node.svm import Chain
+from devchain.program import PROGRAM_DIR
 
-log = logging.getLogger("chain.node")
+log = logging.getLogger("devchain.node")
 
-PROGRAM_DIR = Path(__file__).resolve().parent.parent / "program"
 REINCARNATION_PROGRAM_ID = Pubkey.from_string(cluster.MAINNET_PROGRAM_IDS["reincarnation"])
 MCD_TOKEN_PROGRAM_ID = Pubkey.from_string(cluster.MAINNET_PROGRAM_IDS["mcd_token"])
 POOL_NAME = "MCC Reincarnation Pool"  # 22 bytes, the length mainnet's hard-coded offsets imply

@@ -1,4 +1,4 @@
-"""CLI: python -m chain.node --port 8899 --data-dir .dev/chain --keys-dir .dev/keys"""
+"""CLI: python -m devchain.node --port 8899 --data-dir .dev/chain --keys-dir .dev/keys"""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from pathlib import Path
 
 from aiohttp import web
 
-from chain.node.genesis import FIXTURES_DIR, open_chain
-from chain.node.server import make_app
+from devchain.node.genesis import FIXTURES_DIR, open_chain
+from devchain.node.server import make_app
 
-log = logging.getLogger("chain.node")
+log = logging.getLogger("devchain.node")
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m chain.node", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m devchain.node", description=__doc__)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8899)
     p.add_argument("--data-dir", type=Path, default=Path(".dev/chain"))
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--no-fixtures",
         action="store_true",
-        help="skip the ecosystem fixtures (chain/node/fixtures) at genesis",
+        help="skip the ecosystem fixtures (devchain/node/fixtures) at genesis",
     )
     p.add_argument("--mcd-decimals", type=int, default=9, help="MCD mint decimals at genesis")
     p.add_argument(

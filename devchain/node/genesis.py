@@ -1,6 +1,6 @@
 """Build or restore the chain: genesis accounts from the gateway keys (funded authorities, the
 MCC and MCD mints), extra `solana account --output json` files, and our programs with their
-accounts at the ecosystem's ids (chain/node/ecosystem.py)."""
+accounts at the ecosystem's ids (devchain/node/ecosystem.py)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,17 @@ from solders.account import Account
 from solders.pubkey import Pubkey
 
 from chain.keys import load_or_create_keys
-from chain.node import ecosystem, spl
-from chain.node.persist import Store
-from chain.node.svm import Chain
+from devchain.node import ecosystem, spl
+from devchain.node.persist import Store
+from devchain.node.svm import Chain
 
-log = logging.getLogger("chain.node")
+log = logging.getLogger("devchain.node")
 
 SOL = 1_000_000_000
 AUTHORITY_LAMPORTS = 1_000_000 * SOL  # "plenty": a dev stack never runs dry
 FAUCET_LAMPORTS = 10_000_000_000 * SOL
 MINT_DECIMALS = 9
-# The ecosystem's read-only programs as genesis accounts (python -m chain.ecosystem.fixtures).
+# The ecosystem's read-only programs as genesis accounts (python -m devchain.fixtures).
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 
 
