@@ -1,25 +1,14 @@
 # One image for the API, the worker and the migration job (the command picks the role).
+# The build context is the whole checkout minus .dockerignore, and `pip install .` installs
+# exactly the packages pyproject.toml lists: the package set is written down once, there.
+# tests/deploy/test_image.py rebuilds this context from the COPY lines, installs it as a wheel
+# into a fresh environment and starts the API app, the worker and the CLI from it.
 FROM python:3.11-slim AS base
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 
-COPY pyproject.toml README.md ./
-COPY api ./api
-COPY activities ./activities
-COPY chain ./chain
-COPY core ./core
-COPY db ./db
-COPY engine ./engine
-COPY events ./events
-COPY ledger ./ledger
-COPY mccgw ./mccgw
-COPY migrations ./migrations
-COPY mining ./mining
-COPY onboarding ./onboarding
-COPY workflows ./workflows
-COPY worker.py alembic.ini ./
-COPY authserver ./authserver
-RUN pip install . && useradd --system --uid 10001 mccgw
+COPY . .
+RUN pip install . && rm -rf build ./*.egg-info && useradd --system --uid 10001 mccgw
 USER mccgw
 
 EXPOSE 8000

@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install dev test lint format program program-check bench clean sdk-models
+.PHONY: install dev test lint format program program-check bench clean sdk-models prod-local chaos
 
 install: $(VENV)/.installed
 
@@ -25,6 +25,11 @@ test: install
 ## Regenerate the Python SDK's typed models from the app's OpenAPI (after adding routes).
 sdk-models: install
 	$(BIN)/python -m mccgw.sdkgen
+
+## docker-compose.yml's topology as processes from the built wheel (deploy/topology.py; README).
+PROD_LOCAL_DIR ?= /tmp/mccgw-prod-local
+prod-local: install
+	$(BIN)/python -m deploy.topology --dir $(PROD_LOCAL_DIR)
 
 lint: install
 	$(BIN)/ruff check .

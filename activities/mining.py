@@ -49,7 +49,7 @@ class MintResult:
 
 
 @dataclass
-class SharedMintInput:
+class SettleSingleInput:
     submission_id: str
 
 
@@ -68,7 +68,7 @@ class FailInput:
     reason: str
 
 
-# Well inside the workflow's heartbeat timeout for mining_mint_shared (10 s).
+# Well inside the workflow's heartbeat timeout for mining_settle_single (10 s).
 HEARTBEAT_SECONDS = 2.0
 
 
@@ -158,27 +158,15 @@ class MiningActivities:
             await commit_last(session)  # the credits go with the COMMIT (db.last)
         return done
 
-    @activity.defn(name="mining_mint_shared")
-    async def mint_shared(self, data: SharedMintInput) -> ConfirmResult:
-        """One verified single submission, minted in a transaction shared with the others that
-        arrive together, then confirmed on its own (mining.minter)."""
-        beat = asyncio.create_task(_heartbeat_every(HEARTBEAT_SECONDS))
-        try:
-            return await self._minter.mint(data.submission_id)
-        except ChainRejected as exc:  # its custody account was refused: nothing was minted
-            raise ApplicationError(str(exc), type="ChainRejected", non_retryable=True) from exc
-        except settle.NotYetVisible as exc:
-            raise _not_visible(exc) from exc
-        finally:
-            beat.cancel()
-
     @activity.defn(name="mining_settle_single")
-    async def settle_single(self, data: SharedMintInput) -> SingleResult:
-        """One single submission from verification to its outcome, as the workflow's one local
+    async def settle_single(self, data: SettleSingleInput) -> SingleResult:
+        """One single submission from verification to its outcome, as the workflow's one
         activity: verified, minted and confirmed together with the others that arrive with it
         (mining.minter); rejected, or failed when its custody account is refused (nothing
-        minted). Idempotent: a retry or a replay after a crash resumes from the records."""
+        minted). Idempotent: a retry after a crash resumes from the records. Heartbeats until
+        it ends."""
         ids = [data.submission_id]
+        beat = asyncio.create_task(_heartbeat_every(HEARTBEAT_SECONDS))
         try:
             outcome = await self._minter.settle(data.submission_id)
         except ChainRejected as exc:  # its custody account was refused: nothing was minted
@@ -188,6 +176,8 @@ class MiningActivities:
             return SingleResult(failed=failed)
         except settle.NotYetVisible as exc:
             raise _not_visible(exc) from exc
+        finally:
+            beat.cancel()
         return SingleResult(**{outcome: ids})
 
     @activity.defn(name="mining_fail")

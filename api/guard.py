@@ -12,6 +12,11 @@ before authentication) reads them, so no size, shape or byte can turn into a 500
   ``MAX_ITEMS`` items per list, and no NUL or lone surrogate in any string or key (422
   ``validation-error``).
 - Form bodies (the OAuth endpoints) must not carry a NUL either.
+- A method that takes no body (GET, HEAD, OPTIONS, ...) gets none: a declared body is 400
+  ``malformed-request`` unread, a streamed one at its first byte, so nothing (authentication
+  included) ever buffers or parses it. Two ``Content-Type`` headers are 400 as well.
+- Bodies with no or a foreign media type are never parsed as JSON (the request-context layer
+  answers 415 for them, and project authentication parses only a JSON body).
 
 The checked body is handed on unchanged; routes parse it as before.
 """
@@ -158,15 +163,27 @@ def check_form(raw: bytes) -> None:
         raise Refused(422, "validation-error", "Form fields must not contain a NUL byte", "body")
 
 
+def _no_body_refused(scope: Scope) -> Refused:
+    method = str(scope.get("method", ""))[:10]
+    return Refused(400, "malformed-request", f"A {method} request takes no body")
+
+
+def _one_content_type(scope: Scope) -> None:
+    """Two Content-Type headers could be read differently by two layers: refused."""
+    if sum(1 for name, _ in scope.get("headers", ()) if name == b"content-type") > 1:
+        raise Refused(400, "malformed-request", "The request has more than one Content-Type")
+
+
 class BodyGuardMiddleware(HttpMiddleware):
     async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             _check_target(scope)
+            _one_content_type(scope)
             if scope["method"] not in BODY_METHODS:
-                await self.app(scope, receive, send)
-                return
-            raw = await self._read(scope, receive)
-            self._check_body(scope, raw)
+                raw = await self._no_body(scope, receive)
+            else:
+                raw = await self._read(scope, receive, body_limit(scope.get("path", "")))
+                self._check_body(scope, raw)
         except Refused as exc:
             await self._problem(scope, send, exc)
             return
@@ -182,10 +199,23 @@ class BodyGuardMiddleware(HttpMiddleware):
 
         await self.app(scope, replay, send)
 
-    async def _read(self, scope: Scope, receive: Receive) -> bytes:
-        limit = body_limit(scope.get("path", ""))
+    async def _no_body(self, scope: Scope, receive: Receive) -> bytes:
+        """GET, HEAD, OPTIONS...: no body. A declared one is refused unread; a streamed one
+        is refused at its first byte (an empty chunked body passes)."""
         declared = header(scope, b"content-length")
-        too_large = Refused(413, "payload-too-large", f"The body exceeds {limit} bytes")
+        if declared is not None and declared.strip() not in ("", "0"):
+            raise _no_body_refused(scope)
+        if header(scope, b"transfer-encoding") is None:
+            return b""
+        return await self._read(scope, receive, 0)
+
+    async def _read(self, scope: Scope, receive: Receive, limit: int) -> bytes:
+        declared = header(scope, b"content-length")
+        too_large = (
+            Refused(413, "payload-too-large", f"The body exceeds {limit} bytes")
+            if limit
+            else _no_body_refused(scope)
+        )
         if declared is not None and declared.strip().isdigit() and int(declared) > limit:
             raise too_large
         chunks, size = [], 0

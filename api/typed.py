@@ -12,11 +12,19 @@ from api.envelope import Meta
 A = TypeVar("A", bound=BaseModel)
 
 
-class Attributes(BaseModel):
-    """Base of a resource's attributes: a field the model forgets is still sent (a body
-    validated through its response model never loses a key on the wire)."""
+class Shape(BaseModel):
+    """Base of every response model: a key the model does not declare is refused
+    (``extra="forbid"``), so the OpenAPI document lists every field that is sent."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
+
+
+class Attributes(Shape):
+    """A resource's attributes, the one definition of its wire shape. Routes build the model
+    (``XAttributes.of(row, ...)``) and ``api.envelope`` sends the fields it set (an optional
+    field the builder leaves out is absent, not null). Naming: a resource's attributes are
+    ``<Resource>Attributes``, a part nested in them is a plain noun, a body that is not an
+    envelope ends in ``Body``; these are the SDK's public names."""
 
 
 class TypedResource(BaseModel, Generic[A]):

@@ -24,7 +24,7 @@ from authserver.grants import (
 )
 from authserver.keys import SigningKeys
 from authserver.models import Client, Token
-from authserver.store import Revoked, Store
+from authserver.store import Store
 from core.config import Settings
 
 GATEWAY_CLIENT_ID = "mccgw-gateway"
@@ -138,7 +138,7 @@ class AuthServer(AuthorizationServer):
     def close(self) -> None:
         self._redis.close()
 
-    def _publish_revoked(self, tokens: list[Revoked]) -> None:
+    def _publish_revoked(self, tokens: list[revocation.RevokedToken]) -> None:
         """Revoked access tokens stop working at once, not at their expiry."""
         revocation.publish(self._redis, tokens)
 

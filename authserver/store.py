@@ -17,6 +17,7 @@ from sqlalchemy import ColumnElement, Engine, delete, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session, sessionmaker
 
+from access.revocation import RevokedToken
 from db.models import Project, User
 from db.models.access import OAuthAuthorizationCode, OAuthClient, OAuthConsent, OAuthToken
 
@@ -49,13 +50,9 @@ def _user(row: User) -> UserInfo:
     return UserInfo(row.uid, row.username, row.email, row.role, row.display_name)
 
 
-# (jti or None, sha256 of the access token, when the access token expires)
-Revoked = tuple[str | None, str, datetime]
-
-
 class Store:
     def __init__(
-        self, engine: Engine, on_revoked: Callable[[list[Revoked]], None] | None = None
+        self, engine: Engine, on_revoked: Callable[[list[RevokedToken]], None] | None = None
     ) -> None:
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         # Told about every access token revoked (by RFC 7009 or by refresh-token reuse), so
@@ -64,7 +61,14 @@ class Store:
 
     def _revoked(self, rows: list[OAuthToken]) -> None:
         if self.on_revoked is not None and rows:
-            self.on_revoked([(r.jti, r.access_token_hash, r.access_expires_at) for r in rows])
+            self.on_revoked(
+                [
+                    RevokedToken(
+                        r.jti, r.access_token_hash, r.access_expires_at, r.client_id, r.user_uid
+                    )
+                    for r in rows
+                ]
+            )
 
     def session(self) -> Session:
         return self._sessions()

@@ -49,6 +49,27 @@ class UnknownChainWrite(ChainError):
     """No write is recorded under this op_key."""
 
 
+class WriteLanded(ChainError):
+    """A signature of the write landed: it cannot be abandoned."""
+
+    def __init__(self, op_key: str, status: str) -> None:
+        super().__init__(f"chain write {op_key!r} landed on chain ({status})")
+        self.status = status
+
+
+class StillLandable(ChainError):
+    """The write may still land: the finalized block height has not passed its
+    lastValidBlockHeight yet."""
+
+    def __init__(self, op_key: str, height: int, last_valid: int) -> None:
+        super().__init__(
+            f"chain write {op_key!r} can still land until block height {last_valid} is "
+            f"finalized (now {height})"
+        )
+        self.height = height
+        self.last_valid = last_valid
+
+
 class MissingSigner(ChainError):
     """A transaction needs a signature from a key this gateway does not hold."""
 

@@ -80,7 +80,8 @@ def account_keys(message: dict[str, Any], meta: dict[str, Any]) -> list[str]:
 def token_changes(body: dict[str, Any]) -> tuple[TokenBalanceChange, ...]:
     """Every token account whose balance the transaction lists, in account order."""
     encoded, meta = parts(body)
-    keys = account_keys(encoded.get("message") or {}, meta)
+    # transactionDetails "accounts" lists the keys beside the signatures, without a message.
+    keys = account_keys(encoded.get("message") or encoded, meta)
     pre = {b["accountIndex"]: b for b in meta.get("preTokenBalances") or []}
     post = {b["accountIndex"]: b for b in meta.get("postTokenBalances") or []}
     changes = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,7 +42,9 @@ from chain.errors import (
     ChainRpcError,
     ChainWriteConflict,
     MissingSigner,
+    StillLandable,
     UnknownChainWrite,
+    WriteLanded,
 )
 from chain.keys import ChainKeys
 from chain.reads import RANK, ChainReads, json_err, status_name
@@ -57,7 +59,7 @@ from chain.write_record import (
     resend_due,
     snapshot,
 )
-from db.models.chain import ChainTransaction
+from db.models.chain import ChainTransaction, ChainTxAttempt
 
 # The two arguments every write takes besides its op_key.
 Ixs = Sequence[Instruction]
@@ -66,6 +68,16 @@ Meta = dict[str, Any] | None
 MAX_STATUS_BATCH = 256  # getSignatureStatuses accepts at most 256 signatures per call
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The chain's answer on one write: the finalized height it was read at, the attempts
+    whose signature landed, and whether none can land any more (``expired``)."""
+
+    height: int
+    landed: list[tuple[ChainTxAttempt, TransactionStatus]]
+    expired: bool
 
 
 class ChainWrites(ChainReads):
@@ -248,6 +260,44 @@ class ChainWrites(ChainReads):
                 return snapshot(row, []), Send(row.signature, row.tx_bytes)
         raise ChainError(f"could not record chain write {op_key!r}")
 
+    async def abandon(self, session: AsyncSession, op_key: str, reason: str) -> ChainWrite:
+        """Close a write that can provably no longer land as ``failed`` (an operator's cancel),
+        under its row lock in the CALLER's transaction (flush only: the caller commits it with
+        whatever the write belonged to), so no process can re-sign it afterwards.
+
+        The rule is ``_advance_locked``'s own (``_verdict``): refused with ``WriteLanded`` when a
+        signature landed, with ``StillLandable`` while the finalized block height has not passed
+        the current attempt's lastValidBlockHeight; ``UnknownChainWrite`` when no record exists
+        (yet: it may be being signed right now). A write already ``failed`` is returned as is.
+        """
+        row = await tx_store.get(session, op_key, for_update=True)
+        if row is None:
+            raise UnknownChainWrite(op_key)
+        if row.status in ("succeeded", "landed"):
+            raise WriteLanded(op_key, row.status)
+        attempts = await tx_store.attempts(session, row.id)
+        if row.status == "failed":
+            return snapshot(row, attempts)
+        verdict = await self._verdict(row, attempts)
+        if verdict.landed:
+            raise WriteLanded(op_key, "landed")
+        if not verdict.expired:
+            raise StillLandable(op_key, verdict.height, row.last_valid_block_height)
+        finish(row, "failed", err={"operator_cancelled": reason[:200]})
+        for attempt in attempts:
+            await tx_store.set_attempt_status(session, row.id, attempt.attempt, "expired")
+        await session.flush()
+        return snapshot(row, attempts)
+
+    async def _verdict(self, row: ChainTransaction, attempts: list[ChainTxAttempt]) -> Verdict:
+        """What the chain says of a locked write's signatures: the one rule of "can it still
+        land?". Height BEFORE statuses, from a node that has seen it (reads.chain_view): once
+        the finalized height is past lastValidBlockHeight, "not found" is final."""
+        live = [a for a in attempts if a.status != "expired"] or attempts
+        height, statuses = await self.chain_view([a.signature for a in live])
+        landed = [(a, s) for a, s in zip(live, statuses, strict=True) if s is not None]
+        return Verdict(height, landed, not landed and height > row.last_valid_block_height)
+
     async def _advance_locked(
         self, session: AsyncSession, row: ChainTransaction
     ) -> tuple[ChainWrite, Send | None]:
@@ -255,22 +305,28 @@ class ChainWrites(ChainReads):
         attempts = await tx_store.attempts(session, row.id)
         if row.status in FINAL_STATUSES:
             return snapshot(row, attempts), None
-        # Height BEFORE statuses, from a node that has seen it (reads.chain_view): once the
-        # finalized height is past lastValidBlockHeight, "not found" is final.
-        live = [a for a in attempts if a.status != "expired"] or attempts
-        height, statuses = await self.chain_view([a.signature for a in live])
-        landed = [(a, s) for a, s in zip(live, statuses, strict=True) if s is not None]
+        verdict = await self._verdict(row, attempts)
+        landed = verdict.landed
         send: Send | None = None
         if landed:
             attempt, status = landed[-1]
             if attempt.attempt != row.attempt:
                 # Should be impossible (we re-sign only after expiry); trust the chain anyway.
-                log.error("older attempt %s of %r landed", attempt.attempt, row.op_key)
+                log.error(
+                    "older attempt %s of %r landed",
+                    attempt.attempt,
+                    row.op_key,
+                    extra={"op_key": row.op_key},
+                )
                 make_current(row, attempt)
             await self._apply_status(session, row, attempt.attempt, status)
-        elif height > row.last_valid_block_height:
+        elif verdict.expired:
             if row.status == "landed":
-                log.warning("%r: landed attempt vanished (fork); re-signing", row.op_key)
+                log.warning(
+                    "%r: landed attempt vanished (fork); re-signing",
+                    row.op_key,
+                    extra={"op_key": row.op_key},
+                )
             blockhash, last_valid = await self._latest_blockhash()
             old = VersionedTransaction.from_bytes(row.tx_bytes).message
             header = old.header
@@ -285,7 +341,10 @@ class ChainWrites(ChainReads):
                 )
             )
             log.info(
-                "%r: blockhash expired unlanded, re-signing attempt %d", row.op_key, row.attempt + 1
+                "%r: blockhash expired unlanded, re-signing attempt %d",
+                row.op_key,
+                row.attempt + 1,
+                extra={"op_key": row.op_key},
             )
             await tx_store.add_attempt(session, row, _signed(tx, blockhash, last_valid))
             attempts = await tx_store.attempts(session, row.id)
@@ -317,7 +376,12 @@ class ChainWrites(ChainReads):
         if status.err is not None:
             finish(row, "failed", err=json_err(status))
             await tx_store.set_attempt_status(session, row.id, attempt, "failed")
-            log.warning("chain write %r failed on chain: %s", row.op_key, row.err)
+            log.warning(
+                "chain write %r failed on chain: %s",
+                row.op_key,
+                row.err,
+                extra={"op_key": row.op_key},
+            )
         else:
             finish(row, "succeeded")
             await tx_store.set_attempt_status(session, row.id, attempt, "succeeded")
@@ -337,7 +401,13 @@ class ChainWrites(ChainReads):
         except ChainRpcError as exc:
             # Not terminal: only the signature's status on chain decides the outcome.
             error = str(exc)
-            log.warning("send of %r (%s) answered: %s", write.op_key, send.signature, error)
+            log.warning(
+                "send of %r (%s) answered: %s",
+                write.op_key,
+                send.signature,
+                error,
+                extra={"op_key": write.op_key},
+            )
         async with self._sessions() as session:
             await tx_store.record_send(
                 session, write.op_key, send.signature, error, datetime.now(UTC)

@@ -5,8 +5,8 @@ same functions; they commit, and start a workflow where one is needed.
 
 A transfer whose chain write may still land is never cancelled: only when it was never signed
 (still ``pending``), or when no signature of its write landed and the finalized block height is
-past the current attempt's ``lastValidBlockHeight``. The chain write is then closed as
-``failed`` under its row lock, so no process can re-sign it afterwards.
+past the current attempt's ``lastValidBlockHeight``. The gateway decides that and closes the
+chain write (``ChainGateway.abandon``: the rule of chain/writes.py, in this transaction).
 """
 
 from __future__ import annotations
@@ -18,12 +18,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from chain import tx_store
 from chain.decimals import TokenDecimals
-from chain.errors import ChainError, UnknownChainWrite
+from chain.errors import ChainError, StillLandable, UnknownChainWrite, WriteLanded
 from chain.gateway import ChainGateway, ChainWrite
 from core.errors import InvalidState, NotFound, ServiceUnavailable
-from db.models.chain import ChainTxAttempt
 from db.models.engine import ReconciliationDrift, Transfer
 from engine import transfers
 from events.audit import new_audit
@@ -145,45 +143,26 @@ async def cancel(
         return await _cancelled(session, transfer_id, reason, decimals, "pending")
     if transfer.status != "pending_onchain" or transfer.op_key is None:
         raise InvalidState(f"Transfer {transfer_id} is {transfer.status}")
-    row = await tx_store.get(session, transfer.op_key, for_update=True)
-    if row is None:
+    try:
+        await gateway.abandon(session, transfer.op_key, reason)
+    except UnknownChainWrite as exc:
         raise InvalidState(
             f"Transfer {transfer_id} is being signed right now; retry the cancel later"
-        )
-    if row.status in ("succeeded", "landed"):
-        raise InvalidState(f"Transfer {transfer_id} landed on chain ({row.status})")
-    if row.status != "failed":
-        attempts = await tx_store.attempts(session, row.id)
-        height, statuses = await _chain_state(gateway, attempts)
-        if any(status is not None for status in statuses):
-            raise InvalidState(
-                f"A signature of transfer {transfer_id} landed; it cannot be cancelled"
-            )
-        if height <= row.last_valid_block_height:
-            raise InvalidState(
-                f"Transfer {transfer_id} can still land until block height "
-                f"{row.last_valid_block_height} is finalized (now {height})",
-                last_valid_block_height=row.last_valid_block_height,
-                finalized_block_height=height,
-            )
-        row.status = "failed"
-        row.err = {"operator_cancelled": reason[:200]}
-        row.completed_at = datetime.now(UTC)
-        for attempt in attempts:
-            await tx_store.set_attempt_status(session, row.id, attempt.attempt, "expired")
-    return await _cancelled(session, transfer_id, reason, decimals, "pending_onchain")
-
-
-async def _chain_state(
-    gateway: ChainGateway, attempts: list[ChainTxAttempt]
-) -> tuple[int, list[Any]]:
-    """The finalized block height, then the statuses of every signature of the write, from a
-    node that has seen that height (chain.reads.chain_view)."""
-    try:
-        height, statuses = await gateway.chain_view([a.signature for a in attempts])
+        ) from exc
+    except WriteLanded as exc:
+        raise InvalidState(
+            f"Transfer {transfer_id} landed on chain; it cannot be cancelled"
+        ) from exc
+    except StillLandable as exc:
+        raise InvalidState(
+            f"Transfer {transfer_id} can still land until block height {exc.last_valid} is "
+            f"finalized (now {exc.height})",
+            last_valid_block_height=exc.last_valid,
+            finalized_block_height=exc.height,
+        ) from exc
     except ChainError as exc:
         raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
-    return height, list(statuses)
+    return await _cancelled(session, transfer_id, reason, decimals, "pending_onchain")
 
 
 async def _cancelled(

@@ -217,3 +217,85 @@ def name_repeated_fields(blocks: dict[str, str]) -> dict[str, str]:
         for name, statement in places:
             folded[name] = folded[name].replace(statement, f"    {field}: {alias}", 1)
     return folded
+
+
+_REF = "#/components/schemas/"
+
+
+def _plain(title: str) -> str:
+    """``One[LockAttributes]`` -> ``OneLockAttributes`` (what the class is called)."""
+    return re.sub(r"\W", "", title)
+
+
+def _refs(node: Any) -> set[str]:
+    """The components a schema names directly."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_REF):
+            found.add(ref[len(_REF) :])
+        for value in node.values():
+            found |= _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            found |= _refs(item)
+    return found
+
+
+def public_names(schemas: dict[str, Any]) -> dict[str, str]:
+    """Component key -> the class name the SDK gives it: the schema's title (the server's class
+    name, ``One[LockAttributes]`` written ``OneLockAttributes``), never pydantic's module-path
+    key (``api__routes__territory__Totals``). When two server classes share a name, each gets
+    its module's last part in front (``TerritoryTotals``, ``MiningStatsTotals``); a generic
+    model over such a class is named after the one it holds (``OneFragmentConfigAttributes``).
+    A clash nothing can tell apart is an error: rename one of the server's classes."""
+    titles = {key: _plain(str(schema.get("title") or key)) for key, schema in schemas.items()}
+    generic = {key for key, schema in schemas.items() if "[" in str(schema.get("title", ""))}
+    clashing: dict[str, list[str]] = {}
+    for key, title in titles.items():
+        clashing.setdefault(title, []).append(key)
+    names: dict[str, str] = {}
+    for key in titles.keys() - generic:  # a plain class: its module tells clashing ones apart
+        module = key.split("__")[:-1]
+        if len(clashing[titles[key]]) > 1 and module:
+            words = module[-1].split("_")
+            names[key] = "".join(w[:1].upper() + w[1:] for w in words) + titles[key]
+        else:
+            names[key] = titles[key]
+
+    def reachable(key: str, seen: set[str]) -> set[str]:
+        out: set[str] = set()
+        for ref in _refs(schemas[key]):
+            if ref in schemas and ref not in seen:
+                out |= {ref} | reachable(ref, seen | {ref})
+        return out
+
+    for key in generic:  # a generic class is named after the classes it holds
+        title = str(schemas[key]["title"])
+        name = title
+        for param in set(re.findall(r"\w+", title.partition("[")[2])):
+            held = {names[r] for r in reachable(key, {key}) if titles[r] == param and r in names}
+            if len(held) == 1:
+                name = re.sub(rf"\b{param}\b", held.pop(), name)
+        names[key] = _plain(name)
+    taken: dict[str, str] = {}
+    for key, name in sorted(names.items()):
+        if name in taken:
+            raise ValueError(f"components {taken[name]} and {key} would both be {name}")
+        taken[name] = key
+    return names
+
+
+def rename_components(spec: dict[str, Any]) -> None:
+    """Give every component its public name (``public_names``), in place: keys, titles, refs."""
+    schemas = spec["components"]["schemas"]
+    names = public_names(schemas)
+    text = json.dumps(spec)
+    for key, name in names.items():
+        text = text.replace(f'"{_REF}{key}"', f'"{_REF}{name}"')
+    renamed = json.loads(text)
+    spec["paths"] = renamed["paths"]
+    spec["components"]["schemas"] = {
+        names[key]: {**schema, "title": names[key]}
+        for key, schema in renamed["components"]["schemas"].items()
+    }

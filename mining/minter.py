@@ -44,7 +44,7 @@ from db.last import commit_last
 from db.models.mining import MiningSubmission
 from mining import settle
 from mining.mints import MAX_MINTS_PER_TX, MintItem, mint_of, packer
-from mining.settle import ConfirmResult, VerifyResult
+from mining.settle import VerifyResult
 from mining.verify import ProofWindow
 
 log = logging.getLogger(__name__)
@@ -119,17 +119,6 @@ class SharedMinter:
                 return outcome
             found = None  # confirmed by an earlier attempt: read it
         raise RuntimeError(f"mining submission {submission_id} did not settle; retrying")
-
-    async def mint(self, submission_id: str) -> ConfirmResult:
-        """``settle`` for a submission already verified (the ``mining_mint_shared`` activity of
-        histories recorded before ``settle``): its outcome as a ConfirmResult."""
-        outcome = await self.settle(submission_id)
-        result = ConfirmResult()
-        if outcome == "confirmed":
-            result.confirmed.append(submission_id)
-        elif outcome == "failed":
-            result.failed.append(submission_id)
-        return result
 
     # -- gathering, verifying and claiming ------------------------------------------------
 
@@ -254,6 +243,13 @@ class SharedMinter:
                 decimals=self._decimals(),
             )
             await commit_last(session)  # the credits go with the COMMIT (db.last)
+        log.info(
+            "mining write %s final: %d confirmed, %d failed",
+            op_key,
+            len(done.confirmed),
+            len(done.failed),
+            extra={"op_key": op_key},
+        )
         return {
             **dict.fromkeys(done.confirmed, "confirmed"),
             **dict.fromkeys(done.failed, "failed"),

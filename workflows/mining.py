@@ -1,10 +1,14 @@
 """One mining submission (or one batch of them) from verification to a confirmed reward.
 
-A single submission: one local activity, ``mining_settle_single``, in which the worker's shared
+A single submission: one activity, ``mining_settle_single``, in which the worker's shared
 minter verifies, mints and confirms it together with the others that arrive with it
-(``mining.minter``). A batch: verify (each item: verified or rejected) -> mint (custody
-accounts, then many mint_to per transaction, op_key from the batch) -> confirm at finalization
-(ledger credit + ``mining.reward.confirmed`` per item). Items keep their own status throughout.
+(``mining.minter``). It is an ordinary activity, not a local one: it lasts until finality (a
+second, more under load), and a local activity would hold the workflow's task open that long
+(Temporal warned of 8 s tasks); it heartbeats, so a killed worker's try is retried in seconds.
+
+A batch: verify (each item: verified or rejected) -> mint (custody accounts, then many mint_to
+per transaction, op_key from the batch) -> confirm at finalization (ledger credit +
+``mining.reward.confirmed`` per item). Items keep their own status throughout.
 
 The API starts it after committing the submissions; the recovery sweep starts it for committed
 submissions whose start never happened (``submission_input`` rebuilds the same input)."""
@@ -25,7 +29,7 @@ with workflow.unsafe.imports_passed_through():
         MiningActivities,
         MintInput,
         MintResult,
-        SharedMintInput,
+        SettleSingleInput,
         SingleResult,
         VerifyInput,
         VerifyResult,
@@ -33,12 +37,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.steps import Step, backoff
 
 
-# The patch that sends single submissions through the shared minter (histories recorded
-# before it keep their own mint_to per submission when replayed).
-SHARED_MINT = "mining-shared-mint"
-# The patch that settles a single submission in one local activity (verify, shared mint,
-# confirm): a workflow task or two instead of three activities' tasks.
-SINGLE_LOCAL = "mining-single-local"
 # Workflow id prefixes (api.idempotency.WriteContext.workflow_id): one submission, a batch.
 SINGLE_PREFIX = "mining"
 BATCH_PREFIX = "mining-batch"
@@ -76,16 +74,16 @@ _VERIFY = Step(
 _CHAIN_RETRY = backoff(
     timedelta(seconds=1), timedelta(seconds=15), 0, final_errors=["ChainRejected"]
 )
-# It heartbeats while it gathers, sends and awaits finality: a killed worker's attempt is
-# retried after 10 s of silence instead of at the 150 s timeout.
-_MINT_SHARED = Step(timedelta(seconds=150), _CHAIN_RETRY, heartbeat=timedelta(seconds=10))
 _CHAIN = Step(timedelta(seconds=120), _CHAIN_RETRY)
 _FAIL = Step(timedelta(seconds=30), RetryPolicy(maximum_attempts=10))
 # One single submission's whole settlement, usually about a second; a try that outlives this
-# (an RPC outage) is retried, resuming from the records. Missing rows are retried too.
+# (an RPC outage) is retried, resuming from the records. Missing rows are retried too. It
+# heartbeats while it gathers, sends and awaits finality: a killed worker's try is retried after
+# 10 s of silence instead of at the timeout.
 _SETTLE_SINGLE = Step(
     timedelta(seconds=120),
     backoff(timedelta(milliseconds=200), timedelta(seconds=15), 0, final_errors=["ChainRejected"]),
+    heartbeat=timedelta(seconds=10),
 )
 
 
@@ -96,9 +94,9 @@ _SETTLE_SINGLE = Step(
 class MiningSubmissionWorkflow:
     @workflow.run
     async def run(self, data: MiningInput) -> MiningResult:
-        if len(data.activity_ids) == 1 and workflow.patched(SINGLE_LOCAL):
-            single: SingleResult = await _SETTLE_SINGLE.run_local(
-                MiningActivities.settle_single, SharedMintInput(data.activity_ids[0])
+        if len(data.activity_ids) == 1:
+            single: SingleResult = await _SETTLE_SINGLE.run(
+                MiningActivities.settle_single, SettleSingleInput(data.activity_ids[0])
             )
             return MiningResult(single.confirmed, single.rejected, single.failed)
         verified: VerifyResult = await _VERIFY.run(
@@ -108,16 +106,6 @@ class MiningSubmissionWorkflow:
         if not verified.verified:
             return result
         try:
-            if len(data.activity_ids) == 1 and workflow.patched(SHARED_MINT):
-                # A single submission shares its mint_to transaction with the others that
-                # arrive together, and is confirmed on its own (mining.minter).
-                return self._ended(
-                    result,
-                    await _MINT_SHARED.run(
-                        MiningActivities.mint_shared,
-                        SharedMintInput(verified.verified[0].activity_id),
-                    ),
-                )
             minted: MintResult = await _CHAIN.run(
                 MiningActivities.mint,
                 MintInput(op_key_base=data.op_key_base, items=verified.verified),
@@ -131,10 +119,6 @@ class MiningSubmissionWorkflow:
             result.failed.extend(failed)
             return result
         confirmed: ConfirmResult = await _CHAIN.run(MiningActivities.confirm, minted)
-        return self._ended(result, confirmed)
-
-    @staticmethod
-    def _ended(result: MiningResult, confirmed: ConfirmResult) -> MiningResult:
         result.confirmed.extend(confirmed.confirmed)
         result.failed.extend(confirmed.failed)
         return result

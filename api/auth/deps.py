@@ -122,13 +122,42 @@ async def current_user(
     return principal
 
 
+def _id_token_principal(claims: dict[str, Any]) -> UserPrincipal:
+    """An ID token carries no ``scope`` claim: what it was granted shows in its claims (the
+    AS puts ``email`` in only for the ``email`` scope, the names only for ``profile``)."""
+    audience = claims.get("aud")
+    client = audience[0] if isinstance(audience, list) and audience else audience
+    scopes = {"openid"}
+    if "email" in claims:
+        scopes.add("email")
+    if "preferred_username" in claims or "name" in claims:
+        scopes.add("profile")
+    return UserPrincipal(
+        uid=str(claims["sub"]),
+        role=str(claims.get("role") or "user"),
+        scopes=expand(scopes),
+        client_id=str(client) if client else None,
+    )
+
+
 async def id_token_user(
     request: Request, token: str | None = Depends(oauth2_scheme)
 ) -> UserPrincipal:
-    """Legacy routes: the identity provider's ID token."""
+    """Legacy and developer-onboarding routes: the identity provider's ID token, or an access
+    token of this API. Either kind is checked against the revocation list (access.revocation):
+    an access token by its jti, in the rate limit's round trip; an ID token by its subject's
+    mark (any revocation of the user's tokens at that client since it was issued)."""
     claims, _ = await _claims(request, token, id_token=True)
-    principal = principal_from_claims(claims)
-    await enforce(request, principal.rate_key, USER_LIMIT)
+    access = "jti" in claims and "scope" in claims
+    principal = principal_from_claims(claims) if access else _id_token_principal(claims)
+    verifier = _verifier(request)
+    revoked_key = verifier.revocation_key(claims) if access else None
+    try:
+        await enforce(request, principal.rate_key, USER_LIMIT, revoked_key=revoked_key)
+        if not access and principal.client_id and await verifier.id_token_revoked(claims):
+            raise Revoked
+    except Revoked as exc:
+        raise _unauthorized("The token has been revoked") from exc
     request.state.principal = principal
     return principal
 

@@ -26,6 +26,7 @@ from core.errors import DomainError
 from core.security import decrypt_secret
 from db.models import Project
 from onboarding.status import Capability, ensure_allows
+from tokens.cache import NotifyCache
 
 # Project statuses in which the project may still call (discontinued/deleted may not).
 CALLABLE_STATUSES = ("active", "maintenance", "testing")
@@ -36,9 +37,11 @@ TRANSACT_SCOPES = frozenset({"funds:manage", "funds:transfer", "transfer:write",
 # An X-Project-Signature binds no time: its body's idempotency_key may be used once, and the
 # signature is remembered this long (well past the 24 h idempotency window).
 BODY_SIGNATURE_MEMORY = 7 * 24 * 3600
-# Project rows are cached in-process this long: a suspension, secret rotation or allow-list
-# change takes effect within this many seconds (and saves a DB round trip per call).
-PROJECT_CACHE_SECONDS = 5.0
+# Project rows are cached in-process (a DB round trip saved per call) and evicted the moment
+# the row changes: a trigger on ``projects`` (migration 0018) NOTIFYs every API process at
+# commit, whatever wrote it. While the LISTEN connection is down nothing is cached. This
+# bound is a second line of defence only.
+PROJECT_CACHE_SECONDS = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,18 +71,38 @@ class ProjectRecord:
         )
 
 
+def project_key(project_id: int) -> str:
+    """The cache key a change of the project's row names (the trigger's NOTIFY payload)."""
+    return f"project:{project_id}"
+
+
 def _refuse(detail: str, slug: str, status: int = 401) -> DomainError:
     return DomainError(detail, status=status, slug=slug)
 
 
+def _is_json(request: Request) -> bool:
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
 async def parsed_body(request: Request) -> Any | None:
-    """The JSON body (None when empty); malformed JSON is a 400."""
+    """The JSON body of a write (None when empty); anything else is never parsed: a body of
+    another (or no) media type is a 415, malformed or too deeply nested JSON a 400. The guard
+    has capped and checked it already; this is the second line."""
+    if request.method not in WRITE_METHODS:
+        return None  # the guard refuses a body on a read; none is ever read here
     raw = await request.body()
     if not raw.strip():
         return None
+    if not _is_json(request):
+        raise DomainError(
+            "Only a JSON body is signed; send Content-Type: application/json",
+            status=415,
+            slug="unsupported-media-type",
+        )
     try:
         return json.loads(raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise DomainError(
             "The request body is not valid JSON", status=400, slug="malformed-request"
         ) from exc
@@ -99,20 +122,25 @@ class ProjectAuthenticator:
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
         self._redis = redis
-        self._cache: dict[int, tuple[float, ProjectRecord | None]] = {}
+        self.cache: NotifyCache[ProjectRecord | None] = NotifyCache(
+            settings.database_url_plain, PROJECT_CACHE_SECONDS
+        )
         self.cache_seconds = PROJECT_CACHE_SECONDS
 
+    async def start(self) -> None:
+        """Listen for project changes (nothing is cached until the listener runs)."""
+        await self.cache.start(ready_timeout=5.0)
+
+    async def stop(self) -> None:
+        await self.cache.stop()
+
     async def _project(self, project_id: int) -> ProjectRecord | None:
-        cached = self._cache.get(project_id)
-        if cached is not None and cached[0] > time.monotonic():
-            return cached[1]
-        async with self._sessions() as session:
-            row = await session.get(Project, project_id)
-            record = ProjectRecord.of(row) if row is not None else None
-        if len(self._cache) > 10_000:
-            self._cache.clear()
-        self._cache[project_id] = (time.monotonic() + self.cache_seconds, record)
-        return record
+        async def load() -> ProjectRecord | None:
+            async with self._sessions() as session:
+                row = await session.get(Project, project_id)
+                return ProjectRecord.of(row) if row is not None else None
+
+        return await self.cache.get(project_key(project_id), load, max_age=self.cache_seconds)
 
     async def authenticate(self, request: Request, required: list[str]) -> ProjectPrincipal:
         try:

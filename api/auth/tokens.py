@@ -158,6 +158,16 @@ class TokenVerifier:
         """The Redis key that marks this token revoked (None: nothing to check)."""
         return revocation.revocation_key(claims) if self._redis is not None else None
 
+    async def id_token_revoked(self, claims: dict[str, Any]) -> bool:
+        """Whether an ID token's user had their tokens at its client revoked since it was
+        issued (one GET; the legacy routes only)."""
+        audience = claims.get("aud")
+        client = audience[0] if isinstance(audience, list) and audience else audience
+        if self._redis is None or not client:
+            return False
+        mark = await self._redis.get(revocation.subject_key(str(client), str(claims["sub"])))
+        return revocation.id_token_revoked(claims, mark)
+
     async def _check_not_revoked(self, claims: dict[str, Any]) -> None:
         key = self.revocation_key(claims)
         if key is not None and self._redis is not None and await self._redis.exists(key):

@@ -38,6 +38,7 @@ async def access_services(app: FastAPI) -> AsyncIterator[None]:
     app.state.project_authenticator = ProjectAuthenticator(
         settings, app.state.session_maker, app.state.redis
     )
+    await app.state.project_authenticator.start()
     # The verifier always speaks HTTP to the AS; in-process that is an ASGI call onto this app.
     transport = httpx.ASGITransport(app=app) if auth_in_process(settings) else None
     http = httpx.AsyncClient(transport=transport, timeout=5.0)
@@ -59,6 +60,7 @@ async def access_services(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        await app.state.project_authenticator.stop()
         await http.aclose()
         app.state.auth_server.close()
         sync_engine.dispose()

@@ -13,7 +13,7 @@ from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
 from api.deps import SessionDep, SettingsDep
 from api.envelope import single
 from api.openapi import problems
-from api.schemas.onboarding import RegisteredProjectAttrs, StatusChangeAttrs
+from api.schemas.onboarding import RegisteredProjectAttributes, StatusChangeAttributes
 from api.typed import One
 from core.time import iso
 from onboarding import registration
@@ -83,7 +83,7 @@ class StatusChangeIn(BaseModel):
 @router.post(
     "/projects/register",
     status_code=201,
-    response_model=One[RegisteredProjectAttrs],
+    response_model=One[RegisteredProjectAttributes],
     responses=ADMIN_PROBLEMS | problems(422, s409="The project_id is taken (`project-exists`)"),
 )
 async def register_project(
@@ -110,7 +110,7 @@ async def register_project(
 
 @router.put(
     "/admin/projects/{project_id}/status",
-    response_model=One[StatusChangeAttrs],
+    response_model=One[StatusChangeAttributes],
     responses=ADMIN_PROBLEMS
     | problems(
         subject="project",

@@ -20,20 +20,18 @@ from api.deps import GatewayDep, SessionDep
 from api.envelope import PageParams, PageQuery, page, resource, single
 from api.openapi import problems
 from api.ratelimit import client_ip
-from api.schemas.admin_transfers import (
-    CancelledTransferAttrs,
-    DriftAttrs,
-    RetryAttrs,
-    StuckTransferAttrs,
+from api.schemas.transfers import (
+    DriftAttributes,
+    RetryAttributes,
+    StuckTransferAttributes,
+    TransferAttributes,
 )
-from api.schemas.transfers import transfer_attributes
 from api.starts import start
 from api.typed import Many, One
 from chain.gateway import ChainGateway
 from core.errors import InvalidState, ServiceUnavailable
 from core.logging import request_id_var
-from core.time import iso
-from db.models.engine import ReconciliationDrift, Transfer
+from db.models.engine import Transfer
 from engine import operators, transfers
 from onboarding.queries import paged
 from workflows.transfers import TransferInput, TransferWorkflow
@@ -75,7 +73,9 @@ async def operator_call(
 Operation = Annotated[OperatorCall, Depends(operator_call)]
 
 
-@router.get("/transfers/stuck", response_model=Many[StuckTransferAttrs], responses=ADMIN_PROBLEMS)
+@router.get(
+    "/transfers/stuck", response_model=Many[StuckTransferAttributes], responses=ADMIN_PROBLEMS
+)
 async def stuck_transfers(
     admin: Admin,
     session: SessionDep,
@@ -87,10 +87,9 @@ async def stuck_transfers(
     rows = await operators.stuck(session, timedelta(seconds=older_than_seconds))
     items = []
     for t in rows:
-        attributes = transfer_attributes(t, decimals(request), [])
-        attributes["onchain_at"] = iso(t.onchain_at)
-        attributes["chain_write"] = await operators.chain_view(gateway, t)
-        items.append(resource("transfer", t.id, attributes))
+        write = await operators.chain_view(gateway, t)
+        shown = StuckTransferAttributes.stuck(t, decimals(request), write)
+        items.append(resource("transfer", t.id, shown))
     return page(items, len(items), PageParams(page=1, per_page=100))
 
 
@@ -105,7 +104,7 @@ async def _running(request: Request, workflow_id: str | None) -> bool:
     return described.status == WorkflowExecutionStatus.RUNNING
 
 
-async def retry(call: OperatorCall, transfer_id: str, reason: str | None) -> dict[str, Any]:
+async def retry(call: OperatorCall, transfer_id: str, reason: str | None) -> RetryAttributes:
     """Re-check the chain (operators.retry), restart the workflow if it is gone, audit;
     commits. The admin API and the operator console both call this."""
     request, session = call.request, call.session
@@ -128,19 +127,22 @@ async def retry(call: OperatorCall, transfer_id: str, reason: str | None) -> dic
                 "The workflow engine is unreachable; retry shortly", headers={"Retry-After": "5"}
             )
     body = {"action": "retry", "transfer_id": transfer.id, "reason": reason}
-    response = {
-        "transfer_id": transfer.id,
-        "status": transfer.status,
-        "chain_write": checked.chain_write,
-        "workflow_id": workflow_id,
-        "workflow_restarted": not running,
-    }
-    operators.audit(session, call.operator, "admin.transfer.retry", transfer, body, response)
+    response = RetryAttributes.model_validate(
+        {
+            "transfer_id": transfer.id,
+            "status": transfer.status,
+            "chain_write": checked.chain_write,
+            "workflow_id": workflow_id,
+            "workflow_restarted": not running,
+        }
+    )
+    audited = response.model_dump(mode="json")
+    operators.audit(session, call.operator, "admin.transfer.retry", transfer, body, audited)
     await session.commit()
     return response
 
 
-async def cancel(call: OperatorCall, transfer_id: str, reason_text: str) -> dict[str, Any]:
+async def cancel(call: OperatorCall, transfer_id: str, reason_text: str) -> TransferAttributes:
     """Cancel a transfer whose write can no longer land (operators.cancel), audit the outcome
     (a refusal too); commits. The admin API and the operator console both call this."""
     reason = f"cancelled by operator: {reason_text}"
@@ -161,7 +163,7 @@ async def cancel(call: OperatorCall, transfer_id: str, reason_text: str) -> dict
             await session.commit()
         raise
     history = await transfers.history(session, transfer_id)
-    attributes = transfer_attributes(ended, decimals(request), history)
+    attributes = TransferAttributes.of(ended, decimals(request), history)
     body = {"action": "cancel", "transfer_id": transfer_id, "reason": reason}
     operators.audit(
         session, operator, "admin.transfer.cancel", ended, body, {"status": ended.status}
@@ -171,7 +173,9 @@ async def cancel(call: OperatorCall, transfer_id: str, reason_text: str) -> dict
 
 
 @router.post(
-    "/transfers/{transfer_id}/retry", response_model=One[RetryAttrs], responses=ADMIN_PROBLEMS
+    "/transfers/{transfer_id}/retry",
+    response_model=One[RetryAttributes],
+    responses=ADMIN_PROBLEMS,
 )
 async def retry_transfer(
     transfer_id: str, call: Operation, payload: AdminActionIn | None = None
@@ -183,7 +187,7 @@ async def retry_transfer(
 
 @router.post(
     "/transfers/{transfer_id}/cancel",
-    response_model=One[CancelledTransferAttrs],
+    response_model=One[TransferAttributes],
     responses=ADMIN_PROBLEMS,
 )
 async def admin_cancel_transfer(
@@ -195,7 +199,9 @@ async def admin_cancel_transfer(
     return single("transfer", transfer_id, attributes)
 
 
-@router.get("/reconciliation/drifts", response_model=Many[DriftAttrs], responses=ADMIN_PROBLEMS)
+@router.get(
+    "/reconciliation/drifts", response_model=Many[DriftAttributes], responses=ADMIN_PROBLEMS
+)
 async def reconciliation_drifts(
     admin: Admin,
     session: SessionDep,
@@ -210,18 +216,7 @@ async def reconciliation_drifts(
         paging,
     )
     return page(
-        [resource("reconciliation_drift", d.id, drift_attributes(d)) for d in rows], total, paging
+        [resource("reconciliation_drift", d.id, DriftAttributes.of(d)) for d in rows],
+        total,
+        paging,
     )
-
-
-def drift_attributes(d: ReconciliationDrift) -> dict[str, Any]:
-    return {
-        "run_id": d.run_id,
-        "user_uid": d.user_uid,
-        "currency": d.currency,
-        "address": d.address,
-        "chain_balance": str(d.chain_balance),
-        "ledger_balance": str(d.ledger_balance),
-        "drift": str(d.drift),
-        "created_at": iso(d.created_at),
-    }

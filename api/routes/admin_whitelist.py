@@ -21,9 +21,9 @@ from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, meta, page, resource, single
 from api.openapi import problems
 from api.schemas.onboarding import (
-    WhitelistEntryAttrs,
+    WhitelistEntryAttributes,
     WhitelistRemovedBody,
-    WhitelistStatusAttrs,
+    WhitelistStatusAttributes,
 )
 from api.starts import finished, start_or_join
 from api.typed import Many, One
@@ -94,7 +94,7 @@ _LIST_PROBLEMS = ADMIN_PROBLEMS | problems(
 
 
 @router.get(
-    "/admin/mcd/whitelist", response_model=Many[WhitelistEntryAttrs], responses=_LIST_PROBLEMS
+    "/admin/mcd/whitelist", response_model=Many[WhitelistEntryAttributes], responses=_LIST_PROBLEMS
 )
 async def list_whitelist(
     admin: AdminCaller,
@@ -123,7 +123,7 @@ async def list_whitelist(
 
 @router.put(
     "/admin/mcd/whitelist/{project_id}/status",
-    response_model=One[WhitelistStatusAttrs],
+    response_model=One[WhitelistStatusAttributes],
     responses=_CHANGE_PROBLEMS,
 )
 async def set_whitelist_status(

@@ -32,11 +32,11 @@ from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
 from api.schemas.attributes import (
-    AttributeAttrs,
-    AttributeDeletionAttrs,
+    AttributeDeletionAttributes,
     Counted,
-    FullProfileAttrs,
-    ProjectAttributesAttrs,
+    FullProfileAttributes,
+    ProjectAttributeAttributes,
+    ProjectAttributeSetAttributes,
 )
 from api.schemas.users import UserAttributes
 from api.typed import One
@@ -128,7 +128,7 @@ class AttributeBatchIn(BaseModel):
 
 @router.delete(
     "/{uid}/attributes",
-    response_model=One[AttributeDeletionAttrs],
+    response_model=One[AttributeDeletionAttributes],
     responses=_PROJECT_REFUSED | _WRITE_REFUSED,
 )
 async def delete_attributes(
@@ -168,7 +168,7 @@ async def delete_attributes(
 
 @router.post(
     "/batch/attributes",
-    response_model=Counted[ProjectAttributesAttrs],
+    response_model=Counted[ProjectAttributeSetAttributes],
     responses=_PROJECT_REFUSED
     | problems(s409="The project's status forbids attribute reads (`invalid-state`)"),
 )
@@ -245,7 +245,7 @@ async def _visible(
 
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
-    response_model=Counted[AttributeAttrs],
+    response_model=Counted[ProjectAttributeAttributes],
     responses=problems(
         scope="user:read",
         subject="user or project",
@@ -273,7 +273,7 @@ async def project_attributes(
 
 @router.get(
     "/{uid}/full-profile",
-    response_model=One[FullProfileAttrs],
+    response_model=One[FullProfileAttributes],
     responses=problems(
         401,
         subject="user",
@@ -337,7 +337,7 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
             for r in visible
         ]
     }
-    # Sent as built: the base profile's fields are the users route's (FullProfileAttrs lists
+    # Sent as built: the base profile's fields are the users route's (FullProfileAttributes lists
     # the two this route owns), so a field added there is never dropped here.
     return JSONResponse(single("user_full_profile", uid, attributes))
 
@@ -345,7 +345,7 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
 # Declared after /batch/attributes, so that path is not taken for a uid "batch".
 @router.post(
     "/{uid}/attributes",
-    response_model=One[AttributeAttrs],
+    response_model=One[ProjectAttributeAttributes],
     responses=_PROJECT_REFUSED
     | problems(s403="`user-not-authorized-for-project`, `project-suspended`, ...")
     | _WRITE_REFUSED,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel
 
+from api.typed import Shape
 from api.views_common import READ_ERRORS, Many, One, PagingDep, ViewsDep, many, one
 from views import auction as svc
 
@@ -16,7 +16,7 @@ router = APIRouter(prefix="/v1/auction-solana", tags=["chain views: auction"])
 AuctionId = Annotated[int, Path(ge=1, le=2**64 - 1, description="Auction id (from 1)")]
 
 
-class ConfigAttributes(BaseModel):
+class AuctionConfigAttributes(Shape):
     authority: str
     team_wallet: str
     mcc_mint: str
@@ -36,7 +36,7 @@ class ConfigAttributes(BaseModel):
     updated_at: str | None
 
 
-class AuctionAttributes(BaseModel):
+class AuctionAttributes(Shape):
     account: str
     auction_id: int
     auction_type: str
@@ -69,7 +69,7 @@ class AuctionDetailAttributes(AuctionAttributes):
     escrow_balance: str | None
 
 
-class BidAttributes(BaseModel):
+class BidAttributes(Shape):
     account: str
     auction_id: int
     bidder: str
@@ -83,7 +83,7 @@ class BidAttributes(BaseModel):
     auction_ended: bool | None
 
 
-@router.get("/config", response_model=One[ConfigAttributes], responses=READ_ERRORS)
+@router.get("/config", response_model=One[AuctionConfigAttributes], responses=READ_ERRORS)
 async def config(views: ViewsDep) -> dict[str, Any]:
     """The auction program's config: increments, durations, totals."""
     return one(await svc.config(views), views)

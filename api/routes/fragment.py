@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel
 
+from api.typed import Shape
 from api.views_common import READ_ERRORS, Many, One, PagingDep, ViewsDep, many, one
 from views import fragment as svc
 
@@ -18,7 +18,7 @@ VaultStatus = Literal[
 ]
 
 
-class ConfigAttributes(BaseModel):
+class FragmentConfigAttributes(Shape):
     authority: str
     min_fragments: int
     max_fragments: int
@@ -30,7 +30,7 @@ class ConfigAttributes(BaseModel):
     updated_at: str | None
 
 
-class VaultAttributes(BaseModel):
+class VaultAttributes(Shape):
     account: str
     original_owner: str
     nft_mint: str
@@ -44,7 +44,7 @@ class VaultAttributes(BaseModel):
     redeemed_at: str | None
 
 
-class BuyoutAttributes(BaseModel):
+class BuyoutAttributes(Shape):
     account: str
     initiator: str
     status: str
@@ -64,7 +64,7 @@ class VaultDetailAttributes(VaultAttributes):
     buyout: BuyoutAttributes | None
 
 
-class HolderAttributes(BaseModel):
+class HolderAttributes(Shape):
     token_account: str
     owner: str
     amount: str
@@ -72,7 +72,7 @@ class HolderAttributes(BaseModel):
     is_buyout_escrow: bool
 
 
-class HoldingAttributes(BaseModel):
+class HoldingAttributes(Shape):
     token_account: str
     vault: str
     nft_mint: str
@@ -83,7 +83,7 @@ class HoldingAttributes(BaseModel):
     vault_status: str
 
 
-@router.get("/config", response_model=One[ConfigAttributes], responses=READ_ERRORS)
+@router.get("/config", response_model=One[FragmentConfigAttributes], responses=READ_ERRORS)
 async def config(views: ViewsDep) -> dict[str, Any]:
     """The fragment program's config."""
     return one(await svc.config(views), views)

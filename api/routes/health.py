@@ -8,22 +8,22 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel
 from sqlalchemy import text
 
 from api.errors import problem_response
 from api.openapi import problems
+from api.typed import Shape
 
 router = APIRouter(tags=["health"])
 
 _CHECK_TIMEOUT = 3.0
 
 
-class Alive(BaseModel):
+class Alive(Shape):
     status: Literal["ok"]
 
 
-class Ready(BaseModel):
+class Ready(Shape):
     status: Literal["ready"]
     checks: dict[str, Literal["ok"]]
 

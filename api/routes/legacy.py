@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel
 
 from api.callers import LEGACY_PROBLEMS, LegacyUser
 from api.deps import SessionDep
 from api.openapi import problems
+from api.typed import Shape
 from core.errors import NotFound
 from core.time import iso
 from db.models import User
@@ -19,7 +19,7 @@ from organizations import units
 router = APIRouter(tags=["legacy"])
 
 
-class LegacyProfile(BaseModel):
+class LegacyProfile(Shape):
     uid: str
     email: str | None
     role: str
@@ -40,7 +40,8 @@ async def legacy_profile(user: LegacyUser, session: SessionDep) -> dict[str, Any
         raise NotFound(f"User {user.uid} does not exist")
     return {
         "uid": row.uid,
-        "email": row.email,
+        # Only a token granted the `email` scope sees the address (as on /v1/users/me).
+        "email": row.email if "email" in user.scopes or user.is_admin else None,
         "role": row.role,
         "station_id": row.station_id,
         "unit_id": row.unit_id,
@@ -48,18 +49,18 @@ async def legacy_profile(user: LegacyUser, session: SessionDep) -> dict[str, Any
     }
 
 
-class LegacyTeamUnit(BaseModel):
+class LegacyTeamUnit(Shape):
     id: int
     name: str
     member_count: int
 
 
-class LegacyManager(BaseModel):
+class LegacyManager(Shape):
     uid: str
     name: str | None
 
 
-class LegacyTeam(BaseModel):
+class LegacyTeam(Shape):
     station: LegacyTeamUnit | None
     unit: LegacyTeamUnit | None
     manager: LegacyManager | None

@@ -7,13 +7,13 @@ node; the two POSTs compute from their body and the public pool state and write 
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
 from api.openapi import problems
+from api.typed import Shape
 from api.views_common import (
     READ_ERRORS,
     Many,
@@ -33,20 +33,20 @@ from views.errors import ViewError
 router = APIRouter(prefix="/v1/lending", tags=["chain views: lending"])
 
 
-class RatesBps(BaseModel):
+class RatesBps(Shape):
     utilization_bps: int
     borrow_rate_bps: int
     supply_rate_bps: int
 
 
-class TypeAmounts(BaseModel):
+class TypeAmounts(Shape):
     station: str
     matrix: str
     sector: str
     system: str
 
 
-class OracleAttributes(BaseModel):
+class OracleAttributes(Shape):
     account: str
     authority: str
     collateral_values: TypeAmounts
@@ -79,7 +79,7 @@ class PoolAttributes(RatesBps):
     oracle: OracleAttributes | None
 
 
-class LoansByStatus(BaseModel):
+class LoansByStatus(Shape):
     pending: int
     active: int
     repaid: int
@@ -104,7 +104,7 @@ class StatsAttributes(RatesBps):
     as_of: str | None
 
 
-class LoanAttributes(BaseModel):
+class LoanAttributes(Shape):
     account: str
     borrower: str
     lending_pool: str
@@ -131,7 +131,7 @@ class LoanAttributes(BaseModel):
     onchain_overflow: bool
 
 
-class LpAttributes(BaseModel):
+class LpAttributes(Shape):
     wallet: str
     lending_pool: str
     lp_mint: str
@@ -142,14 +142,14 @@ class LpAttributes(BaseModel):
     share_of_pool: str
 
 
-class Liquidity(BaseModel):
+class Liquidity(Shape):
     lp_balance: str
     value: str
     share_of_pool: str
     exchange_rate: str
 
 
-class PositionAttributes(BaseModel):
+class PositionAttributes(Shape):
     wallet: str
     liquidity: Liquidity
     loans: list[LoanAttributes]
@@ -208,14 +208,20 @@ def _units(text: str, decimals: int, field: str) -> int:
         ) from None
 
 
+MAX_SECONDS = 100 * 31_536_000
+
+
 class CalculateInterestBody(BaseModel):
     principal: str = Field(description="Decimal string in the pool asset (MCC)", examples=["100"])
     rate_bps: int | None = Field(
         None, ge=0, le=1_000_000, description="Annual rate; omitted = the pool's current rate"
     )
-    duration_seconds: int | None = Field(None, ge=0, le=100 * 31_536_000)
-    from_time: datetime | None = Field(None, description="With to_time, instead of duration")
-    to_time: datetime | None = None
+    duration_seconds: int | None = Field(None, ge=0, le=MAX_SECONDS)
+    # An offset is required: a naive and an aware time cannot be compared (422, not a 500).
+    from_time: AwareDatetime | None = Field(
+        None, description="With to_time, instead of duration (with an offset, e.g. `Z`)"
+    )
+    to_time: AwareDatetime | None = Field(None, description="With an offset, e.g. `Z`")
     accrued_interest: str = Field("0", description="Interest already accrued (decimal string)")
 
     @model_validator(mode="after")
@@ -227,6 +233,8 @@ class CalculateInterestBody(BaseModel):
             raise ValueError("from_time and to_time go together")
         if has_span and self.to_time < self.from_time:  # type: ignore[operator]
             raise ValueError("to_time is before from_time")
+        if has_span and self.seconds() > MAX_SECONDS:
+            raise ValueError("from_time and to_time are more than 100 years apart")
         return self
 
     def seconds(self) -> int:
@@ -235,7 +243,7 @@ class CalculateInterestBody(BaseModel):
         return int((self.to_time - self.from_time).total_seconds())  # type: ignore[operator]
 
 
-class InterestAttributes(BaseModel):
+class InterestAttributes(Shape):
     principal: str
     rate_bps: int = Field(description="The rate applied: min(rate, 10000) as loans cap it")
     rate_source: Literal["request", "pool"]
@@ -257,7 +265,7 @@ class EstimateBorrowBody(BaseModel):
     nft_mint: str | None = Field(None, description="Instead of territory_type")
 
 
-class BorrowChecks(BaseModel):
+class BorrowChecks(Shape):
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     within_max_borrow: bool
@@ -268,7 +276,7 @@ class BorrowChecks(BaseModel):
     pool_accrual_ok: bool
 
 
-class EstimateAttributes(BaseModel):
+class EstimateAttributes(Shape):
     lending_pool: str
     loan_amount: str
     duration: str

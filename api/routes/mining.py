@@ -19,8 +19,8 @@ from api.idempotency import write_context
 from api.openapi import problems
 from api.schemas.mining import (
     MiningBatchBody,
-    MiningRecordAttrs,
-    MiningSubmissionAttrs,
+    MiningRecordAttributes,
+    MiningSubmissionAttributes,
     MiningSubmitBody,
 )
 from api.starts import ensure_webhook_pump, start_soon
@@ -190,7 +190,7 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
 
 
 @router.get(
-    "/activity/{activity_id}", response_model=One[MiningSubmissionAttrs], responses=_PROBLEMS
+    "/activity/{activity_id}", response_model=One[MiningSubmissionAttributes], responses=_PROBLEMS
 )
 async def get_activity(
     activity_id: str, project: ProjectRead, session: SessionDep, request: Request
@@ -203,7 +203,7 @@ async def get_activity(
     return single("mining_activity", row.id, submission_attributes(row, decimals))
 
 
-@router.get("/records", response_model=Many[MiningRecordAttrs], responses=_PROBLEMS)
+@router.get("/records", response_model=Many[MiningRecordAttributes], responses=_PROBLEMS)
 async def records(
     reader: MiningReader,
     session: SessionDep,

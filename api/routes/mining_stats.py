@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import Field
 from redis.exceptions import RedisError
 from sqlalchemy import bindparam, text
 from sqlalchemy.types import DateTime
@@ -19,7 +19,7 @@ from api.callers import MiningReader
 from api.deps import RedisDep, SessionDep, token_decimals
 from api.envelope import single
 from api.openapi import problems
-from api.typed import One
+from api.typed import One, Shape
 from core.money import to_decimal_string
 from organizations.rules import USDC, USDC_DECIMALS
 
@@ -65,7 +65,7 @@ def _since(days: int) -> datetime:
     return today - timedelta(days=days - 1)
 
 
-class DayProject(BaseModel):
+class DayProject(Shape):
     date: str
     project_id: str
     activities: int
@@ -73,16 +73,16 @@ class DayProject(BaseModel):
     trade_volume_usdc: str = Field(description="USDC, decimal string")
 
 
-class Totals(BaseModel):
+class MiningTotals(Shape):
     activities: int
     mcd_amount: str
     trade_volume_usdc: str
 
 
-class MiningStatsAttributes(BaseModel):
+class MiningStatsAttributes(Shape):
     since: str
     days: list[DayProject]
-    totals: Totals
+    totals: MiningTotals
 
 
 @router.get("/stats", response_model=One[MiningStatsAttributes], responses=PROBLEMS)
@@ -121,7 +121,7 @@ async def mining_stats(
     )
 
 
-class GlobalDay(BaseModel):
+class GlobalDay(Shape):
     date: str
     activities: int
     miners: int
@@ -129,10 +129,10 @@ class GlobalDay(BaseModel):
     trade_volume_usdc: str
 
 
-class GlobalAttributes(BaseModel):
+class GlobalAttributes(Shape):
     since: str
     days: list[GlobalDay]
-    totals: Totals
+    totals: MiningTotals
     cached_seconds: int = Field(description="The figures may be this old")
 
 

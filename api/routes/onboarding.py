@@ -29,7 +29,7 @@ from api.callers import ADMIN_PROBLEMS, AdminCaller
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
 from api.openapi import problems
-from api.schemas.onboarding import ApplicationAttrs, ApprovedAttrs
+from api.schemas.onboarding import ApplicationAttributes, ApprovedApplicationAttributes
 from api.starts import finished, start_approval
 from api.typed import Many, One
 from core.errors import DomainError
@@ -119,7 +119,7 @@ def _as_application(row: ProjectApplication) -> dict[str, Any]:
 @router.post(
     "/projects/apply",
     status_code=201,
-    response_model=One[ApplicationAttrs],
+    response_model=One[ApplicationAttributes],
     responses=_DEV_PROBLEMS
     | problems(
         s409="The caller already has a pending application (`pending-application-exists`)",
@@ -135,7 +135,7 @@ async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) ->
 
 
 @router.get(
-    "/projects/applications", response_model=Many[ApplicationAttrs], responses=_DEV_PROBLEMS
+    "/projects/applications", response_model=Many[ApplicationAttributes], responses=_DEV_PROBLEMS
 )
 async def my_applications(
     user: Developer, session: SessionDep, paging: PageQuery
@@ -148,7 +148,7 @@ async def my_applications(
 
 @router.get(
     "/projects/applications/{application_id}",
-    response_model=One[ApplicationAttrs],
+    response_model=One[ApplicationAttributes],
     responses=_DEV_PROBLEMS | problems(subject="application of the caller"),
 )
 async def my_application(
@@ -160,7 +160,9 @@ async def my_application(
 
 
 @router.get(
-    "/admin/projects/applications", response_model=Many[ApplicationAttrs], responses=ADMIN_PROBLEMS
+    "/admin/projects/applications",
+    response_model=Many[ApplicationAttributes],
+    responses=ADMIN_PROBLEMS,
 )
 async def list_applications(
     admin: AdminCaller,
@@ -180,7 +182,7 @@ async def list_applications(
 
 @router.post(
     "/admin/projects/applications/{application_id}/approve",
-    response_model=One[ApprovedAttrs],
+    response_model=One[ApprovedApplicationAttributes],
     responses={
         **ADMIN_PROBLEMS,
         **problems(
@@ -190,7 +192,7 @@ async def list_applications(
             s503="Temporal unreachable (`service-unavailable`)",
         ),
         202: {
-            "model": One[ApplicationAttrs],
+            "model": One[ApplicationAttributes],
             "description": "Approval in progress (chain slow or down); repeat the call "
             "after `Retry-After` seconds to receive the credentials",
         },
@@ -264,7 +266,7 @@ async def _deliver(
 
 @router.post(
     "/admin/projects/applications/{application_id}/reject",
-    response_model=One[ApplicationAttrs],
+    response_model=One[ApplicationAttributes],
     responses=ADMIN_PROBLEMS
     | problems(
         subject="application",

@@ -21,7 +21,7 @@ from api.deps import RedisDep, SessionDep
 from api.envelope import PageQuery, page, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.typed import Many, One
+from api.typed import Many, One, Shape
 from core.time import iso
 from db.models.organizations import OrgMembership, OrgUnit, StationDailyKpi
 from organizations import bonus, units
@@ -46,7 +46,7 @@ ADMIN_PROBLEMS = PROBLEMS | problems(
 )
 
 
-class UnitAttributes(BaseModel):
+class UnitAttributes(Shape):
     unit_type: UnitType
     number: int
     name: str
@@ -113,7 +113,7 @@ async def get_organization(unit_id: UnitId, user: OrgRead, session: SessionDep) 
     return await _unit_body(session, unit)
 
 
-class MemberAttributes(BaseModel):
+class MemberAttributes(Shape):
     uid: str
     display_name: str | None
     station: str
@@ -143,7 +143,7 @@ async def organization_members(
     return page([_member(r) for r in rows], total, params)
 
 
-class DailyKpi(BaseModel):
+class DailyKpi(Shape):
     day: date
     member_count: int
     mining_input: str = Field(description="USDC, decimal string")
@@ -151,13 +151,13 @@ class DailyKpi(BaseModel):
     qualifies: bool
 
 
-class StationSummary(BaseModel):
+class StationSummary(Shape):
     id: str
     qualifying_days: int
     mining_input: str
 
 
-class UnitStatsAttributes(BaseModel):
+class UnitStatsAttributes(Shape):
     unit_type: UnitType
     window_start: date
     window_end: date
@@ -267,7 +267,7 @@ class PlacementIn(RemovalIn):  # the removal's body, plus whom to place
     user_uid: str = Field(min_length=1, max_length=100)
 
 
-class MembershipAttributes(BaseModel):
+class MembershipAttributes(Shape):
     user_uid: str
     station: str | None
     joined_at: str | None

@@ -13,7 +13,7 @@ from api.deps import SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.schemas.onboarding import OAuthClientAttrs
+from api.schemas.onboarding import OAuthClientAttributes
 from api.typed import One
 from core.errors import NotFound
 from db.models import Project
@@ -46,7 +46,9 @@ class RedirectUrisIn(BaseModel):
 
 
 @router.get(
-    "", response_model=One[OAuthClientAttrs], responses=_PROBLEMS | problems(subject="OAuth client")
+    "",
+    response_model=One[OAuthClientAttributes],
+    responses=_PROBLEMS | problems(subject="OAuth client"),
 )
 async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, Any]:
     """The calling project's OAuth client (id, redirect URIs, scopes users may grant)."""
@@ -56,7 +58,7 @@ async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, A
     return single("oauth_client", client.client_id, client_attributes(client))
 
 
-@router.put("", response_model=One[OAuthClientAttrs], responses=_PROBLEMS | problems(409))
+@router.put("", response_model=One[OAuthClientAttributes], responses=_PROBLEMS | problems(409))
 async def set_redirect_uris(
     payload: RedirectUrisIn, project: ProjectCaller, request: Request
 ) -> Any:

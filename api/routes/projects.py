@@ -10,7 +10,7 @@ from api.callers import ProjectIdPath
 from api.deps import SessionDep
 from api.envelope import single
 from api.openapi import problems
-from api.schemas.onboarding import ProjectStatusAttrs
+from api.schemas.onboarding import ProjectStatusAttributes
 from api.typed import One
 from core.errors import NotFound
 from core.time import iso
@@ -22,7 +22,7 @@ router = APIRouter(prefix="/v1/projects", tags=["projects"])
 
 @router.get(
     "/{project_id}/status",
-    response_model=One[ProjectStatusAttrs],
+    response_model=One[ProjectStatusAttributes],
     responses=problems(subject="project"),
 )
 async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict[str, Any]:

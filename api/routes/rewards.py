@@ -12,7 +12,7 @@ from api.callers import LEGACY_PROBLEMS, LegacyUser, McdRead
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageQuery, page, resource
 from api.openapi import problems
-from api.schemas.mining import LegacyMiningHistory, McdRewardAttrs
+from api.schemas.mining import LegacyMiningHistory, McdRewardAttributes
 from api.typed import Many
 from core.money import to_decimal_string
 from db.models.identity import Project
@@ -31,7 +31,7 @@ def _decimals(request: Request) -> int:
 
 @router.get(
     "/v1/mcd/rewards",
-    response_model=Many[McdRewardAttrs],
+    response_model=Many[McdRewardAttributes],
     responses=problems(401, scope="mcd:read"),
 )
 async def mcd_rewards(

@@ -18,7 +18,7 @@ from api.deps import RedisDep, SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.typed import One
+from api.typed import One, Shape
 from organizations import bonus, techtree, units
 from organizations.rules import (
     BONUS_PERCENT,
@@ -41,14 +41,14 @@ WRITE_PROBLEMS = PROBLEMS | problems(
 )
 
 
-class Level(BaseModel):
+class Level(Shape):
     unit_type: str
     bonus_percent: int
     cumulative_percent: int
     lighting_condition: str
 
 
-class ConfigAttributes(BaseModel):
+class TechTreeConfigAttributes(Shape):
     levels: list[Level]
     window_days: int
     min_qualifying_days: int
@@ -58,7 +58,7 @@ class ConfigAttributes(BaseModel):
     schedule: str = Field(description="When the daily job runs")
 
 
-@router.get("/config", response_model=One[ConfigAttributes], responses=problems(429))
+@router.get("/config", response_model=One[TechTreeConfigAttributes], responses=problems(429))
 async def config() -> dict[str, Any]:
     """Public: the levels, their bonuses and the lighting thresholds."""
     levels, cumulative = [], 0
@@ -92,7 +92,7 @@ async def config() -> dict[str, Any]:
     )
 
 
-class UnitState(BaseModel):
+class UnitState(Shape):
     id: str
     unit_type: str
     name: str
@@ -108,7 +108,7 @@ class UnitState(BaseModel):
     changed: bool = Field(False, description="Lit by this request")
 
 
-class TreeAttributes(BaseModel):
+class TreeAttributes(Shape):
     station: str | None
     window_start: str
     window_end: str
@@ -164,7 +164,7 @@ async def user_tree(user: OrgRead, session: SessionDep) -> dict[str, Any]:
     return _tree(user.uid, tree)
 
 
-class BonusAttributes(BaseModel):
+class BonusAttributes(Shape):
     bonus_percent: int
     bonus_multiplier: float = Field(description="Applied to every mining reward: 1.3 = +30 %")
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from api.typed import Shape
 from api.views_common import READ_ERRORS, Many, One, PagingDep, ViewsDep, many, one
 from chain.ecosystem import TERRITORY_TYPES
 from views import territory as svc
@@ -18,35 +19,35 @@ router = APIRouter(prefix="/v1/territory", tags=["chain views: territory"])
 TerritoryType = Literal["station", "matrix", "sector", "system"]
 
 
-class Totals(BaseModel):
+class TerritoryTotals(Shape):
     stations: int
     matrices: int
     sectors: int
     systems: int
 
 
-class Capacities(BaseModel):
+class Capacities(Shape):
     station: int
     matrix: int
     sector: int
     system: int
 
 
-class CollectionAttributes(BaseModel):
+class CollectionAttributes(Shape):
     name: str
     symbol: str
     authority: str
     collection_mint: str
     collection_metadata: str
     collection_master_edition: str
-    totals: Totals
+    totals: TerritoryTotals
     capacities: Capacities
     is_initialized: bool
     created_at: str | None
     updated_at: str | None
 
 
-class NftAttributes(BaseModel):
+class NftAttributes(Shape):
     account: str
     territory_type: str
     territory_id: int

@@ -16,7 +16,7 @@ from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
 from api.idempotency import replay_if_done, write_context
-from api.schemas.transfers import TransferAttributes, transfer_attributes
+from api.schemas.transfers import TransferAttributes
 from api.starts import signal_lock, start_soon
 from api.typed import One
 from core.errors import DomainError, NotFound
@@ -107,7 +107,7 @@ async def _accept(
         except transfers.AlreadyRecorded:
             await replay_if_done(ctx)
             raise
-        attributes = transfer_attributes(transfer, decimals(request))
+        attributes = TransferAttributes.of(transfer, decimals(request))
         response = ctx.respond(
             202, single("transfer", transfer.id, attributes), audit_status="pending"
         )
@@ -186,7 +186,7 @@ async def get_transfer(
     transfer = await _own(session, project, transfer_id)
     history = await transfers.history(session, transfer_id)
     return single(
-        "transfer", transfer.id, transfer_attributes(transfer, decimals(request), history)
+        "transfer", transfer.id, TransferAttributes.of(transfer, decimals(request), history)
     )
 
 
@@ -223,5 +223,5 @@ async def cancel_transfer(
         history = await transfers.history(ctx.session, transfer_id)
         return ctx.respond(
             200,
-            single("transfer", ended.id, transfer_attributes(ended, decimals(request), history)),
+            single("transfer", ended.id, TransferAttributes.of(ended, decimals(request), history)),
         )

@@ -20,7 +20,7 @@ from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.starts import ensure_webhook_pump
-from api.typed import Attributes, Many, One
+from api.typed import Attributes, Many, One, Shape
 from core.config import Settings
 from core.errors import DomainError, NotFound
 from core.security import encrypt_secret
@@ -96,7 +96,7 @@ class RegisteredEndpointAttributes(EndpointAttributes):
     )
 
 
-class Attempt(BaseModel):
+class Attempt(Shape):
     attempt: int
     status_code: int | None
     latency_ms: int | None

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from api.envelope import Meta
-from api.typed import TypedResource
+from api.typed import Shape, TypedResource
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -24,7 +24,7 @@ class Counted(BaseModel, Generic[A]):
     meta: CountMeta
 
 
-class AttributeAttrs(BaseModel):
+class ProjectAttributeAttributes(Shape):
     uid: str
     project_id: str
     attribute_key: str
@@ -34,26 +34,26 @@ class AttributeAttrs(BaseModel):
     updated_at: str
 
 
-class AttributeDeletionAttrs(BaseModel):
+class AttributeDeletionAttributes(Shape):
     uid: str
     project_id: str
     deleted: list[str]
     not_found: list[str]
 
 
-class AttributeValue(BaseModel):
+class AttributeValue(Shape):
     value: Any
     visibility: str
     updated_at: str
 
 
-class ProjectAttributesAttrs(BaseModel):
+class ProjectAttributeSetAttributes(Shape):
     uid: str
     project_id: str
     attributes: dict[str, AttributeValue]
 
 
-class ProfileAttribute(BaseModel):
+class ProfileAttribute(Shape):
     project_id: str
     attribute_key: str
     attribute_value: Any
@@ -61,7 +61,7 @@ class ProfileAttribute(BaseModel):
     updated_at: str
 
 
-class FullProfileAttrs(BaseModel):
+class FullProfileAttributes(Shape):
     """The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
     see set to null) and the project attributes the caller may see."""
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from api.envelope import Meta
-from api.typed import PageMeta, TypedResource
+from api.typed import PageMeta, Shape, TypedResource
 
 
-class MiningSubmissionAttrs(BaseModel):
+class MiningSubmissionAttributes(Shape):
     """A ``mining_activity`` resource: one submission, its reward and its history."""
 
     status: str
@@ -34,17 +32,17 @@ class MiningWebhookMeta(Meta):
     webhook_note: str
 
 
-class MiningSubmitBody(BaseModel):
-    data: TypedResource[MiningSubmissionAttrs]
+class MiningSubmitBody(Shape):
+    data: TypedResource[MiningSubmissionAttributes]
     meta: MiningWebhookMeta
 
 
-class MiningBatchItemAttrs(BaseModel):
+class MiningBatchItemAttributes(Shape):
     """One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem."""
 
     idempotency_key: Any
     status: int
-    activity: TypedResource[MiningSubmissionAttrs] | None
+    activity: TypedResource[MiningSubmissionAttributes] | None
     error: dict[str, Any] | None = None
 
 
@@ -55,12 +53,12 @@ class MiningBatchMeta(PageMeta):
     refused: int
 
 
-class MiningBatchBody(BaseModel):
-    data: list[TypedResource[MiningBatchItemAttrs]]
+class MiningBatchBody(Shape):
+    data: list[TypedResource[MiningBatchItemAttributes]]
     meta: MiningBatchMeta
 
 
-class MiningRecordAttrs(BaseModel):
+class MiningRecordAttributes(Shape):
     """A ``mining_record``: one confirmed reward."""
 
     date: str | None
@@ -74,7 +72,7 @@ class MiningRecordAttrs(BaseModel):
     confirmed_at: str | None
 
 
-class McdRewardAttrs(BaseModel):
+class McdRewardAttributes(Shape):
     """An ``mcd_reward``: a user's confirmed rewards of one UTC day and project."""
 
     date: str
@@ -85,13 +83,13 @@ class McdRewardAttrs(BaseModel):
     source: str
 
 
-class LegacyMiningRecord(BaseModel):
+class LegacyMiningRecord(Shape):
     date: str
     project: str
     amount: float
     status: str
 
 
-class LegacyMiningHistory(BaseModel):
+class LegacyMiningHistory(Shape):
     records: list[LegacyMiningRecord]
     total: int

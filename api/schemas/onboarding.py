@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, create_model
+from pydantic import create_model
 
 from api.envelope import Meta
+from api.typed import Shape
 
 
-class ApplicationAttrs(BaseModel):
+class ApplicationAttributes(Shape):
     application_id: str
     project_name: str
     project_description: str | None
@@ -33,14 +34,14 @@ class ApplicationAttrs(BaseModel):
     updated_at: str
 
 
-class OAuthClientAttrs(BaseModel):
+class OAuthClientAttributes(Shape):
     oauth_client_id: str
     redirect_uris: list[str]
     scopes: list[str]
     client_type: str
 
 
-class ApprovedAttrs(ApplicationAttrs):
+class ApprovedApplicationAttributes(ApplicationAttributes):
     """The approve answer: the application, its api_secret (shown once) and OAuth client."""
 
     api_secret: str
@@ -50,7 +51,7 @@ class ApprovedAttrs(ApplicationAttrs):
     client_type: str | None = None
 
 
-class RegisteredProjectAttrs(BaseModel):
+class RegisteredProjectAttributes(Shape):
     project_id: str
     name: str
     description: str | None
@@ -67,7 +68,7 @@ class RegisteredProjectAttrs(BaseModel):
     client_type: str
 
 
-class StatusRecordAttrs(BaseModel):
+class StatusRecordAttributes(Shape):
     project_id: str
     from_status: str | None
     status: str
@@ -76,25 +77,25 @@ class StatusRecordAttrs(BaseModel):
     created_at: str
 
 
-class StatusChangeAttrs(BaseModel):
+class StatusChangeAttributes(Shape):
     project_id: str
     name: str
     status: str
     updated_at: str
-    change: StatusRecordAttrs
+    change: StatusRecordAttributes
 
 
-class ProjectStatusAttrs(BaseModel):
+class ProjectStatusAttributes(Shape):
     project_id: str
     name: str
     status: str
     suspended: bool
     allows: list[str]
     updated_at: str
-    history: list[StatusRecordAttrs]
+    history: list[StatusRecordAttributes]
 
 
-class WhitelistEntryAttrs(BaseModel):
+class WhitelistEntryAttributes(Shape):
     project_id: int
     project_name: str
     wallet_address: str
@@ -113,23 +114,23 @@ class WhitelistEntryAttrs(BaseModel):
 
 # The status answer: the same fields, status and updated_at first (their order on the wire).
 _LEADING = ("status", "updated_at")
-WhitelistStatusAttrs = create_model(
-    "WhitelistStatusAttrs",
-    **{name: (WhitelistEntryAttrs.model_fields[name].annotation, ...) for name in _LEADING},
+WhitelistStatusAttributes = create_model(
+    "WhitelistStatusAttributes",
+    **{name: (WhitelistEntryAttributes.model_fields[name].annotation, ...) for name in _LEADING},
     **{
         name: (field.annotation, ...)
-        for name, field in WhitelistEntryAttrs.model_fields.items()
+        for name, field in WhitelistEntryAttributes.model_fields.items()
         if name not in _LEADING
     },
 )  # type: ignore[call-overload]
 
 
-class WhitelistRemoved(BaseModel):
+class WhitelistRemoved(Shape):
     message: str
     project_id: int
     remove_tx: str | None
 
 
-class WhitelistRemovedBody(BaseModel):
+class WhitelistRemovedBody(Shape):
     data: WhitelistRemoved
     meta: Meta

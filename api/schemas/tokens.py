@@ -7,9 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from api.idempotency import IdempotencyKey
+from api.typed import Shape
 
 
-class McdBalance(BaseModel):
+class McdBalance(Shape):
     total_balance: str = Field(description="finalized custody balance as booked (decimal)")
     available_balance: str
     frozen_balance: str = Field(description="sum of active fund locks")
@@ -19,7 +20,7 @@ class McdBalance(BaseModel):
     updated_at: str | None
 
 
-class MccBalance(BaseModel):
+class MccBalance(Shape):
     total_balance: str
     available_balance: str
     locked_balance: str = Field(description="sum of active fund locks")
@@ -29,7 +30,7 @@ class MccBalance(BaseModel):
     updated_at: str | None
 
 
-class LegacyMccBalance(BaseModel):
+class LegacyMccBalance(Shape):
     """The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope."""
 
     total_balance: float
@@ -38,14 +39,14 @@ class LegacyMccBalance(BaseModel):
     pending_rewards: float = Field(description="MCD of mining submissions not yet confirmed")
 
 
-class AddressBalance(BaseModel):
+class AddressBalance(Shape):
     address: str
     total_balance: str = Field(description="sum of the wallet's MCC token accounts (finalized)")
     token_accounts: int
     updated_at: str
 
 
-class TokenTransaction(BaseModel):
+class TokenTransaction(Shape):
     type: str = Field(
         description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, "
         "mining_reward, credit, debit"
@@ -60,7 +61,7 @@ class TokenTransaction(BaseModel):
     created_at: str
 
 
-class TokenStats(BaseModel):
+class TokenStats(Shape):
     mint: str
     supply: str
     decimals: int
@@ -75,7 +76,7 @@ class TokenStats(BaseModel):
     updated_at: str
 
 
-class MccPrice(BaseModel):
+class MccPrice(Shape):
     price_usdc: str = Field(description="the price the rule gives now")
     source: Literal["market", "admin", "default"]
     updated_at: str = Field(description="when the source value was observed or set")

@@ -1,18 +1,22 @@
-"""A transfer as the API shows it (api.routes.transfers, api.routes.admin_transfers)."""
+"""A transfer as the API shows it (api.routes.transfers and the operator endpoints of
+api.routes.admin_transfers), and the operators' retry and drift answers. The field order is the
+wire order."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any, Self
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from api.typed import Attributes
+from api.common import Currency
+from api.typed import Attributes, Shape
 from chain.decimals import TokenDecimals
 from core.time import iso
-from db.models.engine import Transfer
+from db.models.engine import ReconciliationDrift, Transfer, TransferState
 
 
-class TransferStep(BaseModel):
+class TransferStep(Shape):
     status: str
     reason: str | None
     at: str
@@ -23,7 +27,7 @@ class TransferAttributes(Attributes):
     transfer_type: str
     from_uid: str
     to_uid: str
-    currency: Literal["MCC", "MCD"]
+    currency: Currency
     amount: str = Field(description="Decimal string")
     reference: dict[str, Any]
     requires_onchain: bool
@@ -38,32 +42,92 @@ class TransferAttributes(Attributes):
     finished_at: str | None = None
     history: list[TransferStep] | None = None
 
+    @classmethod
+    def of(
+        cls, t: Transfer, decimals: TokenDecimals, history: Sequence[TransferState] | None = None
+    ) -> Self:
+        """The accepted transfer; with its ``history``, the settlement details too."""
+        shown = cls(
+            status=t.status,
+            transfer_type=t.transfer_type,
+            from_uid=t.from_uid,
+            to_uid=t.to_uid,
+            currency=t.currency,
+            amount=decimals.format(t.amount, t.currency),
+            reference=t.reference,
+            requires_onchain=t.requires_onchain,
+            lock_id=t.lock_id,
+            created_at=iso(t.created_at),
+        )
+        if history is not None:
+            shown.failure_reason = t.failure_reason
+            shown.tx_signature = t.signature
+            shown.slot = t.slot
+            shown.block_height = t.block_height
+            shown.updated_at = iso(t.updated_at)
+            shown.finished_at = iso(t.finished_at)
+            shown.history = [
+                TransferStep(status=h.status, reason=h.reason, at=iso(h.created_at))
+                for h in history
+            ]
+        return shown
 
-def transfer_attributes(
-    t: Transfer, decimals_: TokenDecimals, history: list[Any] | None = None
-) -> dict[str, Any]:
-    attributes: dict[str, Any] = {
-        "status": t.status,
-        "transfer_type": t.transfer_type,
-        "from_uid": t.from_uid,
-        "to_uid": t.to_uid,
-        "currency": t.currency,
-        "amount": decimals_.format(t.amount, t.currency),
-        "reference": t.reference,
-        "requires_onchain": t.requires_onchain,
-        "lock_id": t.lock_id,
-        "created_at": iso(t.created_at),
-    }
-    if history is not None:
-        attributes |= {
-            "failure_reason": t.failure_reason,
-            "tx_signature": t.signature,
-            "slot": t.slot,
-            "block_height": t.block_height,
-            "updated_at": iso(t.updated_at),
-            "finished_at": iso(t.finished_at),
-            "history": [
-                {"status": h.status, "reason": h.reason, "at": iso(h.created_at)} for h in history
-            ],
-        }
-    return attributes
+
+class ChainWriteView(Shape):
+    status: str
+    signature: str | None
+    attempt: int | None
+    send_count: int | None
+    last_valid_block_height: int | None
+    confirmation_status: str | None
+
+
+class StuckTransferAttributes(TransferAttributes):
+    onchain_at: str | None = None
+    chain_write: ChainWriteView | None = None
+
+    @classmethod
+    def stuck(
+        cls, t: Transfer, decimals: TokenDecimals, chain_write: dict[str, Any] | None
+    ) -> Self:
+        shown = cls.of(t, decimals, [])
+        shown.onchain_at = iso(t.onchain_at)
+        shown.chain_write = None if chain_write is None else ChainWriteView(**chain_write)
+        return shown
+
+
+class RetriedWrite(Shape):
+    status: str
+    signature: str | None
+
+
+class RetryAttributes(Attributes):
+    transfer_id: str
+    status: str
+    chain_write: RetriedWrite | None
+    workflow_id: str | None
+    workflow_restarted: bool
+
+
+class DriftAttributes(Attributes):
+    run_id: str
+    user_uid: str
+    currency: str
+    address: str | None
+    chain_balance: str
+    ledger_balance: str
+    drift: str
+    created_at: str
+
+    @classmethod
+    def of(cls, d: ReconciliationDrift) -> Self:
+        return cls(
+            run_id=d.run_id,
+            user_uid=d.user_uid,
+            currency=d.currency,
+            address=d.address,
+            chain_balance=str(d.chain_balance),
+            ledger_balance=str(d.ledger_balance),
+            drift=str(d.drift),
+            created_at=iso(d.created_at),
+        )

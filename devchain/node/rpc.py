@@ -161,7 +161,13 @@ class Rpc:
 
     # -- transaction encoding --------------------------------------------------------------
 
-    def encode_tx(self, rec: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    def encode_tx(
+        self, rec: dict[str, Any], cfg: dict[str, Any], details: str = "full"
+    ) -> dict[str, Any]:
+        """A recorded transaction as getTransaction (``details`` "full") or getBlock
+        ("full" or "accounts") answer it. With ``jsonParsed`` and in "accounts" the keys are
+        objects listing the lookup tables' addresses too (``source``), so ``loadedAddresses``
+        is left out of the meta, as the RPC does."""
         raw = base64.b64decode(rec["tx"])
         tx = VersionedTransaction.from_bytes(raw)
         legacy = not isinstance(tx.version(), int)
@@ -174,31 +180,48 @@ class Rpc:
                 '"maxSupportedTransactionVersion": 0',
             )
         encoding = cfg.get("encoding") or "json"
-        if encoding == "base64":
-            encoded: Any = [rec["tx"], "base64"]
+        parsed = encoding == "jsonParsed" or details == "accounts"
+        keys = _parsed_keys(tx, rec["loadedAddresses"]) if parsed else []
+        if details == "accounts":
+            encoded: Any = {"signatures": [str(s) for s in tx.signatures], "accountKeys": keys}
+        elif encoding == "base64":
+            encoded = [rec["tx"], "base64"]
         elif encoding == "base58":
             encoded = [b58encode(raw), "base58"]
         elif encoding in ("json", "jsonParsed"):
-            encoded = self._ui_tx(tx, legacy)
+            encoded = self._ui_tx(tx, legacy, keys if parsed else None)
         else:
             raise invalid(f"unsupported encoding: {encoding}")
         err = rec["err"]
-        meta = {
+        meta: dict[str, Any] = {
             "err": err,
             "status": {"Ok": None} if err is None else {"Err": err},
             "fee": rec["fee"],
             "preBalances": rec["preBalances"],
             "postBalances": rec["postBalances"],
-            "innerInstructions": rec["innerInstructions"],
-            "logMessages": rec["logs"],
-            "preTokenBalances": rec["preTokenBalances"],
-            "postTokenBalances": rec["postTokenBalances"],
-            "rewards": [],
-            "loadedAddresses": rec["loadedAddresses"],
-            "computeUnitsConsumed": rec["units"],
         }
-        if rec.get("returnData") is not None:
-            meta["returnData"] = rec["returnData"]
+        if details == "full":
+            inner = rec["innerInstructions"]
+            if parsed:
+                names = [k["pubkey"] for k in keys]
+                inner = [
+                    {
+                        "index": g["index"],
+                        "instructions": [_partial(ix, names) for ix in g["instructions"]],
+                    }
+                    for g in inner
+                ]
+            meta["innerInstructions"] = inner
+            meta["logMessages"] = rec["logs"]
+        meta["preTokenBalances"] = rec["preTokenBalances"]
+        meta["postTokenBalances"] = rec["postTokenBalances"]
+        meta["rewards"] = []
+        if details == "full":
+            if not parsed:
+                meta["loadedAddresses"] = rec["loadedAddresses"]
+            meta["computeUnitsConsumed"] = rec["units"]
+            if rec.get("returnData") is not None:
+                meta["returnData"] = rec["returnData"]
         out = {"slot": rec["slot"], "transaction": encoded, "meta": meta}
         out["blockTime"] = rec["blockTime"]
         if max_version is not None:
@@ -206,27 +229,51 @@ class Rpc:
         return out
 
     @staticmethod
-    def _ui_tx(tx: VersionedTransaction, legacy: bool) -> dict[str, Any]:
+    def _ui_tx(
+        tx: VersionedTransaction, legacy: bool, keys: list[dict[str, Any]] | None
+    ) -> dict[str, Any]:
+        """The message as ``json`` (indexes) or, given the parsed ``keys``, as ``jsonParsed``
+        (key objects; each instruction partially decoded: program id and account addresses)."""
         msg = tx.message
         h = msg.header
-        message: dict[str, Any] = {
-            "accountKeys": [str(k) for k in msg.account_keys],
-            "header": {
-                "numRequiredSignatures": h.num_required_signatures,
-                "numReadonlySignedAccounts": h.num_readonly_signed_accounts,
-                "numReadonlyUnsignedAccounts": h.num_readonly_unsigned_accounts,
-            },
-            "recentBlockhash": str(msg.recent_blockhash),
-            "instructions": [
-                {
-                    "programIdIndex": ix.program_id_index,
-                    "accounts": list(ix.accounts),
-                    "data": b58encode(bytes(ix.data)),
-                    "stackHeight": None,
-                }
-                for ix in msg.instructions
-            ],
-        }
+        message: dict[str, Any]
+        if keys is None:
+            message = {
+                "accountKeys": [str(k) for k in msg.account_keys],
+                "header": {
+                    "numRequiredSignatures": h.num_required_signatures,
+                    "numReadonlySignedAccounts": h.num_readonly_signed_accounts,
+                    "numReadonlyUnsignedAccounts": h.num_readonly_unsigned_accounts,
+                },
+                "recentBlockhash": str(msg.recent_blockhash),
+                "instructions": [
+                    {
+                        "programIdIndex": ix.program_id_index,
+                        "accounts": list(ix.accounts),
+                        "data": b58encode(bytes(ix.data)),
+                        "stackHeight": None,
+                    }
+                    for ix in msg.instructions
+                ],
+            }
+        else:
+            names = [k["pubkey"] for k in keys]
+            message = {
+                "accountKeys": keys,
+                "recentBlockhash": str(msg.recent_blockhash),
+                "instructions": [
+                    _partial(
+                        {
+                            "programIdIndex": ix.program_id_index,
+                            "accounts": list(ix.accounts),
+                            "data": b58encode(bytes(ix.data)),
+                            "stackHeight": None,
+                        },
+                        names,
+                    )
+                    for ix in msg.instructions
+                ],
+            }
         if not legacy:
             message["addressTableLookups"] = [
                 {
@@ -237,6 +284,44 @@ class Rpc:
                 for lk in msg.address_table_lookups  # type: ignore[union-attr]
             ]
         return {"signatures": [str(s) for s in tx.signatures], "message": message}
+
+
+def _parsed_keys(tx: VersionedTransaction, loaded: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """Every account key as jsonParsed lists it: static keys (signer and writable from the
+    header), then the lookup tables' writable and readonly addresses (``source``)."""
+    msg = tx.message
+    h = msg.header
+    static = [str(k) for k in msg.account_keys]
+    signed, n = h.num_required_signatures, len(static)
+    out = [
+        {
+            "pubkey": key,
+            "writable": (
+                i < signed - h.num_readonly_signed_accounts
+                if i < signed
+                else i < n - h.num_readonly_unsigned_accounts
+            ),
+            "signer": i < signed,
+            "source": "transaction",
+        }
+        for i, key in enumerate(static)
+    ]
+    for key in loaded.get("writable") or []:
+        out.append({"pubkey": key, "writable": True, "signer": False, "source": "lookupTable"})
+    for key in loaded.get("readonly") or []:
+        out.append({"pubkey": key, "writable": False, "signer": False, "source": "lookupTable"})
+    return out
+
+
+def _partial(ix: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """An instruction in jsonParsed's partially decoded form (what the RPC answers for a
+    program it has no parser for; this node parses none)."""
+    return {
+        "programId": names[ix["programIdIndex"]],
+        "accounts": [names[i] for i in ix["accounts"]],
+        "data": ix["data"],
+        "stackHeight": ix.get("stackHeight"),
+    }
 
 
 # -- cluster ---------------------------------------------------------------------------------
@@ -567,23 +652,27 @@ def get_transaction(rpc: Rpc, params: Params) -> Any:
     return None if rec is None else rpc.encode_tx(rec, cfg)
 
 
+MAX_BLOCK_RANGE = 500_000  # getBlocks: at most this many slots past start_slot
+
+
 @method("getBlock")
 def get_block(rpc: Rpc, params: Params) -> Any:
-    slot = _arg(params, 0)
-    if not isinstance(slot, int) or isinstance(slot, bool):
-        raise invalid("slot must be an integer")
-    cfg = _config(params, 1)
+    slot = _slot_arg(params, 0, "slot")
+    if len(params) > 1 and isinstance(params[1], str):  # legacy form: [slot, "json"]
+        cfg: dict[str, Any] = {"encoding": params[1]}
+    else:
+        cfg = _config(params, 1)
     blockhash, prev, when, txs = rpc.chain.block(slot, _at_least_confirmed(cfg))
     out: dict[str, Any] = {
-        "blockHeight": slot,
+        "blockHeight": slot,  # one block per slot, none skipped
         "blockTime": when,
         "blockhash": blockhash,
         "parentSlot": max(slot - 1, 0),
         "previousBlockhash": prev,
     }
     details = cfg.get("transactionDetails") or "full"
-    if details == "full":
-        encoded = [rpc.encode_tx(r, cfg) for r in txs]
+    if details in ("full", "accounts"):
+        encoded = [rpc.encode_tx(r, cfg, details) for r in txs]
         out["transactions"] = [
             {k: e[k] for k in ("transaction", "meta", "version") if k in e} for e in encoded
         ]
@@ -594,6 +683,42 @@ def get_block(rpc: Rpc, params: Params) -> Any:
     if cfg.get("rewards") is not False:
         out["rewards"] = []
     return out
+
+
+def _slot_arg(params: Params, i: int, name: str) -> int:
+    value = _arg(params, i)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise invalid(f"{name} must be a non-negative integer")
+    return value
+
+
+@method("getBlocks")
+def get_blocks(rpc: Rpc, params: Params) -> Any:
+    """Slots of the blocks in [start_slot, end_slot] (end: the newest at the commitment)."""
+    start = _slot_arg(params, 0, "start_slot")
+    end: int | None = None
+    if len(params) > 1 and isinstance(params[1], dict):  # [start, config]
+        cfg = _config(params, 1)
+    else:  # [start, end or null, config]
+        if len(params) > 1 and params[1] is not None:
+            end = _slot_arg(params, 1, "end_slot")
+        cfg = _config(params, 2)
+    top = rpc.chain.commitment_slot(_at_least_confirmed(cfg))
+    if (top if end is None else end) - start > MAX_BLOCK_RANGE:
+        raise invalid(f"Slot range too large; max {MAX_BLOCK_RANGE}")
+    end = top if end is None else min(end, top)
+    return list(range(start, end + 1))
+
+
+@method("getBlocksWithLimit")
+def get_blocks_with_limit(rpc: Rpc, params: Params) -> Any:
+    """At most ``limit`` block slots from start_slot on."""
+    start = _slot_arg(params, 0, "start_slot")
+    limit = _slot_arg(params, 1, "limit")
+    if limit > MAX_BLOCK_RANGE:
+        raise invalid(f"Limit too large; max {MAX_BLOCK_RANGE}")
+    top = rpc.chain.commitment_slot(_at_least_confirmed(_config(params, 2)))
+    return list(range(start, min(start + limit - 1, top) + 1))
 
 
 @method("getBlockTime")

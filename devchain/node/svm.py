@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 import time
+from collections import deque
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -40,6 +41,7 @@ log = logging.getLogger("devchain.node")
 
 FINALITY_DEPTH = 31  # a slot is finalized 31 slots later (Surfpool's rule)
 BLOCKHASH_VALIDITY = 150  # blocks a blockhash stays usable, as on mainnet
+SLOT_HASHES_MAX = 512  # entries of the SlotHashes sysvar, as on a validator
 STATUS_CACHE_SLOTS = 300  # getSignatureStatuses without history search looks back this far
 MEMO_PROGRAMS = {
     Pubkey.from_string("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"),
@@ -149,6 +151,7 @@ class Chain:
         self._pending: list[tuple[dict[str, Any], list[str]]] = []
         self._versions_dirty = False
         self._block_time: dict[int, int] = {}
+        self._slot_hashes: deque[tuple[int, Hash]] = deque()  # the SlotHashes sysvar, newest first
 
     # -- construction --------------------------------------------------------------------
 
@@ -181,7 +184,7 @@ class Chain:
         chain.versions = store.load_versions()
         for rec in store.recent_txs(chain.slot - STATUS_CACHE_SLOTS):
             chain._recent[rec["signature"]] = (rec["slot"], rec["err"])
-        chain._set_clock()
+        chain._set_sysvars()
         return chain
 
     def set_account(self, key: Pubkey, account: Account) -> None:
@@ -212,7 +215,7 @@ class Chain:
         if (gone := self._slot_hash.pop(old, None)) is not None:
             self._hash_height.pop(gone, None)
         self._block_time.pop(old, None)
-        self._set_clock()
+        self._set_sysvars()
         self._prune_versions()
         if self.slot % 50 == 0:
             self._recent = {s: v for s, v in self._recent.items() if v[0] > old}
@@ -220,7 +223,10 @@ class Chain:
     def blockhash_of(self, slot: int) -> str:
         """Blockhashes derive from a per-chain seed, so any past block's hash is recomputable
         and a restarted node never reissues an old one."""
-        return str(Hash(hashlib.sha256(self._seed + slot.to_bytes(8, "little")).digest()))
+        return str(self._hash_of(slot))
+
+    def _hash_of(self, slot: int) -> Hash:
+        return Hash(hashlib.sha256(self._seed + slot.to_bytes(8, "little")).digest())
 
     def block(self, slot: int, c: Commitment) -> tuple[str, str, int | None, list[dict[str, Any]]]:
         """(blockhash, previous blockhash, block time, txs) of a closed slot."""
@@ -231,8 +237,21 @@ class Chain:
         prev = self.blockhash_of(max(slot - 1, 0))
         return self.blockhash_of(slot), prev, when, txs
 
-    def _set_clock(self) -> None:
+    def _set_sysvars(self) -> None:
+        """Clock and SlotHashes as a validator's bank has them at the open slot: SlotHashes lists
+        the newest 512 closed slots, newest first (an address lookup table is created from one
+        of them, and its deactivation is timed by them)."""
         self.svm.set_clock(Clock(self.slot, 0, 0, 0, _now()))
+        hashes = self._slot_hashes
+        if hashes and hashes[0][0] == self.slot - 2:
+            hashes.appendleft((self.slot - 1, self._hash_of(self.slot - 1)))
+        else:  # the first slot of this process: build the whole list
+            first = max(self.slot - SLOT_HASHES_MAX, 0)
+            hashes.clear()
+            hashes.extend((s, self._hash_of(s)) for s in range(self.slot - 1, first - 1, -1))
+        while len(hashes) > SLOT_HASHES_MAX:
+            hashes.pop()
+        self.svm.set_slot_hashes(list(hashes))
 
     def commitment_slot(self, c: Commitment) -> int:
         if c is Commitment.PROCESSED:

@@ -6,7 +6,7 @@ owning the mint (SPL Token or Token-2022), kept like its decimals for a start wh
 is down.
 
 Revision ID: 0019_deposit_blocks
-Revises: 0017_refuse_function
+Revises: 0018_project_notify
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0019_deposit_blocks"
-down_revision: str | Sequence[str] | None = "0017_refuse_function"
+down_revision: str | Sequence[str] | None = "0018_project_notify"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import CustodyTransfer
-from chain.errors import InsufficientChainFunds
+from chain.errors import InsufficientChainFunds, StillLandable, UnknownChainWrite, WriteLanded
 from chain.gateway import ChainGateway
 from tests.chain.gateway_support import (  # noqa: F401  (fixtures)
     UNIT,
@@ -159,3 +159,60 @@ async def test_simulation_rejects_without_sending(
     assert (await row(session_maker, key)).status == "failed"
     assert (await gw.await_final(key, 5)).status == "failed"
     assert await gw.custody_balance(alice, "MCC") == 1 * UNIT
+
+
+# ------------------------------------------------------------- abandon (operator cancels)
+
+
+async def test_abandon_only_once_no_signature_can_land(
+    gw: ChainGateway,
+    make_gateway: GatewayFactory,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    """The rule "can this write still land?" is the gateway's: refused while the blockhash is
+    valid, refused once a signature landed, and once provably dead closed as failed in the
+    caller's transaction, after which no process re-signs it."""
+    alice = await funded(gw, "MCC", 3 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    key, landed_key = op(), op()
+    ix = [gw.transfer_instruction(CustodyTransfer("MCC", alice, bob, UNIT))]
+    prepared = await gw.prepare(key, ix, kind="transfer")  # signed, persisted, never sent
+
+    async with session_maker() as session:
+        with pytest.raises(UnknownChainWrite):
+            await gw.abandon(session, op(), "no such write")
+        with pytest.raises(StillLandable) as still:
+            await gw.abandon(session, key, "too early")
+    assert still.value.last_valid == prepared.last_valid_block_height
+    assert still.value.height <= prepared.last_valid_block_height
+    assert (await row(session_maker, key)).status == "signed"
+
+    await gw.submit(landed_key, [gw.transfer_instruction(CustodyTransfer("MCC", alice, bob, UNIT))])
+    await gw.await_final(landed_key, 30)
+    async with session_maker() as session:
+        with pytest.raises(WriteLanded):
+            await gw.abandon(session, landed_key, "too late")
+
+    await wait_until_expired(gw, prepared.last_valid_block_height)
+    async with session_maker() as session:
+        abandoned = await gw.abandon(session, key, "operator: changed mind")
+        await session.rollback()  # the caller's transaction decides: nothing is kept
+    assert abandoned.status == "failed"
+    assert (await row(session_maker, key)).status == "signed"
+    async with session_maker() as session:
+        await gw.abandon(session, key, "operator: changed mind")
+        await session.commit()
+    stored = await row(session_maker, key)
+    assert (stored.status, stored.err) == (
+        "failed",
+        {"operator_cancelled": "operator: changed mind"},
+    )
+    assert [a.status for a in await attempt_rows(session_maker, key)] == ["expired"]
+    # Closed for good: a fresh process neither re-signs nor sends it, and abandoning it again
+    # returns it as it is.
+    again = await (await make_gateway()).submit(key, ix, kind="transfer")
+    assert (again.status, again.attempt, again.send_count) == ("failed", 1, 0)
+    async with session_maker() as session:
+        assert (await gw.abandon(session, key, "twice")).status == "failed"
+    assert await chain_status(gw, prepared.signature) is None
+    assert await gw.custody_balance(alice, "MCC") == 2 * UNIT  # only the landed write moved

@@ -41,8 +41,8 @@ WORKER = (
     "from worker import main; main(sys.argv[1:])"
 )
 SUBMISSIONS = 5
-# The dead worker's workflow tasks time out after 10 s and the fresh worker replays them (their
-# local activity resumes the write): well within this bound.
+# The dead worker's activities miss their heartbeat for 10 s and are retried on the fresh
+# worker (which resumes the write): well within this bound.
 RESUMED_WITHIN = 120.0
 
 

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from mccgw_client import ApiKeyAuth, AsyncClient, models, operations
 from mccgw_client.errors import ValidationError
 
+from mccgw.sdkfold import public_names
 from mccgw.sdkgen import SDK_PACKAGE, generate, generated_files, openapi_document
 from tests.sdk.conftest import BASE, Consented
 
@@ -35,6 +36,48 @@ def test_checked_in_models_match_a_fresh_generation(tmp_path: Path) -> None:
                 )[:60]
             )
             pytest.fail(f"{name} is stale: run `make sdk-models` and commit it.\n{diff}")
+
+
+def test_the_sdk_names_models_by_their_public_names() -> None:
+    """No server module path in a public name (``ApiRoutesTerritoryTotals``): a class is named
+    after its server class; two of one name are told apart by their module's last part."""
+    spec = openapi_document()
+    keys = spec["components"]["schemas"]
+    module_paths = {
+        "".join(w.title() for w in "_".join(key.split("__")[:-1]).split("_"))
+        for key in keys
+        if "__" in key
+    }
+    public = [name for name in dir(models) if name[:1].isupper()]
+    leaked = [n for n in public for path in module_paths if n.startswith(path)]
+    assert not leaked
+    for key, schema in keys.items():
+        if "__" not in key and "[" not in str(schema.get("title")):
+            assert hasattr(models, key), key  # a unique server class keeps its own name
+
+
+def test_public_names_tell_clashing_classes_apart() -> None:
+    totals = {"type": "object", "properties": {"n": {"type": "integer"}}, "title": "Totals"}
+    schemas = {
+        "api__routes__territory__Totals": totals,
+        "api__routes__mining_stats__Totals": totals,
+        "api__typed__One_Totals___1": {
+            "title": "One[Totals]",
+            "properties": {"data": {"$ref": "#/components/schemas/api__routes__territory__Totals"}},
+        },
+        "One_LockAttributes_": {"title": "One[LockAttributes]"},
+        "LockIn": {"title": "LockIn"},
+    }
+    assert public_names(schemas) == {
+        "api__routes__territory__Totals": "TerritoryTotals",
+        "api__routes__mining_stats__Totals": "MiningStatsTotals",
+        "api__typed__One_Totals___1": "OneTerritoryTotals",
+        "One_LockAttributes_": "OneLockAttributes",
+        "LockIn": "LockIn",
+    }
+    same = {"a__X": {"title": "X"}, "b__a__X": {"title": "X"}}
+    with pytest.raises(ValueError, match="would both be"):
+        public_names(same)
 
 
 def test_every_route_has_an_operation() -> None:
@@ -65,7 +108,7 @@ async def test_typed_call(app: FastAPI, consented: Consented) -> None:
             path_params={"uid": consented.uid},
             body=models.AttributeIn(attribute_key="level", attribute_value={"rank": "gold"}),
         )
-        assert isinstance(envelope, models.OneAttributeAttrs)
+        assert isinstance(envelope, models.OneProjectAttributeAttributes)
         assert envelope.meta is not None and envelope.meta.request_id
         # A body that breaks the model is refused before anything is sent.
         with pytest.raises(pydantic.ValidationError, match="attribute_key"):

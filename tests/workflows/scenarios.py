@@ -104,7 +104,7 @@ async def lock_expired(stage: Stage) -> str:
 
 
 async def mining_confirmed(stage: Stage) -> str:
-    """One signed submission: the single local ``mining_settle_single`` mints and confirms."""
+    """One signed submission: the single ``mining_settle_single`` mints and confirms."""
     creds, uid = await setup(stage.client, stage.world)
     data = _created(await submit(stage.client, creds, activity(uid, creds.secret)), 202)
     async with stage.deps.sessions() as s:

@@ -3,15 +3,18 @@
     from mccgw_client import Client, HmacAuth
 
     with Client("http://127.0.0.1:8000", HmacAuth(project_id, api_secret)) as gw:
-        lock = gw.post("/v1/funds/lock", json={...}).data
+        lock = gw.funds.lock(user_uid=uid, currency="MCC", amount="25", reason="bid", ...)
+        lock.id, lock.attributes.status  # typed (mccgw_client.models)
 
 See sdk/python/README.md.
 """
 
-from . import errors, models, operations
+from . import errors, models, operations, resources
 from ._operation import Operation
 from .auth import ApiKeyAuth, BearerAuth, Credentials, HmacAuth
 from .client import (
+    AdminClient,
+    AsyncAdminClient,
     AsyncClient,
     Client,
     Page,
@@ -32,7 +35,9 @@ from .webhooks import (
 
 __version__ = "0.1.0"
 __all__ = [
+    "AdminClient",
     "ApiKeyAuth",
+    "AsyncAdminClient",
     "AsyncClient",
     "BearerAuth",
     "Client",
@@ -56,6 +61,7 @@ __all__ = [
     "new_idempotency_key",
     "operations",
     "request_signature",
+    "resources",
     "signing_message",
     "verify_webhook",
     "webhook_signature",

@@ -118,11 +118,12 @@ class Response:
     @property
     def replayed(self) -> bool:
         """True when the gateway answered with the stored response of an earlier attempt."""
-        return self.headers.get(REPLAY_HEADER, "").lower() == "true"
+        return str(self.headers.get(REPLAY_HEADER, "")).lower() == "true"
 
     @property
     def request_id(self) -> str | None:
-        return self.headers.get("x-request-id")
+        found = self.headers.get("x-request-id")
+        return None if found is None else str(found)
 
     def model(self, cls: type[ModelT]) -> ModelT:
         return cls.model_validate_json(self.content)

@@ -35,3 +35,8 @@ class Operation(Generic[ResponseT]):
         if missing:
             raise ValueError(f"{self.name} needs path parameters {missing}")
         return self.path.format(**{k: quote(str(v), safe="") for k, v in given.items()})
+
+
+def given(values: dict[str, Any]) -> dict[str, Any]:
+    """The arguments a resource method was given (None: left out, the gateway's default)."""
+    return {k: v for k, v in values.items() if v is not None}

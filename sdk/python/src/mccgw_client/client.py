@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any, Unpack
+from typing import Any, Self, Unpack
 
 import httpx
 
@@ -39,14 +39,16 @@ from ._calls import Response as Response
 from ._operation import Operation
 from .auth import Credentials
 from .errors import ProblemError
+from .resources import (
+    AdminResources,
+    AsyncAdminResources,
+    AsyncProjectResources,
+    ProjectResources,
+)
 
 
-class Client(_Base):
-    """Synchronous client::
-
-    client = Client("https://gw.example", HmacAuth(project_id, api_secret))
-    lock = client.post("/v1/funds/lock", json={"user_uid": uid, ...}).data
-    """
+class SyncTransport(_Base):
+    """What both synchronous clients share: the low-level calls (``post``, ``call``...)."""
 
     def __init__(
         self,
@@ -62,7 +64,7 @@ class Client(_Base):
             timeout=self.timeout, transport=transport, event_hooks=dict(event_hooks or {})
         )
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -109,6 +111,24 @@ class Client(_Base):
         returns its response model."""
         return _parse(op, self._send(self._prepare_operation(op, options)))
 
+    def call_pages(
+        self, op: Operation[ResponseT], *, per_page: int = 100, **options: Unpack[OperationOptions]
+    ) -> Iterator[ResponseT]:
+        """Every page of a typed list operation, as its response model, until ``meta.total``."""
+        page = 1
+        while True:
+            this_page = options.copy()
+            this_page["params"] = {
+                **(options.get("params") or {}),
+                "page": page,
+                "per_page": per_page,
+            }
+            answer = self.call(op, **this_page)
+            yield answer
+            if _is_last(answer, page, per_page):
+                return
+            page += 1
+
     def pages(
         self, path: str, *, params: Params = None, per_page: int = 100, start: int = 1
     ) -> Iterator[Page]:
@@ -128,8 +148,8 @@ class Client(_Base):
             yield from page.items
 
 
-class AsyncClient(_Base):
-    """Asynchronous client (same API as :class:`Client`, awaited)."""
+class AsyncTransport(_Base):
+    """What both asynchronous clients share (the calls of :class:`SyncTransport`, awaited)."""
 
     def __init__(
         self,
@@ -142,7 +162,7 @@ class AsyncClient(_Base):
         super().__init__(base_url, credentials, options)
         self._http = httpx.AsyncClient(timeout=self.timeout, transport=transport)
 
-    async def __aenter__(self) -> AsyncClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -190,6 +210,24 @@ class AsyncClient(_Base):
         returns its response model."""
         return _parse(op, await self._send(self._prepare_operation(op, options)))
 
+    async def call_pages(
+        self, op: Operation[ResponseT], *, per_page: int = 100, **options: Unpack[OperationOptions]
+    ) -> AsyncIterator[ResponseT]:
+        """Every page of a typed list operation, as its response model, until ``meta.total``."""
+        page = 1
+        while True:
+            this_page = options.copy()
+            this_page["params"] = {
+                **(options.get("params") or {}),
+                "page": page,
+                "per_page": per_page,
+            }
+            answer = await self.call(op, **this_page)
+            yield answer
+            if _is_last(answer, page, per_page):
+                return
+            page += 1
+
     async def pages(
         self, path: str, *, params: Params = None, per_page: int = 100, start: int = 1
     ) -> AsyncIterator[Page]:
@@ -212,13 +250,54 @@ class AsyncClient(_Base):
                 yield item
 
 
+class Client(SyncTransport, ProjectResources):
+    """Synchronous client of a project (or of a user or developer, with their token)::
+
+    gw = Client("https://gw.example", HmacAuth(project_id, api_secret))
+    lock = gw.funds.lock(user_uid=uid, currency="MCC", amount="25", reason="bid")
+    lock.id, lock.attributes.status
+    gw.post("/v1/funds/lock", json={...}).data  # the low-level call, as a dict
+    """
+
+
+class AdminClient(SyncTransport, AdminResources):
+    """Synchronous client of an administrator (``BearerAuth`` of an admin token)::
+
+    admin = AdminClient("https://gw.example", BearerAuth(admin_token))
+    admin.projects.approve(application_id)
+    """
+
+
+class AsyncClient(AsyncTransport, AsyncProjectResources):
+    """Asynchronous client (same API as :class:`Client`, awaited)."""
+
+
+class AsyncAdminClient(AsyncTransport, AsyncAdminResources):
+    """Asynchronous administrator's client (same API as :class:`AdminClient`, awaited)."""
+
+
+def _is_last(answer: Any, page: int, per_page: int) -> bool:
+    """After a page of a typed list: was it the last? (``meta.total``, else a short page)."""
+    items = getattr(answer, "data", None)
+    total = getattr(getattr(answer, "meta", None), "total", None)
+    if not isinstance(items, list) or not items:
+        return True
+    if isinstance(total, int):
+        return page * per_page >= total
+    return len(items) < per_page
+
+
 __all__ = [
+    "AdminClient",
+    "AsyncAdminClient",
     "AsyncClient",
+    "AsyncTransport",
     "Client",
     "Page",
     "ProblemError",
     "Response",
     "RetryPolicy",
+    "SyncTransport",
     "new_idempotency_key",
     "retry_after_seconds",
 ]

