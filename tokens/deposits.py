@@ -196,15 +196,16 @@ class DepositScanner:
 
     # -- the pass ------------------------------------------------------------------------
 
-    async def scan(self) -> ScanSummary:
-        """One pass: new watched accounts caught up, then every finalized block after the
-        cursor examined (for at most _PASS_SECONDS)."""
+    async def scan(self, *, prepare: bool = True) -> ScanSummary:
+        """One pass: new watched accounts caught up (``prepare``), then every finalized block
+        after the cursor examined (for at most _PASS_SECONDS)."""
         summary = ScanSummary()
         async with self.sessions() as lock:
             # Held until this session ends: one pass at a time over all workers.
             await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
             cursor = await self._cursor()
-            await self._prepare(cursor, summary)
+            if prepare or not self._seen_rows:
+                await self._prepare(cursor, summary)
             summary.accounts = len(self._watched)
             summary.cursor = await self._walk(cursor, summary)
             await lock.rollback()
@@ -215,8 +216,13 @@ class DepositScanner:
         a deposit is credited a few slots after it finalizes."""
         total = ScanSummary()
         deadline = time.monotonic() + seconds
+        prepared = 0.0
         while True:
-            one = await self.scan()
+            # New watched accounts once a second (they are caught up to the cursor by
+            # signature whenever that happens, so nothing is missed in between).
+            prepare = time.monotonic() - prepared >= 1.0
+            prepared = time.monotonic() if prepare else prepared
+            one = await self.scan(prepare=prepare)
             total.accounts, total.cursor, total.created = (
                 one.accounts,
                 one.cursor,
@@ -292,11 +298,14 @@ class DepositScanner:
                 await session.commit()
             summary.created += 1
 
-    async def _walk(self, cursor: int, summary: ScanSummary) -> int:
+    async def _walk(self, cursor: int, summary: ScanSummary, until: int | None = None) -> int:
+        """Blocks after ``cursor`` up to the finalized slot (or ``until``, for benchmarks)."""
         deadline = time.monotonic() + _PASS_SECONDS
         mints = {c: str(self.keys.mint_for(c)) for c in ("MCC", "MCD")}
         while time.monotonic() < deadline:
             end = await self.blocks.finalized_slot()
+            if until is not None:
+                end = min(end, until)
             if end <= cursor:
                 return cursor
             slots = await self.blocks.block_slots(cursor + 1, end)
