@@ -310,24 +310,31 @@ class DepositScanner:
                 return cursor
             slots = await self.blocks.block_slots(cursor + 1, end)
             end = min(end, cursor + MAX_BLOCKS_RANGE)  # what getBlocks covered
-            for start in range(0, max(len(slots), 1), self.chunk):
-                chunk = slots[start : start + self.chunk]
-                # Up to the range's end once its last block is in: skipped slots count as done.
-                last = chunk[-1] if start + self.chunk < len(slots) else end
-                blocks = await self.blocks.blocks(chunk)
-                records: list[dict[str, Any]] = []
-                for block in blocks:
-                    if block is None:
-                        continue  # a skipped slot: no block, nothing to examine
-                    summary.blocks += 1
-                    when = block.block_time
-                    at = datetime.fromtimestamp(when, UTC) if when is not None else None
-                    for tx in block.transactions:
-                        records += self._match(tx, block.slot, at, mints)
-                await self._commit(records, summary, cursor=last)
-                cursor = last
-                if time.monotonic() >= deadline:
-                    return cursor
+            chunks = [slots[i : i + self.chunk] for i in range(0, len(slots), self.chunk)] or [[]]
+            # The next run of blocks is read while this one is matched and committed.
+            ahead = asyncio.ensure_future(self.blocks.blocks(chunks[0]))
+            try:
+                for number, chunk in enumerate(chunks):
+                    blocks = await ahead
+                    if number + 1 < len(chunks):
+                        ahead = asyncio.ensure_future(self.blocks.blocks(chunks[number + 1]))
+                    records: list[dict[str, Any]] = []
+                    for block in blocks:
+                        if block is None:
+                            continue  # a skipped slot: no block, nothing to examine
+                        summary.blocks += 1
+                        when = block.block_time
+                        at = datetime.fromtimestamp(when, UTC) if when is not None else None
+                        for tx in block.transactions:
+                            records += self._match(tx, block.slot, at, mints)
+                    # Up to the range's end once its last block is in: skipped slots are done.
+                    last = chunk[-1] if number + 1 < len(chunks) else end
+                    await self._commit(records, summary, cursor=last)
+                    cursor = last
+                    if time.monotonic() >= deadline:
+                        return cursor
+            finally:
+                ahead.cancel()
         return cursor
 
     def _match(

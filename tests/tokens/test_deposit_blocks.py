@@ -1,6 +1,7 @@
-"""The deposit watcher walks blocks, not accounts: a deposit buried in a flood at its custody
-address, one made while the watcher was stopped, and one the block walk never saw (found by
-the ``mccgw deposits-rescan`` repair command) are each credited exactly once."""
+"""The deposit watcher walks blocks, not accounts: a version-0 deposit through a lookup table,
+a deposit buried in a flood at its custody address, one made while the watcher was stopped,
+and one the block walk never saw (found by the ``mccgw deposits-rescan`` repair command) are
+each credited exactly once; an outflow through a lookup table is reported."""
 
 from __future__ import annotations
 
@@ -8,18 +9,23 @@ import asyncio
 import os
 import subprocess
 import sys
+import uuid
 
 from solders.keypair import Keypair
 from solders.system_program import TransferParams, transfer
+from spl.token.instructions import transfer_checked
+from spl.token.models import TransferCheckedParams
 from sqlalchemy import func, select, update
 
 from activities.deps import WorkerDeps
+from activities.engine import EngineActivities, ReconcileRequest
 from db.models.ledger import LedgerEntry
 from db.models.tokens import Deposit, DepositCursor
 from devchain.outside import OutsideWallet
 from ledger.service import Ledger
 from tests.factories import World
 from tests.tokens.conftest import UNIT
+from tests.tokens.lookup_support import lookup_table, send_v0
 from tokens.deposits import DepositScanner, register
 
 FLOOD = 5_200  # more than the old per-account walk examined in a pass (5,000)
@@ -129,3 +135,44 @@ async def test_the_rescan_command_books_what_the_block_walk_missed(
     async with deps.sessions() as session:
         row = await session.scalar(select(Deposit).where(Deposit.signature == sig))
     assert row is not None and (row.outcome, row.amount) == ("credited", 7 * UNIT)
+
+
+async def test_a_v0_deposit_and_an_outflow_through_a_lookup_table(
+    world: World, deps: WorkerDeps, scanner: DepositScanner, outsider: OutsideWallet
+) -> None:
+    """What modern wallets send: the custody account named only through a lookup table. The
+    deposit is credited once and is no drift; an outflow the same way is reported."""
+    uid = await _watched(world, deps, scanner, "MCC")
+    gateway = deps.gateway
+    custody = gateway.custody_address(uid, "MCC")
+    mint = gateway.keys.mint_for("MCC")
+    table = await lookup_table(outsider, [custody])
+    ix = outsider.transfer_instruction(mint, custody, 3 * UNIT, 9)
+    sig = await send_v0(outsider, [ix], table, [custody])
+
+    summary = await scanner.scan()
+    assert [d["tx_signature"] for d in summary.deposits if d["user_uid"] == uid] == [sig]
+    assert (await scanner.scan()).credited == 0
+    assert await _credits(deps, uid, "MCC") == (3 * UNIT, 1)
+    report = await EngineActivities(deps).reconcile(ReconcileRequest(run_id=uuid.uuid4().hex))
+    assert not [d for d in report.drifts if d["user_uid"] == uid]
+
+    # Someone holding the custody key moves 1 MCC out, the custody account again only in the
+    # lookup table: reported (an unexplained outflow, then drift), nothing booked.
+    thief = OutsideWallet(Keypair(), deps.solana)
+    await thief.ensure_sol(gateway)
+    authority = gateway.keys.custody_authority
+    out = transfer_checked(
+        TransferCheckedParams(
+            program_id=gateway.keys.token_program("MCC"), source=custody, mint=mint,
+            dest=outsider.token_account(mint), owner=authority.pubkey(), amount=UNIT, decimals=9,
+        )
+    )  # fmt: skip
+    theirs = await lookup_table(thief, [custody])
+    await send_v0(thief, [out], theirs, [custody], signers=(authority,))
+    summary = await scanner.scan()
+    assert summary.outflows == 1 and summary.credited == 0
+    assert await _credits(deps, uid, "MCC") == (3 * UNIT, 1)
+    report = await EngineActivities(deps).reconcile(ReconcileRequest(run_id=uuid.uuid4().hex))
+    mine = [d for d in report.drifts if d["user_uid"] == uid]
+    assert mine and mine[0]["drift"] == -UNIT
