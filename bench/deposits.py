@@ -191,6 +191,13 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
                 await asyncio.sleep(0.005)
 
         task = asyncio.create_task(follow())
+        # Caught up with the tip first (part 1 left the cursor behind it).
+        for _ in range(6000):
+            async with sessions() as session:
+                at = await session.scalar(select(DepositCursor.slot))
+            if at is not None and at >= await reader.finalized_slot() - 2:
+                break
+            await asyncio.sleep(0.05)
         signatures: list[str] = []
         waves = max(args.deposits // 10, 1)
         for wave in range(waves):

@@ -63,6 +63,7 @@ log = logging.getLogger("mccgw.tokens.deposits")
 _CHUNK = 64  # blocks read in one batch request and committed together with the cursor
 _PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
 _PAGE = 1000  # getSignaturesForAddress returns at most 1000 per call
+_CATCH_UP = 16  # newly watched accounts caught up at once
 _LOCK = int.from_bytes(hashlib.sha256(b"mccgw-deposit-watch").digest()[:8], "big", signed=True)
 
 
@@ -285,18 +286,25 @@ class DepositScanner:
                 self._watched = {a: Watched(a, u, c) for a, u, c in rows}
                 self._seen_rows = len(rows)
         for row in fresh:
-            account = Watched(row.address, row.user_uid, row.currency)
-            self._watched[row.address] = account
-            await self.gateway.ensure_custody_account(row.user_uid, row.currency)
-            await self._signature_walk(account, 0, cursor, summary)
-            async with self.sessions() as session:
-                await session.execute(
-                    update(CustodyWatch)
-                    .where(CustodyWatch.address == row.address)
-                    .values(ready=True, scanned_at=datetime.now(UTC))
-                )
-                await session.commit()
-            summary.created += 1
+            self._watched[row.address] = Watched(row.address, row.user_uid, row.currency)
+        for start in range(0, len(fresh), _CATCH_UP):  # a few at a time: each waits on chain
+            await asyncio.gather(
+                *(self._catch_up(row, cursor, summary) for row in fresh[start : start + _CATCH_UP])
+            )
+
+    async def _catch_up(self, row: CustodyWatch, cursor: int, summary: ScanSummary) -> None:
+        """A newly watched account: created on chain if missing, its history up to the cursor
+        walked by signature, then marked ready (the blocks cover it from the cursor on)."""
+        await self.gateway.ensure_custody_account(row.user_uid, row.currency)
+        await self._signature_walk(self._watched[row.address], 0, cursor, summary)
+        async with self.sessions() as session:
+            await session.execute(
+                update(CustodyWatch)
+                .where(CustodyWatch.address == row.address)
+                .values(ready=True, scanned_at=datetime.now(UTC))
+            )
+            await session.commit()
+        summary.created += 1
 
     async def _walk(self, cursor: int, summary: ScanSummary, until: int | None = None) -> int:
         """Blocks after ``cursor`` up to the finalized slot (or ``until``, for benchmarks)."""
