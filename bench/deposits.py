@@ -182,15 +182,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         follower._commit = timed_commit  # type: ignore[method-assign]
         stop = asyncio.Event()
 
-        async def follow() -> None:  # DepositScanner.follow, until told to stop
-            prepared = time.monotonic()
-            while not stop.is_set():
-                prepare = time.monotonic() - prepared >= 1.0
-                prepared = time.monotonic() if prepare else prepared
-                await follower.scan(prepare=prepare)
-                await asyncio.sleep(0.005)
-
-        task = asyncio.create_task(follow())
+        task = asyncio.create_task(follower.follow(3600, poll=0.005, stop=stop))
         # Caught up with the tip first (part 1 left the cursor behind it).
         for _ in range(6000):
             async with sessions() as session:

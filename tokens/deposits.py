@@ -212,31 +212,30 @@ class DepositScanner:
             await lock.rollback()
         return summary
 
-    async def follow(self, seconds: float, poll: float = 0.2) -> ScanSummary:
-        """Passes back to back for ``seconds`` (one every ``poll`` seconds when caught up):
-        a deposit is credited a few slots after it finalizes."""
+    async def follow(
+        self, seconds: float, poll: float = 0.2, stop: asyncio.Event | None = None
+    ) -> ScanSummary:
+        """Passes back to back for ``seconds`` (or until ``stop`` is set), one every ``poll``
+        seconds when caught up, holding the pass lock throughout and the cursor in memory: a
+        deposit is credited a few slots after it finalizes."""
         total = ScanSummary()
         deadline = time.monotonic() + seconds
         prepared = 0.0
-        while True:
-            # New watched accounts once a second (they are caught up to the cursor by
-            # signature whenever that happens, so nothing is missed in between).
-            prepare = time.monotonic() - prepared >= 1.0
-            prepared = time.monotonic() if prepare else prepared
-            one = await self.scan(prepare=prepare)
-            total.accounts, total.cursor, total.created = (
-                one.accounts,
-                one.cursor,
-                total.created + one.created,
-            )
-            total.credited += one.credited
-            total.ignored += one.ignored
-            total.outflows += one.outflows
-            total.blocks += one.blocks
-            total.deposits += one.deposits
-            if time.monotonic() >= deadline:
-                return total
-            await asyncio.sleep(poll)
+        async with self.sessions() as lock:
+            await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
+            cursor = await self._cursor()
+            while True:
+                # New watched accounts once a second (they are caught up to the cursor by
+                # signature whenever that happens, so nothing is missed in between).
+                if not self._seen_rows or time.monotonic() - prepared >= 1.0:
+                    prepared = time.monotonic()
+                    await self._prepare(cursor, total)
+                cursor = total.cursor = await self._walk(cursor, total)
+                total.accounts = len(self._watched)
+                if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                    await lock.rollback()
+                    return total
+                await asyncio.sleep(poll)
 
     async def chain_id(self) -> str:
         if self._chain is None:
