@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install dev test lint format program program-check bench clean sdk-models prod-local chaos
+.PHONY: install dev test lint format program program-check bench clean sdk-models sdk-ts prod-local chaos
 
 install: $(VENV)/.installed
 
@@ -22,14 +22,24 @@ dev: install
 test: install
 	ENVIRONMENT=test $(BIN)/pytest
 
-## Regenerate the Python SDK's typed models from the app's OpenAPI (after adding routes).
+## Regenerate both SDKs' generated modules from the app's OpenAPI (after adding routes).
 sdk-models: install
 	$(BIN)/python -m mccgw.sdkgen
+
+## The TypeScript SDK alone: install from its lock file, build, unit tests (make test also runs
+## its live tests, via tests/sdk/test_typescript.py).
+sdk-ts:
+	cd sdk/typescript && npm ci --no-audit --no-fund && npm test
 
 ## docker-compose.yml's topology as processes from the built wheel (deploy/topology.py; README).
 PROD_LOCAL_DIR ?= /tmp/mccgw-prod-local
 prod-local: install
 	$(BIN)/python -m deploy.topology --dir $(PROD_LOCAL_DIR)
+
+## The chaos suite's long form: >= 10 minutes, every fault >= 5 times (docs/reliability.md).
+CHAOS_MINUTES ?= 10
+chaos: install
+	ENVIRONMENT=test $(BIN)/python -m tests.chaos --minutes $(CHAOS_MINUTES)
 
 lint: install
 	$(BIN)/ruff check .

@@ -34,6 +34,7 @@ from activities.tokens import TokenActivities
 from activities.webhooks import WebhookActivities
 from core.config import Settings, get_settings
 from core.logging import configure_logging
+from core.metrics import WorkflowMetrics, serve
 from core.queues import MAIN_TASK_QUEUE
 from workflows.approval import ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
@@ -112,6 +113,7 @@ def build_worker(
         # 100 transfers in flight, well below what it settles per second under load.
         max_concurrent_local_activities=500,
         max_concurrent_workflow_tasks=500,
+        interceptors=[WorkflowMetrics()],
         **options,
     )
 
@@ -131,6 +133,8 @@ async def run(settings: Settings, task_queue: str | None = None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    if settings.worker_metrics_port:
+        serve(settings.worker_metrics_port)  # Prometheus scrapes it (core.metrics)
     async with worker_deps(settings) as deps:
         worker = build_worker(client, deps, task_queue=task_queue)
         await ensure_schedules(client, task_queue, timedelta(seconds=settings.deposit_scan_seconds))

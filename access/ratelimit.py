@@ -1,6 +1,6 @@
 """Sliding-window rate limits in Redis, one atomic Lua script per hit (below both adapters:
 the API's middleware and auth dependencies, ``api.ratelimit``, and the authorization server's
-sign-in throttle, ``access.login``, count in the same windows).
+sign-in throttle, ``access.login``, keys its sources the same way).
 
 Each client (``u:<uid>``, ``p:<project_id>`` or ``ip:<address>``) has a sorted set of hit times
 over the last 60 s; the script trims, counts, admits and reports in one round trip, on Redis's
@@ -10,6 +10,7 @@ marker (``access.revocation``) is checked in the same round trip as its hit.
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import math
 import secrets
@@ -24,11 +25,6 @@ WINDOW_MS = 60_000
 TIER_LIMITS = {"free": 100, "standard": 1_000, "enterprise": 10_000}
 USER_LIMIT = 100
 ANONYMOUS_LIMIT = 100
-# Failed password logins: per account and per IP, over 15 minutes (password guessing, and the
-# scrypt CPU each attempt costs). Checked before the password is hashed.
-LOGIN_WINDOW_MS = 15 * 60_000
-LOGIN_FAILURES_PER_ACCOUNT = 10
-LOGIN_FAILURES_PER_IP = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,5 +102,25 @@ class RateLimiter:
 
 
 def client_ip(scope: Scope) -> str:
+    """The TCP peer's address, in full (the IP allow-list and the audit trail use this)."""
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
+
+
+def source_of(ip: str) -> str:
+    """What a per-address budget counts: an IPv4 address, or the /64 an IPv6 address lies in
+    (one subscriber holds a whole /64, so a per-address key would give it 2^64 budgets)."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip[:64]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+def ip_key(scope: Scope, prefix: str = "ip:") -> str:
+    """The rate-limit key of the caller's source (``source_of`` its address)."""
+    return prefix + source_of(client_ip(scope))

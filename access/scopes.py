@@ -30,6 +30,12 @@ PROJECT_SCOPES: dict[str, str] = {
     "auction:manage": "Manage auctions",
 }
 
+# The project scopes that see a user's money: a project whose consent holds none of them (a
+# sign-in with `openid`, a game storing attributes) hears nothing of the user's deposits.
+FUNDS_SCOPES = frozenset(
+    {"funds:read", "funds:manage", "funds:transfer", "transfer:read", "transfer:write"}
+)
+
 # A held scope also grants these (spec: `profile` counts as `user:read`).
 _IMPLIES: dict[str, frozenset[str]] = {
     "profile": frozenset({"user:read", "user:read:public"}),

@@ -46,6 +46,18 @@ class OracleClosesRecorded:
 
 
 @dataclass
+class OracleSampleRequest:
+    now: str  # ISO 8601: the workflow's clock; the sample is keyed by its minute
+
+
+@dataclass
+class OracleSampleResult:
+    recorded: bool  # False: no pool configured, or this minute was sampled already
+    price_usdc: int | None = None
+    counted: bool = False
+
+
+@dataclass
 class OracleWriteRequest:
     close_key: str
 
@@ -78,18 +90,39 @@ class TokenActivities:
         recorded: list[str] = []
         async with self.deps.sessions() as session:
             for close_at in await oracle.due_closes(session, now, settings.oracle_catch_up):
-                quote = (
-                    await oracle.price_now(session, self.market.read, settings.default_price_usdc)
-                ).quote
+                quote = await oracle.close_quote(
+                    session, close_at, min_samples=settings.oracle_min_samples,
+                    default=settings.default_price_usdc,
+                )  # fmt: skip
+                # The first close moves from the rule's price without the market.
+                anchor = await oracle.fallback_quote(session, settings.default_price_usdc)
                 row = await oracle.record_close(
                     session, close_at, quote,
                     window=settings.oracle_window, premium_bps=settings.oracle_premium_bps,
+                    max_move_bps=settings.oracle_max_move_bps, first_anchor=anchor.price_usdc,
                 )  # fmt: skip
                 if row is not None:
                     recorded.append(oracle.close_key(close_at))
             await session.commit()
             pending = await oracle.unwritten_closes(session)
         return OracleClosesRecorded(recorded, [oracle.close_key(c.close_at) for c in pending])
+
+    @activity.defn(name="tokens.oracle_sample")
+    async def oracle_sample(self, request: OracleSampleRequest) -> OracleSampleResult:
+        """Read the market pool once and keep the reading for the closes (one per minute)."""
+        if not self.market.configured:
+            return OracleSampleResult(recorded=False)
+        vaults = await self.market.read_vaults()
+        at = oracle.sample_minute(datetime.fromisoformat(request.now))
+        async with self.deps.sessions() as session:
+            recorded = await oracle.record_sample(
+                session, at, vaults, min_liquidity=self.deps.settings.oracle_min_liquidity_usdc
+            )
+            await session.commit()
+        counted = (
+            vaults[2] is not None and vaults[0] >= self.deps.settings.oracle_min_liquidity_usdc
+        )
+        return OracleSampleResult(recorded, vaults[2], counted)
 
     @activity.defn(name="tokens.oracle_write_close")
     async def oracle_write_close(self, request: OracleWriteRequest) -> OracleWriteResult:

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel
 
+from access.ratelimit import client_ip
 from api.auth.deps import (
     current_project,
     current_user,
@@ -21,6 +22,8 @@ from api.auth.deps import (
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.openapi import problems
 from core.errors import DomainError
+from core.logging import request_id_var
+from onboarding.control import Actor
 
 
 async def require_admin(
@@ -55,6 +58,15 @@ async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme
 
 AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
 ADMIN_PROBLEMS = problems(429, caller="admin")
+# A developer's ID token (an access token of this API is accepted as well): applications and
+# the owner's key roll.
+Developer = Annotated[UserPrincipal, Depends(id_token_user)]
+
+
+def actor_of(request: Request, uid: str, role: str = "admin") -> Actor:
+    """Who acts and from where: the audit row of an administrator's (or owner's) action, from
+    the admin API and the console alike (onboarding.control.audit_action)."""
+    return Actor(uid, client_ip(request.scope), request_id_var.get(), role)
 
 
 async def mining_reader(

@@ -57,6 +57,12 @@ from events.audit import new_audit, redact
 IdempotencyKey = Annotated[
     str | None, Field(description="Required unless the Idempotency-Key header is sent")
 ]
+# The key of a naturally idempotent write (``write_context(..., key_optional=True)``).
+OptionalIdempotencyKey = Annotated[
+    str | None,
+    Field(description="Optional (the write is naturally idempotent); with one, a retry "
+          "within 24 h is replayed, not run again"),
+]  # fmt: skip
 
 log = logging.getLogger("mccgw.idempotency")
 
@@ -141,14 +147,16 @@ class WriteContext:
         return Response(content, status_code=status, media_type="application/json")
 
 
-def _key(request: Request, body: Any) -> str:
+def _key(request: Request, body: Any, required: bool = True) -> str | None:
     header = request.headers.get("idempotency-key")
     field_value = body.get("idempotency_key") if isinstance(body, dict) else None
     if header and field_value and header != field_value:
         raise _invalid("idempotency_key and the Idempotency-Key header differ")
     key = field_value or header
     if key is None:
-        raise _invalid("idempotency_key is required on every write")
+        if not required:
+            return None
+        raise _invalid("idempotency_key is required on this write")
     if not isinstance(key, str) or not 1 <= len(key) <= 255 or not key.isprintable():
         raise _invalid("idempotency_key must be 1-255 printable characters")
     return key
@@ -249,14 +257,29 @@ async def _claim(session: AsyncSession, record: IdempotencyRecord, audit: AuditL
 
 @asynccontextmanager
 async def write_context(
-    request: Request, principal: Principal, *, operation: str, user_uid: str | None = None
+    request: Request,
+    principal: Principal,
+    *,
+    operation: str,
+    user_uid: str | None = None,
+    key_optional: bool = False,
 ) -> AsyncIterator[WriteContext]:
+    """The one commit point of a write: its audit row, and (with a key) its idempotency record.
+    ``key_optional``: a naturally idempotent write (a profile PATCH, an attribute upsert, a
+    price set) may come without a key; it then runs once per request, audited, not replayed."""
     body = await parsed_body(request)
-    key = _key(request, body)
+    found = _key(request, body, required=not key_optional)
     if isinstance(principal, ProjectPrincipal):
         actor, project_id = f"project:{principal.project_id}", principal.project_id
     else:
         actor, project_id = f"user:{principal.uid}", None
+    if found is None:
+        async with _unkeyed(
+            request, principal, operation, user_uid, body, actor, project_id
+        ) as ctx:
+            yield ctx
+        return
+    key = found
     scope = principal.rate_key
     request_hash = _request_hash(request, body)
     sessions: async_sessionmaker[AsyncSession] = request.app.state.session_maker
@@ -344,6 +367,49 @@ async def write_context(
     finally:
         if not finished:
             await script(redis, RELEASE)(keys=[lock], args=[token], client=redis)
+
+
+@asynccontextmanager
+async def _unkeyed(
+    request: Request,
+    principal: Principal,
+    operation: str,
+    user_uid: str | None,
+    body: Any,
+    actor: str,
+    project_id: int | None,
+) -> AsyncIterator[WriteContext]:
+    """A keyless naturally idempotent write: the effect and its audit row, one commit."""
+    sessions: async_sessionmaker[AsyncSession] = request.app.state.session_maker
+    async with sessions() as session:
+        audit_args: dict[str, Any] = {
+            "actor": actor,
+            "operation": operation,
+            "project_id": project_id,
+            "user_uid": user_uid,
+            "request_body": body,
+            "idempotency_key": None,
+            "client_ip": client_ip(request.scope),
+            "request_id": request_id_var.get(),
+        }
+        audit = new_audit(**audit_args)
+        ctx = WriteContext(
+            session, principal, operation, "", principal.rate_key, body, user_uid, audit
+        )
+        try:
+            yield ctx
+            if ctx._result is None:
+                raise RuntimeError("a write_context block must return ctx.respond(...)")
+            status, content, _, audit_status, _ = ctx._result
+            audit.status = audit_status
+            audit.status_code = status
+            audit.response_body = redact(json.loads(content))
+            session.add(audit)
+            await commit_last(session)
+        except Exception as exc:
+            await session.rollback()
+            await _audit_failure(session, audit_args, exc)
+            raise
 
 
 async def _audit_failure(session: AsyncSession, audit_args: dict[str, Any], exc: Exception) -> None:

@@ -17,6 +17,12 @@ from core.logging import request_id_var
 log = logging.getLogger("mccgw.http")
 
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+# No page of the gateway may be framed (the sign-in and consent page, the console): a framing
+# site could overlay them (clickjacking). Sent on every answer; JSON ignores it.
+_NO_FRAMING = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+)
 # Metric labels come from fixed sets: a made-up method cannot create a new time series.
 _METRIC_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 _ACCEPTED_MEDIA = ("application/json", "multipart/form-data", "application/x-www-form-urlencoded")
@@ -46,6 +52,7 @@ class RequestContextMiddleware(HttpMiddleware):
                 status = message["status"]
                 headers = list(message.get("headers", []))
                 headers.append((b"x-request-id", request_id.encode()))
+                headers.extend(_NO_FRAMING)
                 message["headers"] = headers
             await send(message)
 

@@ -24,8 +24,9 @@ from access.ratelimit import (
     RateLimiter,
     RateResult,
     Revoked,
-    client_ip,
+    ip_key,
 )
+from access.ratelimit import client_ip as client_ip  # the route modules import it from here
 from api.asgi import HttpMiddleware, problem_body, send_problem
 from api.middleware import RequestContextMiddleware
 from core.errors import DomainError
@@ -80,9 +81,8 @@ async def enforce(
     if revoked_key is None:
         result = await _limiter(request.scope).hit(key, limit)
     else:
-        ip_key = "ip:" + client_ip(request.scope)
         revoked, result = await _limiter(request.scope).hit_unless_revoked(
-            key, limit, revoked_key, ip_key, ANONYMOUS_LIMIT
+            key, limit, revoked_key, ip_key(request.scope), ANONYMOUS_LIMIT
         )
         limit = result.limit
     if slot is not None:
@@ -101,7 +101,7 @@ async def enforce(
 
 async def enforce_ip(request: Request) -> RateResult:
     """Failed authentication counts against the caller's IP."""
-    return await enforce(request, "ip:" + client_ip(request.scope), ANONYMOUS_LIMIT)
+    return await enforce(request, ip_key(request.scope), ANONYMOUS_LIMIT)
 
 
 _CREDENTIAL_HEADERS = (b"authorization", b"x-project-id", b"x-api-key", b"x-signature")
@@ -162,7 +162,7 @@ class RateLimitMiddleware(HttpMiddleware):
             return
         if not _has_credentials(scope):
             try:
-                slot.result = await _limiter(scope).hit("ip:" + client_ip(scope), ANONYMOUS_LIMIT)
+                slot.result = await _limiter(scope).hit(ip_key(scope), ANONYMOUS_LIMIT)
             except RedisError as exc:  # outside the app's exception handlers: answer here
                 log.warning("redis unavailable: %r", exc)
                 await self._down(scope, receive, send)
@@ -177,9 +177,7 @@ class RateLimitMiddleware(HttpMiddleware):
             if message["type"] == "http.response.start":
                 if slot.result is None:  # credentials sent, but no auth dependency ran
                     with contextlib.suppress(RedisError):  # the answer goes out regardless
-                        slot.result = await _limiter(scope).hit(
-                            "ip:" + client_ip(scope), ANONYMOUS_LIMIT
-                        )
+                        slot.result = await _limiter(scope).hit(ip_key(scope), ANONYMOUS_LIMIT)
                     if slot.result and not slot.result.allowed and message["status"] >= 400:
                         # An error answer (404, 405, 415, ...): nothing was done, so the
                         # caller over its IP budget gets the 429 instead.
@@ -211,7 +209,7 @@ class RateLimitMiddleware(HttpMiddleware):
     async def _console(self, scope: Scope, receive: Receive, send: Send, slot: _Slot) -> None:
         """The console's own per-IP window, counted up front for every request."""
         try:
-            slot.result = await _limiter(scope).hit("console:" + client_ip(scope), CONSOLE_LIMIT)
+            slot.result = await _limiter(scope).hit(ip_key(scope, "console:"), CONSOLE_LIMIT)
         except RedisError as exc:
             log.warning("redis unavailable: %r", exc)
             await self._down(scope, receive, send)

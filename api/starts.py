@@ -86,30 +86,20 @@ async def start(
 
 def start_soon(
     request: Request,
-    run: Any,
-    arg: Any,
-    *,
-    workflow_id: str,
-    attributes: TypedSearchAttributes | None = None,
-    allow_retry_after_failure: bool = False,
+    started: Awaitable[bool],
+    what: str,
     then: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """``start`` after the answer, without holding it up (api.after_commit); ``then`` runs once
-    the start was tried (e.g. a signal to a related workflow)."""
+    """Run ``started`` (a ``start(...)``) after the answer, without holding it up
+    (api.after_commit); ``then`` runs once the start was tried (e.g. a signal to a related
+    workflow)."""
 
     async def work() -> None:
-        await start(
-            request,
-            run,
-            arg,
-            workflow_id=workflow_id,
-            attributes=attributes,
-            allow_retry_after_failure=allow_retry_after_failure,
-        )
+        await started
         if then is not None:
             await then()
 
-    after_commit(request).run_soon(work(), f"start {workflow_id}")
+    after_commit(request).run_soon(work(), what)
 
 
 async def start_or_join(

@@ -75,7 +75,10 @@ class RefreshTokenGrant(grants.RefreshTokenGrant):
     server: AuthServer
 
     def authenticate_refresh_token(self, refresh_token: str) -> Token | None:
-        row, _reused = self.server.store.rotate_refresh(refresh_token)
+        # The client is authenticated before this (authlib): only its own token is rotated.
+        client = self.request.client
+        client_id = client.get_client_id() if client is not None else None
+        row, _reused = self.server.store.rotate_refresh(refresh_token, client_id)
         return Token(row, "refresh_token") if row else None
 
     def authenticate_user(self, refresh_token: Token) -> UserInfo | None:

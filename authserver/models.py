@@ -27,6 +27,9 @@ class Client(ClientMixin):
     token_format: str = "jwt"
     # The gateway's own client: only its tokens carry the admin role's power.
     first_party: bool = False
+    # A rolled secret (POST /v1/projects/oauth-client/secret/roll) works until this Unix time.
+    previous_secret_hash: str | None = None
+    previous_until: float = 0.0
 
     @classmethod
     def from_row(cls, row: OAuthClient, project_name: str) -> Client:
@@ -41,6 +44,8 @@ class Client(ClientMixin):
             list(row.grant_types),
             row.access_token_format,
             bool(row.first_party),
+            row.previous_client_secret_hash,
+            row.previous_secret_expires_at.timestamp() if row.previous_secret_expires_at else 0.0,
         )
 
     @property
@@ -64,7 +69,14 @@ class Client(ClientMixin):
     def check_client_secret(self, client_secret: str) -> bool:
         if self.secret_hash is None:
             return False
-        return hmac.compare_digest(sha256(client_secret), self.secret_hash)
+        digest = sha256(client_secret)
+        if hmac.compare_digest(digest, self.secret_hash):
+            return True
+        return (
+            self.previous_secret_hash is not None
+            and self.previous_until > time.time()
+            and hmac.compare_digest(digest, self.previous_secret_hash)
+        )
 
     def check_endpoint_auth_method(self, method: str, endpoint: str) -> bool:
         # Public clients authenticate with "none" (PKCE protects the code); others with a secret.

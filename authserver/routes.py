@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from access import login as logins
-from access.ratelimit import LOGIN_WINDOW_MS, RateLimiter, client_ip
+from access.login import LoginThrottle, hold
+from access.ratelimit import client_ip, source_of
 from access.scopes import USER_SCOPES
 from authserver import pages
 from authserver.adapter import (
@@ -30,7 +30,7 @@ from authserver.schemas import (
     oauth_errors,
 )
 from authserver.server import AuthServer
-from core.security import verify_password
+from core.security import dummy_password_hash, verify_password
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -114,20 +114,26 @@ async def authorize_submit(request: Request) -> Response:
     server = _server(request)
     form = dict(await read_form(request))
     login = form.get("username", "")
-    limiter: RateLimiter = request.app.state.rate_limiter
-    ip = client_ip(request.scope)
-    if form.get("decision") == "approve" and await logins.blocked(limiter, login, ip):
-        return HTMLResponse(
-            pages.error("Too many failed sign-ins; try again in 15 minutes"),
-            status_code=429,
-            headers={"Retry-After": str(LOGIN_WINDOW_MS // 1000)},
-        )
-    failed = False
+    throttle: LoginThrottle = request.app.state.login_throttle
+    source = source_of(client_ip(request.scope))
+    approve = form.get("decision") == "approve"
+    if approve:
+        verdict = await throttle.check(login, source)
+        if verdict.refused:
+            return HTMLResponse(
+                pages.error(
+                    f"Too many failed sign-ins from here; try again in {verdict.retry_after} s"
+                ),
+                status_code=429,
+                headers={"Retry-After": str(verdict.retry_after)},
+            )
+        await hold(verdict)
+    failed = signed_in = False
     # The OAuth parameters travel in the query string; the form only holds the login.
     req = create_oauth2_request(request, server.issuer, [], include_form=False)
 
     def decide() -> Response:
-        nonlocal failed
+        nonlocal failed, signed_in
         try:
             grant = server.get_consent_grant(req)
         except OAuth2Error as exc:
@@ -136,7 +142,9 @@ async def authorize_submit(request: Request) -> Response:
         if form.get("decision") != "approve":
             return handle_response(*server.create_authorization_response(req, None, grant))
         found = server.store.user_by_login(form.get("username", "").strip())
-        if found is None or not verify_password(form.get("password", ""), found[1]):
+        # An unknown login costs the same scrypt as a known one (no timing oracle).
+        stored = found[1] if found is not None else dummy_password_hash()
+        if not verify_password(form.get("password", ""), stored) or found is None:
             failed = True
             page = pages.authorize(
                 client_name=client.name,
@@ -147,6 +155,7 @@ async def authorize_submit(request: Request) -> Response:
             )
             return HTMLResponse(page, status_code=401)
         user = found[0]
+        signed_in = True
         scopes = (grant.request.scope or "").split()
         if client.project_id is not None:  # a first-party client acts for no project
             server.store.record_consent(user.uid, client.project_id, client.client_id, scopes)
@@ -154,7 +163,9 @@ async def authorize_submit(request: Request) -> Response:
 
     response = await run_in_threadpool(decide)
     if failed:
-        await logins.failed(limiter, login, ip)
+        await throttle.failed(login, source)
+    elif signed_in:
+        await throttle.succeeded(login, source)
     return response
 
 

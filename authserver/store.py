@@ -230,16 +230,22 @@ class Store:
                 )
             )
 
-    def rotate_refresh(self, refresh_token: str) -> tuple[OAuthToken | None, bool]:
+    def rotate_refresh(
+        self, refresh_token: str, client_id: str | None = None
+    ) -> tuple[OAuthToken | None, bool]:
         """Mark a refresh token used, atomically. Returns (row, reused).
 
-        A token presented after it was rotated is a reuse: its whole family is revoked.
+        A token presented after it was rotated is a reuse: its whole family is revoked. With
+        ``client_id``, a token of another client is neither rotated nor counted as reused (a
+        wrong client must not burn the right client's token, nor revoke its family).
         """
         digest = sha256(refresh_token)
+        same_client = [OAuthToken.client_id == client_id] if client_id is not None else []
         with self.session() as s, s.begin():
             row = s.scalars(
                 update(OAuthToken)
                 .where(
+                    *same_client,
                     OAuthToken.refresh_token_hash == digest,
                     OAuthToken.rotated_at.is_(None),
                     OAuthToken.revoked_at.is_(None),
@@ -251,7 +257,7 @@ class Store:
             if row is not None:
                 return row, False
             old = s.scalars(
-                select(OAuthToken).where(OAuthToken.refresh_token_hash == digest)
+                select(OAuthToken).where(OAuthToken.refresh_token_hash == digest, *same_client)
             ).first()
             if old is not None and old.rotated_at is not None:
                 killed = _revoke_where(s, OAuthToken.family_id == old.family_id)

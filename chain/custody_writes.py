@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 from solders.hash import Hash
 from solders.instruction import Instruction
@@ -16,6 +15,7 @@ from spl.token.constants import MINT_LEN, TOKEN_PROGRAM_ID
 from sqlalchemy import func
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import (
     CustodyMint,
@@ -30,7 +30,8 @@ from chain.errors import (
     ChainError,
     ChainUnavailable,
 )
-from chain.reads import TOKEN_PROGRAMS
+from chain.keys import ChainKeys
+from chain.reads import TOKEN_PROGRAMS, ChainReads
 from chain.write_record import ChainWrite
 from chain.writes import ChainWrites
 from db.models.chain import MintDecimals
@@ -41,9 +42,27 @@ _ZERO_HASH = Hash.default()
 log = logging.getLogger(__name__)
 
 
-class CustodyWrites(ChainWrites):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:  # ChainWrites' (see gateway.py)
-        super().__init__(*args, **kwargs)
+class CustodyWrites:
+    """Custody on chain, reading through ``reads`` and writing through ``writes``."""
+
+    def __init__(
+        self,
+        reads: ChainReads,
+        writes: ChainWrites,
+        keys: ChainKeys,
+        sessions: async_sessionmaker[AsyncSession],
+    ) -> None:
+        self._keys = keys
+        self._sessions = sessions
+        self._commitment = reads.commitment
+        # What custody needs of the other two parts, named once.
+        self.mint_info = reads.mint_info
+        self.token_balance = reads.token_balance
+        self._account = reads.account
+        self._token_account = reads.token_account
+        self._rent_exemption = reads.token_account_rent
+        self.submit = writes.submit
+        self.await_final = writes.await_final
         # Read from the mints (load_token_decimals), never assumed: see chain/decimals.py.
         self._token_decimals: TokenDecimals | None = None
         # Custody accounts seen to exist: never closed, so one lookup per process is enough.

@@ -1,10 +1,13 @@
 """The chain gateway: the only writer on chain, exactly once per caller-chosen op_key.
 
-``ChainGateway`` is the one object callers hold; its parts live by job:
+``ChainGateway`` is the one object callers hold. It is composed of three parts, each built
+alone and handed what it needs (``gateway.reads``, ``.writes``, ``.custody``):
 
-- ``chain/reads.py``: balances, mint info, account reads, signature statuses, history;
+- ``chain/reads.py``: balances, mint info, account reads, signature statuses, transactions
+  (history, receipts, the fetches of deposits); every RPC call and its error mapping;
 - ``chain/writes.py``: the exactly-once write protocol (sign, record before the first send,
-  re-check status before re-sending, re-sign only after the blockhash expired);
+  re-check status before re-sending, re-sign only after the blockhash expired) and the one
+  rule of "can this write still land?" (``abandon``, for operator cancels);
 - ``chain/write_record.py``: ``ChainWrite``, the snapshot of one write record;
 - ``chain/custody_writes.py``: mint decimals, custody accounts, custody transfers and mints.
 """
@@ -21,9 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain import cluster
 from chain.custody_writes import PACKET_DATA_SIZE, CustodyWrites
 from chain.keys import ChainKeys
+from chain.reads import ChainReads
 from chain.transactions import ChainTx, TokenBalanceChange
 from chain.write_record import FINAL_STATUSES, ChainWrite
-from chain.writes import MAX_STATUS_BATCH
+from chain.writes import MAX_STATUS_BATCH, ChainWrites
 from core.config import Settings
 
 __all__ = [
@@ -37,7 +41,10 @@ __all__ = [
 ]
 
 
-class ChainGateway(CustodyWrites):
+class ChainGateway:
+    """The chain, as every caller holds it: three parts composed, and their public methods
+    named here by part (so a reader sees which part answers what)."""
+
     def __init__(
         self,
         settings: Settings,
@@ -48,7 +55,6 @@ class ChainGateway(CustodyWrites):
         rpc_timeout: float = 10.0,
         resend_interval: float = 2.0,
         poll_interval: float = 0.2,
-        max_poll_interval: float = 2.0,  # accepted for callers that pass it; the watcher polls
         simulate: bool = True,
         extra_signers: Sequence[Keypair] = (),
     ) -> None:
@@ -56,12 +62,15 @@ class ChainGateway(CustodyWrites):
         mints = {c: cluster.mint(settings, c, keys) for c in ("MCC", "MCD")}
         # Its own programs map: filled from this cluster's mints (load_token_decimals).
         keys = replace(keys, mints={c: m for c, m in mints.items() if m is not None}, programs={})
-        super().__init__(
-            client,
+        self._settings = settings
+        self._keys = keys
+        self.reads = ChainReads(
+            client, settings.chain_commitment, rpc_timeout=rpc_timeout, poll_interval=poll_interval
+        )
+        self.writes = ChainWrites(
+            self.reads,
             keys,
             sessions,
-            settings.chain_commitment,
-            rpc_timeout=rpc_timeout,
             poll_interval=poll_interval,
             resend_interval=resend_interval,
             simulate=simulate,
@@ -74,7 +83,46 @@ class ChainGateway(CustodyWrites):
                 *extra_signers,
             ),
         )
-        self._settings = settings
+        self.custody = CustodyWrites(self.reads, self.writes, keys, sessions)
+
+        reads, writes, custody = self.reads, self.writes, self.custody
+        # Reads: balances, mints, accounts, statuses, transactions.
+        self.token_balance = reads.token_balance
+        self.sol_balance = reads.sol_balance
+        self.mint_info = reads.mint_info
+        self.rent_exemption = reads.rent_exemption
+        self.airdrop = reads.airdrop
+        self.block_height = reads.block_height
+        self.chain_view = reads.chain_view
+        self.signatures = reads.signatures
+        self.transaction = reads.transaction
+        self.transaction_view = reads.transaction_view
+        self.receipt = reads.receipt
+        # Writes: the exactly-once protocol.
+        self.prepare = writes.prepare
+        self.submit = writes.submit
+        self.advance = writes.advance
+        self.await_final = writes.await_final
+        self.get_write = writes.get_write
+        self.check_many = writes.check_many
+        self.open_writes = writes.open_writes
+        self.abandon = writes.abandon
+        # Custody: mint decimals, custody accounts, custody transfers and mints.
+        self.load_token_decimals = custody.load_token_decimals
+        self.warm_up = custody.warm_up
+        self.decimals = custody.decimals
+        self.token_decimals = custody.token_decimals
+        self.custody_address = custody.custody_address
+        self.ensure_custody_account = custody.ensure_custody_account
+        self.custody_balance = custody.custody_balance
+        self.transfer_instruction = custody.transfer_instruction
+        self.mint_instruction = custody.mint_instruction
+        self.transaction_size = custody.transaction_size
+        self.fits_one_transaction = custody.fits_one_transaction
+        self.submit_transfers = custody.submit_transfers
+        self.submit_mints = custody.submit_mints
+        self.transfer = custody.transfer
+        self.mint = custody.mint
 
     @property
     def keys(self) -> ChainKeys:

@@ -1,5 +1,5 @@
 """Chain reads: balances, mint decimals, account reads, signature statuses, transactions
-(history, receipts, deposits' fetches).
+(signatures, receipts, the console's view).
 
 The read half of the gateway (``chain/gateway.py``): every RPC call goes through ``_rpc``, which
 maps transport and node errors onto the gateway's retryable/terminal classes. Nothing here
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from solana.exceptions import SolanaRpcException
@@ -58,14 +57,23 @@ class ChainReads:
         self._slot_heights: dict[int, int] = {}
         self._get_block_supported = True
 
+    @property
+    def client(self) -> AsyncClient:
+        return self._client
+
+    @property
+    def commitment(self) -> str:
+        """The commitment a write must reach, and the default of every read."""
+        return self._commitment
+
     async def token_balance(self, address: Pubkey | str, commitment: str | None = None) -> int:
         """Base units held by a token account; 0 if the account does not exist."""
-        state = await self._token_account(as_pubkey(address), commitment or self._commitment)
+        state = await self.token_account(as_pubkey(address), commitment or self._commitment)
         return 0 if state is None else state.amount
 
     async def sol_balance(self, address: Pubkey | str, commitment: str | None = None) -> int:
         """Lamports of any account (0 if it does not exist)."""
-        resp = await self._rpc(
+        resp = await self.call(
             "getBalance",
             self._client.get_balance(
                 as_pubkey(address), Commitment(commitment or self._commitment)
@@ -77,7 +85,7 @@ class ChainReads:
         self, mint: Pubkey | str, commitment: str | None = None
     ) -> tuple[Pubkey | None, int] | None:
         """(mint authority, decimals) of an SPL mint, or None when the account does not exist."""
-        account = await self._account(as_pubkey(mint), commitment or self._commitment)
+        account = await self.account(as_pubkey(mint), commitment or self._commitment)
         if account is None:
             return None
         data = bytes(account.data)
@@ -88,7 +96,7 @@ class ChainReads:
         return (Pubkey.from_bytes(data[4:36]) if has_authority else None), data[44]
 
     async def rent_exemption(self, size: int) -> int:
-        resp = await self._rpc(
+        resp = await self.call(
             "getMinimumBalanceForRentExemption",
             self._client.get_minimum_balance_for_rent_exemption(size),
         )
@@ -96,13 +104,13 @@ class ChainReads:
 
     async def airdrop(self, address: Pubkey | str, lamports: int, timeout: float = 60.0) -> str:  # noqa: ASYNC109
         """Faucet SOL on a development cluster and wait for it at the gateway's commitment."""
-        resp = await self._rpc(
+        resp = await self.call(
             "requestAirdrop", self._client.request_airdrop(as_pubkey(address), lamports)
         )
         signature = str(resp.value)
         deadline = asyncio.get_running_loop().time() + timeout
         while asyncio.get_running_loop().time() < deadline:
-            (status,) = await self._statuses([signature])
+            (status,) = await self.statuses([signature])
             level = status_name(status.confirmation_status) if status else None
             if status is not None and level is not None and RANK[level] >= RANK[self._commitment]:
                 if status.err is not None:
@@ -112,7 +120,7 @@ class ChainReads:
         raise ChainTimeout(f"airdrop {signature} not {self._commitment} after {timeout:.0f}s")
 
     async def block_height(self, commitment: str | None = None) -> int:
-        resp = await self._rpc(
+        resp = await self.call(
             "getBlockHeight",
             self._client.get_block_height(Commitment(commitment or self._commitment)),
         )
@@ -133,7 +141,7 @@ class ChainReads:
         level = Commitment(
             "finalized" if (commitment or self._commitment) == "finalized" else "confirmed"
         )
-        resp = await self._rpc(
+        resp = await self.call(
             "getSignaturesForAddress",
             self._client.get_signatures_for_address(
                 as_pubkey(address),
@@ -160,7 +168,7 @@ class ChainReads:
         """The landed transaction (static and lookup-table accounts alike), None if the node
         has none at ``commitment`` (at least confirmed)."""
         level = "confirmed" if commitment == "processed" else commitment
-        resp = await self._rpc(
+        resp = await self.call(
             "getTransaction",
             self._client.get_transaction(
                 Signature.from_string(signature),
@@ -173,22 +181,25 @@ class ChainReads:
             return None
         return chain_tx(json.loads(resp.value.to_json()), signature)
 
-    async def history(
-        self,
-        address: Pubkey | str,
-        *,
-        before: str | None = None,
-        limit: int = 20,
-        commitment: str | None = None,
-    ) -> list[ChainTx]:
-        """Transactions touching an address, newest first; page with ``before`` = last signature."""
-        entries = await self.signatures(address, before=before, limit=limit, commitment=commitment)
-        level = "finalized" if (commitment or self._commitment) == "finalized" else "confirmed"
-        txs = await asyncio.gather(*(self.transaction(e.signature, level) for e in entries))
-        return [
-            replace(e, fee=tx.fee, token_changes=tx.token_changes) if tx is not None else e
-            for e, tx in zip(entries, txs, strict=True)
-        ]
+    async def transaction_view(self, signature: str) -> tuple[str | None, str | None]:
+        """The signature's status and its transaction (at confirmed) as the node reports them,
+        JSON text for an operator to read (None where the node has none)."""
+        sig = Signature.from_string(signature)
+        status = await self.call(
+            "getSignatureStatuses",
+            self._client.get_signature_statuses([sig], search_transaction_history=True),
+        )
+        tx = await self.call(
+            "getTransaction",
+            self._client.get_transaction(
+                sig, commitment=Commitment("confirmed"), max_supported_transaction_version=0
+            ),
+        )
+        found = status.value[0]
+        return (
+            found.to_json() if found is not None else None,
+            tx.value.to_json() if tx.value is not None else None,
+        )
 
     async def receipt(self, signature: str, expected: Mapping[str, int]) -> dict[str, int]:
         """Verify that the finalized transaction moved exactly ``expected`` (account address ->
@@ -210,8 +221,8 @@ class ChainReads:
             raise ReceiptMismatch(f"transaction {signature} moved other amounts: {detail}")
         return deltas
 
-    async def _latest_blockhash(self) -> tuple[Hash, int]:
-        resp = await self._rpc(
+    async def latest_blockhash(self) -> tuple[Hash, int]:
+        resp = await self.call(
             "getLatestBlockhash", self._client.get_latest_blockhash(Commitment("confirmed"))
         )
         return resp.value.blockhash, int(resp.value.last_valid_block_height)
@@ -228,13 +239,13 @@ class ChainReads:
         may reach different nodes, and a lagging one reports a landed signature as unknown; its
         answer is refused (ChainUnavailable, retryable) instead of trusted, so a write is never
         re-signed nor a transfer cancelled on a stale view."""
-        epoch = await self._rpc(
+        epoch = await self.call(
             "getEpochInfo", self._client.get_epoch_info(Commitment("finalized"))
         )
         height, slot = int(epoch.value.block_height), int(epoch.value.absolute_slot)
         if not signatures:
             return height, []
-        resp = await self._rpc(
+        resp = await self.call(
             "getSignatureStatuses",
             self._client.get_signature_statuses(
                 [Signature.from_string(s) for s in signatures], search_transaction_history=True
@@ -247,10 +258,10 @@ class ChainReads:
             )
         return height, list(resp.value)
 
-    async def _statuses(self, signatures: Sequence[str]) -> list[TransactionStatus | None]:
+    async def statuses(self, signatures: Sequence[str]) -> list[TransactionStatus | None]:
         if not signatures:
             return []
-        resp = await self._rpc(
+        resp = await self.call(
             "getSignatureStatuses",
             self._client.get_signature_statuses(
                 [Signature.from_string(s) for s in signatures], search_transaction_history=True
@@ -258,7 +269,7 @@ class ChainReads:
         )
         return list(resp.value)
 
-    async def _slot_block_height(self, slot: int) -> int | None:
+    async def slot_block_height(self, slot: int) -> int | None:
         # Best effort: nice for audits, not needed for correctness (a node may lack getBlock).
         # A batch of writes finalizes in few slots, so a small cache saves most calls.
         if slot in self._slot_heights:
@@ -266,7 +277,7 @@ class ChainReads:
         if not self._get_block_supported:
             return None
         try:
-            resp = await self._rpc(
+            resp = await self.call(
                 "getBlock",
                 self._client.get_block(
                     slot,
@@ -290,30 +301,30 @@ class ChainReads:
         self._slot_heights[slot] = int(height)
         return int(height)
 
-    async def _account(self, address: Pubkey, commitment: str) -> Any:
-        resp = await self._rpc(
+    async def account(self, address: Pubkey, commitment: str) -> Any:
+        resp = await self.call(
             "getAccountInfo", self._client.get_account_info(address, Commitment(commitment))
         )
         return resp.value
 
-    async def _token_account(self, address: Pubkey, commitment: str) -> Any:
-        account = await self._account(address, commitment)
+    async def token_account(self, address: Pubkey, commitment: str) -> Any:
+        account = await self.account(address, commitment)
         if account is None:
             return None
         if account.owner not in TOKEN_PROGRAMS:
             raise ChainError(f"{address} is not a token account")
         return parse_token_account(bytes(account.data))
 
-    async def _rent_exemption(self) -> int:
+    async def token_account_rent(self) -> int:
         if self._rent is None:
-            resp = await self._rpc(
+            resp = await self.call(
                 "getMinimumBalanceForRentExemption",
                 self._client.get_minimum_balance_for_rent_exemption(ACCOUNT_LEN),
             )
             self._rent = int(resp.value)
         return self._rent
 
-    async def _rpc(self, what: str, call: Awaitable[T]) -> T:
+    async def call(self, what: str, call: Awaitable[T]) -> T:
         """Map transport and node errors onto the gateway's retryable/terminal classes."""
         try:
             return await asyncio.wait_for(call, self._rpc_timeout)

@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solana.rpc.models import TxOpts
 from solders.hash import Hash
@@ -59,6 +58,7 @@ from chain.write_record import (
     resend_due,
     snapshot,
 )
+from core.metrics import CHAIN_FINALITY, CHAIN_WRITES
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
 # The two arguments every write takes besides its op_key.
@@ -80,25 +80,26 @@ class Verdict:
     expired: bool
 
 
-class ChainWrites(ChainReads):
-    """The exactly-once write protocol over the reads (one record per op_key, see above)."""
+class ChainWrites:
+    """The exactly-once write protocol (one record per op_key, see above), asking the chain
+    through ``reads``."""
 
     def __init__(
         self,
-        client: AsyncClient,
+        reads: ChainReads,
         keys: ChainKeys,
         sessions: async_sessionmaker[AsyncSession],
-        commitment: str,
         *,
-        rpc_timeout: float,
         poll_interval: float,
         resend_interval: float,
         simulate: bool,
         signers: Sequence[Keypair],
     ) -> None:
-        super().__init__(client, commitment, rpc_timeout=rpc_timeout, poll_interval=poll_interval)
+        self._reads = reads
         self._keys = keys
         self._sessions = sessions
+        self._commitment = reads.commitment
+        self._poll_interval = poll_interval
         self._resend_interval = resend_interval
         # Simulating before the first persist rejects doomed writes without paying a fee.
         self._simulate = simulate
@@ -188,7 +189,7 @@ class ChainWrites(ChainReads):
             open_rows = [r for r in rows if r.status not in FINAL_STATUSES]
             for start in range(0, len(open_rows), MAX_STATUS_BATCH):
                 chunk = open_rows[start : start + MAX_STATUS_BATCH]
-                statuses = await self._statuses([r.signature for r in chunk])
+                statuses = await self._reads.statuses([r.signature for r in chunk])
                 for row, status in zip(chunk, statuses, strict=True):
                     if status is not None:
                         await self._apply_status(session, row, row.attempt, status)
@@ -225,7 +226,7 @@ class ChainWrites(ChainReads):
                     if row.payload_hash != payload_hash:
                         raise ChainWriteConflict(f"{op_key!r} was used for other instructions")
                     return await self._advance_locked(session, row)
-                blockhash, last_valid = await self._latest_blockhash()
+                blockhash, last_valid = await self._reads.latest_blockhash()
                 message = Message.new_with_blockhash(
                     list(instructions), self._keys.fee_payer.pubkey(), blockhash
                 )
@@ -294,7 +295,7 @@ class ChainWrites(ChainReads):
         land?". Height BEFORE statuses, from a node that has seen it (reads.chain_view): once
         the finalized height is past lastValidBlockHeight, "not found" is final."""
         live = [a for a in attempts if a.status != "expired"] or attempts
-        height, statuses = await self.chain_view([a.signature for a in live])
+        height, statuses = await self._reads.chain_view([a.signature for a in live])
         landed = [(a, s) for a, s in zip(live, statuses, strict=True) if s is not None]
         return Verdict(height, landed, not landed and height > row.last_valid_block_height)
 
@@ -327,7 +328,7 @@ class ChainWrites(ChainReads):
                     row.op_key,
                     extra={"op_key": row.op_key},
                 )
-            blockhash, last_valid = await self._latest_blockhash()
+            blockhash, last_valid = await self._reads.latest_blockhash()
             old = VersionedTransaction.from_bytes(row.tx_bytes).message
             header = old.header
             tx = self._sign(
@@ -375,6 +376,7 @@ class ChainWrites(ChainReads):
             return
         if status.err is not None:
             finish(row, "failed", err=json_err(status))
+            _count_final(row)
             await tx_store.set_attempt_status(session, row.id, attempt, "failed")
             log.warning(
                 "chain write %r failed on chain: %s",
@@ -384,17 +386,18 @@ class ChainWrites(ChainReads):
             )
         else:
             finish(row, "succeeded")
+            _count_final(row)
             await tx_store.set_attempt_status(session, row.id, attempt, "succeeded")
-        row.block_height = await self._slot_block_height(row.slot)
+        row.block_height = await self._reads.slot_block_height(row.slot)
 
     async def _send(self, write: ChainWrite, send: Send) -> ChainWrite:
         error: str | None = None
         try:
             # No preflight: we simulated before persisting, and a re-sent transaction that already
             # landed would fail preflight spuriously. Confirmation is ours, not the client's.
-            await self._rpc(
+            await self._reads.call(
                 "sendTransaction",
-                self._client.send_raw_transaction(
+                self._reads.client.send_raw_transaction(
                     send.tx_bytes, TxOpts(skip_preflight=True, skip_confirmation=True)
                 ),
             )
@@ -426,9 +429,9 @@ class ChainWrites(ChainReads):
     async def _simulation_error(self, tx: VersionedTransaction) -> Any:
         """The error a deterministic failure would land with, or None to go ahead and send."""
         try:
-            resp = await self._rpc(
+            resp = await self._reads.call(
                 "simulateTransaction",
-                self._client.simulate_transaction(tx, commitment=Commitment("processed")),
+                self._reads.client.simulate_transaction(tx, commitment=Commitment("processed")),
             )
         except ChainRpcError as exc:
             log.info("simulation unavailable (%s); sending unsimulated", exc)
@@ -448,3 +451,12 @@ class ChainWrites(ChainReads):
 
 def _signed(tx: VersionedTransaction, blockhash: Hash, last_valid: int) -> tx_store.Signed:
     return tx_store.Signed(str(tx.signatures[0]), str(blockhash), last_valid, bytes(tx))
+
+
+def _count_final(row: ChainTransaction) -> None:
+    """The write's outcome and its time from record to final state (core.metrics)."""
+    CHAIN_WRITES.labels(row.kind, row.status).inc()
+    if row.created_at is not None:
+        CHAIN_FINALITY.labels(row.kind).observe(
+            (datetime.now(UTC) - row.created_at).total_seconds()
+        )

@@ -134,6 +134,13 @@ class Settings(BaseSettings):
     oracle_premium_bps: int = 500
     oracle_window: int = 180  # closes in the base price's mean (30 days of 4-hour closes)
     oracle_catch_up: int = 6  # missed closes recorded at most per run (one day)
+    # The market source of a close (docs/tokens.md, "The closes"): the pool is sampled once a
+    # minute; a close takes the median of the samples in its 4-hour window that saw at least
+    # oracle_min_liquidity_usdc (6-decimal units) in the USDC vault, if there are at least
+    # oracle_min_samples of them; the on-chain base moves at most oracle_max_move_bps per close.
+    oracle_min_samples: int = 120  # half of a 4-hour window sampled once a minute
+    oracle_min_liquidity_usdc: int = 10_000 * 10**6  # 10,000 USDC
+    oracle_max_move_bps: int = 1_000  # 10 % per close
     deposit_scan_seconds: float = 10.0  # how often the deposit watcher runs
     market_price_cache_seconds: float = 15.0  # freshness of the market price on GET paths
     balance_cache_seconds: float = 60.0  # upper bound; changes evict at once (NOTIFY)
@@ -155,6 +162,8 @@ class Settings(BaseSettings):
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(ECOSYSTEM_ORIGINS)
     )
+    # A worker's Prometheus /metrics port (0: not served; the API serves its own at /metrics).
+    worker_metrics_port: int = 0
     log_level: str = "INFO"
     log_json: bool = True
 

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import os
@@ -22,6 +23,12 @@ def hash_password(password: str) -> str:
     salt = os.urandom(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P)
     return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+@functools.cache
+def dummy_password_hash() -> str:
+    """A hash no password matches by chance, checked for unknown logins (equal cost)."""
+    return hash_password(os.urandom(16).hex())
 
 
 def verify_password(password: str, stored: str | None) -> bool:

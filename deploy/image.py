@@ -172,23 +172,29 @@ def build_image(tmp: Path) -> Installed:
     app.mkdir()
     apply_copies(context, dockerfile_copies(ROOT / "Dockerfile"), app)
     dist = tmp / "dist"
+    # Nothing of the checkout on the path of pip or the new interpreter (a PYTHONPATH naming the
+    # checkout would make pip find its egg-info and install nothing).
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", "-q"]
     subprocess.run(
         [*pip, "wheel", "--no-deps", "-w", str(dist), str(app)],
         check=True,
         cwd=tmp,
+        env=env,
     )
     (wheel,) = dist.glob("mccgw-*.whl")
     venv = tmp / "venv"
     subprocess.run(
         [getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", venv],
         check=True,
+        env=env,
     )
     subprocess.run(
         [*pip, "--python", str(venv / "bin" / "python"), "install", "--no-deps", "--no-index",
          "--no-compile", str(wheel)],
         check=True,
         cwd=tmp,
+        env=env,
     )  # fmt: skip
     where = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
     purelib = subprocess.run(
@@ -196,6 +202,7 @@ def build_image(tmp: Path) -> Installed:
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     ).stdout.strip()
     # Appended after the venv's own site-packages: the wheel's modules come first.
     Path(purelib, "_pinned_dependencies.pth").write_text(str(pinned_dependencies(tmp)) + "\n")

@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,9 +58,9 @@ def compose_command(service: str) -> list[str]:
     return [str(c) for c in command]
 
 
-def compose_app_env_names() -> set[str]:
-    """The environment variable names compose gives the app's containers."""
-    return set(compose()["services"]["api"]["environment"])
+def compose_env_names(service: str = "migrate") -> set[str]:
+    """The environment variable names compose gives a service's container."""
+    return set(compose()["services"][service]["environment"])
 
 
 @dataclass
@@ -137,6 +138,7 @@ class Topology:
         self.node: Proc | None = None
         self.api: Proc | None = None
         self.workers: list[Proc] = []
+        self.worker_metrics_ports: list[int] = []
         self.env: dict[str, str] = {}
 
     @property
@@ -164,13 +166,20 @@ class Topology:
             *["127.0.0.1" if a == "0.0.0.0" else str(self.ports.api) if a == "8000" else a
               for a in api[1:]],
         ]  # fmt: skip
-        self.api = Proc("api", api, self.env, self.logs / "api.log")
+        metrics_dir = str(self.state / "api-metrics")
+        api_env = self._service_env("api", PROMETHEUS_MULTIPROC_DIR=metrics_dir)
+        self.api = Proc("api", api, api_env, self.logs / "api.log")
         self.api.start()
         worker = [str(self.installed.mccgw), *compose_command("worker")[1:]]
+        self.worker_metrics_ports = [free_port() for _ in range(self.worker_replicas)]
         self.workers = [
-            Proc(f"worker-{i}", worker, self.env, self.logs / f"worker-{i}.log")
-            for i in range(self.worker_replicas)
-        ]
+            Proc(
+                f"worker-{i}", worker,
+                self._service_env("worker", WORKER_METRICS_PORT=str(port)),
+                self.logs / f"worker-{i}.log",
+            )
+            for i, port in enumerate(self.worker_metrics_ports)
+        ]  # fmt: skip
         for w in self.workers:
             w.start()
         self.wait_ready(ready_timeout)
@@ -244,8 +253,16 @@ class Topology:
             "DB_POOL_OVERFLOW": "4",
             **self.extra_env,
         }
-        missing = compose_app_env_names() - set(env)
+        missing = compose_env_names("migrate") - set(env)
         assert not missing, f"compose's app variables not set here: {sorted(missing)}"
+        return env
+
+    def _service_env(self, service: str, **own: str) -> dict[str, str]:
+        """The app's environment plus what compose gives ``service`` alone (every name of it
+        must be given here)."""
+        env = {**self.env, **own}
+        missing = compose_env_names(service) - set(env)
+        assert not missing, f"compose's {service} variables not set here: {sorted(missing)}"
         return env
 
     def _temporal_setup(self) -> None:
@@ -279,6 +296,8 @@ class Topology:
                 with urllib.request.urlopen(f"{self.base_url}/readyz", timeout=3) as resp:
                     if resp.status == 200:
                         return
+            except urllib.error.HTTPError as exc:
+                last = f"{exc}: {exc.read()[:500]!r}"
             except Exception as exc:
                 last = str(exc)
             time.sleep(0.3)

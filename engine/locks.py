@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain.decimals import TokenDecimals
+from core.time import iso
 from db.models.ledger import Hold
 from engine import limits
 from engine.errors import Rejected, invalid_state, not_found
@@ -18,27 +19,6 @@ from ledger.service import Balances, InsufficientFunds, Ledger
 
 # Hold status -> the lock status projects see.
 LOCK_STATUS = {"active": "locked", "voided": "unlocked", "posted": "settled", "expired": "expired"}
-
-
-def iso(value: datetime | None) -> str | None:
-    return value.isoformat().replace("+00:00", "Z") if value is not None else None
-
-
-def lock_attributes(
-    hold: Hold, decimals: TokenDecimals, available: int | None = None
-) -> dict[str, Any]:
-    attributes: dict[str, Any] = {
-        "status": LOCK_STATUS.get(hold.status, hold.status),
-        "user_uid": hold.user_uid,
-        "currency": hold.currency,
-        "amount": decimals.format(hold.amount, hold.currency),
-        "reason": hold.reason,
-        "reference_id": hold.reference_id,
-        "locked_until": iso(hold.expires_at),
-    }
-    if available is not None:
-        attributes["available_balance"] = decimals.format(available, hold.currency)
-    return attributes
 
 
 def _event(hold: Hold, decimals: TokenDecimals, **extra: Any) -> dict[str, Any]:
@@ -129,4 +109,4 @@ async def expire(session: AsyncSession, lock_id: str, decimals: TokenDecimals) -
     return expired
 
 
-__all__ = ["Rejected", "expire", "lock", "lock_attributes", "unlock"]
+__all__ = ["Rejected", "expire", "lock", "unlock"]

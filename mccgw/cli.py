@@ -170,6 +170,12 @@ def _token(args: argparse.Namespace) -> int:
 
 
 def _api(args: argparse.Namespace) -> int:
+    # uvicorn's worker processes share their metrics through files (core.metrics): start empty.
+    if shared := os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        import shutil
+
+        shutil.rmtree(shared, ignore_errors=True)
+        Path(shared).mkdir(parents=True, exist_ok=True)
     # exec, so signals reach uvicorn directly (graceful shutdown in containers).
     cmd = [sys.executable, "-m", "uvicorn", "api.main:app", "--host", args.host]
     cmd += ["--port", str(args.port), "--workers", str(args.workers), "--no-access-log"]

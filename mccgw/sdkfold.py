@@ -17,8 +17,8 @@ def _default_title(name: str) -> str:
 def trim_document(node: Any) -> None:
     """Drop what says nothing to the generated models: field titles equal to the field's name
     (the generator then writes ``name: type``, not ``Annotated[type, Field(title="Name")]``)
-    and ``additionalProperties: true`` on a model (every model's base class already allows
-    extra fields, so no model needs its own ``model_config``); nullable roots are merged."""
+    and ``additionalProperties`` on a model (every model's base class allows extra fields, so
+    no model needs its own ``model_config``); nullable roots are merged."""
     if isinstance(node, list):
         for item in node:
             trim_document(item)
@@ -27,7 +27,11 @@ def trim_document(node: Any) -> None:
     for name, prop in (node.get("properties") or {}).items():
         if isinstance(prop, dict) and prop.get("title") == _default_title(name):
             del prop["title"]
-    if node.get("properties") and node.get("additionalProperties") is True:
+    extra = node.get("additionalProperties")
+    if extra is False or (extra is True and node.get("properties")):
+        # The gateway refuses unknown fields in what it is sent and builds its answers exactly
+        # (`extra="forbid"`), but a client must keep working when a later gateway adds a field:
+        # every SDK model allows extra fields (its base class), none forbids them.
         del node["additionalProperties"]
     _merge_nullable(node)
     for value in node.values():

@@ -71,6 +71,9 @@ class Method:
     item: str | None  # the model of data / of a list's item
     public: bool  # no credentials needed (a browser may call it)
     status_codes: list[int] = field(default_factory=list)
+    # Other successes of another shape (approve: 202 `approving`, then 200 with the secret).
+    alternatives: list[str] = field(default_factory=list)  # their response models
+    alternative_items: list[str] = field(default_factory=list)  # the models of their data
 
 
 def _schema(spec: dict[str, Any], node: dict[str, Any] | None) -> dict[str, Any]:
@@ -169,6 +172,8 @@ def plan(spec: dict[str, Any], operations: list[dict[str, Any]]) -> list[Method]
                 for name, prop in (request.get("properties") or {}).items()
             ]
         kind, item = _result(spec, op["response"], query)
+        alternatives = list(op.get("alternatives", {}).values())
+        alternative_items = [i for a in alternatives if (i := _result(spec, a, query)[1])]
         methods.append(
             Method(
                 admin=op["path"].startswith("/v1/admin/"),
@@ -187,6 +192,8 @@ def plan(spec: dict[str, Any], operations: list[dict[str, Any]]) -> list[Method]
                 item=item,
                 public=not route.get("security"),
                 status_codes=sorted(int(s) for s in route.get("responses", {}) if s.isdigit()),
+                alternatives=alternatives,
+                alternative_items=alternative_items,
             )
         )
     seen: dict[tuple[bool, tuple[str, ...], str], list[Method]] = {}
@@ -262,7 +269,7 @@ def _py_signature(m: Method, models: set[str]) -> tuple[list[str], str]:
         )
     if m.kind == "pages":
         args.append("per_page: int = 100")
-    item = f"models.{m.item}" if m.item else "Any"
+    item = " | ".join(f"models.{i}" for i in [m.item, *m.alternative_items]) if m.item else "Any"
     returns = {
         "one": item,
         "list": f"builtins.list[{item}]",

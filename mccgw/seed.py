@@ -7,6 +7,8 @@ secrets that match the database, and rotates them otherwise (nothing shown is a 
 from __future__ import annotations
 
 import secrets
+import uuid
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from solders.keypair import Keypair
@@ -25,8 +27,10 @@ from core.security import (
 )
 from db.models import Project, User
 from db.models.access import OAuthClient, OAuthConsent
+from db.models.onboarding import ProjectApplication
 from db.session import create_db_engine, create_session_maker, unit_of_work
 from mccgw.seed_orgs import seed_organizations
+from onboarding import applications, queries
 from onboarding.clients import public_client
 
 PROJECT_SCOPES = [
@@ -75,6 +79,8 @@ async def _oauth_client(
             access_token_format="jwt",
         )
         session.add(client)
+    if not client.redirect_uris:  # the client approval made: the demo app's callbacks
+        client.redirect_uris = [DEMO_REDIRECT_URI, "http://localhost:3001/callback"]
     if not secret or client.client_secret_hash != hash_api_secret(secret):
         secret = secrets.token_urlsafe(32)
         client.client_secret_hash = hash_api_secret(secret)
@@ -156,29 +162,70 @@ async def _user(
     await session.flush()
     return {
         "uid": user.uid,
+        "email": user.email,
         "username": user.username,
         "password": password,
         "wallet_address": user.wallet_address,
     }
 
 
+async def _applied(session: AsyncSession, settings: Settings, owner: dict[str, Any]) -> Project:
+    """The demo project made the way any project is: an application, approved with the approve
+    call's own service (begin_approval: credentials, the project row, its OAuth client). The
+    approval's workflow (the on-chain whitelist) and the one-time secret follow once the worker
+    runs (mccgw.demo)."""
+    app = ProjectApplication(
+        id=uuid.uuid4(),
+        project_name=DEMO_PROJECT,
+        project_description="Seeded by mccgw dev",
+        developer_uid=owner["uid"],
+        developer_email=owner["email"],
+        company_name="Demo",
+        mcd_wallet_address=str(Keypair().pubkey()),
+    )
+    session.add(app)
+    await session.flush()
+    await applications.begin_approval(
+        session, app.id, owner["uid"], settings.master_key, settings.master_key_id,
+        PROJECT_SCOPES, "standard",
+    )  # fmt: skip
+    assert app.project_id is not None
+    project = await session.get(Project, app.project_id)
+    assert project is not None
+    return project
+
+
+async def _application_of(session: AsyncSession, project: Project, owner_uid: str) -> str:
+    """The demo project's application; a project seeded before applications were (an older
+    .dev) gets one marked approving, so the approval's workflow whitelists it too."""
+    app = await queries.application_of(session, project.project_id)
+    if app is None:
+        app = ProjectApplication(
+            id=uuid.uuid4(), project_name=project.name, project_description=project.description,
+            developer_uid=owner_uid, developer_email=f"{owner_uid}@demo.mccgw.local",
+            mcd_wallet_address=project.mcd_wallet_address or str(Keypair().pubkey()),
+            status="approving", reviewed_by=owner_uid, project_id=project.project_id,
+            api_key=project.api_key, secret_delivered_at=datetime.now(UTC),
+        )  # fmt: skip
+        project.mcd_wallet_address = app.mcd_wallet_address
+        session.add(app)
+        await session.flush()
+    return str(app.id)
+
+
 async def _project(
-    session: AsyncSession, settings: Settings, owner_uid: str, previous: dict[str, Any] | None
+    session: AsyncSession,
+    settings: Settings,
+    owner: dict[str, Any],
+    previous: dict[str, Any] | None,
 ) -> dict[str, Any]:
+    owner_uid = owner["uid"]
     project = await _one_or_none(session, select(Project).where(Project.name == DEMO_PROJECT))
     secret = (previous or {}).get("api_secret")
     if project is None:
-        project = Project(
-            name=DEMO_PROJECT,
-            description="Seeded by mccgw dev",
-            allowed_scopes=PROJECT_SCOPES,
-            rate_limit_tier="standard",
-            ip_allowlist=[],
-            limits={},
-            owner_uid=owner_uid,
-        )
-        session.add(project)
-    if not secret or project.api_secret_hash != hash_api_secret(secret):
+        project = await _applied(session, settings, owner)
+        secret = None  # shown once the approval has run (mccgw.demo)
+    elif not secret or project.api_secret_hash != hash_api_secret(secret):
         secret = new_api_secret()
         project.api_key = new_api_key()
         project.api_secret_hash = hash_api_secret(secret)
@@ -186,9 +233,11 @@ async def _project(
             secret, settings.master_key, settings.master_key_id
         )
     await session.flush()
+    application_id = await _application_of(session, project, owner_uid)
     oauth = await _oauth_client(session, project, previous)
     return {
         **oauth,
+        "application_id": application_id,
         "project_id": str(project.project_id),
         "name": project.name,
         "api_key": project.api_key,
@@ -211,9 +260,7 @@ async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
             people = [
                 await _user(session, name, role, old_users.get(name)) for name, role in DEMO_USERS
             ]
-            project = await _project(
-                session, settings, people[0]["uid"], old_projects.get(DEMO_PROJECT)
-            )
+            project = await _project(session, settings, people[0], old_projects.get(DEMO_PROJECT))
             await _consent(session, people[1]["uid"], int(project["project_id"]))
             await _cli_client(session, settings)
             # the demo territory (docs/organizations.md): alice in a lit station, bob not

@@ -20,6 +20,7 @@ from db.models.identity import Project, User
 from db.models.mining import MiningSubmission
 from events.outbox import emit_many
 from ledger.service import Ledger, Move
+from mining.audits import finish_audits
 from mining.bulk import claim_proofs, release_counted
 from mining.canonical import proof_hash
 from mining.mints import MintItem
@@ -132,6 +133,7 @@ async def verify(
             result.verified.append(MintItem(row.id, row.user_uid, row.mcd_amount))
     await release_counted(session, given_back)
     await emit_many(session, events)
+    await finish_audits(session, [r for r in rows if r.id in set(result.rejected)])
     return result
 
 
@@ -221,6 +223,7 @@ async def confirm(
     await release_counted(session, given_back)
     await emit_many(session, events)
     await Ledger(session).apply_many(credits)  # sent with the COMMIT (commit_last)
+    await finish_audits(session, rows.values())
     return result
 
 
@@ -229,12 +232,14 @@ async def fail(session: AsyncSession, ids: list[str], reason: str) -> list[str]:
     shared write names (``op_key``) is minted with it, so it is never failed here."""
     failed: list[str] = []
     given_back: list[tuple[int, date, int]] = []
-    for row in await locked(session, ids):
+    rows_of = await locked(session, ids)
+    for row in rows_of:
         if row.status in ("pending_verification", "verified") and row.op_key is None:
             _move(row, "failed", reason)
             given_back.append((row.project_id, row.reward_day, row.mcd_amount))
             failed.append(row.id)
     await release_counted(session, given_back)
+    await finish_audits(session, [r for r in rows_of if r.id in set(failed)])
     return failed
 
 

@@ -30,7 +30,6 @@ from core.security import (
     new_api_key,
     new_api_secret,
 )
-from core.time import iso
 from db.models import Project, User
 from db.models.onboarding import (
     OPEN_APPLICATION_STATUSES,
@@ -67,32 +66,6 @@ def new_credentials(master_key: str, master_key_id: str) -> NewCredentials:
         api_secret_hash=hash_api_secret(secret),
         api_secret_encrypted=encrypt_secret(secret, master_key, master_key_id),
     )
-
-
-def application_attributes(row: ProjectApplication) -> dict[str, Any]:
-    """Every stored field a client may see (never the secret nor its hash)."""
-    return {
-        "application_id": str(row.id),
-        "project_name": row.project_name,
-        "project_description": row.project_description,
-        "developer_uid": row.developer_uid,
-        "developer_email": row.developer_email,
-        "company_name": row.company_name,
-        "website_url": row.website_url,
-        "mcc_wallet_address": row.mcc_wallet_address,
-        "mcd_wallet_address": row.mcd_wallet_address,
-        "status": row.status,
-        "reviewed_by": row.reviewed_by,
-        "reviewed_at": iso(row.reviewed_at),
-        "rejection_reason": row.rejection_reason,
-        "project_id": row.project_id,
-        "api_key": row.api_key,
-        "whitelist_pda": row.whitelist_pda,
-        "whitelist_bump": row.whitelist_bump,
-        "whitelist_tx": row.whitelist_tx,
-        "created_at": iso(row.created_at),
-        "updated_at": iso(row.updated_at),
-    }
 
 
 class PendingApplicationExists(DomainError):
@@ -154,10 +127,11 @@ async def begin_approval(
     master_key: str,
     master_key_id: str,
     allowed_scopes: list[str] | None = None,
+    rate_limit_tier: str = "free",
 ) -> ProjectApplication:
     """Lock the application; a pending one becomes ``approving`` with its credentials made
     (secret kept hashed and AES-GCM encrypted until it is shown once) and its project created
-    with the chosen scopes (None: every project scope). Flush only.
+    with the chosen scopes (None: every project scope) and rate-limit tier. Flush only.
 
     The project is made here, in the approver's transaction, so the workflow needs nothing
     but the application id: the recovery sweep can start a missing one without the scopes.
@@ -177,7 +151,7 @@ async def begin_approval(
         row.api_secret_hash = creds.api_secret_hash
         row.api_secret_encrypted = creds.api_secret_encrypted
         await session.flush()
-        await create_project(session, application_id, admin_uid, allowed_scopes)
+        await create_project(session, application_id, admin_uid, allowed_scopes, rate_limit_tier)
     await session.flush()
     return row
 
@@ -196,6 +170,7 @@ async def create_project(
     application_id: uuid.UUID,
     admin_uid: str,
     allowed_scopes: list[str] | None,
+    rate_limit_tier: str = "free",
 ) -> ProjectApplication:
     """The application's projects row, with its status record and OAuth client; made once
     (its id is kept on the application, so a retry returns it). Flush only."""
@@ -206,7 +181,7 @@ async def create_project(
         name=app.project_name,
         description=app.project_description,
         allowed_scopes=list(PROJECT_SCOPES if allowed_scopes is None else allowed_scopes),
-        rate_limit_tier="free",
+        rate_limit_tier=rate_limit_tier,
         ip_allowlist=[],
         limits={},
         api_key=app.api_key,

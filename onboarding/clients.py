@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from access.scopes import USER_SCOPES
+from core.security import hash_api_secret
 from db.models import Project
 from db.models.access import OAuthClient
 
@@ -101,10 +104,24 @@ def public_client(
     )
 
 
-def client_attributes(client: OAuthClient) -> dict[str, object]:
-    return {
-        "oauth_client_id": client.client_id,
-        "redirect_uris": list(client.redirect_uris),
-        "scopes": list(client.allowed_scopes),
-        "client_type": "public" if client.client_secret_hash is None else "confidential",
-    }
+@dataclass(frozen=True)
+class RolledClientSecret:
+    client: OAuthClient
+    client_secret: str  # in clear: shown once, by the caller
+    previous_expires_at: datetime | None
+
+
+def roll_client_secret(client: OAuthClient, expire_previous_in_seconds: int) -> RolledClientSecret:
+    """A new client secret (flush is the caller's): the current one keeps authenticating for
+    ``expire_previous_in_seconds``. A public client gets its first secret this way and becomes
+    confidential (it must then authenticate at the token endpoint)."""
+    secret = "cs_" + secrets.token_urlsafe(32)
+    expires = None
+    if expire_previous_in_seconds > 0 and client.client_secret_hash is not None:
+        expires = datetime.now(UTC) + timedelta(seconds=expire_previous_in_seconds)
+        client.previous_client_secret_hash = client.client_secret_hash
+    else:
+        client.previous_client_secret_hash = None
+    client.previous_secret_expires_at = expires
+    client.client_secret_hash = hash_api_secret(secret)
+    return RolledClientSecret(client, secret, expires)

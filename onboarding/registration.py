@@ -10,12 +10,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import DomainError
-from core.time import iso
 from db.models import Project
 from db.models.access import OAuthClient
 from db.models.onboarding import ProjectStatusRecord
 from onboarding.applications import NewCredentials, new_credentials
-from onboarding.clients import client_attributes, ensure_project_client
+from onboarding.clients import ensure_project_client
 
 
 class ProjectExists(DomainError):
@@ -76,20 +75,3 @@ async def register(
     client = await ensure_project_client(session, project, redirect_uris)
     await session.flush()
     return Registered(project, creds, client)
-
-
-def registered_attributes(done: Registered) -> dict[str, Any]:
-    project = done.project
-    return {
-        "project_id": str(project.project_id),
-        "name": project.name,
-        "description": project.description,
-        "webhook_url": project.webhook_url,
-        "allowed_scopes": project.allowed_scopes,
-        "rate_limit_tier": project.rate_limit_tier,
-        "status": project.status,
-        "api_key": done.credentials.api_key,
-        "api_secret": done.credentials.api_secret,
-        "created_at": iso(project.created_at),
-        **client_attributes(done.client),
-    }

@@ -22,7 +22,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import InvalidState, NotFound
-from core.time import iso
 from db.models import Project
 from db.models.onboarding import ProjectStatusRecord
 
@@ -124,23 +123,3 @@ async def history(
         .limit(limit)
     )
     return list(rows)
-
-
-def project_attributes(project: Project) -> dict[str, object]:
-    """What a project's status answers lead with (the admin change and the public read)."""
-    return {
-        "project_id": str(project.project_id),
-        "name": project.name,
-        "status": project.status,
-    }
-
-
-def record_attributes(record: ProjectStatusRecord) -> dict[str, object]:
-    return {
-        "project_id": str(record.project_id),
-        "from_status": record.from_status,
-        "status": record.status,
-        "reason": record.reason,
-        "changed_by": record.changed_by,
-        "created_at": iso(record.created_at),
-    }

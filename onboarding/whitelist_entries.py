@@ -20,9 +20,7 @@ from datetime import UTC, datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from chain import whitelist as wl
 from core.errors import InvalidState, NotFound
-from core.time import iso
 from db.models import Project
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication
 
@@ -52,6 +50,7 @@ class PendingChange:
     project_id: int
     action: str
     op_key: str
+    recorded_now: bool = False  # newly recorded by this call (not an older pending change)
 
 
 async def entry(session: AsyncSession, project_id: int, *, lock: bool = False) -> McdWhitelistEntry:
@@ -79,7 +78,7 @@ async def begin_change(session: AsyncSession, project_id: int, action: str) -> P
     row.pending_action = action
     row.pending_op_key = op_key(project_id, action, row.version)
     await session.flush()
-    return PendingChange(project_id, action, row.pending_op_key)
+    return PendingChange(project_id, action, row.pending_op_key, recorded_now=True)
 
 
 async def settle_change(
@@ -118,26 +117,3 @@ async def settle_change(
     await session.flush()
     await session.refresh(row)
     return row
-
-
-def entry_attributes(
-    row: McdWhitelistEntry, onchain: wl.WhitelistEntry | None = None
-) -> dict[str, object]:
-    """The stored entry, plus ``onchain``: the McdWhitelist account's fields as the program
-    holds them (None when the chain has no entry, e.g. after removal)."""
-    return {
-        "project_id": row.project_id,
-        "project_name": row.project_name,
-        "wallet_address": row.wallet_address,
-        "pda_address": row.pda_address,
-        "pda_bump": row.pda_bump,
-        "status": row.status,
-        "created_by": row.created_by,
-        "add_tx": row.add_tx,
-        "last_tx": row.last_tx,
-        "remove_tx": row.remove_tx,
-        "pending_action": row.pending_action,
-        "created_at": iso(row.created_at),
-        "updated_at": iso(row.updated_at),
-        "onchain": wl.entry_fields(onchain) if onchain is not None else None,
-    }

@@ -1,11 +1,16 @@
 """Avatar images: decoded and verified with Pillow (never trusting the name or the declared
-content type), only JPEG, PNG, GIF and WebP, at most 2 MB and 4096 px a side, and re-encoded
-from the pixels alone so no metadata (EXIF, GPS, ICC, comments, trailing bytes) survives. An
-animated GIF keeps its first frame."""
+content type), only JPEG, PNG, GIF and WebP, at most 2 MB, 2048 px a side and 4 Mpx, and
+re-encoded from the pixels alone so no metadata (EXIF, GPS, ICC, comments, trailing bytes)
+survives; stored at most 1024 px a side. An animated GIF keeps its first frame.
+
+Decoding is the costly part (a 2 MB file can hold many megapixels): the pixel bound is checked
+from the header before decoding, a JPEG is decoded at the reduced scale it is stored at, and at
+most ``DECODERS`` images are decoded at once per process (16 MB of RGBA each at the bound)."""
 
 from __future__ import annotations
 
 import hashlib
+import threading
 import warnings
 from dataclasses import dataclass
 from io import BytesIO
@@ -13,9 +18,13 @@ from io import BytesIO
 from PIL import Image, UnidentifiedImageError
 
 MAX_BYTES = 2 * 1024 * 1024
-MAX_SIDE = 4096
+MAX_SIDE = 2048
+MAX_PIXELS = 2048 * 2048
+STORED_SIDE = 1024
+DECODERS = 2
+_decoding = threading.BoundedSemaphore(DECODERS)
 # Pillow's decompression-bomb guard at our own bound (it raises at twice this).
-Image.MAX_IMAGE_PIXELS = MAX_SIDE * MAX_SIDE
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
 # Pillow format -> (file extension, content type)
 FORMATS = {
@@ -66,20 +75,28 @@ def clean(data: bytes) -> CleanImage:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with _open(data) as probe:
-                if probe.width > MAX_SIDE or probe.height > MAX_SIDE:
+                if (
+                    probe.width > MAX_SIDE
+                    or probe.height > MAX_SIDE
+                    or probe.width * probe.height > MAX_PIXELS
+                ):
                     raise too_large(f"The image is {probe.width}x{probe.height}; at most "
                                     f"{MAX_SIDE} pixels a side are accepted")  # fmt: skip
                 probe.verify()  # structure and checksums, without decoding the pixels
-            with _open(data) as image:
+            with _decoding, _open(data) as image:
                 kind = image.format or ""
                 image.seek(0)
+                if kind == "JPEG":  # decoded at 1/2, 1/4 or 1/8 scale when that is enough
+                    image.draft(image.mode, (STORED_SIDE, STORED_SIDE))
                 image.load()  # every pixel decoded: truncated or corrupt data fails here
                 pixels = image.copy()
+                pixels.thumbnail((STORED_SIDE, STORED_SIDE))
     except AvatarRejected:
         raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise too_large(f"The image has more than {MAX_PIXELS} pixels") from exc
     except (
         UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError,
-        Image.DecompressionBombError, Image.DecompressionBombWarning,
     ) as exc:  # fmt: skip
         raise unsupported("The upload is not a valid JPEG, PNG, GIF or WebP image") from exc
     if kind not in FORMATS:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import httpx
 import psutil
+import psycopg
 import pytest
 
 from core.embedded import free_port
@@ -155,6 +156,23 @@ def _run_readme(root: Path) -> list[dict[str, object]]:
     return _json_documents(done.stdout)
 
 
+def _whitelist_status(state_dir: Path, project_id: int) -> tuple[str, str]:
+    """The demo project's stored whitelist entry and the application it was approved from."""
+    env = dict(
+        line.split("=", 1) for line in (state_dir / "env").read_text().splitlines() if "=" in line
+    )
+    url = env["DATABASE_URL"].replace("postgresql+psycopg://", "postgresql://", 1)
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT e.status, a.id::text FROM mcd_whitelist_entries e "
+            "JOIN project_applications a ON a.project_id = e.project_id "
+            "WHERE e.project_id = %s AND a.status = 'approved'",
+            (project_id,),
+        ).fetchone()
+    assert row is not None, "no whitelist entry from an approved application"
+    return str(row[0]), str(row[1])
+
+
 def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
     ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
     base_url = f"http://127.0.0.1:{ports['api']}"
@@ -200,6 +218,14 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
         assert price["data"]["attributes"]["source"] == "market", price  # type: ignore[index]
         assert price["data"]["attributes"]["price_usdc"] == "10.5"  # type: ignore[index]
         assert httpx.get(f"http://127.0.0.1:{ports['ui']}", timeout=5).status_code == 200
+
+        # The demo is whole when ready (issue 34): the project approved the way any project
+        # is, its on-chain whitelist entry active, and the oracle's first close on chain.
+        app_id = project["application_id"]
+        assert demo["whitelist"]["pda"] and demo["whitelist"]["add_tx"]
+        assert price["data"]["attributes"]["tx_signature"] == demo["price_signature"]  # type: ignore[index]
+        assert demo["price_signature"]
+        assert _whitelist_status(state_dir, int(project["project_id"])) == ("active", app_id)
 
         processes = _stack_processes(stack.proc, state_dir)
         assert len(processes) >= 5  # postgres, redis, temporal, chain node, worker, api

@@ -49,10 +49,12 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from access.consent import authorized_projects
+from access.scopes import FUNDS_SCOPES
 from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx, block_tx
 from chain.custody import custody_address
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
+from core.metrics import DEPOSITS_CREDITED
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.tokens import CustodyWatch, Deposit, DepositCursor
 from events.outbox import emit_many
@@ -480,6 +482,7 @@ class DepositScanner:
             return
         uid, currency, amount = record["user_uid"], record["currency"], record["amount"]
         await Ledger(session).credit(uid, currency, amount, f"deposit:{record['signature']}")
+        DEPOSITS_CREDITED.labels(currency).inc()
         decimals = await self.gateway.load_token_decimals()
         data = {
             "deposit_id": str(deposit_id),
@@ -491,7 +494,8 @@ class DepositScanner:
             "tx_signature": record["signature"],
             "slot": record["slot"],
         }
-        projects = sorted(await authorized_projects(session, uid))
+        # Only projects the user let see their funds hear of it (issue 31, L3).
+        projects = sorted(await authorized_projects(session, uid, FUNDS_SCOPES))
         await emit_many(
             session,
             [

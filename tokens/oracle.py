@@ -1,10 +1,20 @@
-"""The MCC price oracle: the price the rule gives now, the administrator price, and the
-4-hourly closes with their base and buyback prices (flush-only: callers commit).
+"""The MCC price oracle: the price the rule gives now, the administrator price, the market
+samples, and the 4-hourly closes with their base and buyback prices (flush-only: callers
+commit).
 
-Rule (decisions.md, "Price oracle"): the market price (the configured MCC/USDC pool's vault
-ratio, read from the chain) before the administrator price before the default of 10 USDC. A
-close is taken at 00, 04, ..., 20 UTC and stored with its source; base = mean of the last 180
-closes (fewer while fewer exist); buyback = base + floor(base * premium_bps / 10000).
+Rule (decisions.md, "Price oracle"): the market price before the administrator price before the
+default of 10 USDC. A close is taken at 00, 04, ..., 20 UTC and stored with its source; base =
+mean of the last 180 closes (fewer while fewer exist); buyback = base + floor(base *
+premium_bps / 10000).
+
+The market price of a close is not one reading of the pool (a swap or a plain donation into a
+vault just before the close would set it): the pool is sampled once a minute
+(``record_sample``), a sample counts only when the USDC vault holds at least the liquidity
+floor, and the close takes the **median** of the counted samples in its 4-hour window, if there
+are at least ``min_samples`` of them (else the market is not a source for that close). The base
+written on chain then moves at most ``max_move_bps`` from the previous close's base (the first
+close: from the administrator or default price), so even a manipulation that holds the median
+for hours moves the on-chain price by a bounded step per close. docs/tokens.md has the numbers.
 """
 
 from __future__ import annotations
@@ -20,8 +30,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain.gateway import ChainGateway
 from core.config import Settings
-from db.models.tokens import AdminPrice, PriceClose
-from tokens.prices import Quote, buyback_price, choose, market_price, mean_price
+from db.models.tokens import AdminPrice, PriceClose, PriceSample
+from tokens.prices import (
+    Quote,
+    buyback_price,
+    choose,
+    clamp_move,
+    market_price,
+    mean_price,
+    median_price,
+)
 
 CLOSE_EVERY = timedelta(hours=4)
 
@@ -52,16 +70,20 @@ class MarketReader:
     def configured(self) -> bool:
         return bool(self.mcc_vault and self.usdc_vault)
 
+    async def read_vaults(self) -> tuple[int, int, int | None]:
+        """(USDC vault, MCC vault, the price they give) at ``finalized``, read now."""
+        usdc = await self.gateway.token_balance(self.usdc_vault, "finalized")
+        mcc = await self.gateway.token_balance(self.mcc_vault, "finalized")
+        decimals = (await self.gateway.load_token_decimals()).of("MCC")
+        return usdc, mcc, market_price(usdc, mcc, decimals)
+
     async def read(self) -> tuple[int | None, datetime]:
         if not self.configured:
             return None, datetime.now(UTC)
         now = time.monotonic()
         if self._cached is not None and now - self._cached[0] < self.max_age:
             return self._cached[1], self._cached[2]
-        usdc = await self.gateway.token_balance(self.usdc_vault, "finalized")
-        mcc = await self.gateway.token_balance(self.mcc_vault, "finalized")
-        decimals = (await self.gateway.load_token_decimals()).of("MCC")
-        price = market_price(usdc, mcc, decimals)
+        _, _, price = await self.read_vaults()
         seen = datetime.now(UTC)
         self._cached = (now, price, seen)
         return price, seen
@@ -119,21 +141,103 @@ async def price_now(
     return PriceNow(quote, admin.created_at if admin and quote.source == "admin" else seen)
 
 
+def sample_minute(now: datetime) -> datetime:
+    """The sample's key: its minute (a retried or doubled sampler run records it once)."""
+    return now.astimezone(UTC).replace(second=0, microsecond=0)
+
+
+def counts(vaults: tuple[int, int, int | None], min_liquidity: int) -> bool:
+    """Whether a reading counts toward a close: a price, and the liquidity floor in USDC."""
+    return vaults[2] is not None and vaults[0] >= min_liquidity
+
+
+async def record_sample(
+    session: AsyncSession,
+    at: datetime,
+    vaults: tuple[int, int, int | None],
+    *,
+    min_liquidity: int,
+) -> bool:
+    """Store one reading of the pool at ``at`` once; whether it was new. It counts toward a
+    close only with a price and at least ``min_liquidity`` USDC units in the USDC vault."""
+    usdc, mcc, price = vaults
+    counted = counts(vaults, min_liquidity)
+    inserted = (
+        await session.execute(
+            insert(PriceSample)
+            .values(sampled_at=at, usdc_vault=usdc, mcc_vault=mcc, price_usdc=price,
+                    counted=counted)
+            .on_conflict_do_nothing(index_elements=["sampled_at"])
+            .returning(PriceSample.sampled_at)
+        )
+    ).scalar_one_or_none()  # fmt: skip
+    return inserted is not None
+
+
+async def market_close_price(
+    session: AsyncSession, close_at: datetime, min_samples: int
+) -> int | None:
+    """The median of the counted samples in the close's window (close_at - 4 h, close_at];
+    None when fewer than ``min_samples`` counted."""
+    prices = (
+        await session.scalars(
+            select(PriceSample.price_usdc).where(
+                PriceSample.sampled_at > close_at - CLOSE_EVERY,
+                PriceSample.sampled_at <= close_at,
+                PriceSample.counted,
+                PriceSample.price_usdc.is_not(None),
+            )
+        )
+    ).all()
+    values = [p for p in prices if p is not None]
+    if len(values) < max(1, min_samples):
+        return None
+    return median_price(values)
+
+
+async def fallback_quote(session: AsyncSession, default: int) -> Quote:
+    """The rule without the market: the administrator price, else the default."""
+    admin = await admin_price(session)
+    return choose(None, admin.price_usdc if admin else None, default)
+
+
+async def close_quote(
+    session: AsyncSession, close_at: datetime, *, min_samples: int, default: int
+) -> Quote:
+    """The rule for a close: the samples' median, else the administrator price, else the
+    default."""
+    market = await market_close_price(session, close_at, min_samples)
+    admin = await admin_price(session)
+    return choose(market, admin.price_usdc if admin else None, default)
+
+
 async def record_close(
-    session: AsyncSession, close_at: datetime, quote: Quote, *, window: int, premium_bps: int
+    session: AsyncSession,
+    close_at: datetime,
+    quote: Quote,
+    *,
+    window: int,
+    premium_bps: int,
+    max_move_bps: int | None = None,
+    first_anchor: int | None = None,
 ) -> PriceClose | None:
     """Store the close at ``close_at`` once (None if it exists already) with the base price over
-    the last ``window`` closes including it."""
-    previous = (
-        await session.scalars(
-            select(PriceClose.price_usdc)
+    the last ``window`` closes including it, moved at most ``max_move_bps`` from the previous
+    close's base (from ``first_anchor`` for the first close)."""
+    rows = (
+        await session.execute(
+            select(PriceClose.price_usdc, PriceClose.base_price_usdc)
             .where(PriceClose.close_at < close_at)
             .order_by(PriceClose.close_at.desc())
             .limit(window - 1)
         )
     ).all()
+    previous = [price for price, _ in rows]
     points = [quote.price_usdc, *previous]
     base = mean_price(points)
+    if max_move_bps is not None:
+        anchor = rows[0][1] if rows else first_anchor
+        base = clamp_move(base, anchor, max_move_bps)
     inserted = (
         await session.execute(
             insert(PriceClose)

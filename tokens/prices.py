@@ -54,6 +54,24 @@ def mean_price(closes: Sequence[int]) -> int:
     return sum(closes) // len(closes)
 
 
+def median_price(samples: Sequence[int]) -> int:
+    """The median of the samples (the lower middle one for an even count: an integer that
+    one of the samples actually was)."""
+    if not samples:
+        raise ValueError("no samples")
+    ordered = sorted(samples)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def clamp_move(price: int, anchor: int | None, max_move_bps: int) -> int:
+    """``price`` moved at most ``max_move_bps`` of ``anchor`` away from it (floored toward the
+    anchor); unchanged without an anchor."""
+    if anchor is None or anchor <= 0:
+        return price
+    step = anchor * max_move_bps // BPS
+    return max(anchor - step, min(anchor + step, price))
+
+
 def market_price(usdc_vault: int, mcc_vault: int, mcc_decimals: int) -> int | None:
     """USDC units per whole MCC from the pool's two vault balances; None for an empty pool."""
     if usdc_vault <= 0 or mcc_vault <= 0:

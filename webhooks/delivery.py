@@ -7,7 +7,9 @@ claimed delivery's ``next_attempt_at`` is pushed one lease ahead, so a pump that
 request is in flight only delays that delivery by the lease: nothing is lost, and receivers
 de-duplicate by event ``id`` (a crash may cause a second send of one delivery).
 
-Signature: ``X-Service-Signature: sha256=<hex HMAC-SHA256(endpoint secret, raw body)>``.
+Signature: ``X-Service-Signature: sha256=<hex HMAC-SHA256(endpoint secret, raw body)>``. While a
+rolled secret is in its overlap the header carries both signatures, space-separated (the new
+secret's first), as Standard Webhooks allows: a receiver accepts the delivery if any matches.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from core.metrics import WEBHOOK_ATTEMPTS, WEBHOOK_BACKLOG
 from core.security import decrypt_secret
 from db.base import table_of
 from db.models.events import Event
@@ -52,6 +55,11 @@ def sign(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
+def signatures(secrets: list[str], body: bytes) -> str:
+    """The X-Service-Signature value under each secret, space-separated."""
+    return " ".join(sign(secret, body) for secret in secrets)
+
+
 def encode_body(event: Event) -> bytes:
     """The raw body: compact JSON of ``{id, type, created_at, data}`` (same bytes every retry)."""
     return json.dumps(event_body(event), separators=(",", ":"), ensure_ascii=False).encode()
@@ -67,6 +75,7 @@ class Claimed:
     body: bytes
     schedule_index: int
     attempt: int  # the number of this attempt (1-based, across redeliveries)
+    previous_secret: str | None = None  # a rolled secret still in its overlap
 
 
 @dataclass
@@ -74,6 +83,10 @@ class PumpStats:
     sent: int = 0
     succeeded: int = 0
     failed_attempts: int = 0
+
+
+# How often the pump counts the pending deliveries for the backlog gauge.
+BACKLOG_EVERY_SECONDS = 5.0
 
 
 class WebhookPump:
@@ -90,6 +103,7 @@ class WebhookPump:
         self._sender = sender
         self._secrets: dict[str, tuple[str, str]] = {}
         self.stats = PumpStats()
+        self._backlog_at = 0.0  # when the backlog gauge is measured next
 
     # ------------------------------------------------------------------ fan-out
 
@@ -162,6 +176,14 @@ class WebhookPump:
         self._secrets[endpoint_id] = (encrypted, secret)
         return secret
 
+    def _previous(self, endpoint: WebhookEndpoint) -> str | None:
+        expires = endpoint.previous_secret_expires_at
+        if endpoint.previous_secret_encrypted is None or expires is None:
+            return None
+        if expires <= datetime.now(UTC):
+            return None
+        return decrypt_secret(endpoint.previous_secret_encrypted, self._keys)
+
     async def claim(self, limit: int) -> list[Claimed]:
         """Take up to ``limit`` due deliveries of active endpoints for one lease (one commit)."""
         if limit <= 0:
@@ -225,6 +247,7 @@ class WebhookPump:
                     body=encode_body(event),
                     schedule_index=index,
                     attempt=attempts + 1,
+                    previous_secret=self._previous(endpoint),
                 )
             )
         return claimed
@@ -237,7 +260,9 @@ class WebhookPump:
         headers = {
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
-            "X-Service-Signature": sign(item.secret, item.body),
+            "X-Service-Signature": signatures(
+                [item.secret, *([item.previous_secret] if item.previous_secret else [])], item.body
+            ),
             "X-Service-Event": item.event_type,
             "X-Service-Delivery": item.delivery_id,
             "X-Service-Timestamp": str(int(time.time())),
@@ -285,6 +310,10 @@ class WebhookPump:
                     change["next_attempt_at"] = now + delay
                 change["schedule_index"] = index
             changes.append(change)
+        outcomes = [c["status"] for c in changes]
+        for outcome in ("succeeded", "pending", "failed"):
+            if n := outcomes.count(outcome):
+                WEBHOOK_ATTEMPTS.labels("retry" if outcome == "pending" else outcome).inc(n)
         self.stats.sent += len(results)
         self.stats.succeeded += sum(1 for _, r in results if r.ok)
         self.stats.failed_attempts += sum(1 for _, r in results if not r.ok)
@@ -342,6 +371,9 @@ class WebhookPump:
         try:
             while not should_stop():
                 beat()
+                if time.monotonic() >= self._backlog_at:
+                    self._backlog_at = time.monotonic() + BACKLOG_EVERY_SECONDS
+                    await self._measure_backlog()
                 await self.fan_out()
                 free = self.settings.concurrency - len(inflight)
                 claimed = await self.claim(min(free, self.settings.batch))
@@ -374,6 +406,16 @@ class WebhookPump:
             for task in inflight:
                 task.cancel()
         return self.stats
+
+    async def _measure_backlog(self) -> None:
+        """The pending deliveries, for the ``mccgw_webhook_backlog`` gauge (core.metrics)."""
+        async with self._sessions() as session:
+            pending = await session.scalar(
+                select(func.count())
+                .select_from(WebhookDelivery)
+                .where(WebhookDelivery.status == "pending")
+            )
+        WEBHOOK_BACKLOG.set(pending or 0)
 
     async def _send_one(self, item: Claimed) -> tuple[Claimed, SendResult]:
         try:

@@ -38,6 +38,7 @@ from workflows.reconcile import RECONCILE_SCHEDULE_ID, ReconcileInput, Reconcile
 from workflows.recovery import RECOVERY_SCHEDULE_ID, RecoveryInput, RecoveryWorkflow
 from workflows.tokens import (
     DEPOSIT_SCHEDULE_ID,
+    ORACLE_SAMPLE_SCHEDULE_ID,
     ORACLE_SCHEDULE_ID,
     DepositScanInput,
     DepositScanWorkflow,
@@ -110,10 +111,14 @@ async def ensure_daily_kpi_schedule(client: Client, task_queue: str) -> None:
 
 
 async def ensure_token_schedules(
-    client: Client, task_queue: str, deposit_every: timedelta = timedelta(seconds=10)
+    client: Client,
+    task_queue: str,
+    deposit_every: timedelta = timedelta(seconds=10),
+    sample_every: timedelta = timedelta(minutes=1),
 ) -> None:
-    """The deposit watcher every ``deposit_every``; the oracle at 00, 04, ..., 20 UTC. A close
-    missed while nothing ran is caught up by the next run (tokens.oracle.due_closes), once."""
+    """The deposit watcher every ``deposit_every``; the oracle at 00, 04, ..., 20 UTC and its
+    market sampler every ``sample_every``. A close missed while nothing ran is caught up by the
+    next run (tokens.oracle.due_closes), once."""
     # Each run follows the chain for most of its interval: passes back to back, not one.
     follow = deposit_every.total_seconds() * 0.9
     run, arg = DepositScanWorkflow.run, DepositScanInput(note="scheduled", follow_seconds=follow)
@@ -132,3 +137,9 @@ async def ensure_token_schedules(
         policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP, catchup_window=timedelta(days=1)),
     )
     await _create(client, ORACLE_SCHEDULE_ID, oracle)
+    # The market samples each close takes the median of (tokens.oracle), once a minute.
+    sample = _every(
+        OracleWorkflow.run, OracleInput(note="sample", sample=True), "mccgw-oracle-sample",
+        task_queue, sample_every,
+    )  # fmt: skip
+    await _create(client, ORACLE_SAMPLE_SCHEDULE_ID, sample)

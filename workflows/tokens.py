@@ -1,6 +1,7 @@
 """Token workflows: the deposit watcher (a pass every few seconds) and the price oracle (a close
-every 4 hours at 00, 04, ..., 20 UTC), each started by a Temporal schedule that the worker
-creates idempotently at start (``workflows.schedules.ensure_token_schedules``)."""
+every 4 hours at 00, 04, ..., 20 UTC, from market samples taken once a minute), each started by
+a Temporal schedule that the worker creates idempotently at start
+(``workflows.schedules.ensure_token_schedules``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
         DepositScanReport,
         DepositScanRequest,
         OracleCloseRequest,
+        OracleSampleRequest,
         OracleWriteRequest,
         TokenActivities,
     )
@@ -22,12 +24,17 @@ with workflow.unsafe.imports_passed_through():
 
 DEPOSIT_SCHEDULE_ID = "mccgw-deposit-watch"
 ORACLE_SCHEDULE_ID = "mccgw-oracle-close"
+ORACLE_SAMPLE_SCHEDULE_ID = "mccgw-oracle-sample"
 
 _SCAN = Step(
     timedelta(minutes=2), RetryPolicy(maximum_attempts=3, maximum_interval=timedelta(seconds=10))
 )
 _RECORD_CLOSES = Step(
     timedelta(minutes=1), RetryPolicy(maximum_attempts=10, maximum_interval=timedelta(seconds=30))
+)
+# A sample is worth its minute only: a few quick tries, then the next minute's run.
+_SAMPLE = Step(
+    timedelta(seconds=30), RetryPolicy(maximum_attempts=3, maximum_interval=timedelta(seconds=5))
 )
 _WRITE_CLOSE = Step(
     timedelta(minutes=3), RetryPolicy(maximum_attempts=20, maximum_interval=timedelta(seconds=60))
@@ -51,6 +58,9 @@ class DepositScanWorkflow:
 @dataclass
 class OracleInput:
     note: str = ""
+    # True: take one market sample (the schedule mccgw-oracle-sample, once a minute) instead
+    # of the closes. One workflow type for the oracle; an input without it closes.
+    sample: bool = False
 
 
 @dataclass
@@ -65,6 +75,11 @@ class OracleWorkflow:
 
     @workflow.run
     async def run(self, data: OracleInput) -> OracleReport:
+        if data.sample:
+            await _SAMPLE.run(
+                TokenActivities.oracle_sample, OracleSampleRequest(now=workflow.now().isoformat())
+            )
+            return OracleReport()
         closes = await _RECORD_CLOSES.run(
             TokenActivities.oracle_record_closes,
             OracleCloseRequest(now=workflow.now().isoformat()),

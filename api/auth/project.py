@@ -55,6 +55,10 @@ class ProjectRecord:
     ip_allowlist: tuple[str, ...]
     api_secret_hash: str | None
     api_secret_encrypted: str | None
+    # A rolled secret (onboarding.control.roll_api_secret) works until this Unix time.
+    previous_hash: str | None = None
+    previous_encrypted: str | None = None
+    previous_until: float = 0.0
 
     @classmethod
     def of(cls, p: Project) -> ProjectRecord:
@@ -68,7 +72,13 @@ class ProjectRecord:
             tuple(p.ip_allowlist or ()),
             p.api_secret_hash,
             p.api_secret_encrypted,
+            p.previous_api_secret_hash,
+            p.previous_api_secret_encrypted,
+            p.previous_secret_expires_at.timestamp() if p.previous_secret_expires_at else 0.0,
         )
+
+    def previous_valid(self) -> bool:
+        return self.previous_until > time.time()
 
 
 def project_key(project_id: int) -> str:
@@ -184,8 +194,8 @@ class ProjectAuthenticator:
             return project, "hmac"
         if api_key := headers.get("x-api-key"):
             digest = hashlib.sha256(api_key.encode()).hexdigest()
-            if not project.api_secret_hash or not hmac.compare_digest(
-                digest, project.api_secret_hash
+            if not _hash_matches(digest, project.api_secret_hash) and not (
+                project.previous_valid() and _hash_matches(digest, project.previous_hash)
             ):
                 raise _refuse("The API key is wrong", "invalid-api-key")
             return project, "api-key"
@@ -196,10 +206,14 @@ class ProjectAuthenticator:
             "Send X-API-Key, or X-Timestamp with X-Signature (see docs/access.md)", "unauthorized"
         )
 
-    def _secret(self, project: ProjectRecord) -> str:
+    def _secrets(self, project: ProjectRecord) -> list[str]:
+        """The signing secret, and a rolled one still in its overlap."""
         if not project.api_secret_encrypted:
             raise _refuse("This project has no signing secret", "invalid-signature")
-        return decrypt_secret(project.api_secret_encrypted, self._keys)
+        found = [decrypt_secret(project.api_secret_encrypted, self._keys)]
+        if project.previous_encrypted and project.previous_valid():
+            found.append(decrypt_secret(project.previous_encrypted, self._keys))
+        return found
 
     @staticmethod
     def _timestamp(request: Request) -> str:
@@ -231,11 +245,9 @@ class ProjectAuthenticator:
     async def _check_hmac(self, request: Request, project: ProjectRecord, signature: str) -> None:
         raw_ts = self._timestamp(request)
         body = await parsed_body(request)
-        expected = sign(
-            self._secret(project),
-            signing_message(request.method, request_target(request), raw_ts, body),
-        )
-        if not matches(expected, signature):
+        message = signing_message(request.method, request_target(request), raw_ts, body)
+        expected = _matching(self._secrets(project), message, signature)
+        if expected is None:
             raise _refuse("X-Signature does not match the request", "invalid-signature")
         if request.method not in WRITE_METHODS:
             return  # a read may be repeated (a client polling twice a second is no replay)
@@ -251,8 +263,7 @@ class ProjectAuthenticator:
     ) -> None:
         """X-Project-Signature (HMAC of the raw body) binds neither time, method nor path: it
         needs X-Timestamp, and a body whose own idempotency_key was never used before."""
-        expected = sign(self._secret(project), await request.body())
-        if not matches(expected, signature):
+        if _matching(self._secrets(project), await request.body(), signature) is None:
             raise _refuse("X-Project-Signature does not match the body", "invalid-signature")
         self._timestamp(request)
         body = await parsed_body(request)
@@ -271,6 +282,19 @@ class ProjectAuthenticator:
                 "This idempotency_key was already used with X-Project-Signature (replayed request)",
                 "invalid-signature",
             )
+
+
+def _hash_matches(digest: str, stored: str | None) -> bool:
+    return stored is not None and hmac.compare_digest(digest, stored)
+
+
+def _matching(secrets: list[str], message: str | bytes, signature: str) -> str | None:
+    """The expected signature under the first of ``secrets`` that ``signature`` matches."""
+    for secret in secrets:
+        expected = sign(secret, message)
+        if matches(expected, signature):
+            return expected
+    return None
 
 
 def _ip_allowed(ip: str, allowlist: list[str]) -> bool:

@@ -11,6 +11,7 @@ import httpx
 import sqlalchemy
 from fastapi import FastAPI
 
+from access.login import LoginThrottle
 from access.ratelimit import RateLimiter
 from api.auth.project import ProjectAuthenticator
 from api.auth.tokens import Introspector, JwksCache, TokenVerifier
@@ -35,6 +36,7 @@ async def access_services(app: FastAPI) -> AsyncIterator[None]:
     if auth_in_process(settings):  # the operator console signs in with its first-party client
         register_console_client(app.state.auth_server.store, settings)
     app.state.rate_limiter = RateLimiter(app.state.redis)
+    app.state.login_throttle = LoginThrottle(app.state.redis)
     app.state.project_authenticator = ProjectAuthenticator(
         settings, app.state.session_maker, app.state.redis
     )

@@ -14,11 +14,11 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api.console import operations, projects, signin
+from api.console import operations, overview, projects, signin
 
 
 def install_console(app: FastAPI) -> None:
-    for module in (signin, projects, operations):
+    for module in (signin, overview, projects, operations):
         app.include_router(module.router)
     static = Path(__file__).parent / "static"
     app.mount("/console/static", StaticFiles(directory=str(static)), name="console-static")

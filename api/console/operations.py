@@ -11,13 +11,14 @@ from urllib.parse import quote
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
-from solana.rpc.commitment import Commitment
 from solders.signature import Signature
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from api.callers import actor_of
 from api.common import decimals
 from api.console import pages
 from api.routes import admin_transfers, admin_whitelist
+from chain.errors import ChainError
 from core.errors import DomainError, NotFound
 from db.models.engine import Transfer
 from db.models.onboarding import McdWhitelistEntry
@@ -49,8 +50,10 @@ async def whitelist_action(request: Request, project_id: int, action: str) -> Re
     if action not in ("suspend", "activate", "remove"):
         raise NotFound(f"Unknown whitelist action {action}")
     async with pages.sessions(request) as session:
-        await pages.post(request, session)
-    await admin_whitelist.change_entry(request, project_id, action)
+        _, principal, _ = await pages.post(request, session)
+    await admin_whitelist.change_entry(
+        request, project_id, action, actor_of(request, principal.uid)
+    )
     return RedirectResponse("/console/whitelist?status=all", 303)
 
 
@@ -64,21 +67,12 @@ async def chain_tx(request: Request, signature: str) -> Response:
     except ValueError as exc:
         raise DomainError("Not a transaction signature", status=422,
                            slug="validation-error") from exc  # fmt: skip
-    client = request.app.state.solana
     try:
-        statuses = await client.get_signature_statuses([parsed], search_transaction_history=True)
-        tx = await client.get_transaction(
-            parsed, commitment=Commitment("confirmed"), max_supported_transaction_version=0
-        )
-    except Exception as exc:
+        status, tx = await request.app.state.gateway.transaction_view(str(parsed))
+    except ChainError as exc:
         raise DomainError(f"The chain RPC is unreachable ({type(exc).__name__})",
                            status=503, slug="service-unavailable") from exc  # fmt: skip
-    status = statuses.value[0]
-    return pages.render(
-        request, "tx.html", signature=signature,
-        status=status.to_json() if status is not None else None,
-        tx=tx.value.to_json() if tx.value is not None else None,
-    )  # fmt: skip
+    return pages.render(request, "tx.html", signature=signature, status=status, tx=tx)
 
 
 @router.get("/transfers")

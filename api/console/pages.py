@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.principal import UserPrincipal
-from api.console.session import ConsoleSession, read_session
+from api.console.session import ConsoleSession, read_session, session_ended
 from core.config import Settings
 from core.errors import DomainError, NotFound
 from db.models import User
@@ -118,7 +118,7 @@ async def admin(request: Request, session: AsyncSession) -> tuple[ConsoleSession
     """The signed-in administrator; the role is read afresh on every request."""
     settings: Settings = request.app.state.settings
     console = read_session(request, settings)
-    if console is None:
+    if console is None or await session_ended(request.app.state.redis, console):
         raise LoginRequired
     user = await session.get(User, console.uid)
     if user is None or user.role != "admin":

@@ -4,18 +4,26 @@ and projects (their status machine). Every action calls the admin API's own serv
 
 from __future__ import annotations
 
+import json
 import uuid
+from typing import Any
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from access.ratelimit import TIER_LIMITS
+from api.callers import actor_of
 from api.console import pages
 from api.starts import start_approval
 from core.config import Settings
 from core.errors import DomainError
 from db.models import Project
+from db.models.access import AuditLog
+from db.models.identity import RATE_LIMIT_TIERS
 from db.models.onboarding import APPLICATION_STATUSES as STORED_APPLICATION_STATUSES
-from onboarding import applications, queries
+from onboarding import applications, control, queries
 from onboarding import status as machine
 from workflows.approval import workflow_id as approval_workflow_id
 
@@ -56,11 +64,21 @@ async def application_approve(request: Request, application_id: uuid.UUID) -> Re
     the commit; the page then polls the progress fragment while the chain finalizes."""
     settings: Settings = request.app.state.settings
     async with pages.sessions(request) as session:
-        _, principal, _ = await pages.post(request, session)
+        _, principal, form = await pages.post(request, session)
+        tier = form.get("rate_limit_tier", "free")
+        if tier not in RATE_LIMIT_TIERS:
+            raise _invalid(f"rate_limit_tier must be one of {', '.join(RATE_LIMIT_TIERS)}")
         row = await applications.begin_approval(
-            session, application_id, principal.uid, settings.master_key, settings.master_key_id
-        )
+            session, application_id, principal.uid, settings.master_key, settings.master_key_id,
+            None, tier,
+        )  # fmt: skip
         status = row.status
+        if status == "approving":
+            control.audit_action(
+                session, actor_of(request, principal.uid), "admin.applications.approve",
+                row.project_id, {"application_id": str(application_id), "rate_limit_tier": tier,
+                                 "via": "console"}, {"status": status},
+            )  # fmt: skip
         await session.commit()
     if status == "approving":
         await start_approval(request, str(application_id), principal.uid)
@@ -92,11 +110,13 @@ async def application_reject(request: Request, application_id: uuid.UUID) -> Res
         _, principal, form = await pages.post(request, session)
         reason = form.get("reason", "").strip()
         if not 1 <= len(reason) <= 2000:
-            raise DomainError(
-                "A reason of 1-2000 characters is required", status=422,
-                slug="validation-error", title="Validation error",
-            )  # fmt: skip
+            raise _invalid("A reason of 1-2000 characters is required")
         await applications.reject(session, application_id, reason, principal.uid)
+        control.audit_action(
+            session, actor_of(request, principal.uid), "admin.applications.reject", None,
+            {"application_id": str(application_id), "reason": reason, "via": "console"},
+            {"status": "rejected"},
+        )  # fmt: skip
         await session.commit()
     return RedirectResponse(f"/console/applications/{application_id}", 303)
 
@@ -108,19 +128,100 @@ pages.status_listing(
 )  # fmt: skip
 
 
+def _invalid(detail: str) -> DomainError:
+    return DomainError(detail, status=422, slug="validation-error", title="Validation error")
+
+
+# The administrator and owner actions a project page lists (its audit trail).
+PROJECT_ACTIONS = (
+    "admin.projects.update", "admin.projects.status", "projects.api_secret.roll",
+    "admin.applications.approve",
+)  # fmt: skip
+OVERLAPS = (("24 hours", 86400), ("1 hour", 3600), ("7 days", 7 * 86400), ("none: stop now", 0))
+
+
+async def _actions(session: AsyncSession, project_id: int) -> list[AuditLog]:
+    rows = await session.scalars(
+        select(AuditLog)
+        .where(AuditLog.project_id == project_id, AuditLog.operation.in_(PROJECT_ACTIONS))
+        .order_by(AuditLog.created_at.desc())
+        .limit(20)
+    )
+    return list(rows)
+
+
 @router.get("/projects/{project_id}")
 async def project_page(request: Request, project_id: int) -> Response:
     missing = f"Project {project_id} does not exist"
     project, read = await pages.detail(
         request, Project, project_id, missing,
-        history=machine.history, application=queries.application_of,
+        history=machine.history, application=queries.application_of, actions=_actions,
     )  # fmt: skip
     application = read["application"]
     return pages.render(
         request, "project.html", project=project, history=read["history"],
         targets=sorted(machine.TRANSITIONS.get(project.status, ())),
         approval=approval_workflow_id(str(application.id)) if application else None,
+        actions=read["actions"], tiers=RATE_LIMIT_TIERS, tier_limits=TIER_LIMITS,
+        overlaps=OVERLAPS, limits_json=json.dumps(project.limits or {}),
     )  # fmt: skip
+
+
+def _settings_form(form: dict[str, str]) -> dict[str, Any]:
+    """The settings form as PATCH /v1/admin/projects's changes (checked the same way)."""
+    changes: dict[str, Any] = {}
+    tier = form.get("rate_limit_tier", "")
+    if tier:
+        if tier not in RATE_LIMIT_TIERS:
+            raise _invalid(f"rate_limit_tier must be one of {', '.join(RATE_LIMIT_TIERS)}")
+        changes["rate_limit_tier"] = tier
+    try:
+        limits = json.loads(form.get("limits", "").strip() or "{}")
+        if not isinstance(limits, dict):
+            raise ValueError("limits must be a JSON object")
+        changes["limits"] = control.check_limits(limits)
+        lines = form.get("ip_allowlist", "").replace(",", "\n").splitlines()
+        changes["ip_allowlist"] = control.check_allowlist([x for x in lines if x.strip()])
+    except ValueError as exc:
+        raise _invalid(str(exc)) from exc
+    return changes
+
+
+@router.post("/projects/{project_id}/settings")
+async def project_settings(request: Request, project_id: int) -> Response:
+    """Tier, amount limits and IP allow-list: the admin API's own service (audited)."""
+    async with pages.sessions(request) as session:
+        _, principal, form = await pages.post(request, session)
+        changes = _settings_form(form)
+        reason = form.get("reason", "").strip()[:2000] or None
+        await control.change_settings(
+            session, project_id, changes, reason=reason, actor=actor_of(request, principal.uid)
+        )
+        await session.commit()
+    return RedirectResponse(f"/console/projects/{project_id}?done=settings", 303)
+
+
+@router.post("/projects/{project_id}/roll")
+async def project_roll(request: Request, project_id: int) -> Response:
+    """Roll the api_secret (the admin API's own service); the new secret is shown once."""
+    settings: Settings = request.app.state.settings
+    async with pages.sessions(request) as session:
+        _, principal, form = await pages.post(request, session)
+        raw = form.get("expire_previous_in_seconds", "86400").strip()
+        if not raw.isdigit():
+            raise _invalid("expire_previous_in_seconds must be a whole number of seconds")
+        rolled = await control.roll_api_secret(
+            session, project_id, int(raw), actor=actor_of(request, principal.uid),
+            master_key=settings.master_key, master_key_id=settings.master_key_id,
+            reason=form.get("reason", "").strip()[:2000] or None,
+        )  # fmt: skip
+        await session.commit()
+    response = pages.render(
+        request, "rolled.html", project=rolled.project, secret=rolled.api_secret,
+        previous_expires_at=rolled.previous_expires_at,
+    )  # fmt: skip
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @router.post("/projects/{project_id}/status")
@@ -130,8 +231,13 @@ async def project_status(request: Request, project_id: int) -> Response:
         _, principal, form = await pages.post(request, session)
         target = form.get("status", "")
         reason = form.get("reason", "").strip()[:2000] or None
-        await machine.change_status(
+        _, record = await machine.change_status(
             session, project_id, target, reason=reason, changed_by=principal.uid
         )
+        control.audit_action(
+            session, actor_of(request, principal.uid), "admin.projects.status", project_id,
+            {"status": target, "reason": reason, "via": "console"},
+            {"from_status": record.from_status, "status": record.status},
+        )  # fmt: skip
         await session.commit()
     return RedirectResponse(f"/console/projects/{project_id}", 303)

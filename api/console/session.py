@@ -4,6 +4,10 @@ app's SECRET_KEY, HTTP-only, SameSite=Lax, and Secure except on plain-HTTP loopb
 Two cookies: ``mccgw_console`` (the signed-in administrator: uid, username, CSRF token,
 expiry = the access token's) and ``mccgw_console_login`` (a sign-in in progress: OAuth
 ``state``, the PKCE verifier and where to go back; ten minutes).
+
+Signing out ends the session on the server too: its id (a hash of its CSRF token, unique per
+sign-in) is listed in Redis until the cookie would have expired, and a listed session is
+signed out on every request, so a copied cookie dies with the sign-out.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from urllib.parse import urlsplit
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from redis.asyncio import Redis
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -101,6 +106,23 @@ class ConsoleSession:
 
     def csrf_ok(self, token: str | None) -> bool:
         return bool(token) and hmac.compare_digest(self.csrf.encode(), str(token).encode())
+
+
+SIGNED_OUT = "console:signed-out:"
+
+
+def _ended_key(console: ConsoleSession) -> str:
+    return SIGNED_OUT + hashlib.sha256(console.csrf.encode()).hexdigest()[:32]
+
+
+async def end_session(redis: Redis, console: ConsoleSession) -> None:
+    """Sign the session out everywhere (until its cookie would expire anyway)."""
+    ttl = max(1, int(console.exp - time.time()) + 1)
+    await redis.set(_ended_key(console), b"1", ex=ttl)
+
+
+async def session_ended(redis: Redis, console: ConsoleSession) -> bool:
+    return bool(await redis.exists(_ended_key(console)))
 
 
 def read_session(request: Request, settings: Settings) -> ConsoleSession | None:

@@ -25,6 +25,7 @@ from api.console.session import (
     SESSION_COOKIE,
     ConsoleSession,
     clear_cookie,
+    end_session,
     set_cookie,
     unseal,
 )
@@ -143,7 +144,8 @@ async def callback(
 async def logout(request: Request) -> Response:
     """Sign out (CSRF-checked)."""
     async with sessions(request) as session:
-        await post(request, session)
+        console, _, _ = await post(request, session)
+    await end_session(request.app.state.redis, console)  # a copied cookie dies with it
     response = RedirectResponse("/console/signed-out", 303)
     clear_cookie(response, request.app.state.settings, SESSION_COOKIE)
     return response
@@ -157,4 +159,4 @@ async def signed_out(request: Request) -> Response:
 @router.get("")
 @router.get("/")
 async def home(request: Request) -> Response:
-    return RedirectResponse("/console/applications", 303)
+    return RedirectResponse("/console/overview", 303)

@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from access.scopes import PROJECT_SCOPES
-from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
+from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
-from api.envelope import single
+from api.envelope import PageQuery, page, resource, single
+from api.errors import invalid_field
+from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.schemas.onboarding import RegisteredProjectAttributes, StatusChangeAttributes
-from api.typed import One
+from api.schemas.onboarding import (
+    AdminProjectAttributes,
+    ApiSecretAttributes,
+    RegisteredProjectAttributes,
+    StatusChangeAttributes,
+)
+from api.typed import Many, One
 from core.time import iso
-from onboarding import registration
+from db.models import Project
+from onboarding import control, queries, registration
 from onboarding import status as machine
 from onboarding.clients import check_redirect_uris
+from webhooks.endpoints import create_endpoint
+from webhooks.urls import UnsafeUrl
+from webhooks.urls import parse as parse_url
 
 router = APIRouter(tags=["projects"])
 
 ProjectStatus = Literal["active", "maintenance", "testing", "discontinued", "deleted"]
+Tier = Literal["free", "standard", "enterprise"]
 
 
 class ProjectRegistrationIn(BaseModel):
@@ -56,6 +69,7 @@ class ProjectRegistrationIn(BaseModel):
         max_length=10,
         description="OAuth redirect URIs of the project's client (the project can change them)",
     )
+    idempotency_key: IdempotencyKey = None
 
     @field_validator("redirect_uris")
     @classmethod
@@ -84,28 +98,52 @@ class StatusChangeIn(BaseModel):
     "/projects/register",
     status_code=201,
     response_model=One[RegisteredProjectAttributes],
-    responses=ADMIN_PROBLEMS | problems(422, s409="The project_id is taken (`project-exists`)"),
+    responses=ADMIN_PROBLEMS
+    | problems(
+        422,
+        s409="The project_id is taken (`project-exists`); the key was used with another body "
+        "(`idempotency-key-reused`)",
+    ),
 )
 async def register_project(
-    payload: ProjectRegistrationIn, admin: AdminCaller, session: SessionDep, settings: SettingsDep
+    payload: ProjectRegistrationIn, admin: AdminCaller, request: Request, settings: SettingsDep
 ) -> Any:
-    """Register a project directly (administrator); the api_secret is returned once."""
+    """Register a project directly (administrator); idempotent on its key. The api_secret (and,
+    with `webhook_url`, the secret of the webhook endpoint made for it, subscribed to every
+    event) are returned once; a retry with the same key replays this answer."""
+    if payload.webhook_url is not None:
+        try:
+            parse_url(payload.webhook_url, settings.webhooks)
+        except UnsafeUrl as exc:
+            message = f"Invalid request: webhook_url: {exc}"
+            raise invalid_field("webhook_url", str(exc), message) from exc
     fields = payload.model_dump(
         include={"name", "description", "webhook_url", "allowed_scopes", "rate_limit_tier"}
     )
-    done = await registration.register(
-        session,
-        admin.uid,
-        fields,
-        project_id=None if payload.project_id is None else int(payload.project_id),
-        redirect_uris=payload.redirect_uris,
-        master_key=settings.master_key,
-        master_key_id=settings.master_key_id,
-    )
-    await session.commit()
-    await session.refresh(done.project)
-    attributes = registration.registered_attributes(done)
-    return JSONResponse(single("project", done.project.project_id, attributes), status_code=201)
+    async with write_context(request, admin, operation="admin.projects.register") as ctx:
+        done = await registration.register(
+            ctx.session,
+            admin.uid,
+            fields,
+            project_id=None if payload.project_id is None else int(payload.project_id),
+            redirect_uris=payload.redirect_uris,
+            master_key=settings.master_key,
+            master_key_id=settings.master_key_id,
+        )
+        attributes = RegisteredProjectAttributes.of(done)
+        if payload.webhook_url is not None:
+            made = await create_endpoint(
+                ctx.session, done.project.project_id, payload.webhook_url,
+                master_key=settings.master_key, master_key_id=settings.master_key_id,
+            )  # fmt: skip
+            attributes = RegisteredProjectAttributes(
+                **attributes.model_dump(exclude_unset=True),
+                webhook_endpoint_id=made.endpoint.id,
+                webhook_secret=made.secret,
+            )
+        ctx.audit.project_id = done.project.project_id
+        body = single("project", done.project.project_id, attributes)
+        return ctx.respond(201, body, sealed=True)  # a retry replays the secrets, stored sealed
 
 
 @router.put(
@@ -118,16 +156,175 @@ async def register_project(
     ),
 )
 async def change_project_status(
-    project_id: ProjectIdPath, payload: StatusChangeIn, admin: AdminCaller, session: SessionDep
+    project_id: ProjectIdPath,
+    payload: StatusChangeIn,
+    admin: AdminCaller,
+    request: Request,
+    session: SessionDep,
 ) -> dict[str, Any]:
     """Move a project through its status machine, with a reason (administrator)."""
     project, record = await machine.change_status(
         session, project_id, payload.status, reason=payload.reason, changed_by=admin.uid
     )
+    control.audit_action(
+        session, actor_of(request, admin.uid), "admin.projects.status", project_id,
+        payload.model_dump(), {"from_status": record.from_status, "status": record.status},
+    )  # fmt: skip
     await session.commit()
-    return single(
-        "project_status",
-        project.project_id,
-        machine.project_attributes(project)
-        | {"updated_at": iso(project.updated_at), "change": machine.record_attributes(record)},
+    return single("project_status", project.project_id, StatusChangeAttributes.of(project, record))
+
+
+class ProjectSettingsIn(BaseModel):
+    """Any of the project's tier, amount limits and IP allow-list, with the reason (audited)."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "rate_limit_tier": "standard",
+                    "limits": {"transfer": {"MCC": {"per_operation": "100", "per_day": "1000"}}},
+                    "ip_allowlist": ["203.0.113.0/24"],
+                    "reason": "Partner contract signed",
+                }
+            ]
+        },
     )
+
+    rate_limit_tier: Tier | None = Field(
+        None, description="free (100/min), standard (1000/min), enterprise (10000/min)"
+    )
+    limits: dict[str, Any] | None = Field(
+        None,
+        description="Replaces the overrides: {operation: {currency: {per_operation, per_day}}}, "
+        "operations fund_lock/transfer/mining, currencies MCC/MCD, decimal strings of whole "
+        "tokens; {} restores the defaults",
+    )
+    ip_allowlist: list[str] | None = Field(
+        None, description="CIDR blocks (or addresses) allowed to call; [] = any address"
+    )
+    reason: str | None = Field(None, max_length=2000)
+
+    @field_validator("limits")
+    @classmethod
+    def _limits(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if value is None else control.check_limits(value)
+
+    @field_validator("ip_allowlist")
+    @classmethod
+    def _allowlist(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else control.check_allowlist(value)
+
+
+class RollIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    expire_previous_in_seconds: int = Field(
+        control.DEFAULT_OVERLAP_SECONDS,
+        ge=0,
+        le=control.MAX_OVERLAP_SECONDS,
+        description="How long the current secret keeps working (0: stops now; at most 7 days)",
+    )
+    reason: str | None = Field(None, max_length=2000)
+
+
+def _one(project: Project) -> dict[str, Any]:
+    return single("project", project.project_id, AdminProjectAttributes.of(project))
+
+
+@router.get(
+    "/admin/projects", response_model=Many[AdminProjectAttributes], responses=ADMIN_PROBLEMS
+)
+async def list_projects(
+    admin: AdminCaller,
+    session: SessionDep,
+    paging: PageQuery,
+    status: ProjectStatus | None = None,
+    tier: Tier | None = None,
+) -> dict[str, Any]:
+    """Projects, newest first, filtered by status and rate-limit tier (administrator)."""
+    rows, total = await queries.paged(
+        session, control.projects(status, tier), control.NEWEST_FIRST, paging
+    )
+    items = [resource("project", p.project_id, AdminProjectAttributes.of(p)) for p in rows]
+    return page(items, total, paging)
+
+
+@router.get(
+    "/admin/projects/{project_id}",
+    response_model=One[AdminProjectAttributes],
+    responses=ADMIN_PROBLEMS | problems(subject="project"),
+)
+async def get_project(
+    project_id: ProjectIdPath, admin: AdminCaller, session: SessionDep
+) -> dict[str, Any]:
+    """One project: tier, limits, IP allow-list, status (administrator)."""
+    return _one(await control.get(session, project_id))
+
+
+@router.patch(
+    "/admin/projects/{project_id}",
+    response_model=One[AdminProjectAttributes],
+    responses=ADMIN_PROBLEMS | problems(422, subject="project"),
+)
+async def update_project(
+    project_id: ProjectIdPath,
+    payload: ProjectSettingsIn,
+    admin: AdminCaller,
+    request: Request,
+    session: SessionDep,
+) -> dict[str, Any]:
+    """Change a project's rate-limit tier, amount limits or IP allow-list (administrator);
+    audited with the reason, in force from the next request."""
+    changes = payload.model_dump(exclude_unset=True, exclude={"reason"})
+    project = await control.change_settings(
+        session, project_id, changes, reason=payload.reason, actor=actor_of(request, admin.uid)
+    )
+    await session.commit()
+    await session.refresh(project)
+    return _one(project)
+
+
+@router.post(
+    "/projects/{project_id}/api-secret/roll",
+    response_model=One[ApiSecretAttributes],
+    responses=problems(
+        429,
+        s401="Missing or invalid token (`unauthorized`)",
+        s403="Neither the project's owner nor an administrator (`forbidden`)",
+        subject="project",
+    ),
+)
+async def roll_api_secret(
+    project_id: ProjectIdPath,
+    user: Developer,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    payload: RollIn | None = None,
+) -> Any:
+    """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret
+    is shown once; the previous one works for `expire_previous_in_seconds` (default 24 h)."""
+    body = payload or RollIn()
+    project = await control.get(session, project_id)
+    control.ensure_owner_or_admin(project, user.uid, user.is_admin)
+    rolled = await control.roll_api_secret(
+        session,
+        project_id,
+        body.expire_previous_in_seconds,
+        actor=actor_of(request, user.uid, "admin" if user.is_admin else "owner"),
+        master_key=settings.master_key,
+        master_key_id=settings.master_key_id,
+        reason=body.reason,
+    )
+    await session.commit()
+    attrs = ApiSecretAttributes(
+        project_id=str(project_id),
+        api_key=rolled.project.api_key,
+        api_secret=rolled.api_secret,
+        previous_expires_at=iso(rolled.previous_expires_at),
+        rolled_at=iso(datetime.now(UTC)),
+    )
+    response = JSONResponse(single("api_secret", project_id, attrs))
+    response.headers["Cache-Control"] = "no-store"
+    return response

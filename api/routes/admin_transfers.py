@@ -33,6 +33,7 @@ from core.errors import InvalidState, ServiceUnavailable
 from core.logging import request_id_var
 from db.models.engine import Transfer
 from engine import operators, transfers
+from engine.ids import transfer_retry_workflow_id
 from onboarding.queries import paged
 from workflows.transfers import TransferInput, TransferWorkflow
 
@@ -114,7 +115,7 @@ async def retry(call: OperatorCall, transfer_id: str, reason: str | None) -> Ret
     workflow_id = transfer.workflow_id
     if not running:
         # Nothing to commit first: the transfer is already durable, only its workflow is gone.
-        workflow_id = f"transfer-{transfer.id}-retry-{uuid.uuid4().hex[:8]}"
+        workflow_id = transfer_retry_workflow_id(transfer.id, uuid.uuid4().hex[:8])
         started = await start(
             request,
             TransferWorkflow.run,

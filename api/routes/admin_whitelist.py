@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath
+from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, meta, page, resource, single
 from api.openapi import problems
@@ -32,6 +32,7 @@ from db.models.onboarding import McdWhitelistEntry
 from onboarding import queries
 from onboarding import whitelist as wls
 from onboarding import whitelist_entries as entries
+from onboarding.control import Actor, audit_action
 from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
 
 router = APIRouter(tags=["whitelist"])
@@ -57,15 +58,23 @@ def _chain(request: Request, settings: SettingsDep) -> wls.WhitelistChain:
     return wls.WhitelistChain.of(request.app.state.gateway, request.app.state.solana, settings)
 
 
-async def change_entry(request: Request, project_id: int, action: str) -> McdWhitelistEntry:
+async def change_entry(
+    request: Request, project_id: int, action: str, actor: Actor
+) -> McdWhitelistEntry:
     """suspend | activate | remove: a change already pending is driven to its end first, then
-    this one is recorded and driven (each through WhitelistChangeWorkflow, after the commit).
-    Asking for the state the entry is in changes nothing. Shared with the operator console."""
+    this one is recorded (audited with ``actor``) and driven (each through
+    WhitelistChangeWorkflow, after the commit). Asking for the state the entry is in changes
+    nothing. Shared with the operator console."""
     for _ in range(5):
         async with request.app.state.session_maker() as session:
             change = await entries.begin_change(session, project_id, action)
             if change is None:
                 return await entries.entry(session, project_id)
+            if change.recorded_now:  # ours (not an older pending one driven first)
+                audit_action(
+                    session, actor, f"admin.whitelist.{action}", project_id,
+                    {"action": action}, {"op_key": change.op_key},
+                )  # fmt: skip
             await session.commit()
         await _drive(request, change)
     raise entries.WhitelistConflict(f"The whitelist entry of project {project_id} keeps changing")
@@ -114,7 +123,7 @@ async def list_whitelist(
     onchain = await wls.onchain_entries(_chain(request, settings), [r.project_id for r in rows])
     items = [
         resource(
-            "mcd_whitelist_entry", r.id, entries.entry_attributes(r, onchain.get(r.project_id))
+            "mcd_whitelist_entry", r.id, WhitelistEntryAttributes.of(r, onchain.get(r.project_id))
         )
         for r in rows
     ]
@@ -135,12 +144,11 @@ async def set_whitelist_status(
 ) -> dict[str, Any]:
     """Suspend or reactivate a project's whitelist entry: chain first, then the database."""
     action = "suspend" if payload.status == "suspended" else "activate"
-    entry = await change_entry(request, project_id, action)
+    entry = await change_entry(request, project_id, action, actor_of(request, admin.uid))
     onchain = await wls.onchain_entries(_chain(request, settings), [project_id])
-    attributes = entries.entry_attributes(entry, onchain.get(project_id))
-    # status and updated_at lead, as they always have on the wire.
-    leading = {"status": attributes["status"], "updated_at": attributes["updated_at"]}
-    return single("mcd_whitelist_entry", entry.id, leading | attributes)
+    shown = WhitelistEntryAttributes.of(entry, onchain.get(project_id)).model_dump()
+    # status and updated_at lead (WhitelistStatusAttributes' order), as always on the wire.
+    return single("mcd_whitelist_entry", entry.id, WhitelistStatusAttributes(**shown))
 
 
 @router.delete(
@@ -155,7 +163,7 @@ async def remove_from_whitelist(
     project_id: ProjectIdPath, admin: AdminCaller, request: Request
 ) -> dict[str, Any]:
     """Remove a project from the whitelist on chain and in the stored list (administrator)."""
-    entry = await change_entry(request, project_id, "remove")
+    entry = await change_entry(request, project_id, "remove", actor_of(request, admin.uid))
     return {
         "data": {
             "message": f"Project {project_id} was removed from the MCD whitelist",

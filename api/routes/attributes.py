@@ -27,19 +27,20 @@ from api.auth.deps import (
 from api.auth.project import ProjectAuthenticator
 from api.callers import ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
-from api.envelope import meta, resource, single
-from api.idempotency import IdempotencyKey, write_context
+from api.envelope import PageQuery, meta, page, resource, single
+from api.idempotency import IdempotencyKey, OptionalIdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import enforce_ip
 from api.schemas.attributes import (
     AttributeDeletionAttributes,
-    Counted,
+    AttributeValue,
     FullProfileAttributes,
+    ProfileAttribute,
     ProjectAttributeAttributes,
     ProjectAttributeSetAttributes,
 )
 from api.schemas.users import UserAttributes
-from api.typed import One
+from api.typed import Listing, Many, One
 from core.errors import DomainError, NotFound
 from core.time import iso
 from db.models import Project, User
@@ -60,7 +61,7 @@ class AttributeIn(BaseModel):
     attribute_key: str = Field(min_length=1, max_length=100, examples=["auction_wins"])
     attribute_value: Any = Field(examples=[{"count": 3}])
     visibility: Literal["public", "private", "authorized"] = "private"
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: OptionalIdempotencyKey = None
 
     @field_validator("attribute_value")
     @classmethod
@@ -73,22 +74,6 @@ class AttributeIn(BaseModel):
 def _flag(project: Project) -> dict[str, Any]:
     """Meta marking answers to a project in ``testing``."""
     return {"project_status": project.status} if project.status == "testing" else {}
-
-
-def _attribute(row: UserProjectAttribute) -> dict[str, Any]:
-    return resource(
-        "user_project_attribute",
-        row.id,
-        {
-            "uid": row.uid,
-            "project_id": str(row.project_id),
-            "attribute_key": row.attribute_key,
-            "attribute_value": row.attribute_value,
-            "visibility": row.visibility,
-            "created_at": iso(row.created_at),
-            "updated_at": iso(row.updated_at),
-        },
-    )
 
 
 AttributeKeys = Annotated[
@@ -155,12 +140,12 @@ async def delete_attributes(
             single(
                 "user_attribute_deletion",
                 uid,
-                {
-                    "uid": uid,
-                    "project_id": str(project.project_id),
-                    "deleted": gone,
-                    "not_found": [k for k in keys if k not in gone],
-                },
+                AttributeDeletionAttributes(
+                    uid=uid,
+                    project_id=str(project.project_id),
+                    deleted=gone,
+                    not_found=[k for k in keys if k not in gone],
+                ),
                 **_flag(own),
             ),
         )
@@ -168,7 +153,7 @@ async def delete_attributes(
 
 @router.post(
     "/batch/attributes",
-    response_model=Counted[ProjectAttributeSetAttributes],
+    response_model=Listing[ProjectAttributeSetAttributes],
     responses=_PROJECT_REFUSED
     | problems(s409="The project's status forbids attribute reads (`invalid-state`)"),
 )
@@ -184,18 +169,17 @@ async def batch_attributes(
     )
     if payload.attribute_keys is not None:
         statement = statement.where(UserProjectAttribute.attribute_key.in_(payload.attribute_keys))
-    found: dict[str, dict[str, Any]] = {uid: {} for uid in uids}
+    found: dict[str, dict[str, AttributeValue]] = {uid: {} for uid in uids}
     for row in await session.scalars(statement.order_by(UserProjectAttribute.attribute_key)):
-        found[row.uid][row.attribute_key] = {
-            "value": row.attribute_value,
-            "visibility": row.visibility,
-            "updated_at": iso(row.updated_at),
-        }
+        found[row.uid][row.attribute_key] = AttributeValue(
+            value=row.attribute_value, visibility=row.visibility, updated_at=iso(row.updated_at)
+        )
+    project_id = str(project.project_id)
     items = [
         resource(
             "user_project_attributes",
             uid,
-            {"uid": uid, "project_id": str(project.project_id), "attributes": values},
+            ProjectAttributeSetAttributes(uid=uid, project_id=project_id, attributes=values),
         )
         for uid, values in found.items()
     ]
@@ -245,18 +229,27 @@ async def _visible(
 
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
-    response_model=Counted[ProjectAttributeAttributes],
+    response_model=Many[ProjectAttributeAttributes],
     responses=problems(
         scope="user:read",
         subject="user or project",
-        s401="Invalid credentials (none at all is fine: public attributes)",
+        s401="No credentials: a bearer token with user:read, or project credentials "
+        "(`unauthorized`)",
         s409="The project's status hides its attributes (`invalid-state`)",
     ),
 )
 async def project_attributes(
-    uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep
+    uid: str, project_id: ProjectIdPath, who: ViewerDep, session: SessionDep, paging: PageQuery
 ) -> dict[str, Any]:
-    """A project's attributes of a user, limited to what the caller may see."""
+    """A project's attributes of a user (scope user:read, or project credentials), limited to
+    what the caller may see, by key, paged."""
+    if who.anonymous:
+        raise DomainError(
+            "This call needs a bearer token with user:read (or project credentials)",
+            status=401,
+            slug="unauthorized",
+            headers={"WWW-Authenticate": 'Bearer scope="user:read"'},
+        )
     if await session.get(User, uid) is None:
         raise NotFound(f"User {uid} does not exist")
     await require_project_allows(session, project_id, Capability.ATTRIBUTE_READ)
@@ -268,7 +261,11 @@ async def project_attributes(
         )
     )
     visible = await _visible(session, who, uid, rows)
-    return {"data": [_attribute(r) for r in visible], "meta": meta(total=len(visible))}
+    shown = visible[paging.offset : paging.offset + paging.per_page]
+    items = [
+        resource("user_project_attribute", r.id, ProjectAttributeAttributes.of(r)) for r in shown
+    ]
+    return page(items, len(visible), paging)
 
 
 @router.get(
@@ -322,23 +319,11 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
         )
     )
     visible = await _visible(session, who, uid, rows)
-    base = {
-        k: (None if k in hidden else v) for k, v in UserAttributes.of(user).model_dump().items()
-    }
-    attributes = base | {
-        "project_attributes": [
-            {
-                "project_id": str(r.project_id),
-                "attribute_key": r.attribute_key,
-                "attribute_value": r.attribute_value,
-                "visibility": r.visibility,
-                "updated_at": iso(r.updated_at),
-            }
-            for r in visible
-        ]
-    }
-    # Sent as built: the base profile's fields are the users route's (FullProfileAttributes lists
-    # the two this route owns), so a field added there is never dropped here.
+    shown = UserAttributes.of(user).model_dump()
+    attributes = FullProfileAttributes(
+        **{k: (None if k in hidden else v) for k, v in shown.items()},
+        project_attributes=[ProfileAttribute.of(r) for r in visible],
+    )
     return JSONResponse(single("user_full_profile", uid, attributes))
 
 
@@ -354,7 +339,9 @@ async def report_attribute(
     uid: str, payload: AttributeIn, project: ProjectCaller, request: Request
 ) -> Any:
     """Report (upsert) one attribute of a user who authorized this project."""
-    async with write_context(request, project, operation="attributes.upsert", user_uid=uid) as ctx:
+    async with write_context(
+        request, project, operation="attributes.upsert", user_uid=uid, key_optional=True
+    ) as ctx:
         await require_user_authorized(ctx.session, project, uid)
         own = await require_project_allows(
             ctx.session, project.project_id, Capability.ATTRIBUTE_WRITE
@@ -378,5 +365,7 @@ async def report_attribute(
         row = (await ctx.session.execute(statement)).scalar_one()
         return ctx.respond(
             200,
-            single("user_project_attribute", row.id, _attribute(row)["attributes"], **_flag(own)),
+            single(
+                "user_project_attribute", row.id, ProjectAttributeAttributes.of(row), **_flag(own)
+            ),
         )

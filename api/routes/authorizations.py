@@ -11,6 +11,7 @@ from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from access.consent import consent_clause, forget
+from api.auth.principal import UserPrincipal
 from api.callers import UserRead, UserWrite
 from api.deps import SessionDep
 from api.envelope import meta as envelope_meta
@@ -19,7 +20,7 @@ from api.idempotency import write_context
 from api.openapi import problems
 from api.typed import Attributes, Listing, One
 from authserver.server import AuthServer
-from core.errors import NotFound
+from core.errors import DomainError, NotFound
 from core.time import iso
 from db.models import Project
 from db.models.access import OAuthConsent
@@ -55,14 +56,25 @@ def _grant(consent: OAuthConsent, project_name: str | None) -> dict[str, Any]:
     )
 
 
+def _visible(user: UserPrincipal) -> int | None:
+    """Which grants the token may see and withdraw: all of them with a token of the gateway's
+    own (first-party) client; otherwise only the grant of the project whose client holds the
+    token (-1, none, for a token of no project). A project never sees or revokes the user's
+    grants to other projects (issue 31, L5)."""
+    if user.first_party:
+        return None
+    return user.project_id if user.project_id is not None else -1
+
+
 @router.get("", response_model=Listing[AuthorizationAttributes], responses=problems(401, 403, 429))
 async def list_authorizations(user: UserRead, session: SessionDep) -> dict[str, Any]:
-    """The projects the current user has authorized, with the scopes granted to each."""
+    """The projects the current user has authorized, with the scopes granted to each (a
+    project's token sees its own grant only)."""
     rows = (
         await session.execute(
             select(OAuthConsent, Project.name)
             .join(Project, Project.project_id == OAuthConsent.project_id)
-            .where(consent_clause(None, user.uid))
+            .where(consent_clause(_visible(user), user.uid))
             .order_by(OAuthConsent.project_id)
         )
     ).all()
@@ -77,6 +89,13 @@ async def list_authorizations(user: UserRead, session: SessionDep) -> dict[str, 
 )
 async def revoke_authorization(project_id: ProjectId, user: UserWrite, request: Request) -> Any:
     """Withdraw the current user's authorization of a project (its tokens for the user die)."""
+    if _visible(user) not in (None, project_id):
+        raise DomainError(
+            "A project's token may withdraw only its own authorization; use the gateway's "
+            "own sign-in for the others",
+            status=403,
+            slug="forbidden",
+        )
     async with write_context(
         request, user, operation="users.authorization.revoke", user_uid=user.uid
     ) as ctx:

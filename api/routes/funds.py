@@ -4,7 +4,7 @@ own users. See docs/engine.md."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
@@ -19,7 +19,9 @@ from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, replay_if_done, write_context
 from api.starts import signal_lock, start
 from api.typed import Attributes, Many, One
+from chain.decimals import TokenDecimals
 from core.errors import DomainError
+from core.time import iso
 from db.models.ledger import Hold
 from engine import locks, search
 from engine.ids import lock_workflow_id
@@ -90,6 +92,22 @@ class LockAttributes(Attributes):
     )
     unlock_reason: str | None = Field(None, description="After an unlock only")
 
+    @classmethod
+    def of(cls, hold: Hold, decimals: TokenDecimals, available: int | None = None) -> Self:
+        """The lock; with ``available``, the user's available balance after it too."""
+        shown = cls(
+            status=locks.LOCK_STATUS.get(hold.status, hold.status),
+            user_uid=hold.user_uid,
+            currency=hold.currency,
+            amount=decimals.format(hold.amount, hold.currency),
+            reason=hold.reason,
+            reference_id=hold.reference_id,
+            locked_until=iso(hold.expires_at),
+        )
+        if available is not None:
+            shown.available_balance = decimals.format(available, hold.currency)
+        return shown
+
 
 # ------------------------------------------------------------------ routes
 
@@ -120,7 +138,7 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
             expires_at=expires_at,
             decimals=decimals(request),
         )
-        attributes = locks.lock_attributes(hold, decimals(request), balances.available)
+        attributes = LockAttributes.of(hold, decimals(request), balances.available)
         response = ctx.respond(201, single("fund_lock", lock_id, attributes))
     await start(
         request,
@@ -150,8 +168,8 @@ async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request
             decimals=decimals(request),
         )
         ctx.audit.user_uid = hold.user_uid
-        attributes = locks.lock_attributes(hold, decimals(request), balances.available)
-        attributes["unlock_reason"] = payload.reason
+        attributes = LockAttributes.of(hold, decimals(request), balances.available)
+        attributes.unlock_reason = payload.reason
         response = ctx.respond(200, single("fund_lock", hold.id, attributes))
     await signal_lock(request, hold.id, "unlocked")
     return response
@@ -174,5 +192,5 @@ async def locked_funds(
         & (Hold.status == "active")
     )
     rows, total = await fetch_page(session, Hold, where, (Hold.created_at, Hold.id), paging)
-    items = [resource("fund_lock", h.id, locks.lock_attributes(h, decimals(request))) for h in rows]
+    items = [resource("fund_lock", h.id, LockAttributes.of(h, decimals(request))) for h in rows]
     return page(items, total, paging)

@@ -3,32 +3,36 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 from sqlalchemy import text
 
 from api.errors import problem_response
 from api.openapi import problems
 from api.typed import Shape
+from core.metrics import exposition
+
+log = logging.getLogger("mccgw.health")
 
 router = APIRouter(tags=["health"])
 
 _CHECK_TIMEOUT = 3.0
 
 
-class Alive(Shape):
+class AliveBody(Shape):
     status: Literal["ok"]
 
 
-class Ready(Shape):
+class ReadyBody(Shape):
     status: Literal["ready"]
     checks: dict[str, Literal["ok"]]
 
 
-@router.get("/healthz", response_model=Alive, responses=problems(500))
+@router.get("/healthz", response_model=AliveBody, responses=problems(500))
 async def healthz() -> dict[str, str]:
     """Liveness: the process answers."""
     return {"status": "ok"}
@@ -64,14 +68,17 @@ _CHECKS: dict[str, Callable[[Request], Awaitable[None]]] = {
 async def _run(name: str, request: Request) -> tuple[str, str | None]:
     try:
         await asyncio.wait_for(_CHECKS[name](request), _CHECK_TIMEOUT)
-    except Exception as exc:  # any failure means "down"; the reason is for operators
-        return name, f"{type(exc).__name__}: {exc}"[:200] or type(exc).__name__
+    except Exception as exc:  # any failure means "down"
+        # The answer is public: only the kind of failure; its text (hosts, ports) goes to the
+        # log for the operator.
+        log.warning("readiness check %s failed: %r", name, exc)
+        return name, type(exc).__name__
     return name, None
 
 
 @router.get(
     "/readyz",
-    response_model=Ready,
+    response_model=ReadyBody,
     responses=problems(s503="A dependency is down (`service-unavailable`, with `checks`)"),
 )
 async def readyz(request: Request) -> Any:
@@ -92,4 +99,4 @@ async def readyz(request: Request) -> Any:
 @router.get("/metrics", include_in_schema=False)
 async def metrics() -> Response:
     """Prometheus metrics."""
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    return Response(exposition(), media_type=CONTENT_TYPE_LATEST)

@@ -19,7 +19,7 @@ from organizations import units
 router = APIRouter(tags=["legacy"])
 
 
-class LegacyProfile(Shape):
+class LegacyProfileBody(Shape):
     uid: str
     email: str | None
     role: str
@@ -30,7 +30,7 @@ class LegacyProfile(Shape):
 
 @router.get(
     "/users/profile",
-    response_model=LegacyProfile,
+    response_model=LegacyProfileBody,
     responses=LEGACY_PROBLEMS | problems(s404="No such user (`not-found`)"),
 )
 async def legacy_profile(user: LegacyUser, session: SessionDep) -> dict[str, Any]:
@@ -60,7 +60,7 @@ class LegacyManager(Shape):
     name: str | None
 
 
-class LegacyTeam(Shape):
+class LegacyTeamBody(Shape):
     station: LegacyTeamUnit | None
     unit: LegacyTeamUnit | None
     manager: LegacyManager | None
@@ -68,7 +68,7 @@ class LegacyTeam(Shape):
 
 @router.get(
     "/organization/my-team",
-    response_model=LegacyTeam,
+    response_model=LegacyTeamBody,
     responses=LEGACY_PROBLEMS,
 )
 async def legacy_my_team(user: LegacyUser, session: SessionDep) -> dict[str, Any]:

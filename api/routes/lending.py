@@ -211,7 +211,7 @@ def _units(text: str, decimals: int, field: str) -> int:
 MAX_SECONDS = 100 * 31_536_000
 
 
-class CalculateInterestBody(BaseModel):
+class CalculateInterestIn(BaseModel):
     principal: str = Field(description="Decimal string in the pool asset (MCC)", examples=["100"])
     rate_bps: int | None = Field(
         None, ge=0, le=1_000_000, description="Annual rate; omitted = the pool's current rate"
@@ -225,7 +225,7 @@ class CalculateInterestBody(BaseModel):
     accrued_interest: str = Field("0", description="Interest already accrued (decimal string)")
 
     @model_validator(mode="after")
-    def _one_duration(self) -> CalculateInterestBody:
+    def _one_duration(self) -> CalculateInterestIn:
         has_span = self.from_time is not None or self.to_time is not None
         if (self.duration_seconds is None) == (not has_span):
             raise ValueError("give duration_seconds, or from_time and to_time")
@@ -258,7 +258,7 @@ class InterestAttributes(Shape):
     decimals: int
 
 
-class EstimateBorrowBody(BaseModel):
+class EstimateBorrowIn(BaseModel):
     loan_amount: str = Field(description="Decimal string in the pool asset", examples=["500"])
     duration: Literal["three_days", "seven_days", "thirty_days"]
     territory_type: Literal["station", "matrix", "sector", "system"] | None = None
@@ -303,7 +303,7 @@ CALC_ERRORS = READ_ERRORS | problems(s404="No lending pool / oracle / NFT on cha
 
 
 @router.post("/calculate-interest", response_model=One[InterestAttributes], responses=CALC_ERRORS)
-async def calculate_interest(body: CalculateInterestBody, views: ViewsDep) -> dict[str, Any]:
+async def calculate_interest(body: CalculateInterestIn, views: ViewsDep) -> dict[str, Any]:
     """Interest on a loan exactly as the lending program computes it, with the overflow flag."""
     d = await svc.asset_decimals(views)
     q = svc.InterestInput(
@@ -318,7 +318,7 @@ async def calculate_interest(body: CalculateInterestBody, views: ViewsDep) -> di
 
 
 @router.post("/estimate-borrow-cost", response_model=One[EstimateAttributes], responses=CALC_ERRORS)
-async def estimate_borrow_cost(body: EstimateBorrowBody, views: ViewsDep) -> dict[str, Any]:
+async def estimate_borrow_cost(body: EstimateBorrowIn, views: ViewsDep) -> dict[str, Any]:
     """What a loan would cost now: collateral, limits, rates before/after, interest at due."""
     d = await svc.asset_decimals(views)
     q = svc.BorrowInput(

@@ -19,16 +19,15 @@ from api.idempotency import write_context
 from api.openapi import problems
 from api.schemas.mining import (
     MiningBatchBody,
+    MiningBatchItemAttributes,
     MiningRecordAttributes,
     MiningSubmissionAttributes,
     MiningSubmitBody,
 )
-from api.starts import ensure_webhook_pump, start_soon
-from api.typed import Many, One
+from api.starts import ensure_webhook_pump, start, start_soon
+from api.typed import Many, One, TypedResource
 from core.config import Settings
 from core.errors import DomainError, NotFound
-from core.money import to_decimal_string
-from core.time import iso
 from db.models.mining import MiningSubmission
 from db.models.webhooks import WebhookEndpoint
 from mining.accept import Acceptor, ItemOutcome
@@ -50,26 +49,6 @@ _PROBLEMS = problems(404, 429, caller="user-or-project")
 _WRITE_PROBLEMS = _PROBLEMS | problems(
     409, s422="`validation-error`, `amount-limit-exceeded`, `daily-limit-exceeded`"
 )
-
-
-def submission_attributes(row: MiningSubmission, decimals: int) -> dict[str, Any]:
-    return {
-        "status": row.status,
-        "user_uid": row.user_uid,
-        "activity_type": row.activity_type,
-        "mcd_estimated": to_decimal_string(row.mcd_amount, decimals),
-        "mcd_amount": to_decimal_string(row.mcd_amount, decimals)
-        if row.status == "confirmed"
-        else None,
-        "reason": row.reason,
-        "tx_signature": row.tx_signature,
-        "block_height": row.block_height,
-        "idempotency_key": row.idempotency_key,
-        "history": row.history,
-        "created_at": iso(row.created_at),
-        "updated_at": iso(row.updated_at),
-        "confirmed_at": iso(row.confirmed_at),
-    }
 
 
 async def _webhook_meta(session: AsyncSession, project_id: int) -> dict[str, Any]:
@@ -115,7 +94,8 @@ def _start_soon(request: Request, workflow_id: str, submission_ids: list[str]) -
     """After the commit, without holding up the answer (see api.starts: if this never runs or
     fails, the recovery sweep starts the workflow by the same id with the same input)."""
     data = submission_input(workflow_id, submission_ids)
-    start_soon(request, MiningSubmissionWorkflow.run, data, workflow_id=workflow_id)
+    started = start(request, MiningSubmissionWorkflow.run, data, workflow_id=workflow_id)
+    start_soon(request, started, f"start {workflow_id}")
 
 
 @router.post(
@@ -130,7 +110,7 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
         workflow_id = ctx.workflow_id(SINGLE_PREFIX)
         row, webhook_url = await acceptor.submit_one(ctx.body, payload, ctx.key, workflow_id)
         meta = _webhook_note(webhook_url)
-        attributes = submission_attributes(row, acceptor.decimals)
+        attributes = MiningSubmissionAttributes.of(row, acceptor.decimals)
         response = ctx.respond(
             202, single("mining_activity", row.id, attributes, **meta), audit_status="pending"
         )
@@ -140,17 +120,24 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
 
 
 def _item(request: Request, outcome: ItemOutcome, decimals: int) -> dict[str, Any]:
-    attributes: dict[str, Any] = {"idempotency_key": outcome.key, "status": outcome.status}
-    if outcome.submission is not None:
-        row = outcome.submission
-        attributes["idempotency_key"] = row.idempotency_key
-        attributes["activity"] = resource(
-            "mining_activity", row.id, submission_attributes(row, decimals)
+    if (row := outcome.submission) is not None:
+        activity = TypedResource[MiningSubmissionAttributes](
+            type="mining_activity",
+            id=row.id,
+            attributes=MiningSubmissionAttributes.of(row, decimals),
+        )
+        item = MiningBatchItemAttributes(
+            idempotency_key=row.idempotency_key, status=outcome.status, activity=activity
         )
     else:
         assert outcome.error is not None
-        attributes |= {"activity": None, "error": _problem(request, outcome.error)}
-    return resource("mining_batch_result", outcome.index, attributes)
+        item = MiningBatchItemAttributes(
+            idempotency_key=outcome.key,
+            status=outcome.status,
+            activity=None,
+            error=_problem(request, outcome.error),
+        )
+    return resource("mining_batch_result", outcome.index, item)
 
 
 def _problem(request: Request, exc: DomainError) -> dict[str, Any]:
@@ -163,6 +150,10 @@ def _problem(request: Request, exc: DomainError) -> dict[str, Any]:
         "detail": exc.detail,
         **exc.extra,
     }
+
+
+def _one_page(count: int) -> PageParams:
+    return PageParams(page=1, per_page=max(1, count))
 
 
 @router.post(
@@ -180,7 +171,8 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
         data = [_item(request, o, acceptor.decimals) for o in outcomes]
         response = ctx.respond(
             200,
-            {"data": data, "meta": {**page([], 0, PageParams())["meta"], **meta}},
+            # The whole batch is one page: total, page and per_page are its real counts.
+            {"data": data, "meta": {**page([], len(data), _one_page(len(data)))["meta"], **meta}},
             audit_status="pending" if accepted else "failed",
         )
     if accepted:
@@ -200,7 +192,7 @@ async def get_activity(
     if row is None or row.project_id != project.project_id:
         raise NotFound(f"Mining activity {activity_id} does not exist")
     decimals = token_decimals(request, "MCD")
-    return single("mining_activity", row.id, submission_attributes(row, decimals))
+    return single("mining_activity", row.id, MiningSubmissionAttributes.of(row, decimals))
 
 
 @router.get("/records", response_model=Many[MiningRecordAttributes], responses=_PROBLEMS)
@@ -228,22 +220,5 @@ async def records(
         .limit(params.per_page)
     )
     decimals = token_decimals(request, "MCD")
-    items = [
-        resource(
-            "mining_record",
-            r.id,
-            {
-                "date": r.confirmed_at.date().isoformat() if r.confirmed_at else None,
-                "project_id": str(r.project_id),
-                "user_uid": r.user_uid,
-                "activity_type": r.activity_type,
-                "mcd_amount": to_decimal_string(r.mcd_amount, decimals),
-                "status": r.status,
-                "tx_signature": r.tx_signature,
-                "block_height": r.block_height,
-                "confirmed_at": iso(r.confirmed_at),
-            },
-        )
-        for r in rows
-    ]
+    items = [resource("mining_record", r.id, MiningRecordAttributes.of(r, decimals)) for r in rows]
     return page(items, total, params)

@@ -17,17 +17,16 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Request
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
 from temporalio.client import WorkflowFailureError
 
 from access.scopes import PROJECT_SCOPES
-from api.auth.deps import id_token_user
 from api.auth.principal import UserPrincipal
-from api.callers import ADMIN_PROBLEMS, AdminCaller
+from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, actor_of
 from api.deps import SessionDep, SettingsDep
-from api.envelope import PageQuery, page, resource, single
+from api.envelope import PageQuery, meta, page, resource, single
 from api.openapi import problems
 from api.schemas.onboarding import ApplicationAttributes, ApprovedApplicationAttributes
 from api.starts import finished, start_approval
@@ -35,14 +34,13 @@ from api.typed import Many, One
 from core.errors import DomainError
 from db.models.onboarding import ProjectApplication
 from onboarding import applications, queries
-from onboarding.applications import application_attributes, check_wallet
-from onboarding.clients import client_attributes, project_client
+from onboarding.applications import check_wallet
+from onboarding.clients import project_client
+from onboarding.control import audit_action
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
 APPROVAL_WAIT_SECONDS = 20.0
 
-
-Developer = Annotated[UserPrincipal, Depends(id_token_user)]
 
 _DEV_PROBLEMS = problems(429, s401="Missing or invalid ID token (`unauthorized`)")
 
@@ -93,9 +91,11 @@ class ApplicationIn(BaseModel):
 
 
 class ApproveIn(BaseModel):
-    """Optional: the project scopes the approved project gets (default: every one)."""
+    """Optional: the project scopes the approved project gets (default: every one) and its
+    rate-limit tier (default ``free``)."""
 
     allowed_scopes: list[str] | None = Field(None, max_length=20, examples=[["funds:read"]])
+    rate_limit_tier: Literal["free", "standard", "enterprise"] = "free"
 
     @field_validator("allowed_scopes")
     @classmethod
@@ -113,7 +113,16 @@ class RejectIn(BaseModel):
 
 
 def _as_application(row: ProjectApplication) -> dict[str, Any]:
-    return resource("project_application", row.id, application_attributes(row))
+    return resource("project_application", row.id, ApplicationAttributes.of(row))
+
+
+def _developers(row: ProjectApplication, user: UserPrincipal) -> dict[str, Any]:
+    """An application as its developer's token may see it: the e-mail only with the `email`
+    scope (an ID token of a project's app signed in with `openid` shows that app nothing)."""
+    attributes = ApplicationAttributes.of(row)
+    if "email" not in user.scopes and not user.is_admin:
+        attributes = attributes.model_copy(update={"developer_email": None})
+    return resource("project_application", row.id, attributes)
 
 
 @router.post(
@@ -131,7 +140,7 @@ async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) ->
     """Apply for a project (developer ID token); one pending application per developer."""
     row = await applications.apply(session, user.uid, payload.model_dump())
     await session.commit()
-    return JSONResponse(single("project_application", row.id, application_attributes(row)), 201)
+    return JSONResponse({"data": _developers(row, user), "meta": meta()}, 201)
 
 
 @router.get(
@@ -143,7 +152,7 @@ async def my_applications(
     """The caller's applications, newest first (developer ID token)."""
     statement = queries.applications(developer_uid=user.uid)
     rows, total = await queries.paged(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
-    return page([_as_application(r) for r in rows], total, paging)
+    return page([_developers(r, user) for r in rows], total, paging)
 
 
 @router.get(
@@ -156,7 +165,7 @@ async def my_application(
 ) -> dict[str, Any]:
     """One of the caller's applications (developer ID token)."""
     row = await queries.application(session, application_id, developer_uid=user.uid)
-    return single("project_application", row.id, application_attributes(row))
+    return {"data": _developers(row, user), "meta": meta()}
 
 
 @router.get(
@@ -211,11 +220,18 @@ async def approve(
     The answer carries the project's OAuth client id (`oauth_client_id`, a public client:
     authorization code + PKCE); the project sets its redirect URIs with
     `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its project scopes."""
-    scopes = payload.allowed_scopes if payload is not None else None
+    body = payload or ApproveIn()
+    scopes = body.allowed_scopes
     row = await applications.begin_approval(
-        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes
-    )
+        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes,
+        body.rate_limit_tier,
+    )  # fmt: skip
     status = row.status
+    if status == "approving":
+        audit_action(
+            session, actor_of(request, admin.uid), "admin.applications.approve", row.project_id,
+            {"application_id": str(application_id), **body.model_dump()}, {"status": status},
+        )  # fmt: skip
     await session.commit()
 
     if status == "approving":
@@ -226,7 +242,7 @@ async def approve(
                 single(
                     "project_application",
                     row.id,
-                    application_attributes(row),
+                    ApplicationAttributes.of(row),
                     message="Approval in progress; repeat this call to receive the credentials",
                 ),
                 status_code=202,
@@ -258,9 +274,8 @@ async def _deliver(
     row, secret = await applications.take_secret(session, application_id, {key_id: master_key})
     await session.commit()
     await session.refresh(row)
-    attributes = application_attributes(row) | {"api_secret": secret}
-    if row.project_id is not None and (client := await project_client(session, row.project_id)):
-        attributes |= client_attributes(client)
+    client = None if row.project_id is None else await project_client(session, row.project_id)
+    attributes = ApprovedApplicationAttributes.approved(row, secret, client)
     return JSONResponse(single("project_application", row.id, attributes))
 
 
@@ -274,10 +289,18 @@ async def _deliver(
     ),
 )
 async def reject(
-    application_id: uuid.UUID, payload: RejectIn, admin: AdminCaller, session: SessionDep
+    application_id: uuid.UUID,
+    payload: RejectIn,
+    admin: AdminCaller,
+    request: Request,
+    session: SessionDep,
 ) -> dict[str, Any]:
     """Reject a pending application with a reason (administrator)."""
     row = await applications.reject(session, application_id, payload.reason, admin.uid)
+    audit_action(
+        session, actor_of(request, admin.uid), "admin.applications.reject", None,
+        {"application_id": str(application_id), "reason": payload.reason}, {"status": row.status},
+    )  # fmt: skip
     await session.commit()
     await session.refresh(row)
-    return single("project_application", row.id, application_attributes(row))
+    return single("project_application", row.id, ApplicationAttributes.of(row))

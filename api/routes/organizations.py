@@ -4,10 +4,11 @@ See docs/organizations.md."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
@@ -18,10 +19,10 @@ from api.auth.principal import UserPrincipal
 from api.callers import Admin, OrgRead
 from api.common import usdc
 from api.deps import RedisDep, SessionDep
-from api.envelope import PageQuery, page, single
+from api.envelope import PageQuery, meta, page, resource, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.typed import Many, One, Shape
+from api.typed import Attributes, Many, One, Shape
 from core.time import iso
 from db.models.organizations import OrgMembership, OrgUnit, StationDailyKpi
 from organizations import bonus, units
@@ -46,7 +47,7 @@ ADMIN_PROBLEMS = PROBLEMS | problems(
 )
 
 
-class UnitAttributes(Shape):
+class UnitAttributes(Attributes):
     unit_type: UnitType
     number: int
     name: str
@@ -60,28 +61,21 @@ class UnitAttributes(Shape):
     lit_since: date | None
     created_at: str
 
-
-def unit_attributes(unit: OrgUnit, parent: OrgUnit | None, members: int) -> dict[str, Any]:
-    return {
-        "unit_type": unit.unit_type,
-        "number": unit.number,
-        "name": unit.name,
-        "parent": units.ref(parent) if parent else None,
-        "manager_uid": unit.manager_uid,
-        "territory_mint": unit.territory_mint,
-        "member_count": members,
-        "lit": unit.lit,
-        "qualifying_days": str(unit.qualifying_days),
-        "state_day": unit.state_day,
-        "lit_since": unit.lit_since,
-        "created_at": iso(unit.created_at),
-    }
+    @classmethod
+    def of(cls, unit: OrgUnit, parent: OrgUnit | None, members: int) -> Self:
+        return cls.of_row(
+            unit,
+            parent=units.ref(parent) if parent else None,
+            member_count=members,
+            qualifying_days=str(unit.qualifying_days),
+        )
 
 
 async def _unit_body(session: SessionDep, unit: OrgUnit) -> dict[str, Any]:
     parent = await units.parent_of(session, unit)
     counts = await units.member_counts(session, [unit])
-    return single("organization", units.ref(unit), unit_attributes(unit, parent, counts[unit.id]))
+    attributes = UnitAttributes.of(unit, parent, counts[unit.id])
+    return single("organization", units.ref(unit), attributes)
 
 
 @router.get("", response_model=Many[UnitAttributes], responses=PROBLEMS)
@@ -98,11 +92,8 @@ async def list_organizations(
     rows, total = await units.list_units(session, type, parent, params.offset, params.per_page)
     counts = await units.member_counts(session, rows)
     parents = {u.id: await units.parent_of(session, u) for u in rows}
-    items = [
-        {"type": "organization", "id": units.ref(u), "attributes": unit_attributes(
-            u, parents[u.id], counts[u.id])}
-        for u in rows
-    ]  # fmt: skip
+    shown = [(units.ref(u), UnitAttributes.of(u, parents[u.id], counts[u.id])) for u in rows]
+    items = [resource("organization", ref, attributes) for ref, attributes in shown]
     return page(items, total, params)
 
 
@@ -113,24 +104,15 @@ async def get_organization(unit_id: UnitId, user: OrgRead, session: SessionDep) 
     return await _unit_body(session, unit)
 
 
-class MemberAttributes(Shape):
+class MemberAttributes(Attributes):
     uid: str
     display_name: str | None
     station: str
     joined_at: str
 
-
-def _member(row: MemberRow) -> dict[str, Any]:
-    return {
-        "type": "organization_member",
-        "id": row.uid,
-        "attributes": {
-            "uid": row.uid,
-            "display_name": row.display_name,
-            "station": row.station,
-            "joined_at": iso(row.joined_at),
-        },
-    }
+    @classmethod
+    def of(cls, row: MemberRow) -> Self:
+        return cls.of_row(row)
 
 
 @router.get("/{unit_id}/members", response_model=Many[MemberAttributes], responses=PROBLEMS)
@@ -140,7 +122,8 @@ async def organization_members(
     """Current members of a unit (of every station under it), oldest first, paged."""
     unit = await units.get(session, unit_id)
     rows, total = await units.members(session, unit, params.offset, params.per_page)
-    return page([_member(r) for r in rows], total, params)
+    items = [resource("organization_member", r.uid, MemberAttributes.of(r)) for r in rows]
+    return page(items, total, params)
 
 
 class DailyKpi(Shape):
@@ -150,14 +133,26 @@ class DailyKpi(Shape):
     avg_input: str = Field(description="USDC per member, rounded down to 6 decimals")
     qualifies: bool
 
+    @classmethod
+    def of(cls, row: StationDailyKpi) -> Self:
+        return cls.of_row(row, mining_input=usdc(row.total_input), avg_input=usdc(row.avg_input))
+
 
 class StationSummary(Shape):
     id: str
     qualifying_days: int
     mining_input: str
 
+    @classmethod
+    def of(cls, d: StationDays) -> Self:
+        return cls(
+            id=f"station-{d.number}",
+            qualifying_days=d.qualifying_days,
+            mining_input=usdc(d.input_total),
+        )
 
-class UnitStatsAttributes(Shape):
+
+class UnitStatsAttributes(Attributes):
     unit_type: UnitType
     window_start: date
     window_end: date
@@ -173,22 +168,10 @@ class UnitStatsAttributes(Shape):
     )
 
 
-def _daily(row: StationDailyKpi) -> dict[str, Any]:
-    return {
-        "day": row.day,
-        "member_count": row.member_count,
-        "mining_input": usdc(row.total_input),
-        "avg_input": usdc(row.avg_input),
-        "qualifies": row.qualifies,
-    }
-
-
-def _station(d: StationDays) -> dict[str, Any]:
-    return {
-        "id": f"station-{d.number}",
-        "qualifying_days": d.qualifying_days,
-        "mining_input": usdc(d.input_total),
-    }
+# The public aggregate reads every station of a unit over 30 days: each API process computes
+# it at most once a minute per unit and day (issue 31, L4), whoever asks how often.
+STATS_CACHE_SECONDS = 60.0
+_STATS: dict[tuple[str, date], tuple[float, dict[str, Any]]] = {}
 
 
 @router.get(
@@ -198,22 +181,32 @@ def _station(d: StationDays) -> dict[str, Any]:
 )
 async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:
     """Public: members, 30-day mining input, qualifying days and lit state of a unit."""
+    day = datetime.now(UTC).date()
+    cached = _STATS.get((unit_id, day))
+    if cached is not None and cached[0] > time.monotonic():
+        return {**cached[1], "meta": meta()}  # this request's own id
     unit = await units.get(session, unit_id)
-    s = await units.stats(session, unit, datetime.now(UTC).date())
-    attributes = {
-        "unit_type": unit.unit_type,
-        "window_start": s["window_start"],
-        "window_end": s["window_end"],
-        "member_count": s["member_count"],
-        "stations": s["stations"],
-        "mining_input_30d": usdc(s["mining_input_30d"]),
-        "qualifying_days": str(Decimal(s["qualifying_days"]).quantize(Decimal("0.01"))),
-        "lit": s["lit"],
-        "state_day": s["state_day"],
-        "daily": [_daily(r) for r in s["daily"]] if "daily" in s else None,
-        "station_days": [_station(d) for d in s["station_days"]] if "station_days" in s else None,
-    }
-    return single("organization_stats", units.ref(unit), attributes)
+    s = await units.stats(session, unit, day)
+    attributes = UnitStatsAttributes(
+        unit_type=unit.unit_type,
+        window_start=s["window_start"],
+        window_end=s["window_end"],
+        member_count=s["member_count"],
+        stations=s["stations"],
+        mining_input_30d=usdc(s["mining_input_30d"]),
+        qualifying_days=str(Decimal(s["qualifying_days"]).quantize(Decimal("0.01"))),
+        lit=s["lit"],
+        state_day=s["state_day"],
+        daily=[DailyKpi.of(r) for r in s["daily"]] if "daily" in s else None,
+        station_days=[StationSummary.of(d) for d in s["station_days"]]
+        if "station_days" in s
+        else None,
+    )
+    body = single("organization_stats", units.ref(unit), attributes)
+    if len(_STATS) > 10_000:
+        _STATS.clear()
+    _STATS[(unit_id, day)] = (time.monotonic() + STATS_CACHE_SECONDS, body)
+    return body
 
 
 # --- administrators -------------------------------------------------------------------------
@@ -233,15 +226,6 @@ class UnitIn(BaseModel):
     idempotency_key: IdempotencyKey = None
 
 
-def _to_json(body: dict[str, Any]) -> dict[str, Any]:
-    """Dates as ISO strings, so the stored (replayable) response is plain JSON."""
-    attributes = body["data"]["attributes"]
-    for key in ("state_day", "lit_since"):
-        if attributes.get(key) is not None:
-            attributes[key] = attributes[key].isoformat()
-    return body
-
-
 @admin_router.post(
     "", status_code=201, response_model=One[UnitAttributes], responses=ADMIN_PROBLEMS
 )
@@ -255,7 +239,7 @@ async def create_organization(payload: UnitIn, admin: Admin, request: Request) -
                 payload.manager_uid, payload.territory_mint,
             ),
         )  # fmt: skip
-        body = _to_json(await _unit_body(ctx.session, unit))
+        body = await _unit_body(ctx.session, unit)
         return ctx.respond(201 if created else 200, body)
 
 
@@ -267,7 +251,7 @@ class PlacementIn(RemovalIn):  # the removal's body, plus whom to place
     user_uid: str = Field(min_length=1, max_length=100)
 
 
-class MembershipAttributes(Shape):
+class MembershipAttributes(Attributes):
     user_uid: str
     station: str | None
     joined_at: str | None
@@ -281,13 +265,13 @@ def _membership(
     return single(
         "organization_membership",
         uid,
-        {
-            "user_uid": uid,
-            "station": station,
-            "joined_at": iso(m.joined_at) if m and station else None,
-            "left_at": iso(m.left_at) if m else None,
-            "moved": moved,
-        },
+        MembershipAttributes(
+            user_uid=uid,
+            station=station,
+            joined_at=iso(m.joined_at) if m and station else None,
+            left_at=iso(m.left_at) if m else None,
+            moved=moved,
+        ),
     )
 
 

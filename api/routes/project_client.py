@@ -3,10 +3,11 @@ approved or registered project gets a client; the project sets its redirect URIs
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from api.callers import ProjectCaller
 from api.deps import SessionDep
@@ -14,16 +15,18 @@ from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.schemas.onboarding import OAuthClientAttributes
-from api.typed import One
+from api.typed import Attributes, One
 from core.errors import NotFound
+from core.time import iso
 from db.models import Project
 from onboarding.clients import (
     MAX_REDIRECT_URIS,
     check_redirect_uris,
-    client_attributes,
     ensure_project_client,
     project_client,
+    roll_client_secret,
 )
+from onboarding.control import DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS
 
 router = APIRouter(prefix="/v1/projects/oauth-client", tags=["projects"])
 
@@ -55,7 +58,7 @@ async def get_client(project: ProjectCaller, session: SessionDep) -> dict[str, A
     client = await project_client(session, project.project_id)
     if client is None:
         raise NotFound(f"Project {project.project_id} has no OAuth client")
-    return single("oauth_client", client.client_id, client_attributes(client))
+    return single("oauth_client", client.client_id, OAuthClientAttributes.of(client))
 
 
 @router.put("", response_model=One[OAuthClientAttributes], responses=_PROBLEMS | problems(409))
@@ -70,4 +73,56 @@ async def set_redirect_uris(
         client = await ensure_project_client(ctx.session, row)
         client.redirect_uris = payload.redirect_uris
         await ctx.session.flush()
-        return ctx.respond(200, single("oauth_client", client.client_id, client_attributes(client)))
+        return ctx.respond(
+            200, single("oauth_client", client.client_id, OAuthClientAttributes.of(client))
+        )
+
+
+class ClientSecretRollIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    expire_previous_in_seconds: int = Field(
+        DEFAULT_OVERLAP_SECONDS,
+        ge=0,
+        le=MAX_OVERLAP_SECONDS,
+        description="How long the current client secret keeps working (0: stops now)",
+    )
+    idempotency_key: IdempotencyKey = None
+
+
+class OAuthClientSecretAttributes(Attributes):
+    """The answer of a client secret roll: the new client secret, shown once."""
+
+    oauth_client_id: str
+    client_type: str
+    client_secret: str = Field(description="The new client secret, shown once")
+    previous_expires_at: str | None
+    rolled_at: str
+
+
+@router.post(
+    "/secret/roll",
+    response_model=One[OAuthClientSecretAttributes],
+    responses=_PROBLEMS | problems(409, 422),
+)
+async def roll_secret(payload: ClientSecretRollIn, project: ProjectCaller, request: Request) -> Any:
+    """Roll the client secret of the calling project's OAuth client: the new one is shown once,
+    the previous one works for `expire_previous_in_seconds` (default 24 h). A public client
+    gets its first secret and becomes confidential."""
+    async with write_context(
+        request, project, operation="projects.oauth_client.secret.roll"
+    ) as ctx:
+        row = await ctx.session.get(Project, project.project_id)
+        if row is None:
+            raise NotFound(f"Project {project.project_id} does not exist")
+        client = await ensure_project_client(ctx.session, row)
+        rolled = roll_client_secret(client, payload.expire_previous_in_seconds)
+        await ctx.session.flush()
+        attrs = OAuthClientSecretAttributes(
+            oauth_client_id=client.client_id,
+            client_type="confidential",
+            client_secret=rolled.client_secret,
+            previous_expires_at=iso(rolled.previous_expires_at),
+            rolled_at=iso(datetime.now(UTC)),
+        )
+        return ctx.respond(200, single("oauth_client_secret", client.client_id, attrs), sealed=True)

@@ -13,7 +13,6 @@ from api.openapi import problems
 from api.schemas.onboarding import ProjectStatusAttributes
 from api.typed import One
 from core.errors import NotFound
-from core.time import iso
 from db.models import Project
 from onboarding import status as machine
 
@@ -31,14 +30,6 @@ async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict
     if project is None:
         raise NotFound(f"Project {project_id} does not exist")
     history = await machine.history(session, project_id, limit=20)
-    return single(
-        "project_status",
-        project.project_id,
-        machine.project_attributes(project)
-        | {
-            "suspended": project.suspended,
-            "allows": sorted(c.value for c in machine.ALLOWED.get(project.status, ())),
-            "updated_at": iso(project.updated_at),
-            "history": [machine.record_attributes(r) for r in history],
-        },
-    )
+    allows = sorted(c.value for c in machine.ALLOWED.get(project.status, ()))
+    attributes = ProjectStatusAttributes.of(project, allows, history)
+    return single("project_status", project.project_id, attributes)

@@ -12,7 +12,7 @@ from api.callers import LEGACY_PROBLEMS, LegacyUser, McdRead
 from api.deps import SessionDep, token_decimals
 from api.envelope import PageQuery, page, resource
 from api.openapi import problems
-from api.schemas.mining import LegacyMiningHistory, McdRewardAttributes
+from api.schemas.mining import LegacyMiningHistoryBody, McdRewardAttributes
 from api.typed import Many
 from core.money import to_decimal_string
 from db.models.identity import Project
@@ -65,14 +65,14 @@ async def mcd_rewards(
         resource(
             "mcd_reward",
             f"{r.day.isoformat()}:{r.project_id}",
-            {
-                "date": r.day.isoformat(),
-                "project_id": str(r.project_id),
-                "project_name": r.name,
-                "amount": to_decimal_string(int(r.amount), decimals),
-                "activities": int(r.activities),
-                "source": "mining",
-            },
+            McdRewardAttributes(
+                date=r.day.isoformat(),
+                project_id=str(r.project_id),
+                project_name=r.name,
+                amount=to_decimal_string(int(r.amount), decimals),
+                activities=int(r.activities),
+                source="mining",
+            ),
         )
         for r in rows
     ]
@@ -82,7 +82,7 @@ async def mcd_rewards(
 @router.get(
     "/mcc/mining/history",
     tags=["legacy"],
-    response_model=LegacyMiningHistory,
+    response_model=LegacyMiningHistoryBody,
     responses={401: LEGACY_PROBLEMS[401]},
 )
 async def legacy_mining_history(

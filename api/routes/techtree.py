@@ -18,7 +18,7 @@ from api.deps import RedisDep, SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.typed import One, Shape
+from api.typed import Attributes, One, Shape
 from organizations import bonus, techtree, units
 from organizations.rules import (
     BONUS_PERCENT,
@@ -48,7 +48,7 @@ class Level(Shape):
     lighting_condition: str
 
 
-class TechTreeConfigAttributes(Shape):
+class TechTreeConfigAttributes(Attributes):
     levels: list[Level]
     window_days: int
     min_qualifying_days: int
@@ -108,7 +108,7 @@ class UnitState(Shape):
     changed: bool = Field(False, description="Lit by this request")
 
 
-class TreeAttributes(Shape):
+class TreeAttributes(Attributes):
     station: str | None
     window_start: str
     window_end: str
@@ -123,38 +123,33 @@ def _two(value: Decimal) -> str:
 
 def _tree(uid: str, tree: techtree.TreeView) -> dict[str, Any]:
     states = [
-        {
-            "id": units.ref(s.unit),
-            "unit_type": s.unit.unit_type,
-            "name": s.unit.name,
-            "lit": s.lit,
-            "bonus_percent": BONUS_PERCENT[s.unit.unit_type],
-            "qualifying_days": _two(s.qualifying_days),
-            "stations": s.stations,
-            "missing_days": _two(s.missing_days),
-            "member_count": s.member_count,
-            "last_avg_input": usdc(s.last_avg_input) if s.last_avg_input is not None else None,
-            "missing_members": s.missing_members,
-            "missing_avg_input": usdc(s.missing_avg_input)
-            if s.missing_avg_input is not None
-            else None,
-            "changed": s.changed,
-        }
+        UnitState(
+            id=units.ref(s.unit),
+            unit_type=s.unit.unit_type,
+            name=s.unit.name,
+            lit=s.lit,
+            bonus_percent=BONUS_PERCENT[s.unit.unit_type],
+            qualifying_days=_two(s.qualifying_days),
+            stations=s.stations,
+            missing_days=_two(s.missing_days),
+            member_count=s.member_count,
+            last_avg_input=usdc(s.last_avg_input),
+            missing_members=s.missing_members,
+            missing_avg_input=usdc(s.missing_avg_input),
+            changed=s.changed,
+        )
         for s in tree.units
     ]
     percent = tree.bonus_percent
-    return single(
-        "tech_tree_user",
-        uid,
-        {
-            "station": units.ref(tree.station) if tree.station else None,
-            "window_start": tree.window_start.isoformat(),
-            "window_end": tree.window_end.isoformat(),
-            "units": states,
-            "bonus_percent": percent,
-            "bonus_multiplier": float(multiplier(percent)),
-        },
+    attributes = TreeAttributes(
+        station=units.ref(tree.station) if tree.station else None,
+        window_start=tree.window_start.isoformat(),
+        window_end=tree.window_end.isoformat(),
+        units=states,
+        bonus_percent=percent,
+        bonus_multiplier=float(multiplier(percent)),
     )
+    return single("tech_tree_user", uid, attributes)
 
 
 @router.get("/user", response_model=One[TreeAttributes], responses=PROBLEMS)
@@ -164,7 +159,7 @@ async def user_tree(user: OrgRead, session: SessionDep) -> dict[str, Any]:
     return _tree(user.uid, tree)
 
 
-class BonusAttributes(Shape):
+class BonusAttributes(Attributes):
     bonus_percent: int
     bonus_multiplier: float = Field(description="Applied to every mining reward: 1.3 = +30 %")
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from pydantic import Field
 
+from api.errors import invalid_field
 from api.typed import Shape
 from api.views_common import READ_ERRORS, Many, One, PagingDep, ViewsDep, many, one
 from chain.ecosystem import TERRITORY_TYPES
@@ -111,12 +112,28 @@ async def nfts(
 
 @router.get("/unit/{unit_id}/nft", response_model=One[NftAttributes], responses=READ_ERRORS)
 async def unit_nft(
-    unit_id: Annotated[int, Path(ge=1, le=2**64 - 1)],
+    unit_id: Annotated[
+        str,
+        Path(
+            pattern=r"^((station|matrix|sector|system)-)?[1-9][0-9]{0,19}$",
+            examples=["station-1", "4"],
+            description="The id `/v1/organizations` gives (`station-1`), or a number with `type`",
+        ),
+    ],
     views: ViewsDep,
     type: Annotated[
-        TerritoryType,
-        Query(description="Unit type: ids are numbered per type, so the type is required"),
-    ],
+        TerritoryType | None,
+        Query(description="Unit type, required with a bare number (ids are numbered per type)"),
+    ] = None,
 ) -> dict[str, Any]:
-    """The territory NFT account of a unit (type + id); `status` reserved = not minted yet."""
-    return one(await svc.unit(views, TERRITORY_TYPES.index(type), unit_id), views)
+    """The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not
+    minted yet."""
+    kind, _, number = unit_id.rpartition("-")
+    if kind and type is not None and type != kind:
+        raise invalid_field("type", f"{type!r} contradicts the unit id {unit_id!r}")
+    chosen = kind or type
+    if chosen is None:
+        raise invalid_field("type", "required with a bare unit number (or use e.g. station-1)")
+    if int(number) > 2**64 - 1:
+        raise invalid_field("unit_id", "the unit number is out of range")
+    return one(await svc.unit(views, TERRITORY_TYPES.index(chosen), int(number)), views)

@@ -20,7 +20,7 @@ from api.envelope import meta
 from api.errors import invalid_field
 from api.idempotency import write_context
 from api.openapi import problems
-from api.schemas.tokens import MccPrice, PriceSet, TokenStats
+from api.schemas.tokens import MccPriceAttributes, MccPriceIn, TokenStatsAttributes
 from api.typed import One
 from chain.errors import ChainError
 from core.config import Settings
@@ -89,7 +89,9 @@ def _price_response(view: dict[str, Any], settings: Settings) -> dict[str, Any]:
     }
 
 
-@router.get("/v1/mcc/price", response_model=One[MccPrice], responses=common.PUBLIC_PROBLEMS)
+@router.get(
+    "/v1/mcc/price", response_model=One[MccPriceAttributes], responses=common.PUBLIC_PROBLEMS
+)
 async def mcc_price(request: Request) -> Response:
     """The MCC price the rule gives now (market > admin > default), with base and buyback."""
     return common.fast(_price_response(await _price_view(request), common.settings_of(request)))
@@ -97,7 +99,7 @@ async def mcc_price(request: Request) -> Response:
 
 @router.post(
     "/v1/mcc/price",
-    response_model=One[MccPrice],
+    response_model=One[MccPriceAttributes],
     responses=problems(
         401,
         409,
@@ -106,7 +108,7 @@ async def mcc_price(request: Request) -> Response:
         "1000; `validation-error`",
     ),
 )
-async def set_mcc_price(payload: PriceSet, user: MccAdmin, request: Request) -> Any:
+async def set_mcc_price(payload: MccPriceIn, user: MccAdmin, request: Request) -> Any:
     """Set the administrator price (scope mcc:admin, role admin; audited)."""
     if not user.is_admin:
         raise DomainError(
@@ -117,7 +119,9 @@ async def set_mcc_price(payload: PriceSet, user: MccAdmin, request: Request) -> 
     except InvalidPrice as exc:
         raise invalid_field("price_usdc", str(exc), str(exc), slug="invalid-amount") from exc
     settings = common.settings_of(request)
-    async with write_context(request, user, operation="mcc.price.set", user_uid=user.uid) as ctx:
+    async with write_context(
+        request, user, operation="mcc.price.set", user_uid=user.uid, key_optional=True
+    ) as ctx:
         row = await oracle.set_admin_price(ctx.session, price, user.uid, request_id_var.get())
         close = await oracle.latest_close(ctx.session)
         written = await oracle.latest_onchain(ctx.session)
@@ -162,14 +166,18 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
     return body
 
 
-@router.get("/v1/mcc/stats", response_model=One[TokenStats], responses=common.PUBLIC_PROBLEMS)
+@router.get(
+    "/v1/mcc/stats", response_model=One[TokenStatsAttributes], responses=common.PUBLIC_PROBLEMS
+)
 async def mcc_stats(request: Request, session: SessionDep) -> dict[str, Any]:
     """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s)."""
     body = await _stats(request, session, "MCC")
     return {**body, "meta": meta(cache_seconds=STATS_SECONDS)}
 
 
-@router.get("/v1/mcd/stats", response_model=One[TokenStats], responses=common.PUBLIC_PROBLEMS)
+@router.get(
+    "/v1/mcd/stats", response_model=One[TokenStatsAttributes], responses=common.PUBLIC_PROBLEMS
+)
 async def mcd_stats(request: Request, session: SessionDep) -> dict[str, Any]:
     """Global MCD statistics: supply, custody, holders, volume (cached 30 s)."""
     body = await _stats(request, session, "MCD")

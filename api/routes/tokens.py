@@ -25,11 +25,11 @@ from api.envelope import PageParams, PageQuery, meta, single
 from api.errors import invalid_field
 from api.openapi import problems
 from api.schemas.tokens import (
-    AddressBalance,
-    LegacyMccBalance,
-    MccBalance,
-    McdBalance,
-    TokenTransaction,
+    AddressBalanceAttributes,
+    LegacyMccBalanceBody,
+    MccBalanceAttributes,
+    McdBalanceAttributes,
+    TokenTransactionAttributes,
 )
 from api.token_common import (
     PUBLIC_PROBLEMS,
@@ -88,46 +88,34 @@ async def _custody(request: Request, uid: str, currency: str) -> Any:
     return await cache_of(request).get(f"{uid}:{currency}", load)
 
 
-async def _balance_attributes(
-    request: Request, b: balances.CustodyBalance, held_name: str
-) -> dict[str, Any]:
-    decimals = await mint_decimals(request, b.currency)
-    address, owner = deposit_address(gateway_of(request).keys, b.uid, b.currency)
-    return {
-        "total_balance": to_decimal_string(b.total, decimals),
-        "available_balance": to_decimal_string(b.available, decimals),
-        held_name: to_decimal_string(b.held, decimals),
-        "pending_out": to_decimal_string(b.pending_out, decimals),
-        "deposit_address": address,
-        "deposit_owner": owner,
-        "updated_at": iso(b.updated_at),
-    }
-
-
 # ------------------------------------------------------------------ balances
 
 
-async def _balance(request: Request, uid: str, currency: str, held_name: str) -> Response:
+async def _balance(
+    request: Request, uid: str, model: type[MccBalanceAttributes] | type[McdBalanceAttributes]
+) -> Response:
+    currency = "MCC" if model is MccBalanceAttributes else "MCD"
     b = await _custody(request, uid, currency)
-    attributes = await _balance_attributes(request, b, held_name)
-    return fast(single(f"{currency.lower()}_balance", uid, attributes))
+    decimals = await mint_decimals(request, currency)
+    deposit = deposit_address(gateway_of(request).keys, uid, currency)
+    return fast(single(f"{currency.lower()}_balance", uid, model.of(b, decimals, deposit)))
 
 
-@router.get("/v1/mcc/balance", response_model=One[MccBalance], responses=USER_PROBLEMS)
+@router.get("/v1/mcc/balance", response_model=One[MccBalanceAttributes], responses=USER_PROBLEMS)
 async def mcc_balance(user: MccRead, request: Request) -> Response:
     """The caller's MCC custody balance: total, locked, available, deposit address."""
-    return await _balance(request, user.uid, "MCC", "locked_balance")
+    return await _balance(request, user.uid, MccBalanceAttributes)
 
 
-@router.get("/v1/mcd/balance", response_model=One[McdBalance], responses=USER_PROBLEMS)
+@router.get("/v1/mcd/balance", response_model=One[McdBalanceAttributes], responses=USER_PROBLEMS)
 async def mcd_balance(user: McdRead, request: Request) -> Response:
     """The caller's MCD custody balance (`mcd_balance`): total, frozen, available."""
-    return await _balance(request, user.uid, "MCD", "frozen_balance")
+    return await _balance(request, user.uid, McdBalanceAttributes)
 
 
 @router.get(
     "/v1/mcc/balance/{address}",
-    response_model=One[AddressBalance],
+    response_model=One[AddressBalanceAttributes],
     responses=PUBLIC_PROBLEMS | problems(s422="`validation-error`: not a base58 address"),
 )
 async def mcc_address_balance(
@@ -162,7 +150,7 @@ async def mcc_address_balance(
 @router.get(
     "/mcc/balance",
     tags=["legacy"],
-    response_model=LegacyMccBalance,
+    response_model=LegacyMccBalanceBody,
     responses=LEGACY_PROBLEMS | problems(503),
 )
 async def legacy_mcc_balance(
@@ -225,7 +213,9 @@ async def _transactions(
     }
 
 
-@router.get("/v1/mcc/transactions", response_model=Many[TokenTransaction], responses=USER_PROBLEMS)
+@router.get(
+    "/v1/mcc/transactions", response_model=Many[TokenTransactionAttributes], responses=USER_PROBLEMS
+)
 async def mcc_transactions(
     user: MccRead, session: SessionDep, request: Request, params: PageQuery
 ) -> dict[str, Any]:
@@ -233,7 +223,9 @@ async def mcc_transactions(
     return await _transactions(session, user.uid, "MCC", params, request)
 
 
-@router.get("/v1/mcd/transactions", response_model=Many[TokenTransaction], responses=USER_PROBLEMS)
+@router.get(
+    "/v1/mcd/transactions", response_model=Many[TokenTransactionAttributes], responses=USER_PROBLEMS
+)
 async def mcd_transactions(
     user: McdRead, session: SessionDep, request: Request, params: PageQuery
 ) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from api.envelope import single
 from api.errors import invalid_field
 from api.idempotency import replay_if_done, write_context
 from api.schemas.transfers import TransferAttributes
-from api.starts import signal_lock, start_soon
+from api.starts import signal_lock, start, start_soon
 from api.typed import One
 from core.errors import DomainError, NotFound
 from db.models.engine import Transfer
@@ -124,15 +124,16 @@ def _start_soon(request: Request, transfer: Transfer) -> None:
         if lock_id is not None:
             await signal_lock(request, lock_id, "settled")
 
-    start_soon(
+    workflow_id = transfer_workflow_id(transfer.id)
+    started = start(
         request,
         TransferWorkflow.run,
         TransferInput(transfer_id=transfer.id),
-        workflow_id=transfer_workflow_id(transfer.id),
+        workflow_id=workflow_id,
         attributes=transfers.search_attributes(transfer, "pending"),
         allow_retry_after_failure=True,
-        then=settle_lock,
     )
+    start_soon(request, started, f"start {workflow_id}", then=settle_lock)
 
 
 @router.post(

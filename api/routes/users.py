@@ -14,7 +14,7 @@ from api.callers import UserRead, UserWrite
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
-from api.idempotency import IdempotencyKey, write_context
+from api.idempotency import OptionalIdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import client_ip
 from api.schemas.users import (
@@ -39,7 +39,7 @@ _PROBLEMS = problems(401, 403, 429)
 
 class ProfileUpdate(BaseModel):
     display_name: str = Field(min_length=1, max_length=50, examples=["Alice"])
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: OptionalIdempotencyKey = None
 
 
 async def _load(session: SessionDep, uid: str) -> User:
@@ -75,9 +75,10 @@ async def my_profile(user: UserRead, session: SessionDep) -> dict[str, Any]:
     responses=problems(401, 403, 409, 422, 429),
 )
 async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Request) -> Any:
-    """Change the display name (scope user:write; idempotent per user for 24 h)."""
+    """Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is
+    optional (with one, a retry within 24 h is replayed)."""
     async with write_context(
-        request, user, operation="users.profile.update", user_uid=user.uid
+        request, user, operation="users.profile.update", user_uid=user.uid, key_optional=True
     ) as ctx:
         row = await ctx.session.get(User, user.uid, with_for_update=True)
         if row is None:

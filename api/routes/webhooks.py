@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal, Self
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -89,6 +89,10 @@ class EndpointAttributes(Attributes):
     created_at: str
     updated_at: str
 
+    @classmethod
+    def of(cls, row: WebhookEndpoint) -> Self:
+        return cls.of_row(row, events=list(row.events))
+
 
 class RegisteredEndpointAttributes(EndpointAttributes):
     secret: str | None = Field(
@@ -117,18 +121,13 @@ class DeliveryAttributes(Attributes):
     completed_at: str | None
     attempt_log: list[Attempt]
 
-
-def endpoint_attributes(row: WebhookEndpoint) -> dict[str, Any]:
-    return {
-        "url": row.url,
-        "events": list(row.events),
-        "status": row.status,
-        "failing_since": iso(row.failing_since),
-        "disabled_at": iso(row.disabled_at),
-        "disabled_reason": row.disabled_reason,
-        "created_at": iso(row.created_at),
-        "updated_at": iso(row.updated_at),
-    }
+    @classmethod
+    def of(cls, row: WebhookDelivery, log_rows: list[WebhookAttempt]) -> Self:
+        return cls.of_row(
+            row,
+            next_attempt_at=iso(row.next_attempt_at) if row.status == "pending" else None,
+            attempt_log=[Attempt.of_row(a, at=iso(a.created_at)) for a in log_rows],
+        )
 
 
 async def _checked_url(url: str, settings: WebhookSettings) -> str:
@@ -186,9 +185,9 @@ async def register(payload: EndpointIn, project: ProjectCaller, request: Request
         ctx.session.add(row)
         await ctx.session.flush()
         await ctx.session.refresh(row)
-        attributes = endpoint_attributes(row)
+        attributes = RegisteredEndpointAttributes.of(row)
         if payload.secret is None:
-            attributes["secret"] = secret
+            attributes.secret = secret
         response = ctx.respond(
             201,
             single(
@@ -215,7 +214,7 @@ async def list_endpoints(
     )
     if total:
         await ensure_webhook_pump(request)
-    items = [resource("webhook_endpoint", r.id, endpoint_attributes(r)) for r in rows]
+    items = [resource("webhook_endpoint", r.id, EndpointAttributes.of(r)) for r in rows]
     return page(items, total, params)
 
 
@@ -223,7 +222,7 @@ async def list_endpoints(
 async def get_endpoint(endpoint_id: str, project: ProjectCaller, session: SessionDep) -> Any:
     """One webhook endpoint of the calling project."""
     row = await _endpoint(session, project.project_id, endpoint_id)
-    return single("webhook_endpoint", row.id, endpoint_attributes(row))
+    return single("webhook_endpoint", row.id, EndpointAttributes.of(row))
 
 
 @router.patch("/{endpoint_id}", response_model=One[EndpointAttributes], responses=_WRITE_PROBLEMS)
@@ -252,9 +251,62 @@ async def update_endpoint(
             row.disabled_reason = "disabled by the project"
         row.updated_at = datetime.now(UTC)
         await ctx.session.flush()
-        response = ctx.respond(200, single("webhook_endpoint", row.id, endpoint_attributes(row)))
+        response = ctx.respond(200, single("webhook_endpoint", row.id, EndpointAttributes.of(row)))
     await ensure_webhook_pump(request)
     return response
+
+
+class SecretRollIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    expire_previous_in_seconds: int = Field(
+        24 * 3600,
+        ge=0,
+        le=7 * 24 * 3600,
+        description="How long deliveries are also signed with the current secret (0: stop now)",
+    )
+    idempotency_key: IdempotencyKey = None
+
+
+class WebhookSecretAttributes(Attributes):
+    """The answer of a webhook secret roll: the new signing secret, shown once."""
+
+    endpoint_id: str
+    secret: str = Field(description="The new signing secret, shown once")
+    previous_expires_at: str | None
+    rolled_at: str
+
+
+@router.post(
+    "/{endpoint_id}/secret/roll",
+    response_model=One[WebhookSecretAttributes],
+    responses=_WRITE_PROBLEMS,
+)
+async def roll_secret(
+    endpoint_id: str, payload: SecretRollIn, project: ProjectCaller, request: Request
+) -> Any:
+    """Roll an endpoint's signing secret: the new one is shown once; until
+    `expire_previous_in_seconds` have passed, deliveries carry both signatures
+    (`X-Service-Signature: sha256=<new> sha256=<old>`)."""
+    settings = _settings(request)
+    async with write_context(request, project, operation="webhooks.secret.roll") as ctx:
+        row = await _endpoint(ctx.session, project.project_id, endpoint_id)
+        secret = "whsec_" + secrets.token_hex(32)
+        now = datetime.now(UTC)
+        expires = None
+        if payload.expire_previous_in_seconds > 0:
+            expires = now + timedelta(seconds=payload.expire_previous_in_seconds)
+            row.previous_secret_encrypted = row.secret_encrypted
+        else:
+            row.previous_secret_encrypted = None
+        row.previous_secret_expires_at = expires
+        row.secret_encrypted = encrypt_secret(secret, settings.master_key, settings.master_key_id)
+        row.updated_at = now
+        await ctx.session.flush()
+        attrs = WebhookSecretAttributes(
+            endpoint_id=row.id, secret=secret, previous_expires_at=iso(expires), rolled_at=iso(now)
+        )
+        return ctx.respond(200, single("webhook_secret", row.id, attrs), sealed=True)
 
 
 @router.delete("/{endpoint_id}", response_model=One[EndpointAttributes], responses=_WRITE_PROBLEMS)
@@ -265,32 +317,7 @@ async def delete_endpoint(endpoint_id: str, project: ProjectCaller, request: Req
         row.status = "deleted"
         row.updated_at = datetime.now(UTC)
         await ctx.session.flush()
-        return ctx.respond(200, single("webhook_endpoint", row.id, endpoint_attributes(row)))
-
-
-def delivery_attributes(row: WebhookDelivery, log_rows: list[WebhookAttempt]) -> dict[str, Any]:
-    return {
-        "event_id": row.event_id,
-        "event_type": row.event_type,
-        "endpoint_id": row.endpoint_id,
-        "status": row.status,
-        "attempts": row.attempts,
-        "next_attempt_at": iso(row.next_attempt_at) if row.status == "pending" else None,
-        "last_status_code": row.last_status_code,
-        "last_error": row.last_error,
-        "created_at": iso(row.created_at),
-        "completed_at": iso(row.completed_at),
-        "attempt_log": [
-            {
-                "attempt": a.attempt,
-                "status_code": a.status_code,
-                "latency_ms": a.latency_ms,
-                "error": a.error,
-                "at": iso(a.created_at),
-            }
-            for a in log_rows
-        ],
-    }
+        return ctx.respond(200, single("webhook_endpoint", row.id, EndpointAttributes.of(row)))
 
 
 @router.get(
@@ -321,7 +348,7 @@ async def list_deliveries(
         ):
             attempts.setdefault(a.delivery_id, []).append(a)
     items = [
-        resource("webhook_delivery", r.id, delivery_attributes(r, attempts.get(r.id, [])))
+        resource("webhook_delivery", r.id, DeliveryAttributes.of(r, attempts.get(r.id, [])))
         for r in rows
     ]
     return page(items, total, params)
@@ -343,7 +370,7 @@ async def redeliver(delivery_id: str, project: ProjectCaller, request: Request) 
         row.next_attempt_at = datetime.now(UTC)
         await ctx.session.flush()
         response = ctx.respond(
-            202, single("webhook_delivery", row.id, delivery_attributes(row, []))
+            202, single("webhook_delivery", row.id, DeliveryAttributes.of(row, []))
         )
     await ensure_webhook_pump(request)
     return response

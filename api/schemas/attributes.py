@@ -1,30 +1,16 @@
-"""Typed bodies of the per-project user attribute routes (api/routes/attributes.py); the field
-order is the wire order."""
+"""Bodies of the per-project user attribute routes (api/routes/attributes.py), each built by
+its model; the field order is the wire order."""
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, Self
 
-from pydantic import BaseModel
-
-from api.envelope import Meta
-from api.typed import Shape, TypedResource
-
-A = TypeVar("A", bound=BaseModel)
+from api.schemas.users import UserAttributes
+from api.typed import Attributes, Shape
+from db.models.access import UserProjectAttribute
 
 
-class CountMeta(Meta):
-    total: int
-
-
-class Counted(BaseModel, Generic[A]):
-    """A whole list (not paged): ``meta.total`` counts it."""
-
-    data: list[TypedResource[A]]
-    meta: CountMeta
-
-
-class ProjectAttributeAttributes(Shape):
+class ProjectAttributeAttributes(Attributes):
     uid: str
     project_id: str
     attribute_key: str
@@ -33,8 +19,12 @@ class ProjectAttributeAttributes(Shape):
     created_at: str
     updated_at: str
 
+    @classmethod
+    def of(cls, row: UserProjectAttribute) -> Self:
+        return cls.of_row(row, project_id=str(row.project_id))
 
-class AttributeDeletionAttributes(Shape):
+
+class AttributeDeletionAttributes(Attributes):
     uid: str
     project_id: str
     deleted: list[str]
@@ -47,7 +37,7 @@ class AttributeValue(Shape):
     updated_at: str
 
 
-class ProjectAttributeSetAttributes(Shape):
+class ProjectAttributeSetAttributes(Attributes):
     uid: str
     project_id: str
     attributes: dict[str, AttributeValue]
@@ -60,12 +50,15 @@ class ProfileAttribute(Shape):
     visibility: str
     updated_at: str
 
+    @classmethod
+    def of(cls, row: UserProjectAttribute) -> Self:
+        return cls.of_row(row, project_id=str(row.project_id))
 
-class FullProfileAttributes(Shape):
-    """The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+
+class FullProfileAttributes(UserAttributes):
+    """The user's base profile (the fields of ``GET /v1/users/me``, those the caller may not
     see set to null) and the project attributes the caller may see."""
 
-    model_config = {"extra": "allow"}
-
-    uid: str
+    role: str | None  # type: ignore[assignment]  # null when hidden from the caller
+    api_keys_configured: bool | None  # type: ignore[assignment]
     project_attributes: list[ProfileAttribute]

@@ -1,15 +1,17 @@
-"""The typed success bodies of the mining and reward routes (the OpenAPI document shows them;
-the bodies are built as dicts by ``api.envelope``, these models only describe them)."""
+"""The success bodies of the mining and reward routes: each resource's attributes are built by
+their model (``of``), which is what the OpenAPI document shows."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from api.envelope import Meta
-from api.typed import PageMeta, Shape, TypedResource
+from api.typed import Attributes, PageMeta, Shape, TypedResource
+from core.money import to_decimal_string
+from db.models.mining import MiningSubmission
 
 
-class MiningSubmissionAttributes(Shape):
+class MiningSubmissionAttributes(Attributes):
     """A ``mining_activity`` resource: one submission, its reward and its history."""
 
     status: str
@@ -26,6 +28,12 @@ class MiningSubmissionAttributes(Shape):
     updated_at: str | None
     confirmed_at: str | None
 
+    @classmethod
+    def of(cls, row: MiningSubmission, decimals: int) -> Self:
+        amount = to_decimal_string(row.mcd_amount, decimals)
+        confirmed = amount if row.status == "confirmed" else None
+        return cls.of_row(row, mcd_estimated=amount, mcd_amount=confirmed)
+
 
 class MiningWebhookMeta(Meta):
     webhook_url: str | None
@@ -37,7 +45,7 @@ class MiningSubmitBody(Shape):
     meta: MiningWebhookMeta
 
 
-class MiningBatchItemAttributes(Shape):
+class MiningBatchItemAttributes(Attributes):
     """One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem."""
 
     idempotency_key: Any
@@ -58,7 +66,7 @@ class MiningBatchBody(Shape):
     meta: MiningBatchMeta
 
 
-class MiningRecordAttributes(Shape):
+class MiningRecordAttributes(Attributes):
     """A ``mining_record``: one confirmed reward."""
 
     date: str | None
@@ -71,8 +79,17 @@ class MiningRecordAttributes(Shape):
     block_height: int | None
     confirmed_at: str | None
 
+    @classmethod
+    def of(cls, r: MiningSubmission, decimals: int) -> Self:
+        return cls.of_row(
+            r,
+            date=r.confirmed_at.date().isoformat() if r.confirmed_at else None,
+            project_id=str(r.project_id),
+            mcd_amount=to_decimal_string(r.mcd_amount, decimals),
+        )
 
-class McdRewardAttributes(Shape):
+
+class McdRewardAttributes(Attributes):
     """An ``mcd_reward``: a user's confirmed rewards of one UTC day and project."""
 
     date: str
@@ -90,6 +107,6 @@ class LegacyMiningRecord(Shape):
     status: str
 
 
-class LegacyMiningHistory(Shape):
+class LegacyMiningHistoryBody(Shape):
     records: list[LegacyMiningRecord]
     total: int

@@ -1,22 +1,32 @@
-"""Typed bodies of the onboarding routes (applications, projects, whitelist, OAuth clients):
-the OpenAPI document shows each success body exactly; the field order is the wire order."""
+"""Bodies of the onboarding routes (applications, projects, whitelist, OAuth clients): each
+resource's attributes are built by their model (``of``), which is what the OpenAPI document
+shows; the field order is the wire order."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
-from pydantic import create_model
+from pydantic import Field, create_model
 
+from access.ratelimit import TIER_LIMITS
 from api.envelope import Meta
-from api.typed import Shape
+from api.typed import Attributes, Shape
+from chain import whitelist as wl
+from core.time import iso
+from db.models import Project
+from db.models.access import OAuthClient
+from db.models.onboarding import McdWhitelistEntry, ProjectApplication, ProjectStatusRecord
+from onboarding.registration import Registered
 
 
-class ApplicationAttributes(Shape):
+class ApplicationAttributes(Attributes):
     application_id: str
     project_name: str
     project_description: str | None
     developer_uid: str
-    developer_email: str
+    developer_email: str | None = Field(
+        description="On the developer routes only with the `email` scope (admins always see it)"
+    )
     company_name: str | None
     website_url: str | None
     mcc_wallet_address: str | None
@@ -33,12 +43,30 @@ class ApplicationAttributes(Shape):
     created_at: str
     updated_at: str
 
+    @classmethod
+    def of(cls, row: ProjectApplication) -> Self:
+        """Every stored field a client may see (never the secret nor its hash)."""
+        return cls.of_row(row, application_id=str(row.id))
 
-class OAuthClientAttributes(Shape):
+
+class OAuthClientAttributes(Attributes):
     oauth_client_id: str
     redirect_uris: list[str]
     scopes: list[str]
     client_type: str
+
+    @classmethod
+    def of(cls, client: OAuthClient) -> Self:
+        return cls(**_client_fields(client))
+
+
+def _client_fields(client: OAuthClient) -> dict[str, Any]:
+    return {
+        "oauth_client_id": client.client_id,
+        "redirect_uris": list(client.redirect_uris),
+        "scopes": list(client.allowed_scopes),
+        "client_type": "public" if client.client_secret_hash is None else "confidential",
+    }
 
 
 class ApprovedApplicationAttributes(ApplicationAttributes):
@@ -50,8 +78,13 @@ class ApprovedApplicationAttributes(ApplicationAttributes):
     scopes: list[str] | None = None
     client_type: str | None = None
 
+    @classmethod
+    def approved(cls, row: ProjectApplication, secret: str, client: OAuthClient | None) -> Self:
+        fields = ApplicationAttributes.of(row).model_dump() | {"api_secret": secret}
+        return cls(**fields, **(_client_fields(client) if client is not None else {}))
 
-class RegisteredProjectAttributes(Shape):
+
+class RegisteredProjectAttributes(Attributes):
     project_id: str
     name: str
     description: str | None
@@ -66,9 +99,24 @@ class RegisteredProjectAttributes(Shape):
     redirect_uris: list[str]
     scopes: list[str]
     client_type: str
+    webhook_endpoint_id: str | None = None
+    webhook_secret: str | None = Field(
+        None, description="With webhook_url: the endpoint's signing secret, shown once"
+    )
+
+    @classmethod
+    def of(cls, done: Registered) -> Self:
+        project, credentials = done.project, done.credentials
+        return cls.of_row(
+            project,
+            project_id=str(project.project_id),
+            api_key=credentials.api_key,
+            api_secret=credentials.api_secret,
+            **_client_fields(done.client),
+        )
 
 
-class StatusRecordAttributes(Shape):
+class StatusRecordAttributes(Attributes):
     project_id: str
     from_status: str | None
     status: str
@@ -76,26 +124,75 @@ class StatusRecordAttributes(Shape):
     changed_by: str | None
     created_at: str
 
+    @classmethod
+    def of(cls, record: ProjectStatusRecord) -> Self:
+        return cls.of_row(record, project_id=str(record.project_id))
 
-class StatusChangeAttributes(Shape):
+
+class StatusChangeAttributes(Attributes):
+    """The admin's status change: the spec's fields at the top (reason, changed_by and
+    created_at of this change), and the change record itself."""
+
     project_id: str
     name: str
     status: str
+    reason: str | None
+    changed_by: str | None
+    created_at: str
     updated_at: str
     change: StatusRecordAttributes
 
+    @classmethod
+    def of(cls, project: Project, record: ProjectStatusRecord) -> Self:
+        change = StatusRecordAttributes.of(record)
+        return cls.of_row(
+            project,
+            project_id=str(project.project_id),
+            change=change,
+            **_current_change(project, record),
+        )
 
-class ProjectStatusAttributes(Shape):
+
+class ProjectStatusAttributes(Attributes):
+    """A project's status; reason, changed_by and created_at are those of the change that set
+    it (its registration or approval when it never changed)."""
+
     project_id: str
     name: str
     status: str
+    reason: str | None
+    changed_by: str | None
+    created_at: str
     suspended: bool
     allows: list[str]
     updated_at: str
     history: list[StatusRecordAttributes]
 
+    @classmethod
+    def of(cls, project: Project, allows: list[str], history: list[ProjectStatusRecord]) -> Self:
+        shown = [StatusRecordAttributes.of(r) for r in history]
+        return cls.of_row(
+            project,
+            project_id=str(project.project_id),
+            allows=allows,
+            history=shown,
+            **_current_change(project, history[0] if history else None),
+        )
 
-class WhitelistEntryAttributes(Shape):
+
+def _current_change(project: Project, latest: ProjectStatusRecord | None) -> dict[str, Any]:
+    """The spec's top-level fields of a status answer: the reason, author and time of the
+    change that set the current status (the project's creation when none is recorded)."""
+    if latest is None or latest.status != project.status:
+        return {"reason": None, "changed_by": None, "created_at": iso(project.created_at)}
+    return {
+        "reason": latest.reason,
+        "changed_by": latest.changed_by,
+        "created_at": iso(latest.created_at),
+    }
+
+
+class WhitelistEntryAttributes(Attributes):
     project_id: int
     project_name: str
     wallet_address: str
@@ -111,11 +208,18 @@ class WhitelistEntryAttributes(Shape):
     updated_at: str
     onchain: dict[str, Any] | None
 
+    @classmethod
+    def of(cls, row: McdWhitelistEntry, onchain: wl.WhitelistEntry | None = None) -> Self:
+        """The stored entry, plus ``onchain``: the McdWhitelist account's fields as the program
+        holds them (None when the chain has no entry, e.g. after removal)."""
+        return cls.of_row(row, onchain=wl.entry_fields(onchain) if onchain is not None else None)
+
 
 # The status answer: the same fields, status and updated_at first (their order on the wire).
 _LEADING = ("status", "updated_at")
 WhitelistStatusAttributes = create_model(
     "WhitelistStatusAttributes",
+    __base__=Attributes,
     **{name: (WhitelistEntryAttributes.model_fields[name].annotation, ...) for name in _LEADING},
     **{
         name: (field.annotation, ...)
@@ -134,3 +238,47 @@ class WhitelistRemoved(Shape):
 class WhitelistRemovedBody(Shape):
     data: WhitelistRemoved
     meta: Meta
+
+
+class AdminProjectAttributes(Attributes):
+    """A project as an administrator sees it (never its secret nor the secret's hash)."""
+
+    project_id: str
+    name: str
+    description: str | None
+    status: str
+    suspended: bool
+    owner_uid: str | None
+    allowed_scopes: list[str]
+    rate_limit_tier: str
+    rate_limit_per_minute: int
+    limits: dict[str, Any]
+    ip_allowlist: list[str]
+    webhook_url: str | None
+    api_key: str | None
+    mcd_wallet_address: str | None
+    previous_secret_expires_at: str | None
+    created_at: str
+    updated_at: str
+
+    @classmethod
+    def of(cls, project: Project) -> Self:
+        tier = project.rate_limit_tier
+        return cls.of_row(
+            project,
+            project_id=str(project.project_id),
+            allowed_scopes=list(project.allowed_scopes or []),
+            rate_limit_per_minute=TIER_LIMITS.get(tier, TIER_LIMITS["free"]),
+            limits=dict(project.limits or {}),
+            ip_allowlist=list(project.ip_allowlist or []),
+        )
+
+
+class ApiSecretAttributes(Attributes):
+    """The answer of a roll: the new api_secret, shown once."""
+
+    project_id: str
+    api_key: str | None
+    api_secret: str
+    previous_expires_at: str | None
+    rolled_at: str

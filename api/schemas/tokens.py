@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
-from api.idempotency import IdempotencyKey
-from api.typed import Shape
+from api.idempotency import OptionalIdempotencyKey
+from api.typed import Attributes, Shape
+from core.money import to_decimal_string
+from core.time import iso
+from tokens.balances import CustodyBalance
 
 
-class McdBalance(Shape):
+def _balance(
+    b: CustodyBalance, decimals: int, held: str, deposit: tuple[str, str]
+) -> dict[str, Any]:
+    return {
+        "total_balance": to_decimal_string(b.total, decimals),
+        "available_balance": to_decimal_string(b.available, decimals),
+        held: to_decimal_string(b.held, decimals),
+        "pending_out": to_decimal_string(b.pending_out, decimals),
+        "deposit_address": deposit[0],
+        "deposit_owner": deposit[1],
+        "updated_at": iso(b.updated_at),
+    }
+
+
+class McdBalanceAttributes(Attributes):
     total_balance: str = Field(description="finalized custody balance as booked (decimal)")
     available_balance: str
     frozen_balance: str = Field(description="sum of active fund locks")
@@ -19,8 +36,13 @@ class McdBalance(Shape):
     deposit_owner: str = Field(description="owner of the deposit address (the custody authority)")
     updated_at: str | None
 
+    @classmethod
+    def of(cls, b: CustodyBalance, decimals: int, deposit: tuple[str, str]) -> Self:
+        """``deposit``: the user's deposit address and its owner."""
+        return cls(**_balance(b, decimals, "frozen_balance", deposit))
 
-class MccBalance(Shape):
+
+class MccBalanceAttributes(Attributes):
     total_balance: str
     available_balance: str
     locked_balance: str = Field(description="sum of active fund locks")
@@ -29,8 +51,13 @@ class MccBalance(Shape):
     deposit_owner: str
     updated_at: str | None
 
+    @classmethod
+    def of(cls, b: CustodyBalance, decimals: int, deposit: tuple[str, str]) -> Self:
+        """``deposit``: the user's deposit address and its owner."""
+        return cls(**_balance(b, decimals, "locked_balance", deposit))
 
-class LegacyMccBalance(Shape):
+
+class LegacyMccBalanceBody(Shape):
     """The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope."""
 
     total_balance: float
@@ -39,14 +66,14 @@ class LegacyMccBalance(Shape):
     pending_rewards: float = Field(description="MCD of mining submissions not yet confirmed")
 
 
-class AddressBalance(Shape):
+class AddressBalanceAttributes(Attributes):
     address: str
     total_balance: str = Field(description="sum of the wallet's MCC token accounts (finalized)")
     token_accounts: int
     updated_at: str
 
 
-class TokenTransaction(Shape):
+class TokenTransactionAttributes(Attributes):
     type: str = Field(
         description="deposit, transfer_in, transfer_out, settlement_in, settlement_out, "
         "mining_reward, credit, debit"
@@ -61,7 +88,7 @@ class TokenTransaction(Shape):
     created_at: str
 
 
-class TokenStats(Shape):
+class TokenStatsAttributes(Attributes):
     mint: str
     supply: str
     decimals: int
@@ -76,7 +103,7 @@ class TokenStats(Shape):
     updated_at: str
 
 
-class MccPrice(Shape):
+class MccPriceAttributes(Attributes):
     price_usdc: str = Field(description="the price the rule gives now")
     source: Literal["market", "admin", "default"]
     updated_at: str = Field(description="when the source value was observed or set")
@@ -89,6 +116,6 @@ class MccPrice(Shape):
     onchain_updated_at: str | None
 
 
-class PriceSet(BaseModel):
+class MccPriceIn(BaseModel):
     price_usdc: str = Field(examples=["10.5"], description="6 decimals at most, 0.01 to 1000")
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: OptionalIdempotencyKey = None

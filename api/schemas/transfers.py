@@ -121,13 +121,5 @@ class DriftAttributes(Attributes):
 
     @classmethod
     def of(cls, d: ReconciliationDrift) -> Self:
-        return cls(
-            run_id=d.run_id,
-            user_uid=d.user_uid,
-            currency=d.currency,
-            address=d.address,
-            chain_balance=str(d.chain_balance),
-            ledger_balance=str(d.ledger_balance),
-            drift=str(d.drift),
-            created_at=iso(d.created_at),
-        )
+        balances = ("chain_balance", "ledger_balance", "drift")
+        return cls.of_row(d, **{name: str(getattr(d, name)) for name in balances})

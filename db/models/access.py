@@ -69,6 +69,9 @@ class OAuthClient(TimestampMixin, Base):
     name: Mapped[str] = mapped_column(String(100))
     # SHA-256 of the client secret; NULL means a public client (PKCE required).
     client_secret_hash: Mapped[str | None] = mapped_column(String(128))
+    # A rolled client secret keeps authenticating until this instant.
+    previous_client_secret_hash: Mapped[str | None] = mapped_column(String(128))
+    previous_secret_expires_at: Mapped[datetime | None]
     redirect_uris: Mapped[list[str]] = mapped_column(ARRAY(String(500)), default=list)
     allowed_scopes: Mapped[list[str]] = mapped_column(ARRAY(String(50)), default=list)
     grant_types: Mapped[list[str]] = mapped_column(ARRAY(String(50)), default=list)

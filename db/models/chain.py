@@ -98,6 +98,6 @@ class MintDecimals(Base):
 
     mint: Mapped[str] = mapped_column(String(44), primary_key=True)
     decimals: Mapped[int] = mapped_column(Integer)
-    # The token program owning the mint (SPL Token or Token-2022); NULL: read before 0019.
+    # The token program owning the mint (SPL Token or Token-2022); NULL: read before 0021.
     program: Mapped[str | None] = mapped_column(String(44))
     read_at: Mapped[datetime] = mapped_column(server_default=func.now(), nullable=False)

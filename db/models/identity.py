@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import Boolean, CheckConstraint, Identity, Integer, String
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
@@ -53,6 +55,10 @@ class Project(TimestampMixin, Base):
     api_secret_hash: Mapped[str | None] = mapped_column(String(128))
     # AES-GCM ciphertext of the api_secret with its key id, for HMAC verification.
     api_secret_encrypted: Mapped[str | None] = mapped_column(String(512))
+    # A rolled api_secret (its hash and AES-GCM copy) keeps working until this instant.
+    previous_api_secret_hash: Mapped[str | None] = mapped_column(String(128))
+    previous_api_secret_encrypted: Mapped[str | None] = mapped_column(String(512))
+    previous_secret_expires_at: Mapped[datetime | None]
     ip_allowlist: Mapped[list[str]] = mapped_column(ARRAY(String(64)), default=list)
     # Per-currency overrides of the amount limits: {"MCC": {"per_operation": "...", ...}}.
     limits: Mapped[dict[str, object]] = mapped_column(JSONB, default=dict)

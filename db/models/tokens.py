@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     Index,
@@ -105,6 +106,22 @@ class PriceClose(Base):
     points: Mapped[int] = mapped_column(Integer)
     onchain_signature: Mapped[str | None] = mapped_column(String(88))
     onchain_at: Mapped[datetime | None]
+    created_at: Mapped[CreatedAt]
+
+
+class PriceSample(Base):
+    """One reading of the market pool by the oracle's sampler (once a minute), kept for the
+    close whose window it falls in: the vault balances, the price they give, and whether it
+    counts (the pool held at least the liquidity floor of USDC). Migration 0020."""
+
+    __tablename__ = "price_samples"
+
+    sampled_at: Mapped[datetime] = mapped_column(primary_key=True)
+    usdc_vault: Mapped[int] = mapped_column(BigInteger)
+    mcc_vault: Mapped[int] = mapped_column(BigInteger)
+    # 6-decimal USDC units per whole MCC; None for an empty pool.
+    price_usdc: Mapped[int | None] = mapped_column(BigInteger)
+    counted: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[CreatedAt]
 
 

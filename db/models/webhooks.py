@@ -35,6 +35,9 @@ class WebhookEndpoint(TimestampMixin, Base):
     events: Mapped[list[str]] = mapped_column(ARRAY(String(64)))
     # AES-GCM ciphertext of the signing secret (core.security.encrypt_secret).
     secret_encrypted: Mapped[str] = mapped_column(String(512))
+    # A rolled signing secret: deliveries are signed with both until this instant.
+    previous_secret_encrypted: Mapped[str | None] = mapped_column(String(512))
+    previous_secret_expires_at: Mapped[datetime | None]
     status: Mapped[str] = mapped_column(String(16), default="active", server_default="active")
     # First failure of the current failing streak; cleared by any successful delivery.
     failing_since: Mapped[datetime | None]

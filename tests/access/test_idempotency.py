@@ -70,13 +70,44 @@ async def test_in_flight_is_409(client: httpx.AsyncClient, world: World, redis: 
 
 
 async def test_missing_key_is_422(client: httpx.AsyncClient, world: World) -> None:
-    headers, uid, _ = await project_on_user(world)
-    r = await client.post(
-        f"/v1/users/{uid}/attributes",
-        json={"attribute_key": "k", "attribute_value": 1},
-        headers=headers,
-    )
+    """A write that is not naturally idempotent (it creates something each time it runs)
+    needs its key."""
+    headers, _, _ = await project_on_user(world)
+    r = await client.post("/v1/projects/oauth-client/secret/roll", json={}, headers=headers)
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "idempotency_key"
+
+
+async def test_naturally_idempotent_writes_take_no_key(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """The spec's own bodies (issue 34): an attribute upsert without a key runs, audited;
+    the same body twice leaves one row with the same value."""
+    headers, uid, project_id = await project_on_user(world)
+    body = {"attribute_key": "keyless", "attribute_value": {"level": 3}}
+    for _ in range(2):
+        r = await client.post(f"/v1/users/{uid}/attributes", json=body, headers=headers)
+        assert r.status_code == 200, r.text
+        assert "idempotent-replayed" not in r.headers
+    async with world.sessions() as s:
+        rows = (
+            await s.scalars(
+                select(UserProjectAttribute).where(
+                    UserProjectAttribute.uid == uid, UserProjectAttribute.attribute_key == "keyless"
+                )
+            )
+        ).all()
+        audits = (
+            await s.scalars(
+                select(AuditLog).where(
+                    AuditLog.project_id == project_id,
+                    AuditLog.operation == "attributes.upsert",
+                    AuditLog.user_uid == uid,
+                )
+            )
+        ).all()
+    assert len(rows) == 1 and rows[0].attribute_value == {"level": 3}
+    assert len(audits) == 2 and all(a.idempotency_key is None for a in audits)
+    assert all(a.status == "success" and a.status_code == 200 for a in audits)
 
 
 async def test_concurrent_identical_writes_execute_once(
@@ -223,3 +254,26 @@ def test_workflow_id_is_deterministic() -> None:
         for _ in range(2)
     }
     assert ids == {"lock-p1000-" + hashlib.sha256(b"key-1").hexdigest()[:32]}
+
+
+async def test_spec_bodies_of_profile_and_price_need_no_key(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    """`PATCH /v1/users/me/profile {"display_name": ...}` and `POST /v1/mcc/price
+    {"price_usdc": ...}` exactly as the spec writes them (no idempotency_key)."""
+    user = await world.user()
+    token = await world.token(user.uid, "user:read user:write")
+    r = await client.patch(
+        "/v1/users/me/profile",
+        json={"display_name": "Keyless"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["data"]["attributes"]["display_name"] == "Keyless"
+    admin = await world.user("admin")
+    token = await world.token(admin.uid, "mcc:admin")
+    r = await client.post(
+        "/v1/mcc/price", json={"price_usdc": "12.5"}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["data"]["attributes"]["price_usdc"] == "12.5"

@@ -187,3 +187,37 @@ def test_the_checks_catch_a_free_form_body() -> None:
         "200 application/json: data.attributes is not an object with declared properties"
     ]
     assert _problem_faults(op) == ["404 is not documented as a Problem"]
+
+
+def _resource_attributes(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every schema used as a resource's ``attributes`` (``TypedResource[X]`` and the chain
+    views' resources), by name."""
+    found = {}
+    for schema in doc["components"]["schemas"].values():
+        properties = schema.get("properties", {})
+        if {"type", "id", "attributes"} <= set(properties):
+            for member in _members(doc, properties["attributes"]):
+                name = member.get("title", "?")
+                found[name] = member
+    return found
+
+
+def test_resource_attributes_refuse_undeclared_keys(document: dict[str, Any]) -> None:
+    """One definition per shape (issue 28, item 5): a resource's attributes model forbids keys
+    it does not declare, so nothing reaches the wire that the document does not show."""
+    attributes = _resource_attributes(document)
+    assert len(attributes) > 50
+    open_ = sorted(n for n, s in attributes.items() if s.get("additionalProperties") is not False)
+    assert not open_, f"attributes that accept undeclared keys: {open_}"
+
+
+def test_public_names_follow_one_rule(document: dict[str, Any]) -> None:
+    """The SDK takes its public names from these: no module path leaks into a name
+    (``api__routes__territory__Totals``), and a resource's attributes end in ``Attributes``."""
+    names = set(document["components"]["schemas"])
+    leaked = sorted(n for n in names if "__" in n or n.startswith("ApiRoutes"))
+    assert not leaked, leaked
+    assert not sorted(n for n in names if n.endswith("Attrs"))
+    resources = _resource_attributes(document)
+    # Parts of the chain views keep their layout's names (Attributes is their suffix too).
+    assert not sorted(n for n in resources if not n.endswith("Attributes"))

@@ -40,7 +40,7 @@ async def make_gateway_fixture(
         client = AsyncClient(url, timeout=10)
         clients.append(client)
         cfg = settings.model_copy(update={"solana_rpc_url": url, "chain_keys_dir": keys_dir})
-        opts: dict[str, object] = {"poll_interval": 0.05, "max_poll_interval": 0.3}
+        opts: dict[str, object] = {"poll_interval": 0.05}
         opts.update(kwargs)
         return ChainGateway(cfg, client, load_or_create_keys(keys_dir), session_maker, **opts)  # type: ignore[arg-type]
 
@@ -93,7 +93,7 @@ async def attempt_rows(
 
 
 async def chain_status(gw: ChainGateway, signature: str) -> TransactionStatus | None:
-    resp = await gw._client.get_signature_statuses(
+    resp = await gw.reads.client.get_signature_statuses(
         [Signature.from_string(signature)], search_transaction_history=True
     )
     return resp.value[0]

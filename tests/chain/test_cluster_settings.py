@@ -156,7 +156,7 @@ async def test_a_token_2022_mint_is_read_and_used(
     assert gw.keys.token_program("MCC") == TOKEN_PROGRAM_ID
     uid = f"u_{uuid.uuid4().hex[:8]}"
     address = await gw.ensure_custody_account(uid, "MCD")
-    account = await gw._account(address, "finalized")
+    account = await gw.reads.account(address, "finalized")
     assert account.owner == TOKEN_2022_PROGRAM_ID
     await gw.mint(f"test-mint2022-to-{uid}", uid, 2_500_000)
     other = f"u_{uuid.uuid4().hex[:8]}"

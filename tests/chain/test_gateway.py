@@ -50,10 +50,10 @@ async def test_custody_account_is_derived_and_created_once(
     assert await gw.ensure_custody_account(user, "MCC") == address
     assert await gw.ensure_custody_account(user, "MCC") == address  # exists -> no-op
 
-    info = (await gw._client.get_account_info(address)).value
+    info = (await gw.reads.client.get_account_info(address)).value
     assert info is not None
     keys: ChainKeys = gw.keys
-    state = await gw._token_account(address, "finalized")
+    state = await gw.reads.token_account(address, "finalized")
     assert state is not None
     assert state.owner == keys.custody_authority.pubkey()
     assert state.mint == keys.mcc_mint.pubkey()
@@ -151,14 +151,19 @@ async def test_batch_of_transfers_in_one_transaction(
         )
     assert count == 1  # one transaction, one fee payer, four instructions
 
-    # The history of c's account shows that single transaction with both of its movements.
-    history = await gw.history(gw.custody_address(c, "MCC"), limit=10)
-    assert history[0].signature == final.signature
-    change = {ch.account: ch for ch in history[0].token_changes}[str(gw.custody_address(c, "MCC"))]
+    # The signatures of c's account show that single transaction with both of its movements.
+    custody_c = gw.custody_address(c, "MCC")
+    newest = await gw.signatures(custody_c, limit=10, commitment="finalized")
+    assert newest[0].signature == final.signature
+    tx = await gw.transaction(final.signature)
+    assert tx is not None and tx.slot == newest[0].slot and tx.err is None
+    change = {ch.account: ch for ch in tx.token_changes}[str(custody_c)]
     assert (change.pre, change.post) == (0, 15 * UNIT)
-    older = await gw.history(gw.custody_address(c, "MCC"), before=final.signature, limit=10)
+    older = await gw.signatures(custody_c, before=final.signature, limit=10)
     assert final.signature not in {h.signature for h in older}
     assert len(older) >= 1  # the account's creation
+    until = await gw.signatures(custody_c, until=older[-1].signature)
+    assert [s.signature for s in until] == [s.signature for s in newest[: len(until)]]
 
 
 async def test_check_many_in_one_status_call(gw: ChainGateway) -> None:

@@ -310,6 +310,14 @@ async def test_v0_transfer_through_a_lookup_table_in_every_block_shape(
     assert {a: d for a, d in deltas.items() if d} == expected
     with pytest.raises(ReceiptMismatch):
         await reads.receipt(str(sig), {str(dst): 2_999_999})
+    # The per-account walk (a re-scan) finds it at the loaded address too.
+    walked = await reads.signatures(dst)
+    assert str(sig) in {t.signature for t in walked}
+    # What the operator console shows: the status and the transaction as the node reports them.
+    status, shown = await reads.transaction_view(str(sig))
+    assert status is not None and '"confirmationStatus":"finalized"' in status
+    assert shown is not None and str(sig) in shown and str(dst) in shown
+    assert await reads.transaction_view(str(Signature.default())) == (None, None)
 
 
 async def test_a_lookup_table_from_a_slot_not_recent_is_refused(client: AsyncClient) -> None:

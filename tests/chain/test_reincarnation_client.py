@@ -44,7 +44,7 @@ async def make_gateway(
     async def build(**kwargs: object) -> ChainGateway:
         client = AsyncClient(worker_settings.solana_rpc_url, timeout=10)
         clients.append(client)
-        opts: dict[str, object] = {"poll_interval": 0.05, "max_poll_interval": 0.3}
+        opts: dict[str, object] = {"poll_interval": 0.05}
         opts.update(kwargs)
         keys = load_or_create_keys(worker_settings.chain_keys_dir)
         return ChainGateway(worker_settings, client, keys, session_maker, **opts)  # type: ignore[arg-type]

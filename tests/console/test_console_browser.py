@@ -31,6 +31,7 @@ from tests.console.browser_support import (
     drift_and_reconcile,
     fund_alice,
     id_token,
+    project_call,
     request_transfer,
     require_browser,
     shot,
@@ -115,7 +116,9 @@ def test_b_admin_approves_an_application(stack: Stack, browser: Any) -> None:
 
     admin = stack.demo["admin"]
     sign_in(browser, stack, admin["username"], admin["password"])
-    until(lambda: browser.current_url.endswith("/console/applications"), "the applications page")
+    # The console opens on its front page (the last hour); then the applications.
+    until(lambda: browser.current_url.endswith("/console/overview"), "the front page")
+    browser.get(f"{stack.base}/console/applications")
     assert "Console Arena" in text(browser)
     shot(browser, "applications")
 
@@ -281,3 +284,82 @@ def test_d_drifts_projects_and_csrf(stack: Stack, browser: Any) -> None:
         timeout=10,
     )
     assert resp.status_code == 403 and "CSRF" in resp.text
+
+
+def test_e_front_page_demo_whitelist_and_project_control(stack: Stack, browser: Any) -> None:
+    """The front page's charts (inline SVG, each a link to its list); the demo project
+    whitelisted on chain by its approval at start-up and the price's on-chain signature; and a
+    project's tier, limits and key roll changed from its console page."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+
+    project = stack.demo["projects"][0]
+    price = httpx.get(f"{stack.base}/v1/mcc/price", timeout=10).json()["data"]["attributes"]
+    assert price["tx_signature"] and price["tx_signature"] == stack.demo["price_signature"]
+
+    browser.get(f"{stack.base}/console/overview")
+    until(lambda: browser.find_elements(By.ID, "chart-operations"), "the front page")
+    charts = browser.find_elements(By.CSS_SELECTOR, "svg.chart")
+    assert len(charts) >= 3, text(browser)  # operations, latency (this process) and deposits
+    links = [a.get_dom_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "svg a")]
+    assert any("/console/audit?operation=" in (h or "") for h in links), links
+    assert any("/console/deposits?currency=MCC" in (h or "") for h in links), links
+    assert "Webhook backlog" in text(browser) and "Reconciliation drift" in text(browser)
+    shot(browser, "overview")
+    browser.find_element(By.CSS_SELECTOR, "#chart-operations svg a").click()
+    until(lambda: "/console/audit" in browser.current_url, "the audit list")
+    assert browser.find_elements(By.CSS_SELECTOR, "tbody tr td.mono")
+    shot(browser, "audit")
+    browser.get(f"{stack.base}/console/deposits?hours=1")
+    assert "credited" in text(browser)
+    shot(browser, "deposits")
+
+    # The demo project: whitelisted on chain at start-up through its approval.
+    browser.get(f"{stack.base}/console/whitelist")
+    row = browser.find_element(By.CSS_SELECTOR, f"tr[data-project='{project['project_id']}']")
+    assert "active" in row.text.split() and "Demo Auction House" in row.text
+
+    browser.get(f"{stack.base}/console/projects/{project['project_id']}")
+    until(lambda: browser.find_elements(By.ID, "settings-form"), "the project page")
+    Select(browser.find_element(By.NAME, "rate_limit_tier")).select_by_value("enterprise")
+    limits = browser.find_element(By.NAME, "limits")
+    limits.clear()
+    limits.send_keys('{"transfer": {"MCC": {"per_operation": "2500"}}}')
+    browser.find_element(By.CSS_SELECTOR, "#settings-form input[name=reason]").send_keys(
+        "console test: partner contract"
+    )
+    submit(browser, "#save-settings")
+    until(lambda: browser.find_elements(By.ID, "settings-saved"), "the saved settings")
+    assert "enterprise (10000 requests a minute)" in text(browser)
+    assert "console test: partner contract" in text(browser)
+    shot(browser, "project-settings")
+    # The project's calls run under the new tier (at once where the project cache is evicted
+    # on change; within the cache's 5 s otherwise).
+    until(
+        lambda: (
+            project_call(stack, "GET", "/v1/projects/oauth-client").headers.get("x-ratelimit-limit")
+            == "10000"
+        ),
+        "the enterprise tier in force",
+        10,
+    )
+    # Roll the api_secret with an hour's overlap: the new one is shown once, both work.
+    Select(browser.find_element(By.NAME, "expire_previous_in_seconds")).select_by_value("3600")
+    submit(browser, "#roll-secret")
+    secret = until(lambda: browser.find_elements(By.ID, "api-secret"), "the new secret")
+    new = secret[0].text.strip()
+    assert new.startswith("sk_") and new != project["api_secret"]
+    shot(browser, "rolled")
+
+    def works(key: str) -> bool:
+        resp = httpx.get(
+            f"{stack.base}/v1/projects/oauth-client",
+            headers={"X-Project-ID": project["project_id"], "X-API-Key": key},
+            timeout=10,
+        )
+        return resp.status_code == 200
+
+    # Both work (the new one once the process's project cache has it: at once with eviction
+    # on change, within 5 s otherwise); the previous one for the hour of overlap.
+    until(lambda: works(new), "the new secret in force", 10)
+    assert works(project["api_secret"])

@@ -8,12 +8,16 @@ import re
 import uuid
 
 import httpx
+from fastapi import FastAPI
 from solders.keypair import Keypair
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from db.models import User
+from core.security import hash_api_secret
+from db.models import Project, User
+from db.models.access import AuditLog
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication
+from events.audit import new_audit
 from tests.factories import PASSWORD, World
 
 
@@ -214,3 +218,108 @@ async def test_approval_shows_progress_then_the_secret_once(
         f"/console/whitelist/{row.project_id}/activate", data={"csrf_token": token}
     )
     assert refused.status_code == 409 and "was removed from the whitelist" in refused.text
+
+
+async def test_overview_and_its_lists(
+    web: httpx.AsyncClient, world: World, session_maker: async_sessionmaker[AsyncSession]
+) -> None:
+    """The front page draws the last hour as inline SVG (no script), each chart linking to its
+    list; an audited call of the hour shows in the operations chart and in the audit list."""
+    await admin_web(web, world)
+    project = await world.project()
+    async with session_maker() as s:
+        s.add(
+            new_audit(
+                actor=f"project:{project.project_id}", operation="console.test.op",
+                project_id=project.project_id, user_uid=None, request_body={"n": 1},
+                idempotency_key=None, client_ip=None, request_id=None, status="failed",
+            )
+        )  # fmt: skip
+        await s.commit()
+    home = await web.get("/console")
+    assert home.status_code == 303 and home.headers["location"] == "/console/overview"
+    page = await web.get("/console/overview")
+    assert page.status_code == 200, page.text
+    for chart in ("operations", "latency", "webhooks", "drifts", "deposits"):
+        assert f"id=chart-{chart}" in page.text
+    assert page.text.count("<svg class=chart") >= 2 and "<script>" not in page.text
+    assert 'href="/console/audit?operation=console.test.op&amp;hours=1"' in page.text
+    assert 'href="/console/deliveries?status=pending"' in page.text
+    listed = await web.get("/console/audit", params={"operation": "console.test.op", "hours": 1})
+    assert listed.status_code == 200 and "console.test.op" in listed.text
+    assert f"project:{project.project_id}" in listed.text
+    for path in ("/console/deliveries?status=failed", "/console/deposits?currency=MCC&hours=1"):
+        resp = await web.get(path)
+        assert resp.status_code == 200 and "Sign out" in resp.text, path
+
+
+async def test_project_settings_and_roll_from_the_console(
+    web: httpx.AsyncClient, world: World, session_maker: async_sessionmaker[AsyncSession]
+) -> None:
+    """The console's project page changes tier, limits and allow-list with the admin API's
+    service (audited with the reason) and rolls the api_secret (shown once, no-store)."""
+    token = await admin_web(web, world)
+    project = await world.project(rate_limit_tier="free")
+    path = f"/console/projects/{project.project_id}"
+    bad = await web.post(
+        f"{path}/settings", data={"csrf_token": token, "ip_allowlist": "not-an-ip"}
+    )
+    assert bad.status_code == 422 and "not an IP address" in bad.text
+    saved = await web.post(
+        f"{path}/settings",
+        data={
+            "csrf_token": token,
+            "rate_limit_tier": "enterprise",
+            "limits": '{"mining": {"MCD": {"per_day": "50"}}}',
+            "ip_allowlist": "10.0.0.0/8\n192.0.2.1",
+            "reason": "console contract",
+        },
+    )
+    assert saved.status_code == 303
+    page = await web.get(saved.headers["location"])
+    assert "enterprise (10000 requests a minute)" in page.text
+    assert "10.0.0.0/8, 192.0.2.1/32" in page.text and "console contract" in page.text
+    async with session_maker() as s:
+        row = await s.get(Project, project.project_id)
+        assert row is not None and row.rate_limit_tier == "enterprise"
+        assert row.limits == {"mining": {"MCD": {"per_day": "50"}}}
+        audit = (
+            await s.scalars(
+                select(AuditLog).where(
+                    AuditLog.project_id == project.project_id,
+                    AuditLog.operation == "admin.projects.update",
+                )
+            )
+        ).one()
+        assert audit.request_body["reason"] == "console contract"
+
+    rolled = await web.post(
+        f"{path}/roll", data={"csrf_token": token, "expire_previous_in_seconds": "3600"}
+    )
+    assert rolled.status_code == 200 and rolled.headers["cache-control"] == "no-store"
+    secret = re.search(r"id=api-secret>(sk_[^<]+)<", rolled.text)
+    assert secret and "id=previous-expires" in rolled.text
+    async with session_maker() as s:
+        row = await s.get(Project, project.project_id)
+        assert row is not None and row.api_secret_hash == hash_api_secret(secret.group(1))
+        assert row.previous_api_secret_hash == hash_api_secret(project.secret)
+    page = await web.get(path)
+    assert "projects.api_secret.roll" in page.text and secret.group(1) not in page.text
+
+
+async def test_a_copied_cookie_dies_with_the_sign_out(
+    web: httpx.AsyncClient, world: World, console_app: FastAPI
+) -> None:
+    """Issue 31, L8: the console session ends on the server at sign-out; a copy of the cookie
+    taken before (another browser, a stolen one) is signed out too."""
+    token = await admin_web(web, world)
+    copied = dict(web.cookies)
+    transport = httpx.ASGITransport(app=console_app)
+    async with httpx.AsyncClient(
+        transport=transport, base_url=str(web.base_url), cookies=copied
+    ) as thief:
+        assert (await thief.get("/console/projects")).status_code == 200
+        out = await web.post("/console/logout", data={"csrf_token": token})
+        assert out.status_code == 303
+        after = await thief.get("/console/projects")
+        assert after.status_code == 303 and "/console/login" in after.headers["location"]

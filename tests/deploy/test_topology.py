@@ -11,8 +11,8 @@ import asyncio
 import http.client
 import json
 import subprocess
+import urllib.request
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +25,9 @@ from temporalio.client import Client
 
 from core.config import Settings
 from core.queues import MAIN_TASK_QUEUE
-from deploy.image import Installed
-from deploy.topology import Topology, compose_app_env_names, compose_command
-from tests.conftest import traversable_tmp
+from deploy.topology import Topology, compose_command, compose_env_names
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def topology(installed_image: Installed) -> Iterator[Topology]:
-    import shutil
-
-    state = traversable_tmp("mccgw-topology-")
-    topo = Topology(installed_image, state)
-    try:
-        topo.start()
-        yield topo
-    finally:
-        topo.stop()
-        shutil.rmtree(state, ignore_errors=True)
 
 
 class Pinned:
@@ -153,7 +137,9 @@ def _token(topology: Topology, user: str, scope: str, client: str | None = None)
 
 def test_the_topology_is_composes(topology: Topology) -> None:
     """Its processes run compose's commands with compose's variables, from the wheel."""
-    assert compose_app_env_names() <= set(topology.env)
+    assert compose_env_names() <= set(topology.env)
+    assert topology.api is not None and compose_env_names("api") <= set(topology.api.env)
+    assert all(compose_env_names("worker") <= set(w.env) for w in topology.workers)
     assert topology.api is not None and topology.api.args[1:3] == compose_command("api")[1:3]
     assert [w.args[1:] for w in topology.workers] == [compose_command("worker")[1:]] * 2
     assert all(w.alive() for w in topology.workers)
@@ -171,7 +157,8 @@ def test_the_topology_is_composes(topology: Topology) -> None:
         )
         return {p.identity for p in found.pollers}
 
-    assert len(asyncio.run(pollers())) == 2, "two worker processes poll the one task queue"
+    # (a chaos run before this may have left pollers of killed workers in the list a while)
+    assert len(asyncio.run(pollers())) >= 2, "two worker processes poll the one task queue"
 
 
 def test_an_idempotent_write_replayed_on_the_other_process_gets_the_stored_answer(
@@ -238,3 +225,77 @@ def test_a_cache_eviction_on_one_process_is_seen_by_the_other(
     set_ = a.call("POST", "/v1/mcc/price", body, bearer)
     assert set_[0] == 200, set_
     assert float(price(b)) == float(new), "b still answers its cached price"
+
+
+DASHBOARD = Path(__file__).resolve().parents[2] / "deploy/grafana/dashboards/mccgw.json"
+
+
+def dashboard_metrics() -> set[str]:
+    """Every metric the provisioned dashboard queries (histograms by their base name)."""
+    import re
+
+    exprs = [t["expr"] for p in json.loads(DASHBOARD.read_text())["panels"] for t in p["targets"]]
+    names = {m for e in exprs for m in re.findall(r"\bmccgw_[a-z_]+", e)}
+    return {re.sub(r"_(bucket|sum|count)$", "", n) for n in names}
+
+
+def _exported(text: str) -> set[str]:
+    """Metric names in a Prometheus exposition (TYPE lines, and samples of any family)."""
+    import re
+
+    names = set(re.findall(r"^# TYPE (\S+) ", text, re.M))
+    names |= {re.sub(r"_(bucket|sum|count|total|created)$", "", n)
+              for n in re.findall(r"^([a-z_]+)[{ ]", text, re.M)}  # fmt: skip
+    return names | {n + "_total" for n in names}
+
+
+def test_every_metric_the_dashboard_queries_is_exported(
+    topology: Topology, pair: tuple[Pinned, Pinned], demo: dict[str, Any]
+) -> None:
+    """The API (both processes summed) and each worker export every metric of the dashboard
+    compose provisions, after a workflow was started through the API."""
+    from bench.webhooks_mining import signed_activity
+
+    a, _ = pair
+    project = demo["projects"][0]
+    headers = {"X-Project-ID": str(project["project_id"]), "X-API-Key": project["api_secret"]}
+    body = signed_activity(demo["users"][0]["uid"], project["api_secret"], 1)
+    submitted = a.call("POST", "/v1/mining/submit-activity", body, headers)
+    assert submitted[0] == 202, submitted
+    wanted = dashboard_metrics()
+    assert len(wanted) >= 10
+    api = _exported(a.call("GET", "/metrics")[2])
+    for port in topology.worker_metrics_ports:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+            worker = _exported(resp.read().decode())
+        missing = wanted - api - worker
+        assert not missing, f"queried by the dashboard, exported by no one: {sorted(missing)}"
+    assert {"mccgw_http_requests_total", "mccgw_workflow_starts_total"} <= api
+
+
+def test_compose_provisions_prometheus_and_the_dashboard() -> None:
+    """What `docker compose config` would check here, structurally: Prometheus scrapes the API
+    and the workers' metrics port; Grafana mounts the provisioning and the dashboard."""
+    import yaml  # type: ignore[import-untyped]
+
+    root = DASHBOARD.parents[3]
+    services = yaml.safe_load((root / "docker-compose.yml").read_text())["services"]
+    prom = yaml.safe_load((root / "deploy/prometheus.yml").read_text())
+    jobs = {j["job_name"]: j for j in prom["scrape_configs"]}
+    assert jobs["mccgw-api"]["static_configs"][0]["targets"] == ["api:8000"]
+    port = int(services["worker"]["environment"]["WORKER_METRICS_PORT"])
+    assert jobs["mccgw-worker"]["dns_sd_configs"][0] == {"names": ["worker"], "type": "A",
+                                                         "port": port}  # fmt: skip
+    mounts = {v.split(":")[0]: v.split(":")[1] for v in services["grafana"]["volumes"]}
+    assert mounts["./deploy/grafana/dashboards"] == "/var/lib/grafana/dashboards"
+    provider = yaml.safe_load(
+        (root / "deploy/grafana/provisioning/dashboards/mccgw.yml").read_text()
+    )
+    assert provider["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards"
+    assert "./deploy/prometheus.yml" in "".join(services["prometheus"]["volumes"])
+    for name, service in services.items():  # every local file a service mounts exists
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0]
+            if source.startswith("./") and source not in ("./keys",):
+                assert (root / source).exists(), (name, source)
+    assert services["api"]["environment"]["PROMETHEUS_MULTIPROC_DIR"]

@@ -14,12 +14,12 @@ import httpx
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.signature import Signature
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from core.config import Settings
 from db.models import User
-from db.models.access import OAuthClient
+from db.models.access import AuditLog, OAuthClient
 from ledger.service import Ledger
 from tests.factories import ProjectCreds, World
 from tests.webhooks.support import Receiver, eventually, project_headers, verify_signature
@@ -198,6 +198,17 @@ async def test_submission_is_minted_confirmed_and_webhooked(
     assert r2.status_code == 202
     rejected = await wait_status(client, creds, r2.json()["data"]["id"], "rejected", "confirmed")
     assert rejected["status"] == "rejected" and rejected["reason"].startswith("proof_replayed")
+    # Each call's audit row reached its final state with its submission (it was pending).
+    async with session_maker() as session:
+        outcomes = {
+            a.idempotency_key: a.status
+            for a in await session.scalars(
+                select(AuditLog).where(AuditLog.operation == "mining.submit")
+            )
+        }
+    first_key = json.loads(r.request.content)["idempotency_key"]
+    assert outcomes[first_key] == "success"
+    assert outcomes[replay["idempotency_key"]] == "failed"  # its submission was rejected
 
     # Reads: project records, the user's daily rewards, the legacy history.
     records = await client.get("/v1/mining/records", headers=project_headers(creds))
@@ -314,12 +325,23 @@ async def test_batch_submit_each_item_its_own_result(
     assert r.status_code == 200, r.text
     results = r.json()["data"]
     assert [res["attributes"]["status"] for res in results] == [202] * 21 + [422, 409]
-    assert r.json()["meta"]["accepted"] == 21
+    meta = r.json()["meta"]
+    assert meta["accepted"] == 21 and meta["refused"] == 2
+    # The batch is one page: its real counts, not an empty list's.
+    assert (meta["total"], meta["page"], meta["per_page"]) == (23, 1, 23)
     ids = [res["attributes"]["activity"]["id"] for res in results[:21]]
     assert results[21]["attributes"]["error"]["type"].endswith("/validation-error")
 
     finals = [await wait_status(client, creds, i, "confirmed", "rejected", "failed") for i in ids]
     assert [f["status"] for f in finals] == ["confirmed"] * 20 + ["rejected"]
+    # The batch's audit row reached its final state with its submissions (it was pending).
+    async with world.sessions() as session:
+        audit = (
+            await session.scalars(
+                select(AuditLog).where(AuditLog.idempotency_key == body["idempotency_key"])
+            )
+        ).one()
+    assert (audit.operation, audit.status) == ("mining.batch_submit", "success")
     signatures = {f["tx_signature"] for f in finals[:20]}
     assert len(signatures) == 1  # 20 mints to 3 users fit one transaction (packed by size)
     confirmed = await receiver.wait_for(40, 30)  # 20 verified + 20 confirmed

@@ -96,7 +96,7 @@ async def _run(
         await session.commit()
     await scanner.scan()  # alice's custody accounts exist from now on
     custody = gateway.custody_address(alice, "MCD")
-    owner = (await gateway._account(custody, "confirmed")).owner
+    owner = (await gateway.reads.account(custody, "confirmed")).owner
     assert owner == program
     await outsider.deposit(gateway, "MCD", custody, 2_500_000)
     await outsider.deposit(gateway, "MCC", gateway.custody_address(alice, "MCC"), 3 * MCC)

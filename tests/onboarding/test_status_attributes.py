@@ -12,6 +12,7 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import Project
+from db.models.events import EVENT_TYPES
 from onboarding.status import TRANSITIONS
 from tests.factories import ProjectCreds, World
 from tests.onboarding.conftest import Actors, bearer
@@ -55,9 +56,17 @@ async def test_every_transition_and_refusal(
                 change = resp.json()["data"]["attributes"]["change"]
                 assert (change["from_status"], change["status"]) == (current, target)
                 assert change["reason"] == f"{current}->{target}" and change["changed_by"]
+                top = resp.json()["data"]["attributes"]  # the spec's fields at the top level
+                assert (top["reason"], top["changed_by"], top["created_at"]) == (
+                    change["reason"], change["changed_by"], change["created_at"],
+                )  # fmt: skip
                 public = await client.get(f"/v1/projects/{project.project_id}/status")
                 attrs = public.json()["data"]["attributes"]
                 assert attrs["status"] == target
+                assert (attrs["reason"], attrs["changed_by"]) == (
+                    change["reason"],
+                    top["changed_by"],
+                )
                 assert attrs["history"][0]["status"] == target
                 assert attrs["history"][0]["from_status"] == current
             else:
@@ -105,36 +114,62 @@ async def test_register_project(client: httpx.AsyncClient, actors: Actors) -> No
         "webhook_url": "https://arena.example/hooks",
         "allowed_scopes": ["mining:read", "mining:write"],
         "rate_limit_tier": "standard",
+        "idempotency_key": uuid.uuid4().hex,
     }
     resp = await client.post("/v1/projects/register", json=body, headers=admin)
     assert resp.status_code == 201, resp.text
     attrs = resp.json()["data"]["attributes"]
     assert attrs["project_id"] == explicit and attrs["api_secret"].startswith("sk_")
     assert attrs["status"] == "active" and attrs["rate_limit_tier"] == "standard"
+    # The webhook_url became the project's endpoint, for every event, its secret shown once.
+    assert attrs["webhook_endpoint_id"].startswith("whk_")
+    assert attrs["webhook_secret"].startswith("whsec_")
+    project_creds = {"X-Project-ID": explicit, "X-API-Key": attrs["api_secret"]}
+    hooks = await client.get("/v1/webhooks", headers=project_creds)
+    assert hooks.status_code == 200, hooks.text
+    [endpoint] = hooks.json()["data"]
+    assert endpoint["id"] == attrs["webhook_endpoint_id"]
+    assert endpoint["attributes"]["url"] == "https://arena.example/hooks"
+    assert set(endpoint["attributes"]["events"]) == set(EVENT_TYPES)
+    assert "secret" not in endpoint["attributes"]
+    # Idempotent on its key: the same call again replays the same answer, nothing made twice.
+    again = await client.post("/v1/projects/register", json=body, headers=admin)
+    assert again.status_code == 201 and again.headers.get("idempotent-replayed") == "true"
+    assert again.json()["data"]["attributes"] == attrs
     call = await client.post(
         "/v1/users/batch/attributes",
         json={"uids": ["x"]},
         headers={"X-Project-ID": explicit, "X-API-Key": attrs["api_secret"]},
     )
     assert call.status_code == 200, call.text
-    dup = await client.post("/v1/projects/register", json=body, headers=admin)
+    dup = await client.post(
+        "/v1/projects/register", json=body | {"idempotency_key": "other"}, headers=admin
+    )
     assert dup.status_code == 409 and dup.json()["type"].endswith("/errors/project-exists")
+    no_key = {"name": "Auto id project"}
+    refused = await client.post("/v1/projects/register", json=no_key, headers=admin)
+    assert refused.status_code == 422  # a registration needs its key
     auto = await client.post(
-        "/v1/projects/register", json={"name": "Auto id project"}, headers=admin
+        "/v1/projects/register", json=no_key | {"idempotency_key": uuid.uuid4().hex}, headers=admin
     )
     assert auto.status_code == 201
+    assert auto.json()["data"]["attributes"].get("webhook_secret") is None
     assert int(auto.json()["data"]["attributes"]["project_id"]) > int(explicit)
     for bad in (
         {"name": "ok name", "allowed_scopes": ["root"]},
         {"name": "ok name", "rate_limit_tier": "gold"},
         {"name": "x"},
         {"name": "ok name", "project_id": "abc"},
+        {"name": "ok name", "webhook_url": "https://user:pw@arena.example/h"},
     ):
+        bad["idempotency_key"] = uuid.uuid4().hex
         refused = await client.post("/v1/projects/register", json=bad, headers=admin)
         assert refused.status_code == 422, bad
     _, dev = await actors.developer()
     assert (
-        await client.post("/v1/projects/register", json={"name": "Nope nope"}, headers=dev)
+        await client.post(
+            "/v1/projects/register", json={"name": "Nope nope", "idempotency_key": "k"}, headers=dev
+        )
     ).status_code == 403
 
 
@@ -184,13 +219,14 @@ async def test_status_gates_attribute_routes(
         "/v1/users/batch/attributes", json={"uids": [user.uid]}, headers=creds(project)
     )
     assert own.status_code == 403  # its own calls are refused by project auth
-    public = await client.get(f"/v1/users/{user.uid}/projects/{project.project_id}/attributes")
+    token = await world.token(user.uid, "user:read")
+    path = f"/v1/users/{user.uid}/projects/{project.project_id}/attributes"
+    public = await client.get(path, headers=bearer(token))
     assert [a["attributes"]["attribute_key"] for a in public.json()["data"]] == ["level"]
 
     await _set_status(session_maker, project.project_id, "deleted")
-    hidden = await client.get(f"/v1/users/{user.uid}/projects/{project.project_id}/attributes")
+    hidden = await client.get(path, headers=bearer(token))
     assert hidden.status_code == 409
-    token = await world.token(user.uid, "user:read")
     profile = await client.get(f"/v1/users/{user.uid}/full-profile", headers=bearer(token))
     assert profile.status_code == 200
     assert profile.json()["data"]["attributes"]["project_attributes"] == []
@@ -305,7 +341,14 @@ async def test_visibility_matrix(client: httpx.AsyncClient, matrix: dict[str, An
         resp = await client.get(
             f"/v1/users/{user.uid}/projects/{owner.project_id}/attributes", headers=headers
         )
+        if viewer == "anonymous":  # the spec's user:read (or project credentials)
+            assert resp.status_code == 401, resp.text
+            assert (await client.get(f"/v1/users/{user.uid}/full-profile")).status_code == 401
+            continue
         assert resp.status_code == 200, (viewer, resp.text)
+        assert resp.json()["meta"]["page"] == 1 and resp.json()["meta"]["total"] == len(
+            VISIBLE[viewer]
+        )
         seen = {a["attributes"]["attribute_key"] for a in resp.json()["data"]}
         assert seen == VISIBLE[viewer], viewer
 
@@ -327,8 +370,20 @@ async def test_visibility_matrix(client: httpx.AsyncClient, matrix: dict[str, An
     no_scope = bearer(await _token_without_user_read(matrix))
     resp = await client.get(f"/v1/users/{user.uid}/full-profile", headers=no_scope)
     assert resp.status_code == 403
-    missing = await client.get(f"/v1/users/u_missing/projects/{owner.project_id}/attributes")
+    missing = await client.get(
+        f"/v1/users/u_missing/projects/{owner.project_id}/attributes",
+        headers=matrix["headers"]["admin"],
+    )
     assert missing.status_code == 404
+    # Paged like every list: one attribute a page, in key order.
+    paged = await client.get(
+        f"/v1/users/{user.uid}/projects/{owner.project_id}/attributes",
+        params={"per_page": 1, "page": 2},
+        headers=matrix["headers"]["admin"],
+    )
+    body = paged.json()
+    assert [a["attributes"]["attribute_key"] for a in body["data"]] == ["priv"]
+    assert (body["meta"]["total"], body["meta"]["page"], body["meta"]["per_page"]) == (3, 2, 1)
 
 
 async def _token_without_user_read(matrix: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import worker_deps
 from core.config import Settings
+from db.models.access import AuditLog
 from db.models.chain import ChainTransaction
 from db.models.onboarding import McdWhitelistEntry
 from onboarding import whitelist_entries
@@ -84,6 +85,18 @@ async def test_whitelist_change_runs_in_its_workflow(
     assert await writes() == 1
     described = await temporal_env.client.get_workflow_handle(change_workflow_id(op_key)).describe()
     assert described.status == WorkflowExecutionStatus.COMPLETED
+    # The administrator's change is audited once (the repeated call drove the same change).
+    async with session_maker() as s:
+        audits = (
+            await s.scalars(
+                select(AuditLog).where(
+                    AuditLog.project_id == project_id,
+                    AuditLog.operation == "admin.whitelist.suspend",
+                )
+            )
+        ).all()
+    assert len(audits) == 1 and audits[0].actor.startswith("user:")
+    assert audits[0].response_body == {"op_key": op_key}
 
 
 async def test_sweep_drives_a_pending_change_whose_workflow_never_started(

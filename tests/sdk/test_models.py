@@ -1,4 +1,5 @@
-"""The SDK's generated models are current with the app's OpenAPI, and typed calls work.
+"""The SDKs' generated modules (Python and TypeScript) are current with the app's OpenAPI, and
+typed calls work.
 
 After adding or changing a route: ``make sdk-models`` and commit the files it rewrites.
 """
@@ -16,17 +17,27 @@ from mccgw_client import ApiKeyAuth, AsyncClient, models, operations
 from mccgw_client.errors import ValidationError
 
 from mccgw.sdkfold import public_names
-from mccgw.sdkgen import SDK_PACKAGE, generate, generated_files, openapi_document
+from mccgw.sdkgen import (
+    SDK_PACKAGE,
+    TS_FILES,
+    TS_GENERATED,
+    generate,
+    generated_files,
+    openapi_document,
+)
 from tests.sdk.conftest import BASE, Consented
 
 
 def test_checked_in_models_match_a_fresh_generation(tmp_path: Path) -> None:
-    generate(tmp_path)
+    generate(tmp_path, tmp_path / "ts")
     names = [p.name for p in generated_files(tmp_path)]
     assert names == [p.name for p in generated_files(SDK_PACKAGE)], "run `make sdk-models`"
-    for name in names:
-        fresh = (tmp_path / name).read_text()
-        checked_in = (SDK_PACKAGE / name).read_text()
+    pairs = [(tmp_path / n, SDK_PACKAGE / n) for n in names]
+    pairs += [(tmp_path / "ts" / n, TS_GENERATED / n) for n in TS_FILES]
+    for fresh_path, checked_in_path in pairs:
+        name = str(checked_in_path.relative_to(SDK_PACKAGE.parents[2]))
+        fresh = fresh_path.read_text()
+        checked_in = checked_in_path.read_text()
         if fresh != checked_in:
             diff = "".join(
                 list(
@@ -54,6 +65,18 @@ def test_the_sdk_names_models_by_their_public_names() -> None:
     for key, schema in keys.items():
         if "__" not in key and "[" not in str(schema.get("title")):
             assert hasattr(models, key), key  # a unique server class keeps its own name
+
+
+def test_models_accept_fields_a_later_gateway_adds() -> None:
+    """The gateway's own models forbid extra fields; the SDK's must not (an old client keeps
+    working when an answer grows), and a success of another shape is parsed as its own model."""
+    classes = [c for c in vars(models).values() if isinstance(c, type)]
+    shaped = [c for c in classes if issubclass(c, models.BaseModel) and c.model_fields]
+    assert len(shaped) > 100
+    assert {c.model_config.get("extra") for c in shaped} == {"allow"}
+    approve = operations.approve
+    assert approve.response_for(200) is models.OneApprovedApplicationAttributes
+    assert approve.response_for(202) is models.OneApplicationAttributes
 
 
 def test_public_names_tell_clashing_classes_apart() -> None:

@@ -2,12 +2,15 @@
 
 The page's tagged blocks (``<!-- quickstart: NAME -->``) are executed in order: the shell block
 with bash in a directory that looks like the repository root (``.dev`` is this stack's state
-directory, ``.venv`` the repository's), the Python blocks in one namespace, as one script.
-The only change made to the page's text: the stack's API port instead of 8000.
+directory, ``.venv`` the repository's), the Python blocks in one namespace, as one script, each
+step's outcome checked; then the TypeScript blocks as one ES module (compiled by the SDK's own
+tsc, importing ``@mccgw/client``) on the same stack, its printed outcomes checked. The only
+change made to the page's text: the stack's API port instead of 8000.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -20,6 +23,7 @@ import pytest
 
 from core.embedded import free_port
 from tests.conftest import traversable_tmp
+from tests.sdk.test_typescript import PACKAGE, installed_npm
 from tests.test_dev_stack import _Stack
 
 pytestmark = pytest.mark.slow
@@ -38,8 +42,9 @@ def blocks() -> list[tuple[str, str, str]]:
 
 
 def test_the_page_has_every_step_in_order() -> None:
-    assert [name for name, _, _ in blocks()] == STEPS
-    assert [lang for _, lang, _ in blocks()] == ["sh"] + ["python"] * (len(STEPS) - 1)
+    """The shell step, then each step in Python and TypeScript side by side."""
+    found = [(name, lang) for name, lang, _ in blocks()]
+    assert found == [("tokens", "sh")] + [(s, lang) for s in STEPS[1:] for lang in ("python", "ts")]
 
 
 @pytest.fixture
@@ -59,7 +64,7 @@ def _shell_step(code: str, cwd: Path) -> dict[str, str]:
     )
     assert done.returncode == 0, done.stderr
     pairs = (item.split("=", 1) for item in out.read_text().split("\0") if "=" in item)
-    return dict(pairs)
+    return dict(pairs) | {"_stderr": done.stderr}
 
 
 def _start(stack_root: Path) -> tuple[_Stack, Path, str]:
@@ -91,14 +96,14 @@ def test_quickstart_end_to_end(stack_root: Path, monkeypatch: pytest.MonkeyPatch
         (workdir / ".dev").symlink_to(state_dir)
         monkeypatch.chdir(workdir)
         page = {name: (lang, code.replace("http://127.0.0.1:8000", base_url))
-                for name, lang, code in blocks()}  # fmt: skip
+                for name, lang, code in blocks() if lang != "ts"}  # fmt: skip
 
         def run(name: str) -> None:
             lang, code = page[name]
             if lang == "sh":
                 exported = _shell_step(code, workdir)
                 for var in ("MCCGW_BASE_URL", "DEV_TOKEN", "ADMIN_TOKEN"):
-                    assert exported.get(var), f"the {name} step exports {var}"
+                    assert exported.get(var), f"{name} exports {var}: {exported['_stderr']}"
                     monkeypatch.setenv(var, exported[var])
             else:
                 exec(compile(code, f"docs/quickstart.md:{name}", "exec"), namespace)
@@ -106,6 +111,10 @@ def test_quickstart_end_to_end(stack_root: Path, monkeypatch: pytest.MonkeyPatch
         for name in page:
             run(name)
             _check(name, namespace)
+        npm = installed_npm(required=False)
+        if npm is None:
+            pytest.skip("the Python blocks passed; no node here for the TypeScript ones")
+        _typescript(npm, workdir)
     finally:
         if "receiver" in namespace:  # the page's webhook receiver, if the run got that far
             namespace["receiver"].shutdown()
@@ -126,18 +135,50 @@ def _stop(stack: _Stack) -> None:
 def _check(step: str, ns: dict[str, Any]) -> None:
     """What each step must have achieved (beyond not raising)."""
     if step == "apply":
-        assert ns["application"]["attributes"]["status"] == "pending"
+        assert ns["application"].attributes.status == "pending"
     elif step == "approve":
-        assert ns["approved"]["status"] == "approved" and ns["approved"]["whitelist_tx"]
+        assert ns["approved"].status == "approved" and ns["approved"].whitelist_pda
         assert ns["API_SECRET"].startswith("sk_")
     elif step == "first-call":
-        assert ns["gw"].get("/v1/webhooks").meta["total"] == 0
+        assert ns["first_page"].meta.total == 0
     elif step == "receiver":
-        assert ns["endpoint"]["attributes"]["url"].startswith("http://127.0.0.1:")
+        assert ns["endpoint"].attributes.url.startswith("http://127.0.0.1:")
     elif step == "lock":
-        assert ns["lock"]["attributes"]["status"] == "locked"
+        assert ns["lock"].attributes.status == "locked"
     elif step == "transfer":
         assert ns["status"] == "completed"
     elif step == "webhooks":
         kinds = {e.type for e in ns["received"].values()}
         assert {"funds.locked", "transfer.completed"} <= kinds, kinds
+
+
+def _typescript(npm: str, workdir: Path) -> None:
+    """The TypeScript blocks as one module (in the package, so that ``@mccgw/client`` resolves
+    to the SDK just built), run with node from the repository-shaped directory."""
+    script_dir = PACKAGE / "build" / "quickstart"
+    script_dir.mkdir(parents=True, exist_ok=True)
+    code = [code for _, lang, code in blocks() if lang == "ts"]
+    (script_dir / "quickstart.ts").write_text("\n\n".join(code) + "\n")
+    options = {"rootDir": ".", "outDir": "out", "declaration": False, "sourceMap": False}
+    tsconfig = {"extends": "../../tsconfig.json", "compilerOptions": options}
+    (script_dir / "tsconfig.json").write_text(json.dumps(tsconfig | {"include": ["quickstart.ts"]}))
+    for step in (["run", "build"], ["exec", "--", "tsc", "-p", str(script_dir)]):
+        done = subprocess.run(
+            [npm, *step], cwd=PACKAGE, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run(
+        ["node", str(script_dir / "out" / "quickstart.js")],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(r"\S+ pending", lines[0]), lines
+    assert any(re.fullmatch(r"approved \d+ \S+", line) for line in lines), lines
+    assert re.fullmatch(r"lk_\S+ locked", next(x for x in lines if x.startswith("lk_"))), lines
+    assert "completed" in lines, lines
+    kinds = {line.split()[0] for line in lines if line.startswith(("funds.", "transfer."))}
+    assert {"funds.locked", "transfer.completed"} <= kinds, lines

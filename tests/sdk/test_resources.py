@@ -108,8 +108,9 @@ async def test_resources_against_the_app(app: FastAPI, consented: Consented) -> 
             uid, attribute_key="level", attribute_value={"rank": "gold"}
         )
         assert attribute.attributes.attribute_key == "level"
-        mine = await gw.users.attributes.for_project(uid, creds.project_id)
-        assert [a.attributes.attribute_key for a in mine] == ["level"]
+        # A paged list since issue 34: the pages, as every list's.
+        mine = [p async for p in gw.users.attributes.for_project(uid, creds.project_id)]
+        assert [a.attributes.attribute_key for p in mine for a in p.data] == ["level"]
         ids = [
             (
                 await gw.webhooks.register(

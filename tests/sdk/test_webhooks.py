@@ -67,6 +67,13 @@ def test_good_delivery_any_header_spelling() -> None:
     assert verify_webhook(SECRET, lowered, body, now=NOW).id == "evt_0001"
     # Rotation: the old and the new secret are both accepted while both are configured.
     assert verify_webhook(["whsec_old_secret_000000", SECRET], headers(body), body, now=NOW)
+    # A rolled endpoint's delivery carries both signatures, spaced (new first): a receiver
+    # holding either secret accepts it, one holding neither does not.
+    both = independent("whsec_new_secret_000000", body) + " " + independent(SECRET, body)
+    assert verify_webhook(SECRET, headers(body, signature=both), body, now=NOW)
+    assert verify_webhook("whsec_new_secret_000000", headers(body, signature=both), body, now=NOW)
+    with pytest.raises(InvalidWebhookSignature):
+        verify_webhook("whsec_someone_else_000", headers(body, signature=both), body, now=NOW)
 
 
 @pytest.mark.parametrize(

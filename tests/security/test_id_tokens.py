@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Any
 
 from authlib.common.security import generate_token
 from authlib.integrations.httpx_client import AsyncOAuth2Client
 from fastapi import FastAPI
+from solders.keypair import Keypair
 
+from db.models.onboarding import ProjectApplication
 from tests.access.test_oauth_flow import AUTH, TOKEN_URL, oauth_client
 from tests.factories import PASSWORD, World
 
@@ -98,3 +101,27 @@ async def test_a_new_sign_in_after_a_revocation_works(
     _, second = await _tokens(app, world, "openid profile", user, client_id)
     r = await client.get("/users/profile", headers=_bearer(second["id_token"]))
     assert r.status_code == 200, r.text
+
+
+async def test_developer_routes_show_the_email_only_with_the_email_scope(
+    app: FastAPI, client: Any, world: World
+) -> None:
+    user = await world.user()
+    async with world.sessions() as s:
+        s.add(
+            ProjectApplication(
+                id=uuid.uuid4(), developer_uid=user.uid, developer_email=user.email,
+                status="pending", project_name=f"M5 {uuid.uuid4().hex[:6]}",
+                mcd_wallet_address=str(Keypair().pubkey()),
+            )
+        )  # fmt: skip
+        await s.commit()
+    _, plain = await _tokens(app, world, "openid profile", user)
+    _, with_email = await _tokens(app, world, "openid email", user)
+    seen = {}
+    for name, token in (("plain", plain), ("email", with_email)):
+        r = await client.get("/v1/projects/applications", headers=_bearer(token["id_token"]))
+        assert r.status_code == 200, r.text
+        [application] = r.json()["data"]
+        seen[name] = application["attributes"]["developer_email"]
+    assert seen == {"plain": None, "email": user.email}

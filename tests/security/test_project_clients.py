@@ -25,6 +25,7 @@ async def test_item9_registered_project_can_be_authorized_by_a_user(
         "name": f"Moon {secrets.token_hex(3)}",
         "allowed_scopes": ["funds:manage", "funds:read"],
         "redirect_uris": ["https://moon.example/cb"],
+        "idempotency_key": secrets.token_hex(8),
     }
     r = await client.post("/v1/projects/register", json=body, headers=headers)
     assert r.status_code == 201, r.text

@@ -1,11 +1,18 @@
-"""Item 3: no header escapes the rate limit; failed logins are limited per account and IP."""
+"""Item 3: no header escapes the rate limit. Issue 31 M4: sign-in throttling slows guessers per
+account and source and never locks the owner out; L6: an IPv6 /64 is one source."""
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
+from fastapi import FastAPI
 from redis.asyncio import Redis
 
+from access.login import SOURCE_FAILURES
+from access.ratelimit import source_of
 from api.ratelimit import CONSOLE_LIMIT
+from tests.access.conftest import BASE
 from tests.factories import PASSWORD, REDIRECT, World, clear_rate_windows
 
 
@@ -29,31 +36,97 @@ async def test_item3_credential_headers_do_not_escape_the_limit(
         await clear_rate_windows(redis)
 
 
-async def test_item3_failed_logins_limited_per_account_and_ip(
-    client: httpx.AsyncClient, world: World
-) -> None:
+def _from(app: FastAPI, address: str) -> httpx.AsyncClient:
+    """A client whose requests come from ``address``."""
+    transport = httpx.ASGITransport(app=app, client=(address, 50000))
+    return httpx.AsyncClient(transport=transport, base_url=BASE)
+
+
+async def _sign_in(
+    client: httpx.AsyncClient, client_id: str, username: str, password: str
+) -> httpx.Response:
+    params = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+    return await client.post(
+        "/auth/oauth/authorize",
+        params=params,
+        data={"username": username, "password": password, "decision": "approve"},
+    )
+
+
+async def test_m4_no_one_can_lock_the_owner_out(app: FastAPI, world: World) -> None:
+    """Issue 31 M4: failures spread over many sources (the old per-account lockout took 10)
+    never refuse the right password from a fresh source; the guessing sources wait."""
     user = await world.user()
     project = await world.project()
     client_id, _ = await world.oauth_client(project.project_id)
-    params = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+    attackers = [_from(app, f"198.51.100.{i}") for i in range(1, 9)]
+    statuses = []
+    for attacker in attackers:
+        for _ in range(3):
+            statuses.append((await _sign_in(attacker, client_id, user.username, "x")).status_code)
+    assert statuses == [401] * 24
+    # The attacker's own source must wait before its next try (the right password included).
+    r = await _sign_in(attackers[-1], client_id, user.username, PASSWORD)
+    assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+    async with _from(app, "203.0.113.7") as owner:
+        r = await _sign_in(owner, client_id, user.username, PASSWORD)
+        assert r.status_code == 302, r.text
+    for attacker in attackers:
+        await attacker.aclose()
 
-    async def login(username: str, password: str) -> int:
-        r = await client.post(
-            "/auth/oauth/authorize",
-            params=params,
-            data={"username": username, "password": password, "decision": "approve"},
-        )
-        return r.status_code
 
-    assert [await login(user.username, "wrong") for _ in range(10)] == [401] * 10
-    # The account is now locked for a while, even with the right password.
-    assert await login(user.username, PASSWORD) == 429
-    # Another account from the same IP still works until the IP's budget is spent.
-    other = await world.user()
-    assert await login(other.username, PASSWORD) == 302
-    spent = [await login(f"nobody{i}", "x") for i in range(25)]
-    assert spent.count(401) == 20 and spent[-1] == 429
-    assert await login(other.username, PASSWORD) == 429
+async def test_m4_delays_grow_per_account_and_source(app: FastAPI, world: World) -> None:
+    user = await world.user()
+    project = await world.project()
+    client_id, _ = await world.oauth_client(project.project_id)
+    async with _from(app, "2001:db8:1::5") as guesser, _from(app, "2001:db8:1::6") as same64:
+        assert [
+            (await _sign_in(guesser, client_id, user.username, "x")).status_code for _ in range(3)
+        ] == [401] * 3
+        waits = []
+        for _ in range(2):
+            r = await _sign_in(guesser, client_id, user.username, "x")
+            assert r.status_code == 429, r.text
+            waits.append(int(r.headers["retry-after"]))
+            # Another address of the same /64 is the same source: it waits too.
+            assert (await _sign_in(same64, client_id, user.username, "x")).status_code == 429
+            await asyncio.sleep(waits[-1])
+            assert (await _sign_in(guesser, client_id, user.username, "x")).status_code == 401
+        assert waits == [1, 2]
+        # Another account from that source is not delayed by this pair.
+        other = await world.user()
+        r = await _sign_in(guesser, client_id, other.username, PASSWORD)
+        assert r.status_code == 302, r.text
+
+
+async def test_m4_a_source_that_fails_on_many_accounts_is_refused(
+    app: FastAPI, world: World
+) -> None:
+    project = await world.project()
+    client_id, _ = await world.oauth_client(project.project_id)
+    user = await world.user()
+    async with _from(app, "192.0.2.44") as guesser:
+        spent = [
+            (await _sign_in(guesser, client_id, f"nobody{i}", "x")).status_code
+            for i in range(SOURCE_FAILURES + 1)
+        ]
+        assert spent[:SOURCE_FAILURES] == [401] * SOURCE_FAILURES and spent[-1] == 429
+        assert (await _sign_in(guesser, client_id, user.username, PASSWORD)).status_code == 429
+    async with _from(app, "192.0.2.45") as elsewhere:
+        r = await _sign_in(elsewhere, client_id, user.username, PASSWORD)
+        assert r.status_code == 302, r.text
+
+
+async def test_l6_an_ipv6_64_is_one_anonymous_budget(app: FastAPI) -> None:
+    remaining = []
+    for address in ("2001:db8:2::1", "2001:db8:2::ffff:1", "2001:db8:2:0:1:2:3:4"):
+        async with _from(app, address) as c:
+            r = await c.get("/v1/_probe/bare")
+            remaining.append(int(r.headers["x-ratelimit-remaining"]))
+    assert remaining == [99, 98, 97]
+    assert source_of("2001:db8:2::1") == "2001:db8:2::/64"
+    assert source_of("::ffff:192.0.2.1") == "192.0.2.1"
+    assert source_of("192.0.2.1") == "192.0.2.1"
 
 
 async def test_item3_the_console_has_a_budget_of_its_own(

@@ -3,20 +3,30 @@ on-chain update_price per close across retries and a lost result."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from solders.keypair import Keypair
+from solders.pubkey import Pubkey
+from spl.token.constants import TOKEN_PROGRAM_ID
+from spl.token.instructions import mint_to
+from spl.token.models import MintToParams
 from sqlalchemy import delete, func, select, update
 from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps
-from activities.tokens import OracleCloseRequest, OracleWriteRequest, TokenActivities
+from activities.tokens import (
+    OracleCloseRequest,
+    OracleSampleRequest,
+    OracleWriteRequest,
+    TokenActivities,
+)
 from chain.reincarnation import read_reincarnation_pool
 from db.models.chain import ChainTransaction
-from db.models.tokens import AdminPrice, PriceClose
+from db.models.tokens import AdminPrice, PriceClose, PriceSample
 from devchain.market_pool import ensure_market_pool
 from devchain.outside import OutsideWallet
 from tokens import oracle
@@ -25,8 +35,10 @@ from tokens.prices import (
     Quote,
     buyback_price,
     choose,
+    clamp_move,
     market_price,
     mean_price,
+    median_price,
     parse_price,
 )
 from workflows.tokens import OracleInput, OracleWorkflow
@@ -65,6 +77,7 @@ async def _clear(deps: WorkerDeps) -> None:
     async with deps.sessions() as session:
         await session.execute(delete(PriceClose))
         await session.execute(delete(AdminPrice))
+        await session.execute(delete(PriceSample))
         await session.commit()
 
 
@@ -118,10 +131,18 @@ async def test_source_priority_and_one_onchain_write_per_close(
         mcc_amount=1_000_000 * 10**9, usdc_amount=10_500_000 * 10**6,
     )  # fmt: skip
     market_settings = deps.settings.model_copy(
-        update={"market_pool_mcc_vault": pool.mcc_vault, "market_pool_usdc_vault": pool.usdc_vault}
+        update={
+            "market_pool_mcc_vault": pool.mcc_vault,
+            "market_pool_usdc_vault": pool.usdc_vault,
+            "oracle_min_samples": 3,
+        }
     )
     market_acts = TokenActivities(dataclasses.replace(deps, settings=market_settings))
     t2 = t1 + oracle.CLOSE_EVERY
+    # The close takes the market from the samples in its window (three, one a minute).
+    for minute in (3, 2, 1):
+        at = (t2 - timedelta(minutes=minute)).isoformat()
+        assert (await market_acts.oracle_sample(OracleSampleRequest(now=at))).counted
     third = await market_acts.oracle_record_closes(OracleCloseRequest(now=t2.isoformat()))
     async with deps.sessions() as session:
         closes = (await session.scalars(select(PriceClose).order_by(PriceClose.close_at))).all()
@@ -187,7 +208,11 @@ async def test_schedules_close_every_four_hours_utc(
     temporal_env: WorkflowEnvironment, queue: str
 ) -> None:
     from workflows.schedules import ensure_token_schedules
-    from workflows.tokens import DEPOSIT_SCHEDULE_ID, ORACLE_SCHEDULE_ID
+    from workflows.tokens import (
+        DEPOSIT_SCHEDULE_ID,
+        ORACLE_SAMPLE_SCHEDULE_ID,
+        ORACLE_SCHEDULE_ID,
+    )
 
     client = temporal_env.client
     await ensure_token_schedules(client, queue, timedelta(seconds=10))
@@ -202,6 +227,113 @@ async def test_schedules_close_every_four_hours_utc(
         assert upcoming[1] - upcoming[0] == timedelta(hours=4)
         watch = await client.get_schedule_handle(DEPOSIT_SCHEDULE_ID).describe()
         assert watch.schedule.spec.intervals[0].every == timedelta(seconds=10)
+        # The market sampler: once a minute, each run one sample.
+        sampler = await client.get_schedule_handle(ORACLE_SAMPLE_SCHEDULE_ID).describe()
+        assert sampler.schedule.spec.intervals[0].every == timedelta(minutes=1)
     finally:
-        for schedule_id in (ORACLE_SCHEDULE_ID, DEPOSIT_SCHEDULE_ID):
+        for schedule_id in (ORACLE_SCHEDULE_ID, DEPOSIT_SCHEDULE_ID, ORACLE_SAMPLE_SCHEDULE_ID):
             await client.get_schedule_handle(schedule_id).delete()
+
+
+def test_median_and_move_cap() -> None:
+    assert median_price([3, 1, 2]) == 2 and median_price([4, 1, 3, 2]) == 2
+    assert median_price([10, 10, 10, 1_000]) == 10  # one outlier never moves it
+    assert clamp_move(20_000_000, 10_000_000, 1_000) == 11_000_000
+    assert clamp_move(5_000_000, 10_000_000, 1_000) == 9_000_000
+    assert clamp_move(10_500_000, 10_000_000, 1_000) == 10_500_000
+    assert clamp_move(10_500_000, None, 1_000) == 10_500_000
+
+
+async def _until_price(market: oracle.MarketReader, different_from: int | None) -> int | None:
+    """The pool's price at finalized, once it differs from ``different_from``."""
+    for _ in range(200):
+        _, _, price = await market.read_vaults()
+        if price != different_from:
+            return price
+        await asyncio.sleep(0.05)
+    raise AssertionError("the pool's price did not change at finalized")
+
+
+async def test_a_donation_between_two_samples_does_not_steer_the_close(
+    deps: WorkerDeps,
+) -> None:
+    """Issue 31 M6: someone donates USDC into the pool's vault between two samples. The close
+    takes the median of the window's samples, so a donation seen by a minority of them moves
+    nothing; seen by most of them, the on-chain base still moves at most 10 % per close. A
+    pool below the liquidity floor is no source at all."""
+    await _clear(deps)
+    creator = OutsideWallet(Keypair(), deps.solana)
+    usdc_mint = Keypair()
+    pool = await ensure_market_pool(
+        deps.gateway, creator, usdc_mint, Keypair().pubkey(),
+        mcc_amount=1_000_000 * 10**9, usdc_amount=10_500_000 * 10**6,
+    )  # fmt: skip
+    settings = deps.settings.model_copy(
+        update={
+            "market_pool_mcc_vault": pool.mcc_vault,
+            "market_pool_usdc_vault": pool.usdc_vault,
+            "oracle_min_samples": 5,
+            "oracle_min_liquidity_usdc": 1_000 * 10**6,
+            "oracle_max_move_bps": 1_000,
+        }
+    )
+    acts = TokenActivities(dataclasses.replace(deps, settings=settings))
+    t1 = datetime(2022, 3, 1, 4, tzinfo=UTC)
+    t2 = t1 + oracle.CLOSE_EVERY
+
+    async def sample(close_at: datetime, minutes_before: int) -> None:
+        at = close_at - timedelta(minutes=minutes_before)
+        result = await acts.oracle_sample(OracleSampleRequest(now=at.isoformat()))
+        assert result.recorded and result.counted
+
+    honest = await _until_price(acts.market, None)
+    assert honest == 10_500_000
+    for minute in (9, 8, 7, 6):
+        await sample(t1, minute)
+    # The donation: 21,000,000 USDC straight into the USDC vault (spot price x3).
+    await creator.send_instructions(
+        [
+            mint_to(
+                MintToParams(
+                    program_id=TOKEN_PROGRAM_ID, mint=usdc_mint.pubkey(),
+                    dest=Pubkey.from_string(pool.usdc_vault),
+                    mint_authority=creator.address, amount=21_000_000 * 10**6,
+                )
+            )
+        ]
+    )  # fmt: skip
+    steered = await _until_price(acts.market, honest)
+    assert steered == 31_500_000
+    for minute in (3, 2, 1):
+        await sample(t1, minute)
+    await acts.oracle_record_closes(OracleCloseRequest(now=t1.isoformat()))
+    async with deps.sessions() as session:
+        first = await session.get(PriceClose, t1)
+    assert first is not None
+    # 4 honest samples and 3 donated ones: the median is honest.
+    assert (first.source, first.price_usdc) == ("market", honest)
+    # The first close moves at most 10 % from the rule's price without the market (10 USDC).
+    assert first.base_price_usdc == 10_500_000
+
+    # The donation stays: every sample of the next window sees it, and the close takes it;
+    # the on-chain base moves 10 % of the previous base, no more.
+    for minute in (5, 4, 3, 2, 1):
+        await sample(t2, minute)
+    await acts.oracle_record_closes(OracleCloseRequest(now=t2.isoformat()))
+    async with deps.sessions() as session:
+        second = await session.get(PriceClose, t2)
+    assert second is not None and second.price_usdc == steered
+    assert second.base_price_usdc == first.base_price_usdc * 11 // 10  # not (10.5+31.5)/2
+
+    # Below the liquidity floor the pool is no source: the close falls back to the default.
+    floor = settings.model_copy(update={"oracle_min_liquidity_usdc": 10**9 * 10**6})
+    thin = TokenActivities(dataclasses.replace(deps, settings=floor))
+    t3 = t2 + oracle.CLOSE_EVERY
+    for minute in (5, 4, 3, 2, 1):
+        at = (t3 - timedelta(minutes=minute)).isoformat()
+        assert not (await thin.oracle_sample(OracleSampleRequest(now=at))).counted
+    await thin.oracle_record_closes(OracleCloseRequest(now=t3.isoformat()))
+    async with deps.sessions() as session:
+        third = await session.get(PriceClose, t3)
+    assert third is not None and third.source == "default"
+    await _clear(deps)

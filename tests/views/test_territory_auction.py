@@ -69,6 +69,15 @@ async def test_wallet_nfts_and_unit(client: httpx.AsyncClient) -> None:
     await get(client, "/v1/territory/unit/3/nft?type=sector", 404)
     await get(client, "/v1/territory/unit/3/nft", 422)  # the type is required
     await get(client, "/v1/territory/unit/0/nft?type=station", 422)
+    # The ids /v1/organizations gives (issue 34): station-4 is the same unit as 4 + station.
+    named = await get(client, "/v1/territory/unit/station-4/nft")
+    assert named["data"] == unit["data"] and named["meta"]["address"] == unit["meta"]["address"]
+    assert (await get(client, "/v1/territory/unit/matrix-3/nft?type=matrix"))["data"] == minted[
+        "data"
+    ]
+    await get(client, "/v1/territory/unit/matrix-3/nft?type=station", 422)  # contradicts
+    await get(client, "/v1/territory/unit/galaxy-3/nft", 422)
+    await get(client, "/v1/territory/unit/station-0/nft", 422)
 
 
 async def test_auction_config_uses_the_mints_decimals(client: httpx.AsyncClient) -> None:

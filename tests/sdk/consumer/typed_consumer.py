@@ -44,8 +44,10 @@ def settle_auction(gw: Client, bidder: str, seller: str) -> str:
 
 
 def approve(admin: AdminClient, application_id: str) -> str | None:
-    approved = admin.projects.approve(application_id)
-    return approved.attributes.api_secret
+    answer = admin.projects.approve(application_id).attributes
+    if isinstance(answer, models.ApprovedApplicationAttributes):  # 200, else 202 `approving`
+        return answer.api_secret
+    return None
 
 
 async def report(gw: AsyncClient, uid: str) -> int:

@@ -33,7 +33,6 @@ async def gateway(
         load_or_create_keys(keys_dir),
         session_maker,
         poll_interval=0.05,
-        max_poll_interval=0.3,
     )
     await client.close()
 

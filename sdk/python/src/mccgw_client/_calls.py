@@ -330,9 +330,10 @@ def _json_or_empty(response: httpx.Response) -> dict[str, Any]:
 
 
 def _parse(op: Operation[ResponseT], response: Response) -> ResponseT:
-    if op.response is None:
+    model = op.response_for(response.status_code)
+    if model is None:
         return cast(ResponseT, response.body)
-    return cast(ResponseT, op.response.model_validate_json(response.content))
+    return cast(ResponseT, model.model_validate_json(response.content))
 
 
 def _page(response: Response, page: int, per_page: int) -> Page:

@@ -23,6 +23,12 @@ class Operation(Generic[ResponseT]):
     request: type[BaseModel] | None
     response: type[BaseModel] | None
     summary: str = ""
+    # (status, model) of the other successes of another shape (approve: 202 before 200).
+    alternatives: tuple[tuple[int, type[BaseModel]], ...] = ()
+
+    def response_for(self, status: int) -> type[BaseModel] | None:
+        """The model of an answer with this status."""
+        return dict(self.alternatives).get(status, self.response)
 
     @property
     def path_params(self) -> list[str]:

@@ -24,10 +24,7 @@ class BaseModel(_BaseModel):
     )
 
 
-class AddressBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class AddressBalanceAttributes(BaseModel):
     address: str
     token_accounts: int
     total_balance: Annotated[
@@ -40,22 +37,57 @@ class AdminActionIn(BaseModel):
     reason: Annotated[str | None, Field(max_length=200, min_length=1)] = "operator action"
 
 
-class Alive(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class AdminProjectAttributes(BaseModel):
+    """
+    A project as an administrator sees it (never its secret nor the secret's hash).
+    """
+
+    allowed_scopes: list[str]
+    api_key: str | None
+    created_at: str
+    description: str | None
+    ip_allowlist: list[str]
+    limits: dict[str, Any]
+    mcd_wallet_address: str | None
+    name: str
+    owner_uid: str | None
+    previous_secret_expires_at: str | None
+    project_id: str
+    rate_limit_per_minute: int
+    rate_limit_tier: str
+    status: str
+    suspended: bool
+    updated_at: str
+    webhook_url: str | None
+
+
+class AliveBody(BaseModel):
     status: Literal["ok"]
 
 
+class ApiSecretAttributes(BaseModel):
+    """
+    The answer of a roll: the new api_secret, shown once.
+    """
+
+    api_key: str | None
+    api_secret: str
+    previous_expires_at: str | None
+    project_id: str
+    rolled_at: str
+
+
 class ApplicationAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_key: str | None
     application_id: str
     company_name: str | None
     created_at: str
-    developer_email: str
+    developer_email: Annotated[
+        str | None,
+        Field(
+            description="On the developer routes only with the `email` scope (admins always see it)"
+        ),
+    ]
     developer_uid: str
     mcc_wallet_address: str | None
     mcd_wallet_address: str
@@ -92,53 +124,29 @@ class ApplicationIn(BaseModel):
 
 class ApproveIn(BaseModel):
     """
-    Optional: the project scopes the approved project gets (default: every one).
+    Optional: the project scopes the approved project gets (default: every one) and its
+    rate-limit tier (default ``free``).
     """
 
     allowed_scopes: Annotated[list[str] | None, Field(examples=[["funds:read"]], max_length=20)] = (
         None
     )
+    rate_limit_tier: Literal["free", "standard", "enterprise"] | None = "free"
 
 
-class ApprovedApplicationAttributes(BaseModel):
+class ApprovedApplicationAttributes(ApplicationAttributes):
     """
     The approve answer: the application, its api_secret (shown once) and OAuth client.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    api_key: str | None
     api_secret: str
-    application_id: str
     client_type: str | None = None
-    company_name: str | None
-    created_at: str
-    developer_email: str
-    developer_uid: str
-    mcc_wallet_address: str | None
-    mcd_wallet_address: str
     oauth_client_id: str | None = None
-    project_description: str | None
-    project_id: int | None
-    project_name: str
     redirect_uris: list[str] | None = None
-    rejection_reason: str | None
-    reviewed_at: str | None
-    reviewed_by: str | None
     scopes: list[str] | None = None
-    status: str
-    updated_at: str
-    website_url: str | None
-    whitelist_bump: int | None
-    whitelist_pda: str | None
-    whitelist_tx: str | None
 
 
 class Attempt(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     at: str
     attempt: int
     error: str | None
@@ -182,9 +190,6 @@ class AttributeDeleteIn(BaseModel):
 
 
 class AttributeDeletionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     deleted: list[str]
     not_found: list[str]
     project_id: str
@@ -194,23 +199,22 @@ class AttributeDeletionAttributes(BaseModel):
 class AttributeIn(BaseModel):
     attribute_key: Annotated[str, Field(examples=["auction_wins"], max_length=100, min_length=1)]
     attribute_value: Annotated[Any, Field(examples=[{"count": 3}])]
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
     visibility: Literal["public", "private", "authorized"] | None = "private"
 
 
 class AttributeValue(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     updated_at: str
     value: Any
     visibility: str
 
 
 class AuctionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     auction_id: int
     auction_type: str
@@ -239,9 +243,6 @@ class AuctionAttributes(BaseModel):
 
 
 class AuctionConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     auction_duration_seconds: int
     authority: str
     created_at: str | None
@@ -261,43 +262,12 @@ class AuctionConfigAttributes(BaseModel):
     updated_at: str | None
 
 
-class AuctionDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    auction_id: int
-    auction_type: str
-    bid_count: int
-    buy_now_price: str | None
-    completed_at: str | None
-    created_at: str | None
-    creator: str
-    current_price: str
-    end_time: str | None
-    ended_unsettled: bool
+class AuctionDetailAttributes(AuctionAttributes):
     escrow_account: str
     escrow_balance: str | None
-    extension_count: int
-    highest_bidder: str | None
-    is_biddable: bool
-    is_ended: bool
-    min_next_bid: str | None
-    nft_mint: str | None
-    proceeds_recipient: str
-    seconds_left: int
-    settled_amount: str
-    start_time: str | None
-    starting_price: str
-    status: str
-    territory_id: int
-    territory_type: str
 
 
 class AuthorizationAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     granted_at: str
     project_id: str
     project_name: str | None
@@ -308,9 +278,6 @@ class AuthorizationAttributes(BaseModel):
 
 
 class AvatarAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str
     bytes: int
     content_type: str
@@ -319,9 +286,6 @@ class AvatarAttributes(BaseModel):
 
 
 class BaseProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
@@ -347,9 +311,6 @@ class BatchIn(BaseModel):
 
 
 class BidAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     amount: str
     auction_ended: bool | None
@@ -364,9 +325,6 @@ class BidAttributes(BaseModel):
 
 
 class BonusAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_multiplier: Annotated[
         float, Field(description="Applied to every mining reward: 1.3 = +30 %")
     ]
@@ -374,9 +332,6 @@ class BonusAttributes(BaseModel):
 
 
 class BorrowChecks(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount_at_least_minimum: bool
     amount_at_most_maximum: bool
     borrows_not_paused: bool
@@ -388,9 +343,6 @@ class BorrowChecks(BaseModel):
 
 
 class BuyoutAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     completed_at: str | None
     expires_at: str | None
@@ -405,7 +357,7 @@ class BuyoutAttributes(BaseModel):
     total_buyout_amount: str
 
 
-class CalculateInterestBody(BaseModel):
+class CalculateInterestIn(BaseModel):
     accrued_interest: Annotated[
         str | None, Field(description="Interest already accrued (decimal string)")
     ] = "0"
@@ -435,9 +387,6 @@ class CancelIn(BaseModel):
 
 
 class Capacities(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrix: int
     sector: int
     station: int
@@ -445,15 +394,24 @@ class Capacities(BaseModel):
 
 
 class ChainWriteView(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attempt: int | None
     confirmation_status: str | None
     last_valid_block_height: int | None
     send_count: int | None
     signature: str | None
     status: str
+
+
+class ClientSecretRollIn(BaseModel):
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current client secret keeps working (0: stops now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
 
 
 class Meta(BaseModel):
@@ -466,9 +424,6 @@ class CountMeta(Meta):
 
 
 class DailyKpi(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avg_input: Annotated[str, Field(description="USDC per member, rounded down to 6 decimals")]
     day: date_aliased
     member_count: int
@@ -477,9 +432,6 @@ class DailyKpi(BaseModel):
 
 
 class DayProject(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     date: str
     mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
@@ -488,9 +440,6 @@ class DayProject(BaseModel):
 
 
 class DeliveryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attempt_log: list[Attempt]
     attempts: int
     completed_at: str | None
@@ -505,9 +454,6 @@ class DeliveryAttributes(BaseModel):
 
 
 class DriftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     address: str | None
     chain_balance: str
     created_at: str
@@ -519,9 +465,6 @@ class DriftAttributes(BaseModel):
 
 
 class EndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     disabled_at: str | None
     disabled_reason: str | None
@@ -533,9 +476,6 @@ class EndpointAttributes(BaseModel):
 
 
 class EstimateAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_liquidity: str
     checks: BorrowChecks
     collateral_type: str
@@ -558,7 +498,7 @@ class EstimateAttributes(BaseModel):
     total_due: str
 
 
-class EstimateBorrowBody(BaseModel):
+class EstimateBorrowIn(BaseModel):
     duration: Literal["three_days", "seven_days", "thirty_days"]
     loan_amount: Annotated[
         str, Field(description="Decimal string in the pool asset", examples=["500"])
@@ -568,9 +508,6 @@ class EstimateBorrowBody(BaseModel):
 
 
 class FragmentConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_buyouts: int
     authority: str
     buyout_duration_seconds: int
@@ -593,9 +530,6 @@ class FundsTransferIn(BaseModel):
 
 
 class GlobalDay(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     date: str
     mcd_amount: str
@@ -604,9 +538,6 @@ class GlobalDay(BaseModel):
 
 
 class HolderAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     is_buyout_escrow: bool
     owner: str
@@ -615,9 +546,6 @@ class HolderAttributes(BaseModel):
 
 
 class HoldingAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: str
     fragment_mint: str
     fragment_symbol: str
@@ -629,9 +557,6 @@ class HoldingAttributes(BaseModel):
 
 
 class InterestAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     decimals: int
     duration_seconds: int
     interest: Annotated[str, Field(description="floor(floor(principal*rate*dt/10000)/31536000)")]
@@ -681,21 +606,15 @@ class LegacyError(BaseModel):
 
 
 class LegacyManager(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     name: str | None
     uid: str
 
 
-class LegacyMccBalance(BaseModel):
+class LegacyMccBalanceBody(BaseModel):
     """
     The legacy plain form: JSON numbers (whole tokens with a fraction), no envelope.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     available_balance: float
     locked_balance: float
     pending_rewards: Annotated[
@@ -705,19 +624,13 @@ class LegacyMccBalance(BaseModel):
 
 
 class LegacyMiningRecord(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: float
     date: str
     project: str
     status: str
 
 
-class LegacyProfile(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class LegacyProfileBody(BaseModel):
     created_at: str
     email: str | None
     role: str
@@ -727,18 +640,12 @@ class LegacyProfile(BaseModel):
 
 
 class LegacyTeamUnit(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: int
     member_count: int
     name: str
 
 
 class Level(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_percent: int
     cumulative_percent: int
     lighting_condition: str
@@ -750,9 +657,6 @@ class LightIn(BaseModel):
 
 
 class Liquidity(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     exchange_rate: str
     lp_balance: str
     share_of_pool: str
@@ -777,9 +681,6 @@ class ListMeta(ViewMeta):
 
 
 class LoanAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     accrued_interest: str
     borrow_rate_at_origination_bps: int
@@ -807,9 +708,6 @@ class LoanAttributes(BaseModel):
 
 
 class LoansByStatus(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active: int
     liquidated: int
     pending: int
@@ -820,9 +718,6 @@ Amount: TypeAlias = Annotated[str, Field(description="Decimal string")]
 
 
 class LockAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: Amount
     available_balance: Annotated[
         str | None,
@@ -860,9 +755,6 @@ class LockIn(BaseModel):
 
 
 class LpAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     exchange_rate: str
     lending_pool: str
     lp_balance: str
@@ -873,10 +765,7 @@ class LpAttributes(BaseModel):
     wallet: str
 
 
-class MccBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class MccBalanceAttributes(BaseModel):
     available_balance: str
     deposit_address: str
     deposit_owner: str
@@ -886,10 +775,7 @@ class MccBalance(BaseModel):
     updated_at: str | None
 
 
-class MccPrice(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class MccPriceAttributes(BaseModel):
     base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
     buyback_price_usdc: Annotated[
         str | None, Field(description="base + floor(base * premium / 10000)")
@@ -904,10 +790,19 @@ class MccPrice(BaseModel):
     updated_at: Annotated[str, Field(description="when the source value was observed or set")]
 
 
-class McdBalance(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class MccPriceIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
+    price_usdc: Annotated[
+        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
+    ]
+
+
+class McdBalanceAttributes(BaseModel):
     available_balance: str
     deposit_address: Annotated[
         str, Field(description="the user's custody token account: send here")
@@ -928,9 +823,6 @@ class McdRewardAttributes(BaseModel):
     An ``mcd_reward``: a user's confirmed rewards of one UTC day and project.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     amount: str
     date: str
@@ -940,9 +832,6 @@ class McdRewardAttributes(BaseModel):
 
 
 class MemberAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     display_name: str | None
     joined_at: str
     station: str
@@ -950,9 +839,6 @@ class MemberAttributes(BaseModel):
 
 
 class MembershipAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     joined_at: str | None
     left_at: str | None
     moved: Annotated[bool, Field(description="False when nothing changed")]
@@ -975,9 +861,6 @@ class MiningRecordAttributes(BaseModel):
     A ``mining_record``: one confirmed reward.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -994,9 +877,6 @@ class MiningSubmissionAttributes(BaseModel):
     A ``mining_activity`` resource: one submission, its reward and its history.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity_type: str
     block_height: int | None
     confirmed_at: str | None
@@ -1013,9 +893,6 @@ class MiningSubmissionAttributes(BaseModel):
 
 
 class MiningTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activities: int
     mcd_amount: str
     trade_volume_usdc: str
@@ -1027,9 +904,6 @@ class MiningWebhookMeta(Meta):
 
 
 class NftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     created_at: str | None
     current_members: int
@@ -1045,37 +919,30 @@ class NftAttributes(BaseModel):
     updated_at: str | None
 
 
-class NftDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    created_at: str | None
-    current_members: int
+class NftDetailAttributes(NftAttributes):
     escrowed_in: Literal["lending_loan", "fragment_vault"] | None
     holder: str | None
     holder_token_account: str | None
-    is_auctioning: bool
-    is_frozen: bool
-    mint: str | None
-    name: str
     owner_is_stale: bool
-    parent_id: int | None
-    recorded_owner: str
-    status: Literal["minted", "reserved"]
-    territory_id: int
-    territory_type: str
-    updated_at: str | None
 
 
 class OAuthClientAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     client_type: str
     oauth_client_id: str
     redirect_uris: list[str]
     scopes: list[str]
+
+
+class OAuthClientSecretAttributes(BaseModel):
+    """
+    The answer of a client secret roll: the new client secret, shown once.
+    """
+
+    client_secret: Annotated[str, Field(description="The new client secret, shown once")]
+    client_type: str
+    oauth_client_id: str
+    previous_expires_at: str | None
+    rolled_at: str
 
 
 class OAuthError(BaseModel):
@@ -1116,21 +983,11 @@ class PlacementIn(BaseModel):
 
 
 class PositionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_loans: int
     liquidity: Liquidity
     loans: list[LoanAttributes]
     total_debt: str
     wallet: str
-
-
-class PriceSet(BaseModel):
-    idempotency_key: IdempotencyKey = None
-    price_usdc: Annotated[
-        str, Field(description="6 decimals at most, 0.01 to 1000", examples=["10.5"])
-    ]
 
 
 class Error(BaseModel):
@@ -1152,9 +1009,6 @@ class Problem(BaseModel):
 
 
 class ProfileAttribute(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attribute_key: str
     attribute_value: Any
     project_id: str
@@ -1164,13 +1018,15 @@ class ProfileAttribute(BaseModel):
 
 class ProfileUpdate(BaseModel):
     display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
-    idempotency_key: IdempotencyKey = None
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
 
 
 class ProjectAttributeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attribute_key: str
     attribute_value: Any
     created_at: str
@@ -1181,9 +1037,6 @@ class ProjectAttributeAttributes(BaseModel):
 
 
 class ProjectAttributeSetAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     attributes: dict[str, AttributeValue]
     project_id: str
     uid: str
@@ -1196,6 +1049,7 @@ class ProjectRegistrationIn(BaseModel):
 
     allowed_scopes: Annotated[list[str] | None, Field(max_length=20)] = None
     description: Annotated[str | None, Field(max_length=2000)] = None
+    idempotency_key: IdempotencyKey = None
     name: Annotated[str, Field(max_length=100, min_length=3)]
     project_id: Annotated[
         str | None,
@@ -1212,6 +1066,31 @@ class ProjectRegistrationIn(BaseModel):
     webhook_url: Annotated[str | None, Field(max_length=500, pattern="^https?://")] = None
 
 
+Reason: TypeAlias = Annotated[str | None, Field(max_length=2000)]
+
+
+class ProjectSettingsIn(BaseModel):
+    """
+    Any of the project's tier, amount limits and IP allow-list, with the reason (audited).
+    """
+
+    ip_allowlist: Annotated[
+        list[str] | None,
+        Field(description="CIDR blocks (or addresses) allowed to call; [] = any address"),
+    ] = None
+    limits: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Replaces the overrides: {operation: {currency: {per_operation, per_day}}}, operations fund_lock/transfer/mining, currencies MCC/MCD, decimal strings of whole tokens; {} restores the defaults"
+        ),
+    ] = None
+    rate_limit_tier: Annotated[
+        Literal["free", "standard", "enterprise"] | None,
+        Field(description="free (100/min), standard (1000/min), enterprise (10000/min)"),
+    ] = None
+    reason: Reason = None
+
+
 class ProofIn(BaseModel):
     hash: Annotated[
         str,
@@ -1223,19 +1102,13 @@ class ProofIn(BaseModel):
 
 
 class PublicUserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     avatar_url: str | None
     created_at: str
     display_name: str | None
     uid: str
 
 
-class Ready(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class ReadyBody(BaseModel):
     checks: dict[str, Literal["ok"]]
     status: Literal["ready"]
 
@@ -1252,28 +1125,14 @@ class RedirectUrisIn(BaseModel):
     ]
 
 
-class RegisteredEndpointAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    created_at: str
-    disabled_at: str | None
-    disabled_reason: str | None
-    events: list[str]
-    failing_since: str | None
+class RegisteredEndpointAttributes(EndpointAttributes):
     secret: Annotated[
         str | None,
         Field(description="Only when registered without one: the generated secret, shown once"),
     ] = None
-    status: Annotated[str, Field(description="active, disabled or deleted")]
-    updated_at: str
-    url: str
 
 
 class RegisteredProjectAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     allowed_scopes: list[str]
     api_key: str
     api_secret: str
@@ -1287,6 +1146,11 @@ class RegisteredProjectAttributes(BaseModel):
     redirect_uris: list[str]
     scopes: list[str]
     status: str
+    webhook_endpoint_id: str | None = None
+    webhook_secret: Annotated[
+        str | None,
+        Field(description="With webhook_url: the endpoint's signing secret, shown once"),
+    ] = None
     webhook_url: str | None
 
 
@@ -1302,17 +1166,11 @@ class RemovalIn(LightIn):
 
 
 class RetriedWrite(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     signature: str | None
     status: str
 
 
 class RetryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     chain_write: RetriedWrite | None
     status: str
     transfer_id: str
@@ -1325,24 +1183,38 @@ class Revocation(BaseModel):
     RFC 7009: an empty JSON object whether or not the token existed.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+
+class RollIn(BaseModel):
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long the current secret keeps working (0: stops now; at most 7 days)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    reason: Reason = None
+
+
+class SecretRollIn(BaseModel):
+    expire_previous_in_seconds: Annotated[
+        int | None,
+        Field(
+            description="How long deliveries are also signed with the current secret (0: stop now)",
+            ge=0,
+            le=604800,
+        ),
+    ] = 86400
+    idempotency_key: IdempotencyKey = None
 
 
 class StationSummary(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     id: str
     mining_input: str
     qualifying_days: int
 
 
 class StatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     active_principal: str
     as_of: str | None
     available_liquidity: str
@@ -1368,14 +1240,11 @@ class StatsAttributes(BaseModel):
 
 
 class StatusChangeIn(BaseModel):
-    reason: Annotated[str | None, Field(max_length=2000)] = None
+    reason: Reason = None
     status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
 
 
 class StatusRecordAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     changed_by: str | None
     created_at: str
     from_status: str | None
@@ -1385,9 +1254,6 @@ class StatusRecordAttributes(BaseModel):
 
 
 class TechTreeConfigAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     levels: list[Level]
     min_avg_input_usdc: Annotated[str, Field(description="Per member per day, decimal string")]
     min_members: int
@@ -1398,9 +1264,6 @@ class TechTreeConfigAttributes(BaseModel):
 
 
 class TerritoryTotals(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrices: int
     sectors: int
     stations: int
@@ -1416,10 +1279,7 @@ class TokenResponse(BaseModel):
     token_type: str
 
 
-class TokenStats(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class TokenStatsAttributes(BaseModel):
     custody_total: str
     decimals: int
     holders: int
@@ -1434,10 +1294,7 @@ class TokenStats(BaseModel):
     volume_30d: str
 
 
-class TokenTransaction(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class TokenTransactionAttributes(BaseModel):
     amount: str
     counterparty: Annotated[str | None, Field(description="user uid, sending wallet, or project")]
     created_at: str
@@ -1477,18 +1334,12 @@ class TransferRequestIn(BaseModel):
 
 
 class TransferStep(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     at: str
     reason: str | None
     status: str
 
 
 class TypeAmounts(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     matrix: str
     sector: str
     station: str
@@ -1501,7 +1352,13 @@ class GenericTyped(BaseModel, Generic[_T0]):
     type: str
 
 
-TypedResourceAddressBalance = GenericTyped[AddressBalance]
+TypedResourceAddressBalanceAttributes = GenericTyped[AddressBalanceAttributes]
+
+
+TypedResourceAdminProjectAttributes = GenericTyped[AdminProjectAttributes]
+
+
+TypedResourceApiSecretAttributes = GenericTyped[ApiSecretAttributes]
 
 
 TypedResourceApplicationAttributes = GenericTyped[ApplicationAttributes]
@@ -1570,13 +1427,13 @@ TypedResourceLockAttributes = GenericTyped[LockAttributes]
 TypedResourceLpAttributes = GenericTyped[LpAttributes]
 
 
-TypedResourceMccBalance = GenericTyped[MccBalance]
+TypedResourceMccBalanceAttributes = GenericTyped[MccBalanceAttributes]
 
 
-TypedResourceMccPrice = GenericTyped[MccPrice]
+TypedResourceMccPriceAttributes = GenericTyped[MccPriceAttributes]
 
 
-TypedResourceMcdBalance = GenericTyped[McdBalance]
+TypedResourceMcdBalanceAttributes = GenericTyped[McdBalanceAttributes]
 
 
 TypedResourceMcdRewardAttributes = GenericTyped[McdRewardAttributes]
@@ -1601,6 +1458,9 @@ TypedResourceNftDetailAttributes = GenericTyped[NftDetailAttributes]
 
 
 TypedResourceOAuthClientAttributes = GenericTyped[OAuthClientAttributes]
+
+
+TypedResourceOAuthClientSecretAttributes = GenericTyped[OAuthClientSecretAttributes]
 
 
 TypedResourcePositionAttributes = GenericTyped[PositionAttributes]
@@ -1630,16 +1490,13 @@ TypedResourceStatsAttributes = GenericTyped[StatsAttributes]
 TypedResourceTechTreeConfigAttributes = GenericTyped[TechTreeConfigAttributes]
 
 
-TypedResourceTokenStats = GenericTyped[TokenStats]
+TypedResourceTokenStatsAttributes = GenericTyped[TokenStatsAttributes]
 
 
-TypedResourceTokenTransaction = GenericTyped[TokenTransaction]
+TypedResourceTokenTransactionAttributes = GenericTyped[TokenTransactionAttributes]
 
 
 class UnitAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     created_at: str
     lit: bool
     lit_since: date_aliased | None
@@ -1679,9 +1536,6 @@ class UnitIn(BaseModel):
 
 
 class UnitState(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_percent: int
     changed: Annotated[bool | None, Field(description="Lit by this request")] = False
     id: str
@@ -1702,9 +1556,6 @@ class UnitState(BaseModel):
 
 
 class UnitStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     daily: Annotated[
         list[DailyKpi] | None, Field(description="Stations: each day of the window")
     ] = None
@@ -1731,15 +1582,17 @@ class UnlockIn(BaseModel):
     reason: Annotated[str, Field(examples=["outbid"], max_length=100, min_length=1)]
 
 
+Email: TypeAlias = Annotated[
+    str | None, Field(description="only with the `email` scope (or for an admin)")
+]
+
+
 class UserAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
     display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    email: Email
     role: str
     uid: str
     updated_at: str
@@ -1747,14 +1600,11 @@ class UserAttributes(BaseModel):
 
 
 class UserProfileAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     api_keys_configured: bool
     avatar_url: str | None
     created_at: str
     display_name: str | None
-    email: Annotated[str | None, Field(description="only with the `email` scope (or for an admin)")]
+    email: Email
     role: str
     station_id: int | None
     uid: str
@@ -1765,9 +1615,6 @@ class UserProfileAttributes(BaseModel):
 
 
 class VaultAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     circulating_fragments_recorded: str
     created_at: str | None
@@ -1781,32 +1628,12 @@ class VaultAttributes(BaseModel):
     total_fragments: str
 
 
-class VaultDetailAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
+class VaultDetailAttributes(VaultAttributes):
     buyout: BuyoutAttributes | None
-    circulating_fragments_recorded: str
-    created_at: str | None
-    fragment_mint: str | None
-    fragment_name: str
-    fragment_symbol: str
     live_supply: str | None
-    nft_mint: str
-    original_owner: str
-    redeemed_at: str | None
-    status: str
-    total_fragments: str
 
 
-class WalletNftAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    account: str
-    created_at: str | None
-    current_members: int
+class WalletNftAttributes(NftAttributes):
     custody: Annotated[
         Literal["wallet", "lending_loan", "fragment_vault"],
         Field(
@@ -1814,23 +1641,21 @@ class WalletNftAttributes(BaseModel):
         ),
     ]
     holder: str | None
-    is_auctioning: bool
-    is_frozen: bool
-    mint: str | None
-    name: str
     owner_is_stale: bool
-    parent_id: int | None
-    recorded_owner: str
-    status: Literal["minted", "reserved"]
-    territory_id: int
-    territory_type: str
-    updated_at: str | None
+
+
+class WebhookSecretAttributes(BaseModel):
+    """
+    The answer of a webhook secret roll: the new signing secret, shown once.
+    """
+
+    endpoint_id: str
+    previous_expires_at: str | None
+    rolled_at: str
+    secret: Annotated[str, Field(description="The new signing secret, shown once")]
 
 
 class WhitelistEntryAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     add_tx: str | None
     created_at: str
     created_by: str | None
@@ -1848,18 +1673,12 @@ class WhitelistEntryAttributes(BaseModel):
 
 
 class WhitelistRemoved(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     message: str
     project_id: int
     remove_tx: str | None
 
 
 class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     data: _T0
     meta: _T1
 
@@ -1867,21 +1686,8 @@ class GenericDataMeta(BaseModel, Generic[_T0, _T1]):
 WhitelistRemovedBody = GenericDataMeta[WhitelistRemoved, Meta]
 
 
-class WhitelistStatusAttributes(BaseModel):
-    add_tx: str | None
-    created_at: str
-    created_by: str | None
-    last_tx: str | None
-    onchain: dict[str, Any] | None
-    pda_address: str
-    pda_bump: int
-    pending_action: str | None
-    project_id: int
-    project_name: str
-    remove_tx: str | None
-    status: str
-    updated_at: str
-    wallet_address: str
+class WhitelistStatusAttributes(WhitelistEntryAttributes):
+    pass
 
 
 class WhitelistStatusIn(BaseModel):
@@ -1900,9 +1706,6 @@ class ActivityIn(BaseModel):
 
 
 class CollectionAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     authority: str
     capacities: Capacities
     collection_master_edition: str
@@ -1914,21 +1717,6 @@ class CollectionAttributes(BaseModel):
     symbol: str
     totals: TerritoryTotals
     updated_at: str | None
-
-
-class GenericDataMeta_(BaseModel, Generic[_T0, _T1]):
-    data: _T0
-    meta: _T1
-
-
-CountedProjectAttributeAttributes = GenericDataMeta_[
-    list[TypedResourceProjectAttributeAttributes], CountMeta
-]
-
-
-CountedProjectAttributeSetAttributes = GenericDataMeta_[
-    list[TypedResourceProjectAttributeSetAttributes], CountMeta
-]
 
 
 EventType: TypeAlias = Literal[
@@ -1975,86 +1763,100 @@ class EndpointPatch(BaseModel):
 
 class FullProfileAttributes(BaseModel):
     """
-    The user's base profile (the fields of ``GET /v1/users/{uid}``, those the caller may not
+    The user's base profile (the fields of ``GET /v1/users/me``, those the caller may not
     see set to null) and the project attributes the caller may see.
     """
 
+    api_keys_configured: bool | None
+    avatar_url: str | None
+    created_at: str
+    display_name: str | None
+    email: Email
     project_attributes: list[ProfileAttribute]
+    role: str | None
     uid: str
+    updated_at: str
+    wallet_address: str | None
 
 
 class GlobalAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     cached_seconds: Annotated[int, Field(description="The figures may be this old")]
     days: list[GlobalDay]
     since: str
     totals: MiningTotals
 
 
-class LegacyMiningHistory(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class LegacyMiningHistoryBody(BaseModel):
     records: list[LegacyMiningRecord]
     total: int
 
 
-class LegacyTeam(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+class LegacyTeamBody(BaseModel):
     manager: LegacyManager | None
     station: LegacyTeamUnit | None
     unit: LegacyTeamUnit | None
 
 
-ListingAuthorizationAttributes = GenericDataMeta_[
+ListingAuthorizationAttributes = GenericDataMeta[
     list[TypedResourceAuthorizationAttributes], CountMeta
 ]
 
 
-ManyApplicationAttributes = GenericDataMeta_[list[TypedResourceApplicationAttributes], PageMeta]
+ListingProjectAttributeSetAttributes = GenericDataMeta[
+    list[TypedResourceProjectAttributeSetAttributes], CountMeta
+]
 
 
-ManyAuctionAttributes = GenericDataMeta_[list[TypedResourceAuctionAttributes], ListMeta]
+ManyAdminProjectAttributes = GenericDataMeta[list[TypedResourceAdminProjectAttributes], PageMeta]
 
 
-ManyBidAttributes = GenericDataMeta_[list[TypedResourceBidAttributes], ListMeta]
+ManyApplicationAttributes = GenericDataMeta[list[TypedResourceApplicationAttributes], PageMeta]
 
 
-ManyDeliveryAttributes = GenericDataMeta_[list[TypedResourceDeliveryAttributes], PageMeta]
+ManyAuctionAttributes = GenericDataMeta[list[TypedResourceAuctionAttributes], ListMeta]
 
 
-ManyDriftAttributes = GenericDataMeta_[list[TypedResourceDriftAttributes], PageMeta]
+ManyBidAttributes = GenericDataMeta[list[TypedResourceBidAttributes], ListMeta]
 
 
-ManyEndpointAttributes = GenericDataMeta_[list[TypedResourceEndpointAttributes], PageMeta]
+ManyDeliveryAttributes = GenericDataMeta[list[TypedResourceDeliveryAttributes], PageMeta]
 
 
-ManyHolderAttributes = GenericDataMeta_[list[TypedResourceHolderAttributes], ListMeta]
+ManyDriftAttributes = GenericDataMeta[list[TypedResourceDriftAttributes], PageMeta]
 
 
-ManyHoldingAttributes = GenericDataMeta_[list[TypedResourceHoldingAttributes], ListMeta]
+ManyEndpointAttributes = GenericDataMeta[list[TypedResourceEndpointAttributes], PageMeta]
 
 
-ManyLoanAttributes = GenericDataMeta_[list[TypedResourceLoanAttributes], ListMeta]
+ManyHolderAttributes = GenericDataMeta[list[TypedResourceHolderAttributes], ListMeta]
 
 
-ManyLockAttributes = GenericDataMeta_[list[TypedResourceLockAttributes], PageMeta]
+ManyHoldingAttributes = GenericDataMeta[list[TypedResourceHoldingAttributes], ListMeta]
 
 
-ManyMcdRewardAttributes = GenericDataMeta_[list[TypedResourceMcdRewardAttributes], PageMeta]
+ManyLoanAttributes = GenericDataMeta[list[TypedResourceLoanAttributes], ListMeta]
 
 
-ManyMemberAttributes = GenericDataMeta_[list[TypedResourceMemberAttributes], PageMeta]
+ManyLockAttributes = GenericDataMeta[list[TypedResourceLockAttributes], PageMeta]
 
 
-ManyMiningRecordAttributes = GenericDataMeta_[list[TypedResourceMiningRecordAttributes], PageMeta]
+ManyMcdRewardAttributes = GenericDataMeta[list[TypedResourceMcdRewardAttributes], PageMeta]
 
 
-ManyTokenTransaction = GenericDataMeta_[list[TypedResourceTokenTransaction], PageMeta]
+ManyMemberAttributes = GenericDataMeta[list[TypedResourceMemberAttributes], PageMeta]
+
+
+ManyMiningRecordAttributes = GenericDataMeta[list[TypedResourceMiningRecordAttributes], PageMeta]
+
+
+ManyProjectAttributeAttributes = GenericDataMeta[
+    list[TypedResourceProjectAttributeAttributes], PageMeta
+]
+
+
+ManyTokenTransactionAttributes = GenericDataMeta[
+    list[TypedResourceTokenTransactionAttributes], PageMeta
+]
 
 
 class MiningBatchItemAttributes(BaseModel):
@@ -2062,9 +1864,6 @@ class MiningBatchItemAttributes(BaseModel):
     One item of a batch: its own HTTP-like status, the submission or an RFC 7807 problem.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     activity: TypedResourceMiningSubmissionAttributes | None
     error: dict[str, Any] | None = None
     idempotency_key: Any
@@ -2072,9 +1871,6 @@ class MiningBatchItemAttributes(BaseModel):
 
 
 class MiningStatsAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     days: list[DayProject]
     since: str
     totals: MiningTotals
@@ -2083,117 +1879,121 @@ class MiningStatsAttributes(BaseModel):
 MiningSubmitBody = GenericDataMeta[TypedResourceMiningSubmissionAttributes, MiningWebhookMeta]
 
 
-OneAddressBalance = GenericDataMeta_[TypedResourceAddressBalance, Meta]
+OneAddressBalanceAttributes = GenericDataMeta[TypedResourceAddressBalanceAttributes, Meta]
 
 
-OneApplicationAttributes = GenericDataMeta_[TypedResourceApplicationAttributes, Meta]
+OneAdminProjectAttributes = GenericDataMeta[TypedResourceAdminProjectAttributes, Meta]
 
 
-OneApprovedApplicationAttributes = GenericDataMeta_[
-    TypedResourceApprovedApplicationAttributes, Meta
-]
+OneApiSecretAttributes = GenericDataMeta[TypedResourceApiSecretAttributes, Meta]
 
 
-OneAttributeDeletionAttributes = GenericDataMeta_[TypedResourceAttributeDeletionAttributes, Meta]
+OneApplicationAttributes = GenericDataMeta[TypedResourceApplicationAttributes, Meta]
 
 
-OneAuctionConfigAttributes = GenericDataMeta_[TypedResourceAuctionConfigAttributes, ViewMeta]
+OneApprovedApplicationAttributes = GenericDataMeta[TypedResourceApprovedApplicationAttributes, Meta]
 
 
-OneAuctionDetailAttributes = GenericDataMeta_[TypedResourceAuctionDetailAttributes, ViewMeta]
+OneAttributeDeletionAttributes = GenericDataMeta[TypedResourceAttributeDeletionAttributes, Meta]
 
 
-OneAuthorizationAttributes = GenericDataMeta_[TypedResourceAuthorizationAttributes, Meta]
+OneAuctionConfigAttributes = GenericDataMeta[TypedResourceAuctionConfigAttributes, ViewMeta]
 
 
-OneAvatarAttributes = GenericDataMeta_[TypedResourceAvatarAttributes, Meta]
+OneAuctionDetailAttributes = GenericDataMeta[TypedResourceAuctionDetailAttributes, ViewMeta]
 
 
-OneBaseProfileAttributes = GenericDataMeta_[TypedResourceBaseProfileAttributes, Meta]
+OneAuthorizationAttributes = GenericDataMeta[TypedResourceAuthorizationAttributes, Meta]
 
 
-OneBonusAttributes = GenericDataMeta_[TypedResourceBonusAttributes, Meta]
+OneAvatarAttributes = GenericDataMeta[TypedResourceAvatarAttributes, Meta]
 
 
-OneDeliveryAttributes = GenericDataMeta_[TypedResourceDeliveryAttributes, Meta]
+OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, Meta]
 
 
-OneEndpointAttributes = GenericDataMeta_[TypedResourceEndpointAttributes, Meta]
+OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
 
 
-OneEstimateAttributes = GenericDataMeta_[TypedResourceEstimateAttributes, ViewMeta]
+OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
 
 
-OneFragmentConfigAttributes = GenericDataMeta_[TypedResourceFragmentConfigAttributes, ViewMeta]
+OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]
 
 
-OneInterestAttributes = GenericDataMeta_[TypedResourceInterestAttributes, ViewMeta]
+OneEstimateAttributes = GenericDataMeta[TypedResourceEstimateAttributes, ViewMeta]
 
 
-OneLoanAttributes = GenericDataMeta_[TypedResourceLoanAttributes, ViewMeta]
+OneFragmentConfigAttributes = GenericDataMeta[TypedResourceFragmentConfigAttributes, ViewMeta]
 
 
-OneLockAttributes = GenericDataMeta_[TypedResourceLockAttributes, Meta]
+OneInterestAttributes = GenericDataMeta[TypedResourceInterestAttributes, ViewMeta]
 
 
-OneLpAttributes = GenericDataMeta_[TypedResourceLpAttributes, ViewMeta]
+OneLoanAttributes = GenericDataMeta[TypedResourceLoanAttributes, ViewMeta]
 
 
-OneMccBalance = GenericDataMeta_[TypedResourceMccBalance, Meta]
+OneLockAttributes = GenericDataMeta[TypedResourceLockAttributes, Meta]
 
 
-OneMccPrice = GenericDataMeta_[TypedResourceMccPrice, Meta]
+OneLpAttributes = GenericDataMeta[TypedResourceLpAttributes, ViewMeta]
 
 
-OneMcdBalance = GenericDataMeta_[TypedResourceMcdBalance, Meta]
+OneMccBalanceAttributes = GenericDataMeta[TypedResourceMccBalanceAttributes, Meta]
 
 
-OneMembershipAttributes = GenericDataMeta_[TypedResourceMembershipAttributes, Meta]
+OneMccPriceAttributes = GenericDataMeta[TypedResourceMccPriceAttributes, Meta]
 
 
-OneMiningSubmissionAttributes = GenericDataMeta_[TypedResourceMiningSubmissionAttributes, Meta]
+OneMcdBalanceAttributes = GenericDataMeta[TypedResourceMcdBalanceAttributes, Meta]
 
 
-OneNftAttributes = GenericDataMeta_[TypedResourceNftAttributes, ViewMeta]
+OneMembershipAttributes = GenericDataMeta[TypedResourceMembershipAttributes, Meta]
 
 
-OneNftDetailAttributes = GenericDataMeta_[TypedResourceNftDetailAttributes, ViewMeta]
+OneMiningSubmissionAttributes = GenericDataMeta[TypedResourceMiningSubmissionAttributes, Meta]
 
 
-OneOAuthClientAttributes = GenericDataMeta_[TypedResourceOAuthClientAttributes, Meta]
+OneNftAttributes = GenericDataMeta[TypedResourceNftAttributes, ViewMeta]
 
 
-OnePositionAttributes = GenericDataMeta_[TypedResourcePositionAttributes, ViewMeta]
+OneNftDetailAttributes = GenericDataMeta[TypedResourceNftDetailAttributes, ViewMeta]
 
 
-OneProjectAttributeAttributes = GenericDataMeta_[TypedResourceProjectAttributeAttributes, Meta]
+OneOAuthClientAttributes = GenericDataMeta[TypedResourceOAuthClientAttributes, Meta]
 
 
-OnePublicUserAttributes = GenericDataMeta_[TypedResourcePublicUserAttributes, Meta]
+OneOAuthClientSecretAttributes = GenericDataMeta[TypedResourceOAuthClientSecretAttributes, Meta]
 
 
-OneRegisteredEndpointAttributes = GenericDataMeta_[TypedResourceRegisteredEndpointAttributes, Meta]
+OnePositionAttributes = GenericDataMeta[TypedResourcePositionAttributes, ViewMeta]
 
 
-OneRegisteredProjectAttributes = GenericDataMeta_[TypedResourceRegisteredProjectAttributes, Meta]
+OneProjectAttributeAttributes = GenericDataMeta[TypedResourceProjectAttributeAttributes, Meta]
 
 
-OneRetryAttributes = GenericDataMeta_[TypedResourceRetryAttributes, Meta]
+OnePublicUserAttributes = GenericDataMeta[TypedResourcePublicUserAttributes, Meta]
 
 
-OneStatsAttributes = GenericDataMeta_[TypedResourceStatsAttributes, ViewMeta]
+OneRegisteredEndpointAttributes = GenericDataMeta[TypedResourceRegisteredEndpointAttributes, Meta]
 
 
-OneTechTreeConfigAttributes = GenericDataMeta_[TypedResourceTechTreeConfigAttributes, Meta]
+OneRegisteredProjectAttributes = GenericDataMeta[TypedResourceRegisteredProjectAttributes, Meta]
 
 
-OneTokenStats = GenericDataMeta_[TypedResourceTokenStats, Meta]
+OneRetryAttributes = GenericDataMeta[TypedResourceRetryAttributes, Meta]
+
+
+OneStatsAttributes = GenericDataMeta[TypedResourceStatsAttributes, ViewMeta]
+
+
+OneTechTreeConfigAttributes = GenericDataMeta[TypedResourceTechTreeConfigAttributes, Meta]
+
+
+OneTokenStatsAttributes = GenericDataMeta[TypedResourceTokenStatsAttributes, Meta]
 
 
 class OracleAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     account: str
     authority: str
     collateral_values: TypeAmounts
@@ -2202,9 +2002,6 @@ class OracleAttributes(BaseModel):
 
 
 class PoolAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     accrued_interest: str
     asset_mint: str
     authority: str
@@ -2233,58 +2030,40 @@ class PoolAttributes(BaseModel):
 
 
 class ProjectStatusAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    """
+    A project's status; reason, changed_by and created_at are those of the change that set
+    it (its registration or approval when it never changed).
+    """
+
     allows: list[str]
+    changed_by: str | None
+    created_at: str
     history: list[StatusRecordAttributes]
     name: str
     project_id: str
+    reason: str | None
     status: str
     suspended: bool
     updated_at: str
 
 
 class StatusChangeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
+    """
+    The admin's status change: the spec's fields at the top (reason, changed_by and
+    created_at of this change), and the change record itself.
+    """
+
     change: StatusRecordAttributes
+    changed_by: str | None
+    created_at: str
     name: str
     project_id: str
+    reason: str | None
     status: str
     updated_at: str
 
 
-class StuckTransferAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    amount: Amount
-    block_height: int | None = None
-    chain_write: ChainWriteView | None = None
-    created_at: str
-    currency: Literal["MCC", "MCD"]
-    failure_reason: str | None = None
-    finished_at: str | None = None
-    from_uid: str
-    history: list[TransferStep] | None = None
-    lock_id: str | None
-    onchain_at: str | None = None
-    reference: dict[str, Any]
-    requires_onchain: bool
-    slot: int | None = None
-    status: str
-    to_uid: str
-    transfer_type: str
-    tx_signature: str | None = None
-    updated_at: str | None = None
-
-
 class TransferAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     amount: Amount
     block_height: int | None = None
     created_at: str
@@ -2302,12 +2081,14 @@ class TransferAttributes(BaseModel):
     transfer_type: str
     tx_signature: str | None = None
     updated_at: str | None = None
+
+
+class StuckTransferAttributes(TransferAttributes):
+    chain_write: ChainWriteView | None = None
+    onchain_at: str | None = None
 
 
 class TreeAttributes(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
     bonus_multiplier: Annotated[float, Field(description="1 + bonus: 1.3 means a 30 % bonus")]
     bonus_percent: int
     station: str | None
@@ -2370,25 +2151,28 @@ TypedResourceVaultDetailAttributes = GenericTyped[VaultDetailAttributes]
 TypedResourceWalletNftAttributes = GenericTyped[WalletNftAttributes]
 
 
+TypedResourceWebhookSecretAttributes = GenericTyped[WebhookSecretAttributes]
+
+
 TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 
 
 TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
 
 
-ManyStuckTransferAttributes = GenericDataMeta_[list[TypedResourceStuckTransferAttributes], PageMeta]
+ManyStuckTransferAttributes = GenericDataMeta[list[TypedResourceStuckTransferAttributes], PageMeta]
 
 
-ManyUnitAttributes = GenericDataMeta_[list[TypedResourceUnitAttributes], PageMeta]
+ManyUnitAttributes = GenericDataMeta[list[TypedResourceUnitAttributes], PageMeta]
 
 
-ManyVaultAttributes = GenericDataMeta_[list[TypedResourceVaultAttributes], ListMeta]
+ManyVaultAttributes = GenericDataMeta[list[TypedResourceVaultAttributes], ListMeta]
 
 
-ManyWalletNftAttributes = GenericDataMeta_[list[TypedResourceWalletNftAttributes], ListMeta]
+ManyWalletNftAttributes = GenericDataMeta[list[TypedResourceWalletNftAttributes], ListMeta]
 
 
-ManyWhitelistEntryAttributes = GenericDataMeta_[
+ManyWhitelistEntryAttributes = GenericDataMeta[
     list[TypedResourceWhitelistEntryAttributes], PageMeta
 ]
 
@@ -2396,46 +2180,49 @@ ManyWhitelistEntryAttributes = GenericDataMeta_[
 MiningBatchBody = GenericDataMeta[list[TypedResourceMiningBatchItemAttributes], MiningBatchMeta]
 
 
-OneCollectionAttributes = GenericDataMeta_[TypedResourceCollectionAttributes, ViewMeta]
+OneCollectionAttributes = GenericDataMeta[TypedResourceCollectionAttributes, ViewMeta]
 
 
-OneFullProfileAttributes = GenericDataMeta_[TypedResourceFullProfileAttributes, Meta]
+OneFullProfileAttributes = GenericDataMeta[TypedResourceFullProfileAttributes, Meta]
 
 
-OneGlobalAttributes = GenericDataMeta_[TypedResourceGlobalAttributes, Meta]
+OneGlobalAttributes = GenericDataMeta[TypedResourceGlobalAttributes, Meta]
 
 
-OneMiningStatsAttributes = GenericDataMeta_[TypedResourceMiningStatsAttributes, Meta]
+OneMiningStatsAttributes = GenericDataMeta[TypedResourceMiningStatsAttributes, Meta]
 
 
-OnePoolAttributes = GenericDataMeta_[TypedResourcePoolAttributes, ViewMeta]
+OnePoolAttributes = GenericDataMeta[TypedResourcePoolAttributes, ViewMeta]
 
 
-OneProjectStatusAttributes = GenericDataMeta_[TypedResourceProjectStatusAttributes, Meta]
+OneProjectStatusAttributes = GenericDataMeta[TypedResourceProjectStatusAttributes, Meta]
 
 
-OneStatusChangeAttributes = GenericDataMeta_[TypedResourceStatusChangeAttributes, Meta]
+OneStatusChangeAttributes = GenericDataMeta[TypedResourceStatusChangeAttributes, Meta]
 
 
-OneTransferAttributes = GenericDataMeta_[TypedResourceTransferAttributes, Meta]
+OneTransferAttributes = GenericDataMeta[TypedResourceTransferAttributes, Meta]
 
 
-OneTreeAttributes = GenericDataMeta_[TypedResourceTreeAttributes, Meta]
+OneTreeAttributes = GenericDataMeta[TypedResourceTreeAttributes, Meta]
 
 
-OneUnitAttributes = GenericDataMeta_[TypedResourceUnitAttributes, Meta]
+OneUnitAttributes = GenericDataMeta[TypedResourceUnitAttributes, Meta]
 
 
-OneUnitStatsAttributes = GenericDataMeta_[TypedResourceUnitStatsAttributes, Meta]
+OneUnitStatsAttributes = GenericDataMeta[TypedResourceUnitStatsAttributes, Meta]
 
 
-OneUserAttributes = GenericDataMeta_[TypedResourceUserAttributes, Meta]
+OneUserAttributes = GenericDataMeta[TypedResourceUserAttributes, Meta]
 
 
-OneUserProfileAttributes = GenericDataMeta_[TypedResourceUserProfileAttributes, Meta]
+OneUserProfileAttributes = GenericDataMeta[TypedResourceUserProfileAttributes, Meta]
 
 
-OneVaultDetailAttributes = GenericDataMeta_[TypedResourceVaultDetailAttributes, ViewMeta]
+OneVaultDetailAttributes = GenericDataMeta[TypedResourceVaultDetailAttributes, ViewMeta]
 
 
-OneWhitelistStatusAttributes = GenericDataMeta_[TypedResourceWhitelistStatusAttributes, Meta]
+OneWebhookSecretAttributes = GenericDataMeta[TypedResourceWebhookSecretAttributes, Meta]
+
+
+OneWhitelistStatusAttributes = GenericDataMeta[TypedResourceWhitelistStatusAttributes, Meta]

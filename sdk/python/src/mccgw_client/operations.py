@@ -37,13 +37,16 @@ apply: Operation[models.OneApplicationAttributes] = Operation(
     models.OneApplicationAttributes,
     "Apply for a project (developer ID token); one pending application per developer.",
 )
-approve: Operation[models.OneApprovedApplicationAttributes] = Operation(
-    "approve",
-    "POST",
-    "/v1/admin/projects/applications/{application_id}/approve",
-    models.ApproveIn,
-    models.OneApprovedApplicationAttributes,
-    "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+approve: Operation[models.OneApprovedApplicationAttributes | models.OneApplicationAttributes] = (
+    Operation(
+        "approve",
+        "POST",
+        "/v1/admin/projects/applications/{application_id}/approve",
+        models.ApproveIn,
+        models.OneApprovedApplicationAttributes,
+        "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+        alternatives=((202, models.OneApplicationAttributes),),
+    )
 )
 auction: Operation[models.OneAuctionDetailAttributes] = Operation(
     "auction",
@@ -77,12 +80,12 @@ authorize_submit: Operation[Any] = Operation(
     None,
     "Log in and approve (or deny) the authorization request.",
 )
-batch_attributes: Operation[models.CountedProjectAttributeSetAttributes] = Operation(
+batch_attributes: Operation[models.ListingProjectAttributeSetAttributes] = Operation(
     "batch_attributes",
     "POST",
     "/v1/users/batch/attributes",
     models.AttributeBatchIn,
-    models.CountedProjectAttributeSetAttributes,
+    models.ListingProjectAttributeSetAttributes,
     "Read this project's attributes of many users at once (one item per requested uid).",
 )
 batch_submit: Operation[models.MiningBatchBody] = Operation(
@@ -97,7 +100,7 @@ calculate_interest: Operation[models.OneInterestAttributes] = Operation(
     "calculate_interest",
     "POST",
     "/v1/lending/calculate-interest",
-    models.CalculateInterestBody,
+    models.CalculateInterestIn,
     models.OneInterestAttributes,
     "Interest on a loan exactly as the lending program computes it, with the overflow flag.",
 )
@@ -177,7 +180,7 @@ estimate_borrow_cost: Operation[models.OneEstimateAttributes] = Operation(
     "estimate_borrow_cost",
     "POST",
     "/v1/lending/estimate-borrow-cost",
-    models.EstimateBorrowBody,
+    models.EstimateBorrowIn,
     models.OneEstimateAttributes,
     "What a loan would cost now: collateral, limits, rates before/after, interest at due.",
 )
@@ -229,6 +232,14 @@ get_organization: Operation[models.OneUnitAttributes] = Operation(
     models.OneUnitAttributes,
     "One unit: type, number, name, parent, manager, territory NFT, members and state.",
 )
+get_project: Operation[models.OneAdminProjectAttributes] = Operation(
+    "get_project",
+    "GET",
+    "/v1/admin/projects/{project_id}",
+    None,
+    models.OneAdminProjectAttributes,
+    "One project: tier, limits, IP allow-list, status (administrator).",
+)
 get_transfer: Operation[models.OneTransferAttributes] = Operation(
     "get_transfer",
     "GET",
@@ -245,8 +256,8 @@ global_stats: Operation[models.OneGlobalAttributes] = Operation(
     models.OneGlobalAttributes,
     "Public: confirmed mining activity of the whole ecosystem by UTC day.",
 )
-healthz: Operation[models.Alive] = Operation(
-    "healthz", "GET", "/healthz", None, models.Alive, "Liveness: the process answers."
+healthz: Operation[models.AliveBody] = Operation(
+    "healthz", "GET", "/healthz", None, models.AliveBody, "Liveness: the process answers."
 )
 holders: Operation[models.ManyHolderAttributes] = Operation(
     "holders",
@@ -275,36 +286,36 @@ introspect: Operation[models.Introspection] = Operation(
 jwks: Operation[models.Jwks] = Operation(
     "jwks", "GET", "/auth/.well-known/jwks.json", None, models.Jwks, "Public signing keys (JWKS)."
 )
-legacy_mcc_balance: Operation[models.LegacyMccBalance] = Operation(
+legacy_mcc_balance: Operation[models.LegacyMccBalanceBody] = Operation(
     "legacy_mcc_balance",
     "GET",
     "/mcc/balance",
     None,
-    models.LegacyMccBalance,
+    models.LegacyMccBalanceBody,
     "Legacy MCC balance (plain JSON numbers; bearer is an ID token).",
 )
-legacy_mining_history: Operation[models.LegacyMiningHistory] = Operation(
+legacy_mining_history: Operation[models.LegacyMiningHistoryBody] = Operation(
     "legacy_mining_history",
     "GET",
     "/mcc/mining/history",
     None,
-    models.LegacyMiningHistory,
+    models.LegacyMiningHistoryBody,
     "Legacy mining history (plain JSON; bearer is an ID token): records and total.",
 )
-legacy_my_team: Operation[models.LegacyTeam] = Operation(
+legacy_my_team: Operation[models.LegacyTeamBody] = Operation(
     "legacy_my_team",
     "GET",
     "/organization/my-team",
     None,
-    models.LegacyTeam,
+    models.LegacyTeamBody,
     "Legacy team: the caller's station, its matrix (``unit``) and the station's manager.",
 )
-legacy_profile: Operation[models.LegacyProfile] = Operation(
+legacy_profile: Operation[models.LegacyProfileBody] = Operation(
     "legacy_profile",
     "GET",
     "/users/profile",
     None,
-    models.LegacyProfile,
+    models.LegacyProfileBody,
     "Legacy profile (plain JSON; bearer is an ID token).",
 )
 list_applications: Operation[models.ManyApplicationAttributes] = Operation(
@@ -321,7 +332,7 @@ list_authorizations: Operation[models.ListingAuthorizationAttributes] = Operatio
     "/v1/users/me/authorizations",
     None,
     models.ListingAuthorizationAttributes,
-    "The projects the current user has authorized, with the scopes granted to each.",
+    "The projects the current user has authorized, with the scopes granted to each (a",
 )
 list_deliveries: Operation[models.ManyDeliveryAttributes] = Operation(
     "list_deliveries",
@@ -346,6 +357,14 @@ list_organizations: Operation[models.ManyUnitAttributes] = Operation(
     None,
     models.ManyUnitAttributes,
     "Units of the hierarchy, filtered by type and parent, paged.",
+)
+list_projects: Operation[models.ManyAdminProjectAttributes] = Operation(
+    "list_projects",
+    "GET",
+    "/v1/admin/projects",
+    None,
+    models.ManyAdminProjectAttributes,
+    "Projects, newest first, filtered by status and rate-limit tier (administrator).",
 )
 list_whitelist: Operation[models.ManyWhitelistEntryAttributes] = Operation(
     "list_whitelist",
@@ -395,52 +414,52 @@ lp_balance: Operation[models.OneLpAttributes] = Operation(
     models.OneLpAttributes,
     "A wallet's LP tokens, their value in the pool asset and share of the pool.",
 )
-mcc_address_balance: Operation[models.OneAddressBalance] = Operation(
+mcc_address_balance: Operation[models.OneAddressBalanceAttributes] = Operation(
     "mcc_address_balance",
     "GET",
     "/v1/mcc/balance/{address}",
     None,
-    models.OneAddressBalance,
+    models.OneAddressBalanceAttributes,
     "The on-chain MCC balance of any wallet (public; the same answer for users and others).",
 )
-mcc_balance: Operation[models.OneMccBalance] = Operation(
+mcc_balance: Operation[models.OneMccBalanceAttributes] = Operation(
     "mcc_balance",
     "GET",
     "/v1/mcc/balance",
     None,
-    models.OneMccBalance,
+    models.OneMccBalanceAttributes,
     "The caller's MCC custody balance: total, locked, available, deposit address.",
 )
-mcc_price: Operation[models.OneMccPrice] = Operation(
+mcc_price: Operation[models.OneMccPriceAttributes] = Operation(
     "mcc_price",
     "GET",
     "/v1/mcc/price",
     None,
-    models.OneMccPrice,
+    models.OneMccPriceAttributes,
     "The MCC price the rule gives now (market > admin > default), with base and buyback.",
 )
-mcc_stats: Operation[models.OneTokenStats] = Operation(
+mcc_stats: Operation[models.OneTokenStatsAttributes] = Operation(
     "mcc_stats",
     "GET",
     "/v1/mcc/stats",
     None,
-    models.OneTokenStats,
+    models.OneTokenStatsAttributes,
     "Global MCC statistics: supply, custody, holders, volume, price (cached 30 s).",
 )
-mcc_transactions: Operation[models.ManyTokenTransaction] = Operation(
+mcc_transactions: Operation[models.ManyTokenTransactionAttributes] = Operation(
     "mcc_transactions",
     "GET",
     "/v1/mcc/transactions",
     None,
-    models.ManyTokenTransaction,
+    models.ManyTokenTransactionAttributes,
     "The caller's MCC movements, newest first (deposits, transfers, settlements).",
 )
-mcd_balance: Operation[models.OneMcdBalance] = Operation(
+mcd_balance: Operation[models.OneMcdBalanceAttributes] = Operation(
     "mcd_balance",
     "GET",
     "/v1/mcd/balance",
     None,
-    models.OneMcdBalance,
+    models.OneMcdBalanceAttributes,
     "The caller's MCD custody balance (`mcd_balance`): total, frozen, available.",
 )
 mcd_rewards: Operation[models.ManyMcdRewardAttributes] = Operation(
@@ -451,20 +470,20 @@ mcd_rewards: Operation[models.ManyMcdRewardAttributes] = Operation(
     models.ManyMcdRewardAttributes,
     "The current user's confirmed MCD mining rewards per UTC day and project.",
 )
-mcd_stats: Operation[models.OneTokenStats] = Operation(
+mcd_stats: Operation[models.OneTokenStatsAttributes] = Operation(
     "mcd_stats",
     "GET",
     "/v1/mcd/stats",
     None,
-    models.OneTokenStats,
+    models.OneTokenStatsAttributes,
     "Global MCD statistics: supply, custody, holders, volume (cached 30 s).",
 )
-mcd_transactions: Operation[models.ManyTokenTransaction] = Operation(
+mcd_transactions: Operation[models.ManyTokenTransactionAttributes] = Operation(
     "mcd_transactions",
     "GET",
     "/v1/mcd/transactions",
     None,
-    models.ManyTokenTransaction,
+    models.ManyTokenTransactionAttributes,
     "The caller's MCD movements, newest first (deposits, transfers, mining rewards).",
 )
 me: Operation[models.OneUserAttributes] = Operation(
@@ -571,13 +590,13 @@ position: Operation[models.OnePositionAttributes] = Operation(
     models.OnePositionAttributes,
     "A wallet's LP position and all its loans with their live debt.",
 )
-project_attributes: Operation[models.CountedProjectAttributeAttributes] = Operation(
+project_attributes: Operation[models.ManyProjectAttributeAttributes] = Operation(
     "project_attributes",
     "GET",
     "/v1/users/{uid}/projects/{project_id}/attributes",
     None,
-    models.CountedProjectAttributeAttributes,
-    "A project's attributes of a user, limited to what the caller may see.",
+    models.ManyProjectAttributeAttributes,
+    "A project's attributes of a user (scope user:read, or project credentials), limited to",
 )
 project_status: Operation[models.OneProjectStatusAttributes] = Operation(
     "project_status",
@@ -595,12 +614,12 @@ public_user: Operation[models.OnePublicUserAttributes] = Operation(
     models.OnePublicUserAttributes,
     "Public information about a user (no authentication).",
 )
-readyz: Operation[models.Ready] = Operation(
+readyz: Operation[models.ReadyBody] = Operation(
     "readyz",
     "GET",
     "/readyz",
     None,
-    models.Ready,
+    models.ReadyBody,
     "Readiness: database, Redis, Temporal and the chain RPC all answer.",
 )
 reconciliation_drifts: Operation[models.ManyDriftAttributes] = Operation(
@@ -641,7 +660,7 @@ register_project: Operation[models.OneRegisteredProjectAttributes] = Operation(
     "/v1/projects/register",
     models.ProjectRegistrationIn,
     models.OneRegisteredProjectAttributes,
-    "Register a project directly (administrator); the api_secret is returned once.",
+    "Register a project directly (administrator); idempotent on its key. The api_secret (and,",
 )
 reject: Operation[models.OneApplicationAttributes] = Operation(
     "reject",
@@ -707,12 +726,36 @@ revoke_authorization: Operation[models.OneAuthorizationAttributes] = Operation(
     models.OneAuthorizationAttributes,
     "Withdraw the current user's authorization of a project (its tokens for the user die).",
 )
-set_mcc_price: Operation[models.OneMccPrice] = Operation(
+roll_api_secret: Operation[models.OneApiSecretAttributes] = Operation(
+    "roll_api_secret",
+    "POST",
+    "/v1/projects/{project_id}/api-secret/roll",
+    models.RollIn,
+    models.OneApiSecretAttributes,
+    "Roll the project's api_secret (its owner's ID token, or an administrator): the new secret",
+)
+roll_secret_projects: Operation[models.OneOAuthClientSecretAttributes] = Operation(
+    "roll_secret_projects",
+    "POST",
+    "/v1/projects/oauth-client/secret/roll",
+    models.ClientSecretRollIn,
+    models.OneOAuthClientSecretAttributes,
+    "Roll the client secret of the calling project's OAuth client: the new one is shown once,",
+)
+roll_secret_webhooks: Operation[models.OneWebhookSecretAttributes] = Operation(
+    "roll_secret_webhooks",
+    "POST",
+    "/v1/webhooks/{endpoint_id}/secret/roll",
+    models.SecretRollIn,
+    models.OneWebhookSecretAttributes,
+    "Roll an endpoint's signing secret: the new one is shown once; until",
+)
+set_mcc_price: Operation[models.OneMccPriceAttributes] = Operation(
     "set_mcc_price",
     "POST",
     "/v1/mcc/price",
-    models.PriceSet,
-    models.OneMccPrice,
+    models.MccPriceIn,
+    models.OneMccPriceAttributes,
     "Set the administrator price (scope mcc:admin, role admin; audited).",
 )
 set_redirect_uris: Operation[models.OneOAuthClientAttributes] = Operation(
@@ -769,7 +812,7 @@ unit_nft: Operation[models.OneNftAttributes] = Operation(
     "/v1/territory/unit/{unit_id}/nft",
     None,
     models.OneNftAttributes,
-    "The territory NFT account of a unit (type + id); `status` reserved = not minted yet.",
+    "The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not",
 )
 unlock: Operation[models.OneTreeAttributes] = Operation(
     "unlock",
@@ -801,7 +844,15 @@ update_my_profile: Operation[models.OneUserProfileAttributes] = Operation(
     "/v1/users/me/profile",
     models.ProfileUpdate,
     models.OneUserProfileAttributes,
-    "Change the display name (scope user:write; idempotent per user for 24 h).",
+    "Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is",
+)
+update_project: Operation[models.OneAdminProjectAttributes] = Operation(
+    "update_project",
+    "PATCH",
+    "/v1/admin/projects/{project_id}",
+    models.ProjectSettingsIn,
+    models.OneAdminProjectAttributes,
+    "Change a project's rate-limit tier, amount limits or IP allow-list (administrator);",
 )
 upgrade: Operation[models.OneTreeAttributes] = Operation(
     "upgrade",
@@ -906,6 +957,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         get_client,
         get_endpoint,
         get_organization,
+        get_project,
         get_transfer,
         global_stats,
         healthz,
@@ -922,6 +974,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         list_deliveries,
         list_endpoints,
         list_organizations,
+        list_projects,
         list_whitelist,
         loan,
         loans,
@@ -967,6 +1020,9 @@ OPERATIONS: dict[str, Operation[Any]] = {
         retry_transfer,
         revoke,
         revoke_authorization,
+        roll_api_secret,
+        roll_secret_projects,
+        roll_secret_webhooks,
         set_mcc_price,
         set_redirect_uris,
         set_whitelist_status,
@@ -979,6 +1035,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         unlock_funds,
         update_endpoint,
         update_my_profile,
+        update_project,
         upgrade,
         upload_avatar,
         user_bonus,

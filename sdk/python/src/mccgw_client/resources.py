@@ -162,11 +162,11 @@ class Health:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def healthz(self) -> models.Alive:
+    def healthz(self) -> models.AliveBody:
         """Liveness: the process answers. (``GET /healthz``)"""
         return self._client.call(operations.healthz)
 
-    def readyz(self) -> models.Ready:
+    def readyz(self) -> models.ReadyBody:
         """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
         return self._client.call(operations.readyz)
 
@@ -411,8 +411,9 @@ class Projects:
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
         redirect_uris: builtins.list[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceRegisteredProjectAttributes:
-        """Register a project directly (administrator); the api_secret is returned once. (``POST /v1/projects/register``)"""
+        """Register a project directly (administrator); idempotent on its key. The api_secret (and, (``POST /v1/projects/register``)"""
         return self._client.call(
             operations.register_project,
             body=_given(
@@ -424,6 +425,37 @@ class Projects:
                     "allowed_scopes": allowed_scopes,
                     "rate_limit_tier": rate_limit_tier,
                     "redirect_uris": redirect_uris,
+                    "idempotency_key": idempotency_key,
+                }
+            ),
+        ).data
+
+    def roll_api_secret(
+        self,
+        project_id: int,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        reason: str | None = None,
+    ) -> models.TypedResourceApiSecretAttributes:
+        """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret (``POST /v1/projects/{project_id}/api-secret/roll``)"""
+        return self._client.call(
+            operations.roll_api_secret,
+            path_params={"project_id": project_id},
+            body=_given(
+                {"expire_previous_in_seconds": expire_previous_in_seconds, "reason": reason}
+            ),
+        ).data
+
+    def roll_secret(
+        self, *, expire_previous_in_seconds: int | None = None, idempotency_key: str | None = None
+    ) -> models.TypedResourceOAuthClientSecretAttributes:
+        """Roll the client secret of the calling project's OAuth client: the new one is shown once, (``POST /v1/projects/oauth-client/secret/roll``)"""
+        return self._client.call(
+            operations.roll_secret_projects,
+            body=_given(
+                {
+                    "expire_previous_in_seconds": expire_previous_in_seconds,
+                    "idempotency_key": idempotency_key,
                 }
             ),
         ).data
@@ -501,9 +533,9 @@ class Territory:
         )
 
     def unit_nft(
-        self, unit_id: int, *, type: Literal["station", "matrix", "sector", "system"]
+        self, unit_id: str, *, type: Literal["station", "matrix", "sector", "system"] | None = None
     ) -> models.TypedResourceNftAttributes:
-        """The territory NFT account of a unit (type + id); `status` reserved = not minted yet. (``GET /v1/territory/unit/{unit_id}/nft``)"""
+        """The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not (``GET /v1/territory/unit/{unit_id}/nft``)"""
         return self._client.call(
             operations.unit_nft, path_params={"unit_id": unit_id}, params={"type": type}
         ).data
@@ -515,43 +547,47 @@ class Tokens:
     def __init__(self, client: SyncTransport) -> None:
         self._client = client
 
-    def mcc_address_balance(self, address: str) -> models.TypedResourceAddressBalance:
+    def mcc_address_balance(self, address: str) -> models.TypedResourceAddressBalanceAttributes:
         """The on-chain MCC balance of any wallet (public; the same answer for users and others). (``GET /v1/mcc/balance/{address}``)"""
         return self._client.call(
             operations.mcc_address_balance, path_params={"address": address}
         ).data
 
-    def mcc_balance(self) -> models.TypedResourceMccBalance:
+    def mcc_balance(self) -> models.TypedResourceMccBalanceAttributes:
         """The caller's MCC custody balance: total, locked, available, deposit address. (``GET /v1/mcc/balance``)"""
         return self._client.call(operations.mcc_balance).data
 
-    def mcc_price(self) -> models.TypedResourceMccPrice:
+    def mcc_price(self) -> models.TypedResourceMccPriceAttributes:
         """The MCC price the rule gives now (market > admin > default), with base and buyback. (``GET /v1/mcc/price``)"""
         return self._client.call(operations.mcc_price).data
 
-    def mcc_stats(self) -> models.TypedResourceTokenStats:
+    def mcc_stats(self) -> models.TypedResourceTokenStatsAttributes:
         """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s). (``GET /v1/mcc/stats``)"""
         return self._client.call(operations.mcc_stats).data
 
-    def mcc_transactions(self, *, per_page: int = 100) -> Iterator[models.ManyTokenTransaction]:
+    def mcc_transactions(
+        self, *, per_page: int = 100
+    ) -> Iterator[models.ManyTokenTransactionAttributes]:
         """The caller's MCC movements, newest first (deposits, transfers, settlements). (``GET /v1/mcc/transactions``)"""
         return self._client.call_pages(operations.mcc_transactions, per_page=per_page)
 
-    def mcd_balance(self) -> models.TypedResourceMcdBalance:
+    def mcd_balance(self) -> models.TypedResourceMcdBalanceAttributes:
         """The caller's MCD custody balance (`mcd_balance`): total, frozen, available. (``GET /v1/mcd/balance``)"""
         return self._client.call(operations.mcd_balance).data
 
-    def mcd_stats(self) -> models.TypedResourceTokenStats:
+    def mcd_stats(self) -> models.TypedResourceTokenStatsAttributes:
         """Global MCD statistics: supply, custody, holders, volume (cached 30 s). (``GET /v1/mcd/stats``)"""
         return self._client.call(operations.mcd_stats).data
 
-    def mcd_transactions(self, *, per_page: int = 100) -> Iterator[models.ManyTokenTransaction]:
+    def mcd_transactions(
+        self, *, per_page: int = 100
+    ) -> Iterator[models.ManyTokenTransactionAttributes]:
         """The caller's MCD movements, newest first (deposits, transfers, mining rewards). (``GET /v1/mcd/transactions``)"""
         return self._client.call_pages(operations.mcd_transactions, per_page=per_page)
 
     def set_mcc_price(
         self, *, price_usdc: str, idempotency_key: str | None = None
-    ) -> models.TypedResourceMccPrice:
+    ) -> models.TypedResourceMccPriceAttributes:
         """Set the administrator price (scope mcc:admin, role admin; audited). (``POST /v1/mcc/price``)"""
         return self._client.call(
             operations.set_mcc_price,
@@ -646,7 +682,7 @@ class Users:
         self.attributes = UsersAttributes(client)
 
     def list_authorizations(self) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
-        """The projects the current user has authorized, with the scopes granted to each. (``GET /v1/users/me/authorizations``)"""
+        """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return self._client.call(operations.list_authorizations).data
 
     def me(self) -> models.TypedResourceUserAttributes:
@@ -674,7 +710,7 @@ class Users:
     def update_my_profile(
         self, *, display_name: str, idempotency_key: str | None = None
     ) -> models.TypedResourceUserProfileAttributes:
-        """Change the display name (scope user:write; idempotent per user for 24 h). (``PATCH /v1/users/me/profile``)"""
+        """Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is (``PATCH /v1/users/me/profile``)"""
         return self._client.call(
             operations.update_my_profile,
             body=_given({"display_name": display_name, "idempotency_key": idempotency_key}),
@@ -707,12 +743,14 @@ class UsersAttributes:
         ).data
 
     def for_project(
-        self, uid: str, project_id: int
-    ) -> builtins.list[models.TypedResourceProjectAttributeAttributes]:
-        """A project's attributes of a user, limited to what the caller may see. (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
-        return self._client.call(
-            operations.project_attributes, path_params={"uid": uid, "project_id": project_id}
-        ).data
+        self, uid: str, project_id: int, *, per_page: int = 100
+    ) -> Iterator[models.ManyProjectAttributeAttributes]:
+        """A project's attributes of a user (scope user:read, or project credentials), limited to (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
+        return self._client.call_pages(
+            operations.project_attributes,
+            path_params={"uid": uid, "project_id": project_id},
+            per_page=per_page,
+        )
 
     def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttributes:
         """A project sees it only for users who authorized it, and their e-mail only if they granted (``GET /v1/users/{uid}/full-profile``)"""
@@ -799,6 +837,25 @@ class Webhooks:
         """One webhook endpoint of the calling project. (``GET /v1/webhooks/{endpoint_id}``)"""
         return self._client.call(
             operations.get_endpoint, path_params={"endpoint_id": endpoint_id}
+        ).data
+
+    def roll_secret(
+        self,
+        endpoint_id: str,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> models.TypedResourceWebhookSecretAttributes:
+        """Roll an endpoint's signing secret: the new one is shown once; until (``POST /v1/webhooks/{endpoint_id}/secret/roll``)"""
+        return self._client.call(
+            operations.roll_secret_webhooks,
+            path_params={"endpoint_id": endpoint_id},
+            body=_given(
+                {
+                    "expire_previous_in_seconds": expire_previous_in_seconds,
+                    "idempotency_key": idempotency_key,
+                }
+            ),
         ).data
 
     def update(
@@ -888,13 +945,20 @@ class AdminProjects:
         self._client = client
 
     def approve(
-        self, application_id: str, *, allowed_scopes: builtins.list[str] | None = None
-    ) -> models.TypedResourceApprovedApplicationAttributes:
+        self,
+        application_id: str,
+        *,
+        allowed_scopes: builtins.list[str] | None = None,
+        rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
+    ) -> (
+        models.TypedResourceApprovedApplicationAttributes
+        | models.TypedResourceApplicationAttributes
+    ):
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return self._client.call(
             operations.approve,
             path_params={"application_id": application_id},
-            body=_given({"allowed_scopes": allowed_scopes}),
+            body=_given({"allowed_scopes": allowed_scopes, "rate_limit_tier": rate_limit_tier}),
         ).data
 
     def change_status(
@@ -910,6 +974,19 @@ class AdminProjects:
             path_params={"project_id": project_id},
             body=_given({"status": status, "reason": reason}),
         ).data
+
+    def list(
+        self,
+        *,
+        status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
+        | None = None,
+        tier: Literal["free", "standard", "enterprise"] | None = None,
+        per_page: int = 100,
+    ) -> Iterator[models.ManyAdminProjectAttributes]:
+        """Projects, newest first, filtered by status and rate-limit tier (administrator). (``GET /v1/admin/projects``)"""
+        return self._client.call_pages(
+            operations.list_projects, params={"status": status, "tier": tier}, per_page=per_page
+        )
 
     def list_applications(
         self,
@@ -931,6 +1008,35 @@ class AdminProjects:
             operations.reject,
             path_params={"application_id": application_id},
             body=_given({"reason": reason}),
+        ).data
+
+    def retrieve(self, project_id: int) -> models.TypedResourceAdminProjectAttributes:
+        """One project: tier, limits, IP allow-list, status (administrator). (``GET /v1/admin/projects/{project_id}``)"""
+        return self._client.call(
+            operations.get_project, path_params={"project_id": project_id}
+        ).data
+
+    def update(
+        self,
+        project_id: int,
+        *,
+        rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
+        limits: dict[str, Any] | None = None,
+        ip_allowlist: builtins.list[str] | None = None,
+        reason: str | None = None,
+    ) -> models.TypedResourceAdminProjectAttributes:
+        """Change a project's rate-limit tier, amount limits or IP allow-list (administrator); (``PATCH /v1/admin/projects/{project_id}``)"""
+        return self._client.call(
+            operations.update_project,
+            path_params={"project_id": project_id},
+            body=_given(
+                {
+                    "rate_limit_tier": rate_limit_tier,
+                    "limits": limits,
+                    "ip_allowlist": ip_allowlist,
+                    "reason": reason,
+                }
+            ),
         ).data
 
 
@@ -1244,11 +1350,11 @@ class AsyncHealth:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def healthz(self) -> models.Alive:
+    async def healthz(self) -> models.AliveBody:
         """Liveness: the process answers. (``GET /healthz``)"""
         return await self._client.call(operations.healthz)
 
-    async def readyz(self) -> models.Ready:
+    async def readyz(self) -> models.ReadyBody:
         """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
         return await self._client.call(operations.readyz)
 
@@ -1519,8 +1625,9 @@ class AsyncProjects:
         allowed_scopes: builtins.list[str] | None = None,
         rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
         redirect_uris: builtins.list[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceRegisteredProjectAttributes:
-        """Register a project directly (administrator); the api_secret is returned once. (``POST /v1/projects/register``)"""
+        """Register a project directly (administrator); idempotent on its key. The api_secret (and, (``POST /v1/projects/register``)"""
         return (
             await self._client.call(
                 operations.register_project,
@@ -1533,6 +1640,41 @@ class AsyncProjects:
                         "allowed_scopes": allowed_scopes,
                         "rate_limit_tier": rate_limit_tier,
                         "redirect_uris": redirect_uris,
+                        "idempotency_key": idempotency_key,
+                    }
+                ),
+            )
+        ).data
+
+    async def roll_api_secret(
+        self,
+        project_id: int,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        reason: str | None = None,
+    ) -> models.TypedResourceApiSecretAttributes:
+        """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret (``POST /v1/projects/{project_id}/api-secret/roll``)"""
+        return (
+            await self._client.call(
+                operations.roll_api_secret,
+                path_params={"project_id": project_id},
+                body=_given(
+                    {"expire_previous_in_seconds": expire_previous_in_seconds, "reason": reason}
+                ),
+            )
+        ).data
+
+    async def roll_secret(
+        self, *, expire_previous_in_seconds: int | None = None, idempotency_key: str | None = None
+    ) -> models.TypedResourceOAuthClientSecretAttributes:
+        """Roll the client secret of the calling project's OAuth client: the new one is shown once, (``POST /v1/projects/oauth-client/secret/roll``)"""
+        return (
+            await self._client.call(
+                operations.roll_secret_projects,
+                body=_given(
+                    {
+                        "expire_previous_in_seconds": expire_previous_in_seconds,
+                        "idempotency_key": idempotency_key,
                     }
                 ),
             )
@@ -1623,9 +1765,9 @@ class AsyncTerritory:
         )
 
     async def unit_nft(
-        self, unit_id: int, *, type: Literal["station", "matrix", "sector", "system"]
+        self, unit_id: str, *, type: Literal["station", "matrix", "sector", "system"] | None = None
     ) -> models.TypedResourceNftAttributes:
-        """The territory NFT account of a unit (type + id); `status` reserved = not minted yet. (``GET /v1/territory/unit/{unit_id}/nft``)"""
+        """The territory NFT account of a unit (`station-1`, or type + id); `status` reserved = not (``GET /v1/territory/unit/{unit_id}/nft``)"""
         return (
             await self._client.call(
                 operations.unit_nft, path_params={"unit_id": unit_id}, params={"type": type}
@@ -1639,7 +1781,9 @@ class AsyncTokens:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
 
-    async def mcc_address_balance(self, address: str) -> models.TypedResourceAddressBalance:
+    async def mcc_address_balance(
+        self, address: str
+    ) -> models.TypedResourceAddressBalanceAttributes:
         """The on-chain MCC balance of any wallet (public; the same answer for users and others). (``GET /v1/mcc/balance/{address}``)"""
         return (
             await self._client.call(
@@ -1647,41 +1791,41 @@ class AsyncTokens:
             )
         ).data
 
-    async def mcc_balance(self) -> models.TypedResourceMccBalance:
+    async def mcc_balance(self) -> models.TypedResourceMccBalanceAttributes:
         """The caller's MCC custody balance: total, locked, available, deposit address. (``GET /v1/mcc/balance``)"""
         return (await self._client.call(operations.mcc_balance)).data
 
-    async def mcc_price(self) -> models.TypedResourceMccPrice:
+    async def mcc_price(self) -> models.TypedResourceMccPriceAttributes:
         """The MCC price the rule gives now (market > admin > default), with base and buyback. (``GET /v1/mcc/price``)"""
         return (await self._client.call(operations.mcc_price)).data
 
-    async def mcc_stats(self) -> models.TypedResourceTokenStats:
+    async def mcc_stats(self) -> models.TypedResourceTokenStatsAttributes:
         """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s). (``GET /v1/mcc/stats``)"""
         return (await self._client.call(operations.mcc_stats)).data
 
     def mcc_transactions(
         self, *, per_page: int = 100
-    ) -> AsyncIterator[models.ManyTokenTransaction]:
+    ) -> AsyncIterator[models.ManyTokenTransactionAttributes]:
         """The caller's MCC movements, newest first (deposits, transfers, settlements). (``GET /v1/mcc/transactions``)"""
         return self._client.call_pages(operations.mcc_transactions, per_page=per_page)
 
-    async def mcd_balance(self) -> models.TypedResourceMcdBalance:
+    async def mcd_balance(self) -> models.TypedResourceMcdBalanceAttributes:
         """The caller's MCD custody balance (`mcd_balance`): total, frozen, available. (``GET /v1/mcd/balance``)"""
         return (await self._client.call(operations.mcd_balance)).data
 
-    async def mcd_stats(self) -> models.TypedResourceTokenStats:
+    async def mcd_stats(self) -> models.TypedResourceTokenStatsAttributes:
         """Global MCD statistics: supply, custody, holders, volume (cached 30 s). (``GET /v1/mcd/stats``)"""
         return (await self._client.call(operations.mcd_stats)).data
 
     def mcd_transactions(
         self, *, per_page: int = 100
-    ) -> AsyncIterator[models.ManyTokenTransaction]:
+    ) -> AsyncIterator[models.ManyTokenTransactionAttributes]:
         """The caller's MCD movements, newest first (deposits, transfers, mining rewards). (``GET /v1/mcd/transactions``)"""
         return self._client.call_pages(operations.mcd_transactions, per_page=per_page)
 
     async def set_mcc_price(
         self, *, price_usdc: str, idempotency_key: str | None = None
-    ) -> models.TypedResourceMccPrice:
+    ) -> models.TypedResourceMccPriceAttributes:
         """Set the administrator price (scope mcc:admin, role admin; audited). (``POST /v1/mcc/price``)"""
         return (
             await self._client.call(
@@ -1788,7 +1932,7 @@ class AsyncUsers:
     async def list_authorizations(
         self,
     ) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
-        """The projects the current user has authorized, with the scopes granted to each. (``GET /v1/users/me/authorizations``)"""
+        """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return (await self._client.call(operations.list_authorizations)).data
 
     async def me(self) -> models.TypedResourceUserAttributes:
@@ -1820,7 +1964,7 @@ class AsyncUsers:
     async def update_my_profile(
         self, *, display_name: str, idempotency_key: str | None = None
     ) -> models.TypedResourceUserProfileAttributes:
-        """Change the display name (scope user:write; idempotent per user for 24 h). (``PATCH /v1/users/me/profile``)"""
+        """Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is (``PATCH /v1/users/me/profile``)"""
         return (
             await self._client.call(
                 operations.update_my_profile,
@@ -1858,15 +2002,15 @@ class AsyncUsersAttributes:
             )
         ).data
 
-    async def for_project(
-        self, uid: str, project_id: int
-    ) -> builtins.list[models.TypedResourceProjectAttributeAttributes]:
-        """A project's attributes of a user, limited to what the caller may see. (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
-        return (
-            await self._client.call(
-                operations.project_attributes, path_params={"uid": uid, "project_id": project_id}
-            )
-        ).data
+    def for_project(
+        self, uid: str, project_id: int, *, per_page: int = 100
+    ) -> AsyncIterator[models.ManyProjectAttributeAttributes]:
+        """A project's attributes of a user (scope user:read, or project credentials), limited to (``GET /v1/users/{uid}/projects/{project_id}/attributes``)"""
+        return self._client.call_pages(
+            operations.project_attributes,
+            path_params={"uid": uid, "project_id": project_id},
+            per_page=per_page,
+        )
 
     async def full_profile(self, uid: str) -> models.TypedResourceFullProfileAttributes:
         """A project sees it only for users who authorized it, and their e-mail only if they granted (``GET /v1/users/{uid}/full-profile``)"""
@@ -1968,6 +2112,27 @@ class AsyncWebhooks:
             )
         ).data
 
+    async def roll_secret(
+        self,
+        endpoint_id: str,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> models.TypedResourceWebhookSecretAttributes:
+        """Roll an endpoint's signing secret: the new one is shown once; until (``POST /v1/webhooks/{endpoint_id}/secret/roll``)"""
+        return (
+            await self._client.call(
+                operations.roll_secret_webhooks,
+                path_params={"endpoint_id": endpoint_id},
+                body=_given(
+                    {
+                        "expire_previous_in_seconds": expire_previous_in_seconds,
+                        "idempotency_key": idempotency_key,
+                    }
+                ),
+            )
+        ).data
+
     async def update(
         self,
         endpoint_id: str,
@@ -2063,14 +2228,21 @@ class AsyncAdminProjects:
         self._client = client
 
     async def approve(
-        self, application_id: str, *, allowed_scopes: builtins.list[str] | None = None
-    ) -> models.TypedResourceApprovedApplicationAttributes:
+        self,
+        application_id: str,
+        *,
+        allowed_scopes: builtins.list[str] | None = None,
+        rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
+    ) -> (
+        models.TypedResourceApprovedApplicationAttributes
+        | models.TypedResourceApplicationAttributes
+    ):
         """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return (
             await self._client.call(
                 operations.approve,
                 path_params={"application_id": application_id},
-                body=_given({"allowed_scopes": allowed_scopes}),
+                body=_given({"allowed_scopes": allowed_scopes, "rate_limit_tier": rate_limit_tier}),
             )
         ).data
 
@@ -2089,6 +2261,19 @@ class AsyncAdminProjects:
                 body=_given({"status": status, "reason": reason}),
             )
         ).data
+
+    def list(
+        self,
+        *,
+        status: Literal["active", "maintenance", "testing", "discontinued", "deleted"]
+        | None = None,
+        tier: Literal["free", "standard", "enterprise"] | None = None,
+        per_page: int = 100,
+    ) -> AsyncIterator[models.ManyAdminProjectAttributes]:
+        """Projects, newest first, filtered by status and rate-limit tier (administrator). (``GET /v1/admin/projects``)"""
+        return self._client.call_pages(
+            operations.list_projects, params={"status": status, "tier": tier}, per_page=per_page
+        )
 
     def list_applications(
         self,
@@ -2111,6 +2296,37 @@ class AsyncAdminProjects:
                 operations.reject,
                 path_params={"application_id": application_id},
                 body=_given({"reason": reason}),
+            )
+        ).data
+
+    async def retrieve(self, project_id: int) -> models.TypedResourceAdminProjectAttributes:
+        """One project: tier, limits, IP allow-list, status (administrator). (``GET /v1/admin/projects/{project_id}``)"""
+        return (
+            await self._client.call(operations.get_project, path_params={"project_id": project_id})
+        ).data
+
+    async def update(
+        self,
+        project_id: int,
+        *,
+        rate_limit_tier: Literal["free", "standard", "enterprise"] | None = None,
+        limits: dict[str, Any] | None = None,
+        ip_allowlist: builtins.list[str] | None = None,
+        reason: str | None = None,
+    ) -> models.TypedResourceAdminProjectAttributes:
+        """Change a project's rate-limit tier, amount limits or IP allow-list (administrator); (``PATCH /v1/admin/projects/{project_id}``)"""
+        return (
+            await self._client.call(
+                operations.update_project,
+                path_params={"project_id": project_id},
+                body=_given(
+                    {
+                        "rate_limit_tier": rate_limit_tier,
+                        "limits": limits,
+                        "ip_allowlist": ip_allowlist,
+                        "reason": reason,
+                    }
+                ),
             )
         ).data
 

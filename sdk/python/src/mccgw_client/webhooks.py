@@ -84,7 +84,9 @@ def verify_webhook(
     if not presented or not presented.strip().lower().startswith("sha256="):
         raise InvalidWebhookSignature("X-Service-Signature is missing or not sha256=<hex>")
     secrets = [secret] if isinstance(secret, str) else list(secret)
-    if not any(signatures_equal(hmac_hex(s, raw_body), presented) for s in secrets):
+    # During a secret roll's overlap the header carries one signature per secret, spaced.
+    offered = presented.split()
+    if not any(signatures_equal(hmac_hex(s, raw_body), one) for s in secrets for one in offered):
         raise InvalidWebhookSignature("X-Service-Signature does not match the body")
     try:
         body = json.loads(raw_body)

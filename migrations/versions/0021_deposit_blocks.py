@@ -5,8 +5,8 @@ examined and whose credits were committed with it. mint_decimals.program: the to
 owning the mint (SPL Token or Token-2022), kept like its decimals for a start while the chain
 is down.
 
-Revision ID: 0019_deposit_blocks
-Revises: 0018_project_notify
+Revision ID: 0021_deposit_blocks
+Revises: 0020_price_samples
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0019_deposit_blocks"
-down_revision: str | Sequence[str] | None = "0018_project_notify"
+revision: str = "0021_deposit_blocks"
+down_revision: str | Sequence[str] | None = "0020_price_samples"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,122 @@
+"""Every Prometheus metric of the gateway, in one place: the API's and the workers'.
+
+The Grafana dashboard compose provisions (deploy/grafana/dashboards/mccgw.json) queries these;
+tests/deploy/test_metrics.py checks that each metric it queries is exported by a running API and
+worker. The API serves them at ``/metrics``; a worker at ``WORKER_METRICS_PORT`` (0: none).
+
+Processes that share one port (uvicorn's ``--workers``) write their values to files in
+``PROMETHEUS_MULTIPROC_DIR`` and any of them serves the sum; ``mccgw api`` empties that
+directory at start.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from prometheus_client import (
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+    start_http_server,
+)
+from temporalio import workflow
+from temporalio.worker import (
+    ExecuteWorkflowInput,
+    Interceptor,
+    WorkflowInboundInterceptor,
+    WorkflowInterceptorClassInput,
+)
+
+# -- the API ------------------------------------------------------------------------------
+HTTP_REQUESTS = Counter(
+    "mccgw_http_requests_total", "HTTP requests served", ["method", "route", "status"]
+)
+HTTP_LATENCY = Histogram(
+    "mccgw_http_request_duration_seconds",
+    "HTTP request latency",
+    ["method", "route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+)
+WORKFLOW_STARTS = Counter(
+    "mccgw_workflow_starts_total", "Workflows started by the API", ["workflow"]
+)
+
+# -- the workers --------------------------------------------------------------------------
+WORKFLOWS_CLOSED = Counter(
+    "mccgw_workflows_closed_total",
+    "Workflow runs that ended on this worker, by type and outcome (completed or failed)",
+    ["workflow", "outcome"],
+)
+CHAIN_WRITES = Counter(
+    "mccgw_chain_writes_total",
+    "Chain writes that reached a final state, by kind and outcome (succeeded or failed)",
+    ["kind", "outcome"],
+)
+CHAIN_FINALITY = Histogram(
+    "mccgw_chain_finality_seconds",
+    "From a chain write's record to its final state",
+    ["kind"],
+    buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300),
+)
+WEBHOOK_ATTEMPTS = Counter(
+    "mccgw_webhook_attempts_total",
+    "Webhook delivery attempts, by outcome (succeeded, retry, failed: the schedule exhausted)",
+    ["outcome"],
+)
+WEBHOOK_BACKLOG = Gauge(
+    "mccgw_webhook_backlog",
+    "Webhook deliveries pending (as the last delivery round of this worker found them)",
+    multiprocess_mode="max",
+)
+DEPOSITS_CREDITED = Counter(
+    "mccgw_deposits_credited_total", "Deposits from outside wallets credited", ["currency"]
+)
+
+
+def registry() -> CollectorRegistry:
+    """The registry to expose: the files of every process sharing a port, or this process's."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        collected = CollectorRegistry()
+        multiprocess.MultiProcessCollector(collected)
+        return collected
+    return REGISTRY
+
+
+def exposition() -> bytes:
+    return generate_latest(registry())
+
+
+def serve(port: int) -> None:
+    """A worker's /metrics on ``port`` (a thread of its own)."""
+    start_http_server(port, registry=registry())
+
+
+class _Closed(WorkflowInboundInterceptor):
+    async def execute_workflow(self, input: ExecuteWorkflowInput) -> Any:
+        name = workflow.info().workflow_type
+        try:
+            result = await super().execute_workflow(input)
+        except BaseException as exc:
+            # Only a failure ends the run (any other exception fails the task, retried).
+            from temporalio.exceptions import FailureError
+
+            if isinstance(exc, FailureError) and not workflow.unsafe.is_replaying():
+                WORKFLOWS_CLOSED.labels(name, "failed").inc()
+            raise
+        if not workflow.unsafe.is_replaying():
+            WORKFLOWS_CLOSED.labels(name, "completed").inc()
+        return result
+
+
+class WorkflowMetrics(Interceptor):
+    """Counts each workflow run this worker ends (not its replays)."""
+
+    def workflow_interceptor_class(
+        self, input: WorkflowInterceptorClassInput
+    ) -> type[WorkflowInboundInterceptor]:
+        return _Closed
