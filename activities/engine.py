@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from chain.decimals import TokenDecimals
 from chain.errors import ChainWriteConflict, ReceiptMismatch, ReceiptUnavailable
 from db.models.engine import Transfer
 from engine import locks, reconcile, recovery
@@ -71,9 +72,9 @@ class EngineActivities:
         self.deposits = DepositScanner(deps.sessions, deps.gateway, deps.solana)
 
     @property
-    def decimals(self) -> int:
+    def decimals(self) -> TokenDecimals:
         """Read from the mints at start-up (ChainUnavailable, retryable, until then)."""
-        return self.deps.gateway.decimals()
+        return self.deps.gateway.token_decimals()
 
     # -- transfers -------------------------------------------------------------------
 
@@ -137,13 +138,11 @@ class EngineActivities:
         summary = await reconcile.reconcile(
             self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
         )
-        if summary.drifts:
-            # A deposit that finalized during the pass: credit it and look once more.
-            drifting = {(str(d["user_uid"]), str(d["currency"])) for d in summary.drifts}
-            if (await self.deposits.scan(only=drifting)).credited:
-                summary = await reconcile.reconcile(
-                    self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
-                )
+        # A deposit that finalized during the pass: credit it and look once more.
+        if summary.drifts and (await self.deposits.scan()).credited:
+            summary = await reconcile.reconcile(
+                self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
+            )
         return ReconcileReport(summary.run_id, summary.checked, summary.skipped, summary.drifts)
 
     @activity.defn(name="engine.find_orphans")

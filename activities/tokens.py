@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 @dataclass
 class DepositScanRequest:
     note: str = ""
+    # 0: one pass; else passes back to back for this long (the scheduled watcher follows the
+    # chain for its whole interval, so a deposit is credited a few slots after it finalizes).
+    follow_seconds: float = 0.0
 
 
 # The pass's summary is the activity's result as it is (a dataclass of plain fields).
@@ -74,6 +77,8 @@ class TokenActivities:
 
     @activity.defn(name="tokens.scan_deposits")
     async def scan_deposits(self, request: DepositScanRequest) -> DepositScanReport:
+        if request.follow_seconds > 0:
+            return await self.scanner.follow(min(request.follow_seconds, 90.0), poll=0.1)
         return await self.scanner.scan()
 
     @activity.defn(name="tokens.oracle_record_closes")

@@ -1,4 +1,5 @@
-"""Helpers the money routes share: the decimals amounts are written with, parsing an amount,
+"""Helpers the money routes share: each mint's own decimals (amounts are written with their
+currency's), parsing an amount,
 the record id derived from an idempotency key, and the problems they document."""
 
 from __future__ import annotations
@@ -8,10 +9,11 @@ from typing import Literal, overload
 
 from fastapi import Request
 
-from api.deps import token_decimals
+from api.deps import mint_decimals
 from api.errors import invalid_field
 from api.openapi import problems
-from core.money import InvalidAmount, to_base_units, to_decimal_string
+from chain.decimals import TokenDecimals
+from core.money import InvalidAmount, to_decimal_string
 from tokens.prices import USDC_DECIMALS
 
 Currency = Literal["MCC", "MCD"]
@@ -26,15 +28,15 @@ MONEY_PROBLEMS = problems(
 )
 
 
-def decimals(request: Request) -> int:
-    """The decimals amounts are written with: read from the mints (api.deps.token_decimals)."""
-    return token_decimals(request)
+def decimals(request: Request) -> TokenDecimals:
+    """Each mint's own decimals, read from the mints (api.deps.mint_decimals)."""
+    return mint_decimals(request)
 
 
-def parse_amount(text: str, request: Request, field: str = "amount") -> int:
-    """A decimal string in base units of the mints' decimals; 422 ``invalid-amount``."""
+def parse_amount(text: str, request: Request, currency: str, field: str = "amount") -> int:
+    """A decimal string in base units of ``currency``'s own mint; 422 ``invalid-amount``."""
     try:
-        return to_base_units(text, decimals(request))
+        return decimals(request).parse(text, currency)
     except InvalidAmount as exc:
         raise invalid_field(field, str(exc), slug="invalid-amount") from exc
 

@@ -10,6 +10,7 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client
 
+from chain.decimals import TokenDecimals
 from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
@@ -40,12 +41,18 @@ TemporalDep = Annotated[Client, Depends(_state("temporal"))]
 GatewayDep = Annotated[ChainGateway, Depends(_state("gateway"))]
 
 
-def token_decimals(request: Request, currency: str | None = None) -> int:
-    """Decimals of ``currency``'s mint (or the one value MCC and MCD share), as read from the
-    chain at start-up; 503 while the chain has not answered since."""
+def token_decimals(request: Request, currency: str) -> int:
+    """Decimals of ``currency``'s mint, as read from the chain at start-up; 503 while the chain
+    has not answered since."""
+    return mint_decimals(request).of(currency)
+
+
+def mint_decimals(request: Request) -> TokenDecimals:
+    """Each mint's own decimals (chain/decimals.py), as read from the chain at start-up; 503
+    while the chain has not answered since."""
     gateway: ChainGateway = request.app.state.gateway
     try:
-        return gateway.decimals(currency)
+        return gateway.token_decimals()
     except ChainError as exc:
         raise ServiceUnavailable(
             f"Token decimals unavailable: {exc}", headers={"Retry-After": "5"}

@@ -1,8 +1,10 @@
 """Custody token accounts: one SPL token account per (user uid, mint), owned by the gateway.
 
 The address is derived, not stored: ``create_with_seed(custody_authority, seed, token program)``
-with seed = first 32 hex chars of sha256(mint || uid). Any process holding the keys can find a
-user's account again, and creation is naturally idempotent (the address can exist only once).
+with seed = first 32 hex chars of sha256(mint || uid), where the token program is the one that
+owns the mint (SPL Token or Token-2022, read from the chain: ``ChainKeys.token_program``). Any
+process holding the keys can find a user's account again, and creation is naturally idempotent
+(the address can exist only once).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from solders.system_program import (
     assign_with_seed,
     transfer,
 )
-from spl.token.constants import ACCOUNT_LEN, TOKEN_PROGRAM_ID
+from spl.token.constants import ACCOUNT_LEN
 from spl.token.instructions import initialize_account3, mint_to, transfer_checked
 from spl.token.models import InitializeAccount3Params, MintToParams, TransferCheckedParams
 
@@ -39,7 +41,7 @@ def custody_seed(mint: Pubkey, uid: str) -> str:
 def custody_address(keys: ChainKeys, uid: str, currency: str) -> Pubkey:
     mint = keys.mint_for(currency)
     return Pubkey.create_with_seed(
-        keys.custody_authority.pubkey(), custody_seed(mint, uid), TOKEN_PROGRAM_ID
+        keys.custody_authority.pubkey(), custody_seed(mint, uid), keys.token_program(currency)
     )
 
 
@@ -62,6 +64,7 @@ def create_custody_instructions(
     and assign (both only need the address to be an empty system account, which lamports
     alone leave it): pre-funding cannot block the account."""
     mint = keys.mint_for(currency)
+    program = keys.token_program(currency)
     base = keys.custody_authority.pubkey()
     address = custody_address(keys, uid, currency)
     seed = custody_seed(mint, uid)
@@ -81,17 +84,15 @@ def create_custody_instructions(
         *funding,
         allocate_with_seed(
             AllocateWithSeedParams(
-                address=address, base=base, seed=seed, space=ACCOUNT_LEN, owner=TOKEN_PROGRAM_ID
+                address=address, base=base, seed=seed, space=ACCOUNT_LEN, owner=program
             )
         ),
         assign_with_seed(
-            AssignWithSeedParams(address=address, base=base, seed=seed, owner=TOKEN_PROGRAM_ID)
+            AssignWithSeedParams(address=address, base=base, seed=seed, owner=program)
         ),
         # initialize_account3 takes the owner as data and needs no rent sysvar.
         initialize_account3(
-            InitializeAccount3Params(
-                program_id=TOKEN_PROGRAM_ID, account=address, mint=mint, owner=base
-            )
+            InitializeAccount3Params(program_id=program, account=address, mint=mint, owner=base)
         ),
     ]
 
@@ -126,7 +127,7 @@ def transfer_instruction(
     """``source``/``dest``: the custody addresses when the caller has them already."""
     return transfer_checked(
         TransferCheckedParams(
-            program_id=TOKEN_PROGRAM_ID,
+            program_id=keys.token_program(t.currency),
             source=source or custody_address(keys, t.from_uid, t.currency),
             mint=keys.mint_for(t.currency),
             dest=dest or custody_address(keys, t.to_uid, t.currency),
@@ -140,7 +141,7 @@ def transfer_instruction(
 def mint_instruction(keys: ChainKeys, m: CustodyMint, *, dest: Pubkey | None = None) -> Instruction:
     return mint_to(
         MintToParams(
-            program_id=TOKEN_PROGRAM_ID,
+            program_id=keys.token_program(m.currency),
             mint=keys.mint_for(m.currency),
             dest=dest or custody_address(keys, m.to_uid, m.currency),
             mint_authority=keys.mint_authority.pubkey(),

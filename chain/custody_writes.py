@@ -11,6 +11,7 @@ from solders.hash import Hash
 from solders.instruction import Instruction
 from solders.message import Message
 from solders.pubkey import Pubkey
+from spl.token.constants import MINT_LEN, TOKEN_PROGRAM_ID
 from sqlalchemy import func
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import DBAPIError
@@ -71,23 +72,33 @@ class CustodyWrites:
     async def load_token_decimals(
         self, *, stored: bool = True, keep: bool = False
     ) -> TokenDecimals:
-        """Decimals of the MCC and MCD mints as the chain has them (read once per process).
-        ``stored``: while the chain is unreachable, use the values kept from an earlier read;
-        ``keep``: keep what the chain says (the worker does, at start-up)."""
+        """Decimals of the MCC and MCD mints as the chain has them, and the token program that
+        owns each (read once per process; the programs go into ``keys.programs``, so custody
+        accounts and instructions use them). ``stored``: while the chain is unreachable, use
+        the values kept from an earlier read; ``keep``: keep what the chain says (the worker
+        does, at start-up)."""
         if self._token_decimals is None:
             found: dict[str, int] = {}
+            programs: dict[str, Pubkey] = {}
             for currency in ("MCC", "MCD"):
-                found[currency.lower()] = await self._mint_decimals(currency, stored, keep)
+                program, decimals = await self._mint_facts(currency, stored, keep)
+                found[currency.lower()], programs[currency] = decimals, program
+            self._keys.programs.update(programs)
+            self._addresses.clear()  # derived with the programs as they are now
             self._token_decimals = TokenDecimals(**found)
-            log.info("token decimals of the mints: %s", self._token_decimals)
+            log.info(
+                "token mints: %s; programs %s",
+                self._token_decimals, {c: str(p) for c, p in programs.items()},
+            )  # fmt: skip
         return self._token_decimals
 
-    async def _mint_decimals(self, currency: str, stored: bool, keep: bool) -> int:
-        """From the chain (and kept in ``mint_decimals``); while the chain is unreachable, the
-        value read earlier for the same mint address (a mint's decimals never change)."""
+    async def _mint_facts(self, currency: str, stored: bool, keep: bool) -> tuple[Pubkey, int]:
+        """(owner program, decimals) from the chain (and kept in ``mint_decimals``); while the
+        chain is unreachable, the values read earlier for the same mint address (a mint's
+        decimals and owner never change)."""
         mint = self._keys.mint_for(currency)
         try:
-            info = await self.mint_info(mint)
+            account = await self._account(mint, self._commitment)
         except ChainUnavailable:
             if not stored:
                 raise
@@ -95,21 +106,27 @@ class CustodyWrites:
                 kept = await session.get(MintDecimals, str(mint))
             if kept is None:
                 raise
-            return kept.decimals
-        if info is None:
+            program = Pubkey.from_string(kept.program) if kept.program else TOKEN_PROGRAM_ID
+            return program, kept.decimals
+        if account is None:
             raise ChainError(f"the {currency} mint {mint} does not exist on this cluster")
+        data = bytes(account.data)
+        if account.owner not in TOKEN_PROGRAMS or len(data) < MINT_LEN:
+            raise ChainError(f"the {currency} mint {mint} is not an SPL Token/Token-2022 mint")
+        program, decimals = account.owner, data[44]  # Mint: COption<authority>, supply, decimals
         if not keep:
-            return info[1]
+            return program, decimals
+        values = {"decimals": decimals, "program": str(program)}
         async with self._sessions() as session:
             await session.execute(
                 pg_insert(MintDecimals)
-                .values(mint=str(mint), decimals=info[1])
+                .values(mint=str(mint), **values)
                 .on_conflict_do_update(
-                    index_elements=["mint"], set_={"decimals": info[1], "read_at": func.now()}
+                    index_elements=["mint"], set_={**values, "read_at": func.now()}
                 )
             )
             await session.commit()
-        return info[1]
+        return program, decimals
 
     async def warm_up(self, retry_interval: float = 2.0, *, keep: bool = False) -> None:
         """Start-up: read the mints' decimals, retrying while the chain is unreachable (run as
@@ -128,14 +145,16 @@ class CustodyWrites:
             await asyncio.sleep(delay)
             delay = min(delay * 2, max(retry_interval, 30.0))
 
-    def decimals(self, currency: str | None = None) -> int:
-        """The decimals of ``currency``'s mint, or (None) the one value both share; raises
-        ChainUnavailable until they have been read from the chain."""
+    def token_decimals(self) -> TokenDecimals:
+        """Both mints' decimals; raises ChainUnavailable until they were read from the chain."""
         if self._token_decimals is None:
             raise ChainUnavailable("token decimals not read from the chain yet")
-        if currency is None:
-            return self._token_decimals.common()
-        return self._token_decimals.of(currency)
+        return self._token_decimals
+
+    def decimals(self, currency: str) -> int:
+        """The decimals of ``currency``'s mint; raises ChainUnavailable until they have been
+        read from the chain."""
+        return self.token_decimals().of(currency)
 
     def custody_address(self, uid: str, currency: str) -> Pubkey:
         # Derived (sha256 + create_with_seed) on every instruction, receipt and pack: memoised.

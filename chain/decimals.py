@@ -1,15 +1,15 @@
-"""Token decimals, read from the mints on the chain (decisions.md, Chain: never assumed; the
-ecosystem's own sources say 6 or 9 for MCD)."""
+"""Each mint's own decimals and token program, read from the chain (decisions.md, Chain: never
+assumed; the ecosystem's MCD Token program creates its mint with 6 decimals, MCC has 9).
+
+Every amount is an integer of its own mint's base units from the request to the chain and
+back: an amount of MCC is written with MCC's decimals, one of MCD with MCD's. There is no
+value "both share"."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chain.errors import ChainError
-
-
-class DecimalsMismatch(ChainError):
-    """MCC and MCD have different decimals where one value for both is needed."""
+from core.money import to_base_units, to_decimal_string
 
 
 @dataclass(frozen=True)
@@ -25,11 +25,10 @@ class TokenDecimals:
                 return self.mcd
         raise ValueError(f"unknown currency {currency!r}")
 
-    def common(self) -> int:
-        """The one value the ledger formats both tokens' amounts with (docs/chain.md)."""
-        if self.mcc != self.mcd:
-            raise DecimalsMismatch(
-                f"the MCC mint has {self.mcc} decimals and the MCD mint {self.mcd}: "
-                "amounts of both are formatted with one value, refusing to guess"
-            )
-        return self.mcc
+    def format(self, amount: int, currency: str) -> str:
+        """``amount`` base units of ``currency`` as the decimal string the API shows."""
+        return to_decimal_string(amount, self.of(currency))
+
+    def parse(self, text: str, currency: str) -> int:
+        """A decimal string of ``currency`` as its mint's base units (raises InvalidAmount)."""
+        return to_base_units(text, self.of(currency))

@@ -60,7 +60,8 @@ class ChainGateway:
     ) -> None:
         # The MCC/MCD mints are settings (chain/cluster.py): custody follows the cluster's.
         mints = {c: cluster.mint(settings, c, keys) for c in ("MCC", "MCD")}
-        keys = replace(keys, mints={c: m for c, m in mints.items() if m is not None})
+        # Its own programs map: filled from this cluster's mints (load_token_decimals).
+        keys = replace(keys, mints={c: m for c, m in mints.items() if m is not None}, programs={})
         self._settings = settings
         self._keys = keys
         self.reads = ChainReads(
@@ -110,6 +111,7 @@ class ChainGateway:
         self.load_token_decimals = custody.load_token_decimals
         self.warm_up = custody.warm_up
         self.decimals = custody.decimals
+        self.token_decimals = custody.token_decimals
         self.custody_address = custody.custody_address
         self.ensure_custody_account = custody.ensure_custody_account
         self.custody_balance = custody.custody_balance

@@ -16,6 +16,7 @@ from typing import Any
 
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
+from spl.token.constants import TOKEN_PROGRAM_ID
 
 KEY_NAMES = (
     "fee_payer",  # pays fees and rent for every gateway transaction
@@ -52,6 +53,11 @@ class ChainKeys:
     # The cluster's mints when they are not these keypairs' (settings MCC_MINT / MCD_MINT,
     # mainnet in production): set by the chain gateway, see chain/cluster.py.
     mints: dict[str, Pubkey] = field(default_factory=dict, compare=False)
+    # The token program that owns each mint (SPL Token or Token-2022), as read from the chain
+    # by the gateway at start-up (chain/custody_writes.py load_token_decimals). Filled in place,
+    # so every holder of these keys derives custody accounts with the right program; a
+    # currency not read yet is SPL Token's.
+    programs: dict[str, Pubkey] = field(default_factory=dict, compare=False)
 
     def mint_for(self, currency: str) -> Pubkey:
         if (configured := self.mints.get(currency.upper())) is not None:
@@ -62,6 +68,10 @@ class ChainKeys:
             case "MCD":
                 return self.mcd_mint.pubkey()
         raise ValueError(f"unknown currency {currency!r}")
+
+    def token_program(self, currency: str) -> Pubkey:
+        """The program owning ``currency``'s mint: its token accounts and instructions."""
+        return self.programs.get(currency.upper(), TOKEN_PROGRAM_ID)
 
 
 def load_or_create_keys(keys_dir: Path) -> ChainKeys:

@@ -7,7 +7,9 @@ gateway), so to the deposit watcher they are what a user's own wallet sending to
 from __future__ import annotations
 
 import asyncio
+import base64
 from dataclasses import dataclass
+from typing import Any
 
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
@@ -16,6 +18,7 @@ from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import Message
 from solders.pubkey import Pubkey
+from solders.signature import Signature
 from solders.transaction import VersionedTransaction
 from spl.token.constants import TOKEN_PROGRAM_ID
 from spl.token.instructions import (
@@ -26,8 +29,11 @@ from spl.token.instructions import (
 )
 from spl.token.models import MintToParams, TransferCheckedParams
 
+from chain.blocks import BlockReader
 from chain.errors import ChainRejected, ChainTimeout
 from chain.gateway import ChainGateway
+
+_RAW_SEND = {"encoding": "base64", "skipPreflight": True}
 
 
 @dataclass
@@ -39,8 +45,9 @@ class OutsideWallet:
     def address(self) -> Pubkey:
         return self.keypair.pubkey()
 
-    def token_account(self, mint: Pubkey) -> Pubkey:
-        return get_associated_token_address(self.address, mint)
+    def token_account(self, mint: Pubkey, program: Pubkey = TOKEN_PROGRAM_ID) -> Pubkey:
+        """This wallet's associated token account of ``mint`` (owned by ``program``)."""
+        return get_associated_token_address(self.address, mint, program)
 
     async def ensure_sol(self, gateway: ChainGateway, lamports: int = 10**9) -> None:
         if await gateway.sol_balance(self.address, "confirmed") < lamports // 2:
@@ -56,15 +63,17 @@ class OutsideWallet:
     ) -> str:
         """The gateway mints ``amount`` of MCC/MCD into this wallet's token account (or
         ``owner``'s; one gateway write, exactly once per ``op_key``); returns its signature."""
+        await gateway.load_token_decimals()  # the mint's token program
         mint = gateway.keys.mint_for(currency)
+        program = gateway.keys.token_program(currency)
         payer = gateway.keys.fee_payer.pubkey()
         owner = owner or self.address
-        ata = get_associated_token_address(owner, mint)
+        ata = get_associated_token_address(owner, mint, program)
         instructions = [
-            create_idempotent_associated_token_account(payer, owner, mint),
+            create_idempotent_associated_token_account(payer, owner, mint, program),
             mint_to(
                 MintToParams(
-                    program_id=TOKEN_PROGRAM_ID, mint=mint, dest=ata,
+                    program_id=program, mint=mint, dest=ata,
                     mint_authority=gateway.keys.mint_authority.pubkey(), amount=amount,
                 )
             ),
@@ -97,12 +106,76 @@ class OutsideWallet:
             await asyncio.sleep(0.05)
         raise ChainTimeout(f"{signature} not finalized after {timeout:.0f}s")
 
-    async def send_tokens(self, mint: Pubkey, dest: Pubkey, amount: int, decimals: int) -> str:
+    async def send_many(self, messages: list[list[Instruction]], rpc_url: str) -> list[str]:
+        """Sign one transaction per instruction list (this wallet pays; each must differ) and
+        send them all in JSON-RPC batches of 100, without waiting: a flood, as anyone can send
+        one. Returns their signatures; wait for the last with ``wait_finalized``."""
+        reader = BlockReader(rpc_url)
+        txs: list[VersionedTransaction] = []
+        try:
+            for start in range(0, len(messages), 100):
+                # A fresh blockhash per batch: a flood outlasts one (150 slots).
+                latest = await self.client.get_latest_blockhash(Commitment("confirmed"))
+                batch = [
+                    VersionedTransaction(
+                        Message.new_with_blockhash(ixs, self.address, latest.value.blockhash),
+                        [self.keypair],
+                    )
+                    for ixs in messages[start : start + 100]
+                ]
+                txs += batch
+                calls: list[list[Any]] = [
+                    [base64.b64encode(bytes(tx)).decode(), _RAW_SEND] for tx in batch
+                ]
+                for answer in await reader.batch("sendTransaction", calls):
+                    if answer.get("error") is not None:
+                        raise ChainRejected("outside:flood", answer["error"], None)
+        finally:
+            await reader.aclose()
+        return [str(tx.signatures[0]) for tx in txs]
+
+    async def wait_finalized(self, signature: str, timeout: float = 120.0) -> None:  # noqa: ASYNC109
+        sig = Signature.from_string(signature)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            status = (await self.client.get_signature_statuses([sig], True)).value[0]
+            if status is not None and str(status.confirmation_status).endswith("Finalized"):
+                return
+            await asyncio.sleep(0.05)
+        raise ChainTimeout(f"{signature} not finalized after {timeout:.0f}s")
+
+    async def send_tokens(
+        self,
+        mint: Pubkey,
+        dest: Pubkey,
+        amount: int,
+        decimals: int,
+        program: Pubkey = TOKEN_PROGRAM_ID,
+    ) -> str:
         """``transfer_checked`` from this wallet's token account of ``mint`` to ``dest``."""
-        ix = transfer_checked(
+        return await self.send_instructions(
+            [self.transfer_instruction(mint, dest, amount, decimals, program)]
+        )
+
+    def transfer_instruction(
+        self,
+        mint: Pubkey,
+        dest: Pubkey,
+        amount: int,
+        decimals: int,
+        program: Pubkey = TOKEN_PROGRAM_ID,
+    ) -> Instruction:
+        return transfer_checked(
             TransferCheckedParams(
-                program_id=TOKEN_PROGRAM_ID, source=self.token_account(mint), mint=mint,
+                program_id=program, source=self.token_account(mint, program), mint=mint,
                 dest=dest, owner=self.address, amount=amount, decimals=decimals,
             )
         )  # fmt: skip
-        return await self.send_instructions([ix])
+
+    async def deposit(self, gateway: ChainGateway, currency: str, dest: Pubkey, amount: int) -> str:
+        """Send ``amount`` base units of ``currency`` to ``dest`` with the mint's own program
+        and decimals, as a user's wallet does (e.g. to a deposit address)."""
+        decimals = (await gateway.load_token_decimals()).of(currency)
+        mint, program = gateway.keys.mint_for(currency), gateway.keys.token_program(currency)
+        return await self.send_tokens(mint, dest, amount, decimals, program)

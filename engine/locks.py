@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.money import to_decimal_string
+from chain.decimals import TokenDecimals
 from core.time import iso
 from db.models.ledger import Hold
 from engine import limits
@@ -21,12 +21,12 @@ from ledger.service import Balances, InsufficientFunds, Ledger
 LOCK_STATUS = {"active": "locked", "voided": "unlocked", "posted": "settled", "expired": "expired"}
 
 
-def _event(hold: Hold, decimals: int, **extra: Any) -> dict[str, Any]:
+def _event(hold: Hold, decimals: TokenDecimals, **extra: Any) -> dict[str, Any]:
     return {
         "lock_id": hold.id,
         "user_uid": hold.user_uid,
         "currency": hold.currency,
-        "amount": to_decimal_string(hold.amount, decimals),
+        "amount": decimals.format(hold.amount, hold.currency),
         "reference_id": hold.reference_id,
         **extra,
     }
@@ -43,10 +43,10 @@ async def lock(
     reason: str,
     reference_id: str | None,
     expires_at: datetime,
-    decimals: int,
+    decimals: TokenDecimals,
 ) -> tuple[Hold, Balances]:
     """Reserve now (raises Rejected and writes nothing when funds or limits say no)."""
-    charge = limits.Charge(project_id, currency, "fund_lock", amount, decimals)
+    charge = limits.Charge(project_id, currency, "fund_lock", amount, decimals.of(currency))
     checked = await limits.check_limit(session, charge)
     ledger = Ledger(session)
     try:
@@ -70,7 +70,7 @@ async def lock(
 
 
 async def unlock(
-    session: AsyncSession, *, lock_id: str, project_id: int, reason: str, decimals: int
+    session: AsyncSession, *, lock_id: str, project_id: int, reason: str, decimals: TokenDecimals
 ) -> tuple[Hold, Balances]:
     """Release a lock of this project exactly once (409 ``invalid-state`` if not locked)."""
     hold = await session.get(Hold, lock_id)
@@ -94,7 +94,7 @@ async def unlock(
     return voided, await ledger.balances(voided.user_uid, voided.currency)
 
 
-async def expire(session: AsyncSession, lock_id: str, decimals: int) -> Hold | None:
+async def expire(session: AsyncSession, lock_id: str, decimals: TokenDecimals) -> Hold | None:
     """The lock's time ran out: release it if still locked (None if already resolved)."""
     expired = await Ledger(session).expire(lock_id)
     if expired is None:

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from chain.decimals import TokenDecimals
 from chain.errors import ChainError, StillLandable, UnknownChainWrite, WriteLanded
 from chain.gateway import ChainGateway, ChainWrite
 from core.errors import InvalidState, NotFound, ServiceUnavailable
@@ -132,7 +133,7 @@ async def cancel(
     gateway: ChainGateway,
     transfer_id: str,
     reason: str,
-    decimals: int,
+    decimals: TokenDecimals,
 ) -> Transfer:
     """Cancel if and only if no signature can still land; InvalidState (409) otherwise."""
     transfer = await session.get(Transfer, transfer_id, with_for_update=True)
@@ -165,7 +166,11 @@ async def cancel(
 
 
 async def _cancelled(
-    session: AsyncSession, transfer_id: str, reason: str, decimals: int, from_status: str
+    session: AsyncSession,
+    transfer_id: str,
+    reason: str,
+    decimals: TokenDecimals,
+    from_status: str,
 ) -> Transfer:
     ended = await transfers.fail(
         session, transfer_id, reason, decimals=decimals,

@@ -36,6 +36,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import CustodyTransfer
+from chain.decimals import TokenDecimals
 from chain.gateway import ChainGateway, ChainWrite
 from core.batching import Gatherer, Handled, TaskPerKey
 from db.last import commit_last
@@ -92,13 +93,13 @@ class Settler:
         sessions: async_sessionmaker[AsyncSession],
         gateway: ChainGateway,
         *,
-        decimals: int | None = None,
+        decimals: TokenDecimals | None = None,
         linger: float = 0.025,
         await_timeout: float = 20.0,
     ) -> None:
         self._sessions = sessions
         self._gateway = gateway
-        self._fixed_decimals = decimals  # None: the mints' (gateway.decimals())
+        self._fixed_decimals = decimals  # None: the mints' (gateway.token_decimals())
         self._await_timeout = await_timeout
         # A transfer as the batcher found it (None: no such transfer): claimed by a write of
         # this process if it was pending, else as recorded.
@@ -260,10 +261,10 @@ class Settler:
         }
 
     @property
-    def _decimals(self) -> int:
+    def _decimals(self) -> TokenDecimals:
         if self._fixed_decimals is not None:
             return self._fixed_decimals
-        return self._gateway.decimals()
+        return self._gateway.token_decimals()
 
     async def _failed(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> Outcomes:
         reason = f"chain rejected: {write.err}"

@@ -24,7 +24,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.common import TypedSearchAttributes
 
-from core.money import to_decimal_string
+from chain.decimals import TokenDecimals
 from db.base import table_of
 from db.last import run_last
 from db.models.engine import Transfer, TransferState
@@ -51,12 +51,13 @@ def new_batch_op_key() -> str:
     return f"transfers:{uuid.uuid4().hex}"
 
 
-def insufficient(exc: InsufficientFunds, decimals: int) -> Rejected:
+def insufficient(exc: InsufficientFunds, decimals: TokenDecimals) -> Rejected:
+    available = decimals.format(exc.available, exc.currency)
     return Rejected(
-        f"{exc.user_uid} has {to_decimal_string(exc.available, decimals)} {exc.currency} "
-        f"available, {to_decimal_string(exc.requested, decimals)} needed",
+        f"{exc.user_uid} has {available} {exc.currency} "
+        f"available, {decimals.format(exc.requested, exc.currency)} needed",
         slug="insufficient-funds",
-        available_balance=to_decimal_string(exc.available, decimals),
+        available_balance=available,
     )
 
 
@@ -143,7 +144,7 @@ async def create(
     amount: int,
     reference: dict[str, Any],
     requires_onchain: bool,
-    decimals: int,
+    decimals: TokenDecimals,
     workflow_id: str | None = None,
     audit_id: uuid.UUID | None = None,
 ) -> Transfer:
@@ -155,7 +156,7 @@ async def create(
     (``db.last``: those rows are shared by every transfer of the sender and of the project),
     so their refusals (``insufficient-funds``, ``daily-limit-exceeded``) come from the commit
     point (``commit_last``), before anything is committed."""
-    charge = limits.Charge(project_id, currency, "transfer", amount, decimals)
+    charge = limits.Charge(project_id, currency, "transfer", amount, decimals.of(currency))
     checked = await limits.check_limit(session, charge)
     lock_id = reference.get("lock_id")
     lock_id = str(lock_id) if lock_id not in (None, "") else None
@@ -257,7 +258,7 @@ async def split(session: AsyncSession, op_key: str) -> list[str]:
     return list(moved)
 
 
-def event_data(t: Transfer, decimals: int, **extra: Any) -> dict[str, Any]:
+def event_data(t: Transfer, decimals: TokenDecimals, **extra: Any) -> dict[str, Any]:
     return {
         "transfer_id": t.id,
         "transfer_type": t.transfer_type,
@@ -265,7 +266,7 @@ def event_data(t: Transfer, decimals: int, **extra: Any) -> dict[str, Any]:
         "from_uid": t.from_uid,
         "to_uid": t.to_uid,
         "currency": t.currency,
-        "amount": to_decimal_string(t.amount, decimals),
+        "amount": decimals.format(t.amount, t.currency),
         "reference": t.reference,
         **extra,
     }
@@ -278,7 +279,7 @@ async def complete_many(
     signature: str,
     slot: int | None,
     block_height: int | None,
-    decimals: int,
+    decimals: TokenDecimals,
 ) -> list[Transfer]:
     """pending_onchain -> completed for every member of one finalized chain write whose receipt
     was verified: each sender debited, each receiver credited. A handful of statements whatever
@@ -331,7 +332,7 @@ async def fail(
     transfer_id: str,
     reason: str,
     *,
-    decimals: int,
+    decimals: TokenDecimals,
     from_statuses: Sequence[str] = ("pending", "pending_onchain"),
     to_status: str = "failed",
 ) -> Transfer | None:

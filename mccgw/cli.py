@@ -39,6 +39,7 @@ _DEV_FLAGS: tuple[tuple[str, type, object, str | None], ...] = (
     ("ui_port", int, 8233, None),
     ("rpc_port", int, 8899, None),
     ("slot_ms", int, 400, "local chain slot time"),
+    ("mcd_decimals", int, 9, "decimals of the local chain's MCD mint (a new chain only)"),
 )
 
 
@@ -105,6 +106,34 @@ def _whitelist_resync(args: argparse.Namespace) -> int:
         chain = WhitelistChain.of(run.gateway, run.client, run.settings)
         for item in await resync(run.sessions, chain):
             print(f"project {item.project_id}: {item.action} {item.signature or ''}")
+
+    return _with_gateway(job)
+
+
+def _deposits_rescan(args: argparse.Namespace) -> int:
+    """Walk one custody account's signatures over a slot range and book the deposits missing
+    (docs/tokens.md, "Re-scanning an account"); idempotent, the watcher's cursor is untouched."""
+    from tokens.deposits import DepositScanner, deposit_address
+
+    async def job(run: GatewayRun) -> None:
+        await run.gateway.load_token_decimals()
+        address = args.account
+        if address is None:
+            address, _ = deposit_address(run.gateway.keys, args.user, args.currency.upper())
+        scanner = DepositScanner(run.sessions, run.gateway, run.client)
+        try:
+            to_slot = args.to_slot
+            if to_slot is None:
+                to_slot = await scanner.blocks.finalized_slot()
+            summary = await scanner.rescan(address, args.from_slot, to_slot)
+        finally:
+            await scanner.aclose()
+        print(
+            f"{address} slots {args.from_slot}..{to_slot}: {summary.credited} credited, "
+            f"{summary.outflows} unexplained outflow(s), {summary.ignored} ignored"
+        )
+        for deposit in summary.deposits:
+            print(f"  credited {deposit['amount']} {deposit['currency']} {deposit['tx_signature']}")
 
     return _with_gateway(job)
 
@@ -193,6 +222,18 @@ def main(argv: list[str] | None = None) -> int:
         "whitelist-resync",
         help="re-create the stored MCD whitelist entries missing on chain (docs/chain.md)",
     ).set_defaults(func=_whitelist_resync)
+
+    rescan = sub.add_parser(
+        "deposits-rescan",
+        help="re-scan one custody account's history over a slot range (docs/tokens.md)",
+    )
+    which = rescan.add_mutually_exclusive_group(required=True)
+    which.add_argument("--account", help="the custody token account (deposit address)")
+    which.add_argument("--user", help="the user's uid (with --currency)")
+    rescan.add_argument("--currency", default="MCC", choices=["MCC", "MCD", "mcc", "mcd"])
+    rescan.add_argument("--from-slot", type=int, default=0)
+    rescan.add_argument("--to-slot", type=int, default=None, help="default: the finalized slot")
+    rescan.set_defaults(func=_deposits_rescan)
 
     token = sub.add_parser("token", help="print an access token for scripts (dev)")
     token.add_argument("--user", required=True, help="uid or username")

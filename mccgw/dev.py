@@ -48,6 +48,7 @@ class DevOptions:
     ui_port: int = 8233
     rpc_port: int = 8899
     slot_ms: int = 400
+    mcd_decimals: int = 9  # the local chain's MCD mint, at its genesis (MCC has 9)
     ready_timeout: float = 90.0
 
 
@@ -216,6 +217,7 @@ class DevStack:
                 port=o.rpc_port,
                 slot_ms=o.slot_ms,
                 host=o.host,
+                mcd_decimals=o.mcd_decimals,
                 log_file=self.dir / "logs" / "chain.log",
             )
             env["SOLANA_RPC_URL"] = self.node.url

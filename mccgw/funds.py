@@ -23,7 +23,6 @@ from typing import Any, cast
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
-from spl.token.constants import TOKEN_PROGRAM_ID
 from spl.token.instructions import get_associated_token_address, transfer_checked
 from spl.token.models import TransferCheckedParams
 from sqlalchemy import select
@@ -84,7 +83,7 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
             ]
             async with sessions() as session:
                 for uid, cur, _ in wanted:
-                    await register(session, keys, uid, cur)
+                    await register(session, gateway.keys, uid, cur)
                 await session.commit()
             # All independent chain steps at once: one finality wait instead of many.
             results = await asyncio.gather(
@@ -102,7 +101,7 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
                 *(gateway.ensure_custody_account(uid, cur) for uid, cur, _ in wanted),
             )  # fmt: skip
             pool = cast(MarketPool, results[0])
-            await scanner.scan(only={(uid, cur) for uid, cur, _ in wanted})
+            await scanner.scan()
             sends = []
             for uid, cur, amount in wanted:
                 if await _already_funded(sessions, gateway, faucet, uid, cur):
@@ -111,7 +110,8 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
                 sends.append(
                     transfer_checked(
                         TransferCheckedParams(
-                            program_id=TOKEN_PROGRAM_ID, source=faucet.token_account(mint),
+                            program_id=gateway.keys.token_program(cur),
+                            source=faucet.token_account(mint, gateway.keys.token_program(cur)),
                             mint=mint, dest=gateway.custody_address(uid, cur),
                             owner=faucet.address, amount=amount,
                             decimals=decimals.of(cur),
@@ -120,7 +120,8 @@ async def fund_demo(settings: Settings, users: list[dict[str, Any]]) -> dict[str
                 )  # fmt: skip
             if sends:
                 await faucet.send_instructions(sends)  # one outside transaction, all deposits
-            summary = await scanner.scan(only={(uid, cur) for uid, cur, _ in wanted})
+            summary = await scanner.scan()
+            await scanner.aclose()
     finally:
         await engine.dispose()
     return {

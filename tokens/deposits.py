@@ -1,59 +1,72 @@
 """Deposits: outside SPL transfers into custody accounts, found on chain and credited once.
 
-A pass (``scan``) follows every watched custody account (``custody_watch``):
+A deposit is found by walking the chain's finalized blocks in slot order, not by asking the
+node about each custody account: the cost of a pass depends on the blocks, never on how many
+users exist (docs/tokens.md, "How a deposit is found").
+
+A pass (``scan``):
 
 1. Accounts with a ledger row are watched automatically; a balance request registers the
-   caller's accounts too. A watched account missing on chain is created (a gateway write), so
-   the deposit address shown to a user can always receive.
-2. ``getSignaturesForAddress`` at ``finalized`` with ``until`` = the last signature examined
-   returns only what is new, newest first; it is handled oldest first.
-3. Each signature is classified (see ``DEPOSIT_OUTCOMES``): a transaction the gateway signed is
-   the engine's own movement (already booked by its settlement) and is skipped; a failed one
-   moved nothing and is recorded as ``ignored_failed``; otherwise the custody account's own
-   token balance change in the transaction (``getTransaction``: pre/post token balances)
-   decides: an increase of the account's mint is ``credited``; a decrease is an
-   ``unexplained_outflow`` (nothing booked: reconciliation reports the account as drift); a
-   change of another mint is ``ignored_wrong_mint``; no change is skipped.
-4. The row, the ledger credit, the ``funds.deposited`` events (one per project the user has
-   authorized) and the account's cursor are committed in ONE transaction; the unique
-   (signature, address) constraint makes a second pass over the same signature a no-op, so a
-   watcher run twice, or killed between two steps, credits exactly once.
+   caller's accounts too (``custody_watch``). The watcher keeps every watched address in a
+   set (address -> user, currency), loaded once and then only the rows added since.
+2. A watched row not yet ``ready`` gets its account created on chain if missing (a gateway
+   write, so a deposit address shown to a user can always receive) and its history up to the
+   cursor walked once by signature (``rescan``): a deposit that landed before the row existed
+   is credited too. From then on the blocks cover it.
+3. ``getBlocks`` lists the finalized slots after the cursor; each block is read whole
+   (``getBlock``: full transactions, ``maxSupportedTransactionVersion: 0``) and every token
+   balance change is looked up in the set. Accounts named by the message's static keys and
+   those loaded from address lookup tables count alike (chain/blocks.py ``account_keys``).
+4. A matched transaction is classified (``DEPOSIT_OUTCOMES``): one the gateway signed is the
+   engine's own movement (booked by its settlement) and is skipped; a failed one moved
+   nothing (``ignored_failed``); an increase of the account's own mint is ``credited``; a
+   decrease is an ``unexplained_outflow`` (nothing booked: reconciliation reports it).
+5. The rows, the ledger credits, the ``funds.deposited`` events and the cursor (a slot) are
+   committed in ONE transaction per run of blocks: the cursor moves only past slots fully
+   examined, so a restart resumes exactly there and never skips a block; the unique
+   (signature, address) constraint makes a block examined twice a no-op, so nothing is ever
+   credited twice. Passes are serialised by a PostgreSQL advisory lock.
+
+``rescan`` (the ``mccgw deposits-rescan`` command) is the per-account repair tool: it walks one
+account's signatures over a slot range and books whatever is missing, idempotently.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-import json
 import logging
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from solana.rpc.async_api import AsyncClient
-from solana.rpc.commitment import Commitment
 from solders.pubkey import Pubkey
-from solders.signature import Signature
-from sqlalchemy import select, text, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from access.consent import authorized_projects
 from access.scopes import FUNDS_SCOPES
+from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx, block_tx
 from chain.custody import custody_address
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
-from chain.transactions import token_changes
 from core.metrics import DEPOSITS_CREDITED
-from core.money import to_decimal_string
 from db.models.chain import ChainTransaction, ChainTxAttempt
-from db.models.tokens import CustodyWatch, Deposit
+from db.models.tokens import CustodyWatch, Deposit, DepositCursor
 from events.outbox import emit_many
 from ledger.service import Ledger
 
 log = logging.getLogger("mccgw.tokens.deposits")
 
+_CHUNK = 64  # blocks read in one batch request and committed together with the cursor
+_PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
 _PAGE = 1000  # getSignaturesForAddress returns at most 1000 per call
-_MAX_PER_ACCOUNT = 5000  # per pass; the rest waits for the next pass (the cursor is durable)
+_CATCH_UP = 16  # newly watched accounts caught up at once
+_LOCK = int.from_bytes(hashlib.sha256(b"mccgw-deposit-watch").digest()[:8], "big", signed=True)
 
 
 @dataclass
@@ -63,6 +76,8 @@ class ScanSummary:
     credited: int = 0
     ignored: int = 0
     outflows: int = 0
+    blocks: int = 0  # blocks examined by this pass
+    cursor: int = 0  # the last slot fully examined after this pass
     deposits: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -71,17 +86,17 @@ async def decimals_of(gateway: ChainGateway, currency: str) -> int:
     return (await gateway.load_token_decimals()).of(currency)
 
 
-# (keys, configured mint, uid, currency) -> (keys, address, owner). The derivation (two
-# public keys derived from their secrets, a hash, a curve check) was 10 % of a balance read's
-# CPU. The keys object is held in the value, so its id cannot be reused while the entry lives;
-# a mint configured later is part of the key. Bounded: cleared whole when full.
-_ADDRESSES: dict[tuple[int, Pubkey | None, str, str], tuple[ChainKeys, str, str]] = {}
+# (keys, configured mint, token program, uid, currency) -> (keys, address, owner). The
+# derivation (two public keys derived from their secrets, a hash, a curve check) was 10 % of a
+# balance read's CPU. The keys object is held in the value, so its id cannot be reused while
+# the entry lives; a mint configured later is part of the key. Bounded: cleared whole when full.
+_ADDRESSES: dict[tuple[int, Pubkey | None, Pubkey, str, str], tuple[ChainKeys, str, str]] = {}
 _MAX_ADDRESSES = 100_000
 
 
 def deposit_address(keys: ChainKeys, uid: str, currency: str) -> tuple[str, str]:
     """(custody token account, its owner): where an outside wallet sends the user's tokens."""
-    key = (id(keys), keys.mints.get(currency.upper()), uid, currency)
+    key = (id(keys), keys.mints.get(currency.upper()), keys.token_program(currency), uid, currency)
     found = _ADDRESSES.get(key)
     if found is None or found[0] is not keys:
         if len(_ADDRESSES) >= _MAX_ADDRESSES:
@@ -115,146 +130,316 @@ async def _watch_ledger_accounts(session: AsyncSession, keys: ChainKeys) -> None
         await register(session, keys, uid, currency)
 
 
+@dataclass(frozen=True)
+class Watched:
+    address: str
+    user_uid: str
+    currency: str
+
+
+def classify(
+    tx: BlockTx, slot: int, block_time: datetime | None, account: Watched, mint: str
+) -> dict[str, Any] | None:
+    """The deposits row one transaction makes for one watched account (None: nothing to
+    record). The gateway's own transactions are left out by the caller."""
+    base = {
+        "signature": tx.signature,
+        "address": account.address,
+        "user_uid": account.user_uid,
+        "currency": account.currency,
+        "slot": slot,
+        "block_time": block_time,
+    }
+    if tx.err is not None:
+        return {**base, "outcome": "ignored_failed", "amount": 0, "err": tx.err}
+    mine = [c for c in tx.token_changes if c.account == account.address]
+    if not mine:
+        return None
+    change = mine[0]
+    delta = change.post - change.pre
+    if change.mint != mint:
+        return {
+            **base, "outcome": "ignored_wrong_mint", "amount": abs(delta), "mint": change.mint,
+        }  # fmt: skip
+    if delta == 0:
+        return None
+    if delta < 0:
+        receivers = [c for c in tx.token_changes if c.post > c.pre and c.account != account.address]
+        to = receivers[0].owner if receivers else None
+        return {**base, "outcome": "unexplained_outflow", "amount": -delta, "mint": mint,
+                "sender": to}  # fmt: skip
+    senders = [c for c in tx.token_changes if c.post < c.pre and c.mint == mint]
+    sender = senders[0].owner if senders else None
+    return {**base, "outcome": "credited", "amount": delta, "mint": mint, "sender": sender}
+
+
 class DepositScanner:
     def __init__(
         self,
         sessions: async_sessionmaker[AsyncSession],
         gateway: ChainGateway,
         client: AsyncClient,
+        *,
+        blocks: BlockReader | None = None,
+        chunk: int = _CHUNK,
     ) -> None:
         self.sessions = sessions
         self.gateway = gateway
         self.client = client
         self.keys = gateway.keys
+        self.blocks = blocks or BlockReader(gateway.settings.solana_rpc_url)
+        self.chunk = chunk
+        self._chain: str | None = None
+        # address -> the watched account: the set every block is matched against.
+        self._watched: dict[str, Watched] = {}
+        self._seen_rows = 0
 
-    async def scan(self, only: set[tuple[str, str]] | None = None) -> ScanSummary:
-        """One pass over the watched accounts (or just ``only``: (uid, currency) pairs)."""
+    async def aclose(self) -> None:
+        await self.blocks.aclose()
+
+    # -- the pass ------------------------------------------------------------------------
+
+    async def scan(self, *, prepare: bool = True) -> ScanSummary:
+        """One pass: new watched accounts caught up (``prepare``), then every finalized block
+        after the cursor examined (for at most _PASS_SECONDS)."""
         summary = ScanSummary()
+        async with self.sessions() as lock:
+            # Held until this session ends: one pass at a time over all workers.
+            await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
+            cursor = await self._cursor()
+            if prepare or not self._seen_rows:
+                await self._prepare(cursor, summary)
+            summary.accounts = len(self._watched)
+            summary.cursor = await self._walk(cursor, summary)
+            await lock.rollback()
+        return summary
+
+    async def follow(
+        self, seconds: float, poll: float = 0.2, stop: asyncio.Event | None = None
+    ) -> ScanSummary:
+        """Passes back to back for ``seconds`` (or until ``stop`` is set), one every ``poll``
+        seconds when caught up, holding the pass lock throughout and the cursor in memory: a
+        deposit is credited a few slots after it finalizes."""
+        total = ScanSummary()
+        deadline = time.monotonic() + seconds
+        prepared = 0.0
+        async with self.sessions() as lock:
+            await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
+            cursor = await self._cursor()
+            while True:
+                # New watched accounts once a second (they are caught up to the cursor by
+                # signature whenever that happens, so nothing is missed in between).
+                if not self._seen_rows or time.monotonic() - prepared >= 1.0:
+                    prepared = time.monotonic()
+                    await self._prepare(cursor, total)
+                cursor = total.cursor = await self._walk(cursor, total)
+                total.accounts = len(self._watched)
+                if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                    await lock.rollback()
+                    return total
+                await asyncio.sleep(poll)
+
+    async def chain_id(self) -> str:
+        if self._chain is None:
+            self._chain = await self.blocks.genesis_hash()
+        return self._chain
+
+    async def _cursor(self) -> int:
+        """The last slot fully examined; on a chain seen for the first time, its finalized
+        slot now, and every watched account is caught up to it by signature (step 2)."""
+        chain = await self.chain_id()
+        async with self.sessions() as session:
+            slot = await session.scalar(
+                select(DepositCursor.slot).where(DepositCursor.chain == chain)
+            )
+            if slot is not None:
+                return int(slot)
+            start = await self.blocks.finalized_slot()
+            await session.execute(
+                insert(DepositCursor).values(chain=chain, slot=start).on_conflict_do_nothing()
+            )
+            await session.execute(update(CustodyWatch).values(ready=False))
+            await session.commit()
+            found = await session.scalar(
+                select(DepositCursor.slot).where(DepositCursor.chain == chain)
+            )
+        self._watched.clear()
+        self._seen_rows = 0
+        return int(found if found is not None else start)
+
+    async def _prepare(self, cursor: int, summary: ScanSummary) -> None:
         async with self.sessions() as session:
             await _watch_ledger_accounts(session, self.keys)
             await session.commit()
-            watched = list((await session.scalars(select(CustodyWatch))).all())
-        for row in watched:
-            if only is not None and (row.user_uid, row.currency) not in only:
-                continue
-            summary.accounts += 1
-            if not row.ready:
-                await self.gateway.ensure_custody_account(row.user_uid, row.currency)
-                async with self.sessions() as session:
-                    await session.execute(
-                        update(CustodyWatch)
-                        .where(CustodyWatch.address == row.address)
-                        .values(ready=True)
-                    )
-                    await session.commit()
-                summary.created += 1
-            await self._scan_account(row, summary)
-        return summary
-
-    async def _new_signatures(self, address: str, until: str | None) -> list[Any]:
-        """Finalized signatures after ``until``, oldest first."""
-        out: list[Any] = []
-        before: Signature | None = None
-        while len(out) < _MAX_PER_ACCOUNT:
-            resp = await self.client.get_signatures_for_address(
-                Pubkey.from_string(address),
-                before=before,
-                until=Signature.from_string(until) if until else None,
-                limit=_PAGE,
-                commitment=Commitment("finalized"),
+            count = await session.scalar(select(func.count()).select_from(CustodyWatch)) or 0
+            fresh = list(
+                (
+                    await session.scalars(select(CustodyWatch).where(CustodyWatch.ready.is_(False)))
+                ).all()
             )
-            page = list(resp.value)
-            out += page
-            if len(page) < _PAGE:
-                break
-            before = page[-1].signature
-        out.reverse()
-        if len(out) > _MAX_PER_ACCOUNT:
-            out = out[:_MAX_PER_ACCOUNT]  # the oldest first; the cursor resumes after them
+            if count != self._seen_rows or fresh:
+                # Rows are only ever added: reload the set when the count moved.
+                rows = (
+                    await session.execute(
+                        select(CustodyWatch.address, CustodyWatch.user_uid, CustodyWatch.currency)
+                    )
+                ).all()
+                self._watched = {a: Watched(a, u, c) for a, u, c in rows}
+                self._seen_rows = len(rows)
+        for row in fresh:
+            self._watched[row.address] = Watched(row.address, row.user_uid, row.currency)
+        for start in range(0, len(fresh), _CATCH_UP):  # a few at a time: each waits on chain
+            await asyncio.gather(
+                *(self._catch_up(row, cursor, summary) for row in fresh[start : start + _CATCH_UP])
+            )
+
+    async def _catch_up(self, row: CustodyWatch, cursor: int, summary: ScanSummary) -> None:
+        """A newly watched account: created on chain if missing, its history up to the cursor
+        walked by signature, then marked ready (the blocks cover it from the cursor on)."""
+        await self.gateway.ensure_custody_account(row.user_uid, row.currency)
+        await self._signature_walk(self._watched[row.address], 0, cursor, summary)
+        async with self.sessions() as session:
+            await session.execute(
+                update(CustodyWatch)
+                .where(CustodyWatch.address == row.address)
+                .values(ready=True, scanned_at=datetime.now(UTC))
+            )
+            await session.commit()
+        summary.created += 1
+
+    async def _walk(self, cursor: int, summary: ScanSummary, until: int | None = None) -> int:
+        """Blocks after ``cursor`` up to the finalized slot (or ``until``, for benchmarks)."""
+        deadline = time.monotonic() + _PASS_SECONDS
+        mints = {c: str(self.keys.mint_for(c)) for c in ("MCC", "MCD")}
+        while time.monotonic() < deadline:
+            end = await self.blocks.finalized_slot()
+            if until is not None:
+                end = min(end, until)
+            if end <= cursor:
+                return cursor
+            slots = await self.blocks.block_slots(cursor + 1, end)
+            end = min(end, cursor + MAX_BLOCKS_RANGE)  # what getBlocks covered
+            chunks = [slots[i : i + self.chunk] for i in range(0, len(slots), self.chunk)] or [[]]
+            # The next run of blocks is read while this one is matched and committed.
+            ahead = asyncio.ensure_future(self.blocks.blocks(chunks[0]))
+            try:
+                for number, chunk in enumerate(chunks):
+                    blocks = await ahead
+                    if number + 1 < len(chunks):
+                        ahead = asyncio.ensure_future(self.blocks.blocks(chunks[number + 1]))
+                    records: list[dict[str, Any]] = []
+                    for block in blocks:
+                        if block is None:
+                            continue  # a skipped slot: no block, nothing to examine
+                        summary.blocks += 1
+                        when = block.block_time
+                        at = datetime.fromtimestamp(when, UTC) if when is not None else None
+                        for tx in block.transactions:
+                            records += self._match(tx, block.slot, at, mints)
+                    # Up to the range's end once its last block is in: skipped slots are done.
+                    last = chunk[-1] if number + 1 < len(chunks) else end
+                    await self._commit(records, summary, cursor=last)
+                    cursor = last
+                    if time.monotonic() >= deadline:
+                        return cursor
+            finally:
+                ahead.cancel()
+        return cursor
+
+    def _match(
+        self, tx: BlockTx, slot: int, at: datetime | None, mints: dict[str, str]
+    ) -> list[dict[str, Any]]:
+        """The records of one transaction: a dictionary lookup per token balance change."""
+        out = []
+        watched = self._watched
+        for change in tx.token_changes:
+            account = watched.get(change.account)
+            if account is None:
+                continue
+            record = classify(tx, slot, at, account, mints[account.currency])
+            if record is not None:
+                out.append(record)
         return out
 
-    async def _gateway_signatures(self, signatures: list[str]) -> set[str]:
+    # -- the repair tool -----------------------------------------------------------------
+
+    async def rescan(self, address: str, from_slot: int, to_slot: int) -> ScanSummary:
+        """Walk one watched account's signatures in [from_slot, to_slot] and book whatever is
+        missing (idempotent: what is booked already stays as it is). The block cursor is
+        left alone."""
+        async with self.sessions() as session:
+            row = await session.get(CustodyWatch, address)
+        if row is None:
+            raise LookupError(f"{address} is not a watched custody account")
+        summary = ScanSummary(accounts=1)
+        await self._signature_walk(
+            Watched(row.address, row.user_uid, row.currency), from_slot, to_slot, summary
+        )
+        return summary
+
+    async def _signature_walk(
+        self, account: Watched, from_slot: int, to_slot: int, summary: ScanSummary
+    ) -> None:
+        entries: list[dict[str, Any]] = []
+        before: str | None = None
+        while True:
+            config: dict[str, Any] = {"limit": _PAGE, "commitment": "finalized"}
+            if before is not None:
+                config["before"] = before
+            page = await self.blocks.call("getSignaturesForAddress", [account.address, config])
+            entries += [e for e in page if from_slot <= e["slot"] <= to_slot]
+            if len(page) < _PAGE or page[-1]["slot"] < from_slot:
+                break
+            before = page[-1]["signature"]
+        entries.reverse()  # oldest first
+        mint = str(self.keys.mint_for(account.currency))
+        records = []
+        for entry in entries:
+            found = await self.blocks.call(
+                "getTransaction",
+                [
+                    entry["signature"],
+                    {
+                        "encoding": "json",
+                        "commitment": "finalized",
+                        "maxSupportedTransactionVersion": 0,
+                    },
+                ],
+            )
+            if found is None:
+                raise RuntimeError(
+                    f"finalized transaction {entry['signature']} not returned by the node"
+                )
+            when = found.get("blockTime")
+            block_time = datetime.fromtimestamp(when, UTC) if when is not None else None
+            record = classify(block_tx(found), int(entry["slot"]), block_time, account, mint)
+            if record is not None:
+                records.append(record)
+        for start in range(0, len(records), 100):
+            await self._commit(records[start : start + 100], summary, cursor=None)
+
+    # -- booking -------------------------------------------------------------------------
+
+    async def _ours(self, session: AsyncSession, signatures: Sequence[str]) -> set[str]:
         if not signatures:
             return set()
-        async with self.sessions() as session:
-            attempts = await session.scalars(
-                select(ChainTxAttempt.signature).where(ChainTxAttempt.signature.in_(signatures))
-            )
-            current = await session.scalars(
-                select(ChainTransaction.signature).where(ChainTransaction.signature.in_(signatures))
-            )
-            return set(attempts.all()) | set(current.all())
-
-    async def _scan_account(self, row: CustodyWatch, summary: ScanSummary) -> None:
-        entries = await self._new_signatures(row.address, row.last_signature)
-        if not entries:
-            return
-        ours = await self._gateway_signatures([str(e.signature) for e in entries])
-        mint = str(self.keys.mint_for(row.currency))
-        for entry in entries:
-            sig = str(entry.signature)
-            if sig in ours:
-                continue  # the engine's own movement, booked by its settlement
-            record = await self._classify(row, entry, mint)
-            if record is not None:
-                await self._commit(row, sig, record, summary)
-        # The cursor moves past everything examined in one statement (records committed their
-        # own position as they went, so a crash in between only repeats idempotent work).
-        last = str(entries[-1].signature)
-        if row.last_signature != last:
-            await self._commit(row, last, None, summary)
-
-    async def _classify(self, row: CustodyWatch, entry: Any, mint: str) -> dict[str, Any] | None:
-        sig = str(entry.signature)
-        block_time = (
-            datetime.fromtimestamp(entry.block_time, UTC) if entry.block_time is not None else None
+        attempts = await session.scalars(
+            select(ChainTxAttempt.signature).where(ChainTxAttempt.signature.in_(signatures))
         )
-        base = {
-            "signature": sig,
-            "address": row.address,
-            "user_uid": row.user_uid,
-            "currency": row.currency,
-            "slot": int(entry.slot),
-            "block_time": block_time,
-        }
-        if entry.err is not None:
-            err = json.loads(entry.to_json()).get("err")
-            return {**base, "outcome": "ignored_failed", "amount": 0, "err": err}
-        tx = await self.client.get_transaction(
-            entry.signature, "json", Commitment("finalized"), max_supported_transaction_version=0
+        current = await session.scalars(
+            select(ChainTransaction.signature).where(ChainTransaction.signature.in_(signatures))
         )
-        if tx.value is None:
-            raise RuntimeError(f"finalized transaction {sig} not returned by the node")
-        body: dict[str, Any] = json.loads(tx.value.to_json())
-        meta = (body.get("transaction") or {}).get("meta") or body.get("meta") or {}
-        if meta.get("err") is not None:
-            return {**base, "outcome": "ignored_failed", "amount": 0, "err": meta.get("err")}
-        changes = token_changes(body)
-        mine = [c for c in changes if c.account == row.address]
-        if not mine:
-            return None
-        change = mine[0]
-        delta = change.post - change.pre
-        if change.mint != mint:
-            return {
-                **base, "outcome": "ignored_wrong_mint", "amount": abs(delta), "mint": change.mint,
-            }  # fmt: skip
-        if delta == 0:
-            return None
-        if delta < 0:
-            receivers = [c for c in changes if c.post > c.pre and c.account != row.address]
-            to = receivers[0].owner if receivers else None
-            return {**base, "outcome": "unexplained_outflow", "amount": -delta, "mint": mint,
-                    "sender": to}  # fmt: skip
-        senders = [c for c in changes if c.post < c.pre and c.mint == mint]
-        sender = senders[0].owner if senders else None
-        return {**base, "outcome": "credited", "amount": delta, "mint": mint, "sender": sender}
+        return set(attempts.all()) | set(current.all())
 
     async def _commit(
-        self, row: CustodyWatch, sig: str, record: dict[str, Any] | None, summary: ScanSummary
+        self, records: list[dict[str, Any]], summary: ScanSummary, *, cursor: int | None
     ) -> None:
+        """The records, their credits and events, and the cursor: one transaction."""
         async with self.sessions() as session:
-            if record is not None:
+            ours = await self._ours(session, sorted({r["signature"] for r in records}))
+            for record in records:
+                if record["signature"] in ours:
+                    continue  # the engine's own movement, booked by its settlement
                 inserted = (
                     await session.execute(
                         insert(Deposit)
@@ -265,13 +450,20 @@ class DepositScanner:
                 ).scalar_one_or_none()
                 if inserted is not None:
                     await self._book(session, inserted, record, summary)
-            await session.execute(
-                update(CustodyWatch)
-                .where(CustodyWatch.address == row.address)
-                .values(last_signature=sig, scanned_at=datetime.now(UTC))
-            )
+            if cursor is not None:
+                chain = await self.chain_id()
+                await session.execute(
+                    insert(DepositCursor)
+                    .values(chain=chain, slot=cursor)
+                    .on_conflict_do_update(
+                        index_elements=["chain"],
+                        set_={
+                            "slot": func.greatest(DepositCursor.slot, cursor),
+                            "updated_at": func.now(),
+                        },
+                    )
+                )
             await session.commit()
-        row.last_signature = sig
 
     async def _book(
         self, session: AsyncSession, deposit_id: int, record: dict[str, Any], summary: ScanSummary
@@ -291,11 +483,12 @@ class DepositScanner:
         uid, currency, amount = record["user_uid"], record["currency"], record["amount"]
         await Ledger(session).credit(uid, currency, amount, f"deposit:{record['signature']}")
         DEPOSITS_CREDITED.labels(currency).inc()
+        decimals = await self.gateway.load_token_decimals()
         data = {
             "deposit_id": str(deposit_id),
             "user_uid": uid,
             "currency": currency,
-            "amount": to_decimal_string(amount, await decimals_of(self.gateway, currency)),
+            "amount": decimals.format(amount, currency),
             "deposit_address": record["address"],
             "sender": record.get("sender"),
             "tx_signature": record["signature"],

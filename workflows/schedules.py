@@ -119,7 +119,9 @@ async def ensure_token_schedules(
     """The deposit watcher every ``deposit_every``; the oracle at 00, 04, ..., 20 UTC and its
     market sampler every ``sample_every``. A close missed while nothing ran is caught up by the
     next run (tokens.oracle.due_closes), once."""
-    run, arg = DepositScanWorkflow.run, DepositScanInput(note="scheduled")
+    # Each run follows the chain for most of its interval: passes back to back, not one.
+    follow = deposit_every.total_seconds() * 0.9
+    run, arg = DepositScanWorkflow.run, DepositScanInput(note="scheduled", follow_seconds=follow)
     deposits = _every(run, arg, "mccgw-deposit-scan", task_queue, deposit_every)
     await _create(client, DEPOSIT_SCHEDULE_ID, deposits)
     every_4_hours = ScheduleCalendarSpec(

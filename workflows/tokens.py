@@ -44,13 +44,15 @@ _WRITE_CLOSE = Step(
 @dataclass
 class DepositScanInput:
     note: str = ""
+    follow_seconds: float = 0.0  # see activities.tokens.DepositScanRequest
 
 
 @workflow.defn
 class DepositScanWorkflow:
     @workflow.run
     async def run(self, data: DepositScanInput) -> DepositScanReport:
-        return await _SCAN.run(TokenActivities.scan_deposits, DepositScanRequest(note=data.note))
+        request = DepositScanRequest(note=data.note, follow_seconds=data.follow_seconds)
+        return await _SCAN.run(TokenActivities.scan_deposits, request)
 
 
 @dataclass

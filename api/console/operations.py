@@ -20,7 +20,6 @@ from api.console import pages
 from api.routes import admin_transfers, admin_whitelist
 from chain.errors import ChainError
 from core.errors import DomainError, NotFound
-from core.money import to_decimal_string
 from db.models.engine import Transfer
 from db.models.onboarding import McdWhitelistEntry
 from engine import operators, transfers
@@ -91,7 +90,7 @@ async def transfers_page(
     return await pages.list_page(
         request, "transfers.html", statement, [Transfer.created_at.desc()], page,
         view=view, views=operators.TRANSFER_VIEWS, older_than=older_than, q=q,
-        amount=lambda t: to_decimal_string(t.amount, decimals(request)),
+        amount=lambda t: decimals(request).format(t.amount, t.currency),
     )  # fmt: skip
 
 
@@ -106,7 +105,7 @@ async def transfer_page(request: Request, transfer_id: str) -> Response:
         write = await operators.chain_write(request.app.state.gateway, transfer.op_key)
     return pages.render(
         request, "transfer.html", t=transfer, history=read["history"], write=write,
-        amount=to_decimal_string(transfer.amount, decimals(request)),
+        amount=decimals(request).format(transfer.amount, transfer.currency),
         actionable=transfer.status in operators.ACTIONABLE,
     )  # fmt: skip
 
@@ -140,5 +139,5 @@ async def drifts_page(
     return await pages.list_page(
         request, "drifts.html", statement, operators.NEWEST_DRIFTS_FIRST, page,
         run_id=run_id, currency=currency, q=q,
-        units=lambda v: to_decimal_string(v, decimals(request)),
+        units=lambda v, currency: decimals(request).format(v, currency),
     )  # fmt: skip

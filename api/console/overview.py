@@ -15,9 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.console import pages
 from api.console.charts import Bar, Segment, bars, legend
-from api.deps import token_decimals
+from api.deps import mint_decimals
 from api.metrics import HTTP_LATENCY
-from core.money import to_decimal_string
+from chain.decimals import TokenDecimals
 from db.models.access import AUDIT_STATUSES, AuditLog
 from db.models.engine import ReconciliationDrift
 from db.models.tokens import DEPOSIT_OUTCOMES, Deposit
@@ -120,7 +120,9 @@ async def webhook_chart(session: AsyncSession, since: datetime) -> list[Bar]:
     ]  # fmt: skip
 
 
-async def drift_chart(session: AsyncSession, decimals: int) -> tuple[list[Bar], str | None]:
+async def drift_chart(
+    session: AsyncSession, decimals: TokenDecimals
+) -> tuple[list[Bar], str | None]:
     """The newest reconciliation run's drifts: accounts and total |drift| per currency."""
     run_id = await session.scalar(
         select(ReconciliationDrift.run_id)
@@ -143,14 +145,16 @@ async def drift_chart(session: AsyncSession, decimals: int) -> tuple[list[Bar], 
         Bar(
             f"{currency}: {count} account{'s' if count != 1 else ''}",
             _link("/console/drifts", run_id=run_id, currency=currency),
-            [Segment("|drift|", float(total or 0) / 10**decimals, "bad")],
-            note=f"{to_decimal_string(int(total or 0), decimals)} {currency}",
+            [Segment("|drift|", float(total or 0) / 10 ** decimals.of(currency), "bad")],
+            note=f"{decimals.format(int(total or 0), currency)} {currency}",
         )
         for currency, count, total in rows.all()
     ], run_id
 
 
-async def deposit_chart(session: AsyncSession, since: datetime, decimals: int) -> list[Bar]:
+async def deposit_chart(
+    session: AsyncSession, since: datetime, decimals: TokenDecimals
+) -> list[Bar]:
     """Deposits seen in the last hour, per currency, by outcome (amounts in whole tokens)."""
     rows = await session.execute(
         select(Deposit.currency, Deposit.outcome, func.count(), func.sum(Deposit.amount))
@@ -169,7 +173,7 @@ async def deposit_chart(session: AsyncSession, since: datetime, decimals: int) -
                 _link("/console/deposits", currency=currency, hours=1),
                 [Segment(o, outcomes.get(o, (0, 0))[0], _DEPOSIT_TONES.get(o, "bad"))
                  for o in DEPOSIT_OUTCOMES],
-                note=f"{to_decimal_string(credited[1], decimals)} {currency} credited",
+                note=f"{decimals.format(credited[1], currency)} {currency} credited",
             )
         )  # fmt: skip
     return out
@@ -179,7 +183,7 @@ async def deposit_chart(session: AsyncSession, since: datetime, decimals: int) -
 async def overview_page(request: Request) -> Response:
     """The last hour: operations by kind and state, accept latency, webhook backlog, drift and
     deposits."""
-    decimals = token_decimals(request)
+    decimals = mint_decimals(request)  # each currency's own
     since = datetime.now(UTC) - WINDOW
     async with pages.sessions(request) as session:
         await pages.admin(request, session)
@@ -262,9 +266,9 @@ async def deposits_page(
         statement = statement.where(Deposit.currency == currency)
     if outcome in DEPOSIT_OUTCOMES:
         statement = statement.where(Deposit.outcome == outcome)
-    decimals = token_decimals(request)
+    decimals = mint_decimals(request)
     return await pages.list_page(
         request, "deposits.html", statement, [Deposit.created_at.desc(), Deposit.id.desc()], page,
         currency=currency, outcome=outcome, hours=hours, outcomes=DEPOSIT_OUTCOMES,
-        units=lambda v: to_decimal_string(v, decimals),
+        units=lambda v, currency: decimals.format(v, currency),
     )  # fmt: skip

@@ -19,8 +19,8 @@ from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, replay_if_done, write_context
 from api.starts import signal_lock, start
 from api.typed import Attributes, Many, One
+from chain.decimals import TokenDecimals
 from core.errors import DomainError
-from core.money import to_decimal_string
 from core.time import iso
 from db.models.ledger import Hold
 from engine import locks, search
@@ -63,7 +63,10 @@ def lock_expiry(expires_at: datetime) -> datetime:
 class LockIn(BaseModel):
     user_uid: str = Field(min_length=1, max_length=100)
     currency: Currency = Field(examples=["MCC"])
-    amount: str = Field(examples=["12.5"], description="Decimal string, > 0, at most 9 decimals")
+    amount: str = Field(
+        examples=["12.5"],
+        description="Decimal string, > 0, at most as many decimals as the currency's mint has",
+    )
     reason: str = Field(min_length=1, max_length=100, examples=["auction_bid"])
     reference_id: str | None = Field(None, max_length=200, examples=["auction-42"])
     expires_at: datetime = Field(description="When the lock ends by itself (future, with offset)")
@@ -90,19 +93,19 @@ class LockAttributes(Attributes):
     unlock_reason: str | None = Field(None, description="After an unlock only")
 
     @classmethod
-    def of(cls, hold: Hold, decimals: int, available: int | None = None) -> Self:
+    def of(cls, hold: Hold, decimals: TokenDecimals, available: int | None = None) -> Self:
         """The lock; with ``available``, the user's available balance after it too."""
         shown = cls(
             status=locks.LOCK_STATUS.get(hold.status, hold.status),
             user_uid=hold.user_uid,
             currency=hold.currency,
-            amount=to_decimal_string(hold.amount, decimals),
+            amount=decimals.format(hold.amount, hold.currency),
             reason=hold.reason,
             reference_id=hold.reference_id,
             locked_until=iso(hold.expires_at),
         )
         if available is not None:
-            shown.available_balance = to_decimal_string(available, decimals)
+            shown.available_balance = decimals.format(available, hold.currency)
         return shown
 
 
@@ -117,7 +120,7 @@ class LockAttributes(Attributes):
 )
 async def lock_funds(payload: LockIn, project: FundsManage, request: Request) -> Any:
     """Lock (reserve) a user's funds until unlocked, settled or expired."""
-    amount = parse_amount(payload.amount, request)
+    amount = parse_amount(payload.amount, request, payload.currency)
     expires_at = lock_expiry(payload.expires_at)
     async with write_context(
         request, project, operation="funds.lock", user_uid=payload.user_uid

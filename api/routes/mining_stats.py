@@ -16,7 +16,7 @@ from sqlalchemy.types import DateTime
 
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.callers import MiningReader
-from api.deps import RedisDep, SessionDep
+from api.deps import RedisDep, SessionDep, token_decimals
 from api.envelope import single
 from api.openapi import problems
 from api.typed import One, Shape
@@ -93,7 +93,7 @@ async def mining_stats(
     days: Days = 30,
 ) -> dict[str, Any]:
     """The caller's confirmed mining totals by UTC day and project (a user's, or a project's)."""
-    decimals: int = request.app.state.settings.token_decimals
+    decimals = token_decimals(request, "MCD")  # the MCD mint's own
     since = _since(days)
     uid = reader.uid if isinstance(reader, UserPrincipal) else None
     project = reader.project_id if isinstance(reader, ProjectPrincipal) else None
@@ -153,7 +153,7 @@ async def global_stats(
     if cached is not None:
         attributes = json.loads(cached)
     else:
-        decimals: int = request.app.state.settings.token_decimals
+        decimals = token_decimals(request, "MCD")  # the MCD mint's own
         since = _since(days)
         rows = (await session.execute(_GLOBAL, {"since": since})).all()
         attributes = {

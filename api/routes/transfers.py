@@ -78,7 +78,7 @@ async def _accept(
     """Both transfer routes: in the one commit, the sender's (and, when ``recipient_consents``,
     the recipient's) authorization of this project, then the funds reserved and the transfer
     recorded as ``pending``; 202, and its workflow starts after the commit."""
-    amount = parse_amount(order.amount, request)
+    amount = parse_amount(order.amount, request, order.currency)
     async with write_context(request, project, operation=operation, user_uid=order.from_uid) as ctx:
         await require_user_authorized(ctx.session, project, order.from_uid, scope)
         if recipient_consents:

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from api.common import Currency
 from api.typed import Attributes, Shape
-from core.money import to_decimal_string
+from chain.decimals import TokenDecimals
 from core.time import iso
 from db.models.engine import ReconciliationDrift, Transfer, TransferState
 
@@ -43,7 +43,9 @@ class TransferAttributes(Attributes):
     history: list[TransferStep] | None = None
 
     @classmethod
-    def of(cls, t: Transfer, decimals: int, history: Sequence[TransferState] | None = None) -> Self:
+    def of(
+        cls, t: Transfer, decimals: TokenDecimals, history: Sequence[TransferState] | None = None
+    ) -> Self:
         """The accepted transfer; with its ``history``, the settlement details too."""
         shown = cls(
             status=t.status,
@@ -51,7 +53,7 @@ class TransferAttributes(Attributes):
             from_uid=t.from_uid,
             to_uid=t.to_uid,
             currency=t.currency,
-            amount=to_decimal_string(t.amount, decimals),
+            amount=decimals.format(t.amount, t.currency),
             reference=t.reference,
             requires_onchain=t.requires_onchain,
             lock_id=t.lock_id,
@@ -85,7 +87,9 @@ class StuckTransferAttributes(TransferAttributes):
     chain_write: ChainWriteView | None = None
 
     @classmethod
-    def stuck(cls, t: Transfer, decimals: int, chain_write: dict[str, Any] | None) -> Self:
+    def stuck(
+        cls, t: Transfer, decimals: TokenDecimals, chain_write: dict[str, Any] | None
+    ) -> Self:
         shown = cls.of(t, decimals, [])
         shown.onchain_at = iso(t.onchain_at)
         shown.chain_write = None if chain_write is None else ChainWriteView(**chain_write)

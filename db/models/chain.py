@@ -90,12 +90,14 @@ class ChainTxAttempt(TimestampMixin, Base):
 
 
 class MintDecimals(Base):
-    """Decimals of an SPL mint as read from the chain. A mint's decimals are fixed when it is
-    initialised, so a value read once holds for that address: a process that starts while its
-    chain is down uses it (chain/gateway.py load_token_decimals)."""
+    """Decimals and owner program of an SPL mint as read from the chain. Both are fixed when the
+    mint is initialised, so a value read once holds for that address: a process that starts
+    while its chain is down uses it (chain/gateway.py load_token_decimals)."""
 
     __tablename__ = "mint_decimals"
 
     mint: Mapped[str] = mapped_column(String(44), primary_key=True)
     decimals: Mapped[int] = mapped_column(Integer)
+    # The token program owning the mint (SPL Token or Token-2022); NULL: read before 0021.
+    program: Mapped[str | None] = mapped_column(String(44))
     read_at: Mapped[datetime] = mapped_column(server_default=func.now(), nullable=False)

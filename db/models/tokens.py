@@ -49,6 +49,18 @@ class CustodyWatch(Base):
     created_at: Mapped[CreatedAt]
 
 
+class DepositCursor(Base):
+    """How far the deposit watcher has walked a chain's finalized blocks (tokens/deposits.py):
+    every block up to and including ``slot`` was examined and its credits committed in the same
+    transaction as this row. One row per chain, keyed by its genesis hash."""
+
+    __tablename__ = "deposit_cursor"
+
+    chain: Mapped[str] = mapped_column(String(64), primary_key=True)
+    slot: Mapped[int]
+    updated_at: Mapped[CreatedAt]
+
+
 class Deposit(Base):
     __tablename__ = "deposits"
     __table_args__ = (

@@ -27,12 +27,23 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="skip the ecosystem fixtures (devchain/node/fixtures) at genesis",
     )
+    p.add_argument("--mcd-decimals", type=int, default=9, help="MCD mint decimals at genesis")
+    p.add_argument(
+        "--mcd-token-2022", action="store_true", help="make the MCD mint a Token-2022 mint"
+    )
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
     fixtures = None if args.no_fixtures else FIXTURES_DIR
-    chain = open_chain(args.data_dir, args.keys_dir, args.accounts_dir, fixtures)
+    chain = open_chain(
+        args.data_dir,
+        args.keys_dir,
+        args.accounts_dir,
+        fixtures,
+        mcd_decimals=args.mcd_decimals,
+        mcd_token_2022=args.mcd_token_2022,
+    )
     log.info(
         "chain node listening on http://%s:%d (slot %d, %d ms slots, data %s)",
         args.host,

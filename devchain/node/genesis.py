@@ -59,8 +59,13 @@ def open_chain(
     keys_dir: Path,
     accounts_dir: Path | None = None,
     fixtures_dir: Path | None = FIXTURES_DIR,
+    *,
+    mcd_decimals: int = MINT_DECIMALS,
+    mcd_token_2022: bool = False,
 ) -> Chain:
-    """A fresh chain loads the fixtures first, then `accounts_dir` (a file there wins)."""
+    """A fresh chain loads the fixtures first, then `accounts_dir` (a file there wins).
+    MCC is an SPL Token mint of 9 decimals; MCD has ``mcd_decimals`` (the ecosystem's own MCD
+    Token program makes 6) and is owned by Token-2022 if ``mcd_token_2022``."""
     keys = load_or_create_keys(keys_dir)
     svm = Chain.new_svm()
     # Programs are reloaded on every start, so a rebuilt .so takes effect on restart.
@@ -82,9 +87,13 @@ def open_chain(
         chain.set_account(kp.pubkey(), Account(AUTHORITY_LAMPORTS, b"", system, False, 0))
     chain.set_account(chain.faucet.pubkey(), Account(FAUCET_LAMPORTS, b"", system, False, 0))
     rent = chain.minimum_balance(spl.MINT_LEN)
-    for mint in (keys.mcc_mint, keys.mcd_mint):
-        data = mint_data(keys.mint_authority.pubkey())
-        chain.set_account(mint.pubkey(), Account(rent, data, spl.TOKEN_PROGRAM_ID, False, 0))
+    mcd_program = spl.TOKEN_2022_PROGRAM_ID if mcd_token_2022 else spl.TOKEN_PROGRAM_ID
+    for mint, decimals, program in (
+        (keys.mcc_mint, MINT_DECIMALS, spl.TOKEN_PROGRAM_ID),
+        (keys.mcd_mint, mcd_decimals, mcd_program),
+    ):
+        data = mint_data(keys.mint_authority.pubkey(), decimals)
+        chain.set_account(mint.pubkey(), Account(rent, data, program, False, 0))
     for extra in (fixtures_dir, accounts_dir):
         if extra is not None and extra.is_dir():
             for path in sorted(extra.glob("*.json")):

@@ -52,6 +52,8 @@ def start_node(
     fixtures: bool = True,
     log_file: Path | None = None,
     ready_timeout: float = 30,
+    mcd_decimals: int = 9,
+    mcd_token_2022: bool = False,
 ) -> NodeHandle:
     cmd = [
         sys.executable, "-m", "devchain.node",
@@ -63,6 +65,9 @@ def start_node(
         cmd += ["--accounts-dir", str(accounts_dir)]
     if not fixtures:
         cmd.append("--no-fixtures")
+    cmd += ["--mcd-decimals", str(mcd_decimals)]
+    if mcd_token_2022:
+        cmd.append("--mcd-token-2022")
     out: IO[Any] | int | None = None
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)

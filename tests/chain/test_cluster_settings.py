@@ -14,19 +14,20 @@ from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountParams, create_account
-from spl.token.constants import MINT_LEN, TOKEN_PROGRAM_ID
+from spl.token.constants import MINT_LEN, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
 from spl.token.instructions import initialize_mint2
 from spl.token.models import InitializeMint2Params
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain import cluster
 from chain.custody import CustodyTransfer
-from chain.decimals import DecimalsMismatch, TokenDecimals
+from chain.decimals import TokenDecimals
 from chain.errors import ChainUnavailable
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings
 from core.embedded import free_port
+from core.money import InvalidAmount
 
 GatewayFactory = Callable[..., Awaitable[ChainGateway]]
 
@@ -79,12 +80,13 @@ def test_mainnet_is_the_default_in_production_and_the_local_chain_in_dev(tmp_pat
 
 
 def test_token_decimals_per_currency() -> None:
-    same = TokenDecimals(mcc=9, mcd=9)
-    assert (same.of("mcc"), same.of("MCD"), same.common()) == (9, 9, 9)
     differ = TokenDecimals(mcc=9, mcd=6)
-    assert differ.of("MCD") == 6
-    with pytest.raises(DecimalsMismatch):
-        differ.common()
+    assert (differ.of("mcc"), differ.of("MCD")) == (9, 6)
+    # Each amount in its own mint's base units, both ways.
+    assert differ.parse("1.5", "MCD") == 1_500_000 and differ.parse("1.5", "MCC") == 1_500_000_000
+    assert differ.format(1_500_000, "MCD") == "1.5" and differ.format(1_500_000, "MCC") == "0.0015"
+    with pytest.raises(InvalidAmount):
+        differ.parse("0.0000001", "MCD")  # finer than the MCD mint's 6 decimals
     with pytest.raises(ValueError):
         differ.of("SOL")
 
@@ -96,7 +98,7 @@ async def test_decimals_are_read_from_the_mints(
     with pytest.raises(ChainUnavailable):
         gw.decimals("MCC")  # nothing assumed before the chain answered
     await gw.warm_up()
-    assert (gw.decimals("MCC"), gw.decimals("MCD"), gw.decimals()) == (9, 9, 9)
+    assert (gw.decimals("MCC"), gw.decimals("MCD")) == (9, 9)
 
     # An MCD mint with 6 decimals (the mcd-token constant): the gateway follows the chain.
     mint = Keypair()
@@ -119,14 +121,49 @@ async def test_decimals_are_read_from_the_mints(
     decimals = await six.load_token_decimals()
     assert decimals == TokenDecimals(mcc=9, mcd=6)
     assert six.keys.mint_for("MCD") == mint.pubkey()  # custody follows the configured mint
-    with pytest.raises(DecimalsMismatch):
-        six.decimals()
     ix = six.transfer_instruction(CustodyTransfer("MCD", "alice", "bob", 1_500_000))
     # SPL TransferChecked: tag 12, u64 amount, u8 decimals; accounts: source, mint, dest, owner
     assert bytes(ix.data) == bytes([12]) + (1_500_000).to_bytes(8, "little") + bytes([6])
     assert ix.accounts[1].pubkey == mint.pubkey()
     mcc = six.transfer_instruction(CustodyTransfer("MCC", "alice", "bob", 1))
     assert bytes(mcc.data)[-1] == 9
+    assert ix.program_id == mcc.program_id == TOKEN_PROGRAM_ID
+
+
+async def test_a_token_2022_mint_is_read_and_used(
+    make_gateway: GatewayFactory, worker_settings: Settings
+) -> None:
+    """An MCD mint owned by Token-2022: custody accounts are derived, created and moved with
+    Token-2022, never with SPL Token's program."""
+    mint = Keypair()
+    creator = await make_gateway(extra_signers=[mint])
+    rent = await creator.rent_exemption(MINT_LEN)
+    params = CreateAccountParams(
+        from_pubkey=creator.keys.fee_payer.pubkey(), to_pubkey=mint.pubkey(), lamports=rent,
+        space=MINT_LEN, owner=TOKEN_2022_PROGRAM_ID,
+    )  # fmt: skip
+    init = InitializeMint2Params(
+        decimals=6, program_id=TOKEN_2022_PROGRAM_ID, mint=mint.pubkey(),
+        mint_authority=creator.keys.mint_authority.pubkey(), freeze_authority=None,
+    )  # fmt: skip
+    op_key = f"test-mint2022-{uuid.uuid4().hex}"
+    await creator.submit(op_key, [create_account(params), initialize_mint2(init)])
+    (await creator.await_final(op_key, 30)).raise_for_failure()
+
+    gw = await make_gateway(worker_settings.model_copy(update={"mcd_mint": str(mint.pubkey())}))
+    assert await gw.load_token_decimals() == TokenDecimals(mcc=9, mcd=6)
+    assert gw.keys.token_program("MCD") == TOKEN_2022_PROGRAM_ID
+    assert gw.keys.token_program("MCC") == TOKEN_PROGRAM_ID
+    uid = f"u_{uuid.uuid4().hex[:8]}"
+    address = await gw.ensure_custody_account(uid, "MCD")
+    account = await gw.reads.account(address, "finalized")
+    assert account.owner == TOKEN_2022_PROGRAM_ID
+    await gw.mint(f"test-mint2022-to-{uid}", uid, 2_500_000)
+    other = f"u_{uuid.uuid4().hex[:8]}"
+    await gw.ensure_custody_account(other, "MCD")
+    await gw.transfer(f"test-2022-move-{uid}", "MCD", uid, other, 1_000_000)
+    assert await gw.custody_balance(uid, "MCD", "finalized") == 1_500_000
+    assert await gw.custody_balance(other, "MCD", "finalized") == 1_000_000
 
 
 async def test_a_missing_mint_is_an_error_not_a_guess(
@@ -155,7 +192,7 @@ async def test_a_chain_that_is_down_at_start_up(
     assert not task.done()  # still retrying, the process is up
     task.cancel()
     with pytest.raises(ChainUnavailable):
-        gw.decimals()
+        gw.decimals("MCC")
 
 
 async def test_amount_routes_answer_503_until_the_decimals_are_read(
@@ -172,4 +209,3 @@ async def test_amount_routes_answer_503_until_the_decimals_are_read(
         token_decimals(request, "MCD")  # type: ignore[arg-type]
     await gw.load_token_decimals()
     assert token_decimals(request, "MCD") == 9  # type: ignore[arg-type]
-    assert token_decimals(request) == 9  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from activities.deps import WorkerDeps
 from chain.custody import CustodyTransfer
+from chain.decimals import TokenDecimals
 from core.errors import InvalidState
 from db.last import flush_last
 from db.models.chain import ChainTransaction, ChainTxAttempt
@@ -33,7 +34,7 @@ async def _signed_unsent(api: Api, world: World, deps: WorkerDeps) -> tuple[str,
         await transfers.create(
             s, transfer_id=transfer_id, project_id=api.project.project_id,
             transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=2 * UNIT,
-            reference={}, requires_onchain=True, decimals=9,
+            reference={}, requires_onchain=True, decimals=TokenDecimals(9, 9),
         )  # fmt: skip
         await flush_last(s)
         await s.commit()
@@ -49,7 +50,8 @@ async def _signed_unsent(api: Api, world: World, deps: WorkerDeps) -> tuple[str,
 
 async def _cancel(deps: WorkerDeps, transfer_id: str) -> str:
     async with deps.sessions() as s:
-        ended = await operators.cancel(s, deps.gateway, transfer_id, "operator: test", 9)
+        nine = TokenDecimals(9, 9)
+        ended = await operators.cancel(s, deps.gateway, transfer_id, "operator: test", nine)
         await s.commit()
         return ended.status
 

@@ -10,6 +10,7 @@ from solders.transaction import VersionedTransaction
 from sqlalchemy import select
 
 from activities.deps import WorkerDeps
+from chain.decimals import TokenDecimals
 from chain.gateway import PACKET_DATA_SIZE
 from db.last import flush_last
 from db.models.chain import ChainTransaction, ChainTxAttempt
@@ -25,7 +26,7 @@ from tests.factories import World
 
 def settler(deps: WorkerDeps) -> Settler:
     # A long linger makes the transfers settled together meet in one batch deterministically.
-    return Settler(deps.sessions, deps.gateway, decimals=9, linger=0.3)
+    return Settler(deps.sessions, deps.gateway, decimals=TokenDecimals(9, 9), linger=0.3)
 
 
 async def accept(deps: WorkerDeps, project_id: int, legs: list[tuple[str, str, int]]) -> list[str]:
@@ -36,7 +37,7 @@ async def accept(deps: WorkerDeps, project_id: int, legs: list[tuple[str, str, i
             t = await transfers.create(
                 s, transfer_id=f"tr_{uuid.uuid4().hex}", project_id=project_id,
                 transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=amount,
-                reference={}, requires_onchain=True, decimals=9,
+                reference={}, requires_onchain=True, decimals=TokenDecimals(9, 9),
             )  # fmt: skip
             ids.append(t.id)
         await flush_last(s)  # as the API's commit point does (db.last)
@@ -172,7 +173,7 @@ async def test_a_claimed_batch_whose_process_died_before_signing_is_resumed_once
 
     # Another process, one activity retry each, concurrently: the write is rebuilt from its
     # members, signed once and booked once.
-    fresh = Settler(deps.sessions, deps.gateway, decimals=9)
+    fresh = Settler(deps.sessions, deps.gateway, decimals=TokenDecimals(9, 9))
     outcomes = await asyncio.gather(fresh.settle(ids[0]), settler(deps).settle(ids[1]))
     assert {o.status for o in outcomes} == {"completed"}
     async with deps.sessions() as s:

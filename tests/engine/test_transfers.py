@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from temporalio.client import Client
 
 from activities.deps import WorkerDeps
+from chain.decimals import TokenDecimals
 from db.last import PendingLastSteps, flush_last
 from db.models.chain import ChainTransaction
 from db.models.engine import Transfer
@@ -203,7 +204,7 @@ async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
         await transfers.create(
             s, transfer_id=transfer_id, project_id=api.project.project_id, transfer_type="test",
             from_uid=src, to_uid=dst, currency="MCC", amount=UNIT, reference={},
-            requires_onchain=True, decimals=9,
+            requires_onchain=True, decimals=TokenDecimals(9, 9),
         )  # fmt: skip
         with pytest.raises(PendingLastSteps):
             await s.commit()
@@ -264,7 +265,7 @@ async def test_operator_lists_cancels_and_retries_stuck_transfers(
             t = await transfers.create(
                 s, transfer_id=f"tr_{uuid.uuid4().hex}", project_id=api.project.project_id,
                 transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=UNIT,
-                reference={}, requires_onchain=True, decimals=9,
+                reference={}, requires_onchain=True, decimals=TokenDecimals(9, 9),
             )  # fmt: skip
             ids.append(t.id)
         await flush_last(s)  # as the API's commit point does (db.last)

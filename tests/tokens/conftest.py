@@ -52,8 +52,10 @@ async def app(token_settings: Settings) -> AsyncIterator[FastAPI]:
 
 
 @pytest.fixture
-def scanner(deps: WorkerDeps) -> DepositScanner:
-    return DepositScanner(deps.sessions, deps.gateway, deps.solana)
+async def scanner(deps: WorkerDeps) -> AsyncIterator[DepositScanner]:
+    watcher = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+    yield watcher
+    await watcher.aclose()
 
 
 @pytest.fixture(scope="module")

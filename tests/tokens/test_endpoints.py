@@ -26,11 +26,11 @@ async def _funded(
     async with deps.sessions() as session:
         await register(session, deps.gateway.keys, uid, currency)
         await session.commit()
-    await scanner.scan(only={(uid, currency)})
+    await scanner.scan()
     custody = deps.gateway.custody_address(uid, currency)
     for amount in amounts:
         await outsider.send_tokens(deps.gateway.keys.mint_for(currency), custody, amount, 9)
-    await scanner.scan(only={(uid, currency)})
+    await scanner.scan()
     return uid
 
 
@@ -61,7 +61,7 @@ async def test_balances_scopes_and_cache_eviction(
     await outsider.send_tokens(
         deps.gateway.keys.mint_for("MCD"), deps.gateway.custody_address(uid, "MCD"), UNIT, 9
     )
-    await scanner.scan(only={(uid, "MCD")})
+    await scanner.scan()
     for _ in range(50):
         r = await client.get("/v1/mcd/balance", headers=bearer(token))
         if r.json()["data"]["attributes"]["total_balance"] == "13":

@@ -738,7 +738,10 @@ UserUid: TypeAlias = Annotated[str, Field(max_length=100, min_length=1)]
 class LockIn(BaseModel):
     amount: Annotated[
         str,
-        Field(description="Decimal string, > 0, at most 9 decimals", examples=["12.5"]),
+        Field(
+            description="Decimal string, > 0, at most as many decimals as the currency's mint has",
+            examples=["12.5"],
+        ),
     ]
     currency: Annotated[Literal["MCC", "MCD"], Field(examples=["MCC"])]
     expires_at: Annotated[

@@ -762,7 +762,7 @@ export interface LockAttributes {
 export interface LockIn {
   user_uid: string;
   currency: "MCC" | "MCD";
-  /** Decimal string, > 0, at most 9 decimals */
+  /** Decimal string, > 0, at most as many decimals as the currency's mint has */
   amount: string;
   reason: string;
   reference_id?: string | null;

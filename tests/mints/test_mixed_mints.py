@@ -1,0 +1,204 @@
+"""The money paths when the mints differ: MCD at 6 decimals beside MCC at 9, with an MCD mint
+owned by SPL Token and by Token-2022. Every amount stays in its own mint's base units from the
+request to the chain and back: deposit, balance, lock, transfer, mining mint, stats,
+reconciliation and the webhooks' amounts."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+from solders.keypair import Keypair
+from spl.token.constants import TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
+
+from activities.engine import EngineActivities, ReconcileRequest
+from chain.decimals import TokenDecimals
+from devchain.outside import OutsideWallet
+from ledger.service import Ledger
+from tests.factories import World
+from tests.mining.test_mining import EXPECTED_MCD, activity, user_token
+from tests.mints.conftest import MintWorld
+from tests.stack import asgi_client
+from tests.webhooks.support import Receiver, eventually, project_headers
+from tokens.deposits import DepositScanner, register
+
+MCD = 10**6  # one MCD in this world's base units
+MCC = 10**9
+
+
+async def _books(world: MintWorld, uid: str, currency: str) -> tuple[int, int]:
+    async with world.deps.sessions() as s:
+        b = await Ledger(s).balances(uid, currency)
+    return b.balance, b.held
+
+
+async def test_money_paths_in_each_mints_own_decimals(mint_world: MintWorld) -> None:
+    deps, gateway = mint_world.deps, mint_world.deps.gateway
+    # The gateway read the mints as they are: nothing assumed.
+    assert gateway.token_decimals() == TokenDecimals(mcc=9, mcd=6)
+    program = TOKEN_2022_PROGRAM_ID if mint_world.mints.mcd_token_2022 else TOKEN_PROGRAM_ID
+    assert (gateway.keys.token_program("MCD"), gateway.keys.token_program("MCC")) == (
+        program, TOKEN_PROGRAM_ID,
+    )  # fmt: skip
+
+    world = World(deps.sessions, mint_world.settings, mint_world.app)
+    receiver = Receiver()
+    await receiver.start()
+    scanner = DepositScanner(deps.sessions, gateway, deps.solana)
+    try:
+        async with asgi_client(mint_world.app) as client:
+            await _run(world, client, receiver, scanner, mint_world, program)
+    finally:
+        await scanner.aclose()
+        await receiver.stop()
+
+
+async def _run(
+    world: World,
+    client: httpx.AsyncClient,
+    receiver: Receiver,
+    scanner: DepositScanner,
+    mint_world: MintWorld,
+    program: Any,
+) -> None:
+    deps, gateway = mint_world.deps, mint_world.deps.gateway
+    creds = await world.project()
+    alice, bob = (await world.user()).uid, (await world.user()).uid
+    for uid in (alice, bob):
+        await world.consent(uid, creds.project_id)
+    hook = await client.post(
+        "/v1/webhooks/register",
+        json={
+            "url": receiver.url,
+            "events": [
+                "funds.deposited", "funds.locked", "transfer.completed",
+                "mining.reward.confirmed",
+            ],
+            "secret": "whsec_mints_0123456789abcdef",
+            "idempotency_key": uuid.uuid4().hex,
+        },
+        headers=project_headers(creds),
+    )  # fmt: skip
+    assert hook.status_code == 201, hook.text
+
+    # Deposit: an outside wallet sends 2.5 MCD and 3 MCC with the mints' own programs.
+    outsider = OutsideWallet(Keypair(), deps.solana)
+    await outsider.ensure_sol(gateway)
+    for currency, unit in (("MCD", MCD), ("MCC", MCC)):
+        await outsider.receive_minted(
+            gateway, currency, 100 * unit, f"mints:{outsider.address}:{currency}"
+        )
+    async with deps.sessions() as session:  # as a balance request does
+        for currency in ("MCC", "MCD"):
+            await register(session, gateway.keys, alice, currency)
+        await session.commit()
+    await scanner.scan()  # alice's custody accounts exist from now on
+    custody = gateway.custody_address(alice, "MCD")
+    owner = (await gateway.reads.account(custody, "confirmed")).owner
+    assert owner == program
+    await outsider.deposit(gateway, "MCD", custody, 2_500_000)
+    await outsider.deposit(gateway, "MCC", gateway.custody_address(alice, "MCC"), 3 * MCC)
+    summary = await scanner.scan()
+    assert sorted(d["amount"] for d in summary.deposits) == ["2.5", "3"]
+    assert await _books(mint_world, alice, "MCD") == (2_500_000, 0)
+
+    token = await world.token(alice, "mcd:read mcc:read")
+    auth = {"Authorization": f"Bearer {token}"}
+    mcd = (await client.get("/v1/mcd/balance", headers=auth)).json()["data"]["attributes"]
+    assert (mcd["total_balance"], mcd["deposit_address"]) == ("2.5", str(custody))
+    mcc = (await client.get("/v1/mcc/balance", headers=auth)).json()["data"]["attributes"]
+    assert mcc["total_balance"] == "3"
+    listed = (await client.get("/v1/mcd/transactions", headers=auth)).json()["data"]
+    assert [i["attributes"]["amount"] for i in listed] == ["2.5"]
+
+    # Lock: "1.25" MCD is 1,250,000 base units; a seventh decimal is refused.
+    expires = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    lock_body = {
+        "user_uid": alice, "currency": "MCD", "amount": "1.25", "reason": "auction_bid",
+        "reference_id": "a-1", "expires_at": expires, "idempotency_key": uuid.uuid4().hex,
+    }  # fmt: skip
+    lock = await client.post("/v1/funds/lock", json=lock_body, headers=project_headers(creds))
+    assert lock.status_code == 201, lock.text
+    attrs = lock.json()["data"]["attributes"]
+    assert (attrs["amount"], attrs["available_balance"]) == ("1.25", "1.25")
+    assert await _books(mint_world, alice, "MCD") == (2_500_000, 1_250_000)
+    finer = {**lock_body, "amount": "0.0000001", "idempotency_key": uuid.uuid4().hex}
+    refused = await client.post("/v1/funds/lock", json=finer, headers=project_headers(creds))
+    assert refused.status_code == 422 and refused.json()["type"].endswith("/invalid-amount")
+    # The same text in MCC has nine decimals to spare.
+    mcc_lock = {**finer, "currency": "MCC"}
+    ok = await client.post("/v1/funds/lock", json=mcc_lock, headers=project_headers(creds))
+    assert ok.status_code == 201 and ok.json()["data"]["attributes"]["amount"] == "0.0000001"
+    assert (await _books(mint_world, alice, "MCC"))[1] == 100
+
+    # Transfer: 0.5 MCD to bob, on chain with the MCD mint's program and decimals.
+    move = {
+        "from_uid": alice, "to_uid": bob, "currency": "MCD", "amount": "0.5",
+        "idempotency_key": uuid.uuid4().hex,
+    }  # fmt: skip
+    r = await client.post("/v1/funds/transfer", json=move, headers=project_headers(creds))
+    assert r.status_code == 202, r.text
+    transfer_id = r.json()["data"]["id"]
+
+    async def completed() -> Any:
+        got = await client.get(f"/v1/transfer/{transfer_id}", headers=project_headers(creds))
+        attrs = got.json()["data"]["attributes"]
+        return attrs if attrs["status"] in ("completed", "failed") else None
+
+    final = await eventually(completed, 60)
+    assert (final["status"], final["amount"]) == ("completed", "0.5")
+    assert await gateway.custody_balance(bob, "MCD", "finalized") == 500_000
+    assert await _books(mint_world, bob, "MCD") == (500_000, 0)
+
+    # Mining: the reward is minted in the MCD mint's units (3.045 MCD = 3,045,000).
+    mined = await client.post(
+        "/v1/mining/submit-activity",
+        json=activity(bob, creds.secret),
+        headers=project_headers(creds),
+    )
+    assert mined.status_code == 202, mined.text
+    assert mined.json()["data"]["attributes"]["mcd_estimated"] == EXPECTED_MCD
+
+    async def minted() -> Any:
+        return (await _books(mint_world, bob, "MCD"))[0] == 500_000 + 3_045_000
+
+    await eventually(minted, 60)
+    assert await gateway.custody_balance(bob, "MCD", "finalized") == 3_545_000
+    stats = await client.get("/v1/mining/stats", headers=project_headers(creds))
+    assert stats.status_code == 200, stats.text
+    assert stats.json()["data"]["attributes"]["totals"]["mcd_amount"] == EXPECTED_MCD
+    reader = await user_token(world, creds, bob, "openid mining:read mcd:read")
+    mine = await client.get("/v1/mining/stats", headers={"Authorization": f"Bearer {reader}"})
+    assert mine.json()["data"]["attributes"]["totals"]["mcd_amount"] == EXPECTED_MCD
+    public = await client.get("/v1/mining/global-stats", params={"days": 7})
+    assert public.json()["data"]["attributes"]["totals"]["mcd_amount"] == EXPECTED_MCD
+
+    # Webhooks carry the same decimal strings.
+    async def hooks() -> Any:
+        seen = {g.json["type"]: g.json["data"] for g in receiver.received}
+        wanted = {
+            "funds.deposited",
+            "funds.locked",
+            "transfer.completed",
+            "mining.reward.confirmed",
+        }
+        return seen if wanted <= set(seen) else None
+
+    seen = await eventually(hooks, 60)
+    deposits = sorted(
+        g.json["data"]["amount"] for g in receiver.received if g.json["type"] == "funds.deposited"
+    )
+    assert deposits == ["2.5", "3"]
+    assert seen["transfer.completed"]["amount"] == "0.5"
+    assert seen["mining.reward.confirmed"]["mcd_amount"] == EXPECTED_MCD
+    locked = [g.json["data"] for g in receiver.received if g.json["type"] == "funds.locked"]
+    assert sorted((d["currency"], d["amount"]) for d in locked) == [
+        ("MCC", "0.0000001"), ("MCD", "1.25"),
+    ]  # fmt: skip
+
+    # Reconciliation: chain and ledger agree for both users in both mints.
+    report = await EngineActivities(deps).reconcile(ReconcileRequest(run_id=uuid.uuid4().hex))
+    assert not [d for d in report.drifts if d["user_uid"] in (alice, bob)], report.drifts
+    assert report.checked >= 3
