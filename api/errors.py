@@ -16,7 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from redis.exceptions import RedisError
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -90,7 +90,7 @@ def answered_status(exc: BaseException) -> tuple[int, str]:
             return 400, "malformed-request"
         return 422, "validation-error"
     if (isinstance(exc, DBAPIError) and exc.connection_invalidated) or isinstance(
-        exc, SQLAlchemyTimeout | RedisError
+        exc, SQLAlchemyTimeout | RedisError | OperationalError
     ):
         return 503, "service-unavailable"
     return 500, "internal-error"
@@ -151,6 +151,11 @@ async def _on_database(request: Request, exc: Exception) -> JSONResponse:
             "key: a write is applied at most once.",
             headers={"Retry-After": "1"},
         )
+    if isinstance(exc, OperationalError):
+        # The server is restarting or unreachable (a new connection refused, "the database
+        # system is starting up"): nothing was written, a retry will do (chaos suite).
+        log.warning("database unavailable: %s", exc.orig)
+        return unavailable_response(request, "The database")
     return await _on_unhandled(request, exc)
 
 

@@ -309,10 +309,17 @@ class Topology:
 
         assert self.api is not None and self.api.popen is not None
         master = psutil.Process(self.api.popen.pid)
-        return [
-            c.pid for c in master.children(recursive=True) if "multiprocessing" not in c.name()
-            and any("spawn_main" in a or "uvicorn" in a for a in c.cmdline())
-        ]  # fmt: skip
+        found = []
+        for child in master.children(recursive=True):
+            try:  # a killed worker is a zombie until uvicorn reaps it
+                if child.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                cmdline = child.cmdline()
+            except psutil.Error:
+                continue
+            if any("spawn_main" in a or "uvicorn" in a for a in cmdline):
+                found.append(child.pid)
+        return found
 
     def stop(self) -> None:
         for proc in [self.api, *reversed(self.workers), self.node, self.temporal]:

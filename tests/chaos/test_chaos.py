@@ -1,0 +1,34 @@
+"""The short form of the chaos suite (tests/chaos/harness.py): a minute of mixed load on the
+production topology while each fault is injected once, then every invariant. The long form is
+``make chaos`` (``python -m tests.chaos``: ten minutes or more, every fault at least five times;
+its figures are in docs/reliability.md)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from deploy.topology import Topology
+from tests.chaos.harness import FAULTS, Plan, chaos
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not os.environ.get("MCCGW_CHAOS"),
+        reason=(
+            "the short form fails today (docs/reliability.md: operations left unsettled after "
+            "the drain window, deposits to unwatched accounts); MCCGW_CHAOS=1 runs it"
+        ),
+    ),
+]
+
+
+async def test_every_fault_once_under_load_loses_nothing(topology: Topology) -> None:
+    plan = Plan(seconds=45, fault_every=6, rate=4.0, drain_seconds=240, min_each=1)
+    figures = await chaos(topology, plan)
+    print(figures.report())
+    assert set(figures.faults) == set(FAULTS), figures.report()
+    assert sum(len(ids) for ids in figures.accepted.values()) > 50, figures.report()
+    assert not figures.server_errors, figures.report()
+    assert not figures.violations, figures.report()
