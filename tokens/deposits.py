@@ -193,6 +193,11 @@ class DepositScanner:
         # address -> the watched account: the set every block is matched against.
         self._watched: dict[str, Watched] = {}
         self._seen_rows = 0
+        # While following: blocks without a match move the committed cursor once a second (a
+        # restart re-reads at most that second of blocks, which books nothing twice); blocks
+        # with a match always commit with it.
+        self._lazy = False
+        self._saved = 0.0
 
     async def aclose(self) -> None:
         await self.blocks.aclose()
@@ -222,22 +227,39 @@ class DepositScanner:
         deposit is credited a few slots after it finalizes."""
         total = ScanSummary()
         deadline = time.monotonic() + seconds
-        prepared = 0.0
         async with self.sessions() as lock:
             await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
             cursor = await self._cursor()
-            while True:
-                # New watched accounts once a second (they are caught up to the cursor by
-                # signature whenever that happens, so nothing is missed in between).
-                if not self._seen_rows or time.monotonic() - prepared >= 1.0:
-                    prepared = time.monotonic()
-                    await self._prepare(cursor, total)
-                cursor = total.cursor = await self._walk(cursor, total)
-                total.accounts = len(self._watched)
-                if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
-                    await lock.rollback()
-                    return total
-                await asyncio.sleep(poll)
+            self._lazy = True
+            try:
+                await self._follow(cursor, total, deadline, poll, stop)
+            finally:
+                self._lazy = False
+                if total.cursor:  # walked but not saved yet (blocks without a match)
+                    await self._commit([], total, cursor=total.cursor)
+                await lock.rollback()
+        return total
+
+    async def _follow(
+        self,
+        cursor: int,
+        total: ScanSummary,
+        deadline: float,
+        poll: float,
+        stop: asyncio.Event | None,
+    ) -> None:
+        prepared = 0.0
+        while True:
+            # New watched accounts once a second (they are caught up to the cursor by
+            # signature whenever that happens, so nothing is missed in between).
+            if not self._seen_rows or time.monotonic() - prepared >= 1.0:
+                prepared = time.monotonic()
+                await self._prepare(cursor, total)
+            cursor = total.cursor = await self._walk(cursor, total)
+            total.accounts = len(self._watched)
+            if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                return
+            await asyncio.sleep(poll)
 
     async def chain_id(self) -> str:
         if self._chain is None:
@@ -338,7 +360,9 @@ class DepositScanner:
                             records += self._match(tx, block.slot, at, mints)
                     # Up to the range's end once its last block is in: skipped slots are done.
                     last = chunk[-1] if number + 1 < len(chunks) else end
-                    await self._commit(records, summary, cursor=last)
+                    if records or not self._lazy or time.monotonic() - self._saved >= 1.0:
+                        await self._commit(records, summary, cursor=last)
+                        self._saved = time.monotonic()
                     cursor = last
                     if time.monotonic() >= deadline:
                         return cursor
