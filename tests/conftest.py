@@ -28,6 +28,11 @@ from tests.stack import asgi_client
 
 # The suite runs on the development keys: say so explicitly (core.config refuses them otherwise).
 os.environ.setdefault("ENVIRONMENT", "test")
+# The suite runs many engines at once against one PostgreSQL (the app, the worker, the tests' own
+# sessions, the two-mint worlds, CLI subprocesses): production's 32 + 8 per engine ran its
+# default 100 connections out ("too many clients already"). The tests need far fewer.
+os.environ.setdefault("DB_POOL_SIZE", "8")
+os.environ.setdefault("DB_POOL_OVERFLOW", "8")
 
 SEARCH_ATTRIBUTES = ["ProjectId", "UserUid", "Operation", "Status", "Currency"]
 

@@ -42,5 +42,9 @@ async def clean(
             )
         )
         await s.commit()
-    await redis.delete(MEMBER_KEY, STATION_KEY)
+    # The public global figures are cached a minute per window: another test's read (the
+    # two-mint worlds share this Redis) must not answer for this test's data.
+    await redis.delete(
+        MEMBER_KEY, STATION_KEY, *[k async for k in redis.scan_iter("mining:global-stats:*")]
+    )
     yield

@@ -20,8 +20,12 @@ test("signed resource calls against the gateway", { skip: !live && "no live gate
   const gw = new Client(base, new HmacAuth(projectId, secret));
   const attribute = await gw.users.attributes.report(uid, { attribute_key: "level", attribute_value: { rank: "gold" } });
   assert.equal(attribute.attributes.attribute_key, "level");
-  const mine = await gw.users.attributes.forProject(uid, Number(projectId));
-  assert.deepEqual(mine.map((a) => a.attributes.attribute_key), ["level"]);
+  // The per-project attributes are paged like every list: gather the pages' rows.
+  const mine: string[] = [];
+  for await (const page of gw.users.attributes.forProject(uid, Number(projectId))) {
+    mine.push(...page.data.map((a) => a.attributes.attribute_key));
+  }
+  assert.deepEqual(mine, ["level"]);
   const ids: string[] = [];
   for (const n of [1, 2, 3]) {
     ids.push((await gw.webhooks.register({ url: `http://127.0.0.1:9/ts-${n}`, events: ["transfer.completed"] })).id);
@@ -83,8 +87,10 @@ test("a lost answer is retried with its key and replayed, not done twice", { ski
     assert.equal(answer.attempts, 2);
     assert.ok(answer.replayed);
     assert.deepEqual(answers, [200, 200]); // the first was done; its answer only got lost
-    const rows = await new Client(base, new HmacAuth(projectId, secret)).users.attributes.forProject(uid, Number(projectId));
-    assert.equal(rows.filter((a) => a.attributes.attribute_key === "xp").length, 1);
+    const keys: string[] = [];
+    const pages = new Client(base, new HmacAuth(projectId, secret)).users.attributes.forProject(uid, Number(projectId));
+    for await (const page of pages) keys.push(...page.data.map((a) => a.attributes.attribute_key));
+    assert.equal(keys.filter((k) => k === "xp").length, 1);
   } finally {
     proxy.close();
   }
