@@ -268,7 +268,8 @@ async def test_retries_after_500_timeout_and_downtime_lose_nothing(
     receiver.script = [500, ("sleep", 2.0)]  # then 200
     await receiver.start(receiver.port)
     try:
-        got = await receiver.wait_for(3)
+        # Three attempts with the pump's back-off between them: slow in a full run.
+        got = await receiver.wait_for(3, seconds=40)
     finally:
         await receiver.stop()
     ids = {g.headers["X-Service-Delivery"] for g in got}
