@@ -33,8 +33,12 @@ class NotifyCache(Generic[T]):
         self._dsn = dsn
         self._max_age = max_age
         self._entries: dict[str, tuple[float, T]] = {}
-        # Bumped by every eviction: a value read before an eviction is not stored after it.
+        # Bumped by every clear: a value read before a clear is not stored after it.
         self._generation = 0
+        # Keys being loaded -> [loads in flight, evictions of the key seen meanwhile]: a value
+        # read before its own key's eviction is not stored after it. Evictions of other keys
+        # do not matter (they arrive all the time on a busy ledger and would stop all caching).
+        self._loading: dict[str, list[int]] = {}
         self._listening = False
         self._task: asyncio.Task[None] | None = None
 
@@ -51,15 +55,25 @@ class NotifyCache(Generic[T]):
         if hit is not None and self._listening and now - hit[0] < limit:
             return hit[1]
         generation = self._generation
-        value = await load()
-        if self._listening and generation == self._generation:
+        loading = self._loading.setdefault(key, [0, 0])
+        loading[0] += 1
+        seen = loading[1]
+        try:
+            value = await load()
+        finally:
+            loading[0] -= 1
+            if loading[0] == 0:
+                del self._loading[key]
+        if self._listening and generation == self._generation and loading[1] == seen:
             if len(self._entries) >= _MAX_ENTRIES:
                 self._entries.clear()
             self._entries[key] = (now, value)
         return value
 
     def evict(self, key: str) -> None:
-        self._generation += 1
+        loading = self._loading.get(key)
+        if loading is not None:
+            loading[1] += 1
         self._entries.pop(key, None)
 
     def clear(self) -> None:
