@@ -251,6 +251,8 @@ class World:
     receivers: list[str]
     miners: list[str]
     depositors: list[str]
+    # Each depositor's deposit address, as GET /v1/mcc/balance showed it to them.
+    deposit_addresses: dict[str, str] = field(default_factory=dict)
     endpoint_id: str = ""
 
     @property
@@ -271,13 +273,15 @@ def settings_of(topo: Topology) -> Settings:
         solana_rpc_url=env["SOLANA_RPC_URL"],
         temporal_address=env["TEMPORAL_ADDRESS"],
         base_url=env["BASE_URL"],
+        auth_url=env["AUTH_URL"],
         mcc_mint=env["MCC_MINT"],
         mcd_mint=env["MCD_MINT"],
     )
 
 
 async def prepare(topo: Topology, users: int = 4) -> World:
-    """A project with every write scope, consenting users, senders funded on chain."""
+    """A project with every write scope, consenting users, senders funded on chain; the
+    depositors learn their deposit address as a user does (``register_depositors``)."""
     from activities.deps import worker_deps
     from bench._seed import bench_project, funded_on_chain
 
@@ -294,8 +298,67 @@ async def prepare(topo: Topology, users: int = 4) -> World:
             users=senders + receivers + miners + depositors,
             consenting=senders + receivers + miners + depositors,
         )  # fmt: skip
-        await funded_on_chain(deps, senders, 1_000 * UNIT, receivers + depositors)
-    return World(project.project_id, project.secret, senders, receivers, miners, depositors)
+        await funded_on_chain(deps, senders, 1_000 * UNIT, receivers)
+    world = World(project.project_id, project.secret, senders, receivers, miners, depositors)
+    await register_depositors(topo, world)
+    return world
+
+
+async def register_depositors(topo: Topology, world: World) -> None:
+    """Each depositor does what a user does before a deposit: signs in to the project's app
+    (an access token with ``mcc:read``) and reads their MCC balance, which shows the deposit
+    address and has the deposit watcher follow it from then on (api/routes/tokens.py); the
+    watcher opens the account on chain, after which it can receive. (The first long run sent
+    tokens to accounts no user had ever been shown: nothing watched them, docs/reliability.md.)"""
+    import sqlalchemy
+    from solana.rpc.async_api import AsyncClient
+    from solders.pubkey import Pubkey
+    from sqlalchemy.orm import Session
+
+    from authserver.issue import issue_token
+    from authserver.server import AuthServer
+    from db.models.access import OAuthClient
+
+    settings = settings_of(topo)
+    client_id = f"cl_chaos_{secrets.token_hex(4)}"
+    engine = sqlalchemy.create_engine(settings.database_url)
+    try:
+        with Session(engine) as s:
+            s.add(
+                OAuthClient(
+                    client_id=client_id, project_id=world.project_id, name="chaos wallet app",
+                    client_secret_hash=None, redirect_uris=["http://localhost/cb"],
+                    allowed_scopes=["mcc:read"], grant_types=["authorization_code"],
+                    access_token_format="jwt",
+                )
+            )  # fmt: skip
+            s.commit()
+        server = AuthServer(settings, engine)
+        try:
+            tokens = {
+                uid: str(
+                    issue_token(server, user=uid, scope="mcc:read", client_id=client_id)[
+                        "access_token"
+                    ]
+                )
+                for uid in world.depositors
+            }
+        finally:
+            server.close()
+    finally:
+        engine.dispose()
+    async with httpx.AsyncClient(base_url=topo.base_url, timeout=30) as http:
+        for uid, token in tokens.items():
+            r = await http.get("/v1/mcc/balance", headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code == 200, r.text
+            world.deposit_addresses[uid] = r.json()["data"]["attributes"]["deposit_address"]
+    deadline = time.monotonic() + 120
+    async with AsyncClient(topo.env["SOLANA_RPC_URL"], timeout=10) as rpc:
+        for address in world.deposit_addresses.values():
+            while (await rpc.get_account_info(Pubkey.from_string(address))).value is None:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"deposit account {address} not opened by the watcher")
+                await asyncio.sleep(0.5)
 
 
 class Receiver:
@@ -471,7 +534,6 @@ class Depositor:
 
         from activities.deps import worker_deps
         from devchain.outside import OutsideWallet
-        from tokens.deposits import deposit_address
 
         settings = settings_of(self.topo)
         async with (
@@ -486,7 +548,7 @@ class Depositor:
             await wallet.receive_minted(deps.gateway, "MCC", 10_000 * UNIT, f"chaos-out:{mint}")
             while not stop.is_set():
                 uid = random.choice(self.world.depositors)
-                dest = Pubkey.from_string(deposit_address(deps.gateway.keys, uid, "MCC")[0])
+                dest = Pubkey.from_string(self.world.deposit_addresses[uid])
                 self.figures.requests["deposit"] += 1
                 for _ in range(60):
                     try:

@@ -77,6 +77,27 @@ async def test_a_deposit_in_a_flood_is_credited_once(
     assert await _credits(deps, uid, "MCC") == (3 * UNIT, 1)
 
 
+async def test_a_deposit_to_an_unwatched_account_is_credited_once_it_is_watched(
+    world: World, deps: WorkerDeps, scanner: DepositScanner, outsider: OutsideWallet
+) -> None:
+    """Tokens sent to a custody account nobody watches yet (its user has no ledger account and
+    was never shown it; the address is derivable) are not lost: the first balance read
+    registers the account and the watcher's catch-up walks its history (docs/reliability.md)."""
+    uid = (await world.user()).uid
+    await deps.gateway.ensure_custody_account(uid, "MCC")
+    custody = deps.gateway.custody_address(uid, "MCC")
+    sig = await outsider.deposit(deps.gateway, "MCC", custody, 4 * UNIT)
+    await scanner.scan()
+    assert await _credits(deps, uid, "MCC") == (0, 0)  # not watched: nothing booked yet
+    async with deps.sessions() as session:  # what GET /v1/mcc/balance does first
+        await register(session, deps.gateway.keys, uid, "MCC")
+        await session.commit()
+    summary = await scanner.scan()
+    assert [d["tx_signature"] for d in summary.deposits if d["user_uid"] == uid] == [sig]
+    assert await _credits(deps, uid, "MCC") == (4 * UNIT, 1)
+    assert (await scanner.scan()).credited == 0
+
+
 async def test_a_deposit_made_while_the_watcher_was_stopped(
     world: World, deps: WorkerDeps, scanner: DepositScanner, outsider: OutsideWallet
 ) -> None:
