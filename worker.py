@@ -108,9 +108,10 @@ def build_worker(
         activities=build_activities(deps),
         workflow_runner=WORKFLOW_RUNNER,
         graceful_shutdown_timeout=timedelta(seconds=10),
-        # A transfer's settle step is a local activity that holds its slot (and its workflow
-        # task's) until finality, about a second: the default 100 slots capped the engine at
-        # 100 transfers in flight, well below what it settles per second under load.
+        # A transfer's and a single mining submission's settle step holds its activity slot
+        # until finality, about a second: the default 100 slots would cap the engine at 100
+        # transfers in flight, well below what it settles per second under load.
+        max_concurrent_activities=500,
         max_concurrent_local_activities=500,
         max_concurrent_workflow_tasks=500,
         interceptors=[WorkflowMetrics()],

@@ -83,17 +83,14 @@ class EngineActivities:
         """The whole chain leg of one transfer: claimed (pending -> pending_onchain) with the
         transfers that arrive together, sent in one transaction with them, finalized, receipt
         verified, booked (see engine.settlement). Idempotent: a retry resumes from the records.
-
-        TransferWorkflow runs it as a local activity (which cannot heartbeat); run as a regular
-        activity it heartbeats only when it runs long (an RPC outage)."""
+        Heartbeats every few seconds while it runs (TransferWorkflow's heartbeat timeout)."""
         work = asyncio.create_task(self.settler.settle(ref.transfer_id))
         try:
             while True:
                 done, _ = await asyncio.wait({work}, timeout=_HEARTBEAT_EVERY)
                 if done:
                     break
-                if not activity.info().is_local:  # local activities cannot heartbeat
-                    activity.heartbeat()
+                activity.heartbeat()
             settled = work.result()
         except TransferNotFound as exc:
             raise ApplicationError(

@@ -1,11 +1,15 @@
 """TransferWorkflow: pending -> pending_onchain -> completed | failed (or cancelled first).
 
-One local activity, ``transfer_settle``, does the chain leg: the transfer is claimed together
-with the transfers that arrive with it, sent in one transaction with them (exactly once, whatever
-retries or crashes happen), finalized, its receipt verified, and booked (ledger, event, audit). A
-cancel that won the race ends it before anything touches the chain. One workflow per transfer
-keeps each transfer visible and steerable in the Temporal UI; one local activity keeps its
-Temporal cost below that of the bare one-activity workflow, so the work around it sets the pace.
+One activity, ``transfer_settle``, does the chain leg: the transfer is claimed together with the
+transfers that arrive with it, sent in one transaction with them (exactly once, whatever retries
+or crashes happen), finalized, its receipt verified, and booked (ledger, event, audit). A cancel
+that won the race ends it before anything touches the chain. One workflow per transfer keeps
+each transfer visible and steerable in the Temporal UI.
+
+It is an ordinary activity, not a local one: it lasts until finality (a second, more under load
+or through an outage), and a local activity would hold the workflow's task open that long (issue
+30: no workflow task may take seconds). It heartbeats, so a killed worker's try is retried on
+another after 15 s of silence, resuming from the records.
 
 The Status search attribute is set at the start (``pending``) and at the end; a transfer still
 unsettled after 15 s gets its recorded status (usually ``pending_onchain``) so that
@@ -33,6 +37,9 @@ _SETTLE_RETRY = RetryPolicy(
     non_retryable_error_types=["TransferNotFound", "ChainWriteConflict", "ReceiptMismatch"],
 )
 _STATUS_RETRY = RetryPolicy(maximum_attempts=3)
+# The settle activity heartbeats every 5 s (activities/engine.py): a try silent this long died
+# with its worker and is retried elsewhere.
+_SETTLE_HEARTBEAT = timedelta(seconds=15)
 # When to look at a slow transfer's recorded status (first after 15 s, then every minute). Not
 # sooner: under a burst most transfers take several seconds, and each look costs a workflow
 # task and a database read; operators call a transfer stuck after minutes, not seconds.
@@ -60,18 +67,14 @@ class TransferWorkflow:
     @workflow.run
     async def run(self, data: TransferInput) -> TransferResult:
         ref = TransferRef(transfer_id=data.transfer_id)
-        # A local activity: it runs inside this workflow's task, so a transfer costs one
-        # workflow task instead of two plus an activity task (less than the bare one-activity
-        # workflow). A worker that dies mid-way leaves the task to time out; the next worker
-        # replays this workflow and settle() resumes from the records, exactly once.
-        settle = workflow.start_local_activity_method(
+        settle = workflow.start_activity_method(
             EngineActivities.transfer_settle,
             ref,
-            # Usually about a second; an outage makes the attempt time out and retry.
-            start_to_close_timeout=timedelta(seconds=60),
+            # Usually about a second; a try that outlives this (an RPC outage) is retried,
+            # resuming from the records.
+            start_to_close_timeout=timedelta(seconds=120),
+            heartbeat_timeout=_SETTLE_HEARTBEAT,
             retry_policy=_SETTLE_RETRY,
-            # Retries beyond this back off on a durable timer instead of inside the task.
-            local_retry_threshold=timedelta(seconds=10),
         )
         wait = _STATUS_REFRESH[0]
         while not settle.done():
@@ -82,9 +85,7 @@ class TransferWorkflow:
                 wait = _STATUS_REFRESH[1]
         try:
             step = await settle
-        # A local activity's failure reaches the workflow as the activity's own ApplicationError
-        # (not wrapped in an ActivityError as a regular activity's is): catch both forms.
-        except (ActivityError, ApplicationError) as exc:
+        except ActivityError as exc:
             if _error_type(exc) == "TransferNotFound":
                 # Nothing was ever committed under this id; ending as failed lets a retry of
                 # the same request start this workflow id again.
@@ -108,6 +109,5 @@ class TransferWorkflow:
         workflow.upsert_search_attributes([STATUS.value_set(recorded.status)])
 
 
-def _error_type(exc: ActivityError | ApplicationError) -> str | None:
-    cause = exc.cause if isinstance(exc, ActivityError) else exc
-    return cause.type if isinstance(cause, ApplicationError) else None
+def _error_type(exc: ActivityError) -> str | None:
+    return exc.cause.type if isinstance(exc.cause, ApplicationError) else None

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from temporalio import activity
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
 from temporalio.testing import WorkflowEnvironment
 
@@ -52,6 +53,35 @@ async def test_transfer_settle_is_retried_through_a_passing_outage(
     assert await status_of(temporal_env, wf_id) == "completed"
 
 
+async def test_the_settle_step_is_an_activity_of_its_own_that_heartbeats(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    """Settling lasts until finality (seconds under load): as a local activity it held the
+    workflow's task open that long (issue 30). It is scheduled as an activity task with a
+    heartbeat timeout, so the workflow's task ends at once and a dead worker's try is retried."""
+
+    @activity.defn(name="engine.transfer_settle")
+    async def settle(ref: TransferRef) -> TransferStep:
+        activity.heartbeat()
+        await asyncio.sleep(1.5)
+        return TransferStep(status="completed")
+
+    async with workflows_with(temporal_env.client, settle) as queue:
+        wf_id = workflow_id("transfer")
+        await temporal_env.client.execute_workflow(
+            TransferWorkflow.run, TransferInput("t-long"), id=wf_id, task_queue=queue
+        )
+        history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
+    scheduled = [
+        e.activity_task_scheduled_event_attributes
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+    assert [a.activity_type.name for a in scheduled] == ["engine.transfer_settle"]
+    assert scheduled[0].heartbeat_timeout.ToTimedelta() == timedelta(seconds=15)
+    assert not [e for e in history.events if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED]
+
+
 async def rejected_transfer(
     env: WorkflowEnvironment, rejection_type: str
 ) -> tuple[WorkflowFailureError, int, str]:
@@ -86,7 +116,7 @@ async def test_a_chain_write_conflict_fails_the_transfer_for_an_operator(
     temporal_env: WorkflowEnvironment,
 ) -> None:
     failure, calls, _ = await rejected_transfer(temporal_env, "ChainWriteConflict")
-    # Not retried, and the failure says why (a local activity's error reaches it unwrapped).
+    # Not retried, and the failure says why.
     assert calls == 1
     assert error_types(failure) == ["ChainWriteConflict"]
 
