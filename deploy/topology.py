@@ -230,6 +230,7 @@ class Topology:
         from chain.keys import load_or_create_keys
 
         keys = load_or_create_keys(self.keys_dir)
+        app_env = compose()["services"]["migrate"]["environment"]
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": os.environ.get("HOME", "/root"),
@@ -245,12 +246,12 @@ class Topology:
             "CHAIN_KEYS_DIR": str(self.keys_dir),
             "SECRET_KEY": secret_key,
             "MASTER_KEY": master_key,
-            # Not compose's: the local chain's mints (production defaults to mainnet's), and
-            # pools sized for one small PostgreSQL serving four processes.
+            # The local chain's mints (compose asks for them: production would otherwise
+            # mean mainnet's), and compose's own pool sizes.
             "MCC_MINT": str(keys.mint_for("MCC")),
             "MCD_MINT": str(keys.mint_for("MCD")),
-            "DB_POOL_SIZE": "8",
-            "DB_POOL_OVERFLOW": "4",
+            "DB_POOL_SIZE": str(app_env["DB_POOL_SIZE"]),
+            "DB_POOL_OVERFLOW": str(app_env["DB_POOL_OVERFLOW"]),
             **self.extra_env,
         }
         missing = compose_env_names("migrate") - set(env)

@@ -315,3 +315,33 @@ def test_compose_provisions_prometheus_and_the_dashboard() -> None:
             if source.startswith("./") and source not in ("./keys",):
                 assert (root / source).exists(), (name, source)
     assert services["api"]["environment"]["PROMETHEUS_MULTIPROC_DIR"]
+
+
+def test_compose_names_the_mints_and_its_connections_fit_postgres() -> None:
+    """Production without MCC_MINT/MCD_MINT means the mainnet mints, which compose's validator
+    lacks: compose asks for both. And what its processes may open at once fits PostgreSQL's
+    max_connections, with the two worker replicas the topology runs."""
+    import yaml
+
+    root = DASHBOARD.parents[3]
+    services = yaml.safe_load((root / "docker-compose.yml").read_text())["services"]
+    app = services["migrate"]["environment"]
+    assert app["MCC_MINT"].startswith("${MCC_MINT:?") and app["MCD_MINT"].startswith("${MCD_MINT:?")
+    command = services["postgres"]["command"]
+    max_connections = int(command[command.index("-c") + 1].split("=")[1])
+    per_pool = int(app["DB_POOL_SIZE"]) + int(app["DB_POOL_OVERFLOW"])
+    api = compose_command("api")
+    api_processes = int(api[api.index("--workers") + 1])
+    auth_pool = 4 + 4  # api/auth/wiring.py: the OAuth server's synchronous engine
+    listeners = 2  # tokens/cache.py and the project cache: one LISTEN connection each
+    temporal = services["temporal"]["environment"]
+    temporal_pools = 4 * (int(temporal["SQL_MAX_CONNS"]) + int(temporal["SQL_VIS_MAX_CONNS"]))
+    one_shots, reserved = 2, 3  # migrate, chain-init; superuser_reserved_connections
+    demand = (
+        api_processes * (per_pool + auth_pool + listeners)
+        + 2 * per_pool
+        + temporal_pools
+        + one_shots
+        + reserved
+    )
+    assert demand <= max_connections, (demand, max_connections)
