@@ -68,7 +68,8 @@ class FailInput:
     reason: str
 
 
-# Well inside the workflow's heartbeat timeout for mining_settle_single (10 s).
+# Well inside the workflow's heartbeat timeout for mining_settle_single, mining_mint and
+# mining_confirm (10 s).
 HEARTBEAT_SECONDS = 2.0
 
 
@@ -121,6 +122,13 @@ class MiningActivities:
     async def mint(self, data: MintInput) -> MintResult:
         """Create missing custody accounts, then submit the mints (many per transaction, the
         transactions at once; their finality is awaited together by ``confirm``)."""
+        beat = asyncio.create_task(_heartbeat_every(HEARTBEAT_SECONDS))
+        try:
+            return await self._mint(data)
+        finally:
+            beat.cancel()
+
+    async def _mint(self, data: MintInput) -> MintResult:
         users = sorted({i.user_uid for i in data.items})
         try:
             await asyncio.gather(
@@ -148,10 +156,15 @@ class MiningActivities:
 
     @activity.defn(name="mining_confirm")
     async def confirm(self, data: MintResult) -> ConfirmResult:
-        """Wait for finalization; confirmed -> ledger credit + event, rejected -> failed."""
-        writes: list[ChainWrite] = await asyncio.gather(
-            *(self._gateway.await_final(c.op_key, timeout=90.0) for c in data.chunks)
-        )
+        """Wait for finalization; confirmed -> ledger credit + event, rejected -> failed.
+        Heartbeats while it waits."""
+        beat = asyncio.create_task(_heartbeat_every(HEARTBEAT_SECONDS))
+        try:
+            writes: list[ChainWrite] = await asyncio.gather(
+                *(self._gateway.await_final(c.op_key, timeout=90.0) for c in data.chunks)
+            )
+        finally:
+            beat.cancel()
         finals = [(c.activity_ids, w) for c, w in zip(data.chunks, writes, strict=True)]
         async with self._sessions() as session:
             done = await settle.confirm(session, finals, decimals=self._decimals)

@@ -74,7 +74,9 @@ _VERIFY = Step(
 _CHAIN_RETRY = backoff(
     timedelta(seconds=1), timedelta(seconds=15), 0, final_errors=["ChainRejected"]
 )
-_CHAIN = Step(timedelta(seconds=120), _CHAIN_RETRY)
+# They heartbeat while they send and await finality: a killed worker's try is retried after
+# 10 s of silence, not at the timeout (the chaos suite found batches held two minutes by it).
+_CHAIN = Step(timedelta(seconds=120), _CHAIN_RETRY, heartbeat=timedelta(seconds=10))
 _FAIL = Step(timedelta(seconds=30), RetryPolicy(maximum_attempts=10))
 # One single submission's whole settlement, usually about a second; a try that outlives this
 # (an RPC outage) is retried, resuming from the records. Missing rows are retried too. It

@@ -19,13 +19,17 @@ from pathlib import Path
 from deploy.image import build_image
 from deploy.topology import Topology
 from tests.chaos.harness import FAULTS, Plan, chaos
+from tests.deploy.conftest import TOPOLOGY_ENV
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.chaos", description=__doc__)
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--every", type=float, default=12.0, help="seconds between faults")
-    parser.add_argument("--rate", type=float, default=4.0, help="requests per second")
+    parser.add_argument("--rate", type=float, default=4.0, help="requests per second at most")
+    parser.add_argument(
+        "--max-open", type=int, default=40, help="operations not yet done above which load waits"
+    )
     parser.add_argument("--dir", type=Path, default=Path("/tmp/mccgw-chaos"))
     args = parser.parse_args()
     os.environ.setdefault("ENVIRONMENT", "test")
@@ -37,9 +41,12 @@ def main() -> int:
     topo = Topology(
         build_image(state / "image"),
         state,
-        extra_env={"WEBHOOK_ALLOW_LOOPBACK": "true", "DEPOSIT_SCAN_SECONDS": "2"},
+        extra_env=TOPOLOGY_ENV,
     )
-    plan = Plan(seconds=args.minutes * 60, fault_every=args.every, rate=args.rate, min_each=5)
+    plan = Plan(
+        seconds=args.minutes * 60, fault_every=args.every, rate=args.rate, min_each=5,
+        max_open=args.max_open,
+    )  # fmt: skip
     rounds = plan.seconds / plan.fault_every / len(FAULTS)
     print(f"chaos: {args.minutes:.0f} min, a fault every {args.every:.0f} s "
           f"(each of {len(FAULTS)} about {rounds:.1f} times); logs in {state / 'logs'}",

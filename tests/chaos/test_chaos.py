@@ -25,7 +25,9 @@ pytestmark = [
 
 
 async def test_every_fault_once_under_load_loses_nothing(topology: Topology) -> None:
-    plan = Plan(seconds=45, fault_every=6, rate=4.0, drain_seconds=240, min_each=1)
+    plan = Plan(
+        seconds=35, fault_every=5, rate=3.0, min_each=1, drain_seconds=240, stall_seconds=90
+    )
     figures = await chaos(topology, plan)
     print(figures.report())
     assert set(figures.faults) == set(FAULTS), figures.report()

@@ -12,6 +12,17 @@ from deploy.image import Installed, build_image
 from deploy.topology import Topology
 from tests.conftest import traversable_tmp
 
+# What the tests' topology (and ``make chaos``'s) sets beside compose's environment: loopback
+# webhooks, a deposit watcher every 2 s, and a webhook retry schedule of seconds, not hours (the
+# default waits 5 min after a second failure, 30 min after a third: the chaos receiver is down
+# a third of the time, and the invariant is "delivered at least once", not how long a retry
+# waits).
+TOPOLOGY_ENV = {
+    "WEBHOOK_ALLOW_LOOPBACK": "true",
+    "DEPOSIT_SCAN_SECONDS": "2",
+    "WEBHOOK_RETRY_SCHEDULE": "0,2,5,10,20,30,60,60,60,60,60,60,60,60",
+}
+
 
 @pytest.fixture(scope="session")
 def installed_image() -> Iterator[Installed]:
@@ -27,14 +38,14 @@ def installed_image() -> Iterator[Installed]:
 @pytest.fixture(scope="session")
 def topology(installed_image: Installed) -> Iterator[Topology]:
     """docker-compose.yml's topology as processes (deploy/topology.py), with the settings a
-    test on one machine needs: loopback webhooks and a deposit watcher every 2 s."""
+    test on one machine needs (``TOPOLOGY_ENV``)."""
     import shutil
 
     state = traversable_tmp("mccgw-topology-")
     topo = Topology(
         installed_image,
         state,
-        extra_env={"WEBHOOK_ALLOW_LOOPBACK": "true", "DEPOSIT_SCAN_SECONDS": "2"},
+        extra_env=TOPOLOGY_ENV,
     )
     try:
         topo.start()

@@ -1,0 +1,54 @@
+"""A batch's chain steps (``mining_mint``, ``mining_confirm``) heartbeat: a worker killed while
+it awaited a batch's finality left the batch pending for the steps' whole 120 s timeout (the
+chaos suite's short form found six submissions pending two minutes after a worker kill); with a
+heartbeat timeout another worker retries the step after 10 s of silence."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import activity
+from temporalio.api.enums.v1 import EventType
+from temporalio.testing import WorkflowEnvironment
+
+from activities.mining import ConfirmResult, MintChunk, MintInput, MintResult, VerifyInput
+from mining.mints import MintItem
+from mining.settle import VerifyResult
+from tests.workflows.support import workflow_id, workflows_with
+from workflows.mining import MiningInput, MiningSubmissionWorkflow
+
+
+async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment) -> None:
+    @activity.defn(name="mining_verify")
+    async def verify(data: VerifyInput) -> VerifyResult:
+        return VerifyResult(verified=[MintItem(i, "u-1", 5) for i in data.activity_ids])
+
+    @activity.defn(name="mining_mint")
+    async def mint(data: MintInput) -> MintResult:
+        activity.heartbeat()
+        return MintResult([MintChunk(f"{data.op_key_base}:0", [i.activity_id for i in data.items])])
+
+    @activity.defn(name="mining_confirm")
+    async def confirm(data: MintResult) -> ConfirmResult:
+        activity.heartbeat()
+        return ConfirmResult(confirmed=[i for c in data.chunks for i in c.activity_ids])
+
+    async with workflows_with(temporal_env.client, verify, mint, confirm) as queue:
+        wf_id = workflow_id("mining-batch")
+        result = await temporal_env.client.execute_workflow(
+            MiningSubmissionWorkflow.run,
+            MiningInput(activity_ids=["a-1", "a-2"], op_key_base=f"mining:{wf_id}"),
+            id=wf_id,
+            task_queue=queue,
+        )
+        history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
+    assert sorted(result.confirmed) == ["a-1", "a-2"]
+    heartbeats = {
+        e.activity_task_scheduled_event_attributes.activity_type.name: (
+            e.activity_task_scheduled_event_attributes.heartbeat_timeout.ToTimedelta()
+        )
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    }
+    assert heartbeats["mining_mint"] == timedelta(seconds=10)
+    assert heartbeats["mining_confirm"] == timedelta(seconds=10)
