@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.heartbeat import heartbeating
 from chain.errors import ChainRejected, ChainWriteConflict
 from chain.reincarnation import PriceOutOfRange
 from db.models.tokens import PriceClose
@@ -76,6 +77,7 @@ class TokenActivities:
         self.market = oracle.MarketReader(deps.gateway, deps.settings)
 
     @activity.defn(name="tokens.scan_deposits")
+    @heartbeating  # a pass follows the chain for seconds; a killed worker's is retried in 10 s
     async def scan_deposits(self, request: DepositScanRequest) -> DepositScanReport:
         if request.follow_seconds > 0:
             return await self.scanner.follow(min(request.follow_seconds, 90.0), poll=0.1)

@@ -26,8 +26,12 @@ DEPOSIT_SCHEDULE_ID = "mccgw-deposit-watch"
 ORACLE_SCHEDULE_ID = "mccgw-oracle-close"
 ORACLE_SAMPLE_SCHEDULE_ID = "mccgw-oracle-sample"
 
+# The pass heartbeats: a worker killed during it held the schedule's next runs (overlap: skip)
+# for the whole 2 min timeout, crediting no deposit meanwhile (found by the chaos suite).
 _SCAN = Step(
-    timedelta(minutes=2), RetryPolicy(maximum_attempts=3, maximum_interval=timedelta(seconds=10))
+    timedelta(minutes=2),
+    RetryPolicy(maximum_attempts=3, maximum_interval=timedelta(seconds=10)),
+    heartbeat=timedelta(seconds=10),
 )
 _RECORD_CLOSES = Step(
     timedelta(minutes=1), RetryPolicy(maximum_attempts=10, maximum_interval=timedelta(seconds=30))

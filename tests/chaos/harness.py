@@ -404,10 +404,11 @@ class Receiver:
 
 
 class Load:
-    def __init__(self, topo: Topology, world: World, figures: Figures) -> None:
+    def __init__(self, topo: Topology, world: World, figures: Figures, plan: Plan) -> None:
         self.topo = topo
         self.world = world
         self.figures = figures
+        self.plan = plan
         self.http = httpx.AsyncClient(base_url=topo.base_url, timeout=30)
         self.locks: list[str] = []
         self._n = 0
@@ -453,7 +454,7 @@ class Load:
 
     async def lock(self) -> None:
         w = self.world
-        expires = datetime.now(UTC) + timedelta(seconds=random.uniform(15, 40))
+        expires = datetime.now(UTC) + timedelta(seconds=random.uniform(*self.plan.lock_seconds))
         body = {
             "user_uid": random.choice(w.senders), "currency": "MCC", "amount": "0.002",
             "reason": "chaos", "expires_at": expires.isoformat(), "idempotency_key": self._key(),
@@ -594,6 +595,7 @@ class Plan:
     max_open: int = 40  # accepted operations not yet terminal, above which the load waits
     max_webhooks: int = 400  # webhook deliveries not yet succeeded, likewise
     in_flight: int = 24  # requests waiting for an answer, likewise
+    lock_seconds: tuple[float, float] = (15.0, 40.0)  # a lock expires this long after it is made
 
 
 @dataclass
@@ -694,7 +696,7 @@ async def chaos(topo: Topology, plan: Plan) -> Figures:
     world = await prepare(topo)
     receiver = Receiver(figures)
     await receiver.start()
-    load = Load(topo, world, figures)
+    load = Load(topo, world, figures, plan)
     await load.register_hook(receiver)
     faults = Faults(topo, figures)
     stop = asyncio.Event()

@@ -26,8 +26,9 @@ pytestmark = [
 
 async def test_every_fault_once_under_load_loses_nothing(topology: Topology) -> None:
     plan = Plan(
-        seconds=35, fault_every=5, rate=3.0, min_each=1, drain_seconds=240, stall_seconds=90
-    )
+        seconds=25, fault_every=4, rate=3.0, min_each=1, drain_seconds=240, stall_seconds=90,
+        lock_seconds=(5.0, 15.0),
+    )  # fmt: skip
     figures = await chaos(topology, plan)
     print(figures.report())
     assert set(figures.faults) == set(FAULTS), figures.report()

@@ -1,7 +1,7 @@
-"""A batch's chain steps (``mining_mint``, ``mining_confirm``) heartbeat: a worker killed while
-it awaited a batch's finality left the batch pending for the steps' whole 120 s timeout (the
-chaos suite's short form found six submissions pending two minutes after a worker kill); with a
-heartbeat timeout another worker retries the step after 10 s of silence."""
+"""Steps that run for seconds heartbeat, so that a worker killed during one is noticed in 10 s
+rather than at the step's timeout (minutes): a batch's chain steps (``mining_mint``,
+``mining_confirm``; the chaos suite's short form found six submissions pending two minutes after
+a worker kill) and the deposit watcher's pass."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.testing import WorkflowEnvironment
 
 from activities.mining import ConfirmResult, MintChunk, MintInput, MintResult, VerifyInput
+from activities.tokens import DepositScanReport, DepositScanRequest
 from mining.mints import MintItem
 from mining.settle import VerifyResult
 from tests.workflows.support import workflow_id, workflows_with
 from workflows.mining import MiningInput, MiningSubmissionWorkflow
+from workflows.tokens import DepositScanInput, DepositScanWorkflow
 
 
 async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment) -> None:
@@ -52,3 +54,26 @@ async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment)
     }
     assert heartbeats["mining_mint"] == timedelta(seconds=10)
     assert heartbeats["mining_confirm"] == timedelta(seconds=10)
+
+
+async def test_a_deposit_pass_heartbeats(temporal_env: WorkflowEnvironment) -> None:
+    """The deposit watcher's pass follows the chain for seconds: a worker killed during it held
+    the schedule (overlap: skip) for the activity's 2 min timeout, crediting nothing (the chaos
+    short form waited 69 s for four deposits). It heartbeats, under a 10 s heartbeat timeout."""
+
+    @activity.defn(name="tokens.scan_deposits")
+    async def scan(request: DepositScanRequest) -> DepositScanReport:
+        return DepositScanReport()
+
+    async with workflows_with(temporal_env.client, scan) as queue:
+        wf_id = workflow_id("deposit-scan")
+        await temporal_env.client.execute_workflow(
+            DepositScanWorkflow.run, DepositScanInput(note="test"), id=wf_id, task_queue=queue
+        )
+        history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
+    [scheduled] = [
+        e.activity_task_scheduled_event_attributes
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+    assert scheduled.heartbeat_timeout.ToTimedelta() == timedelta(seconds=10)

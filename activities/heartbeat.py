@@ -1,0 +1,39 @@
+"""Heartbeats for activities that may run for seconds: a worker killed during one is noticed
+after the workflow's heartbeat timeout (seconds), not after the activity's whole timeout
+(minutes), and its try is retried on another worker."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+from typing import ParamSpec, TypeVar
+
+from temporalio import activity
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Well inside the heartbeat timeouts the workflows give (10 s).
+EVERY_SECONDS = 2.0
+
+
+async def _beat(seconds: float) -> None:
+    while True:
+        activity.heartbeat()
+        await asyncio.sleep(seconds)
+
+
+def heartbeating(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Heartbeat every ``EVERY_SECONDS`` while the activity runs (place it below
+    ``@activity.defn``)."""
+
+    @functools.wraps(fn)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        beat = asyncio.create_task(_beat(EVERY_SECONDS))
+        try:
+            return await fn(*args, **kwargs)
+        finally:
+            beat.cancel()
+
+    return run
