@@ -46,8 +46,8 @@ from core.config import Settings
 from core.money import to_decimal_string
 from core.time import iso
 from db.models.mining import MiningSubmission
+from db.notify import NotifyCache
 from tokens import balances, history, oracle
-from tokens.cache import NotifyCache
 from tokens.deposits import deposit_address, register
 
 router = APIRouter(tags=["tokens"])
@@ -237,17 +237,16 @@ async def mcd_transactions(
 async def token_services(app: FastAPI) -> AsyncIterator[None]:
     """Per-process token state: the NOTIFY-evicted cache, the market reader, stats."""
     settings: Settings = app.state.settings
-    cache: NotifyCache[Any] = NotifyCache(
-        settings.database_url_plain, settings.balance_cache_seconds
-    )
+    # Fed by the process's one listener (db.notify): the ledger's and the price's triggers.
+    cache: NotifyCache[Any] = NotifyCache(None, settings.balance_cache_seconds)
+    app.state.notify.attach(cache)
     app.state.token_cache = cache
     app.state.token_watched = set()
     app.state.token_stats = {}
     app.state.market_reader = oracle.MarketReader(
         app.state.gateway, settings, settings.market_price_cache_seconds
     )
-    await cache.start()
     try:
         yield
     finally:
-        await cache.stop()
+        app.state.notify.detach(cache)
