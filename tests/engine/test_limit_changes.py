@@ -36,9 +36,7 @@ async def _slug_within(call: Callable[[], Awaitable[httpx.Response]], slug: str)
         await asyncio.sleep(0.02)
 
 
-async def test_a_limits_patch_reaches_transfers_and_mining_at_once(
-    api: Api, world: World
-) -> None:
+async def test_a_limits_patch_reaches_transfers_and_mining_at_once(api: Api, world: World) -> None:
     admin = await world.user("admin")
     admin_headers = {"Authorization": f"Bearer {await world.token(admin.uid, 'openid')}"}
     pid = api.project.project_id
