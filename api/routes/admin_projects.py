@@ -14,6 +14,7 @@ from api.envelope import PageQuery, page, resource, single
 from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
+from api.schemas.inputs import RedirectUris
 from api.schemas.onboarding import (
     AdminProjectAttributes,
     RegisteredProjectAttributes,
@@ -23,7 +24,6 @@ from api.typed import Many, One
 from db.models import Project
 from onboarding import control, queries, registration
 from onboarding import status as machine
-from onboarding.clients import check_redirect_uris
 from webhooks.endpoints import create_endpoint
 from webhooks.urls import UnsafeUrl
 from webhooks.urls import parse as parse_url
@@ -60,17 +60,11 @@ class ProjectRegistrationIn(BaseModel):
     webhook_url: str | None = Field(None, max_length=500, pattern=r"^https?://")
     allowed_scopes: list[str] = Field(default_factory=list, max_length=20)
     rate_limit_tier: Literal["free", "standard", "enterprise"] = "free"
-    redirect_uris: list[str] = Field(
+    redirect_uris: RedirectUris = Field(
         default_factory=list,
-        max_length=10,
         description="OAuth redirect URIs of the project's client (the project can change them)",
     )
     idempotency_key: IdempotencyKey = None
-
-    @field_validator("redirect_uris")
-    @classmethod
-    def _redirects(cls, value: list[str]) -> list[str]:
-        return check_redirect_uris(value)
 
     @field_validator("allowed_scopes")
     @classmethod

@@ -15,6 +15,7 @@ from api.callers import Developer, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import single
 from api.openapi import problems
+from api.schemas.inputs import DEFAULT_OVERLAP_SECONDS, ExpirePrevious
 from api.schemas.onboarding import ApiSecretAttributes, ProjectStatusAttributes
 from api.typed import One
 from core.errors import NotFound
@@ -45,12 +46,7 @@ async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict
 class RollIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    expire_previous_in_seconds: int = Field(
-        control.DEFAULT_OVERLAP_SECONDS,
-        ge=0,
-        le=control.MAX_OVERLAP_SECONDS,
-        description="How long the current secret keeps working (0: stops now; at most 7 days)",
-    )
+    expire_previous_in_seconds: ExpirePrevious = DEFAULT_OVERLAP_SECONDS
     reason: str | None = Field(None, max_length=2000)
 
 
