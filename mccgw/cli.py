@@ -106,7 +106,7 @@ def _whitelist_resync(args: argparse.Namespace) -> int:
     from onboarding.whitelist import WhitelistChain, resync
 
     async def job(run: GatewayRun) -> None:
-        chain = WhitelistChain.of(run.gateway, run.client, run.settings)
+        chain = WhitelistChain.of(run.gateway, run.settings)
         for item in await resync(run.sessions, chain):
             print(f"project {item.project_id}: {item.action} {item.signature or ''}")
 
