@@ -17,6 +17,7 @@ from solana.exceptions import SolanaRpcException
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solana.rpc.core import RPCException
+from solana.rpc.models import TokenAccountOpts
 from solders.hash import Hash
 from solders.pubkey import Pubkey
 from solders.signature import Signature
@@ -332,6 +333,28 @@ class ChainReads:
             state = parse_token_account(bytes(account.data)) if account is not None else None
             amounts.append(state.amount if state is not None else 0)
         return amounts
+
+    async def owned_token_amounts(
+        self, owner: Pubkey, mint: Pubkey, commitment: str | None = None
+    ) -> list[int]:
+        """Base units in each token account of ``mint`` that ``owner`` holds
+        (getTokenAccountsByOwner; an account that does not parse is left out)."""
+        resp = await self.call(
+            "getTokenAccountsByOwner",
+            self._client.get_token_accounts_by_owner(
+                owner, TokenAccountOpts(mint=mint), Commitment(commitment or self._commitment)
+            ),
+        )
+        states = (parse_token_account(bytes(keyed.account.data)) for keyed in resp.value)
+        return [state.amount for state in states if state is not None]
+
+    async def token_supply(self, mint: Pubkey, commitment: str | None = None) -> tuple[int, int]:
+        """(supply in base units, decimals) of a mint (getTokenSupply)."""
+        resp = await self.call(
+            "getTokenSupply",
+            self._client.get_token_supply(mint, Commitment(commitment or self._commitment)),
+        )
+        return int(resp.value.amount), int(resp.value.decimals)
 
     async def genesis_hash(self) -> str:
         """The cluster's genesis hash (what tells one chain from another)."""

@@ -10,10 +10,6 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Path, Request, Response, Security
-from solana.exceptions import SolanaRpcException
-from solana.rpc.commitment import Commitment
-from solana.rpc.core import RPCException
-from solana.rpc.models import TokenAccountOpts
 from solders.pubkey import Pubkey
 from sqlalchemy import func, select
 
@@ -41,7 +37,7 @@ from api.token_common import (
     mint_decimals,
 )
 from api.typed import Many, One
-from chain.custody import parse_token_account
+from chain.errors import ChainError
 from core.config import Settings
 from core.money import to_decimal_string
 from core.time import iso
@@ -125,23 +121,16 @@ async def mcc_address_balance(
     """The on-chain MCC balance of any wallet (public; the same answer for users and others)."""
     owner = _address(address)
     gateway = gateway_of(request)
-    client = request.app.state.solana
     try:
-        resp = await client.get_token_accounts_by_owner(
-            owner, TokenAccountOpts(mint=gateway.keys.mint_for("MCC")), Commitment("finalized")
+        amounts = await gateway.reads.owned_token_amounts(
+            owner, gateway.keys.mint_for("MCC"), "finalized"
         )
-    except (RPCException, SolanaRpcException, OSError) as exc:
+    except ChainError as exc:
         raise chain_down(exc) from exc
-    total, count = 0, 0
-    for keyed in resp.value:
-        state = parse_token_account(bytes(keyed.account.data))
-        if state is not None:
-            total += state.amount
-            count += 1
     attributes = {
         "address": str(owner),
-        "total_balance": to_decimal_string(total, await mint_decimals(request, "MCC")),
-        "token_accounts": count,
+        "total_balance": to_decimal_string(sum(amounts), await mint_decimals(request, "MCC")),
+        "token_accounts": len(amounts),
         "updated_at": iso(datetime.now(UTC)),
     }
     return single("mcc_address_balance", str(owner), attributes)
