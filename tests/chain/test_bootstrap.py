@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,15 +71,29 @@ async def test_each_mint_gets_its_own_decimals_and_program(
     session_maker: async_sessionmaker[AsyncSession],
     tmp_path: Path,
 ) -> None:
-    """As ``mccgw chain-init --mcd-decimals 6 --mcd-token-2022`` (issue 29): MCC stays an SPL
+    """``mccgw chain-init --mcd-decimals 6 --mcd-token-2022`` (issue 29): MCC stays an SPL
     Token mint of 9 decimals, MCD gets 6 and Token-2022, the genesis's rule; the gateway then
     reads and uses them as it does the local node's."""
     rpc_url, _ = chain_node
-    keys = load_or_create_keys(tmp_path / "mixed-keys")
+    keys_dir = tmp_path / "mixed-keys"
+    keys = load_or_create_keys(keys_dir)
+    env = {
+        **os.environ,
+        "ENVIRONMENT": "test",
+        "DATABASE_URL": settings.database_url,
+        "SOLANA_RPC_URL": rpc_url,
+        "CHAIN_KEYS_DIR": str(keys_dir),
+        "MCCGW_DEV_DIR": "/nonexistent",
+    }
+    command = [sys.executable, "-m", "mccgw.cli", "chain-init"]
+    command += ["--mcd-decimals", "6", "--mcd-token-2022"]
+    done = await asyncio.to_thread(
+        subprocess.run, command, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(": created") == 2, done.stdout
     async with AsyncClient(rpc_url) as client:
         gateway = _gateway(client, settings, keys, session_maker)
-        created = await ensure_mints(gateway, dev_mints(6, mcd_token_2022=True))
-        assert [m.created for m in created] == [True, True]
         owners = {}
         for currency, mint, decimals in (("MCC", keys.mcc_mint, 9), ("MCD", keys.mcd_mint, 6)):
             assert await gateway.mint_info(mint.pubkey()) == (
