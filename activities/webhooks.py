@@ -31,7 +31,7 @@ class WebhookActivities:
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
         self._webhooks = settings.webhooks
-        self._dsn = settings.database_url_plain  # the pump LISTENs for work (migration 0022)
+        self._dsn = settings.database_url_plain  # the pump LISTENs for work (migration 0023)
 
     @activity.defn(name="webhooks_pump")
     async def pump(self, data: PumpInput) -> PumpResult:

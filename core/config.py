@@ -47,7 +47,7 @@ class WebhookSettings:
     disable_after_seconds: float = 5 * 24 * 3600.0
     timeout_seconds: float = 15.0
     poll_seconds: float = 0.2
-    # A listening pump (woken by NOTIFY, migration 0022) still looks this often when idle.
+    # A listening pump (woken by NOTIFY, migration 0023) still looks this often when idle.
     idle_poll_seconds: float = 5.0
     batch: int = 200
     concurrency: int = 100

@@ -68,7 +68,7 @@ _CHUNK = 64  # blocks read in one batch request and committed together with the 
 _PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
 _PAGE = 1000  # getSignaturesForAddress returns at most 1000 per call
 _CATCH_UP = 16  # newly watched accounts caught up at once
-# Following (issue 33): newly watched rows arrive by NOTIFY on WATCH_CHANNEL (migration 0022),
+# Following (issue 33): newly watched rows arrive by NOTIFY on WATCH_CHANNEL (migration 0023),
 # looked for anyway every _PREPARE_EVERY seconds; the slower ``idle_poll`` applies once no
 # block has touched a watched account for _IDLE_AFTER seconds.
 WATCH_CHANNEL = "mccgw_deposits"
@@ -281,7 +281,7 @@ class DepositScanner:
         prepared = 0.0
         while True:
             # New watched accounts: at once when PostgreSQL says a row was added (NOTIFY,
-            # migration 0022), else once a second; every _PREPARE_EVERY seconds regardless.
+            # migration 0023), else once a second; every _PREPARE_EVERY seconds regardless.
             # They are caught up to the cursor by signature whenever that happens, so
             # nothing is missed in between.
             since = time.monotonic() - prepared
@@ -300,7 +300,7 @@ class DepositScanner:
                 await asyncio.wait_for(self._watch_added.wait(), wait)
 
     async def _listen(self) -> None:
-        """LISTEN for newly watched rows (migration 0022), from the first follow on; while
+        """LISTEN for newly watched rows (migration 0023), from the first follow on; while
         the connection is down the follower looks once a second, as it did before."""
         dsn = self.gateway.settings.database_url_plain
         backoff = 0.5

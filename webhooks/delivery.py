@@ -91,7 +91,7 @@ class PumpStats:
 BACKLOG_EVERY_SECONDS = 5.0
 
 
-# The channel migration 0022 NOTIFYs at commit when there may be new work for the pump.
+# The channel migration 0023 NOTIFYs at commit when there may be new work for the pump.
 WAKE_CHANNEL = "mccgw_webhooks"
 
 

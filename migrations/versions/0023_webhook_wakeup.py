@@ -14,8 +14,8 @@ The pump (webhooks/delivery.py) LISTENs; retries it scheduled itself wake it by 
 (the earliest ``next_attempt_at``), and a slow poll stays as a safety net. PostgreSQL folds
 identical notifications of one transaction into one.
 
-Revision ID: 0022_webhook_wakeup
-Revises: 0021_deposit_blocks
+Revision ID: 0023_webhook_wakeup
+Revises: 0022_consent_notify
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0022_webhook_wakeup"
-down_revision: str | Sequence[str] | None = "0021_deposit_blocks"
+revision: str = "0023_webhook_wakeup"
+down_revision: str | Sequence[str] | None = "0022_consent_notify"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
