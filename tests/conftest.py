@@ -24,7 +24,7 @@ from core.embedded import free_port, temporal_cli
 from db.session import create_db_engine, create_session_maker
 from tests.factories import World
 from tests.services import fresh_database, redis_server
-from tests.shared_dev_stack import FIRST_MARK, SharedDevStack, order_users
+from tests.shared_stacks import FIRST_MARK, DevStack, dev_stack, order_users, release_after
 from tests.stack import asgi_client
 
 # The suite runs on the development keys: say so explicitly (core.config refuses them otherwise).
@@ -45,34 +45,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{FIRST_MARK}: meets the shared `mccgw dev` stack before its other users"
     )
-    config.stash[_DEV_STACK] = SharedDevStack()
 
 
-_DEV_STACK = pytest.StashKey[SharedDevStack]()
-
-
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The users of the shared `mccgw dev` stack run one after another (shared_dev_stack.py)."""
+    """Each shared stack's users run one after another (tests/shared_stacks.py)."""
     order_users(items)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """Check the shared `mccgw dev` stack's output after each of its users; stop it right after
-    the last one, not at the session's end: idle, it would take CPU from every test after it."""
+    """A shared stack is stopped right after its last user, not at the session's end: idle, it
+    would take CPU from every test after it (tests/shared_stacks.py)."""
     try:
         yield
     finally:
-        item.config.stash[_DEV_STACK].after(item, nextitem)
+        release_after(item, nextitem)
 
 
 @pytest.fixture(scope="session")
-def shared_dev_stack(request: pytest.FixtureRequest) -> Iterator[SharedDevStack]:
-    """The `mccgw dev` stack the quickstart and the console's browser test share: call
-    ``.running()`` for it (started on first use)."""
-    shared = request.config.stash[_DEV_STACK]
-    yield shared
-    shared.stop()
+def shared_dev_stack() -> Iterator[DevStack]:
+    """The `mccgw dev` stack the quickstart and the console's browser test share."""
+    yield from dev_stack()
 
 
 def traversable_tmp(prefix: str) -> Path:

@@ -1,6 +1,6 @@
 """The operator console in a real headless Chromium (Debian's chromium + chromedriver, driven
 by Selenium) against a `mccgw dev` stack on free ports with its own state dir: the one the
-quickstart runs on just before (tests/shared_dev_stack.py).
+quickstart runs on just before (tests/shared_stacks.py).
 
 Sign in through our authorization server as the seeded admin; approve bob's application and
 see its whitelist entry; cancel a transfer that never reached the chain; make another one stuck
@@ -39,15 +39,15 @@ from tests.console.browser_support import (
     transfer_status,
     until,
 )
-from tests.shared_dev_stack import SharedDevStack
+from tests.shared_stacks import DevStack
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def stack(shared_dev_stack: SharedDevStack) -> Iterator[Stack]:
+def stack(shared_dev_stack: DevStack) -> Iterator[Stack]:
     require_browser()
-    running = shared_dev_stack.running()
+    running = shared_dev_stack
     yield Stack(running.stack, running.state_dir, running.ports)
     for p in psutil.Process(running.stack.proc.pid).children(recursive=True):
         try:

@@ -1,5 +1,5 @@
 """docs/quickstart.md, run block by block against `mccgw dev` (as a new developer runs it: the
-stack is fresh, shared afterwards with the console's browser test, tests/shared_dev_stack.py).
+stack is fresh, shared afterwards with the console's browser test, tests/shared_stacks.py).
 
 The page's tagged blocks (``<!-- quickstart: NAME -->``) are executed in order: the shell block
 with bash in a directory that looks like the repository root (``.dev`` is this stack's state
@@ -24,7 +24,7 @@ import pytest
 
 from tests.conftest import traversable_tmp
 from tests.sdk.test_typescript import PACKAGE, installed_npm
-from tests.shared_dev_stack import SharedDevStack
+from tests.shared_stacks import DevStack
 
 pytestmark = pytest.mark.slow
 
@@ -71,10 +71,10 @@ def _shell_step(code: str, cwd: Path) -> dict[str, str]:
 
 @pytest.mark.dev_stack_first  # the stack as `make dev` leaves it, before the console's test
 def test_quickstart_end_to_end(
-    workdir: Path, shared_dev_stack: SharedDevStack, monkeypatch: pytest.MonkeyPatch
+    workdir: Path, shared_dev_stack: DevStack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     namespace: dict[str, Any] = {"__name__": "quickstart"}
-    stack = shared_dev_stack.running()
+    stack = shared_dev_stack
     try:
         (workdir / ".dev").symlink_to(stack.state_dir)
         monkeypatch.chdir(workdir)
