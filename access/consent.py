@@ -12,7 +12,6 @@ withdrawal (``forget``) that drops this process's cached grant.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Collection
 from functools import cache
 from typing import Any
@@ -22,12 +21,15 @@ from sqlalchemy.dialects.postgresql.base import PGDialect
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models.access import OAuthConsent
+from db.notify import NotifyCache, consent_key
 
-# Positive answers are remembered in-process this long (a DB round trip saved per write); a
-# revoked consent therefore stops a project within this many seconds on another process (at
-# once on the process that revoked it, which calls ``forget``). Refusals are not cached.
-CONSENT_CACHE_SECONDS = 5.0
-_granted: dict[tuple[int, str], tuple[float, frozenset[str]]] = {}
+# Answers are remembered in-process (a DB round trip saved per write) and dropped the moment
+# the consent changes: a trigger on ``oauth_consents`` (migration 0022) names
+# ``consent:<project_id>:<uid>`` at commit, and the process's one listener (db.notify, attached
+# by the API's start-up) evicts it, so a withdrawn consent stops the project on the next
+# request on every process. A process without a listener caches nothing.
+CONSENT_CACHE_SECONDS = 300.0
+GRANTS: NotifyCache[frozenset[str] | None] = NotifyCache(None, CONSENT_CACHE_SECONDS)
 
 
 def consent_clause(project_id: Any, uid: Any, scope: str | None = None) -> ColumnElement[bool]:
@@ -71,24 +73,21 @@ def _quote(value: str) -> str:
 
 
 def forget(project_id: int, uid: str) -> None:
-    """Drop this process's cached grant (a revocation is then seen at once here)."""
-    _granted.pop((project_id, uid), None)
+    """Drop this process's cached grant before its notification arrives (the withdrawing
+    request's own process sees it without waiting for the commit's NOTIFY)."""
+    GRANTS.evict(consent_key(project_id, uid))
 
 
 async def granted_scopes(session: AsyncSession, project_id: int, uid: str) -> frozenset[str] | None:
     """The scopes ``uid`` granted ``project_id`` (None: no active consent)."""
-    key = (project_id, uid)
-    cached = _granted.get(key)
-    if cached is not None and cached[0] > time.monotonic():
-        return cached[1]
-    found = await session.scalar(select(OAuthConsent.scopes).where(consent_clause(project_id, uid)))
-    if found is None:
-        return None
-    if len(_granted) > 100_000:
-        _granted.clear()
-    scopes = frozenset(found)
-    _granted[key] = (time.monotonic() + CONSENT_CACHE_SECONDS, scopes)
-    return scopes
+
+    async def load() -> frozenset[str] | None:
+        found = await session.scalar(
+            select(OAuthConsent.scopes).where(consent_clause(project_id, uid))
+        )
+        return None if found is None else frozenset(found)
+
+    return await GRANTS.get(consent_key(project_id, uid), load)
 
 
 async def is_user_authorized(

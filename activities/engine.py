@@ -135,13 +135,11 @@ class EngineActivities:
         # Deposits count: every finalized outside transfer is credited before the comparison,
         # so only what no finalized transaction explains is drift (tokens/deposits.py).
         await self.deposits.scan()
-        summary = await reconcile.reconcile(
-            self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
-        )
+        summary = await reconcile.reconcile(self.deps.sessions, self.deps.gateway, request.run_id)
         # A deposit that finalized during the pass: credit it and look once more.
         if summary.drifts and (await self.deposits.scan()).credited:
             summary = await reconcile.reconcile(
-                self.deps.sessions, self.deps.gateway, self.deps.solana, request.run_id
+                self.deps.sessions, self.deps.gateway, request.run_id
             )
         return ReconcileReport(summary.run_id, summary.checked, summary.skipped, summary.drifts)
 

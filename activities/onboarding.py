@@ -95,7 +95,7 @@ def add_op_key(application_id: str) -> str:
 class OnboardingActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self._sessions = deps.sessions
-        self._chain = WhitelistChain.of(deps.gateway, deps.solana, deps.settings)
+        self._chain = WhitelistChain.of(deps.gateway, deps.settings)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[AsyncSession]:

@@ -15,6 +15,7 @@ from solana.rpc.async_api import AsyncClient
 from starlette.routing import BaseRoute
 from temporalio.client import Client
 
+from access import consent
 from api.after_commit import AfterCommit
 from api.auth.wiring import access_services
 from api.callers import install_legacy
@@ -33,7 +34,9 @@ from chain.keys import load_or_create_keys
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.redis_client import create_redis
+from db.notify import NotifyListener
 from db.session import create_db_engine, create_session_maker
+from engine import limits
 from profiles.storage import storage_from_settings
 from views.base import ProgramIds, Views
 from views.rpc import ChainReader
@@ -79,14 +82,23 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # Token decimals come from the mints (never assumed); read in the background so the API
     # starts while its chain is down (amount-bearing routes answer 503 until then).
     warm_up = asyncio.create_task(app.state.gateway.warm_up())
+    # One LISTEN connection per process evicts every NOTIFY-fed cache: balances and the price
+    # (token_services), project rows (access_services), amount limits and consent grants.
+    app.state.notify = NotifyListener(settings.database_url_plain)
+    for module_cache in (limits.OVERRIDES, consent.GRANTS):
+        app.state.notify.attach(module_cache)
     try:
         async with access_services(app), token_services(app):
+            await app.state.notify.start(ready_timeout=5.0)
             # Everything loaded so far lives as long as the process: move it out of the
             # collector's sight, so full collections stay short and do not stall requests.
             gc.freeze()
             yield
             await app.state.after_commit.drain()
     finally:
+        await app.state.notify.stop()
+        for module_cache in (limits.OVERRIDES, consent.GRANTS):
+            app.state.notify.detach(module_cache)
         await app.state.views.reader.close()
         warm_up.cancel()
         await app.state.solana.close()

@@ -269,14 +269,9 @@ async def write_context(
     price set) may come without a key; it then runs once per request, audited, not replayed."""
     body = await parsed_body(request)
     found = _key(request, body, required=not key_optional)
-    if isinstance(principal, ProjectPrincipal):
-        actor, project_id = f"project:{principal.project_id}", principal.project_id
-    else:
-        actor, project_id = f"user:{principal.uid}", None
+    audit_args = _audit_args(request, principal, operation, user_uid, body, found)
     if found is None:
-        async with _unkeyed(
-            request, principal, operation, user_uid, body, actor, project_id
-        ) as ctx:
+        async with _unkeyed(request, principal, audit_args) as ctx:
             yield ctx
         return
     key = found
@@ -301,16 +296,6 @@ async def write_context(
     finished = False
     try:
         async with sessions() as session:
-            audit_args: dict[str, Any] = {
-                "actor": actor,
-                "operation": operation,
-                "project_id": project_id,
-                "user_uid": user_uid,
-                "request_body": body,
-                "idempotency_key": key,
-                "client_ip": client_ip(request.scope),
-                "request_id": request_id_var.get(),
-            }
             # Written after the block, with the record: one INSERT with the final status.
             audit = new_audit(**audit_args)
             ctx = WriteContext(
@@ -322,12 +307,7 @@ async def write_context(
                 await session.rollback()
                 await _audit_failure(session, audit_args, exc)
                 raise
-            if ctx._result is None:
-                raise RuntimeError("a write_context block must return ctx.respond(...)")
-            status, content, content_type, audit_status, sealed = ctx._result
-            audit.status = audit_status
-            audit.status_code = status
-            audit.response_body = redact(json.loads(content))
+            status, content, content_type, sealed = _answered(ctx)
             record = IdempotencyRecord(
                 scope=scope,
                 key=key,
@@ -371,45 +351,63 @@ async def write_context(
 
 @asynccontextmanager
 async def _unkeyed(
-    request: Request,
-    principal: Principal,
-    operation: str,
-    user_uid: str | None,
-    body: Any,
-    actor: str,
-    project_id: int | None,
+    request: Request, principal: Principal, audit_args: dict[str, Any]
 ) -> AsyncIterator[WriteContext]:
     """A keyless naturally idempotent write: the effect and its audit row, one commit."""
     sessions: async_sessionmaker[AsyncSession] = request.app.state.session_maker
     async with sessions() as session:
-        audit_args: dict[str, Any] = {
-            "actor": actor,
-            "operation": operation,
-            "project_id": project_id,
-            "user_uid": user_uid,
-            "request_body": body,
-            "idempotency_key": None,
-            "client_ip": client_ip(request.scope),
-            "request_id": request_id_var.get(),
-        }
         audit = new_audit(**audit_args)
+        body, user_uid = audit_args["request_body"], audit_args["user_uid"]
+        operation = audit_args["operation"]
         ctx = WriteContext(
             session, principal, operation, "", principal.rate_key, body, user_uid, audit
         )
         try:
             yield ctx
-            if ctx._result is None:
-                raise RuntimeError("a write_context block must return ctx.respond(...)")
-            status, content, _, audit_status, _ = ctx._result
-            audit.status = audit_status
-            audit.status_code = status
-            audit.response_body = redact(json.loads(content))
+            _answered(ctx)
             session.add(audit)
             await commit_last(session)
         except Exception as exc:
             await session.rollback()
             await _audit_failure(session, audit_args, exc)
             raise
+
+
+def _audit_args(
+    request: Request,
+    principal: Principal,
+    operation: str,
+    user_uid: str | None,
+    body: Any,
+    key: str | None,
+) -> dict[str, Any]:
+    """The audit row's facts of a write, keyed or not: its success row and, when it fails, its
+    failure row (``_audit_failure``) are both made from them."""
+    if isinstance(principal, ProjectPrincipal):
+        actor, project_id = f"project:{principal.project_id}", principal.project_id
+    else:
+        actor, project_id = f"user:{principal.uid}", None
+    return {
+        "actor": actor,
+        "operation": operation,
+        "project_id": project_id,
+        "user_uid": user_uid,
+        "request_body": body,
+        "idempotency_key": key,
+        "client_ip": client_ip(request.scope),
+        "request_id": request_id_var.get(),
+    }
+
+
+def _answered(ctx: WriteContext) -> tuple[int, bytes, str, bool]:
+    """The block's answer, written onto its audit row: (status, content, content type, sealed)."""
+    if ctx._result is None:
+        raise RuntimeError("a write_context block must return ctx.respond(...)")
+    status, content, content_type, audit_status, sealed = ctx._result
+    ctx.audit.status = audit_status
+    ctx.audit.status_code = status
+    ctx.audit.response_body = redact(json.loads(content))
+    return status, content, content_type, sealed
 
 
 async def _audit_failure(session: AsyncSession, audit_args: dict[str, Any], exc: Exception) -> None:

@@ -13,7 +13,7 @@ from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
 from core.errors import DomainError, ServiceUnavailable
-from tokens.cache import NotifyCache
+from db.notify import NotifyCache
 from tokens.deposits import decimals_of
 
 USER_PROBLEMS = problems(

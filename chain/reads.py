@@ -17,6 +17,7 @@ from solana.exceptions import SolanaRpcException
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solana.rpc.core import RPCException
+from solana.rpc.models import TokenAccountOpts
 from solders.hash import Hash
 from solders.pubkey import Pubkey
 from solders.signature import Signature
@@ -43,6 +44,7 @@ RANK = {"processed": 0, "confirmed": 1, "finalized": 2}
 # JSON-RPC codes that mean "node not ready", not "your request is wrong".
 _TRANSIENT_RPC_CODES = {-32004, -32005, -32007, -32014, -32016}
 TOKEN_PROGRAMS = (TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID)
+MAX_ACCOUNTS_BATCH = 100  # getMultipleAccounts takes at most 100 addresses
 
 
 class ChainReads:
@@ -306,6 +308,57 @@ class ChainReads:
             "getAccountInfo", self._client.get_account_info(address, Commitment(commitment))
         )
         return resp.value
+
+    async def accounts(
+        self, addresses: Sequence[Pubkey], commitment: str | None = None
+    ) -> list[Any]:
+        """Each account in order (None where there is none): getMultipleAccounts, at most
+        ``MAX_ACCOUNTS_BATCH`` addresses a call."""
+        found: list[Any] = []
+        level = Commitment(commitment or self._commitment)
+        for start in range(0, len(addresses), MAX_ACCOUNTS_BATCH):
+            chunk = list(addresses[start : start + MAX_ACCOUNTS_BATCH])
+            resp = await self.call(
+                "getMultipleAccounts", self._client.get_multiple_accounts(chunk, commitment=level)
+            )
+            found.extend(resp.value)
+        return found
+
+    async def token_amounts(
+        self, addresses: Sequence[Pubkey], commitment: str | None = None
+    ) -> list[int]:
+        """Base units held by each token account in order (0 where there is none)."""
+        amounts: list[int] = []
+        for account in await self.accounts(addresses, commitment):
+            state = parse_token_account(bytes(account.data)) if account is not None else None
+            amounts.append(state.amount if state is not None else 0)
+        return amounts
+
+    async def owned_token_amounts(
+        self, owner: Pubkey, mint: Pubkey, commitment: str | None = None
+    ) -> list[int]:
+        """Base units in each token account of ``mint`` that ``owner`` holds
+        (getTokenAccountsByOwner; an account that does not parse is left out)."""
+        resp = await self.call(
+            "getTokenAccountsByOwner",
+            self._client.get_token_accounts_by_owner(
+                owner, TokenAccountOpts(mint=mint), Commitment(commitment or self._commitment)
+            ),
+        )
+        states = (parse_token_account(bytes(keyed.account.data)) for keyed in resp.value)
+        return [state.amount for state in states if state is not None]
+
+    async def token_supply(self, mint: Pubkey, commitment: str | None = None) -> tuple[int, int]:
+        """(supply in base units, decimals) of a mint (getTokenSupply)."""
+        resp = await self.call(
+            "getTokenSupply",
+            self._client.get_token_supply(mint, Commitment(commitment or self._commitment)),
+        )
+        return int(resp.value.amount), int(resp.value.decimals)
+
+    async def genesis_hash(self) -> str:
+        """The cluster's genesis hash (what tells one chain from another)."""
+        return str((await self.call("getGenesisHash", self._client.get_genesis_hash())).value)
 
     async def token_account(self, address: Pubkey, commitment: str) -> Any:
         account = await self.account(address, commitment)

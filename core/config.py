@@ -97,9 +97,6 @@ class Settings(BaseSettings):
     chain_keys_dir: Path = Path(".dev/keys")
     # Commitment that counts as success for a chain write (decisions.md: finalized).
     chain_commitment: Literal["processed", "confirmed", "finalized"] = "finalized"
-    # Decimals of mints the gateway CREATES (mccgw chain-init). Amounts are always written with
-    # the decimals read from the mints on the chain at start-up (chain/decimals.py).
-    token_decimals: int = 9
 
     # The ecosystem's programs and addresses (docs/chain.md, "Pointing the gateway at a
     # cluster"). Program ids default to the ecosystem's mainnet ids; the local node loads our

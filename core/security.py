@@ -13,10 +13,25 @@ import hashlib
 import hmac
 import os
 import secrets
+from datetime import UTC, datetime, timedelta
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 _SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
+
+
+# A rolled secret's predecessor (api_secret, OAuth client secret, webhook signing secret) keeps
+# working this long by default, and at most 7 days (Stripe's roll).
+DEFAULT_OVERLAP_SECONDS = 24 * 3600
+MAX_OVERLAP_SECONDS = 7 * 24 * 3600
+
+
+def previous_secret_until(expire_previous_in_seconds: int, has_current: bool) -> datetime | None:
+    """Until when the secret being replaced keeps working: ``expire_previous_in_seconds`` from
+    now, when there is one; None: it stops now (or there was none)."""
+    if expire_previous_in_seconds > 0 and has_current:
+        return datetime.now(UTC) + timedelta(seconds=expire_previous_in_seconds)
+    return None
 
 
 def hash_password(password: str) -> str:

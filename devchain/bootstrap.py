@@ -1,5 +1,6 @@
 """Bring a real cluster (e.g. `solana-test-validator`) to the state the local node's genesis
-creates: the MCC and MCD mints at the keys' addresses, with the gateway's mint authority.
+creates: the MCC and MCD mints at the keys' addresses, with the gateway's mint authority, each
+with its own decimals and token program (``devchain.mints.dev_mints``, the genesis's rule).
 
 Idempotent: an existing mint is checked, never recreated. Each creation goes through the
 chain gateway, so it is exactly once like every other chain write.
@@ -8,14 +9,16 @@ chain gateway, so it is exactly once like every other chain write.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from solders.system_program import CreateAccountParams, create_account
-from spl.token.constants import MINT_LEN, TOKEN_PROGRAM_ID
+from spl.token.constants import MINT_LEN
 from spl.token.instructions import initialize_mint2
 from spl.token.models import InitializeMint2Params
 
 from chain.gateway import ChainGateway
+from devchain.mints import MintSpec
 
 log = logging.getLogger("mccgw.chain")
 
@@ -38,23 +41,29 @@ async def _fund_fee_payer(gateway: ChainGateway) -> None:
     await gateway.airdrop(payer, 10 * MIN_FEE_PAYER_LAMPORTS)
 
 
-async def ensure_mints(gateway: ChainGateway, decimals: int) -> list[MintState]:
-    """Create whichever of the MCC/MCD mints is missing; refuse a mint of another shape.
+async def ensure_mints(gateway: ChainGateway, mints: Sequence[MintSpec]) -> list[MintState]:
+    """Create whichever of ``mints`` is missing; refuse a mint of another shape (authority,
+    decimals or owner program).
 
     The gateway must hold the mint keypairs as extra signers (account creation needs them).
     """
     keys = gateway.keys
+    mint_keys = {"MCC": keys.mcc_mint, "MCD": keys.mcd_mint}
     states: list[MintState] = []
-    for currency, mint_kp in (("MCC", keys.mcc_mint), ("MCD", keys.mcd_mint)):
-        mint = mint_kp.pubkey()
+    for spec in mints:
+        currency = spec.currency
+        mint = mint_keys[currency].pubkey()
         info = await gateway.mint_info(mint)
         if info is not None:
             authority, mint_decimals = info
-            if authority != keys.mint_authority.pubkey() or mint_decimals != decimals:
-                expected = keys.mint_authority.pubkey()
+            account = await gateway.reads.account(mint, gateway.settings.chain_commitment)
+            owner = account.owner if account is not None else None
+            expected = (keys.mint_authority.pubkey(), spec.decimals, spec.program)
+            if (authority, mint_decimals, owner) != expected:
                 raise RuntimeError(
-                    f"{currency} mint {mint} exists with authority {authority} and "
-                    f"{mint_decimals} decimals; expected {expected} and {decimals}"
+                    f"{currency} mint {mint} exists with authority {authority}, "
+                    f"{mint_decimals} decimals and owner {owner}; expected {expected[0]}, "
+                    f"{spec.decimals} and {spec.program}"
                 )
             states.append(MintState(currency, str(mint), created=False))
             continue
@@ -67,13 +76,13 @@ async def ensure_mints(gateway: ChainGateway, decimals: int) -> list[MintState]:
                     to_pubkey=mint,
                     lamports=rent,
                     space=MINT_LEN,
-                    owner=TOKEN_PROGRAM_ID,
+                    owner=spec.program,
                 )
             ),
             initialize_mint2(
                 InitializeMint2Params(
-                    decimals=decimals,
-                    program_id=TOKEN_PROGRAM_ID,
+                    decimals=spec.decimals,
+                    program_id=spec.program,
                     mint=mint,
                     mint_authority=keys.mint_authority.pubkey(),
                     freeze_authority=None,
@@ -82,6 +91,8 @@ async def ensure_mints(gateway: ChainGateway, decimals: int) -> list[MintState]:
         ]
         write = await gateway.submit(f"mint-init:{mint}", instructions, kind="mint_init")
         (await gateway.await_final(write.op_key)).raise_for_failure()
-        log.info("created the %s mint %s", currency, mint)
+        log.info(
+            "created the %s mint %s (%d decimals, %s)", currency, mint, spec.decimals, spec.program
+        )
         states.append(MintState(currency, str(mint), created=True))
     return states

@@ -10,7 +10,6 @@ Defaults come from the specification's table; a project overrides them in ``proj
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -23,6 +22,7 @@ from core.money import InvalidAmount, to_base_units, to_decimal_string
 from db.last import LastStatement, run_last
 from db.models.engine import LimitUsage
 from db.models.identity import Project
+from db.notify import NotifyCache, project_key
 from engine.errors import Rejected
 
 # operation -> (per operation, per day), in whole tokens; the same for MCC and MCD.
@@ -96,26 +96,26 @@ def resolve(
     )
 
 
-# A project's overrides are remembered in-process this long (a database round trip saved per
-# accepted operation): a change in ``projects.limits`` takes effect within this many seconds,
-# as a suspension does (api.auth.project). Usage is never cached: it is counted in the database.
-OVERRIDES_CACHE_SECONDS = 5.0
-_overrides: dict[int, tuple[float, dict[str, Any] | None]] = {}
+# A project's overrides are remembered in-process (a database round trip saved per accepted
+# operation) and dropped the moment its row changes: the projects trigger (migration 0018)
+# names ``project:<id>`` at commit, and the process's one listener (db.notify, attached by the
+# API's start-up) evicts it here as it does the authentication's project row, so a change of
+# ``projects.limits`` takes effect on the next request on every process. A process without a
+# listener (worker, CLI) caches nothing. Usage is never cached: it is counted in the database.
+OVERRIDES_CACHE_SECONDS = 300.0
+OVERRIDES: NotifyCache[dict[str, Any] | None] = NotifyCache(None, OVERRIDES_CACHE_SECONDS)
 
 
 async def project_limits(
     session: AsyncSession, project_id: int, operation: str, currency: str, decimals: int
 ) -> Limits:
-    cached = _overrides.get(project_id)
-    if cached is not None and cached[0] > time.monotonic():
-        overrides = cached[1]
-    else:
-        overrides = await session.scalar(
+    async def load() -> dict[str, Any] | None:
+        found: dict[str, Any] | None = await session.scalar(
             select(Project.limits).where(Project.project_id == project_id)
         )
-        if len(_overrides) > 10_000:
-            _overrides.clear()
-        _overrides[project_id] = (time.monotonic() + OVERRIDES_CACHE_SECONDS, overrides)
+        return found
+
+    overrides = await OVERRIDES.get(project_key(project_id), load)
     return resolve(overrides, operation, currency, decimals)
 
 

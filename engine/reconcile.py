@@ -7,17 +7,12 @@ the chain was read, is skipped this run: the chain legitimately leads the ledger
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from prometheus_client import Gauge
-from solana.rpc.async_api import AsyncClient
-from solana.rpc.commitment import Commitment
-from solders.pubkey import Pubkey
 from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from chain.custody import parse_token_account
 from chain.gateway import ChainGateway
 from db.models.engine import ReconciliationDrift, Transfer
 from db.models.ledger import LedgerAccount
@@ -30,7 +25,6 @@ DRIFT_UNITS = Gauge(
     "Sum of |chain - ledger| over drifting custody accounts",
     ["currency"],
 )
-_BATCH = 100  # getMultipleAccounts takes at most 100 addresses
 
 
 @dataclass
@@ -65,21 +59,9 @@ async def _snapshot(session: AsyncSession) -> tuple[dict[Key, int], set[Key]]:
     return accounts, in_flight
 
 
-async def _chain_balances(client: AsyncClient, addresses: Sequence[Pubkey]) -> list[int]:
-    out: list[int] = []
-    for start in range(0, len(addresses), _BATCH):
-        chunk = list(addresses[start : start + _BATCH])
-        resp = await client.get_multiple_accounts(chunk, commitment=Commitment("finalized"))
-        for account in resp.value:
-            state = parse_token_account(bytes(account.data)) if account is not None else None
-            out.append(state.amount if state is not None else 0)
-    return out
-
-
 async def reconcile(
     sessions: async_sessionmaker[AsyncSession],
     gateway: ChainGateway,
-    client: AsyncClient,
     run_id: str,
 ) -> ReconcileSummary:
     summary = ReconcileSummary(run_id)
@@ -87,7 +69,7 @@ async def reconcile(
         before, flight_before = await _snapshot(session)
     keys = sorted(before)
     addresses = [gateway.custody_address(uid, cur) for uid, cur in keys]
-    chain = await _chain_balances(client, addresses)
+    chain = await gateway.reads.token_amounts(addresses, "finalized")
     async with sessions() as session:
         after, flight_after = await _snapshot(session)
         # A retried run replaces its own rows instead of adding more.

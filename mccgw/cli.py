@@ -90,9 +90,12 @@ def _with_gateway(job: Callable[[GatewayRun], Awaitable[None]], mint_signers: bo
 
 def _chain_init(args: argparse.Namespace) -> int:
     from devchain.bootstrap import ensure_mints
+    from devchain.mints import dev_mints
+
+    mints = dev_mints(args.mcd_decimals, args.mcd_token_2022)  # the local genesis's rule
 
     async def job(run: GatewayRun) -> None:
-        for mint in await ensure_mints(run.gateway, run.settings.token_decimals):
+        for mint in await ensure_mints(run.gateway, mints):
             verb = "created" if mint.created else "present"
             print(f"{mint.currency} mint {mint.address}: {verb}")
 
@@ -103,7 +106,7 @@ def _whitelist_resync(args: argparse.Namespace) -> int:
     from onboarding.whitelist import WhitelistChain, resync
 
     async def job(run: GatewayRun) -> None:
-        chain = WhitelistChain.of(run.gateway, run.client, run.settings)
+        chain = WhitelistChain.of(run.gateway, run.settings)
         for item in await resync(run.sessions, chain):
             print(f"project {item.project_id}: {item.action} {item.signature or ''}")
 
@@ -215,9 +218,16 @@ def main(argv: list[str] | None = None) -> int:
     worker_cmd = sub.add_parser("worker", help="run the Temporal worker")
     worker_cmd.add_argument("--task-queue", help="default: TASK_QUEUE (Settings.task_queue)")
     worker_cmd.set_defaults(func=_worker)
-    sub.add_parser(
+    chain_init = sub.add_parser(
         "chain-init", help="create the MCC/MCD mints on SOLANA_RPC_URL if missing"
-    ).set_defaults(func=_chain_init)
+    )
+    chain_init.add_argument(
+        "--mcd-decimals", type=int, default=9, help="decimals of a new MCD mint (MCC has 9)"
+    )
+    chain_init.add_argument(
+        "--mcd-token-2022", action="store_true", help="make a new MCD mint a Token-2022 mint"
+    )
+    chain_init.set_defaults(func=_chain_init)
     sub.add_parser(
         "whitelist-resync",
         help="re-create the stored MCD whitelist entries missing on chain (docs/chain.md)",

@@ -7,14 +7,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from access.scopes import USER_SCOPES
-from core.security import hash_api_secret
+from core.security import hash_api_secret, previous_secret_until
 from db.models import Project
 from db.models.access import OAuthClient
 
@@ -116,9 +116,10 @@ def roll_client_secret(client: OAuthClient, expire_previous_in_seconds: int) -> 
     ``expire_previous_in_seconds``. A public client gets its first secret this way and becomes
     confidential (it must then authenticate at the token endpoint)."""
     secret = "cs_" + secrets.token_urlsafe(32)
-    expires = None
-    if expire_previous_in_seconds > 0 and client.client_secret_hash is not None:
-        expires = datetime.now(UTC) + timedelta(seconds=expire_previous_in_seconds)
+    expires = previous_secret_until(
+        expire_previous_in_seconds, client.client_secret_hash is not None
+    )
+    if expires is not None:
         client.previous_client_secret_hash = client.client_secret_hash
     else:
         client.previous_client_secret_hash = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -17,7 +17,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import DomainError, NotFound
 from core.money import InvalidAmount, to_base_units
-from core.security import encrypt_secret, hash_api_secret, new_api_secret
+from core.security import (
+    MAX_OVERLAP_SECONDS,
+    encrypt_secret,
+    hash_api_secret,
+    new_api_secret,
+    previous_secret_until,
+)
 from core.time import iso
 from db.models import Project
 from db.models.identity import RATE_LIMIT_TIERS
@@ -28,9 +34,6 @@ LIMIT_OPERATIONS = ("fund_lock", "transfer", "mining")
 LIMIT_CURRENCIES = ("MCC", "MCD")
 LIMIT_FIELDS = ("per_operation", "per_day")
 MAX_ALLOWLIST = 50
-# A rolled secret keeps working at most this long (Stripe's roll: up to 7 days).
-MAX_OVERLAP_SECONDS = 7 * 24 * 3600
-DEFAULT_OVERLAP_SECONDS = 24 * 3600
 
 
 class ProjectNotFound(NotFound):
@@ -208,9 +211,8 @@ async def roll_api_secret(
         )
     project = await get(session, project_id, lock=True)
     secret = new_api_secret()
-    expires: datetime | None = None
-    if expire_previous_in_seconds > 0 and project.api_secret_hash:
-        expires = datetime.now(UTC) + timedelta(seconds=expire_previous_in_seconds)
+    expires = previous_secret_until(expire_previous_in_seconds, bool(project.api_secret_hash))
+    if expires is not None:
         project.previous_api_secret_hash = project.api_secret_hash
         project.previous_api_secret_encrypted = project.api_secret_encrypted
     else:

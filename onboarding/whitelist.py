@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solana.exceptions import SolanaRpcException
-from solana.rpc.async_api import AsyncClient
-from solana.rpc.commitment import Commitment
 from solders.instruction import Instruction
 from solders.pubkey import Pubkey
 from sqlalchemy import select
@@ -32,16 +29,16 @@ WRITE_TIMEOUT = 30.0
 
 @dataclass(frozen=True)
 class WhitelistChain:
-    """The MCD Token program's whitelist as the gateway writes it (chain/whitelist.py)."""
+    """The MCD Token program's whitelist as the gateway writes and reads it
+    (chain/whitelist.py)."""
 
     gateway: ChainGateway
-    client: AsyncClient
     program: Pubkey
     config: Pubkey  # McdConfig: its authority must be our whitelist_authority key
 
     @classmethod
-    def of(cls, gateway: ChainGateway, client: AsyncClient, settings: Settings) -> WhitelistChain:
-        return cls(gateway, client, wl.program_id(settings), wl.config_address(settings))
+    def of(cls, gateway: ChainGateway, settings: Settings) -> WhitelistChain:
+        return cls(gateway, wl.program_id(settings), wl.config_address(settings))
 
     @property
     def authority(self) -> Pubkey:
@@ -80,10 +77,7 @@ class WhitelistChain:
         self, project_id: int, commitment: str = "finalized"
     ) -> wl.WhitelistEntry | None:
         """The on-chain entry of a project, or None."""
-        resp = await self.client.get_account_info(
-            self.pda(project_id)[0], commitment=Commitment(commitment)
-        )
-        account = resp.value
+        account = await self.gateway.reads.account(self.pda(project_id)[0], commitment)
         if account is None or account.lamports == 0 or account.owner != self.program:
             return None
         try:
@@ -98,14 +92,9 @@ class WhitelistChain:
         if not project_ids:
             return {}
         addresses = [self.pda(p)[0] for p in project_ids]
-        try:
-            resp = await self.client.get_multiple_accounts(
-                addresses, commitment=Commitment(commitment)
-            )
-        except (SolanaRpcException, OSError) as exc:
-            raise ChainUnavailable(f"whitelist entries unreadable: {exc}") from exc
+        accounts = await self.gateway.reads.accounts(addresses, commitment)
         out: dict[int, wl.WhitelistEntry | None] = {}
-        for project_id, account in zip(project_ids, resp.value, strict=True):
+        for project_id, account in zip(project_ids, accounts, strict=True):
             entry = None
             if account is not None and account.lamports and account.owner == self.program:
                 try:
@@ -165,7 +154,7 @@ async def resync(
     in step. The op keys carry the chain's genesis hash, so re-running on the same chain is a
     no-op and a fresh chain gets fresh writes. Updates each row's PDA to the configured program.
     """
-    genesis = str((await chain.client.get_genesis_hash()).value)
+    genesis = await chain.gateway.reads.genesis_hash()
     async with sessions() as session:
         rows = list(
             await session.scalars(

@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from solana.rpc.async_api import AsyncClient
-from solana.rpc.commitment import Commitment
 from solders.pubkey import Pubkey
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
+
+from chain.reads import ChainReads
 
 _LEDGER = text(
     """
@@ -43,16 +43,15 @@ class TokenStats:
     updated_at: datetime
 
 
-async def load(
-    session: AsyncSession, client: AsyncClient, currency: str, mint: Pubkey
-) -> TokenStats:
-    supply = await client.get_token_supply(mint, Commitment("finalized"))
+async def load(session: AsyncSession, reads: ChainReads, currency: str, mint: Pubkey) -> TokenStats:
+    """Raises the gateway's ChainError when the mint cannot be read."""
+    supply, decimals = await reads.token_supply(mint, "finalized")
     row = (await session.execute(_LEDGER, {"c": currency})).one()
     return TokenStats(
         currency=currency,
         mint=str(mint),
-        supply=int(supply.value.amount),
-        decimals=int(supply.value.decimals),
+        supply=supply,
+        decimals=decimals,
         custody_total=int(row.custody),
         holders=int(row.holders),
         volume_24h=int(row.v24),

@@ -25,8 +25,8 @@ from core.config import Settings
 from core.errors import DomainError
 from core.security import decrypt_secret
 from db.models import Project
+from db.notify import NotifyCache, NotifyListener, project_key
 from onboarding.status import Capability, ensure_allows
-from tokens.cache import NotifyCache
 
 # Project statuses in which the project may still call (discontinued/deleted may not).
 CALLABLE_STATUSES = ("active", "maintenance", "testing")
@@ -39,8 +39,9 @@ TRANSACT_SCOPES = frozenset({"funds:manage", "funds:transfer", "transfer:write",
 BODY_SIGNATURE_MEMORY = 7 * 24 * 3600
 # Project rows are cached in-process (a DB round trip saved per call) and evicted the moment
 # the row changes: a trigger on ``projects`` (migration 0018) NOTIFYs every API process at
-# commit, whatever wrote it. While the LISTEN connection is down nothing is cached. This
-# bound is a second line of defence only.
+# commit, whatever wrote it; the process's one listener (db.notify, ``app.state.notify``)
+# evicts it. While the LISTEN connection is down nothing is cached. This bound is a second line
+# of defence only.
 PROJECT_CACHE_SECONDS = 300.0
 
 
@@ -79,11 +80,6 @@ class ProjectRecord:
 
     def previous_valid(self) -> bool:
         return self.previous_until > time.time()
-
-
-def project_key(project_id: int) -> str:
-    """The cache key a change of the project's row names (the trigger's NOTIFY payload)."""
-    return f"project:{project_id}"
 
 
 def _refuse(detail: str, slug: str, status: int = 401) -> DomainError:
@@ -127,18 +123,25 @@ def request_target(request: Request) -> str:
 
 class ProjectAuthenticator:
     def __init__(
-        self, settings: Settings, sessions: async_sessionmaker[AsyncSession], redis: Redis
+        self,
+        settings: Settings,
+        sessions: async_sessionmaker[AsyncSession],
+        redis: Redis,
+        listener: NotifyListener | None = None,
     ) -> None:
+        """``listener``: the process's shared one (without it, the cache listens on its own)."""
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
         self._redis = redis
-        self.cache: NotifyCache[ProjectRecord | None] = NotifyCache(
-            settings.database_url_plain, PROJECT_CACHE_SECONDS
-        )
+        dsn = None if listener is not None else settings.database_url_plain
+        self.cache: NotifyCache[ProjectRecord | None] = NotifyCache(dsn, PROJECT_CACHE_SECONDS)
+        if listener is not None:
+            listener.attach(self.cache)
         self.cache_seconds = PROJECT_CACHE_SECONDS
 
     async def start(self) -> None:
-        """Listen for project changes (nothing is cached until the listener runs)."""
+        """Listen for project changes, when listening on its own (nothing is cached until the
+        listener runs)."""
         await self.cache.start(ready_timeout=5.0)
 
     async def stop(self) -> None:

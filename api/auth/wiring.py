@@ -38,7 +38,7 @@ async def access_services(app: FastAPI) -> AsyncIterator[None]:
     app.state.rate_limiter = RateLimiter(app.state.redis)
     app.state.login_throttle = LoginThrottle(app.state.redis)
     app.state.project_authenticator = ProjectAuthenticator(
-        settings, app.state.session_maker, app.state.redis
+        settings, app.state.session_maker, app.state.redis, app.state.notify
     )
     await app.state.project_authenticator.start()
     # The verifier always speaks HTTP to the AS; in-process that is an ASGI call onto this app.

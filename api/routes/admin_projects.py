@@ -2,32 +2,28 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from access.scopes import PROJECT_SCOPES
-from api.callers import ADMIN_PROBLEMS, AdminCaller, Developer, ProjectIdPath, actor_of
+from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
 from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
+from api.schemas.inputs import RedirectUris
 from api.schemas.onboarding import (
     AdminProjectAttributes,
-    ApiSecretAttributes,
     RegisteredProjectAttributes,
     StatusChangeAttributes,
 )
 from api.typed import Many, One
-from core.time import iso
 from db.models import Project
 from onboarding import control, queries, registration
 from onboarding import status as machine
-from onboarding.clients import check_redirect_uris
 from webhooks.endpoints import create_endpoint
 from webhooks.urls import UnsafeUrl
 from webhooks.urls import parse as parse_url
@@ -64,17 +60,11 @@ class ProjectRegistrationIn(BaseModel):
     webhook_url: str | None = Field(None, max_length=500, pattern=r"^https?://")
     allowed_scopes: list[str] = Field(default_factory=list, max_length=20)
     rate_limit_tier: Literal["free", "standard", "enterprise"] = "free"
-    redirect_uris: list[str] = Field(
+    redirect_uris: RedirectUris = Field(
         default_factory=list,
-        max_length=10,
         description="OAuth redirect URIs of the project's client (the project can change them)",
     )
     idempotency_key: IdempotencyKey = None
-
-    @field_validator("redirect_uris")
-    @classmethod
-    def _redirects(cls, value: list[str]) -> list[str]:
-        return check_redirect_uris(value)
 
     @field_validator("allowed_scopes")
     @classmethod
@@ -216,18 +206,6 @@ class ProjectSettingsIn(BaseModel):
         return None if value is None else control.check_allowlist(value)
 
 
-class RollIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    expire_previous_in_seconds: int = Field(
-        control.DEFAULT_OVERLAP_SECONDS,
-        ge=0,
-        le=control.MAX_OVERLAP_SECONDS,
-        description="How long the current secret keeps working (0: stops now; at most 7 days)",
-    )
-    reason: str | None = Field(None, max_length=2000)
-
-
 def _one(project: Project) -> dict[str, Any]:
     return single("project", project.project_id, AdminProjectAttributes.of(project))
 
@@ -283,48 +261,3 @@ async def update_project(
     await session.commit()
     await session.refresh(project)
     return _one(project)
-
-
-@router.post(
-    "/projects/{project_id}/api-secret/roll",
-    response_model=One[ApiSecretAttributes],
-    responses=problems(
-        429,
-        s401="Missing or invalid token (`unauthorized`)",
-        s403="Neither the project's owner nor an administrator (`forbidden`)",
-        subject="project",
-    ),
-)
-async def roll_api_secret(
-    project_id: ProjectIdPath,
-    user: Developer,
-    request: Request,
-    session: SessionDep,
-    settings: SettingsDep,
-    payload: RollIn | None = None,
-) -> Any:
-    """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret
-    is shown once; the previous one works for `expire_previous_in_seconds` (default 24 h)."""
-    body = payload or RollIn()
-    project = await control.get(session, project_id)
-    control.ensure_owner_or_admin(project, user.uid, user.is_admin)
-    rolled = await control.roll_api_secret(
-        session,
-        project_id,
-        body.expire_previous_in_seconds,
-        actor=actor_of(request, user.uid, "admin" if user.is_admin else "owner"),
-        master_key=settings.master_key,
-        master_key_id=settings.master_key_id,
-        reason=body.reason,
-    )
-    await session.commit()
-    attrs = ApiSecretAttributes(
-        project_id=str(project_id),
-        api_key=rolled.project.api_key,
-        api_secret=rolled.api_secret,
-        previous_expires_at=iso(rolled.previous_expires_at),
-        rolled_at=iso(datetime.now(UTC)),
-    )
-    response = JSONResponse(single("api_secret", project_id, attrs))
-    response.headers["Cache-Control"] = "no-store"
-    return response

@@ -55,7 +55,7 @@ class WhitelistStatusIn(BaseModel):
 
 
 def _chain(request: Request, settings: SettingsDep) -> wls.WhitelistChain:
-    return wls.WhitelistChain.of(request.app.state.gateway, request.app.state.solana, settings)
+    return wls.WhitelistChain.of(request.app.state.gateway, settings)
 
 
 async def change_entry(

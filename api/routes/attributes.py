@@ -227,6 +227,17 @@ async def _visible(
     ]
 
 
+def _signed_in(who: Viewer) -> None:
+    """The user:read readers answer an anonymous caller 401 (a bearer token or a project)."""
+    if who.anonymous:
+        raise DomainError(
+            "This call needs a bearer token with user:read (or project credentials)",
+            status=401,
+            slug="unauthorized",
+            headers={"WWW-Authenticate": 'Bearer scope="user:read"'},
+        )
+
+
 @router.get(
     "/{uid}/projects/{project_id}/attributes",
     response_model=Many[ProjectAttributeAttributes],
@@ -243,13 +254,7 @@ async def project_attributes(
 ) -> dict[str, Any]:
     """A project's attributes of a user (scope user:read, or project credentials), limited to
     what the caller may see, by key, paged."""
-    if who.anonymous:
-        raise DomainError(
-            "This call needs a bearer token with user:read (or project credentials)",
-            status=401,
-            slug="unauthorized",
-            headers={"WWW-Authenticate": 'Bearer scope="user:read"'},
-        )
+    _signed_in(who)
     if await session.get(User, uid) is None:
         raise NotFound(f"User {uid} does not exist")
     await require_project_allows(session, project_id, Capability.ATTRIBUTE_READ)
@@ -284,13 +289,7 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
     A project sees it only for users who authorized it, and their e-mail only if they granted
     it the ``email`` scope; a user sees their own (e-mail with the ``email`` scope), and of
     others only what is public (an administrator sees everything)."""
-    if who.anonymous:
-        raise DomainError(
-            "A bearer token (user:read) or project credentials are required",
-            status=401,
-            slug="unauthorized",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
+    _signed_in(who)
     private = {"email", "wallet_address", "role", "api_keys_configured", "station_id"}
     hidden: set[str] = set()
     if who.project_id is not None:

@@ -7,26 +7,24 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
+from api.schemas.inputs import DEFAULT_OVERLAP_SECONDS, ExpirePrevious, RedirectUris
 from api.schemas.onboarding import OAuthClientAttributes
 from api.typed import Attributes, One
 from core.errors import NotFound
 from core.time import iso
 from db.models import Project
 from onboarding.clients import (
-    MAX_REDIRECT_URIS,
-    check_redirect_uris,
     ensure_project_client,
     project_client,
     roll_client_secret,
 )
-from onboarding.control import DEFAULT_OVERLAP_SECONDS, MAX_OVERLAP_SECONDS
 
 router = APIRouter(prefix="/v1/projects/oauth-client", tags=["projects"])
 
@@ -35,17 +33,11 @@ _PROBLEMS = problems(429, caller="project")
 
 
 class RedirectUrisIn(BaseModel):
-    redirect_uris: list[str] = Field(
-        max_length=MAX_REDIRECT_URIS,
+    redirect_uris: RedirectUris = Field(
         examples=[["https://app.example/callback", "http://localhost:3000/callback"]],
         description="Absolute https URLs (http only on localhost); replaces the list",
     )
     idempotency_key: IdempotencyKey = None
-
-    @field_validator("redirect_uris")
-    @classmethod
-    def _checked(cls, value: list[str]) -> list[str]:
-        return check_redirect_uris(value)
 
 
 @router.get(
@@ -81,12 +73,7 @@ async def set_redirect_uris(
 class ClientSecretRollIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    expire_previous_in_seconds: int = Field(
-        DEFAULT_OVERLAP_SECONDS,
-        ge=0,
-        le=MAX_OVERLAP_SECONDS,
-        description="How long the current client secret keeps working (0: stops now)",
-    )
+    expire_previous_in_seconds: ExpirePrevious = DEFAULT_OVERLAP_SECONDS
     idempotency_key: IdempotencyKey = None
 
 

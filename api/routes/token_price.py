@@ -8,8 +8,6 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Response, Security
-from solana.exceptions import SolanaRpcException
-from solana.rpc.core import RPCException
 
 from api import token_common as common
 from api.auth.deps import current_user
@@ -136,10 +134,8 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
         return hit[1]
     gateway = common.gateway_of(request)
     try:
-        s = await stats.load(
-            session, request.app.state.solana, currency, gateway.keys.mint_for(currency)
-        )
-    except (RPCException, SolanaRpcException, OSError) as exc:
+        s = await stats.load(session, gateway.reads, currency, gateway.keys.mint_for(currency))
+    except ChainError as exc:
         raise common.chain_down(exc) from exc
     d = s.decimals
     attributes: dict[str, Any] = {

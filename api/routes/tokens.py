@@ -10,10 +10,6 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Path, Request, Response, Security
-from solana.exceptions import SolanaRpcException
-from solana.rpc.commitment import Commitment
-from solana.rpc.core import RPCException
-from solana.rpc.models import TokenAccountOpts
 from solders.pubkey import Pubkey
 from sqlalchemy import func, select
 
@@ -41,13 +37,13 @@ from api.token_common import (
     mint_decimals,
 )
 from api.typed import Many, One
-from chain.custody import parse_token_account
+from chain.errors import ChainError
 from core.config import Settings
 from core.money import to_decimal_string
 from core.time import iso
 from db.models.mining import MiningSubmission
+from db.notify import NotifyCache
 from tokens import balances, history, oracle
-from tokens.cache import NotifyCache
 from tokens.deposits import deposit_address, register
 
 router = APIRouter(tags=["tokens"])
@@ -125,23 +121,16 @@ async def mcc_address_balance(
     """The on-chain MCC balance of any wallet (public; the same answer for users and others)."""
     owner = _address(address)
     gateway = gateway_of(request)
-    client = request.app.state.solana
     try:
-        resp = await client.get_token_accounts_by_owner(
-            owner, TokenAccountOpts(mint=gateway.keys.mint_for("MCC")), Commitment("finalized")
+        amounts = await gateway.reads.owned_token_amounts(
+            owner, gateway.keys.mint_for("MCC"), "finalized"
         )
-    except (RPCException, SolanaRpcException, OSError) as exc:
+    except ChainError as exc:
         raise chain_down(exc) from exc
-    total, count = 0, 0
-    for keyed in resp.value:
-        state = parse_token_account(bytes(keyed.account.data))
-        if state is not None:
-            total += state.amount
-            count += 1
     attributes = {
         "address": str(owner),
-        "total_balance": to_decimal_string(total, await mint_decimals(request, "MCC")),
-        "token_accounts": count,
+        "total_balance": to_decimal_string(sum(amounts), await mint_decimals(request, "MCC")),
+        "token_accounts": len(amounts),
         "updated_at": iso(datetime.now(UTC)),
     }
     return single("mcc_address_balance", str(owner), attributes)
@@ -237,17 +226,16 @@ async def mcd_transactions(
 async def token_services(app: FastAPI) -> AsyncIterator[None]:
     """Per-process token state: the NOTIFY-evicted cache, the market reader, stats."""
     settings: Settings = app.state.settings
-    cache: NotifyCache[Any] = NotifyCache(
-        settings.database_url_plain, settings.balance_cache_seconds
-    )
+    # Fed by the process's one listener (db.notify): the ledger's and the price's triggers.
+    cache: NotifyCache[Any] = NotifyCache(None, settings.balance_cache_seconds)
+    app.state.notify.attach(cache)
     app.state.token_cache = cache
     app.state.token_watched = set()
     app.state.token_stats = {}
     app.state.market_reader = oracle.MarketReader(
         app.state.gateway, settings, settings.market_price_cache_seconds
     )
-    await cache.start()
     try:
         yield
     finally:
-        await cache.stop()
+        app.state.notify.detach(cache)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Self
 
 from fastapi import APIRouter, Query, Request
@@ -19,11 +19,12 @@ from api.envelope import PageQuery, fetch_page, page, resource, single
 from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
+from api.schemas.inputs import DEFAULT_OVERLAP_SECONDS, ExpirePrevious
 from api.starts import ensure_webhook_pump
 from api.typed import Attributes, Many, One, Shape
 from core.config import Settings
 from core.errors import DomainError, NotFound
-from core.security import encrypt_secret
+from core.security import encrypt_secret, previous_secret_until
 from core.time import iso
 from db.models.events import EventType
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -259,12 +260,8 @@ async def update_endpoint(
 class SecretRollIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    expire_previous_in_seconds: int = Field(
-        24 * 3600,
-        ge=0,
-        le=7 * 24 * 3600,
-        description="How long deliveries are also signed with the current secret (0: stop now)",
-    )
+    # How long deliveries are also signed with the current secret.
+    expire_previous_in_seconds: ExpirePrevious = DEFAULT_OVERLAP_SECONDS
     idempotency_key: IdempotencyKey = None
 
 
@@ -293,9 +290,8 @@ async def roll_secret(
         row = await _endpoint(ctx.session, project.project_id, endpoint_id)
         secret = "whsec_" + secrets.token_hex(32)
         now = datetime.now(UTC)
-        expires = None
-        if payload.expire_previous_in_seconds > 0:
-            expires = now + timedelta(seconds=payload.expire_previous_in_seconds)
+        expires = previous_secret_until(payload.expire_previous_in_seconds, True)
+        if expires is not None:
             row.previous_secret_encrypted = row.secret_encrypted
         else:
             row.previous_secret_encrypted = None

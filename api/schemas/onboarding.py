@@ -129,9 +129,9 @@ class StatusRecordAttributes(Attributes):
         return cls.of_row(record, project_id=str(record.project_id))
 
 
-class StatusChangeAttributes(Attributes):
-    """The admin's status change: the spec's fields at the top (reason, changed_by and
-    created_at of this change), and the change record itself."""
+class _CurrentStatus(Attributes):
+    """A project's status at the top of an answer, as the spec has it: reason, changed_by and
+    created_at are those of the change that set it."""
 
     project_id: str
     name: str
@@ -139,6 +139,12 @@ class StatusChangeAttributes(Attributes):
     reason: str | None
     changed_by: str | None
     created_at: str
+
+
+class StatusChangeAttributes(_CurrentStatus):
+    """The admin's status change: the spec's fields at the top (reason, changed_by and
+    created_at of this change), and the change record itself."""
+
     updated_at: str
     change: StatusRecordAttributes
 
@@ -153,16 +159,10 @@ class StatusChangeAttributes(Attributes):
         )
 
 
-class ProjectStatusAttributes(Attributes):
+class ProjectStatusAttributes(_CurrentStatus):
     """A project's status; reason, changed_by and created_at are those of the change that set
     it (its registration or approval when it never changed)."""
 
-    project_id: str
-    name: str
-    status: str
-    reason: str | None
-    changed_by: str | None
-    created_at: str
     suspended: bool
     allows: list[str]
     updated_at: str

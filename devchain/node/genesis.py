@@ -13,6 +13,7 @@ from solders.account import Account
 from solders.pubkey import Pubkey
 
 from chain.keys import load_or_create_keys
+from devchain.mints import MCC_DECIMALS, dev_mints
 from devchain.node import ecosystem, spl
 from devchain.node.persist import Store
 from devchain.node.svm import Chain
@@ -22,12 +23,11 @@ log = logging.getLogger("devchain.node")
 SOL = 1_000_000_000
 AUTHORITY_LAMPORTS = 1_000_000 * SOL  # "plenty": a dev stack never runs dry
 FAUCET_LAMPORTS = 10_000_000_000 * SOL
-MINT_DECIMALS = 9
 # The ecosystem's read-only programs as genesis accounts (python -m devchain.fixtures).
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 
 
-def mint_data(authority: Pubkey, decimals: int = MINT_DECIMALS) -> bytes:
+def mint_data(authority: Pubkey, decimals: int = MCC_DECIMALS) -> bytes:
     """SPL Mint layout: COption<authority>, supply, decimals, initialized, COption<freeze>."""
     return (
         (1).to_bytes(4, "little")
@@ -60,12 +60,12 @@ def open_chain(
     accounts_dir: Path | None = None,
     fixtures_dir: Path | None = FIXTURES_DIR,
     *,
-    mcd_decimals: int = MINT_DECIMALS,
+    mcd_decimals: int = MCC_DECIMALS,
     mcd_token_2022: bool = False,
 ) -> Chain:
     """A fresh chain loads the fixtures first, then `accounts_dir` (a file there wins).
-    MCC is an SPL Token mint of 9 decimals; MCD has ``mcd_decimals`` (the ecosystem's own MCD
-    Token program makes 6) and is owned by Token-2022 if ``mcd_token_2022``."""
+    The MCC and MCD mints as ``devchain.mints.dev_mints`` says (``mcd_decimals``,
+    ``mcd_token_2022``), the same rule as ``mccgw chain-init``."""
     keys = load_or_create_keys(keys_dir)
     svm = Chain.new_svm()
     # Programs are reloaded on every start, so a rebuilt .so takes effect on restart.
@@ -87,13 +87,11 @@ def open_chain(
         chain.set_account(kp.pubkey(), Account(AUTHORITY_LAMPORTS, b"", system, False, 0))
     chain.set_account(chain.faucet.pubkey(), Account(FAUCET_LAMPORTS, b"", system, False, 0))
     rent = chain.minimum_balance(spl.MINT_LEN)
-    mcd_program = spl.TOKEN_2022_PROGRAM_ID if mcd_token_2022 else spl.TOKEN_PROGRAM_ID
-    for mint, decimals, program in (
-        (keys.mcc_mint, MINT_DECIMALS, spl.TOKEN_PROGRAM_ID),
-        (keys.mcd_mint, mcd_decimals, mcd_program),
-    ):
-        data = mint_data(keys.mint_authority.pubkey(), decimals)
-        chain.set_account(mint.pubkey(), Account(rent, data, program, False, 0))
+    mint_keys = {"MCC": keys.mcc_mint, "MCD": keys.mcd_mint}
+    for spec in dev_mints(mcd_decimals, mcd_token_2022):
+        data = mint_data(keys.mint_authority.pubkey(), spec.decimals)
+        mint = mint_keys[spec.currency].pubkey()
+        chain.set_account(mint, Account(rent, data, spec.program, False, 0))
     for extra in (fixtures_dir, accounts_dir):
         if extra is not None and extra.is_dir():
             for path in sorted(extra.glob("*.json")):

@@ -157,6 +157,44 @@ def test_no_operation_of_before_is_lost(document: dict[str, Any]) -> None:
     assert not missing, f"operations gone from /openapi.json: {sorted(missing)}"
 
 
+def test_operation_ids_are_unique(document: dict[str, Any]) -> None:
+    ids = [str(op.get("operationId")) for op in _operations(document).values()]
+    assert "None" not in ids
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+# The spec ("Projects and whitelist"): the deployment also exposes the application and admin
+# endpoints under ``/api/open/`` instead of ``/v1/``; nothing else lives under that prefix (the
+# owner's api_secret roll once did, through a router mounted under both).
+OPEN_PREFIX_OPERATIONS = {
+    "POST /projects/apply",
+    "GET /projects/applications",
+    "GET /projects/applications/{application_id}",
+    "GET /admin/projects/applications",
+    "POST /admin/projects/applications/{application_id}/approve",
+    "POST /admin/projects/applications/{application_id}/reject",
+    "GET /admin/mcd/whitelist",
+    "PUT /admin/mcd/whitelist/{project_id}/status",
+    "DELETE /admin/mcd/whitelist/{project_id}",
+    # the administrator's project endpoints (registration, status, control: issues 16, 34)
+    "POST /projects/register",
+    "PUT /admin/projects/{project_id}/status",
+    "GET /admin/projects",
+    "GET /admin/projects/{project_id}",
+    "PATCH /admin/projects/{project_id}",
+}
+
+
+def test_the_open_prefix_serves_the_application_and_admin_endpoints_only(
+    document: dict[str, Any],
+) -> None:
+    operations = set(_operations(document))
+    served = {name.replace(" /api/open/", " /") for name in operations if " /api/open/" in name}
+    assert served == OPEN_PREFIX_OPERATIONS
+    # each is also served under /v1, as the same operation
+    assert {name.replace(" /", " /v1/", 1) for name in served} <= operations
+
+
 def test_the_checks_catch_a_free_form_body() -> None:
     """The walker is not vacuous: a bare ``Envelope`` (free-form attributes) is flagged."""
     doc = {

@@ -45,7 +45,7 @@ async def worker(
 
 @pytest.fixture
 def chain(app: FastAPI, worker_settings: Settings) -> WhitelistChain:
-    return WhitelistChain.of(app.state.gateway, app.state.solana, worker_settings)
+    return WhitelistChain.of(app.state.gateway, worker_settings)
 
 
 class Actors:

@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from solana.rpc.async_api import AsyncClient
 from solders.instruction import AccountMeta
 from solders.pubkey import Pubkey
 from sqlalchemy import func, select
@@ -296,9 +295,8 @@ async def test_approval_survives_a_chain_outage(
                 project = await s.get(Project, project_id)
             assert (projects, entries, writes) == (1, 1, 1)
             assert project is not None and project.api_key == attrs["api_key"]
-            async with AsyncClient(rpc_url) as rpc:
-                second_chain = WhitelistChain.of(deps.gateway, rpc, settings)
-                await _assert_in_step(second_chain, session_maker, project_id)
+            second_chain = WhitelistChain.of(deps.gateway, settings)
+            await _assert_in_step(second_chain, session_maker, project_id)
             assert (await _project_call(client, project_id, attrs["api_secret"])).status_code == 200
     finally:
         app.state.task_queue = saved["task_queue"]

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import asyncio
 
-from tokens.cache import NotifyCache
+from db.notify import NotifyCache
 
 
 def _listening() -> NotifyCache[str]:
     cache: NotifyCache[str] = NotifyCache(None, 60.0)
-    cache._listening = True  # as when its LISTEN connection is up
+    cache._feeds = 1  # as when a LISTEN connection feeds it
     return cache
 
 
