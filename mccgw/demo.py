@@ -93,7 +93,8 @@ async def complete_demo(
                     id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 )
                 waits.append(_timed(phases, "demo project approval (whitelist)", handle.result()))
-        done = await asyncio.wait_for(asyncio.gather(*waits), left)
+        async with asyncio.timeout(left):
+            done = await asyncio.gather(*waits)
         credited = int(done[1])
         if application_id and not project.get("api_secret"):
             async with sessions() as session:

@@ -12,16 +12,18 @@ server, Redis or PostgreSQL is restarted (with back-off; one that keeps crashing
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import psycopg
@@ -36,6 +38,8 @@ from core.embedded import (
 )
 from core.migrate import upgrade_to_head
 from mccgw.devphases import Phases, configure_output, log
+
+T = TypeVar("T")
 
 
 class StopRequested(Exception):
@@ -138,7 +142,7 @@ class DevStack:
             self._write_env(env)  # every `mccgw` command finds this stack through it
             # ready means the demo is whole: its money deposited, its project approved, the
             # first price close on chain, and /readyz 200 (all at once: mccgw.demo)
-            demo = asyncio.run(self._complete_demo(env, demo, phases))
+            demo = asyncio.run(self._until_stopped(self._complete_demo(env, demo, phases)))
             self._print_banner(demo, time.monotonic() - phases.started, phases)
             self._supervise()
         except StopRequested:
@@ -149,6 +153,35 @@ class DevStack:
         finally:
             self.stop()
         return 0
+
+    async def _until_stopped(self, work: Coroutine[Any, Any, T]) -> T:
+        """``work``, cancelled as a whole by Ctrl-C or SIGTERM (then StopRequested). Inside
+        the event loop the signal sets an event instead of raising: raised, it would land in
+        whichever task happened to run and wait there until that task was awaited."""
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+
+        def on_signal() -> None:
+            self._signalled = True  # a second Ctrl-C is ignored, as _on_signal does
+            stop.set()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, on_signal)
+        task = asyncio.ensure_future(work)
+        stopped = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                return task.result()
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(task, 10)  # its cleanup (engines, clients) runs
+            raise StopRequested
+        finally:
+            stopped.cancel()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+                signal.signal(sig, self._on_signal)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         # Raise once: a second Ctrl-C (or a forwarded copy of the first) must not interrupt

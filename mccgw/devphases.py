@@ -5,6 +5,7 @@ banner's summary lists each one's own duration."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 import time
@@ -66,8 +67,12 @@ class _Phase:
         if kind is None:
             self.phases.done.append((self.name, took, at))
             log.info("%s: done in %.1fs (at %.1fs)", self.name, took, at)
-        elif not issubclass(kind, (GeneratorExit, KeyboardInterrupt)):
-            log.info("%s: failed after %.1fs (%s)", self.name, took, exc.__class__.__name__)
+        elif issubclass(kind, (asyncio.CancelledError, KeyboardInterrupt, GeneratorExit)) or (
+            kind.__name__ == "StopRequested"  # mccgw.dev's Ctrl-C
+        ):
+            log.info("%s: interrupted after %.1fs", self.name, took)
+        else:
+            log.info("%s: failed after %.1fs (%s)", self.name, took, kind.__name__)
 
     def end(self) -> None:
         self.__exit__(None, None, None)

@@ -148,8 +148,12 @@ async def fund_demo(
                     await asyncio.gather(*writes)  # final already: earlier slots
                 pool = await pool_task
             finally:
+                # Interrupted (Ctrl-C) or failed: stop every write still waiting, and let the
+                # gateway's finality watcher see no waiter left before the client closes.
                 for task in [pool_task, *writes]:
                     task.cancel()
+                await asyncio.gather(pool_task, *writes, return_exceptions=True)
+                await _finality_watchers_done()
     finally:
         await engine.dispose()
     return {
@@ -160,6 +164,16 @@ async def fund_demo(
         },
         "faucet": str(faucet.address),
     }
+
+
+async def _finality_watchers_done(timeout: float = 5.0) -> None:  # noqa: ASYNC109
+    """Until the gateway's finality watcher (chain/watcher.py) has stopped: it stops by itself
+    within one poll once no write is awaited."""
+    watchers = [
+        t for t in asyncio.all_tasks() if t.get_name() == "chain-finality-watcher" and not t.done()
+    ]
+    if watchers:
+        await asyncio.wait(watchers, timeout=timeout)
 
 
 Check = Callable[[], Awaitable[bool]]
