@@ -4,10 +4,11 @@ topology about 13% of a core, measured).
 
 - ``shared_dev_stack`` (tests/conftest.py): one `mccgw dev`, for the tests that drive a whole
   stack from outside as a user does: the quickstart page (tests/sdk/test_quickstart.py) and the
-  console in a browser (tests/console/test_console_browser.py). Starting one costs about 35 s,
-  so they share it; the quickstart goes first (marked ``dev_stack_first``), so that it meets
-  the stack as `make dev` leaves it. tests/test_dev_stack.py starts stacks of its own on purpose
-  (a fresh start, then a warm one) and does not use this one.
+  console in a browser (tests/console/test_console_browser.py). Starting one costs 18-35 s
+  here (with the load), stopping it 4-8 s, so they share it; the quickstart goes first (marked
+  ``dev_stack_first``), so that it meets the stack as `make dev` leaves it.
+  tests/test_dev_stack.py starts stacks of its own on purpose (a fresh start, then a warm one)
+  and does not use this one.
 - ``topology`` (tests/deploy/conftest.py): the production topology of the deploy and chaos
   tests.
 
