@@ -80,7 +80,11 @@ class TokenActivities:
     @heartbeating  # a pass follows the chain for seconds; a killed worker's is retried in 10 s
     async def scan_deposits(self, request: DepositScanRequest) -> DepositScanReport:
         if request.follow_seconds > 0:
-            return await self.scanner.follow(min(request.follow_seconds, 90.0), poll=0.1)
+            # Every 0.1 s while watched accounts move; every 2 s after 10 s without
+            # (an idle worker idles: issue 33).
+            return await self.scanner.follow(
+                min(request.follow_seconds, 90.0), poll=0.1, idle_poll=2.0
+            )
         return await self.scanner.scan()
 
     @activity.defn(name="tokens.oracle_record_closes")

@@ -31,6 +31,7 @@ class WebhookActivities:
         self._keys = {settings.master_key_id: settings.master_key}
         self._sessions = sessions
         self._webhooks = settings.webhooks
+        self._dsn = settings.database_url_plain  # the pump LISTENs for work (migration 0023)
 
     @activity.defn(name="webhooks_pump")
     async def pump(self, data: PumpInput) -> PumpResult:
@@ -39,7 +40,7 @@ class WebhookActivities:
         sender = make_sender(
             settings.http_client, settings.timeout_seconds, settings.concurrency, settings
         )
-        pump = WebhookPump(self._sessions, self._keys, settings, sender)
+        pump = WebhookPump(self._sessions, self._keys, settings, sender, listen_dsn=self._dsn)
         deadline = time.monotonic() + data.seconds
         try:
             stats = await pump.run(

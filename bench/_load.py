@@ -198,7 +198,9 @@ def measure(
 
 def bench_app() -> Any:
     """The real app (settings from the environment) plus the references of the same run:
-    ``/bench/bare`` (a constant body through the whole middleware stack, the anonymous rate
+    ``/bench/nothing`` (a constant body through the middleware, exempt from the rate limit:
+    no Redis, no database; what the access layer is measured against), ``/bench/bare``
+    (a constant body through the whole middleware stack, the anonymous rate
     limit's Redis hit included) and ``/bench/auth`` (the bearer check and the user's rate
     limit, nothing else). Rate limits are raised for a load test."""
     from fastapi import Security
@@ -209,7 +211,13 @@ def bench_app() -> Any:
 
     api.ratelimit.ANONYMOUS_LIMIT = 10**9
     api.auth.deps.USER_LIMIT = 10**9
+    # /bench/nothing is exempt from the rate limit: no Redis, no database, a constant body.
+    api.ratelimit.EXEMPT_PREFIXES = (*api.ratelimit.EXEMPT_PREFIXES, "/bench/nothing")
     app = create_app()
+
+    @app.get("/bench/nothing")
+    async def nothing() -> dict[str, Any]:
+        return {"data": {"type": "bare", "id": "1", "attributes": {"ok": True}}}
 
     @app.get("/bench/bare")
     async def bare() -> dict[str, Any]:

@@ -29,13 +29,14 @@ def _stat_all() -> list[tuple[int, int, str, float, float]]:
     return out
 
 
-ROLES = ("API + driver", "worker", "Temporal", "PostgreSQL", "node")
+ROLES = ("API + driver", "worker", "Temporal", "PostgreSQL", "Redis", "node")
 # pid -> (role, parent pid, own CPU seconds, CPU seconds of reaped children where counted)
 CpuSample = dict[int, tuple[str, int, float, float]]
 
 
 def cpu_sample(worker_pid: int | None, node_pid: int | None, db_name: str) -> CpuSample:
-    """CPU seconds used so far by each process of the stack on this machine, by role. The
+    """CPU seconds used so far by each process of the stack on this machine, by role (the
+    Temporal dev server and the embedded Redis count when this process started them). The
     database server counts whole: its postmaster (with the backends it has reaped) and every
     process it started (the backends, the WAL writer, the checkpointer...)."""
     stats = _stat_all()
@@ -54,6 +55,8 @@ def cpu_sample(worker_pid: int | None, node_pid: int | None, db_name: str) -> Cp
             role = "Temporal"
         elif pid in postmasters or ppid in postmasters:
             role = "PostgreSQL"
+        elif ppid == os.getpid() and "redis-server" in cmdline:
+            role = "Redis"
         else:
             continue
         sample[pid] = (role, ppid, own, reaped if pid in postmasters else 0.0)

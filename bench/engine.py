@@ -10,7 +10,8 @@ Starts (or takes from the environment) PostgreSQL, Redis, Temporal and the local
 - end to end: the first burst's transfers per second from its first accept to its last
   `completed` (finalized on chain, receipt verified, ledger booked), measured alone as the
   reference is;
-- CPU per reference workflow and per transfer of the first burst, by process (from /proc).
+- CPU per reference workflow and per transfer of the first burst, by process (from /proc:
+  this process (API + driver), the worker, Temporal, PostgreSQL, Redis, the chain node).
 
 Prints the figures and the ratio end-to-end / ping. Loopback only; bounded (< 3 minutes).
 
@@ -236,6 +237,13 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
             "accept_steady_p99_ms": pct(steady, 0.99) * 1000,
             "accept_rate": args.transfers / accept_s,
             "transfers_per_tx": len(burst) / max(writes, 1),
+            # CPU ms per operation summed over every process of the stack (issue 33, aim 1)
+            "cpu_ms_ping": sum(ping_cpu.values()) / args.pings * 1000,
+            "cpu_ms_transfer": sum(cpu_used.values()) / max(len(burst), 1) * 1000,
+            "cpu_ms_ping_by_role": {k: v / args.pings * 1000 for k, v in ping_cpu.items()},
+            "cpu_ms_transfer_by_role": {
+                k: v / max(len(burst), 1) * 1000 for k, v in cpu_used.items()
+            },
         },
     )
     for what, used, count in (
@@ -245,6 +253,11 @@ async def bench(settings: Settings, env: WorkflowEnvironment, args: argparse.Nam
         if sum(used.values()):
             shares = "  ".join(f"{k} {v / count * 1000:.1f}" for k, v in used.items())
             print(f"  CPU ms per {what}: {shares}  = {sum(used.values()) / count * 1000:.1f}")
+    per_transfer = sum(cpu_used.values()) / max(len(burst), 1)
+    per_ping = sum(ping_cpu.values()) / args.pings
+    print(f"  aim CPU per transfer / per Ping: {per_transfer / per_ping:.2f}   (<= 1.0)")
+    busy, alone = pct(paced, 0.99), pct(steady, 0.99)
+    print(f"  aim accept p99 burst / alone: {busy / alone:.2f}   (<= 2.0)")
 
 
 async def amain(args: argparse.Namespace, settings: Settings) -> None:

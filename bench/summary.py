@@ -102,6 +102,58 @@ def read_rows(d: dict[str, dict[str, Any]]) -> list[Row]:
     return rows
 
 
+def issue33(d: dict[str, dict[str, Any]]) -> list[tuple[str, float | None, str, str]]:
+    """Issue 33's aims: (aim line label, figure, its reference in the same run, aim)."""
+
+    def ratio(a: Any, b: Any) -> float | None:
+        return a / b if a is not None and b else None
+
+    ping_e, ping_m = _get(d, "engine", "cpu_ms_ping"), _get(d, "webhooks_mining", "cpu_ms_ping")
+    transfer = _get(d, "engine", "cpu_ms_transfer")
+    single = _get(d, "webhooks_mining", "cpu_ms_single")
+    item = _get(d, "webhooks_mining", "cpu_ms_batch_4x100_item")
+    # (route, its req/s, bare req/s of its run, bare CPU per request / its CPU per request)
+    reads: list[tuple[str, float, float, float]] = []
+    for bench, path in (("tokens", "/v1/mcc/balance"), ("tokens", "/v1/mcc/price"),
+                        ("kpi_bonus", "/v1/tech-tree/bonus")):  # fmt: skip
+        f, bare = _get(d, bench, path), _get(d, bench, "/bench/bare")
+        if f and bare:
+            reads.append((path, f["rate"], bare["rate"], bare["cpu_ms"] / f["cpu_ms"]))
+    worst = min(reads, key=lambda r: r[1] / r[2]) if reads else None
+    auth, nothing = _get(d, "tokens", "/bench/auth"), _get(d, "tokens", "/bench/nothing")
+    access = auth["cpu_ms"] - nothing["cpu_ms"] if auth and nothing else None
+    idle, bare_idle = _get(d, "idle", "worker_cpu_ms_s"), _get(d, "idle", "bare_worker_cpu_ms_s")
+    busy, alone = _get(d, "engine", "accept_busy_p99_ms"), _get(d, "engine", "accept_steady_p99_ms")
+
+    def ms(v: Any) -> str:
+        return "—" if v is None else f"{v:.1f} ms"
+
+    return [
+        ("cpu transfer/ping", ratio(transfer, ping_e),
+         f"transfer {ms(transfer)} / Ping {ms(ping_e)} CPU (all processes)", "<= 1.0"),
+        ("cpu single/ping", ratio(single, ping_m),
+         f"single {ms(single)} / Ping {ms(ping_m)} CPU (all processes)", "<= 1.0"),
+        ("cpu batch-item/ping", ratio(item, ping_m),
+         f"4x100 item {ms(item)} / Ping {ms(ping_m)} CPU (all processes)", "<= 0.2"),
+        ("reads/bare", worst and worst[1] / worst[2],
+         "; ".join(f"{p} {r:.0f} vs bare {b:.0f} req/s ({c:.2f} by CPU per request)"
+                   for p, r, b, c in reads), ">= 0.8"),
+        ("access cpu ms", access,
+         f"/bench/auth {auth['cpu_ms']:.3f} - /bench/nothing {nothing['cpu_ms']:.3f} ms"
+         if auth and nothing else "", "<= 0.5"),
+        ("idle worker cpu ms/s", idle,
+         f"bare worker (Ping only) {bare_idle:.2f} ms/s" if bare_idle is not None else "",
+         "<= 5"),
+        ("accept p99 burst/alone", ratio(busy, alone),
+         f"p99 {ms(busy)} while a burst settles / {ms(alone)} alone", "<= 2.0"),
+    ]  # fmt: skip
+
+
+def _met(value: float, aim: str) -> bool:
+    op, bound = aim.split()
+    return value <= float(bound) if op == "<=" else value >= float(bound)
+
+
 def _read_aim(f: dict[str, float]) -> bool:
     return f["p50_ms"] <= 3 and f["rate"] >= 1500
 
@@ -143,6 +195,20 @@ def main() -> None:
     top = max(v["load"][0] for v in data.values())
     print("\nhistory row for docs/performance.md:")
     print(f"| {now} | {commit()} | {top:.1f} | {figures} |")
+    aims = issue33(data)
+    print("\nissue 33 (each figure beside its reference of the same run):")
+    for label, value, reference, aim in aims:
+        result = "not measured" if value is None else ("met" if _met(value, aim) else "NOT met")
+        shown = "—" if value is None else f"{value:.2f}"
+        print(f"  {label:<24}{shown:>7}  aim {aim:<7}{result:<14}{reference}")
+    print(
+        f"| {now} | {commit()} | {top:.1f} | "
+        + " | ".join("—" if v is None else f"{v:.2f}" for _, v, _, _ in aims)
+        + " |"
+    )
+    print()
+    for label, value, _, _ in aims:  # the block a tool reads: exactly this form, last
+        print(f"aim {label}: {'nan' if value is None else f'{value:.2f}'}")
 
 
 if __name__ == "__main__":

@@ -375,6 +375,8 @@ async def main_async(args: argparse.Namespace) -> None:
             f"confirmed/s ({single_rate / ping_rate:.2f}x the PingWorkflow rate)"
         )
         figures["single_rate"] = single_rate
+        figures["cpu_ms_ping"] = sum(ping_cpu.values()) / args.pings * 1000
+        figures["cpu_ms_single"] = sum(single_cpu.values()) / n * 1000
         for what, used, count in (("Ping", ping_cpu, args.pings), ("single", single_cpu, n)):
             shares = "  ".join(f"{k} {v / count * 1000:.1f}" for k, v in used.items())
             print(f"  CPU ms per {what}: {shares}  = {sum(used.values()) / count * 1000:.1f}")
@@ -394,6 +396,7 @@ async def main_async(args: argparse.Namespace) -> None:
 
         # Batches of 100.
         for batches in (1, args.batches):
+            before = cpu()
             started = time.perf_counter()
             responses = await asyncio.gather(
                 *(
@@ -422,8 +425,10 @@ async def main_async(args: argparse.Namespace) -> None:
             ]
             await wait_confirmed(sessions, ids, time.perf_counter() + 60)
             elapsed = time.perf_counter() - started
+            batch_cpu = cpu_between(before, cpu())
             rate = len(ids) / elapsed
             figures[f"batch_{batches}x100_rate"] = rate
+            figures[f"cpu_ms_batch_{batches}x100_item"] = sum(batch_cpu.values()) / len(ids) * 1000
             print(
                 f"batch-submit {batches} x 100 items: {rate:8.1f} confirmed items/s "
                 f"({elapsed:.2f} s; {rate / ping_rate:.1f}x the PingWorkflow rate)"
@@ -432,6 +437,12 @@ async def main_async(args: argparse.Namespace) -> None:
                 first = r.json()["data"][0]["attributes"]["activity"]["id"]
                 breakdown = await phases(client, sessions, [first], accepted_s)
                 print(f"  phases of batch {n + 1}/{batches}: {breakdown}")
+            shares = "  ".join(f"{k} {v / len(ids) * 1000:.2f}" for k, v in batch_cpu.items())
+            print(f"  CPU ms per item: {shares}  = {sum(batch_cpu.values()) / len(ids) * 1000:.2f}")
+        ping_ms = figures["cpu_ms_ping"]
+        print(f"aim CPU single / Ping: {figures['cpu_ms_single'] / ping_ms:.2f}   (<= 1.0)")
+        item = figures[f"cpu_ms_batch_{args.batches}x100_item"]
+        print(f"aim CPU batch item / Ping: {item / ping_ms:.2f}   (<= 0.2)")
         record("webhooks_mining", figures)
 
 

@@ -47,6 +47,8 @@ class WebhookSettings:
     disable_after_seconds: float = 5 * 24 * 3600.0
     timeout_seconds: float = 15.0
     poll_seconds: float = 0.2
+    # A listening pump (woken by NOTIFY, migration 0023) still looks this often when idle.
+    idle_poll_seconds: float = 5.0
     batch: int = 200
     concurrency: int = 100
     http_client: str = "aiohttp"
@@ -138,7 +140,9 @@ class Settings(BaseSettings):
     oracle_min_samples: int = 120  # half of a 4-hour window sampled once a minute
     oracle_min_liquidity_usdc: int = 10_000 * 10**6  # 10,000 USDC
     oracle_max_move_bps: int = 1_000  # 10 % per close
-    deposit_scan_seconds: float = 10.0  # how often the deposit watcher runs
+    # How often the deposit watcher's schedule starts a run (each follows the chain for 90 %
+    # of it): 30 s, so an idle worker does not start a workflow every few seconds (issue 33).
+    deposit_scan_seconds: float = 30.0
     market_price_cache_seconds: float = 15.0  # freshness of the market price on GET paths
     balance_cache_seconds: float = 60.0  # upper bound; changes evict at once (NOTIFY)
 
@@ -183,7 +187,8 @@ class Settings(BaseSettings):
     webhook_retry_schedule: Annotated[tuple[float, ...], NoDecode] = DEFAULT_WEBHOOK_SCHEDULE
     webhook_disable_after_seconds: float = 432000.0  # failing this long disables an endpoint
     webhook_timeout_seconds: float = 15.0  # a 2xx must arrive within this
-    webhook_poll_seconds: float = 0.2  # how often an idle pump looks for work
+    webhook_poll_seconds: float = 0.2  # how often an idle pump looks when it cannot LISTEN
+    webhook_idle_poll_seconds: float = 5.0  # the safety net of a pump woken by NOTIFY
     webhook_batch: int = 200  # claims per round
     webhook_concurrency: int = 100  # requests in flight
     webhook_http_client: Literal["aiohttp", "httpx"] = "aiohttp"

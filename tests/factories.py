@@ -4,6 +4,7 @@ OAuth clients, consent grants and access tokens, written to the real database.""
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,14 @@ CLIENT_SCOPES = [
 ]
 
 
+@functools.cache
+def password_hash() -> str:
+    """PASSWORD's scrypt hash, made once by the product's own ``hash_password`` (about 0.1 s a
+    call, on the test loop) and given to every test user: each sign-in still checks it with
+    the real scrypt. That salts differ per hash is tested in tests/test_security.py."""
+    return hash_password(PASSWORD)
+
+
 @dataclass
 class ProjectCreds:
     project_id: int
@@ -53,7 +62,7 @@ class World:
             uid=f"u_{secrets.token_hex(6)}",
             username=name,
             email=f"{name}@test.local",
-            password_hash=hash_password(PASSWORD),
+            password_hash=password_hash(),
             role=role,
             display_name=name,
         )

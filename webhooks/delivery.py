@@ -15,6 +15,7 @@ secret's first), as Standard Webhooks allows: a receiver accepts the delivery if
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import psycopg
 from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -89,13 +91,23 @@ class PumpStats:
 BACKLOG_EVERY_SECONDS = 5.0
 
 
+# The channel migration 0023 NOTIFYs at commit when there may be new work for the pump.
+WAKE_CHANNEL = "mccgw_webhooks"
+
+
 class WebhookPump:
+    """``listen_dsn`` (a plain PostgreSQL DSN): the pump LISTENs for work (new events, a
+    redelivery, an endpoint active again) and wakes for its own retries by their due time,
+    looking anyway every ``idle_poll_seconds``; while it is not listening (no DSN, or the
+    connection is down) an idle pump looks every ``poll_seconds``."""
+
     def __init__(
         self,
         sessions: async_sessionmaker[AsyncSession],
         master_keys: dict[str, str],
         settings: WebhookSettings,
         sender: Sender,
+        listen_dsn: str | None = None,
     ) -> None:
         self._sessions = sessions
         self._keys = master_keys
@@ -104,6 +116,9 @@ class WebhookPump:
         self._secrets: dict[str, tuple[str, str]] = {}
         self.stats = PumpStats()
         self._backlog_at = 0.0  # when the backlog gauge is measured next
+        self._listen_dsn = listen_dsn
+        self._listening = False
+        self._wake = asyncio.Event()
 
     # ------------------------------------------------------------------ fan-out
 
@@ -368,9 +383,15 @@ class WebhookPump:
         batches, fan out new events between claims; returns when ``should_stop()``."""
         inflight: set[asyncio.Task[tuple[Claimed, SendResult]]] = set()
         done: list[tuple[Claimed, SendResult]] = []
+        listener = None
+        if self._listen_dsn is not None:
+            listener = asyncio.create_task(self._listen(), name="mccgw-webhook-listener")
         try:
             while not should_stop():
                 beat()
+                # Cleared before looking: a notification that arrives while we look wakes the
+                # wait below at once, so nothing committed meanwhile waits for the next look.
+                self._wake.clear()
                 if time.monotonic() >= self._backlog_at:
                     self._backlog_at = time.monotonic() + BACKLOG_EVERY_SECONDS
                     await self._measure_backlog()
@@ -381,14 +402,7 @@ class WebhookPump:
                     inflight.add(asyncio.create_task(self._send_one(item)))
                 finished = [t for t in inflight if t.done()]
                 if not claimed and not finished:
-                    if inflight:
-                        await asyncio.wait(
-                            inflight,
-                            timeout=self.settings.poll_seconds,
-                            return_when=asyncio.FIRST_COMPLETED,
-                        )
-                    else:
-                        await asyncio.sleep(self.settings.poll_seconds)
+                    await self._wait(inflight)
                     finished = [t for t in inflight if t.done()]
                 for task in finished:
                     inflight.discard(task)
@@ -405,7 +419,64 @@ class WebhookPump:
         finally:
             for task in inflight:
                 task.cancel()
+            if listener is not None:
+                listener.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await listener
         return self.stats
+
+    async def _wait(self, inflight: set[asyncio.Task[tuple[Claimed, SendResult]]]) -> None:
+        """Nothing to do this round: until a request finishes, a notification arrives, the
+        next retry is due, or the poll interval passes (short while not listening)."""
+        if inflight or not self._listening:
+            timeout = self.settings.poll_seconds
+        else:
+            timeout = min(await self._next_due(), self.settings.idle_poll_seconds)
+        if timeout <= 0:
+            return
+        woken = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({*inflight, woken}, timeout=timeout, return_when="FIRST_COMPLETED")
+        finally:
+            woken.cancel()
+
+    async def _next_due(self) -> float:
+        """Seconds until the earliest pending delivery of an active endpoint is due (a retry,
+        or a lease that runs out); a large number when there is none."""
+        async with self._sessions() as session:
+            seconds = await session.scalar(
+                select(
+                    func.extract("epoch", func.min(WebhookDelivery.next_attempt_at) - func.now())
+                )
+                .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
+                .where(WebhookDelivery.status == "pending", WebhookEndpoint.status == "active")
+            )
+        return 3600.0 if seconds is None else max(0.0, float(seconds))
+
+    async def _listen(self) -> None:
+        """LISTEN on WAKE_CHANNEL (its own connection); every notification sets the wake."""
+        assert self._listen_dsn is not None
+        backoff = 0.5
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(
+                    self._listen_dsn, autocommit=True
+                ) as conn:
+                    await conn.execute(f"LISTEN {WAKE_CHANNEL}")
+                    self._listening = True
+                    self._wake.set()  # look once more: what was written before the LISTEN
+                    backoff = 0.5
+                    async for _ in conn.notifies():
+                        self._wake.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("webhook pump lost its LISTEN connection (%r); polling", exc)
+            finally:
+                self._listening = False
+            self._wake.set()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 10.0)
 
     async def _measure_backlog(self) -> None:
         """The pending deliveries, for the ``mccgw_webhook_backlog`` gauge (core.metrics)."""

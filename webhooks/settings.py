@@ -5,7 +5,10 @@
   before each attempt; after the last one fails the delivery is ``failed``.
 - WEBHOOK_DISABLE_AFTER_SECONDS (432000 = 5 days): an endpoint failing this long is disabled.
 - WEBHOOK_TIMEOUT_SECONDS (15): a 2xx must arrive within this.
-- WEBHOOK_POLL_SECONDS (0.2): how often an idle pump looks for work.
+- WEBHOOK_POLL_SECONDS (0.2): how often an idle pump looks for work while it cannot LISTEN
+  (and the longest wait while requests are in flight).
+- WEBHOOK_IDLE_POLL_SECONDS (5): the safety net of a listening pump: work arrives by NOTIFY
+  (migration 0023) and its own retries wake it when due; it still looks this often.
 - WEBHOOK_BATCH (200), WEBHOOK_CONCURRENCY (100): claims per round, requests in flight.
 - WEBHOOK_HTTP_CLIENT (aiohttp): aiohttp or httpx (measured in bench/webhooks_mining.py).
 - WEBHOOK_ALLOWED_HOSTS (empty): comma-separated hosts, IPs or CIDRs allowed despite the SSRF

@@ -31,6 +31,20 @@ class NodeHandle:
             self.process.kill()
             self.process.wait()
 
+    def wait_ready(self, timeout: float = 30) -> None:
+        """Until the node answers getHealth; stopped and raised if it exits or times out."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"chain node exited with {self.process.returncode} before it was ready"
+                )
+            if _healthy(self.url):
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise TimeoutError(f"chain node at {self.url} not ready after {timeout}s")
+
 
 def _healthy(url: str) -> bool:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "getHealth"}).encode()
@@ -55,6 +69,29 @@ def start_node(
     mcd_decimals: int = 9,
     mcd_token_2022: bool = False,
 ) -> NodeHandle:
+    """Start the node and wait until it serves."""
+    handle = spawn_node(
+        data_dir, keys_dir, port, slot_ms, host, accounts_dir, fixtures, log_file,
+        mcd_decimals, mcd_token_2022,
+    )  # fmt: skip
+    handle.wait_ready(ready_timeout)
+    return handle
+
+
+def spawn_node(
+    data_dir: Path,
+    keys_dir: Path,
+    port: int,
+    slot_ms: int = 400,
+    host: str = "127.0.0.1",
+    accounts_dir: Path | None = None,
+    fixtures: bool = True,
+    log_file: Path | None = None,
+    mcd_decimals: int = 9,
+    mcd_token_2022: bool = False,
+) -> NodeHandle:
+    """Start the node without waiting (``wait_ready`` later): a caller starts other services
+    while it builds its genesis."""
     cmd = [
         sys.executable, "-m", "devchain.node",
         "--host", host, "--port", str(port),
@@ -78,14 +115,4 @@ def start_node(
                             start_new_session=True, preexec_fn=die_with_parent)  # fmt: skip
     if out is not None and not isinstance(out, int):
         out.close()  # the child holds its own descriptor
-    url = f"http://{host}:{port}"
-    handle = NodeHandle(url, proc)
-    deadline = time.monotonic() + ready_timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"chain node exited with {proc.returncode} before it was ready")
-        if _healthy(url):
-            return handle
-        time.sleep(0.05)
-    handle.stop()
-    raise TimeoutError(f"chain node at {url} not ready after {ready_timeout}s")
+    return NodeHandle(f"http://{host}:{port}", proc)

@@ -1,5 +1,6 @@
 """The operator console in a real headless Chromium (Debian's chromium + chromedriver, driven
-by Selenium) against a `mccgw dev` stack started here on free ports with its own state dir.
+by Selenium) against a `mccgw dev` stack on free ports with its own state dir: the one the
+quickstart runs on just before (tests/shared_stacks.py).
 
 Sign in through our authorization server as the seeded admin; approve bob's application and
 see its whitelist entry; cancel a transfer that never reached the chain; make another one stuck
@@ -13,7 +14,6 @@ Under CI (CI=true) a missing browser or driver fails the test instead of skippin
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,8 +22,6 @@ import psutil
 import pytest
 from solders.keypair import Keypair
 
-from core.embedded import free_port
-from tests.conftest import traversable_tmp
 from tests.console.browser_support import (
     CHROMEDRIVER,
     CHROMIUM,
@@ -41,32 +39,22 @@ from tests.console.browser_support import (
     transfer_status,
     until,
 )
-from tests.test_dev_stack import _Stack
+from tests.shared_stacks import DevStack
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[Stack]:
+def stack(shared_dev_stack: DevStack) -> Iterator[Stack]:
     require_browser()
-    root = traversable_tmp("mccgw-console-")
-    state_dir = root / "dev"
-    ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
-    running = _Stack(state_dir, ports)
-    try:
-        running.wait_ready(f"http://127.0.0.1:{ports['api']}")
-        yield Stack(running, state_dir, ports)
-        for p in psutil.Process(running.proc.pid).children(recursive=True):
-            try:
-                if p.status() == psutil.STATUS_STOPPED:
-                    p.resume()  # never leave a paused process behind
-            except psutil.NoSuchProcess:
-                pass
-        out = running.stop()
-        assert "Traceback" not in out
-    finally:
-        running.kill()
-        shutil.rmtree(root, ignore_errors=True)
+    running = shared_dev_stack
+    yield Stack(running.stack, running.state_dir, running.ports)
+    for p in psutil.Process(running.stack.proc.pid).children(recursive=True):
+        try:
+            if p.status() == psutil.STATUS_STOPPED:
+                p.resume()  # never leave a paused process behind
+        except psutil.NoSuchProcess:
+            pass
 
 
 @pytest.fixture(scope="module")

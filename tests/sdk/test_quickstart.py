@@ -1,4 +1,5 @@
-"""docs/quickstart.md, run block by block against `mccgw dev` (as a new developer runs it).
+"""docs/quickstart.md, run block by block against `mccgw dev` (as a new developer runs it: the
+stack is fresh, shared afterwards with the console's browser test, tests/shared_stacks.py).
 
 The page's tagged blocks (``<!-- quickstart: NAME -->``) are executed in order: the shell block
 with bash in a directory that looks like the repository root (``.dev`` is this stack's state
@@ -21,10 +22,9 @@ from typing import Any
 
 import pytest
 
-from core.embedded import free_port
 from tests.conftest import traversable_tmp
 from tests.sdk.test_typescript import PACKAGE, installed_npm
-from tests.test_dev_stack import _Stack
+from tests.shared_stacks import DevStack
 
 pytestmark = pytest.mark.slow
 
@@ -48,8 +48,10 @@ def test_the_page_has_every_step_in_order() -> None:
 
 
 @pytest.fixture
-def stack_root() -> Iterator[Path]:
+def workdir() -> Iterator[Path]:
+    """A directory shaped like the repository root, as the page assumes."""
     root = traversable_tmp("mccgw-quickstart-")
+    (root / ".venv").symlink_to(ROOT / ".venv")
     yield root
     shutil.rmtree(root, ignore_errors=True)
 
@@ -67,35 +69,16 @@ def _shell_step(code: str, cwd: Path) -> dict[str, str]:
     return dict(pairs) | {"_stderr": done.stderr}
 
 
-def _start(stack_root: Path) -> tuple[_Stack, Path, str]:
-    """`mccgw dev` on free ports; one more try on fresh ports and a fresh directory if the
-    stack exits during start-up (a port taken between free_port() and its bind)."""
-    for attempt in (1, 2):
-        ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
-        base_url = f"http://127.0.0.1:{ports['api']}"
-        state_dir = stack_root / f"dev{attempt}"
-        stack = _Stack(state_dir, ports)
-        try:
-            stack.wait_ready(base_url)
-        except pytest.fail.Exception:
-            if attempt == 2 or stack.proc.poll() is None:
-                raise
-            continue
-        return stack, state_dir, base_url
-    raise AssertionError("unreachable")
-
-
-def test_quickstart_end_to_end(stack_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A directory shaped like the repository root, as the page assumes.
-    workdir = stack_root / "repo"
-    workdir.mkdir()
-    (workdir / ".venv").symlink_to(ROOT / ".venv")
+@pytest.mark.dev_stack_first  # the stack as `make dev` leaves it, before the console's test
+def test_quickstart_end_to_end(
+    workdir: Path, shared_dev_stack: DevStack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     namespace: dict[str, Any] = {"__name__": "quickstart"}
-    stack, state_dir, base_url = _start(stack_root)
+    stack = shared_dev_stack
     try:
-        (workdir / ".dev").symlink_to(state_dir)
+        (workdir / ".dev").symlink_to(stack.state_dir)
         monkeypatch.chdir(workdir)
-        page = {name: (lang, code.replace("http://127.0.0.1:8000", base_url))
+        page = {name: (lang, code.replace("http://127.0.0.1:8000", stack.base_url))
                 for name, lang, code in blocks() if lang != "ts"}  # fmt: skip
 
         def run(name: str) -> None:
@@ -119,17 +102,6 @@ def test_quickstart_end_to_end(stack_root: Path, monkeypatch: pytest.MonkeyPatch
         if "receiver" in namespace:  # the page's webhook receiver, if the run got that far
             namespace["receiver"].shutdown()
             namespace["receiver"].server_close()
-        _stop(stack)
-
-
-def _stop(stack: _Stack) -> None:
-    """Ctrl-C, as a user stops it (every service goes down with it)."""
-    if stack.proc.poll() is None:
-        try:
-            out = stack.stop()
-            assert "Traceback" not in out, out
-        finally:
-            stack.kill()
 
 
 def _check(step: str, ns: dict[str, Any]) -> None:

@@ -4,12 +4,14 @@ account and source and never locks the owner out; L6: an IPv6 /64 is one source.
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from redis.asyncio import Redis
 
-from access.login import SOURCE_FAILURES
+from access.login import ACCOUNT_FAILURES, MAX_HOLD_SECONDS, SOURCE_FAILURES, Verdict
 from access.ratelimit import source_of
 from api.ratelimit import CONSOLE_LIMIT
 from tests.access.conftest import BASE
@@ -53,9 +55,18 @@ async def _sign_in(
     )
 
 
-async def test_m4_no_one_can_lock_the_owner_out(app: FastAPI, world: World) -> None:
+async def test_m4_no_one_can_lock_the_owner_out(
+    app: FastAPI, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 31 M4: failures spread over many sources (the old per-account lockout took 10)
-    never refuse the right password from a fresh source; the guessing sources wait."""
+    never refuse the right password from a fresh source; the guessing sources wait, and past
+    ACCOUNT_FAILURES each attempt from a source new to the account is held a little longer."""
+    held: list[float] = []
+
+    async def record(verdict: Verdict) -> None:  # the hold each attempt gets, without waiting
+        held.append(verdict.hold)  # its ~15 s out: what matters is who is held how long
+
+    monkeypatch.setattr("authserver.routes.hold", record)
     user = await world.user()
     project = await world.project()
     client_id, _ = await world.oauth_client(project.project_id)
@@ -73,6 +84,12 @@ async def test_m4_no_one_can_lock_the_owner_out(app: FastAPI, world: World) -> N
         assert r.status_code == 302, r.text
     for attacker in attackers:
         await attacker.aclose()
+    # Held: not the first ACCOUNT_FAILURES attempts; then longer and longer, up to the cap; the
+    # owner from a fresh source is held too (the refused attempt is not: it is never checked).
+    assert held[:ACCOUNT_FAILURES] == [0.0] * ACCOUNT_FAILURES and len(held) == 24 + 1
+    later = held[ACCOUNT_FAILURES:]
+    assert all(0 < a < b for a, b in itertools.pairwise(later) if b < MAX_HOLD_SECONDS), later
+    assert later[-1] == MAX_HOLD_SECONDS and max(later) == MAX_HOLD_SECONDS, later
 
 
 async def test_m4_delays_grow_per_account_and_source(app: FastAPI, world: World) -> None:

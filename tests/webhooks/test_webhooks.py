@@ -3,6 +3,7 @@ against a real HTTP receiver on loopback."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -377,3 +378,40 @@ async def test_failed_delivery_can_be_redelivered(
                 select(WebhookEndpoint.status).where(WebhookEndpoint.id == endpoint_id)
             )
         ) == "active"
+
+
+# An idle pump that only polled would look every 30 s here: each step below must be woken
+# instead (issue 33): the new event by PostgreSQL's NOTIFY, the retry by its own due time,
+# the redelivery by NOTIFY again.
+@pytest.mark.webhooks(
+    webhook_poll_seconds=30.0, webhook_idle_poll_seconds=30.0, webhook_retry_schedule=(0, 0.3)
+)
+async def test_an_idle_pump_is_woken_by_work_not_by_polling(
+    client: httpx.AsyncClient,
+    world: World,
+    receiver: Receiver,
+    worker: str,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    creds = await world.project()
+    receiver.script = [500]  # then 200: the retry is the second request
+    r = await register(client, creds, receiver.url, secret=SECRET)
+    endpoint_id = r.json()["data"]["id"]
+    await asyncio.sleep(1.0)  # the pump has started and found nothing to do
+    event_id = await emit_event(session_maker, creds.project_id)
+    got = await receiver.wait_for(2, seconds=10)
+    assert [g.json["id"] for g in got] == [event_id, event_id]
+
+    async def succeeded() -> Any:
+        log = await deliveries(client, creds, endpoint_id)
+        item = log["data"][0] if log["data"] else None
+        return item if item and item["attributes"]["status"] == "succeeded" else None
+
+    item = await eventually(succeeded, 10)
+    r = await client.post(
+        f"/v1/webhooks/deliveries/{item['id']}/redeliver",
+        headers=project_headers(creds, uuid.uuid4().hex),
+    )
+    assert r.status_code == 202, r.text
+    got = await receiver.wait_for(3, seconds=10)
+    assert got[-1].headers["X-Service-Delivery"] == item["id"]

@@ -406,7 +406,7 @@ class ClientSecretRollIn(BaseModel):
     expire_previous_in_seconds: Annotated[
         int | None,
         Field(
-            description="How long the current client secret keeps working (0: stops now)",
+            description="How long the current secret keeps working (0: stops now; at most 7 days)",
             ge=0,
             le=604800,
         ),
@@ -1196,16 +1196,8 @@ class RollIn(BaseModel):
     reason: Reason = None
 
 
-class SecretRollIn(BaseModel):
-    expire_previous_in_seconds: Annotated[
-        int | None,
-        Field(
-            description="How long deliveries are also signed with the current secret (0: stop now)",
-            ge=0,
-            le=604800,
-        ),
-    ] = 86400
-    idempotency_key: IdempotencyKey = None
+class SecretRollIn(ClientSecretRollIn):
+    pass
 
 
 class StationSummary(BaseModel):

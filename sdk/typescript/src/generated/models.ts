@@ -367,7 +367,7 @@ export interface ChainWriteView {
 }
 
 export interface ClientSecretRollIn {
-  /** How long the current client secret keeps working (0: stops now) */
+  /** How long the current secret keeps working (0: stops now; at most 7 days) */
   expire_previous_in_seconds?: number;
   /** Required unless the Idempotency-Key header is sent */
   idempotency_key?: string | null;
@@ -1629,7 +1629,7 @@ export interface RollIn {
 }
 
 export interface SecretRollIn {
-  /** How long deliveries are also signed with the current secret (0: stop now) */
+  /** How long the current secret keeps working (0: stops now; at most 7 days) */
   expire_previous_in_seconds?: number;
   /** Required unless the Idempotency-Key header is sent */
   idempotency_key?: string | null;
