@@ -323,13 +323,37 @@ class Topology:
         return found
 
     def stop(self) -> None:
-        for proc in [self.api, *reversed(self.workers), self.node, self.temporal]:
-            if proc is not None:
-                proc.stop()
+        """Stop everything, each part whatever the others did (a long chaos run left its
+        PostgreSQL running: the one process here that does not die with its parent)."""
+        steps: list[Any] = [
+            proc.stop
+            for proc in [self.api, *reversed(self.workers), self.node, self.temporal]
+            if proc is not None
+        ]
         if self.redis is not None:
-            self.redis.stop()
+            steps.append(self.redis.stop)
         if self.postgres is not None:
-            self.postgres.stop()
+            steps += [self.postgres.stop, self._stop_restarted_postgres]
+        for step in steps:
+            try:
+                step()
+            except Exception as exc:
+                print(f"topology: stopping: {exc!r}", file=sys.stderr)
+
+    def _stop_restarted_postgres(self) -> None:
+        """A PostgreSQL restarted behind pgserver's back (the chaos suite's fault) is not the
+        server pgserver stops: stop whatever still runs on the data directory."""
+        pgdata = self.state / "pg"
+        if not (pgdata / "postmaster.pid").exists():
+            return
+        from pgserver._commands import pg_ctl  # type: ignore[attr-defined]
+
+        server = self.postgres._server if self.postgres is not None else None
+        user = getattr(server, "system_user", None)
+        try:
+            pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user)
+        except Exception as exc:  # already gone
+            print(f"topology: stopping PostgreSQL: {exc!r}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
