@@ -27,6 +27,9 @@ from tests.services import fresh_database, redis_server
 from tests.shared_stacks import FIRST_MARK, DevStack, dev_stack, order_users, release_after
 from tests.stack import asgi_client
 
+# The deploy and chaos tests' session fixtures, registered here once for both directories.
+from tests.topology_fixtures import installed_image, topology  # noqa: F401
+
 # The suite runs on the development keys: say so explicitly (core.config refuses them otherwise).
 os.environ.setdefault("ENVIRONMENT", "test")
 # The suite runs many engines at once against one PostgreSQL (the app, the worker, the tests' own

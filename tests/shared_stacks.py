@@ -9,7 +9,7 @@ topology about 13% of a core, measured).
   ``dev_stack_first``), so that it meets the stack as `make dev` leaves it.
   tests/test_dev_stack.py starts stacks of its own on purpose (a fresh start, then a warm one)
   and does not use this one.
-- ``topology`` (tests/deploy/conftest.py): the production topology of the deploy and chaos
+- ``topology`` (tests/topology_fixtures.py): the production topology of the deploy and chaos
   tests.
 
 tests/conftest.py runs each stack's users one after another (where the first of them was
@@ -59,7 +59,7 @@ def order_users(items: list[pytest.Item]) -> None:
 
 
 def _active(item: pytest.Item | None, name: str) -> pytest.FixtureDef[Any] | None:
-    """The fixture ``name`` as ``item`` resolves it (tests/chaos's conftest defines its own
+    """The fixture ``name`` as ``item`` resolves it (a conftest below may define its own
     ``topology`` from the deploy tests' function), if ``item`` uses it."""
     info: Any = getattr(item, "_fixtureinfo", None)
     defs: Any = info.name2fixturedefs.get(name) if info is not None else None

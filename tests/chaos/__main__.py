@@ -19,7 +19,7 @@ from pathlib import Path
 from deploy.image import build_image
 from deploy.topology import Topology
 from tests.chaos.harness import FAULTS, Plan, chaos
-from tests.deploy.conftest import TOPOLOGY_ENV
+from tests.topology_fixtures import TOPOLOGY_ENV
 
 
 def main() -> int:

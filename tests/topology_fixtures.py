@@ -1,5 +1,7 @@
 """The image and the production topology, each built once per session for the image, topology
-and chaos tests (tests/chaos/conftest.py imports them)."""
+and chaos tests. Registered by the root tests/conftest.py only: a fixture imported into two
+conftest files is two fixtures to pytest, and the topology was built twice (once for
+tests/deploy, once for tests/chaos)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ import pytest
 
 from deploy.image import Installed, build_image
 from deploy.topology import Topology
-from tests.conftest import traversable_tmp
 
 # What the tests' topology (and ``make chaos``'s) sets beside compose's environment: loopback
 # webhooks, a deposit watcher every 2 s, and a webhook retry schedule of seconds, not hours (the
@@ -28,6 +29,8 @@ TOPOLOGY_ENV = {
 def installed_image() -> Iterator[Installed]:
     import shutil
 
+    from tests.conftest import traversable_tmp  # not at import: tests/conftest imports this
+
     tmp = traversable_tmp("mccgw-image-")
     try:
         yield build_image(tmp)
@@ -40,6 +43,8 @@ def topology(installed_image: Installed) -> Iterator[Topology]:
     """docker-compose.yml's topology as processes (deploy/topology.py), with the settings a
     test on one machine needs (``TOPOLOGY_ENV``)."""
     import shutil
+
+    from tests.conftest import traversable_tmp
 
     state = traversable_tmp("mccgw-topology-")
     topo = Topology(
