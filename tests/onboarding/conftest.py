@@ -35,7 +35,10 @@ async def app(
         yield application
 
 
-@pytest.fixture(scope="session")
+# Package, not session: a worker left running serves its queue for the rest of the session,
+# and a webhook pump started there would go on claiming the deliveries of later tests on
+# the shared database under this worker's settings (loopback receivers refused).
+@pytest.fixture(scope="package")
 async def worker(
     worker_settings: Settings, temporal_env: WorkflowEnvironment, onboarding_queue: str
 ) -> AsyncIterator[None]:

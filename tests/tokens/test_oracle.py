@@ -4,6 +4,7 @@ on-chain update_price per close across retries and a lost result."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -15,6 +16,7 @@ from spl.token.constants import TOKEN_PROGRAM_ID
 from spl.token.instructions import mint_to
 from spl.token.models import MintToParams
 from sqlalchemy import delete, func, select, update
+from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps
@@ -215,6 +217,11 @@ async def test_schedules_close_every_four_hours_utc(
     )
 
     client = temporal_env.client
+    # The suite's Temporal is shared: a worker started by an earlier test may have created
+    # these schedules with its own settings (ensure never replaces one that exists).
+    for schedule_id in (ORACLE_SCHEDULE_ID, DEPOSIT_SCHEDULE_ID, ORACLE_SAMPLE_SCHEDULE_ID):
+        with contextlib.suppress(RPCError):
+            await client.get_schedule_handle(schedule_id).delete()
     await ensure_token_schedules(client, queue, timedelta(seconds=10))
     await ensure_token_schedules(client, queue, timedelta(seconds=10))  # idempotent
     try:

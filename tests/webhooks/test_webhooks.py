@@ -351,7 +351,8 @@ async def test_failed_delivery_can_be_redelivered(
         return log if log["data"] and log["data"][0]["attributes"]["status"] == "failed" else None
 
     item = (await eventually(failed))["data"][0]
-    assert [a["status_code"] for a in item["attributes"]["attempt_log"]] == [500, 503]
+    attempts = item["attributes"]["attempt_log"]
+    assert [a["status_code"] for a in attempts] == [500, 503], attempts
 
     other = await world.project()
     r = await client.post(
