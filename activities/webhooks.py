@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 
@@ -42,11 +43,20 @@ class WebhookActivities:
         )
         pump = WebhookPump(self._sessions, self._keys, settings, sender, listen_dsn=self._dsn)
         deadline = time.monotonic() + data.seconds
+
+        async def wake_at_shutdown() -> None:
+            # An idle pump waits up to WEBHOOK_IDLE_POLL_SECONDS: without this a worker's
+            # shutdown waited out its whole grace period and then cancelled the pump.
+            await activity.wait_for_worker_shutdown()
+            pump.wake()
+
+        waker = asyncio.create_task(wake_at_shutdown())
         try:
             stats = await pump.run(
                 lambda: activity.is_worker_shutdown() or time.monotonic() >= deadline,
                 activity.heartbeat,
             )
         finally:
+            waker.cancel()
             await pump.aclose()
         return PumpResult(stats.sent, stats.succeeded, stats.failed_attempts)

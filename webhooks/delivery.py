@@ -425,6 +425,11 @@ class WebhookPump:
                     await listener
         return self.stats
 
+    def wake(self) -> None:
+        """Look again at once (e.g. the worker is shutting down: ``run``'s ``should_stop`` is
+        checked without waiting out an idle poll)."""
+        self._wake.set()
+
     async def _wait(self, inflight: set[asyncio.Task[tuple[Claimed, SendResult]]]) -> None:
         """Nothing to do this round: until a request finishes, a notification arrives, the
         next retry is due, or the poll interval passes (short while not listening)."""

@@ -4,6 +4,8 @@ against a real HTTP receiver on loopback."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -13,17 +15,23 @@ import pytest
 from redis.asyncio import Redis
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from temporalio.api.enums.v1 import PendingActivityState
+from temporalio.testing import WorkflowEnvironment
 
+from core.config import Settings
 from db.models.access import IdempotencyRecord
 from db.models.webhooks import WebhookEndpoint
 from events.outbox import emit
 from tests.factories import ProjectCreds, World
+from tests.stack import new_queue, running_worker
 from tests.webhooks.support import (
+    FAST_WEBHOOKS,
     Receiver,
     eventually,
     project_headers,
     verify_signature,
 )
+from workflows.pump import ensure_pump, pump_workflow_id
 
 SECRET = "whsec_test_0123456789abcdef"
 
@@ -416,3 +424,33 @@ async def test_an_idle_pump_is_woken_by_work_not_by_polling(
     assert r.status_code == 202, r.text
     got = await receiver.wait_for(3, seconds=10)
     assert got[-1].headers["X-Service-Delivery"] == item["id"]
+
+
+async def test_an_idle_pump_lets_its_worker_shut_down_without_waiting_out_the_grace(
+    temporal_env: WorkflowEnvironment, worker_settings: Settings
+) -> None:
+    """A deploy stops workers: an idle pump (here polling every 30 s) ends its activity as soon
+    as the worker starts shutting down, instead of holding the shutdown for the worker's whole
+    grace period (10 s, worker.py) until Temporal cancels it."""
+    queue = new_queue("pump-stop")
+    settings = worker_settings.model_copy(
+        update={**FAST_WEBHOOKS, "webhook_poll_seconds": 30.0, "webhook_idle_poll_seconds": 30.0}
+    )
+    handle = temporal_env.client.get_workflow_handle(pump_workflow_id(queue))
+    try:
+        async with running_worker(temporal_env.client, settings, queue):
+            await ensure_pump(temporal_env.client, queue)
+
+            async def pumping() -> bool:
+                pending = (await handle.describe()).raw_description.pending_activities
+                return any(a.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+                           for a in pending)  # fmt: skip
+
+            await eventually(pumping, 20)
+            await asyncio.sleep(0.5)  # idle: waiting for work, a notification or its poll
+            stopping = time.monotonic()
+        took = time.monotonic() - stopping
+    finally:
+        with contextlib.suppress(Exception):
+            await handle.terminate()
+    assert took < 10.0, f"the worker's shutdown waited {took:.1f} s for its idle pump"
