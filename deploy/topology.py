@@ -107,6 +107,22 @@ class Proc:
             self.popen.wait()
 
 
+def _stop_together(procs: list[Proc], timeout: float = 15) -> None:
+    """SIGTERM to every live process, then wait for all within one ``timeout``; SIGKILL to
+    whatever is still running then."""
+    live = [p for p in procs if p.alive()]
+    for proc in live:
+        proc.signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for proc in live:
+        assert proc.popen is not None
+        try:
+            proc.popen.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.signal(signal.SIGKILL)
+            proc.popen.wait()
+
+
 @dataclass
 class Ports:
     api: int = field(default_factory=free_port)
@@ -325,11 +341,11 @@ class Topology:
     def stop(self) -> None:
         """Stop everything, each part whatever the others did (a long chaos run left its
         PostgreSQL running: the one process here that does not die with its parent)."""
-        steps: list[Any] = [
-            proc.stop
-            for proc in [self.api, *reversed(self.workers), self.node, self.temporal]
-            if proc is not None
-        ]
+        # The API and the workers first (they use the rest), then the node and Temporal: each
+        # group is sent SIGTERM at once and awaited together, not one process after another.
+        front = [p for p in [self.api, *self.workers] if p is not None]
+        back = [p for p in [self.node, self.temporal] if p is not None]
+        steps: list[Any] = [lambda: _stop_together(front), lambda: _stop_together(back)]
         if self.redis is not None:
             steps.append(self.redis.stop)
         if self.postgres is not None:
