@@ -5,6 +5,7 @@ the price oracle (00, 04, ..., 20 UTC)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from datetime import timedelta
 from typing import Any
@@ -20,6 +21,8 @@ from temporalio.client import (
     SchedulePolicy,
     ScheduleRange,
     ScheduleSpec,
+    ScheduleUpdate,
+    ScheduleUpdateInput,
 )
 
 from workflows.housekeeping import (
@@ -53,15 +56,52 @@ _SKIP = SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP)
 
 
 async def _create(client: Client, schedule_id: str, schedule: Schedule) -> None:
-    """Create the schedule unless it exists (any number of workers may call this)."""
+    """Create the schedule unless it exists (any number of workers may call this); one that
+    exists takes this worker's interval if it differs."""
     try:
         await client.create_schedule(schedule_id, schedule)
     except ScheduleAlreadyRunningError:
+        await _follow_interval(client, schedule_id, schedule)
         return
     except Exception as exc:  # the worker runs without it; the next start retries
         log.warning("could not create the schedule %s: %r", schedule_id, exc)
         return
     log.info("schedule created", extra={"schedule": schedule_id})
+
+
+def _intervals(schedule: Schedule) -> list[timedelta]:
+    return [spec.every for spec in schedule.spec.intervals]
+
+
+async def _follow_interval(client: Client, schedule_id: str, schedule: Schedule) -> None:
+    """An interval that comes from the settings (``DEPOSIT_SCAN_SECONDS``), or a new default,
+    reaches a deployment whose schedule an earlier start created: the schedule is replaced by
+    this worker's, keeping its state (an operator's pause and its note)."""
+    wanted = _intervals(schedule)
+    if not wanted:
+        return
+    handle = client.get_schedule_handle(schedule_id)
+
+    def replace(current: ScheduleUpdateInput) -> ScheduleUpdate | None:
+        if _intervals(current.description.schedule) == wanted:
+            return None
+        return ScheduleUpdate(
+            schedule=dataclasses.replace(schedule, state=current.description.schedule.state)
+        )
+
+    try:
+        before = _intervals((await handle.describe()).schedule)
+        if before == wanted:
+            return
+        await handle.update(replace)
+    except Exception as exc:  # the worker runs on the old interval; the next start retries
+        log.warning("could not update the schedule %s: %r", schedule_id, exc)
+        return
+    log.info(
+        "schedule interval changed",
+        extra={"schedule": schedule_id, "from": [str(b) for b in before],
+               "to": [str(w) for w in wanted]},
+    )  # fmt: skip
 
 
 def _start(run: Any, arg: Any, workflow_id: str, task_queue: str) -> ScheduleActionStartWorkflow:

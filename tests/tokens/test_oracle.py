@@ -232,8 +232,17 @@ async def test_schedules_close_every_four_hours_utc(
             at = at.astimezone(UTC)
             assert at.hour % 4 == 0 and (at.minute, at.second) == (0, 0), at
         assert upcoming[1] - upcoming[0] == timedelta(hours=4)
-        watch = await client.get_schedule_handle(DEPOSIT_SCHEDULE_ID).describe()
+        watch_handle = client.get_schedule_handle(DEPOSIT_SCHEDULE_ID)
+        watch = await watch_handle.describe()
         assert watch.schedule.spec.intervals[0].every == timedelta(seconds=10)
+        # A worker started with another DEPOSIT_SCAN_SECONDS moves the schedule to it, and an
+        # operator's pause stays.
+        await watch_handle.pause(note="operator: chain maintenance")
+        await ensure_token_schedules(client, queue, timedelta(seconds=20))
+        watch = await watch_handle.describe()
+        assert watch.schedule.spec.intervals[0].every == timedelta(seconds=20)
+        assert watch.schedule.state.paused
+        assert watch.schedule.state.note == "operator: chain maintenance"
         # The market sampler: once a minute, each run one sample.
         sampler = await client.get_schedule_handle(ORACLE_SAMPLE_SCHEDULE_ID).describe()
         assert sampler.schedule.spec.intervals[0].every == timedelta(minutes=1)
