@@ -117,7 +117,8 @@ async def bench(args: argparse.Namespace, settings: Settings, node_pid: int) -> 
     print(f"  bare worker (PingWorkflow only, reference):        {ref:6.2f} CPU ms/s")
     rest = "  ".join(f"{k} {v * 1000 / wall:.2f}" for k, v in stack.items() if k != "API + driver")
     print(f"  the stack meanwhile, CPU ms/s: {rest}")
-    print(f"aim idle worker CPU ms/s: {real:.2f}   (<= 5; bare worker {ref:.2f})")
+    # Not "aim ...:": make bench's summary prints the one line of that form a tool reads.
+    print(f"idle worker CPU ms/s: {real:.2f}   (aim <= 5; bare worker {ref:.2f})")
     record(
         "idle",
         {
