@@ -3,7 +3,6 @@ chain legs. Each activity has one commit point; business rejections are non-retr
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.heartbeat import heartbeating
 from chain.decimals import TokenDecimals
 from chain.errors import ChainWriteConflict, ReceiptMismatch, ReceiptUnavailable
 from db.models.engine import Transfer
@@ -21,9 +21,6 @@ from tokens.deposits import DepositScanner
 
 if TYPE_CHECKING:
     from activities.deps import WorkerDeps
-
-# Well inside the workflow's heartbeat timeout (15 s).
-_HEARTBEAT_EVERY = 5.0
 
 
 @dataclass
@@ -79,19 +76,15 @@ class EngineActivities:
     # -- transfers -------------------------------------------------------------------
 
     @activity.defn(name="engine.transfer_settle")
+    @heartbeating
     async def transfer_settle(self, ref: TransferRef) -> TransferStep:
         """The whole chain leg of one transfer: claimed (pending -> pending_onchain) with the
         transfers that arrive together, sent in one transaction with them, finalized, receipt
         verified, booked (see engine.settlement). Idempotent: a retry resumes from the records.
-        Heartbeats every few seconds while it runs (TransferWorkflow's heartbeat timeout)."""
-        work = asyncio.create_task(self.settler.settle(ref.transfer_id))
+        Heartbeats while it runs (TransferWorkflow's heartbeat timeout); a cancelled activity
+        stops waiting, the shared write goes on."""
         try:
-            while True:
-                done, _ = await asyncio.wait({work}, timeout=_HEARTBEAT_EVERY)
-                if done:
-                    break
-                activity.heartbeat()
-            settled = work.result()
+            return await self.settler.settle(ref.transfer_id)
         except TransferNotFound as exc:
             raise ApplicationError(
                 f"transfer {ref.transfer_id} not found", type="TransferNotFound", non_retryable=True
@@ -103,9 +96,6 @@ class EngineActivities:
         except ReceiptMismatch as exc:
             # Money moved, but not as recorded: stop here for an operator (stays pending_onchain).
             raise ApplicationError(str(exc), type="ReceiptMismatch", non_retryable=True) from exc
-        finally:
-            work.cancel()  # a cancelled activity stops waiting; the shared write goes on
-        return settled
 
     @activity.defn(name="engine.transfer_status")
     async def transfer_status(self, ref: TransferRef) -> TransferStep:

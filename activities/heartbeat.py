@@ -14,7 +14,7 @@ from temporalio import activity
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Well inside the heartbeat timeouts the workflows give (10 s).
+# Well inside the heartbeat timeouts the workflows give (10 s, 15 s for a transfer).
 EVERY_SECONDS = 2.0
 
 

@@ -37,7 +37,7 @@ _SETTLE_RETRY = RetryPolicy(
     non_retryable_error_types=["TransferNotFound", "ChainWriteConflict", "ReceiptMismatch"],
 )
 _STATUS_RETRY = RetryPolicy(maximum_attempts=3)
-# The settle activity heartbeats every 5 s (activities/engine.py): a try silent this long died
+# The settle activity heartbeats every 2 s (activities/heartbeat.py): a try silent this long died
 # with its worker and is retried elsewhere.
 _SETTLE_HEARTBEAT = timedelta(seconds=15)
 # When to look at a slow transfer's recorded status (first after 15 s, then every minute). Not
