@@ -1,1 +1,1 @@
-"""Local Solana chain node: a JSON-RPC server over LiteSVM (see server.py, svm.py)."""
+"""Local Solana chain node: a JSON-RPC server over LiteSVM (see server.py, rpc/, svm.py)."""

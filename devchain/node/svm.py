@@ -3,6 +3,11 @@ with expiry, commitment levels, per-account versions for reads at `confirmed`/`f
 transaction history, signature de-duplication and the per-slot snapshot to disk.
 
 Everything runs on the event-loop thread; LiteSVM calls are short, so there is no locking.
+
+Listeners (for a PubSub hub): ``chain.on_slot`` callables get each newly opened slot after
+``tick``; ``chain.on_landed`` callables get each recorded transaction (its stored record,
+sendTransaction's and requestAirdrop's alike; to read, not to change) and the accounts it
+changed. Both run on the event-loop thread; a listener's exception is logged, never raised.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import logging
 import os
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -99,6 +105,14 @@ def _now() -> int:
     return int(time.time())
 
 
+def _notify(listeners: list[Callable[..., None]], *args: Any) -> None:
+    for listener in listeners:
+        try:
+            listener(*args)
+        except Exception:
+            log.warning("chain listener %r failed", listener, exc_info=True)
+
+
 def _meta_parts(res: Any) -> tuple[Any, TransactionMetadata]:
     if isinstance(res, FailedTransactionMetadata):
         return err_json(res.err()), res.meta()
@@ -152,6 +166,8 @@ class Chain:
         self._versions_dirty = False
         self._block_time: dict[int, int] = {}
         self._slot_hashes: deque[tuple[int, Hash]] = deque()  # the SlotHashes sysvar, newest first
+        self.on_slot: list[Callable[[int], None]] = []  # listeners: see the module docstring
+        self.on_landed: list[Callable[[dict[str, Any], list[Pubkey]], None]] = []
 
     # -- construction --------------------------------------------------------------------
 
@@ -219,6 +235,7 @@ class Chain:
         self._prune_versions()
         if self.slot % 50 == 0:
             self._recent = {s: v for s, v in self._recent.items() if v[0] > old}
+        _notify(self.on_slot, self.slot)
 
     def blockhash_of(self, slot: int) -> str:
         """Blockhashes derive from a per-chain seed, so any past block's hash is recomputable
@@ -445,6 +462,7 @@ class Chain:
         }
         self._recent[sig] = (self.slot, err)
         self._pending.append((rec, [str(k) for k in keys]))
+        _notify(self.on_landed, rec, [keys[i] for i in changed])
         return None
 
     def airdrop(self, to: Pubkey, lamports: int) -> str:
