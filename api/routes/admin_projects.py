@@ -22,7 +22,8 @@ from api.schemas.onboarding import (
 )
 from api.typed import Many, One
 from db.models import Project
-from onboarding import control, queries, registration
+from db.paging import page_of
+from onboarding import control, registration
 from onboarding import status as machine
 from webhooks.endpoints import create_endpoint
 from webhooks.urls import UnsafeUrl
@@ -221,7 +222,7 @@ async def list_projects(
     tier: Tier | None = None,
 ) -> dict[str, Any]:
     """Projects, newest first, filtered by status and rate-limit tier (administrator)."""
-    rows, total = await queries.paged(
+    rows, total = await page_of(
         session, control.projects(status, tier), control.NEWEST_FIRST, paging
     )
     items = [resource("project", p.project_id, AdminProjectAttributes.of(p)) for p in rows]

@@ -32,9 +32,9 @@ from chain.gateway import ChainGateway
 from core.errors import InvalidState, ServiceUnavailable
 from core.logging import request_id_var
 from db.models.engine import Transfer
+from db.paging import page_of
 from engine import operators, transfers
 from engine.ids import transfer_retry_workflow_id
-from onboarding.queries import paged
 from workflows.transfers import TransferInput, TransferWorkflow
 
 router = APIRouter(prefix="/v1/admin", tags=["admin: engine"])
@@ -210,7 +210,7 @@ async def reconciliation_drifts(
     run_id: str | None = None,
 ) -> Any:
     """Drift rows found by reconciliation (newest first; filter by run_id)."""
-    rows, total = await paged(
+    rows, total = await page_of(
         session,
         operators.drifts(run_id=run_id or ""),
         operators.NEWEST_DRIFTS_FIRST,

@@ -29,6 +29,7 @@ from api.starts import finished, start_or_join
 from api.typed import Many, One
 from core.errors import InvalidState, ServiceUnavailable
 from db.models.onboarding import McdWhitelistEntry
+from db.paging import page_of
 from onboarding import queries
 from onboarding import whitelist as wls
 from onboarding import whitelist_entries as entries
@@ -114,7 +115,7 @@ async def list_whitelist(
     status: Literal["active", "suspended", "removed", "current", "all"] = "current",
 ) -> dict[str, Any]:
     """The stored MCD whitelist with each entry's decoded on-chain account (administrator)."""
-    rows, total = await queries.paged(
+    rows, total = await page_of(
         session,
         queries.whitelist(status),
         [McdWhitelistEntry.project_id],

@@ -8,13 +8,14 @@ from typing import Annotated, Any, Self
 
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
+from sqlalchemy import select
 
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
 from api.deps import SessionDep
-from api.envelope import PageQuery, fetch_page, page, resource, single
+from api.envelope import PageQuery, page, resource, single
 from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, replay_if_done, write_context
 from api.starts import signal_lock, start
@@ -23,6 +24,7 @@ from chain.decimals import TokenDecimals
 from core.errors import DomainError
 from core.time import iso
 from db.models.ledger import Hold
+from db.paging import page_of
 from engine import locks, search
 from engine.ids import lock_workflow_id
 from workflows.funds import FundLockInput, FundLockWorkflow
@@ -186,11 +188,9 @@ async def locked_funds(
 ) -> Any:
     """Active fund locks this project holds on a user (paged)."""
     await require_user_authorized(session, project, user_uid, "funds:read")
-    where = (
-        (Hold.user_uid == user_uid)
-        & (Hold.project_id == project.project_id)
-        & (Hold.status == "active")
+    held = select(Hold).where(
+        Hold.user_uid == user_uid, Hold.project_id == project.project_id, Hold.status == "active"
     )
-    rows, total = await fetch_page(session, Hold, where, (Hold.created_at, Hold.id), paging)
+    rows, total = await page_of(session, held, (Hold.created_at, Hold.id), paging)
     items = [resource("fund_lock", h.id, LockAttributes.of(h, decimals(request))) for h in rows]
     return page(items, total, paging)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Security
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.deps import current_project
@@ -30,6 +30,7 @@ from core.config import Settings
 from core.errors import DomainError, NotFound
 from db.models.mining import MiningSubmission
 from db.models.webhooks import WebhookEndpoint
+from db.paging import page_of
 from mining.accept import Acceptor, ItemOutcome
 from mining.inputs import ActivityIn, BatchIn
 from mining.reward import RewardFormula
@@ -211,14 +212,8 @@ async def records(
             where = where & (MiningSubmission.user_uid == user_uid)
     else:
         where = where & (MiningSubmission.user_uid == reader.uid)
-    total = await session.scalar(select(func.count()).where(where)) or 0
-    rows = await session.scalars(
-        select(MiningSubmission)
-        .where(where)
-        .order_by(MiningSubmission.confirmed_at.desc(), MiningSubmission.id)
-        .offset(params.offset)
-        .limit(params.per_page)
-    )
+    order = (MiningSubmission.confirmed_at.desc(), MiningSubmission.id)
+    rows, total = await page_of(session, select(MiningSubmission).where(where), order, params)
     decimals = token_decimals(request, "MCD")
     items = [resource("mining_record", r.id, MiningRecordAttributes.of(r, decimals)) for r in rows]
     return page(items, total, params)

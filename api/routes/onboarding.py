@@ -33,6 +33,7 @@ from api.starts import finished, start_approval
 from api.typed import Many, One
 from core.errors import DomainError
 from db.models.onboarding import ProjectApplication
+from db.paging import page_of
 from onboarding import applications, queries
 from onboarding.applications import check_wallet
 from onboarding.clients import project_client
@@ -151,7 +152,7 @@ async def my_applications(
 ) -> dict[str, Any]:
     """The caller's applications, newest first (developer ID token)."""
     statement = queries.applications(developer_uid=user.uid)
-    rows, total = await queries.paged(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
+    rows, total = await page_of(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
     return page([_developers(r, user) for r in rows], total, paging)
 
 
@@ -180,7 +181,7 @@ async def list_applications(
     status: Literal["pending", "approving", "approved", "rejected", "suspended", "all"] = "all",
 ) -> dict[str, Any]:
     """Applications for review, filtered by status (administrator)."""
-    rows, total = await queries.paged(
+    rows, total = await page_of(
         session,
         queries.applications(status),
         queries.NEWEST_APPLICATIONS_FIRST,

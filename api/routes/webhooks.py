@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.callers import ProjectCaller
 from api.deps import SessionDep
-from api.envelope import PageQuery, fetch_page, page, resource, single
+from api.envelope import PageQuery, page, resource, single
 from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
@@ -28,6 +28,7 @@ from core.security import encrypt_secret, previous_secret_until
 from core.time import iso
 from db.models.events import EventType
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from db.paging import page_of
 from webhooks.settings import WebhookSettings
 from webhooks.urls import UnsafeUrl, check_url
 
@@ -210,9 +211,8 @@ async def list_endpoints(
 ) -> dict[str, Any]:
     """The calling project's webhook endpoints (deleted ones are not listed)."""
     order = (WebhookEndpoint.created_at, WebhookEndpoint.id)
-    rows, total = await fetch_page(
-        session, WebhookEndpoint, _live(project.project_id), order, params
-    )
+    live = select(WebhookEndpoint).where(_live(project.project_id))
+    rows, total = await page_of(session, live, order, params)
     if total:
         await ensure_webhook_pump(request)
     items = [resource("webhook_endpoint", r.id, EndpointAttributes.of(r)) for r in rows]
@@ -334,7 +334,7 @@ async def list_deliveries(
     if status is not None:
         where = where & (WebhookDelivery.status == status)
     order = (WebhookDelivery.created_at.desc(), WebhookDelivery.id)
-    rows, total = await fetch_page(session, WebhookDelivery, where, order, params)
+    rows, total = await page_of(session, select(WebhookDelivery).where(where), order, params)
     attempts: dict[str, list[WebhookAttempt]] = {}
     if rows:
         for a in await session.scalars(
