@@ -12,6 +12,7 @@ from core.logging import request_id_var
 
 API_VERSION = "v1"
 
+
 class Meta(BaseModel):
     model_config = {"extra": "allow"}
     request_id: str | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Unpack
+from typing import Any, Protocol
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -38,7 +38,7 @@ class Window:
 
 async def page_of(
     session: AsyncSession,
-    statement: Select[Unpack[tuple[Any, ...]]],
+    statement: Select[*tuple[Any, ...]],
     order: Sequence[Any],
     window: Paging,
 ) -> tuple[list[Any], int]:

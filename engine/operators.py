@@ -1,7 +1,7 @@
 """Operator actions on transfers (flush-only, like every service): find stuck ones, re-check a
 stuck one's chain write, cancel one that can provably no longer land, and the audit row of
-each action. The admin API (api/routes/admin_transfers.py) and the operator console call these
-same functions; they commit, and start a workflow where one is needed.
+each action. ``api.operations`` calls these for the admin API and the operator console alike;
+it audits, commits, and starts a workflow where one is needed.
 
 A transfer whose chain write may still land is never cancelled: only when it was never signed
 (still ``pending``), or when no signature of its write landed and the finalized block height is
@@ -24,7 +24,6 @@ from chain.gateway import ChainGateway, ChainWrite
 from core.errors import InvalidState, NotFound, ServiceUnavailable
 from db.models.engine import ReconciliationDrift, Transfer
 from engine import transfers
-from events.audit import new_audit
 
 ACTIONABLE = ("pending", "pending_onchain")
 TRANSFER_VIEWS = ("stuck", "failed", "cancelled", "pending", "pending_onchain", "completed", "all")
@@ -178,37 +177,3 @@ async def _cancelled(
     )  # fmt: skip
     assert ended is not None  # the row is locked in from_status
     return ended
-
-
-@dataclass(frozen=True)
-class Operator:
-    """Who acts, from where: what each audit row of an operator action records."""
-
-    uid: str
-    client_ip: str | None
-    request_id: str | None
-
-
-def audit(
-    session: AsyncSession,
-    operator: Operator,
-    operation: str,
-    transfer: Transfer,
-    body: dict[str, Any],
-    response: dict[str, Any],
-    status: str = "success",
-) -> None:
-    """The audit row of an operator action on a transfer (added; the caller commits)."""
-    row = new_audit(
-        actor=f"user:{operator.uid}",
-        operation=operation,
-        project_id=transfer.project_id,
-        user_uid=transfer.from_uid,
-        request_body=body,
-        idempotency_key=None,
-        client_ip=operator.client_ip,
-        request_id=operator.request_id,
-        status=status,
-    )
-    row.response_body = response
-    session.add(row)

@@ -219,3 +219,21 @@ def test_the_routes_check_sees_both_import_forms(tmp_path: Path) -> None:
     module.write_text("from api.routes import funds\nfrom api.routes.users import x\nimport api\n")
     found = [m for _, m in _imported_routes(module)]
     assert found == ["api.routes.funds", "api.routes.users"]
+
+
+CONSOLE = ROOT / "api" / "console"
+
+
+def console_to_route_imports() -> list[str]:
+    """The operator console calls the services and what the admin API shares with it
+    (``api.operations``, ``api.starts``, ``api.callers``), never a route module."""
+    return [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sorted(CONSOLE.rglob("*.py"))
+        for line, module in _imported_routes(path)
+    ]
+
+
+def test_the_console_imports_no_route_module() -> None:
+    problems = console_to_route_imports()
+    assert not problems, "console modules importing route modules:\n" + "\n".join(problems)

@@ -23,6 +23,7 @@ from api.schemas.onboarding import (
 from api.typed import Many, One
 from db.models import Project
 from db.paging import page_of
+from events.audit import audit_action
 from onboarding import control, registration
 from onboarding import status as machine
 from webhooks.endpoints import create_endpoint
@@ -157,8 +158,8 @@ async def change_project_status(
     project, record = await machine.change_status(
         session, project_id, payload.status, reason=payload.reason, changed_by=admin.uid
     )
-    control.audit_action(
-        session, actor_of(request, admin.uid), "admin.projects.status", project_id,
+    audit_action(
+        session, actor_of(request, admin.uid), "admin.projects.status", project_id, None,
         payload.model_dump(), {"from_status": record.from_status, "status": record.status},
     )  # fmt: skip
     await session.commit()

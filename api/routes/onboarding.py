@@ -34,10 +34,10 @@ from api.typed import Many, One
 from core.errors import DomainError
 from db.models.onboarding import ProjectApplication
 from db.paging import page_of
+from events.audit import audit_action
 from onboarding import applications, queries
 from onboarding.applications import check_wallet
 from onboarding.clients import project_client
-from onboarding.control import audit_action
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
 APPROVAL_WAIT_SECONDS = 20.0
@@ -231,7 +231,7 @@ async def approve(
     if status == "approving":
         audit_action(
             session, actor_of(request, admin.uid), "admin.applications.approve", row.project_id,
-            {"application_id": str(application_id), **body.model_dump()}, {"status": status},
+            None, {"application_id": str(application_id), **body.model_dump()}, {"status": status},
         )  # fmt: skip
     await session.commit()
 
@@ -299,7 +299,7 @@ async def reject(
     """Reject a pending application with a reason (administrator)."""
     row = await applications.reject(session, application_id, payload.reason, admin.uid)
     audit_action(
-        session, actor_of(request, admin.uid), "admin.applications.reject", None,
+        session, actor_of(request, admin.uid), "admin.applications.reject", None, None,
         {"application_id": str(application_id), "reason": payload.reason}, {"status": row.status},
     )  # fmt: skip
     await session.commit()
