@@ -139,7 +139,7 @@ async def cancel(
     if transfer is None:
         raise NotFound(f"Transfer {transfer_id} not found")
     if transfer.status == "pending":
-        return await _cancelled(session, transfer_id, reason, decimals, "pending")
+        return await transfers.cancel_pending(session, transfer_id, reason, decimals=decimals)
     if transfer.status != "pending_onchain" or transfer.op_key is None:
         raise InvalidState(f"Transfer {transfer_id} is {transfer.status}")
     try:
@@ -161,19 +161,9 @@ async def cancel(
         ) from exc
     except ChainError as exc:
         raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
-    return await _cancelled(session, transfer_id, reason, decimals, "pending_onchain")
-
-
-async def _cancelled(
-    session: AsyncSession,
-    transfer_id: str,
-    reason: str,
-    decimals: TokenDecimals,
-    from_status: str,
-) -> Transfer:
     ended = await transfers.fail(
         session, transfer_id, reason, decimals=decimals,
-        from_statuses=(from_status,), to_status="cancelled",
+        from_statuses=("pending_onchain",), to_status="cancelled",
     )  # fmt: skip
-    assert ended is not None  # the row is locked in from_status
+    assert ended is not None  # the row is locked in pending_onchain
     return ended

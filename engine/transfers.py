@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.common import TypedSearchAttributes
 
 from chain.decimals import TokenDecimals
+from core.errors import InvalidState, NotFound
 from db.base import table_of
 from db.last import run_last
 from db.models.engine import Transfer, TransferState
@@ -34,10 +36,6 @@ from engine.errors import Rejected, invalid_state
 from events.audit import mark_audit, mark_audits
 from events.outbox import emit, emit_many
 from ledger.service import InsufficientFunds, Ledger, Move
-
-
-def new_transfer_id() -> str:
-    return f"tr_{uuid.uuid4().hex}"
 
 
 def op_key_for(transfer_id: str) -> str:
@@ -124,6 +122,33 @@ SELECT recipient.known, (SELECT created_at FROM t) FROM recipient
 ).bindparams(bindparam("reference", type_=JSONB))
 
 
+@dataclass(frozen=True)
+class NewTransfer:
+    """A transfer to accept: who pays whom how much (base units of ``currency``), for what
+    (``reference``; its ``lock_id`` settles that fund lock), under which id, workflow and audit
+    row."""
+
+    transfer_id: str
+    project_id: int
+    transfer_type: str
+    from_uid: str
+    to_uid: str
+    currency: str
+    amount: int
+    reference: dict[str, Any] = field(default_factory=dict)
+    requires_onchain: bool = True
+    workflow_id: str | None = None
+    audit_id: uuid.UUID | None = None
+
+
+def same_user() -> Rejected:
+    return Rejected(
+        "from_uid and to_uid must differ",
+        slug="validation-error",
+        errors=[{"field": "to_uid", "message": "must differ from from_uid"}],
+    )
+
+
 def unknown_recipient(uid: str) -> Rejected:
     return Rejected(
         f"Unknown user {uid}",
@@ -132,46 +157,36 @@ def unknown_recipient(uid: str) -> Rejected:
     )
 
 
-async def create(
-    session: AsyncSession,
-    *,
-    transfer_id: str,
-    project_id: int,
-    transfer_type: str,
-    from_uid: str,
-    to_uid: str,
-    currency: str,
-    amount: int,
-    reference: dict[str, Any],
-    requires_onchain: bool,
-    decimals: TokenDecimals,
-    workflow_id: str | None = None,
-    audit_id: uuid.UUID | None = None,
-) -> Transfer:
-    """Accept a transfer to a known user: reserve the sender's funds (settling
-    ``reference.lock_id`` if given), count the amount limit and record it as ``pending``.
-    Raises Rejected (the caller rolls back: nothing stays written) or AlreadyRecorded.
+async def create(session: AsyncSession, order: NewTransfer, decimals: TokenDecimals) -> Transfer:
+    """Accept a transfer between two users, to a known one: reserve the sender's funds
+    (settling ``reference.lock_id`` if given), count the amount limit and record it as
+    ``pending``. Raises Rejected (the caller rolls back: nothing stays written) or
+    AlreadyRecorded.
 
     The reservation of the sender's funds and the day's count run last in the transaction
     (``db.last``: those rows are shared by every transfer of the sender and of the project),
     so their refusals (``insufficient-funds``, ``daily-limit-exceeded``) come from the commit
     point (``commit_last``), before anything is committed."""
-    charge = limits.Charge(project_id, currency, "transfer", amount, decimals.of(currency))
+    if order.from_uid == order.to_uid:
+        raise same_user()
+    currency, amount, from_uid = order.currency, order.amount, order.from_uid
+    charge = limits.Charge(order.project_id, currency, "transfer", amount, decimals.of(currency))
     checked = await limits.check_limit(session, charge)
-    lock_id = reference.get("lock_id")
+    lock_id = order.reference.get("lock_id")
     lock_id = str(lock_id) if lock_id not in (None, "") else None
     day = limits.utc_day()
     values: dict[str, Any] = {
-        "id": transfer_id, "project_id": project_id, "transfer_type": transfer_type,
-        "from_uid": from_uid, "to_uid": to_uid, "currency": currency, "amount": amount,
-        "lock_id": lock_id, "reference": reference, "requires_onchain": requires_onchain,
-        "limit_day": day, "workflow_id": workflow_id, "audit_id": audit_id,
+        "id": order.transfer_id, "project_id": order.project_id,
+        "transfer_type": order.transfer_type, "from_uid": from_uid, "to_uid": order.to_uid,
+        "currency": currency, "amount": amount, "lock_id": lock_id, "reference": order.reference,
+        "requires_onchain": order.requires_onchain, "limit_day": day,
+        "workflow_id": order.workflow_id, "audit_id": order.audit_id,
     }  # fmt: skip
     known, created_at = (await session.execute(_INSERT_PENDING, values)).one()
     if not known:
-        raise unknown_recipient(to_uid)
+        raise unknown_recipient(order.to_uid)
     if created_at is None:
-        raise AlreadyRecorded(transfer_id)
+        raise AlreadyRecorded(order.transfer_id)
     # The row as inserted (the caller answers from it; later reads load it from the database).
     transfer = Transfer(**values, status="pending", created_at=created_at, updated_at=created_at)
     if lock_id is not None:
@@ -179,7 +194,7 @@ async def create(
 
     async def reserve(s: AsyncSession) -> None:
         try:
-            await Ledger(s).begin_out(from_uid, currency, amount, transfer_id)
+            await Ledger(s).begin_out(from_uid, currency, amount, order.transfer_id)
         except InsufficientFunds as exc:
             raise insufficient(exc, decimals) from exc
 
@@ -371,6 +386,27 @@ async def fail(
     )
     if ended.audit_id is not None:
         await mark_audit(session, ended.audit_id, "failed", {"data": data})
+    return ended
+
+
+async def cancel_pending(
+    session: AsyncSession, transfer_id: str, reason: str, *, decimals: TokenDecimals
+) -> Transfer:
+    """pending -> cancelled (the project's cancel, and an operator's of a transfer never
+    signed): the funds are available again. InvalidState (409) once the transfer has moved on:
+    its chain write may be in flight."""
+    ended = await fail(
+        session, transfer_id, reason, decimals=decimals,
+        from_statuses=("pending",), to_status="cancelled",
+    )  # fmt: skip
+    if ended is None:
+        status = await session.scalar(select(Transfer.status).where(Transfer.id == transfer_id))
+        if status is None:
+            raise NotFound(f"Transfer {transfer_id} not found")
+        raise InvalidState(
+            f"Transfer {transfer_id} is {status}; only a pending transfer can be cancelled",
+            transfer_status=status,
+        )
     return ended
 
 

@@ -41,6 +41,9 @@ PEERS: dict[tuple[str, str], str] = {
     ("mining", "engine"): "mining counts against the engine's limits",
     # A reward is multiplied by the member's tech-tree bonus (organizations owns the bonus).
     ("mining", "organizations"): "a mining reward reads the tech-tree bonus",
+    # An accepted submission's answer names the endpoint its outcome is sent to, in the same
+    # statement as the accept (webhooks.endpoints.outcome_url_sql, the rule of outcome_url).
+    ("mining", "webhooks"): "a mining accept names where its outcome is sent",
     # The recovery sweep (engine.recovery) also restarts committed approvals without their
     # workflow, so it reads the application records of onboarding.
     ("engine", "onboarding"): "the recovery sweep covers approvals",
