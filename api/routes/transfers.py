@@ -14,7 +14,7 @@ from api.auth.principal import ProjectPrincipal
 from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
 from api.deps import SessionDep
 from api.envelope import single
-from api.idempotency import replay_if_done, write_context
+from api.idempotency import write_context
 from api.schemas.transfers import TransferAttributes
 from api.starts import signal_lock, start, start_soon
 from api.typed import One
@@ -99,7 +99,7 @@ async def _accept(
         try:
             transfer = await transfers.create(ctx.session, new, decimals(request))
         except transfers.AlreadyRecorded:
-            await replay_if_done(ctx)
+            await ctx.replay_if_done()
             raise
         attributes = TransferAttributes.of(transfer, decimals(request))
         response = ctx.respond(
