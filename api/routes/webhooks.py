@@ -6,7 +6,7 @@ import logging
 from typing import Annotated, Any, Literal, Self
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import select
 
 from api.callers import ProjectCaller
@@ -14,7 +14,7 @@ from api.deps import SessionDep
 from api.envelope import PageQuery, page, resource, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.schemas.inputs import DEFAULT_OVERLAP_SECONDS, ExpirePrevious
+from api.schemas.inputs import KeyedSecretRoll
 from api.starts import ensure_webhook_pump
 from api.typed import Attributes, Many, One, Shape
 from core.config import Settings
@@ -199,12 +199,8 @@ async def update_endpoint(
     return response
 
 
-class SecretRollIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    # How long deliveries are also signed with the current secret.
-    expire_previous_in_seconds: ExpirePrevious = DEFAULT_OVERLAP_SECONDS
-    idempotency_key: IdempotencyKey = None
+class SecretRollIn(KeyedSecretRoll):
+    pass  # expire_previous_in_seconds: how long deliveries are also signed with the current one
 
 
 class WebhookSecretAttributes(Attributes):
