@@ -12,8 +12,7 @@ from chain.decimals import TokenDecimals
 from core.time import iso
 from db.models.ledger import Hold
 from engine import limits
-from engine.errors import Rejected, invalid_state, not_found
-from engine.transfers import insufficient
+from engine.errors import Rejected, insufficient, invalid_state, not_found
 from events.outbox import emit
 from ledger.service import Balances, InsufficientFunds, Ledger
 

@@ -1,7 +1,7 @@
 """Operator actions on transfers (flush-only, like every service): find stuck ones, re-check a
-stuck one's chain write, cancel one that can provably no longer land, and the audit row of
-each action. ``api.operations`` calls these for the admin API and the operator console alike;
-it audits, commits, and starts a workflow where one is needed.
+stuck one's chain write, cancel one that can provably no longer land. ``api.operations`` calls
+these for the admin API and the operator console alike; it audits each action
+(``events.audit.audit_action``), commits, and starts a workflow where one is needed.
 
 A transfer whose chain write may still land is never cancelled: only when it was never signed
 (still ``pending``), or when no signature of its write landed and the finalized block height is

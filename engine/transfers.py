@@ -32,7 +32,7 @@ from db.last import run_last
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
 from engine import limits, search
-from engine.errors import Rejected, invalid_state
+from engine.errors import Rejected, insufficient, invalid_state, same_user, unknown_recipient
 from events.audit import mark_audit, mark_audits
 from events.outbox import emit, emit_many
 from ledger.service import InsufficientFunds, Ledger, Move
@@ -47,16 +47,6 @@ def new_batch_op_key() -> str:
     """The chain write carrying a claimed batch; the batch's members are the transfers whose
     ``op_key`` it is (so the write can be rebuilt from the database after a crash)."""
     return f"transfers:{uuid.uuid4().hex}"
-
-
-def insufficient(exc: InsufficientFunds, decimals: TokenDecimals) -> Rejected:
-    available = decimals.format(exc.available, exc.currency)
-    return Rejected(
-        f"{exc.user_uid} has {available} {exc.currency} "
-        f"available, {decimals.format(exc.requested, exc.currency)} needed",
-        slug="insufficient-funds",
-        available_balance=available,
-    )
 
 
 async def _state(session: AsyncSession, transfer_id: str, status: str, reason: str | None) -> None:
@@ -141,22 +131,6 @@ class NewTransfer:
     audit_id: uuid.UUID | None = None
 
 
-def same_user() -> Rejected:
-    return Rejected(
-        "from_uid and to_uid must differ",
-        slug="validation-error",
-        errors=[{"field": "to_uid", "message": "must differ from from_uid"}],
-    )
-
-
-def unknown_recipient(uid: str) -> Rejected:
-    return Rejected(
-        f"Unknown user {uid}",
-        slug="validation-error",
-        errors=[{"field": "to_uid", "message": "unknown user"}],
-    )
-
-
 async def create(session: AsyncSession, order: NewTransfer, decimals: TokenDecimals) -> Transfer:
     """Accept a transfer between two users, to a known one: reserve the sender's funds
     (settling ``reference.lock_id`` if given), count the amount limit and record it as
@@ -204,10 +178,6 @@ async def create(session: AsyncSession, order: NewTransfer, decimals: TokenDecim
     return transfer
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 async def _settle_lock(ledger: Ledger, transfer: Transfer) -> None:
     assert transfer.lock_id is not None
     hold = await ledger.session.get(Hold, transfer.lock_id)
@@ -222,7 +192,8 @@ async def _settle_lock(ledger: Ledger, transfer: Transfer) -> None:
         problems.append(f"the lock is in {hold.currency}")
     if transfer.amount > hold.amount:
         problems.append("amount is larger than the locked amount")
-    if hold.status == "active" and hold.expires_at is not None and hold.expires_at <= _now():
+    expired = hold.expires_at is not None and hold.expires_at <= datetime.now(UTC)
+    if hold.status == "active" and expired:
         # Past expires_at the lock is over, whether or not its timer has fired yet.
         raise invalid_state(f"Fund lock {hold.id} has expired", lock_status="expired")
     if problems:
@@ -369,21 +340,14 @@ async def fail(
     await _state(session, transfer_id, to_status, reason)
     await Ledger(session).cancel_out(ended.from_uid, ended.currency, ended.amount, transfer_id)
     await limits.release(
-        session,
-        project_id=ended.project_id,
-        currency=ended.currency,
-        operation="transfer",
-        amount=ended.amount,
-        day=ended.limit_day,
-    )
+        session, project_id=ended.project_id, currency=ended.currency, operation="transfer",
+        amount=ended.amount, day=ended.limit_day,
+    )  # fmt: skip
     data = event_data(ended, decimals, reason=reason)
     await emit(
-        session,
-        project_id=ended.project_id,
-        type="transfer.failed",
-        data=data,
+        session, project_id=ended.project_id, type="transfer.failed", data=data,
         event_id=f"evt_{transfer_id}_failed",
-    )
+    )  # fmt: skip
     if ended.audit_id is not None:
         await mark_audit(session, ended.audit_id, "failed", {"data": data})
     return ended
@@ -428,7 +392,3 @@ async def history(session: AsyncSession, transfer_id: str) -> list[TransferState
         .order_by(TransferState.id)
     )
     return list(rows)
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
