@@ -19,6 +19,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, func, select
 from sqlalchemy.dialects.postgresql.base import PGDialect
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from core.config import Settings
 from core.errors import InvalidState, NotFound, Rejected
 from core.security import encrypt_secret, previous_secret_until
 from db.models.events import EVENT_TYPES
@@ -36,6 +37,10 @@ class MasterKey:
 
     key: str
     key_id: str
+
+    @classmethod
+    def of(cls, settings: Settings) -> MasterKey:
+        return cls(settings.master_key, settings.master_key_id)
 
     def seal(self, secret: str) -> str:
         return encrypt_secret(secret, self.key, self.key_id)

@@ -121,7 +121,7 @@ async def register_project(
         if payload.webhook_url is not None:
             made = await endpoints.register(
                 ctx.session, done.project.project_id, payload.webhook_url, None,
-                master_key=endpoints.MasterKey(settings.master_key, settings.master_key_id),
+                master_key=endpoints.MasterKey.of(settings),
             )  # fmt: skip
             attributes = RegisteredProjectAttributes(
                 **attributes.model_dump(exclude_unset=True),

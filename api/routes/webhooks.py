@@ -125,8 +125,7 @@ def _settings(request: Request) -> Settings:
 
 
 def _master_key(request: Request) -> endpoints.MasterKey:
-    settings = _settings(request)
-    return endpoints.MasterKey(settings.master_key, settings.master_key_id)
+    return endpoints.MasterKey.of(_settings(request))
 
 
 @router.post(

@@ -19,7 +19,7 @@ EVENT = "mining.reward.confirmed"
 
 
 def _key(settings: Settings) -> endpoints.MasterKey:
-    return endpoints.MasterKey(settings.master_key, settings.master_key_id)
+    return endpoints.MasterKey.of(settings)
 
 
 async def test_a_project_registers_at_most_max_endpoints_and_a_deleted_one_frees_a_place(
