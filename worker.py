@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import logging
 import os
@@ -119,12 +120,22 @@ def build_worker(
     )
 
 
-async def _ensure_webhook_pump(client: Client, task_queue: str) -> None:
-    """The delivery pump runs from the start, not only after the first webhook write."""
-    try:
-        await ensure_pump(client, task_queue, force=True)
-    except Exception as exc:  # the API starts it on the next webhook write
-        log.warning("could not start the webhook pump: %r", exc)
+async def ensure_webhook_pump(
+    client: Client, task_queue: str, stop: asyncio.Event, first_delay: float = 1.0
+) -> None:
+    """The delivery pump runs from the start, whatever writes the events (a mining submission
+    does not start it): tried until it is started (doubling the wait up to a minute), or until
+    the worker stops. Once started it runs for good (it continues as new)."""
+    delay = first_delay
+    while not stop.is_set():
+        try:
+            await ensure_pump(client, task_queue, force=True)
+            return
+        except Exception as exc:
+            log.warning("could not start the webhook pump, retrying in %.0f s: %r", delay, exc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), delay)
+        delay = min(delay * 2, 60.0)
 
 
 async def run(settings: Settings, task_queue: str | None = None) -> None:
@@ -139,13 +150,14 @@ async def run(settings: Settings, task_queue: str | None = None) -> None:
     async with worker_deps(settings) as deps:
         worker = build_worker(client, deps, task_queue=task_queue)
         await ensure_schedules(client, task_queue, timedelta(seconds=settings.deposit_scan_seconds))
-        await _ensure_webhook_pump(client, task_queue)
+        pump = asyncio.create_task(ensure_webhook_pump(client, task_queue, stop))
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:
             gc.freeze()  # as the API does (api.app): long-lived objects out of the collector's way
             print(f"worker polling {task_queue}", flush=True)  # a line scripts can wait for
             await stop.wait()
             log.info("worker draining")
+        pump.cancel()  # finished long ago, unless the pump could never be started
     log.info("worker stopped")
 
 

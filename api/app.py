@@ -22,7 +22,7 @@ from api.callers import install_legacy
 from api.console import install_console
 from api.errors import install_error_handlers
 from api.guard import BodyGuardMiddleware
-from api.idempotency import install_idempotency
+from api.idempotency_store import install_idempotency
 from api.middleware import RequestContextMiddleware
 from api.openapi import install_problem_schemas
 from api.ratelimit import RateLimitMiddleware, limit_unauthenticated

@@ -23,7 +23,7 @@ from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.openapi import problems
 from core.errors import DomainError
 from core.logging import request_id_var
-from onboarding.control import Actor
+from events.audit import Actor
 
 
 async def require_admin(
@@ -65,7 +65,7 @@ Developer = Annotated[UserPrincipal, Depends(id_token_user)]
 
 def actor_of(request: Request, uid: str, role: str = "admin") -> Actor:
     """Who acts and from where: the audit row of an administrator's (or owner's) action, from
-    the admin API and the console alike (onboarding.control.audit_action)."""
+    the admin API and the console alike (events.audit.audit_action)."""
     return Actor(uid, client_ip(request.scope), request_id_var.get(), role)
 
 

@@ -2,37 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any
 
 from fastapi import Query
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import InstrumentedAttribute
 
 from core.logging import request_id_var
 
 API_VERSION = "v1"
-
-M = TypeVar("M")
-
-
-class Resource(BaseModel):
-    type: str
-    id: str
-    attributes: dict[str, Any]
 
 
 class Meta(BaseModel):
     model_config = {"extra": "allow"}
     request_id: str | None = None
     api_version: str = API_VERSION
-
-
-class Envelope(BaseModel):
-    data: Resource | list[Resource] | dict[str, Any]
-    meta: Meta = Field(default_factory=Meta)
 
 
 # The deepest page one may ask for: page x per_page stays far inside the database's BIGINT
@@ -80,18 +64,3 @@ def page(
         "data": list(items),
         "meta": meta(total=total, page=params.page, per_page=params.per_page, **meta_extra),
     }
-
-
-async def fetch_page(
-    session: AsyncSession,
-    model: type[M],
-    where: ColumnElement[bool],
-    order_by: Sequence[ColumnElement[Any] | InstrumentedAttribute[Any]],
-    params: PageParams,
-) -> tuple[list[M], int]:
-    """One page of ``model`` rows matching ``where`` and the count of all of them."""
-    total = await session.scalar(select(func.count()).select_from(model).where(where)) or 0
-    rows = await session.scalars(
-        select(model).where(where).order_by(*order_by).offset(params.offset).limit(params.per_page)
-    )
-    return list(rows), total

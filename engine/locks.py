@@ -3,7 +3,7 @@ released exactly once by unlock, by its expiry timer, or consumed by a settlemen
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -12,10 +12,13 @@ from chain.decimals import TokenDecimals
 from core.time import iso
 from db.models.ledger import Hold
 from engine import limits
-from engine.errors import Rejected, invalid_state, not_found
-from engine.transfers import insufficient
+from engine.errors import Rejected, insufficient, invalid_state, not_found
 from events.outbox import emit
 from ledger.service import Balances, InsufficientFunds, Ledger
+
+# The longest a lock may run (docs/engine.md): a later expires_at is a 422, never a timer that
+# outlives every operator's memory of why the funds are held.
+MAX_LOCK_DURATION = timedelta(days=90)
 
 # Hold status -> the lock status projects see.
 LOCK_STATUS = {"active": "locked", "voided": "unlocked", "posted": "settled", "expired": "expired"}
@@ -30,6 +33,30 @@ def _event(hold: Hold, decimals: TokenDecimals, **extra: Any) -> dict[str, Any]:
         "reference_id": hold.reference_id,
         **extra,
     }
+
+
+def _expiry_invalid(message: str) -> Rejected:
+    return Rejected(
+        f"expires_at {message}",
+        slug="validation-error",
+        errors=[{"field": "expires_at", "message": message}],
+    )
+
+
+def lock_expiry(expires_at: datetime) -> datetime:
+    """``expires_at`` in UTC: with an offset, in the future, at most MAX_LOCK_DURATION away."""
+    if expires_at.tzinfo is None:
+        raise _expiry_invalid("needs a UTC offset (e.g. 2030-01-01T00:00:00Z)")
+    try:
+        in_utc = expires_at.astimezone(UTC)
+    except OverflowError as exc:  # e.g. 9999-12-31T23:59:59-14:00
+        raise _expiry_invalid("is out of range") from exc
+    now = datetime.now(UTC)
+    if in_utc <= now:
+        raise _expiry_invalid("must be in the future")
+    if in_utc > now + MAX_LOCK_DURATION:
+        raise _expiry_invalid(f"must be within {MAX_LOCK_DURATION.days} days from now")
+    return in_utc
 
 
 async def lock(

@@ -1,7 +1,7 @@
 """Operator actions on transfers (flush-only, like every service): find stuck ones, re-check a
-stuck one's chain write, cancel one that can provably no longer land, and the audit row of
-each action. The admin API (api/routes/admin_transfers.py) and the operator console call these
-same functions; they commit, and start a workflow where one is needed.
+stuck one's chain write, cancel one that can provably no longer land. ``api.operations`` calls
+these for the admin API and the operator console alike; it audits each action
+(``events.audit.audit_action``), commits, and starts a workflow where one is needed.
 
 A transfer whose chain write may still land is never cancelled: only when it was never signed
 (still ``pending``), or when no signature of its write landed and the finalized block height is
@@ -24,7 +24,6 @@ from chain.gateway import ChainGateway, ChainWrite
 from core.errors import InvalidState, NotFound, ServiceUnavailable
 from db.models.engine import ReconciliationDrift, Transfer
 from engine import transfers
-from events.audit import new_audit
 
 ACTIONABLE = ("pending", "pending_onchain")
 TRANSFER_VIEWS = ("stuck", "failed", "cancelled", "pending", "pending_onchain", "completed", "all")
@@ -140,7 +139,7 @@ async def cancel(
     if transfer is None:
         raise NotFound(f"Transfer {transfer_id} not found")
     if transfer.status == "pending":
-        return await _cancelled(session, transfer_id, reason, decimals, "pending")
+        return await transfers.cancel_pending(session, transfer_id, reason, decimals=decimals)
     if transfer.status != "pending_onchain" or transfer.op_key is None:
         raise InvalidState(f"Transfer {transfer_id} is {transfer.status}")
     try:
@@ -162,53 +161,9 @@ async def cancel(
         ) from exc
     except ChainError as exc:
         raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
-    return await _cancelled(session, transfer_id, reason, decimals, "pending_onchain")
-
-
-async def _cancelled(
-    session: AsyncSession,
-    transfer_id: str,
-    reason: str,
-    decimals: TokenDecimals,
-    from_status: str,
-) -> Transfer:
     ended = await transfers.fail(
         session, transfer_id, reason, decimals=decimals,
-        from_statuses=(from_status,), to_status="cancelled",
+        from_statuses=("pending_onchain",), to_status="cancelled",
     )  # fmt: skip
-    assert ended is not None  # the row is locked in from_status
+    assert ended is not None  # the row is locked in pending_onchain
     return ended
-
-
-@dataclass(frozen=True)
-class Operator:
-    """Who acts, from where: what each audit row of an operator action records."""
-
-    uid: str
-    client_ip: str | None
-    request_id: str | None
-
-
-def audit(
-    session: AsyncSession,
-    operator: Operator,
-    operation: str,
-    transfer: Transfer,
-    body: dict[str, Any],
-    response: dict[str, Any],
-    status: str = "success",
-) -> None:
-    """The audit row of an operator action on a transfer (added; the caller commits)."""
-    row = new_audit(
-        actor=f"user:{operator.uid}",
-        operation=operation,
-        project_id=transfer.project_id,
-        user_uid=transfer.from_uid,
-        request_body=body,
-        idempotency_key=None,
-        client_ip=operator.client_ip,
-        request_id=operator.request_id,
-        status=status,
-    )
-    row.response_body = response
-    session.add(row)

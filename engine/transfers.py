@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,19 +26,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.common import TypedSearchAttributes
 
 from chain.decimals import TokenDecimals
+from core.errors import InvalidState, NotFound
 from db.base import table_of
 from db.last import run_last
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
 from engine import limits, search
-from engine.errors import Rejected, invalid_state
+from engine.errors import Rejected, insufficient, invalid_state, same_user, unknown_recipient
 from events.audit import mark_audit, mark_audits
 from events.outbox import emit, emit_many
 from ledger.service import InsufficientFunds, Ledger, Move
-
-
-def new_transfer_id() -> str:
-    return f"tr_{uuid.uuid4().hex}"
 
 
 def op_key_for(transfer_id: str) -> str:
@@ -49,16 +47,6 @@ def new_batch_op_key() -> str:
     """The chain write carrying a claimed batch; the batch's members are the transfers whose
     ``op_key`` it is (so the write can be rebuilt from the database after a crash)."""
     return f"transfers:{uuid.uuid4().hex}"
-
-
-def insufficient(exc: InsufficientFunds, decimals: TokenDecimals) -> Rejected:
-    available = decimals.format(exc.available, exc.currency)
-    return Rejected(
-        f"{exc.user_uid} has {available} {exc.currency} "
-        f"available, {decimals.format(exc.requested, exc.currency)} needed",
-        slug="insufficient-funds",
-        available_balance=available,
-    )
 
 
 async def _state(session: AsyncSession, transfer_id: str, status: str, reason: str | None) -> None:
@@ -124,54 +112,55 @@ SELECT recipient.known, (SELECT created_at FROM t) FROM recipient
 ).bindparams(bindparam("reference", type_=JSONB))
 
 
-def unknown_recipient(uid: str) -> Rejected:
-    return Rejected(
-        f"Unknown user {uid}",
-        slug="validation-error",
-        errors=[{"field": "to_uid", "message": "unknown user"}],
-    )
+@dataclass(frozen=True)
+class NewTransfer:
+    """A transfer to accept: who pays whom how much (base units of ``currency``), for what
+    (``reference``; its ``lock_id`` settles that fund lock), under which id, workflow and audit
+    row."""
+
+    transfer_id: str
+    project_id: int
+    transfer_type: str
+    from_uid: str
+    to_uid: str
+    currency: str
+    amount: int
+    reference: dict[str, Any] = field(default_factory=dict)
+    requires_onchain: bool = True
+    workflow_id: str | None = None
+    audit_id: uuid.UUID | None = None
 
 
-async def create(
-    session: AsyncSession,
-    *,
-    transfer_id: str,
-    project_id: int,
-    transfer_type: str,
-    from_uid: str,
-    to_uid: str,
-    currency: str,
-    amount: int,
-    reference: dict[str, Any],
-    requires_onchain: bool,
-    decimals: TokenDecimals,
-    workflow_id: str | None = None,
-    audit_id: uuid.UUID | None = None,
-) -> Transfer:
-    """Accept a transfer to a known user: reserve the sender's funds (settling
-    ``reference.lock_id`` if given), count the amount limit and record it as ``pending``.
-    Raises Rejected (the caller rolls back: nothing stays written) or AlreadyRecorded.
+async def create(session: AsyncSession, order: NewTransfer, decimals: TokenDecimals) -> Transfer:
+    """Accept a transfer between two users, to a known one: reserve the sender's funds
+    (settling ``reference.lock_id`` if given), count the amount limit and record it as
+    ``pending``. Raises Rejected (the caller rolls back: nothing stays written) or
+    AlreadyRecorded.
 
     The reservation of the sender's funds and the day's count run last in the transaction
     (``db.last``: those rows are shared by every transfer of the sender and of the project),
     so their refusals (``insufficient-funds``, ``daily-limit-exceeded``) come from the commit
     point (``commit_last``), before anything is committed."""
-    charge = limits.Charge(project_id, currency, "transfer", amount, decimals.of(currency))
+    if order.from_uid == order.to_uid:
+        raise same_user()
+    currency, amount, from_uid = order.currency, order.amount, order.from_uid
+    charge = limits.Charge(order.project_id, currency, "transfer", amount, decimals.of(currency))
     checked = await limits.check_limit(session, charge)
-    lock_id = reference.get("lock_id")
+    lock_id = order.reference.get("lock_id")
     lock_id = str(lock_id) if lock_id not in (None, "") else None
     day = limits.utc_day()
     values: dict[str, Any] = {
-        "id": transfer_id, "project_id": project_id, "transfer_type": transfer_type,
-        "from_uid": from_uid, "to_uid": to_uid, "currency": currency, "amount": amount,
-        "lock_id": lock_id, "reference": reference, "requires_onchain": requires_onchain,
-        "limit_day": day, "workflow_id": workflow_id, "audit_id": audit_id,
+        "id": order.transfer_id, "project_id": order.project_id,
+        "transfer_type": order.transfer_type, "from_uid": from_uid, "to_uid": order.to_uid,
+        "currency": currency, "amount": amount, "lock_id": lock_id, "reference": order.reference,
+        "requires_onchain": order.requires_onchain, "limit_day": day,
+        "workflow_id": order.workflow_id, "audit_id": order.audit_id,
     }  # fmt: skip
     known, created_at = (await session.execute(_INSERT_PENDING, values)).one()
     if not known:
-        raise unknown_recipient(to_uid)
+        raise unknown_recipient(order.to_uid)
     if created_at is None:
-        raise AlreadyRecorded(transfer_id)
+        raise AlreadyRecorded(order.transfer_id)
     # The row as inserted (the caller answers from it; later reads load it from the database).
     transfer = Transfer(**values, status="pending", created_at=created_at, updated_at=created_at)
     if lock_id is not None:
@@ -179,7 +168,7 @@ async def create(
 
     async def reserve(s: AsyncSession) -> None:
         try:
-            await Ledger(s).begin_out(from_uid, currency, amount, transfer_id)
+            await Ledger(s).begin_out(from_uid, currency, amount, order.transfer_id)
         except InsufficientFunds as exc:
             raise insufficient(exc, decimals) from exc
 
@@ -187,10 +176,6 @@ async def create(
         run_last(session, reserve)
     limits.count_last(session, charge, checked, day, limits.limit_rejection)
     return transfer
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 async def _settle_lock(ledger: Ledger, transfer: Transfer) -> None:
@@ -207,7 +192,8 @@ async def _settle_lock(ledger: Ledger, transfer: Transfer) -> None:
         problems.append(f"the lock is in {hold.currency}")
     if transfer.amount > hold.amount:
         problems.append("amount is larger than the locked amount")
-    if hold.status == "active" and hold.expires_at is not None and hold.expires_at <= _now():
+    expired = hold.expires_at is not None and hold.expires_at <= datetime.now(UTC)
+    if hold.status == "active" and expired:
         # Past expires_at the lock is over, whether or not its timer has fired yet.
         raise invalid_state(f"Fund lock {hold.id} has expired", lock_status="expired")
     if problems:
@@ -354,23 +340,37 @@ async def fail(
     await _state(session, transfer_id, to_status, reason)
     await Ledger(session).cancel_out(ended.from_uid, ended.currency, ended.amount, transfer_id)
     await limits.release(
-        session,
-        project_id=ended.project_id,
-        currency=ended.currency,
-        operation="transfer",
-        amount=ended.amount,
-        day=ended.limit_day,
-    )
+        session, project_id=ended.project_id, currency=ended.currency, operation="transfer",
+        amount=ended.amount, day=ended.limit_day,
+    )  # fmt: skip
     data = event_data(ended, decimals, reason=reason)
     await emit(
-        session,
-        project_id=ended.project_id,
-        type="transfer.failed",
-        data=data,
+        session, project_id=ended.project_id, type="transfer.failed", data=data,
         event_id=f"evt_{transfer_id}_failed",
-    )
+    )  # fmt: skip
     if ended.audit_id is not None:
         await mark_audit(session, ended.audit_id, "failed", {"data": data})
+    return ended
+
+
+async def cancel_pending(
+    session: AsyncSession, transfer_id: str, reason: str, *, decimals: TokenDecimals
+) -> Transfer:
+    """pending -> cancelled (the project's cancel, and an operator's of a transfer never
+    signed): the funds are available again. InvalidState (409) once the transfer has moved on:
+    its chain write may be in flight."""
+    ended = await fail(
+        session, transfer_id, reason, decimals=decimals,
+        from_statuses=("pending",), to_status="cancelled",
+    )  # fmt: skip
+    if ended is None:
+        status = await session.scalar(select(Transfer.status).where(Transfer.id == transfer_id))
+        if status is None:
+            raise NotFound(f"Transfer {transfer_id} not found")
+        raise InvalidState(
+            f"Transfer {transfer_id} is {status}; only a pending transfer can be cancelled",
+            transfer_status=status,
+        )
     return ended
 
 
@@ -392,7 +392,3 @@ async def history(session: AsyncSession, transfer_id: str) -> list[TransferState
         .order_by(TransferState.id)
     )
     return list(rows)
-
-
-def now() -> datetime:
-    return datetime.now(UTC)

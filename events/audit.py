@@ -1,9 +1,13 @@
-"""The audit trail of transactional calls, with secrets redacted by key name."""
+"""The audit trail, with secrets redacted by key name: the row of every transactional call
+(``new_audit``, written by the API's unit of work and marked when its workflow ends) and the row
+of a person's action outside one (``audit_action``: an administrator's, a project owner's, or a
+user's own)."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, update
@@ -71,6 +75,46 @@ def new_audit(
         client_ip=client_ip,
         request_id=request_id,
     )
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts, from where, as what (``admin``, ``owner``, ``user``): what each audit row of
+    a person's action records."""
+
+    uid: str
+    client_ip: str | None
+    request_id: str | None
+    role: str = "admin"
+
+
+def audit_action(
+    session: AsyncSession,
+    actor: Actor,
+    operation: str,
+    project_id: int | None,
+    user_uid: str | None,
+    body: dict[str, Any],
+    response: dict[str, Any],
+    status: str = "success",
+) -> None:
+    """The audit row of one action of ``actor`` (added; the caller commits). A success is
+    recorded with status code 200, a refusal (``failed``) with the ``status`` its response
+    names."""
+    row = new_audit(
+        actor=f"user:{actor.uid}",
+        operation=operation,
+        project_id=project_id,
+        user_uid=user_uid,
+        request_body=body,
+        idempotency_key=None,
+        client_ip=actor.client_ip,
+        request_id=actor.request_id,
+        status=status,
+    )
+    row.status_code = 200 if status == "success" else response.get("status")
+    row.response_body = redact(response)
+    session.add(row)
 
 
 async def mark_audit(

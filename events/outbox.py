@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from core.time import iso
 from db.base import table_of
 from db.models.events import EVENT_TYPES, Event
 
@@ -23,7 +24,7 @@ def event_body(event: Event) -> dict[str, Any]:
     return {
         "id": event.id,
         "type": event.type,
-        "created_at": event.created_at.isoformat().replace("+00:00", "Z"),
+        "created_at": iso(event.created_at),
         "data": event.data,
     }
 

@@ -84,7 +84,7 @@ class LedgerError(Exception):
 
 class InsufficientFunds(LedgerError, DomainError):
     """The one business refusal of the ledger. The engine re-raises it with amounts in decimal
-    units (``engine.transfers.insufficient``); the slug and status are the same either way."""
+    units (``engine.errors.insufficient``); the slug and status are the same either way."""
 
     status, slug = 422, "insufficient-funds"
 

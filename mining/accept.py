@@ -27,6 +27,10 @@ from mining.errors import KeyReused, UserNotAuthorized, limit_refused
 from mining.inputs import ActivityIn, validated
 from mining.reward import RewardFormula, reward_units
 from organizations.bonus import multipliers
+from webhooks.endpoints import outcome_url, outcome_url_sql
+
+# The event whose endpoint an accepted submission's answer names (``webhook_url``).
+OUTCOME_EVENT = "mining.reward.confirmed"
 
 
 @dataclass
@@ -104,6 +108,11 @@ class Acceptor:
         # The project's day row is shared by all its accepts: counted with the commit (db.last).
         limits.count_last(self.session, charge, checked, day, limit_refused)
         return row, webhook_url
+
+    async def outcome_url(self) -> str | None:
+        """Where this project's submissions' outcome is sent (None: no endpoint subscribes);
+        ``submit_one`` reads the same in its one statement."""
+        return await outcome_url(self.session, self.project_id, OUTCOME_EVENT)
 
     async def submit_batch(self, raws: list[Any], workflow_id: str) -> list[ItemOutcome]:
         """Every item its own outcome, in request order; a known key with the same submission
@@ -259,12 +268,7 @@ SELECT
         WHERE project_id = :project_id AND idempotency_key = :key
     ) AS known,
     {consent_exists_sql("mining:write")} AS authorized,
-    (
-        SELECT url FROM webhook_endpoints
-        WHERE project_id = :project_id AND status = 'active'
-        AND events @> ARRAY['mining.reward.confirmed']::varchar[]
-        ORDER BY created_at LIMIT 1
-    ) AS webhook_url
+    {outcome_url_sql(OUTCOME_EVENT)} AS webhook_url
 """
 _FACTS = text(_FACTS_SQL)
 
@@ -276,7 +280,7 @@ def _accept_one_statement() -> TextClause:
     (known, authorized, webhook_url, inserted)."""
     table = table_of(MiningSubmission)
     dialect = postgresql.dialect()
-    # Cast to the unbounded type: an over-long value still fails on the column, as before.
+    # Cast to the unbounded type: an over-long value still fails on the column.
     casts = {c.key: re.sub(r"\(\d+\)", "", c.type.compile(dialect=dialect)) for c in table.c}
     values = ", ".join(f"CAST(:m_{c} AS {casts[c]})" for c in _COLUMNS)
     sql = f"""

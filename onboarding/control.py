@@ -27,7 +27,7 @@ from core.security import (
 from core.time import iso
 from db.models import Project
 from db.models.identity import RATE_LIMIT_TIERS
-from events.audit import new_audit
+from events.audit import Actor, audit_action
 
 # The operations and currencies projects.limits may override (engine.limits.DEFAULT_LIMITS).
 LIMIT_OPERATIONS = ("fund_lock", "transfer", "mining")
@@ -38,16 +38,6 @@ MAX_ALLOWLIST = 50
 
 class ProjectNotFound(NotFound):
     pass
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who acts, from where: what each audit row of an administrator's action records."""
-
-    uid: str
-    client_ip: str | None
-    request_id: str | None
-    role: str = "admin"
 
 
 def check_limits(value: dict[str, Any]) -> dict[str, Any]:
@@ -122,31 +112,6 @@ def settings_of(project: Project) -> dict[str, Any]:
     }
 
 
-def audit_action(
-    session: AsyncSession,
-    actor: Actor,
-    operation: str,
-    project_id: int | None,
-    body: dict[str, Any],
-    response: dict[str, Any],
-) -> None:
-    """One audit row of an administrator's (or owner's) action (added; the caller commits)."""
-    row = new_audit(
-        actor=f"user:{actor.uid}",
-        operation=operation,
-        project_id=project_id,
-        user_uid=None,
-        request_body=body,
-        idempotency_key=None,
-        client_ip=actor.client_ip,
-        request_id=actor.request_id,
-        status="success",
-    )
-    row.status_code = 200
-    row.response_body = response
-    session.add(row)
-
-
 async def change_settings(
     session: AsyncSession,
     project_id: int,
@@ -176,6 +141,7 @@ async def change_settings(
         actor,
         "admin.projects.update",
         project_id,
+        None,
         {"changes": changes, "reason": reason, "before": before},
         {"after": after},
     )
@@ -228,6 +194,7 @@ async def roll_api_secret(
         actor,
         "projects.api_secret.roll",
         project_id,
+        None,
         {
             "expire_previous_in_seconds": expire_previous_in_seconds,
             "reason": reason,

@@ -4,9 +4,9 @@ per list, with the filters either caller offers (a status, a search term)."""
 from __future__ import annotations
 
 import uuid
-from typing import Any, Protocol
+from typing import Any
 
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import Select, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.errors import NotFound
@@ -17,27 +17,6 @@ from db.models.onboarding import McdWhitelistEntry, ProjectApplication
 def like(text: str) -> str:
     """An ILIKE pattern matching ``text`` literally anywhere."""
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-class Window(Protocol):
-    """Which rows of a listing: api.envelope.PageParams is one."""
-
-    @property
-    def offset(self) -> int: ...
-
-    @property
-    def per_page(self) -> int: ...
-
-
-async def paged(
-    session: AsyncSession, statement: Select[Any], order: list[Any], window: Window
-) -> tuple[list[Any], int]:
-    """One page of ``statement`` and the total it has."""
-    total = await session.scalar(select(func.count()).select_from(statement.subquery()))
-    rows = await session.scalars(
-        statement.order_by(*order).offset(window.offset).limit(window.per_page)
-    )
-    return list(rows), total or 0
 
 
 def applications(status: str = "all", q: str = "", developer_uid: str | None = None) -> Select[Any]:

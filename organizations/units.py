@@ -16,6 +16,7 @@ from sqlalchemy.orm import aliased
 
 from db.models import User
 from db.models.organizations import KpiProgress, OrgMembership, OrgUnit, StationDailyKpi
+from db.paging import Paging, page_of
 from organizations.errors import OrgRejected, not_found
 from organizations.kpi import JOB
 from organizations.rules import (
@@ -205,22 +206,14 @@ def station_ids_under(unit: OrgUnit) -> Select[Any]:
 
 
 async def list_units(
-    session: AsyncSession, kind: str | None, parent: str | None, offset: int, limit: int
+    session: AsyncSession, kind: str | None, parent: str | None, window: Paging
 ) -> tuple[list[OrgUnit], int]:
-    where = []
+    statement = select(OrgUnit)
     if kind is not None:
-        where.append(OrgUnit.unit_type == kind)
+        statement = statement.where(OrgUnit.unit_type == kind)
     if parent is not None:
-        where.append(OrgUnit.parent_id == (await get(session, parent)).id)
-    total = await session.scalar(select(func.count()).select_from(OrgUnit).where(*where)) or 0
-    rows = await session.scalars(
-        select(OrgUnit)
-        .where(*where)
-        .order_by(OrgUnit.unit_type, OrgUnit.number)
-        .offset(offset)
-        .limit(limit)
-    )
-    return list(rows), total
+        statement = statement.where(OrgUnit.parent_id == (await get(session, parent)).id)
+    return await page_of(session, statement, (OrgUnit.unit_type, OrgUnit.number), window)
 
 
 async def member_counts(session: AsyncSession, units: list[OrgUnit]) -> dict[int, int]:
@@ -254,20 +247,20 @@ class MemberRow:
 
 
 async def members(
-    session: AsyncSession, unit: OrgUnit, offset: int, limit: int
+    session: AsyncSession, unit: OrgUnit, window: Paging
 ) -> tuple[list[MemberRow], int]:
-    where = (OrgMembership.left_at.is_(None), OrgMembership.station_id.in_(station_ids_under(unit)))
-    total = await session.scalar(select(func.count()).select_from(OrgMembership).where(*where))
-    rows = await session.execute(
+    statement = (
         select(OrgMembership.user_uid, User.display_name, OrgUnit.number, OrgMembership.joined_at)
         .join(User, User.uid == OrgMembership.user_uid)
         .join(OrgUnit, OrgUnit.id == OrgMembership.station_id)
-        .where(*where)
-        .order_by(OrgMembership.joined_at, OrgMembership.user_uid)
-        .offset(offset)
-        .limit(limit)
+        .where(
+            OrgMembership.left_at.is_(None),
+            OrgMembership.station_id.in_(station_ids_under(unit)),
+        )
     )
-    return [MemberRow(u, n, f"station-{s}", j) for u, n, s, j in rows], total or 0
+    order = (OrgMembership.joined_at, OrgMembership.user_uid)
+    rows, total = await page_of(session, statement, order, window)
+    return [MemberRow(u, n, f"station-{s}", j) for u, n, s, j in rows], total
 
 
 async def window_end(session: AsyncSession, today: date) -> date:

@@ -41,6 +41,9 @@ PEERS: dict[tuple[str, str], str] = {
     ("mining", "engine"): "mining counts against the engine's limits",
     # A reward is multiplied by the member's tech-tree bonus (organizations owns the bonus).
     ("mining", "organizations"): "a mining reward reads the tech-tree bonus",
+    # An accepted submission's answer names the endpoint its outcome is sent to, in the same
+    # statement as the accept (webhooks.endpoints.outcome_url_sql, the rule of outcome_url).
+    ("mining", "webhooks"): "a mining accept names where its outcome is sent",
     # The recovery sweep (engine.recovery) also restarts committed approvals without their
     # workflow, so it reads the application records of onboarding.
     ("engine", "onboarding"): "the recovery sweep covers approvals",
@@ -219,3 +222,21 @@ def test_the_routes_check_sees_both_import_forms(tmp_path: Path) -> None:
     module.write_text("from api.routes import funds\nfrom api.routes.users import x\nimport api\n")
     found = [m for _, m in _imported_routes(module)]
     assert found == ["api.routes.funds", "api.routes.users"]
+
+
+CONSOLE = ROOT / "api" / "console"
+
+
+def console_to_route_imports() -> list[str]:
+    """The operator console calls the services and what the admin API shares with it
+    (``api.operations``, ``api.starts``, ``api.callers``), never a route module."""
+    return [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sorted(CONSOLE.rglob("*.py"))
+        for line, module in _imported_routes(path)
+    ]
+
+
+def test_the_console_imports_no_route_module() -> None:
+    problems = console_to_route_imports()
+    assert not problems, "console modules importing route modules:\n" + "\n".join(problems)

@@ -1,6 +1,7 @@
 """The price rule's arithmetic, in integers: prices are 6-decimal USDC units per whole MCC.
 
 Nothing here does I/O, so the rule can be checked against the facts page's worked example.
+A price that cannot be stored is refused here (``parse_price``), for every caller.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from core.errors import Rejected
 
 USDC_DECIMALS = 6
 # The price store's own bounds (Reincarnation update_price: 6012 PriceBelowMinimum below,
@@ -18,8 +21,13 @@ BPS = 10_000
 _PRICE = re.compile(r"^(0|[1-9][0-9]{0,11})(?:\.([0-9]{1,6}))?$")
 
 
-class InvalidPrice(ValueError):
-    pass
+class InvalidPrice(Rejected):
+    """A price the store cannot hold (422 ``invalid-amount``, naming ``price_usdc``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message, slug="invalid-amount", errors=[{"field": "price_usdc", "message": message}]
+        )
 
 
 def parse_price(text: object) -> int:

@@ -1,7 +1,7 @@
 """Console pages of operations: the MCD whitelist, chain transactions, transfers (stuck,
 failed, cancelled; retry and cancel) and reconciliation drifts. Actions go through the admin
-API's own functions (admin_whitelist.change_entry, admin_transfers.retry / cancel), so the
-rules and the audit are the API's."""
+API's own functions (api.operations: change_whitelist_entry, retry_transfer, cancel_transfer),
+so the rules and the audit are the API's."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from fastapi.responses import RedirectResponse, Response
 from solders.signature import Signature
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from api import operations
 from api.callers import actor_of
 from api.common import decimals
 from api.console import pages
-from api.routes import admin_transfers, admin_whitelist
 from chain.errors import ChainError
 from core.errors import DomainError, NotFound
 from db.models.engine import Transfer
@@ -51,7 +51,7 @@ async def whitelist_action(request: Request, project_id: int, action: str) -> Re
         raise NotFound(f"Unknown whitelist action {action}")
     async with pages.sessions(request) as session:
         _, principal, _ = await pages.post(request, session)
-    await admin_whitelist.change_entry(
+    await operations.change_whitelist_entry(
         request, project_id, action, actor_of(request, principal.uid)
     )
     return RedirectResponse("/console/whitelist?status=all", 303)
@@ -112,11 +112,12 @@ async def transfer_page(request: Request, transfer_id: str) -> Response:
 
 async def _operator_action(request: Request, transfer_id: str, action: str) -> Response:
     """retry | cancel: the admin API's own function, with the form's reason."""
-    run = admin_transfers.retry if action == "retry" else admin_transfers.cancel
+    run = operations.retry_transfer if action == "retry" else operations.cancel_transfer
     async with pages.sessions(request) as session:
         _, principal, form = await pages.post(request, session)
         reason = form.get("reason", "").strip()[:200] or "operator action (console)"
-        call = admin_transfers.OperatorCall(request, session, request.app.state.gateway, principal)
+        actor = actor_of(request, principal.uid)
+        call = operations.OperatorCall(request, session, request.app.state.gateway, actor)
         await run(call, transfer_id, reason)
     return RedirectResponse(f"/console/transfers/{quote(transfer_id)}?done={action}", 303)
 

@@ -26,7 +26,7 @@ from api.console.session import ConsoleSession, read_session, session_ended
 from core.config import Settings
 from core.errors import DomainError, NotFound
 from db.models import User
-from onboarding.queries import paged as paged_rows
+from db.paging import page_of
 
 log = logging.getLogger("mccgw.console")
 T = TypeVar("T")
@@ -174,7 +174,7 @@ async def paged(
     """One console page (PER_PAGE rows) of a listing of the services (onboarding.queries,
     engine.operators)."""
     window = _Window(max(1, page))
-    rows, total = await paged_rows(session, statement, order, window)
+    rows, total = await page_of(session, statement, order, window)
     return Paged(rows, total, window.page, request)
 
 

@@ -23,6 +23,7 @@ from db.models import Project
 from db.models.access import AuditLog
 from db.models.identity import RATE_LIMIT_TIERS
 from db.models.onboarding import APPLICATION_STATUSES as STORED_APPLICATION_STATUSES
+from events.audit import audit_action
 from onboarding import applications, control, queries
 from onboarding import status as machine
 from workflows.approval import workflow_id as approval_workflow_id
@@ -74,10 +75,11 @@ async def application_approve(request: Request, application_id: uuid.UUID) -> Re
         )  # fmt: skip
         status = row.status
         if status == "approving":
-            control.audit_action(
+            audit_action(
                 session, actor_of(request, principal.uid), "admin.applications.approve",
-                row.project_id, {"application_id": str(application_id), "rate_limit_tier": tier,
-                                 "via": "console"}, {"status": status},
+                row.project_id, None,
+                {"application_id": str(application_id), "rate_limit_tier": tier, "via": "console"},
+                {"status": status},
             )  # fmt: skip
         await session.commit()
     if status == "approving":
@@ -112,8 +114,8 @@ async def application_reject(request: Request, application_id: uuid.UUID) -> Res
         if not 1 <= len(reason) <= 2000:
             raise _invalid("A reason of 1-2000 characters is required")
         await applications.reject(session, application_id, reason, principal.uid)
-        control.audit_action(
-            session, actor_of(request, principal.uid), "admin.applications.reject", None,
+        audit_action(
+            session, actor_of(request, principal.uid), "admin.applications.reject", None, None,
             {"application_id": str(application_id), "reason": reason, "via": "console"},
             {"status": "rejected"},
         )  # fmt: skip
@@ -234,8 +236,8 @@ async def project_status(request: Request, project_id: int) -> Response:
         _, record = await machine.change_status(
             session, project_id, target, reason=reason, changed_by=principal.uid
         )
-        control.audit_action(
-            session, actor_of(request, principal.uid), "admin.projects.status", project_id,
+        audit_action(
+            session, actor_of(request, principal.uid), "admin.projects.status", project_id, None,
             {"status": target, "reason": reason, "via": "console"},
             {"from_status": record.from_status, "status": record.status},
         )  # fmt: skip

@@ -11,7 +11,6 @@ from access.scopes import PROJECT_SCOPES
 from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, page, resource, single
-from api.errors import invalid_field
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.schemas.inputs import RedirectUris
@@ -22,11 +21,11 @@ from api.schemas.onboarding import (
 )
 from api.typed import Many, One
 from db.models import Project
-from onboarding import control, queries, registration
+from db.paging import page_of
+from events.audit import audit_action
+from onboarding import control, registration
 from onboarding import status as machine
-from webhooks.endpoints import create_endpoint
-from webhooks.urls import UnsafeUrl
-from webhooks.urls import parse as parse_url
+from webhooks import endpoints
 
 router = APIRouter(tags=["projects"])
 
@@ -102,11 +101,9 @@ async def register_project(
     with `webhook_url`, the secret of the webhook endpoint made for it, subscribed to every
     event) are returned once; a retry with the same key replays this answer."""
     if payload.webhook_url is not None:
-        try:
-            parse_url(payload.webhook_url, settings.webhooks)
-        except UnsafeUrl as exc:
-            message = f"Invalid request: webhook_url: {exc}"
-            raise invalid_field("webhook_url", str(exc), message) from exc
+        await endpoints.checked_url(
+            payload.webhook_url, settings.webhooks, field="webhook_url", resolve=False
+        )
     fields = payload.model_dump(
         include={"name", "description", "webhook_url", "allowed_scopes", "rate_limit_tier"}
     )
@@ -122,9 +119,9 @@ async def register_project(
         )
         attributes = RegisteredProjectAttributes.of(done)
         if payload.webhook_url is not None:
-            made = await create_endpoint(
-                ctx.session, done.project.project_id, payload.webhook_url,
-                master_key=settings.master_key, master_key_id=settings.master_key_id,
+            made = await endpoints.register(
+                ctx.session, done.project.project_id, payload.webhook_url, None,
+                master_key=endpoints.MasterKey.of(settings),
             )  # fmt: skip
             attributes = RegisteredProjectAttributes(
                 **attributes.model_dump(exclude_unset=True),
@@ -156,8 +153,8 @@ async def change_project_status(
     project, record = await machine.change_status(
         session, project_id, payload.status, reason=payload.reason, changed_by=admin.uid
     )
-    control.audit_action(
-        session, actor_of(request, admin.uid), "admin.projects.status", project_id,
+    audit_action(
+        session, actor_of(request, admin.uid), "admin.projects.status", project_id, None,
         payload.model_dump(), {"from_status": record.from_status, "status": record.status},
     )  # fmt: skip
     await session.commit()
@@ -221,7 +218,7 @@ async def list_projects(
     tier: Tier | None = None,
 ) -> dict[str, Any]:
     """Projects, newest first, filtered by status and rate-limit tier (administrator)."""
-    rows, total = await queries.paged(
+    rows, total = await page_of(
         session, control.projects(status, tier), control.NEWEST_FIRST, paging
     )
     items = [resource("project", p.project_id, AdminProjectAttributes.of(p)) for p in rows]

@@ -13,32 +13,24 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
-from temporalio.client import WorkflowFailureError
-from temporalio.exceptions import ApplicationError
 
 from api.callers import ADMIN_PROBLEMS, AdminCaller, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import PageQuery, meta, page, resource, single
 from api.openapi import problems
+from api.operations import change_whitelist_entry
 from api.schemas.onboarding import (
     WhitelistEntryAttributes,
     WhitelistRemovedBody,
     WhitelistStatusAttributes,
 )
-from api.starts import finished, start_or_join
 from api.typed import Many, One
-from core.errors import InvalidState, ServiceUnavailable
 from db.models.onboarding import McdWhitelistEntry
+from db.paging import page_of
 from onboarding import queries
 from onboarding import whitelist as wls
-from onboarding import whitelist_entries as entries
-from onboarding.control import Actor, audit_action
-from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
 
 router = APIRouter(tags=["whitelist"])
-
-# How long a change call waits for its chain write before answering 503 (app.state overrides).
-WHITELIST_WAIT_SECONDS = 30.0
 
 _CHANGE_PROBLEMS = ADMIN_PROBLEMS | problems(
     s404="The project has no whitelist entry (`not-found`)",
@@ -58,45 +50,6 @@ def _chain(request: Request, settings: SettingsDep) -> wls.WhitelistChain:
     return wls.WhitelistChain.of(request.app.state.gateway, settings)
 
 
-async def change_entry(
-    request: Request, project_id: int, action: str, actor: Actor
-) -> McdWhitelistEntry:
-    """suspend | activate | remove: a change already pending is driven to its end first, then
-    this one is recorded (audited with ``actor``) and driven (each through
-    WhitelistChangeWorkflow, after the commit). Asking for the state the entry is in changes
-    nothing. Shared with the operator console."""
-    for _ in range(5):
-        async with request.app.state.session_maker() as session:
-            change = await entries.begin_change(session, project_id, action)
-            if change is None:
-                return await entries.entry(session, project_id)
-            if change.recorded_now:  # ours (not an older pending one driven first)
-                audit_action(
-                    session, actor, f"admin.whitelist.{action}", project_id,
-                    {"action": action}, {"op_key": change.op_key},
-                )  # fmt: skip
-            await session.commit()
-        await _drive(request, change)
-    raise entries.WhitelistConflict(f"The whitelist entry of project {project_id} keeps changing")
-
-
-async def _drive(request: Request, change: entries.PendingChange) -> None:
-    arg = WhitelistChangeInput(change.project_id, change.action, change.op_key)
-    run = WhitelistChangeWorkflow.run
-    handle = await start_or_join(request, run, arg, entries.change_workflow_id(change.op_key))
-    wait = float(getattr(request.app.state, "whitelist_wait_seconds", WHITELIST_WAIT_SECONDS))
-    try:
-        done = await finished(handle, wait)
-    except WorkflowFailureError as exc:  # the program refused: the change was cleared
-        cause = exc.cause.message if isinstance(exc.cause, ApplicationError) else exc.cause
-        raise InvalidState(f"The whitelist program refused the change: {cause}") from exc
-    if not done:
-        raise ServiceUnavailable(
-            "The chain is unreachable; the change is pending, repeat the call",
-            headers={"Retry-After": "5"},
-        )
-
-
 _LIST_PROBLEMS = ADMIN_PROBLEMS | problems(
     s503="Chain unreachable: the entries' on-chain fields cannot be read (`service-unavailable`)"
 )
@@ -114,7 +67,7 @@ async def list_whitelist(
     status: Literal["active", "suspended", "removed", "current", "all"] = "current",
 ) -> dict[str, Any]:
     """The stored MCD whitelist with each entry's decoded on-chain account (administrator)."""
-    rows, total = await queries.paged(
+    rows, total = await page_of(
         session,
         queries.whitelist(status),
         [McdWhitelistEntry.project_id],
@@ -144,7 +97,7 @@ async def set_whitelist_status(
 ) -> dict[str, Any]:
     """Suspend or reactivate a project's whitelist entry: chain first, then the database."""
     action = "suspend" if payload.status == "suspended" else "activate"
-    entry = await change_entry(request, project_id, action, actor_of(request, admin.uid))
+    entry = await change_whitelist_entry(request, project_id, action, actor_of(request, admin.uid))
     onchain = await wls.onchain_entries(_chain(request, settings), [project_id])
     shown = WhitelistEntryAttributes.of(entry, onchain.get(project_id)).model_dump()
     # status and updated_at lead (WhitelistStatusAttributes' order), as always on the wire.
@@ -163,7 +116,9 @@ async def remove_from_whitelist(
     project_id: ProjectIdPath, admin: AdminCaller, request: Request
 ) -> dict[str, Any]:
     """Remove a project from the whitelist on chain and in the stored list (administrator)."""
-    entry = await change_entry(request, project_id, "remove", actor_of(request, admin.uid))
+    entry = await change_whitelist_entry(
+        request, project_id, "remove", actor_of(request, admin.uid)
+    )
     return {
         "data": {
             "message": f"Project {project_id} was removed from the MCD whitelist",

@@ -13,10 +13,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, StringConstraints, field_validator
-from sqlalchemy import delete, func, select
-from sqlalchemy.dialects.postgresql import insert
 
-from access.consent import authorized_projects, granted_scopes
 from api.auth.consent import require_user_authorized
 from api.auth.deps import (
     api_key_header,
@@ -41,12 +38,11 @@ from api.schemas.attributes import (
 )
 from api.schemas.users import UserAttributes
 from api.typed import Listing, Many, One
-from core.errors import DomainError, NotFound
+from core.errors import DomainError
 from core.time import iso
-from db.models import Project, User
-from db.models.access import UserProjectAttribute
-from onboarding.status import ALLOWED, Capability, require_project_allows
-from onboarding.visibility import ANONYMOUS, Viewer, can_see
+from db.models import Project
+from onboarding import attributes
+from onboarding.visibility import ANONYMOUS, Viewer
 
 router = APIRouter(prefix="/v1/users", tags=["attributes"])
 
@@ -121,20 +117,7 @@ async def delete_attributes(
 ) -> Any:
     """Delete some of this project's attributes of a user (idempotent; missing keys listed)."""
     async with write_context(request, project, operation="attributes.delete", user_uid=uid) as ctx:
-        own = await require_project_allows(
-            ctx.session, project.project_id, Capability.ATTRIBUTE_WRITE
-        )
-        keys = sorted(set(payload.attribute_keys))
-        deleted = await ctx.session.scalars(
-            delete(UserProjectAttribute)
-            .where(
-                UserProjectAttribute.uid == uid,
-                UserProjectAttribute.project_id == project.project_id,
-                UserProjectAttribute.attribute_key.in_(keys),
-            )
-            .returning(UserProjectAttribute.attribute_key)
-        )
-        gone = sorted(deleted)
+        done = await attributes.delete(ctx.session, project.project_id, uid, payload.attribute_keys)
         return ctx.respond(
             200,
             single(
@@ -143,10 +126,10 @@ async def delete_attributes(
                 AttributeDeletionAttributes(
                     uid=uid,
                     project_id=str(project.project_id),
-                    deleted=gone,
-                    not_found=[k for k in keys if k not in gone],
+                    deleted=done.deleted,
+                    not_found=done.not_found,
                 ),
-                **_flag(own),
+                **_flag(done.project),
             ),
         )
 
@@ -161,27 +144,28 @@ async def batch_attributes(
     payload: AttributeBatchIn, project: ProjectCaller, session: SessionDep
 ) -> dict[str, Any]:
     """Read this project's attributes of many users at once (one item per requested uid)."""
-    own = await require_project_allows(session, project.project_id, Capability.ATTRIBUTE_READ)
-    uids = list(dict.fromkeys(payload.uids))
-    statement = select(UserProjectAttribute).where(
-        UserProjectAttribute.project_id == project.project_id,
-        UserProjectAttribute.uid.in_(uids),
+    own, found = await attributes.of_users(
+        session, project.project_id, payload.uids, payload.attribute_keys
     )
-    if payload.attribute_keys is not None:
-        statement = statement.where(UserProjectAttribute.attribute_key.in_(payload.attribute_keys))
-    found: dict[str, dict[str, AttributeValue]] = {uid: {} for uid in uids}
-    for row in await session.scalars(statement.order_by(UserProjectAttribute.attribute_key)):
-        found[row.uid][row.attribute_key] = AttributeValue(
-            value=row.attribute_value, visibility=row.visibility, updated_at=iso(row.updated_at)
-        )
     project_id = str(project.project_id)
     items = [
         resource(
             "user_project_attributes",
             uid,
-            ProjectAttributeSetAttributes(uid=uid, project_id=project_id, attributes=values),
+            ProjectAttributeSetAttributes(
+                uid=uid,
+                project_id=project_id,
+                attributes={
+                    r.attribute_key: AttributeValue(
+                        value=r.attribute_value,
+                        visibility=r.visibility,
+                        updated_at=iso(r.updated_at),
+                    )
+                    for r in rows
+                },
+            ),
         )
-        for uid, values in found.items()
+        for uid, rows in found.items()
     ]
     return {"data": items, "meta": meta(total=len(items), **_flag(own))}
 
@@ -206,25 +190,6 @@ async def viewer(
 
 
 ViewerDep = Annotated[Viewer, Depends(viewer)]
-
-
-async def _visible(
-    session: SessionDep, who: Viewer, uid: str, rows: list[UserProjectAttribute]
-) -> list[UserProjectAttribute]:
-    granted: set[int] = set()
-    if who.project_id is not None and any(r.visibility == "authorized" for r in rows):
-        granted = await authorized_projects(session, uid)
-    return [
-        r
-        for r in rows
-        if can_see(
-            who,
-            uid=uid,
-            owner_project=r.project_id,
-            visibility=r.visibility,
-            authorized_projects=granted,
-        )
-    ]
 
 
 def _signed_in(who: Viewer) -> None:
@@ -255,17 +220,7 @@ async def project_attributes(
     """A project's attributes of a user (scope user:read, or project credentials), limited to
     what the caller may see, by key, paged."""
     _signed_in(who)
-    if await session.get(User, uid) is None:
-        raise NotFound(f"User {uid} does not exist")
-    await require_project_allows(session, project_id, Capability.ATTRIBUTE_READ)
-    rows = list(
-        await session.scalars(
-            select(UserProjectAttribute)
-            .where(UserProjectAttribute.uid == uid, UserProjectAttribute.project_id == project_id)
-            .order_by(UserProjectAttribute.attribute_key)
-        )
-    )
-    visible = await _visible(session, who, uid, rows)
+    visible = await attributes.of_project(session, who, uid, project_id)
     shown = visible[paging.offset : paging.offset + paging.per_page]
     items = [
         resource("user_project_attribute", r.id, ProjectAttributeAttributes.of(r)) for r in shown
@@ -290,40 +245,15 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
     it the ``email`` scope; a user sees their own (e-mail with the ``email`` scope), and of
     others only what is public (an administrator sees everything)."""
     _signed_in(who)
-    private = {"email", "wallet_address", "role", "api_keys_configured", "station_id"}
-    hidden: set[str] = set()
-    if who.project_id is not None:
-        scopes = await granted_scopes(session, who.project_id, uid)
-        if scopes is None:
-            raise DomainError(
-                f"User {uid} has not authorized project {who.project_id}",
-                status=403,
-                slug="user-not-authorized-for-project",
-            )
-        hidden = set() if "email" in scopes else {"email"}
-    elif not who.admin:
-        principal = getattr(request.state, "principal", None)
-        held: frozenset[str] = getattr(principal, "scopes", frozenset())
-        hidden = private if who.uid != uid else (set() if "email" in held else {"email"})
-    user = await session.get(User, uid)
-    if user is None:
-        raise NotFound(f"User {uid} does not exist")
-    readable = [s for s, caps in ALLOWED.items() if Capability.ATTRIBUTE_READ in caps]
-    rows = list(
-        await session.scalars(
-            select(UserProjectAttribute)
-            .join(Project, Project.project_id == UserProjectAttribute.project_id)
-            .where(UserProjectAttribute.uid == uid, Project.status.in_(readable))
-            .order_by(UserProjectAttribute.project_id, UserProjectAttribute.attribute_key)
-        )
+    principal = getattr(request.state, "principal", None)
+    held: frozenset[str] = getattr(principal, "scopes", frozenset())
+    profile = await attributes.full_profile(session, who, uid, held)
+    shown = UserAttributes.of(profile.user).model_dump()
+    body = FullProfileAttributes(
+        **{k: (None if k in profile.hidden else v) for k, v in shown.items()},
+        project_attributes=[ProfileAttribute.of(r) for r in profile.attributes],
     )
-    visible = await _visible(session, who, uid, rows)
-    shown = UserAttributes.of(user).model_dump()
-    attributes = FullProfileAttributes(
-        **{k: (None if k in hidden else v) for k, v in shown.items()},
-        project_attributes=[ProfileAttribute.of(r) for r in visible],
-    )
-    return JSONResponse(single("user_full_profile", uid, attributes))
+    return JSONResponse(single("user_full_profile", uid, body))
 
 
 # Declared after /batch/attributes, so that path is not taken for a uid "batch".
@@ -342,29 +272,17 @@ async def report_attribute(
         request, project, operation="attributes.upsert", user_uid=uid, key_optional=True
     ) as ctx:
         await require_user_authorized(ctx.session, project, uid)
-        own = await require_project_allows(
-            ctx.session, project.project_id, Capability.ATTRIBUTE_WRITE
-        )
-        values = {
-            "uid": uid,
-            "project_id": project.project_id,
-            "attribute_key": payload.attribute_key,
-            "attribute_value": payload.attribute_value,
-            "visibility": payload.visibility,
-        }
-        insert_ = insert(UserProjectAttribute).values(**values)
-        statement = insert_.on_conflict_do_update(
-            index_elements=["uid", "project_id", "attribute_key"],
-            set_={
-                "attribute_value": insert_.excluded.attribute_value,
-                "visibility": insert_.excluded.visibility,
-                "updated_at": func.now(),
-            },
-        ).returning(UserProjectAttribute)
-        row = (await ctx.session.execute(statement)).scalar_one()
+        done = await attributes.report(
+            ctx.session, project.project_id, uid,
+            payload.attribute_key, payload.attribute_value, payload.visibility,
+        )  # fmt: skip
+        row = done.attribute
         return ctx.respond(
             200,
             single(
-                "user_project_attribute", row.id, ProjectAttributeAttributes.of(row), **_flag(own)
+                "user_project_attribute",
+                row.id,
+                ProjectAttributeAttributes.of(row),
+                **_flag(done.project),
             ),
         )

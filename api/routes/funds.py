@@ -3,26 +3,26 @@ own users. See docs/engine.md."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Annotated, Any, Self
 
 from fastapi import APIRouter, Request, Security
 from pydantic import BaseModel, Field
+from sqlalchemy import select
 
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
 from api.deps import SessionDep
-from api.envelope import PageQuery, fetch_page, page, resource, single
-from api.errors import invalid_field
-from api.idempotency import IdempotencyKey, replay_if_done, write_context
+from api.envelope import PageQuery, page, resource, single
+from api.idempotency import IdempotencyKey, write_context
 from api.starts import signal_lock, start
 from api.typed import Attributes, Many, One
 from chain.decimals import TokenDecimals
-from core.errors import DomainError
 from core.time import iso
 from db.models.ledger import Hold
+from db.paging import page_of
 from engine import locks, search
 from engine.ids import lock_workflow_id
 from workflows.funds import FundLockInput, FundLockWorkflow
@@ -34,30 +34,6 @@ FundsRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds
 
 
 # ------------------------------------------------------------------ bodies
-
-# The longest a lock may run (docs/engine.md): a later expires_at is a 422, never a timer that
-# outlives every operator's memory of why the funds are held.
-MAX_LOCK_DURATION = timedelta(days=90)
-
-
-def _expiry_invalid(message: str) -> DomainError:
-    return invalid_field("expires_at", message, f"expires_at {message}")
-
-
-def lock_expiry(expires_at: datetime) -> datetime:
-    """``expires_at`` in UTC: with an offset, in the future, at most MAX_LOCK_DURATION away."""
-    if expires_at.tzinfo is None:
-        raise _expiry_invalid("needs a UTC offset (e.g. 2030-01-01T00:00:00Z)")
-    try:
-        in_utc = expires_at.astimezone(UTC)
-    except OverflowError as exc:  # e.g. 9999-12-31T23:59:59-14:00
-        raise _expiry_invalid("is out of range") from exc
-    now = datetime.now(UTC)
-    if in_utc <= now:
-        raise _expiry_invalid("must be in the future")
-    if in_utc > now + MAX_LOCK_DURATION:
-        raise _expiry_invalid(f"must be within {MAX_LOCK_DURATION.days} days from now")
-    return in_utc
 
 
 class LockIn(BaseModel):
@@ -121,14 +97,14 @@ class LockAttributes(Attributes):
 async def lock_funds(payload: LockIn, project: FundsManage, request: Request) -> Any:
     """Lock (reserve) a user's funds until unlocked, settled or expired."""
     amount = parse_amount(payload.amount, request, payload.currency)
-    expires_at = lock_expiry(payload.expires_at)
+    expires_at = locks.lock_expiry(payload.expires_at)
     async with write_context(
         request, project, operation="funds.lock", user_uid=payload.user_uid
     ) as ctx:
         await require_user_authorized(ctx.session, project, payload.user_uid, "funds:manage")
         lock_id = derived_id("lk", ctx.workflow_id("funds-lock"))
         if await ctx.session.get(Hold, lock_id) is not None:
-            await replay_if_done(ctx)
+            await ctx.replay_if_done()
         hold, balances = await locks.lock(
             ctx.session,
             **payload.model_dump(include={"user_uid", "currency", "reason", "reference_id"}),
@@ -186,11 +162,9 @@ async def locked_funds(
 ) -> Any:
     """Active fund locks this project holds on a user (paged)."""
     await require_user_authorized(session, project, user_uid, "funds:read")
-    where = (
-        (Hold.user_uid == user_uid)
-        & (Hold.project_id == project.project_id)
-        & (Hold.status == "active")
+    held = select(Hold).where(
+        Hold.user_uid == user_uid, Hold.project_id == project.project_id, Hold.status == "active"
     )
-    rows, total = await fetch_page(session, Hold, where, (Hold.created_at, Hold.id), paging)
+    rows, total = await page_of(session, held, (Hold.created_at, Hold.id), paging)
     items = [resource("fund_lock", h.id, LockAttributes.of(h, decimals(request))) for h in rows]
     return page(items, total, paging)

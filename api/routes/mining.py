@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Security
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.deps import current_project
@@ -24,12 +24,12 @@ from api.schemas.mining import (
     MiningSubmissionAttributes,
     MiningSubmitBody,
 )
-from api.starts import ensure_webhook_pump, start, start_soon
+from api.starts import start, start_soon
 from api.typed import Many, One, TypedResource
 from core.config import Settings
 from core.errors import DomainError, NotFound
 from db.models.mining import MiningSubmission
-from db.models.webhooks import WebhookEndpoint
+from db.paging import page_of
 from mining.accept import Acceptor, ItemOutcome
 from mining.inputs import ActivityIn, BatchIn
 from mining.reward import RewardFormula
@@ -49,20 +49,6 @@ _PROBLEMS = problems(404, 429, caller="user-or-project")
 _WRITE_PROBLEMS = _PROBLEMS | problems(
     409, s422="`validation-error`, `amount-limit-exceeded`, `daily-limit-exceeded`"
 )
-
-
-async def _webhook_meta(session: AsyncSession, project_id: int) -> dict[str, Any]:
-    url = await session.scalar(
-        select(WebhookEndpoint.url)
-        .where(
-            WebhookEndpoint.project_id == project_id,
-            WebhookEndpoint.status == "active",
-            WebhookEndpoint.events.contains(["mining.reward.confirmed"]),
-        )
-        .order_by(WebhookEndpoint.created_at)
-        .limit(1)
-    )
-    return _webhook_note(url)
 
 
 def _webhook_note(url: str | None) -> dict[str, Any]:
@@ -115,7 +101,6 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
             202, single("mining_activity", row.id, attributes, **meta), audit_status="pending"
         )
     _start_soon(request, workflow_id, [row.id])
-    await ensure_webhook_pump(request)
     return response
 
 
@@ -164,7 +149,7 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
     async with write_context(request, project, operation="mining.batch_submit") as ctx:
         acceptor = _acceptor(request, ctx.session, project)
         workflow_id = ctx.workflow_id(BATCH_PREFIX)
-        meta = await _webhook_meta(ctx.session, project.project_id)
+        meta = _webhook_note(await acceptor.outcome_url())
         outcomes = await acceptor.submit_batch(ctx.body["activities"], workflow_id)
         accepted = [o.submission.id for o in outcomes if o.status == 202 and o.submission]
         meta |= {"accepted": len(accepted), "refused": len(outcomes) - len(accepted)}
@@ -177,7 +162,6 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
         )
     if accepted:
         _start_soon(request, workflow_id, accepted)
-        await ensure_webhook_pump(request)
     return response
 
 
@@ -211,14 +195,8 @@ async def records(
             where = where & (MiningSubmission.user_uid == user_uid)
     else:
         where = where & (MiningSubmission.user_uid == reader.uid)
-    total = await session.scalar(select(func.count()).where(where)) or 0
-    rows = await session.scalars(
-        select(MiningSubmission)
-        .where(where)
-        .order_by(MiningSubmission.confirmed_at.desc(), MiningSubmission.id)
-        .offset(params.offset)
-        .limit(params.per_page)
-    )
+    order = (MiningSubmission.confirmed_at.desc(), MiningSubmission.id)
+    rows, total = await page_of(session, select(MiningSubmission).where(where), order, params)
     decimals = token_decimals(request, "MCD")
     items = [resource("mining_record", r.id, MiningRecordAttributes.of(r, decimals)) for r in rows]
     return page(items, total, params)

@@ -33,10 +33,11 @@ from api.starts import finished, start_approval
 from api.typed import Many, One
 from core.errors import DomainError
 from db.models.onboarding import ProjectApplication
+from db.paging import page_of
+from events.audit import audit_action
 from onboarding import applications, queries
 from onboarding.applications import check_wallet
 from onboarding.clients import project_client
-from onboarding.control import audit_action
 
 # How long an approve call waits for the workflow before answering 202 (app.state overrides).
 APPROVAL_WAIT_SECONDS = 20.0
@@ -151,7 +152,7 @@ async def my_applications(
 ) -> dict[str, Any]:
     """The caller's applications, newest first (developer ID token)."""
     statement = queries.applications(developer_uid=user.uid)
-    rows, total = await queries.paged(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
+    rows, total = await page_of(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
     return page([_developers(r, user) for r in rows], total, paging)
 
 
@@ -180,7 +181,7 @@ async def list_applications(
     status: Literal["pending", "approving", "approved", "rejected", "suspended", "all"] = "all",
 ) -> dict[str, Any]:
     """Applications for review, filtered by status (administrator)."""
-    rows, total = await queries.paged(
+    rows, total = await page_of(
         session,
         queries.applications(status),
         queries.NEWEST_APPLICATIONS_FIRST,
@@ -230,7 +231,7 @@ async def approve(
     if status == "approving":
         audit_action(
             session, actor_of(request, admin.uid), "admin.applications.approve", row.project_id,
-            {"application_id": str(application_id), **body.model_dump()}, {"status": status},
+            None, {"application_id": str(application_id), **body.model_dump()}, {"status": status},
         )  # fmt: skip
     await session.commit()
 
@@ -298,7 +299,7 @@ async def reject(
     """Reject a pending application with a reason (administrator)."""
     row = await applications.reject(session, application_id, payload.reason, admin.uid)
     audit_action(
-        session, actor_of(request, admin.uid), "admin.applications.reject", None,
+        session, actor_of(request, admin.uid), "admin.applications.reject", None, None,
         {"application_id": str(application_id), "reason": payload.reason}, {"status": row.status},
     )  # fmt: skip
     await session.commit()

@@ -89,7 +89,7 @@ async def list_organizations(
     ] = None,
 ) -> dict[str, Any]:
     """Units of the hierarchy, filtered by type and parent, paged."""
-    rows, total = await units.list_units(session, type, parent, params.offset, params.per_page)
+    rows, total = await units.list_units(session, type, parent, params)
     counts = await units.member_counts(session, rows)
     parents = {u.id: await units.parent_of(session, u) for u in rows}
     shown = [(units.ref(u), UnitAttributes.of(u, parents[u.id], counts[u.id])) for u in rows]
@@ -121,7 +121,7 @@ async def organization_members(
 ) -> dict[str, Any]:
     """Current members of a unit (of every station under it), oldest first, paged."""
     unit = await units.get(session, unit_id)
-    rows, total = await units.members(session, unit, params.offset, params.per_page)
+    rows, total = await units.members(session, unit, params)
     items = [resource("organization_member", r.uid, MemberAttributes.of(r)) for r in rows]
     return page(items, total, params)
 

@@ -7,14 +7,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from api.callers import ProjectCaller
 from api.deps import SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.schemas.inputs import DEFAULT_OVERLAP_SECONDS, ExpirePrevious, RedirectUris
+from api.schemas.inputs import KeyedSecretRoll, RedirectUris
 from api.schemas.onboarding import OAuthClientAttributes
 from api.typed import Attributes, One
 from core.errors import NotFound
@@ -70,11 +70,8 @@ async def set_redirect_uris(
         )
 
 
-class ClientSecretRollIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    expire_previous_in_seconds: ExpirePrevious = DEFAULT_OVERLAP_SECONDS
-    idempotency_key: IdempotencyKey = None
+class ClientSecretRollIn(KeyedSecretRoll):
+    pass
 
 
 class OAuthClientSecretAttributes(Attributes):

@@ -17,6 +17,7 @@ from api.typed import Many
 from core.money import to_decimal_string
 from db.models.identity import Project
 from db.models.mining import MiningSubmission
+from db.paging import Window, page_of
 
 router = APIRouter(tags=["mining"])
 
@@ -50,16 +51,11 @@ async def mcd_rewards(
         .where(where)
         .group_by(day, MiningSubmission.project_id)
     ).subquery()
-    total = await session.scalar(select(func.count()).select_from(grouped)) or 0
-    rows = (
-        await session.execute(
-            select(grouped, Project.name)
-            .outerjoin(Project, Project.project_id == grouped.c.project_id)
-            .order_by(grouped.c.day.desc(), grouped.c.project_id)
-            .offset(params.offset)
-            .limit(params.per_page)
-        )
-    ).all()
+    named = select(grouped, Project.name).outerjoin(
+        Project, Project.project_id == grouped.c.project_id
+    )
+    order = (grouped.c.day.desc(), grouped.c.project_id)
+    rows, total = await page_of(session, named, order, params)
     decimals = _decimals(request)
     items = [
         resource(
@@ -97,17 +93,13 @@ async def legacy_mining_history(
     # whatever its size (PostgreSQL's OFFSET is a bigint).
     limit, offset = max(1, min(limit, 100)), max(0, min(offset, _MAX_OFFSET))
     where = (MiningSubmission.user_uid == user.uid) & MiningSubmission.status.in_(LEGACY_STATUSES)
-    total = await session.scalar(select(func.count()).where(where)) or 0
-    rows = (
-        await session.execute(
-            select(MiningSubmission, Project.name)
-            .outerjoin(Project, Project.project_id == MiningSubmission.project_id)
-            .where(where)
-            .order_by(MiningSubmission.created_at.desc(), MiningSubmission.id)
-            .offset(offset)
-            .limit(limit)
-        )
-    ).all()
+    named = (
+        select(MiningSubmission, Project.name)
+        .outerjoin(Project, Project.project_id == MiningSubmission.project_id)
+        .where(where)
+    )
+    order = (MiningSubmission.created_at.desc(), MiningSubmission.id)
+    rows, total = await page_of(session, named, order, Window(offset, limit))
     decimals = _decimals(request)
     records = [
         {

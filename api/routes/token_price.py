@@ -15,7 +15,6 @@ from api.auth.principal import UserPrincipal
 from api.common import usdc
 from api.deps import SessionDep
 from api.envelope import meta
-from api.errors import invalid_field
 from api.idempotency import write_context
 from api.openapi import problems
 from api.schemas.tokens import MccPriceAttributes, MccPriceIn, TokenStatsAttributes
@@ -29,7 +28,7 @@ from core.time import iso
 from db.models.tokens import PriceClose
 from tokens import oracle, stats
 from tokens.cache import PRICE_KEY
-from tokens.prices import InvalidPrice, parse_price
+from tokens.prices import parse_price
 
 router = APIRouter(tags=["tokens"])
 
@@ -112,10 +111,7 @@ async def set_mcc_price(payload: MccPriceIn, user: MccAdmin, request: Request) -
         raise DomainError(
             "Only administrators set the MCC price", status=403, slug="admin-required"
         )
-    try:
-        price = parse_price(payload.price_usdc)
-    except InvalidPrice as exc:
-        raise invalid_field("price_usdc", str(exc), str(exc), slug="invalid-amount") from exc
+    price = parse_price(payload.price_usdc)
     settings = common.settings_of(request)
     async with write_context(
         request, user, operation="mcc.price.set", user_uid=user.uid, key_optional=True

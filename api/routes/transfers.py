@@ -14,12 +14,11 @@ from api.auth.principal import ProjectPrincipal
 from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
 from api.deps import SessionDep
 from api.envelope import single
-from api.errors import invalid_field
-from api.idempotency import replay_if_done, write_context
+from api.idempotency import write_context
 from api.schemas.transfers import TransferAttributes
 from api.starts import signal_lock, start, start_soon
 from api.typed import One
-from core.errors import DomainError, NotFound
+from core.errors import NotFound
 from db.models.engine import Transfer
 from engine import transfers
 from engine.ids import transfer_workflow_id
@@ -83,29 +82,24 @@ async def _accept(
         await require_user_authorized(ctx.session, project, order.from_uid, scope)
         if recipient_consents:
             await require_user_authorized(ctx.session, project, order.to_uid)
-        if order.from_uid == order.to_uid:
-            raise invalid_field(
-                "to_uid", "must differ from from_uid", "from_uid and to_uid must differ"
-            )
         transfer_id = derived_id("tr", ctx.workflow_id("transfer"))
+        new = transfers.NewTransfer(
+            transfer_id=transfer_id,
+            project_id=project.project_id,
+            transfer_type=order.transfer_type,
+            from_uid=order.from_uid,
+            to_uid=order.to_uid,
+            currency=order.currency,
+            amount=amount,
+            reference=order.reference,
+            requires_onchain=order.requires_onchain,
+            workflow_id=transfer_workflow_id(transfer_id),
+            audit_id=ctx.audit_id,
+        )
         try:
-            transfer = await transfers.create(
-                ctx.session,
-                transfer_id=transfer_id,
-                project_id=project.project_id,
-                transfer_type=order.transfer_type,
-                from_uid=order.from_uid,
-                to_uid=order.to_uid,
-                currency=order.currency,
-                amount=amount,
-                reference=order.reference,
-                requires_onchain=order.requires_onchain,
-                decimals=decimals(request),
-                workflow_id=transfer_workflow_id(transfer_id),
-                audit_id=ctx.audit_id,
-            )
+            transfer = await transfers.create(ctx.session, new, decimals(request))
         except transfers.AlreadyRecorded:
-            await replay_if_done(ctx)
+            await ctx.replay_if_done()
             raise
         attributes = TransferAttributes.of(transfer, decimals(request))
         response = ctx.respond(
@@ -204,23 +198,9 @@ async def cancel_transfer(
         transfer = await _own(ctx.session, project, transfer_id)
         ctx.audit.user_uid = transfer.from_uid
         reason = (payload.reason if payload else None) or "cancelled by the project"
-        ended = await transfers.fail(
-            ctx.session,
-            transfer_id,
-            reason,
-            decimals=decimals(request),
-            from_statuses=("pending",),
-            to_status="cancelled",
+        ended = await transfers.cancel_pending(
+            ctx.session, transfer_id, reason, decimals=decimals(request)
         )
-        if ended is None:
-            await ctx.session.refresh(transfer)
-            raise DomainError(
-                f"Transfer {transfer_id} is {transfer.status}; only a pending transfer can be "
-                "cancelled",
-                status=409,
-                slug="invalid-state",
-                transfer_status=transfer.status,
-            )
         history = await transfers.history(ctx.session, transfer_id)
         return ctx.respond(
             200,

@@ -10,13 +10,12 @@ from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile
 
 from api.auth.principal import UserPrincipal
-from api.callers import UserRead, UserWrite
+from api.callers import UserRead, UserWrite, actor_of
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
 from api.idempotency import OptionalIdempotencyKey, write_context
 from api.openapi import problems
-from api.ratelimit import client_ip
 from api.schemas.users import (
     BaseProfileAttributes,
     PublicUserAttributes,
@@ -25,9 +24,8 @@ from api.schemas.users import (
 )
 from api.typed import Attributes, One
 from core.errors import DomainError, NotFound, ServiceUnavailable
-from core.logging import request_id_var
 from db.models import User
-from events.audit import new_audit
+from events.audit import audit_action
 from profiles import avatar
 from profiles.storage import AvatarStorage, StorageError
 
@@ -212,19 +210,9 @@ async def upload_avatar(user: UserWrite, request: Request, session: SessionDep) 
         "height": image.height,
         "bytes": len(image.data),
     }
-    audit = new_audit(
-        actor=f"user:{user.uid}",
-        operation="users.avatar.upload",
-        project_id=None,
-        user_uid=user.uid,
-        request_body={"bytes": len(data), "stored": image.name},
-        idempotency_key=None,
-        client_ip=client_ip(request.scope),
-        request_id=request_id_var.get(),
-        status="success",
-    )
-    audit.status_code = 200
-    audit.response_body = attributes
-    session.add(audit)
+    audit_action(
+        session, actor_of(request, user.uid, "user"), "users.avatar.upload", None, user.uid,
+        {"bytes": len(data), "stored": image.name}, attributes,
+    )  # fmt: skip
     await session.commit()
     return single("user_avatar", user.uid, attributes)

@@ -3,40 +3,32 @@
 from __future__ import annotations
 
 import logging
-import secrets
-import uuid
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Self
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sqlalchemy import ColumnElement, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy import select
 
 from api.callers import ProjectCaller
 from api.deps import SessionDep
-from api.envelope import PageQuery, fetch_page, page, resource, single
-from api.errors import invalid_field
+from api.envelope import PageQuery, page, resource, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
-from api.schemas.inputs import DEFAULT_OVERLAP_SECONDS, ExpirePrevious
+from api.schemas.inputs import KeyedSecretRoll
 from api.starts import ensure_webhook_pump
 from api.typed import Attributes, Many, One, Shape
 from core.config import Settings
-from core.errors import DomainError, NotFound
-from core.security import encrypt_secret, previous_secret_until
 from core.time import iso
 from db.models.events import EventType
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from webhooks.settings import WebhookSettings
-from webhooks.urls import UnsafeUrl, check_url
+from db.paging import page_of
+from webhooks import endpoints
 
 log = logging.getLogger("mccgw.webhooks")
 
 router = APIRouter(prefix="/v1/webhooks", tags=["webhooks"])
 
 EventKind = EventType
-MAX_ENDPOINTS = 10
 
 _PROBLEMS = problems(422, 429, caller="project", subject="endpoint of this project")
 _WRITE_PROBLEMS = _PROBLEMS | problems(
@@ -74,10 +66,6 @@ class EndpointPatch(BaseModel):
     @classmethod
     def _unique(cls, value: list[str] | None) -> list[str] | None:
         return None if value is None else list(dict.fromkeys(value))
-
-
-class KeyOnly(BaseModel):
-    idempotency_key: str | None = None
 
 
 class EndpointAttributes(Attributes):
@@ -131,29 +119,13 @@ class DeliveryAttributes(Attributes):
         )
 
 
-async def _checked_url(url: str, settings: WebhookSettings) -> str:
-    try:
-        await check_url(url, settings)
-    except UnsafeUrl as exc:
-        raise invalid_field("url", str(exc), f"Invalid request: url: {exc}") from exc
-    return url
-
-
-async def _endpoint(session: AsyncSession, project_id: int, endpoint_id: str) -> WebhookEndpoint:
-    row = await session.get(WebhookEndpoint, endpoint_id, with_for_update=True)
-    if row is None or row.project_id != project_id or row.status == "deleted":
-        raise NotFound(f"Webhook endpoint {endpoint_id} does not exist")
-    return row
-
-
-def _live(project_id: int) -> ColumnElement[bool]:
-    """The project's endpoints that still count (a deleted one only keeps its log)."""
-    return (WebhookEndpoint.project_id == project_id) & (WebhookEndpoint.status != "deleted")
-
-
 def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
+
+
+def _master_key(request: Request) -> endpoints.MasterKey:
+    return endpoints.MasterKey.of(_settings(request))
 
 
 @router.post(
@@ -164,36 +136,20 @@ def _settings(request: Request) -> Settings:
 )
 async def register(payload: EndpointIn, project: ProjectCaller, request: Request) -> Any:
     """Register a webhook endpoint of the calling project (the secret is shown once)."""
-    await _checked_url(payload.url, _settings(request).webhooks)
-    settings = _settings(request)
+    await endpoints.checked_url(payload.url, _settings(request).webhooks)
     async with write_context(request, project, operation="webhooks.register") as ctx:
-        count = await ctx.session.scalar(select(func.count()).where(_live(project.project_id)))
-        if (count or 0) >= MAX_ENDPOINTS:
-            raise DomainError(
-                f"A project may register at most {MAX_ENDPOINTS} webhook endpoints",
-                status=409,
-                slug="invalid-state",
-            )
-        secret = payload.secret or "whsec_" + secrets.token_hex(32)
-        row = WebhookEndpoint(
-            id=f"whk_{uuid.uuid4().hex[:24]}",
-            project_id=project.project_id,
-            url=payload.url,
-            events=payload.events,
-            secret_encrypted=encrypt_secret(secret, settings.master_key, settings.master_key_id),
-            status="active",
-        )
-        ctx.session.add(row)
-        await ctx.session.flush()
-        await ctx.session.refresh(row)
-        attributes = RegisteredEndpointAttributes.of(row)
-        if payload.secret is None:
-            attributes.secret = secret
+        made = await endpoints.register(
+            ctx.session, project.project_id, payload.url, payload.events, payload.secret,
+            master_key=_master_key(request),
+        )  # fmt: skip
+        attributes = RegisteredEndpointAttributes.of(made.endpoint)
+        if made.secret is not None:
+            attributes.secret = made.secret
         response = ctx.respond(
             201,
             single(
                 "webhook_endpoint",
-                row.id,
+                made.endpoint.id,
                 attributes,
                 note="Verify X-Service-Signature (sha256=HMAC-SHA256 of the raw body with the "
                 "secret); the secret is not shown again",
@@ -210,9 +166,7 @@ async def list_endpoints(
 ) -> dict[str, Any]:
     """The calling project's webhook endpoints (deleted ones are not listed)."""
     order = (WebhookEndpoint.created_at, WebhookEndpoint.id)
-    rows, total = await fetch_page(
-        session, WebhookEndpoint, _live(project.project_id), order, params
-    )
+    rows, total = await page_of(session, endpoints.listing(project.project_id), order, params)
     if total:
         await ensure_webhook_pump(request)
     items = [resource("webhook_endpoint", r.id, EndpointAttributes.of(r)) for r in rows]
@@ -222,7 +176,7 @@ async def list_endpoints(
 @router.get("/{endpoint_id}", response_model=One[EndpointAttributes], responses=_PROBLEMS)
 async def get_endpoint(endpoint_id: str, project: ProjectCaller, session: SessionDep) -> Any:
     """One webhook endpoint of the calling project."""
-    row = await _endpoint(session, project.project_id, endpoint_id)
+    row = await endpoints.endpoint(session, project.project_id, endpoint_id)
     return single("webhook_endpoint", row.id, EndpointAttributes.of(row))
 
 
@@ -232,37 +186,20 @@ async def update_endpoint(
 ) -> Any:
     """Change an endpoint's url, events or secret, or re-enable it."""
     if payload.url is not None:
-        await _checked_url(payload.url, _settings(request).webhooks)
-    settings = _settings(request)
+        await endpoints.checked_url(payload.url, _settings(request).webhooks)
     async with write_context(request, project, operation="webhooks.update") as ctx:
-        row = await _endpoint(ctx.session, project.project_id, endpoint_id)
-        if payload.url is not None:
-            row.url = payload.url
-        if payload.events is not None:
-            row.events = list(payload.events)
-        if payload.secret is not None:
-            row.secret_encrypted = encrypt_secret(
-                payload.secret, settings.master_key, settings.master_key_id
-            )
-        if payload.enabled is True and row.status != "active":
-            row.status, row.failing_since = "active", None
-            row.disabled_at, row.disabled_reason = None, None
-        elif payload.enabled is False and row.status == "active":
-            row.status, row.disabled_at = "disabled", datetime.now(UTC)
-            row.disabled_reason = "disabled by the project"
-        row.updated_at = datetime.now(UTC)
-        await ctx.session.flush()
+        row = await endpoints.update(
+            ctx.session, project.project_id, endpoint_id,
+            url=payload.url, events=payload.events, secret=payload.secret,
+            enabled=payload.enabled, master_key=_master_key(request),
+        )  # fmt: skip
         response = ctx.respond(200, single("webhook_endpoint", row.id, EndpointAttributes.of(row)))
     await ensure_webhook_pump(request)
     return response
 
 
-class SecretRollIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    # How long deliveries are also signed with the current secret.
-    expire_previous_in_seconds: ExpirePrevious = DEFAULT_OVERLAP_SECONDS
-    idempotency_key: IdempotencyKey = None
+class SecretRollIn(KeyedSecretRoll):
+    pass  # expire_previous_in_seconds: how long deliveries are also signed with the current one
 
 
 class WebhookSecretAttributes(Attributes):
@@ -285,34 +222,25 @@ async def roll_secret(
     """Roll an endpoint's signing secret: the new one is shown once; until
     `expire_previous_in_seconds` have passed, deliveries carry both signatures
     (`X-Service-Signature: sha256=<new> sha256=<old>`)."""
-    settings = _settings(request)
     async with write_context(request, project, operation="webhooks.secret.roll") as ctx:
-        row = await _endpoint(ctx.session, project.project_id, endpoint_id)
-        secret = "whsec_" + secrets.token_hex(32)
-        now = datetime.now(UTC)
-        expires = previous_secret_until(payload.expire_previous_in_seconds, True)
-        if expires is not None:
-            row.previous_secret_encrypted = row.secret_encrypted
-        else:
-            row.previous_secret_encrypted = None
-        row.previous_secret_expires_at = expires
-        row.secret_encrypted = encrypt_secret(secret, settings.master_key, settings.master_key_id)
-        row.updated_at = now
-        await ctx.session.flush()
+        rolled = await endpoints.roll_secret(
+            ctx.session, project.project_id, endpoint_id, payload.expire_previous_in_seconds,
+            master_key=_master_key(request),
+        )  # fmt: skip
         attrs = WebhookSecretAttributes(
-            endpoint_id=row.id, secret=secret, previous_expires_at=iso(expires), rolled_at=iso(now)
+            endpoint_id=rolled.endpoint.id,
+            secret=rolled.secret,
+            previous_expires_at=iso(rolled.previous_expires_at),
+            rolled_at=iso(rolled.rolled_at),
         )
-        return ctx.respond(200, single("webhook_secret", row.id, attrs), sealed=True)
+        return ctx.respond(200, single("webhook_secret", rolled.endpoint.id, attrs), sealed=True)
 
 
 @router.delete("/{endpoint_id}", response_model=One[EndpointAttributes], responses=_WRITE_PROBLEMS)
 async def delete_endpoint(endpoint_id: str, project: ProjectCaller, request: Request) -> Any:
     """Delete an endpoint: nothing more is delivered to it (its log stays queryable)."""
     async with write_context(request, project, operation="webhooks.delete") as ctx:
-        row = await _endpoint(ctx.session, project.project_id, endpoint_id)
-        row.status = "deleted"
-        row.updated_at = datetime.now(UTC)
-        await ctx.session.flush()
+        row = await endpoints.delete(ctx.session, project.project_id, endpoint_id)
         return ctx.respond(200, single("webhook_endpoint", row.id, EndpointAttributes.of(row)))
 
 
@@ -327,14 +255,12 @@ async def list_deliveries(
     status: Annotated[Literal["pending", "succeeded", "failed"] | None, Query()] = None,
 ) -> dict[str, Any]:
     """Deliveries to one endpoint, newest first, each with its attempt log."""
-    endpoint = await session.get(WebhookEndpoint, endpoint_id)
-    if endpoint is None or endpoint.project_id != project.project_id:
-        raise NotFound(f"Webhook endpoint {endpoint_id} does not exist")
+    await endpoints.endpoint(session, project.project_id, endpoint_id, deleted_too=True)
     where = WebhookDelivery.endpoint_id == endpoint_id
     if status is not None:
         where = where & (WebhookDelivery.status == status)
     order = (WebhookDelivery.created_at.desc(), WebhookDelivery.id)
-    rows, total = await fetch_page(session, WebhookDelivery, where, order, params)
+    rows, total = await page_of(session, select(WebhookDelivery).where(where), order, params)
     attempts: dict[str, list[WebhookAttempt]] = {}
     if rows:
         for a in await session.scalars(
@@ -359,12 +285,7 @@ async def list_deliveries(
 async def redeliver(delivery_id: str, project: ProjectCaller, request: Request) -> Any:
     """Send a delivery again now (same X-Service-Delivery id; the retry schedule restarts)."""
     async with write_context(request, project, operation="webhooks.redeliver") as ctx:
-        row = await ctx.session.get(WebhookDelivery, delivery_id, with_for_update=True)
-        if row is None or row.project_id != project.project_id:
-            raise NotFound(f"Webhook delivery {delivery_id} does not exist")
-        row.status, row.schedule_index, row.completed_at = "pending", 0, None
-        row.next_attempt_at = datetime.now(UTC)
-        await ctx.session.flush()
+        row = await endpoints.redeliver(ctx.session, project.project_id, delivery_id)
         response = ctx.respond(
             202, single("webhook_delivery", row.id, DeliveryAttributes.of(row, []))
         )

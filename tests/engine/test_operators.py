@@ -32,9 +32,11 @@ async def _signed_unsent(api: Api, world: World, deps: WorkerDeps) -> tuple[str,
     op_key = transfers.op_key_for(transfer_id)
     async with deps.sessions() as s:
         await transfers.create(
-            s, transfer_id=transfer_id, project_id=api.project.project_id,
-            transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=2 * UNIT,
-            reference={}, requires_onchain=True, decimals=TokenDecimals(9, 9),
+            s, transfers.NewTransfer(
+                transfer_id=transfer_id, project_id=api.project.project_id,
+                transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=2 * UNIT,
+                reference={}, requires_onchain=True,
+            ), TokenDecimals(9, 9),
         )  # fmt: skip
         await flush_last(s)
         await s.commit()

@@ -35,9 +35,11 @@ async def accept(deps: WorkerDeps, project_id: int, legs: list[tuple[str, str, i
     async with deps.sessions() as s:
         for src, dst, amount in legs:
             t = await transfers.create(
-                s, transfer_id=f"tr_{uuid.uuid4().hex}", project_id=project_id,
-                transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=amount,
-                reference={}, requires_onchain=True, decimals=TokenDecimals(9, 9),
+                s, transfers.NewTransfer(
+                    transfer_id=f"tr_{uuid.uuid4().hex}", project_id=project_id,
+                    transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=amount,
+                    reference={}, requires_onchain=True,
+                ), TokenDecimals(9, 9),
             )  # fmt: skip
             ids.append(t.id)
         await flush_last(s)  # as the API's commit point does (db.last)

@@ -15,6 +15,7 @@ from temporalio.client import Client
 
 from activities.deps import WorkerDeps
 from chain.decimals import TokenDecimals
+from core.errors import InvalidState, NotFound, Rejected
 from db.last import PendingLastSteps, flush_last
 from db.models.chain import ChainTransaction
 from db.models.engine import Transfer
@@ -202,9 +203,11 @@ async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
     transfer_id = f"tr_{uuid.uuid4().hex}"
     async with deps.sessions() as s:
         await transfers.create(
-            s, transfer_id=transfer_id, project_id=api.project.project_id, transfer_type="test",
-            from_uid=src, to_uid=dst, currency="MCC", amount=UNIT, reference={},
-            requires_onchain=True, decimals=TokenDecimals(9, 9),
+            s, transfers.NewTransfer(
+                transfer_id=transfer_id, project_id=api.project.project_id, transfer_type="test",
+                from_uid=src, to_uid=dst, currency="MCC", amount=UNIT, reference={},
+                requires_onchain=True,
+            ), TokenDecimals(9, 9),
         )  # fmt: skip
         with pytest.raises(PendingLastSteps):
             await s.commit()
@@ -263,9 +266,11 @@ async def test_operator_lists_cancels_and_retries_stuck_transfers(
     async with deps.sessions() as s:  # accepted, but their workflows never started
         for _ in range(2):
             t = await transfers.create(
-                s, transfer_id=f"tr_{uuid.uuid4().hex}", project_id=api.project.project_id,
-                transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=UNIT,
-                reference={}, requires_onchain=True, decimals=TokenDecimals(9, 9),
+                s, transfers.NewTransfer(
+                    transfer_id=f"tr_{uuid.uuid4().hex}", project_id=api.project.project_id,
+                    transfer_type="test", from_uid=src, to_uid=dst, currency="MCC", amount=UNIT,
+                    reference={}, requires_onchain=True,
+                ), TokenDecimals(9, 9),
             )  # fmt: skip
             ids.append(t.id)
         await flush_last(s)  # as the API's commit point does (db.last)
@@ -337,3 +342,47 @@ async def test_reconciliation_reports_drift_made_on_purpose(
                 select(func.count()).select_from(Transfer).where(Transfer.from_uid == uid)
             )
         ) == 0
+
+
+async def test_the_service_owns_the_same_user_and_the_pending_only_cancel_rules(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    """engine.transfers decides, whoever calls it (the project's routes, an operator): a
+    transfer to the sender themself is refused before anything is counted, and only a pending
+    transfer can be cancelled (then its funds are available again)."""
+    project_id = api.project.project_id
+    src = await funded_user(world, deps, project_id, 5 * UNIT)
+    dst = await funded_user(world, deps, project_id, 0)
+    nine = TokenDecimals(9, 9)
+
+    def order(to_uid: str) -> transfers.NewTransfer:
+        return transfers.NewTransfer(
+            transfer_id=f"tr_{uuid.uuid4().hex}", project_id=project_id, transfer_type="test",
+            from_uid=src, to_uid=to_uid, currency="MCC", amount=UNIT,
+        )  # fmt: skip
+
+    async with deps.sessions() as s:
+        with pytest.raises(Rejected) as refused:
+            await transfers.create(s, order(src), nine)
+        assert refused.value.slug == "validation-error"
+        assert refused.value.extra["errors"] == [
+            {"field": "to_uid", "message": "must differ from from_uid"}
+        ]
+        kept, claimed = [await transfers.create(s, order(dst), nine) for _ in range(2)]
+        await flush_last(s)
+        await s.commit()
+    assert await books(deps, src) == (5 * UNIT, 0, 2 * UNIT)
+
+    async with deps.sessions() as s:
+        await transfers.claim(s, [claimed.id], transfers.op_key_for(claimed.id))
+        ended = await transfers.cancel_pending(s, kept.id, "not wanted", decimals=nine)
+        assert ended.status == "cancelled"
+        with pytest.raises(InvalidState) as late:
+            await transfers.cancel_pending(s, claimed.id, "too late", decimals=nine)
+        assert late.value.extra == {"transfer_status": "pending_onchain"}
+        with pytest.raises(NotFound):
+            await transfers.cancel_pending(s, "tr_missing", "no such", decimals=nine)
+        # Ends the claimed one too (its chain write was never made), so nothing stays in flight.
+        assert await transfers.fail(s, claimed.id, "test over", decimals=nine) is not None
+        await s.commit()
+    assert await books(deps, src) == (5 * UNIT, 0, 0)
