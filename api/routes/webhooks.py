@@ -22,13 +22,12 @@ from api.openapi import problems
 from api.schemas.inputs import DEFAULT_OVERLAP_SECONDS, ExpirePrevious
 from api.starts import ensure_webhook_pump
 from api.typed import Attributes, Many, One, Shape
-from core.config import Settings
+from core.config import Settings, WebhookSettings
 from core.errors import DomainError, NotFound
 from core.security import encrypt_secret, previous_secret_until
 from core.time import iso
 from db.models.events import EventType
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from webhooks.settings import WebhookSettings
 from webhooks.urls import UnsafeUrl, check_url
 
 log = logging.getLogger("mccgw.webhooks")
