@@ -77,7 +77,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
     return activities_of(
         SystemActivities(),
         OnboardingActivities(deps),
-        WebhookActivities(deps.settings, deps.sessions),
+        WebhookActivities(deps),
         MiningActivities(deps.settings, deps.sessions, deps.gateway),
         EngineActivities(deps),
         HousekeepingActivities(deps.sessions),

@@ -18,7 +18,9 @@ from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings
 from core.redis_client import create_redis
+from db.notify import NotifyListener
 from db.session import create_db_engine, create_session_maker
+from tokens.deposit_watch import DepositScanner
 
 
 @dataclass
@@ -31,6 +33,11 @@ class WorkerDeps:
     redis: Redis
     solana: AsyncClient
     gateway: ChainGateway
+    # The process's one LISTEN connection: the webhook pump and the deposit watcher subscribe.
+    notify: NotifyListener
+    # The worker's one deposit scanner: the scheduled watcher follows with it, reconciliation
+    # scans with it (its block cursor and watched set are kept between runs).
+    deposits: DepositScanner
 
 
 @asynccontextmanager
@@ -44,9 +51,14 @@ async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
     # down, and an activity needing them fails retryably until they are read. The worker keeps
     # them per mint (mint_decimals) for processes that start while the chain is unreachable.
     warm_up = asyncio.create_task(gateway.warm_up(keep=True))
+    notify = NotifyListener(settings.database_url_plain)
+    await notify.start()  # in the background: subscribers poll until it is up
+    deposits = DepositScanner(sessions, gateway, notify=notify)
     try:
-        yield WorkerDeps(settings, db_engine, sessions, redis, solana, gateway)
+        yield WorkerDeps(settings, db_engine, sessions, redis, solana, gateway, notify, deposits)
     finally:
+        await deposits.aclose()
+        await notify.stop()
         warm_up.cancel()
         await solana.close()
         await redis.aclose()

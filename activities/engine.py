@@ -17,7 +17,6 @@ from db.models.engine import Transfer
 from engine import locks, reconcile, recovery
 from engine.recovery import Orphan
 from engine.settlement import Settled, Settler, TransferNotFound
-from tokens.deposits import DepositScanner
 
 if TYPE_CHECKING:
     from activities.deps import WorkerDeps
@@ -66,7 +65,7 @@ class EngineActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
         self.settler = Settler(deps.sessions, deps.gateway)
-        self.deposits = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+        self.deposits = deps.deposits  # the worker's one scanner (the watcher's too)
 
     @property
     def decimals(self) -> TokenDecimals:
@@ -120,7 +119,7 @@ class EngineActivities:
     @activity.defn(name="engine.reconcile")
     async def reconcile(self, request: ReconcileRequest) -> ReconcileReport:
         # Deposits count: every finalized outside transfer is credited before the comparison,
-        # so only what no finalized transaction explains is drift (tokens/deposits.py).
+        # so only what no finalized transaction explains is drift (tokens/deposit_watch.py).
         await self.deposits.scan()
         summary = await reconcile.reconcile(self.deps.sessions, self.deps.gateway, request.run_id)
         # A deposit that finalized during the pass: credit it and look once more.

@@ -16,7 +16,7 @@ from chain.errors import ChainRejected, ChainWriteConflict
 from chain.reincarnation import PriceOutOfRange
 from db.models.tokens import PriceClose
 from tokens import oracle
-from tokens.deposits import DepositScanner, ScanSummary
+from tokens.deposits import ScanSummary
 from tokens.price_store import write_base_price
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class OracleWriteResult:
 class TokenActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
-        self.scanner = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+        self.scanner = deps.deposits  # the worker's one scanner (reconcile scans with it too)
         self.market = oracle.MarketReader(deps.gateway, deps.settings)
 
     @activity.defn(name="tokens.scan_deposits")

@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
 
-from core.config import Settings
-from webhooks.delivery import WebhookPump
+from webhooks.pump import WebhookPump
 from webhooks.senders import make_sender
+
+if TYPE_CHECKING:
+    from activities.deps import WorkerDeps
 
 
 @dataclass
@@ -28,11 +30,12 @@ class PumpResult:
 
 
 class WebhookActivities:
-    def __init__(self, settings: Settings, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(self, deps: WorkerDeps) -> None:
+        settings = deps.settings
         self._keys = {settings.master_key_id: settings.master_key}
-        self._sessions = sessions
+        self._sessions = deps.sessions
         self._webhooks = settings.webhooks
-        self._dsn = settings.database_url_plain  # the pump LISTENs for work (migration 0023)
+        self._notify = deps.notify  # the pump subscribes for work (migration 0023)
 
     @activity.defn(name="webhooks_pump")
     async def pump(self, data: PumpInput) -> PumpResult:
@@ -41,7 +44,7 @@ class WebhookActivities:
         sender = make_sender(
             settings.http_client, settings.timeout_seconds, settings.concurrency, settings
         )
-        pump = WebhookPump(self._sessions, self._keys, settings, sender, listen_dsn=self._dsn)
+        pump = WebhookPump(self._sessions, self._keys, settings, sender, self._notify)
         deadline = time.monotonic() + data.seconds
 
         async def wake_at_shutdown() -> None:

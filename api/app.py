@@ -82,8 +82,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # Token decimals come from the mints (never assumed); read in the background so the API
     # starts while its chain is down (amount-bearing routes answer 503 until then).
     warm_up = asyncio.create_task(app.state.gateway.warm_up())
-    # One LISTEN connection per process evicts every NOTIFY-fed cache: balances and the price
-    # (token_services), project rows (access_services), amount limits and consent grants.
+    # One LISTEN connection per process (db.notify): every NOTIFY-fed cache subscribes to it
+    # (attach): balances and the price (token_services), project rows (access_services),
+    # amount limits and consent grants.
     app.state.notify = NotifyListener(settings.database_url_plain)
     for module_cache in (limits.OVERRIDES, consent.GRANTS):
         app.state.notify.attach(module_cache)

@@ -14,7 +14,6 @@ from chain.gateway import ChainGateway
 from core.config import Settings
 from core.errors import DomainError, ServiceUnavailable
 from db.notify import NotifyCache
-from tokens.deposits import decimals_of
 
 USER_PROBLEMS = problems(
     401,
@@ -54,6 +53,6 @@ def chain_down(exc: Exception) -> DomainError:
 async def mint_decimals(request: Request, currency: str) -> int:
     """The mint's decimals as read from the chain (once per process; chain/decimals.py)."""
     try:
-        return await decimals_of(gateway_of(request), currency)
+        return (await gateway_of(request).load_token_decimals()).of(currency)
     except ChainError as exc:
         raise chain_down(exc) from exc

@@ -1,5 +1,5 @@
-"""The deposit watcher (tokens/deposits.py) on the local chain node at 20 ms slots, each figure
-beside a reference measured in the same run:
+"""The deposit watcher (tokens/deposit_watch.py) on the local chain node at 20 ms slots, each
+figure beside a reference measured in the same run:
 
 - scan cost: the same run of finalized blocks (outside token transfers, some into custody
   accounts) walked with 1,000 and with 100,000 watched custody accounts, alternately; the
@@ -66,10 +66,12 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
     from db.models.tokens import Deposit, DepositCursor
+    from db.notify import NotifyListener
     from db.session import create_db_engine, create_session_maker
     from devchain.node.process import start_node
     from devchain.outside import OutsideWallet
-    from tokens.deposits import DepositScanner, ScanSummary, register
+    from tokens.deposit_watch import DepositScanner
+    from tokens.deposits import ScanSummary, register
 
     node = start_node(tmp / "chain", tmp / "keys", free_port(), slot_ms=SLOT_MS, fixtures=False)
     settings = Settings(
@@ -93,7 +95,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         wallet = OutsideWallet(Keypair(), client)
         await wallet.ensure_sol(gateway, 10 * 10**9)
         await wallet.receive_minted(gateway, "MCC", 10**6 * UNIT, f"bench:{wallet.address}")
-        watcher = DepositScanner(sessions, gateway, client)
+        watcher = DepositScanner(sessions, gateway)
         await watcher.scan()  # creates the ten custody accounts, sets the cursor
         seed_watch(plain, 0, args.accounts // 100 - len(users))  # 1,000 watched in all
         mint = gateway.keys.mint_for("MCC")
@@ -139,10 +141,10 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
                 await reader.blocks(slots[i : i + watcher.chunk])
             return (time.perf_counter() - began) * 1000 / max(len(slots), 1)
 
-        small = DepositScanner(sessions, gateway, client)
+        small = DepositScanner(sessions, gateway)
         await small._prepare(0, ScanSummary())
         seed_watch(plain, 10**6, args.accounts - args.accounts // 100)
-        large = DepositScanner(sessions, gateway, client)
+        large = DepositScanner(sessions, gateway)
         await large._prepare(0, ScanSummary())
         sizes = {"1k": len(small._watched), "100k": len(large._watched)}
         costs: dict[str, list[float]] = {"1k": [], "100k": [], "ref": []}
@@ -168,7 +170,9 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
 
         # -- detection ------------------------------------------------------------------
         credited_at: dict[str, int] = {}
-        follower = DepositScanner(sessions, gateway, client)
+        notify = NotifyListener(plain)  # as a worker's: newly watched rows by NOTIFY
+        await notify.start(ready_timeout=5.0)
+        follower = DepositScanner(sessions, gateway, notify=notify)
         original = follower._commit
 
         async def timed_commit(records: list[dict[str, Any]], summary: Any, **kw: Any) -> None:
@@ -208,6 +212,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         stop.set()
         await task
         await follower.aclose()
+        await notify.stop()
         async with sessions() as session:
             landed = dict(
                 (await session.execute(
@@ -249,7 +254,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         last = (await spammer.send_many(noise[half:], node.url))[-1]
         await spammer.wait_finalized(last)
         sent_s = time.perf_counter() - began
-        flood_scanner = DepositScanner(sessions, gateway, client)
+        flood_scanner = DepositScanner(sessions, gateway)
         began = time.perf_counter()
         summary = await flood_scanner.scan()
         while summary.cursor < (await reader.finalized_slot()) - 2:

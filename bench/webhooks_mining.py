@@ -47,16 +47,15 @@ from bench._report import record
 from bench._seed import bench_project
 from bench._worker import ping_rate as pings_per_second
 from bench._worker import temporal, worker
-from core.config import Settings
+from core.config import Settings, WebhookSettings
 from core.embedded import free_port
 from core.security import encrypt_secret
 from db.models import Event, Project
 from db.models.mining import MiningSubmission
 from db.models.webhooks import WebhookDelivery, WebhookEndpoint
 from tests.services import fresh_database, redis_server
-from webhooks.delivery import WebhookPump
+from webhooks.pump import WebhookPump
 from webhooks.senders import make_sender
-from webhooks.settings import WebhookSettings
 
 BASE = "http://127.0.0.1:8000"
 

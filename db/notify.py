@@ -1,13 +1,22 @@
-"""Per-process caches dropped the moment their row changes, fed by one LISTEN per process.
+"""One LISTEN connection per process, and the per-process caches its notifications evict.
+
+``NotifyListener`` holds the process's one LISTEN connection; every part of the process that
+wants to hear a channel subscribes to it (``listener.subscribe(channel, on_note, on_up,
+on_down)``) instead of opening a connection of its own: the caches below (``mccgw_cache``),
+the webhook pump (``mccgw_webhooks``) and the deposit watcher (``mccgw_deposits``). The API
+builds one in its lifespan (``app.state.notify``), a worker in its dependencies
+(``WorkerDeps.notify``). While the connection is down every subscriber falls back to what it
+did without it (a cache keeps nothing, the pump and the watcher poll); when it is (back) up
+each is told so and looks again for what it may have missed.
 
 Triggers NOTIFY on ``mccgw_cache`` at commit, whatever process or code path made the change:
 every ledger account and price (``uid:currency``, ``price``; migration 0012), every project row
-(``project:<id>``; 0018) and every consent (``consent:<project_id>:<uid>``; 0022). One
-``NotifyListener`` per process holds the LISTEN connection and evicts the named entry from
-every cache attached to it: balances, project rows (authentication), a project's amount limits
-(engine.limits) and consent grants (access.consent). While that connection is down nothing is
-cached (every read goes to PostgreSQL), so a missed notification can never serve a stale
-value. Entries also expire after ``max_age`` seconds as a second line of defence.
+(``project:<id>``; 0018) and every consent (``consent:<project_id>:<uid>``; 0022). The
+listener evicts the named entry from every cache attached to it: balances, project rows
+(authentication), a project's amount limits (engine.limits) and consent grants
+(access.consent). While that connection is down nothing is cached (every read goes to
+PostgreSQL), so a missed notification can never serve a stale value. Entries also expire after
+``max_age`` seconds as a second line of defence.
 """
 
 from __future__ import annotations
@@ -15,8 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import psycopg
@@ -115,47 +126,122 @@ class NotifyCache(Generic[T]):
             await self._own.stop()
 
 
+_CHANNEL_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One subscriber's channel on the process's listener (``NotifyListener.subscribe``)."""
+
+    channel: str
+    _listener: NotifyListener
+    _on_note: Callable[[str], None]
+    _on_up: Callable[[], None] | None
+    _on_down: Callable[[], None] | None
+    _up: bool = False
+
+    @property
+    def listening(self) -> bool:
+        """Its channel is LISTENed on a live connection: every NOTIFY from now on arrives."""
+        return self._up
+
+    def close(self) -> None:
+        """Unsubscribe (``on_down`` runs if it was listening)."""
+        self._listener._remove(self)
+
+    def _note(self, payload: str) -> None:
+        self._call(self._on_note, payload)
+
+    def _set_up(self, up: bool) -> None:
+        if up != self._up:
+            self._up = up
+            callback = self._on_up if up else self._on_down
+            if callback is not None:
+                self._call(callback)
+
+    def _call(self, callback: Callable[..., None], *args: str) -> None:
+        try:
+            callback(*args)
+        except Exception:  # a subscriber's bug must not stop every other one's notifications
+            log.exception("notify subscriber on %s failed", self.channel)
+
+
 class NotifyListener:
-    """One LISTEN connection on ``mccgw_cache`` evicting from every attached cache."""
+    """The process's one LISTEN connection, shared by every channel a subscriber names.
+
+    ``subscribe(channel, on_note, on_up, on_down)``: ``on_note(payload)`` for each NOTIFY on
+    the channel; ``on_up()`` once the channel is LISTENed on a live connection (at subscribe
+    time if it already is, and after every reconnect): anything committed before may have
+    been missed, so look again; ``on_down()`` when the connection is lost (fall back to
+    polling). Callbacks run on the listener's task and must not block. The connection is
+    re-opened with back-off (0.5 s doubling to 10 s). Caches are subscribers on ``CHANNEL``
+    (``attach``)."""
 
     def __init__(self, dsn: str | None) -> None:
         self._dsn = dsn
-        self._caches: list[NotifyCache[Any]] = []
+        self._subs: dict[str, list[Subscription]] = {}
+        self._caches: dict[int, Subscription] = {}
+        self._listened: set[str] = set()  # LISTENed on the live connection (empty: down)
         self._up = False
+        self._changed = asyncio.Event()  # a channel was added or lost its last subscriber
         self._task: asyncio.Task[None] | None = None
 
     @property
     def listening(self) -> bool:
         return self._up
 
+    def subscribe(
+        self,
+        channel: str,
+        on_note: Callable[[str], None],
+        on_up: Callable[[], None] | None = None,
+        on_down: Callable[[], None] | None = None,
+    ) -> Subscription:
+        if not _CHANNEL_NAME.fullmatch(channel):
+            raise ValueError(f"not a channel name: {channel!r}")
+        sub = Subscription(channel, self, on_note, on_up, on_down)
+        self._subs.setdefault(channel, []).append(sub)
+        if channel in self._listened:
+            sub._set_up(True)
+        else:
+            self._changed.set()  # the listener LISTENs, then tells it it is up
+        return sub
+
+    def _remove(self, sub: Subscription) -> None:
+        subs = self._subs.get(sub.channel, [])
+        if sub in subs:
+            subs.remove(sub)
+            sub._set_up(False)
+            if not subs:
+                del self._subs[sub.channel]
+                self._changed.set()
+
     def attach(self, cache: NotifyCache[Any]) -> None:
-        if any(c is cache for c in self._caches):
-            return
-        self._caches.append(cache)
-        if self._up:
-            cache._fed(+1)
+        """Feed ``cache`` the evictions named on ``CHANNEL`` (nothing is kept while down)."""
+        if id(cache) not in self._caches:
+            self._caches[id(cache)] = self.subscribe(
+                CHANNEL, cache.evict, lambda: cache._fed(+1), lambda: cache._fed(-1)
+            )
 
     def detach(self, cache: NotifyCache[Any]) -> None:
-        for i, c in enumerate(self._caches):
-            if c is cache:
-                del self._caches[i]
-                if self._up:
-                    cache._fed(-1)
-                return
+        sub = self._caches.pop(id(cache), None)
+        if sub is not None:
+            sub.close()
 
-    def _set_up(self, up: bool) -> None:
-        if up != self._up:
-            self._up = up
-            for cache in self._caches:
-                cache._fed(+1 if up else -1)
+    def _set_down(self) -> None:
+        self._up = False
+        self._listened = set()
+        for subs in list(self._subs.values()):
+            for sub in list(subs):
+                sub._set_up(False)
 
     async def start(self, ready_timeout: float = 0.0) -> None:
-        """Start listening in the background (nothing is cached until it listens); wait up to
-        ``ready_timeout`` seconds for it."""
+        """Start listening in the background; wait up to ``ready_timeout`` seconds for the
+        connection (and the channels subscribed so far)."""
         if self._dsn is None or self._task is not None:
             return
         ready = asyncio.Event()
-        self._task = asyncio.create_task(self._listen(ready), name="mccgw-cache-listener")
+        self._task = asyncio.create_task(self._run(ready), name="mccgw-notify-listener")
         if ready_timeout > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(ready.wait(), ready_timeout)
@@ -166,9 +252,9 @@ class NotifyListener:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
-        self._set_up(False)
+        self._set_down()
 
-    async def _listen(self, ready: asyncio.Event) -> None:
+    async def _run(self, ready: asyncio.Event) -> None:
         assert self._dsn is not None
         backoff = 0.5
         while True:
@@ -176,19 +262,50 @@ class NotifyListener:
                 async with await psycopg.AsyncConnection.connect(
                     self._dsn, autocommit=True
                 ) as conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    self._set_up(True)
-                    ready.set()
+                    self._up = True
                     backoff = 0.5
-                    async for note in conn.notifies():
-                        for cache in self._caches:
-                            cache.evict(note.payload)
+                    await self._serve(conn, ready)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("cache listener lost its connection (%r); not caching", exc)
+                log.warning("notify listener lost its connection (%r); subscribers poll", exc)
             finally:
-                self._set_up(False)
+                self._set_down()
             ready.set()  # start-up does not wait for a database that is down
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 10.0)
+
+    async def _serve(self, conn: psycopg.AsyncConnection[Any], ready: asyncio.Event) -> None:
+        """LISTEN to every subscribed channel (one statement, so pg_stat_activity shows them
+        all), tell the new ones they are up, deliver notifications until the channels change."""
+        while True:
+            self._changed.clear()
+            wanted = set(self._subs)
+            statements = [f"LISTEN {c}" for c in sorted(wanted)]
+            statements += [f"UNLISTEN {c}" for c in sorted(self._listened - wanted)]
+            if statements and wanted != self._listened:
+                await conn.execute("; ".join(statements))
+            self._listened = wanted
+            for channel in wanted:
+                for sub in list(self._subs.get(channel, [])):
+                    sub._set_up(True)
+            ready.set()
+            notes = asyncio.ensure_future(self._deliver(conn))
+            changed = asyncio.ensure_future(self._changed.wait())
+            try:
+                await asyncio.wait({notes, changed}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                changed.cancel()
+                if not notes.done():  # waiting for the socket: nothing read, nothing lost
+                    notes.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await notes
+            if notes.done() and not notes.cancelled():
+                notes.result()  # the connection's error
+                raise ConnectionError("notifications ended")
+
+    async def _deliver(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        async for note in conn.notifies():
+            for sub in list(self._subs.get(note.channel, [])):
+                if sub.listening:
+                    sub._note(note.payload)

@@ -116,14 +116,15 @@ def _whitelist_resync(args: argparse.Namespace) -> int:
 def _deposits_rescan(args: argparse.Namespace) -> int:
     """Walk one custody account's signatures over a slot range and book the deposits missing
     (docs/tokens.md, "Re-scanning an account"); idempotent, the watcher's cursor is untouched."""
-    from tokens.deposits import DepositScanner, deposit_address
+    from tokens.deposit_watch import DepositScanner
+    from tokens.deposits import deposit_address
 
     async def job(run: GatewayRun) -> None:
         await run.gateway.load_token_decimals()
         address = args.account
         if address is None:
             address, _ = deposit_address(run.gateway.keys, args.user, args.currency.upper())
-        scanner = DepositScanner(run.sessions, run.gateway, run.client)
+        scanner = DepositScanner(run.sessions, run.gateway)
         try:
             to_slot = args.to_slot
             if to_slot is None:

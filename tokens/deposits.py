@@ -1,80 +1,49 @@
-"""Deposits: outside SPL transfers into custody accounts, found on chain and credited once.
+"""Deposits, the rule: outside SPL transfers into custody accounts, and what each is booked as.
 
-A deposit is found by walking the chain's finalized blocks in slot order, not by asking the
-node about each custody account: the cost of a pass depends on the blocks, never on how many
-users exist (docs/tokens.md, "How a deposit is found").
+Where an outside wallet sends a user's tokens is the user's custody token account
+(``deposit_address``); such an account is watched once it has a ledger row or a balance request
+registered it (``register``, ``watch_ledger_accounts``). The follower (tokens/deposit_watch.py)
+finds the transactions that touch a watched account on chain; here each is classified once
+(``db.models.tokens.DEPOSIT_OUTCOMES``) and booked once:
 
-A pass (``scan``):
+- one the gateway signed is the engine's own movement (booked by its settlement): skipped;
+- a failed one moved nothing: ``ignored_failed``;
+- a change of another mint than the account's own: ``ignored_wrong_mint``;
+- an increase of the account's own mint: ``credited`` to the ledger and announced as
+  ``funds.deposited`` to the projects the user let see their funds;
+- a decrease: ``unexplained_outflow`` (nothing booked: reconciliation reports it).
 
-1. Accounts with a ledger row are watched automatically; a balance request registers the
-   caller's accounts too (``custody_watch``). The watcher keeps every watched address in a
-   set (address -> user, currency), loaded once and then only the rows added since.
-2. A watched row not yet ``ready`` gets its account created on chain if missing (a gateway
-   write, so a deposit address shown to a user can always receive) and its history up to the
-   cursor walked once by signature (``rescan``): a deposit that landed before the row existed
-   is credited too. From then on the blocks cover it.
-3. ``getBlocks`` lists the finalized slots after the cursor; each block is read whole
-   (``getBlock``: full transactions, ``maxSupportedTransactionVersion: 0``) and every token
-   balance change is looked up in the set. Accounts named by the message's static keys and
-   those loaded from address lookup tables count alike (chain/blocks.py ``account_keys``).
-4. A matched transaction is classified (``DEPOSIT_OUTCOMES``): one the gateway signed is the
-   engine's own movement (booked by its settlement) and is skipped; a failed one moved
-   nothing (``ignored_failed``); an increase of the account's own mint is ``credited``; a
-   decrease is an ``unexplained_outflow`` (nothing booked: reconciliation reports it).
-5. The rows, the ledger credits, the ``funds.deposited`` events and the cursor (a slot) are
-   committed in ONE transaction per run of blocks: the cursor moves only past slots fully
-   examined, so a restart resumes exactly there and never skips a block; the unique
-   (signature, address) constraint makes a block examined twice a no-op, so nothing is ever
-   credited twice. Passes are serialised by a PostgreSQL advisory lock.
-
-``rescan`` (the ``mccgw deposits-rescan`` command) is the per-account repair tool: it walks one
-account's signatures over a slot range and books whatever is missing, idempotently.
+The unique (signature, address) constraint makes a transaction booked twice a no-op, so
+nothing is ever credited twice. ``book`` only flushes: the follower commits it together with
+its cursor.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import logging
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-import psycopg
-from solana.rpc.async_api import AsyncClient
 from solders.pubkey import Pubkey
-from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from access.consent import authorized_projects
 from access.scopes import FUNDS_SCOPES
-from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx, block_tx
+from chain.blocks import BlockTx
 from chain.custody import custody_address
-from chain.gateway import ChainGateway
+from chain.decimals import TokenDecimals
 from chain.keys import ChainKeys
+from chain.tx_store import known_signatures
 from core.metrics import DEPOSITS_CREDITED
-from db.models.chain import ChainTransaction, ChainTxAttempt
-from db.models.tokens import CustodyWatch, Deposit, DepositCursor
+from db.models.tokens import CustodyWatch, Deposit
 from events.outbox import emit_many
+from ledger.queries import accounts_without
 from ledger.service import Ledger
 
 log = logging.getLogger("mccgw.tokens.deposits")
-
-_CHUNK = 64  # blocks read in one batch request and committed together with the cursor
-_PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
-_PAGE = 1000  # getSignaturesForAddress returns at most 1000 per call
-_CATCH_UP = 16  # newly watched accounts caught up at once
-# Following (issue 33): newly watched rows arrive by NOTIFY on WATCH_CHANNEL (migration 0023),
-# looked for anyway every _PREPARE_EVERY seconds; the slower ``idle_poll`` applies once no
-# block has touched a watched account for _IDLE_AFTER seconds.
-WATCH_CHANNEL = "mccgw_deposits"
-_PREPARE_EVERY = 30.0
-_IDLE_AFTER = 10.0
-_LOCK = int.from_bytes(hashlib.sha256(b"mccgw-deposit-watch").digest()[:8], "big", signed=True)
 
 
 @dataclass
@@ -87,11 +56,6 @@ class ScanSummary:
     blocks: int = 0  # blocks examined by this pass
     cursor: int = 0  # the last slot fully examined after this pass
     deposits: list[dict[str, Any]] = field(default_factory=list)
-
-
-async def decimals_of(gateway: ChainGateway, currency: str) -> int:
-    """The decimals of the currency's mint, as read from the chain (once per process)."""
-    return (await gateway.load_token_decimals()).of(currency)
 
 
 # (keys, configured mint, token program, uid, currency) -> (keys, address, owner). The
@@ -124,17 +88,11 @@ async def register(session: AsyncSession, keys: ChainKeys, uid: str, currency: s
     )
 
 
-async def _watch_ledger_accounts(session: AsyncSession, keys: ChainKeys) -> None:
-    rows = (
-        await session.execute(
-            text(
-                "SELECT a.user_uid, a.currency FROM ledger_accounts a WHERE NOT EXISTS ("
-                "SELECT 1 FROM custody_watch w WHERE w.user_uid = a.user_uid "
-                "AND w.currency = a.currency)"
-            )
-        )
-    ).all()
-    for uid, currency in rows:
+async def watch_ledger_accounts(session: AsyncSession, keys: ChainKeys) -> None:
+    """Every account with a ledger row is watched (flushes, caller commits)."""
+    for uid, currency in await accounts_without(
+        session, CustodyWatch.user_uid, CustodyWatch.currency
+    ):
         await register(session, keys, uid, currency)
 
 
@@ -149,7 +107,7 @@ def classify(
     tx: BlockTx, slot: int, block_time: datetime | None, account: Watched, mint: str
 ) -> dict[str, Any] | None:
     """The deposits row one transaction makes for one watched account (None: nothing to
-    record). The gateway's own transactions are left out by the caller."""
+    record). The gateway's own transactions are left out by ``book``."""
     base = {
         "signature": tx.signature,
         "address": account.address,
@@ -181,421 +139,78 @@ def classify(
     return {**base, "outcome": "credited", "amount": delta, "mint": mint, "sender": sender}
 
 
-class DepositScanner:
-    def __init__(
-        self,
-        sessions: async_sessionmaker[AsyncSession],
-        gateway: ChainGateway,
-        client: AsyncClient,
-        *,
-        blocks: BlockReader | None = None,
-        chunk: int = _CHUNK,
-    ) -> None:
-        self.sessions = sessions
-        self.gateway = gateway
-        self.client = client
-        self.keys = gateway.keys
-        self.blocks = blocks or BlockReader(gateway.settings.solana_rpc_url)
-        self.chunk = chunk
-        self._chain: str | None = None
-        # address -> the watched account: the set every block is matched against.
-        self._watched: dict[str, Watched] = {}
-        self._seen_rows = 0
-        # While following: blocks without a match move the committed cursor once a second (a
-        # restart re-reads at most that second of blocks, which books nothing twice); blocks
-        # with a match always commit with it.
-        self._lazy = False
-        self._saved = 0.0
-        # While following: a watched row added (NOTIFY), whether the LISTEN is up, and when
-        # a block last touched a watched account (the poll slows down after _IDLE_AFTER).
-        self._watch_added = asyncio.Event()
-        self._listening = False
-        self._listener: asyncio.Task[None] | None = None
-        self._matched_at = 0.0
-
-    async def aclose(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listener
-            self._listener = None
-        await self.blocks.aclose()
-
-    # -- the pass ------------------------------------------------------------------------
-
-    async def scan(self, *, prepare: bool = True) -> ScanSummary:
-        """One pass: new watched accounts caught up (``prepare``), then every finalized block
-        after the cursor examined (for at most _PASS_SECONDS)."""
-        summary = ScanSummary()
-        async with self.sessions() as lock:
-            # Held until this session ends: one pass at a time over all workers.
-            await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
-            cursor = await self._cursor()
-            if prepare or not self._seen_rows:
-                await self._prepare(cursor, summary)
-            summary.accounts = len(self._watched)
-            summary.cursor = await self._walk(cursor, summary)
-            await lock.rollback()
-        return summary
-
-    async def follow(
-        self,
-        seconds: float,
-        poll: float = 0.2,
-        stop: asyncio.Event | None = None,
-        idle_poll: float | None = None,
-    ) -> ScanSummary:
-        """Passes back to back for ``seconds`` (or until ``stop`` is set), one every ``poll``
-        seconds when caught up, holding the pass lock throughout and the cursor in memory: a
-        deposit is credited a few slots after it finalizes. ``idle_poll`` (default ``poll``):
-        the interval once no watched account has moved for _IDLE_AFTER seconds (the first
-        deposit after a quiet spell waits up to that long; the next ones ``poll``)."""
-        total = ScanSummary()
-        deadline = time.monotonic() + seconds
-        async with self.sessions() as lock:
-            await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
-            cursor = await self._cursor()
-            self._lazy = True
-            if self._listener is None or self._listener.done():
-                # Kept from one follow to the next (a LISTEN set up anew for every run would
-                # have to look for rows added in between each time).
-                self._listener = asyncio.create_task(self._listen(), name="mccgw-deposit-watch")
-            try:
-                await self._follow(cursor, total, deadline, poll, stop, idle_poll or poll)
-            finally:
-                self._lazy = False
-                if total.cursor:  # walked but not saved yet (blocks without a match)
-                    await self._commit([], total, cursor=total.cursor)
-                await lock.rollback()
-        return total
-
-    async def _follow(
-        self,
-        cursor: int,
-        total: ScanSummary,
-        deadline: float,
-        poll: float,
-        stop: asyncio.Event | None,
-        idle_poll: float,
-    ) -> None:
-        prepared = 0.0
-        while True:
-            # New watched accounts: at once when PostgreSQL says a row was added (NOTIFY,
-            # migration 0023), else once a second; every _PREPARE_EVERY seconds regardless.
-            # They are caught up to the cursor by signature whenever that happens, so
-            # nothing is missed in between.
-            since = time.monotonic() - prepared
-            every = _PREPARE_EVERY if self._listening else 1.0
-            if not self._seen_rows or self._watch_added.is_set() or since >= every:
-                self._watch_added.clear()
-                prepared = time.monotonic()
-                await self._prepare(cursor, total)
-            cursor = total.cursor = await self._walk(cursor, total)
-            total.accounts = len(self._watched)
-            if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
-                return
-            quiet = time.monotonic() - self._matched_at >= _IDLE_AFTER
-            wait = min(idle_poll if quiet else poll, max(0.0, deadline - time.monotonic()))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._watch_added.wait(), wait)
-
-    async def _listen(self) -> None:
-        """LISTEN for newly watched rows (migration 0023), from the first follow on; while
-        the connection is down the follower looks once a second, as it did before."""
-        dsn = self.gateway.settings.database_url_plain
-        backoff = 0.5
-        while True:
-            try:
-                async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
-                    await conn.execute(f"LISTEN {WATCH_CHANNEL}")
-                    self._listening = True
-                    self._watch_added.set()  # once more: rows added before the LISTEN
-                    backoff = 0.5
-                    async for _ in conn.notifies():
-                        self._watch_added.set()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("deposit watcher cannot LISTEN (%r); looking once a second", exc)
-            finally:
-                self._listening = False
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 10.0)
-
-    async def chain_id(self) -> str:
-        if self._chain is None:
-            self._chain = await self.blocks.genesis_hash()
-        return self._chain
-
-    async def _cursor(self) -> int:
-        """The last slot fully examined; on a chain seen for the first time, its finalized
-        slot now, and every watched account is caught up to it by signature (step 2)."""
-        chain = await self.chain_id()
-        async with self.sessions() as session:
-            slot = await session.scalar(
-                select(DepositCursor.slot).where(DepositCursor.chain == chain)
-            )
-            if slot is not None:
-                return int(slot)
-            start = await self.blocks.finalized_slot()
+async def book(
+    session: AsyncSession,
+    records: list[dict[str, Any]],
+    summary: ScanSummary,
+    decimals: TokenDecimals,
+) -> None:
+    """Each record's deposits row, once, and what its outcome books (flushes; the caller
+    commits). The gateway's own transactions are left to their settlement."""
+    ours = await known_signatures(session, sorted({r["signature"] for r in records}))
+    for record in records:
+        if record["signature"] in ours:
+            continue  # the engine's own movement, booked by its settlement
+        inserted = (
             await session.execute(
-                insert(DepositCursor).values(chain=chain, slot=start).on_conflict_do_nothing()
+                insert(Deposit)
+                .values(**record)
+                .on_conflict_do_nothing(constraint="uq_deposits_signature")
+                .returning(Deposit.id)
             )
-            await session.execute(update(CustodyWatch).values(ready=False))
-            await session.commit()
-            found = await session.scalar(
-                select(DepositCursor.slot).where(DepositCursor.chain == chain)
-            )
-        self._watched.clear()
-        self._seen_rows = 0
-        return int(found if found is not None else start)
+        ).scalar_one_or_none()
+        if inserted is not None:
+            await _book(session, inserted, record, summary, decimals)
 
-    async def _prepare(self, cursor: int, summary: ScanSummary) -> None:
-        async with self.sessions() as session:
-            await _watch_ledger_accounts(session, self.keys)
-            await session.commit()
-            count = await session.scalar(select(func.count()).select_from(CustodyWatch)) or 0
-            fresh = list(
-                (
-                    await session.scalars(select(CustodyWatch).where(CustodyWatch.ready.is_(False)))
-                ).all()
-            )
-            if count != self._seen_rows or fresh:
-                # Rows are only ever added: reload the set when the count moved.
-                rows = (
-                    await session.execute(
-                        select(CustodyWatch.address, CustodyWatch.user_uid, CustodyWatch.currency)
-                    )
-                ).all()
-                self._watched = {a: Watched(a, u, c) for a, u, c in rows}
-                self._seen_rows = len(rows)
-        for row in fresh:
-            self._watched[row.address] = Watched(row.address, row.user_uid, row.currency)
-        for start in range(0, len(fresh), _CATCH_UP):  # a few at a time: each waits on chain
-            await asyncio.gather(
-                *(self._catch_up(row, cursor, summary) for row in fresh[start : start + _CATCH_UP])
-            )
 
-    async def _catch_up(self, row: CustodyWatch, cursor: int, summary: ScanSummary) -> None:
-        """A newly watched account: created on chain if missing, its history up to the cursor
-        walked by signature, then marked ready (the blocks cover it from the cursor on)."""
-        await self.gateway.ensure_custody_account(row.user_uid, row.currency)
-        await self._signature_walk(self._watched[row.address], 0, cursor, summary)
-        async with self.sessions() as session:
-            await session.execute(
-                update(CustodyWatch)
-                .where(CustodyWatch.address == row.address)
-                .values(ready=True, scanned_at=datetime.now(UTC))
-            )
-            await session.commit()
-        summary.created += 1
-
-    async def _walk(self, cursor: int, summary: ScanSummary, until: int | None = None) -> int:
-        """Blocks after ``cursor`` up to the finalized slot (or ``until``, for benchmarks)."""
-        deadline = time.monotonic() + _PASS_SECONDS
-        mints = {c: str(self.keys.mint_for(c)) for c in ("MCC", "MCD")}
-        while time.monotonic() < deadline:
-            end = await self.blocks.finalized_slot()
-            if until is not None:
-                end = min(end, until)
-            if end <= cursor:
-                return cursor
-            slots = await self.blocks.block_slots(cursor + 1, end)
-            end = min(end, cursor + MAX_BLOCKS_RANGE)  # what getBlocks covered
-            chunks = [slots[i : i + self.chunk] for i in range(0, len(slots), self.chunk)] or [[]]
-            # The next run of blocks is read while this one is matched and committed.
-            ahead = asyncio.ensure_future(self.blocks.blocks(chunks[0]))
-            try:
-                for number, chunk in enumerate(chunks):
-                    blocks = await ahead
-                    if number + 1 < len(chunks):
-                        ahead = asyncio.ensure_future(self.blocks.blocks(chunks[number + 1]))
-                    records: list[dict[str, Any]] = []
-                    for block in blocks:
-                        if block is None:
-                            continue  # a skipped slot: no block, nothing to examine
-                        summary.blocks += 1
-                        when = block.block_time
-                        at = datetime.fromtimestamp(when, UTC) if when is not None else None
-                        for tx in block.transactions:
-                            records += self._match(tx, block.slot, at, mints)
-                    # Up to the range's end once its last block is in: skipped slots are done.
-                    last = chunk[-1] if number + 1 < len(chunks) else end
-                    if records or not self._lazy or time.monotonic() - self._saved >= 1.0:
-                        await self._commit(records, summary, cursor=last)
-                        self._saved = time.monotonic()
-                    cursor = last
-                    if time.monotonic() >= deadline:
-                        return cursor
-            finally:
-                ahead.cancel()
-        return cursor
-
-    def _match(
-        self, tx: BlockTx, slot: int, at: datetime | None, mints: dict[str, str]
-    ) -> list[dict[str, Any]]:
-        """The records of one transaction: a dictionary lookup per token balance change."""
-        out = []
-        watched = self._watched
-        for change in tx.token_changes:
-            account = watched.get(change.account)
-            if account is None:
-                continue
-            self._matched_at = time.monotonic()
-            record = classify(tx, slot, at, account, mints[account.currency])
-            if record is not None:
-                out.append(record)
-        return out
-
-    # -- the repair tool -----------------------------------------------------------------
-
-    async def rescan(self, address: str, from_slot: int, to_slot: int) -> ScanSummary:
-        """Walk one watched account's signatures in [from_slot, to_slot] and book whatever is
-        missing (idempotent: what is booked already stays as it is). The block cursor is
-        left alone."""
-        async with self.sessions() as session:
-            row = await session.get(CustodyWatch, address)
-        if row is None:
-            raise LookupError(f"{address} is not a watched custody account")
-        summary = ScanSummary(accounts=1)
-        await self._signature_walk(
-            Watched(row.address, row.user_uid, row.currency), from_slot, to_slot, summary
-        )
-        return summary
-
-    async def _signature_walk(
-        self, account: Watched, from_slot: int, to_slot: int, summary: ScanSummary
-    ) -> None:
-        entries: list[dict[str, Any]] = []
-        before: str | None = None
-        while True:
-            config: dict[str, Any] = {"limit": _PAGE, "commitment": "finalized"}
-            if before is not None:
-                config["before"] = before
-            page = await self.blocks.call("getSignaturesForAddress", [account.address, config])
-            entries += [e for e in page if from_slot <= e["slot"] <= to_slot]
-            if len(page) < _PAGE or page[-1]["slot"] < from_slot:
-                break
-            before = page[-1]["signature"]
-        entries.reverse()  # oldest first
-        mint = str(self.keys.mint_for(account.currency))
-        records = []
-        for entry in entries:
-            found = await self.blocks.call(
-                "getTransaction",
-                [
-                    entry["signature"],
-                    {
-                        "encoding": "json",
-                        "commitment": "finalized",
-                        "maxSupportedTransactionVersion": 0,
-                    },
-                ],
-            )
-            if found is None:
-                raise RuntimeError(
-                    f"finalized transaction {entry['signature']} not returned by the node"
-                )
-            when = found.get("blockTime")
-            block_time = datetime.fromtimestamp(when, UTC) if when is not None else None
-            record = classify(block_tx(found), int(entry["slot"]), block_time, account, mint)
-            if record is not None:
-                records.append(record)
-        for start in range(0, len(records), 100):
-            await self._commit(records[start : start + 100], summary, cursor=None)
-
-    # -- booking -------------------------------------------------------------------------
-
-    async def _ours(self, session: AsyncSession, signatures: Sequence[str]) -> set[str]:
-        if not signatures:
-            return set()
-        attempts = await session.scalars(
-            select(ChainTxAttempt.signature).where(ChainTxAttempt.signature.in_(signatures))
-        )
-        current = await session.scalars(
-            select(ChainTransaction.signature).where(ChainTransaction.signature.in_(signatures))
-        )
-        return set(attempts.all()) | set(current.all())
-
-    async def _commit(
-        self, records: list[dict[str, Any]], summary: ScanSummary, *, cursor: int | None
-    ) -> None:
-        """The records, their credits and events, and the cursor: one transaction."""
-        async with self.sessions() as session:
-            ours = await self._ours(session, sorted({r["signature"] for r in records}))
-            for record in records:
-                if record["signature"] in ours:
-                    continue  # the engine's own movement, booked by its settlement
-                inserted = (
-                    await session.execute(
-                        insert(Deposit)
-                        .values(**record)
-                        .on_conflict_do_nothing(constraint="uq_deposits_signature")
-                        .returning(Deposit.id)
-                    )
-                ).scalar_one_or_none()
-                if inserted is not None:
-                    await self._book(session, inserted, record, summary)
-            if cursor is not None:
-                chain = await self.chain_id()
-                await session.execute(
-                    insert(DepositCursor)
-                    .values(chain=chain, slot=cursor)
-                    .on_conflict_do_update(
-                        index_elements=["chain"],
-                        set_={
-                            "slot": func.greatest(DepositCursor.slot, cursor),
-                            "updated_at": func.now(),
-                        },
-                    )
-                )
-            await session.commit()
-
-    async def _book(
-        self, session: AsyncSession, deposit_id: int, record: dict[str, Any], summary: ScanSummary
-    ) -> None:
-        outcome = record["outcome"]
-        if outcome == "unexplained_outflow":
-            summary.outflows += 1
-            log.error(
-                "tokens left custody account %s in %s, not signed by the gateway",
-                record["address"], record["signature"],
-            )  # fmt: skip
-            return
-        if outcome != "credited":
-            summary.ignored += 1
-            log.info("deposit scan: %s %s on %s", outcome, record["signature"], record["address"])
-            return
-        uid, currency, amount = record["user_uid"], record["currency"], record["amount"]
-        await Ledger(session).credit(uid, currency, amount, f"deposit:{record['signature']}")
-        DEPOSITS_CREDITED.labels(currency).inc()
-        decimals = await self.gateway.load_token_decimals()
-        data = {
-            "deposit_id": str(deposit_id),
-            "user_uid": uid,
-            "currency": currency,
-            "amount": decimals.format(amount, currency),
-            "deposit_address": record["address"],
-            "sender": record.get("sender"),
-            "tx_signature": record["signature"],
-            "slot": record["slot"],
-        }
-        # Only projects the user let see their funds hear of it (issue 31, L3).
-        projects = sorted(await authorized_projects(session, uid, FUNDS_SCOPES))
-        await emit_many(
-            session,
-            [
-                {
-                    "id": "evt_dep_"
-                    + hashlib.sha256(
-                        f"{record['signature']}:{record['address']}:{p}".encode()
-                    ).hexdigest()[:40],
-                    "project_id": p,
-                    "type": "funds.deposited",
-                    "data": data,
-                }
-                for p in projects
-            ],
-        )
-        summary.credited += 1
-        summary.deposits.append(data)
+async def _book(
+    session: AsyncSession,
+    deposit_id: int,
+    record: dict[str, Any],
+    summary: ScanSummary,
+    decimals: TokenDecimals,
+) -> None:
+    outcome = record["outcome"]
+    if outcome == "unexplained_outflow":
+        summary.outflows += 1
+        log.error(
+            "tokens left custody account %s in %s, not signed by the gateway",
+            record["address"], record["signature"],
+        )  # fmt: skip
+        return
+    if outcome != "credited":
+        summary.ignored += 1
+        log.info("deposit scan: %s %s on %s", outcome, record["signature"], record["address"])
+        return
+    uid, currency, amount = record["user_uid"], record["currency"], record["amount"]
+    await Ledger(session).credit(uid, currency, amount, f"deposit:{record['signature']}")
+    DEPOSITS_CREDITED.labels(currency).inc()
+    data = {
+        "deposit_id": str(deposit_id),
+        "user_uid": uid,
+        "currency": currency,
+        "amount": decimals.format(amount, currency),
+        "deposit_address": record["address"],
+        "sender": record.get("sender"),
+        "tx_signature": record["signature"],
+        "slot": record["slot"],
+    }
+    # Only projects the user let see their funds hear of it (issue 31, L3).
+    projects = sorted(await authorized_projects(session, uid, FUNDS_SCOPES))
+    await emit_many(
+        session,
+        [
+            {
+                "id": "evt_dep_"
+                + hashlib.sha256(
+                    f"{record['signature']}:{record['address']}:{p}".encode()
+                ).hexdigest()[:40],
+                "project_id": p,
+                "type": "funds.deposited",
+                "data": data,
+            }
+            for p in projects
+        ],
+    )
+    summary.credited += 1
+    summary.deposits.append(data)

@@ -1,5 +1,6 @@
-"""Webhook delivery: the outbox fanned out into one durable delivery per (event, endpoint), and
-a pipelined pump that sends due deliveries, logs every attempt and schedules retries.
+"""Webhook deliveries, the state: the outbox fanned out into one durable delivery per (event,
+endpoint), due deliveries claimed for a lease, every attempt logged and each delivery moved on
+by its retry schedule. The pump (webhooks/pump.py) drives them and sends.
 
 Everything that matters is a row: a delivery is ``pending`` until a 2xx arrives (``succeeded``)
 or its retry schedule is exhausted (``failed``); ``next_attempt_at`` is its durable timer. A
@@ -14,37 +15,30 @@ secret's first), as Standard Webhooks allows: a receiver accepts the delivery if
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import hmac
 import json
 import logging
-import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import psycopg
 from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from core.metrics import WEBHOOK_ATTEMPTS, WEBHOOK_BACKLOG
+from core.config import WebhookSettings
+from core.metrics import WEBHOOK_ATTEMPTS
 from core.security import decrypt_secret
 from db.base import table_of
 from db.models.events import Event
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from events.outbox import event_body
-from webhooks.senders import Sender, SendResult
-from webhooks.settings import WebhookSettings
-from webhooks.urls import UnsafeUrl, check_url
+from webhooks.senders import SendResult
 
 log = logging.getLogger("mccgw.webhooks")
 
-USER_AGENT = "mccgw-webhooks/1"
 FAN_OUT_BATCH = 500
 
 
@@ -80,47 +74,20 @@ class Claimed:
     previous_secret: str | None = None  # a rolled secret still in its overlap
 
 
-@dataclass
-class PumpStats:
-    sent: int = 0
-    succeeded: int = 0
-    failed_attempts: int = 0
-
-
-# How often the pump counts the pending deliveries for the backlog gauge.
-BACKLOG_EVERY_SECONDS = 5.0
-
-
-# The channel migration 0023 NOTIFYs at commit when there may be new work for the pump.
-WAKE_CHANNEL = "mccgw_webhooks"
-
-
-class WebhookPump:
-    """``listen_dsn`` (a plain PostgreSQL DSN): the pump LISTENs for work (new events, a
-    redelivery, an endpoint active again) and wakes for its own retries by their due time,
-    looking anyway every ``idle_poll_seconds``; while it is not listening (no DSN, or the
-    connection is down) an idle pump looks every ``poll_seconds``."""
+class Deliveries:
+    """Every endpoint's delivery rows; each method is one commit. Decrypted endpoint secrets
+    are kept while the endpoint's stored secret stays the same."""
 
     def __init__(
         self,
         sessions: async_sessionmaker[AsyncSession],
         master_keys: dict[str, str],
         settings: WebhookSettings,
-        sender: Sender,
-        listen_dsn: str | None = None,
     ) -> None:
         self._sessions = sessions
         self._keys = master_keys
         self.settings = settings
-        self._sender = sender
         self._secrets: dict[str, tuple[str, str]] = {}
-        self.stats = PumpStats()
-        self._backlog_at = 0.0  # when the backlog gauge is measured next
-        self._listen_dsn = listen_dsn
-        self._listening = False
-        self._wake = asyncio.Event()
-
-    # ------------------------------------------------------------------ fan-out
 
     async def fan_out(self, limit: int = FAN_OUT_BATCH) -> int:
         """Turn undispatched events into deliveries (one commit); returns events handled."""
@@ -180,8 +147,6 @@ class WebhookPump:
             )
             await session.commit()
             return len(events)
-
-    # ------------------------------------------------------------------ delivery
 
     def _secret(self, endpoint_id: str, encrypted: str) -> str:
         cached = self._secrets.get(endpoint_id)
@@ -267,23 +232,6 @@ class WebhookPump:
             )
         return claimed
 
-    async def send(self, item: Claimed) -> SendResult:
-        try:
-            await check_url(item.url, self.settings)
-        except UnsafeUrl:
-            return SendResult(None, 0, "refused: the address is not allowed")
-        headers = {
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            "X-Service-Signature": signatures(
-                [item.secret, *([item.previous_secret] if item.previous_secret else [])], item.body
-            ),
-            "X-Service-Event": item.event_type,
-            "X-Service-Delivery": item.delivery_id,
-            "X-Service-Timestamp": str(int(time.time())),
-        }
-        return await self._sender.send(item.url, item.body, headers)
-
     async def record(self, results: list[tuple[Claimed, SendResult]]) -> None:
         """Log the attempts and move each delivery on (one commit)."""
         if not results:
@@ -329,9 +277,6 @@ class WebhookPump:
         for outcome in ("succeeded", "pending", "failed"):
             if n := outcomes.count(outcome):
                 WEBHOOK_ATTEMPTS.labels("retry" if outcome == "pending" else outcome).inc(n)
-        self.stats.sent += len(results)
-        self.stats.succeeded += sum(1 for _, r in results if r.ok)
-        self.stats.failed_attempts += sum(1 for _, r in results if not r.ok)
         disable_before = now - timedelta(seconds=self.settings.disable_after_seconds)
         async with self._sessions() as session:
             await session.execute(insert(WebhookAttempt), attempts)
@@ -374,78 +319,7 @@ class WebhookPump:
                 )
             await session.commit()
 
-    # ------------------------------------------------------------------ the loop
-
-    async def run(
-        self, should_stop: Callable[[], bool], beat: Callable[[], None] = lambda: None
-    ) -> PumpStats:
-        """Pipelined: keep up to ``concurrency`` requests in flight, record finished ones in
-        batches, fan out new events between claims; returns when ``should_stop()``."""
-        inflight: set[asyncio.Task[tuple[Claimed, SendResult]]] = set()
-        done: list[tuple[Claimed, SendResult]] = []
-        listener = None
-        if self._listen_dsn is not None:
-            listener = asyncio.create_task(self._listen(), name="mccgw-webhook-listener")
-        try:
-            while not should_stop():
-                beat()
-                # Cleared before looking: a notification that arrives while we look wakes the
-                # wait below at once, so nothing committed meanwhile waits for the next look.
-                self._wake.clear()
-                if time.monotonic() >= self._backlog_at:
-                    self._backlog_at = time.monotonic() + BACKLOG_EVERY_SECONDS
-                    await self._measure_backlog()
-                await self.fan_out()
-                free = self.settings.concurrency - len(inflight)
-                claimed = await self.claim(min(free, self.settings.batch))
-                for item in claimed:
-                    inflight.add(asyncio.create_task(self._send_one(item)))
-                finished = [t for t in inflight if t.done()]
-                if not claimed and not finished:
-                    await self._wait(inflight)
-                    finished = [t for t in inflight if t.done()]
-                for task in finished:
-                    inflight.discard(task)
-                    done.append(task.result())
-                if done:
-                    await self.record(done)
-                    done = []
-                if claimed:
-                    await asyncio.sleep(0)
-            if inflight:  # let the last requests finish briefly; unfinished ones lease-expire
-                finished_set, _ = await asyncio.wait(inflight, timeout=1.0)
-                await self.record([t.result() for t in finished_set])
-                inflight -= finished_set
-        finally:
-            for task in inflight:
-                task.cancel()
-            if listener is not None:
-                listener.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await listener
-        return self.stats
-
-    def wake(self) -> None:
-        """Look again at once (e.g. the worker is shutting down: ``run``'s ``should_stop`` is
-        checked without waiting out an idle poll)."""
-        self._wake.set()
-
-    async def _wait(self, inflight: set[asyncio.Task[tuple[Claimed, SendResult]]]) -> None:
-        """Nothing to do this round: until a request finishes, a notification arrives, the
-        next retry is due, or the poll interval passes (short while not listening)."""
-        if inflight or not self._listening:
-            timeout = self.settings.poll_seconds
-        else:
-            timeout = min(await self._next_due(), self.settings.idle_poll_seconds)
-        if timeout <= 0:
-            return
-        woken = asyncio.ensure_future(self._wake.wait())
-        try:
-            await asyncio.wait({*inflight, woken}, timeout=timeout, return_when="FIRST_COMPLETED")
-        finally:
-            woken.cancel()
-
-    async def _next_due(self) -> float:
+    async def next_due(self) -> float:
         """Seconds until the earliest pending delivery of an active endpoint is due (a retry,
         or a lease that runs out); a large number when there is none."""
         async with self._sessions() as session:
@@ -458,50 +332,15 @@ class WebhookPump:
             )
         return 3600.0 if seconds is None else max(0.0, float(seconds))
 
-    async def _listen(self) -> None:
-        """LISTEN on WAKE_CHANNEL (its own connection); every notification sets the wake."""
-        assert self._listen_dsn is not None
-        backoff = 0.5
-        while True:
-            try:
-                async with await psycopg.AsyncConnection.connect(
-                    self._listen_dsn, autocommit=True
-                ) as conn:
-                    await conn.execute(f"LISTEN {WAKE_CHANNEL}")
-                    self._listening = True
-                    self._wake.set()  # look once more: what was written before the LISTEN
-                    backoff = 0.5
-                    async for _ in conn.notifies():
-                        self._wake.set()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("webhook pump lost its LISTEN connection (%r); polling", exc)
-            finally:
-                self._listening = False
-            self._wake.set()
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 10.0)
-
-    async def _measure_backlog(self) -> None:
-        """The pending deliveries, for the ``mccgw_webhook_backlog`` gauge (core.metrics)."""
+    async def pending(self) -> int:
+        """The pending deliveries (the pump's backlog)."""
         async with self._sessions() as session:
             pending = await session.scalar(
                 select(func.count())
                 .select_from(WebhookDelivery)
                 .where(WebhookDelivery.status == "pending")
             )
-        WEBHOOK_BACKLOG.set(pending or 0)
-
-    async def _send_one(self, item: Claimed) -> tuple[Claimed, SendResult]:
-        try:
-            return item, await self.send(item)
-        except Exception as exc:  # a bug in one send must not stop the pump
-            log.exception("webhook send crashed")
-            return item, SendResult(None, 0, f"internal error: {type(exc).__name__}")
-
-    async def aclose(self) -> None:
-        await self._sender.aclose()
+        return pending or 0
 
 
 def _group_by_keys(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

@@ -17,7 +17,7 @@ import aiohttp
 import httpx
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from webhooks.settings import WebhookSettings
+from core.config import WebhookSettings
 from webhooks.urls import UnsafeUrl, safe_addresses
 
 

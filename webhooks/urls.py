@@ -19,7 +19,7 @@ import socket
 import time
 from urllib.parse import urlsplit
 
-from webhooks.settings import WebhookSettings
+from core.config import WebhookSettings
 
 MAX_URL_LENGTH = 2000
 _IP = ipaddress.IPv4Address | ipaddress.IPv6Address

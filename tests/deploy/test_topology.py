@@ -333,13 +333,13 @@ def test_compose_names_the_mints_and_its_connections_fit_postgres() -> None:
     api = compose_command("api")
     api_processes = int(api[api.index("--workers") + 1])
     auth_pool = 4 + 4  # api/auth/wiring.py: the OAuth server's synchronous engine
-    listeners = 2  # tokens/cache.py and the project cache: one LISTEN connection each
+    listen = 1  # db/notify.py: one LISTEN connection per process (tests/test_one_listen.py)
     temporal = services["temporal"]["environment"]
     temporal_pools = 4 * (int(temporal["SQL_MAX_CONNS"]) + int(temporal["SQL_VIS_MAX_CONNS"]))
     one_shots, reserved = 2, 3  # migrate, chain-init; superuser_reserved_connections
     demand = (
-        api_processes * (per_pool + auth_pool + listeners)
-        + 2 * per_pool
+        api_processes * (per_pool + auth_pool + listen)
+        + 2 * (per_pool + listen)
         + temporal_pools
         + one_shots
         + reserved

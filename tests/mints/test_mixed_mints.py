@@ -22,7 +22,8 @@ from tests.mining.test_mining import EXPECTED_MCD, activity, user_token
 from tests.mints.conftest import MintWorld
 from tests.stack import asgi_client
 from tests.webhooks.support import Receiver, eventually, project_headers
-from tokens.deposits import DepositScanner, register
+from tokens.deposit_watch import DepositScanner
+from tokens.deposits import register
 
 MCD = 10**6  # one MCD in this world's base units
 MCC = 10**9
@@ -46,7 +47,7 @@ async def test_money_paths_in_each_mints_own_decimals(mint_world: MintWorld) -> 
     world = World(deps.sessions, mint_world.settings, mint_world.app)
     receiver = Receiver()
     await receiver.start()
-    scanner = DepositScanner(deps.sessions, gateway, deps.solana)
+    scanner = DepositScanner(deps.sessions, gateway)
     try:
         async with asgi_client(mint_world.app) as client:
             await _run(world, client, receiver, scanner, mint_world, program)

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from core.config import WebhookSettings
 from webhooks.senders import make_sender
-from webhooks.settings import WebhookSettings
 from webhooks.urls import UnsafeUrl, check_url
 
 STRICT = WebhookSettings(allow_loopback=False)

@@ -15,7 +15,7 @@ from activities.deps import WorkerDeps, worker_deps
 from core.config import Settings
 from devchain.outside import OutsideWallet
 from tests.stack import new_queue, running_app
-from tokens.deposits import DepositScanner
+from tokens.deposit_watch import DepositScanner
 from worker import build_worker
 
 UNIT = 10**9
@@ -53,7 +53,7 @@ async def app(token_settings: Settings) -> AsyncIterator[FastAPI]:
 
 @pytest.fixture
 async def scanner(deps: WorkerDeps) -> AsyncIterator[DepositScanner]:
-    watcher = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+    watcher = DepositScanner(deps.sessions, deps.gateway)
     yield watcher
     await watcher.aclose()
 

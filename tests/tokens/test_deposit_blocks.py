@@ -26,7 +26,8 @@ from ledger.service import Ledger
 from tests.factories import World
 from tests.tokens.conftest import UNIT
 from tests.tokens.lookup_support import lookup_table, send_v0
-from tokens.deposits import DepositScanner, register
+from tokens.deposit_watch import DepositScanner
+from tokens.deposits import register
 
 FLOOD = 5_200  # more than the old per-account walk examined in a pass (5,000)
 
@@ -108,8 +109,8 @@ async def test_a_deposit_made_while_the_watcher_was_stopped(
     await asyncio.sleep(1.0)  # dozens of slots pass with nobody watching
 
     # A new process (a restarted worker) resumes at the committed cursor.
-    restarted = DepositScanner(deps.sessions, deps.gateway, deps.solana)
-    again = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+    restarted = DepositScanner(deps.sessions, deps.gateway)
+    again = DepositScanner(deps.sessions, deps.gateway)
     try:
         first = await restarted.scan()
         assert [d["tx_signature"] for d in first.deposits if d["user_uid"] == uid] == [sig]

@@ -11,7 +11,7 @@ from devchain.outside import OutsideWallet
 from tests.factories import World
 from tests.tokens.conftest import UNIT
 from tests.tokens.test_deposits import _watched_user
-from tokens.deposits import DepositScanner
+from tokens.deposit_watch import DepositScanner
 
 
 async def test_deposit_events_go_only_to_projects_with_a_funds_scope(

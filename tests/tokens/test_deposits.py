@@ -25,7 +25,8 @@ from devchain.outside import OutsideWallet
 from ledger.service import Ledger
 from tests.factories import World
 from tests.tokens.conftest import UNIT, bearer
-from tokens.deposits import DepositScanner, register
+from tokens.deposit_watch import DepositScanner
+from tokens.deposits import register
 from workflows.tokens import DepositScanInput, DepositScanWorkflow
 
 

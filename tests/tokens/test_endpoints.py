@@ -15,7 +15,8 @@ from db.models.tokens import AdminPrice
 from devchain.outside import OutsideWallet
 from tests.factories import World
 from tests.tokens.conftest import UNIT, bearer
-from tokens.deposits import DepositScanner, register
+from tokens.deposit_watch import DepositScanner
+from tokens.deposits import register
 
 
 async def _funded(

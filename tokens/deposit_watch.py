@@ -1,0 +1,368 @@
+"""The deposit follower: finds the transactions that touch a watched custody account by walking
+the chain's finalized blocks in slot order, not by asking the node about each account: the cost
+of a pass depends on the blocks, never on how many users exist (docs/tokens.md, "How a deposit
+is found"). What each transaction is booked as is the rule's (tokens/deposits.py).
+
+A pass (``scan``):
+
+1. The watched addresses are kept in a set (address -> user, currency), loaded once and then
+   reloaded only when rows were added (``_prepare``).
+2. A watched row not yet ``ready`` gets its account created on chain if missing (a gateway
+   write, so a deposit address shown to a user can always receive) and its history up to the
+   cursor walked once by signature (``_catch_up``): a deposit that landed before the row
+   existed is credited too. From then on the blocks cover it.
+3. ``getBlocks`` lists the finalized slots after the cursor; each block is read whole and
+   every token balance change is looked up in the set (``_walk``). Accounts named by the
+   message's static keys and those loaded from address lookup tables count alike.
+4. The bookings and the cursor (a slot) are committed in ONE transaction per run of blocks
+   (``_commit``): the cursor moves only past slots fully examined, so a restart resumes
+   exactly there and never skips a block. Passes are serialised by a PostgreSQL advisory lock.
+
+``follow`` runs passes back to back and hears of newly watched rows by NOTIFY on
+``WATCH_CHANNEL``, subscribed on the process's one listener (db/notify.py); while that is down
+it looks for them once a second. ``rescan`` (the ``mccgw deposits-rescan`` command) is the
+per-account repair tool: it walks one account's signatures over a slot range and books
+whatever is missing, idempotently. The chain is read only through ``chain.blocks.BlockReader``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx
+from chain.gateway import ChainGateway
+from db.models.tokens import CustodyWatch, DepositCursor
+from db.notify import NotifyListener, Subscription
+from tokens.deposits import ScanSummary, Watched, book, classify, watch_ledger_accounts
+
+_CHUNK = 64  # blocks read in one batch request and committed together with the cursor
+_PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
+_CATCH_UP = 16  # newly watched accounts caught up at once
+# Following (issue 33): newly watched rows arrive by NOTIFY on WATCH_CHANNEL (migration 0023),
+# looked for anyway every _PREPARE_EVERY seconds; the slower ``idle_poll`` applies once no
+# block has touched a watched account for _IDLE_AFTER seconds.
+WATCH_CHANNEL = "mccgw_deposits"
+_PREPARE_EVERY = 30.0
+_IDLE_AFTER = 10.0
+_LOCK = int.from_bytes(hashlib.sha256(b"mccgw-deposit-watch").digest()[:8], "big", signed=True)
+
+
+class DepositScanner:
+    """One per worker (``WorkerDeps.deposits``): the scheduled watcher follows with it and
+    reconciliation scans with it. ``notify``: the process's listener (none: never listens)."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        gateway: ChainGateway,
+        *,
+        notify: NotifyListener | None = None,
+        blocks: BlockReader | None = None,
+        chunk: int = _CHUNK,
+    ) -> None:
+        self.sessions = sessions
+        self.gateway = gateway
+        self.keys = gateway.keys
+        self.blocks = blocks or BlockReader(gateway.settings.solana_rpc_url)
+        self.chunk = chunk
+        self._notify = notify
+        self._chain: str | None = None
+        # address -> the watched account: the set every block is matched against.
+        self._watched: dict[str, Watched] = {}
+        self._seen_rows = 0
+        # While following: blocks without a match move the committed cursor once a second (a
+        # restart re-reads at most that second of blocks, which books nothing twice); blocks
+        # with a match always commit with it.
+        self._lazy = False
+        self._saved = 0.0
+        # While following: a watched row added (NOTIFY, or the LISTEN (back) up), the
+        # subscription, and when a block last touched a watched account (the poll slows down
+        # after _IDLE_AFTER).
+        self._watch_added = asyncio.Event()
+        self._subscription: Subscription | None = None
+        self._matched_at = 0.0
+
+    async def aclose(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+            self._subscription = None
+        await self.blocks.aclose()
+
+    @property
+    def listening(self) -> bool:
+        """Hears of newly watched rows by NOTIFY (else it looks for them once a second)."""
+        return self._subscription is not None and self._subscription.listening
+
+    # -- the pass ------------------------------------------------------------------------
+
+    async def scan(self, *, prepare: bool = True) -> ScanSummary:
+        """One pass: new watched accounts caught up (``prepare``), then every finalized block
+        after the cursor examined (for at most _PASS_SECONDS)."""
+        summary = ScanSummary()
+        async with self.sessions() as lock:
+            # Held until this session ends: one pass at a time over all workers.
+            await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
+            cursor = await self._cursor()
+            if prepare or not self._seen_rows:
+                await self._prepare(cursor, summary)
+            summary.accounts = len(self._watched)
+            summary.cursor = await self._walk(cursor, summary)
+            await lock.rollback()
+        return summary
+
+    async def follow(
+        self,
+        seconds: float,
+        poll: float = 0.2,
+        stop: asyncio.Event | None = None,
+        idle_poll: float | None = None,
+    ) -> ScanSummary:
+        """Passes back to back for ``seconds`` (or until ``stop`` is set), one every ``poll``
+        seconds when caught up, holding the pass lock throughout and the cursor in memory: a
+        deposit is credited a few slots after it finalizes. ``idle_poll`` (default ``poll``):
+        the interval once no watched account has moved for _IDLE_AFTER seconds (the first
+        deposit after a quiet spell waits up to that long; the next ones ``poll``)."""
+        total = ScanSummary()
+        deadline = time.monotonic() + seconds
+        async with self.sessions() as lock:
+            await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
+            cursor = await self._cursor()
+            self._lazy = True
+            if self._subscription is None and self._notify is not None:
+                # Kept from one follow to the next (a LISTEN set up anew for every run would
+                # have to look for rows added in between each time).
+                added = self._watch_added.set
+                self._subscription = self._notify.subscribe(
+                    WATCH_CHANNEL, lambda _: added(), on_up=added
+                )
+            try:
+                await self._follow(cursor, total, deadline, poll, stop, idle_poll or poll)
+            finally:
+                self._lazy = False
+                if total.cursor:  # walked but not saved yet (blocks without a match)
+                    await self._commit([], total, cursor=total.cursor)
+                await lock.rollback()
+        return total
+
+    async def _follow(
+        self,
+        cursor: int,
+        total: ScanSummary,
+        deadline: float,
+        poll: float,
+        stop: asyncio.Event | None,
+        idle_poll: float,
+    ) -> None:
+        prepared = 0.0
+        while True:
+            # New watched accounts: at once when PostgreSQL says a row was added (NOTIFY,
+            # migration 0023), else once a second; every _PREPARE_EVERY seconds regardless.
+            # They are caught up to the cursor by signature whenever that happens, so
+            # nothing is missed in between.
+            since = time.monotonic() - prepared
+            every = _PREPARE_EVERY if self.listening else 1.0
+            if not self._seen_rows or self._watch_added.is_set() or since >= every:
+                self._watch_added.clear()
+                prepared = time.monotonic()
+                await self._prepare(cursor, total)
+            cursor = total.cursor = await self._walk(cursor, total)
+            total.accounts = len(self._watched)
+            if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                return
+            quiet = time.monotonic() - self._matched_at >= _IDLE_AFTER
+            wait = min(idle_poll if quiet else poll, max(0.0, deadline - time.monotonic()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._watch_added.wait(), wait)
+
+    async def chain_id(self) -> str:
+        if self._chain is None:
+            self._chain = await self.blocks.genesis_hash()
+        return self._chain
+
+    async def _cursor(self) -> int:
+        """The last slot fully examined; on a chain seen for the first time, its finalized
+        slot now, and every watched account is caught up to it by signature (step 2)."""
+        chain = await self.chain_id()
+        async with self.sessions() as session:
+            slot = await session.scalar(
+                select(DepositCursor.slot).where(DepositCursor.chain == chain)
+            )
+            if slot is not None:
+                return int(slot)
+            start = await self.blocks.finalized_slot()
+            await session.execute(
+                insert(DepositCursor).values(chain=chain, slot=start).on_conflict_do_nothing()
+            )
+            await session.execute(update(CustodyWatch).values(ready=False))
+            await session.commit()
+            found = await session.scalar(
+                select(DepositCursor.slot).where(DepositCursor.chain == chain)
+            )
+        self._watched.clear()
+        self._seen_rows = 0
+        return int(found if found is not None else start)
+
+    async def _prepare(self, cursor: int, summary: ScanSummary) -> None:
+        async with self.sessions() as session:
+            await watch_ledger_accounts(session, self.keys)
+            await session.commit()
+            count = await session.scalar(select(func.count()).select_from(CustodyWatch)) or 0
+            fresh = list(
+                (
+                    await session.scalars(select(CustodyWatch).where(CustodyWatch.ready.is_(False)))
+                ).all()
+            )
+            if count != self._seen_rows or fresh:
+                # Rows are only ever added: reload the set when the count moved.
+                rows = (
+                    await session.execute(
+                        select(CustodyWatch.address, CustodyWatch.user_uid, CustodyWatch.currency)
+                    )
+                ).all()
+                self._watched = {a: Watched(a, u, c) for a, u, c in rows}
+                self._seen_rows = len(rows)
+        for row in fresh:
+            self._watched[row.address] = Watched(row.address, row.user_uid, row.currency)
+        for start in range(0, len(fresh), _CATCH_UP):  # a few at a time: each waits on chain
+            await asyncio.gather(
+                *(self._catch_up(row, cursor, summary) for row in fresh[start : start + _CATCH_UP])
+            )
+
+    async def _catch_up(self, row: CustodyWatch, cursor: int, summary: ScanSummary) -> None:
+        """A newly watched account: created on chain if missing, its history up to the cursor
+        walked by signature, then marked ready (the blocks cover it from the cursor on)."""
+        await self.gateway.ensure_custody_account(row.user_uid, row.currency)
+        await self._signature_walk(self._watched[row.address], 0, cursor, summary)
+        async with self.sessions() as session:
+            await session.execute(
+                update(CustodyWatch)
+                .where(CustodyWatch.address == row.address)
+                .values(ready=True, scanned_at=datetime.now(UTC))
+            )
+            await session.commit()
+        summary.created += 1
+
+    async def _walk(self, cursor: int, summary: ScanSummary, until: int | None = None) -> int:
+        """Blocks after ``cursor`` up to the finalized slot (or ``until``, for benchmarks)."""
+        deadline = time.monotonic() + _PASS_SECONDS
+        mints = {c: str(self.keys.mint_for(c)) for c in ("MCC", "MCD")}
+        while time.monotonic() < deadline:
+            end = await self.blocks.finalized_slot()
+            if until is not None:
+                end = min(end, until)
+            if end <= cursor:
+                return cursor
+            slots = await self.blocks.block_slots(cursor + 1, end)
+            end = min(end, cursor + MAX_BLOCKS_RANGE)  # what getBlocks covered
+            chunks = [slots[i : i + self.chunk] for i in range(0, len(slots), self.chunk)] or [[]]
+            # The next run of blocks is read while this one is matched and committed.
+            ahead = asyncio.ensure_future(self.blocks.blocks(chunks[0]))
+            try:
+                for number, chunk in enumerate(chunks):
+                    blocks = await ahead
+                    if number + 1 < len(chunks):
+                        ahead = asyncio.ensure_future(self.blocks.blocks(chunks[number + 1]))
+                    records: list[dict[str, Any]] = []
+                    for block in blocks:
+                        if block is None:
+                            continue  # a skipped slot: no block, nothing to examine
+                        summary.blocks += 1
+                        when = block.block_time
+                        at = datetime.fromtimestamp(when, UTC) if when is not None else None
+                        for tx in block.transactions:
+                            records += self._match(tx, block.slot, at, mints)
+                    # Up to the range's end once its last block is in: skipped slots are done.
+                    last = chunk[-1] if number + 1 < len(chunks) else end
+                    if records or not self._lazy or time.monotonic() - self._saved >= 1.0:
+                        await self._commit(records, summary, cursor=last)
+                        self._saved = time.monotonic()
+                    cursor = last
+                    if time.monotonic() >= deadline:
+                        return cursor
+            finally:
+                ahead.cancel()
+        return cursor
+
+    def _match(
+        self, tx: BlockTx, slot: int, at: datetime | None, mints: dict[str, str]
+    ) -> list[dict[str, Any]]:
+        """The records of one transaction: a dictionary lookup per token balance change."""
+        out = []
+        watched = self._watched
+        for change in tx.token_changes:
+            account = watched.get(change.account)
+            if account is None:
+                continue
+            self._matched_at = time.monotonic()
+            record = classify(tx, slot, at, account, mints[account.currency])
+            if record is not None:
+                out.append(record)
+        return out
+
+    # -- the repair tool -----------------------------------------------------------------
+
+    async def rescan(self, address: str, from_slot: int, to_slot: int) -> ScanSummary:
+        """Walk one watched account's signatures in [from_slot, to_slot] and book whatever is
+        missing (idempotent: what is booked already stays as it is). The block cursor is
+        left alone."""
+        async with self.sessions() as session:
+            row = await session.get(CustodyWatch, address)
+        if row is None:
+            raise LookupError(f"{address} is not a watched custody account")
+        summary = ScanSummary(accounts=1)
+        await self._signature_walk(
+            Watched(row.address, row.user_uid, row.currency), from_slot, to_slot, summary
+        )
+        return summary
+
+    async def _signature_walk(
+        self, account: Watched, from_slot: int, to_slot: int, summary: ScanSummary
+    ) -> None:
+        mint = str(self.keys.mint_for(account.currency))
+        records = []
+        for entry in await self.blocks.signatures_of(account.address, from_slot, to_slot):
+            found = await self.blocks.transaction(entry.signature)
+            if found is None:
+                raise RuntimeError(
+                    f"finalized transaction {entry.signature} not returned by the node"
+                )
+            when = found.block_time
+            block_time = datetime.fromtimestamp(when, UTC) if when is not None else None
+            record = classify(found.tx, entry.slot, block_time, account, mint)
+            if record is not None:
+                records.append(record)
+        for start in range(0, len(records), 100):
+            await self._commit(records[start : start + 100], summary, cursor=None)
+
+    async def _commit(
+        self, records: list[dict[str, Any]], summary: ScanSummary, *, cursor: int | None
+    ) -> None:
+        """The records' bookings and the cursor: one transaction."""
+        async with self.sessions() as session:
+            if records:
+                # What a credit is announced in (the mints' decimals, read once per process).
+                decimals = await self.gateway.load_token_decimals()
+                await book(session, records, summary, decimals)
+            if cursor is not None:
+                chain = await self.chain_id()
+                await session.execute(
+                    insert(DepositCursor)
+                    .values(chain=chain, slot=cursor)
+                    .on_conflict_do_update(
+                        index_elements=["chain"],
+                        set_={
+                            "slot": func.greatest(DepositCursor.slot, cursor),
+                            "updated_at": func.now(),
+                        },
+                    )
+                )
+            await session.commit()
