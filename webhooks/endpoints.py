@@ -19,12 +19,11 @@ from sqlalchemy import ColumnElement, Select, bindparam, func, select
 from sqlalchemy.dialects.postgresql.base import PGDialect
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from core.config import Settings
+from core.config import Settings, WebhookSettings
 from core.errors import InvalidState, NotFound, Rejected
 from core.security import encrypt_secret, previous_secret_until
 from db.models.events import EVENT_TYPES
 from db.models.webhooks import WebhookDelivery, WebhookEndpoint
-from webhooks.settings import WebhookSettings
 from webhooks.urls import UnsafeUrl, check_url
 from webhooks.urls import parse as parse_url
 
