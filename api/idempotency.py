@@ -47,6 +47,7 @@ from core.config import Settings
 from core.errors import DomainError
 from core.logging import request_id_var
 from core.security import decrypt_secret, encrypt_secret
+from core.workflow_ids import request_workflow_id
 from db.base import table_of
 from db.last import commit_last
 from db.models.access import AuditLog, IdempotencyRecord
@@ -133,8 +134,7 @@ class WriteContext:
 
     def workflow_id(self, prefix: str) -> str:
         """Deterministic per (scope, key): a duplicate can never start a second workflow."""
-        digest = hashlib.sha256(self.key.encode()).hexdigest()[:32]
-        return f"{prefix}-{self.scope.replace(':', '')}-{digest}"
+        return request_workflow_id(prefix, self.scope, self.key)
 
     def respond(
         self, status: int, body: Any, *, audit_status: str = "success", sealed: bool = False

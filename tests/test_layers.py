@@ -41,9 +41,6 @@ PEERS: dict[tuple[str, str], str] = {
     ("mining", "engine"): "mining counts against the engine's limits",
     # A reward is multiplied by the member's tech-tree bonus (organizations owns the bonus).
     ("mining", "organizations"): "a mining reward reads the tech-tree bonus",
-    # The recovery sweep (engine.recovery) also restarts committed approvals without their
-    # workflow, so it reads the application records of onboarding.
-    ("engine", "onboarding"): "the recovery sweep covers approvals",
     # Migrations are the schema's history: they read the models' metadata.
     ("migrations", "db"): "alembic's env reads the models' metadata",
 }

@@ -22,7 +22,6 @@ with workflow.unsafe.imports_passed_through():
         OnboardingActivities,
         WhitelistAddInput,
     )
-    from onboarding.applications import approval_workflow_id
     from workflows.steps import Step, backoff
 
 # One database activity of onboarding.
@@ -50,9 +49,6 @@ class ApprovalResult:
     whitelist_pda: str
     whitelist_bump: int
     whitelist_tx: str
-
-
-workflow_id = approval_workflow_id
 
 
 @workflow.defn

@@ -34,12 +34,8 @@ with workflow.unsafe.imports_passed_through():
         VerifyInput,
         VerifyResult,
     )
+    from core.workflow_ids import is_mining_batch
     from workflows.steps import Step, backoff
-
-
-# Workflow id prefixes (api.idempotency.WriteContext.workflow_id): one submission, a batch.
-SINGLE_PREFIX = "mining"
-BATCH_PREFIX = "mining-batch"
 
 
 @dataclass
@@ -52,7 +48,7 @@ class MiningInput:
 def submission_input(workflow_id: str, submission_ids: list[str]) -> MiningInput:
     """The one input a workflow id ever gets, so a start by the API and a start by the sweep
     write the same op_keys."""
-    if workflow_id.startswith(f"{BATCH_PREFIX}-") or len(submission_ids) != 1:
+    if is_mining_batch(workflow_id) or len(submission_ids) != 1:
         return MiningInput(activity_ids=submission_ids, op_key_base=f"mining:{workflow_id}")
     return MiningInput(activity_ids=submission_ids, op_key_base=f"mining:{submission_ids[0]}")
 

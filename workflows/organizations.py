@@ -19,7 +19,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.steps import Step, backoff
 
 DAILY_KPI_SCHEDULE_ID = "mccgw-daily-kpi"
-DAILY_KPI_WORKFLOW_ID = "mccgw-daily-kpi"
 # Minute 30 of hour 0, UTC.
 DAILY_KPI_CRON = "30 0 * * *"
 

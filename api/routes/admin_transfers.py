@@ -31,9 +31,9 @@ from api.typed import Many, One
 from chain.gateway import ChainGateway
 from core.errors import InvalidState, ServiceUnavailable
 from core.logging import request_id_var
+from core.workflow_ids import transfer_retry_workflow_id
 from db.models.engine import Transfer
 from engine import operators, transfers
-from engine.ids import transfer_retry_workflow_id
 from onboarding.queries import paged
 from workflows.transfers import TransferInput, TransferWorkflow
 

@@ -28,6 +28,7 @@ from api.schemas.onboarding import (
 from api.starts import finished, start_or_join
 from api.typed import Many, One
 from core.errors import InvalidState, ServiceUnavailable
+from core.workflow_ids import whitelist_change_workflow_id
 from db.models.onboarding import McdWhitelistEntry
 from onboarding import queries
 from onboarding import whitelist as wls
@@ -83,7 +84,7 @@ async def change_entry(
 async def _drive(request: Request, change: entries.PendingChange) -> None:
     arg = WhitelistChangeInput(change.project_id, change.action, change.op_key)
     run = WhitelistChangeWorkflow.run
-    handle = await start_or_join(request, run, arg, entries.change_workflow_id(change.op_key))
+    handle = await start_or_join(request, run, arg, whitelist_change_workflow_id(change.op_key))
     wait = float(getattr(request.app.state, "whitelist_wait_seconds", WHITELIST_WAIT_SECONDS))
     try:
         done = await finished(handle, wait)

@@ -22,9 +22,9 @@ from api.typed import Attributes, Many, One
 from chain.decimals import TokenDecimals
 from core.errors import DomainError
 from core.time import iso
+from core.workflow_ids import lock_workflow_id
 from db.models.ledger import Hold
 from engine import locks, search
-from engine.ids import lock_workflow_id
 from workflows.funds import FundLockInput, FundLockWorkflow
 
 router = APIRouter(prefix="/v1/funds", tags=["funds"])

@@ -25,15 +25,18 @@ from temporalio.service import RPCError
 
 from activities.deps import WorkerDeps
 from core.config import Settings
+from core.workflow_ids import (
+    approval_workflow_id,
+    lock_workflow_id,
+    pump_workflow_id,
+    transfer_workflow_id,
+)
 from db.models.mining import MiningSubmission
-from engine.ids import lock_workflow_id, transfer_workflow_id
-from onboarding.applications import approval_workflow_id
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, submit
 from tests.onboarding.conftest import Actors, application_body
 from tests.stack import asgi_client, running_app
-from workflows.pump import pump_workflow_id
 
 
 @dataclass
