@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
 
-from core.config import Settings
 from webhooks.delivery import WebhookPump
 from webhooks.senders import make_sender
+
+if TYPE_CHECKING:
+    from activities.deps import WorkerDeps
 
 
 @dataclass
@@ -28,13 +30,14 @@ class PumpResult:
 
 
 class WebhookActivities:
-    def __init__(self, settings: Settings, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(self, deps: WorkerDeps) -> None:
+        settings = deps.settings
         self._keys = {settings.master_key_id: settings.master_key}
-        self._sessions = sessions
+        self._sessions = deps.sessions
         self._webhooks = settings.webhooks
         self._dsn = settings.database_url_plain  # the pump LISTENs for work (migration 0023)
 
-    @activity.defn(name="webhooks_pump")
+    @activity.defn(name="webhooks.pump")
     async def pump(self, data: PumpInput) -> PumpResult:
         """Deliver until the time is up or the worker shuts down (then a retry resumes)."""
         settings = self._webhooks

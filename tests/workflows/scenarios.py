@@ -107,7 +107,7 @@ async def lock_expired(stage: Stage) -> str:
 
 
 async def mining_confirmed(stage: Stage) -> str:
-    """One signed submission: the single ``mining_settle_single`` mints and confirms."""
+    """One signed submission: the single ``mining.settle_single`` mints and confirms."""
     creds, uid = await setup(stage.client, stage.world)
     data = _created(await submit(stage.client, creds, activity(uid, creds.secret)), 202)
     async with stage.deps.sessions() as s:
@@ -134,7 +134,7 @@ SCENARIOS: dict[str, Scenario] = {
     "TransferWorkflow.completed": Scenario(
         transfer_completed, lambda r: r["status"] == "completed" and bool(r["signature"])
     ),
-    "MiningActivityWorkflow.confirmed": Scenario(
+    "MiningSubmissionWorkflow.confirmed": Scenario(
         mining_confirmed, lambda r: len(r["confirmed"]) == 1 and not r["rejected"] + r["failed"]
     ),
     "FundLockWorkflow.unlocked": Scenario(lock_unlocked, lambda r: r["status"] == "unlocked"),

@@ -1,6 +1,6 @@
 """Steps that run for seconds heartbeat, so that a worker killed during one is noticed in 10 s
-rather than at the step's timeout (minutes): a batch's chain steps (``mining_mint``,
-``mining_confirm``; the chaos suite's short form found six submissions pending two minutes after
+rather than at the step's timeout (minutes): a batch's chain steps (``mining.mint``,
+``mining.confirm``; the chaos suite's short form found six submissions pending two minutes after
 a worker kill) and the deposit watcher's pass."""
 
 from __future__ import annotations
@@ -21,16 +21,16 @@ from workflows.tokens import DepositScanInput, DepositScanWorkflow
 
 
 async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment) -> None:
-    @activity.defn(name="mining_verify")
+    @activity.defn(name="mining.verify")
     async def verify(data: VerifyInput) -> VerifyResult:
         return VerifyResult(verified=[MintItem(i, "u-1", 5) for i in data.activity_ids])
 
-    @activity.defn(name="mining_mint")
+    @activity.defn(name="mining.mint")
     async def mint(data: MintInput) -> MintResult:
         activity.heartbeat()
         return MintResult([MintChunk(f"{data.op_key_base}:0", [i.activity_id for i in data.items])])
 
-    @activity.defn(name="mining_confirm")
+    @activity.defn(name="mining.confirm")
     async def confirm(data: MintResult) -> ConfirmResult:
         activity.heartbeat()
         return ConfirmResult(confirmed=[i for c in data.chunks for i in c.activity_ids])
@@ -52,8 +52,8 @@ async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment)
         for e in history.events
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
     }
-    assert heartbeats["mining_mint"] == timedelta(seconds=10)
-    assert heartbeats["mining_confirm"] == timedelta(seconds=10)
+    assert heartbeats["mining.mint"] == timedelta(seconds=10)
+    assert heartbeats["mining.confirm"] == timedelta(seconds=10)
 
 
 async def test_a_deposit_pass_heartbeats(temporal_env: WorkflowEnvironment) -> None:
