@@ -1,7 +1,7 @@
 """Steps that run for seconds heartbeat, so that a worker killed during one is noticed in 10 s
 rather than at the step's timeout (minutes): a batch's chain steps (``mining.mint``,
 ``mining.confirm``; the chaos suite's short form found six submissions pending two minutes after
-a worker kill) and the deposit watcher's pass."""
+a worker kill), the deposit watcher's pass and onboarding's whitelist writes."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.testing import WorkflowEnvironment
 
 from activities.mining import ConfirmResult, MintChunk, MintInput, MintResult, VerifyInput
+from activities.onboarding import WhitelistChange, WhitelistSettle, WhitelistWritten
 from activities.tokens import DepositScanReport, DepositScanRequest
 from mining.mints import MintItem
 from mining.settle import VerifyResult
 from tests.workflows.support import workflow_id, workflows_with
 from workflows.mining import MiningInput, MiningSubmissionWorkflow
 from workflows.tokens import DepositScanInput, DepositScanWorkflow
+from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
 
 
 async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment) -> None:
@@ -77,3 +79,34 @@ async def test_a_deposit_pass_heartbeats(temporal_env: WorkflowEnvironment) -> N
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
     ]
     assert scheduled.heartbeat_timeout.ToTimedelta() == timedelta(seconds=10)
+
+
+async def test_a_whitelist_write_heartbeats(temporal_env: WorkflowEnvironment) -> None:
+    """A whitelist write waits for its finality (up to a minute): it heartbeats under a 10 s
+    heartbeat timeout, so a killed worker's try moves on before the step's 90 s timeout."""
+
+    @activity.defn(name="onboarding.whitelist_change")
+    async def change(data: WhitelistChange) -> WhitelistWritten:
+        return WhitelistWritten(succeeded=True, signature="sig", error="")
+
+    @activity.defn(name="onboarding.whitelist_settle")
+    async def settle(data: WhitelistSettle) -> None:
+        return None
+
+    async with workflows_with(temporal_env.client, change, settle) as queue:
+        wf_id = workflow_id("whitelist-change")
+        await temporal_env.client.execute_workflow(
+            WhitelistChangeWorkflow.run,
+            WhitelistChangeInput(project_id=1, action="suspend", op_key="whitelist:1:suspend:1"),
+            id=wf_id,
+            task_queue=queue,
+        )
+        history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
+    heartbeats = {
+        e.activity_task_scheduled_event_attributes.activity_type.name: (
+            e.activity_task_scheduled_event_attributes.heartbeat_timeout.ToTimedelta()
+        )
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    }
+    assert heartbeats["onboarding.whitelist_change"] == timedelta(seconds=10)
