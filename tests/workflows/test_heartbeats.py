@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from temporalio import activity
 from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from activities.mining import ConfirmResult, MintChunk, MintInput, MintResult, VerifyInput
@@ -20,6 +21,17 @@ from tests.workflows.support import workflow_id, workflows_with
 from workflows.mining import MiningInput, MiningSubmissionWorkflow
 from workflows.tokens import DepositScanInput, DepositScanWorkflow
 from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
+
+
+def heartbeat_timeouts(history: WorkflowHistory) -> dict[str, timedelta]:
+    """The heartbeat timeout each activity type was scheduled with."""
+    return {
+        e.activity_task_scheduled_event_attributes.activity_type.name: (
+            e.activity_task_scheduled_event_attributes.heartbeat_timeout.ToTimedelta()
+        )
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    }
 
 
 async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment) -> None:
@@ -47,13 +59,7 @@ async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment)
         )
         history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
     assert sorted(result.confirmed) == ["a-1", "a-2"]
-    heartbeats = {
-        e.activity_task_scheduled_event_attributes.activity_type.name: (
-            e.activity_task_scheduled_event_attributes.heartbeat_timeout.ToTimedelta()
-        )
-        for e in history.events
-        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    }
+    heartbeats = heartbeat_timeouts(history)
     assert heartbeats["mining.mint"] == timedelta(seconds=10)
     assert heartbeats["mining.confirm"] == timedelta(seconds=10)
 
@@ -102,11 +108,5 @@ async def test_a_whitelist_write_heartbeats(temporal_env: WorkflowEnvironment) -
             task_queue=queue,
         )
         history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
-    heartbeats = {
-        e.activity_task_scheduled_event_attributes.activity_type.name: (
-            e.activity_task_scheduled_event_attributes.heartbeat_timeout.ToTimedelta()
-        )
-        for e in history.events
-        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    }
+    heartbeats = heartbeat_timeouts(history)
     assert heartbeats["onboarding.whitelist_change"] == timedelta(seconds=10)
