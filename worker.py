@@ -1,8 +1,10 @@
 """The Temporal worker: connects once, builds every client once, registers every workflow and
 activity, and drains gracefully on SIGTERM/SIGINT.
 
-To add a capability: append its workflow classes to WORKFLOWS and its activity object's bound
-methods in build_activities (activity classes take the shared WorkerDeps).
+To add a capability: append its workflow classes to WORKFLOWS and its activities to
+build_activities. An activity class takes the shared WorkerDeps (``X(deps)``) and names each
+activity ``<capability>.<verb>``, the capability being its module under activities/ and the verb
+its method (tests/test_worker.py checks both, and that every activity defined is registered).
 """
 
 from __future__ import annotations
@@ -29,8 +31,7 @@ from activities.housekeeping import HousekeepingActivities
 from activities.mining import MiningActivities
 from activities.onboarding import OnboardingActivities
 from activities.organizations import OrganizationActivities
-from activities.registry import activities_of
-from activities.system import SystemActivities
+from activities.system import echo
 from activities.tokens import TokenActivities
 from activities.webhooks import WebhookActivities
 from core.config import Settings, get_settings
@@ -72,18 +73,43 @@ WORKFLOWS: Sequence[type] = (
 
 
 def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
-    """Activity objects are built once with their clients; their ``@activity.defn`` methods
-    are registered."""
-    return activities_of(
-        SystemActivities(),
-        OnboardingActivities(deps),
-        WebhookActivities(deps),
-        MiningActivities(deps.settings, deps.sessions, deps.gateway),
-        EngineActivities(deps),
-        HousekeepingActivities(deps.sessions),
-        OrganizationActivities(deps.sessions, deps.redis),
-        TokenActivities(deps),
-    )
+    """Every activity the worker runs: each class built once with the process's clients, its
+    activities listed by name (the SDK offers no public way to collect them)."""
+    onboarding = OnboardingActivities(deps)
+    webhooks = WebhookActivities(deps)
+    mining = MiningActivities(deps)
+    engine = EngineActivities(deps)
+    housekeeping = HousekeepingActivities(deps)
+    organizations = OrganizationActivities(deps)
+    tokens = TokenActivities(deps)
+    return [
+        echo,
+        onboarding.create_project,
+        onboarding.whitelist_add,
+        onboarding.complete_approval,
+        onboarding.approval_failed,
+        onboarding.whitelist_change,
+        onboarding.whitelist_settle,
+        webhooks.pump,
+        mining.verify,
+        mining.mint,
+        mining.confirm,
+        mining.settle_single,
+        mining.fail,
+        engine.transfer_settle,
+        engine.transfer_status,
+        engine.lock_expire,
+        engine.reconcile,
+        engine.find_orphans,
+        housekeeping.purge_idempotency,
+        organizations.kpi_plan,
+        organizations.kpi_day,
+        organizations.refresh_bonus_cache,
+        tokens.scan_deposits,
+        tokens.oracle_record_closes,
+        tokens.oracle_sample,
+        tokens.oracle_write_close,
+    ]
 
 
 # Our own packages are imported once, outside the sandbox, instead of being re-executed in a

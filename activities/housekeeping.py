@@ -12,7 +12,7 @@ from temporalio import activity
 from db.models.access import IdempotencyRecord
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+    from activities.deps import WorkerDeps
 
 
 @dataclass
@@ -27,8 +27,8 @@ class PurgeResult:
 
 
 class HousekeepingActivities:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
-        self._sessions = sessions
+    def __init__(self, deps: WorkerDeps) -> None:
+        self._sessions = deps.sessions
 
     @activity.defn(name="housekeeping.purge_idempotency")
     async def purge_idempotency(self, request: PurgeRequest) -> PurgeResult:

@@ -6,20 +6,23 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.heartbeat import heartbeating
 from chain.errors import ChainRejected
-from chain.gateway import ChainGateway, ChainWrite
-from core.config import Settings
+from chain.gateway import ChainWrite
 from db.last import commit_last
 from mining import settle
 from mining.minter import SharedMinter
 from mining.mints import MintItem, chunks_of, mint_of, packer
 from mining.settle import ConfirmResult, VerifyResult
 from mining.verify import ProofWindow
+
+if TYPE_CHECKING:
+    from activities.deps import WorkerDeps
 
 # Defined beside the service, part of the activities' inputs and results.
 __all__ = ["ConfirmResult", "MintItem", "VerifyResult"]
@@ -55,7 +58,7 @@ class SettleSingleInput:
 
 @dataclass
 class SingleResult:
-    """What became of one single submission (``mining_settle_single``): its id in one list."""
+    """What became of one single submission (``mining.settle_single``): its id in one list."""
 
     confirmed: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
@@ -68,40 +71,28 @@ class FailInput:
     reason: str
 
 
-# Well inside the workflow's heartbeat timeout for mining_settle_single, mining_mint and
-# mining_confirm (10 s).
-HEARTBEAT_SECONDS = 2.0
-
-
-async def _heartbeat_every(seconds: float) -> None:
-    """Tell Temporal this attempt's worker is alive (the task shares the activity's context)."""
-    while True:
-        activity.heartbeat()
-        await asyncio.sleep(seconds)
-
-
 def _not_visible(exc: settle.NotYetVisible) -> ApplicationError:
     # Retryable: the workflow's retry policy bounds the wait.
     return ApplicationError(str(exc), type="NotYetVisible")
 
 
 class MiningActivities:
-    def __init__(
-        self, settings: Settings, sessions: async_sessionmaker[AsyncSession], gateway: ChainGateway
-    ) -> None:
+    def __init__(self, deps: WorkerDeps) -> None:
+        settings = deps.settings
         self._keys = {settings.master_key_id: settings.master_key}
         self._window = ProofWindow.of(settings)
-        self._sessions = sessions
-        self._gateway = gateway
+        self._sessions = deps.sessions
+        self._gateway = deps.gateway
         self._minter = SharedMinter(
-            sessions, gateway, lambda: self._decimals, keys=self._keys, window=self._window
-        )
+            deps.sessions, deps.gateway, lambda: self._decimals, keys=self._keys,
+            window=self._window,
+        )  # fmt: skip
 
     @property
     def _decimals(self) -> int:
         return self._gateway.decimals("MCD")  # read from the MCD mint (chain/decimals.py)
 
-    @activity.defn(name="mining_verify")
+    @activity.defn(name="mining.verify")
     async def verify(self, data: VerifyInput) -> VerifyResult:
         """Verify each pending submission (one transaction for the batch)."""
         async with self._sessions() as session:
@@ -118,17 +109,11 @@ class MiningActivities:
             await session.commit()
         return done
 
-    @activity.defn(name="mining_mint")
+    @activity.defn(name="mining.mint")
+    @heartbeating
     async def mint(self, data: MintInput) -> MintResult:
         """Create missing custody accounts, then submit the mints (many per transaction, the
         transactions at once; their finality is awaited together by ``confirm``)."""
-        beat = asyncio.create_task(_heartbeat_every(HEARTBEAT_SECONDS))
-        try:
-            return await self._mint(data)
-        finally:
-            beat.cancel()
-
-    async def _mint(self, data: MintInput) -> MintResult:
         users = sorted({i.user_uid for i in data.items})
         try:
             await asyncio.gather(
@@ -136,8 +121,7 @@ class MiningActivities:
             )
         except ChainRejected as exc:  # nothing was minted yet: a final, explainable failure
             raise ApplicationError(str(exc), type="ChainRejected", non_retryable=True) from exc
-        # As many mints per transaction as fit (an input recorded with the old "packing" field
-        # still decodes: the converter ignores fields a dataclass no longer has).
+        # As many mints per transaction as fit.
         chunks = chunks_of(data.items, data.op_key_base, packer(self._gateway, data.items))
         writes: list[ChainWrite] = await asyncio.gather(
             *(
@@ -154,32 +138,27 @@ class MiningActivities:
             await session.commit()
         return MintResult([MintChunk(op_key, ids) for op_key, ids, _ in sent])
 
-    @activity.defn(name="mining_confirm")
+    @activity.defn(name="mining.confirm")
+    @heartbeating
     async def confirm(self, data: MintResult) -> ConfirmResult:
-        """Wait for finalization; confirmed -> ledger credit + event, rejected -> failed.
-        Heartbeats while it waits."""
-        beat = asyncio.create_task(_heartbeat_every(HEARTBEAT_SECONDS))
-        try:
-            writes: list[ChainWrite] = await asyncio.gather(
-                *(self._gateway.await_final(c.op_key, timeout=90.0) for c in data.chunks)
-            )
-        finally:
-            beat.cancel()
+        """Wait for finalization; confirmed -> ledger credit + event, rejected -> failed."""
+        writes: list[ChainWrite] = await asyncio.gather(
+            *(self._gateway.await_final(c.op_key, timeout=90.0) for c in data.chunks)
+        )
         finals = [(c.activity_ids, w) for c, w in zip(data.chunks, writes, strict=True)]
         async with self._sessions() as session:
             done = await settle.confirm(session, finals, decimals=self._decimals)
             await commit_last(session)  # the credits go with the COMMIT (db.last)
         return done
 
-    @activity.defn(name="mining_settle_single")
+    @activity.defn(name="mining.settle_single")
+    @heartbeating
     async def settle_single(self, data: SettleSingleInput) -> SingleResult:
         """One single submission from verification to its outcome, as the workflow's one
         activity: verified, minted and confirmed together with the others that arrive with it
         (mining.minter); rejected, or failed when its custody account is refused (nothing
-        minted). Idempotent: a retry after a crash resumes from the records. Heartbeats until
-        it ends."""
+        minted). Idempotent: a retry after a crash resumes from the records."""
         ids = [data.submission_id]
-        beat = asyncio.create_task(_heartbeat_every(HEARTBEAT_SECONDS))
         try:
             outcome = await self._minter.settle(data.submission_id)
         except ChainRejected as exc:  # its custody account was refused: nothing was minted
@@ -189,11 +168,9 @@ class MiningActivities:
             return SingleResult(failed=failed)
         except settle.NotYetVisible as exc:
             raise _not_visible(exc) from exc
-        finally:
-            beat.cancel()
         return SingleResult(**{outcome: ids})
 
-    @activity.defn(name="mining_fail")
+    @activity.defn(name="mining.fail")
     async def fail(self, data: FailInput) -> list[str]:
         """Mark submissions that can no longer be minted as failed (limits given back)."""
         async with self._sessions() as session:

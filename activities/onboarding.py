@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.heartbeat import heartbeating
 from core.errors import DomainError
 from onboarding import applications, queries, whitelist_entries
 from onboarding.whitelist import WhitelistChain, error_text
@@ -120,6 +121,7 @@ class OnboardingActivities:
         return ProjectCreated(app.project_id, app.mcd_wallet_address)
 
     @activity.defn(name="onboarding.whitelist_add")
+    @heartbeating  # it waits for the write's finality
     async def whitelist_add(self, data: WhitelistAddInput) -> WhitelistAdded:
         """Add the project to the on-chain whitelist (exactly once per application)."""
         pda, bump = self._chain.pda(data.project_id)
@@ -155,6 +157,7 @@ class OnboardingActivities:
             await applications.fail(session, uuid.UUID(data.application_id), data.error)
 
     @activity.defn(name="onboarding.whitelist_change")
+    @heartbeating
     async def whitelist_change(self, data: WhitelistChange) -> WhitelistWritten:
         """Write an admin's whitelist change on chain (exactly once per op_key) to its end."""
         instructions = self._chain.instructions(data.action, data.project_id)

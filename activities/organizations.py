@@ -14,8 +14,7 @@ from organizations import bonus, kpi
 from organizations.errors import OrgRejected
 
 if TYPE_CHECKING:
-    from redis.asyncio import Redis
-    from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+    from activities.deps import WorkerDeps
 
 
 @dataclass
@@ -43,18 +42,23 @@ class KpiDayResult:
 
 
 @dataclass
+class BonusRefreshRequest:
+    note: str = ""
+
+
+@dataclass
 class BonusRefreshResult:
     members: int
     stations: int
 
 
 class OrganizationActivities:
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], redis: Redis) -> None:
-        self._sessions = sessions
-        self._redis = redis
+    def __init__(self, deps: WorkerDeps) -> None:
+        self._sessions = deps.sessions
+        self._redis = deps.redis
 
-    @activity.defn(name="org.kpi_plan")
-    async def plan(self, request: KpiPlanRequest) -> KpiPlan:
+    @activity.defn(name="organizations.kpi_plan")
+    async def kpi_plan(self, request: KpiPlanRequest) -> KpiPlan:
         """The days still to compute, oldest first (catch-up after downtime)."""
         through = (
             date.fromisoformat(request.through)
@@ -65,8 +69,8 @@ class OrganizationActivities:
             done = await kpi.last_completed(session)
         return KpiPlan(days=[d.isoformat() for d in kpi.days_to_run(done, through)])
 
-    @activity.defn(name="org.kpi_day")
-    async def run_day(self, request: KpiDayRequest) -> KpiDayResult:
+    @activity.defn(name="organizations.kpi_day")
+    async def kpi_day(self, request: KpiDayRequest) -> KpiDayResult:
         """One day's KPI rows, unit states and marker, committed together (or not at all)."""
         async with self._sessions() as session:
             try:
@@ -81,8 +85,8 @@ class OrganizationActivities:
             units_changed=outcome.units_changed,
         )
 
-    @activity.defn(name="org.refresh_bonus_cache")
-    async def refresh_bonus_cache(self) -> BonusRefreshResult:
+    @activity.defn(name="organizations.refresh_bonus_cache")
+    async def refresh_bonus_cache(self, request: BonusRefreshRequest) -> BonusRefreshResult:
         """Rebuild every member's bonus in Redis from the committed unit states."""
         async with self._sessions() as session:
             outcome = await bonus.refresh_all(session, self._redis)

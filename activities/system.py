@@ -12,7 +12,7 @@ class EchoInput:
     message: str
 
 
-class SystemActivities:
-    @activity.defn(name="echo")
-    async def echo(self, data: EchoInput) -> str:
-        return data.message
+# A function, not a class: it needs no client (every activity class takes the WorkerDeps).
+@activity.defn(name="system.echo")
+async def echo(data: EchoInput) -> str:
+    return data.message

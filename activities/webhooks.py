@@ -37,7 +37,7 @@ class WebhookActivities:
         self._webhooks = settings.webhooks
         self._notify = deps.notify  # the pump subscribes for work (migration 0023)
 
-    @activity.defn(name="webhooks_pump")
+    @activity.defn(name="webhooks.pump")
     async def pump(self, data: PumpInput) -> PumpResult:
         """Deliver until the time is up or the worker shuts down (then a retry resumes)."""
         settings = self._webhooks

@@ -50,6 +50,7 @@ from api.idempotency_store import (
 )
 from core.errors import DomainError
 from core.logging import request_id_var
+from core.workflow_ids import request_workflow_id
 from db.last import commit_last
 from db.models.access import AuditLog
 from events.audit import new_audit, redact
@@ -89,8 +90,7 @@ class WriteContext:
 
     def workflow_id(self, prefix: str) -> str:
         """Deterministic per (scope, key): a duplicate can never start a second workflow."""
-        digest = hashlib.sha256(self.key.encode()).hexdigest()[:32]
-        return f"{prefix}-{self.scope.replace(':', '')}-{digest}"
+        return request_workflow_id(prefix, self.scope, self.key)
 
     def respond(
         self, status: int, body: Any, *, audit_status: str = "success", sealed: bool = False

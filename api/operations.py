@@ -21,10 +21,10 @@ from api.schemas.transfers import RetryAttributes, TransferAttributes
 from api.starts import finished, start, start_or_join
 from chain.gateway import ChainGateway
 from core.errors import InvalidState, ServiceUnavailable
+from core.workflow_ids import transfer_retry_workflow_id, whitelist_change_workflow_id
 from db.models.engine import Transfer
 from db.models.onboarding import McdWhitelistEntry
 from engine import operators, transfers
-from engine.ids import transfer_retry_workflow_id
 from events.audit import Actor, audit_action
 from onboarding import whitelist_entries as entries
 from workflows.transfers import TransferInput, TransferWorkflow
@@ -161,7 +161,7 @@ async def change_whitelist_entry(
 async def _drive(request: Request, change: entries.PendingChange) -> None:
     arg = WhitelistChangeInput(change.project_id, change.action, change.op_key)
     run = WhitelistChangeWorkflow.run
-    handle = await start_or_join(request, run, arg, entries.change_workflow_id(change.op_key))
+    handle = await start_or_join(request, run, arg, whitelist_change_workflow_id(change.op_key))
     wait = float(getattr(request.app.state, "whitelist_wait_seconds", WHITELIST_WAIT_SECONDS))
     try:
         done = await finished(handle, wait)

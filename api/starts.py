@@ -28,8 +28,8 @@ from temporalio.service import RPCError
 from api.after_commit import after_commit
 from api.metrics import WORKFLOW_STARTS
 from core.errors import ServiceUnavailable
-from engine.ids import lock_workflow_id
-from workflows.approval import ApprovalInput, ApprovalWorkflow, workflow_id
+from core.workflow_ids import approval_workflow_id, lock_workflow_id
+from workflows.approval import ApprovalInput, ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
 from workflows.pump import ensure_pump
 
@@ -136,7 +136,9 @@ async def start_approval(
     """Start (or join) the approval workflow of an application marked ``approving`` (the admin
     API and the operator console)."""
     arg = ApprovalInput(application_id, admin_uid, scopes)
-    return await start_or_join(request, ApprovalWorkflow.run, arg, workflow_id(application_id))
+    return await start_or_join(
+        request, ApprovalWorkflow.run, arg, approval_workflow_id(application_id)
+    )
 
 
 async def signal_lock(request: Request, lock_id: str, resolution: str) -> None:

@@ -69,8 +69,7 @@ async def run_bare_worker(queue: str) -> None:
     from temporalio.client import Client
     from temporalio.worker import Worker
 
-    from activities.registry import activities_of
-    from activities.system import SystemActivities
+    from activities.system import echo
     from core.config import get_settings
     from workflows.reference import PingWorkflow
 
@@ -79,8 +78,7 @@ async def run_bare_worker(queue: str) -> None:
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-    activities = activities_of(SystemActivities())
-    async with Worker(client, task_queue=queue, workflows=[PingWorkflow], activities=activities):
+    async with Worker(client, task_queue=queue, workflows=[PingWorkflow], activities=[echo]):
         print(f"bare worker polling {queue}", flush=True)
         await stop.wait()
 

@@ -18,13 +18,16 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from core.workflow_ids import (
+    approval_workflow_id,
+    lock_workflow_id,
+    transfer_workflow_id,
+    whitelist_change_workflow_id,
+)
 from db.models.engine import Transfer
 from db.models.ledger import Hold
 from db.models.mining import MiningSubmission
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication
-from engine.ids import lock_workflow_id, transfer_workflow_id
-from onboarding.applications import approval_workflow_id
-from onboarding.whitelist_entries import change_workflow_id
 
 
 @dataclass
@@ -170,7 +173,7 @@ async def _whitelist_orphans(session: AsyncSession, cutoff: datetime, limit: int
         key = e.pending_op_key
         orphans.append(
             Orphan(
-                "whitelist", key, change_workflow_id(key), e.project_id, "", "",
+                "whitelist", key, whitelist_change_workflow_id(key), e.project_id, "", "",
                 action=e.pending_action,
             )
         )  # fmt: skip

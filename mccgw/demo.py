@@ -22,17 +22,16 @@ from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 
 from core.config import Settings
+from core.workflow_ids import ORACLE_WORKFLOW_ID, approval_workflow_id
 from db.models import Project
 from db.models.onboarding import McdWhitelistEntry
 from db.models.tokens import Deposit, PriceClose
 from db.session import create_db_engine, create_session_maker
 from mccgw.devphases import NO_PHASES, Phases
 from onboarding import applications, queries
-from workflows.approval import ApprovalInput, ApprovalWorkflow, workflow_id
+from workflows.approval import ApprovalInput, ApprovalWorkflow
 from workflows.tokens import OracleInput, OracleWorkflow
 
-# The oracle's start-up close shares the schedule's workflow id: never two closes at once.
-ORACLE_WORKFLOW_ID = "mccgw-oracle"
 T = TypeVar("T")
 
 
@@ -68,7 +67,7 @@ async def complete_demo(
         oracle = await client.start_workflow(
             OracleWorkflow.run,
             OracleInput(note="mccgw dev start"),
-            id=ORACLE_WORKFLOW_ID,
+            id=ORACLE_WORKFLOW_ID,  # the schedule's: one start-up close, however many starts
             task_queue=settings.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         )
@@ -88,7 +87,7 @@ async def complete_demo(
                 handle = await client.start_workflow(
                     ApprovalWorkflow.run,
                     ApprovalInput(application_id, reviewer or "mccgw-dev"),
-                    id=workflow_id(application_id),
+                    id=approval_workflow_id(application_id),
                     task_queue=settings.task_queue,
                     id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 )

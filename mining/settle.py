@@ -34,7 +34,7 @@ class NotYetVisible(Exception):
 
 @dataclass
 class VerifyResult:
-    """Also the ``mining_verify`` activity's result (plain values, safe in workflow history)."""
+    """Also the ``mining.verify`` activity's result (plain values, safe in workflow history)."""
 
     verified: list[MintItem] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
@@ -42,7 +42,7 @@ class VerifyResult:
 
 @dataclass
 class ConfirmResult:
-    """Also the ``mining_confirm`` activity's result."""
+    """Also the ``mining.confirm`` activity's result."""
 
     confirmed: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)

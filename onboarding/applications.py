@@ -156,11 +156,6 @@ async def begin_approval(
     return row
 
 
-def approval_workflow_id(application_id: str) -> str:
-    """The approval workflow's id: one per application (a second start joins it)."""
-    return f"project-approval-{application_id}"
-
-
 # The statuses of an application whose approval is running (or done).
 _APPROVING = ("approving", "approved")
 

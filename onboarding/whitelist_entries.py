@@ -39,12 +39,6 @@ def op_key(project_id: int, action: str, version: int) -> str:
     return f"whitelist:{project_id}:{action}:{version}"
 
 
-def change_workflow_id(op_key: str) -> str:
-    """The id of the WhitelistChangeWorkflow that drives the change ``op_key`` (the API's start
-    and the recovery sweep's derive the same one, so a change never runs twice at once)."""
-    return f"whitelist-change-{op_key}"
-
-
 @dataclass(frozen=True)
 class PendingChange:
     project_id: int

@@ -44,9 +44,6 @@ PEERS: dict[tuple[str, str], str] = {
     # An accepted submission's answer names the endpoint its outcome is sent to, in the same
     # statement as the accept (webhooks.endpoints.outcome_url_sql, the rule of outcome_url).
     ("mining", "webhooks"): "a mining accept names where its outcome is sent",
-    # The recovery sweep (engine.recovery) also restarts committed approvals without their
-    # workflow, so it reads the application records of onboarding.
-    ("engine", "onboarding"): "the recovery sweep covers approvals",
     # Migrations are the schema's history: they read the models' metadata.
     ("migrations", "db"): "alembic's env reads the models' metadata",
 }

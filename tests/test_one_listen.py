@@ -18,8 +18,8 @@ from temporalio.testing import WorkflowEnvironment
 
 from core.config import Settings
 from core.embedded import free_port
+from core.workflow_ids import pump_workflow_id
 from tests.stack import ROOT, new_queue, worker_env
-from workflows.pump import pump_workflow_id
 from workflows.tokens import DepositScanInput, DepositScanWorkflow
 
 # Each process's connections carry its own name (libpq's PGAPPNAME), so its rows in

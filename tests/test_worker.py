@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import inspect
 import logging
 import pkgutil
+import re
+import typing
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from temporalio import activity
@@ -15,11 +20,13 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
 import activities
-from activities.deps import worker_deps
+from activities.deps import WorkerDeps, worker_deps
 from core.config import Settings
+from core.workflow_ids import pump_workflow_id
 from worker import build_activities, build_worker, ensure_webhook_pump
-from workflows.pump import pump_workflow_id
 from workflows.reference import PingInput, PingWorkflow
+
+ACTIVITY_NAME = re.compile(r"^[a-z_]+\.[a-z_]+$")
 
 
 async def test_ping_workflow_runs_through_the_worker(
@@ -39,27 +46,40 @@ async def test_ping_workflow_runs_through_the_worker(
     assert result.echoed == "hello"
 
 
+def defined_activities() -> list[tuple[type | None, Callable[..., Any], str]]:
+    """(class or None, function, activity name) of every ``@activity.defn`` of the activities
+    package: methods of its classes and plain functions. The SDK has no public reader of the
+    decorator's mark, so this test (and not the worker) reads the private one: an SDK change
+    fails here."""
+    found: list[tuple[type | None, Callable[..., Any], str]] = []
+    for info in pkgutil.iter_modules(activities.__path__):
+        module = importlib.import_module(f"activities.{info.name}")
+        candidates: list[tuple[type | None, Callable[..., Any]]] = [
+            (None, fn) for _, fn in inspect.getmembers(module, inspect.isfunction)
+        ]
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            candidates += [(cls, fn) for _, fn in inspect.getmembers(cls, inspect.isfunction)]
+        for owner, fn in candidates:
+            if (owner or fn).__module__ != module.__name__:
+                continue
+            if (defn := activity._Definition.from_callable(fn)) is not None:
+                assert defn.name is not None
+                found.append((owner, fn, defn.name))
+    return found
+
+
 async def test_every_activity_defined_in_the_activities_package_is_registered(
     worker_settings: Settings,
 ) -> None:
     """A new ``@activity.defn`` (or a new activities class) that the worker does not register
     would leave its workflows waiting forever on the task queue."""
-    defined: set[str] = set()
-    for info in pkgutil.iter_modules(activities.__path__):
-        module = importlib.import_module(f"activities.{info.name}")
-        for _, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ != module.__name__:
-                continue
-            for _, fn in inspect.getmembers(cls, inspect.isfunction):
-                if (found := activity._Definition.from_callable(fn)) is not None:
-                    assert found.name is not None
-                    defined.add(found.name)
+    defined = {name for _, _, name in defined_activities()}
     async with worker_deps(worker_settings) as deps:
         registered = [
             activity._Definition.must_from_callable(fn).name for fn in build_activities(deps)
         ]
     assert len(registered) == len(set(registered))
-    assert "engine.transfer_settle" in defined and "echo" in defined
+    assert "engine.transfer_settle" in defined and "system.echo" in defined
     assert set(registered) == defined
 
 
@@ -89,3 +109,43 @@ async def test_the_worker_starts_the_webhook_pump_and_keeps_trying_until_it_can(
     await asyncio.wait_for(trying, 10)
     tries = [r for r in caplog.records if "could not start the webhook pump" in r.getMessage()]
     assert len(tries) >= 3
+
+
+def test_every_activity_is_named_capability_dot_verb() -> None:
+    """One style: ``<capability>.<verb>``, the capability being the activities module that
+    defines it and the verb its method, so a name in the Temporal UI leads to its code."""
+    wrong = [
+        f"{fn.__qualname__}: {name!r}"
+        for _, fn, name in defined_activities()
+        if not ACTIVITY_NAME.match(name)
+        or name != f"{fn.__module__.removeprefix('activities.')}.{fn.__name__}"
+    ]
+    assert not wrong, wrong
+
+
+def test_every_activity_class_takes_the_worker_deps_only() -> None:
+    """One constructor shape, ``X(deps: WorkerDeps)``: the worker builds every class the same
+    way, and a class needing one more client takes it from WorkerDeps."""
+    classes = {cls for cls, _, _ in defined_activities() if cls is not None}
+    shapes = {
+        cls.__name__: [(p.name, p.annotation) for p in inspect.signature(cls).parameters.values()]
+        for cls in classes
+    }
+    wrong = {
+        n: s
+        for n, s in shapes.items()
+        if s not in ([("deps", "WorkerDeps")], [("deps", WorkerDeps)])
+    }
+    assert len(classes) >= 7 and not wrong, wrong
+
+
+def test_every_activity_takes_one_dataclass_input() -> None:
+    """Workflows and activities take one dataclass input, so an input can grow a field without
+    changing the activity's signature (the developers' guide)."""
+    wrong = []
+    for _, fn, name in defined_activities():
+        hints = typing.get_type_hints(fn)
+        params = [p for p in inspect.signature(fn).parameters if p != "self"]
+        if len(params) != 1 or not dataclasses.is_dataclass(hints.get(params[0])):
+            wrong.append(f"{name} ({fn.__qualname__}{params})")
+    assert not wrong, wrong

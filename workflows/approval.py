@@ -22,16 +22,17 @@ with workflow.unsafe.imports_passed_through():
         OnboardingActivities,
         WhitelistAddInput,
     )
-    from onboarding.applications import approval_workflow_id
     from workflows.steps import Step, backoff
 
 # One database activity of onboarding.
 DB_STEP = Step(timedelta(seconds=30), backoff(timedelta(seconds=1), timedelta(seconds=30), 20))
 # One chain write of onboarding: 90 s a try; the chain may be down for a long time, so retry
-# without a cap, at most every 15 s.
+# without a cap, at most every 15 s. It heartbeats while it waits for finality: a worker killed
+# during it is noticed after 10 s of silence, not at the 90 s timeout.
 CHAIN_STEP = Step(
     timedelta(seconds=90),
     backoff(timedelta(seconds=1), timedelta(seconds=15), 0, factor=1.5),
+    heartbeat=timedelta(seconds=10),
 )
 
 
@@ -50,9 +51,6 @@ class ApprovalResult:
     whitelist_pda: str
     whitelist_bump: int
     whitelist_tx: str
-
-
-workflow_id = approval_workflow_id
 
 
 @workflow.defn

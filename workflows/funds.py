@@ -12,11 +12,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.engine import EngineActivities, LockRef
     from engine.search import STATUS
+    from workflows.steps import Step, backoff
+
+# A short database step (a local activity); retried until it goes through: an expired lock must
+# be released.
+_EXPIRE = Step(
+    timedelta(seconds=10), backoff(timedelta(milliseconds=200), timedelta(seconds=20), 0)
+)
 
 
 @dataclass
@@ -51,11 +57,6 @@ class FundLockWorkflow:
         if self._resolution is not None:
             workflow.upsert_search_attributes([STATUS.value_set(self._resolution)])
             return FundLockResult(status=self._resolution)
-        outcome = await workflow.execute_local_activity_method(
-            EngineActivities.lock_expire,
-            LockRef(lock_id=data.lock_id),
-            start_to_close_timeout=timedelta(seconds=10),
-            retry_policy=RetryPolicy(initial_interval=timedelta(milliseconds=200)),
-        )
+        outcome = await _EXPIRE.run_local(EngineActivities.lock_expire, LockRef(data.lock_id))
         workflow.upsert_search_attributes([STATUS.value_set(outcome.status)])
         return FundLockResult(status=outcome.status)

@@ -1,6 +1,6 @@
 """One mining submission (or one batch of them) from verification to a confirmed reward.
 
-A single submission: one activity, ``mining_settle_single``, in which the worker's shared
+A single submission: one activity, ``mining.settle_single``, in which the worker's shared
 minter verifies, mints and confirms it together with the others that arrive with it
 (``mining.minter``). It is an ordinary activity, not a local one: it lasts until finality (a
 second, more under load), and a local activity would hold the workflow's task open that long
@@ -34,12 +34,8 @@ with workflow.unsafe.imports_passed_through():
         VerifyInput,
         VerifyResult,
     )
+    from core.workflow_ids import is_mining_batch
     from workflows.steps import Step, backoff
-
-
-# Workflow id prefixes (api.idempotency.WriteContext.workflow_id): one submission, a batch.
-SINGLE_PREFIX = "mining"
-BATCH_PREFIX = "mining-batch"
 
 
 @dataclass
@@ -52,7 +48,7 @@ class MiningInput:
 def submission_input(workflow_id: str, submission_ids: list[str]) -> MiningInput:
     """The one input a workflow id ever gets, so a start by the API and a start by the sweep
     write the same op_keys."""
-    if workflow_id.startswith(f"{BATCH_PREFIX}-") or len(submission_ids) != 1:
+    if is_mining_batch(workflow_id) or len(submission_ids) != 1:
         return MiningInput(activity_ids=submission_ids, op_key_base=f"mining:{workflow_id}")
     return MiningInput(activity_ids=submission_ids, op_key_base=f"mining:{submission_ids[0]}")
 
@@ -64,12 +60,9 @@ class MiningResult:
     failed: list[str] = field(default_factory=list)
 
 
-# The API now starts the workflow after its commit; histories recorded when it started just
-# before the commit retry briefly until the rows are visible (~40 s without them: rolled back).
-_VERIFY = Step(
-    timedelta(seconds=30),
-    backoff(timedelta(milliseconds=100), timedelta(seconds=1), 45, factor=1.5),
-)
+# A database step: the API and the recovery sweep start the workflow after the commit, so its
+# rows are there at the first try.
+_VERIFY = Step(timedelta(seconds=30), backoff(timedelta(seconds=1), timedelta(seconds=30), 10))
 # Chain steps retry until the write is final: a landed mint must always be credited.
 _CHAIN_RETRY = backoff(
     timedelta(seconds=1), timedelta(seconds=15), 0, final_errors=["ChainRejected"]
@@ -89,10 +82,9 @@ _SETTLE_SINGLE = Step(
 )
 
 
-# The Temporal type name stays "MiningActivityWorkflow" so running histories still replay.
 # Unsandboxed, as TransferWorkflow: this module imports only temporalio and pass-through modules
 # and does no I/O, clock or randomness of its own (the sandbox's per-run cost is not worth it).
-@workflow.defn(name="MiningActivityWorkflow", sandboxed=False)
+@workflow.defn(sandboxed=False)
 class MiningSubmissionWorkflow:
     @workflow.run
     async def run(self, data: MiningInput) -> MiningResult:

@@ -12,6 +12,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.organizations import (
+        BonusRefreshRequest,
         KpiDayRequest,
         KpiPlanRequest,
         OrganizationActivities,
@@ -19,7 +20,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.steps import Step, backoff
 
 DAILY_KPI_SCHEDULE_ID = "mccgw-daily-kpi"
-DAILY_KPI_WORKFLOW_ID = "mccgw-daily-kpi"
 # Minute 30 of hour 0, UTC.
 DAILY_KPI_CRON = "30 0 * * *"
 
@@ -45,15 +45,15 @@ class DailyKpiResult:
 class DailyKpiWorkflow:
     @workflow.run
     async def run(self, data: DailyKpiInput) -> DailyKpiResult:
-        plan = await _PLAN.run(OrganizationActivities.plan, KpiPlanRequest(through=data.through))
+        plan = await _PLAN.run(
+            OrganizationActivities.kpi_plan, KpiPlanRequest(through=data.through)
+        )
         result = DailyKpiResult()
         for day in plan.days:
-            done = await _DAY.run(OrganizationActivities.run_day, KpiDayRequest(day=day))
+            done = await _DAY.run(OrganizationActivities.kpi_day, KpiDayRequest(day=day))
             (result.skipped if done.skipped else result.days).append(day)
-        refreshed = await workflow.execute_activity_method(
-            OrganizationActivities.refresh_bonus_cache,
-            start_to_close_timeout=_DAY.timeout,
-            retry_policy=_DAY.retry,
+        refreshed = await _DAY.run(
+            OrganizationActivities.refresh_bonus_cache, BonusRefreshRequest()
         )
         result.members_cached = refreshed.members
         return result

@@ -7,14 +7,11 @@ import time
 from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 
+from core.workflow_ids import pump_workflow_id
 from workflows.webhooks import PumpWorkflowInput, WebhookPumpWorkflow
 
 _ENSURED: dict[str, float] = {}
 _RECHECK_SECONDS = 60.0
-
-
-def pump_workflow_id(task_queue: str) -> str:
-    return f"webhook-pump-{task_queue}"
 
 
 async def ensure_pump(client: Client, task_queue: str, *, force: bool = False) -> None:

@@ -10,7 +10,7 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.system import EchoInput, SystemActivities
+    from activities.system import EchoInput, echo
     from workflows.steps import Step
 
 _ECHO = Step(timedelta(seconds=10), RetryPolicy(maximum_attempts=3))
@@ -30,5 +30,5 @@ class PingResult:
 class PingWorkflow:
     @workflow.run
     async def run(self, data: PingInput) -> PingResult:
-        echoed = await _ECHO.run(SystemActivities.echo, EchoInput(message=data.message))
+        echoed = await _ECHO.run(echo, EchoInput(message=data.message))
         return PingResult(echoed=echoed)

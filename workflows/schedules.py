@@ -25,6 +25,15 @@ from temporalio.client import (
     ScheduleUpdateInput,
 )
 
+from core.workflow_ids import (
+    DAILY_KPI_WORKFLOW_ID,
+    DEPOSIT_SCAN_WORKFLOW_ID,
+    HOUSEKEEPING_WORKFLOW_ID,
+    ORACLE_SAMPLE_WORKFLOW_ID,
+    ORACLE_WORKFLOW_ID,
+    RECONCILE_WORKFLOW_ID,
+    RECOVERY_WORKFLOW_ID,
+)
 from workflows.housekeeping import (
     HOUSEKEEPING_SCHEDULE_ID,
     HousekeepingInput,
@@ -33,7 +42,6 @@ from workflows.housekeeping import (
 from workflows.organizations import (
     DAILY_KPI_CRON,
     DAILY_KPI_SCHEDULE_ID,
-    DAILY_KPI_WORKFLOW_ID,
     DailyKpiInput,
     DailyKpiWorkflow,
 )
@@ -120,11 +128,11 @@ def _every(run: Any, arg: Any, workflow_id: str, task_queue: str, every: timedel
 # its workflow id, how often).
 _INTERVALS: tuple[tuple[str, Any, Any, str, timedelta], ...] = (
     (RECONCILE_SCHEDULE_ID, ReconcileWorkflow.run, ReconcileInput(note="scheduled"),
-     "mccgw-reconcile", timedelta(minutes=5)),
+     RECONCILE_WORKFLOW_ID, timedelta(minutes=5)),
     (RECOVERY_SCHEDULE_ID, RecoveryWorkflow.run, RecoveryInput(),
-     "mccgw-recover", timedelta(seconds=30)),
+     RECOVERY_WORKFLOW_ID, timedelta(seconds=30)),
     (HOUSEKEEPING_SCHEDULE_ID, HousekeepingWorkflow.run, HousekeepingInput(),
-     "mccgw-housekeeping", timedelta(hours=1)),
+     HOUSEKEEPING_WORKFLOW_ID, timedelta(hours=1)),
 )  # fmt: skip
 
 
@@ -162,14 +170,14 @@ async def ensure_token_schedules(
     # Each run follows the chain for most of its interval: passes back to back, not one.
     follow = deposit_every.total_seconds() * 0.9
     run, arg = DepositScanWorkflow.run, DepositScanInput(note="scheduled", follow_seconds=follow)
-    deposits = _every(run, arg, "mccgw-deposit-scan", task_queue, deposit_every)
+    deposits = _every(run, arg, DEPOSIT_SCAN_WORKFLOW_ID, task_queue, deposit_every)
     await _create(client, DEPOSIT_SCHEDULE_ID, deposits)
     every_4_hours = ScheduleCalendarSpec(
         hour=[ScheduleRange(0, 20, 4)], minute=[ScheduleRange(0)], second=[ScheduleRange(0)]
     )
     oracle = Schedule(
         action=_start(
-            OracleWorkflow.run, OracleInput(note="scheduled"), "mccgw-oracle", task_queue
+            OracleWorkflow.run, OracleInput(note="scheduled"), ORACLE_WORKFLOW_ID, task_queue
         ),
         spec=ScheduleSpec(calendars=[every_4_hours], time_zone_name="UTC"),
         # One run at a time; a run missed while the service was down starts once when it is
@@ -179,7 +187,7 @@ async def ensure_token_schedules(
     await _create(client, ORACLE_SCHEDULE_ID, oracle)
     # The market samples each close takes the median of (tokens.oracle), once a minute.
     sample = _every(
-        OracleWorkflow.run, OracleInput(note="sample", sample=True), "mccgw-oracle-sample",
+        OracleWorkflow.run, OracleInput(note="sample", sample=True), ORACLE_SAMPLE_WORKFLOW_ID,
         task_queue, sample_every,
     )  # fmt: skip
     await _create(client, ORACLE_SAMPLE_SCHEDULE_ID, sample)

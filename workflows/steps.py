@@ -1,21 +1,28 @@
 """How a workflow calls one activity, written as data: a ``Step`` is the timeout of one try and
 the retry policy, so every workflow calls its activities through one piece of code.
 
-A step's values are part of the commands in running histories: change a workflow's steps only as
-a versioned change of that workflow (``workflow.patched``)."""
+Replay checks the commands a workflow makes, in order, and for an activity its type and id, not
+its options: a step's timeout, retry policy or heartbeat timeout may change without
+``workflow.patched`` (an activity already scheduled keeps the options it was scheduled with).
+Adding, removing, reordering or renaming an activity call, or switching between ``run`` and
+``run_local``, changes the commands and does need it (tests/workflows/test_replay.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 P = TypeVar("P")
 R = TypeVar("R")
+
+# What a step calls: an activity method of an activities class (``EngineActivities.reconcile``)
+# or an activity function (``activities.system.echo``); either takes one dataclass input.
+Activity: TypeAlias = Callable[[Any, P], Awaitable[R]] | Callable[[P], Awaitable[R]]
 
 
 def backoff(
@@ -46,9 +53,16 @@ class Step:
     retry: RetryPolicy
     heartbeat: timedelta | None = None
 
-    async def run(self, method: Callable[[Any, P], Awaitable[R]], arg: P) -> R:
-        return await workflow.execute_activity_method(
-            method,
+    async def run(self, activity: Activity[P, R], arg: P) -> R:
+        return await self.start(activity, arg)
+
+    def start(self, activity: Activity[P, R], arg: P) -> workflow.ActivityHandle[R]:
+        """Schedule the activity and return its handle at once, for a workflow that does
+        something else while it runs (``await`` the handle for the result)."""
+        # The SDK's overloads take a method or a function, not either: both run the same way.
+        fn: Callable[..., Any] = activity
+        return workflow.start_activity_method(
+            fn,
             arg,
             start_to_close_timeout=self.timeout,
             retry_policy=self.retry,
@@ -57,7 +71,7 @@ class Step:
 
     async def run_local(
         self,
-        method: Callable[[Any, P], Awaitable[R]],
+        activity: Activity[P, R],
         arg: P,
         *,
         retry_in_task: timedelta = timedelta(seconds=10),
@@ -65,8 +79,9 @@ class Step:
         """As a local activity: it runs inside the workflow's task, so it costs no activity
         task and no extra workflow task (it cannot heartbeat; a dead worker's task times out and
         the next worker replays). Retries later than ``retry_in_task`` wait on a durable timer."""
+        fn: Callable[..., Any] = activity
         return await workflow.execute_local_activity_method(
-            method,
+            fn,
             arg,
             start_to_close_timeout=self.timeout,
             retry_policy=self.retry,

@@ -13,7 +13,8 @@ another after 15 s of silence, resuming from the records.
 
 The Status search attribute is set at the start (``pending``) and at the end; a transfer still
 unsettled after 15 s gets its recorded status (usually ``pending_onchain``) so that
-operators find the stuck ones.
+operators find the stuck ones. That look is for operators only: when it fails (the database
+away), the transfer goes on waiting for its settlement, and the next look tries again.
 """
 
 from __future__ import annotations
@@ -23,23 +24,27 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, FailureError
 
 with workflow.unsafe.imports_passed_through():
     from activities.engine import EngineActivities, TransferRef
     from engine.search import STATUS
+    from workflows.steps import Step, backoff
 
-# Chain legs are retried through outages for as long as it takes (operators see them as stuck).
-_SETTLE_RETRY = RetryPolicy(
-    initial_interval=timedelta(milliseconds=500),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=5),
-    non_retryable_error_types=["TransferNotFound", "ChainWriteConflict", "ReceiptMismatch"],
-)
-_STATUS_RETRY = RetryPolicy(maximum_attempts=3)
-# The settle activity heartbeats every 2 s (activities/heartbeat.py): a try silent this long died
-# with its worker and is retried elsewhere.
-_SETTLE_HEARTBEAT = timedelta(seconds=15)
+# The chain leg: usually about a second; a try that outlives 120 s (an RPC outage) is retried,
+# resuming from the records, for as long as it takes (operators see it as stuck). It heartbeats
+# every 2 s (activities/heartbeat.py): a try silent for 15 s died with its worker and is retried
+# elsewhere.
+_SETTLE = Step(
+    timedelta(seconds=120),
+    backoff(
+        timedelta(milliseconds=500), timedelta(seconds=5), 0,
+        final_errors=["TransferNotFound", "ChainWriteConflict", "ReceiptMismatch"],
+    ),
+    heartbeat=timedelta(seconds=15),
+)  # fmt: skip
+# The recorded status, a database read (local activity).
+_STATUS = Step(timedelta(seconds=10), RetryPolicy(maximum_attempts=3))
 # When to look at a slow transfer's recorded status (first after 15 s, then every minute). Not
 # sooner: under a burst most transfers take several seconds, and each look costs a workflow
 # task and a database read; operators call a transfer stuck after minutes, not seconds.
@@ -67,15 +72,7 @@ class TransferWorkflow:
     @workflow.run
     async def run(self, data: TransferInput) -> TransferResult:
         ref = TransferRef(transfer_id=data.transfer_id)
-        settle = workflow.start_activity_method(
-            EngineActivities.transfer_settle,
-            ref,
-            # Usually about a second; a try that outlives this (an RPC outage) is retried,
-            # resuming from the records.
-            start_to_close_timeout=timedelta(seconds=120),
-            heartbeat_timeout=_SETTLE_HEARTBEAT,
-            retry_policy=_SETTLE_RETRY,
-        )
+        settle = _SETTLE.start(EngineActivities.transfer_settle, ref)
         wait = _STATUS_REFRESH[0]
         while not settle.done():
             try:
@@ -100,12 +97,12 @@ class TransferWorkflow:
         )
 
     async def _show_recorded_status(self, ref: TransferRef) -> None:
-        recorded = await workflow.execute_local_activity_method(
-            EngineActivities.transfer_status,
-            ref,
-            start_to_close_timeout=timedelta(seconds=10),
-            retry_policy=_STATUS_RETRY,
-        )
+        try:
+            recorded = await _STATUS.run_local(EngineActivities.transfer_status, ref)
+        except FailureError as exc:  # not the transfer's failure: the next look tries again
+            # (a local activity's failure arrives as its own error, not as an ActivityError)
+            workflow.logger.warning("transfer status not read: %s", exc)
+            return
         workflow.upsert_search_attributes([STATUS.value_set(recorded.status)])
 
 

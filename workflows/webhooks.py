@@ -8,13 +8,20 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.webhooks import PumpInput, WebhookActivities
+    from workflows.steps import Step, backoff
 
 RUN_SECONDS = 300.0
 RUNS_PER_HISTORY = 50
+# One run of the pump; retried without a cap: delivery must resume after any crash (the pump is
+# idempotent). It heartbeats: a killed worker's run moves to another after 30 s of silence.
+_PUMP = Step(
+    timedelta(seconds=RUN_SECONDS + 120),
+    backoff(timedelta(seconds=1), timedelta(seconds=30), 0),
+    heartbeat=timedelta(seconds=30),
+)
 
 
 @dataclass
@@ -28,18 +35,7 @@ class WebhookPumpWorkflow:
     async def run(self, data: PumpWorkflowInput) -> None:
         runs = data.runs
         while True:
-            await workflow.execute_activity_method(
-                WebhookActivities.pump,
-                PumpInput(seconds=RUN_SECONDS),
-                start_to_close_timeout=timedelta(seconds=RUN_SECONDS + 120),
-                heartbeat_timeout=timedelta(seconds=30),
-                # Unlimited: delivery must resume after any crash; the pump is idempotent.
-                retry_policy=RetryPolicy(
-                    initial_interval=timedelta(seconds=1),
-                    maximum_interval=timedelta(seconds=30),
-                    maximum_attempts=0,
-                ),
-            )
+            await _PUMP.run(WebhookActivities.pump, PumpInput(seconds=RUN_SECONDS))
             runs += 1
             if runs % RUNS_PER_HISTORY == 0 or workflow.info().is_continue_as_new_suggested():
                 workflow.continue_as_new(PumpWorkflowInput(runs=runs))

@@ -20,11 +20,11 @@ from api.common import decimals
 from api.console import pages
 from chain.errors import ChainError
 from core.errors import DomainError, NotFound
+from core.workflow_ids import approval_workflow_id
 from db.models.engine import Transfer
 from db.models.onboarding import McdWhitelistEntry
 from engine import operators, transfers
 from onboarding import queries
-from workflows.approval import workflow_id as approval_workflow_id
 
 router = pages.console_router()
 

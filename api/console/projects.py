@@ -19,6 +19,7 @@ from api.console import pages
 from api.starts import start_approval
 from core.config import Settings
 from core.errors import DomainError
+from core.workflow_ids import approval_workflow_id
 from db.models import Project
 from db.models.access import AuditLog
 from db.models.identity import RATE_LIMIT_TIERS
@@ -26,7 +27,6 @@ from db.models.onboarding import APPLICATION_STATUSES as STORED_APPLICATION_STAT
 from events.audit import audit_action
 from onboarding import applications, control, queries
 from onboarding import status as machine
-from workflows.approval import workflow_id as approval_workflow_id
 
 router = pages.console_router()
 

@@ -21,10 +21,10 @@ from api.starts import signal_lock, start
 from api.typed import Attributes, Many, One
 from chain.decimals import TokenDecimals
 from core.time import iso
+from core.workflow_ids import lock_workflow_id
 from db.models.ledger import Hold
 from db.paging import page_of
 from engine import locks, search
-from engine.ids import lock_workflow_id
 from workflows.funds import FundLockInput, FundLockWorkflow
 
 router = APIRouter(prefix="/v1/funds", tags=["funds"])

@@ -28,17 +28,13 @@ from api.starts import start, start_soon
 from api.typed import Many, One, TypedResource
 from core.config import Settings
 from core.errors import DomainError, NotFound
+from core.workflow_ids import MINING_BATCH_PREFIX, MINING_PREFIX
 from db.models.mining import MiningSubmission
 from db.paging import page_of
 from mining.accept import Acceptor, ItemOutcome
 from mining.inputs import ActivityIn, BatchIn
 from mining.reward import RewardFormula
-from workflows.mining import (
-    BATCH_PREFIX,
-    SINGLE_PREFIX,
-    MiningSubmissionWorkflow,
-    submission_input,
-)
+from workflows.mining import MiningSubmissionWorkflow, submission_input
 
 router = APIRouter(prefix="/v1/mining", tags=["mining"])
 
@@ -93,7 +89,7 @@ async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: R
         request, project, operation="mining.submit", user_uid=payload.user_uid
     ) as ctx:
         acceptor = _acceptor(request, ctx.session, project)
-        workflow_id = ctx.workflow_id(SINGLE_PREFIX)
+        workflow_id = ctx.workflow_id(MINING_PREFIX)
         row, webhook_url = await acceptor.submit_one(ctx.body, payload, ctx.key, workflow_id)
         meta = _webhook_note(webhook_url)
         attributes = MiningSubmissionAttributes.of(row, acceptor.decimals)
@@ -148,7 +144,7 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
     """Submit up to 100 activities; each has its own idempotency key, status and result."""
     async with write_context(request, project, operation="mining.batch_submit") as ctx:
         acceptor = _acceptor(request, ctx.session, project)
-        workflow_id = ctx.workflow_id(BATCH_PREFIX)
+        workflow_id = ctx.workflow_id(MINING_BATCH_PREFIX)
         meta = _webhook_note(await acceptor.outcome_url())
         outcomes = await acceptor.submit_batch(ctx.body["activities"], workflow_id)
         accepted = [o.submission.id for o in outcomes if o.status == 202 and o.submission]

@@ -19,9 +19,9 @@ from api.schemas.transfers import TransferAttributes
 from api.starts import signal_lock, start, start_soon
 from api.typed import One
 from core.errors import NotFound
+from core.workflow_ids import transfer_workflow_id
 from db.models.engine import Transfer
 from engine import transfers
-from engine.ids import transfer_workflow_id
 from workflows.transfers import TransferInput, TransferWorkflow
 
 router = APIRouter(tags=["transfers"])

@@ -20,9 +20,9 @@ from activities.deps import WorkerDeps, worker_deps
 from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
+from core.workflow_ids import transfer_workflow_id
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.engine import Transfer
-from engine.ids import transfer_workflow_id
 from engine.search import STATUS
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import transfer_body, wait_final

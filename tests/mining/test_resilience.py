@@ -24,6 +24,7 @@ from temporalio.testing import WorkflowEnvironment
 from activities.deps import worker_deps
 from chain.custody import CustodyMint
 from core.config import Settings
+from core.workflow_ids import pump_workflow_id
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.mining import MiningSubmission
 from tests.factories import World
@@ -32,7 +33,6 @@ from tests.mining.test_shared_mint import assert_rewarded_once
 from tests.stack import new_queue, worker_process
 from tests.webhooks.support import eventually
 from worker import build_worker
-from workflows.pump import pump_workflow_id
 
 # The worker as `python -m worker`, with a wide gathering window so that the submissions meet
 # in one write however loaded the machine is (the product's window is 25 ms).

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
 from core.config import Settings
+from core.workflow_ids import approval_workflow_id
 from db.models import Project
 from db.models.onboarding import ProjectApplication
 from onboarding import applications
@@ -44,7 +45,7 @@ async def test_sweep_finishes_an_approval_whose_workflow_never_started(
 
     _, started = await sweep(temporal_env.client, onboarding_queue)
     assert started >= 1
-    handle = temporal_env.client.get_workflow_handle(applications.approval_workflow_id(str(app_id)))
+    handle = temporal_env.client.get_workflow_handle(approval_workflow_id(str(app_id)))
     done = await handle.result()
     assert done["project_id"] == row.project_id
 

@@ -15,11 +15,11 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import worker_deps
 from core.config import Settings
+from core.workflow_ids import whitelist_change_workflow_id
 from db.models.access import AuditLog
 from db.models.chain import ChainTransaction
 from db.models.onboarding import McdWhitelistEntry
 from onboarding import whitelist_entries
-from onboarding.whitelist_entries import change_workflow_id
 from tests.onboarding.conftest import Actors, application_body
 from tests.stack import sweep
 from worker import build_worker
@@ -83,7 +83,9 @@ async def test_whitelist_change_runs_in_its_workflow(
     finally:
         app.state.task_queue, app.state.whitelist_wait_seconds = saved[0], saved[1] or 30.0
     assert await writes() == 1
-    described = await temporal_env.client.get_workflow_handle(change_workflow_id(op_key)).describe()
+    described = await temporal_env.client.get_workflow_handle(
+        whitelist_change_workflow_id(op_key)
+    ).describe()
     assert described.status == WorkflowExecutionStatus.COMPLETED
     # The administrator's change is audited once (the repeated call drove the same change).
     async with session_maker() as s:
@@ -117,7 +119,7 @@ async def test_sweep_drives_a_pending_change_whose_workflow_never_started(
 
     _, started = await sweep(temporal_env.client, onboarding_queue)
     assert started >= 1
-    handle = temporal_env.client.get_workflow_handle(change_workflow_id(change.op_key))
+    handle = temporal_env.client.get_workflow_handle(whitelist_change_workflow_id(change.op_key))
     done = await handle.result()
     first_run = (await handle.describe()).run_id
     async with session_maker() as s:

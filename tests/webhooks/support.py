@@ -20,9 +20,9 @@ from temporalio.testing import WorkflowEnvironment
 
 from core.config import Settings
 from core.embedded import free_port
+from core.workflow_ids import pump_workflow_id
 from tests.factories import ProjectCreds
 from tests.stack import new_queue, running_app, running_worker
-from workflows.pump import pump_workflow_id
 
 # Settings of the app and the worker here: receivers on loopback, quick retries.
 FAST_WEBHOOKS: dict[str, Any] = {

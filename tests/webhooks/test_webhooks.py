@@ -19,6 +19,7 @@ from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.testing import WorkflowEnvironment
 
 from core.config import Settings
+from core.workflow_ids import pump_workflow_id
 from db.models.access import IdempotencyRecord
 from db.models.webhooks import WebhookEndpoint
 from events.outbox import emit
@@ -31,7 +32,7 @@ from tests.webhooks.support import (
     project_headers,
     verify_signature,
 )
-from workflows.pump import ensure_pump, pump_workflow_id
+from workflows.pump import ensure_pump
 
 SECRET = "whsec_test_0123456789abcdef"
 

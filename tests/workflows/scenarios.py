@@ -25,15 +25,18 @@ from temporalio.service import RPCError
 
 from activities.deps import WorkerDeps
 from core.config import Settings
+from core.workflow_ids import (
+    approval_workflow_id,
+    lock_workflow_id,
+    pump_workflow_id,
+    transfer_workflow_id,
+)
 from db.models.mining import MiningSubmission
-from engine.ids import lock_workflow_id, transfer_workflow_id
-from onboarding.applications import approval_workflow_id
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, submit
 from tests.onboarding.conftest import Actors, application_body
 from tests.stack import asgi_client, running_app
-from workflows.pump import pump_workflow_id
 
 
 @dataclass
@@ -104,7 +107,7 @@ async def lock_expired(stage: Stage) -> str:
 
 
 async def mining_confirmed(stage: Stage) -> str:
-    """One signed submission: the single ``mining_settle_single`` mints and confirms."""
+    """One signed submission: the single ``mining.settle_single`` mints and confirms."""
     creds, uid = await setup(stage.client, stage.world)
     data = _created(await submit(stage.client, creds, activity(uid, creds.secret)), 202)
     async with stage.deps.sessions() as s:
@@ -131,7 +134,7 @@ SCENARIOS: dict[str, Scenario] = {
     "TransferWorkflow.completed": Scenario(
         transfer_completed, lambda r: r["status"] == "completed" and bool(r["signature"])
     ),
-    "MiningActivityWorkflow.confirmed": Scenario(
+    "MiningSubmissionWorkflow.confirmed": Scenario(
         mining_confirmed, lambda r: len(r["confirmed"]) == 1 and not r["rejected"] + r["failed"]
     ),
     "FundLockWorkflow.unlocked": Scenario(lock_unlocked, lambda r: r["status"] == "unlocked"),

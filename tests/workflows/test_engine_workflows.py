@@ -147,6 +147,37 @@ async def test_a_slow_transfer_shows_its_recorded_status_after_15_seconds(
         assert (await handle.result()).status == "completed"
 
 
+async def test_a_failed_status_look_does_not_fail_the_transfer(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    """The look at a slow transfer's recorded status is for operators: the database away for
+    all its tries left the transfer failed while its settlement went on. It is skipped now, and
+    the transfer ends with its settlement."""
+    looks: list[int] = []
+    gave_up = asyncio.Event()
+
+    @activity.defn(name="engine.transfer_settle")
+    async def settle(ref: TransferRef) -> TransferStep:
+        await asyncio.wait_for(gave_up.wait(), timeout=60)
+        await asyncio.sleep(1.0)  # after the workflow has seen the look fail
+        return TransferStep(status="completed", signature="sig-t-look")
+
+    @activity.defn(name="engine.transfer_status")
+    async def recorded(ref: TransferRef) -> TransferStep:
+        looks.append(activity.info().attempt)
+        if len(looks) == 3:  # the step's last try
+            gave_up.set()
+        raise retryable()
+
+    async with workflows_with(temporal_env.client, settle, recorded) as queue:
+        wf_id = workflow_id("transfer")
+        result = await temporal_env.client.execute_workflow(
+            TransferWorkflow.run, TransferInput("t-look"), id=wf_id, task_queue=queue
+        )
+    assert looks == [1, 2, 3]
+    assert (result.status, result.signature) == ("completed", "sig-t-look")
+
+
 async def test_a_lock_expires_at_its_time(temporal_env: WorkflowEnvironment) -> None:
     expired: list[tuple[str, datetime]] = []
 

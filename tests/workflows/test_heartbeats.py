@@ -1,7 +1,7 @@
 """Steps that run for seconds heartbeat, so that a worker killed during one is noticed in 10 s
-rather than at the step's timeout (minutes): a batch's chain steps (``mining_mint``,
-``mining_confirm``; the chaos suite's short form found six submissions pending two minutes after
-a worker kill) and the deposit watcher's pass."""
+rather than at the step's timeout (minutes): a batch's chain steps (``mining.mint``,
+``mining.confirm``; the chaos suite's short form found six submissions pending two minutes after
+a worker kill), the deposit watcher's pass and onboarding's whitelist writes."""
 
 from __future__ import annotations
 
@@ -9,28 +9,42 @@ from datetime import timedelta
 
 from temporalio import activity
 from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
 from activities.mining import ConfirmResult, MintChunk, MintInput, MintResult, VerifyInput
+from activities.onboarding import WhitelistChange, WhitelistSettle, WhitelistWritten
 from activities.tokens import DepositScanReport, DepositScanRequest
 from mining.mints import MintItem
 from mining.settle import VerifyResult
 from tests.workflows.support import workflow_id, workflows_with
 from workflows.mining import MiningInput, MiningSubmissionWorkflow
 from workflows.tokens import DepositScanInput, DepositScanWorkflow
+from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
+
+
+def heartbeat_timeouts(history: WorkflowHistory) -> dict[str, timedelta]:
+    """The heartbeat timeout each activity type was scheduled with."""
+    return {
+        e.activity_task_scheduled_event_attributes.activity_type.name: (
+            e.activity_task_scheduled_event_attributes.heartbeat_timeout.ToTimedelta()
+        )
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    }
 
 
 async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment) -> None:
-    @activity.defn(name="mining_verify")
+    @activity.defn(name="mining.verify")
     async def verify(data: VerifyInput) -> VerifyResult:
         return VerifyResult(verified=[MintItem(i, "u-1", 5) for i in data.activity_ids])
 
-    @activity.defn(name="mining_mint")
+    @activity.defn(name="mining.mint")
     async def mint(data: MintInput) -> MintResult:
         activity.heartbeat()
         return MintResult([MintChunk(f"{data.op_key_base}:0", [i.activity_id for i in data.items])])
 
-    @activity.defn(name="mining_confirm")
+    @activity.defn(name="mining.confirm")
     async def confirm(data: MintResult) -> ConfirmResult:
         activity.heartbeat()
         return ConfirmResult(confirmed=[i for c in data.chunks for i in c.activity_ids])
@@ -45,15 +59,9 @@ async def test_a_batchs_chain_steps_heartbeat(temporal_env: WorkflowEnvironment)
         )
         history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
     assert sorted(result.confirmed) == ["a-1", "a-2"]
-    heartbeats = {
-        e.activity_task_scheduled_event_attributes.activity_type.name: (
-            e.activity_task_scheduled_event_attributes.heartbeat_timeout.ToTimedelta()
-        )
-        for e in history.events
-        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    }
-    assert heartbeats["mining_mint"] == timedelta(seconds=10)
-    assert heartbeats["mining_confirm"] == timedelta(seconds=10)
+    heartbeats = heartbeat_timeouts(history)
+    assert heartbeats["mining.mint"] == timedelta(seconds=10)
+    assert heartbeats["mining.confirm"] == timedelta(seconds=10)
 
 
 async def test_a_deposit_pass_heartbeats(temporal_env: WorkflowEnvironment) -> None:
@@ -77,3 +85,28 @@ async def test_a_deposit_pass_heartbeats(temporal_env: WorkflowEnvironment) -> N
         if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
     ]
     assert scheduled.heartbeat_timeout.ToTimedelta() == timedelta(seconds=10)
+
+
+async def test_a_whitelist_write_heartbeats(temporal_env: WorkflowEnvironment) -> None:
+    """A whitelist write waits for its finality (up to a minute): it heartbeats under a 10 s
+    heartbeat timeout, so a killed worker's try moves on before the step's 90 s timeout."""
+
+    @activity.defn(name="onboarding.whitelist_change")
+    async def change(data: WhitelistChange) -> WhitelistWritten:
+        return WhitelistWritten(succeeded=True, signature="sig", error="")
+
+    @activity.defn(name="onboarding.whitelist_settle")
+    async def settle(data: WhitelistSettle) -> None:
+        return None
+
+    async with workflows_with(temporal_env.client, change, settle) as queue:
+        wf_id = workflow_id("whitelist-change")
+        await temporal_env.client.execute_workflow(
+            WhitelistChangeWorkflow.run,
+            WhitelistChangeInput(project_id=1, action="suspend", op_key="whitelist:1:suspend:1"),
+            id=wf_id,
+            task_queue=queue,
+        )
+        history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
+    heartbeats = heartbeat_timeouts(history)
+    assert heartbeats["onboarding.whitelist_change"] == timedelta(seconds=10)

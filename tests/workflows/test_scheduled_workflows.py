@@ -15,6 +15,7 @@ from temporalio.testing import WorkflowEnvironment
 from activities.engine import ReconcileReport, ReconcileRequest
 from activities.housekeeping import PurgeRequest, PurgeResult
 from activities.organizations import (
+    BonusRefreshRequest,
     BonusRefreshResult,
     KpiDayRequest,
     KpiDayResult,
@@ -44,12 +45,12 @@ def kpi_activities(
 ) -> tuple[Callable[..., Any], ...]:
     failed: set[str] = set()
 
-    @activity.defn(name="org.kpi_plan")
+    @activity.defn(name="organizations.kpi_plan")
     async def plan(request: KpiPlanRequest) -> KpiPlan:
         steps.append(f"plan:{request.through}")
         return KpiPlan(days=["2026-01-01", "2026-01-02", "2026-01-03"])
 
-    @activity.defn(name="org.kpi_day")
+    @activity.defn(name="organizations.kpi_day")
     async def run_day(request: KpiDayRequest) -> KpiDayResult:
         steps.append(request.day)
         if request.day == reject_day:
@@ -60,8 +61,8 @@ def kpi_activities(
         return KpiDayResult(request.day, skipped=request.day.endswith("02"), kpi_rows=1,
                             units_changed=0)  # fmt: skip
 
-    @activity.defn(name="org.refresh_bonus_cache")
-    async def refresh() -> BonusRefreshResult:
+    @activity.defn(name="organizations.refresh_bonus_cache")
+    async def refresh(request: BonusRefreshRequest) -> BonusRefreshResult:
         steps.append("refresh")
         return BonusRefreshResult(members=7, stations=2)
 
@@ -204,7 +205,7 @@ async def test_the_webhook_pump_survives_failures_and_continues_as_new(
     runs: list[float] = []
     next_history = asyncio.Event()
 
-    @activity.defn(name="webhooks_pump")
+    @activity.defn(name="webhooks.pump")
     async def pump(data: PumpInput) -> PumpResult:
         runs.append(data.seconds)
         if len(runs) > RUNS_PER_HISTORY + 1:  # the 50 successful runs, then one more
