@@ -59,6 +59,9 @@ class Store:
             out.setdefault(Pubkey.from_string(key), []).append((slot, acc))
         return out
 
+    def account_keys(self) -> list[Pubkey]:
+        return [Pubkey.from_string(k) for (k,) in self._db.execute("SELECT pubkey FROM accounts")]
+
     def recent_txs(self, min_slot: int) -> Iterator[dict[str, Any]]:
         rows = self._db.execute("SELECT record FROM txs WHERE slot >= ? ORDER BY seq", (min_slot,))
         for (rec,) in rows:
