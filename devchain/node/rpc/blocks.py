@@ -69,6 +69,23 @@ def get_block(rpc: Rpc, params: Params) -> Any:
     else:
         cfg = config(params, 1)
     blockhash, prev, when, txs = rpc.chain.block(slot, at_least_confirmed(cfg))
+    return block_value(
+        slot, blockhash, prev, when, txs, cfg, rewards=cfg.get("rewards") is not False
+    )
+
+
+def block_value(
+    slot: int,
+    blockhash: str,
+    prev: str,
+    when: int | None,
+    txs: list[dict[str, Any]],
+    cfg: dict[str, Any],
+    *,
+    rewards: bool,
+) -> dict[str, Any]:
+    """A block as getBlock and blockNotification give it (``cfg``: encoding,
+    transactionDetails, rewards or showRewards, maxSupportedTransactionVersion)."""
     out: dict[str, Any] = {
         "blockHeight": slot,  # one block per slot, none skipped
         "blockTime": when,
@@ -86,7 +103,7 @@ def get_block(rpc: Rpc, params: Params) -> Any:
         out["signatures"] = [r["signature"] for r in txs]
     elif details != "none":
         raise invalid(f"unsupported transactionDetails: {details}")
-    if cfg.get("rewards") is not False:
+    if rewards:
         out["rewards"] = []
     return out
 
