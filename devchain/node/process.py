@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from core.embedded import die_with_parent
+from core.embedded import die_with_parent, free_port
 
 
 @dataclass
@@ -45,6 +46,15 @@ class NodeHandle:
             time.sleep(0.05)
         self.stop()
         raise TimeoutError(f"chain node at {self.url} not ready after {timeout}s")
+
+
+def _bindable(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
 
 
 def _healthy(url: str) -> bool:
@@ -94,9 +104,10 @@ def spawn_node(
     ws_port: int | None = None,
 ) -> NodeHandle:
     """Start the node without waiting (``wait_ready`` later): a caller starts other services
-    while it builds its genesis. The PubSub websocket listens on ``ws_port`` (default: the
-    RPC port + 1, as on a validator)."""
-    ws_port = port + 1 if ws_port is None else ws_port
+    while it builds its genesis. The PubSub websocket listens on ``ws_port``: by default the
+    RPC port + 1, as on a validator, or any free port when that one is taken (``ws_url``)."""
+    if ws_port is None:
+        ws_port = port + 1 if _bindable(host, port + 1) else free_port(host)
     cmd = [
         sys.executable, "-m", "devchain.node",
         "--host", host, "--port", str(port),

@@ -11,10 +11,10 @@ from typing import Any
 from solders.hash import Hash
 
 from devchain.node import validator
-from devchain.node.ledger import RpcError
+from devchain.node.ledger import FINALITY_DEPTH, RpcError
 from devchain.node.rpc.dispatch import API_VERSION, Params, Rpc, invalid, method
 from devchain.node.rpc.params import commitment, config, pubkey, slot_arg
-from devchain.node.svm import EPOCH_SCHEDULE, Commitment
+from devchain.node.svm import EPOCH_SCHEDULE
 
 MAX_SLOT_LEADERS = 5000
 SLOT_HISTORY_ENTRIES = 1024 * 1024  # the SlotHistory sysvar's reach
@@ -77,11 +77,11 @@ def get_vote_accounts(rpc: Rpc, params: Params) -> Any:
     distance = cfg.get("delinquentSlotDistance") or DELINQUENT_SLOT_DISTANCE
     if not isinstance(distance, int) or isinstance(distance, bool) or distance < 0:
         raise invalid("Invalid params: delinquentSlotDistance must be a non-negative integer")
+    # The vote state as the bank at the commitment holds it: one vote for each slot before it,
+    # rooted 31 slots back.
     slot = rpc.chain.commitment_slot(c)
-    last_vote = rpc.chain.commitment_slot(Commitment.CONFIRMED)
-    root = rpc.chain.commitment_slot(Commitment.FINALIZED)
+    voted, root = max(slot - 1, 0), max(slot - FINALITY_DEPTH, 0)
     account = rpc.chain.get_account(v.vote, c)
-    voted = min(last_vote, slot)
     info = {
         "votePubkey": str(v.vote),
         "nodePubkey": str(v.node),
