@@ -1,6 +1,7 @@
 """The node's PubSub websocket beyond what the @solana/kit package drives (test_node_kit.py):
 each commitment's timing, program subscriptions with filters, blocks (all, mentions), logs,
-a closed account, unsubscribing, and the validator's error answers. Raw JSON-RPC over a websocket, against a node of the module's own."""
+a closed account, unsubscribing, and the validator's error answers. Raw JSON-RPC over a
+websocket, against a node of the module's own."""
 
 from __future__ import annotations
 
