@@ -105,7 +105,6 @@ class Hub:
         slot = self._slots.setdefault(rec["slot"], _Slot())
         slot.recs.append(rec)
         slot.changed.update(dict.fromkeys(changed))
-        slot.keys[rec["signature"]] = _mentioned(rec)
         for sub in list(self.subs.values()):
             if sub.kind == "signature" and sub.received and sub.key == rec["signature"]:
                 self._notify(sub, _context(rec["slot"], "receivedSignature"))
@@ -208,9 +207,13 @@ class Hub:
         self._notify(sub, _context(slot, value))
 
     def _keys(self, rec: dict[str, Any]) -> set[Pubkey]:
+        """The keys a transaction names, decoded once, when a subscription first asks."""
         got = self._slots.get(rec["slot"])
-        keys = got.keys.get(rec["signature"]) if got is not None else None
-        return _mentioned(rec) if keys is None else keys
+        if got is None:
+            return _mentioned(rec)
+        if (keys := got.keys.get(rec["signature"])) is None:
+            keys = got.keys[rec["signature"]] = _mentioned(rec)
+        return keys
 
     def _notify(self, sub: Subscription, result: Any) -> None:
         params = {"result": result, "subscription": sub.id}
