@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,13 @@ from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
+from spl.token.constants import TOKEN_PROGRAM_ID, WRAPPED_SOL_MINT
+from spl.token.instructions import (
+    create_associated_token_account,
+    get_associated_token_address,
+    sync_native,
+)
+from spl.token.models import SyncNativeParams
 
 from core.embedded import free_port
 from devchain.node.ledger import FINALITY_DEPTH
@@ -112,3 +120,32 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Node]:
     finally:
         client.http.close()
         handle.stop()
+
+
+@dataclass
+class Landed:
+    payer: Keypair
+    to: Pubkey
+    sig: str  # a transfer with a memo
+    slot: int
+    wrapped: Pubkey  # the payer's wrapped-SOL account, 2 SOL
+
+
+@pytest.fixture(scope="module")
+def landed(node: Node) -> Landed:
+    payer = node.wallet(20 * SOL)
+    to = Keypair().pubkey()
+    sig = node.send([pay(payer, to, SOL), memo(payer.pubkey(), "method tests")], [payer])
+    ata = get_associated_token_address(payer.pubkey(), WRAPPED_SOL_MINT)
+    wrap = [
+        create_associated_token_account(payer.pubkey(), payer.pubkey(), WRAPPED_SOL_MINT),
+        pay(payer, ata, 2 * SOL),
+        sync_native(SyncNativeParams(program_id=TOKEN_PROGRAM_ID, account=ata)),
+    ]
+    node.send(wrap, [payer])
+    slot = node.result("getSignatureStatuses", [sig])["value"][0]["slot"]
+    return Landed(payer, to, sig, slot, ata)
+
+
+def identity(node: Node) -> str:
+    return str(node.result("getIdentity")["identity"])
