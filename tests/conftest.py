@@ -109,7 +109,11 @@ def chain_node(session_tmp: Path) -> Iterator[tuple[str, Path]]:
     from devchain.node.process import start_node
 
     node = start_node(
-        data_dir=session_tmp / "chain", keys_dir=keys_dir, port=free_port(), slot_ms=20
+        data_dir=session_tmp / "chain",
+        keys_dir=keys_dir,
+        port=free_port(),
+        slot_ms=20,
+        ws_port=free_port(),  # not port + 1: that one may be taken
     )
     try:
         yield node.url, keys_dir

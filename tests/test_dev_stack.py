@@ -200,6 +200,7 @@ def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
         demo = json.loads((state_dir / "demo.json").read_text())
         assert demo["base_url"] == base_url
         assert demo["rpc_url"] == f"http://127.0.0.1:{ports['rpc']}"
+        assert demo["ws_url"] == f"ws://127.0.0.1:{ports['rpc'] + 1}"  # PubSub: RPC port + 1
         assert demo["temporal_ui_url"] == f"http://127.0.0.1:{ports['ui']}"
         project = demo["projects"][0]
         assert project["api_key"] and project["api_secret"]

@@ -1,15 +1,22 @@
-"""CLI: python -m devchain.node --port 8899 --data-dir .dev/chain --keys-dir .dev/keys"""
+"""CLI: python -m devchain.node --port 8899 --data-dir .dev/chain --keys-dir .dev/keys
+
+JSON-RPC over HTTP on ``--port``, the PubSub websocket on ``--ws-port`` (the RPC port + 1 by
+default, as a validator serves it)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
+import signal
 from pathlib import Path
 
 from aiohttp import web
 
 from devchain.node.genesis import FIXTURES_DIR, open_chain
+from devchain.node.pubsub_server import make_pubsub_app
 from devchain.node.server import make_app
+from devchain.node.svm import Chain
 
 log = logging.getLogger("devchain.node")
 
@@ -18,6 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m devchain.node", description=__doc__)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8899)
+    p.add_argument("--ws-port", type=int, default=None, help="PubSub port (default: port + 1)")
     p.add_argument("--data-dir", type=Path, default=Path(".dev/chain"))
     p.add_argument("--keys-dir", type=Path, default=Path(".dev/keys"))
     p.add_argument("--slot-ms", type=int, default=400)
@@ -44,23 +52,42 @@ def main(argv: list[str] | None = None) -> None:
         mcd_decimals=args.mcd_decimals,
         mcd_token_2022=args.mcd_token_2022,
     )
+    ws_port = args.port + 1 if args.ws_port is None else args.ws_port
+    chain.addresses = {"rpc": f"{args.host}:{args.port}", "pubsub": f"{args.host}:{ws_port}"}
     log.info(
-        "chain node listening on http://%s:%d (slot %d, %d ms slots, data %s)",
+        "chain node listening on http://%s:%d and ws://%s:%d (slot %d, %d ms slots, data %s)",
         args.host,
         args.port,
+        args.host,
+        ws_port,
         chain.slot,
         args.slot_ms,
         args.data_dir,
     )
-    # run_app turns SIGINT/SIGTERM into a graceful stop; cleanup flushes the chain state.
-    web.run_app(
-        make_app(chain, args.slot_ms),
-        host=args.host,
-        port=args.port,
-        print=None,
-        access_log=None,
-        shutdown_timeout=2,
-    )
+    asyncio.run(serve(chain, args.host, args.port, ws_port, args.slot_ms))
+
+
+async def serve(chain: Chain, host: str, port: int, ws_port: int, slot_ms: int) -> None:
+    """Both apps on one loop until SIGINT/SIGTERM; the HTTP app's cleanup stops the clock and
+    flushes the chain state, after the PubSub app has let go of the chain."""
+    runners = [
+        web.AppRunner(make_app(chain, slot_ms), access_log=None),
+        web.AppRunner(make_pubsub_app(chain), access_log=None),
+    ]
+    try:
+        for runner in runners:
+            await runner.setup()
+        # PubSub first: once the RPC answers, the websocket is up too
+        for runner, at in zip(reversed(runners), (ws_port, port), strict=True):
+            await web.TCPSite(runner, host, at, shutdown_timeout=2).start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+    finally:
+        for runner in reversed(runners):
+            await runner.cleanup()
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from solders.pubkey import Pubkey
 
 from chain.keys import load_or_create_keys
 from devchain.mints import MCC_DECIMALS, dev_mints
-from devchain.node import ecosystem, spl
+from devchain.node import ecosystem, spl, validator
 from devchain.node.persist import Store
 from devchain.node.svm import Chain
 
@@ -75,8 +75,9 @@ def open_chain(
     meta = store.load_meta()
     if meta is not None:
         chain = Chain.restore(svm, store, meta)
-        # A chain made before an ecosystem account existed gets it now (never overwritten).
-        if ecosystem.ensure_accounts(chain, keys):
+        # A chain made before an ecosystem or cluster account existed gets it now (never
+        # overwritten).
+        if validator.ensure_accounts(chain) + ecosystem.ensure_accounts(chain, keys):
             chain.flush(force=True)
         return chain
 
@@ -97,6 +98,7 @@ def open_chain(
             for path in sorted(extra.glob("*.json")):
                 key, acc = load_account_file(path)
                 chain.set_account(key, acc)
+    validator.ensure_accounts(chain)
     ecosystem.ensure_accounts(chain, keys)
     chain.flush(force=True)
     return chain

@@ -23,6 +23,7 @@ CREATE TABLE IF NOT EXISTS addr_sigs (address TEXT NOT NULL, seq INTEGER NOT NUL
     signature TEXT NOT NULL, PRIMARY KEY (address, seq));
 CREATE INDEX IF NOT EXISTS txs_slot ON txs (slot);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS block_times (slot INTEGER PRIMARY KEY, time INTEGER NOT NULL);
 """
 
 Versions = dict[Pubkey, list[tuple[int, Account | None]]]
@@ -58,6 +59,9 @@ class Store:
             out.setdefault(Pubkey.from_string(key), []).append((slot, acc))
         return out
 
+    def account_keys(self) -> list[Pubkey]:
+        return [Pubkey.from_string(k) for (k,) in self._db.execute("SELECT pubkey FROM accounts")]
+
     def recent_txs(self, min_slot: int) -> Iterator[dict[str, Any]]:
         rows = self._db.execute("SELECT record FROM txs WHERE slot >= ? ORDER BY seq", (min_slot,))
         for (rec,) in rows:
@@ -72,6 +76,13 @@ class Store:
     def txs_in_slot(self, slot: int) -> list[dict[str, Any]]:
         rows = self._db.execute("SELECT record FROM txs WHERE slot = ? ORDER BY seq", (slot,))
         return [json.loads(r) for (r,) in rows]
+
+    def block_time(self, slot: int) -> int | None:
+        """Block times are stored when the second changes: a slot's is its latest entry's."""
+        row = self._db.execute(
+            "SELECT time FROM block_times WHERE slot <= ? ORDER BY slot DESC LIMIT 1", (slot,)
+        ).fetchone()
+        return None if row is None else int(row[0])
 
     def tx_seq(self, signature: str) -> int | None:
         row = self._db.execute("SELECT seq FROM txs WHERE signature=?", (signature,)).fetchone()
@@ -97,9 +108,11 @@ class Store:
         accounts: dict[Pubkey, Account | None],
         txs: Iterable[tuple[dict[str, Any], list[str]]],
         versions: Versions | None,
+        times: Iterable[tuple[int, int]] = (),
     ) -> None:
         """Write one slot's worth of changes atomically. `txs` holds (record, addresses);
-        `versions` replaces the stored version table when not None."""
+        `versions` replaces the stored version table when not None; `times` adds
+        (slot, block time) entries."""
         db = self._db
         db.execute("BEGIN")
         try:
@@ -130,6 +143,7 @@ class Store:
                         for i, (s, a) in enumerate(vs)
                     ],
                 )
+            db.executemany("INSERT OR REPLACE INTO block_times VALUES (?, ?)", times)
             db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('state', ?)",
                 (json.dumps(meta, separators=(",", ":")),),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -12,13 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from core.embedded import die_with_parent
+from core.embedded import die_with_parent, free_port
 
 
 @dataclass
 class NodeHandle:
     url: str  # e.g. http://127.0.0.1:PORT
     process: subprocess.Popen[bytes]
+    ws_url: str = ""  # the PubSub websocket, e.g. ws://127.0.0.1:PORT+1
 
     def stop(self, timeout: float = 10) -> None:
         """SIGTERM (the node flushes its state), then SIGKILL if it does not go in time."""
@@ -46,6 +48,15 @@ class NodeHandle:
         raise TimeoutError(f"chain node at {self.url} not ready after {timeout}s")
 
 
+def _bindable(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 def _healthy(url: str) -> bool:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "getHealth"}).encode()
     req = urllib.request.Request(url, body, {"Content-Type": "application/json"})
@@ -68,11 +79,12 @@ def start_node(
     ready_timeout: float = 30,
     mcd_decimals: int = 9,
     mcd_token_2022: bool = False,
+    ws_port: int | None = None,
 ) -> NodeHandle:
     """Start the node and wait until it serves."""
     handle = spawn_node(
         data_dir, keys_dir, port, slot_ms, host, accounts_dir, fixtures, log_file,
-        mcd_decimals, mcd_token_2022,
+        mcd_decimals, mcd_token_2022, ws_port,
     )  # fmt: skip
     handle.wait_ready(ready_timeout)
     return handle
@@ -89,14 +101,18 @@ def spawn_node(
     log_file: Path | None = None,
     mcd_decimals: int = 9,
     mcd_token_2022: bool = False,
+    ws_port: int | None = None,
 ) -> NodeHandle:
     """Start the node without waiting (``wait_ready`` later): a caller starts other services
-    while it builds its genesis."""
+    while it builds its genesis. The PubSub websocket listens on ``ws_port``: by default the
+    RPC port + 1, as on a validator, or any free port when that one is taken (``ws_url``)."""
+    if ws_port is None:
+        ws_port = port + 1 if _bindable(host, port + 1) else free_port(host)
     cmd = [
         sys.executable, "-m", "devchain.node",
         "--host", host, "--port", str(port),
         "--data-dir", str(data_dir), "--keys-dir", str(keys_dir),
-        "--slot-ms", str(slot_ms),
+        "--slot-ms", str(slot_ms), "--ws-port", str(ws_port),
     ]  # fmt: skip
     if accounts_dir is not None:
         cmd += ["--accounts-dir", str(accounts_dir)]
@@ -115,4 +131,4 @@ def spawn_node(
                             start_new_session=True, preexec_fn=die_with_parent)  # fmt: skip
     if out is not None and not isinstance(out, int):
         out.close()  # the child holds its own descriptor
-    return NodeHandle(f"http://{host}:{port}", proc)
+    return NodeHandle(f"http://{host}:{port}", proc, f"ws://{host}:{ws_port}")

@@ -19,90 +19,51 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from solders.account import Account
 from solders.clock import Clock
+from solders.epoch_schedule import EpochSchedule
 from solders.hash import Hash
 from solders.instruction import AccountMeta, Instruction
 from solders.keypair import Keypair
 from solders.litesvm import LiteSVM
-from solders.message import Message, MessageV0
+from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.system_program import TransferParams, transfer
 from solders.transaction import Transaction, VersionedTransaction
-from solders.transaction_metadata import (
-    FailedTransactionMetadata,
-    SimulatedTransactionInfo,
-    TransactionMetadata,
-)
+from solders.transaction_metadata import SimulatedTransactionInfo
 
 from devchain.node import spl
-from devchain.node.codec import b58encode, err_json, err_text
+from devchain.node.codec import err_text
+from devchain.node.ledger import (
+    PERF_SAMPLE_SECS,
+    PERF_SAMPLES,
+    STATUS_CACHE_SLOTS,
+    Commitment,
+    Ledger,
+    RpcError,
+    now,
+)
 from devchain.node.persist import Store, Versions
+from devchain.node.txrecord import (
+    MEMO_V3,
+    Simulation,
+    account_keys,
+    inner_instructions,
+    memo_field,
+    memo_logs,
+    meta_parts,
+    return_data,
+    token_balances,
+)
 
 log = logging.getLogger("devchain.node")
 
-FINALITY_DEPTH = 31  # a slot is finalized 31 slots later (Surfpool's rule)
 BLOCKHASH_VALIDITY = 150  # blocks a blockhash stays usable, as on mainnet
 SLOT_HASHES_MAX = 512  # entries of the SlotHashes sysvar, as on a validator
-STATUS_CACHE_SLOTS = 300  # getSignatureStatuses without history search looks back this far
-MEMO_PROGRAMS = {
-    Pubkey.from_string("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr"),
-    Pubkey.from_string("Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo"),
-}
-_LOOKUP_TABLE_META = 56  # address lookup table header size, addresses follow
-
-
-class Commitment(Enum):
-    PROCESSED = "processed"
-    CONFIRMED = "confirmed"
-    FINALIZED = "finalized"
-
-    @classmethod
-    def parse(cls, value: Any, default: Commitment | None = None) -> Commitment:
-        if value is None:
-            return default or cls.FINALIZED  # the real RPC defaults to finalized
-        legacy = {"recent": "processed", "single": "confirmed", "singleGossip": "confirmed"}
-        legacy |= {"max": "finalized", "root": "finalized"}
-        return cls(legacy.get(value, value))  # ValueError → invalid params
-
-
-class RpcError(Exception):
-    """A JSON-RPC error to hand back to the client as-is."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-
-@dataclass
-class Simulation:
-    err: Any
-    logs: list[str]
-    units: int
-    return_data: Any
-    inner: list[dict[str, Any]]
-    post_accounts: dict[Pubkey, Account]
-
-    def result(self) -> dict[str, Any]:
-        return {
-            "err": self.err,
-            "logs": self.logs,
-            "accounts": None,
-            "unitsConsumed": self.units,
-            "returnData": self.return_data,
-            "innerInstructions": None,
-            "replacementBlockhash": None,
-        }
-
-
-def _now() -> int:
-    return int(time.time())
+# Epochs of 432 000 slots from genesis, no warm-up (a test validator's schedule).
+EPOCH_SCHEDULE = EpochSchedule.without_warmup()
 
 
 def _notify(listeners: list[Callable[..., None]], *args: Any) -> None:
@@ -113,38 +74,7 @@ def _notify(listeners: list[Callable[..., None]], *args: Any) -> None:
             log.warning("chain listener %r failed", listener, exc_info=True)
 
 
-def _meta_parts(res: Any) -> tuple[Any, TransactionMetadata]:
-    if isinstance(res, FailedTransactionMetadata):
-        return err_json(res.err()), res.meta()
-    return None, res
-
-
-def _return_data(meta: TransactionMetadata) -> Any:
-    rd = meta.return_data()
-    if rd is None or not rd.data:
-        return None
-    return {"programId": str(rd.program_id), "data": [base64.b64encode(rd.data).decode(), "base64"]}
-
-
-def _inner(meta: TransactionMetadata) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for index, items in enumerate(meta.inner_instructions()):
-        if items:
-            ixs = [
-                {
-                    "programIdIndex": ix.program_id_index,
-                    "accounts": list(ix.accounts),
-                    "data": b58encode(bytes(ix.data)),
-                    "stackHeight": it.stack_height(),
-                }
-                for it in items
-                for ix in [it.instruction()]
-            ]
-            out.append({"index": index, "instructions": ixs})
-    return out
-
-
-class Chain:
+class Chain(Ledger):
     def __init__(self, svm: LiteSVM, store: Store, meta: dict[str, Any]) -> None:
         self.svm = svm
         self.store = store
@@ -164,7 +94,19 @@ class Chain:
         self._dirty: dict[Pubkey, Account | None] = {}
         self._pending: list[tuple[dict[str, Any], list[str]]] = []
         self._versions_dirty = False
+        # block times: recent slots here, older ones from sqlite (stored when the second changes)
+        self.genesis_time: int = meta.get("genesis_time") or now()
         self._block_time: dict[int, int] = {}
+        self._times: list[tuple[int, int]] = []  # not yet persisted
+        self._last_time = 0
+        self._stamp(self.slot)
+        self._slot_txs: dict[int, int] = {}  # recent slot → transactions landed in it
+        # getRecentPerformanceSamples: one sample per `perf_period` seconds, newest last
+        self.perf_period = PERF_SAMPLE_SECS
+        self.perf_samples: deque[dict[str, int]] = deque(maxlen=PERF_SAMPLES)
+        self._perf_mark = (time.monotonic(), self.slot, self._seq)
+        self._epoch_start = (-1, 0)  # (epoch, time of its first block), for the Clock sysvar
+        self.addresses: dict[str, str] = {}  # the node's endpoints (rpc, pubsub)
         self._slot_hashes: deque[tuple[int, Hash]] = deque()  # the SlotHashes sysvar, newest first
         self.on_slot: list[Callable[[int], None]] = []  # listeners: see the module docstring
         self.on_landed: list[Callable[[dict[str, Any], list[Pubkey]], None]] = []
@@ -190,6 +132,7 @@ class Chain:
             "faucet": str(Keypair()),
             "blockhashes": {"0": genesis},
             "genesis_hash": genesis,
+            "genesis_time": now(),
         }
 
     @classmethod
@@ -202,6 +145,11 @@ class Chain:
             chain._recent[rec["signature"]] = (rec["slot"], rec["err"])
         chain._set_sysvars()
         return chain
+
+    @property
+    def seed(self) -> bytes:
+        """The chain's secret seed: its blockhashes and validator keys derive from it."""
+        return self._seed
 
     def set_account(self, key: Pubkey, account: Account) -> None:
         """Write outside any transaction (genesis, --account files); persisted with the slot."""
@@ -216,6 +164,7 @@ class Chain:
             "faucet": str(self.faucet),
             "blockhashes": {str(k): v for k, v in self._slot_hash.items()},
             "genesis_hash": self.genesis_hash,
+            "genesis_time": self.genesis_time,
         }
 
     # -- slots and blockhashes -----------------------------------------------------------
@@ -231,8 +180,11 @@ class Chain:
         if (gone := self._slot_hash.pop(old, None)) is not None:
             self._hash_height.pop(gone, None)
         self._block_time.pop(old, None)
+        self._slot_txs.pop(old, None)
+        self._stamp(self.slot)
         self._set_sysvars()
         self._prune_versions()
+        self._sample_performance()
         if self.slot % 50 == 0:
             self._recent = {s: v for s, v in self._recent.items() if v[0] > old}
         _notify(self.on_slot, self.slot)
@@ -245,20 +197,17 @@ class Chain:
     def _hash_of(self, slot: int) -> Hash:
         return Hash(hashlib.sha256(self._seed + slot.to_bytes(8, "little")).digest())
 
-    def block(self, slot: int, c: Commitment) -> tuple[str, str, int | None, list[dict[str, Any]]]:
-        """(blockhash, previous blockhash, block time, txs) of a closed slot."""
-        if slot > self.commitment_slot(c) or slot >= self.slot or slot < 0:
-            raise RpcError(-32004, f"Block not available for slot {slot}")
-        txs = self.store.txs_in_slot(slot)
-        when = txs[0]["blockTime"] if txs else self._block_time.get(slot)
-        prev = self.blockhash_of(max(slot - 1, 0))
-        return self.blockhash_of(slot), prev, when, txs
-
     def _set_sysvars(self) -> None:
         """Clock and SlotHashes as a validator's bank has them at the open slot: SlotHashes lists
         the newest 512 closed slots, newest first (an address lookup table is created from one
         of them, and its deactivation is timed by them)."""
-        self.svm.set_clock(Clock(self.slot, 0, 0, 0, _now()))
+        epoch = EPOCH_SCHEDULE.get_epoch(self.slot)
+        if self._epoch_start[0] != epoch:
+            first = EPOCH_SCHEDULE.get_first_slot_in_epoch(epoch)
+            self._epoch_start = (epoch, self.block_time(first))
+        when = self.block_time(self.slot)
+        self.svm.set_clock(Clock(self.slot, self._epoch_start[1], epoch, epoch + 1, when))
+        self.svm.set_epoch_schedule(EPOCH_SCHEDULE)
         hashes = self._slot_hashes
         if hashes and hashes[0][0] == self.slot - 2:
             hashes.appendleft((self.slot - 1, self._hash_of(self.slot - 1)))
@@ -270,16 +219,6 @@ class Chain:
             hashes.pop()
         self.svm.set_slot_hashes(list(hashes))
 
-    def commitment_slot(self, c: Commitment) -> int:
-        if c is Commitment.PROCESSED:
-            return self.slot
-        if c is Commitment.CONFIRMED:
-            return max(self.slot - 1, 0)
-        return max(self.slot - FINALITY_DEPTH, 0)
-
-    def block_height(self, c: Commitment) -> int:
-        return self.commitment_slot(c)  # one block per slot
-
     def latest_blockhash(self, c: Commitment) -> tuple[str, int]:
         slot = self.commitment_slot(c)
         while slot not in self._slot_hash:  # only after a restart with a short history
@@ -289,9 +228,6 @@ class Chain:
     def blockhash_valid(self, blockhash: str) -> bool:
         height = self._hash_height.get(blockhash)
         return height is not None and self.slot <= height + BLOCKHASH_VALIDITY
-
-    def block_time(self, slot: int) -> int:
-        return self._block_time.get(slot, _now())
 
     # -- account reads -------------------------------------------------------------------
 
@@ -325,47 +261,6 @@ class Chain:
 
     # -- transactions --------------------------------------------------------------------
 
-    def _account_keys(self, tx: VersionedTransaction) -> tuple[list[Pubkey], list[str], list[str]]:
-        """Static keys plus keys loaded from address lookup tables (writable, readonly)."""
-        msg = tx.message
-        keys = list(msg.account_keys)
-        if not isinstance(msg, MessageV0):
-            return keys, [], []
-        writable: list[Pubkey] = []
-        readonly: list[Pubkey] = []
-        for lookup in msg.address_table_lookups:
-            table = self.svm.get_account(lookup.account_key)
-            data = bytes(table.data) if table is not None else b""
-            addrs = [
-                Pubkey.from_bytes(data[i : i + 32])
-                for i in range(_LOOKUP_TABLE_META, len(data) - 31, 32)
-            ]
-            writable += [addrs[i] for i in lookup.writable_indexes if i < len(addrs)]
-            readonly += [addrs[i] for i in lookup.readonly_indexes if i < len(addrs)]
-        return keys + writable + readonly, [str(k) for k in writable], [str(k) for k in readonly]
-
-    def _token_balances(
-        self, keys: list[Pubkey], accounts: list[Account | None]
-    ) -> list[dict[str, Any]]:
-        out = []
-        for i, acc in enumerate(accounts):
-            tok = spl.parse_token_account(acc)
-            if tok is None or acc is None:
-                continue
-            decimals = self.decimals_of(tok.mint, Commitment.PROCESSED)
-            if decimals is None:
-                continue
-            out.append(
-                {
-                    "accountIndex": i,
-                    "mint": str(tok.mint),
-                    "owner": str(tok.owner),
-                    "programId": str(acc.owner),
-                    "uiTokenAmount": spl.ui_token_amount(tok.amount, decimals),
-                }
-            )
-        return out
-
     def check_transaction(self, tx: VersionedTransaction) -> None:
         """What the RPC checks before anything else: well-formed and correctly signed."""
         try:
@@ -385,14 +280,14 @@ class Chain:
             post = dict(res.post_accounts())
             err = None
         else:
-            err, meta = _meta_parts(res)
+            err, meta = meta_parts(res)
             post = {}
         return Simulation(
             err,
-            list(meta.logs()),
+            memo_logs(list(meta.logs())),
             meta.compute_units_consumed(),
-            _return_data(meta),
-            _inner(meta),
+            return_data(meta),
+            inner_instructions(meta),
             post,
         )
 
@@ -416,15 +311,16 @@ class Chain:
         """Run the transaction and record it. With `preflight`, a failing transaction is rolled
         back and returned instead of landing: executing once and undoing on failure costs half
         of a separate simulation on every send."""
-        keys, loaded_w, loaded_r = self._account_keys(tx)
+        keys, loaded_w, loaded_r = account_keys(tx, self.svm.get_account)
         pre = [self.svm.get_account(k) for k in keys]
-        err, meta = _meta_parts(self.svm.send_transaction(tx))
+        err, meta = meta_parts(self.svm.send_transaction(tx))
         post = [self.svm.get_account(k) for k in keys]
         changed = [i for i in range(len(keys)) if pre[i] != post[i]]
         if err is not None and (preflight or not changed):
             for i in changed:  # a failed tx only ever touches the fee payer (and nonce)
                 self.svm.set_account(keys[i], pre[i] or Account(0, b"", Pubkey.default(), False, 0))
-            sim = Simulation(err, list(meta.logs()), meta.compute_units_consumed(), None, [], {})
+            logs = memo_logs(list(meta.logs()))
+            sim = Simulation(err, logs, meta.compute_units_consumed(), None, [], {})
             return sim if preflight else None  # not landed: no fee, no status, like a cluster
         for i in changed:
             key = keys[i]
@@ -435,12 +331,11 @@ class Chain:
             self._dirty[key] = post[i]
         self._versions_dirty = True
         self._seq += 1
-        self._block_time.setdefault(self.slot, _now())
-        memos = [
-            f"[{len(ix.data)}] {bytes(ix.data).decode(errors='replace')}"
-            for ix in tx.message.instructions
-            if keys[ix.program_id_index] in MEMO_PROGRAMS
-        ]
+        self._slot_txs[self.slot] = self._slot_txs.get(self.slot, 0) + 1
+
+        def decimals(mint: Pubkey) -> int | None:
+            return self.decimals_of(mint, Commitment.PROCESSED)
+
         rec = {
             "signature": sig,
             "slot": self.slot,
@@ -449,16 +344,16 @@ class Chain:
             "tx": base64.b64encode(bytes(tx)).decode(),
             "err": err,
             "fee": meta.fee(),
-            "logs": list(meta.logs()),
+            "logs": memo_logs(list(meta.logs())),
             "units": meta.compute_units_consumed(),
             "preBalances": [a.lamports if a else 0 for a in pre],
             "postBalances": [a.lamports if a else 0 for a in post],
-            "preTokenBalances": self._token_balances(keys, pre),
-            "postTokenBalances": self._token_balances(keys, post),
-            "innerInstructions": _inner(meta),
-            "returnData": _return_data(meta),
+            "preTokenBalances": token_balances(keys, pre, decimals),
+            "postTokenBalances": token_balances(keys, post, decimals),
+            "innerInstructions": inner_instructions(meta),
+            "returnData": return_data(meta),
             "loadedAddresses": {"writable": loaded_w, "readonly": loaded_r},
-            "memo": "; ".join(memos) if memos else None,
+            "memo": memo_field(tx, keys),
         }
         self._recent[sig] = (self.slot, err)
         self._pending.append((rec, [str(k) for k in keys]))
@@ -478,7 +373,7 @@ class Chain:
         while str(tx.signatures[0]) in self._recent:  # same airdrop twice in one slot
             n += 1
             memo = Instruction(
-                next(iter(MEMO_PROGRAMS)),
+                MEMO_V3,
                 f"airdrop {n}".encode(),
                 [AccountMeta(self.faucet.pubkey(), True, False)],
             )
@@ -489,83 +384,3 @@ class Chain:
         if (refused := self._execute(vtx, sig, preflight=True)) is not None:
             raise RpcError(-32603, f"airdrop failed: {err_text(refused.err)}")
         return sig
-
-    # -- history -------------------------------------------------------------------------
-
-    def confirmation(self, slot: int) -> tuple[int | None, str]:
-        depth = self.slot - slot
-        if depth >= FINALITY_DEPTH:
-            return None, "finalized"
-        return depth, "confirmed" if depth >= 1 else "processed"
-
-    def visible(self, slot: int, c: Commitment) -> bool:
-        return slot <= self.commitment_slot(c)
-
-    def signature_status(self, sig: str, search_history: bool) -> dict[str, Any] | None:
-        hit = self._recent.get(sig)
-        if hit is None:
-            rec = self.store.get_tx(sig) if search_history else None
-            if rec is None:
-                return None
-            hit = (rec["slot"], rec["err"])
-        slot, err = hit
-        confirmations, status = self.confirmation(slot)
-        return {
-            "slot": slot,
-            "confirmations": confirmations,
-            "err": err,
-            "status": {"Ok": None} if err is None else {"Err": err},
-            "confirmationStatus": status,
-        }
-
-    def get_tx(self, sig: str, c: Commitment) -> dict[str, Any] | None:
-        rec = self.store.get_tx(
-            sig
-        )  # txs of closed slots are flushed; ≥confirmed never sees others
-        if rec is None or not self.visible(rec["slot"], c):
-            return None
-        return rec
-
-    def tx_seq(self, sig: str) -> int | None:
-        return self.store.tx_seq(sig)
-
-    def signatures_for_address(
-        self, address: str, before: int | None, until: int | None, limit: int, c: Commitment
-    ) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        cursor = before
-        cutoff = self.commitment_slot(c)
-        while len(out) < limit:
-            batch = self.store.signatures_for_address(address, cursor, until, limit)
-            if not batch:
-                break
-            out += [r for r in batch if r["slot"] <= cutoff]
-            cursor = batch[-1]["seq"]
-        return out[:limit]
-
-    # -- persistence ---------------------------------------------------------------------
-
-    def _prune_versions(self) -> None:
-        fin = self.commitment_slot(Commitment.FINALIZED)
-        for key in list(self.versions):
-            vs = self.versions[key]
-            i = max(j for j, (s, _) in enumerate(vs) if s <= fin)
-            if i == len(vs) - 1:
-                del self.versions[key]  # the current state is final: plain LiteSVM read
-                self._versions_dirty = True
-            elif i > 0:
-                del vs[:i]
-                self._versions_dirty = True
-
-    def flush(self, force: bool = False) -> None:
-        if not (force or self._dirty or self._pending or self._versions_dirty):
-            return
-        versions = self.versions if self._versions_dirty else None
-        self.store.commit(self.meta(), self._dirty, self._pending, versions)
-        self._dirty = {}
-        self._pending = []
-        self._versions_dirty = False
-
-    def close(self) -> None:
-        self.flush(force=True)
-        self.store.close()

@@ -22,22 +22,23 @@ from tests.sdk.conftest import Consented
 PACKAGE = Path(__file__).resolve().parents[2] / "sdk" / "typescript"
 
 
-def installed_npm(required: bool = True) -> str | None:
-    """npm, with the package's dependencies installed from its lock file. Without node: a
-    failure under CI, else a skip (or None when not ``required``)."""
+def installed_npm(required: bool = True, package: Path = PACKAGE) -> str | None:
+    """npm, with ``package``'s dependencies installed from its lock file (the TypeScript SDK
+    by default). Without node: a failure under CI, else a skip (or None when not
+    ``required``)."""
     npm, node = shutil.which("npm"), shutil.which("node")
     if not (npm and node):
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("node and npm are needed to test the TypeScript SDK (CI installs them)")
+            pytest.fail(f"node and npm are needed to test {package.name} (CI installs them)")
         if required:
-            pytest.skip("node/npm not installed: the TypeScript SDK is not tested here")
+            pytest.skip(f"node/npm not installed: {package.name} is not tested here")
         return None
-    lock = hashlib.sha256((PACKAGE / "package-lock.json").read_bytes()).hexdigest()
-    stamp = PACKAGE / "node_modules" / ".mccgw-lock"
+    lock = hashlib.sha256((package / "package-lock.json").read_bytes()).hexdigest()
+    stamp = package / "node_modules" / ".mccgw-lock"
     if not (stamp.exists() and stamp.read_text() == lock):  # npm ci unless node_modules is it
         done = subprocess.run(
             [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=PACKAGE,
+            cwd=package,
             capture_output=True,
             text=True,
             timeout=600,

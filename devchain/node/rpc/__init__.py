@@ -6,8 +6,11 @@ One module per method family, each registering its methods with ``@method(name)`
 - ``dispatch``: the envelope (single and batch), error codes, the method table, ``Rpc``;
 - ``params``: parameter parsing and its invalid-params answers;
 - ``encoding``: accounts and recorded transactions in each encoding;
-- ``cluster``: getHealth, getVersion, getIdentity, getGenesisHash;
-- ``blocks``: slots, blockhashes, epoch, blocks and block times;
+- ``cluster``: the node and its cluster (identity, version, nodes, vote accounts, leaders,
+  block production, epoch schedule);
+- ``blocks``: slots, blockhashes, epoch, blocks, block times and commitment, ledger bounds,
+  transaction count, performance samples;
+- ``economics``: supply, largest accounts, stake minimum, inflation;
 - ``accounts``: balances, accounts, program accounts, SPL Token reads;
 - ``fees``: getFeeForMessage, getMinimumBalanceForRentExemption;
 - ``transactions``: send, simulate, airdrop, signature statuses, transactions, signatures.
@@ -27,7 +30,7 @@ What it answers and what it does not support (jsonParsed beyond SPL Token accoun
 minContextSlot, sortResults/changedSinceSlot, subscriptions) is listed in docs/views.md,
 "The local chain: fixtures and the reads the node answers"."""
 
-from devchain.node.rpc import accounts, blocks, cluster, fees, transactions
+from devchain.node.rpc import accounts, blocks, cluster, economics, fees, transactions
 from devchain.node.rpc.dispatch import (
     METHODS,
     Call,
@@ -48,6 +51,7 @@ __all__ = [
     "accounts",  # the families: imported so that their methods are registered
     "blocks",
     "cluster",
+    "economics",
     "fees",
     "handle_body",
     "handle_one",

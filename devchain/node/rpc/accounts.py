@@ -47,7 +47,9 @@ def get_multiple_accounts(rpc: Rpc, params: Params) -> Any:
     return rpc.ctx(c, [encode_account(rpc.chain, a, cfg, c) for a in accounts])
 
 
-def _match(acc: Account, filters: list[Any]) -> bool:
+def matches(acc: Account, filters: list[Any]) -> bool:
+    """Whether an account passes getProgramAccounts' filters (dataSize, memcmp,
+    tokenAccountState)."""
     data = bytes(acc.data)
     for f in filters:
         if not isinstance(f, dict):
@@ -78,7 +80,7 @@ def get_program_accounts(rpc: Rpc, params: Params) -> Any:
     filters = cfg.get("filters") or []
     if not isinstance(filters, list):
         raise invalid("filters must be a list")
-    items = [(k, a) for k, a in rpc.chain.program_accounts(program, c) if _match(a, filters)]
+    items = [(k, a) for k, a in rpc.chain.program_accounts(program, c) if matches(a, filters)]
     value = keyed(rpc.chain, items, cfg, c)
     return rpc.ctx(c, value) if cfg.get("withContext") else value
 

@@ -1,17 +1,23 @@
 """Slots, blockhashes and blocks: getSlot, getBlockHeight, getEpochInfo, getLatestBlockhash,
-isBlockhashValid, getBlock, getBlocks, getBlocksWithLimit, getBlockTime. One block per slot,
-none skipped, so a block's height is its slot."""
+isBlockhashValid, getBlock, getBlocks, getBlocksWithLimit, getBlockTime, getBlockCommitment,
+getFirstAvailableBlock, minimumLedgerSlot, getTransactionCount, getRecentPerformanceSamples.
+One block per slot, none skipped, so a block's height is its slot; the ledger keeps every
+block from genesis on."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from devchain.node import validator
+from devchain.node.ledger import FINALITY_DEPTH
 from devchain.node.rpc.dispatch import Params, Rpc, invalid, method
 from devchain.node.rpc.encoding import encode_tx
 from devchain.node.rpc.params import arg, at_least_confirmed, commitment, config, slot_arg
-from devchain.node.svm import Commitment
+from devchain.node.svm import EPOCH_SCHEDULE, Commitment
 
 MAX_BLOCK_RANGE = 500_000  # getBlocks: at most this many slots past start_slot
+PERFORMANCE_SAMPLES_LIMIT = 720
+MAX_LOCKOUT_HISTORY = 31  # a block commitment array has MAX_LOCKOUT_HISTORY + 1 entries
 
 
 @method("getSlot")
@@ -26,14 +32,16 @@ def get_block_height(rpc: Rpc, params: Params) -> Any:
 
 @method("getEpochInfo")
 def get_epoch_info(rpc: Rpc, params: Params) -> Any:
-    slot = rpc.chain.commitment_slot(commitment(config(params, 0)))
+    c = commitment(config(params, 0))
+    slot = rpc.chain.commitment_slot(c)
+    epoch, index = EPOCH_SCHEDULE.get_epoch_and_slot_index(slot)
     return {
         "absoluteSlot": slot,
         "blockHeight": slot,
-        "epoch": 0,
-        "slotIndex": slot,
-        "slotsInEpoch": 432000,
-        "transactionCount": None,
+        "epoch": epoch,
+        "slotIndex": index,
+        "slotsInEpoch": EPOCH_SCHEDULE.get_slots_in_epoch(epoch),
+        "transactionCount": rpc.chain.transaction_count(c),
     }
 
 
@@ -61,6 +69,23 @@ def get_block(rpc: Rpc, params: Params) -> Any:
     else:
         cfg = config(params, 1)
     blockhash, prev, when, txs = rpc.chain.block(slot, at_least_confirmed(cfg))
+    return block_value(
+        slot, blockhash, prev, when, txs, cfg, rewards=cfg.get("rewards") is not False
+    )
+
+
+def block_value(
+    slot: int,
+    blockhash: str,
+    prev: str,
+    when: int | None,
+    txs: list[dict[str, Any]],
+    cfg: dict[str, Any],
+    *,
+    rewards: bool,
+) -> dict[str, Any]:
+    """A block as getBlock and blockNotification give it (``cfg``: encoding,
+    transactionDetails, rewards or showRewards, maxSupportedTransactionVersion)."""
     out: dict[str, Any] = {
         "blockHeight": slot,  # one block per slot, none skipped
         "blockTime": when,
@@ -78,7 +103,7 @@ def get_block(rpc: Rpc, params: Params) -> Any:
         out["signatures"] = [r["signature"] for r in txs]
     elif details != "none":
         raise invalid(f"unsupported transactionDetails: {details}")
-    if cfg.get("rewards") is not False:
+    if rewards:
         out["rewards"] = []
     return out
 
@@ -118,3 +143,43 @@ def get_block_time(rpc: Rpc, params: Params) -> Any:
     if not isinstance(slot, int) or isinstance(slot, bool):
         raise invalid("slot must be an integer")
     return rpc.chain.block(slot, Commitment.CONFIRMED)[2]
+
+
+@method("getBlockCommitment")
+def get_block_commitment(rpc: Rpc, params: Params) -> Any:
+    """The stake that voted on a block at each lockout depth: all of it (one validator) at the
+    block's depth, for blocks not yet rooted; null for rooted and unknown blocks."""
+    slot = slot_arg(params, 0, "block")
+    v = validator.of(rpc.chain)
+    total = validator.activated_stake(rpc.chain.get_account(v.stake, Commitment.FINALIZED))
+    depth = rpc.chain.slot - slot
+    if not 0 < depth < FINALITY_DEPTH:
+        return {"commitment": None, "totalStake": total}
+    stakes = [0] * (MAX_LOCKOUT_HISTORY + 1)
+    stakes[depth] = total
+    return {"commitment": stakes, "totalStake": total}
+
+
+@method("getFirstAvailableBlock")
+def get_first_available_block(rpc: Rpc, params: Params) -> Any:
+    return 0
+
+
+@method("minimumLedgerSlot")
+def minimum_ledger_slot(rpc: Rpc, params: Params) -> Any:
+    return 0
+
+
+@method("getTransactionCount")
+def get_transaction_count(rpc: Rpc, params: Params) -> Any:
+    return rpc.chain.transaction_count(commitment(config(params, 0)))
+
+
+@method("getRecentPerformanceSamples")
+def get_recent_performance_samples(rpc: Rpc, params: Params) -> Any:
+    limit = PERFORMANCE_SAMPLES_LIMIT if not params or params[0] is None else params[0]
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        raise invalid("Invalid params: limit must be a non-negative integer")
+    if limit > PERFORMANCE_SAMPLES_LIMIT:
+        raise invalid(f"Invalid limit; max {PERFORMANCE_SAMPLES_LIMIT}")
+    return list(reversed(rpc.chain.perf_samples))[:limit]

@@ -14,7 +14,10 @@ from solders.transaction import VersionedTransaction
 from devchain.node import spl
 from devchain.node.codec import b58encode
 from devchain.node.rpc.dispatch import invalid
+from devchain.node.rpc.parsed import parse_account, parse_instruction
 from devchain.node.svm import Chain, Commitment, RpcError
+
+MAX_BASE58_BYTES = 128
 
 # -- accounts --------------------------------------------------------------------------------
 
@@ -32,7 +35,7 @@ def encode_account(chain: Chain, acc: Account | None, cfg: dict[str, Any], c: Co
         "space": len(data),
     }
     if encoding == "jsonParsed":
-        parsed = spl.json_parsed(acc, _decimals(chain, acc, c))
+        parsed = spl.json_parsed(acc, _decimals(chain, acc, c)) or parse_account(acc)
         if parsed is not None:
             out["data"] = parsed
             return out
@@ -40,6 +43,12 @@ def encode_account(chain: Chain, acc: Account | None, cfg: dict[str, Any], c: Co
     if (ds := cfg.get("dataSlice")) is not None:
         off, length = int(ds["offset"]), int(ds["length"])
         data = data[off : off + length]
+    if encoding in ("binary", "base58") and len(data) > MAX_BASE58_BYTES:
+        raise RpcError(
+            -32600,
+            f"Encoded binary (base 58) data should be less than {MAX_BASE58_BYTES} bytes, "
+            "please use Base64 encoding.",
+        )
     if encoding == "base64":
         out["data"] = [base64.b64encode(data).decode(), "base64"]
     elif encoding == "base58":
@@ -112,7 +121,7 @@ def encode_tx(rec: dict[str, Any], cfg: dict[str, Any], details: str = "full") -
             inner = [
                 {
                     "index": g["index"],
-                    "instructions": [_partial(ix, names) for ix in g["instructions"]],
+                    "instructions": [parse_instruction(ix, names) for ix in g["instructions"]],
                 }
                 for g in inner
             ]
@@ -167,7 +176,7 @@ def _ui_tx(
             "accountKeys": keys,
             "recentBlockhash": str(msg.recent_blockhash),
             "instructions": [
-                _partial(
+                parse_instruction(
                     {
                         "programIdIndex": ix.program_id_index,
                         "accounts": list(ix.accounts),
@@ -216,14 +225,3 @@ def _parsed_keys(tx: VersionedTransaction, loaded: dict[str, list[str]]) -> list
     for key in loaded.get("readonly") or []:
         out.append({"pubkey": key, "writable": False, "signer": False, "source": "lookupTable"})
     return out
-
-
-def _partial(ix: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    """An instruction in jsonParsed's partially decoded form (what the RPC answers for a
-    program it has no parser for; this node parses none)."""
-    return {
-        "programId": names[ix["programIdIndex"]],
-        "accounts": [names[i] for i in ix["accounts"]],
-        "data": ix["data"],
-        "stackHeight": ix.get("stackHeight"),
-    }
