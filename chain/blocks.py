@@ -1,4 +1,5 @@
-"""Finalized blocks, read whole: what the deposit watcher walks (tokens/deposits.py).
+"""Finalized blocks, read whole: what the deposit watcher walks (tokens/deposits.py); and one
+account's signatures and their transactions, read one by one: its repair walk.
 
 Plain JSON-RPC over one HTTP client (orjson): a block with its full transactions is the watcher's
 unit of work, and going through solders' typed answers would cost more than matching the
@@ -25,6 +26,7 @@ from chain.transactions import TokenBalanceChange, parts, token_changes
 SLOT_SKIPPED = -32007
 _TRANSIENT = {-32004, -32005, -32014, -32016}
 MAX_BLOCKS_RANGE = 500_000  # getBlocks answers at most this many slots per call
+SIGNATURES_PAGE = 1000  # getSignaturesForAddress returns at most this many per call
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,27 @@ class Block:
     slot: int
     block_time: int | None
     transactions: list[BlockTx]
+
+
+@dataclass(frozen=True)
+class SignatureRef:
+    """One finalized signature touching an address (getSignaturesForAddress), without its
+    transaction."""
+
+    signature: str
+    slot: int
+    block_time: int | None
+    err: Any
+
+
+@dataclass(frozen=True)
+class FoundTx:
+    """One finalized transaction read alone (getTransaction): where it landed, and the same
+    ``BlockTx`` a block would have given for it."""
+
+    slot: int
+    block_time: int | None
+    tx: BlockTx
 
 
 class BlockReader:
@@ -124,6 +147,39 @@ class BlockReader:
             out.append(Block(slot, block.get("blockTime"), txs))
         return out
 
+    async def signatures_of(
+        self, address: str, from_slot: int = 0, to_slot: int | None = None
+    ) -> list[SignatureRef]:
+        """Every finalized signature touching ``address`` that landed in [from_slot, to_slot]
+        (``to_slot`` None: up to the newest), OLDEST first; failed ones included (their ``err``
+        set). Pages through getSignaturesForAddress (newest first, SIGNATURES_PAGE a call)
+        until a page ends before ``from_slot``."""
+        found: list[SignatureRef] = []
+        before: str | None = None
+        while True:
+            config: dict[str, Any] = {"limit": SIGNATURES_PAGE, "commitment": "finalized"}
+            if before is not None:
+                config["before"] = before
+            page = await self.call("getSignaturesForAddress", [address, config])
+            found += [
+                SignatureRef(str(e["signature"]), int(e["slot"]), e.get("blockTime"), e.get("err"))
+                for e in page
+                if from_slot <= e["slot"] and (to_slot is None or e["slot"] <= to_slot)
+            ]
+            if len(page) < SIGNATURES_PAGE or page[-1]["slot"] < from_slot:
+                break
+            before = page[-1]["signature"]
+        found.reverse()
+        return found
+
+    async def transaction(self, signature: str) -> FoundTx | None:
+        """The finalized transaction ``signature`` (lookup-table accounts included), read with
+        the one token-balance parser; None when the node has none at finalized."""
+        found = await self.call("getTransaction", [signature, _TRANSACTION_CONFIG])
+        if found is None:
+            return None
+        return FoundTx(int(found["slot"]), found.get("blockTime"), block_tx(found))
+
 
 # "accounts": each transaction's signatures and every account key (lookup-table ones marked by
 # their source) with its meta (err, pre/post token balances), without instructions or logs:
@@ -134,6 +190,11 @@ _BLOCK_CONFIG = {
     "transactionDetails": "accounts",
     "maxSupportedTransactionVersion": 0,
     "rewards": False,
+}
+_TRANSACTION_CONFIG = {
+    "encoding": "json",
+    "commitment": "finalized",
+    "maxSupportedTransactionVersion": 0,
 }
 
 

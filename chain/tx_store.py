@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select, union, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models.chain import ChainTransaction, ChainTxAttempt
@@ -91,6 +91,19 @@ async def attempts_for(
     for attempt in (await session.execute(stmt)).scalars():
         out.setdefault(attempt.chain_tx_id, []).append(attempt)
     return out
+
+
+async def known_signatures(session: AsyncSession, signatures: Sequence[str]) -> set[str]:
+    """The ``signatures`` that are the gateway's own: of any attempt of any write, current or
+    expired (a transaction this gateway signed, whatever became of it)."""
+    if not signatures:
+        return set()
+    wanted = list(signatures)
+    stmt = union(
+        select(ChainTxAttempt.signature).where(ChainTxAttempt.signature.in_(wanted)),
+        select(ChainTransaction.signature).where(ChainTransaction.signature.in_(wanted)),
+    )
+    return set((await session.execute(stmt)).scalars())
 
 
 async def list_open(session: AsyncSession, limit: int = 256) -> list[str]:
