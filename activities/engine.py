@@ -66,7 +66,7 @@ class EngineActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
         self.settler = Settler(deps.sessions, deps.gateway)
-        self.deposits = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+        self.deposits = DepositScanner(deps.sessions, deps.gateway)
 
     @property
     def decimals(self) -> TokenDecimals:

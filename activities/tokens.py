@@ -73,7 +73,7 @@ class OracleWriteResult:
 class TokenActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
-        self.scanner = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+        self.scanner = DepositScanner(deps.sessions, deps.gateway)
         self.market = oracle.MarketReader(deps.gateway, deps.settings)
 
     @activity.defn(name="tokens.scan_deposits")

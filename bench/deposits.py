@@ -65,6 +65,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
     from chain.blocks import BlockReader
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
+    from chain.rpc import ChainRpc
     from db.models.tokens import Deposit, DepositCursor
     from db.session import create_db_engine, create_session_maker
     from devchain.node.process import start_node
@@ -79,8 +80,9 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
     engine = create_db_engine(settings)
     sessions = create_session_maker(engine)
     client = AsyncClient(node.url, timeout=30)
-    gateway = ChainGateway(settings, client, load_or_create_keys(tmp / "keys"), sessions)
-    reader = BlockReader(node.url)
+    rpc = ChainRpc(node.url, timeout=30)
+    gateway = ChainGateway(settings, rpc, load_or_create_keys(tmp / "keys"), sessions)
+    reader = BlockReader(rpc)
     plain = settings.database_url_plain
     try:
         await gateway.load_token_decimals()
@@ -93,7 +95,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         wallet = OutsideWallet(Keypair(), client)
         await wallet.ensure_sol(gateway, 10 * 10**9)
         await wallet.receive_minted(gateway, "MCC", 10**6 * UNIT, f"bench:{wallet.address}")
-        watcher = DepositScanner(sessions, gateway, client)
+        watcher = DepositScanner(sessions, gateway)
         await watcher.scan()  # creates the ten custody accounts, sets the cursor
         seed_watch(plain, 0, args.accounts // 100 - len(users))  # 1,000 watched in all
         mint = gateway.keys.mint_for("MCC")
@@ -139,10 +141,10 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
                 await reader.blocks(slots[i : i + watcher.chunk])
             return (time.perf_counter() - began) * 1000 / max(len(slots), 1)
 
-        small = DepositScanner(sessions, gateway, client)
+        small = DepositScanner(sessions, gateway)
         await small._prepare(0, ScanSummary())
         seed_watch(plain, 10**6, args.accounts - args.accounts // 100)
-        large = DepositScanner(sessions, gateway, client)
+        large = DepositScanner(sessions, gateway)
         await large._prepare(0, ScanSummary())
         sizes = {"1k": len(small._watched), "100k": len(large._watched)}
         costs: dict[str, list[float]] = {"1k": [], "100k": [], "ref": []}
@@ -168,7 +170,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
 
         # -- detection ------------------------------------------------------------------
         credited_at: dict[str, int] = {}
-        follower = DepositScanner(sessions, gateway, client)
+        follower = DepositScanner(sessions, gateway)
         original = follower._commit
 
         async def timed_commit(records: list[dict[str, Any]], summary: Any, **kw: Any) -> None:
@@ -249,7 +251,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         last = (await spammer.send_many(noise[half:], node.url))[-1]
         await spammer.wait_finalized(last)
         sent_s = time.perf_counter() - began
-        flood_scanner = DepositScanner(sessions, gateway, client)
+        flood_scanner = DepositScanner(sessions, gateway)
         began = time.perf_counter()
         summary = await flood_scanner.scan()
         while summary.cursor < (await reader.finalized_slot()) - 2:
@@ -285,7 +287,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         print(f"aim flood deposit credited once: {'yes' if once else 'no'}")
         await watcher.aclose()
     finally:
-        await reader.aclose()
+        await rpc.aclose()
         await client.close()
         await engine.dispose()
         node.stop()

@@ -17,6 +17,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from chain.answers import TOKEN_PROGRAMS
 from chain.custody import (
     CustodyMint,
     CustodyTransfer,
@@ -31,7 +32,7 @@ from chain.errors import (
     ChainUnavailable,
 )
 from chain.keys import ChainKeys
-from chain.reads import TOKEN_PROGRAMS, ChainReads
+from chain.reads import ChainReads
 from chain.write_record import ChainWrite
 from chain.writes import ChainWrites
 from db.models.chain import MintDecimals

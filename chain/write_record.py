@@ -14,11 +14,11 @@ from solders.system_program import ID as SYSTEM_PROGRAM_ID
 from solders.transaction import VersionedTransaction
 
 from chain import tx_store
+from chain.answers import TOKEN_PROGRAMS
 from chain.errors import (
     ChainRejected,
     InsufficientChainFunds,
 )
-from chain.reads import TOKEN_PROGRAMS
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
 FINAL_STATUSES = ("succeeded", "failed")

@@ -16,26 +16,24 @@ Everything needed to finish a write is in the database, so any process can resum
 
 from __future__ import annotations
 
-import json
+import base64
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from solana.rpc.commitment import Commitment
-from solana.rpc.models import TxOpts
 from solders.hash import Hash
 from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
-from solders.transaction_status import TransactionStatus
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain import tx_store
+from chain.answers import RANK, SignatureStatus
 from chain.errors import (
     ChainError,
     ChainRpcError,
@@ -46,7 +44,8 @@ from chain.errors import (
     WriteLanded,
 )
 from chain.keys import ChainKeys
-from chain.reads import RANK, ChainReads, json_err, status_name
+from chain.reads import ChainReads
+from chain.rpc import ChainRpc
 from chain.watcher import FinalityWatcher
 from chain.write_record import (
     FINAL_STATUSES,
@@ -76,17 +75,18 @@ class Verdict:
     whose signature landed, and whether none can land any more (``expired``)."""
 
     height: int
-    landed: list[tuple[ChainTxAttempt, TransactionStatus]]
+    landed: list[tuple[ChainTxAttempt, SignatureStatus]]
     expired: bool
 
 
 class ChainWrites:
     """The exactly-once write protocol (one record per op_key, see above), asking the chain
-    through ``reads``."""
+    through ``reads`` and sending through ``rpc``."""
 
     def __init__(
         self,
         reads: ChainReads,
+        rpc: ChainRpc,
         keys: ChainKeys,
         sessions: async_sessionmaker[AsyncSession],
         *,
@@ -96,6 +96,7 @@ class ChainWrites:
         signers: Sequence[Keypair],
     ) -> None:
         self._reads = reads
+        self._rpc = rpc
         self._keys = keys
         self._sessions = sessions
         self._commitment = reads.commitment
@@ -361,11 +362,9 @@ class ChainWrites:
         return snapshot(row, attempts), send
 
     async def _apply_status(
-        self, session: AsyncSession, row: ChainTransaction, attempt: int, status: TransactionStatus
+        self, session: AsyncSession, row: ChainTransaction, attempt: int, status: SignatureStatus
     ) -> None:
-        level = status_name(status.confirmation_status) or (
-            "finalized" if status.confirmations is None else "processed"
-        )
+        level = status.level
         row.slot = int(status.slot)
         row.confirmation_status = level
         reached = RANK[level] >= RANK[row.commitment]
@@ -375,7 +374,7 @@ class ChainWrites:
             await tx_store.set_attempt_status(session, row.id, attempt, "landed")
             return
         if status.err is not None:
-            finish(row, "failed", err=json_err(status))
+            finish(row, "failed", err=status.err)
             _count_final(row)
             await tx_store.set_attempt_status(session, row.id, attempt, "failed")
             log.warning(
@@ -395,11 +394,9 @@ class ChainWrites:
         try:
             # No preflight: we simulated before persisting, and a re-sent transaction that already
             # landed would fail preflight spuriously. Confirmation is ours, not the client's.
-            await self._reads.call(
+            await self._rpc.call(
                 "sendTransaction",
-                self._reads.client.send_raw_transaction(
-                    send.tx_bytes, TxOpts(skip_preflight=True, skip_confirmation=True)
-                ),
+                [_b64(send.tx_bytes), {"encoding": "base64", "skipPreflight": True}],
             )
         except ChainRpcError as exc:
             # Not terminal: only the signature's status on chain decides the outcome.
@@ -428,18 +425,16 @@ class ChainWrites:
 
     async def _simulation_error(self, tx: VersionedTransaction) -> Any:
         """The error a deterministic failure would land with, or None to go ahead and send."""
+        config = {"encoding": "base64", "commitment": "processed"}
         try:
-            resp = await self._reads.call(
-                "simulateTransaction",
-                self._reads.client.simulate_transaction(tx, commitment=Commitment("processed")),
-            )
+            got = await self._rpc.call("simulateTransaction", [_b64(bytes(tx)), config])
         except ChainRpcError as exc:
             log.info("simulation unavailable (%s); sending unsimulated", exc)
             return None
-        value = resp.value
-        if value is None or value.err is None:
+        value = got.get("value") if isinstance(got, dict) else None
+        err = value.get("err") if isinstance(value, dict) else None
+        if err is None:
             return None
-        err = json.loads(value.to_json()).get("err")
         # Only program errors and missing funds are properties of the transaction; e.g.
         # BlockhashNotFound is about a lagging node and must not fail the write.
         if isinstance(err, dict) and "InstructionError" in err:
@@ -447,6 +442,10 @@ class ChainWrites:
         if isinstance(err, str) and err.startswith("InsufficientFunds"):
             return err
         return None
+
+
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
 
 
 def _signed(tx: VersionedTransaction, blockhash: Hash, last_valid: int) -> tx_store.Signed:

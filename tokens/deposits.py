@@ -44,7 +44,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
-from solana.rpc.async_api import AsyncClient
 from solders.pubkey import Pubkey
 from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
@@ -52,7 +51,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from access.consent import authorized_projects
 from access.scopes import FUNDS_SCOPES
-from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx, block_tx
+from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx
 from chain.custody import custody_address
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
@@ -66,7 +65,6 @@ log = logging.getLogger("mccgw.tokens.deposits")
 
 _CHUNK = 64  # blocks read in one batch request and committed together with the cursor
 _PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
-_PAGE = 1000  # getSignaturesForAddress returns at most 1000 per call
 _CATCH_UP = 16  # newly watched accounts caught up at once
 # Following (issue 33): newly watched rows arrive by NOTIFY on WATCH_CHANNEL (migration 0023),
 # looked for anyway every _PREPARE_EVERY seconds; the slower ``idle_poll`` applies once no
@@ -186,16 +184,14 @@ class DepositScanner:
         self,
         sessions: async_sessionmaker[AsyncSession],
         gateway: ChainGateway,
-        client: AsyncClient,
         *,
         blocks: BlockReader | None = None,
         chunk: int = _CHUNK,
     ) -> None:
         self.sessions = sessions
         self.gateway = gateway
-        self.client = client
         self.keys = gateway.keys
-        self.blocks = blocks or BlockReader(gateway.settings.solana_rpc_url)
+        self.blocks = blocks or BlockReader(gateway.rpc)
         self.chunk = chunk
         self._chain: str | None = None
         # address -> the watched account: the set every block is matched against.
@@ -219,7 +215,6 @@ class DepositScanner:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._listener
             self._listener = None
-        await self.blocks.aclose()
 
     # -- the pass ------------------------------------------------------------------------
 
@@ -466,39 +461,17 @@ class DepositScanner:
     async def _signature_walk(
         self, account: Watched, from_slot: int, to_slot: int, summary: ScanSummary
     ) -> None:
-        entries: list[dict[str, Any]] = []
-        before: str | None = None
-        while True:
-            config: dict[str, Any] = {"limit": _PAGE, "commitment": "finalized"}
-            if before is not None:
-                config["before"] = before
-            page = await self.blocks.call("getSignaturesForAddress", [account.address, config])
-            entries += [e for e in page if from_slot <= e["slot"] <= to_slot]
-            if len(page) < _PAGE or page[-1]["slot"] < from_slot:
-                break
-            before = page[-1]["signature"]
-        entries.reverse()  # oldest first
         mint = str(self.keys.mint_for(account.currency))
         records = []
-        for entry in entries:
-            found = await self.blocks.call(
-                "getTransaction",
-                [
-                    entry["signature"],
-                    {
-                        "encoding": "json",
-                        "commitment": "finalized",
-                        "maxSupportedTransactionVersion": 0,
-                    },
-                ],
-            )
+        for entry in await self.blocks.signatures_of(account.address, from_slot, to_slot):
+            found = await self.blocks.transaction(entry.signature)
             if found is None:
                 raise RuntimeError(
-                    f"finalized transaction {entry['signature']} not returned by the node"
+                    f"finalized transaction {entry.signature} not returned by the node"
                 )
-            when = found.get("blockTime")
+            when = found.block_time
             block_time = datetime.fromtimestamp(when, UTC) if when is not None else None
-            record = classify(block_tx(found), int(entry["slot"]), block_time, account, mint)
+            record = classify(found.tx, entry.slot, block_time, account, mint)
             if record is not None:
                 records.append(record)
         for start in range(0, len(records), 100):

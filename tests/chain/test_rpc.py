@@ -15,9 +15,12 @@ import orjson
 import pytest
 from aiohttp import web
 
+from chain.blocks import BlockReader
 from chain.errors import ChainRateLimited, ChainRpcError, ChainUnavailable
+from chain.reads import ChainReads
 from chain.rpc import ChainRpc, retry_after_seconds
 from core.embedded import free_port
+from views.cache import ProgramCache
 
 # --------------------------------------------------------------------- the real node
 
@@ -111,8 +114,12 @@ async def provider_fixture() -> AsyncIterator[str]:
         text = body if isinstance(body, str) else orjson.dumps(body).decode()
         return web.Response(status=status, headers=headers, text=text)
 
+    async def limited(request: web.Request) -> web.Response:
+        return web.Response(status=429, headers={"Retry-After": "3"}, text="slow down")
+
     app = web.Application()
     app.router.add_post("/", answer)
+    app.router.add_post("/limited", limited)
     runner = web.AppRunner(app)
     await runner.setup()
     port = free_port()
@@ -169,6 +176,22 @@ async def test_a_slow_answer_is_cut_at_the_time_limit(provider: str) -> None:
         with pytest.raises(ChainUnavailable, match=r"no answer within 0\.2 s"):
             await rpc.call("slow", time_limit=0.2)
         assert asyncio.get_running_loop().time() - started < 2
+
+
+async def test_every_reader_meets_the_providers_429_through_the_one_door(provider: str) -> None:
+    """The gateway's reads, the deposit watcher's blocks and the chain views all speak through
+    ``ChainRpc``: a provider's rate limit reaches each of them as the same typed error."""
+    async with ChainRpc(provider + "limited") as rpc:
+        readers = {
+            "gateway reads": ChainReads(rpc, "finalized", poll_interval=0.01).block_height(),
+            "blocks": BlockReader(rpc).finalized_slot(),
+            "views": ProgramCache(rpc, "11111111111111111111111111111111", (), 1.0).get(),
+        }
+        for name, read in readers.items():
+            with pytest.raises(ChainRateLimited) as caught:
+                await read
+            assert caught.value.retry_after == 3.0, name
+        assert rpc.calls == {"getBlockHeight": 1, "getSlot": 1, "getProgramAccounts": 1}
 
 
 def test_retry_after_reads_seconds_and_dates() -> None:

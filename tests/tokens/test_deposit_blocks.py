@@ -61,7 +61,7 @@ async def test_a_deposit_in_a_flood_is_credited_once(
     custody = deps.gateway.custody_address(uid, "MCC")
     sig = await outsider.deposit(deps.gateway, "MCC", custody, 3 * UNIT)
     # Then a flood at the same address: one-lamport-ish transfers anyone can send for fees.
-    spammer = OutsideWallet(Keypair(), deps.solana)
+    spammer = OutsideWallet(Keypair(), outsider.client)
     await spammer.ensure_sol(deps.gateway, 10**9)
     noise = [
         [transfer(TransferParams(from_pubkey=spammer.address, to_pubkey=custody, lamports=n))]
@@ -108,8 +108,8 @@ async def test_a_deposit_made_while_the_watcher_was_stopped(
     await asyncio.sleep(1.0)  # dozens of slots pass with nobody watching
 
     # A new process (a restarted worker) resumes at the committed cursor.
-    restarted = DepositScanner(deps.sessions, deps.gateway, deps.solana)
-    again = DepositScanner(deps.sessions, deps.gateway, deps.solana)
+    restarted = DepositScanner(deps.sessions, deps.gateway)
+    again = DepositScanner(deps.sessions, deps.gateway)
     try:
         first = await restarted.scan()
         assert [d["tx_signature"] for d in first.deposits if d["user_uid"] == uid] == [sig]
@@ -180,7 +180,7 @@ async def test_a_v0_deposit_and_an_outflow_through_a_lookup_table(
 
     # Someone holding the custody key moves 1 MCC out, the custody account again only in the
     # lookup table: reported (an unexplained outflow, then drift), nothing booked.
-    thief = OutsideWallet(Keypair(), deps.solana)
+    thief = OutsideWallet(Keypair(), outsider.client)
     await thief.ensure_sol(gateway)
     authority = gateway.keys.custody_authority
     out = transfer_checked(
