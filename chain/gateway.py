@@ -1,7 +1,8 @@
 """The chain gateway: the only writer on chain, exactly once per caller-chosen op_key.
 
-``ChainGateway`` is the one object callers hold. It is composed of three parts, each built
-alone and handed what it needs (``gateway.reads``, ``.writes``, ``.custody``):
+``ChainGateway`` is the one object callers hold, and its methods are their one door to the
+chain: it is composed of three parts, each built alone and handed what it needs, and names
+every public method of each; no caller reaches a part.
 
 - ``chain/reads.py``: balances, mint info, account reads, signature statuses, transactions
   (receipts, the console's view), over the process's one transport (``chain/rpc.py``);
@@ -42,8 +43,8 @@ __all__ = [
 
 
 class ChainGateway:
-    """The chain, as every caller holds it: three parts composed, and their public methods
-    named here by part (so a reader sees which part answers what)."""
+    """The chain's one door for callers: every public read and write is named here, by the part
+    that answers it; the parts themselves are private (``docs/chain.md``, "One door")."""
 
     def __init__(
         self,
@@ -64,9 +65,9 @@ class ChainGateway:
         self._settings = settings
         self._keys = keys
         self._rpc = rpc
-        self.reads = ChainReads(rpc, settings.chain_commitment, poll_interval=poll_interval)
-        self.writes = ChainWrites(
-            self.reads,
+        reads = ChainReads(rpc, settings.chain_commitment, poll_interval=poll_interval)
+        writes = ChainWrites(
+            reads,
             rpc,
             keys,
             sessions,
@@ -82,9 +83,7 @@ class ChainGateway:
                 *extra_signers,
             ),
         )
-        self.custody = CustodyWrites(self.reads, self.writes, keys, sessions)
-
-        reads, writes, custody = self.reads, self.writes, self.custody
+        custody = CustodyWrites(reads, writes, keys, sessions)
 
         # Reads: balances, mints, accounts, transactions (chain/reads.py).
         self.token_balance = reads.token_balance

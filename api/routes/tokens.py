@@ -122,7 +122,7 @@ async def mcc_address_balance(
     owner = _address(address)
     gateway = gateway_of(request)
     try:
-        amounts = await gateway.reads.owned_token_amounts(
+        amounts = await gateway.owned_token_amounts(
             owner, gateway.keys.mint_for("MCC"), "finalized"
         )
     except ChainError as exc:

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.blocks import BlockReader
-from chain.custody import CustodyMint, CustodyTransfer
+from chain.custody import CustodyMint, CustodyTransfer, parse_token_account
 from chain.errors import ChainUnavailable, ChainWriteConflict
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys, load_or_create_keys
@@ -56,7 +56,8 @@ async def test_custody_account_is_derived_and_created_once(
         info = (await outside.get_account_info(address)).value
     assert info is not None
     keys: ChainKeys = gw.keys
-    state = await gw.reads.token_account(address, "finalized")
+    account = await gw.account(address, "finalized")
+    state = parse_token_account(account.data) if account is not None else None
     assert state is not None
     assert state.owner == keys.custody_authority.pubkey()
     assert state.mint == keys.mcc_mint.pubkey()
