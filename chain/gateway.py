@@ -8,8 +8,10 @@ every public method of each; no caller reaches a part.
   (receipts, the console's view), over the process's one transport (``chain/rpc.py``);
 - ``chain/writes.py``: the exactly-once write protocol (sign, record before the first send,
   re-check status before re-sending, re-sign only after the blockhash expired) and the one
-  rule of "can this write still land?" (``abandon``, for operator cancels);
-- ``chain/write_record.py``: ``ChainWrite``, the snapshot of one write record;
+  rule of "can this write still land?" (``abandon``, for operator cancels): it decides;
+- ``chain/write_record.py``: ``WriteRecord``, the one owner of a write's row and attempts (it
+  moves as ``writes`` decides), and ``ChainWrite``, the snapshot callers see; the queries
+  that find records are ``chain/tx_store.py``'s, signing is ``chain/signing.py``'s;
 - ``chain/custody_writes.py``: mint decimals, custody accounts, custody transfers and mints.
 """
 

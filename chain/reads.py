@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,6 +43,8 @@ from chain.rpc import METHOD_NOT_FOUND, ChainRpc
 from chain.transactions import ChainTx, chain_tx
 
 MAX_ACCOUNTS_BATCH = 100  # getMultipleAccounts takes at most 100 addresses
+
+log = logging.getLogger(__name__)
 
 
 class ChainReads:
@@ -143,6 +146,25 @@ class ChainReads:
             detail = ", ".join(f"{a}: expected {w:+d}, saw {g:+d}" for a, (w, g) in wrong.items())
             raise ReceiptMismatch(f"transaction {signature} moved other amounts: {detail}")
         return deltas
+
+    async def simulation_error(self, tx_bytes: bytes) -> Any:
+        """The error the signed transaction would land with if it failed deterministically (a
+        program's refusal, missing funds), or None: go ahead and send it."""
+        config = {"encoding": "base64", "commitment": "processed"}
+        raw = base64.b64encode(tx_bytes).decode()
+        try:
+            got = await self._rpc.call("simulateTransaction", [raw, config])
+        except ChainRpcError as exc:
+            log.info("simulation unavailable (%s); sending unsimulated", exc)
+            return None
+        err = (got.get("value") or {}).get("err") if isinstance(got, dict) else None
+        # Only program errors and missing funds are properties of the transaction; e.g.
+        # BlockhashNotFound is about a lagging node and must not fail the write.
+        if isinstance(err, dict) and "InstructionError" in err:
+            return err
+        if isinstance(err, str) and err.startswith("InsufficientFunds"):
+            return err
+        return None
 
     async def latest_blockhash(self) -> tuple[Hash, int]:
         got = await self._rpc.call("getLatestBlockhash", [{"commitment": "confirmed"}])
