@@ -93,13 +93,7 @@ class MiningActivities:
         self._window = ProofWindow.of(settings)
         self._sessions = sessions
         self._gateway = gateway
-        self._minter = SharedMinter(
-            sessions, gateway, lambda: self._decimals, keys=self._keys, window=self._window
-        )
-
-    @property
-    def _decimals(self) -> int:
-        return self._gateway.decimals("MCD")  # read from the MCD mint (chain/decimals.py)
+        self._minter = SharedMinter(sessions, gateway, keys=self._keys, window=self._window)
 
     @activity.defn(name="mining_verify")
     async def verify(self, data: VerifyInput) -> VerifyResult:
@@ -110,7 +104,7 @@ class MiningActivities:
                     session,
                     data.activity_ids,
                     keys=self._keys,
-                    decimals=self._decimals,
+                    decimals=self._gateway.token_decimals().mcd,
                     window=self._window,
                 )
             except settle.NotYetVisible as exc:
@@ -167,7 +161,8 @@ class MiningActivities:
             beat.cancel()
         finals = [(c.activity_ids, w) for c, w in zip(data.chunks, writes, strict=True)]
         async with self._sessions() as session:
-            done = await settle.confirm(session, finals, decimals=self._decimals)
+            mcd = self._gateway.token_decimals().mcd
+            done = await settle.confirm(session, finals, decimals=mcd)
             await commit_last(session)  # the credits go with the COMMIT (db.last)
         return done
 

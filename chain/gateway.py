@@ -116,7 +116,6 @@ class ChainGateway:
         # (chain/custody_writes.py).
         self.load_token_decimals = custody.load_token_decimals
         self.warm_up = custody.warm_up
-        self.decimals = custody.decimals
         self.token_decimals = custody.token_decimals
         self.custody_address = custody.custody_address
         self.ensure_custody_account = custody.ensure_custody_account

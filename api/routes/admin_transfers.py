@@ -15,8 +15,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 
 from api.auth.principal import UserPrincipal
 from api.callers import Admin
-from api.common import decimals
-from api.deps import GatewayDep, SessionDep
+from api.deps import DecimalsDep, GatewayDep, SessionDep
 from api.envelope import PageParams, PageQuery, page, resource, single
 from api.openapi import problems
 from api.ratelimit import client_ip
@@ -81,7 +80,7 @@ async def stuck_transfers(
     admin: Admin,
     session: SessionDep,
     gateway: GatewayDep,
-    request: Request,
+    decimals: DecimalsDep,
     older_than_seconds: Annotated[int, Query(ge=0, le=30 * 86400)] = 120,
 ) -> Any:
     """Transfers `pending_onchain` (or `pending`) for longer than the threshold."""
@@ -89,7 +88,7 @@ async def stuck_transfers(
     items = []
     for t in rows:
         write = await operators.chain_view(gateway, t)
-        shown = StuckTransferAttributes.stuck(t, decimals(request), write)
+        shown = StuckTransferAttributes.stuck(t, decimals, write)
         items.append(resource("transfer", t.id, shown))
     return page(items, len(items), PageParams(page=1, per_page=100))
 
@@ -147,11 +146,9 @@ async def cancel(call: OperatorCall, transfer_id: str, reason_text: str) -> Tran
     """Cancel a transfer whose write can no longer land (operators.cancel), audit the outcome
     (a refusal too); commits. The admin API and the operator console both call this."""
     reason = f"cancelled by operator: {reason_text}"
-    request, session, operator = call.request, call.session, call.operator
+    session, operator, decimals = call.session, call.operator, call.gateway.token_decimals()
     try:
-        ended = await operators.cancel(
-            session, call.gateway, transfer_id, reason, decimals(request)
-        )
+        ended = await operators.cancel(session, call.gateway, transfer_id, reason, decimals)
     except InvalidState as exc:
         # The refusal is audited too (in a transaction of its own), then shown as it is.
         await session.rollback()
@@ -164,7 +161,7 @@ async def cancel(call: OperatorCall, transfer_id: str, reason_text: str) -> Tran
             await session.commit()
         raise
     history = await transfers.history(session, transfer_id)
-    attributes = TransferAttributes.of(ended, decimals(request), history)
+    attributes = TransferAttributes.of(ended, decimals, history)
     body = {"action": "cancel", "transfer_id": transfer_id, "reason": reason}
     operators.audit(
         session, operator, "admin.transfer.cancel", ended, body, {"status": ended.status}

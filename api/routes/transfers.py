@@ -11,14 +11,15 @@ from pydantic import BaseModel, Field, StrictBool
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
-from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
-from api.deps import SessionDep
+from api.common import MONEY_PROBLEMS, Currency, derived_id, parse_amount
+from api.deps import DecimalsDep, SessionDep
 from api.envelope import single
 from api.errors import invalid_field
 from api.idempotency import replay_if_done, write_context
 from api.schemas.transfers import TransferAttributes
 from api.starts import signal_lock, start, start_soon
 from api.typed import One
+from chain.decimals import TokenDecimals
 from core.errors import DomainError, NotFound
 from db.models.engine import Transfer
 from engine import transfers
@@ -69,6 +70,7 @@ class CancelIn(BaseModel):
 
 async def _accept(
     request: Request,
+    decimals: TokenDecimals,
     project: ProjectPrincipal,
     order: TransferRequestIn,
     operation: str,
@@ -78,7 +80,7 @@ async def _accept(
     """Both transfer routes: in the one commit, the sender's (and, when ``recipient_consents``,
     the recipient's) authorization of this project, then the funds reserved and the transfer
     recorded as ``pending``; 202, and its workflow starts after the commit."""
-    amount = parse_amount(order.amount, request, order.currency)
+    amount = parse_amount(order.amount, decimals, order.currency)
     async with write_context(request, project, operation=operation, user_uid=order.from_uid) as ctx:
         await require_user_authorized(ctx.session, project, order.from_uid, scope)
         if recipient_consents:
@@ -100,14 +102,14 @@ async def _accept(
                 amount=amount,
                 reference=order.reference,
                 requires_onchain=order.requires_onchain,
-                decimals=decimals(request),
+                decimals=decimals,
                 workflow_id=transfer_workflow_id(transfer_id),
                 audit_id=ctx.audit_id,
             )
         except transfers.AlreadyRecorded:
             await replay_if_done(ctx)
             raise
-        attributes = TransferAttributes.of(transfer, decimals(request))
+        attributes = TransferAttributes.of(transfer, decimals)
         response = ctx.respond(
             202, single("transfer", transfer.id, attributes), audit_status="pending"
         )
@@ -143,10 +145,10 @@ def _start_soon(request: Request, transfer: Transfer) -> None:
     responses=_ACCEPTED,
 )
 async def request_transfer(
-    payload: TransferRequestIn, project: TransferWrite, request: Request
+    payload: TransferRequestIn, project: TransferWrite, decimals: DecimalsDep, request: Request
 ) -> Any:
     """Request a transfer from a user who authorized this project; settles on chain."""
-    return await _accept(request, project, payload, "transfer.request", "transfer:write")
+    return await _accept(request, decimals, project, payload, "transfer.request", "transfer:write")
 
 
 @router.post(
@@ -155,7 +157,9 @@ async def request_transfer(
     response_model=One[TransferAttributes],
     responses=_ACCEPTED,
 )
-async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, request: Request) -> Any:
+async def funds_transfer(
+    payload: FundsTransferIn, project: FundsTransfer, decimals: DecimalsDep, request: Request
+) -> Any:
     """Move funds between two users of this project (both must have authorized it)."""
     reference = dict(payload.reference)
     if payload.reason:
@@ -166,7 +170,13 @@ async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, reque
         reference=reference,
     )
     return await _accept(
-        request, project, order, "funds.transfer", "funds:transfer", recipient_consents=True
+        request,
+        decimals,
+        project,
+        order,
+        "funds.transfer",
+        "funds:transfer",
+        recipient_consents=True,
     )
 
 
@@ -181,14 +191,12 @@ async def _own(session: SessionDep, project: ProjectPrincipal, transfer_id: str)
     "/v1/transfer/{transfer_id}", response_model=One[TransferAttributes], responses=MONEY_PROBLEMS
 )
 async def get_transfer(
-    transfer_id: str, project: TransferRead, session: SessionDep, request: Request
+    transfer_id: str, project: TransferRead, session: SessionDep, decimals: DecimalsDep
 ) -> Any:
     """A transfer of this project with its state history."""
     transfer = await _own(session, project, transfer_id)
     history = await transfers.history(session, transfer_id)
-    return single(
-        "transfer", transfer.id, TransferAttributes.of(transfer, decimals(request), history)
-    )
+    return single("transfer", transfer.id, TransferAttributes.of(transfer, decimals, history))
 
 
 @router.post(
@@ -197,7 +205,11 @@ async def get_transfer(
     responses=MONEY_PROBLEMS,
 )
 async def cancel_transfer(
-    transfer_id: str, project: TransferWrite, request: Request, payload: CancelIn | None = None
+    transfer_id: str,
+    project: TransferWrite,
+    decimals: DecimalsDep,
+    request: Request,
+    payload: CancelIn | None = None,
 ) -> Any:
     """Cancel a transfer while it is still `pending` (409 `invalid-state` afterwards)."""
     async with write_context(request, project, operation="transfer.cancel") as ctx:
@@ -208,7 +220,7 @@ async def cancel_transfer(
             ctx.session,
             transfer_id,
             reason,
-            decimals=decimals(request),
+            decimals=decimals,
             from_statuses=("pending",),
             to_status="cancelled",
         )
@@ -224,5 +236,5 @@ async def cancel_transfer(
         history = await transfers.history(ctx.session, transfer_id)
         return ctx.respond(
             200,
-            single("transfer", ended.id, TransferAttributes.of(ended, decimals(request), history)),
+            single("transfer", ended.id, TransferAttributes.of(ended, decimals, history)),
         )

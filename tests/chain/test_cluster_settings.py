@@ -96,9 +96,9 @@ async def test_decimals_are_read_from_the_mints(
 ) -> None:
     gw = await make_gateway()
     with pytest.raises(ChainUnavailable):
-        gw.decimals("MCC")  # nothing assumed before the chain answered
+        gw.token_decimals()  # nothing assumed before the chain answered
     await gw.warm_up()
-    assert (gw.decimals("MCC"), gw.decimals("MCD")) == (9, 9)
+    assert gw.token_decimals() == TokenDecimals(mcc=9, mcd=9)
 
     # An MCD mint with 6 decimals (the mcd-token constant): the gateway follows the chain.
     mint = Keypair()
@@ -192,20 +192,23 @@ async def test_a_chain_that_is_down_at_start_up(
     assert not task.done()  # still retrying, the process is up
     task.cancel()
     with pytest.raises(ChainUnavailable):
-        gw.decimals("MCC")
+        gw.token_decimals()
 
 
 async def test_amount_routes_answer_503_until_the_decimals_are_read(
     make_gateway: GatewayFactory,
 ) -> None:
     from types import SimpleNamespace
+    from typing import get_args
 
-    from api.deps import token_decimals
-    from core.errors import ServiceUnavailable
+    from api.deps import DecimalsDep
+    from api.errors import answered_status
 
+    provide = get_args(DecimalsDep)[1].dependency  # what every amount route depends on
     gw = await make_gateway()
     request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(gateway=gw)))
-    with pytest.raises(ServiceUnavailable):
-        token_decimals(request, "MCD")  # type: ignore[arg-type]
-    await gw.load_token_decimals()
-    assert token_decimals(request, "MCD") == 9  # type: ignore[arg-type]
+    with pytest.raises(ChainUnavailable) as caught:
+        await provide(request)
+    assert answered_status(caught.value) == (503, "service-unavailable")
+    loaded = await gw.load_token_decimals()
+    assert await provide(request) is loaded  # the process's one TokenDecimals
