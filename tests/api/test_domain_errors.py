@@ -47,15 +47,20 @@ def _raising(exc: Exception) -> Callable[[], Awaitable[None]]:
     return fail
 
 
-@pytest.fixture
-async def client() -> httpx.AsyncClient:
+def _raising_app(cases: dict[str, Exception]) -> httpx.AsyncClient:
+    """A client of an app with the one error path, whose route /{name} raises ``cases[name]``."""
     app = FastAPI()
     app.state.settings = Settings(environment="test")
     install_error_handlers(app)
-    for name, exc in CASES.items():
+    for name, exc in cases.items():
         app.add_api_route(f"/{name}", _raising(exc))
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     return httpx.AsyncClient(transport=transport, base_url="http://test")
+
+
+@pytest.fixture
+async def client() -> httpx.AsyncClient:
+    return _raising_app(CASES)
 
 
 @pytest.mark.parametrize(
@@ -92,13 +97,7 @@ CHAIN_DOWN: dict[str, Exception] = {
 
 @pytest.fixture
 async def chain_client() -> httpx.AsyncClient:
-    app = FastAPI()
-    app.state.settings = Settings(environment="test")
-    install_error_handlers(app)
-    for name, exc in CHAIN_DOWN.items():
-        app.add_api_route(f"/{name}", _raising(exc))
-    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-    return httpx.AsyncClient(transport=transport, base_url="http://test")
+    return _raising_app(CHAIN_DOWN)
 
 
 @pytest.mark.parametrize(
