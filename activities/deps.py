@@ -11,11 +11,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from redis.asyncio import Redis
-from solana.rpc.async_api import AsyncClient
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
+from chain.rpc import ChainRpc
 from core.config import Settings
 from core.redis_client import create_redis
 from db.notify import NotifyListener
@@ -31,7 +31,7 @@ class WorkerDeps:
     db_engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
     redis: Redis
-    solana: AsyncClient
+    rpc: ChainRpc  # the process's one JSON-RPC transport (chain/rpc.py)
     gateway: ChainGateway
     # The process's one LISTEN connection: the webhook pump and the deposit watcher subscribe.
     notify: NotifyListener
@@ -45,8 +45,8 @@ async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
     db_engine = create_db_engine(settings)
     sessions = create_session_maker(db_engine)
     redis = create_redis(settings)
-    solana = AsyncClient(settings.solana_rpc_url, timeout=10)
-    gateway = ChainGateway(settings, solana, load_or_create_keys(settings.chain_keys_dir), sessions)
+    rpc = ChainRpc.of(settings)
+    gateway = ChainGateway(settings, rpc, load_or_create_keys(settings.chain_keys_dir), sessions)
     # Token decimals from the mints, in the background: the worker starts while its chain is
     # down, and an activity needing them fails retryably until they are read. The worker keeps
     # them per mint (mint_decimals) for processes that start while the chain is unreachable.
@@ -55,11 +55,11 @@ async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
     await notify.start()  # in the background: subscribers poll until it is up
     deposits = DepositScanner(sessions, gateway, notify=notify)
     try:
-        yield WorkerDeps(settings, db_engine, sessions, redis, solana, gateway, notify, deposits)
+        yield WorkerDeps(settings, db_engine, sessions, redis, rpc, gateway, notify, deposits)
     finally:
         await deposits.aclose()
         await notify.stop()
         warm_up.cancel()
-        await solana.close()
+        await rpc.aclose()
         await redis.aclose()
         await db_engine.dispose()

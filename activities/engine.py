@@ -11,7 +11,6 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.heartbeat import heartbeating
-from chain.decimals import TokenDecimals
 from chain.errors import ChainWriteConflict, ReceiptMismatch, ReceiptUnavailable
 from db.models.engine import Transfer
 from engine import locks, reconcile, recovery
@@ -67,11 +66,6 @@ class EngineActivities:
         self.settler = Settler(deps.sessions, deps.gateway)
         self.deposits = deps.deposits  # the worker's one scanner (the watcher's too)
 
-    @property
-    def decimals(self) -> TokenDecimals:
-        """Read from the mints at start-up (ChainUnavailable, retryable, until then)."""
-        return self.deps.gateway.token_decimals()
-
     # -- transfers -------------------------------------------------------------------
 
     @activity.defn(name="engine.transfer_settle")
@@ -110,7 +104,8 @@ class EngineActivities:
     async def lock_expire(self, ref: LockRef) -> LockOutcome:
         """The lock's timer fired: release it if still locked (local activity)."""
         async with self.deps.sessions() as session:
-            hold = await locks.expire(session, ref.lock_id, self.decimals)
+            decimals = self.deps.gateway.token_decimals()  # ChainUnavailable (retried) until read
+            hold = await locks.expire(session, ref.lock_id, decimals)
             await session.commit()
         return LockOutcome(status="expired" if hold is not None else "already-resolved")
 

@@ -84,13 +84,8 @@ class MiningActivities:
         self._sessions = deps.sessions
         self._gateway = deps.gateway
         self._minter = SharedMinter(
-            deps.sessions, deps.gateway, lambda: self._decimals, keys=self._keys,
-            window=self._window,
-        )  # fmt: skip
-
-    @property
-    def _decimals(self) -> int:
-        return self._gateway.decimals("MCD")  # read from the MCD mint (chain/decimals.py)
+            deps.sessions, deps.gateway, keys=self._keys, window=self._window
+        )
 
     @activity.defn(name="mining.verify")
     async def verify(self, data: VerifyInput) -> VerifyResult:
@@ -101,7 +96,7 @@ class MiningActivities:
                     session,
                     data.activity_ids,
                     keys=self._keys,
-                    decimals=self._decimals,
+                    decimals=self._gateway.token_decimals().mcd,
                     window=self._window,
                 )
             except settle.NotYetVisible as exc:
@@ -147,7 +142,8 @@ class MiningActivities:
         )
         finals = [(c.activity_ids, w) for c, w in zip(data.chunks, writes, strict=True)]
         async with self._sessions() as session:
-            done = await settle.confirm(session, finals, decimals=self._decimals)
+            mcd = self._gateway.token_decimals().mcd
+            done = await settle.confirm(session, finals, decimals=mcd)
             await commit_last(session)  # the credits go with the COMMIT (db.last)
         return done
 

@@ -11,7 +11,6 @@ from fastapi import Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
-from solana.rpc.async_api import AsyncClient
 from starlette.routing import BaseRoute
 from temporalio.client import Client
 
@@ -31,6 +30,7 @@ from api.routes.tokens import token_services
 from api.routing import install_route_index
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
+from chain.rpc import ChainRpc
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.redis_client import create_redis
@@ -39,7 +39,6 @@ from db.session import create_db_engine, create_session_maker
 from engine import limits
 from profiles.storage import storage_from_settings
 from views.base import ProgramIds, Views
-from views.rpc import ChainReader
 
 DESCRIPTION = """
 The single public HTTPS JSON entry point of the MCC/MCD ecosystem.
@@ -69,16 +68,18 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.temporal = await Client.connect(
         settings.temporal_address, namespace=settings.temporal_namespace, lazy=True
     )
-    app.state.solana = AsyncClient(settings.solana_rpc_url, timeout=10)
+    # The one JSON-RPC transport of the process: the gateway, the chain views and the readiness
+    # check all speak to the chain through it (chain/rpc.py).
+    app.state.rpc = ChainRpc.of(settings)
     # Reads (balances, history) go through the same gateway the worker writes with.
     app.state.gateway = ChainGateway(
         settings,
-        app.state.solana,
+        app.state.rpc,
         load_or_create_keys(settings.chain_keys_dir),
         app.state.session_maker,
     )
     app.state.after_commit = AfterCommit()
-    app.state.views = create_views(settings)
+    app.state.views = create_views(settings, app.state.rpc)
     # Token decimals come from the mints (never assumed); read in the background so the API
     # starts while its chain is down (amount-bearing routes answer 503 until then).
     warm_up = asyncio.create_task(app.state.gateway.warm_up())
@@ -100,15 +101,15 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await app.state.notify.stop()
         for module_cache in (limits.OVERRIDES, consent.GRANTS):
             app.state.notify.detach(module_cache)
-        await app.state.views.reader.close()
         warm_up.cancel()
-        await app.state.solana.close()
+        await app.state.rpc.aclose()
         await app.state.redis.aclose()
         await engine.dispose()
 
 
-def create_views(settings: Settings) -> Views:
-    """The chain views' reader and per-program snapshot caches (docs/views.md)."""
+def create_views(settings: Settings, rpc: ChainRpc) -> Views:
+    """The chain views' per-program snapshot caches over the process's transport
+    (docs/views.md)."""
     ids = ProgramIds(
         territory=settings.territory_nft_program_id,
         auction=settings.auction_program_id,
@@ -116,8 +117,7 @@ def create_views(settings: Settings) -> Views:
         lending=settings.lending_program_id,
         level_verifier=settings.level_verifier_program_id,
     )
-    reader = ChainReader(settings.solana_rpc_url)
-    return Views(reader, ids, settings.views_refresh_seconds, settings.lending_pool_address)
+    return Views(rpc, ids, settings.views_refresh_seconds, settings.lending_pool_address)
 
 
 def _summaries_from_docstrings(routes: Sequence[BaseRoute]) -> None:

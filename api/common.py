@@ -1,15 +1,11 @@
-"""Helpers the money routes share: each mint's own decimals (amounts are written with their
-currency's), parsing an amount,
-the record id derived from an idempotency key, and the problems they document."""
+"""Helpers the money routes share: parsing an amount in its currency's own decimals, the record
+id derived from an idempotency key, and the problems they document."""
 
 from __future__ import annotations
 
 import hashlib
 from typing import Literal, overload
 
-from fastapi import Request
-
-from api.deps import mint_decimals
 from api.errors import invalid_field
 from api.openapi import problems
 from chain.decimals import TokenDecimals
@@ -28,15 +24,10 @@ MONEY_PROBLEMS = problems(
 )
 
 
-def decimals(request: Request) -> TokenDecimals:
-    """Each mint's own decimals, read from the mints (api.deps.mint_decimals)."""
-    return mint_decimals(request)
-
-
-def parse_amount(text: str, request: Request, currency: str, field: str = "amount") -> int:
+def parse_amount(text: str, decimals: TokenDecimals, currency: str, field: str = "amount") -> int:
     """A decimal string in base units of ``currency``'s own mint; 422 ``invalid-amount``."""
     try:
-        return decimals(request).parse(text, currency)
+        return decimals.parse(text, currency)
     except InvalidAmount as exc:
         raise invalid_field(field, str(exc), slug="invalid-amount") from exc
 

@@ -11,10 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client
 
 from chain.decimals import TokenDecimals
-from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
-from core.errors import ServiceUnavailable
 
 
 async def _session(request: Request) -> AsyncIterator[AsyncSession]:
@@ -41,19 +39,11 @@ TemporalDep = Annotated[Client, Depends(_state("temporal"))]
 GatewayDep = Annotated[ChainGateway, Depends(_state("gateway"))]
 
 
-def token_decimals(request: Request, currency: str) -> int:
-    """Decimals of ``currency``'s mint, as read from the chain at start-up; 503 while the chain
-    has not answered since."""
-    return mint_decimals(request).of(currency)
-
-
-def mint_decimals(request: Request) -> TokenDecimals:
-    """Each mint's own decimals (chain/decimals.py), as read from the chain at start-up; 503
-    while the chain has not answered since."""
+async def _decimals(request: Request) -> TokenDecimals:
     gateway: ChainGateway = request.app.state.gateway
-    try:
-        return gateway.token_decimals()
-    except ChainError as exc:
-        raise ServiceUnavailable(
-            f"Token decimals unavailable: {exc}", headers={"Retry-After": "5"}
-        ) from exc
+    return gateway.token_decimals()
+
+
+# Each mint's own decimals (chain/decimals.py), the process's one TokenDecimals, read from the
+# mints at start-up; until then the chain's ChainUnavailable, which api/errors.py answers 503.
+DecimalsDep = Annotated[TokenDecimals, Depends(_decimals)]

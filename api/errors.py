@@ -9,6 +9,7 @@ No stack trace or internal detail ever reaches a client.
 from __future__ import annotations
 
 import logging
+import math
 from http import HTTPStatus
 from typing import Any
 
@@ -20,6 +21,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from chain.errors import ChainRateLimited, ChainUnavailable
 from core.errors import DomainError, title_of
 
 log = logging.getLogger("mccgw.api")
@@ -90,7 +92,7 @@ def answered_status(exc: BaseException) -> tuple[int, str]:
             return 400, "malformed-request"
         return 422, "validation-error"
     if (isinstance(exc, DBAPIError) and exc.connection_invalidated) or isinstance(
-        exc, SQLAlchemyTimeout | RedisError | OperationalError
+        exc, SQLAlchemyTimeout | RedisError | OperationalError | ChainUnavailable
     ):
         return 503, "service-unavailable"
     return 500, "internal-error"
@@ -180,6 +182,21 @@ async def _on_pool_timeout(request: Request, exc: Exception) -> JSONResponse:
     return unavailable_response(request, "The database")
 
 
+async def _on_chain_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """The chain did not answer (chain/rpc.py's error map): the one 503 of every route that
+    reads it, the chain views' included. Its text (hosts, ports) goes to the log only."""
+    assert isinstance(exc, ChainUnavailable)
+    log.warning("chain unavailable: %s", exc)
+    wait = exc.retry_after if isinstance(exc, ChainRateLimited) else None
+    return problem_response(
+        request,
+        503,
+        "service-unavailable",
+        "The chain RPC is unavailable. Retry the request.",
+        headers={"Retry-After": str(max(1, math.ceil(wait or 1)))},
+    )
+
+
 async def _on_unhandled(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", extra={"path": request.url.path})
     return problem_response(
@@ -194,4 +211,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(DBAPIError, _on_database)
     app.add_exception_handler(SQLAlchemyTimeout, _on_pool_timeout)
     app.add_exception_handler(RedisError, _on_redis)
+    app.add_exception_handler(ChainUnavailable, _on_chain_unavailable)
     app.add_exception_handler(Exception, _on_unhandled)

@@ -16,7 +16,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from api.common import decimals
 from api.schemas.transfers import RetryAttributes, TransferAttributes
 from api.starts import finished, start, start_or_join
 from chain.gateway import ChainGateway
@@ -115,11 +114,9 @@ async def cancel_transfer(
     """Cancel a transfer whose write can no longer land (operators.cancel), audit the outcome
     (a refusal too, in a transaction of its own, then raised as it is); commits."""
     reason = f"cancelled by operator: {reason_text}"
-    session = call.session
+    session, decimals = call.session, call.gateway.token_decimals()
     try:
-        ended = await operators.cancel(
-            session, call.gateway, transfer_id, reason, decimals(call.request)
-        )
+        ended = await operators.cancel(session, call.gateway, transfer_id, reason, decimals)
     except InvalidState as exc:
         await session.rollback()
         if (transfer := await session.get(Transfer, transfer_id)) is not None:
@@ -129,7 +126,7 @@ async def cancel_transfer(
             await session.commit()
         raise
     history = await transfers.history(session, transfer_id)
-    attributes = TransferAttributes.of(ended, decimals(call.request), history)
+    attributes = TransferAttributes.of(ended, decimals, history)
     body = {"action": "cancel", "transfer_id": transfer_id, "reason": reason}
     _audit_transfer(call, "admin.transfer.cancel", ended, body, {"status": ended.status})
     await session.commit()

@@ -1,5 +1,5 @@
-"""What the token routes share: their app-state clients, problem documents, decimals and the
-fast answer of the latency-sensitive reads (issue 15)."""
+"""What the token routes share: their app-state clients, problem documents and the fast answer
+of the latency-sensitive reads (issue 15)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import orjson
 from fastapi import Request, Response
 
 from api.openapi import CHAIN_UNREACHABLE, problems
-from chain.errors import ChainError
 from chain.gateway import ChainGateway
 from core.config import Settings
 from core.errors import DomainError, ServiceUnavailable
@@ -48,11 +47,3 @@ def gateway_of(request: Request) -> ChainGateway:
 
 def chain_down(exc: Exception) -> DomainError:
     return ServiceUnavailable("The chain RPC is unreachable", headers={"Retry-After": "5"})
-
-
-async def mint_decimals(request: Request, currency: str) -> int:
-    """The mint's decimals as read from the chain (once per process; chain/decimals.py)."""
-    try:
-        return (await gateway_of(request).load_token_decimals()).of(currency)
-    except ChainError as exc:
-        raise chain_down(exc) from exc

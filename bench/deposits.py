@@ -65,6 +65,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
     from chain.blocks import BlockReader
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
+    from chain.rpc import ChainRpc
     from db.models.tokens import Deposit, DepositCursor
     from db.notify import NotifyListener
     from db.session import create_db_engine, create_session_maker
@@ -81,8 +82,9 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
     engine = create_db_engine(settings)
     sessions = create_session_maker(engine)
     client = AsyncClient(node.url, timeout=30)
-    gateway = ChainGateway(settings, client, load_or_create_keys(tmp / "keys"), sessions)
-    reader = BlockReader(node.url)
+    rpc = ChainRpc(node.url, timeout=30)
+    gateway = ChainGateway(settings, rpc, load_or_create_keys(tmp / "keys"), sessions)
+    reader = BlockReader(rpc)
     plain = settings.database_url_plain
     try:
         await gateway.load_token_decimals()
@@ -290,7 +292,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         print(f"aim flood deposit credited once: {'yes' if once else 'no'}")
         await watcher.aclose()
     finally:
-        await reader.aclose()
+        await rpc.aclose()
         await client.close()
         await engine.dispose()
         node.stop()

@@ -1,12 +1,11 @@
 """Finalized blocks, read whole: what the deposit watcher walks (tokens/deposits.py); and one
 account's signatures and their transactions, read one by one: its repair walk.
 
-Plain JSON-RPC over one HTTP client (orjson): a block with its full transactions is the watcher's
-unit of work, and going through solders' typed answers would cost more than matching the
-block. Every call is at ``finalized`` and asks for ``maxSupportedTransactionVersion: 0``, so
+Plain JSON through the process's one transport (``chain/rpc.py``, its error map): a block with
+its full transactions is the watcher's unit of work, read as the node's JSON and matched as
+it is. Every call is at ``finalized`` and asks for ``maxSupportedTransactionVersion: 0``, so
 version-0 transactions (accounts from address lookup tables) come back with their
-``loadedAddresses``. Errors map onto the gateway's classes: ChainUnavailable (retry later) and
-ChainRpcError.
+``loadedAddresses``.
 """
 
 from __future__ import annotations
@@ -14,17 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-import orjson
-
-from chain.errors import ChainRpcError, ChainUnavailable
+from chain.errors import ChainRpcError
+from chain.rpc import METHOD_NOT_FOUND, ChainRpc
 from chain.transactions import TokenBalanceChange, parts, token_changes
 
 # JSON-RPC codes of getBlock: -32004 block not available yet (retry), -32007 slot skipped
 # (no block: nothing to examine), -32009 missing in long-term storage (a node without that
 # history: an error, never "no deposits").
 SLOT_SKIPPED = -32007
-_TRANSIENT = {-32004, -32005, -32014, -32016}
 MAX_BLOCKS_RANGE = 500_000  # getBlocks answers at most this many slots per call
 SIGNATURES_PAGE = 1000  # getSignaturesForAddress returns at most this many per call
 
@@ -67,59 +63,33 @@ class FoundTx:
 
 
 class BlockReader:
-    def __init__(self, url: str, *, timeout: float = 30.0) -> None:
-        self._url = url
-        self._http = httpx.AsyncClient(timeout=timeout)
-        self._id = 0
+    """The deposit watcher's reads, over the process's one transport (``chain/rpc.py``):
+    finalized blocks whole, and one account's signatures and transactions for its repair walk.
+    ``time_limit``: of each request (a batch of whole blocks is large)."""
+
+    def __init__(self, rpc: ChainRpc, *, time_limit: float = 30.0) -> None:
+        self._rpc = rpc
+        self._time_limit = time_limit
         self._get_blocks = True  # False: the node lacks getBlocks; every slot is asked for
 
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-    async def call(self, method: str, params: list[Any]) -> Any:
-        (answer,) = await self.batch(method, [params])
-        return _result(method, answer)
-
-    async def batch(self, method: str, calls: list[list[Any]]) -> list[dict[str, Any]]:
-        """``method`` once per params list, in ONE HTTP request (a JSON-RPC batch when more
-        than one): the answers in the same order."""
-        first = self._id + 1
-        self._id += len(calls)
-        requests = [
-            {"jsonrpc": "2.0", "id": first + i, "method": method, "params": params}
-            for i, params in enumerate(calls)
-        ]
-        body = orjson.dumps(requests if len(requests) > 1 else requests[0])
-        try:
-            resp = await self._http.post(
-                self._url, content=body, headers={"Content-Type": "application/json"}
-            )
-        except (httpx.HTTPError, OSError) as exc:
-            raise ChainUnavailable(f"{method}: {exc!r}") from exc
-        if resp.status_code >= 500 or resp.status_code == 429:
-            raise ChainUnavailable(f"{method}: HTTP {resp.status_code}")
-        doc = orjson.loads(resp.content)
-        answers = doc if isinstance(doc, list) else [doc]
-        by_id = {a.get("id"): a for a in answers if isinstance(a, dict)}
-        if len(by_id) != len(calls):
-            raise ChainUnavailable(f"{method}: {len(by_id)} answers to {len(calls)} calls")
-        return [by_id[first + i] for i in range(len(calls))]
+    async def _call(self, method: str, params: list[Any]) -> Any:
+        return await self._rpc.call(method, params, time_limit=self._time_limit)
 
     async def genesis_hash(self) -> str:
-        return str(await self.call("getGenesisHash", []))
+        return str(await self._call("getGenesisHash", []))
 
     async def finalized_slot(self) -> int:
-        return int(await self.call("getSlot", [{"commitment": "finalized"}]))
+        return int(await self._call("getSlot", [{"commitment": "finalized"}]))
 
     async def block_slots(self, start: int, end: int) -> list[int]:
         """Slots in [start, end] that have a finalized block (skipped slots are left out)."""
         end = min(end, start + MAX_BLOCKS_RANGE - 1)
         if self._get_blocks:
             try:
-                slots = await self.call("getBlocks", [start, end, {"commitment": "finalized"}])
+                slots = await self._call("getBlocks", [start, end, {"commitment": "finalized"}])
                 return [int(s) for s in slots]
             except ChainRpcError as exc:
-                if exc.code != -32601:  # method not found
+                if exc.code != METHOD_NOT_FOUND:
                     raise
                 self._get_blocks = False
         return list(range(start, end + 1))
@@ -132,14 +102,16 @@ class BlockReader:
         """The finalized blocks at ``slots`` in one batch request (None: a skipped slot)."""
         if not slots:
             return []
-        answers = await self.batch("getBlock", [[slot, _BLOCK_CONFIG] for slot in slots])
+        answers = await self._rpc.batch(
+            "getBlock", [[slot, _BLOCK_CONFIG] for slot in slots], time_limit=self._time_limit
+        )
         out: list[Block | None] = []
         for slot, answer in zip(slots, answers, strict=True):
             error = answer.get("error")
             if error is not None and error.get("code") == SLOT_SKIPPED:
                 out.append(None)
                 continue
-            block = _result("getBlock", answer)
+            block = ChainRpc.result("getBlock", answer)
             if block is None:
                 out.append(None)
                 continue
@@ -160,7 +132,7 @@ class BlockReader:
             config: dict[str, Any] = {"limit": SIGNATURES_PAGE, "commitment": "finalized"}
             if before is not None:
                 config["before"] = before
-            page = await self.call("getSignaturesForAddress", [address, config])
+            page = await self._call("getSignaturesForAddress", [address, config])
             found += [
                 SignatureRef(str(e["signature"]), int(e["slot"]), e.get("blockTime"), e.get("err"))
                 for e in page
@@ -175,7 +147,7 @@ class BlockReader:
     async def transaction(self, signature: str) -> FoundTx | None:
         """The finalized transaction ``signature`` (lookup-table accounts included), read with
         the one token-balance parser; None when the node has none at finalized."""
-        found = await self.call("getTransaction", [signature, _TRANSACTION_CONFIG])
+        found = await self._call("getTransaction", [signature, _TRANSACTION_CONFIG])
         if found is None:
             return None
         return FoundTx(int(found["slot"]), found.get("blockTime"), block_tx(found))
@@ -196,16 +168,6 @@ _TRANSACTION_CONFIG = {
     "commitment": "finalized",
     "maxSupportedTransactionVersion": 0,
 }
-
-
-def _result(method: str, answer: dict[str, Any]) -> Any:
-    if (error := answer.get("error")) is not None:
-        code = error.get("code")
-        message = f"{method}: {error.get('message')}"
-        if code in _TRANSIENT:
-            raise ChainUnavailable(message)
-        raise ChainRpcError(message, code)
-    return answer.get("result")
 
 
 def block_tx(entry: dict[str, Any]) -> BlockTx:

@@ -17,6 +17,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from chain.answers import TOKEN_PROGRAMS
 from chain.custody import (
     CustodyMint,
     CustodyTransfer,
@@ -31,7 +32,7 @@ from chain.errors import (
     ChainUnavailable,
 )
 from chain.keys import ChainKeys
-from chain.reads import TOKEN_PROGRAMS, ChainReads
+from chain.reads import ChainReads
 from chain.write_record import ChainWrite
 from chain.writes import ChainWrites
 from db.models.chain import MintDecimals
@@ -72,11 +73,12 @@ class CustodyWrites:
     async def load_token_decimals(
         self, *, stored: bool = True, keep: bool = False
     ) -> TokenDecimals:
-        """Decimals of the MCC and MCD mints as the chain has them, and the token program that
-        owns each (read once per process; the programs go into ``keys.programs``, so custody
-        accounts and instructions use them). ``stored``: while the chain is unreachable, use
-        the values kept from an earlier read; ``keep``: keep what the chain says (the worker
-        does, at start-up)."""
+        """Read the decimals of the MCC and MCD mints as the chain has them, and the token
+        program that owns each, once per process (the programs go into ``keys.programs``, so
+        custody accounts and instructions use them): what ``token_decimals`` answers from then
+        on, returned. For start-up (``warm_up``) and for a write that must have them before it
+        goes on. ``stored``: while the chain is unreachable, use the values kept from an
+        earlier read; ``keep``: keep what the chain says (the worker does, at start-up)."""
         if self._token_decimals is None:
             found: dict[str, int] = {}
             programs: dict[str, Pubkey] = {}
@@ -146,15 +148,11 @@ class CustodyWrites:
             delay = min(delay * 2, max(retry_interval, 30.0))
 
     def token_decimals(self) -> TokenDecimals:
-        """Both mints' decimals; raises ChainUnavailable until they were read from the chain."""
+        """The process's one ``TokenDecimals`` (both mints' own decimals), as read from the
+        chain at start-up (``warm_up``); raises ChainUnavailable until then: nothing assumed."""
         if self._token_decimals is None:
             raise ChainUnavailable("token decimals not read from the chain yet")
         return self._token_decimals
-
-    def decimals(self, currency: str) -> int:
-        """The decimals of ``currency``'s mint; raises ChainUnavailable until they have been
-        read from the chain."""
-        return self.token_decimals().of(currency)
 
     def custody_address(self, uid: str, currency: str) -> Pubkey:
         # Derived (sha256 + create_with_seed) on every instruction, receipt and pack: memoised.
@@ -205,7 +203,7 @@ class CustodyWrites:
         return transfer_instruction(
             self._keys,
             transfer,
-            self.decimals(transfer.currency),
+            self.token_decimals().of(transfer.currency),
             source=self.custody_address(transfer.from_uid, transfer.currency),
             dest=self.custody_address(transfer.to_uid, transfer.currency),
         )

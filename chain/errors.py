@@ -1,7 +1,9 @@
-"""Errors of the chain gateway.
+"""Errors of the chain: of the one transport (``chain/rpc.py``, its error map), the gateway and
+the readers.
 
 Callers (Temporal activities) decide on retries by class: ``ChainUnavailable`` is transient,
-``ChainRejected`` is terminal for that op_key, the rest are programming or data errors.
+``ChainRejected`` is terminal for that op_key, the rest are programming or data errors. The API
+answers ``ChainUnavailable`` with one 503 problem (``api/errors.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,15 @@ class ChainError(Exception):
 
 class ChainUnavailable(ChainError):
     """The RPC node is down, slow or unhealthy. Retryable: the write records stay consistent."""
+
+
+class ChainRateLimited(ChainUnavailable):
+    """The RPC provider refused the request for its rate (HTTP 429). Retryable, not before
+    ``retry_after`` seconds when the provider said (``Retry-After``; None when it did not)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class ChainTimeout(ChainUnavailable):

@@ -1,14 +1,17 @@
 """The chain gateway: the only writer on chain, exactly once per caller-chosen op_key.
 
-``ChainGateway`` is the one object callers hold. It is composed of three parts, each built
-alone and handed what it needs (``gateway.reads``, ``.writes``, ``.custody``):
+``ChainGateway`` is the one object callers hold, and its methods are their one door to the
+chain: it is composed of three parts, each built alone and handed what it needs, and names
+every public method of each; no caller reaches a part.
 
 - ``chain/reads.py``: balances, mint info, account reads, signature statuses, transactions
-  (history, receipts, the fetches of deposits); every RPC call and its error mapping;
+  (receipts, the console's view), over the process's one transport (``chain/rpc.py``);
 - ``chain/writes.py``: the exactly-once write protocol (sign, record before the first send,
   re-check status before re-sending, re-sign only after the blockhash expired) and the one
-  rule of "can this write still land?" (``abandon``, for operator cancels);
-- ``chain/write_record.py``: ``ChainWrite``, the snapshot of one write record;
+  rule of "can this write still land?" (``abandon``, for operator cancels): it decides;
+- ``chain/write_record.py``: ``WriteRecord``, the one owner of a write's row and attempts (it
+  moves as ``writes`` decides), and ``ChainWrite``, the snapshot callers see; the queries
+  that find records are ``chain/tx_store.py``'s, signing is ``chain/signing.py``'s;
 - ``chain/custody_writes.py``: mint decimals, custody accounts, custody transfers and mints.
 """
 
@@ -17,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -25,6 +27,7 @@ from chain import cluster
 from chain.custody_writes import PACKET_DATA_SIZE, CustodyWrites
 from chain.keys import ChainKeys
 from chain.reads import ChainReads
+from chain.rpc import ChainRpc
 from chain.transactions import ChainTx, TokenBalanceChange
 from chain.write_record import FINAL_STATUSES, ChainWrite
 from chain.writes import MAX_STATUS_BATCH, ChainWrites
@@ -42,17 +45,16 @@ __all__ = [
 
 
 class ChainGateway:
-    """The chain, as every caller holds it: three parts composed, and their public methods
-    named here by part (so a reader sees which part answers what)."""
+    """The chain's one door for callers: every public read and write is named here, by the part
+    that answers it; the parts themselves are private (``docs/chain.md``, "One door")."""
 
     def __init__(
         self,
         settings: Settings,
-        client: AsyncClient,
+        rpc: ChainRpc,
         keys: ChainKeys,
         sessions: async_sessionmaker[AsyncSession],
         *,
-        rpc_timeout: float = 10.0,
         resend_interval: float = 2.0,
         poll_interval: float = 0.2,
         simulate: bool = True,
@@ -64,11 +66,11 @@ class ChainGateway:
         keys = replace(keys, mints={c: m for c, m in mints.items() if m is not None}, programs={})
         self._settings = settings
         self._keys = keys
-        self.reads = ChainReads(
-            client, settings.chain_commitment, rpc_timeout=rpc_timeout, poll_interval=poll_interval
-        )
-        self.writes = ChainWrites(
-            self.reads,
+        self._rpc = rpc
+        reads = ChainReads(rpc, settings.chain_commitment, poll_interval=poll_interval)
+        writes = ChainWrites(
+            reads,
+            rpc,
             keys,
             sessions,
             poll_interval=poll_interval,
@@ -83,22 +85,25 @@ class ChainGateway:
                 *extra_signers,
             ),
         )
-        self.custody = CustodyWrites(self.reads, self.writes, keys, sessions)
+        custody = CustodyWrites(reads, writes, keys, sessions)
 
-        reads, writes, custody = self.reads, self.writes, self.custody
-        # Reads: balances, mints, accounts, statuses, transactions.
+        # Reads: balances, mints, accounts, transactions (chain/reads.py).
         self.token_balance = reads.token_balance
         self.sol_balance = reads.sol_balance
         self.mint_info = reads.mint_info
         self.rent_exemption = reads.rent_exemption
         self.airdrop = reads.airdrop
         self.block_height = reads.block_height
-        self.chain_view = reads.chain_view
-        self.signatures = reads.signatures
+        self.account = reads.account
+        self.accounts = reads.accounts
+        self.token_amounts = reads.token_amounts
+        self.owned_token_amounts = reads.owned_token_amounts
+        self.token_supply = reads.token_supply
+        self.genesis_hash = reads.genesis_hash
         self.transaction = reads.transaction
         self.transaction_view = reads.transaction_view
         self.receipt = reads.receipt
-        # Writes: the exactly-once protocol.
+        # Writes: the exactly-once protocol (chain/writes.py).
         self.prepare = writes.prepare
         self.submit = writes.submit
         self.advance = writes.advance
@@ -107,22 +112,27 @@ class ChainGateway:
         self.check_many = writes.check_many
         self.open_writes = writes.open_writes
         self.abandon = writes.abandon
-        # Custody: mint decimals, custody accounts, custody transfers and mints.
+        # Custody: mint decimals, custody accounts, custody transfers and mints
+        # (chain/custody_writes.py).
         self.load_token_decimals = custody.load_token_decimals
         self.warm_up = custody.warm_up
-        self.decimals = custody.decimals
         self.token_decimals = custody.token_decimals
         self.custody_address = custody.custody_address
         self.ensure_custody_account = custody.ensure_custody_account
         self.custody_balance = custody.custody_balance
         self.transfer_instruction = custody.transfer_instruction
         self.mint_instruction = custody.mint_instruction
-        self.transaction_size = custody.transaction_size
         self.fits_one_transaction = custody.fits_one_transaction
         self.submit_transfers = custody.submit_transfers
         self.submit_mints = custody.submit_mints
         self.transfer = custody.transfer
         self.mint = custody.mint
+
+    @property
+    def rpc(self) -> ChainRpc:
+        """The transport this gateway speaks through (the process's one: ``BlockReader`` and
+        the chain views share it)."""
+        return self._rpc
 
     @property
     def keys(self) -> ChainKeys:

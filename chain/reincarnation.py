@@ -37,8 +37,6 @@ from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import Any
 
-from solana.rpc.async_api import AsyncClient
-from solana.rpc.commitment import Commitment
 from solders.instruction import AccountMeta, Instruction
 from solders.pubkey import Pubkey
 
@@ -186,20 +184,18 @@ def pool_address(settings: Settings) -> Pubkey:
 
 
 async def read_reincarnation_pool(
-    client: AsyncClient, settings: Settings, commitment: str | None = None
+    gateway: ChainGateway, commitment: str | None = None
 ) -> ReincarnationPool:
     """The pool as the chain holds it at ``commitment`` (default: the settings' commitment).
 
     Raises PoolNotFound when the account is missing or not owned by the configured program.
     """
+    settings = gateway.settings
     address = pool_address(settings)
-    resp = await client.get_account_info(
-        address, commitment=Commitment(commitment or settings.chain_commitment)
-    )
-    account = resp.value
+    account = await gateway.account(address, commitment or settings.chain_commitment)
     if account is None or account.owner != program_id(settings):
         raise PoolNotFound(f"no ReincarnationPool at {address}")
-    return decode_reincarnation_pool(bytes(account.data))
+    return decode_reincarnation_pool(account.data)
 
 
 def update_price_op_key(write_key: str) -> str:

@@ -52,18 +52,13 @@ class ChainTx:
 
 
 def parts(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the encoded transaction {"signatures", "message"}, meta) of a transaction body in either
-    nesting the clients produce: the RPC's ``{"transaction": {"signatures", "message"},
-    "meta"}`` (a getBlock entry) or solders'
-    ``{"slot", "transaction": {"transaction": {...}, "meta"}, "blockTime"}`` (getTransaction)."""
-    outer = body.get("transaction") or {}
-    if not isinstance(outer, dict):
+    """(the encoded transaction {"signatures", "message"}, meta) of a transaction body as the
+    RPC nests it, a getBlock entry ``{"transaction", "meta"}`` and a getTransaction answer
+    ``{"slot", "transaction", "meta", "blockTime"}`` alike."""
+    encoded = body.get("transaction") or {}
+    if not isinstance(encoded, dict):
         raise ValueError("the transaction is not JSON-encoded (ask for encoding json)")
-    if "meta" in outer or isinstance(outer.get("transaction"), dict):
-        encoded, meta = outer.get("transaction") or {}, outer.get("meta") or {}
-    else:
-        encoded, meta = outer, body.get("meta") or {}
-    return encoded, meta
+    return encoded, body.get("meta") or {}
 
 
 def account_keys(message: dict[str, Any], meta: dict[str, Any]) -> list[str]:

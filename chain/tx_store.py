@@ -1,17 +1,12 @@
-"""Repository of chain write records (``chain_transactions`` + ``chain_tx_attempts``).
-
-Like every repository it only flushes; the caller owns the commit. The one caller,
-``ChainGateway``, commits itself because a signed transaction must be durable before it is
-ever sent (see ``chain.gateway``).
+"""Queries of chain write records (``chain_transactions`` + ``chain_tx_attempts``): they only
+read. Every change to a record is ``chain.write_record.WriteRecord``'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
 
-from sqlalchemy import select, union, update
+from sqlalchemy import select, union
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models.chain import ChainTransaction, ChainTxAttempt
@@ -19,78 +14,34 @@ from db.models.chain import ChainTransaction, ChainTxAttempt
 # Statuses from which a write can still move; the others are final.
 OPEN_STATUSES = ("signed", "sent", "landed")
 
-# The columns a write record shares with its current attempt row: a re-sign replaces them all.
-ATTEMPT_COLUMNS = ("attempt", "signature", "blockhash", "last_valid_block_height", "tx_bytes")
 
-
-@dataclass(frozen=True)
-class Signed:
-    """One signed attempt of a write, as the gateway hands it to the store."""
-
-    signature: str
-    blockhash: str
-    last_valid_block_height: int
-    tx_bytes: bytes
-
-
-def stamp(target: ChainTransaction | ChainTxAttempt, values: dict[str, Any]) -> None:
-    """Set each named column on a row (the attempt columns travel as one group)."""
-    for name, value in values.items():
-        setattr(target, name, value)
-
-
-def attempt_values(source: ChainTransaction | ChainTxAttempt) -> dict[str, Any]:
-    return {name: getattr(source, name) for name in ATTEMPT_COLUMNS}
-
-
-async def get(
-    session: AsyncSession, op_key: str, *, for_update: bool = False
-) -> ChainTransaction | None:
-    stmt = select(ChainTransaction).where(ChainTransaction.op_key == op_key)
-    if for_update:
-        # Serialises deciders of one op_key: two processes must never both re-sign it.
-        stmt = stmt.with_for_update()
-    return (await session.execute(stmt)).scalar_one_or_none()
-
-
-async def get_many(
+async def records(
     session: AsyncSession, op_keys: Sequence[str], *, for_update: bool = False
-) -> list[ChainTransaction]:
+) -> list[tuple[ChainTransaction, list[ChainTxAttempt]]]:
+    """The rows of ``op_keys`` that exist (in id order), each with its attempts (in attempt
+    order). ``for_update`` locks the rows: it serialises the deciders of one op_key, so two
+    processes never both re-sign it; the one order keeps lockers of several from deadlocking."""
     if not op_keys:
         return []
     stmt = (
         select(ChainTransaction)
         .where(ChainTransaction.op_key.in_(list(op_keys)))
-        .order_by(ChainTransaction.id)  # one lock order for every caller: no deadlocks
+        .order_by(ChainTransaction.id)
     )
     if for_update:
         stmt = stmt.with_for_update()
-    return list((await session.execute(stmt)).scalars())
-
-
-async def attempts(session: AsyncSession, chain_tx_id: int) -> list[ChainTxAttempt]:
-    stmt = (
+    rows = list((await session.execute(stmt)).scalars())
+    if not rows:
+        return []
+    attempts: dict[int, list[ChainTxAttempt]] = {row.id: [] for row in rows}
+    found = await session.scalars(
         select(ChainTxAttempt)
-        .where(ChainTxAttempt.chain_tx_id == chain_tx_id)
-        .order_by(ChainTxAttempt.attempt)
-    )
-    return list((await session.execute(stmt)).scalars())
-
-
-async def attempts_for(
-    session: AsyncSession, chain_tx_ids: Sequence[int]
-) -> dict[int, list[ChainTxAttempt]]:
-    if not chain_tx_ids:
-        return {}
-    stmt = (
-        select(ChainTxAttempt)
-        .where(ChainTxAttempt.chain_tx_id.in_(list(chain_tx_ids)))
+        .where(ChainTxAttempt.chain_tx_id.in_(list(attempts)))
         .order_by(ChainTxAttempt.chain_tx_id, ChainTxAttempt.attempt)
     )
-    out: dict[int, list[ChainTxAttempt]] = {}
-    for attempt in (await session.execute(stmt)).scalars():
-        out.setdefault(attempt.chain_tx_id, []).append(attempt)
-    return out
+    for attempt in found:
+        attempts[attempt.chain_tx_id].append(attempt)
+    return [(row, attempts[row.id]) for row in rows]
 
 
 async def known_signatures(session: AsyncSession, signatures: Sequence[str]) -> set[str]:
@@ -115,69 +66,3 @@ async def list_open(session: AsyncSession, limit: int = 256) -> list[str]:
         .limit(limit)
     )
     return list((await session.execute(stmt)).scalars())
-
-
-async def insert(session: AsyncSession, row: ChainTransaction) -> ChainTransaction:
-    """Insert a new write (the caller sets what it is) as attempt 1, signed and never sent,
-    with its attempt row. Raises IntegrityError if op_key exists."""
-    row.status, row.attempt, row.send_count = "signed", 1, 0
-    session.add(row)
-    await session.flush()
-    await _add_current_attempt(session, row)
-    return row
-
-
-async def _add_current_attempt(session: AsyncSession, row: ChainTransaction) -> None:
-    """The attempt row of the record's current signature (written before it is ever sent)."""
-    session.add(ChainTxAttempt(chain_tx_id=row.id, status="signed", **attempt_values(row)))
-    await session.flush()
-
-
-async def add_attempt(session: AsyncSession, row: ChainTransaction, signed: Signed) -> None:
-    """Mark the current attempt expired and make a freshly signed one current."""
-    await set_attempt_status(session, row.id, row.attempt, "expired")
-    row.attempt += 1
-    stamp(row, asdict(signed))
-    row.status = "signed"
-    row.last_send_error = None
-    await _add_current_attempt(session, row)
-
-
-async def set_attempt_status(
-    session: AsyncSession, chain_tx_id: int, attempt: int, status: str
-) -> None:
-    await session.execute(
-        update(ChainTxAttempt)
-        .where(ChainTxAttempt.chain_tx_id == chain_tx_id, ChainTxAttempt.attempt == attempt)
-        .values(status=status)
-    )
-
-
-async def record_send(
-    session: AsyncSession, op_key: str, signature: str, error: str | None, sent_at: Any
-) -> None:
-    """Count one broadcast of the current attempt; never downgrades a landed/final write."""
-    values: dict[str, Any] = {
-        "send_count": ChainTransaction.send_count + 1,
-        "last_sent_at": sent_at,
-        "last_send_error": error[:1000] if error else None,
-    }
-    await session.execute(
-        update(ChainTransaction)
-        .where(ChainTransaction.op_key == op_key, ChainTransaction.signature == signature)
-        .values(**values)
-    )
-    await session.execute(
-        update(ChainTransaction)
-        .where(
-            ChainTransaction.op_key == op_key,
-            ChainTransaction.signature == signature,
-            ChainTransaction.status == "signed",
-        )
-        .values(status="sent")
-    )
-    await session.execute(
-        update(ChainTxAttempt)
-        .where(ChainTxAttempt.signature == signature, ChainTxAttempt.status == "signed")
-        .values(status="sent")
-    )

@@ -1,27 +1,45 @@
-"""The stored record of one chain write, as callers see it (``ChainWrite``), and the small
-pure helpers of the write protocol (``chain/writes.py``) that read or stamp that record."""
+"""One chain write's stored record: ``WriteRecord``, the one owner of every change to a
+``chain_transactions`` row and its ``chain_tx_attempts``, and ``ChainWrite``, the snapshot of it
+that callers see.
+
+``chain/writes.py`` decides what happens to a write (send, re-check, re-sign: the protocol in
+its docstring) and asks the record to move; ``chain/tx_store.py`` only finds records. The
+moves, each under the row's lock in the caller's session (the caller commits):
+
+- ``create``: signed as attempt 1 and recorded, never sent;
+- ``sent``: one broadcast of the current attempt counted (``signed`` -> ``sent``);
+- ``landed``: a signature seen on chain (``landed`` below the awaited commitment), then
+  ``settle``: the chain's verdict at it (``succeeded``, or ``failed`` with its error);
+- ``dropped``: a landed signature's fork gone, so the same bytes may land again (``sent``);
+- ``expired``: the current attempt provably expired unlanded; a freshly signed one is current;
+- ``refused`` (the simulation before any send) and ``abandoned`` (an operator's cancel): final
+  ``failed`` without the chain's verdict.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
 from solders.instruction import Instruction
 from solders.system_program import ID as SYSTEM_PROGRAM_ID
 from solders.transaction import VersionedTransaction
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain import tx_store
-from chain.errors import (
-    ChainRejected,
-    InsufficientChainFunds,
-)
-from chain.reads import TOKEN_PROGRAMS
+from chain.answers import RANK, TOKEN_PROGRAMS, SignatureStatus
+from chain.errors import ChainRejected, InsufficientChainFunds
+from core.metrics import CHAIN_FINALITY, CHAIN_WRITES
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
 FINAL_STATUSES = ("succeeded", "failed")
+
+# The columns a write record shares with its current attempt row: a re-sign replaces them all.
+ATTEMPT_COLUMNS = ("attempt", "signature", "blockhash", "last_valid_block_height", "tx_bytes")
 
 
 @dataclass(frozen=True)
@@ -68,11 +86,218 @@ _ROW_FIELDS = tuple(
 
 
 @dataclass(frozen=True)
-class Send:
-    """Bytes to (re-)broadcast, decided under the record's lock and sent after commit."""
+class Signed:
+    """One signed attempt of a write: what a record stores before it is ever sent."""
 
     signature: str
+    blockhash: str
+    last_valid_block_height: int
     tx_bytes: bytes
+
+
+class WriteRecord:
+    """One write's row and its attempts, as loaded (and locked) in ``session``."""
+
+    def __init__(
+        self, session: AsyncSession, row: ChainTransaction, attempts: list[ChainTxAttempt]
+    ) -> None:
+        self._session = session
+        self._row = row
+        self._attempts = attempts
+
+    # -- finding and creating ----------------------------------------------------------
+
+    @classmethod
+    async def load(
+        cls, session: AsyncSession, op_keys: Sequence[str], *, lock: bool = True
+    ) -> list[WriteRecord]:
+        """The records of ``op_keys`` that exist, in one lock order (``lock``: held until the
+        session ends, so no other process decides on them meanwhile)."""
+        found = await tx_store.records(session, op_keys, for_update=lock)
+        return [cls(session, row, attempts) for row, attempts in found]
+
+    @classmethod
+    async def create(
+        cls,
+        session: AsyncSession,
+        signed: Signed,
+        *,
+        op_key: str,
+        kind: str,
+        commitment: str,
+        payload_hash: str,
+        fee_payer: str,
+        meta: dict[str, Any],
+    ) -> WriteRecord:
+        """Record a new write as attempt 1, signed and never sent, with its attempt row.
+        Raises IntegrityError if ``op_key`` is recorded already."""
+        row = ChainTransaction(
+            op_key=op_key,
+            kind=kind,
+            commitment=commitment,
+            payload_hash=payload_hash,
+            fee_payer=fee_payer,
+            meta=meta,
+            status="signed",
+            attempt=1,
+            send_count=0,
+            **asdict(signed),
+        )
+        session.add(row)
+        await session.flush()
+        record = cls(session, row, [])
+        await record._add_current_attempt()
+        return record
+
+    @staticmethod
+    async def sent(session: AsyncSession, op_key: str, signature: str, error: str | None) -> None:
+        """Count one broadcast of ``signature`` (``signed`` -> ``sent``), read back by op_key
+        and signature without the row lock: it never downgrades a write that landed or ended
+        meanwhile, nor touches a newer attempt."""
+        mine = (ChainTransaction.op_key == op_key, ChainTransaction.signature == signature)
+        values: dict[str, Any] = {
+            "send_count": ChainTransaction.send_count + 1,
+            "last_sent_at": datetime.now(UTC),
+            "last_send_error": error[:1000] if error else None,
+        }
+        await session.execute(update(ChainTransaction).where(*mine).values(**values))
+        await session.execute(
+            update(ChainTransaction)
+            .where(*mine, ChainTransaction.status == "signed")
+            .values(status="sent")
+        )
+        await session.execute(
+            update(ChainTxAttempt)
+            .where(ChainTxAttempt.signature == signature, ChainTxAttempt.status == "signed")
+            .values(status="sent")
+        )
+
+    # -- what it holds -----------------------------------------------------------------
+
+    @property
+    def op_key(self) -> str:
+        return self._row.op_key
+
+    @property
+    def status(self) -> str:
+        return self._row.status
+
+    @property
+    def final(self) -> bool:
+        return self._row.status in FINAL_STATUSES
+
+    @property
+    def payload_hash(self) -> str:
+        return self._row.payload_hash
+
+    @property
+    def signature(self) -> str:
+        return self._row.signature
+
+    @property
+    def last_valid_block_height(self) -> int:
+        return self._row.last_valid_block_height
+
+    @property
+    def tx_bytes(self) -> bytes:
+        return self._row.tx_bytes
+
+    @property
+    def last_sent_at(self) -> datetime | None:
+        return self._row.last_sent_at
+
+    @property
+    def attempts(self) -> tuple[ChainTxAttempt, ...]:
+        """Every attempt, the first one first."""
+        return tuple(self._attempts)
+
+    @property
+    def current(self) -> ChainTxAttempt:
+        return next(a for a in self._attempts if a.attempt == self._row.attempt)
+
+    def live_attempts(self) -> list[ChainTxAttempt]:
+        """The attempts whose signature may be on chain: every one not expired (all of them
+        when all are: a record abandoned or re-signed past all of them)."""
+        return [a for a in self._attempts if a.status != "expired"] or list(self._attempts)
+
+    def snapshot(self) -> ChainWrite:
+        row = self._row
+        return ChainWrite(
+            **{name: getattr(row, name) for name in _ROW_FIELDS},
+            previous_signatures=tuple(
+                a.signature for a in self._attempts if a.attempt != row.attempt
+            ),
+            send_count=row.send_count or 0,
+            insufficient_funds=row.status == "failed" and insufficient(row.err, row.tx_bytes),
+        )
+
+    # -- the moves ---------------------------------------------------------------------
+
+    def landed(self, attempt: ChainTxAttempt, status: SignatureStatus) -> bool:
+        """``attempt``'s signature is on chain as ``status`` says (that attempt is made current
+        if an older one landed). True once at the commitment the write awaits: then ``settle``
+        it; below, the write is ``landed`` (an error seen there may be on a fork)."""
+        row = self._row
+        if attempt.attempt != row.attempt:
+            for name in ATTEMPT_COLUMNS:
+                setattr(row, name, getattr(attempt, name))
+        row.slot, row.confirmation_status = status.slot, status.level
+        if RANK[status.level] >= RANK[row.commitment]:
+            return True
+        row.status = attempt.status = "landed"
+        return False
+
+    def settle(self, err: Any, block_height: int | None) -> None:
+        """The chain's verdict at the awaited commitment: ``succeeded``, or ``failed`` with
+        the error it landed with (terminal: never re-signed). Counted (core.metrics)."""
+        row = self._row
+        self._end("failed" if err is not None else "succeeded", err)
+        row.block_height = block_height
+        CHAIN_WRITES.labels(row.kind, row.status).inc()
+        if row.created_at is not None:
+            seconds = (datetime.now(UTC) - row.created_at).total_seconds()
+            CHAIN_FINALITY.labels(row.kind).observe(seconds)
+
+    def dropped(self) -> None:
+        """The fork a landed signature was on is gone: the same bytes may still land."""
+        row = self._row
+        row.status, row.slot, row.confirmation_status = "sent", None, None
+
+    async def expired(self, signed: Signed) -> None:
+        """The current attempt can no longer land and never did: ``signed`` (new blockhash,
+        same instructions) becomes the current attempt, recorded before it is ever sent."""
+        row = self._row
+        self.current.status = "expired"
+        row.attempt += 1
+        for name, value in asdict(signed).items():
+            setattr(row, name, value)
+        row.status, row.last_send_error = "signed", None
+        await self._add_current_attempt()
+
+    def refused(self, err: Any) -> None:
+        """Never sent, and it never can land: its simulation failed as it would on chain."""
+        self._end("failed", err)
+
+    def abandoned(self, reason: str) -> None:
+        """Closed by an operator once no signature of it can land any more."""
+        self._end("failed", {"operator_cancelled": reason[:200]}, attempts="expired")
+
+    def _end(self, status: str, err: Any, *, attempts: str | None = None) -> None:
+        row = self._row
+        row.status, row.err, row.completed_at = status, err, datetime.now(UTC)
+        for attempt in self._attempts if attempts else [self.current]:
+            attempt.status = attempts or status
+
+    async def _add_current_attempt(self) -> None:
+        row = self._row
+        attempt = ChainTxAttempt(
+            chain_tx_id=row.id,
+            status="signed",
+            **{name: getattr(row, name) for name in ATTEMPT_COLUMNS},
+        )
+        self._session.add(attempt)
+        await self._session.flush()
+        self._attempts.append(attempt)
 
 
 def payload_digest(instructions: Sequence[Instruction]) -> str:
@@ -81,22 +306,6 @@ def payload_digest(instructions: Sequence[Instruction]) -> str:
         blob = bytes(ix)
         digest.update(len(blob).to_bytes(4, "little") + blob)
     return digest.hexdigest()
-
-
-def resend_due(last_sent_at: datetime | None, interval: float) -> bool:
-    if last_sent_at is None:
-        return True
-    return (datetime.now(UTC) - last_sent_at).total_seconds() >= interval
-
-
-def finish(row: ChainTransaction, status: str, err: Any = None) -> None:
-    row.status = status
-    row.err = err
-    row.completed_at = datetime.now(UTC)
-
-
-def make_current(row: ChainTransaction, attempt: ChainTxAttempt) -> None:
-    tx_store.stamp(row, tx_store.attempt_values(attempt))
 
 
 def insufficient(err: Any, tx_bytes: bytes) -> bool:
@@ -112,12 +321,3 @@ def insufficient(err: Any, tx_bytes: bytes) -> bool:
     ix = message.instructions[index]
     program = message.account_keys[ix.program_id_index]
     return program in TOKEN_PROGRAMS or program == SYSTEM_PROGRAM_ID
-
-
-def snapshot(row: ChainTransaction, attempts: Sequence[ChainTxAttempt]) -> ChainWrite:
-    return ChainWrite(
-        **{name: getattr(row, name) for name in _ROW_FIELDS},
-        previous_signatures=tuple(a.signature for a in attempts if a.attempt != row.attempt),
-        send_count=row.send_count or 0,
-        insufficient_funds=row.status == "failed" and insufficient(row.err, row.tx_bytes),
-    )

@@ -16,50 +16,35 @@ Everything needed to finish a write is in the database, so any process can resum
 
 from __future__ import annotations
 
-import json
+import base64
 import logging
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from solana.rpc.commitment import Commitment
-from solana.rpc.models import TxOpts
-from solders.hash import Hash
 from solders.instruction import Instruction
 from solders.keypair import Keypair
-from solders.message import Message
-from solders.pubkey import Pubkey
-from solders.transaction import VersionedTransaction
-from solders.transaction_status import TransactionStatus
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain import tx_store
+from chain.answers import SignatureStatus
 from chain.errors import (
     ChainError,
     ChainRpcError,
     ChainWriteConflict,
-    MissingSigner,
     StillLandable,
     UnknownChainWrite,
     WriteLanded,
 )
 from chain.keys import ChainKeys
-from chain.reads import RANK, ChainReads, json_err, status_name
+from chain.reads import ChainReads
+from chain.rpc import ChainRpc
+from chain.signing import Signer
 from chain.watcher import FinalityWatcher
-from chain.write_record import (
-    FINAL_STATUSES,
-    ChainWrite,
-    Send,
-    finish,
-    make_current,
-    payload_digest,
-    resend_due,
-    snapshot,
-)
-from core.metrics import CHAIN_FINALITY, CHAIN_WRITES
-from db.models.chain import ChainTransaction, ChainTxAttempt
+from chain.write_record import ChainWrite, Signed, WriteRecord, payload_digest
+from db.models.chain import ChainTxAttempt
 
 # The two arguments every write takes besides its op_key.
 Ixs = Sequence[Instruction]
@@ -76,17 +61,32 @@ class Verdict:
     whose signature landed, and whether none can land any more (``expired``)."""
 
     height: int
-    landed: list[tuple[ChainTxAttempt, TransactionStatus]]
+    landed: list[tuple[ChainTxAttempt, SignatureStatus]]
     expired: bool
+
+
+@dataclass(frozen=True)
+class Send:
+    """Bytes to (re-)broadcast, decided under the record's lock and sent after commit."""
+
+    signature: str
+    tx_bytes: bytes
+
+    @classmethod
+    def current(cls, record: WriteRecord) -> Send:
+        """The record's current attempt."""
+        return cls(record.signature, record.tx_bytes)
 
 
 class ChainWrites:
     """The exactly-once write protocol (one record per op_key, see above), asking the chain
-    through ``reads``."""
+    through ``reads`` and sending through ``rpc``. It decides; the record
+    (``chain/write_record.py``) moves."""
 
     def __init__(
         self,
         reads: ChainReads,
+        rpc: ChainRpc,
         keys: ChainKeys,
         sessions: async_sessionmaker[AsyncSession],
         *,
@@ -96,6 +96,7 @@ class ChainWrites:
         signers: Sequence[Keypair],
     ) -> None:
         self._reads = reads
+        self._rpc = rpc
         self._keys = keys
         self._sessions = sessions
         self._commitment = reads.commitment
@@ -103,7 +104,7 @@ class ChainWrites:
         self._resend_interval = resend_interval
         # Simulating before the first persist rejects doomed writes without paying a fee.
         self._simulate = simulate
-        self._signers: dict[Pubkey, Keypair] = {kp.pubkey(): kp for kp in signers}
+        self._signer = Signer(keys.fee_payer.pubkey(), signers)
         self._watcher: FinalityWatcher | None = None
 
     async def prepare(
@@ -133,10 +134,7 @@ class ChainWrites:
     async def advance(self, op_key: str) -> ChainWrite:
         """One step towards a final state, from the DB record alone (status check first)."""
         async with self._sessions() as session:
-            row = await tx_store.get(session, op_key, for_update=True)
-            if row is None:
-                raise UnknownChainWrite(op_key)
-            write, send = await self._advance_locked(session, row)
+            write, send = await self._advance_locked(session, await _locked(session, op_key))
         if send is not None:
             write = await self._send(write, send)
         return write
@@ -169,10 +167,7 @@ class ChainWrites:
     async def get_write(self, op_key: str) -> ChainWrite:
         """The stored record as it is, without asking the chain."""
         async with self._sessions() as session:
-            row = await tx_store.get(session, op_key)
-            if row is None:
-                raise UnknownChainWrite(op_key)
-            return snapshot(row, await tx_store.attempts(session, row.id))
+            return (await _locked(session, op_key, lock=False)).snapshot()
 
     async def check_many(
         self, op_keys: Sequence[str], *, drive: bool = True
@@ -182,22 +177,19 @@ class ChainWrites:
         Landed/final states are persisted. With ``drive`` the writes that have not landed get
         one ``advance`` each (re-send if due, re-sign if expired). Unknown op_keys are omitted.
         """
-        result: dict[str, ChainWrite] = {}
         not_landed: list[str] = []
         async with self._sessions() as session:
-            rows = await tx_store.get_many(session, op_keys, for_update=True)
-            open_rows = [r for r in rows if r.status not in FINAL_STATUSES]
-            for start in range(0, len(open_rows), MAX_STATUS_BATCH):
-                chunk = open_rows[start : start + MAX_STATUS_BATCH]
+            records = await WriteRecord.load(session, op_keys)
+            unfinished = [r for r in records if not r.final]
+            for start in range(0, len(unfinished), MAX_STATUS_BATCH):
+                chunk = unfinished[start : start + MAX_STATUS_BATCH]
                 statuses = await self._reads.statuses([r.signature for r in chunk])
-                for row, status in zip(chunk, statuses, strict=True):
+                for record, status in zip(chunk, statuses, strict=True):
                     if status is not None:
-                        await self._apply_status(session, row, row.attempt, status)
+                        await self._landed(record, record.current, status)
                     else:
-                        not_landed.append(row.op_key)
-            attempts = await tx_store.attempts_for(session, [r.id for r in rows])
-            for row in rows:
-                result[row.op_key] = snapshot(row, attempts.get(row.id, []))
+                        not_landed.append(record.op_key)
+            result = {record.op_key: record.snapshot() for record in records}
             await session.commit()
         if drive:
             for op_key in not_landed:
@@ -221,29 +213,25 @@ class ChainWrites:
         payload_hash = payload_digest(instructions)
         for _ in range(3):
             async with self._sessions() as session:
-                row = await tx_store.get(session, op_key, for_update=True)
-                if row is not None:
-                    if row.payload_hash != payload_hash:
+                found = await WriteRecord.load(session, [op_key])
+                if found:
+                    if found[0].payload_hash != payload_hash:
                         raise ChainWriteConflict(f"{op_key!r} was used for other instructions")
-                    return await self._advance_locked(session, row)
-                blockhash, last_valid = await self._reads.latest_blockhash()
-                message = Message.new_with_blockhash(
-                    list(instructions), self._keys.fee_payer.pubkey(), blockhash
-                )
-                tx = self._sign(message)
-                sim_err = await self._simulation_error(tx) if self._simulate else None
+                    return await self._advance_locked(session, found[0])
+                signed = self._signer.sign(instructions, *await self._reads.latest_blockhash())
+                sim_err = None
+                if self._simulate:
+                    sim_err = await self._reads.simulation_error(signed.tx_bytes)
                 try:
-                    row = await tx_store.insert(
+                    record = await WriteRecord.create(
                         session,
-                        ChainTransaction(
-                            op_key=op_key,
-                            kind=kind,
-                            commitment=self._commitment,
-                            payload_hash=payload_hash,
-                            fee_payer=str(self._keys.fee_payer.pubkey()),
-                            meta=meta or {},
-                            **asdict(_signed(tx, blockhash, last_valid)),
-                        ),
+                        signed,
+                        op_key=op_key,
+                        kind=kind,
+                        commitment=self._commitment,
+                        payload_hash=payload_hash,
+                        fee_payer=str(self._keys.fee_payer.pubkey()),
+                        meta=meta or {},
                     )
                 except IntegrityError:
                     # A concurrent submit of the same op_key won the insert; use its record.
@@ -251,14 +239,13 @@ class ChainWrites:
                     continue
                 if sim_err is not None:
                     # Never sent, so it can never land: terminal without touching the chain.
-                    finish(row, "failed", err=sim_err)
-                    await tx_store.set_attempt_status(session, row.id, 1, "failed")
+                    record.refused(sim_err)
                     await session.commit()
-                    return snapshot(row, []), None
+                    return record.snapshot(), None
                 # The one commit a repository caller does mid-operation: the signed bytes MUST
                 # be durable before the first send, or a crash could lead to a second signature.
                 await session.commit()
-                return snapshot(row, []), Send(row.signature, row.tx_bytes)
+                return record.snapshot(), Send.current(record)
         raise ChainError(f"could not record chain write {op_key!r}")
 
     async def abandon(self, session: AsyncSession, op_key: str, reason: str) -> ChainWrite:
@@ -271,135 +258,99 @@ class ChainWrites:
         the current attempt's lastValidBlockHeight; ``UnknownChainWrite`` when no record exists
         (yet: it may be being signed right now). A write already ``failed`` is returned as is.
         """
-        row = await tx_store.get(session, op_key, for_update=True)
-        if row is None:
-            raise UnknownChainWrite(op_key)
-        if row.status in ("succeeded", "landed"):
-            raise WriteLanded(op_key, row.status)
-        attempts = await tx_store.attempts(session, row.id)
-        if row.status == "failed":
-            return snapshot(row, attempts)
-        verdict = await self._verdict(row, attempts)
+        record = await _locked(session, op_key)
+        if record.status in ("succeeded", "landed"):
+            raise WriteLanded(op_key, record.status)
+        if record.status == "failed":
+            return record.snapshot()
+        verdict = await self._verdict(record)
         if verdict.landed:
             raise WriteLanded(op_key, "landed")
         if not verdict.expired:
-            raise StillLandable(op_key, verdict.height, row.last_valid_block_height)
-        finish(row, "failed", err={"operator_cancelled": reason[:200]})
-        for attempt in attempts:
-            await tx_store.set_attempt_status(session, row.id, attempt.attempt, "expired")
+            raise StillLandable(op_key, verdict.height, record.last_valid_block_height)
+        record.abandoned(reason)
         await session.flush()
-        return snapshot(row, attempts)
+        return record.snapshot()
 
-    async def _verdict(self, row: ChainTransaction, attempts: list[ChainTxAttempt]) -> Verdict:
+    async def _verdict(self, record: WriteRecord) -> Verdict:
         """What the chain says of a locked write's signatures: the one rule of "can it still
         land?". Height BEFORE statuses, from a node that has seen it (reads.chain_view): once
         the finalized height is past lastValidBlockHeight, "not found" is final."""
-        live = [a for a in attempts if a.status != "expired"] or attempts
+        live = record.live_attempts()
         height, statuses = await self._reads.chain_view([a.signature for a in live])
         landed = [(a, s) for a, s in zip(live, statuses, strict=True) if s is not None]
-        return Verdict(height, landed, not landed and height > row.last_valid_block_height)
+        return Verdict(height, landed, not landed and height > record.last_valid_block_height)
 
     async def _advance_locked(
-        self, session: AsyncSession, row: ChainTransaction
+        self, session: AsyncSession, record: WriteRecord
     ) -> tuple[ChainWrite, Send | None]:
         """Decide the next step for a locked record; commits (releasing the lock) before return."""
-        attempts = await tx_store.attempts(session, row.id)
-        if row.status in FINAL_STATUSES:
-            return snapshot(row, attempts), None
-        verdict = await self._verdict(row, attempts)
-        landed = verdict.landed
+        if record.final:
+            return record.snapshot(), None
+        verdict = await self._verdict(record)
         send: Send | None = None
-        if landed:
-            attempt, status = landed[-1]
-            if attempt.attempt != row.attempt:
+        if verdict.landed:
+            attempt, status = verdict.landed[-1]
+            if attempt.attempt != record.current.attempt:
                 # Should be impossible (we re-sign only after expiry); trust the chain anyway.
                 log.error(
                     "older attempt %s of %r landed",
                     attempt.attempt,
-                    row.op_key,
-                    extra={"op_key": row.op_key},
+                    record.op_key,
+                    extra={"op_key": record.op_key},
                 )
-                make_current(row, attempt)
-            await self._apply_status(session, row, attempt.attempt, status)
+            await self._landed(record, attempt, status)
         elif verdict.expired:
-            if row.status == "landed":
+            if record.status == "landed":
                 log.warning(
                     "%r: landed attempt vanished (fork); re-signing",
-                    row.op_key,
-                    extra={"op_key": row.op_key},
+                    record.op_key,
+                    extra={"op_key": record.op_key},
                 )
-            blockhash, last_valid = await self._reads.latest_blockhash()
-            old = VersionedTransaction.from_bytes(row.tx_bytes).message
-            header = old.header
-            tx = self._sign(
-                Message.new_with_compiled_instructions(
-                    header.num_required_signatures,
-                    header.num_readonly_signed_accounts,
-                    header.num_readonly_unsigned_accounts,
-                    old.account_keys,
-                    blockhash,
-                    old.instructions,
-                )
-            )
-            log.info(
-                "%r: blockhash expired unlanded, re-signing attempt %d",
-                row.op_key,
-                row.attempt + 1,
-                extra={"op_key": row.op_key},
-            )
-            await tx_store.add_attempt(session, row, _signed(tx, blockhash, last_valid))
-            attempts = await tx_store.attempts(session, row.id)
-            send = Send(row.signature, row.tx_bytes)
+            await record.expired(await self._resign(record))
+            send = Send.current(record)
         else:
-            if row.status == "landed":  # its fork was dropped; the same bytes may still land
-                row.status = "sent"
-                row.slot = None
-                row.confirmation_status = None
-            if row.status == "signed" or resend_due(row.last_sent_at, self._resend_interval):
-                send = Send(row.signature, row.tx_bytes)
+            if record.status == "landed":  # its fork was dropped; the same bytes may still land
+                record.dropped()
+            if record.status == "signed" or _due(record.last_sent_at, self._resend_interval):
+                send = Send.current(record)
         await session.commit()
-        return snapshot(row, attempts), send
+        return record.snapshot(), send
 
-    async def _apply_status(
-        self, session: AsyncSession, row: ChainTransaction, attempt: int, status: TransactionStatus
+    async def _landed(
+        self, record: WriteRecord, attempt: ChainTxAttempt, status: SignatureStatus
     ) -> None:
-        level = status_name(status.confirmation_status) or (
-            "finalized" if status.confirmations is None else "processed"
-        )
-        row.slot = int(status.slot)
-        row.confirmation_status = level
-        reached = RANK[level] >= RANK[row.commitment]
-        if not reached:
-            # An error seen below the target commitment may be on a fork: not yet terminal.
-            row.status = "landed"
-            await tx_store.set_attempt_status(session, row.id, attempt, "landed")
-            return
+        """A signature of the write seen on chain; at the awaited commitment, its verdict."""
+        if not record.landed(attempt, status):
+            return  # below the target commitment an error may be on a fork: not yet terminal
+        record.settle(status.err, await self._reads.slot_block_height(status.slot))
         if status.err is not None:
-            finish(row, "failed", err=json_err(status))
-            _count_final(row)
-            await tx_store.set_attempt_status(session, row.id, attempt, "failed")
             log.warning(
                 "chain write %r failed on chain: %s",
-                row.op_key,
-                row.err,
-                extra={"op_key": row.op_key},
+                record.op_key,
+                status.err,
+                extra={"op_key": record.op_key},
             )
-        else:
-            finish(row, "succeeded")
-            _count_final(row)
-            await tx_store.set_attempt_status(session, row.id, attempt, "succeeded")
-        row.block_height = await self._reads.slot_block_height(row.slot)
+
+    async def _resign(self, record: WriteRecord) -> Signed:
+        """The same instructions as the current attempt, signed with a fresh blockhash."""
+        signed = self._signer.resign(record.tx_bytes, *await self._reads.latest_blockhash())
+        log.info(
+            "%r: blockhash expired unlanded, re-signing attempt %d",
+            record.op_key,
+            record.current.attempt + 1,
+            extra={"op_key": record.op_key},
+        )
+        return signed
 
     async def _send(self, write: ChainWrite, send: Send) -> ChainWrite:
         error: str | None = None
         try:
             # No preflight: we simulated before persisting, and a re-sent transaction that already
             # landed would fail preflight spuriously. Confirmation is ours, not the client's.
-            await self._reads.call(
+            await self._rpc.call(
                 "sendTransaction",
-                self._reads.client.send_raw_transaction(
-                    send.tx_bytes, TxOpts(skip_preflight=True, skip_confirmation=True)
-                ),
+                [_b64(send.tx_bytes), {"encoding": "base64", "skipPreflight": True}],
             )
         except ChainRpcError as exc:
             # Not terminal: only the signature's status on chain decides the outcome.
@@ -412,51 +363,25 @@ class ChainWrites:
                 extra={"op_key": write.op_key},
             )
         async with self._sessions() as session:
-            await tx_store.record_send(
-                session, write.op_key, send.signature, error, datetime.now(UTC)
-            )
+            await WriteRecord.sent(session, write.op_key, send.signature, error)
             await session.commit()
         status = "sent" if write.status == "signed" else write.status
         return replace(write, status=status, send_count=write.send_count + 1)
 
-    def _sign(self, message: Message) -> VersionedTransaction:
-        needed = message.account_keys[: message.header.num_required_signatures]
-        missing = [str(k) for k in needed if k not in self._signers]
-        if missing:
-            raise MissingSigner(f"no keypair for required signer(s) {missing}")
-        return VersionedTransaction(message, [self._signers[k] for k in needed])
 
-    async def _simulation_error(self, tx: VersionedTransaction) -> Any:
-        """The error a deterministic failure would land with, or None to go ahead and send."""
-        try:
-            resp = await self._reads.call(
-                "simulateTransaction",
-                self._reads.client.simulate_transaction(tx, commitment=Commitment("processed")),
-            )
-        except ChainRpcError as exc:
-            log.info("simulation unavailable (%s); sending unsimulated", exc)
-            return None
-        value = resp.value
-        if value is None or value.err is None:
-            return None
-        err = json.loads(value.to_json()).get("err")
-        # Only program errors and missing funds are properties of the transaction; e.g.
-        # BlockhashNotFound is about a lagging node and must not fail the write.
-        if isinstance(err, dict) and "InstructionError" in err:
-            return err
-        if isinstance(err, str) and err.startswith("InsufficientFunds"):
-            return err
-        return None
+def _due(last_sent_at: datetime | None, interval: float) -> bool:
+    """Whether a re-broadcast is due: never sent, or last sent ``interval`` seconds ago."""
+    if last_sent_at is None:
+        return True
+    return (datetime.now(UTC) - last_sent_at).total_seconds() >= interval
 
 
-def _signed(tx: VersionedTransaction, blockhash: Hash, last_valid: int) -> tx_store.Signed:
-    return tx_store.Signed(str(tx.signatures[0]), str(blockhash), last_valid, bytes(tx))
+def _b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
 
 
-def _count_final(row: ChainTransaction) -> None:
-    """The write's outcome and its time from record to final state (core.metrics)."""
-    CHAIN_WRITES.labels(row.kind, row.status).inc()
-    if row.created_at is not None:
-        CHAIN_FINALITY.labels(row.kind).observe(
-            (datetime.now(UTC) - row.created_at).total_seconds()
-        )
+async def _locked(session: AsyncSession, op_key: str, *, lock: bool = True) -> WriteRecord:
+    found = await WriteRecord.load(session, [op_key], lock=lock)
+    if not found:
+        raise UnknownChainWrite(op_key)
+    return found[0]

@@ -56,7 +56,7 @@ async def ensure_mints(gateway: ChainGateway, mints: Sequence[MintSpec]) -> list
         info = await gateway.mint_info(mint)
         if info is not None:
             authority, mint_decimals = info
-            account = await gateway.reads.account(mint, gateway.settings.chain_commitment)
+            account = await gateway.account(mint, gateway.settings.chain_commitment)
             owner = account.owner if account is not None else None
             expected = (keys.mint_authority.pubkey(), spec.decimals, spec.program)
             if (authority, mint_decimals, owner) != expected:

@@ -29,9 +29,9 @@ from spl.token.instructions import (
 )
 from spl.token.models import MintToParams, TransferCheckedParams
 
-from chain.blocks import BlockReader
 from chain.errors import ChainRejected, ChainTimeout
 from chain.gateway import ChainGateway
+from chain.rpc import ChainRpc
 
 _RAW_SEND = {"encoding": "base64", "skipPreflight": True}
 _LEVELS = ("processed", "confirmed", "finalized")
@@ -139,9 +139,8 @@ class OutsideWallet:
         """Sign one transaction per instruction list (this wallet pays; each must differ) and
         send them all in JSON-RPC batches of 100, without waiting: a flood, as anyone can send
         one. Returns their signatures; wait for the last with ``wait_finalized``."""
-        reader = BlockReader(rpc_url)
         txs: list[VersionedTransaction] = []
-        try:
+        async with ChainRpc(rpc_url) as rpc:
             for start in range(0, len(messages), 100):
                 # A fresh blockhash per batch: a flood outlasts one (150 slots).
                 latest = await self.client.get_latest_blockhash(Commitment("confirmed"))
@@ -156,11 +155,9 @@ class OutsideWallet:
                 calls: list[list[Any]] = [
                     [base64.b64encode(bytes(tx)).decode(), _RAW_SEND] for tx in batch
                 ]
-                for answer in await reader.batch("sendTransaction", calls):
+                for answer in await rpc.batch("sendTransaction", calls):
                     if answer.get("error") is not None:
                         raise ChainRejected("outside:flood", answer["error"], None)
-        finally:
-            await reader.aclose()
         return [str(tx.signatures[0]) for tx in txs]
 
     async def wait_finalized(self, signature: str, timeout: float = 120.0) -> None:  # noqa: ASYNC109

@@ -69,7 +69,7 @@ async def reconcile(
         before, flight_before = await _snapshot(session)
     keys = sorted(before)
     addresses = [gateway.custody_address(uid, cur) for uid, cur in keys]
-    chain = await gateway.reads.token_amounts(addresses, "finalized")
+    chain = await gateway.token_amounts(addresses, "finalized")
     async with sessions() as session:
         after, flight_after = await _snapshot(session)
         # A retried run replaces its own rows instead of adding more.

@@ -36,7 +36,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import CustodyTransfer
-from chain.decimals import TokenDecimals
 from chain.gateway import ChainGateway, ChainWrite
 from core.batching import Gatherer, Handled, TaskPerKey
 from db.last import commit_last
@@ -93,13 +92,11 @@ class Settler:
         sessions: async_sessionmaker[AsyncSession],
         gateway: ChainGateway,
         *,
-        decimals: TokenDecimals | None = None,
         linger: float = 0.025,
         await_timeout: float = 20.0,
     ) -> None:
         self._sessions = sessions
         self._gateway = gateway
-        self._fixed_decimals = decimals  # None: the mints' (gateway.token_decimals())
         self._await_timeout = await_timeout
         # A transfer as the batcher found it (None: no such transfer): claimed by a write of
         # this process if it was pending, else as recorded.
@@ -251,7 +248,7 @@ class Settler:
                 signature=write.signature,
                 slot=write.slot,
                 block_height=write.block_height,
-                decimals=self._decimals,
+                decimals=self._gateway.token_decimals(),
             )
             await commit_last(session)  # the booking goes with the COMMIT (db.last)
         log.info("write %s finalized: %d transfer(s) booked", op_key, len(done))
@@ -259,12 +256,6 @@ class Settler:
             t.id: Settled("completed", write.signature, write.slot, write.block_height)
             for t in done
         }
-
-    @property
-    def _decimals(self) -> TokenDecimals:
-        if self._fixed_decimals is not None:
-            return self._fixed_decimals
-        return self._gateway.token_decimals()
 
     async def _failed(self, op_key: str, write: ChainWrite, rows: list[Transfer]) -> Outcomes:
         reason = f"chain rejected: {write.err}"
@@ -281,7 +272,7 @@ class Settler:
                     session,
                     rows[0].id,
                     reason,
-                    decimals=self._decimals,
+                    decimals=self._gateway.token_decimals(),
                     from_statuses=("pending_onchain",),
                 )
                 outcomes = {} if ended is None else {ended.id: Settled("failed", error=reason)}

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from solana.rpc.async_api import AsyncClient
     from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
     from chain.gateway import ChainGateway
@@ -24,7 +23,6 @@ class GatewayRun:
     """What a command that drives the chain gets (``_with_gateway``)."""
 
     gateway: ChainGateway
-    client: AsyncClient
     sessions: async_sessionmaker[AsyncSession]
     settings: Settings
 
@@ -64,10 +62,9 @@ def _with_gateway(job: Callable[[GatewayRun], Awaitable[None]], mint_signers: bo
     process's settings (and, for ``mint_signers``, the mint keypairs that create the mints)."""
     import asyncio
 
-    from solana.rpc.async_api import AsyncClient
-
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
+    from chain.rpc import ChainRpc
     from core.config import get_settings
     from db.session import create_db_engine, create_session_maker
 
@@ -77,10 +74,10 @@ def _with_gateway(job: Callable[[GatewayRun], Awaitable[None]], mint_signers: bo
         signers = (keys.mcc_mint, keys.mcd_mint) if mint_signers else ()
         engine = create_db_engine(settings)
         try:
-            async with AsyncClient(settings.solana_rpc_url) as client:
+            async with ChainRpc.of(settings) as rpc:
                 sessions = create_session_maker(engine)
-                gateway = ChainGateway(settings, client, keys, sessions, extra_signers=signers)
-                await job(GatewayRun(gateway, client, sessions, settings))
+                gateway = ChainGateway(settings, rpc, keys, sessions, extra_signers=signers)
+                await job(GatewayRun(gateway, sessions, settings))
         finally:
             await engine.dispose()
 

@@ -27,9 +27,10 @@ from solders.pubkey import Pubkey
 from spl.token.instructions import get_associated_token_address
 from sqlalchemy import select
 
+from chain.answers import TOKEN_PROGRAMS
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys, read_keypair, write_keypair
-from chain.reads import TOKEN_PROGRAMS
+from chain.rpc import ChainRpc
 from core.config import Settings
 from db.models.tokens import Deposit
 from db.session import create_db_engine, create_session_maker
@@ -87,8 +88,11 @@ async def fund_demo(
     engine = create_db_engine(settings)
     sessions = create_session_maker(engine)
     try:
-        async with AsyncClient(settings.solana_rpc_url, timeout=30) as client:
-            gateway = ChainGateway(settings, client, keys, sessions)
+        async with (
+            AsyncClient(settings.solana_rpc_url, timeout=30) as client,
+            ChainRpc.of(settings, timeout=30) as rpc,
+        ):
+            gateway = ChainGateway(settings, rpc, keys, sessions)
             decimals = await gateway.load_token_decimals()
             faucet = OutsideWallet(_keypair(keys_dir, "dev_faucet"), client)
             with phases("faucet SOL airdrop (confirmed)"):
@@ -191,7 +195,7 @@ def _holds(gateway: ChainGateway, wallet: OutsideWallet, currency: str, amount: 
 
 def _exists(gateway: ChainGateway, address: Pubkey) -> Check:
     async def check() -> bool:
-        account = await gateway.reads.account(address, "confirmed")
+        account = await gateway.account(address, "confirmed")
         return account is not None and account.owner in TOKEN_PROGRAMS  # created, not just paid
 
     return check

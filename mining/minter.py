@@ -70,14 +70,12 @@ class SharedMinter:
         self,
         sessions: async_sessionmaker[AsyncSession],
         gateway: ChainGateway,
-        decimals: Callable[[], int],
         *,
         keys: dict[str, str],
         window: ProofWindow,
     ) -> None:
         self._sessions = sessions
         self._gateway = gateway
-        self._decimals = decimals
         self._keys = keys
         self._window = window
         # A submission as its group left it (None: not claimed here, read it). One group
@@ -174,7 +172,11 @@ class SharedMinter:
         if not ids:
             return VerifyResult()
         return await settle.verify(
-            session, ids, keys=self._keys, decimals=self._decimals(), window=self._window
+            session,
+            ids,
+            keys=self._keys,
+            decimals=self._gateway.token_decimals().mcd,
+            window=self._window,
         )
 
     async def _ensure_accounts(self, users: set[str]) -> dict[str, ChainRejected]:
@@ -240,7 +242,7 @@ class SharedMinter:
             done = await settle.confirm(
                 session,
                 [([m.activity_id for m in members], write)],
-                decimals=self._decimals(),
+                decimals=self._gateway.token_decimals().mcd,
             )
             await commit_last(session)  # the credits go with the COMMIT (db.last)
         log.info(

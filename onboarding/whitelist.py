@@ -77,7 +77,7 @@ class WhitelistChain:
         self, project_id: int, commitment: str = "finalized"
     ) -> wl.WhitelistEntry | None:
         """The on-chain entry of a project, or None."""
-        account = await self.gateway.reads.account(self.pda(project_id)[0], commitment)
+        account = await self.gateway.account(self.pda(project_id)[0], commitment)
         if account is None or account.lamports == 0 or account.owner != self.program:
             return None
         try:
@@ -92,7 +92,7 @@ class WhitelistChain:
         if not project_ids:
             return {}
         addresses = [self.pda(p)[0] for p in project_ids]
-        accounts = await self.gateway.reads.accounts(addresses, commitment)
+        accounts = await self.gateway.accounts(addresses, commitment)
         out: dict[int, wl.WhitelistEntry | None] = {}
         for project_id, account in zip(project_ids, accounts, strict=True):
             entry = None
@@ -154,7 +154,7 @@ async def resync(
     in step. The op keys carry the chain's genesis hash, so re-running on the same chain is a
     no-op and a fresh chain gets fresh writes. Updates each row's PDA to the configured program.
     """
-    genesis = await chain.gateway.reads.genesis_hash()
+    genesis = await chain.gateway.genesis_hash()
     async with sessions() as session:
         rows = list(
             await session.scalars(

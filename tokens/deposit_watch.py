@@ -72,7 +72,7 @@ class DepositScanner:
         self.sessions = sessions
         self.gateway = gateway
         self.keys = gateway.keys
-        self.blocks = blocks or BlockReader(gateway.settings.solana_rpc_url)
+        self.blocks = blocks or BlockReader(gateway.rpc)
         self.chunk = chunk
         self._notify = notify
         self._chain: str | None = None
@@ -95,7 +95,6 @@ class DepositScanner:
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None
-        await self.blocks.aclose()
 
     @property
     def listening(self) -> bool:

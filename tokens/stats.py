@@ -11,7 +11,7 @@ from solders.pubkey import Pubkey
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from chain.reads import ChainReads
+from chain.gateway import ChainGateway
 
 _LEDGER = text(
     """
@@ -43,9 +43,11 @@ class TokenStats:
     updated_at: datetime
 
 
-async def load(session: AsyncSession, reads: ChainReads, currency: str, mint: Pubkey) -> TokenStats:
+async def load(
+    session: AsyncSession, gateway: ChainGateway, currency: str, mint: Pubkey
+) -> TokenStats:
     """Raises the gateway's ChainError when the mint cannot be read."""
-    supply, decimals = await reads.token_supply(mint, "finalized")
+    supply, decimals = await gateway.token_supply(mint, "finalized")
     row = (await session.execute(_LEDGER, {"c": currency})).one()
     return TokenStats(
         currency=currency,

@@ -14,11 +14,12 @@ from chain.ecosystem import lending as ln
 from chain.ecosystem import level_verifier as lv
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import ZERO_KEY
+from chain.errors import ChainRpcError
+from chain.rpc import ChainRpc
 from core.money import to_decimal_string
 from core.time import iso_unix
 from views.cache import ProgramCache, TtlCache
 from views.errors import ViewError, invalid, not_found
-from views.rpc import ChainReader, RpcFailed
 
 Attrs = dict[str, Any]
 
@@ -60,7 +61,7 @@ class Views:
     """Reader, per-program snapshots and the short read cache, built once per process."""
 
     def __init__(
-        self, reader: ChainReader, ids: ProgramIds, ttl: float, lending_pool: str = ""
+        self, reader: ChainRpc, ids: ProgramIds, ttl: float, lending_pool: str = ""
     ) -> None:
         self.reader, self.ids, self.ttl, self.lending_pool = reader, ids, ttl, lending_pool
         self.reads = TtlCache(reader, ttl)
@@ -83,10 +84,10 @@ class Views:
     async def decimals(self, mint: str) -> int:
         async def load() -> int:
             try:
-                got = await self.reader.call("getTokenSupply", mint, {"commitment": "confirmed"})
-            except RpcFailed as exc:
+                got = await self.reader.call("getTokenSupply", [mint, {"commitment": "confirmed"}])
+            except ChainRpcError as exc:
                 raise ViewError(
-                    f"mint {mint} is not readable on chain ({exc.message})",
+                    f"mint {mint} is not readable on chain ({exc})",
                     slug="service-unavailable",
                     status=503,
                 ) from exc
@@ -114,7 +115,7 @@ class Views:
     async def supply(self, mint: str) -> int | None:
         try:
             got = await self.reads.call("getTokenSupply", mint, {"commitment": "confirmed"})
-        except RpcFailed:
+        except ChainRpcError:
             return None
         return int(got["value"]["amount"])
 
@@ -127,7 +128,7 @@ class Views:
                 by,
                 {"encoding": "jsonParsed", "commitment": "confirmed"},
             )
-        except RpcFailed:
+        except ChainRpcError:
             return [], 0  # e.g. an LP mint that is not on this chain
         out = []
         for item in got["value"]:

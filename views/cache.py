@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from chain.ecosystem.borsh import AnchorAccount, LayoutError
-from views.rpc import ChainReader
+from chain.rpc import ChainRpc
 
 log = logging.getLogger("mccgw.views")
 T = TypeVar("T")
@@ -58,7 +58,7 @@ class Snapshot:
 class ProgramCache:
     def __init__(
         self,
-        reader: ChainReader,
+        reader: ChainRpc,
         program: str,
         kinds: tuple[type[AnchorAccount], ...],
         ttl: float,
@@ -113,15 +113,14 @@ class ProgramCache:
     async def _load(self) -> Snapshot:
         raw = await self.reader.call_raw(
             "getProgramAccounts",
-            self.program,
-            {"encoding": "base64", "withContext": True, "commitment": "confirmed"},
+            [self.program, {"encoding": "base64", "withContext": True, "commitment": "confirmed"}],
         )
         # Parsing and decoding thousands of accounts would stall every other request: do it
         # in a thread, and decode only the accounts whose bytes changed since the last read.
         return await asyncio.to_thread(self._decode, raw, self._snapshot)
 
     def _decode(self, raw: bytes, prev: Snapshot | None) -> Snapshot:
-        got = ChainReader.result(raw)
+        got = ChainRpc.decode("getProgramAccounts", raw)
         by_kind: dict[type[AnchorAccount], dict[str, AnchorAccount]] = {k: {} for k in self.kinds}
         seen: dict[str, str] = {}
         old_raw = prev.raw if prev is not None else {}
@@ -153,7 +152,7 @@ class ProgramCache:
 class TtlCache:
     """Single-flight memo of RPC reads for `ttl` seconds, keyed by method and params."""
 
-    def __init__(self, reader: ChainReader, ttl: float, max_entries: int = 10_000) -> None:
+    def __init__(self, reader: ChainRpc, ttl: float, max_entries: int = 10_000) -> None:
         self.reader, self.ttl, self.max_entries = reader, ttl, max_entries
         self._values: dict[str, tuple[float, Any]] = {}
         self._inflight: dict[str, asyncio.Future[Any]] = {}
@@ -169,7 +168,7 @@ class TtlCache:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._inflight[key] = fut
         try:
-            value = await self.reader.call(method, *params)
+            value = await self.reader.call(method, params)
         except BaseException as exc:
             fut.set_exception(exc)
             fut.exception()  # retrieved: no "never retrieved" warning when nobody waits

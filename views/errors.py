@@ -1,5 +1,6 @@
 """Why a view cannot answer: ``DomainError``s with the problem slug and HTTP status each maps
-to (rendered by the one handler in ``api.errors``)."""
+to (rendered by the one handler in ``api.errors``). A chain that does not answer is the chain's
+own ``chain.errors.ChainUnavailable``, which ``api.errors`` answers with its one 503."""
 
 from __future__ import annotations
 
@@ -26,12 +27,3 @@ def invalid(field: str, message: str) -> ViewError:
         status=422,
         errors=[{"field": field, "message": message}],
     )
-
-
-class ChainUnavailable(ViewError):
-    def __init__(self, detail: str) -> None:
-        super().__init__(
-            f"The chain RPC is unavailable: {detail}. Retry the request.",
-            slug="service-unavailable",
-            status=503,
-        )

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from api import operations
 from api.callers import actor_of
-from api.common import decimals
 from api.console import pages
+from api.deps import DecimalsDep
 from chain.errors import ChainError
 from core.errors import DomainError, NotFound
 from core.workflow_ids import approval_workflow_id
@@ -78,6 +78,7 @@ async def chain_tx(request: Request, signature: str) -> Response:
 @router.get("/transfers")
 async def transfers_page(
     request: Request,
+    decimals: DecimalsDep,
     view: str = "stuck",
     older_than: int = 120,
     q: str = "",
@@ -90,12 +91,12 @@ async def transfers_page(
     return await pages.list_page(
         request, "transfers.html", statement, [Transfer.created_at.desc()], page,
         view=view, views=operators.TRANSFER_VIEWS, older_than=older_than, q=q,
-        amount=lambda t: decimals(request).format(t.amount, t.currency),
+        amount=lambda t: decimals.format(t.amount, t.currency),
     )  # fmt: skip
 
 
 @router.get("/transfers/{transfer_id}")
-async def transfer_page(request: Request, transfer_id: str) -> Response:
+async def transfer_page(request: Request, decimals: DecimalsDep, transfer_id: str) -> Response:
     missing = f"Transfer {transfer_id} not found"
     transfer, read = await pages.detail(
         request, Transfer, transfer_id, missing, history=transfers.history
@@ -105,7 +106,7 @@ async def transfer_page(request: Request, transfer_id: str) -> Response:
         write = await operators.chain_write(request.app.state.gateway, transfer.op_key)
     return pages.render(
         request, "transfer.html", t=transfer, history=read["history"], write=write,
-        amount=decimals(request).format(transfer.amount, transfer.currency),
+        amount=decimals.format(transfer.amount, transfer.currency),
         actionable=transfer.status in operators.ACTIONABLE,
     )  # fmt: skip
 
@@ -134,11 +135,16 @@ async def transfer_cancel(request: Request, transfer_id: str) -> Response:
 
 @router.get("/drifts")
 async def drifts_page(
-    request: Request, run_id: str = "", currency: str = "", q: str = "", page: int = 1
+    request: Request,
+    decimals: DecimalsDep,
+    run_id: str = "",
+    currency: str = "",
+    q: str = "",
+    page: int = 1,
 ) -> Response:
     statement = operators.drifts(run_id.strip(), currency, q.strip())
     return await pages.list_page(
         request, "drifts.html", statement, operators.NEWEST_DRIFTS_FIRST, page,
         run_id=run_id, currency=currency, q=q,
-        units=lambda v, currency: decimals(request).format(v, currency),
+        units=lambda v, currency: decimals.format(v, currency),
     )  # fmt: skip

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.console import pages
 from api.console.charts import Bar, Segment, bars, legend
-from api.deps import mint_decimals
+from api.deps import DecimalsDep
 from api.metrics import HTTP_LATENCY
 from chain.decimals import TokenDecimals
 from db.models.access import AUDIT_STATUSES, AuditLog
@@ -180,10 +180,9 @@ async def deposit_chart(
 
 
 @router.get("/overview")
-async def overview_page(request: Request) -> Response:
+async def overview_page(request: Request, decimals: DecimalsDep) -> Response:
     """The last hour: operations by kind and state, accept latency, webhook backlog, drift and
     deposits."""
-    decimals = mint_decimals(request)  # each currency's own
     since = datetime.now(UTC) - WINDOW
     async with pages.sessions(request) as session:
         await pages.admin(request, session)
@@ -258,7 +257,12 @@ async def deliveries_page(request: Request, status: str = "pending", page: int =
 
 @router.get("/deposits")
 async def deposits_page(
-    request: Request, currency: str = "", outcome: str = "", hours: int = 24, page: int = 1
+    request: Request,
+    decimals: DecimalsDep,
+    currency: str = "",
+    outcome: str = "",
+    hours: int = 24,
+    page: int = 1,
 ) -> Response:
     """Deposits seen by the watcher, newest first, by currency and outcome."""
     statement = select(Deposit).where(Deposit.created_at >= _since(hours))
@@ -266,7 +270,6 @@ async def deposits_page(
         statement = statement.where(Deposit.currency == currency)
     if outcome in DEPOSIT_OUTCOMES:
         statement = statement.where(Deposit.outcome == outcome)
-    decimals = mint_decimals(request)
     return await pages.list_page(
         request, "deposits.html", statement, [Deposit.created_at.desc(), Deposit.id.desc()], page,
         currency=currency, outcome=outcome, hours=hours, outcomes=DEPOSIT_OUTCOMES,

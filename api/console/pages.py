@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.principal import UserPrincipal
 from api.console.session import ConsoleSession, read_session, session_ended
+from chain.errors import ChainUnavailable
 from core.config import Settings
 from core.errors import DomainError, NotFound
 from db.models import User
@@ -91,6 +92,12 @@ class ConsoleRoute(APIRoute):
                     f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors()
                 )
                 return problem_page(request, 422, "Validation error", detail)
+            except ChainUnavailable:
+                log.warning("console page: the chain RPC is unavailable", exc_info=True)
+                return problem_page(
+                    request, 503, "Service unavailable",
+                    "The chain RPC is unavailable right now; try again shortly.",
+                )  # fmt: skip
             except (DBAPIError, RedisError):
                 log.exception("console page: a backing service failed")
                 return problem_page(

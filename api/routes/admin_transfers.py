@@ -11,8 +11,7 @@ from pydantic import BaseModel, Field
 
 from api import operations
 from api.callers import Admin, actor_of
-from api.common import decimals
-from api.deps import GatewayDep, SessionDep
+from api.deps import DecimalsDep, GatewayDep, SessionDep
 from api.envelope import PageParams, PageQuery, page, resource, single
 from api.openapi import problems
 from api.operations import OperatorCall
@@ -53,7 +52,7 @@ async def stuck_transfers(
     admin: Admin,
     session: SessionDep,
     gateway: GatewayDep,
-    request: Request,
+    decimals: DecimalsDep,
     older_than_seconds: Annotated[int, Query(ge=0, le=30 * 86400)] = 120,
 ) -> Any:
     """Transfers `pending_onchain` (or `pending`) for longer than the threshold."""
@@ -61,7 +60,7 @@ async def stuck_transfers(
     items = []
     for t in rows:
         write = await operators.chain_view(gateway, t)
-        shown = StuckTransferAttributes.stuck(t, decimals(request), write)
+        shown = StuckTransferAttributes.stuck(t, decimals, write)
         items.append(resource("transfer", t.id, shown))
     return page(items, len(items), PageParams(page=1, per_page=100))
 

@@ -13,8 +13,8 @@ from sqlalchemy import select
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
-from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
-from api.deps import SessionDep
+from api.common import MONEY_PROBLEMS, Currency, derived_id, parse_amount
+from api.deps import DecimalsDep, SessionDep
 from api.envelope import PageQuery, page, resource, single
 from api.idempotency import IdempotencyKey, write_context
 from api.starts import signal_lock, start
@@ -94,9 +94,11 @@ class LockAttributes(Attributes):
     response_model=One[LockAttributes],
     responses={**MONEY_PROBLEMS, 201: {"description": "`fund_lock` with status `locked`"}},
 )
-async def lock_funds(payload: LockIn, project: FundsManage, request: Request) -> Any:
+async def lock_funds(
+    payload: LockIn, project: FundsManage, decimals: DecimalsDep, request: Request
+) -> Any:
     """Lock (reserve) a user's funds until unlocked, settled or expired."""
-    amount = parse_amount(payload.amount, request, payload.currency)
+    amount = parse_amount(payload.amount, decimals, payload.currency)
     expires_at = locks.lock_expiry(payload.expires_at)
     async with write_context(
         request, project, operation="funds.lock", user_uid=payload.user_uid
@@ -112,9 +114,9 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
             project_id=project.project_id,
             amount=amount,
             expires_at=expires_at,
-            decimals=decimals(request),
+            decimals=decimals,
         )
-        attributes = LockAttributes.of(hold, decimals(request), balances.available)
+        attributes = LockAttributes.of(hold, decimals, balances.available)
         response = ctx.respond(201, single("fund_lock", lock_id, attributes))
     await start(
         request,
@@ -133,7 +135,9 @@ async def lock_funds(payload: LockIn, project: FundsManage, request: Request) ->
 
 
 @router.post("/unlock", response_model=One[LockAttributes], responses=MONEY_PROBLEMS)
-async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request) -> Any:
+async def unlock_funds(
+    payload: UnlockIn, project: FundsManage, decimals: DecimalsDep, request: Request
+) -> Any:
     """Unlock a fund lock of this project (exactly once; 409 if no longer locked)."""
     async with write_context(request, project, operation="funds.unlock") as ctx:
         hold, balances = await locks.unlock(
@@ -141,10 +145,10 @@ async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request
             lock_id=payload.lock_id,
             project_id=project.project_id,
             reason=payload.reason,
-            decimals=decimals(request),
+            decimals=decimals,
         )
         ctx.audit.user_uid = hold.user_uid
-        attributes = LockAttributes.of(hold, decimals(request), balances.available)
+        attributes = LockAttributes.of(hold, decimals, balances.available)
         attributes.unlock_reason = payload.reason
         response = ctx.respond(200, single("fund_lock", hold.id, attributes))
     await signal_lock(request, hold.id, "unlocked")
@@ -158,7 +162,11 @@ async def unlock_funds(payload: UnlockIn, project: FundsManage, request: Request
     responses=MONEY_PROBLEMS,
 )
 async def locked_funds(
-    user_uid: str, project: FundsRead, session: SessionDep, request: Request, paging: PageQuery
+    user_uid: str,
+    project: FundsRead,
+    session: SessionDep,
+    decimals: DecimalsDep,
+    paging: PageQuery,
 ) -> Any:
     """Active fund locks this project holds on a user (paged)."""
     await require_user_authorized(session, project, user_uid, "funds:read")
@@ -166,5 +174,5 @@ async def locked_funds(
         Hold.user_uid == user_uid, Hold.project_id == project.project_id, Hold.status == "active"
     )
     rows, total = await page_of(session, held, (Hold.created_at, Hold.id), paging)
-    items = [resource("fund_lock", h.id, LockAttributes.of(h, decimals(request))) for h in rows]
+    items = [resource("fund_lock", h.id, LockAttributes.of(h, decimals)) for h in rows]
     return page(items, total, paging)

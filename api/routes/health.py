@@ -53,7 +53,7 @@ async def _check_temporal(request: Request) -> None:
 
 
 async def _check_chain(request: Request) -> None:
-    if not await request.app.state.solana.is_connected():  # getHealth == "ok"
+    if await request.app.state.rpc.call("getHealth") != "ok":
         raise RuntimeError("getHealth is not ok")
 
 

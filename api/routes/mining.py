@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from api.callers import MiningReader
-from api.deps import SessionDep, token_decimals
+from api.deps import DecimalsDep, SessionDep
 from api.envelope import PageParams, PageQuery, page, resource, single
 from api.idempotency import write_context
 from api.openapi import problems
@@ -26,6 +26,7 @@ from api.schemas.mining import (
 )
 from api.starts import start, start_soon
 from api.typed import Many, One, TypedResource
+from chain.decimals import TokenDecimals
 from core.config import Settings
 from core.errors import DomainError, NotFound
 from core.workflow_ids import MINING_BATCH_PREFIX, MINING_PREFIX
@@ -60,14 +61,15 @@ def _webhook_note(url: str | None) -> dict[str, Any]:
     return {"webhook_url": url, "webhook_note": note}
 
 
-def _acceptor(request: Request, session: AsyncSession, project: ProjectPrincipal) -> Acceptor:
-    decimals = token_decimals(request, "MCD")
+def _acceptor(
+    request: Request, session: AsyncSession, project: ProjectPrincipal, decimals: TokenDecimals
+) -> Acceptor:
     settings = request.app.state.settings
     return Acceptor(
         session,
         request.app.state.redis,
         project_id=project.project_id,
-        decimals=decimals,
+        decimals=decimals.mcd,  # rewards are MCD
         formula=RewardFormula.of(settings),
     )
 
@@ -83,12 +85,14 @@ def _start_soon(request: Request, workflow_id: str, submission_ids: list[str]) -
 @router.post(
     "/submit-activity", status_code=202, response_model=MiningSubmitBody, responses=_WRITE_PROBLEMS
 )
-async def submit_activity(payload: ActivityIn, project: ProjectWrite, request: Request) -> Any:
+async def submit_activity(
+    payload: ActivityIn, project: ProjectWrite, decimals: DecimalsDep, request: Request
+) -> Any:
     """Submit one mining activity; verified independently, rewarded in MCD on chain."""
     async with write_context(
         request, project, operation="mining.submit", user_uid=payload.user_uid
     ) as ctx:
-        acceptor = _acceptor(request, ctx.session, project)
+        acceptor = _acceptor(request, ctx.session, project, decimals)
         workflow_id = ctx.workflow_id(MINING_PREFIX)
         row, webhook_url = await acceptor.submit_one(ctx.body, payload, ctx.key, workflow_id)
         meta = _webhook_note(webhook_url)
@@ -140,10 +144,12 @@ def _one_page(count: int) -> PageParams:
 @router.post(
     "/batch-submit", status_code=200, response_model=MiningBatchBody, responses=_WRITE_PROBLEMS
 )
-async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request) -> Any:
+async def batch_submit(
+    payload: BatchIn, project: ProjectWrite, decimals: DecimalsDep, request: Request
+) -> Any:
     """Submit up to 100 activities; each has its own idempotency key, status and result."""
     async with write_context(request, project, operation="mining.batch_submit") as ctx:
-        acceptor = _acceptor(request, ctx.session, project)
+        acceptor = _acceptor(request, ctx.session, project, decimals)
         workflow_id = ctx.workflow_id(MINING_BATCH_PREFIX)
         meta = _webhook_note(await acceptor.outcome_url())
         outcomes = await acceptor.submit_batch(ctx.body["activities"], workflow_id)
@@ -165,21 +171,21 @@ async def batch_submit(payload: BatchIn, project: ProjectWrite, request: Request
     "/activity/{activity_id}", response_model=One[MiningSubmissionAttributes], responses=_PROBLEMS
 )
 async def get_activity(
-    activity_id: str, project: ProjectRead, session: SessionDep, request: Request
+    activity_id: str, project: ProjectRead, session: SessionDep, decimals: DecimalsDep
 ) -> Any:
     """Status of one of the project's mining activities, with its history and transaction."""
     row = await session.get(MiningSubmission, activity_id)
     if row is None or row.project_id != project.project_id:
         raise NotFound(f"Mining activity {activity_id} does not exist")
-    decimals = token_decimals(request, "MCD")
-    return single("mining_activity", row.id, MiningSubmissionAttributes.of(row, decimals))
+    attributes = MiningSubmissionAttributes.of(row, decimals.mcd)
+    return single("mining_activity", row.id, attributes)
 
 
 @router.get("/records", response_model=Many[MiningRecordAttributes], responses=_PROBLEMS)
 async def records(
     reader: MiningReader,
     session: SessionDep,
-    request: Request,
+    decimals: DecimalsDep,
     params: PageQuery,
     user_uid: Annotated[str | None, Query(description="projects: one user's records")] = None,
 ) -> dict[str, Any]:
@@ -193,6 +199,7 @@ async def records(
         where = where & (MiningSubmission.user_uid == reader.uid)
     order = (MiningSubmission.confirmed_at.desc(), MiningSubmission.id)
     rows, total = await page_of(session, select(MiningSubmission).where(where), order, params)
-    decimals = token_decimals(request, "MCD")
-    items = [resource("mining_record", r.id, MiningRecordAttributes.of(r, decimals)) for r in rows]
+    items = [
+        resource("mining_record", r.id, MiningRecordAttributes.of(r, decimals.mcd)) for r in rows
+    ]
     return page(items, total, params)

@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import Field
 from redis.exceptions import RedisError
 from sqlalchemy import bindparam, text
@@ -16,7 +16,7 @@ from sqlalchemy.types import DateTime
 
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.callers import MiningReader
-from api.deps import RedisDep, SessionDep, token_decimals
+from api.deps import DecimalsDep, RedisDep, SessionDep
 from api.envelope import single
 from api.openapi import problems
 from api.typed import One, Shape
@@ -89,11 +89,11 @@ class MiningStatsAttributes(Shape):
 async def mining_stats(
     reader: MiningReader,
     session: SessionDep,
-    request: Request,
+    mints: DecimalsDep,
     days: Days = 30,
 ) -> dict[str, Any]:
     """The caller's confirmed mining totals by UTC day and project (a user's, or a project's)."""
-    decimals = token_decimals(request, "MCD")  # the MCD mint's own
+    decimals = mints.mcd  # the MCD mint's own
     since = _since(days)
     uid = reader.uid if isinstance(reader, UserPrincipal) else None
     project = reader.project_id if isinstance(reader, ProjectPrincipal) else None
@@ -142,7 +142,7 @@ class GlobalAttributes(Shape):
     responses=_PUBLIC_PROBLEMS,
 )
 async def global_stats(
-    session: SessionDep, redis: RedisDep, request: Request, days: Days = 30
+    session: SessionDep, redis: RedisDep, mints: DecimalsDep, days: Days = 30
 ) -> dict[str, Any]:
     """Public: confirmed mining activity of the whole ecosystem by UTC day."""
     key = f"mining:global-stats:{days}"
@@ -153,7 +153,7 @@ async def global_stats(
     if cached is not None:
         attributes = json.loads(cached)
     else:
-        decimals = token_decimals(request, "MCD")  # the MCD mint's own
+        decimals = mints.mcd  # the MCD mint's own
         since = _since(days)
         rows = (await session.execute(_GLOBAL, {"since": since})).all()
         attributes = {

@@ -5,11 +5,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from sqlalchemy import Date, cast, func, select
 
 from api.callers import LEGACY_PROBLEMS, LegacyUser, McdRead
-from api.deps import SessionDep, token_decimals
+from api.deps import DecimalsDep, SessionDep
 from api.envelope import PageQuery, page, resource
 from api.openapi import problems
 from api.schemas.mining import LegacyMiningHistoryBody, McdRewardAttributes
@@ -26,17 +26,13 @@ LEGACY_STATUSES = ("pending_verification", "verified", "pending_onchain", "confi
 _MAX_OFFSET = 2**62
 
 
-def _decimals(request: Request) -> int:
-    return token_decimals(request, "MCD")  # rewards are MCD, as read from its mint
-
-
 @router.get(
     "/v1/mcd/rewards",
     response_model=Many[McdRewardAttributes],
     responses=problems(401, scope="mcd:read"),
 )
 async def mcd_rewards(
-    user: McdRead, session: SessionDep, request: Request, params: PageQuery
+    user: McdRead, session: SessionDep, mints: DecimalsDep, params: PageQuery
 ) -> dict[str, Any]:
     """The current user's confirmed MCD mining rewards per UTC day and project."""
     day = cast(func.timezone("UTC", MiningSubmission.confirmed_at), Date)
@@ -56,7 +52,7 @@ async def mcd_rewards(
     )
     order = (grouped.c.day.desc(), grouped.c.project_id)
     rows, total = await page_of(session, named, order, params)
-    decimals = _decimals(request)
+    decimals = mints.mcd  # rewards are MCD, as read from its mint
     items = [
         resource(
             "mcd_reward",
@@ -84,7 +80,7 @@ async def mcd_rewards(
 async def legacy_mining_history(
     user: LegacyUser,
     session: SessionDep,
-    request: Request,
+    mints: DecimalsDep,
     limit: Annotated[int, Query(description="default 20; clamped to 1-100")] = 20,
     offset: Annotated[int, Query(description="default 0; past the last record: no records")] = 0,
 ) -> dict[str, Any]:
@@ -100,7 +96,7 @@ async def legacy_mining_history(
     )
     order = (MiningSubmission.created_at.desc(), MiningSubmission.id)
     rows, total = await page_of(session, named, order, Window(offset, limit))
-    decimals = _decimals(request)
+    decimals = mints.mcd  # rewards are MCD, as read from its mint
     records = [
         {
             "date": (row.confirmed_at or row.created_at).date().isoformat(),

@@ -130,7 +130,7 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
         return hit[1]
     gateway = common.gateway_of(request)
     try:
-        s = await stats.load(session, gateway.reads, currency, gateway.keys.mint_for(currency))
+        s = await stats.load(session, gateway, currency, gateway.keys.mint_for(currency))
     except ChainError as exc:
         raise common.chain_down(exc) from exc
     d = s.decimals

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from api.auth.deps import current_user
 from api.auth.principal import UserPrincipal
 from api.callers import LEGACY_PROBLEMS, LegacyUser, McdRead
-from api.deps import SessionDep
+from api.deps import DecimalsDep, SessionDep
 from api.envelope import PageParams, PageQuery, meta, single
 from api.errors import invalid_field
 from api.openapi import problems
@@ -34,9 +34,9 @@ from api.token_common import (
     chain_down,
     fast,
     gateway_of,
-    mint_decimals,
 )
 from api.typed import Many, One
+from chain.decimals import TokenDecimals
 from chain.errors import ChainError
 from core.config import Settings
 from core.money import to_decimal_string
@@ -88,25 +88,28 @@ async def _custody(request: Request, uid: str, currency: str) -> Any:
 
 
 async def _balance(
-    request: Request, uid: str, model: type[MccBalanceAttributes] | type[McdBalanceAttributes]
+    request: Request,
+    decimals: TokenDecimals,
+    uid: str,
+    model: type[MccBalanceAttributes] | type[McdBalanceAttributes],
 ) -> Response:
     currency = "MCC" if model is MccBalanceAttributes else "MCD"
     b = await _custody(request, uid, currency)
-    decimals = await mint_decimals(request, currency)
     deposit = deposit_address(gateway_of(request).keys, uid, currency)
-    return fast(single(f"{currency.lower()}_balance", uid, model.of(b, decimals, deposit)))
+    attributes = model.of(b, decimals.of(currency), deposit)
+    return fast(single(f"{currency.lower()}_balance", uid, attributes))
 
 
 @router.get("/v1/mcc/balance", response_model=One[MccBalanceAttributes], responses=USER_PROBLEMS)
-async def mcc_balance(user: MccRead, request: Request) -> Response:
+async def mcc_balance(user: MccRead, decimals: DecimalsDep, request: Request) -> Response:
     """The caller's MCC custody balance: total, locked, available, deposit address."""
-    return await _balance(request, user.uid, MccBalanceAttributes)
+    return await _balance(request, decimals, user.uid, MccBalanceAttributes)
 
 
 @router.get("/v1/mcd/balance", response_model=One[McdBalanceAttributes], responses=USER_PROBLEMS)
-async def mcd_balance(user: McdRead, request: Request) -> Response:
+async def mcd_balance(user: McdRead, decimals: DecimalsDep, request: Request) -> Response:
     """The caller's MCD custody balance (`mcd_balance`): total, frozen, available."""
-    return await _balance(request, user.uid, McdBalanceAttributes)
+    return await _balance(request, decimals, user.uid, McdBalanceAttributes)
 
 
 @router.get(
@@ -116,20 +119,21 @@ async def mcd_balance(user: McdRead, request: Request) -> Response:
 )
 async def mcc_address_balance(
     request: Request,
+    decimals: DecimalsDep,
     address: Annotated[str, Path(description="any base58 wallet address", max_length=64)],
 ) -> dict[str, Any]:
     """The on-chain MCC balance of any wallet (public; the same answer for users and others)."""
     owner = _address(address)
     gateway = gateway_of(request)
     try:
-        amounts = await gateway.reads.owned_token_amounts(
+        amounts = await gateway.owned_token_amounts(
             owner, gateway.keys.mint_for("MCC"), "finalized"
         )
     except ChainError as exc:
         raise chain_down(exc) from exc
     attributes = {
         "address": str(owner),
-        "total_balance": to_decimal_string(sum(amounts), await mint_decimals(request, "MCC")),
+        "total_balance": to_decimal_string(sum(amounts), decimals.mcc),
         "token_accounts": len(amounts),
         "updated_at": iso(datetime.now(UTC)),
     }
@@ -143,11 +147,10 @@ async def mcc_address_balance(
     responses=LEGACY_PROBLEMS | problems(503),
 )
 async def legacy_mcc_balance(
-    user: LegacyUser, session: SessionDep, request: Request
+    user: LegacyUser, session: SessionDep, mints: DecimalsDep, request: Request
 ) -> dict[str, Any]:
     """Legacy MCC balance (plain JSON numbers; bearer is an ID token)."""
-    decimals = await mint_decimals(request, "MCC")
-    mcd_decimals = await mint_decimals(request, "MCD")
+    decimals, mcd_decimals = mints.mcc, mints.mcd
     b = await _custody(request, user.uid, "MCC")
     pending = await session.scalar(
         select(func.coalesce(func.sum(MiningSubmission.mcd_amount), 0)).where(
@@ -172,9 +175,9 @@ async def legacy_mcc_balance(
 
 
 async def _transactions(
-    session: SessionDep, uid: str, currency: str, params: PageParams, request: Request
+    session: SessionDep, uid: str, currency: str, params: PageParams, mints: TokenDecimals
 ) -> dict[str, Any]:
-    decimals = await mint_decimals(request, currency)
+    decimals = mints.of(currency)
     rows, total = await history.page(
         session, uid, currency, limit=params.per_page, offset=params.offset
     )
@@ -206,20 +209,20 @@ async def _transactions(
     "/v1/mcc/transactions", response_model=Many[TokenTransactionAttributes], responses=USER_PROBLEMS
 )
 async def mcc_transactions(
-    user: MccRead, session: SessionDep, request: Request, params: PageQuery
+    user: MccRead, session: SessionDep, decimals: DecimalsDep, params: PageQuery
 ) -> dict[str, Any]:
     """The caller's MCC movements, newest first (deposits, transfers, settlements)."""
-    return await _transactions(session, user.uid, "MCC", params, request)
+    return await _transactions(session, user.uid, "MCC", params, decimals)
 
 
 @router.get(
     "/v1/mcd/transactions", response_model=Many[TokenTransactionAttributes], responses=USER_PROBLEMS
 )
 async def mcd_transactions(
-    user: McdRead, session: SessionDep, request: Request, params: PageQuery
+    user: McdRead, session: SessionDep, decimals: DecimalsDep, params: PageQuery
 ) -> dict[str, Any]:
     """The caller's MCD movements, newest first (deposits, transfers, mining rewards)."""
-    return await _transactions(session, user.uid, "MCD", params, request)
+    return await _transactions(session, user.uid, "MCD", params, decimals)
 
 
 @asynccontextmanager

@@ -11,13 +11,14 @@ from pydantic import BaseModel, Field, StrictBool
 from api.auth.consent import require_user_authorized
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
-from api.common import MONEY_PROBLEMS, Currency, decimals, derived_id, parse_amount
-from api.deps import SessionDep
+from api.common import MONEY_PROBLEMS, Currency, derived_id, parse_amount
+from api.deps import DecimalsDep, SessionDep
 from api.envelope import single
 from api.idempotency import write_context
 from api.schemas.transfers import TransferAttributes
 from api.starts import signal_lock, start, start_soon
 from api.typed import One
+from chain.decimals import TokenDecimals
 from core.errors import NotFound
 from core.workflow_ids import transfer_workflow_id
 from db.models.engine import Transfer
@@ -68,6 +69,7 @@ class CancelIn(BaseModel):
 
 async def _accept(
     request: Request,
+    decimals: TokenDecimals,
     project: ProjectPrincipal,
     order: TransferRequestIn,
     operation: str,
@@ -77,7 +79,7 @@ async def _accept(
     """Both transfer routes: in the one commit, the sender's (and, when ``recipient_consents``,
     the recipient's) authorization of this project, then the funds reserved and the transfer
     recorded as ``pending``; 202, and its workflow starts after the commit."""
-    amount = parse_amount(order.amount, request, order.currency)
+    amount = parse_amount(order.amount, decimals, order.currency)
     async with write_context(request, project, operation=operation, user_uid=order.from_uid) as ctx:
         await require_user_authorized(ctx.session, project, order.from_uid, scope)
         if recipient_consents:
@@ -97,11 +99,11 @@ async def _accept(
             audit_id=ctx.audit_id,
         )
         try:
-            transfer = await transfers.create(ctx.session, new, decimals(request))
+            transfer = await transfers.create(ctx.session, new, decimals)
         except transfers.AlreadyRecorded:
             await ctx.replay_if_done()
             raise
-        attributes = TransferAttributes.of(transfer, decimals(request))
+        attributes = TransferAttributes.of(transfer, decimals)
         response = ctx.respond(
             202, single("transfer", transfer.id, attributes), audit_status="pending"
         )
@@ -137,10 +139,10 @@ def _start_soon(request: Request, transfer: Transfer) -> None:
     responses=_ACCEPTED,
 )
 async def request_transfer(
-    payload: TransferRequestIn, project: TransferWrite, request: Request
+    payload: TransferRequestIn, project: TransferWrite, decimals: DecimalsDep, request: Request
 ) -> Any:
     """Request a transfer from a user who authorized this project; settles on chain."""
-    return await _accept(request, project, payload, "transfer.request", "transfer:write")
+    return await _accept(request, decimals, project, payload, "transfer.request", "transfer:write")
 
 
 @router.post(
@@ -149,7 +151,9 @@ async def request_transfer(
     response_model=One[TransferAttributes],
     responses=_ACCEPTED,
 )
-async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, request: Request) -> Any:
+async def funds_transfer(
+    payload: FundsTransferIn, project: FundsTransfer, decimals: DecimalsDep, request: Request
+) -> Any:
     """Move funds between two users of this project (both must have authorized it)."""
     reference = dict(payload.reference)
     if payload.reason:
@@ -160,7 +164,13 @@ async def funds_transfer(payload: FundsTransferIn, project: FundsTransfer, reque
         reference=reference,
     )
     return await _accept(
-        request, project, order, "funds.transfer", "funds:transfer", recipient_consents=True
+        request,
+        decimals,
+        project,
+        order,
+        "funds.transfer",
+        "funds:transfer",
+        recipient_consents=True,
     )
 
 
@@ -175,14 +185,12 @@ async def _own(session: SessionDep, project: ProjectPrincipal, transfer_id: str)
     "/v1/transfer/{transfer_id}", response_model=One[TransferAttributes], responses=MONEY_PROBLEMS
 )
 async def get_transfer(
-    transfer_id: str, project: TransferRead, session: SessionDep, request: Request
+    transfer_id: str, project: TransferRead, session: SessionDep, decimals: DecimalsDep
 ) -> Any:
     """A transfer of this project with its state history."""
     transfer = await _own(session, project, transfer_id)
     history = await transfers.history(session, transfer_id)
-    return single(
-        "transfer", transfer.id, TransferAttributes.of(transfer, decimals(request), history)
-    )
+    return single("transfer", transfer.id, TransferAttributes.of(transfer, decimals, history))
 
 
 @router.post(
@@ -191,18 +199,20 @@ async def get_transfer(
     responses=MONEY_PROBLEMS,
 )
 async def cancel_transfer(
-    transfer_id: str, project: TransferWrite, request: Request, payload: CancelIn | None = None
+    transfer_id: str,
+    project: TransferWrite,
+    decimals: DecimalsDep,
+    request: Request,
+    payload: CancelIn | None = None,
 ) -> Any:
     """Cancel a transfer while it is still `pending` (409 `invalid-state` afterwards)."""
     async with write_context(request, project, operation="transfer.cancel") as ctx:
         transfer = await _own(ctx.session, project, transfer_id)
         ctx.audit.user_uid = transfer.from_uid
         reason = (payload.reason if payload else None) or "cancelled by the project"
-        ended = await transfers.cancel_pending(
-            ctx.session, transfer_id, reason, decimals=decimals(request)
-        )
+        ended = await transfers.cancel_pending(ctx.session, transfer_id, reason, decimals=decimals)
         history = await transfers.history(ctx.session, transfer_id)
         return ctx.respond(
             200,
-            single("transfer", ended.id, TransferAttributes.of(ended, decimals(request), history)),
+            single("transfer", ended.id, TransferAttributes.of(ended, decimals, history)),
         )

@@ -13,7 +13,8 @@ from fastapi import FastAPI
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from api.errors import install_error_handlers
+from api.errors import answered_status, install_error_handlers
+from chain.errors import ChainRateLimited, ChainTimeout, ChainUnavailable
 from core.config import Settings
 from core.errors import DomainError
 from db.models import User
@@ -25,7 +26,7 @@ from organizations.errors import OrgRejected
 from organizations.errors import not_found as org_not_found
 from tests.api.conftest import start_app
 from tests.factories import World
-from views.errors import ChainUnavailable, invalid
+from views.errors import invalid
 
 WALLET_ERRORS = {"errors": [{"field": "wallet", "message": "not a base58 address"}]}
 CASES: dict[str, Exception] = {
@@ -34,7 +35,6 @@ CASES: dict[str, Exception] = {
     "org": OrgRejected("the station is full", slug="station-full", status=409),
     "org-missing": org_not_found("Unit station-9"),
     "view": invalid("wallet", "not a base58 address"),
-    "view-down": ChainUnavailable("connection refused"),
     "ledger": InsufficientFunds("alice", "MCC", 5, 2),
     "invariant": LedgerError("amount must be positive, got -1"),
 }
@@ -47,15 +47,20 @@ def _raising(exc: Exception) -> Callable[[], Awaitable[None]]:
     return fail
 
 
-@pytest.fixture
-async def client() -> httpx.AsyncClient:
+def _raising_app(cases: dict[str, Exception]) -> httpx.AsyncClient:
+    """A client of an app with the one error path, whose route /{name} raises ``cases[name]``."""
     app = FastAPI()
     app.state.settings = Settings(environment="test")
     install_error_handlers(app)
-    for name, exc in CASES.items():
+    for name, exc in cases.items():
         app.add_api_route(f"/{name}", _raising(exc))
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     return httpx.AsyncClient(transport=transport, base_url="http://test")
+
+
+@pytest.fixture
+async def client() -> httpx.AsyncClient:
+    return _raising_app(CASES)
 
 
 @pytest.mark.parametrize(
@@ -66,7 +71,6 @@ async def client() -> httpx.AsyncClient:
         ("org", 409, "station-full", {}),
         ("org-missing", 404, "not-found", {}),
         ("view", 422, "validation-error", WALLET_ERRORS),
-        ("view-down", 503, "service-unavailable", {}),
         ("ledger", 422, "insufficient-funds", {}),
     ],
 )
@@ -81,8 +85,38 @@ async def test_each_refusal_is_one_problem(
     assert body["type"].endswith(f"/errors/{slug}") and body["status"] == status
     assert body["detail"] == CASES[name].detail  # type: ignore[attr-defined]
     assert {k: body[k] for k in extra} == extra
-    # A view's 503 says when to come back, as the removed per-class handler did.
-    assert (resp.headers.get("retry-after") == "1") == (name == "view-down")
+
+
+CHAIN_DOWN: dict[str, Exception] = {
+    "refused": ChainUnavailable("getProgramAccounts: ConnectError: http://10.0.0.7:8899 refused"),
+    "limited": ChainRateLimited("getBalance: HTTP 429 from the RPC provider", 7.2),
+    "limited-bare": ChainRateLimited("getBalance: HTTP 429 from the RPC provider", None),
+    "timeout": ChainTimeout("'transfer:1' not final after 20s"),
+}
+
+
+@pytest.fixture
+async def chain_client() -> httpx.AsyncClient:
+    return _raising_app(CHAIN_DOWN)
+
+
+@pytest.mark.parametrize(
+    ("name", "retry_after"),
+    [("refused", "1"), ("limited", "8"), ("limited-bare", "1"), ("timeout", "1")],
+)
+async def test_a_chain_that_does_not_answer_is_one_503_whatever_route_met_it(
+    chain_client: httpx.AsyncClient, name: str, retry_after: str
+) -> None:
+    """chain/rpc.py's ChainUnavailable (a view's read, a balance, a write's wait) is answered
+    at one boundary: 503 ``service-unavailable``, when to come back (the provider's own
+    Retry-After when it rate-limited us), and never the transport's text (hosts, ports)."""
+    resp = await chain_client.get(f"/{name}")
+    assert resp.status_code == 503
+    assert resp.headers["content-type"] == "application/problem+json"
+    assert resp.json()["type"].endswith("/errors/service-unavailable")
+    assert resp.json()["detail"] == "The chain RPC is unavailable. Retry the request."
+    assert resp.headers["retry-after"] == retry_after
+    assert answered_status(CHAIN_DOWN[name]) == (503, "service-unavailable")
 
 
 async def test_a_ledger_invariant_is_an_internal_error_without_detail(

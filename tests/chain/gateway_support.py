@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
+from chain.rpc import ChainRpc
 from core.config import Settings
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
@@ -34,19 +35,19 @@ async def make_gateway_fixture(
 ) -> AsyncIterator[GatewayFactory]:
     """Build independent gateway instances: each one stands for a fresh process."""
     url, keys_dir = chain_node
-    clients: list[AsyncClient] = []
+    transports: list[ChainRpc] = []
 
     async def build(**kwargs: object) -> ChainGateway:
-        client = AsyncClient(url, timeout=10)
-        clients.append(client)
+        rpc = ChainRpc(url)
+        transports.append(rpc)
         cfg = settings.model_copy(update={"solana_rpc_url": url, "chain_keys_dir": keys_dir})
         opts: dict[str, object] = {"poll_interval": 0.05}
         opts.update(kwargs)
-        return ChainGateway(cfg, client, load_or_create_keys(keys_dir), session_maker, **opts)  # type: ignore[arg-type]
+        return ChainGateway(cfg, rpc, load_or_create_keys(keys_dir), session_maker, **opts)  # type: ignore[arg-type]
 
     yield build
-    for client in clients:
-        await client.close()
+    for rpc in transports:
+        await rpc.aclose()
 
 
 @pytest.fixture(name="gw")
@@ -93,9 +94,11 @@ async def attempt_rows(
 
 
 async def chain_status(gw: ChainGateway, signature: str) -> TransactionStatus | None:
-    resp = await gw.reads.client.get_signature_statuses(
-        [Signature.from_string(signature)], search_transaction_history=True
-    )
+    """The signature's status as an outside client (solana-py) sees it on the gateway's node."""
+    async with AsyncClient(gw.rpc.url, timeout=10) as client:
+        resp = await client.get_signature_statuses(
+            [Signature.from_string(signature)], search_transaction_history=True
+        )
     return resp.value[0]
 
 

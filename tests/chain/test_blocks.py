@@ -10,9 +10,11 @@ import pytest
 from solders.signature import Signature
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from chain import blocks as chain_blocks
 from chain import tx_store
 from chain.blocks import BlockReader
 from chain.gateway import ChainGateway
+from chain.rpc import ChainRpc
 from tests.chain.gateway_support import (  # noqa: F401  (fixtures)
     UNIT,
     gw_fixture,
@@ -25,9 +27,8 @@ from tests.chain.gateway_support import (  # noqa: F401  (fixtures)
 
 @pytest.fixture(name="blocks")
 async def blocks_fixture(chain_node: tuple[str, Path]) -> AsyncIterator[BlockReader]:
-    reader = BlockReader(chain_node[0])
-    yield reader
-    await reader.aclose()
+    async with ChainRpc(chain_node[0]) as rpc:
+        yield BlockReader(rpc)
 
 
 async def test_an_accounts_signatures_oldest_first_within_slots_and_their_transactions(
@@ -53,6 +54,20 @@ async def test_an_accounts_signatures_oldest_first_within_slots_and_their_transa
     assert found.tx.signature == minted.signature and found.tx.err is None
     assert {c.account: c.delta for c in found.tx.token_changes} == {str(address): 3 * UNIT}
     assert await blocks.transaction(str(Signature.default())) is None
+
+
+async def test_the_walk_pages_through_every_signature(
+    gw: ChainGateway, blocks: BlockReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = uid()
+    address = await gw.ensure_custody_account(user, "MCD")
+    for _ in range(2):
+        await gw.mint(op(), user, UNIT, currency="MCD")
+    whole = await blocks.signatures_of(str(address))
+    assert len(whole) == 3
+    monkeypatch.setattr(chain_blocks, "SIGNATURES_PAGE", 1)  # one signature a call
+    assert await blocks.signatures_of(str(address)) == whole
+    assert await blocks.signatures_of(str(address), whole[1].slot) == whole[1:]
 
 
 async def test_known_signatures_are_those_of_any_attempt_of_a_gateway_write(

@@ -9,26 +9,26 @@ import sys
 from pathlib import Path
 
 import pytest
-from solana.rpc.async_api import AsyncClient
 from spl.token.constants import TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys, load_or_create_keys
+from chain.rpc import ChainRpc
 from core.config import Settings
 from devchain.bootstrap import ensure_mints
 from devchain.mints import dev_mints
 
 
 def _gateway(
-    client: AsyncClient,
+    rpc: ChainRpc,
     settings: Settings,
     keys: ChainKeys,
     session_maker: async_sessionmaker[AsyncSession],
 ) -> ChainGateway:
     return ChainGateway(
         settings,
-        client,
+        rpc,
         keys,
         session_maker,
         extra_signers=(keys.mcc_mint, keys.mcd_mint),
@@ -45,8 +45,8 @@ async def test_creates_missing_mints_once(
     rpc_url, _ = chain_node
     # Fresh keys: the node's genesis never saw these mints or this fee payer.
     keys = load_or_create_keys(tmp_path / "other-keys")
-    async with AsyncClient(rpc_url) as client:
-        gateway = _gateway(client, settings, keys, session_maker)
+    async with ChainRpc(rpc_url) as rpc:
+        gateway = _gateway(rpc, settings, keys, session_maker)
         assert await gateway.mint_info(keys.mcc_mint.pubkey()) is None
 
         first = await ensure_mints(gateway, dev_mints())
@@ -92,15 +92,16 @@ async def test_each_mint_gets_its_own_decimals_and_program(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.count(": created") == 2, done.stdout
-    async with AsyncClient(rpc_url) as client:
-        gateway = _gateway(client, settings, keys, session_maker)
+    async with ChainRpc(rpc_url) as rpc:
+        gateway = _gateway(rpc, settings, keys, session_maker)
         owners = {}
         for currency, mint, decimals in (("MCC", keys.mcc_mint, 9), ("MCD", keys.mcd_mint, 6)):
             assert await gateway.mint_info(mint.pubkey()) == (
                 keys.mint_authority.pubkey(),
                 decimals,
             )
-            account = await gateway.reads.account(mint.pubkey(), "confirmed")
+            account = await gateway.account(mint.pubkey(), "confirmed")
+            assert account is not None
             owners[currency] = account.owner
         assert owners == {"MCC": TOKEN_PROGRAM_ID, "MCD": TOKEN_2022_PROGRAM_ID}
         # Asked again with other facts, it refuses rather than trusting the existing mint.

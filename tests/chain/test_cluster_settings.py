@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.system_program import CreateAccountParams, create_account
@@ -25,6 +24,7 @@ from chain.decimals import TokenDecimals
 from chain.errors import ChainUnavailable
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
+from chain.rpc import ChainRpc
 from core.config import Settings
 from core.embedded import free_port
 from core.money import InvalidAmount
@@ -36,18 +36,18 @@ GatewayFactory = Callable[..., Awaitable[ChainGateway]]
 async def make_gateway(
     worker_settings: Settings, session_maker: async_sessionmaker[AsyncSession]
 ) -> AsyncIterator[GatewayFactory]:
-    clients: list[AsyncClient] = []
+    transports: list[ChainRpc] = []
 
     async def build(settings: Settings | None = None, **kwargs: object) -> ChainGateway:
         cfg = settings or worker_settings
-        client = AsyncClient(cfg.solana_rpc_url, timeout=3)
-        clients.append(client)
+        rpc = ChainRpc.of(cfg, timeout=3)
+        transports.append(rpc)
         keys = load_or_create_keys(worker_settings.chain_keys_dir)
-        return ChainGateway(cfg, client, keys, session_maker, poll_interval=0.05, **kwargs)  # type: ignore[arg-type]
+        return ChainGateway(cfg, rpc, keys, session_maker, poll_interval=0.05, **kwargs)  # type: ignore[arg-type]
 
     yield build
-    for c in clients:
-        await c.close()
+    for rpc in transports:
+        await rpc.aclose()
 
 
 def test_mainnet_is_the_default_in_production_and_the_local_chain_in_dev(tmp_path: Path) -> None:
@@ -96,9 +96,9 @@ async def test_decimals_are_read_from_the_mints(
 ) -> None:
     gw = await make_gateway()
     with pytest.raises(ChainUnavailable):
-        gw.decimals("MCC")  # nothing assumed before the chain answered
+        gw.token_decimals()  # nothing assumed before the chain answered
     await gw.warm_up()
-    assert (gw.decimals("MCC"), gw.decimals("MCD")) == (9, 9)
+    assert gw.token_decimals() == TokenDecimals(mcc=9, mcd=9)
 
     # An MCD mint with 6 decimals (the mcd-token constant): the gateway follows the chain.
     mint = Keypair()
@@ -156,8 +156,8 @@ async def test_a_token_2022_mint_is_read_and_used(
     assert gw.keys.token_program("MCC") == TOKEN_PROGRAM_ID
     uid = f"u_{uuid.uuid4().hex[:8]}"
     address = await gw.ensure_custody_account(uid, "MCD")
-    account = await gw.reads.account(address, "finalized")
-    assert account.owner == TOKEN_2022_PROGRAM_ID
+    account = await gw.account(address, "finalized")
+    assert account is not None and account.owner == TOKEN_2022_PROGRAM_ID
     await gw.mint(f"test-mint2022-to-{uid}", uid, 2_500_000)
     other = f"u_{uuid.uuid4().hex[:8]}"
     await gw.ensure_custody_account(other, "MCD")
@@ -192,20 +192,23 @@ async def test_a_chain_that_is_down_at_start_up(
     assert not task.done()  # still retrying, the process is up
     task.cancel()
     with pytest.raises(ChainUnavailable):
-        gw.decimals("MCC")
+        gw.token_decimals()
 
 
 async def test_amount_routes_answer_503_until_the_decimals_are_read(
     make_gateway: GatewayFactory,
 ) -> None:
     from types import SimpleNamespace
+    from typing import get_args
 
-    from api.deps import token_decimals
-    from core.errors import ServiceUnavailable
+    from api.deps import DecimalsDep
+    from api.errors import answered_status
 
+    provide = get_args(DecimalsDep)[1].dependency  # what every amount route depends on
     gw = await make_gateway()
     request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(gateway=gw)))
-    with pytest.raises(ServiceUnavailable):
-        token_decimals(request, "MCD")  # type: ignore[arg-type]
-    await gw.load_token_decimals()
-    assert token_decimals(request, "MCD") == 9  # type: ignore[arg-type]
+    with pytest.raises(ChainUnavailable) as caught:
+        await provide(request)
+    assert answered_status(caught.value) == (503, "service-unavailable")
+    loaded = await gw.load_token_decimals()
+    assert await provide(request) is loaded  # the process's one TokenDecimals

@@ -70,7 +70,7 @@ async def test_crash_between_send_and_confirmation(
     first = await make_gateway()
     sent = await first.submit_transfers(key, transfers)
     assert sent.status == "sent" and sent.send_count == 1
-    await first.reads.client.close()  # the process is gone before any confirmation
+    await first.rpc.aclose()  # the process is gone before any confirmation
 
     second = await make_gateway()
     retried = await second.submit_transfers(key, transfers)  # a retry of the activity

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import struct
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -43,8 +44,10 @@ from spl.token.instructions import (
 )
 from spl.token.models import InitializeMint2Params, MintToParams, TransferCheckedParams
 
+from chain.blocks import BlockReader
 from chain.errors import ReceiptMismatch
 from chain.reads import ChainReads
+from chain.rpc import ChainRpc
 from chain.transactions import token_changes
 from tests.chain.node_support import (  # noqa: F401  (fixtures)
     SOL,
@@ -234,7 +237,7 @@ async def test_getblocks_and_block_height(client: AsyncClient) -> None:
 
 @pytest.mark.parametrize("program", [TOKEN_PROGRAM_ID, TOKEN_2022_PROGRAM_ID], ids=["spl", "2022"])
 async def test_v0_transfer_through_a_lookup_table_in_every_block_shape(
-    client: AsyncClient, program: Pubkey
+    client: AsyncClient, chain_node: tuple[str, Path], program: Pubkey
 ) -> None:
     payer = await funded_wallet(client, 10 * SOL)
     mint = await _mint(client, payer, program)
@@ -302,7 +305,20 @@ async def test_v0_transfer_through_a_lookup_table_in_every_block_shape(
     # solana-py / solders parse the node's block, and the gateway's reads see the lookup table.
     block = (await client.get_block(slot, "json", max_supported_transaction_version=0)).value
     assert str(sig) in {str(t.transaction.signatures[0]) for t in block.transactions or []}
-    reads = ChainReads(client, "finalized", rpc_timeout=10, poll_interval=0.05)
+    async with ChainRpc(chain_node[0]) as rpc:
+        await _gateway_reads(
+            ChainReads(rpc, "finalized", poll_interval=0.05), rpc, sig, dst, slot, expected
+        )
+
+
+async def _gateway_reads(
+    reads: ChainReads,
+    rpc: ChainRpc,
+    sig: Signature,
+    dst: Pubkey,
+    slot: int,
+    expected: dict[str, int],
+) -> None:
     found = await reads.transaction(str(sig))
     assert found is not None and found.slot == slot
     assert {a: d for a, d in found.deltas().items() if d} == expected
@@ -310,9 +326,12 @@ async def test_v0_transfer_through_a_lookup_table_in_every_block_shape(
     assert {a: d for a, d in deltas.items() if d} == expected
     with pytest.raises(ReceiptMismatch):
         await reads.receipt(str(sig), {str(dst): 2_999_999})
-    # The per-account walk (a re-scan) finds it at the loaded address too.
-    walked = await reads.signatures(dst)
+    # The per-account walk (the deposit watcher's repair) finds it at the loaded address too.
+    walked = await BlockReader(rpc).signatures_of(str(dst))
     assert str(sig) in {t.signature for t in walked}
+    repaired = await BlockReader(rpc).transaction(str(sig))
+    assert repaired is not None and repaired.slot == slot
+    assert {c.account: c.delta for c in repaired.tx.token_changes if c.delta} == expected
     # What the operator console shows: the status and the transaction as the node reports them.
     status, shown = await reads.transaction_view(str(sig))
     assert status is not None and '"confirmationStatus":"finalized"' in status

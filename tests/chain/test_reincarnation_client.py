@@ -20,6 +20,7 @@ from chain import reincarnation as rn
 from chain.errors import ChainRejected, ChainWriteConflict
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
+from chain.rpc import ChainRpc
 from core.config import Settings
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from devchain.node.ecosystem import POOL_NAME
@@ -39,19 +40,19 @@ async def make_gateway(
     worker_settings: Settings, session_maker: async_sessionmaker[AsyncSession]
 ) -> AsyncIterator[GatewayFactory]:
     """Independent gateway instances: each one stands for a fresh process."""
-    clients: list[AsyncClient] = []
+    transports: list[ChainRpc] = []
 
-    async def build(**kwargs: object) -> ChainGateway:
-        client = AsyncClient(worker_settings.solana_rpc_url, timeout=10)
-        clients.append(client)
+    async def build(settings: Settings | None = None, **kwargs: object) -> ChainGateway:
+        rpc = ChainRpc.of(worker_settings)
+        transports.append(rpc)
         opts: dict[str, object] = {"poll_interval": 0.05}
         opts.update(kwargs)
         keys = load_or_create_keys(worker_settings.chain_keys_dir)
-        return ChainGateway(worker_settings, client, keys, session_maker, **opts)  # type: ignore[arg-type]
+        return ChainGateway(settings or worker_settings, rpc, keys, session_maker, **opts)  # type: ignore[arg-type]
 
     yield build
-    for c in clients:
-        await c.close()
+    for rpc in transports:
+        await rpc.aclose()
 
 
 def key() -> str:
@@ -74,7 +75,10 @@ async def rows(
 
 
 async def test_genesis_pool_is_at_the_real_pda_with_the_gateway_as_authority(
-    client: AsyncClient, worker_settings: Settings, chain_node: tuple[str, Path]
+    client: AsyncClient,
+    make_gateway: GatewayFactory,
+    worker_settings: Settings,
+    chain_node: tuple[str, Path],
 ) -> None:
     keys = load_or_create_keys(chain_node[1])
     address = rn.pool_address(worker_settings)
@@ -82,7 +86,7 @@ async def test_genesis_pool_is_at_the_real_pda_with_the_gateway_as_authority(
     account = (await client.get_account_info(address)).value
     assert account is not None and str(account.owner) == worker_settings.reincarnation_program_id
     assert len(account.data) == rn.POOL_SPACE
-    pool = await rn.read_reincarnation_pool(client, worker_settings)
+    pool = await rn.read_reincarnation_pool(await make_gateway())
     assert pool.name == POOL_NAME and len(POOL_NAME.encode()) == 22
     assert pool.authority == keys.price_authority.pubkey()
     assert pool.mcc_mint == keys.mcc_mint.pubkey() and pool.mcd_mint == keys.mcd_mint.pubkey()
@@ -90,17 +94,18 @@ async def test_genesis_pool_is_at_the_real_pda_with_the_gateway_as_authority(
     assert rn.MIN_BASE_PRICE <= pool.base_price <= rn.MAX_BASE_PRICE
 
 
-async def test_read_refuses_a_missing_pool(client: AsyncClient, worker_settings: Settings) -> None:
+async def test_read_refuses_a_missing_pool(
+    make_gateway: GatewayFactory, worker_settings: Settings
+) -> None:
     elsewhere = worker_settings.model_copy(
         update={"reincarnation_pool_address": "11111111111111111111111111111112"}
     )
     with pytest.raises(rn.PoolNotFound):
-        await rn.read_reincarnation_pool(client, elsewhere)
+        await rn.read_reincarnation_pool(await make_gateway(elsewhere))
 
 
 async def test_write_update_price_is_exactly_once_per_key(
     make_gateway: GatewayFactory,
-    client: AsyncClient,
     worker_settings: Settings,
     session_maker: async_sessionmaker[AsyncSession],
 ) -> None:
@@ -108,7 +113,7 @@ async def test_write_update_price_is_exactly_once_per_key(
     write_key = key()
     price = 10_000_000 + uuid.uuid4().int % 1_000_000
     signature = await rn.write_update_price(gw, write_key=write_key, new_base_price=price)
-    pool = await rn.read_reincarnation_pool(client, worker_settings, "finalized")
+    pool = await rn.read_reincarnation_pool(gw, "finalized")
     assert pool.base_price == price
 
     # A retry (same process, then a fresh one) returns the same signature and sends nothing.
@@ -142,12 +147,11 @@ async def test_write_update_price_is_exactly_once_per_key(
     # The key is bound to its price: reusing it for another one is refused, nothing is sent.
     with pytest.raises(ChainWriteConflict):
         await rn.write_update_price(gw, write_key=write_key, new_base_price=price + 1)
-    assert (await rn.read_reincarnation_pool(client, worker_settings)).base_price == price
+    assert (await rn.read_reincarnation_pool(gw)).base_price == price
 
 
 async def test_crash_after_record_before_send_resumes_the_same_transaction(
     make_gateway: GatewayFactory,
-    client: AsyncClient,
     worker_settings: Settings,
     session_maker: async_sessionmaker[AsyncSession],
 ) -> None:
@@ -172,7 +176,7 @@ async def test_crash_after_record_before_send_resumes_the_same_transaction(
     assert set(signatures) == {prepared.signature}
     _, attempts = await rows(session_maker, rn.update_price_op_key(write_key))
     assert [(a.attempt, a.status) for a in attempts] == [(1, "succeeded")]
-    pool = await rn.read_reincarnation_pool(client, worker_settings, "finalized")
+    pool = await rn.read_reincarnation_pool(others[0], "finalized")
     assert pool.base_price == price
 
 

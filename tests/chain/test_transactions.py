@@ -76,15 +76,13 @@ def test_json_parsed_keys_already_list_the_loaded_addresses() -> None:
 
 
 def test_get_transaction_nesting_and_chain_tx() -> None:
-    """solders' getTransaction JSON nests {"slot", "transaction": {"transaction", "meta"}}."""
+    """A getTransaction answer is a block entry with its slot and block time beside it."""
     meta = _meta([], [_balance(1, 3)], None)
-    body = {
+    body = {  # a getTransaction answer
         "slot": 42,
         "blockTime": 1_700_000_000,
-        "transaction": {
-            "transaction": {"signatures": ["sigX"], "message": {"accountKeys": [PAYER, LOADED_W]}},
-            "meta": meta,
-        },
+        "transaction": {"signatures": ["sigX"], "message": {"accountKeys": [PAYER, LOADED_W]}},
+        "meta": meta,
     }
     tx = chain_tx(body)
     assert (tx.signature, tx.slot, tx.block_time, tx.fee, tx.err) == (

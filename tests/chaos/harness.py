@@ -560,7 +560,7 @@ class Depositor:
             await deps.gateway.warm_up()
             await wallet.ensure_sol(deps.gateway)
             mint = deps.gateway.keys.mint_for("MCC")
-            decimals = deps.gateway.decimals("MCC")
+            decimals = deps.gateway.token_decimals().mcc
             await wallet.receive_minted(deps.gateway, "MCC", 10_000 * UNIT, f"chaos-out:{mint}")
             while not stop.is_set():
                 uid = random.choice(self.world.depositors)

@@ -215,11 +215,11 @@ def on_stack(stack: Stack, work: Callable[[Any, Any, Any], Awaitable[Any]]) -> A
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from solana.rpc.async_api import AsyncClient
     from temporalio.client import Client
 
     from chain.gateway import ChainGateway
     from chain.keys import load_or_create_keys
+    from chain.rpc import ChainRpc
     from core.config import Settings
     from db.session import create_db_engine, create_session_maker
 
@@ -235,15 +235,15 @@ def on_stack(stack: Stack, work: Callable[[Any, Any, Any], Awaitable[Any]]) -> A
 
     async def run() -> Any:
         engine = create_db_engine(settings)
-        client = AsyncClient(settings.solana_rpc_url, timeout=10)
+        rpc = ChainRpc.of(settings)
         try:
             sessions = create_session_maker(engine)
             keys = load_or_create_keys(settings.chain_keys_dir)
-            gateway = ChainGateway(settings, client, keys, sessions)
+            gateway = ChainGateway(settings, rpc, keys, sessions)
             temporal = await Client.connect(env["TEMPORAL_ADDRESS"])
             return await work(gateway, sessions, temporal)
         finally:
-            await client.close()
+            await rpc.aclose()
             await engine.dispose()
 
     with ThreadPoolExecutor(1) as pool:

@@ -26,7 +26,7 @@ from tests.factories import World
 
 def settler(deps: WorkerDeps) -> Settler:
     # A long linger makes the transfers settled together meet in one batch deterministically.
-    return Settler(deps.sessions, deps.gateway, decimals=TokenDecimals(9, 9), linger=0.3)
+    return Settler(deps.sessions, deps.gateway, linger=0.3)
 
 
 async def accept(deps: WorkerDeps, project_id: int, legs: list[tuple[str, str, int]]) -> list[str]:
@@ -175,7 +175,7 @@ async def test_a_claimed_batch_whose_process_died_before_signing_is_resumed_once
 
     # Another process, one activity retry each, concurrently: the write is rebuilt from its
     # members, signed once and booked once.
-    fresh = Settler(deps.sessions, deps.gateway, decimals=TokenDecimals(9, 9))
+    fresh = Settler(deps.sessions, deps.gateway)
     outcomes = await asyncio.gather(fresh.settle(ids[0]), settler(deps).settle(ids[1]))
     assert {o.status for o in outcomes} == {"completed"}
     async with deps.sessions() as s:

@@ -102,7 +102,7 @@ async def test_worker_killed_mid_shared_mint_confirms_each_submission_once(
 
         finals = await eventually(settled, RESUMED_WITHIN, 0.5)
         custody = await deps.gateway.custody_balance(uid, "MCD")
-        decimals = deps.gateway.decimals("MCD")
+        decimals = deps.gateway.token_decimals().mcd
         with contextlib.suppress(Exception):
             await temporal_env.client.get_workflow_handle(pump_workflow_id(queue)).terminate()
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from spl.token.constants import TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
 
@@ -49,8 +50,11 @@ async def test_money_paths_in_each_mints_own_decimals(mint_world: MintWorld) -> 
     await receiver.start()
     scanner = DepositScanner(deps.sessions, gateway)
     try:
-        async with asgi_client(mint_world.app) as client:
-            await _run(world, client, receiver, scanner, mint_world, program)
+        async with (
+            asgi_client(mint_world.app) as client,
+            AsyncClient(deps.settings.solana_rpc_url, timeout=10) as solana,
+        ):
+            await _run(world, client, receiver, scanner, mint_world, program, solana)
     finally:
         await scanner.aclose()
         await receiver.stop()
@@ -63,6 +67,7 @@ async def _run(
     scanner: DepositScanner,
     mint_world: MintWorld,
     program: Any,
+    solana: AsyncClient,
 ) -> None:
     deps, gateway = mint_world.deps, mint_world.deps.gateway
     creds = await world.project()
@@ -85,7 +90,7 @@ async def _run(
     assert hook.status_code == 201, hook.text
 
     # Deposit: an outside wallet sends 2.5 MCD and 3 MCC with the mints' own programs.
-    outsider = OutsideWallet(Keypair(), deps.solana)
+    outsider = OutsideWallet(Keypair(), solana)
     await outsider.ensure_sol(gateway)
     for currency, unit in (("MCD", MCD), ("MCC", MCC)):
         await outsider.receive_minted(
@@ -97,7 +102,9 @@ async def _run(
         await session.commit()
     await scanner.scan()  # alice's custody accounts exist from now on
     custody = gateway.custody_address(alice, "MCD")
-    owner = (await gateway.reads.account(custody, "confirmed")).owner
+    found = await gateway.account(custody, "confirmed")
+    assert found is not None
+    owner = found.owner
     assert owner == program
     await outsider.deposit(gateway, "MCD", custody, 2_500_000)
     await outsider.deposit(gateway, "MCC", gateway.custody_address(alice, "MCC"), 3 * MCC)

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from fastapi import FastAPI
+from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from temporalio.testing import WorkflowEnvironment
 
@@ -59,9 +60,17 @@ async def scanner(deps: WorkerDeps) -> AsyncIterator[DepositScanner]:
 
 
 @pytest.fixture(scope="module")
-async def outsider(deps: WorkerDeps) -> OutsideWallet:
+async def solana(token_settings: Settings) -> AsyncIterator[AsyncClient]:
+    """A solana-py client of the node, for what the tests do as outsiders (wallets); the
+    product itself speaks to the chain through chain/rpc.py only."""
+    async with AsyncClient(token_settings.solana_rpc_url, timeout=10) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+async def outsider(deps: WorkerDeps, solana: AsyncClient) -> OutsideWallet:
     """An outside wallet holding MCC and MCD of its own (minted to it, not to custody)."""
-    wallet = OutsideWallet(Keypair(), deps.solana)
+    wallet = OutsideWallet(Keypair(), solana)
     await wallet.ensure_sol(deps.gateway)
     for currency in ("MCC", "MCD"):
         await wallet.receive_minted(

@@ -62,7 +62,7 @@ async def test_a_deposit_in_a_flood_is_credited_once(
     custody = deps.gateway.custody_address(uid, "MCC")
     sig = await outsider.deposit(deps.gateway, "MCC", custody, 3 * UNIT)
     # Then a flood at the same address: one-lamport-ish transfers anyone can send for fees.
-    spammer = OutsideWallet(Keypair(), deps.solana)
+    spammer = OutsideWallet(Keypair(), outsider.client)
     await spammer.ensure_sol(deps.gateway, 10**9)
     noise = [
         [transfer(TransferParams(from_pubkey=spammer.address, to_pubkey=custody, lamports=n))]
@@ -181,7 +181,7 @@ async def test_a_v0_deposit_and_an_outflow_through_a_lookup_table(
 
     # Someone holding the custody key moves 1 MCC out, the custody account again only in the
     # lookup table: reported (an unexplained outflow, then drift), nothing booked.
-    thief = OutsideWallet(Keypair(), deps.solana)
+    thief = OutsideWallet(Keypair(), outsider.client)
     await thief.ensure_sol(gateway)
     authority = gateway.keys.custody_authority
     out = transfer_checked(

@@ -133,7 +133,7 @@ async def test_outflow_not_made_by_the_gateway_is_reported_as_drift(
     await outsider.send_tokens(mint, custody, 40 * UNIT, 9)
     await scanner.scan()
     # Someone holding the custody key moves tokens out behind the gateway's back.
-    thief = OutsideWallet(Keypair(), deps.solana)
+    thief = OutsideWallet(Keypair(), outsider.client)
     await thief.ensure_sol(deps.gateway)
     authority = deps.gateway.keys.custody_authority
     ix = transfer_checked(

@@ -10,6 +10,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from spl.token.constants import TOKEN_PROGRAM_ID
@@ -108,7 +109,11 @@ async def test_mean_of_180_closes_with_fewer_points(deps: WorkerDeps) -> None:
 
 
 async def test_source_priority_and_one_onchain_write_per_close(
-    deps: WorkerDeps, temporal_env: WorkflowEnvironment, queue: str, worker: None
+    deps: WorkerDeps,
+    solana: AsyncClient,
+    temporal_env: WorkflowEnvironment,
+    queue: str,
+    worker: None,
 ) -> None:
     await _clear(deps)
     activities = TokenActivities(deps)
@@ -127,7 +132,7 @@ async def test_source_priority_and_one_onchain_write_per_close(
     t1 = t0 + oracle.CLOSE_EVERY
     await activities.oracle_record_closes(OracleCloseRequest(now=t1.isoformat()))
     # A market pool beats both: 1 000 000 MCC against 10 500 000 USDC = 10.5.
-    creator = OutsideWallet(Keypair(), deps.solana)
+    creator = OutsideWallet(Keypair(), solana)
     pool = await ensure_market_pool(
         deps.gateway, creator, Keypair(), Keypair().pubkey(),
         mcc_amount=1_000_000 * 10**9, usdc_amount=10_500_000 * 10**6,
@@ -165,7 +170,7 @@ async def test_source_priority_and_one_onchain_write_per_close(
     )  # fmt: skip
     key = oracle.close_key(t2)
     assert key in report.written
-    pool_state = await read_reincarnation_pool(deps.solana, deps.settings, "finalized")
+    pool_state = await read_reincarnation_pool(deps.gateway, "finalized")
     async with deps.sessions() as session:
         newest = await oracle.latest_close(session)
         assert newest is not None
@@ -271,14 +276,14 @@ async def _until_price(market: oracle.MarketReader, different_from: int | None) 
 
 
 async def test_a_donation_between_two_samples_does_not_steer_the_close(
-    deps: WorkerDeps,
+    deps: WorkerDeps, solana: AsyncClient
 ) -> None:
     """Issue 31 M6: someone donates USDC into the pool's vault between two samples. The close
     takes the median of the window's samples, so a donation seen by a minority of them moves
     nothing; seen by most of them, the on-chain base still moves at most 10 % per close. A
     pool below the liquidity floor is no source at all."""
     await _clear(deps)
-    creator = OutsideWallet(Keypair(), deps.solana)
+    creator = OutsideWallet(Keypair(), solana)
     usdc_mint = Keypair()
     pool = await ensure_market_pool(
         deps.gateway, creator, usdc_mint, Keypair().pubkey(),

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from chain.ecosystem import territory as te
+from chain.errors import ChainUnavailable
 from devchain.fixtures import wallet
 from views.cache import ProgramCache
-from views.errors import ChainUnavailable
-from views.rpc import ChainReader
 
 
 def nft(i: int, members: int = 0) -> te.TerritoryNft:
@@ -32,7 +31,7 @@ class ScriptedReader:
         self.delay = 0.0
         self.fail = False
 
-    async def call_raw(self, method: str, *params: Any) -> bytes:
+    async def call_raw(self, method: str, params: Any = ()) -> bytes:
         self.calls += 1
         await asyncio.sleep(self.delay)
         if self.fail:
@@ -92,14 +91,3 @@ async def test_failed_refresh_keeps_serving_until_max_stale() -> None:
         await c.get()  # too old now: the request itself reads, and the failure is its answer
     r.fail = False
     assert (await c.get()).slot > first.slot
-
-
-def test_reader_result_maps_rpc_errors() -> None:
-    from views.rpc import RpcFailed
-
-    with pytest.raises(RpcFailed):
-        ChainReader.result(b'{"error": {"code": -32602, "message": "bad"}}')
-    with pytest.raises(ChainUnavailable):
-        ChainReader.result(b'{"error": {"code": -32603, "message": "boom"}}')
-    with pytest.raises(ChainUnavailable):
-        ChainReader.result(b"<html>")

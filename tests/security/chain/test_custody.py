@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain.custody import custody_address
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
+from chain.rpc import ChainRpc
 from core.config import Settings
 
 
@@ -25,16 +26,16 @@ async def gateway(
     session_maker: async_sessionmaker[AsyncSession],
 ) -> AsyncIterator[ChainGateway]:
     url, keys_dir = chain_node
-    client = AsyncClient(url, timeout=10)
+    rpc = ChainRpc(url)
     cfg = settings.model_copy(update={"solana_rpc_url": url, "chain_keys_dir": keys_dir})
     yield ChainGateway(
         cfg,
-        client,
+        rpc,
         load_or_create_keys(keys_dir),
         session_maker,
         poll_interval=0.05,
     )
-    await client.close()
+    await rpc.aclose()
 
 
 async def _airdrop(client: AsyncClient, address: object, lamports: int) -> None:
