@@ -16,7 +16,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps, worker_deps
 from core.config import Settings
-from engine.funding import fund_user
+from devchain.funding import fund_user
 from tests.factories import ProjectCreds, World
 from tests.stack import new_queue, running_app
 from worker import build_worker
