@@ -143,12 +143,6 @@ class Ledger:
         balance, held, pending = row if row is not None else (0, 0, 0)
         return Balances(user_uid, currency, balance, held, pending)
 
-    async def active_holds(self, user_uid: str, currency: str | None = None) -> list[Hold]:
-        query = select(Hold).where(Hold.user_uid == user_uid, Hold.status == "active")
-        if currency is not None:
-            query = query.where(Hold.currency == currency)
-        return list((await self.session.scalars(query.order_by(Hold.created_at))).all())
-
     async def apply_many(self, moves: Sequence[Move]) -> None:
         """Many moves in two statements whatever their number (batch settlement), both sent
         with the COMMIT (``db.last.run_last``: commit with ``commit_last``): missing accounts
@@ -215,13 +209,6 @@ class Ledger:
         return await self._apply(
             user_uid, currency, "cancel_out", amount, d_pending_out=-amount, reference=reference
         )
-
-    async def debit(self, user_uid: str, currency: str, amount: int, reference: str) -> Balances:
-        """The outgoing transfer finalized on chain: the funds left custody."""
-        return await self._apply(
-            user_uid, currency, "debit", amount,
-            d_balance=-amount, d_pending_out=-amount, reference=reference,
-        )  # fmt: skip
 
     # -- two-phase holds -----------------------------------------------------------------
 

@@ -13,13 +13,13 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 from temporalio.client import Client, WorkflowExecutionStatus
 
+from access.ratelimit import client_ip
 from api.auth.principal import UserPrincipal
 from api.callers import Admin
 from api.common import decimals
 from api.deps import GatewayDep, SessionDep
 from api.envelope import PageParams, PageQuery, page, resource, single
 from api.openapi import problems
-from api.ratelimit import client_ip
 from api.schemas.transfers import (
     DriftAttributes,
     RetryAttributes,

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile
 
+from access.ratelimit import client_ip
 from api.auth.principal import UserPrincipal
 from api.callers import UserRead, UserWrite
 from api.deps import SessionDep
@@ -16,7 +17,6 @@ from api.envelope import single
 from api.errors import invalid_field
 from api.idempotency import OptionalIdempotencyKey, write_context
 from api.openapi import problems
-from api.ratelimit import client_ip
 from api.schemas.users import (
     BaseProfileAttributes,
     PublicUserAttributes,
