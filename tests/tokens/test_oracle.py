@@ -108,7 +108,7 @@ async def test_mean_of_180_closes_with_fewer_points(deps: WorkerDeps) -> None:
 
 
 async def test_source_priority_and_one_onchain_write_per_close(
-    deps: WorkerDeps, temporal_env: WorkflowEnvironment, queue: str, worker: None
+    deps: WorkerDeps, temporal_env: WorkflowEnvironment, queue: str, worker: str
 ) -> None:
     await _clear(deps)
     activities = TokenActivities(deps)
