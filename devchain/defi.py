@@ -129,28 +129,13 @@ def lending_pool(
     """A lending pool account on the ecosystem's default rate curve (in basis points), active,
     neither side paused."""
     return ln.LendingPool(
-        name=name,
-        authority=authority,
-        asset_mint=asset_mint,
-        lp_mint=lp_mint,
-        vault=vault,
-        total_deposits=deposits,
-        total_borrowed=borrowed,
-        total_lp_supply=lp_supply,
-        accrued_interest=accrued_interest,
-        protocol_fees=protocol_fees,
-        base_rate=1000,
-        optimal_utilization=8000,
-        slope1=1000,
-        slope2=8000,
-        is_active=True,
-        deposits_paused=False,
-        borrows_paused=False,
-        last_update_timestamp=last_update,
-        created_at=created,
-        updated_at=updated,
-        bump=bump,
-    )
+        name=name, authority=authority, asset_mint=asset_mint, lp_mint=lp_mint, vault=vault,
+        total_deposits=deposits, total_borrowed=borrowed, total_lp_supply=lp_supply,
+        accrued_interest=accrued_interest, protocol_fees=protocol_fees,
+        base_rate=1000, optimal_utilization=8000, slope1=1000, slope2=8000,
+        is_active=True, deposits_paused=False, borrows_paused=False,
+        last_update_timestamp=last_update, created_at=created, updated_at=updated, bump=bump,
+    )  # fmt: skip
 
 
 def add_lending(w: World) -> None:

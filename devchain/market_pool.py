@@ -81,36 +81,27 @@ async def _usdc_side(
         instructions += [
             create_account(
                 CreateAccountParams(
-                    from_pubkey=creator.address,
-                    to_pubkey=mint,
-                    lamports=rent,
-                    space=MINT_LEN,
-                    owner=TOKEN_PROGRAM_ID,
+                    from_pubkey=creator.address, to_pubkey=mint, lamports=rent,
+                    space=MINT_LEN, owner=TOKEN_PROGRAM_ID,
                 )
             ),
             initialize_mint2(
                 InitializeMint2Params(
-                    decimals=USDC_DECIMALS,
-                    program_id=TOKEN_PROGRAM_ID,
-                    mint=mint,
-                    mint_authority=creator.address,
-                    freeze_authority=None,
+                    decimals=USDC_DECIMALS, program_id=TOKEN_PROGRAM_ID, mint=mint,
+                    mint_authority=creator.address, freeze_authority=None,
                 )
             ),
-        ]
+        ]  # fmt: skip
         signers = (usdc_mint,)
     if await gateway.token_balance(usdc_vault, "confirmed") == 0:
         instructions += [
             create_idempotent_associated_token_account(creator.address, pool_owner, mint),
             mint_to(
                 MintToParams(
-                    program_id=TOKEN_PROGRAM_ID,
-                    mint=mint,
-                    dest=usdc_vault,
-                    mint_authority=creator.address,
-                    amount=usdc_amount,
+                    program_id=TOKEN_PROGRAM_ID, mint=mint, dest=usdc_vault,
+                    mint_authority=creator.address, amount=usdc_amount,
                 )
             ),
-        ]
+        ]  # fmt: skip
     if instructions:
         await creator.send_instructions(instructions, signers=signers)
