@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 from fastapi import FastAPI
 from solders.keypair import Keypair
@@ -27,12 +26,12 @@ from activities.engine import EngineActivities, ReconcileRequest
 from chain.decimals import TokenDecimals
 from core.config import Settings
 from core.embedded import free_port
-from core.migrate import upgrade_to_head
 from devchain.node.process import start_node
 from devchain.outside import OutsideWallet
 from ledger.service import Ledger
 from tests.factories import World
 from tests.mining.test_mining import EXPECTED_MCD, activity, user_token
+from tests.services import migrated_database
 from tests.stack import Stack, asgi_client
 from tests.webhooks.support import FAST_WEBHOOKS, Receiver, eventually, project_headers
 from tokens.deposits import DepositScanner, register
@@ -51,10 +50,6 @@ class Mints:
 MINTS = [Mints("mcd6-spl", 6, False), Mints("mcd6-token2022", 6, True)]
 
 
-def _plain(url: str) -> str:
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
-
-
 @pytest.fixture(scope="module", params=MINTS, ids=[m.name for m in MINTS])
 def mints(request: pytest.FixtureRequest) -> Mints:
     return request.param
@@ -64,17 +59,8 @@ def mints(request: pytest.FixtureRequest) -> Mints:
 def mint_database(database_url: str) -> Iterator[str]:
     """A fresh migrated database on the session's server (the cursor and mint rows of this
     chain do not meet the suite's)."""
-    name = f"mccgw_mints_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(_plain(database_url), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    base, _, query = database_url.partition("?")
-    url = base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
-    try:
-        upgrade_to_head(url)
+    with migrated_database(database_url, "mccgw_mints") as url:
         yield url
-    finally:
-        with psycopg.connect(_plain(database_url), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="module")
