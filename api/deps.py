@@ -8,7 +8,6 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession
-from temporalio.client import Client
 
 from chain.decimals import TokenDecimals
 from chain.gateway import ChainGateway
@@ -35,7 +34,6 @@ def _state(name: str) -> Callable[[Request], Awaitable[Any]]:
 SessionDep = Annotated[AsyncSession, Depends(_session)]
 SettingsDep = Annotated[Settings, Depends(_state("settings"))]
 RedisDep = Annotated[Redis, Depends(_state("redis"))]
-TemporalDep = Annotated[Client, Depends(_state("temporal"))]
 GatewayDep = Annotated[ChainGateway, Depends(_state("gateway"))]
 
 

@@ -26,7 +26,6 @@ from access.ratelimit import (
     Revoked,
     ip_key,
 )
-from access.ratelimit import client_ip as client_ip  # the route modules import it from here
 from api.asgi import HttpMiddleware, problem_body, send_problem
 from api.middleware import RequestContextMiddleware
 from core.errors import DomainError

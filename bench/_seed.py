@@ -13,7 +13,7 @@ from core.config import Settings
 from core.security import encrypt_secret, hash_api_secret, new_api_key
 from db.models import Project, User
 from db.models.access import OAuthConsent
-from engine.funding import fund_user
+from devchain.funding import fund_user
 
 
 @dataclass(frozen=True)

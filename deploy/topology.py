@@ -37,13 +37,13 @@ import yaml  # type: ignore[import-untyped]
 from core.embedded import (
     EmbeddedPostgres,
     EmbeddedRedis,
-    die_with_parent,
     free_port,
     start_temporal,
     temporal_cli,
     wait_for_port,
 )
 from deploy.image import ROOT, Installed, build_image
+from mccgw.processes import Child, stop_together
 
 COMPOSE = ROOT / "docker-compose.yml"
 
@@ -61,66 +61,6 @@ def compose_command(service: str) -> list[str]:
 def compose_env_names(service: str = "migrate") -> set[str]:
     """The environment variable names compose gives a service's container."""
     return set(compose()["services"][service]["environment"])
-
-
-@dataclass
-class Proc:
-    """One process of the topology, restartable (a chaos test kills it)."""
-
-    name: str
-    args: list[str]
-    env: dict[str, str]
-    log: Path
-    popen: subprocess.Popen[bytes] | None = None
-    starts: int = 0
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.popen = subprocess.Popen(
-                self.args, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=die_with_parent, cwd=self.log.parent,
-            )  # fmt: skip
-        self.starts += 1
-
-    @property
-    def pid(self) -> int:
-        assert self.popen is not None
-        return self.popen.pid
-
-    def alive(self) -> bool:
-        return self.popen is not None and self.popen.poll() is None
-
-    def signal(self, sig: int) -> None:
-        if self.alive():
-            assert self.popen is not None
-            os.killpg(self.popen.pid, sig)
-
-    def stop(self, timeout: float = 15) -> None:
-        if not self.alive():
-            return
-        assert self.popen is not None
-        self.signal(signal.SIGTERM)
-        try:
-            self.popen.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.signal(signal.SIGKILL)
-            self.popen.wait()
-
-
-def _stop_together(procs: list[Proc], timeout: float = 15) -> None:
-    """SIGTERM to every live process, then wait for all within one ``timeout``; SIGKILL to
-    whatever is still running then."""
-    live = [p for p in procs if p.alive()]
-    for proc in live:
-        proc.signal(signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    for proc in live:
-        assert proc.popen is not None
-        try:
-            proc.popen.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            proc.signal(signal.SIGKILL)
-            proc.popen.wait()
 
 
 @dataclass
@@ -150,10 +90,10 @@ class Topology:
         self.logs = state / "logs"
         self.postgres: EmbeddedPostgres | None = None
         self.redis: EmbeddedRedis | None = None
-        self.temporal: Proc | None = None
-        self.node: Proc | None = None
-        self.api: Proc | None = None
-        self.workers: list[Proc] = []
+        self.temporal: Child | None = None
+        self.node: Child | None = None
+        self.api: Child | None = None
+        self.workers: list[Child] = []
         self.worker_metrics_ports: list[int] = []
         self.env: dict[str, str] = {}
 
@@ -176,26 +116,24 @@ class Topology:
         self._temporal_setup()
         self._job("migrate")
         self._job("chain-init")
-        api = compose_command("api")
-        api = [
-            str(self.installed.mccgw),
-            *["127.0.0.1" if a == "0.0.0.0" else str(self.ports.api) if a == "8000" else a
-              for a in api[1:]],
-        ]  # fmt: skip
+        here = {"0.0.0.0": "127.0.0.1", "8000": str(self.ports.api)}  # compose's host, port
+        api = [str(self.installed.mccgw), *(here.get(a, a) for a in compose_command("api")[1:])]
         metrics_dir = str(self.state / "api-metrics")
         api_env = self._service_env("api", PROMETHEUS_MULTIPROC_DIR=metrics_dir)
-        self.api = Proc("api", api, api_env, self.logs / "api.log")
+        self.api = Child("api", api, api_env, self.logs / "api.log", cwd=self.logs)
         self.api.start()
         worker = [str(self.installed.mccgw), *compose_command("worker")[1:]]
         self.worker_metrics_ports = [free_port() for _ in range(self.worker_replicas)]
         self.workers = [
-            Proc(
-                f"worker-{i}", worker,
+            Child(
+                f"worker-{i}",
+                worker,
                 self._service_env("worker", WORKER_METRICS_PORT=str(port)),
                 self.logs / f"worker-{i}.log",
+                cwd=self.logs,
             )
             for i, port in enumerate(self.worker_metrics_ports)
-        ]  # fmt: skip
+        ]
         for w in self.workers:
             w.start()
         self.wait_ready(ready_timeout)
@@ -211,21 +149,17 @@ class Topology:
         self.redis = EmbeddedRedis(self.state / "redis" / "dump.rdb")
 
     def start_temporal(self) -> None:
-        popen = start_temporal(
-            self.state / "temporal.db", self.ports.temporal, None, self.logs / "temporal.log"
-        )
-        self.temporal = Proc("temporal", [], {}, self.logs / "temporal.log")
-        self.temporal.popen, self.temporal.starts = popen, 1
+        log = self.logs / "temporal.log"
+        popen = start_temporal(self.state / "temporal.db", self.ports.temporal, None, log)
+        self.temporal = Child.adopt("temporal", popen, log)
         wait_for_port("127.0.0.1", self.ports.temporal, 60, popen)
 
     def start_node(self) -> None:
-        args = [
-            sys.executable, "-m", "devchain.node", "--host", "127.0.0.1",
-            "--port", str(self.ports.rpc), "--data-dir", str(self.state / "chain"),
-            "--keys-dir", str(self.keys_dir), "--slot-ms", str(self.slot_ms),
-        ]  # fmt: skip
+        args = [sys.executable, "-m", "devchain.node", "--host", "127.0.0.1"]
+        args += ["--port", str(self.ports.rpc), "--data-dir", str(self.state / "chain")]
+        args += ["--keys-dir", str(self.keys_dir), "--slot-ms", str(self.slot_ms)]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.node = Proc("chain", args, env, self.logs / "chain.log")
+        self.node = Child("chain", args, env, self.logs / "chain.log", cwd=self.logs)
         self.node.start()
         wait_for_port("127.0.0.1", self.ports.rpc, 60, self.node.popen)
 
@@ -345,7 +279,7 @@ class Topology:
         # group is sent SIGTERM at once and awaited together, not one process after another.
         front = [p for p in [self.api, *self.workers] if p is not None]
         back = [p for p in [self.node, self.temporal] if p is not None]
-        steps: list[Any] = [lambda: _stop_together(front), lambda: _stop_together(back)]
+        steps: list[Any] = [lambda: stop_together(front), lambda: stop_together(back)]
         if self.redis is not None:
             steps.append(self.redis.stop)
         if self.postgres is not None:
@@ -403,9 +337,12 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     try:
         topology.start()
-        print(f"ready: API {topology.base_url} (2 uvicorn workers), {args.workers} workers, "
-              f"Temporal 127.0.0.1:{args.temporal_port}, chain {topology.env['SOLANA_RPC_URL']}; "
-              f"logs in {topology.logs}; Ctrl-C stops it", flush=True)  # fmt: skip
+        print(
+            f"ready: API {topology.base_url} (2 uvicorn workers), {args.workers} workers, "
+            f"Temporal 127.0.0.1:{args.temporal_port}, chain {topology.env['SOLANA_RPC_URL']}; "
+            f"logs in {topology.logs}; Ctrl-C stops it",
+            flush=True,
+        )
         while not stop:
             time.sleep(0.5)
     finally:

@@ -109,6 +109,35 @@ def add_fragment(w: World) -> None:
 POOL_NAME = "MCC Main Pool"
 
 
+def lending_pool(
+    name: str,
+    authority: str,
+    asset_mint: str,
+    lp_mint: str,
+    vault: str,
+    *,
+    deposits: int,
+    borrowed: int,
+    lp_supply: int,
+    accrued_interest: int = 0,
+    protocol_fees: int = 0,
+    last_update: int,
+    created: int,
+    updated: int,
+    bump: int,
+) -> ln.LendingPool:
+    """A lending pool account on the ecosystem's default rate curve (in basis points), active,
+    neither side paused."""
+    return ln.LendingPool(
+        name=name, authority=authority, asset_mint=asset_mint, lp_mint=lp_mint, vault=vault,
+        total_deposits=deposits, total_borrowed=borrowed, total_lp_supply=lp_supply,
+        accrued_interest=accrued_interest, protocol_fees=protocol_fees,
+        base_rate=1000, optimal_utilization=8000, slope1=1000, slope2=8000,
+        is_active=True, deposits_paused=False, borrows_paused=False,
+        last_update_timestamp=last_update, created_at=created, updated_at=updated, bump=bump,
+    )  # fmt: skip
+
+
 def add_lending(w: World) -> None:
     pool, pbump = ln.pool_pda(POOL_NAME)
     lp_mint, _ = ln.lp_mint_pda(pool)
@@ -122,28 +151,21 @@ def add_lending(w: World) -> None:
     w.anchor(
         pool,
         LENDING_PROGRAM_ID,
-        ln.LendingPool(
+        lending_pool(
             POOL_NAME,
             wallet("authority"),
             MCC_MINT,
             lp_mint,
             vault,
-            deposits,
-            borrowed,
-            sum(lp.values()),
-            120 * MCC,
-            12 * MCC,
-            1000,
-            8000,
-            1000,
-            8000,
-            True,
-            False,
-            False,
-            EPOCH - DAY,
-            EPOCH - 200 * DAY,
-            EPOCH - DAY,
-            pbump,
+            deposits=deposits,
+            borrowed=borrowed,
+            lp_supply=sum(lp.values()),
+            accrued_interest=120 * MCC,
+            protocol_fees=12 * MCC,
+            last_update=EPOCH - DAY,
+            created=EPOCH - 200 * DAY,
+            updated=EPOCH - DAY,
+            bump=pbump,
         ),
     )
     w.token(pool, MCC_MINT, deposits - borrowed + 108 * MCC, address=vault)

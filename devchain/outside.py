@@ -85,11 +85,14 @@ class OutsideWallet:
             create_idempotent_associated_token_account(payer, owner, mint, program),
             mint_to(
                 MintToParams(
-                    program_id=program, mint=mint, dest=ata,
-                    mint_authority=gateway.keys.mint_authority.pubkey(), amount=amount,
+                    program_id=program,
+                    mint=mint,
+                    dest=ata,
+                    mint_authority=gateway.keys.mint_authority.pubkey(),
+                    amount=amount,
                 )
             ),
-        ]  # fmt: skip
+        ]
         await gateway.submit(op_key, instructions, kind="outside_mint")
         write = (await gateway.await_final(op_key)).raise_for_failure()
         return write.signature
@@ -194,10 +197,15 @@ class OutsideWallet:
     ) -> Instruction:
         return transfer_checked(
             TransferCheckedParams(
-                program_id=program, source=self.token_account(mint, program), mint=mint,
-                dest=dest, owner=self.address, amount=amount, decimals=decimals,
+                program_id=program,
+                source=self.token_account(mint, program),
+                mint=mint,
+                dest=dest,
+                owner=self.address,
+                amount=amount,
+                decimals=decimals,
             )
-        )  # fmt: skip
+        )
 
     async def deposit(self, gateway: ChainGateway, currency: str, dest: Pubkey, amount: int) -> str:
         """Send ``amount`` base units of ``currency`` to ``dest`` with the mint's own program

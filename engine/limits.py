@@ -146,10 +146,14 @@ async def consume(
     counted = await session.scalar(
         _CONSUME,
         {
-            "project_id": c.project_id, "currency": c.currency, "operation": c.operation,
-            "day": day, "amount": c.amount, "per_day": limits.per_day,
+            "project_id": c.project_id,
+            "currency": c.currency,
+            "operation": c.operation,
+            "day": day,
+            "amount": c.amount,
+            "per_day": limits.per_day,
         },
-    )  # fmt: skip
+    )
     if counted is None:
         raise daily_exceeded(c, limits, day)
     return day
@@ -206,9 +210,13 @@ def count_last(
     the request raises ``refused(DailyLimitExceeded)`` and nothing of it is committed."""
     c = charge
     params = {
-        "project_id": c.project_id, "currency": c.currency, "operation": c.operation,
-        "day": day, "amount": c.amount, "per_day": checked.per_day,
-    }  # fmt: skip
+        "project_id": c.project_id,
+        "currency": c.currency,
+        "operation": c.operation,
+        "day": day,
+        "amount": c.amount,
+        "per_day": checked.per_day,
+    }
     run_last(
         session,
         LastStatement(_CONSUME_SQL, params, lambda: refused(daily_exceeded(c, checked, day))),

@@ -39,12 +39,11 @@ from chain.custody import CustodyTransfer
 from chain.gateway import ChainGateway, ChainWrite
 from core.batching import Gatherer, Handled, TaskPerKey
 from db.last import commit_last
-from db.models.engine import Transfer
+from db.models.engine import FINAL_TRANSFER_STATUSES, Transfer
 from engine import transfers
 
 log = logging.getLogger(__name__)
 
-FINAL = ("completed", "failed", "cancelled")
 # Signing phases in flight at once: while they run, new arrivals gather into the next batch.
 _SIGNING_SLOTS = 1
 # Arrivals that make a full batch (a transaction holds 11 transfers between distinct users).
@@ -123,7 +122,7 @@ class Settler:
         for _ in range(6):
             if row is None:
                 raise TransferNotFound(transfer_id)
-            if row.status in FINAL:
+            if row.status in FINAL_TRANSFER_STATUSES:
                 return Settled(
                     row.status, row.signature, row.slot, row.block_height, row.failure_reason
                 )

@@ -143,12 +143,6 @@ class Ledger:
         balance, held, pending = row if row is not None else (0, 0, 0)
         return Balances(user_uid, currency, balance, held, pending)
 
-    async def active_holds(self, user_uid: str, currency: str | None = None) -> list[Hold]:
-        query = select(Hold).where(Hold.user_uid == user_uid, Hold.status == "active")
-        if currency is not None:
-            query = query.where(Hold.currency == currency)
-        return list((await self.session.scalars(query.order_by(Hold.created_at))).all())
-
     async def apply_many(self, moves: Sequence[Move]) -> None:
         """Many moves in two statements whatever their number (batch settlement), both sent
         with the COMMIT (``db.last.run_last``: commit with ``commit_last``): missing accounts
@@ -204,9 +198,14 @@ class Ledger:
     ) -> Balances:
         """Reserve funds for an outgoing transfer that settles no hold."""
         return await self._apply(
-            user_uid, currency, "begin_out", amount, d_pending_out=amount,
-            reference=reference, need_available=amount,
-        )  # fmt: skip
+            user_uid,
+            currency,
+            "begin_out",
+            amount,
+            d_pending_out=amount,
+            reference=reference,
+            need_available=amount,
+        )
 
     async def cancel_out(
         self, user_uid: str, currency: str, amount: int, reference: str
@@ -215,13 +214,6 @@ class Ledger:
         return await self._apply(
             user_uid, currency, "cancel_out", amount, d_pending_out=-amount, reference=reference
         )
-
-    async def debit(self, user_uid: str, currency: str, amount: int, reference: str) -> Balances:
-        """The outgoing transfer finalized on chain: the funds left custody."""
-        return await self._apply(
-            user_uid, currency, "debit", amount,
-            d_balance=-amount, d_pending_out=-amount, reference=reference,
-        )  # fmt: skip
 
     # -- two-phase holds -----------------------------------------------------------------
 
@@ -239,9 +231,15 @@ class Ledger:
     ) -> Hold:
         """Reserve ``amount`` now; raises InsufficientFunds and writes nothing if it isn't there."""
         await self._apply(
-            user_uid, currency, "hold", amount, d_held=amount,
-            hold_id=hold_id, reference=reference_id, need_available=amount,
-        )  # fmt: skip
+            user_uid,
+            currency,
+            "hold",
+            amount,
+            d_held=amount,
+            hold_id=hold_id,
+            reference=reference_id,
+            need_available=amount,
+        )
         hold = Hold(
             id=hold_id,
             user_uid=user_uid,
@@ -293,10 +291,15 @@ class Ledger:
         if hold is None:
             return None
         await self._apply(
-            hold.user_uid, hold.currency, kind, hold.amount,
-            d_held=d_held * hold.amount, d_pending_out=d_pending * hold.amount,
-            hold_id=hold.id, reference=resolution,
-        )  # fmt: skip
+            hold.user_uid,
+            hold.currency,
+            kind,
+            hold.amount,
+            d_held=d_held * hold.amount,
+            d_pending_out=d_pending * hold.amount,
+            hold_id=hold.id,
+            reference=resolution,
+        )
         return hold
 
     async def _apply(
@@ -319,10 +322,17 @@ class Ledger:
         if amount <= 0:
             raise LedgerError(f"amount must be positive, got {amount}")
         params = {
-            "user_uid": user_uid, "currency": currency, "kind": kind, "amount": amount,
-            "d_balance": d_balance, "d_held": d_held, "d_pending_out": d_pending_out,
-            "hold_id": hold_id, "reference": reference, "need": need_available,
-        }  # fmt: skip
+            "user_uid": user_uid,
+            "currency": currency,
+            "kind": kind,
+            "amount": amount,
+            "d_balance": d_balance,
+            "d_held": d_held,
+            "d_pending_out": d_pending_out,
+            "hold_id": hold_id,
+            "reference": reference,
+            "need": need_available,
+        }
         if need_available is not None:
             statement = _RESERVE
         elif min(d_balance, d_held, d_pending_out) >= 0:
@@ -339,10 +349,16 @@ class Ledger:
 
 def _entry(m: Move) -> dict[str, object]:
     return {
-        "user_uid": m.user_uid, "currency": m.currency, "kind": m.kind, "amount": m.amount,
-        "d_balance": m.d_balance, "d_held": m.d_held, "d_pending_out": m.d_pending_out,
-        "hold_id": None, "reference": m.reference,
-    }  # fmt: skip
+        "user_uid": m.user_uid,
+        "currency": m.currency,
+        "kind": m.kind,
+        "amount": m.amount,
+        "d_balance": m.d_balance,
+        "d_held": m.d_held,
+        "d_pending_out": m.d_pending_out,
+        "hold_id": None,
+        "reference": m.reference,
+    }
 
 
 # The entry is written only if the account row changed (it comes FROM the CTE's rows).

@@ -42,7 +42,8 @@ _DEV_FLAGS: tuple[tuple[str, type, object, str | None], ...] = (
 
 
 def _dev(args: argparse.Namespace) -> int:
-    from mccgw.dev import DevOptions, DevStack
+    from mccgw.dev import DevStack
+    from mccgw.devservices import DevOptions
 
     options = DevOptions(**{name: getattr(args, name) for name, *_ in _DEV_FLAGS})
     return DevStack(options).run()

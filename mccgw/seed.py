@@ -186,9 +186,14 @@ async def _applied(session: AsyncSession, settings: Settings, owner: dict[str, A
     session.add(app)
     await session.flush()
     await applications.begin_approval(
-        session, app.id, owner["uid"], settings.master_key, settings.master_key_id,
-        PROJECT_SCOPES, "standard",
-    )  # fmt: skip
+        session,
+        app.id,
+        owner["uid"],
+        settings.master_key,
+        settings.master_key_id,
+        PROJECT_SCOPES,
+        "standard",
+    )
     assert app.project_id is not None
     project = await session.get(Project, app.project_id)
     assert project is not None
@@ -201,12 +206,18 @@ async def _application_of(session: AsyncSession, project: Project, owner_uid: st
     app = await queries.application_of(session, project.project_id)
     if app is None:
         app = ProjectApplication(
-            id=uuid.uuid4(), project_name=project.name, project_description=project.description,
-            developer_uid=owner_uid, developer_email=f"{owner_uid}@demo.mccgw.local",
+            id=uuid.uuid4(),
+            project_name=project.name,
+            project_description=project.description,
+            developer_uid=owner_uid,
+            developer_email=f"{owner_uid}@demo.mccgw.local",
             mcd_wallet_address=project.mcd_wallet_address or str(Keypair().pubkey()),
-            status="approving", reviewed_by=owner_uid, project_id=project.project_id,
-            api_key=project.api_key, secret_delivered_at=datetime.now(UTC),
-        )  # fmt: skip
+            status="approving",
+            reviewed_by=owner_uid,
+            project_id=project.project_id,
+            api_key=project.api_key,
+            secret_delivered_at=datetime.now(UTC),
+        )
         project.mcd_wallet_address = app.mcd_wallet_address
         session.add(app)
         await session.flush()

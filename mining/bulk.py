@@ -55,6 +55,10 @@ async def release_counted(
     for (project_id, day), amount in sorted(sums.items()):
         if amount > 0:
             await limits.release(
-                session, project_id=project_id, currency=currency, operation="mining",
-                amount=amount, day=day,
-            )  # fmt: skip
+                session,
+                project_id=project_id,
+                currency=currency,
+                operation="mining",
+                amount=amount,
+                day=day,
+            )

@@ -3,7 +3,6 @@ pure functions. Amounts are USDC base units (6 decimals)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -27,11 +26,6 @@ def window(last_day: date) -> tuple[date, date]:
     return last_day - timedelta(days=WINDOW_DAYS - 1), last_day
 
 
-def day_qualifies(member_count: int, total_input: int) -> bool:
-    """>= 900 members and an average input >= 20 USDC (compared exactly, no rounding)."""
-    return member_count >= MIN_MEMBERS and total_input >= MIN_AVG_INPUT * member_count
-
-
 def is_lit(qualifying_days: Decimal | int) -> bool:
     """A station's own count, or the average over the stations under a higher unit."""
     return Decimal(qualifying_days) >= MIN_QUALIFYING_DAYS
@@ -45,20 +39,3 @@ def bonus_percent(lit_types: set[str] | frozenset[str]) -> int:
 def multiplier(percent: int) -> Decimal:
     """``bonus_multiplier`` = 1 + bonus (130 % → 1.3)."""
     return Decimal(100 + percent) / 100
-
-
-@dataclass(frozen=True)
-class Missing:
-    """What a unit lacks to light (zero when it is lit or not applicable)."""
-
-    days: int
-    members: int
-    avg_input: int
-
-
-def missing_for_station(qualifying_days: int, member_count: int, avg_input: int) -> Missing:
-    return Missing(
-        days=max(MIN_QUALIFYING_DAYS - qualifying_days, 0),
-        members=max(MIN_MEMBERS - member_count, 0),
-        avg_input=max(MIN_AVG_INPUT - avg_input, 0),
-    )

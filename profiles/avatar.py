@@ -80,8 +80,10 @@ def clean(data: bytes) -> CleanImage:
                     or probe.height > MAX_SIDE
                     or probe.width * probe.height > MAX_PIXELS
                 ):
-                    raise too_large(f"The image is {probe.width}x{probe.height}; at most "
-                                    f"{MAX_SIDE} pixels a side are accepted")  # fmt: skip
+                    raise too_large(
+                        f"The image is {probe.width}x{probe.height}; at most "
+                        f"{MAX_SIDE} pixels a side are accepted"
+                    )
                 probe.verify()  # structure and checksums, without decoding the pixels
             with _decoding, _open(data) as image:
                 kind = image.format or ""
@@ -95,9 +97,7 @@ def clean(data: bytes) -> CleanImage:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise too_large(f"The image has more than {MAX_PIXELS} pixels") from exc
-    except (
-        UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError,
-    ) as exc:  # fmt: skip
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as exc:
         raise unsupported("The upload is not a valid JPEG, PNG, GIF or WebP image") from exc
     if kind not in FORMATS:
         raise unsupported("Only JPEG, PNG, GIF and WebP images are accepted")

@@ -1,6 +1,6 @@
 """Session-wide real services, and the fixtures every app test shares (an API client, the
-test-data World, empty rate windows). Nothing here is a fake: see tests/services.py; the app and
-the worker are started by tests/stack.py."""
+test-data World, empty rate windows). Nothing here is a fake: see tests/services.py. Each
+package's app and worker come from its ``Stack`` (tests/stack.py), bound in its conftest."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ SEARCH_ATTRIBUTES = ["ProjectId", "UserUid", "Operation", "Status", "Currency"]
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "webhooks(**settings): a test's own webhook settings for its worker"
+        "markers",
+        "webhooks(**settings): a test's own settings for its worker (a Stack's worker per test)",
     )
     config.addinivalue_line(
         "markers", f"{FIRST_MARK}: meets the shared `mccgw dev` stack before its other users"
@@ -147,6 +148,7 @@ def settings(database_url: str, redis_url: str, session_tmp: Path) -> Settings:
         database_url=database_url,
         redis_url=redis_url,
         chain_keys_dir=session_tmp / "keys",
+        avatar_dir=session_tmp / "avatars",  # not the checkout's .dev/avatars
         log_json=False,
     )
 

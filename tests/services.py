@@ -32,7 +32,19 @@ def fresh_database(tmp: Path) -> Iterator[str]:
         embedded = EmbeddedPostgres(tmp / "pg")
         server_url = embedded.url()
     server_url = server_url.replace("postgresql://", "postgresql+psycopg://", 1)
-    name = f"mccgw_test_{uuid.uuid4().hex[:10]}"
+    try:
+        with migrated_database(server_url, "mccgw_test") as url:
+            yield url
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+@contextmanager
+def migrated_database(server_url: str, prefix: str) -> Iterator[str]:
+    """A new database ``<prefix>_<hex>`` on the server of ``server_url`` (any database's URL
+    there), migrated to head; dropped afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(_plain(server_url), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     base, _, query = server_url.partition("?")
@@ -43,8 +55,6 @@ def fresh_database(tmp: Path) -> Iterator[str]:
     finally:
         with psycopg.connect(_plain(server_url), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if embedded is not None:
-            embedded.stop()
 
 
 @contextmanager

@@ -10,10 +10,9 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
-from activities.deps import worker_deps
 from core.config import Settings
 from db.models.access import IdempotencyRecord
-from worker import build_worker
+from tests.stack import running_worker
 from workflows.housekeeping import HousekeepingInput, HousekeepingWorkflow
 
 
@@ -42,10 +41,7 @@ async def test_expired_idempotency_records_are_purged_live_ones_kept(
         await session.commit()
 
     queue = f"test-{uuid.uuid4().hex[:8]}"
-    async with (
-        worker_deps(worker_settings) as deps,
-        build_worker(temporal_env.client, deps, task_queue=queue),
-    ):
+    async with running_worker(temporal_env.client, worker_settings, queue):
         # Batches of 3: the backlog is worked off in several activities.
         result = await temporal_env.client.execute_workflow(
             HousekeepingWorkflow.run,

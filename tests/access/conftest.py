@@ -3,19 +3,17 @@ routes of its own. ``client`` and ``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from fastapi import APIRouter, FastAPI, Security
 
 from api.app import create_app
 from api.auth.deps import current_project
 from api.auth.principal import ProjectPrincipal
 from core.config import Settings
-from tests.stack import BASE, running_app
+from tests.stack import BASE, Stack
 
-__all__ = ["BASE", "app", "build_app"]
+__all__ = ["BASE", "STACK", "build_app"]
 
 probe = APIRouter()
 
@@ -38,7 +36,6 @@ def build_app(settings: Settings) -> FastAPI:
     return app
 
 
-@pytest.fixture(scope="session")
-async def app(settings: Settings) -> AsyncIterator[FastAPI]:
-    async with running_app(build_app(settings)) as application:
-        yield application
+# On PostgreSQL and Redis alone: no chain, no Temporal, no worker.
+STACK = Stack("access", on="settings", temporal=False, build=build_app)
+app_settings, queue, deps, worker, app = STACK.fixtures()

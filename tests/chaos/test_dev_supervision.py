@@ -1,6 +1,7 @@
 """`mccgw dev` supervises its services as it does the API and the worker: the chain node, the
-Temporal server, Redis and PostgreSQL, each killed with -9, are started again and /readyz
-answers 200 once more (before: a killed chain node left /readyz at 503 "chain down")."""
+Temporal server, Redis, PostgreSQL, the worker and the API, each killed with -9, are started
+again and /readyz answers 200 once more (before: a killed chain node left /readyz at 503
+"chain down")."""
 
 from __future__ import annotations
 
@@ -33,6 +34,21 @@ def _find(state: Path, marker: str) -> Callable[[], int]:
     return pid
 
 
+def _child(stack: _Stack, marker: str) -> Callable[[], int]:
+    """A process `mccgw dev` started itself (the worker, the API)."""
+
+    def pid() -> int:
+        for p in psutil.Process(stack.proc.pid).children():
+            try:
+                if marker in " ".join(p.cmdline()):
+                    return p.pid
+            except psutil.Error:  # a killed one, until it is reaped
+                continue
+        raise AssertionError(f"no process {marker!r} of the stack")
+
+    return pid
+
+
 def _postmaster(state: Path) -> Callable[[], int]:
     return lambda: int((state / "pg" / "postmaster.pid").read_text().split()[0])
 
@@ -59,15 +75,20 @@ def test_dev_restarts_each_killed_service(state_dir: Path) -> None:
         "Temporal": _find(state, "start-dev"),
         "Redis": _find(state, "redis-server"),
         "PostgreSQL": _postmaster(state),
+        "worker": _child(stack, "-m worker"),
+        "api": _child(stack, "api.main:app"),
     }
     try:
         stack.wait_ready(base_url)
         for name, pid_of in services.items():
             before = pid_of()
             os.kill(before, signal.SIGKILL)
+            deadline = time.monotonic() + 120
+            while f"{name} restarted" not in stack.output and time.monotonic() < deadline:
+                time.sleep(0.2)  # the API stays ready while the worker is down
+            assert f"{name} restarted" in stack.output, stack.output[-3000:]
             assert _ready(base_url, 120), f"{name} killed: not ready again\n{stack.output[-3000:]}"
             assert pid_of() != before, name
-            assert f"{name} restarted" in stack.output
         stack.stop()
     finally:
         stack.kill()

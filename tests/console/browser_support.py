@@ -252,7 +252,7 @@ def on_stack(stack: Stack, work: Callable[[Any, Any, Any], Awaitable[Any]]) -> A
 
 def fund_alice(stack: Stack) -> None:
     """Mint MCC to alice and credit her ledger, exactly as the engine's tests fund users."""
-    from engine.funding import fund_user
+    from devchain.funding import fund_user
 
     async def work(gateway: Any, sessions: Any, temporal: Any) -> None:
         await fund_user(

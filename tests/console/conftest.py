@@ -9,46 +9,17 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from fastapi import FastAPI
-from temporalio.testing import WorkflowEnvironment
 
-from core.config import Settings
-from tests.stack import asgi_client, new_queue, running_app, running_worker
+from tests.stack import Stack, asgi_client
 
-
-@pytest.fixture(scope="session")
-def console_queue() -> str:
-    return new_queue("console")
-
-
-@pytest.fixture(scope="session")
-async def console_app(
-    worker_settings: Settings, temporal_env: WorkflowEnvironment, console_queue: str
-) -> AsyncIterator[FastAPI]:
-    async with running_app(
-        worker_settings, fresh_projects=False, temporal=temporal_env.client,
-        task_queue=console_queue,
-    ) as application:  # fmt: skip
-        yield application
+# The worker starts for the tests that ask for it, and lives for the package (see
+# tests/onboarding/conftest.py for why not longer).
+STACK = Stack("console", worker="on demand", fresh_projects=False)
+app_settings, queue, deps, worker, app = STACK.fixtures()
 
 
 @pytest.fixture
-def app(console_app: FastAPI) -> FastAPI:
-    return console_app
-
-
-# Package, not session: a worker left running serves its queue for the rest of the session,
-# and a webhook pump started there would go on claiming the deliveries of later tests on
-# the shared database under this worker's settings (loopback receivers refused).
-@pytest.fixture(scope="package")
-async def console_worker(
-    worker_settings: Settings, temporal_env: WorkflowEnvironment, console_queue: str
-) -> AsyncIterator[None]:
-    async with running_worker(temporal_env.client, worker_settings, console_queue):
-        yield
-
-
-@pytest.fixture
-async def web(console_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+async def web(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """A browser-like client: keeps cookies, follows no redirect by itself."""
-    async with asgi_client(console_app) as c:
+    async with asgi_client(app) as c:
         yield c

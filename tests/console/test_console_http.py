@@ -163,7 +163,7 @@ async def test_approval_shows_progress_then_the_secret_once(
     web: httpx.AsyncClient,
     world: World,
     session_maker: async_sessionmaker[AsyncSession],
-    console_worker: None,
+    worker: str,
 ) -> None:
     token = await admin_web(web, world)
     app_id = await application(session_maker, world)
@@ -308,13 +308,13 @@ async def test_project_settings_and_roll_from_the_console(
 
 
 async def test_a_copied_cookie_dies_with_the_sign_out(
-    web: httpx.AsyncClient, world: World, console_app: FastAPI
+    web: httpx.AsyncClient, world: World, app: FastAPI
 ) -> None:
     """Issue 31, L8: the console session ends on the server at sign-out; a copy of the cookie
     taken before (another browser, a stolen one) is signed out too."""
     token = await admin_web(web, world)
     copied = dict(web.cookies)
-    transport = httpx.ASGITransport(app=console_app)
+    transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(
         transport=transport, base_url=str(web.base_url), cookies=copied
     ) as thief:

@@ -11,6 +11,7 @@ from chain.ecosystem import lending as ln
 from chain.ecosystem import level_verifier as lv
 from chain.ecosystem import territory as te
 from chain.ecosystem.borsh import AnchorAccount, LayoutError
+from devchain.defi import lending_pool
 
 
 def key() -> str:
@@ -154,28 +155,21 @@ def test_fragment_strings_shift_offsets() -> None:
 
 
 def test_lending_name_shifts_offsets() -> None:
-    p = ln.LendingPool(
+    p = lending_pool(
         "MCC Main Pool",
         key(),
         key(),
         key(),
         key(),
-        10**13,
-        4 * 10**12,
-        10**13,
-        5 * 10**9,
-        10**8,
-        1000,
-        8000,
-        1000,
-        8000,
-        True,
-        False,
-        False,
-        1,
-        2,
-        3,
-        255,
+        deposits=10**13,
+        borrowed=4 * 10**12,
+        lp_supply=10**13,
+        accrued_interest=5 * 10**9,
+        protocol_fees=10**8,
+        last_update=1,
+        created=2,
+        updated=3,
+        bump=255,
     )
     raw = p.encode()
     assert ln.LendingPool.decode(raw) == p

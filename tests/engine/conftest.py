@@ -1,57 +1,27 @@
 """Engine tests: the real app, a real worker (one per module, fresh task queue), real
-PostgreSQL, Redis, Temporal and the local chain. Users get real on-chain funds. ``client`` and
-``world`` come from tests/conftest.py."""
+PostgreSQL, Redis, Temporal and the local chain (tests/stack.py). Users get real on-chain
+funds. ``client`` and ``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
-from temporalio.testing import WorkflowEnvironment
 
-from activities.deps import WorkerDeps, worker_deps
-from core.config import Settings
-from engine.funding import fund_user
+from activities.deps import WorkerDeps
+from devchain.funding import fund_user
 from tests.factories import ProjectCreds, World
-from tests.stack import new_queue, running_app
-from worker import build_worker
+from tests.stack import Stack
 
 UNIT = 10**9
 
 
-@pytest.fixture(scope="module")
-def engine_settings(stack_settings: Settings) -> Settings:
-    return stack_settings
-
-
-@pytest.fixture(scope="module")
-def queue() -> str:
-    return new_queue("engine")
-
-
-@pytest.fixture(scope="module")
-async def deps(engine_settings: Settings) -> AsyncIterator[WorkerDeps]:
-    async with worker_deps(engine_settings) as d:
-        yield d
-
-
-@pytest.fixture(scope="module")
-async def worker(
-    temporal_env: WorkflowEnvironment, deps: WorkerDeps, queue: str
-) -> AsyncIterator[None]:
-    async with build_worker(temporal_env.client, deps, task_queue=queue):
-        yield
-
-
-@pytest.fixture(scope="module")
-async def app(engine_settings: Settings, queue: str, worker: None) -> AsyncIterator[FastAPI]:
-    async with running_app(engine_settings, task_queue=queue) as application:
-        yield application
+# A worker per module on a queue of its own, running whenever the app does.
+STACK = Stack("engine", scope="module", worker="with the app")
+app_settings, queue, deps, worker, app = STACK.fixtures()
 
 
 @dataclass

@@ -26,9 +26,9 @@ from tests.stack import sweep
 
 
 @pytest.fixture
-async def offline_api(engine_settings: Settings, api: Api) -> AsyncIterator[Api]:
+async def offline_api(app_settings: Settings, api: Api) -> AsyncIterator[Api]:
     """The same project, through an API process whose Temporal address answers nothing."""
-    dead = engine_settings.model_copy(update={"temporal_address": f"127.0.0.1:{free_port()}"})
+    dead = app_settings.model_copy(update={"temporal_address": f"127.0.0.1:{free_port()}"})
     app: FastAPI = create_app(dead)
     async with app.router.lifespan_context(app):
         app.state.project_authenticator.cache_seconds = 0.0

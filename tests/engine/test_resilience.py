@@ -10,14 +10,11 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from urllib.parse import urlparse
 
-import httpx
 import pytest
-from fastapi import FastAPI
 from sqlalchemy import select
 from temporalio.testing import WorkflowEnvironment
 
-from activities.deps import WorkerDeps, worker_deps
-from api.app import create_app
+from activities.deps import WorkerDeps
 from core.config import Settings
 from core.embedded import free_port
 from core.workflow_ids import transfer_workflow_id
@@ -27,25 +24,20 @@ from engine.search import STATUS
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import transfer_body, wait_final
 from tests.factories import World
-from tests.stack import worker_process
-from worker import build_worker
+from tests.stack import asgi_client, running_app, running_worker, serving, worker_process
 
 
 @pytest.fixture
-async def own_queue_api(engine_settings: Settings, api: Api) -> AsyncIterator[Callable[[str], Api]]:
+async def own_queue_api(app_settings: Settings, api: Api) -> AsyncIterator[Callable[[str], Api]]:
     """The same project through an API process that starts workflows on a queue of the
     test's choosing (served by a worker the test controls)."""
-    app: FastAPI = create_app(engine_settings)
-    async with app.router.lifespan_context(app):
-        app.state.project_authenticator.cache_seconds = 0.0
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+    async with running_app(app_settings) as app, asgi_client(app) as c:
 
-            def on(queue: str) -> Api:
-                app.state.task_queue = queue
-                return Api(c, api.project)
+        def on(queue: str) -> Api:
+            app.state.task_queue = queue
+            return Api(c, api.project)
 
-            yield on
+        yield on
 
 
 async def _chain_writes(deps: WorkerDeps, transfer_id: str) -> tuple[str | None, list[str]]:
@@ -65,11 +57,11 @@ async def _chain_writes(deps: WorkerDeps, transfer_id: str) -> tuple[str | None,
 
 
 async def test_worker_killed_mid_transfer_gives_one_transfer(
-    engine_settings: Settings, own_queue_api: Callable[[str], Api], world: World,
+    app_settings: Settings, own_queue_api: Callable[[str], Api], world: World,
     deps: WorkerDeps, temporal_env: WorkflowEnvironment, api: Api,
 ) -> None:  # fmt: skip
     queue = f"crash-{uuid.uuid4().hex[:8]}"
-    async with worker_process(engine_settings, queue) as proc:
+    async with worker_process(app_settings, queue) as proc:
         src = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
         dst = await funded_user(world, deps, api.project.project_id, 0)
         client = own_queue_api(queue)
@@ -88,7 +80,7 @@ async def test_worker_killed_mid_transfer_gives_one_transfer(
         await proc.wait()
 
     # A fresh worker on the same queue finishes the transfer from the durable records.
-    async with build_worker(temporal_env.client, deps, task_queue=queue):
+    async with serving(temporal_env.client, deps, queue):
         final = await wait_final(client, transfer_id, within=60)
     assert final["status"] == "completed", final
     assert await deps.gateway.custody_balance(dst, "MCC") == 4 * UNIT
@@ -160,18 +152,15 @@ class _Proxy:
 
 
 async def test_chain_rpc_down_for_a_while_then_back(
-    engine_settings: Settings, own_queue_api: Callable[[str], Api], world: World,
+    app_settings: Settings, own_queue_api: Callable[[str], Api], world: World,
     deps: WorkerDeps, temporal_env: WorkflowEnvironment, api: Api,
 ) -> None:  # fmt: skip
-    proxy = _Proxy(engine_settings.solana_rpc_url)
-    behind_proxy = engine_settings.model_copy(update={"solana_rpc_url": proxy.url})
+    proxy = _Proxy(app_settings.solana_rpc_url)
+    behind_proxy = app_settings.model_copy(update={"solana_rpc_url": proxy.url})
     queue = f"outage-{uuid.uuid4().hex[:8]}"
     src = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
     dst = await funded_user(world, deps, api.project.project_id, 0)
-    async with (
-        worker_deps(behind_proxy) as outage_deps,
-        build_worker(temporal_env.client, outage_deps, task_queue=queue),
-    ):
+    async with running_worker(temporal_env.client, behind_proxy, queue):
         client = own_queue_api(queue)
         r = await client.post("/v1/transfer/request", transfer_body(src, dst, "2"))
         assert r.status_code == 202, r.text

@@ -135,10 +135,13 @@ async def test_settlement_posts_the_hold_then_debits_or_returns(session_maker: M
     assert (b.held, b.pending_out, b.available) == (200, 300, 500)
 
     async with session_maker() as session:
-        await Ledger(session).debit(uid, "MCC", 300, "transfer-1")  # finalized on chain
         await Ledger(session).post("s2-" + uid, "transfer-2")
         await Ledger(session).cancel_out(uid, "MCC", 200, "transfer-2")  # chain refused it
-        await session.commit()
+        # transfer-1 finalized on chain: the settlement's debit, sent with the COMMIT
+        ref = "transfer-1"
+        debit = Move(uid, "MCC", "debit", 300, d_balance=-300, d_pending_out=-300, reference=ref)
+        await Ledger(session).apply_many([debit])
+        await commit_last(session)
     b = await _balances(session_maker, uid)
     assert (b.balance, b.held, b.pending_out, b.available) == (700, 0, 0, 700)
     assert await _entry_sums(session_maker, uid) == (700, 0, 0)

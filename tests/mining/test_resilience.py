@@ -6,7 +6,6 @@ the user holds on chain exactly the sum of the rewards."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 import uuid
 from decimal import Decimal
@@ -24,15 +23,13 @@ from temporalio.testing import WorkflowEnvironment
 from activities.deps import worker_deps
 from chain.custody import CustodyMint
 from core.config import Settings
-from core.workflow_ids import pump_workflow_id
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.mining import MiningSubmission
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, status_of, submit
 from tests.mining.test_shared_mint import assert_rewarded_once
-from tests.stack import new_queue, worker_process
+from tests.stack import new_queue, running_worker, worker_process
 from tests.webhooks.support import eventually
-from worker import build_worker
 
 # The worker as `python -m worker`, with a wide gathering window so that the submissions meet
 # in one write however loaded the machine is (the product's window is 25 ms).
@@ -90,10 +87,7 @@ async def test_worker_killed_mid_shared_mint_confirms_each_submission_once(
     assert all(r.status != "confirmed" for r in rows if r.id in members), "killed too late"
 
     # A fresh worker on the same queue finishes from the durable records.
-    async with (
-        worker_deps(stack_settings) as deps,
-        build_worker(temporal_env.client, deps, task_queue=queue),
-    ):
+    async with running_worker(temporal_env.client, stack_settings, queue) as deps:
 
         async def settled() -> list[dict[str, object]] | None:
             finals = [await status_of(client, creds, i) for i in ids]
@@ -103,8 +97,6 @@ async def test_worker_killed_mid_shared_mint_confirms_each_submission_once(
         finals = await eventually(settled, RESUMED_WITHIN, 0.5)
         custody = await deps.gateway.custody_balance(uid, "MCD")
         decimals = deps.gateway.token_decimals().mcd
-        with contextlib.suppress(Exception):
-            await temporal_env.client.get_workflow_handle(pump_workflow_id(queue)).terminate()
 
     assert [f["status"] for f in finals] == ["confirmed"] * SUBMISSIONS, finals
     for f in finals:

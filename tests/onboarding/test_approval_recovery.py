@@ -24,8 +24,8 @@ async def test_sweep_finishes_an_approval_whose_workflow_never_started(
     client: httpx.AsyncClient,
     actors: Actors,
     world: World,
-    worker: None,
-    onboarding_queue: str,
+    worker: str,
+    queue: str,
     temporal_env: WorkflowEnvironment,
     worker_settings: Settings,
     session_maker: async_sessionmaker[AsyncSession],
@@ -43,7 +43,7 @@ async def test_sweep_finishes_an_approval_whose_workflow_never_started(
         assert row.status == "approving" and row.project_id is not None
         await s.commit()
 
-    _, started = await sweep(temporal_env.client, onboarding_queue)
+    _, started = await sweep(temporal_env.client, queue)
     assert started >= 1
     handle = temporal_env.client.get_workflow_handle(approval_workflow_id(str(app_id)))
     done = await handle.result()

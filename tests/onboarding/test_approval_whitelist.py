@@ -16,7 +16,6 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
-from activities.deps import worker_deps
 from chain import whitelist as wl
 from core.config import Settings
 from core.embedded import free_port
@@ -27,7 +26,7 @@ from onboarding.whitelist import WhitelistChain
 from tests.chain.svm_util import decompile
 from tests.factories import World
 from tests.onboarding.conftest import WALLET, Actors, application_body
-from worker import build_worker
+from tests.stack import running_worker
 
 
 async def _apply(client: httpx.AsyncClient, dev: dict[str, str]) -> str:
@@ -88,7 +87,7 @@ async def _project_call(client: httpx.AsyncClient, project_id: int, secret: str)
 async def test_approve_then_whitelist_admin(
     client: httpx.AsyncClient,
     actors: Actors,
-    worker: None,
+    worker: str,
     chain: WhitelistChain,
     session_maker: async_sessionmaker[AsyncSession],
 ) -> None:
@@ -253,10 +252,7 @@ async def test_approval_survives_a_chain_outage(
     app.state.approval_wait_seconds = 2.0
     node = None
     try:
-        async with (
-            worker_deps(settings) as deps,
-            build_worker(temporal_env.client, deps, task_queue=queue),
-        ):
+        async with running_worker(temporal_env.client, settings, queue) as deps:
             first = await client.post(approve_url, headers=admin)
             assert first.status_code == 202, first.text
             assert first.headers["retry-after"]

@@ -162,7 +162,7 @@ async def test_patch_refuses_bad_values(
 async def test_approval_takes_a_tier(
     client: httpx.AsyncClient,
     actors: Actors,
-    worker: None,
+    worker: str,
     session_maker: async_sessionmaker[AsyncSession],
 ) -> None:
     admin = await actors.admin()

@@ -13,7 +13,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
-from activities.deps import worker_deps
 from core.config import Settings
 from core.workflow_ids import whitelist_change_workflow_id
 from db.models.access import AuditLog
@@ -21,8 +20,7 @@ from db.models.chain import ChainTransaction
 from db.models.onboarding import McdWhitelistEntry
 from onboarding import whitelist_entries
 from tests.onboarding.conftest import Actors, application_body
-from tests.stack import sweep
-from worker import build_worker
+from tests.stack import running_worker, sweep
 
 
 async def _approved_project(client: httpx.AsyncClient, actors: Actors) -> int:
@@ -40,7 +38,7 @@ async def test_whitelist_change_runs_in_its_workflow(
     app: FastAPI,
     client: httpx.AsyncClient,
     actors: Actors,
-    worker: None,
+    worker: str,
     temporal_env: WorkflowEnvironment,
     worker_settings: Settings,
     session_maker: async_sessionmaker[AsyncSession],
@@ -70,10 +68,7 @@ async def test_whitelist_change_runs_in_its_workflow(
             assert (entry.status, entry.pending_action) == ("active", "suspend")
         assert await writes() == 0  # the API wrote nothing on chain
 
-        async with (
-            worker_deps(worker_settings) as deps,
-            build_worker(temporal_env.client, deps, task_queue=idle_queue),
-        ):
+        async with running_worker(temporal_env.client, worker_settings, idle_queue):
             app.state.whitelist_wait_seconds = 30.0
             done = await client.put(url, json={"status": "suspended"}, headers=admin)
             assert done.status_code == 200, done.text
@@ -104,8 +99,8 @@ async def test_whitelist_change_runs_in_its_workflow(
 async def test_sweep_drives_a_pending_change_whose_workflow_never_started(
     client: httpx.AsyncClient,
     actors: Actors,
-    worker: None,
-    onboarding_queue: str,
+    worker: str,
+    queue: str,
     temporal_env: WorkflowEnvironment,
     session_maker: async_sessionmaker[AsyncSession],
 ) -> None:
@@ -117,7 +112,7 @@ async def test_sweep_drives_a_pending_change_whose_workflow_never_started(
         assert change is not None
         await s.commit()
 
-    _, started = await sweep(temporal_env.client, onboarding_queue)
+    _, started = await sweep(temporal_env.client, queue)
     assert started >= 1
     handle = temporal_env.client.get_workflow_handle(whitelist_change_workflow_id(change.op_key))
     done = await handle.result()
@@ -131,7 +126,7 @@ async def test_sweep_drives_a_pending_change_whose_workflow_never_started(
             "suspended", None, done["signature"],
         )  # fmt: skip
     # A second sweep leaves the settled change alone: no new run, still one chain write.
-    await sweep(temporal_env.client, onboarding_queue)
+    await sweep(temporal_env.client, queue)
     assert (await handle.describe()).run_id == first_run
     async with session_maker() as s:
         writes = select(func.count()).where(ChainTransaction.op_key == change.op_key)

@@ -1,32 +1,22 @@
-"""Organization tests: the real app, worker, PostgreSQL, Redis and Temporal. The daily job
-works on every station at once, so each test starts from empty organization tables."""
+"""Organization tests: the real app, a worker per test, PostgreSQL, Redis and Temporal
+(tests/stack.py). The daily job works on every station at once, so each test starts from empty
+organization tables."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
 from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from temporalio.testing import WorkflowEnvironment
 
-from core.config import Settings
 from organizations.bonus import MEMBER_KEY, STATION_KEY
-from tests.stack import running_app
-from tests.webhooks.support import fast_webhooks, worker  # noqa: F401  (fixtures)
+from tests.stack import Stack
+from tests.webhooks.support import FAST_WEBHOOKS
 
-
-@pytest.fixture(scope="session")
-async def app(
-    worker_settings: Settings, temporal_env: WorkflowEnvironment, session_tmp: Path
-) -> AsyncIterator[FastAPI]:
-    """The webhook suite's app, with avatars stored in the session's temp directory."""
-    settings = worker_settings.model_copy(update={"avatar_dir": session_tmp / "avatars"})
-    async with running_app(settings, temporal=temporal_env.client) as application:
-        yield application
+STACK = Stack("organizations", worker="per test", changes=FAST_WEBHOOKS)
+app_settings, queue, deps, worker, app = STACK.fixtures()
 
 
 @pytest.fixture

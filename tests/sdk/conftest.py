@@ -12,29 +12,22 @@ import httpx
 import pytest
 import uvicorn
 from fastapi import FastAPI
-from temporalio.testing import WorkflowEnvironment
 
-from core.config import Settings
 from core.embedded import free_port
 from tests.access.conftest import build_app
 from tests.factories import ProjectCreds, World
-from tests.stack import BASE, new_queue, running_app
+from tests.stack import BASE, Stack
 
 __all__ = ["BASE"]
 
 
-@pytest.fixture(scope="session")
-async def app(settings: Settings, temporal_env: WorkflowEnvironment) -> AsyncIterator[FastAPI]:
-    # Workflows these tests start (the webhook pump) go to a queue no worker serves; the
-    # webhook endpoints they register are on this machine (loopback).
-    local = settings.model_copy(update={"webhook_allow_loopback": True})
-    async with running_app(
-        build_app(local), temporal=temporal_env.client, task_queue=new_queue("sdk")
-    ) as application:
-        yield application
+# Workflows these tests start (the webhook pump) go to a queue no worker serves; the webhook
+# endpoints they register are on this machine (loopback). No chain.
+STACK = Stack("sdk", on="settings", changes={"webhook_allow_loopback": True}, build=build_app)
+app_settings, queue, deps, worker, app = STACK.fixtures()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 async def live_url(app: FastAPI) -> AsyncIterator[str]:
     """The same app over a real socket (uvicorn on the test loop): for the sync client and
     the CLI, which run in a thread meanwhile."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import httpx
 
-from tests.access.conftest import app
+from tests.access.conftest import STACK
 
-__all__ = ["app"]
+app_settings, queue, deps, worker, app = STACK.fixtures()
 
 
 def bearer(token: str) -> dict[str, str]:

@@ -1,55 +1,28 @@
 """Token tests: the real app and a real worker (fresh task queue per module) on real
-PostgreSQL, Redis, Temporal and the local chain. ``client`` and ``world`` come from
-tests/conftest.py."""
+PostgreSQL, Redis, Temporal and the local chain (tests/stack.py). ``client`` and ``world`` come
+from tests/conftest.py."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
 import pytest
-from fastapi import FastAPI
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
-from temporalio.testing import WorkflowEnvironment
 
-from activities.deps import WorkerDeps, worker_deps
+from activities.deps import WorkerDeps
 from core.config import Settings
 from devchain.outside import OutsideWallet
-from tests.stack import new_queue, running_app
+from tests.stack import Stack
 from tokens.deposit_watch import DepositScanner
-from worker import build_worker
 
 UNIT = 10**9
 
 
-@pytest.fixture(scope="module")
-def token_settings(stack_settings: Settings) -> Settings:
-    return stack_settings
-
-
-@pytest.fixture(scope="module")
-def queue() -> str:
-    return new_queue("tokens")
-
-
-@pytest.fixture(scope="module")
-async def deps(token_settings: Settings) -> AsyncIterator[WorkerDeps]:
-    async with worker_deps(token_settings) as d:
-        yield d
-
-
-@pytest.fixture(scope="module")
-async def worker(
-    temporal_env: WorkflowEnvironment, deps: WorkerDeps, queue: str
-) -> AsyncIterator[None]:
-    async with build_worker(temporal_env.client, deps, task_queue=queue):
-        yield
-
-
-@pytest.fixture(scope="module")
-async def app(token_settings: Settings) -> AsyncIterator[FastAPI]:
-    async with running_app(token_settings, fresh_projects=False) as application:
-        yield application
+# A queue per module; its worker starts only for the tests that ask for it (most tests here
+# call the scanner and the services themselves).
+STACK = Stack("tokens", scope="module", worker="on demand", fresh_projects=False)
+app_settings, queue, deps, worker, app = STACK.fixtures()
 
 
 @pytest.fixture
@@ -60,10 +33,10 @@ async def scanner(deps: WorkerDeps) -> AsyncIterator[DepositScanner]:
 
 
 @pytest.fixture(scope="module")
-async def solana(token_settings: Settings) -> AsyncIterator[AsyncClient]:
+async def solana(app_settings: Settings) -> AsyncIterator[AsyncClient]:
     """A solana-py client of the node, for what the tests do as outsiders (wallets); the
     product itself speaks to the chain through chain/rpc.py only."""
-    async with AsyncClient(token_settings.solana_rpc_url, timeout=10) as client:
+    async with AsyncClient(app_settings.solana_rpc_url, timeout=10) as client:
         yield client
 
 

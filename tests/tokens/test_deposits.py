@@ -161,7 +161,7 @@ async def test_reconciliation_counts_deposits_and_the_watcher_workflow_credits(
     outsider: OutsideWallet,
     temporal_env: WorkflowEnvironment,
     queue: str,
-    worker: None,
+    worker: str,
 ) -> None:
     uid = await _watched_user(world, deps, scanner)
     custody = deps.gateway.custody_address(uid, "MCD")

@@ -113,7 +113,7 @@ async def test_source_priority_and_one_onchain_write_per_close(
     solana: AsyncClient,
     temporal_env: WorkflowEnvironment,
     queue: str,
-    worker: None,
+    worker: str,
 ) -> None:
     await _clear(deps)
     activities = TokenActivities(deps)

@@ -1,7 +1,9 @@
-"""A chain node on the tests' own accounts (tests/views/world.py) and an app reading it."""
+"""A chain node on the tests' own accounts (tests/views/world.py) and an app reading it
+(tests/stack.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -10,10 +12,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
 from devchain.node.process import start_node
+from tests.stack import Stack, asgi_client, running_app
 from tests.views.world import build
 
 
@@ -46,24 +48,25 @@ def views_settings(settings: Settings, views_node: str, tmp_path: Path) -> Setti
     )
 
 
-@pytest.fixture
-async def app(views_settings: Settings) -> FastAPI:
-    return create_app(views_settings)
+# An app per test (tests/stack.py) on this package's node; no Temporal, no worker.
+STACK = Stack("views", scope="function", on="views_settings", temporal=False)
+app_settings, queue, deps, worker, app = STACK.fixtures()
 
 
-async def start_app(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+def from_own_address(app: FastAPI) -> contextlib.AbstractAsyncContextManager[httpx.AsyncClient]:
     """In-process client from an address of its own: anonymous calls are rate-limited per IP
     (100/min), and these tests make many."""
     ip = ".".join(str(b) for b in secrets.token_bytes(3))
-    transport = httpx.ASGITransport(app=app, client=(f"10.{ip}", 40000))
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://test") as c,
-    ):
+    return asgi_client(app, base_url="http://test", client=(f"10.{ip}", 40000))
+
+
+async def start_app(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of an app of the test's own (other settings), its lifespan run."""
+    async with running_app(app), from_own_address(app) as c:
         yield c
 
 
 @pytest.fixture
 async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async for c in start_app(app):
+    async with from_own_address(app) as c:
         yield c

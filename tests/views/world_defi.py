@@ -6,6 +6,7 @@ from __future__ import annotations
 from chain.ecosystem import FRAGMENT_PROGRAM_ID, LENDING_PROGRAM_ID, ata
 from chain.ecosystem import fragment as fr
 from chain.ecosystem import lending as ln
+from devchain.defi import lending_pool
 from devchain.fixtures import World, wallet
 from tests.views import accounts as acc
 
@@ -102,28 +103,19 @@ def add_fragments_and_lending(w: World, now: int) -> None:
     w.anchor(
         pool,
         LENDING_PROGRAM_ID,
-        ln.LendingPool(
+        lending_pool(
             acc.POOL_NAME,
             acc.AUTH,
             acc.ASSET_MINT,
             lp_mint,
             ata(pool, acc.ASSET_MINT),
-            100_000 * acc.MCC,
-            20_000 * acc.MCC,
-            100_000 * acc.MCC,
-            0,
-            0,
-            1000,
-            8000,
-            1000,
-            8000,
-            True,
-            False,
-            False,
-            now - acc.HOUR,
-            1_690_000_000,
-            now - acc.HOUR,
-            pbump,
+            deposits=100_000 * acc.MCC,
+            borrowed=20_000 * acc.MCC,
+            lp_supply=100_000 * acc.MCC,
+            last_update=now - acc.HOUR,
+            created=1_690_000_000,
+            updated=now - acc.HOUR,
+            bump=pbump,
         ),
     )
     w.token(pool, acc.ASSET_MINT, 80_000 * acc.MCC)

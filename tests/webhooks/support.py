@@ -1,11 +1,11 @@
-"""Fixtures shared by the webhook and mining suites: the real app wired to the test Temporal
-server and chain node, a worker on a fresh task queue, and a real HTTP receiver on loopback.
-``client`` and ``world`` come from tests/conftest.py."""
+"""What the webhook, mining and organization suites share: their stacks' webhook settings
+(``FAST_WEBHOOKS``: receivers on loopback, quick retries; the app and a worker per test come
+from tests/stack.py), a real HTTP receiver on loopback, and the receiver's side of a
+signature. ``client`` and ``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import json
@@ -16,15 +16,12 @@ from typing import Any
 import pytest
 from aiohttp import web
 from fastapi import FastAPI
-from temporalio.testing import WorkflowEnvironment
 
-from core.config import Settings
 from core.embedded import free_port
-from core.workflow_ids import pump_workflow_id
 from tests.factories import ProjectCreds
-from tests.stack import new_queue, running_app, running_worker
 
-# Settings of the app and the worker here: receivers on loopback, quick retries.
+# Settings of the app and the worker here: receivers on loopback, quick retries (a test
+# changes its worker's with ``@pytest.mark.webhooks(...)``).
 FAST_WEBHOOKS: dict[str, Any] = {
     "webhook_allow_loopback": True,
     "webhook_retry_schedule": (0, 0.2, 0.2, 0.2, 0.2),
@@ -92,41 +89,6 @@ async def receiver() -> AsyncIterator[Receiver]:
     await r.start()
     yield r
     await r.stop()
-
-
-@pytest.fixture
-def fast_webhooks(request: pytest.FixtureRequest) -> dict[str, Any]:
-    """The worker's webhook settings: FAST_WEBHOOKS, with a test's own changes given as
-    ``@pytest.mark.webhooks(webhook_retry_schedule=(0, 0.1), ...)``."""
-    marker = request.node.get_closest_marker("webhooks")
-    return {**FAST_WEBHOOKS, **(marker.kwargs if marker else {})}
-
-
-@pytest.fixture(scope="session")
-async def app(
-    worker_settings: Settings, temporal_env: WorkflowEnvironment
-) -> AsyncIterator[FastAPI]:
-    settings = worker_settings.model_copy(update=FAST_WEBHOOKS)
-    async with running_app(settings, temporal=temporal_env.client) as application:
-        yield application
-
-
-@pytest.fixture
-async def worker(
-    app: FastAPI,
-    temporal_env: WorkflowEnvironment,
-    worker_settings: Settings,
-    fast_webhooks: dict[str, Any],
-) -> AsyncIterator[str]:
-    """A worker on a fresh task queue that the app starts its workflows on (its settings are
-    read once, at its start, like a real worker's)."""
-    queue = new_queue("test")
-    app.state.task_queue = queue
-    settings = worker_settings.model_copy(update=fast_webhooks)
-    async with running_worker(temporal_env.client, settings, queue):
-        yield queue
-        with contextlib.suppress(Exception):
-            await temporal_env.client.get_workflow_handle(pump_workflow_id(queue)).terminate()
 
 
 def project_headers(creds: ProjectCreds, key: str | None = None) -> dict[str, str]:

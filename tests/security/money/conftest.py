@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
-from tests.engine.conftest import api, app, deps, engine_settings, queue, worker
+from tests.engine.conftest import STACK, api
 
-__all__ = ["api", "app", "deps", "engine_settings", "queue", "worker"]
+__all__ = ["api"]
+
+app_settings, queue, deps, worker, app = STACK.fixtures()

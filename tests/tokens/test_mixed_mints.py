@@ -1,28 +1,40 @@
 """The money paths when the mints differ: MCD at 6 decimals beside MCC at 9, with an MCD mint
 owned by SPL Token and by Token-2022. Every amount stays in its own mint's base units from the
 request to the chain and back: deposit, balance, lock, transfer, mining mint, stats,
-reconciliation and the webhooks' amounts."""
+reconciliation and the webhooks' amounts.
+
+A world of its own per mint layout: its own chain node and database (Redis and Temporal are the
+session's); everything is real, the app, a worker, the chain, the webhook receiver."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from fastapi import FastAPI
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from spl.token.constants import TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
 
+from activities.deps import WorkerDeps
 from activities.engine import EngineActivities, ReconcileRequest
 from chain.decimals import TokenDecimals
+from core.config import Settings
+from core.embedded import free_port
+from devchain.node.process import start_node
 from devchain.outside import OutsideWallet
 from ledger.service import Ledger
 from tests.factories import World
 from tests.mining.test_mining import EXPECTED_MCD, activity, user_token
-from tests.mints.conftest import MintWorld
-from tests.stack import asgi_client
-from tests.webhooks.support import Receiver, eventually, project_headers
+from tests.services import migrated_database
+from tests.stack import Stack, asgi_client
+from tests.webhooks.support import FAST_WEBHOOKS, Receiver, eventually, project_headers
 from tokens.deposit_watch import DepositScanner
 from tokens.deposits import register
 
@@ -30,31 +42,86 @@ MCD = 10**6  # one MCD in this world's base units
 MCC = 10**9
 
 
-async def _books(world: MintWorld, uid: str, currency: str) -> tuple[int, int]:
-    async with world.deps.sessions() as s:
+@dataclass(frozen=True)
+class Mints:
+    name: str
+    mcd_decimals: int
+    mcd_token_2022: bool
+
+
+MINTS = [Mints("mcd6-spl", 6, False), Mints("mcd6-token2022", 6, True)]
+
+
+@pytest.fixture(scope="module", params=MINTS, ids=[m.name for m in MINTS])
+def mints(request: pytest.FixtureRequest) -> Mints:
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def mint_database(database_url: str) -> Iterator[str]:
+    """A fresh migrated database on the session's server (the cursor and mint rows of this
+    chain do not meet the suite's)."""
+    with migrated_database(database_url, "mccgw_mints") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def mint_settings(
+    mints: Mints, mint_database: str, stack_settings: Settings, session_tmp: Path
+) -> Iterator[Settings]:
+    root = session_tmp / f"mints-{mints.name}-{uuid.uuid4().hex[:6]}"
+    node = start_node(
+        data_dir=root / "chain", keys_dir=root / "keys", port=free_port(), slot_ms=20,
+        fixtures=False, mcd_decimals=mints.mcd_decimals, mcd_token_2022=mints.mcd_token_2022,
+    )  # fmt: skip
+    try:
+        yield stack_settings.model_copy(
+            update={
+                "database_url": mint_database,
+                "solana_rpc_url": node.url,
+                "chain_keys_dir": root / "keys",
+            }
+        )
+    finally:
+        node.stop()
+
+
+# The app and a worker per world (module, once per parameter), on that world's chain and
+# database; the webhooks' receivers on loopback.
+STACK = Stack(
+    "mints", scope="module", worker="with the app", on="mint_settings", changes=FAST_WEBHOOKS
+)
+app_settings, queue, deps, worker, app = STACK.fixtures()
+
+
+async def _books(deps: WorkerDeps, uid: str, currency: str) -> tuple[int, int]:
+    async with deps.sessions() as s:
         b = await Ledger(s).balances(uid, currency)
     return b.balance, b.held
 
 
-async def test_money_paths_in_each_mints_own_decimals(mint_world: MintWorld) -> None:
-    deps, gateway = mint_world.deps, mint_world.deps.gateway
+async def test_money_paths_in_each_mints_own_decimals(
+    mints: Mints, app_settings: Settings, deps: WorkerDeps, app: FastAPI
+) -> None:
+    gateway = deps.gateway
     # The gateway read the mints as they are: nothing assumed.
+    await gateway.load_token_decimals()
     assert gateway.token_decimals() == TokenDecimals(mcc=9, mcd=6)
-    program = TOKEN_2022_PROGRAM_ID if mint_world.mints.mcd_token_2022 else TOKEN_PROGRAM_ID
+    program = TOKEN_2022_PROGRAM_ID if mints.mcd_token_2022 else TOKEN_PROGRAM_ID
     assert (gateway.keys.token_program("MCD"), gateway.keys.token_program("MCC")) == (
         program, TOKEN_PROGRAM_ID,
     )  # fmt: skip
 
-    world = World(deps.sessions, mint_world.settings, mint_world.app)
+    world = World(deps.sessions, app_settings, app)
     receiver = Receiver()
     await receiver.start()
     scanner = DepositScanner(deps.sessions, gateway)
     try:
         async with (
-            asgi_client(mint_world.app) as client,
+            asgi_client(app) as client,
             AsyncClient(deps.settings.solana_rpc_url, timeout=10) as solana,
         ):
-            await _run(world, client, receiver, scanner, mint_world, program, solana)
+            await _run(world, client, receiver, scanner, deps, program, solana)
     finally:
         await scanner.aclose()
         await receiver.stop()
@@ -65,11 +132,11 @@ async def _run(
     client: httpx.AsyncClient,
     receiver: Receiver,
     scanner: DepositScanner,
-    mint_world: MintWorld,
+    deps: WorkerDeps,
     program: Any,
     solana: AsyncClient,
 ) -> None:
-    deps, gateway = mint_world.deps, mint_world.deps.gateway
+    gateway = deps.gateway
     creds = await world.project()
     alice, bob = (await world.user()).uid, (await world.user()).uid
     for uid in (alice, bob):
@@ -110,7 +177,7 @@ async def _run(
     await outsider.deposit(gateway, "MCC", gateway.custody_address(alice, "MCC"), 3 * MCC)
     summary = await scanner.scan()
     assert sorted(d["amount"] for d in summary.deposits) == ["2.5", "3"]
-    assert await _books(mint_world, alice, "MCD") == (2_500_000, 0)
+    assert await _books(deps, alice, "MCD") == (2_500_000, 0)
 
     token = await world.token(alice, "mcd:read mcc:read")
     auth = {"Authorization": f"Bearer {token}"}
@@ -131,7 +198,7 @@ async def _run(
     assert lock.status_code == 201, lock.text
     attrs = lock.json()["data"]["attributes"]
     assert (attrs["amount"], attrs["available_balance"]) == ("1.25", "1.25")
-    assert await _books(mint_world, alice, "MCD") == (2_500_000, 1_250_000)
+    assert await _books(deps, alice, "MCD") == (2_500_000, 1_250_000)
     finer = {**lock_body, "amount": "0.0000001", "idempotency_key": uuid.uuid4().hex}
     refused = await client.post("/v1/funds/lock", json=finer, headers=project_headers(creds))
     assert refused.status_code == 422 and refused.json()["type"].endswith("/invalid-amount")
@@ -139,7 +206,7 @@ async def _run(
     mcc_lock = {**finer, "currency": "MCC"}
     ok = await client.post("/v1/funds/lock", json=mcc_lock, headers=project_headers(creds))
     assert ok.status_code == 201 and ok.json()["data"]["attributes"]["amount"] == "0.0000001"
-    assert (await _books(mint_world, alice, "MCC"))[1] == 100
+    assert (await _books(deps, alice, "MCC"))[1] == 100
 
     # Transfer: 0.5 MCD to bob, on chain with the MCD mint's program and decimals.
     move = {
@@ -158,7 +225,7 @@ async def _run(
     final = await eventually(completed, 60)
     assert (final["status"], final["amount"]) == ("completed", "0.5")
     assert await gateway.custody_balance(bob, "MCD", "finalized") == 500_000
-    assert await _books(mint_world, bob, "MCD") == (500_000, 0)
+    assert await _books(deps, bob, "MCD") == (500_000, 0)
 
     # Mining: the reward is minted in the MCD mint's units (3.045 MCD = 3,045,000).
     mined = await client.post(
@@ -170,7 +237,7 @@ async def _run(
     assert mined.json()["data"]["attributes"]["mcd_estimated"] == EXPECTED_MCD
 
     async def minted() -> Any:
-        return (await _books(mint_world, bob, "MCD"))[0] == 500_000 + 3_045_000
+        return (await _books(deps, bob, "MCD"))[0] == 500_000 + 3_045_000
 
     await eventually(minted, 60)
     assert await gateway.custody_balance(bob, "MCD", "finalized") == 3_545_000

@@ -1,5 +1,7 @@
 """Give a user real funds: mint into their custody account on chain, then credit the ledger
-the same amount, each exactly once per ``op_key`` (dev seed and tests; never a project path)."""
+the same amount, each exactly once per ``op_key``. Dev seed, benchmarks and tests only: money
+made from nothing, so it lives with the dev world, never in the product (which never imports
+``devchain``)."""
 
 from __future__ import annotations
 
