@@ -1625,6 +1625,30 @@ class VaultDetailAttributes(VaultAttributes):
     live_supply: str | None
 
 
+class VersionAttributes(BaseModel):
+    base_path: Annotated[str, Field(description="Where its operations are served, e.g. `/v1`")]
+    deprecated_at: Annotated[str | None, Field(description="The day its deprecation was announced")]
+    document_version: Annotated[
+        str,
+        Field(
+            description="The newest SemVer `info.version` of its OpenAPI document (`/openapi.json`)"
+        ),
+    ]
+    status: Annotated[
+        Literal["current", "deprecated"],
+        Field(
+            description="`current`: the newest; `deprecated`: superseded, served until `sunset_at`"
+        ),
+    ]
+    sunset_at: Annotated[
+        str | None,
+        Field(
+            description="The day after which it may be gone (RFC 8594); null while it is current"
+        ),
+    ]
+    version: Annotated[str, Field(description="The path version, e.g. `v1`")]
+
+
 class WalletNftAttributes(NftAttributes):
     custody: Annotated[
         Literal["wallet", "lending_loan", "fragment_vault"],
@@ -2140,6 +2164,9 @@ TypedResourceVaultAttributes = GenericTyped[VaultAttributes]
 TypedResourceVaultDetailAttributes = GenericTyped[VaultDetailAttributes]
 
 
+TypedResourceVersionAttributes = GenericTyped[VersionAttributes]
+
+
 TypedResourceWalletNftAttributes = GenericTyped[WalletNftAttributes]
 
 
@@ -2150,6 +2177,9 @@ TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 
 
 TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
+
+
+ListingVersionAttributes = GenericDataMeta[list[TypedResourceVersionAttributes], CountMeta]
 
 
 ManyStuckTransferAttributes = GenericDataMeta[list[TypedResourceStuckTransferAttributes], PageMeta]

@@ -910,6 +910,14 @@ vaults: Operation[models.ManyVaultAttributes] = Operation(
     models.ManyVaultAttributes,
     "Fragment vaults, newest first, optionally of one status.",
 )
+versions: Operation[models.ListingVersionAttributes] = Operation(
+    "versions",
+    "GET",
+    "/versions",
+    None,
+    models.ListingVersionAttributes,
+    "A version is supported for 12 months after the next one is released; breaking changes come",
+)
 wallet_auctions: Operation[models.ManyAuctionAttributes] = Operation(
     "wallet_auctions",
     "GET",
@@ -1043,6 +1051,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         user_tree,
         vault,
         vaults,
+        versions,
         wallet_auctions,
         wallet_bids,
     )

@@ -170,6 +170,10 @@ class Health:
         """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
         return self._client.call(operations.readyz)
 
+    def versions(self) -> builtins.list[models.TypedResourceVersionAttributes]:
+        """A version is supported for 12 months after the next one is released; breaking changes come (``GET /versions``)"""
+        return self._client.call(operations.versions).data
+
 
 class Lending:
     """``lending``"""
@@ -1357,6 +1361,10 @@ class AsyncHealth:
     async def readyz(self) -> models.ReadyBody:
         """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
         return await self._client.call(operations.readyz)
+
+    async def versions(self) -> builtins.list[models.TypedResourceVersionAttributes]:
+        """A version is supported for 12 months after the next one is released; breaking changes come (``GET /versions``)"""
+        return (await self._client.call(operations.versions)).data
 
 
 class AsyncLending:

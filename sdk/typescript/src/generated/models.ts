@@ -709,6 +709,11 @@ export interface ListingProjectAttributeSetAttributes {
   meta: CountMeta;
 }
 
+export interface ListingVersionAttributes {
+  data: Array<TypedResourceVersionAttributes>;
+  meta: CountMeta;
+}
+
 export interface LoanAttributes {
   account: string;
   borrower: string;
@@ -2216,6 +2221,12 @@ export interface TypedResourceVaultDetailAttributes {
   attributes: VaultDetailAttributes;
 }
 
+export interface TypedResourceVersionAttributes {
+  type: string;
+  id: string;
+  attributes: VersionAttributes;
+}
+
 export interface TypedResourceWalletNftAttributes {
   type: string;
   id: string;
@@ -2373,6 +2384,21 @@ export interface VaultDetailAttributes {
   redeemed_at: string | null;
   live_supply: string | null;
   buyout: BuyoutAttributes | null;
+}
+
+export interface VersionAttributes {
+  /** The path version, e.g. `v1` */
+  version: string;
+  /** Where its operations are served, e.g. `/v1` */
+  base_path: string;
+  /** `current`: the newest; `deprecated`: superseded, served until `sunset_at` */
+  status: "current" | "deprecated";
+  /** The newest SemVer `info.version` of its OpenAPI document (`/openapi.json`) */
+  document_version: string;
+  /** The day its deprecation was announced */
+  deprecated_at: string | null;
+  /** The day after which it may be gone (RFC 8594); null while it is current */
+  sunset_at: string | null;
 }
 
 export interface ViewMeta {

@@ -106,6 +106,11 @@ export class Health {
   async readyz(): Promise<m.ReadyBody> {
     return await this.t.call<m.ReadyBody>("GET", "/readyz", {}, {  });
   }
+
+  /** A version is supported for 12 months after the next one is released; breaking changes come (`GET /versions`) */
+  async versions(): Promise<Array<m.TypedResourceVersionAttributes>> {
+    return (await this.t.call<m.ListingVersionAttributes>("GET", "/versions", {}, {  })).data;
+  }
 }
 
 /** `lending` */
