@@ -772,7 +772,12 @@ class MccBalanceAttributes(BaseModel):
     locked_balance: Annotated[str, Field(description="sum of active fund locks")]
     pending_out: str
     total_balance: str
-    updated_at: str | None
+    updated_at: Annotated[
+        str | None,
+        Field(
+            description="When the booked balance last changed; for a user with no movement yet, the time of this reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement)"
+        ),
+    ]
 
 
 class MccPriceAttributes(BaseModel):
@@ -815,7 +820,12 @@ class McdBalanceAttributes(BaseModel):
     total_balance: Annotated[
         str, Field(description="finalized custody balance as booked (decimal)")
     ]
-    updated_at: str | None
+    updated_at: Annotated[
+        str | None,
+        Field(
+            description="When the booked balance last changed; for a user with no movement yet, the time of this reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement)"
+        ),
+    ]
 
 
 class McdRewardAttributes(BaseModel):

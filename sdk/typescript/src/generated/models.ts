@@ -901,6 +901,7 @@ export interface MccBalanceAttributes {
   pending_out: string;
   deposit_address: string;
   deposit_owner: string;
+  /** When the booked balance last changed; for a user with no movement yet, the time of this reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement) */
   updated_at: string | null;
 }
 
@@ -943,6 +944,7 @@ export interface McdBalanceAttributes {
   deposit_address: string;
   /** owner of the deposit address (the custody authority) */
   deposit_owner: string;
+  /** When the booked balance last changed; for a user with no movement yet, the time of this reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement) */
   updated_at: string | null;
 }
 
