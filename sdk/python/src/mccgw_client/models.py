@@ -102,6 +102,12 @@ class ApplicationAttributes(BaseModel):
     website_url: str | None
     whitelist_bump: int | None
     whitelist_pda: str | None
+    whitelist_status: Annotated[
+        Literal["pending", "active", "suspended", "removed", "failed"] | None,
+        Field(
+            description="An approved project's on-chain whitelist entry: `pending` while it is written (the keys work already), then `active` with `whitelist_tx` (`suspended`, `removed` as administrators change it); `failed`: the program refused it"
+        ),
+    ] = None
     whitelist_tx: str | None
 
 

@@ -44,7 +44,7 @@ approve: Operation[models.OneApprovedApplicationAttributes | models.OneApplicati
         "/v1/admin/projects/applications/{application_id}/approve",
         models.ApproveIn,
         models.OneApprovedApplicationAttributes,
-        "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+        "Always 200 with the approved project and its keys, however long the chain takes: the",
         alternatives=((202, models.OneApplicationAttributes),),
     )
 )

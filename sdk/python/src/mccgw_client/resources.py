@@ -958,7 +958,7 @@ class AdminProjects:
         models.TypedResourceApprovedApplicationAttributes
         | models.TypedResourceApplicationAttributes
     ):
-        """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
+        """Always 200 with the approved project and its keys, however long the chain takes: the (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return self._client.call(
             operations.approve,
             path_params={"application_id": application_id},
@@ -2245,7 +2245,7 @@ class AsyncAdminProjects:
         models.TypedResourceApprovedApplicationAttributes
         | models.TypedResourceApplicationAttributes
     ):
-        """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
+        """Always 200 with the approved project and its keys, however long the chain takes: the (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return (
             await self._client.call(
                 operations.approve,

@@ -78,6 +78,8 @@ export interface ApplicationAttributes {
   whitelist_tx: string | null;
   created_at: string;
   updated_at: string;
+  /** An approved project's on-chain whitelist entry: `pending` while it is written (the keys work already), then `active` with `whitelist_tx` (`suspended`, `removed` as administrators change it); `failed`: the program refused it */
+  whitelist_status?: "pending" | "active" | "suspended" | "removed" | "failed";
 }
 
 /** A developer's application for a project (developer_uid/email come from the token). */
@@ -121,6 +123,8 @@ export interface ApprovedApplicationAttributes {
   whitelist_tx: string | null;
   created_at: string;
   updated_at: string;
+  /** An approved project's on-chain whitelist entry: `pending` while it is written (the keys work already), then `active` with `whitelist_tx` (`suspended`, `removed` as administrators change it); `failed`: the program refused it */
+  whitelist_status?: "pending" | "active" | "suspended" | "removed" | "failed";
   api_secret: string;
   oauth_client_id?: string | null;
   redirect_uris?: Array<string> | null;
