@@ -144,7 +144,12 @@ def _avatar_problem(exc: avatar.AvatarRejected) -> DomainError:
 
 async def _upload(request: Request) -> bytes:
     length = request.headers.get("content-length")
-    if length and length.isdigit() and int(length) > avatar.MAX_BYTES + _MULTIPART_SLACK:
+    if (
+        length
+        and length.isascii()
+        and length.isdecimal()
+        and int(length) > avatar.MAX_BYTES + _MULTIPART_SLACK
+    ):
         raise _avatar_problem(
             avatar.too_large(f"The upload is larger than {avatar.MAX_BYTES} bytes")
         )
