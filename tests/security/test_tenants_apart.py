@@ -10,14 +10,52 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from access.login import SOURCE_FAILURES, Verdict
 from tests.access.conftest import BASE
-from tests.factories import World
+from tests.factories import PASSWORD, REDIRECT, World
 
 
 def _from(app: FastAPI, address: str) -> httpx.AsyncClient:
     """A client whose requests come from ``address`` (a source with budgets of its own)."""
     transport = httpx.ASGITransport(app=app, client=(address, 50000))
     return httpx.AsyncClient(transport=transport, base_url=BASE)
+
+
+async def test_l5_failures_behind_a_shared_address_do_not_lock_the_others_out(
+    app: FastAPI, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """30 failed sign-ins on random accounts from one source (an office NAT): a colleague's
+    right password from there still gets in (before: 429 for 15 minutes), held a little like
+    every attempt from that busy source on an account it never signed in to."""
+    held: list[float] = []
+
+    async def record(verdict: Verdict) -> None:
+        held.append(verdict.hold)
+
+    monkeypatch.setattr("authserver.routes.hold", record)
+    project = await world.project()
+    client_id, _ = await world.oauth_client(project.project_id)
+    colleague = await world.user()
+    params = {"response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT}
+
+    async def sign_in(c: httpx.AsyncClient, username: str, password: str) -> httpx.Response:
+        data = {"username": username, "password": password, "decision": "approve"}
+        return await c.post("/auth/oauth/authorize", params=params, data=data)
+
+    async with _from(app, "192.0.2.44") as office:
+        failed = [
+            (await sign_in(office, f"nobody-{i}", "x")).status_code
+            for i in range(SOURCE_FAILURES + 5)
+        ]
+        assert failed == [401] * (SOURCE_FAILURES + 5)
+        r = await sign_in(office, colleague.username, PASSWORD)
+        assert r.status_code == 302, r.text
+    assert held[:SOURCE_FAILURES] == [0.0] * SOURCE_FAILURES
+    assert all(h > 0 for h in held[SOURCE_FAILURES:]), held  # the busy source is slowed
+    # Signed in from there once, the colleague is no longer held there.
+    async with _from(app, "192.0.2.44") as office:
+        assert (await sign_in(office, colleague.username, PASSWORD)).status_code == 302
+    assert held[-1] == 0.0
 
 
 async def test_l1_a_non_ascii_digit_in_project_headers_is_a_401(
