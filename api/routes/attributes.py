@@ -248,7 +248,8 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
     principal = getattr(request.state, "principal", None)
     held: frozenset[str] = getattr(principal, "scopes", frozenset())
     profile = await attributes.full_profile(session, who, uid, held)
-    shown = UserAttributes.of(profile.user).model_dump()
+    # profile.hidden decides the e-mail (and the rest) below.
+    shown = UserAttributes.of(profile.user, show_email=True).model_dump()
     body = FullProfileAttributes(
         **{k: (None if k in profile.hidden else v) for k, v in shown.items()},
         project_attributes=[ProfileAttribute.of(r) for r in profile.attributes],

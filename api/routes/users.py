@@ -84,7 +84,9 @@ async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Re
         row.display_name = payload.display_name
         await ctx.session.flush()
         await ctx.session.refresh(row)
-        return ctx.respond(200, single("user_profile", user.uid, UserProfileAttributes.of(row)))
+        # The same e-mail rule as the GET: only a token holding `email` sees the address.
+        attributes = UserProfileAttributes.of(row, show_email=_sees_email(user))
+        return ctx.respond(200, single("user_profile", user.uid, attributes))
 
 
 @router.get(

@@ -6,6 +6,8 @@ code before the issue (the report says with what)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -13,6 +15,7 @@ from fastapi import FastAPI
 from access.login import SOURCE_FAILURES, Verdict
 from tests.access.conftest import BASE
 from tests.factories import PASSWORD, REDIRECT, World
+from tests.security.conftest import bearer
 
 
 def _from(app: FastAPI, address: str) -> httpx.AsyncClient:
@@ -81,3 +84,16 @@ def test_l1_the_sdk_refuses_a_non_ascii_webhook_timestamp() -> None:
     headers = {"X-Service-Timestamp": "\u00b2", "X-Service-Signature": "sha256=00"}
     with pytest.raises(StaleWebhook):
         verify_webhook("secret", headers, b"{}")
+
+
+async def test_the_profile_patch_shows_the_email_only_with_the_email_scope(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    user = await world.user()
+    seen: dict[str, Any] = {}
+    for scope in ("user:write", "user:write email"):
+        token = bearer(await world.token(user.uid, scope))
+        r = await client.patch("/v1/users/me/profile", json={"display_name": "N"}, headers=token)
+        assert r.status_code == 200, r.text
+        seen[scope] = r.json()["data"]["attributes"]["email"]
+    assert seen == {"user:write": None, "user:write email": user.email}
