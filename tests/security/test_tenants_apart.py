@@ -6,6 +6,7 @@ code before the issue (the report says with what)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 from fastapi import FastAPI
 
 from access.login import SOURCE_FAILURES, Verdict
+from api.routes import health
 from tests.access.conftest import BASE
 from tests.factories import PASSWORD, REDIRECT, World
 from tests.security.conftest import bearer
@@ -97,3 +99,27 @@ async def test_the_profile_patch_shows_the_email_only_with_the_email_scope(
         assert r.status_code == 200, r.text
         seen[scope] = r.json()["data"]["attributes"]["email"]
     assert seen == {"user:write": None, "user:write email": user.email}
+
+
+async def test_readyz_probes_its_dependencies_once_for_a_flood(
+    app: FastAPI, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/readyz is public and unlimited: 50 concurrent calls make one probe of the chain RPC
+    (a metered provider), and a call a moment later is answered from it too."""
+    probes = 0
+
+    async def chain(state: Any) -> None:
+        nonlocal probes
+        probes += 1
+        await asyncio.sleep(0.05)
+
+    monkeypatch.setitem(health._CHECKS, "chain", chain)
+    app.state.ready_probe = None
+    answers = await asyncio.gather(*(client.get("/readyz") for _ in range(50)))
+    assert len({r.status_code for r in answers}) == 1
+    assert (await client.get("/readyz")).status_code == answers[0].status_code
+    assert probes == 1
+    monkeypatch.setattr(health, "READY_CACHE_SECONDS", 0.0)
+    app.state.ready_probe = None
+    await client.get("/readyz")
+    assert probes == 2
