@@ -73,7 +73,9 @@ async def _claims(
     try:
         if id_token:
             return await verifier.id_token(token), False
-        return await verifier.access_claims(token)
+        # An opaque token not seen before is counted against its sender before it is
+        # introspected: made-up tokens spend their sender's budget, no one else's.
+        return await verifier.access_claims(token, before_introspection=lambda: enforce_ip(request))
     except InvalidToken as exc:
         await enforce_ip(request)
         raise _unauthorized(str(exc)) from exc

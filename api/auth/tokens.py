@@ -13,6 +13,7 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,9 @@ from access import revocation
 
 INTROSPECTION_TTL = 300  # spec: introspection results cached 5 minutes
 _LEEWAY = 30
+# Called before a fresh introspection (nothing cached for the token): the API counts the
+# outside caller there, so made-up tokens spend their sender's budget first.
+BeforeIntrospection = Callable[[], Awaitable[object]]
 
 
 class InvalidToken(Exception):
@@ -89,12 +93,16 @@ class Introspector:
         self._auth = (client_id, client_secret)
         self._redis = redis
 
-    async def introspect(self, token: str) -> dict[str, Any]:
+    async def introspect(
+        self, token: str, before: BeforeIntrospection | None = None
+    ) -> dict[str, Any]:
         key = revocation.INTROSPECT_CACHE + hashlib.sha256(token.encode()).hexdigest()
         cached = await self._redis.get(key)
         if cached is not None:
             result: dict[str, Any] = json.loads(cached)
             return result
+        if before is not None:
+            await before()
         try:
             response = await self._http.post(
                 self._url, data={"token": token, "token_type_hint": "access_token"}, auth=self._auth
@@ -180,12 +188,15 @@ class TokenVerifier:
             await self._check_not_revoked(claims)
         return claims
 
-    async def access_claims(self, token: str) -> tuple[dict[str, Any], bool]:
+    async def access_claims(
+        self, token: str, before_introspection: BeforeIntrospection | None = None
+    ) -> tuple[dict[str, Any], bool]:
         """(claims, revocable) of a valid access token; when ``revocable``, the caller must
-        still check ``revocation_key(claims)`` (introspected tokens were checked by the AS)."""
+        still check ``revocation_key(claims)`` (introspected tokens were checked by the AS).
+        ``before_introspection`` runs when an opaque token must be introspected afresh."""
         if token.count(".") == 2:
             return await self._verified_jwt(token, self.audience), True
-        result = await self.introspector.introspect(token)
+        result = await self.introspector.introspect(token, before_introspection)
         if not result.get("active"):
             raise InvalidToken("The token is not active")
         # Introspection also knows refresh tokens: only an access token may call the API.

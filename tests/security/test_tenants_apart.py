@@ -7,6 +7,7 @@ code before the issue (the report says with what)."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 from typing import Any
 
 import httpx
@@ -24,6 +25,41 @@ def _from(app: FastAPI, address: str) -> httpx.AsyncClient:
     """A client whose requests come from ``address`` (a source with budgets of its own)."""
     transport = httpx.ASGITransport(app=app, client=(address, 50000))
     return httpx.AsyncClient(transport=transport, base_url=BASE)
+
+
+async def test_m1_in_process_calls_spend_no_ones_budget(
+    app: FastAPI, client: httpx.AsyncClient, world: World
+) -> None:
+    """130 made-up opaque tokens from 130 sources: each is counted against its own source
+    before it is introspected, and none against the in-process authorization server's calls;
+    a real opaque token and the console's sign-in still work (before: 503 and "Sign-in
+    failed" for a minute, every introspection counted against ip:127.0.0.1)."""
+    limiter = app.state.rate_limiter
+    flood = [_from(app, f"198.51.100.{i % 250 + 1}") for i in range(130)]
+    answers = await asyncio.gather(
+        *(c.get("/v1/users/me", headers=bearer(secrets.token_hex(24))) for c in flood)
+    )
+    for c in flood:
+        await c.aclose()
+    assert {r.status_code for r in answers} == {401}
+    assert await limiter.count("ip:127.0.0.1") == 0
+    assert await limiter.count("ip:198.51.100.1") == 1
+
+    user = await world.user()
+    project = await world.project()
+    opaque_client, _ = await world.oauth_client(project.project_id, token_format="opaque")
+    token = await world.token(user.uid, "user:read", client_id=opaque_client)
+    async with _from(app, "192.0.2.77") as victim:
+        r = await victim.get("/v1/users/me", headers=bearer(token))
+    assert r.status_code == 200, r.text
+
+    from tests.console.test_console_http import sign_in
+
+    admin = await world.user("admin")
+    async with _from(app, "192.0.2.78") as web:
+        done = await sign_in(web, admin.username)
+    assert done.status_code == 303, done.text
+    assert await limiter.count("ip:127.0.0.1") == 0
 
 
 async def test_l5_failures_behind_a_shared_address_do_not_lock_the_others_out(
