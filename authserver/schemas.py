@@ -84,3 +84,21 @@ def html_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
         }
         for s in statuses
     }
+
+
+def form_body(required: list[str], optional: list[str]) -> dict[str, Any]:
+    """``openapi_extra`` of an endpoint that reads an OAuth form (RFC 6749 section 4.1.3, RFC
+    7662, RFC 7009): its fields, all strings; the client authenticates with them
+    (``client_id``, ``client_secret``) or with HTTP Basic."""
+    fields = {name: {"type": "string"} for name in [*required, *optional]}
+    schema = {"type": "object", "properties": fields, "required": required}
+    content = {"application/x-www-form-urlencoded": {"schema": schema}}
+    return {"requestBody": {"required": True, "content": content}}
+
+
+CLIENT_FIELDS = ["client_id", "client_secret"]
+TOKEN_FORM = form_body(
+    ["grant_type"],
+    ["code", "redirect_uri", "code_verifier", "refresh_token", "scope", *CLIENT_FIELDS],
+)
+TOKEN_QUERY_FORM = form_body(["token"], ["token_type_hint", *CLIENT_FIELDS])

@@ -27,6 +27,7 @@ from access import revocation
 
 INTROSPECTION_TTL = 300  # spec: introspection results cached 5 minutes
 _LEEWAY = 30
+_ACCESS_TYPES = ("at+jwt", "application/at+jwt")
 # Called before a fresh introspection (nothing cached for the token): the API counts the
 # outside caller there, so made-up tokens spend their sender's budget first.
 BeforeIntrospection = Callable[[], Awaitable[object]]
@@ -206,12 +207,30 @@ class TokenVerifier:
             raise InvalidToken("The token was not issued for this API")
         return result, False
 
-    async def id_token(self, token: str) -> dict[str, Any]:
-        """Claims of an ID token of our identity provider (legacy routes); any of our clients
-        is a valid audience. An access token of this API is accepted as well."""
+    @staticmethod
+    def is_id_token(token: str) -> bool:
+        """Whether ``token`` presents itself as an ID token: a JWT not typed as an access token
+        (RFC 9068 ``at+jwt``). Only the header is read; ``id_token`` verifies it."""
         if token.count(".") != 2:
-            raise InvalidToken("The legacy routes take an ID token (a JWT)")
-        return await self._verified_jwt(token, None)
+            return False
+        try:
+            typ = str(_header(token).get("typ", "")).lower()
+        except InvalidToken:
+            return False
+        return typ not in _ACCESS_TYPES
+
+    async def id_token(self, token: str) -> dict[str, Any]:
+        """Claims of an ID token of our identity provider: its audience is the OAuth client it
+        was issued to (the routes that take ID tokens decide which clients count), never this
+        API."""
+        if not self.is_id_token(token):
+            raise InvalidToken("Not an ID token")
+        claims = await self._verified_jwt(token, None)
+        audience = claims.get("aud")
+        clients = audience if isinstance(audience, list) else [audience]
+        if not clients or self.audience in clients:
+            raise InvalidToken("The token was not issued to an OAuth client")
+        return claims
 
     async def _verified_jwt(self, token: str, audience: str | None) -> dict[str, Any]:
         """``_jwt`` (and, for the API's audience, the access-token type), remembered."""
@@ -223,10 +242,7 @@ class TokenVerifier:
             return dict(hit.claims)
         claims, key = await self._jwt(token, audience=audience)
         header = _header(token)
-        if audience is not None and str(header.get("typ", "")).lower() not in (
-            "at+jwt",
-            "application/at+jwt",
-        ):
+        if audience is not None and str(header.get("typ", "")).lower() not in _ACCESS_TYPES:
             raise InvalidToken("Not an access token (an ID token cannot call /v1)")
         exp = claims.get("exp")
         if isinstance(exp, int | float) and self.max_verified > 0:

@@ -8,10 +8,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 from sqlalchemy import text
 
+from api.callers import PUBLIC
 from api.errors import problem_response
 from api.openapi import problems
 from api.typed import Shape
@@ -19,7 +20,7 @@ from core.metrics import exposition
 
 log = logging.getLogger("mccgw.health")
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], dependencies=[Depends(PUBLIC)])
 
 _CHECK_TIMEOUT = 3.0
 

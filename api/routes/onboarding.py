@@ -43,7 +43,11 @@ from onboarding.clients import project_client
 APPROVAL_WAIT_SECONDS = 20.0
 
 
-_DEV_PROBLEMS = problems(429, s401="Missing or invalid ID token (`unauthorized`)")
+_DEV_PROBLEMS = problems(
+    429,
+    s401="Missing or invalid token (`unauthorized`)",
+    s403="Not a token of the gateway's own sign-in (`first-party-required`)",
+)
 
 router = APIRouter(tags=["onboarding"])
 
@@ -138,7 +142,7 @@ def _developers(row: ProjectApplication, user: UserPrincipal) -> dict[str, Any]:
     ),
 )
 async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) -> Any:
-    """Apply for a project (developer ID token); one pending application per developer."""
+    """Apply for a project (the gateway's own sign-in); one pending application per developer."""
     row = await applications.apply(session, user.uid, payload.model_dump())
     await session.commit()
     return JSONResponse({"data": _developers(row, user), "meta": meta()}, 201)
@@ -150,7 +154,7 @@ async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) ->
 async def my_applications(
     user: Developer, session: SessionDep, paging: PageQuery
 ) -> dict[str, Any]:
-    """The caller's applications, newest first (developer ID token)."""
+    """The caller's applications, newest first (the gateway's own sign-in)."""
     statement = queries.applications(developer_uid=user.uid)
     rows, total = await page_of(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
     return page([_developers(r, user) for r in rows], total, paging)
@@ -164,7 +168,7 @@ async def my_applications(
 async def my_application(
     application_id: uuid.UUID, user: Developer, session: SessionDep
 ) -> dict[str, Any]:
-    """One of the caller's applications (developer ID token)."""
+    """One of the caller's applications (the gateway's own sign-in)."""
     row = await queries.application(session, application_id, developer_uid=user.uid)
     return {"data": _developers(row, user), "meta": meta()}
 
@@ -219,8 +223,9 @@ async def approve(
     """Approve: create the project, its api_key and one-time api_secret, whitelist it on chain.
 
     The answer carries the project's OAuth client id (`oauth_client_id`, a public client:
-    authorization code + PKCE); the project sets its redirect URIs with
-    `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its project scopes."""
+    authorization code + PKCE); its owner sets its redirect URIs with
+    `PUT /v1/projects/{project_id}/oauth-client`. `allowed_scopes` in the body limits its
+    project scopes."""
     body = payload or ApproveIn()
     scopes = body.allowed_scopes
     row = await applications.begin_approval(

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile
 
 from api.auth.principal import UserPrincipal
-from api.callers import UserRead, UserWrite, actor_of
+from api.callers import PUBLIC, UserRead, UserWrite, actor_of
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
@@ -90,7 +90,10 @@ async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Re
 
 
 @router.get(
-    "/{uid}", response_model=One[PublicUserAttributes], responses=problems(422, subject="user")
+    "/{uid}",
+    response_model=One[PublicUserAttributes],
+    responses=problems(422, subject="user"),
+    dependencies=[Depends(PUBLIC)],
 )
 async def public_user(uid: str, session: SessionDep) -> dict[str, Any]:
     """Public information about a user (no authentication)."""
