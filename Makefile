@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install dev test lint format program program-check bench clean sdk-models sdk-ts prod-local chaos
+.PHONY: install dev test lint format program program-check bench clean sdk-models sdk-ts prod-local chaos docs-callers
 
 install: $(VENV)/.installed
 
@@ -25,6 +25,11 @@ test: install
 ## Regenerate both SDKs' generated modules from the app's OpenAPI (after adding routes).
 sdk-models: install
 	$(BIN)/python -m mccgw.sdkgen
+
+## Rewrite docs/security.md's table of who may call each operation from the routes'
+## declarations (after adding or changing a route; tests/api/test_declarations.py checks it).
+docs-callers: install
+	ENVIRONMENT=test $(BIN)/python -m mccgw.callers_table
 
 ## The TypeScript SDK alone: install from its lock file, build, unit tests (make test also runs
 ## its live tests, via tests/sdk/test_typescript.py).

@@ -1,7 +1,8 @@
-"""Every operation says who may call it (issue 38): one ``Callers`` declaration per route,
-which the route enforces and the OpenAPI document carries as ``x-callers``. Here, what needs
-no running service: every operation declares, the owner's operations take only the gateway's
-own sign-in, and the audience rule's refusals."""
+"""Every operation says who may call it (issue 38): one ``Callers`` declaration per route, which
+the route enforces and the OpenAPI document carries as ``x-callers``; docs/security.md's table
+is generated from it. The audience rule itself is checked against every caller kind by the
+authorization matrix (tests/access/test_matrix.py); here, what needs no running service.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from api.app import create_app
 from api.auth.declaration import declarations
 from api.callers import PUBLIC
 from core.config import Settings
+from mccgw.callers_table import DOC, rewritten
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +64,13 @@ def test_a_route_without_a_declaration_is_found() -> None:
     probe.include_router(twice)
     with pytest.raises(ValueError, match="twice"):
         list(declarations(probe))
+
+
+def test_docs_security_carries_the_routes_declarations(app: FastAPI) -> None:
+    text = DOC.read_text()
+    assert text == rewritten(text, app.openapi()), (
+        "docs/security.md's callers table differs from the routes: run `make docs-callers`"
+    )
 
 
 def test_owner_operations_take_only_the_gateways_own_sign_in(app: FastAPI) -> None:
