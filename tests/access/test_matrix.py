@@ -31,14 +31,16 @@ import httpx
 from fastapi import FastAPI
 from joserfc import jwt
 
+from access.scopes import PROJECT_SCOPES as PROJECT_SCOPE_TEXT
 from access.scopes import USER_SCOPES, expand
 from api.auth.signature import signature_header
-from mccgw.seed import PROJECT_SCOPES
 from tests.access.conftest import BASE
 from tests.factories import World
 from tests.security.test_id_tokens import _tokens
 
 ALL_USER_SCOPES = " ".join(USER_SCOPES)
+# Projects A and B hold every project scope of the vocabulary (a new one included).
+PROJECT_SCOPES = list(PROJECT_SCOPE_TEXT)
 MADE_UP = {
     "uid": None,  # the owner's uid (set below): project routes act on a user who consented
     "user_uid": None,
@@ -99,8 +101,10 @@ def _forged(app: FastAPI, real: str, **changes: Any) -> str:
 
 async def _callers(app: FastAPI, client: httpx.AsyncClient, world: World) -> list[Caller]:
     owner, admin = await world.user(), await world.user("admin")
-    a = await world.project(rate_limit_tier="enterprise", owner_uid=owner.uid)
-    b = await world.project(rate_limit_tier="enterprise")
+    a = await world.project(
+        rate_limit_tier="enterprise", owner_uid=owner.uid, allowed_scopes=PROJECT_SCOPES
+    )
+    b = await world.project(rate_limit_tier="enterprise", allowed_scopes=PROJECT_SCOPES)
     consent = ["openid", *PROJECT_SCOPES]  # project scopes only: no legacy read for an ID token
     for project in (a, b):
         await world.consent(owner.uid, project.project_id, consent)
