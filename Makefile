@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 
 .PHONY: install dev test lint format program program-check bench clean sdk-models sdk-ts prod-local chaos \
-	openapi openapi-tools openapi-check openapi-release
+	openapi openapi-tools openapi-check openapi-release docs-callers
 
 install: $(VENV)/.installed
 
@@ -41,6 +41,10 @@ openapi-check: install openapi-tools
 
 openapi-release: install openapi-tools
 	$(BIN)/python -m mccgw.contract release
+## Rewrite docs/security.md's table of who may call each operation from the routes'
+## declarations (after adding or changing a route; tests/api/test_declarations.py checks it).
+docs-callers: install
+	ENVIRONMENT=test $(BIN)/python -m mccgw.callers_table
 
 ## The TypeScript SDK alone: install from its lock file, build, unit tests (make test also runs
 ## its live tests, via tests/sdk/test_typescript.py).

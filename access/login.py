@@ -7,15 +7,22 @@ Failed password sign-ins are counted three ways, each over ``WINDOW_SECONDS`` (1
   that source on that account must wait a delay that doubles with each further failure
   (1 s, 2 s, 4 s, ... up to ``MAX_DELAY_SECONDS``); earlier attempts are answered 429 with
   ``Retry-After`` before the password is hashed. Only that pair waits.
-- per **source**, any account: ``SOURCE_FAILURES`` failures refuse that source (429) until the
-  window passes; it bounds one machine's guessing and its scrypt CPU.
+- per **source**, any account: past ``SOURCE_FAILURES``, an attempt from that source on an
+  account it never signed in to is held before it is checked (growing to
+  ``MAX_HOLD_SECONDS``). It is never refused: a source is often many people (an office NAT, a
+  carrier's CGNAT, a VPN exit, an IPv6 /64), and one of them failing must not keep the others
+  out (issue 38, L5). What bounds one machine's guessing and its scrypt CPU is the pair's delay
+  above and the per-source request budget every anonymous call spends (access.ratelimit,
+  100/min).
 - per **account**, any source: past ``ACCOUNT_FAILURES``, an attempt from a source that never
   signed in to the account is held a little before it is checked (growing to
   ``MAX_HOLD_SECONDS``), which slows a guesser spread over many sources. It is never refused.
 
-So the right password from a fresh source is always checked, and always let in: no one can
-lock an account, an administrator's included, by failing on purpose. A successful sign-in
-clears its pair's failures and remembers the source as known to the account (30 days).
+So the right password is always checked, and always let in, unless this very account failed
+from this very source: no one can lock an account, an administrator's included, by failing
+on purpose, and no one behind a shared address locks out the others there. A successful
+sign-in clears its pair's failures and remembers the source as known to the account (30
+days).
 """
 
 from __future__ import annotations
@@ -87,13 +94,13 @@ class LoginThrottle:
         wait = delay_after(failures)
         if wait and last is not None and now < float(last) + wait:
             return Verdict(retry_after=max(1, math.ceil(float(last) + wait - now)))
-        if int(src_n or 0) >= SOURCE_FAILURES:
-            ttl = await self._redis.ttl(src)
-            return Verdict(retry_after=max(1, int(ttl)))
-        over = int(acct_n or 0) - ACCOUNT_FAILURES
-        if over >= 0 and not is_known:
-            return Verdict(hold=min(MAX_HOLD_SECONDS, 0.25 * 2 ** (over / 4)))
-        return Verdict()
+        if is_known:
+            return Verdict()  # this account signed in from here before: not held
+        holds = [
+            _hold(int(src_n or 0) - SOURCE_FAILURES),
+            _hold(int(acct_n or 0) - ACCOUNT_FAILURES),
+        ]
+        return Verdict(hold=max(holds))
 
     async def failed(self, login: str, source: str) -> None:
         pair, src, acct, _ = self._keys(login, source)
@@ -112,6 +119,11 @@ class LoginThrottle:
             pipe.delete(pair)
             pipe.set(known, b"1", ex=KNOWN_SOURCE_SECONDS)
             await pipe.execute()
+
+
+def _hold(over: int) -> float:
+    """Seconds to hold an attempt ``over`` failures past a threshold (0: not past it)."""
+    return 0.0 if over < 0 else min(MAX_HOLD_SECONDS, 0.25 * 2 ** (over / 4))
 
 
 async def hold(verdict: Verdict) -> None:

@@ -16,6 +16,7 @@ from temporalio.client import Client
 
 from access import consent
 from api.after_commit import AfterCommit
+from api.auth.declaration import install_declarations
 from api.auth.wiring import access_services
 from api.callers import install_legacy
 from api.console import install_console
@@ -167,6 +168,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_console(app)  # the operator console (HTML) at /console
     _summaries_from_docstrings(app.routes)
     install_problem_schemas(app)  # errors documented as the problem bodies they are
+    install_declarations(app)  # each operation's callers as x-callers (api.auth.declaration)
     install_route_index(app)  # one pass over a flat route list (api.routing says why)
     app.add_middleware(
         CORSMiddleware,

@@ -1,66 +1,45 @@
-"""The callers that several route modules declare, each written once: who may call, and
-with which scope (FastAPI reads the scopes off ``Security`` and documents them). Each alias is
-spelled out rather than built by a function, since mypy accepts only static type aliases."""
+"""The callers that several route modules declare, each written once (the declaration is
+``api.auth.declaration.Callers``, the kinds and the audience rule ``access.callers``): who may
+call, and with which scope. Each alias is spelled out rather than built by a function, since
+mypy accepts only static type aliases."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Path, Request, Security
+from fastapi import Depends, FastAPI, Path, Request
 from fastapi.responses import JSONResponse
-from fastapi.security import SecurityScopes
 from pydantic import BaseModel
 
+from access.callers import admin, anyone, developer, project, user
 from access.ratelimit import client_ip
-from api.auth.deps import (
-    current_project,
-    current_user,
-    id_token_user,
-    oauth2_scheme,
-    project_id_header,
-)
+from api.auth.declaration import Callers
 from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.openapi import problems
 from core.errors import DomainError
 from core.logging import request_id_var
 from events.audit import Actor
 
+# A public route: ``dependencies=[Depends(PUBLIC)]`` (nothing is read; counted by source).
+PUBLIC = Callers(anyone())
 
-async def require_admin(
-    user: Annotated[UserPrincipal, Security(current_user)],
-) -> UserPrincipal:
-    if not user.is_admin:
-        raise DomainError("This endpoint is for administrators", status=403, slug="admin-required")
-    return user
-
-
-Admin = Annotated[UserPrincipal, Security(require_admin)]
-ProjectCaller = Annotated[ProjectPrincipal, Security(current_project)]
-UserRead = Annotated[UserPrincipal, Security(current_user, scopes=["user:read"])]
-UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"])]
-OrgRead = Annotated[UserPrincipal, Security(current_user, scopes=["org:read"])]
-McdRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcd:read"])]
+# A first-party administrator (403 ``admin-required`` for anyone else): the onboarding,
+# whitelist, project, organization and transfer administration routes.
+Admin = Annotated[UserPrincipal, Depends(Callers(admin()))]
+AdminCaller = Admin
+ADMIN_PROBLEMS = problems(429, caller="admin")
+ProjectCaller = Annotated[ProjectPrincipal, Depends(Callers(project()))]
+UserRead = Annotated[UserPrincipal, Depends(Callers(user("user:read")))]
+UserWrite = Annotated[UserPrincipal, Depends(Callers(user("user:write")))]
+OrgRead = Annotated[UserPrincipal, Depends(Callers(user("org:read")))]
+McdRead = Annotated[UserPrincipal, Depends(Callers(user("mcd:read")))]
+# The person themself, through the gateway's own sign-in (an access or ID token of its
+# first-party client): applications, and the owner's operations on their projects. A token a
+# project's client holds for them is never one (issue 38, H1).
+Developer = Annotated[UserPrincipal, Depends(Callers(developer()))]
 
 # A project id path parameter: a positive BIGINT (larger values are a 422, not a DB error).
 ProjectIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
-
-
-async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme)) -> UserPrincipal:
-    """A bearer token of a user with role ``admin`` (403 ``admin-required`` otherwise): the
-    onboarding, whitelist and project administration routes."""
-    principal = await current_user(SecurityScopes([]), request, token)
-    if not principal.is_admin:
-        raise DomainError(
-            "This call is for administrators (role admin)", status=403, slug="admin-required"
-        )
-    return principal
-
-
-AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
-ADMIN_PROBLEMS = problems(429, caller="admin")
-# A developer's ID token (an access token of this API is accepted as well): applications and
-# the owner's key roll.
-Developer = Annotated[UserPrincipal, Depends(id_token_user)]
 
 
 def actor_of(request: Request, uid: str, role: str = "admin") -> Actor:
@@ -69,19 +48,11 @@ def actor_of(request: Request, uid: str, role: str = "admin") -> Actor:
     return Actor(uid, client_ip(request.scope), request_id_var.get(), role)
 
 
-async def mining_reader(
-    request: Request,
-    token: str | None = Depends(oauth2_scheme),
-    project_id: str | None = Depends(project_id_header),
-) -> UserPrincipal | ProjectPrincipal:
-    """A project (X-Project-ID + credentials) or a user bearer token, with mining:read."""
-    scopes = SecurityScopes(["mining:read"])
-    if project_id:
-        return await current_project(scopes, request, project_id, None, None)
-    return await current_user(scopes, request, token)
-
-
-MiningReader = Annotated[UserPrincipal | ProjectPrincipal, Depends(mining_reader)]
+# A project (X-Project-ID + credentials) or a user's token, either with mining:read.
+MiningReader = Annotated[
+    UserPrincipal | ProjectPrincipal,
+    Depends(Callers(user("mining:read"), project("mining:read"))),
+]
 
 
 # ------------------------------------------------------------------ legacy routes' caller
@@ -100,7 +71,10 @@ class LegacyError(BaseModel):
 # The legacy routes' own 401 body; other refusals are problems like everywhere else.
 LEGACY_PROBLEMS: dict[int | str, dict[str, Any]] = {
     401: {"model": LegacyError, "description": "`{error: unauthorized, message, code: 401}`"},
-    **problems(500),
+    **problems(
+        500,
+        s403="The token's client was not granted the route's scope (`insufficient-scope`)",
+    ),
 }
 
 
@@ -123,15 +97,13 @@ def install_legacy(app: FastAPI) -> None:
     app.add_exception_handler(LegacyUnauthorized, _on_legacy)
 
 
-async def legacy_user(
-    request: Request, token: str | None = Depends(oauth2_scheme)
-) -> UserPrincipal:
-    try:
-        return await id_token_user(request, token)
-    except DomainError as exc:
-        if exc.status == 401:
-            raise LegacyUnauthorized(exc.detail) from exc
-        raise
+class LegacyCallers(Callers):
+    """A legacy route's declaration: its 401 in the legacy body."""
 
-
-LegacyUser = Annotated[UserPrincipal, Depends(legacy_user)]
+    async def __call__(self, request: Request, **credentials: str | None) -> Any:  # type: ignore[override]
+        try:
+            return await super().__call__(request, **credentials)
+        except DomainError as exc:
+            if exc.status == 401:
+                raise LegacyUnauthorized(exc.detail) from exc
+            raise

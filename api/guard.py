@@ -216,7 +216,12 @@ class BodyGuardMiddleware(HttpMiddleware):
             if limit
             else _no_body_refused(scope)
         )
-        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        if (
+            declared is not None
+            and declared.strip().isascii()
+            and declared.strip().isdecimal()
+            and int(declared) > limit
+        ):
             raise too_large
         chunks, size = [], 0
         while True:

@@ -47,6 +47,9 @@ EXEMPT_PREFIXES: tuple[str, ...] = (
 CONSOLE_PREFIX = "/console"
 CONSOLE_LIMIT = 600
 SCOPE_KEY = "mccgw.ratelimit"
+# Set on the ASGI scope of the process's own calls to itself (``in_process``): no outside
+# request can carry it, since it is never read from the wire.
+INTERNAL_KEY = "mccgw.internal"
 
 
 class _Slot:
@@ -56,6 +59,18 @@ class _Slot:
 
     def __init__(self) -> None:
         self.result: RateResult | None = None
+
+
+def in_process(app: ASGIApp) -> ASGIApp:
+    """The app as the process's own calls reach it (the token check's introspection and the
+    console's code exchange with the in-process authorization server, over
+    ``httpx.ASGITransport``): never counted against anyone's budget. The outside request that
+    caused them is counted, before them (issue 38, M1)."""
+
+    async def internal(scope: Scope, receive: Receive, send: Send) -> None:
+        await app({**scope, INTERNAL_KEY: True}, receive, send)
+
+    return internal
 
 
 def _limiter(scope: Scope) -> RateLimiter:
@@ -151,7 +166,8 @@ class RateLimitMiddleware(HttpMiddleware):
     # Its own __call__: the exempt paths pass through with the other scopes, in one test.
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or path.startswith(EXEMPT_PREFIXES):
+        exempt = path.startswith(EXEMPT_PREFIXES) or scope.get(INTERNAL_KEY) is True
+        if scope["type"] != "http" or exempt:
             await self.app(scope, receive, send)
             return
         slot = _Slot()

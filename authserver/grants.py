@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from authlib.common.security import generate_token
@@ -64,7 +65,9 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
         pass  # already deleted when it was taken (single use even under a race)
 
     def authenticate_user(self, authorization_code: AuthorizationCode) -> UserInfo | None:
-        return self.server.store.user_by_uid(authorization_code.row.user_uid)
+        user = self.server.store.user_by_uid(authorization_code.row.user_uid)
+        # The sign-in this code came from: its time rides in the access token (auth_time).
+        return replace(user, auth_time=authorization_code.get_auth_time()) if user else None
 
 
 class RefreshTokenGrant(grants.RefreshTokenGrant):
@@ -108,7 +111,14 @@ class OpenIDCode(_OpenIDCode):
         return {"alg": "RS256"}
 
     def get_client_claims(self, client: Client) -> dict[str, Any]:
-        return {"iss": self.server.issuer, "aud": [client.get_client_id()]}
+        """The audience is the client; the API reads whose client it is from the token itself
+        (access.callers): a project's (``project_id``), or the gateway's own (``first_party``),
+        the only kind the developer routes take."""
+        claims: dict[str, Any] = {"iss": self.server.issuer, "aud": [client.get_client_id()]}
+        claims["project_id"] = "" if client.project_id is None else str(client.project_id)
+        if client.first_party:
+            claims["first_party"] = True
+        return claims
 
     def generate_user_info(self, user: UserInfo, scope: str) -> OidcUserInfo:
         info = OidcUserInfo(sub=user.uid, role=user.role)
@@ -147,6 +157,13 @@ class AccessTokenGenerator(JWTBearerTokenGenerator):
         if client.first_party:  # admin power rides only on the gateway's own client
             claims["first_party"] = True
         return claims
+
+    def get_auth_time(self, user: UserInfo) -> int | None:
+        return user.auth_time if user else None
+
+    def get_amr(self, user: UserInfo) -> list[str] | None:
+        # A password is the one way to sign in so far (issue 44 adds the second factors).
+        return ["pwd"] if user and user.auth_time is not None else None
 
     def access_token_generator(
         self, client: Client, grant_type: str, user: UserInfo, scope: str

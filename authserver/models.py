@@ -108,8 +108,8 @@ class AuthorizationCode:
     def get_acr(self) -> None:
         return None
 
-    def get_amr(self) -> None:
-        return None
+    def get_amr(self) -> list[str]:
+        return ["pwd"]  # a password is the one way to sign in so far (issue 44 adds factors)
 
     @property
     def code_challenge(self) -> str | None:

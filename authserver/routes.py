@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from authlib.oauth2 import OAuth2Error
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
+from access.callers import Declaration, anyone, oauth_client
 from access.login import LoginThrottle, hold
 from access.ratelimit import client_ip, source_of
 from access.scopes import USER_SCOPES
@@ -21,6 +23,8 @@ from authserver.adapter import (
 )
 from authserver.models import Client
 from authserver.schemas import (
+    TOKEN_FORM,
+    TOKEN_QUERY_FORM,
     Introspection,
     Jwks,
     OpenIdConfiguration,
@@ -33,6 +37,12 @@ from authserver.server import AuthServer
 from core.security import dummy_password_hash, verify_password
 
 router = APIRouter(prefix="/auth", tags=["auth"])
+
+# Who calls the authorization server (access.callers; the API's routes enforce theirs, here
+# authlib authenticates the OAuth clients): the discovery documents and the sign-in page are
+# anyone's, the token, introspection and revocation endpoints an OAuth client's.
+ANYONE = [Depends(Declaration(anyone()))]
+CLIENTS = [Depends(Declaration(oauth_client()))]
 
 
 def _server(request: Request) -> AuthServer:
@@ -51,7 +61,9 @@ def _action(request: Request) -> str:
     return request.url.path + (f"?{request.url.query}" if request.url.query else "")
 
 
-@router.get("/.well-known/jwks.json", response_model=Jwks, responses=oauth_errors(500))
+@router.get(
+    "/.well-known/jwks.json", response_model=Jwks, responses=oauth_errors(500), dependencies=ANYONE
+)
 async def jwks(request: Request) -> JSONResponse:
     """Public signing keys (JWKS)."""
     keys = await run_in_threadpool(_server(request).keys.public_jwks)
@@ -62,6 +74,7 @@ async def jwks(request: Request) -> JSONResponse:
     "/.well-known/openid-configuration",
     response_model=OpenIdConfiguration,
     responses=oauth_errors(500),
+    dependencies=ANYONE,
 )
 async def openid_configuration(request: Request) -> dict[str, Any]:
     """OpenID Connect discovery document."""
@@ -88,7 +101,9 @@ async def openid_configuration(request: Request) -> dict[str, Any]:
     }
 
 
-@router.get("/oauth/authorize", response_class=HTMLResponse, responses=html_errors(400))
+@router.get(
+    "/oauth/authorize", response_class=HTMLResponse, responses=html_errors(400), dependencies=ANYONE
+)
 async def authorize_page(request: Request) -> Response:
     """Login and consent page of the authorization-code flow."""
     server = _server(request)
@@ -108,7 +123,12 @@ async def authorize_page(request: Request) -> Response:
     )
 
 
-@router.post("/oauth/authorize", response_class=HTMLResponse, responses=html_errors(400, 401, 429))
+@router.post(
+    "/oauth/authorize",
+    response_class=HTMLResponse,
+    responses=html_errors(400, 401, 429),
+    dependencies=ANYONE,
+)
 async def authorize_submit(request: Request) -> Response:
     """Log in and approve (or deny) the authorization request."""
     server = _server(request)
@@ -175,19 +195,30 @@ async def _endpoint(request: Request, run: Any) -> Response:
     return handle_response(*await run_in_threadpool(run, server, req))
 
 
-@router.post("/oauth/token", response_model=TokenResponse, responses=oauth_errors(400, 401))
+def _client_endpoint(path: str, model: type[BaseModel], form: dict[str, Any]) -> Any:
+    """An endpoint an OAuth client calls with a form (token, introspection, revocation)."""
+    return router.post(
+        path,
+        response_model=model,
+        responses=oauth_errors(400, 401),
+        dependencies=CLIENTS,
+        openapi_extra=form,
+    )
+
+
+@_client_endpoint("/oauth/token", TokenResponse, TOKEN_FORM)
 async def token(request: Request) -> Response:
     """Token endpoint: authorization_code (with PKCE) and refresh_token grants."""
     return await _endpoint(request, lambda s, r: s.create_token_response(r))
 
 
-@router.post("/oauth/introspect", response_model=Introspection, responses=oauth_errors(400, 401))
+@_client_endpoint("/oauth/introspect", Introspection, TOKEN_QUERY_FORM)
 async def introspect(request: Request) -> Response:
     """RFC 7662 token introspection (client authentication required)."""
     return await _endpoint(request, lambda s, r: s.create_endpoint_response("introspection", r))
 
 
-@router.post("/oauth/revoke", response_model=Revocation, responses=oauth_errors(400, 401))
+@_client_endpoint("/oauth/revoke", Revocation, TOKEN_QUERY_FORM)
 async def revoke(request: Request) -> Response:
     """RFC 7009 token revocation (a refresh token revokes its whole family)."""
     return await _endpoint(request, lambda s, r: s.create_endpoint_response("revocation", r))

@@ -41,6 +41,10 @@ class UserInfo:
     email: str
     role: str
     display_name: str | None
+    # When the person signed in (a code's ``auth_time``), for the tokens of that sign-in: a
+    # route can then ask for a recent one (access.callers ``fresh_seconds``). None: unknown (a
+    # refresh, or a token issued without a sign-in).
+    auth_time: int | None = None
 
     def get_user_id(self) -> str:  # authlib's user protocol
         return self.uid

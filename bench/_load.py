@@ -203,28 +203,32 @@ def bench_app() -> Any:
     (a constant body through the whole middleware stack, the anonymous rate
     limit's Redis hit included) and ``/bench/auth`` (the bearer check and the user's rate
     limit, nothing else). Rate limits are raised for a load test."""
-    from fastapi import Security
+    from fastapi import Depends
 
-    import api.auth.deps
+    import api.auth.declaration
     import api.ratelimit
+    from access.callers import user as any_user
     from api.app import create_app
+    from api.callers import PUBLIC
 
     api.ratelimit.ANONYMOUS_LIMIT = 10**9
-    api.auth.deps.USER_LIMIT = 10**9
+    api.auth.declaration.USER_LIMIT = 10**9
     # /bench/nothing is exempt from the rate limit: no Redis, no database, a constant body.
     api.ratelimit.EXEMPT_PREFIXES = (*api.ratelimit.EXEMPT_PREFIXES, "/bench/nothing")
     app = create_app()
 
-    @app.get("/bench/nothing")
+    @app.get("/bench/nothing", dependencies=[Depends(PUBLIC)])
     async def nothing() -> dict[str, Any]:
         return {"data": {"type": "bare", "id": "1", "attributes": {"ok": True}}}
 
-    @app.get("/bench/bare")
+    @app.get("/bench/bare", dependencies=[Depends(PUBLIC)])
     async def bare() -> dict[str, Any]:
         return {"data": {"type": "bare", "id": "1", "attributes": {"ok": True}}}
 
     @app.get("/bench/auth")
-    async def auth(user: Any = Security(api.auth.deps.current_user)) -> dict[str, Any]:
+    async def auth(
+        user: Any = Depends(api.auth.declaration.Callers(any_user())),
+    ) -> dict[str, Any]:
         return {"data": {"type": "auth", "id": user.uid, "attributes": {"ok": True}}}
 
     return app

@@ -58,7 +58,7 @@ def listing(view: str, older_than: timedelta, q: str = "") -> Select[Any]:
             Transfer.from_uid == term,
             Transfer.to_uid == term,
         ]
-        if term.isdigit():
+        if term.isascii() and term.isdecimal():
             clauses.append(Transfer.project_id == int(term))
         statement = statement.where(or_(*clauses))
     return statement

@@ -75,7 +75,7 @@ def projects(status: str = "all", q: str = "") -> Select[Any]:
     if q.strip():
         term = q.strip()
         clauses: list[Any] = [Project.name.ilike(like(term))]
-        if term.isdigit():
+        if term.isascii() and term.isdecimal():
             clauses.append(Project.project_id == int(term))
         statement = statement.where(or_(*clauses))
     return statement

@@ -94,14 +94,15 @@ class World:
 
     async def oauth_client(
         self,
-        project_id: int,
+        project_id: int | None,
         *,
         public: bool = False,
         token_format: str = "jwt",
         first_party: bool = False,
         allowed_scopes: Sequence[str] | None = None,
     ) -> tuple[str, str | None]:
-        """A client of the project; ``allowed_scopes`` defaults to CLIENT_SCOPES."""
+        """A client of the project (None: of no project, as the gateway's own first-party
+        clients are); ``allowed_scopes`` defaults to CLIENT_SCOPES."""
         client_id = f"cl_{secrets.token_hex(6)}"
         secret = None if public else secrets.token_urlsafe(24)
         scopes = list(CLIENT_SCOPES if allowed_scopes is None else allowed_scopes)

@@ -1,19 +1,19 @@
-"""FastAPI dependencies: ``Security(current_user, scopes=[...])`` and
-``Security(current_project, scopes=[...])``; the OpenAPI security schemes come with them."""
+"""Credentials as the API reads them: the OpenAPI security schemes (read by a route's
+declaration, ``api.auth.declaration.Callers``) and a bearer token's verified claims, turned into
+the principal a route acts for."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from fastapi import Depends, Request
-from fastapi.security import APIKeyHeader, OAuth2AuthorizationCodeBearer, SecurityScopes
+from fastapi import Request
+from fastapi.security import APIKeyHeader, OAuth2AuthorizationCodeBearer
 
-from access.ratelimit import USER_LIMIT, Revoked
-from access.scopes import USER_SCOPES, expand, missing_scope
-from api.auth.principal import ProjectPrincipal, UserPrincipal
-from api.auth.project import ProjectAuthenticator
+from access.scopes import USER_SCOPES, expand
+from api.auth.principal import UserPrincipal
 from api.auth.tokens import AuthServerUnavailable, InvalidToken, TokenVerifier
-from api.ratelimit import AUTH_SCHEMES, enforce, enforce_ip
+from api.ratelimit import AUTH_SCHEMES, enforce_ip
 from core.errors import DomainError, ServiceUnavailable
 
 oauth2_scheme = OAuth2AuthorizationCodeBearer(
@@ -43,88 +43,84 @@ signature_header = APIKeyHeader(
 AUTH_SCHEMES.update((oauth2_scheme, project_id_header, api_key_header, signature_header))
 
 
-def _unauthorized(detail: str) -> DomainError:
+def unauthorized(
+    detail: str, error: str = "invalid_token", slug: str = "unauthorized"
+) -> DomainError:
     return DomainError(
         detail,
         status=401,
-        slug="unauthorized",
-        headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        slug=slug,
+        headers={"WWW-Authenticate": f'Bearer error="{error}"' if error else "Bearer"},
     )
 
 
-def _verifier(request: Request) -> TokenVerifier:
+def verifier_of(request: Request) -> TokenVerifier:
     verifier: TokenVerifier = request.app.state.token_verifier
     return verifier
 
 
-async def _claims(
-    request: Request, token: str | None, *, id_token: bool
-) -> tuple[dict[str, Any], bool]:
-    """(claims, revocable): for an access token whose revocation the caller checks."""
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """A bearer token whose signature (or introspection), issuer, audience and expiry held."""
+
+    claims: dict[str, Any]
+    id_token: bool
+    # A JWT access token: its jti must still be checked against the revocation list.
+    revocable: bool
+
+
+async def verified_bearer(request: Request, token: str | None, *, id_tokens: bool) -> Verified:
+    """The token's claims, or 401 (counted against the caller's source). An opaque token the
+    process has not seen is counted against the caller's source *before* it is introspected:
+    a flood of made-up tokens spends its sender's budget, not the authorization server's."""
     if not token:
         await enforce_ip(request)
-        raise DomainError(
-            "A bearer token is required",
-            status=401,
-            slug="unauthorized",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    verifier = _verifier(request)
+        raise unauthorized("A bearer token is required", error="")
+    verifier = verifier_of(request)
     try:
-        if id_token:
-            return await verifier.id_token(token), False
-        return await verifier.access_claims(token)
+        if id_tokens and verifier.is_id_token(token):
+            return Verified(await verifier.id_token(token), True, False)
+        claims, revocable = await verifier.access_claims(
+            token, before_introspection=lambda: enforce_ip(request)
+        )
+        return Verified(claims, False, revocable)
     except InvalidToken as exc:
         await enforce_ip(request)
-        raise _unauthorized(str(exc)) from exc
+        raise unauthorized(str(exc)) from exc
     except AuthServerUnavailable as exc:
         raise ServiceUnavailable(
             "The authorization server is unreachable", headers={"Retry-After": "5"}
         ) from exc
 
 
-def principal_from_claims(claims: dict[str, Any]) -> UserPrincipal:
+def _project_of(claims: dict[str, Any]) -> int | None:
     project = str(claims.get("project_id") or "")
+    return int(project) if project.isascii() and project.isdecimal() else None
+
+
+def _auth_time(claims: dict[str, Any]) -> int | None:
+    value = claims.get("auth_time")
+    return int(value) if isinstance(value, int | float) else None
+
+
+def principal_from_claims(claims: dict[str, Any]) -> UserPrincipal:
+    """The user behind an access token of this API."""
     return UserPrincipal(
         uid=str(claims["sub"]),
         role=str(claims.get("role") or "user"),
         scopes=expand(str(claims.get("scope") or "").split()),
         client_id=claims.get("client_id"),
-        project_id=int(project) if project.isdigit() else None,
+        project_id=_project_of(claims),
         token_id=claims.get("jti"),
         first_party=claims.get("first_party") is True,
+        auth_time=_auth_time(claims),
     )
 
 
-async def current_user(
-    security_scopes: SecurityScopes,
-    request: Request,
-    token: str | None = Depends(oauth2_scheme),
-) -> UserPrincipal:
-    """The user behind a valid bearer access token, holding every scope the route needs."""
-    claims, revocable = await _claims(request, token, id_token=False)
-    principal = principal_from_claims(claims)
-    # The revocation check rides in the rate limit's round trip (one Redis call, not two).
-    revoked_key = _verifier(request).revocation_key(claims) if revocable else None
-    try:
-        await enforce(request, principal.rate_key, USER_LIMIT, revoked_key=revoked_key)
-    except Revoked as exc:
-        raise _unauthorized("The token has been revoked") from exc
-    if scope := missing_scope(principal.scopes, security_scopes.scopes, admin=principal.is_admin):
-        raise DomainError(
-            f"This call needs the scope {scope}",
-            status=403,
-            slug="insufficient-scope",
-            headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{scope}"'},
-            required_scope=scope,
-        )
-    request.state.principal = principal
-    return principal
-
-
-def _id_token_principal(claims: dict[str, Any]) -> UserPrincipal:
-    """An ID token carries no ``scope`` claim: what it was granted shows in its claims (the
-    AS puts ``email`` in only for the ``email`` scope, the names only for ``profile``)."""
+def id_token_principal(claims: dict[str, Any]) -> UserPrincipal:
+    """The user behind an ID token. It carries no ``scope`` claim: what it was granted shows in
+    its claims (the AS puts ``email`` in only for the ``email`` scope, the names only for
+    ``profile``); its client is its audience."""
     audience = claims.get("aud")
     client = audience[0] if isinstance(audience, list) and audience else audience
     scopes = {"openid"}
@@ -137,40 +133,8 @@ def _id_token_principal(claims: dict[str, Any]) -> UserPrincipal:
         role=str(claims.get("role") or "user"),
         scopes=expand(scopes),
         client_id=str(client) if client else None,
+        project_id=_project_of(claims),
+        first_party=claims.get("first_party") is True,
+        auth_time=_auth_time(claims),
+        id_token=True,
     )
-
-
-async def id_token_user(
-    request: Request, token: str | None = Depends(oauth2_scheme)
-) -> UserPrincipal:
-    """Legacy and developer-onboarding routes: the identity provider's ID token, or an access
-    token of this API. Either kind is checked against the revocation list (access.revocation):
-    an access token by its jti, in the rate limit's round trip; an ID token by its subject's
-    mark (any revocation of the user's tokens at that client since it was issued)."""
-    claims, _ = await _claims(request, token, id_token=True)
-    access = "jti" in claims and "scope" in claims
-    principal = principal_from_claims(claims) if access else _id_token_principal(claims)
-    verifier = _verifier(request)
-    revoked_key = verifier.revocation_key(claims) if access else None
-    try:
-        await enforce(request, principal.rate_key, USER_LIMIT, revoked_key=revoked_key)
-        if not access and principal.client_id and await verifier.id_token_revoked(claims):
-            raise Revoked
-    except Revoked as exc:
-        raise _unauthorized("The token has been revoked") from exc
-    request.state.principal = principal
-    return principal
-
-
-async def current_project(
-    security_scopes: SecurityScopes,
-    request: Request,
-    _project_id: str | None = Depends(project_id_header),
-    _api_key: str | None = Depends(api_key_header),
-    _signature: str | None = Depends(signature_header),
-) -> ProjectPrincipal:
-    """The project behind valid project credentials, holding every scope the route needs."""
-    authenticator: ProjectAuthenticator = request.app.state.project_authenticator
-    principal = await authenticator.authenticate(request, list(security_scopes.scopes))
-    request.state.principal = principal
-    return principal

@@ -15,6 +15,9 @@ class UserPrincipal:
     token_id: str | None = None
     # Issued to the gateway's own (first-party) client; a project's client never is.
     first_party: bool = False
+    # When the person signed in (the token's ``auth_time``; None when it does not say).
+    auth_time: int | None = None
+    id_token: bool = False  # an OIDC ID token (the legacy and developer routes take them)
 
     @property
     def is_admin(self) -> bool:
@@ -24,7 +27,15 @@ class UserPrincipal:
 
     @property
     def rate_key(self) -> str:
+        """The user's idempotency scope (a user's keys are theirs, whatever the client)."""
         return f"u:{self.uid}"
+
+    @property
+    def budget_key(self) -> str:
+        """The rate-limit window this token spends: the user's at this client, so no client
+        spends what the user has at another, nor the user's own first-party budget (their
+        consent management among it)."""
+        return f"u:{self.uid}:{'first-party' if self.first_party else self.client_id or '-'}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +51,10 @@ class ProjectPrincipal:
     @property
     def rate_key(self) -> str:
         return f"p:{self.project_id}"
+
+    @property
+    def budget_key(self) -> str:
+        return self.rate_key
 
 
 Principal = UserPrincipal | ProjectPrincipal

@@ -186,7 +186,7 @@ class ProjectAuthenticator:
     async def _verify(self, request: Request) -> tuple[ProjectRecord, str]:
         headers = request.headers
         raw_id = headers.get("x-project-id", "").strip()
-        if not raw_id.isdigit() or len(raw_id) > 18:  # BIGINT range
+        if not _digits(raw_id) or len(raw_id) > 18:  # BIGINT range
             raise _refuse("X-Project-ID is missing or not a project id", "unknown-project")
         project = await self._project(int(raw_id))
         if project is None:
@@ -221,7 +221,7 @@ class ProjectAuthenticator:
     @staticmethod
     def _timestamp(request: Request) -> str:
         raw_ts = request.headers.get("x-timestamp", "").strip()
-        if not raw_ts.isdigit() or len(raw_ts) > 12:
+        if not _digits(raw_ts) or len(raw_ts) > 12:
             raise _refuse("X-Timestamp must be Unix seconds", "stale-timestamp")
         skew = abs(time.time() - int(raw_ts))
         if skew > SIGNATURE_WINDOW:
@@ -285,6 +285,12 @@ class ProjectAuthenticator:
                 "This idempotency_key was already used with X-Project-Signature (replayed request)",
                 "invalid-signature",
             )
+
+
+def _digits(raw: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes '²' (a header byte 0xB2 read as latin-1),
+    which ``int`` refuses (issue 38, L1: that was an unauthenticated 500)."""
+    return raw.isascii() and raw.isdecimal()
 
 
 def _hash_matches(digest: str, stored: str | None) -> bool:

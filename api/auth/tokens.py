@@ -13,6 +13,7 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,10 @@ from access import revocation
 
 INTROSPECTION_TTL = 300  # spec: introspection results cached 5 minutes
 _LEEWAY = 30
+_ACCESS_TYPES = ("at+jwt", "application/at+jwt")
+# Called before a fresh introspection (nothing cached for the token): the API counts the
+# outside caller there, so made-up tokens spend their sender's budget first.
+BeforeIntrospection = Callable[[], Awaitable[object]]
 
 
 class InvalidToken(Exception):
@@ -89,12 +94,16 @@ class Introspector:
         self._auth = (client_id, client_secret)
         self._redis = redis
 
-    async def introspect(self, token: str) -> dict[str, Any]:
+    async def introspect(
+        self, token: str, before: BeforeIntrospection | None = None
+    ) -> dict[str, Any]:
         key = revocation.INTROSPECT_CACHE + hashlib.sha256(token.encode()).hexdigest()
         cached = await self._redis.get(key)
         if cached is not None:
             result: dict[str, Any] = json.loads(cached)
             return result
+        if before is not None:
+            await before()
         try:
             response = await self._http.post(
                 self._url, data={"token": token, "token_type_hint": "access_token"}, auth=self._auth
@@ -180,12 +189,15 @@ class TokenVerifier:
             await self._check_not_revoked(claims)
         return claims
 
-    async def access_claims(self, token: str) -> tuple[dict[str, Any], bool]:
+    async def access_claims(
+        self, token: str, before_introspection: BeforeIntrospection | None = None
+    ) -> tuple[dict[str, Any], bool]:
         """(claims, revocable) of a valid access token; when ``revocable``, the caller must
-        still check ``revocation_key(claims)`` (introspected tokens were checked by the AS)."""
+        still check ``revocation_key(claims)`` (introspected tokens were checked by the AS).
+        ``before_introspection`` runs when an opaque token must be introspected afresh."""
         if token.count(".") == 2:
             return await self._verified_jwt(token, self.audience), True
-        result = await self.introspector.introspect(token)
+        result = await self.introspector.introspect(token, before_introspection)
         if not result.get("active"):
             raise InvalidToken("The token is not active")
         # Introspection also knows refresh tokens: only an access token may call the API.
@@ -195,12 +207,30 @@ class TokenVerifier:
             raise InvalidToken("The token was not issued for this API")
         return result, False
 
-    async def id_token(self, token: str) -> dict[str, Any]:
-        """Claims of an ID token of our identity provider (legacy routes); any of our clients
-        is a valid audience. An access token of this API is accepted as well."""
+    @staticmethod
+    def is_id_token(token: str) -> bool:
+        """Whether ``token`` presents itself as an ID token: a JWT not typed as an access token
+        (RFC 9068 ``at+jwt``). Only the header is read; ``id_token`` verifies it."""
         if token.count(".") != 2:
-            raise InvalidToken("The legacy routes take an ID token (a JWT)")
-        return await self._verified_jwt(token, None)
+            return False
+        try:
+            typ = str(_header(token).get("typ", "")).lower()
+        except InvalidToken:
+            return False
+        return typ not in _ACCESS_TYPES
+
+    async def id_token(self, token: str) -> dict[str, Any]:
+        """Claims of an ID token of our identity provider: its audience is the OAuth client it
+        was issued to (the routes that take ID tokens decide which clients count), never this
+        API."""
+        if not self.is_id_token(token):
+            raise InvalidToken("Not an ID token")
+        claims = await self._verified_jwt(token, None)
+        audience = claims.get("aud")
+        clients = audience if isinstance(audience, list) else [audience]
+        if not clients or self.audience in clients:
+            raise InvalidToken("The token was not issued to an OAuth client")
+        return claims
 
     async def _verified_jwt(self, token: str, audience: str | None) -> dict[str, Any]:
         """``_jwt`` (and, for the API's audience, the access-token type), remembered."""
@@ -212,10 +242,7 @@ class TokenVerifier:
             return dict(hit.claims)
         claims, key = await self._jwt(token, audience=audience)
         header = _header(token)
-        if audience is not None and str(header.get("typ", "")).lower() not in (
-            "at+jwt",
-            "application/at+jwt",
-        ):
+        if audience is not None and str(header.get("typ", "")).lower() not in _ACCESS_TYPES:
             raise InvalidToken("Not an access token (an ID token cannot call /v1)")
         exp = claims.get("exp")
         if isinstance(exp, int | float) and self.max_verified > 0:

@@ -15,12 +15,19 @@ from access.login import LoginThrottle
 from access.ratelimit import RateLimiter
 from api.auth.project import ProjectAuthenticator
 from api.auth.tokens import Introspector, JwksCache, TokenVerifier
+from api.ratelimit import in_process
 from authserver.server import AuthServer, gateway_credentials, register_console_client
 from core.config import Settings
 
 
 def auth_in_process(settings: Settings) -> bool:
     return settings.auth_url.rstrip("/") == settings.base_url.rstrip("/") + "/auth"
+
+
+def auth_transport(app: FastAPI, settings: Settings) -> httpx.ASGITransport | None:
+    """How this process speaks to its authorization server: in-process, an ASGI call onto this
+    same app that no rate budget counts (``api.ratelimit.in_process``); None: over the network."""
+    return httpx.ASGITransport(app=in_process(app)) if auth_in_process(settings) else None
 
 
 @asynccontextmanager
@@ -42,8 +49,7 @@ async def access_services(app: FastAPI) -> AsyncIterator[None]:
     )
     await app.state.project_authenticator.start()
     # The verifier always speaks HTTP to the AS; in-process that is an ASGI call onto this app.
-    transport = httpx.ASGITransport(app=app) if auth_in_process(settings) else None
-    http = httpx.AsyncClient(transport=transport, timeout=5.0)
+    http = httpx.AsyncClient(transport=auth_transport(app, settings), timeout=5.0)
     issuer = settings.auth_url.rstrip("/")
     credentials = gateway_credentials(settings)
     app.state.token_verifier = TokenVerifier(

@@ -219,7 +219,7 @@ def audit_rows(operation: str, status: str, project: str, hours: int) -> Select[
         statement = statement.where(AuditLog.operation == operation)
     if status in AUDIT_STATUSES:
         statement = statement.where(AuditLog.status == status)
-    if project.isdigit():
+    if project.isascii() and project.isdecimal():
         statement = statement.where(AuditLog.project_id == int(project))
     return statement
 

@@ -214,7 +214,7 @@ async def project_roll(request: Request, project_id: int) -> Response:
     async with pages.sessions(request) as session:
         _, principal, form = await pages.post(request, session)
         raw = form.get("expire_previous_in_seconds", "86400").strip()
-        if not raw.isdigit():
+        if not (raw.isascii() and raw.isdecimal()):
             raise _invalid("expire_previous_in_seconds must be a whole number of seconds")
         rolled = await control.roll_api_secret(
             session, project_id, int(raw), actor=actor_of(request, principal.uid),

@@ -17,7 +17,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from api.auth.deps import principal_from_claims
 from api.auth.tokens import AuthServerUnavailable, InvalidToken
-from api.auth.wiring import auth_in_process
+from api.auth.wiring import auth_transport
 from api.console.pages import console_router, post, render, sessions
 from api.console.session import (
     LOGIN_COOKIE,
@@ -70,7 +70,7 @@ async def login(request: Request, next: str | None = None) -> Response:
 async def _exchange(request: Request, code: str, verifier: str) -> dict[str, Any]:
     settings: Settings = request.app.state.settings
     credentials = console_credentials(settings)
-    transport = httpx.ASGITransport(app=request.app) if auth_in_process(settings) else None
+    transport = auth_transport(request.app, settings)
     async with httpx.AsyncClient(transport=transport, timeout=10) as http:
         try:
             resp = await http.post(

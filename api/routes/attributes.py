@@ -11,23 +11,17 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
-from fastapi.security import SecurityScopes
 from pydantic import BaseModel, Field, StringConstraints, field_validator
 
+from access.callers import project, user
 from api.auth.consent import require_user_authorized
-from api.auth.deps import (
-    api_key_header,
-    current_user,
-    oauth2_scheme,
-    project_id_header,
-)
-from api.auth.project import ProjectAuthenticator
+from api.auth.declaration import Callers
+from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.callers import ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
 from api.envelope import PageQuery, meta, page, resource, single
 from api.idempotency import IdempotencyKey, OptionalIdempotencyKey, write_context
 from api.openapi import problems
-from api.ratelimit import enforce_ip
 from api.schemas.attributes import (
     AttributeDeletionAttributes,
     AttributeValue,
@@ -38,11 +32,10 @@ from api.schemas.attributes import (
 )
 from api.schemas.users import UserAttributes
 from api.typed import Listing, Many, One
-from core.errors import DomainError
 from core.time import iso
 from db.models import Project
 from onboarding import attributes
-from onboarding.visibility import ANONYMOUS, Viewer
+from onboarding.visibility import Viewer
 
 router = APIRouter(prefix="/v1/users", tags=["attributes"])
 
@@ -171,36 +164,17 @@ async def batch_attributes(
 
 
 async def viewer(
-    request: Request,
-    token: str | None = Depends(oauth2_scheme),
-    _project_id: str | None = Depends(project_id_header),
-    _api_key: str | None = Depends(api_key_header),
+    who: Annotated[
+        UserPrincipal | ProjectPrincipal, Depends(Callers(user("user:read"), project()))
+    ],
 ) -> Viewer:
-    """Optional caller: a bearer token (scope user:read), project credentials, or nobody."""
-    if token:
-        user = await current_user(SecurityScopes(["user:read"]), request, token)
-        return Viewer(uid=user.uid, admin=user.is_admin)
-    if request.headers.get("x-project-id"):
-        authenticator: ProjectAuthenticator = request.app.state.project_authenticator
-        project = await authenticator.authenticate(request, [])
-        request.state.principal = project
-        return Viewer(project_id=project.project_id)
-    await enforce_ip(request)  # anonymous (whatever other headers it sent): counted by IP
-    return ANONYMOUS
+    """A bearer token with user:read, or project credentials (anonymous callers: 401)."""
+    if isinstance(who, ProjectPrincipal):
+        return Viewer(project_id=who.project_id)
+    return Viewer(uid=who.uid, admin=who.is_admin)
 
 
 ViewerDep = Annotated[Viewer, Depends(viewer)]
-
-
-def _signed_in(who: Viewer) -> None:
-    """The user:read readers answer an anonymous caller 401 (a bearer token or a project)."""
-    if who.anonymous:
-        raise DomainError(
-            "This call needs a bearer token with user:read (or project credentials)",
-            status=401,
-            slug="unauthorized",
-            headers={"WWW-Authenticate": 'Bearer scope="user:read"'},
-        )
 
 
 @router.get(
@@ -219,7 +193,6 @@ async def project_attributes(
 ) -> dict[str, Any]:
     """A project's attributes of a user (scope user:read, or project credentials), limited to
     what the caller may see, by key, paged."""
-    _signed_in(who)
     visible = await attributes.of_project(session, who, uid, project_id)
     shown = visible[paging.offset : paging.offset + paging.per_page]
     items = [
@@ -244,11 +217,11 @@ async def full_profile(uid: str, who: ViewerDep, session: SessionDep, request: R
     A project sees it only for users who authorized it, and their e-mail only if they granted
     it the ``email`` scope; a user sees their own (e-mail with the ``email`` scope), and of
     others only what is public (an administrator sees everything)."""
-    _signed_in(who)
     principal = getattr(request.state, "principal", None)
     held: frozenset[str] = getattr(principal, "scopes", frozenset())
     profile = await attributes.full_profile(session, who, uid, held)
-    shown = UserAttributes.of(profile.user).model_dump()
+    # profile.hidden decides the e-mail (and the rest) below.
+    shown = UserAttributes.of(profile.user, show_email=True).model_dump()
     body = FullProfileAttributes(
         **{k: (None if k in profile.hidden else v) for k, v in shown.items()},
         project_attributes=[ProfileAttribute.of(r) for r in profile.attributes],

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 
+from api.callers import PUBLIC
 from api.typed import Shape
 from api.views_common import READ_ERRORS, Many, One, PagingDep, ViewsDep, many, one
 from views import auction as svc
 
-router = APIRouter(prefix="/v1/auction-solana", tags=["chain views: auction"])
+router = APIRouter(
+    prefix="/v1/auction-solana", tags=["chain views: auction"], dependencies=[Depends(PUBLIC)]
+)
 AuctionId = Annotated[int, Path(ge=1, le=2**64 - 1, description="Auction id (from 1)")]
 
 

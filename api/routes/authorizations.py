@@ -20,7 +20,7 @@ from api.idempotency import write_context
 from api.openapi import problems
 from api.typed import Attributes, Listing, One
 from authserver.server import AuthServer
-from core.errors import DomainError, NotFound
+from core.errors import NotFound
 from core.time import iso
 from db.models import Project
 from db.models.access import OAuthConsent
@@ -85,16 +85,20 @@ async def list_authorizations(user: UserRead, session: SessionDep) -> dict[str, 
 @router.delete(
     "/{project_id}",
     response_model=One[AuthorizationAttributes],
-    responses=problems(401, 403, 422, 429, s404="No active authorization (`not-found`)"),
+    responses=problems(
+        401, 403, 422, 429, s404="No active authorization this token may see (`not-found`)"
+    ),
 )
 async def revoke_authorization(project_id: ProjectId, user: UserWrite, request: Request) -> Any:
-    """Withdraw the current user's authorization of a project (its tokens for the user die)."""
+    """Withdraw the current user's authorization of a project (its tokens for the user die).
+    A project's token sees its own grant only: any other is not found for it."""
     if _visible(user) not in (None, project_id):
-        raise DomainError(
-            "A project's token may withdraw only its own authorization; use the gateway's "
-            "own sign-in for the others",
-            status=403,
-            slug="forbidden",
+        # As in the listing, another project's grant does not exist for this token (404, so
+        # a project cannot learn whether the user authorized a competitor either).
+        raise NotFound(
+            f"Project {project_id} is not authorized by this user, as far as this token sees "
+            "(a project's token withdraws its own authorization; use the gateway's own "
+            "sign-in for the others)"
         )
     async with write_context(
         request, user, operation="users.authorization.revoke", user_uid=user.uid

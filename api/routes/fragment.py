@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
+from api.callers import PUBLIC
 from api.typed import Shape
 from api.views_common import READ_ERRORS, Many, One, PagingDep, ViewsDep, many, one
 from views import fragment as svc
 
-router = APIRouter(prefix="/v1/fragment", tags=["chain views: fragment"])
+router = APIRouter(
+    prefix="/v1/fragment", tags=["chain views: fragment"], dependencies=[Depends(PUBLIC)]
+)
 VaultStatus = Literal[
     "initializing", "active", "redeeming", "redeemed", "buyout_pending", "bought_out"
 ]

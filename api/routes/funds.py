@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Self
 
-from fastapi import APIRouter, Request, Security
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
+from access.callers import project
 from api.auth.consent import require_user_authorized
-from api.auth.deps import current_project
+from api.auth.declaration import Callers
 from api.auth.principal import ProjectPrincipal
 from api.common import MONEY_PROBLEMS, Currency, derived_id, parse_amount
 from api.deps import DecimalsDep, SessionDep
@@ -29,8 +30,8 @@ from workflows.funds import FundLockInput, FundLockWorkflow
 
 router = APIRouter(prefix="/v1/funds", tags=["funds"])
 
-FundsManage = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:manage"])]
-FundsRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:read"])]
+FundsManage = Annotated[ProjectPrincipal, Depends(Callers(project("funds:manage")))]
+FundsRead = Annotated[ProjectPrincipal, Depends(Callers(project("funds:read")))]
 
 
 # ------------------------------------------------------------------ bodies

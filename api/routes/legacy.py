@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
-from api.callers import LEGACY_PROBLEMS, LegacyUser
+from access.callers import id_token
+from api.auth.principal import UserPrincipal
+from api.callers import LEGACY_PROBLEMS, LegacyCallers
 from api.deps import SessionDep
 from api.openapi import problems
 from api.typed import Shape
@@ -17,6 +19,11 @@ from db.models import User
 from organizations import units
 
 router = APIRouter(tags=["legacy"])
+
+# The legacy form: an access token with the scope, or an ID token of the gateway's own client
+# or of a project's client the user granted the scope (never any client's: issue 38, L6).
+LegacyProfileRead = Annotated[UserPrincipal, Depends(LegacyCallers(id_token("user:read")))]
+LegacyTeamRead = Annotated[UserPrincipal, Depends(LegacyCallers(id_token("org:read")))]
 
 
 class LegacyProfileBody(Shape):
@@ -33,7 +40,7 @@ class LegacyProfileBody(Shape):
     response_model=LegacyProfileBody,
     responses=LEGACY_PROBLEMS | problems(s404="No such user (`not-found`)"),
 )
-async def legacy_profile(user: LegacyUser, session: SessionDep) -> dict[str, Any]:
+async def legacy_profile(user: LegacyProfileRead, session: SessionDep) -> dict[str, Any]:
     """Legacy profile (plain JSON; bearer is an ID token)."""
     row = await session.get(User, user.uid)
     if row is None:
@@ -71,7 +78,7 @@ class LegacyTeamBody(Shape):
     response_model=LegacyTeamBody,
     responses=LEGACY_PROBLEMS,
 )
-async def legacy_my_team(user: LegacyUser, session: SessionDep) -> dict[str, Any]:
+async def legacy_my_team(user: LegacyTeamRead, session: SessionDep) -> dict[str, Any]:
     """Legacy team: the caller's station, its matrix (``unit``) and the station's manager."""
     station = await units.user_station(session, user.uid)
     if station is None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
+from api.callers import PUBLIC
 from api.openapi import problems
 from api.typed import Shape
 from api.views_common import (
@@ -30,7 +31,9 @@ from views import lending as svc
 from views.base import View
 from views.errors import ViewError
 
-router = APIRouter(prefix="/v1/lending", tags=["chain views: lending"])
+router = APIRouter(
+    prefix="/v1/lending", tags=["chain views: lending"], dependencies=[Depends(PUBLIC)]
+)
 
 
 class RatesBps(Shape):

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Security
+from fastapi import APIRouter, Depends, Query, Request
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.auth.deps import current_project
+from access.callers import project
+from api.auth.declaration import Callers
 from api.auth.principal import ProjectPrincipal
 from api.callers import MiningReader
 from api.deps import DecimalsDep, SessionDep
@@ -39,8 +40,8 @@ from workflows.mining import MiningSubmissionWorkflow, submission_input
 
 router = APIRouter(prefix="/v1/mining", tags=["mining"])
 
-ProjectWrite = Annotated[ProjectPrincipal, Security(current_project, scopes=["mining:write"])]
-ProjectRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["mining:read"])]
+ProjectWrite = Annotated[ProjectPrincipal, Depends(Callers(project("mining:write")))]
+ProjectRead = Annotated[ProjectPrincipal, Depends(Callers(project("mining:read")))]
 
 _PROBLEMS = problems(404, 429, caller="user-or-project")
 _WRITE_PROBLEMS = _PROBLEMS | problems(

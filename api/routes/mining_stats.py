@@ -8,14 +8,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import Field
 from redis.exceptions import RedisError
 from sqlalchemy import bindparam, text
 from sqlalchemy.types import DateTime
 
 from api.auth.principal import ProjectPrincipal, UserPrincipal
-from api.callers import MiningReader
+from api.callers import PUBLIC, MiningReader
 from api.deps import DecimalsDep, RedisDep, SessionDep
 from api.envelope import single
 from api.openapi import problems
@@ -140,6 +140,7 @@ class GlobalAttributes(Shape):
     "/global-stats",
     response_model=One[GlobalAttributes],
     responses=_PUBLIC_PROBLEMS,
+    dependencies=[Depends(PUBLIC)],
 )
 async def global_stats(
     session: SessionDep, redis: RedisDep, mints: DecimalsDep, days: Days = 30

@@ -48,7 +48,11 @@ APPROVAL_WAIT_SECONDS = 5.0
 
 log = logging.getLogger("mccgw.api.onboarding")
 
-_DEV_PROBLEMS = problems(429, s401="Missing or invalid ID token (`unauthorized`)")
+_DEV_PROBLEMS = problems(
+    429,
+    s401="Missing or invalid token (`unauthorized`)",
+    s403="Not a token of the gateway's own sign-in (`first-party-required`)",
+)
 
 router = APIRouter(tags=["onboarding"])
 
@@ -143,7 +147,7 @@ def _developers(row: ProjectApplication, user: UserPrincipal) -> dict[str, Any]:
     ),
 )
 async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) -> Any:
-    """Apply for a project (developer ID token); one pending application per developer."""
+    """Apply for a project (the gateway's own sign-in); one pending application per developer."""
     row = await applications.apply(session, user.uid, payload.model_dump())
     await session.commit()
     return JSONResponse({"data": _developers(row, user), "meta": meta()}, 201)
@@ -155,7 +159,7 @@ async def apply(payload: ApplicationIn, user: Developer, session: SessionDep) ->
 async def my_applications(
     user: Developer, session: SessionDep, paging: PageQuery
 ) -> dict[str, Any]:
-    """The caller's applications, newest first (developer ID token)."""
+    """The caller's applications, newest first (the gateway's own sign-in)."""
     statement = queries.applications(developer_uid=user.uid)
     rows, total = await page_of(session, statement, queries.NEWEST_APPLICATIONS_FIRST, paging)
     return page([_developers(r, user) for r in rows], total, paging)
@@ -169,7 +173,7 @@ async def my_applications(
 async def my_application(
     application_id: uuid.UUID, user: Developer, session: SessionDep
 ) -> dict[str, Any]:
-    """One of the caller's applications (developer ID token)."""
+    """One of the caller's applications (the gateway's own sign-in)."""
     row = await queries.application(session, application_id, developer_uid=user.uid)
     return {"data": _developers(row, user), "meta": meta()}
 
@@ -228,9 +232,9 @@ async def approve(
     on-chain whitelist entry follows in `whitelist_status` (`pending`, then `active` with its
     `whitelist_tx`; `GET` the application to follow it). The secret is shown by this answer
     only; approving again is 409. The answer carries the project's OAuth client id
-    (`oauth_client_id`, a public client: authorization code + PKCE); the project sets its
-    redirect URIs with `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its
-    project scopes."""
+    (`oauth_client_id`, a public client: authorization code + PKCE); its owner sets its
+    redirect URIs with `PUT /v1/projects/{project_id}/oauth-client`. `allowed_scopes` in the
+    body limits its project scopes."""
     body = payload or ApproveIn()
     scopes = body.allowed_scopes
     approval = await applications.begin_approval(

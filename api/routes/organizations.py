@@ -10,13 +10,13 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal, Self
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.auth.principal import UserPrincipal
-from api.callers import Admin, OrgRead
+from api.callers import PUBLIC, Admin, OrgRead
 from api.common import usdc
 from api.deps import RedisDep, SessionDep
 from api.envelope import PageQuery, meta, page, resource, single
@@ -178,6 +178,7 @@ _STATS: dict[tuple[str, date], tuple[float, dict[str, Any]]] = {}
     "/{unit_id}/stats",
     response_model=One[UnitStatsAttributes],
     responses=_PUBLIC_PROBLEMS,
+    dependencies=[Depends(PUBLIC)],
 )
 async def organization_stats(unit_id: UnitId, session: SessionDep) -> dict[str, Any]:
     """Public: members, 30-day mining input, qualifying days and lit state of a unit."""

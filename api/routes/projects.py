@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.callers import Developer, ProjectIdPath, actor_of
+from api.callers import PUBLIC, Developer, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import single
 from api.openapi import problems
@@ -31,6 +31,7 @@ router = APIRouter(prefix="/v1/projects", tags=["projects"])
     "/{project_id}/status",
     response_model=One[ProjectStatusAttributes],
     responses=problems(subject="project"),
+    dependencies=[Depends(PUBLIC)],
 )
 async def project_status(project_id: ProjectIdPath, session: SessionDep) -> dict[str, Any]:
     """Current status of a project, what it allows, and its latest changes (public)."""
@@ -56,7 +57,8 @@ class RollIn(BaseModel):
     responses=problems(
         429,
         s401="Missing or invalid token (`unauthorized`)",
-        s403="Neither the project's owner nor an administrator (`forbidden`)",
+        s403="Not a token of the gateway's own sign-in (`first-party-required`), or neither "
+        "the project's owner nor an administrator (`forbidden`)",
         subject="project",
     ),
 )
@@ -68,8 +70,9 @@ async def roll_api_secret(
     settings: SettingsDep,
     payload: RollIn | None = None,
 ) -> Any:
-    """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret
-    is shown once; the previous one works for `expire_previous_in_seconds` (default 24 h)."""
+    """Roll the project's api_secret (its owner or an administrator, signed in to the gateway
+    itself): the new secret is shown once; the previous one works for
+    `expire_previous_in_seconds` (default 24 h)."""
     body = payload or RollIn()
     project = await control.get(session, project_id)
     control.ensure_owner_or_admin(project, user.uid, user.is_admin)

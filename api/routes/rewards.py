@@ -5,10 +5,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from sqlalchemy import Date, cast, func, select
 
-from api.callers import LEGACY_PROBLEMS, LegacyUser, McdRead
+from access.callers import id_token
+from api.auth.principal import UserPrincipal
+from api.callers import LEGACY_PROBLEMS, LegacyCallers, McdRead
 from api.deps import DecimalsDep, SessionDep
 from api.envelope import PageQuery, page, resource
 from api.openapi import problems
@@ -24,6 +26,8 @@ router = APIRouter(tags=["mining"])
 LEGACY_STATUSES = ("pending_verification", "verified", "pending_onchain", "confirmed")
 # Past any number of records a user can have; under PostgreSQL's bigint OFFSET.
 _MAX_OFFSET = 2**62
+# The legacy form: an ID token counts for what its client was granted (mining:read here).
+LegacyMiningRead = Annotated[UserPrincipal, Depends(LegacyCallers(id_token("mining:read")))]
 
 
 @router.get(
@@ -75,10 +79,10 @@ async def mcd_rewards(
     "/mcc/mining/history",
     tags=["legacy"],
     response_model=LegacyMiningHistoryBody,
-    responses={401: LEGACY_PROBLEMS[401]},
+    responses={s: LEGACY_PROBLEMS[s] for s in (401, 403)},
 )
 async def legacy_mining_history(
-    user: LegacyUser,
+    user: LegacyMiningRead,
     session: SessionDep,
     mints: DecimalsDep,
     limit: Annotated[int, Query(description="default 20; clamped to 1-100")] = 20,

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 from api.auth.principal import UserPrincipal
-from api.callers import OrgRead
+from api.callers import PUBLIC, OrgRead
 from api.common import usdc
 from api.deps import RedisDep, SessionDep
 from api.envelope import single
@@ -58,7 +58,12 @@ class TechTreeConfigAttributes(Attributes):
     schedule: str = Field(description="When the daily job runs")
 
 
-@router.get("/config", response_model=One[TechTreeConfigAttributes], responses=problems(429))
+@router.get(
+    "/config",
+    response_model=One[TechTreeConfigAttributes],
+    responses=problems(429),
+    dependencies=[Depends(PUBLIC)],
+)
 async def config() -> dict[str, Any]:
     """Public: the levels, their bonuses and the lighting thresholds."""
     levels, cumulative = [], 0

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from pydantic import Field
 
+from api.callers import PUBLIC
 from api.errors import invalid_field
 from api.typed import Shape
 from api.views_common import READ_ERRORS, Many, One, PagingDep, ViewsDep, many, one
 from chain.ecosystem import TERRITORY_TYPES
 from views import territory as svc
 
-router = APIRouter(prefix="/v1/territory", tags=["chain views: territory"])
+router = APIRouter(
+    prefix="/v1/territory", tags=["chain views: territory"], dependencies=[Depends(PUBLIC)]
+)
 
 TerritoryType = Literal["station", "matrix", "sector", "system"]
 

@@ -7,11 +7,13 @@ import time
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response, Security
+from fastapi import APIRouter, Depends, Request, Response
 
+from access.callers import admin
 from api import token_common as common
-from api.auth.deps import current_user
+from api.auth.declaration import Callers
 from api.auth.principal import UserPrincipal
+from api.callers import PUBLIC
 from api.common import usdc
 from api.deps import SessionDep
 from api.envelope import meta
@@ -21,7 +23,6 @@ from api.schemas.tokens import MccPriceAttributes, MccPriceIn, TokenStatsAttribu
 from api.typed import One
 from chain.errors import ChainError
 from core.config import Settings
-from core.errors import DomainError
 from core.logging import request_id_var
 from core.money import to_decimal_string
 from core.time import iso
@@ -32,7 +33,7 @@ from tokens.prices import parse_price
 
 router = APIRouter(tags=["tokens"])
 
-MccAdmin = Annotated[UserPrincipal, Security(current_user, scopes=["mcc:admin"])]
+MccAdmin = Annotated[UserPrincipal, Depends(Callers(admin("mcc:admin")))]
 STATS_SECONDS = 30.0
 
 
@@ -87,7 +88,10 @@ def _price_response(view: dict[str, Any], settings: Settings) -> dict[str, Any]:
 
 
 @router.get(
-    "/v1/mcc/price", response_model=One[MccPriceAttributes], responses=common.PUBLIC_PROBLEMS
+    "/v1/mcc/price",
+    response_model=One[MccPriceAttributes],
+    responses=common.PUBLIC_PROBLEMS,
+    dependencies=[Depends(PUBLIC)],
 )
 async def mcc_price(request: Request) -> Response:
     """The MCC price the rule gives now (market > admin > default), with base and buyback."""
@@ -107,10 +111,6 @@ async def mcc_price(request: Request) -> Response:
 )
 async def set_mcc_price(payload: MccPriceIn, user: MccAdmin, request: Request) -> Any:
     """Set the administrator price (scope mcc:admin, role admin; audited)."""
-    if not user.is_admin:
-        raise DomainError(
-            "Only administrators set the MCC price", status=403, slug="admin-required"
-        )
     price = parse_price(payload.price_usdc)
     settings = common.settings_of(request)
     async with write_context(
@@ -159,7 +159,10 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
 
 
 @router.get(
-    "/v1/mcc/stats", response_model=One[TokenStatsAttributes], responses=common.PUBLIC_PROBLEMS
+    "/v1/mcc/stats",
+    response_model=One[TokenStatsAttributes],
+    responses=common.PUBLIC_PROBLEMS,
+    dependencies=[Depends(PUBLIC)],
 )
 async def mcc_stats(request: Request, session: SessionDep) -> dict[str, Any]:
     """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s)."""
@@ -168,7 +171,10 @@ async def mcc_stats(request: Request, session: SessionDep) -> dict[str, Any]:
 
 
 @router.get(
-    "/v1/mcd/stats", response_model=One[TokenStatsAttributes], responses=common.PUBLIC_PROBLEMS
+    "/v1/mcd/stats",
+    response_model=One[TokenStatsAttributes],
+    responses=common.PUBLIC_PROBLEMS,
+    dependencies=[Depends(PUBLIC)],
 )
 async def mcd_stats(request: Request, session: SessionDep) -> dict[str, Any]:
     """Global MCD statistics: supply, custody, holders, volume (cached 30 s)."""

@@ -9,13 +9,14 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Path, Request, Response, Security
+from fastapi import APIRouter, Depends, FastAPI, Path, Request, Response
 from solders.pubkey import Pubkey
 from sqlalchemy import func, select
 
-from api.auth.deps import current_user
+from access.callers import id_token, user
+from api.auth.declaration import Callers
 from api.auth.principal import UserPrincipal
-from api.callers import LEGACY_PROBLEMS, LegacyUser, McdRead
+from api.callers import LEGACY_PROBLEMS, PUBLIC, LegacyCallers, McdRead
 from api.deps import DecimalsDep, SessionDep
 from api.envelope import PageParams, PageQuery, meta, single
 from api.errors import invalid_field
@@ -48,7 +49,9 @@ from tokens.deposits import deposit_address, register
 
 router = APIRouter(tags=["tokens"])
 
-MccRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcc:read"])]
+MccRead = Annotated[UserPrincipal, Depends(Callers(user("mcc:read")))]
+# The legacy form: an ID token counts for what its client was granted (mcc:read here).
+LegacyMccRead = Annotated[UserPrincipal, Depends(LegacyCallers(id_token("mcc:read")))]
 
 
 # ------------------------------------------------------------------ helpers
@@ -116,6 +119,7 @@ async def mcd_balance(user: McdRead, decimals: DecimalsDep, request: Request) ->
     "/v1/mcc/balance/{address}",
     response_model=One[AddressBalanceAttributes],
     responses=PUBLIC_PROBLEMS | problems(s422="`validation-error`: not a base58 address"),
+    dependencies=[Depends(PUBLIC)],
 )
 async def mcc_address_balance(
     request: Request,
@@ -147,7 +151,7 @@ async def mcc_address_balance(
     responses=LEGACY_PROBLEMS | problems(503),
 )
 async def legacy_mcc_balance(
-    user: LegacyUser, session: SessionDep, mints: DecimalsDep, request: Request
+    user: LegacyMccRead, session: SessionDep, mints: DecimalsDep, request: Request
 ) -> dict[str, Any]:
     """Legacy MCC balance (plain JSON numbers; bearer is an ID token)."""
     decimals, mcd_decimals = mints.mcc, mints.mcd

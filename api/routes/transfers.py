@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Security
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, StrictBool
 
+from access.callers import project
 from api.auth.consent import require_user_authorized
-from api.auth.deps import current_project
+from api.auth.declaration import Callers
 from api.auth.principal import ProjectPrincipal
 from api.common import MONEY_PROBLEMS, Currency, derived_id, parse_amount
 from api.deps import DecimalsDep, SessionDep
@@ -27,9 +28,9 @@ from workflows.transfers import TransferInput, TransferWorkflow
 
 router = APIRouter(tags=["transfers"])
 
-TransferWrite = Annotated[ProjectPrincipal, Security(current_project, scopes=["transfer:write"])]
-TransferRead = Annotated[ProjectPrincipal, Security(current_project, scopes=["transfer:read"])]
-FundsTransfer = Annotated[ProjectPrincipal, Security(current_project, scopes=["funds:transfer"])]
+TransferWrite = Annotated[ProjectPrincipal, Depends(Callers(project("transfer:write")))]
+TransferRead = Annotated[ProjectPrincipal, Depends(Callers(project("transfer:read")))]
+FundsTransfer = Annotated[ProjectPrincipal, Depends(Callers(project("funds:transfer")))]
 
 # The two transfer requests answer 202 with the pending transfer (it settles on chain later).
 _ACCEPTED = MONEY_PROBLEMS | {202: {"description": "`transfer` with status `pending`"}}

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile
 
 from api.auth.principal import UserPrincipal
-from api.callers import UserRead, UserWrite, actor_of
+from api.callers import PUBLIC, UserRead, UserWrite, actor_of
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
@@ -84,11 +84,16 @@ async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Re
         row.display_name = payload.display_name
         await ctx.session.flush()
         await ctx.session.refresh(row)
-        return ctx.respond(200, single("user_profile", user.uid, UserProfileAttributes.of(row)))
+        # The same e-mail rule as the GET: only a token holding `email` sees the address.
+        attributes = UserProfileAttributes.of(row, show_email=_sees_email(user))
+        return ctx.respond(200, single("user_profile", user.uid, attributes))
 
 
 @router.get(
-    "/{uid}", response_model=One[PublicUserAttributes], responses=problems(422, subject="user")
+    "/{uid}",
+    response_model=One[PublicUserAttributes],
+    responses=problems(422, subject="user"),
+    dependencies=[Depends(PUBLIC)],
 )
 async def public_user(uid: str, session: SessionDep) -> dict[str, Any]:
     """Public information about a user (no authentication)."""
@@ -144,7 +149,12 @@ def _avatar_problem(exc: avatar.AvatarRejected) -> DomainError:
 
 async def _upload(request: Request) -> bytes:
     length = request.headers.get("content-length")
-    if length and length.isdigit() and int(length) > avatar.MAX_BYTES + _MULTIPART_SLACK:
+    if (
+        length
+        and length.isascii()
+        and length.isdecimal()
+        and int(length) > avatar.MAX_BYTES + _MULTIPART_SLACK
+    ):
         raise _avatar_problem(
             avatar.too_large(f"The upload is larger than {avatar.MAX_BYTES} bytes")
         )

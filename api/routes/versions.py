@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from pydantic import Field
 
+from api.callers import PUBLIC
 from api.envelope import meta, resource
 from api.openapi import problems
 from api.typed import Attributes, Listing
 from api.versions import PATH_VERSIONS, PathVersion, Status
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], dependencies=[Depends(PUBLIC)])
 
 
 class VersionAttributes(Attributes):

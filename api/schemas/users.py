@@ -41,7 +41,9 @@ class UserAttributes(Attributes):
     updated_at: str
 
     @classmethod
-    def of(cls, user: User, *, show_email: bool = True) -> Self:
+    def of(cls, user: User, *, show_email: bool) -> Self:
+        """``show_email``: whether the caller may see the address (the `email` scope); no
+        default, so no route shows it by omission."""
         return cls.of_row(user) if show_email else cls.of_row(user, email=None)
 
 

@@ -3,13 +3,15 @@ routes of its own. ``client`` and ``world`` come from tests/conftest.py."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Security
+from fastapi import APIRouter, Depends, FastAPI
 
+from access.callers import project
 from api.app import create_app
-from api.auth.deps import current_project
+from api.auth.declaration import Callers
 from api.auth.principal import ProjectPrincipal
+from api.callers import PUBLIC
 from core.config import Settings
 from tests.stack import BASE, Stack
 
@@ -20,12 +22,12 @@ probe = APIRouter()
 
 @probe.get("/v1/_probe/funds")
 async def _probe_funds(
-    project: ProjectPrincipal = Security(current_project, scopes=["funds:manage"]),
+    caller: Annotated[ProjectPrincipal, Depends(Callers(project("funds:manage")))],
 ) -> dict[str, Any]:
-    return {"project_id": project.project_id, "method": project.method}
+    return {"project_id": caller.project_id, "method": caller.method}
 
 
-@probe.get("/v1/_probe/bare")
+@probe.get("/v1/_probe/bare", dependencies=[Depends(PUBLIC)])
 async def _probe_bare() -> dict[str, str]:
     return {"ok": "yes"}
 

@@ -72,8 +72,11 @@ async def test_in_flight_is_409(client: httpx.AsyncClient, world: World, redis: 
 async def test_missing_key_is_422(client: httpx.AsyncClient, world: World) -> None:
     """A write that is not naturally idempotent (it creates something each time it runs)
     needs its key."""
-    headers, _, _ = await project_on_user(world)
-    r = await client.post("/v1/projects/oauth-client/secret/roll", json={}, headers=headers)
+    owner = await world.user()
+    creds = await world.project(owner_uid=owner.uid)
+    headers = {"Authorization": f"Bearer {await world.token(owner.uid, 'openid')}"}
+    path = f"/v1/projects/{creds.project_id}/oauth-client/secret/roll"
+    r = await client.post(path, json={}, headers=headers)
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "idempotency_key"
 
 

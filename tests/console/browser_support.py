@@ -147,15 +147,15 @@ def submit(driver: Any, css: str, accept: bool = True) -> None:
 
 
 def id_token(stack: Stack, user: dict[str, Any]) -> str:
-    """An ID token for ``user`` from the demo project's OAuth client (this also records the
-    user's consent to the demo project, as a real sign-in there does)."""
-    project = stack.demo["projects"][0]
+    """An ID token for ``user`` from the gateway's own sign-in (its first-party client
+    ``mccgw-cli``, the API docs' sign-in): the only kind the developer routes take (issue 38)."""
+    client_id, redirect = "mccgw-cli", f"{stack.base}/docs/oauth2-redirect"
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode()
     params = {
-        "response_type": "code", "client_id": project["oauth_client_id"],
-        "redirect_uri": project["redirect_uri"], "scope": "openid profile",
-        "state": "s", "code_challenge": challenge.rstrip("="), "code_challenge_method": "S256",
+        "response_type": "code", "client_id": client_id, "redirect_uri": redirect,
+        "scope": "openid profile", "state": "s", "code_challenge": challenge.rstrip("="),
+        "code_challenge_method": "S256",
     }  # fmt: skip
     with httpx.Client(base_url=stack.base, timeout=20) as http:
         resp = http.post(
@@ -170,8 +170,7 @@ def id_token(stack: Stack, user: dict[str, Any]) -> str:
             "/auth/oauth/token",
             data={
                 "grant_type": "authorization_code", "code": code, "code_verifier": verifier,
-                "redirect_uri": project["redirect_uri"], "client_id": project["oauth_client_id"],
-                "client_secret": project["oauth_client_secret"],
+                "redirect_uri": redirect, "client_id": client_id,
             },
         )  # fmt: skip
         assert token.status_code == 200, token.text

@@ -291,11 +291,16 @@ async def test_oauth_client_secret_roll(
     session_maker: async_sessionmaker[AsyncSession],
 ) -> None:
     """The project's public client gets a secret (confidential), then a roll keeps the first
-    secret authenticating at the token endpoint's check until its overlap ends."""
-    project = await world.project()
+    secret authenticating at the token endpoint's check until its overlap ends. Its owner rolls
+    it, signed in to the gateway; the project's key reads it (issue 38)."""
+    owner = await world.user()
+    project = await world.project(owner_uid=owner.uid)
     creds = key_headers(project.project_id, project.secret)
-    path = "/v1/projects/oauth-client/secret/roll"
-    first = await client.post(path, json={"idempotency_key": uuid.uuid4().hex}, headers=creds)
+    own = {"Authorization": f"Bearer {await world.token(owner.uid, 'openid')}"}
+    path = f"/v1/projects/{project.project_id}/oauth-client/secret/roll"
+    keyed = await client.post(path, json={"idempotency_key": uuid.uuid4().hex}, headers=creds)
+    assert keyed.status_code == 401, keyed.text
+    first = await client.post(path, json={"idempotency_key": uuid.uuid4().hex}, headers=own)
     assert first.status_code == 200, first.text
     attrs = first.json()["data"]["attributes"]
     client_id, secret1 = attrs["oauth_client_id"], attrs["client_secret"]
@@ -306,7 +311,7 @@ async def test_oauth_client_secret_roll(
     second = await client.post(
         path,
         json={"expire_previous_in_seconds": 600, "idempotency_key": uuid.uuid4().hex},
-        headers=creds,
+        headers=own,
     )
     secret2 = second.json()["data"]["attributes"]["client_secret"]
     assert secret2 != secret1
@@ -328,6 +333,6 @@ async def test_oauth_client_secret_roll(
     bad = await client.post(
         path,
         json={"expire_previous_in_seconds": -5, "idempotency_key": uuid.uuid4().hex},
-        headers=creds,
+        headers=own,
     )
     assert bad.status_code == 422

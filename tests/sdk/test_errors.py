@@ -54,7 +54,7 @@ def slugs_in_access_doc() -> set[str]:
 def slugs_in_gateway_source() -> set[str]:
     """Slugs the gateway's code can answer with (literal slug arguments and tables)."""
     found: set[str] = set()
-    packages = ["api", "engine", "onboarding", "mining", "ledger", "events", "core"]
+    packages = ["api", "access", "engine", "onboarding", "mining", "ledger", "events", "core"]
     packages += ["organizations", "profiles", "tokens", "views", "chain"]
     for package in packages:
         for path in (ROOT / package).rglob("*.py"):
@@ -64,6 +64,7 @@ def slugs_in_gateway_source() -> set[str]:
             found |= set(re.findall(r"slug\s*=\s*\"([a-z]+(?:-[a-z]+)+)\"", text))
             found |= set(re.findall(r"_refuse\([^)]*?\"([a-z]+(?:-[a-z]+)+)\"", text, re.S))
             found |= set(re.findall(r"\d{3}: \"([a-z]+(?:-[a-z]+)+)\"", text))  # _HTTP_SLUGS
+            found |= set(re.findall(r"Refusal\(\d{3}, \"([a-z]+(?:-[a-z]+)+)\"", text))
             found |= set(re.findall(r"\"internal-error\"", text) and ["internal-error"])
     return found
 

@@ -37,7 +37,8 @@ async def test_l5_a_project_token_sees_and_revokes_only_its_own_grant(
         f"/v1/users/me/authorizations/{theirs.project_id}",
         headers={**token, "Idempotency-Key": "l5-other"},
     )
-    assert r.status_code == 403 and slug(r) == "forbidden", r.text
+    # Another project's grant does not exist for this token (issue 38: 404, as in the list).
+    assert r.status_code == 404 and slug(r) == "not-found", r.text
 
     # The gateway's own (first-party) sign-in sees and manages every grant.
     own = bearer(await world.token(user.uid, "user:read"))

@@ -1,5 +1,5 @@
-"""Item 9: a project registered through the API gets its OAuth client, sets its redirect
-URIs, and users can then authorize it end to end (not only the seeded demo project)."""
+"""Item 9: a project registered through the API gets its OAuth client, its redirect URIs are
+set, and users can then authorize it end to end (not only the seeded demo project)."""
 
 from __future__ import annotations
 
@@ -35,16 +35,21 @@ async def test_item9_registered_project_can_be_authorized_by_a_user(
     assert "funds:manage" in attrs["scopes"] and "mining:write" not in attrs["scopes"]
     project = {"X-Project-ID": attrs["project_id"], "X-API-Key": attrs["api_secret"]}
 
+    # Its redirect URIs are set with the gateway's own sign-in (here the administrator who
+    # registered it, the project having no owner), never with the project's key (issue 38).
+    owned = f"/v1/projects/{attrs['project_id']}/oauth-client"
     bad = await client.put(
-        "/v1/projects/oauth-client",
+        owned,
         json={"redirect_uris": ["http://evil.example/cb"], "idempotency_key": "r0"},
-        headers=project,
+        headers=headers,
     )
     assert bad.status_code == 422
+    keyed = await client.put(
+        owned, json={"redirect_uris": [REDIRECT], "idempotency_key": "r1"}, headers=project
+    )
+    assert keyed.status_code == 401, keyed.text
     r = await client.put(
-        "/v1/projects/oauth-client",
-        json={"redirect_uris": [REDIRECT], "idempotency_key": "r1"},
-        headers=project,
+        owned, json={"redirect_uris": [REDIRECT], "idempotency_key": "r1"}, headers=headers
     )
     assert r.status_code == 200, r.text
     got = await client.get("/v1/projects/oauth-client", headers=project)

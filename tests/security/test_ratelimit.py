@@ -1,5 +1,6 @@
 """Item 3: no header escapes the rate limit. Issue 31 M4: sign-in throttling slows guessers per
-account and source and never locks the owner out; L6: an IPv6 /64 is one source."""
+account and source and never locks the owner out (a busy source is held, never refused: issue
+38, L5, tests/security/test_tenants_apart.py); L6: an IPv6 /64 is one source."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 from redis.asyncio import Redis
 
-from access.login import ACCOUNT_FAILURES, MAX_HOLD_SECONDS, SOURCE_FAILURES, Verdict
+from access.login import ACCOUNT_FAILURES, MAX_HOLD_SECONDS, Verdict
 from access.ratelimit import source_of
 from api.ratelimit import CONSOLE_LIMIT
 from tests.access.conftest import BASE
@@ -113,24 +114,6 @@ async def test_m4_delays_grow_per_account_and_source(app: FastAPI, world: World)
         # Another account from that source is not delayed by this pair.
         other = await world.user()
         r = await _sign_in(guesser, client_id, other.username, PASSWORD)
-        assert r.status_code == 302, r.text
-
-
-async def test_m4_a_source_that_fails_on_many_accounts_is_refused(
-    app: FastAPI, world: World
-) -> None:
-    project = await world.project()
-    client_id, _ = await world.oauth_client(project.project_id)
-    user = await world.user()
-    async with _from(app, "192.0.2.44") as guesser:
-        spent = [
-            (await _sign_in(guesser, client_id, f"nobody{i}", "x")).status_code
-            for i in range(SOURCE_FAILURES + 1)
-        ]
-        assert spent[:SOURCE_FAILURES] == [401] * SOURCE_FAILURES and spent[-1] == 429
-        assert (await _sign_in(guesser, client_id, user.username, PASSWORD)).status_code == 429
-    async with _from(app, "192.0.2.45") as elsewhere:
-        r = await _sign_in(elsewhere, client_id, user.username, PASSWORD)
         assert r.status_code == 302, r.text
 
 

@@ -87,7 +87,7 @@ async def test_item11_revoked_access_jwt_stops_working_at_once(
     assert r.status_code == 401 and "revoked" in r.json()["detail"]
     # Checked in the rate limit's round trip: counted against the IP, not the user.
     assert r.headers["x-ratelimit-limit"] == "100"
-    assert await app.state.rate_limiter.count(f"u:{user.uid}") == 2
+    assert await app.state.rate_limiter.count(f"u:{user.uid}:{client_id}") == 2
 
 
 async def test_item11_refresh_reuse_kills_issued_access_tokens(

@@ -134,6 +134,18 @@ class AdminRequired(ProblemError):
     slug_name = "admin-required"
 
 
+class FirstPartyRequired(ProblemError):
+    """403: not the gateway's own sign-in (``first-party-required``)"""
+
+    slug_name = "first-party-required"
+
+
+class FreshSignInRequired(ProblemError):
+    """401: the route asks for a recent sign-in (``fresh-sign-in-required``)"""
+
+    slug_name = "fresh-sign-in-required"
+
+
 class IpNotAllowed(ProblemError):
     """403: outside the IP allow-list (``ip-not-allowed``)"""
 

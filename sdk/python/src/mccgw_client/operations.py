@@ -35,7 +35,7 @@ apply: Operation[models.OneApplicationAttributes] = Operation(
     "/v1/projects/apply",
     models.ApplicationIn,
     models.OneApplicationAttributes,
-    "Apply for a project (developer ID token); one pending application per developer.",
+    "Apply for a project (the gateway's own sign-in); one pending application per developer.",
 )
 approve: Operation[models.OneApprovedApplicationAttributes | models.OneApplicationAttributes] = (
     Operation(
@@ -231,6 +231,14 @@ get_organization: Operation[models.OneUnitAttributes] = Operation(
     None,
     models.OneUnitAttributes,
     "One unit: type, number, name, parent, manager, territory NFT, members and state.",
+)
+get_owned_client: Operation[models.OneOAuthClientAttributes] = Operation(
+    "get_owned_client",
+    "GET",
+    "/v1/projects/{project_id}/oauth-client",
+    None,
+    models.OneOAuthClientAttributes,
+    "A project's OAuth client (its owner or an administrator, signed in to the gateway).",
 )
 get_project: Operation[models.OneAdminProjectAttributes] = Operation(
     "get_project",
@@ -508,7 +516,7 @@ my_application: Operation[models.OneApplicationAttributes] = Operation(
     "/v1/projects/applications/{application_id}",
     None,
     models.OneApplicationAttributes,
-    "One of the caller's applications (developer ID token).",
+    "One of the caller's applications (the gateway's own sign-in).",
 )
 my_applications: Operation[models.ManyApplicationAttributes] = Operation(
     "my_applications",
@@ -516,7 +524,7 @@ my_applications: Operation[models.ManyApplicationAttributes] = Operation(
     "/v1/projects/applications",
     None,
     models.ManyApplicationAttributes,
-    "The caller's applications, newest first (developer ID token).",
+    "The caller's applications, newest first (the gateway's own sign-in).",
 )
 my_profile: Operation[models.OneUserProfileAttributes] = Operation(
     "my_profile",
@@ -620,7 +628,7 @@ readyz: Operation[models.ReadyBody] = Operation(
     "/readyz",
     None,
     models.ReadyBody,
-    "Readiness: database, Redis, Temporal and the chain RPC all answer.",
+    "Readiness: database, Redis, Temporal and the chain RPC all answer (probed at most once",
 )
 reconciliation_drifts: Operation[models.ManyDriftAttributes] = Operation(
     "reconciliation_drifts",
@@ -732,15 +740,23 @@ roll_api_secret: Operation[models.OneApiSecretAttributes] = Operation(
     "/v1/projects/{project_id}/api-secret/roll",
     models.RollIn,
     models.OneApiSecretAttributes,
-    "Roll the project's api_secret (its owner's ID token, or an administrator): the new secret",
+    "Roll the project's api_secret (its owner or an administrator, signed in to the gateway",
 )
-roll_secret_projects: Operation[models.OneOAuthClientSecretAttributes] = Operation(
-    "roll_secret_projects",
+roll_secret_by_header: Operation[models.OneOAuthClientSecretAttributes] = Operation(
+    "roll_secret_by_header",
     "POST",
     "/v1/projects/oauth-client/secret/roll",
     models.ClientSecretRollIn,
     models.OneOAuthClientSecretAttributes,
-    "Roll the client secret of the calling project's OAuth client: the new one is shown once,",
+    "Deprecated since 1.1.0: use `POST /v1/projects/{project_id}/oauth-client/secret/roll`.",
+)
+roll_secret_projects: Operation[models.OneOAuthClientSecretAttributes] = Operation(
+    "roll_secret_projects",
+    "POST",
+    "/v1/projects/{project_id}/oauth-client/secret/roll",
+    models.ClientSecretRollIn,
+    models.OneOAuthClientSecretAttributes,
+    "Roll the secret of a project's OAuth client (its owner or an administrator, signed in",
 )
 roll_secret_webhooks: Operation[models.OneWebhookSecretAttributes] = Operation(
     "roll_secret_webhooks",
@@ -761,10 +777,18 @@ set_mcc_price: Operation[models.OneMccPriceAttributes] = Operation(
 set_redirect_uris: Operation[models.OneOAuthClientAttributes] = Operation(
     "set_redirect_uris",
     "PUT",
+    "/v1/projects/{project_id}/oauth-client",
+    models.RedirectUrisIn,
+    models.OneOAuthClientAttributes,
+    "Set the redirect URIs of a project's OAuth client (its owner or an administrator,",
+)
+set_redirect_uris_by_header: Operation[models.OneOAuthClientAttributes] = Operation(
+    "set_redirect_uris_by_header",
+    "PUT",
     "/v1/projects/oauth-client",
     models.RedirectUrisIn,
     models.OneOAuthClientAttributes,
-    "Set the redirect URIs of the calling project's OAuth client (created if missing).",
+    "Deprecated since 1.1.0: use `PUT /v1/projects/{project_id}/oauth-client`. The",
 )
 set_whitelist_status: Operation[models.OneWhitelistStatusAttributes] = Operation(
     "set_whitelist_status",
@@ -965,6 +989,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         get_client,
         get_endpoint,
         get_organization,
+        get_owned_client,
         get_project,
         get_transfer,
         global_stats,
@@ -1029,10 +1054,12 @@ OPERATIONS: dict[str, Operation[Any]] = {
         revoke,
         revoke_authorization,
         roll_api_secret,
+        roll_secret_by_header,
         roll_secret_projects,
         roll_secret_webhooks,
         set_mcc_price,
         set_redirect_uris,
+        set_redirect_uris_by_header,
         set_whitelist_status,
         stats,
         stuck_transfers,

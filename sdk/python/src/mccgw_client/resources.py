@@ -167,7 +167,7 @@ class Health:
         return self._client.call(operations.healthz)
 
     def readyz(self) -> models.ReadyBody:
-        """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
+        """Readiness: database, Redis, Temporal and the chain RPC all answer (probed at most once (``GET /readyz``)"""
         return self._client.call(operations.readyz)
 
     def versions(self) -> builtins.list[models.TypedResourceVersionAttributes]:
@@ -376,7 +376,7 @@ class Projects:
         website_url: str | None = None,
         mcc_wallet_address: str | None = None,
     ) -> models.TypedResourceApplicationAttributes:
-        """Apply for a project (developer ID token); one pending application per developer. (``POST /v1/projects/apply``)"""
+        """Apply for a project (the gateway's own sign-in); one pending application per developer. (``POST /v1/projects/apply``)"""
         return self._client.call(
             operations.apply,
             body=_given(
@@ -391,14 +391,20 @@ class Projects:
             ),
         ).data
 
+    def get_owned_client(self, project_id: int) -> models.TypedResourceOAuthClientAttributes:
+        """A project's OAuth client (its owner or an administrator, signed in to the gateway). (``GET /v1/projects/{project_id}/oauth-client``)"""
+        return self._client.call(
+            operations.get_owned_client, path_params={"project_id": project_id}
+        ).data
+
     def my_application(self, application_id: str) -> models.TypedResourceApplicationAttributes:
-        """One of the caller's applications (developer ID token). (``GET /v1/projects/applications/{application_id}``)"""
+        """One of the caller's applications (the gateway's own sign-in). (``GET /v1/projects/applications/{application_id}``)"""
         return self._client.call(
             operations.my_application, path_params={"application_id": application_id}
         ).data
 
     def my_applications(self, *, per_page: int = 100) -> Iterator[models.ManyApplicationAttributes]:
-        """The caller's applications, newest first (developer ID token). (``GET /v1/projects/applications``)"""
+        """The caller's applications, newest first (the gateway's own sign-in). (``GET /v1/projects/applications``)"""
         return self._client.call_pages(operations.my_applications, per_page=per_page)
 
     def oauth_client(self) -> models.TypedResourceOAuthClientAttributes:
@@ -441,7 +447,7 @@ class Projects:
         expire_previous_in_seconds: int | None = None,
         reason: str | None = None,
     ) -> models.TypedResourceApiSecretAttributes:
-        """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret (``POST /v1/projects/{project_id}/api-secret/roll``)"""
+        """Roll the project's api_secret (its owner or an administrator, signed in to the gateway (``POST /v1/projects/{project_id}/api-secret/roll``)"""
         return self._client.call(
             operations.roll_api_secret,
             path_params={"project_id": project_id},
@@ -451,11 +457,30 @@ class Projects:
         ).data
 
     def roll_secret(
-        self, *, expire_previous_in_seconds: int | None = None, idempotency_key: str | None = None
+        self,
+        project_id: int,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceOAuthClientSecretAttributes:
-        """Roll the client secret of the calling project's OAuth client: the new one is shown once, (``POST /v1/projects/oauth-client/secret/roll``)"""
+        """Roll the secret of a project's OAuth client (its owner or an administrator, signed in (``POST /v1/projects/{project_id}/oauth-client/secret/roll``)"""
         return self._client.call(
             operations.roll_secret_projects,
+            path_params={"project_id": project_id},
+            body=_given(
+                {
+                    "expire_previous_in_seconds": expire_previous_in_seconds,
+                    "idempotency_key": idempotency_key,
+                }
+            ),
+        ).data
+
+    def roll_secret_by_header(
+        self, *, expire_previous_in_seconds: int | None = None, idempotency_key: str | None = None
+    ) -> models.TypedResourceOAuthClientSecretAttributes:
+        """Deprecated since 1.1.0: use `POST /v1/projects/{project_id}/oauth-client/secret/roll`. (``POST /v1/projects/oauth-client/secret/roll``)"""
+        return self._client.call(
+            operations.roll_secret_by_header,
             body=_given(
                 {
                     "expire_previous_in_seconds": expire_previous_in_seconds,
@@ -465,11 +490,25 @@ class Projects:
         ).data
 
     def set_redirect_uris(
-        self, *, redirect_uris: builtins.list[str], idempotency_key: str | None = None
+        self,
+        project_id: int,
+        *,
+        redirect_uris: builtins.list[str],
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceOAuthClientAttributes:
-        """Set the redirect URIs of the calling project's OAuth client (created if missing). (``PUT /v1/projects/oauth-client``)"""
+        """Set the redirect URIs of a project's OAuth client (its owner or an administrator, (``PUT /v1/projects/{project_id}/oauth-client``)"""
         return self._client.call(
             operations.set_redirect_uris,
+            path_params={"project_id": project_id},
+            body=_given({"redirect_uris": redirect_uris, "idempotency_key": idempotency_key}),
+        ).data
+
+    def set_redirect_uris_by_header(
+        self, *, redirect_uris: builtins.list[str], idempotency_key: str | None = None
+    ) -> models.TypedResourceOAuthClientAttributes:
+        """Deprecated since 1.1.0: use `PUT /v1/projects/{project_id}/oauth-client`. The (``PUT /v1/projects/oauth-client``)"""
+        return self._client.call(
+            operations.set_redirect_uris_by_header,
             body=_given({"redirect_uris": redirect_uris, "idempotency_key": idempotency_key}),
         ).data
 
@@ -1359,7 +1398,7 @@ class AsyncHealth:
         return await self._client.call(operations.healthz)
 
     async def readyz(self) -> models.ReadyBody:
-        """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
+        """Readiness: database, Redis, Temporal and the chain RPC all answer (probed at most once (``GET /readyz``)"""
         return await self._client.call(operations.readyz)
 
     async def versions(self) -> builtins.list[models.TypedResourceVersionAttributes]:
@@ -1586,7 +1625,7 @@ class AsyncProjects:
         website_url: str | None = None,
         mcc_wallet_address: str | None = None,
     ) -> models.TypedResourceApplicationAttributes:
-        """Apply for a project (developer ID token); one pending application per developer. (``POST /v1/projects/apply``)"""
+        """Apply for a project (the gateway's own sign-in); one pending application per developer. (``POST /v1/projects/apply``)"""
         return (
             await self._client.call(
                 operations.apply,
@@ -1603,10 +1642,18 @@ class AsyncProjects:
             )
         ).data
 
+    async def get_owned_client(self, project_id: int) -> models.TypedResourceOAuthClientAttributes:
+        """A project's OAuth client (its owner or an administrator, signed in to the gateway). (``GET /v1/projects/{project_id}/oauth-client``)"""
+        return (
+            await self._client.call(
+                operations.get_owned_client, path_params={"project_id": project_id}
+            )
+        ).data
+
     async def my_application(
         self, application_id: str
     ) -> models.TypedResourceApplicationAttributes:
-        """One of the caller's applications (developer ID token). (``GET /v1/projects/applications/{application_id}``)"""
+        """One of the caller's applications (the gateway's own sign-in). (``GET /v1/projects/applications/{application_id}``)"""
         return (
             await self._client.call(
                 operations.my_application, path_params={"application_id": application_id}
@@ -1616,7 +1663,7 @@ class AsyncProjects:
     def my_applications(
         self, *, per_page: int = 100
     ) -> AsyncIterator[models.ManyApplicationAttributes]:
-        """The caller's applications, newest first (developer ID token). (``GET /v1/projects/applications``)"""
+        """The caller's applications, newest first (the gateway's own sign-in). (``GET /v1/projects/applications``)"""
         return self._client.call_pages(operations.my_applications, per_page=per_page)
 
     async def oauth_client(self) -> models.TypedResourceOAuthClientAttributes:
@@ -1661,7 +1708,7 @@ class AsyncProjects:
         expire_previous_in_seconds: int | None = None,
         reason: str | None = None,
     ) -> models.TypedResourceApiSecretAttributes:
-        """Roll the project's api_secret (its owner's ID token, or an administrator): the new secret (``POST /v1/projects/{project_id}/api-secret/roll``)"""
+        """Roll the project's api_secret (its owner or an administrator, signed in to the gateway (``POST /v1/projects/{project_id}/api-secret/roll``)"""
         return (
             await self._client.call(
                 operations.roll_api_secret,
@@ -1673,12 +1720,33 @@ class AsyncProjects:
         ).data
 
     async def roll_secret(
-        self, *, expire_previous_in_seconds: int | None = None, idempotency_key: str | None = None
+        self,
+        project_id: int,
+        *,
+        expire_previous_in_seconds: int | None = None,
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceOAuthClientSecretAttributes:
-        """Roll the client secret of the calling project's OAuth client: the new one is shown once, (``POST /v1/projects/oauth-client/secret/roll``)"""
+        """Roll the secret of a project's OAuth client (its owner or an administrator, signed in (``POST /v1/projects/{project_id}/oauth-client/secret/roll``)"""
         return (
             await self._client.call(
                 operations.roll_secret_projects,
+                path_params={"project_id": project_id},
+                body=_given(
+                    {
+                        "expire_previous_in_seconds": expire_previous_in_seconds,
+                        "idempotency_key": idempotency_key,
+                    }
+                ),
+            )
+        ).data
+
+    async def roll_secret_by_header(
+        self, *, expire_previous_in_seconds: int | None = None, idempotency_key: str | None = None
+    ) -> models.TypedResourceOAuthClientSecretAttributes:
+        """Deprecated since 1.1.0: use `POST /v1/projects/{project_id}/oauth-client/secret/roll`. (``POST /v1/projects/oauth-client/secret/roll``)"""
+        return (
+            await self._client.call(
+                operations.roll_secret_by_header,
                 body=_given(
                     {
                         "expire_previous_in_seconds": expire_previous_in_seconds,
@@ -1689,12 +1757,28 @@ class AsyncProjects:
         ).data
 
     async def set_redirect_uris(
-        self, *, redirect_uris: builtins.list[str], idempotency_key: str | None = None
+        self,
+        project_id: int,
+        *,
+        redirect_uris: builtins.list[str],
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceOAuthClientAttributes:
-        """Set the redirect URIs of the calling project's OAuth client (created if missing). (``PUT /v1/projects/oauth-client``)"""
+        """Set the redirect URIs of a project's OAuth client (its owner or an administrator, (``PUT /v1/projects/{project_id}/oauth-client``)"""
         return (
             await self._client.call(
                 operations.set_redirect_uris,
+                path_params={"project_id": project_id},
+                body=_given({"redirect_uris": redirect_uris, "idempotency_key": idempotency_key}),
+            )
+        ).data
+
+    async def set_redirect_uris_by_header(
+        self, *, redirect_uris: builtins.list[str], idempotency_key: str | None = None
+    ) -> models.TypedResourceOAuthClientAttributes:
+        """Deprecated since 1.1.0: use `PUT /v1/projects/{project_id}/oauth-client`. The (``PUT /v1/projects/oauth-client``)"""
+        return (
+            await self._client.call(
+                operations.set_redirect_uris_by_header,
                 body=_given({"redirect_uris": redirect_uris, "idempotency_key": idempotency_key}),
             )
         ).data

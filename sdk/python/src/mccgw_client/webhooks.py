@@ -75,7 +75,8 @@ def verify_webhook(
     """The verified event, or :class:`WebhookVerificationError`."""
     if tolerance is not None:
         raw_ts = (_header(headers, TIMESTAMP_HEADER) or "").strip()
-        if not raw_ts.isdigit():
+        # ASCII digits only: str.isdigit also takes '²', which int() refuses.
+        if not (raw_ts.isascii() and raw_ts.isdecimal()):
             raise StaleWebhook("X-Service-Timestamp is missing or not Unix seconds")
         skew = abs((time.time() if now is None else now) - int(raw_ts))
         if skew > tolerance:

@@ -80,6 +80,20 @@ export class AdminRequired extends ProblemError {
 }
 registerProblem("admin-required", AdminRequired);
 
+/** 403: not the gateway's own sign-in (``first-party-required``) */
+export class FirstPartyRequired extends ProblemError {
+  static override readonly slug = "first-party-required";
+  override name = "FirstPartyRequired";
+}
+registerProblem("first-party-required", FirstPartyRequired);
+
+/** 401: the route asks for a recent sign-in (``fresh-sign-in-required``) */
+export class FreshSignInRequired extends ProblemError {
+  static override readonly slug = "fresh-sign-in-required";
+  override name = "FreshSignInRequired";
+}
+registerProblem("fresh-sign-in-required", FreshSignInRequired);
+
 /** 403: outside the IP allow-list (``ip-not-allowed``) */
 export class IpNotAllowed extends ProblemError {
   static override readonly slug = "ip-not-allowed";

@@ -102,7 +102,7 @@ export class Health {
     return await this.t.call<m.AliveBody>("GET", "/healthz", {}, {  });
   }
 
-  /** Readiness: database, Redis, Temporal and the chain RPC all answer. (`GET /readyz`) */
+  /** Readiness: database, Redis, Temporal and the chain RPC all answer (probed at most once (`GET /readyz`) */
   async readyz(): Promise<m.ReadyBody> {
     return await this.t.call<m.ReadyBody>("GET", "/readyz", {}, {  });
   }
@@ -231,17 +231,22 @@ export class Projects {
   constructor(private readonly t: Transport) {
   }
 
-  /** Apply for a project (developer ID token); one pending application per developer. (`POST /v1/projects/apply`) */
+  /** Apply for a project (the gateway's own sign-in); one pending application per developer. (`POST /v1/projects/apply`) */
   async apply(body: m.ApplicationIn): Promise<m.TypedResourceApplicationAttributes> {
     return (await this.t.call<m.OneApplicationAttributes>("POST", "/v1/projects/apply", {}, { json: body })).data;
   }
 
-  /** One of the caller's applications (developer ID token). (`GET /v1/projects/applications/{application_id}`) */
+  /** A project's OAuth client (its owner or an administrator, signed in to the gateway). (`GET /v1/projects/{project_id}/oauth-client`) */
+  async getOwnedClient(projectId: number): Promise<m.TypedResourceOAuthClientAttributes> {
+    return (await this.t.call<m.OneOAuthClientAttributes>("GET", "/v1/projects/{project_id}/oauth-client", { project_id: projectId }, {  })).data;
+  }
+
+  /** One of the caller's applications (the gateway's own sign-in). (`GET /v1/projects/applications/{application_id}`) */
   async myApplication(applicationId: string): Promise<m.TypedResourceApplicationAttributes> {
     return (await this.t.call<m.OneApplicationAttributes>("GET", "/v1/projects/applications/{application_id}", { application_id: applicationId }, {  })).data;
   }
 
-  /** The caller's applications, newest first (developer ID token). (`GET /v1/projects/applications`) */
+  /** The caller's applications, newest first (the gateway's own sign-in). (`GET /v1/projects/applications`) */
   myApplications(options: { perPage?: number } = {}): AsyncGenerator<m.ManyApplicationAttributes> {
     return this.t.callPages<m.ManyApplicationAttributes>("GET", "/v1/projects/applications", {}, { perPage: options.perPage });
   }
@@ -256,18 +261,28 @@ export class Projects {
     return (await this.t.call<m.OneRegisteredProjectAttributes>("POST", "/v1/projects/register", {}, { json: body })).data;
   }
 
-  /** Roll the project's api_secret (its owner's ID token, or an administrator): the new secret (`POST /v1/projects/{project_id}/api-secret/roll`) */
+  /** Roll the project's api_secret (its owner or an administrator, signed in to the gateway (`POST /v1/projects/{project_id}/api-secret/roll`) */
   async rollApiSecret(projectId: number, body: m.RollIn = {}): Promise<m.TypedResourceApiSecretAttributes> {
     return (await this.t.call<m.OneApiSecretAttributes>("POST", "/v1/projects/{project_id}/api-secret/roll", { project_id: projectId }, { json: body })).data;
   }
 
-  /** Roll the client secret of the calling project's OAuth client: the new one is shown once, (`POST /v1/projects/oauth-client/secret/roll`) */
-  async rollSecret(body: m.ClientSecretRollIn = {}): Promise<m.TypedResourceOAuthClientSecretAttributes> {
+  /** Roll the secret of a project's OAuth client (its owner or an administrator, signed in (`POST /v1/projects/{project_id}/oauth-client/secret/roll`) */
+  async rollSecret(projectId: number, body: m.ClientSecretRollIn = {}): Promise<m.TypedResourceOAuthClientSecretAttributes> {
+    return (await this.t.call<m.OneOAuthClientSecretAttributes>("POST", "/v1/projects/{project_id}/oauth-client/secret/roll", { project_id: projectId }, { json: body })).data;
+  }
+
+  /** Deprecated since 1.1.0: use `POST /v1/projects/{project_id}/oauth-client/secret/roll`. (`POST /v1/projects/oauth-client/secret/roll`) */
+  async rollSecretByHeader(body: m.ClientSecretRollIn = {}): Promise<m.TypedResourceOAuthClientSecretAttributes> {
     return (await this.t.call<m.OneOAuthClientSecretAttributes>("POST", "/v1/projects/oauth-client/secret/roll", {}, { json: body })).data;
   }
 
-  /** Set the redirect URIs of the calling project's OAuth client (created if missing). (`PUT /v1/projects/oauth-client`) */
-  async setRedirectUris(body: m.RedirectUrisIn): Promise<m.TypedResourceOAuthClientAttributes> {
+  /** Set the redirect URIs of a project's OAuth client (its owner or an administrator, (`PUT /v1/projects/{project_id}/oauth-client`) */
+  async setRedirectUris(projectId: number, body: m.RedirectUrisIn): Promise<m.TypedResourceOAuthClientAttributes> {
+    return (await this.t.call<m.OneOAuthClientAttributes>("PUT", "/v1/projects/{project_id}/oauth-client", { project_id: projectId }, { json: body })).data;
+  }
+
+  /** Deprecated since 1.1.0: use `PUT /v1/projects/{project_id}/oauth-client`. The (`PUT /v1/projects/oauth-client`) */
+  async setRedirectUrisByHeader(body: m.RedirectUrisIn): Promise<m.TypedResourceOAuthClientAttributes> {
     return (await this.t.call<m.OneOAuthClientAttributes>("PUT", "/v1/projects/oauth-client", {}, { json: body })).data;
   }
 
