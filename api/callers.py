@@ -4,6 +4,7 @@ spelled out rather than built by a function, since mypy accepts only static type
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Path, Request, Security
@@ -11,6 +12,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import SecurityScopes
 from pydantic import BaseModel
 
+from access.consent import is_user_authorized
 from access.ratelimit import client_ip
 from api.auth.deps import (
     current_project,
@@ -20,7 +22,9 @@ from api.auth.deps import (
     project_id_header,
 )
 from api.auth.principal import ProjectPrincipal, UserPrincipal
+from api.deps import GatewayDep, SessionDep
 from api.openapi import problems
+from api.operations import OperatorCall
 from core.errors import DomainError
 from core.logging import request_id_var
 from events.audit import Actor
@@ -41,6 +45,37 @@ UserWrite = Annotated[UserPrincipal, Security(current_user, scopes=["user:write"
 OrgRead = Annotated[UserPrincipal, Security(current_user, scopes=["org:read"])]
 McdRead = Annotated[UserPrincipal, Security(current_user, scopes=["mcd:read"])]
 
+
+async def withdrawing_user(
+    user: Annotated[UserPrincipal, Security(current_user, scopes=["funds:withdraw"])],
+    request: Request,
+) -> UserPrincipal:
+    """The withdrawals routes' caller: the user's own access token holding ``funds:withdraw``,
+    of the gateway's own (first-party) client, or of a project's client whose consent, still
+    active, holds ``funds:withdraw`` (403 ``user-not-authorized-for-project`` otherwise). A
+    project's own credentials never reach a user's money out. The principal returned names
+    the project the withdrawal is made for (None: the gateway's own client)."""
+    if user.first_party:  # the gateway's own client acts for no project
+        return replace(user, project_id=None)
+    if user.project_id is None:
+        raise DomainError(
+            "This call needs a user's token of the gateway or of a project's app",
+            status=403, slug="insufficient-scope", required_scope="funds:withdraw",
+        )  # fmt: skip
+    if user.project_id is not None:
+        async with request.app.state.session_maker() as session:
+            granted = await is_user_authorized(session, user.project_id, user.uid, "funds:withdraw")
+        if not granted:
+            raise DomainError(
+                f"You have not authorized project {user.project_id} to withdraw for you",
+                status=403, slug="user-not-authorized-for-project",
+                required_scope="funds:withdraw",
+            )  # fmt: skip
+    return user
+
+
+Withdrawer = Annotated[UserPrincipal, Depends(withdrawing_user)]
+
 # A project id path parameter: a positive BIGINT (larger values are a 422, not a DB error).
 ProjectIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
 
@@ -57,6 +92,16 @@ async def admin_user(request: Request, token: str | None = Depends(oauth2_scheme
 
 
 AdminCaller = Annotated[UserPrincipal, Depends(admin_user)]
+
+
+async def operator_call(
+    request: Request, admin: Admin, session: SessionDep, gateway: GatewayDep
+) -> OperatorCall:
+    """An administrator's action on transfers or withdrawals (``api.operations``)."""
+    return OperatorCall(request, session, gateway, actor_of(request, admin.uid))
+
+
+AdminOperation = Annotated[OperatorCall, Depends(operator_call)]
 ADMIN_PROBLEMS = problems(429, caller="admin")
 # A developer's ID token (an access token of this API is accepted as well): applications and
 # the owner's key roll.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from authlib.common.security import generate_token
@@ -64,7 +65,9 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
         pass  # already deleted when it was taken (single use even under a race)
 
     def authenticate_user(self, authorization_code: AuthorizationCode) -> UserInfo | None:
-        return self.server.store.user_by_uid(authorization_code.row.user_uid)
+        user = self.server.store.user_by_uid(authorization_code.row.user_uid)
+        # The user signed in (with their password) when this code was made.
+        return user and replace(user, auth_time=authorization_code.get_auth_time())
 
 
 class RefreshTokenGrant(grants.RefreshTokenGrant):
@@ -82,7 +85,9 @@ class RefreshTokenGrant(grants.RefreshTokenGrant):
         return Token(row, "refresh_token") if row else None
 
     def authenticate_user(self, refresh_token: Token) -> UserInfo | None:
-        return self.server.store.user_by_uid(refresh_token.row.user_uid)
+        user = self.server.store.user_by_uid(refresh_token.row.user_uid)
+        # A refresh is no sign-in: the new access token keeps the grant's ``auth_time``.
+        return user and replace(user, auth_time=refresh_token.row.auth_time)
 
     def revoke_old_credential(self, refresh_token: Token) -> None:
         pass  # marked rotated atomically in authenticate_refresh_token
@@ -138,6 +143,11 @@ class AccessTokenGenerator(JWTBearerTokenGenerator):
 
     def get_audiences(self, client: Client, user: UserInfo, scope: str) -> str:
         return self.server.audience
+
+    def get_auth_time(self, user: UserInfo | None) -> int | None:
+        """When the user signed in for this grant (RFC 9068 ``auth_time``): what a fresh
+        sign-in is judged by (access/fresh.py)."""
+        return user.auth_time if user is not None else None
 
     def get_extra_claims(
         self, client: Client, grant_type: str, user: UserInfo, scope: str

@@ -41,6 +41,9 @@ class UserInfo:
     email: str
     role: str
     display_name: str | None
+    # When the user signed in (Unix seconds) for the grant being served: the code's sign-in,
+    # kept through refreshes (the access token's ``auth_time`` claim, access/fresh.py).
+    auth_time: int | None = None
 
     def get_user_id(self) -> str:  # authlib's user protocol
         return self.uid
@@ -212,6 +215,7 @@ class Store:
         expires_in: int,
         refresh_token: str | None,
         family_id: uuid.UUID | None,
+        auth_time: int | None = None,
     ) -> None:
         issued = now()
         with self.session() as s, s.begin():
@@ -227,6 +231,7 @@ class Store:
                     issued_at=issued,
                     access_expires_at=issued + timedelta(seconds=expires_in),
                     refresh_expires_at=issued + REFRESH_TTL if refresh_token else None,
+                    auth_time=auth_time,
                 )
             )
 

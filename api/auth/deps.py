@@ -93,7 +93,15 @@ def principal_from_claims(claims: dict[str, Any]) -> UserPrincipal:
         project_id=int(project) if project.isdigit() else None,
         token_id=claims.get("jti"),
         first_party=claims.get("first_party") is True,
+        auth_time=_auth_time(claims.get("auth_time")),
     )
+
+
+def _auth_time(value: Any) -> int | None:
+    # A JSON number of seconds; anything else says nothing (never a fresh sign-in).
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)
 
 
 async def current_user(

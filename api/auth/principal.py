@@ -15,6 +15,9 @@ class UserPrincipal:
     token_id: str | None = None
     # Issued to the gateway's own (first-party) client; a project's client never is.
     first_party: bool = False
+    # When the user signed in for this token's grant (Unix seconds; the ``auth_time`` claim),
+    # None when the token does not say (access/fresh.py).
+    auth_time: int | None = None
 
     @property
     def is_admin(self) -> bool:
