@@ -63,8 +63,8 @@ async def admin_withdrawals(
     project_id: Annotated[int | None, Query(ge=0, le=2**63 - 1)] = None,
     older_than_seconds: Annotated[int, Query(ge=0, le=30 * 86400)] = 120,
 ) -> Any:
-    """Every withdrawal, newest first: by view (stuck, awaiting_approval, held by the breaker,
-    cooling_off, a status), id or user, currency and project."""
+    """Every withdrawal, newest first, by view, id or user, currency and project.
+    Views: stuck, awaiting_approval, held (by the breaker), cooling_off, a status, all."""
     statement = withdrawal_queries.listing(
         view, q=q, currency=currency or "", project_id=project_id,
         older_than=timedelta(seconds=older_than_seconds),
@@ -88,8 +88,9 @@ async def withdrawal_breaker(admin: Admin, session: SessionDep) -> Any:
 
 @router.post("/breaker/reset", response_model=One[BreakerAttributes], responses=_PROBLEMS)
 async def reset_withdrawal_breaker(payload: DecisionIn, call: AdminOperation) -> Any:
-    """Reset the tripped breaker: the withdrawals it held go on (each still waits for its own
-    approvals and cooling-off); the hourly outflow counts again from now."""
+    """Reset the tripped outflow breaker; audited with your uid and reason.
+    The withdrawals it held go on (each still waits for its own approvals and cooling-off);
+    the hourly outflow counts again from now."""
     attributes = await operations.reset_withdrawal_breaker(call, payload.reason)
     return single("withdrawal_breaker", "1", attributes)
 
@@ -110,8 +111,8 @@ async def admin_withdrawal(withdrawal_id: str, call: AdminOperation) -> Any:
     responses=_DECISION_PROBLEMS,
 )
 async def approve_withdrawal(withdrawal_id: str, payload: DecisionIn, call: AdminOperation) -> Any:
-    """Approve a pending withdrawal above the threshold (two different administrators above
-    the second one); audited with your uid and reason."""
+    """Approve a pending withdrawal above the threshold; audited with your uid and reason.
+    Above the second threshold it needs two different administrators' approvals."""
     shown = await operations.decide_withdrawal(call, withdrawal_id, "approve", payload.reason)
     return single("withdrawal", withdrawal_id, shown)
 
@@ -147,8 +148,8 @@ async def admin_cancel_withdrawal(
 async def retry_withdrawal(
     withdrawal_id: str, call: AdminOperation, payload: OperatorActionIn | None = None
 ) -> Any:
-    """Re-check a stuck withdrawal's chain write (the same bytes re-sent, never a second
-    write) and restart its workflow if it is gone."""
+    """Re-check a stuck withdrawal's chain write and restart its workflow if it is gone.
+    The same bytes are re-sent (never a second write); audited."""
     shown = await operations.retry_withdrawal(
         call, withdrawal_id, payload.reason if payload else None
     )

@@ -93,8 +93,10 @@ async def my_profile(user: UserRead, session: SessionDep) -> dict[str, Any]:
 async def update_my_profile(
     payload: ProfileUpdate, user: UserWrite, request: Request, gateway: GatewayDep
 ) -> Any:
-    """Change the display name and the wallet withdrawals go to (scope user:write). Naturally
-    idempotent: `idempotency_key` is optional (with one, a retry within 24 h is replayed)."""
+    """Change the display name or the wallet withdrawals go to (scope user:write).
+    A wallet change needs a sign-in with the gateway's own client within the last
+    FRESH_SIGNIN_SECONDS (401 `reauthentication-required` otherwise). Naturally idempotent:
+    `idempotency_key` is optional (with one, a retry within 24 h is replayed)."""
     changes = payload.model_fields_set - {"idempotency_key"}
     if not changes or (payload.display_name is None and "wallet_address" not in changes):
         raise invalid_field("display_name", "give display_name or wallet_address to change")

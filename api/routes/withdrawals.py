@@ -65,8 +65,9 @@ async def create_withdrawal(
     gateway: GatewayDep,
     request: Request,
 ) -> Any:
-    """Withdraw to your own wallet (the profile's `wallet_address`); answered `pending` with
-    the amount held. It may wait for approvals, your wallet's cooling-off or the breaker."""
+    """Withdraw MCC or MCD to your own wallet (the profile's `wallet_address`), held at once.
+    Answered `pending`; it may wait for administrators' approvals, your wallet's cooling-off or
+    the outflow breaker, then it is sent on chain once."""
     amount = parse_amount(payload.amount, decimals, payload.currency)
     currency = payload.currency
     settings = request.app.state.settings.withdrawals
@@ -150,8 +151,8 @@ async def cancel_withdrawal(
     request: Request,
     payload: WithdrawalCancelIn | None = None,
 ) -> Any:
-    """Cancel one of your withdrawals while it is `pending` (not yet being sent); the held
-    amount is available again."""
+    """Cancel one of your withdrawals while it is `pending` (not yet being sent).
+    The held amount is available again; once it is being sent, only an operator's retry."""
     async with write_context(
         request, user, operation="withdrawals.cancel", user_uid=user.uid, key_optional=True
     ) as ctx:

@@ -272,6 +272,37 @@ class DailyLimitExceeded(ProblemError):
     slug_name = "daily-limit-exceeded"
 
 
+class AmountBelowMinimum(ProblemError):
+    """422: a withdrawal below the minimum, see .body["minimum"] (``amount-below-minimum``)"""
+
+    slug_name = "amount-below-minimum"
+
+
+class WalletAddressRequired(ProblemError):
+    """422: set the profile's wallet_address before withdrawing (``wallet-address-required``)"""
+
+    slug_name = "wallet-address-required"
+
+
+class ReauthenticationRequired(ProblemError):
+    """401: sign in again with the gateway's own client, then repeat the call
+    (``reauthentication-required``)"""
+
+    slug_name = "reauthentication-required"
+
+
+class SelfApproval(ProblemError):
+    """403: an administrator cannot decide on their own withdrawal (``self-approval``)"""
+
+    slug_name = "self-approval"
+
+
+class AlreadyDecided(ProblemError):
+    """409: this administrator decided on the withdrawal already (``already-decided``)"""
+
+    slug_name = "already-decided"
+
+
 class RateLimitExceeded(ProblemError):
     """429: see .retry_after (``rate-limit-exceeded``)"""
 

@@ -241,6 +241,41 @@ export class DailyLimitExceeded extends ProblemError {
 }
 registerProblem("daily-limit-exceeded", DailyLimitExceeded);
 
+/** 422: a withdrawal below the minimum, see .body["minimum"] (``amount-below-minimum``) */
+export class AmountBelowMinimum extends ProblemError {
+  static override readonly slug = "amount-below-minimum";
+  override name = "AmountBelowMinimum";
+}
+registerProblem("amount-below-minimum", AmountBelowMinimum);
+
+/** 422: set the profile's wallet_address before withdrawing (``wallet-address-required``) */
+export class WalletAddressRequired extends ProblemError {
+  static override readonly slug = "wallet-address-required";
+  override name = "WalletAddressRequired";
+}
+registerProblem("wallet-address-required", WalletAddressRequired);
+
+/** 401: sign in again with the gateway's own client, then repeat the call (``reauthentication-required``) */
+export class ReauthenticationRequired extends ProblemError {
+  static override readonly slug = "reauthentication-required";
+  override name = "ReauthenticationRequired";
+}
+registerProblem("reauthentication-required", ReauthenticationRequired);
+
+/** 403: an administrator cannot decide on their own withdrawal (``self-approval``) */
+export class SelfApproval extends ProblemError {
+  static override readonly slug = "self-approval";
+  override name = "SelfApproval";
+}
+registerProblem("self-approval", SelfApproval);
+
+/** 409: this administrator decided on the withdrawal already (``already-decided``) */
+export class AlreadyDecided extends ProblemError {
+  static override readonly slug = "already-decided";
+  override name = "AlreadyDecided";
+}
+registerProblem("already-decided", AlreadyDecided);
+
 /** 429: see .retry_after (``rate-limit-exceeded``) */
 export class RateLimitExceeded extends ProblemError {
   static override readonly slug = "rate-limit-exceeded";
