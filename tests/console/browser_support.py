@@ -111,6 +111,17 @@ def until(check: Any, what: str, timeout: float = WAIT) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def refreshed(driver: Any, element_id: str, wanted: str) -> Callable[[], bool]:
+    """For ``until``: the page reloaded shows ``wanted`` in the element ``element_id``."""
+    from selenium.webdriver.common.by import By
+
+    def check() -> bool:
+        driver.refresh()
+        return bool(driver.find_element(By.ID, element_id).text == wanted)
+
+    return check
+
+
 def text(driver: Any) -> str:
     from selenium.webdriver.common.by import By
 

@@ -33,6 +33,7 @@ from tests.console.browser_support import (
     fund_alice,
     id_token,
     project_call,
+    refreshed,
     request_transfer,
     require_browser,
     shot,
@@ -228,11 +229,9 @@ def test_c_cancel_and_retry_stuck_transfers(stack: Stack, browser: Any) -> None:
     submit(browser, "#retry")
     until(lambda: "Retry done" in text(browser), "the retry to be confirmed")
 
-    def completed() -> bool:
-        browser.refresh()
-        return browser.find_element(By.ID, "transfer-status").text == "completed"
-
-    until(completed, "the retried transfer to complete", 60)
+    until(
+        refreshed(browser, "transfer-status", "completed"), "the retried transfer to complete", 60
+    )
     assert "completed" in text(browser)
     shot(browser, "transfer-completed")
     assert transfer_status(stack, never) == "cancelled"
@@ -396,11 +395,7 @@ def test_f_withdrawals_stuck_cancel_and_approval(stack: Stack, browser: Any) -> 
     submit(browser, "#approve")
     until(lambda: "Approved:" in text(browser), "the approval to be confirmed")
 
-    def completed() -> bool:
-        browser.refresh()
-        return browser.find_element(By.ID, "withdrawal-status").text == "completed"
-
-    until(completed, "the withdrawal to complete", 60)
+    until(refreshed(browser, "withdrawal-status", "completed"), "the withdrawal to complete", 60)
     assert "console test: verified by phone" in text(browser)
     shot(browser, "withdrawal-completed")
     # Alice sees it in her own wallet (the public balance of any address).
