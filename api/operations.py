@@ -310,6 +310,8 @@ async def retry_withdrawal(
         WithdrawalWorkflow.run, WithdrawalInput(withdrawal_id=w.id),
         withdrawals.search_attributes(w, w.status),
     )  # fmt: skip
+    if restarted:  # the run that decisions and cancels are told of from now on
+        w.workflow_id = workflow_id
     response = WithdrawalRetryAttributes(
         withdrawal_id=w.id, status=w.status, chain_write=chain and RetriedWrite(**chain),
         workflow_id=workflow_id, workflow_restarted=restarted,

@@ -326,3 +326,27 @@ async def test_a_wait_past_its_deadline_is_cancelled_and_released(
     assert final["status"] == "cancelled"
     assert final["failure_reason"].startswith("not sent by its deadline")
     assert await available(deps, user.uid) == 10 * UNIT
+
+
+async def test_a_retry_restarts_a_vanished_workflow_which_then_hears_the_approval(
+    world: World, deps: WorkerDeps, client: httpx.AsyncClient, controls: Controls
+) -> None:
+    controls(approval_above="1")
+    user = await holder(world, deps, client, 10 * UNIT)
+    boss = await admin(world, client)
+    withdrawal_id = await _waiting_for_approval(user, "2", 1)
+    temporal = client._transport.app.state.temporal  # type: ignore[attr-defined]
+    await asyncio.sleep(0.5)
+    await temporal.get_workflow_handle(f"withdrawal-{withdrawal_id}").terminate("lost")
+    r = await act(boss, withdrawal_id, "retry", "its workflow was terminated")
+    assert r.status_code == 200, r.text
+    retried = r.json()["data"]["attributes"]
+    assert retried["workflow_restarted"] is True and retried["status"] == "pending"
+    assert retried["workflow_id"].startswith(f"withdrawal-{withdrawal_id}-retry-")
+    again = await act(boss, withdrawal_id, "retry")  # running now: nothing restarted
+    assert again.json()["data"]["attributes"]["workflow_restarted"] is False
+    assert (await act(boss, withdrawal_id, "approve")).status_code == 200
+    # The approval's signal reaches the restarted run: it goes at once, not within the hour.
+    assert (await user.until(withdrawal_id, within=20))["status"] == "completed"
+    rows = await audits(deps, "admin.withdrawal.retry", withdrawal_id)
+    assert [r.actor for r in rows] == [f"user:{boss.uid}"] * 2
