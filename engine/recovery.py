@@ -6,10 +6,10 @@ those records and starts their workflows by their derived ids (a no-op for a run
 transfers still ``pending`` after ``stale_after``, fund locks still active well past their
 ``expires_at``, mining submissions still ``pending_verification`` after ``stale_after``
 (verification moves every submission of a workflow at once, so a pending one means its
-workflow never ran), project approvals still ``approving`` (without a recorded failure),
-admin whitelist changes still pending after ``stale_after``, and withdrawals still ``pending``
-after ``stale_after`` whose workflow never looked at them (``workflow_seen_at``: a withdrawal
-may rightly wait for days, and its running workflow is not started again every sweep).
+workflow never ran), approved projects whose whitelist entry is still ``pending``, admin
+whitelist changes still pending after ``stale_after``, and withdrawals still ``pending`` after
+``stale_after`` whose workflow never looked at them (``workflow_seen_at``: a withdrawal may
+rightly wait for days, and its running workflow is not started again every sweep).
 """
 
 from __future__ import annotations
@@ -159,8 +159,8 @@ async def _approval_orphans(session: AsyncSession, cutoff: datetime, limit: int)
     approving = await session.scalars(
         select(ProjectApplication)
         .where(
-            ProjectApplication.status == "approving",
-            ProjectApplication.approval_error.is_(None),  # a refused one waits for an admin
+            ProjectApplication.status == "approved",
+            ProjectApplication.whitelist_status == "pending",  # a refused one is "failed"
             ProjectApplication.updated_at < cutoff,
         )
         .order_by(ProjectApplication.updated_at)

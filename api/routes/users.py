@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 from starlette.datastructures import UploadFile
 
 from access.fresh import require_fresh_signin
@@ -40,7 +41,11 @@ _PROBLEMS = problems(401, 403, 429)
 
 
 class ProfileUpdate(BaseModel):
-    display_name: str | None = Field(None, min_length=1, max_length=50, examples=["Alice"])
+    # Optional since wallet_address may come alone, but never null: still a string to 1.0.0
+    # clients (the contract, docs/versioning.md).
+    display_name: str | SkipJsonSchema[None] = Field(
+        None, min_length=1, max_length=50, examples=["Alice"]
+    )
     wallet_address: str | None = Field(
         None,
         max_length=64,

@@ -7,8 +7,8 @@
 - ``oauth_tokens.auth_time``: when the user signed in for the grant, kept through refreshes
   (the access token's ``auth_time`` claim; a fresh sign-in is judged by it, access/fresh.py).
 
-Revision ID: 0024_withdrawals
-Revises: 0023_webhook_wakeup
+Revision ID: 0025_withdrawals
+Revises: 0024_approval_whitelist_status
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0024_withdrawals"
-down_revision: str | Sequence[str] | None = "0023_webhook_wakeup"
+revision: str = "0025_withdrawals"
+down_revision: str | Sequence[str] | None = "0024_approval_whitelist_status"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
