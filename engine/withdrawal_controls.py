@@ -98,10 +98,10 @@ async def _moved_since(
 
 
 async def breaker(session: AsyncSession, *, lock: bool = False) -> WithdrawalBreaker:
-    """The breaker's one row (migration 0024 made it)."""
+    """The breaker's one row (migration 0025 made it)."""
     query = select(WithdrawalBreaker).where(WithdrawalBreaker.id == 1)
     row = await session.scalar(query.with_for_update() if lock else query)
-    assert row is not None, "the withdrawal_breaker row is missing (migration 0024)"
+    assert row is not None, "the withdrawal_breaker row is missing (migration 0025)"
     return row
 
 
