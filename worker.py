@@ -34,6 +34,7 @@ from activities.organizations import OrganizationActivities
 from activities.system import echo
 from activities.tokens import TokenActivities
 from activities.webhooks import WebhookActivities
+from activities.withdrawals import WithdrawalActivities
 from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.metrics import WorkflowMetrics, serve
@@ -52,6 +53,7 @@ from workflows.tokens import DepositScanWorkflow, OracleWorkflow
 from workflows.transfers import TransferWorkflow
 from workflows.webhooks import WebhookPumpWorkflow
 from workflows.whitelist import WhitelistChangeWorkflow
+from workflows.withdrawals import WithdrawalWorkflow
 
 log = logging.getLogger("mccgw.worker")
 
@@ -63,6 +65,7 @@ WORKFLOWS: Sequence[type] = (
     MiningSubmissionWorkflow,
     FundLockWorkflow,
     TransferWorkflow,
+    WithdrawalWorkflow,
     ReconcileWorkflow,
     RecoveryWorkflow,
     HousekeepingWorkflow,
@@ -82,6 +85,7 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
     housekeeping = HousekeepingActivities(deps)
     organizations = OrganizationActivities(deps)
     tokens = TokenActivities(deps)
+    withdrawals = WithdrawalActivities(deps)
     return [
         echo,
         onboarding.create_project,
@@ -101,6 +105,8 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
         engine.lock_expire,
         engine.reconcile,
         engine.find_orphans,
+        withdrawals.look,
+        withdrawals.send,
         housekeeping.purge_idempotency,
         organizations.kpi_plan,
         organizations.kpi_day,

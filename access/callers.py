@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from access.fresh import signed_in_within
 from access.scopes import expand, missing_scope
 
 
@@ -162,7 +163,7 @@ class Refusal:
 
 def _fresh(accept: Accept, bearer: Bearer, now: float) -> bool:
     limit = accept.fresh_seconds
-    return limit is None or (bearer.auth_time is not None and now - bearer.auth_time <= limit)
+    return limit is None or signed_in_within(bearer, limit, now)
 
 
 def _refusal(accept: Accept, bearer: Bearer, now: float) -> Refusal | None:

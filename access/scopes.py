@@ -17,6 +17,7 @@ USER_SCOPES: dict[str, str] = {
     "mcc:read:public": "Public reads of an address",
     "user:read:public": "Public reads of a user",
     "mcc:admin": "Set the administrator price",
+    "funds:withdraw": "Withdraw your MCC and MCD to your own wallet (its address in your profile)",
 }
 
 PROJECT_SCOPES: dict[str, str] = {
@@ -33,8 +34,11 @@ PROJECT_SCOPES: dict[str, str] = {
 # The project scopes that see a user's money: a project whose consent holds none of them (a
 # sign-in with `openid`, a game storing attributes) hears nothing of the user's deposits.
 FUNDS_SCOPES = frozenset(
-    {"funds:read", "funds:manage", "funds:transfer", "transfer:read", "transfer:write"}
-)
+    {
+        "funds:read", "funds:manage", "funds:transfer", "transfer:read", "transfer:write",
+        "funds:withdraw",
+    }
+)  # fmt: skip
 
 # A held scope also grants these (spec: `profile` counts as `user:read`).
 _IMPLIES: dict[str, frozenset[str]] = {

@@ -8,10 +8,9 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
+from activities.chain_leg import chain_leg
 from activities.heartbeat import heartbeating
-from chain.errors import ChainWriteConflict, ReceiptMismatch, ReceiptUnavailable
 from db.models.engine import Transfer
 from engine import locks, reconcile, recovery
 from engine.recovery import Orphan
@@ -76,19 +75,8 @@ class EngineActivities:
         verified, booked (see engine.settlement). Idempotent: a retry resumes from the records.
         Heartbeats while it runs (TransferWorkflow's heartbeat timeout); a cancelled activity
         stops waiting, the shared write goes on."""
-        try:
+        with chain_leg(f"transfer {ref.transfer_id}", TransferNotFound):
             return await self.settler.settle(ref.transfer_id)
-        except TransferNotFound as exc:
-            raise ApplicationError(
-                f"transfer {ref.transfer_id} not found", type="TransferNotFound", non_retryable=True
-            ) from exc
-        except ChainWriteConflict as exc:
-            raise ApplicationError(str(exc), type="ChainWriteConflict", non_retryable=True) from exc
-        except ReceiptUnavailable as exc:
-            raise ApplicationError(str(exc), type="ReceiptUnavailable") from exc
-        except ReceiptMismatch as exc:
-            # Money moved, but not as recorded: stop here for an operator (stays pending_onchain).
-            raise ApplicationError(str(exc), type="ReceiptMismatch", non_retryable=True) from exc
 
     @activity.defn(name="engine.transfer_status")
     async def transfer_status(self, ref: TransferRef) -> TransferStep:

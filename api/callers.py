@@ -5,6 +5,7 @@ mypy accepts only static type aliases."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Path, Request
@@ -12,10 +13,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from access.callers import admin, anyone, developer, project, user
+from access.consent import is_user_authorized
 from access.ratelimit import client_ip
 from api.auth.declaration import Callers
 from api.auth.principal import ProjectPrincipal, UserPrincipal
+from api.deps import GatewayDep, SessionDep
 from api.openapi import problems
+from api.operations import OperatorCall
 from core.errors import DomainError
 from core.logging import request_id_var
 from events.audit import Actor
@@ -38,8 +42,49 @@ McdRead = Annotated[UserPrincipal, Depends(Callers(user("mcd:read")))]
 # project's client holds for them is never one (issue 38, H1).
 Developer = Annotated[UserPrincipal, Depends(Callers(developer()))]
 
+
+async def withdrawing_user(
+    principal: Annotated[UserPrincipal, Depends(Callers(user("funds:withdraw")))],
+    request: Request,
+) -> UserPrincipal:
+    """The withdrawals routes' caller: the user's own access token holding ``funds:withdraw``,
+    of the gateway's own (first-party) client, or of a project's client whose consent, still
+    active, holds ``funds:withdraw`` (403 ``user-not-authorized-for-project`` otherwise). A
+    project's own credentials never reach a user's money out. The principal returned names
+    the project the withdrawal is made for (None: the gateway's own client)."""
+    if principal.first_party:  # the gateway's own client acts for no project
+        return replace(principal, project_id=None)
+    project_id = principal.project_id
+    if project_id is None:
+        raise DomainError(
+            "This call needs a user's token of the gateway or of a project's app",
+            status=403, slug="insufficient-scope", required_scope="funds:withdraw",
+        )  # fmt: skip
+    async with request.app.state.session_maker() as session:
+        granted = await is_user_authorized(session, project_id, principal.uid, "funds:withdraw")
+    if not granted:
+        raise DomainError(
+            f"You have not authorized project {project_id} to withdraw for you",
+            status=403, slug="user-not-authorized-for-project",
+            required_scope="funds:withdraw",
+        )  # fmt: skip
+    return principal
+
+
+Withdrawer = Annotated[UserPrincipal, Depends(withdrawing_user)]
+
 # A project id path parameter: a positive BIGINT (larger values are a 422, not a DB error).
 ProjectIdPath = Annotated[int, Path(ge=1, le=2**63 - 1, examples=[1000])]
+
+
+async def operator_call(
+    request: Request, admin: Admin, session: SessionDep, gateway: GatewayDep
+) -> OperatorCall:
+    """An administrator's action on transfers or withdrawals (``api.operations``)."""
+    return OperatorCall(request, session, gateway, actor_of(request, admin.uid))
+
+
+AdminOperation = Annotated[OperatorCall, Depends(operator_call)]
 
 
 def actor_of(request: Request, uid: str, role: str = "admin") -> Actor:

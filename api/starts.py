@@ -34,6 +34,7 @@ from core.workflow_ids import approval_workflow_id, lock_workflow_id
 from workflows.approval import ApprovalInput, ApprovalWorkflow
 from workflows.funds import FundLockWorkflow
 from workflows.pump import ensure_pump
+from workflows.withdrawals import WithdrawalWorkflow
 
 log = logging.getLogger("mccgw.api.starts")
 
@@ -157,6 +158,24 @@ async def signal_lock(request: Request, lock_id: str, resolution: str) -> None:
         await handle.signal(FundLockWorkflow.resolved, resolution)
     except Exception as exc:
         log.info("could not signal lock %s (%r); its timer will find it resolved", lock_id, exc)
+
+
+def signal_withdrawals(request: Request, workflow_ids: list[str], what: str) -> None:
+    """After the commit, without holding up the answer: tell withdrawals' workflows their
+    record changed (``what``: approved, rejected, cancelled, released). Best effort: a workflow
+    not told looks again within the hour (workflows.withdrawals) and finds the record as it is."""
+
+    async def tell() -> None:
+        client: Client = request.app.state.temporal
+        for workflow_id in workflow_ids:
+            handle = client.get_workflow_handle(workflow_id)
+            try:
+                await handle.signal(WithdrawalWorkflow.changed, what)
+            except Exception as exc:
+                log.info("could not signal %s (%r); it looks again by itself", workflow_id, exc)
+
+    if workflow_ids:
+        after_commit(request).run_soon(tell(), f"signal {what} to {len(workflow_ids)} withdrawals")
 
 
 async def ensure_webhook_pump(request: Request) -> None:

@@ -66,8 +66,8 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
 
     def authenticate_user(self, authorization_code: AuthorizationCode) -> UserInfo | None:
         user = self.server.store.user_by_uid(authorization_code.row.user_uid)
-        # The sign-in this code came from: its time rides in the access token (auth_time).
-        return replace(user, auth_time=authorization_code.get_auth_time()) if user else None
+        # The user signed in (with their password) when this code was made.
+        return user and replace(user, auth_time=authorization_code.get_auth_time())
 
 
 class RefreshTokenGrant(grants.RefreshTokenGrant):
@@ -85,7 +85,9 @@ class RefreshTokenGrant(grants.RefreshTokenGrant):
         return Token(row, "refresh_token") if row else None
 
     def authenticate_user(self, refresh_token: Token) -> UserInfo | None:
-        return self.server.store.user_by_uid(refresh_token.row.user_uid)
+        user = self.server.store.user_by_uid(refresh_token.row.user_uid)
+        # A refresh is no sign-in: the new access token keeps the grant's ``auth_time``.
+        return user and replace(user, auth_time=refresh_token.row.auth_time)
 
     def revoke_old_credential(self, refresh_token: Token) -> None:
         pass  # marked rotated atomically in authenticate_refresh_token
@@ -149,6 +151,11 @@ class AccessTokenGenerator(JWTBearerTokenGenerator):
     def get_audiences(self, client: Client, user: UserInfo, scope: str) -> str:
         return self.server.audience
 
+    def get_auth_time(self, user: UserInfo | None) -> int | None:
+        """When the user signed in for this grant (RFC 9068 ``auth_time``): what a fresh
+        sign-in is judged by (access/fresh.py)."""
+        return user.auth_time if user is not None else None
+
     def get_extra_claims(
         self, client: Client, grant_type: str, user: UserInfo, scope: str
     ) -> dict[str, Any]:
@@ -157,9 +164,6 @@ class AccessTokenGenerator(JWTBearerTokenGenerator):
         if client.first_party:  # admin power rides only on the gateway's own client
             claims["first_party"] = True
         return claims
-
-    def get_auth_time(self, user: UserInfo) -> int | None:
-        return user.auth_time if user else None
 
     def get_amr(self, user: UserInfo) -> list[str] | None:
         # A password is the one way to sign in so far (issue 44 adds the second factors).

@@ -5,6 +5,8 @@ The token is minted by the same authlib generator and recorded like any other.
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -23,11 +25,15 @@ def issue_token(
     scope: str,
     client_id: str | None = None,
     refresh: bool = False,
+    auth_time: int | None = None,
 ) -> dict[str, Any]:
-    """A token response (access_token, expires_in, scope, ...) for a user by uid or username."""
+    """A token response (access_token, expires_in, scope, ...) for a user by uid or username.
+    Whoever may call this holds the server's keys: the token counts as a sign-in now, unless
+    ``auth_time`` (Unix seconds) says when the user signed in."""
     found = server.store.user_by_login(user)
     if found is None:
         raise IssueError(f"no user {user!r}")
+    signed_in = replace(found[0], auth_time=int(time.time()) if auth_time is None else auth_time)
     client: Client | None
     if client_id:
         client = server.query_client(client_id)
@@ -39,7 +45,7 @@ def issue_token(
     if client is None:
         raise IssueError("no OAuth client (run `mccgw dev` to seed the demo clients)")
     token: dict[str, Any] = server.generate_token(
-        "authorization_code", client, user=found[0], scope=scope, include_refresh_token=refresh
+        "authorization_code", client, user=signed_in, scope=scope, include_refresh_token=refresh
     )
-    server.save_token(token, SimpleNamespace(client=client, user=found[0], refresh_token=None))
+    server.save_token(token, SimpleNamespace(client=client, user=signed_in, refresh_token=None))
     return token

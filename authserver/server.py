@@ -105,6 +105,7 @@ class _Introspection(_StoredTokens, IntrospectionEndpoint):
             "aud": self.server.audience,
             "exp": int(expires.timestamp()) if expires else None,
             "iat": int(row.issued_at.timestamp()),
+            "auth_time": row.auth_time,
             "jti": row.jti or str(row.id),
         }
 
@@ -162,6 +163,7 @@ class AuthServer(AuthorizationServer):
             expires_in=int(token.get("expires_in", 3600)),
             refresh_token=token.get("refresh_token"),
             family_id=previous.row.family_id if previous is not None else None,
+            auth_time=request.user.auth_time,
         )
 
     def create_oauth2_request(self, request: OAuth2Request) -> OAuth2Request:

@@ -41,9 +41,8 @@ class UserInfo:
     email: str
     role: str
     display_name: str | None
-    # When the person signed in (a code's ``auth_time``), for the tokens of that sign-in: a
-    # route can then ask for a recent one (access.callers ``fresh_seconds``). None: unknown (a
-    # refresh, or a token issued without a sign-in).
+    # When the user signed in (Unix seconds) for the grant being served: the code's sign-in,
+    # kept through refreshes (the access token's ``auth_time`` claim, access/fresh.py).
     auth_time: int | None = None
 
     def get_user_id(self) -> str:  # authlib's user protocol
@@ -216,6 +215,7 @@ class Store:
         expires_in: int,
         refresh_token: str | None,
         family_id: uuid.UUID | None,
+        auth_time: int | None = None,
     ) -> None:
         issued = now()
         with self.session() as s, s.begin():
@@ -231,6 +231,7 @@ class Store:
                     issued_at=issued,
                     access_expires_at=issued + timedelta(seconds=expires_in),
                     refresh_expires_at=issued + REFRESH_TTL if refresh_token else None,
+                    auth_time=auth_time,
                 )
             )
 

@@ -23,7 +23,13 @@ from solders.system_program import (
     transfer,
 )
 from spl.token.constants import ACCOUNT_LEN
-from spl.token.instructions import initialize_account3, mint_to, transfer_checked
+from spl.token.instructions import (
+    create_idempotent_associated_token_account,
+    get_associated_token_address,
+    initialize_account3,
+    mint_to,
+    transfer_checked,
+)
 from spl.token.models import InitializeAccount3Params, MintToParams, TransferCheckedParams
 
 from chain.keys import ChainKeys
@@ -136,6 +142,48 @@ def transfer_instruction(
             decimals=decimals,
         )
     )
+
+
+@dataclass(frozen=True)
+class WalletTransfer:
+    """Move ``amount`` base units from a user's custody account to a wallet outside custody:
+    to ``owner``'s associated token account for the currency's mint (a withdrawal)."""
+
+    currency: str
+    from_uid: str
+    owner: Pubkey
+    amount: int
+
+
+def wallet_token_account(keys: ChainKeys, owner: Pubkey, currency: str) -> Pubkey:
+    """``owner``'s associated token account for the currency's mint and its token program."""
+    return get_associated_token_address(
+        owner, keys.mint_for(currency), keys.token_program(currency)
+    )
+
+
+def wallet_transfer_instructions(
+    keys: ChainKeys, t: WalletTransfer, decimals: int, *, source: Pubkey
+) -> list[Instruction]:
+    """Create the owner's associated token account if it is missing (the ATA program's
+    ``CreateIdempotent``: a no-op when it exists; the fee payer pays its rent), then
+    ``transfer_checked`` into it: always the same instructions for the same transfer, so a
+    write resumed after a crash has the payload it was recorded with."""
+    program, mint = keys.token_program(t.currency), keys.mint_for(t.currency)
+    return [
+        create_idempotent_associated_token_account(keys.fee_payer.pubkey(), t.owner, mint, program),
+        transfer_checked(
+            TransferCheckedParams(
+                program_id=program,
+                source=source,
+                mint=mint,
+                dest=wallet_token_account(keys, t.owner, t.currency),
+                owner=keys.custody_authority.pubkey(),
+                amount=check_amount(t.amount),
+                decimals=decimals,
+            )
+        ),
+    ]
 
 
 def mint_instruction(keys: ChainKeys, m: CustodyMint, *, dest: Pubkey | None = None) -> Instruction:

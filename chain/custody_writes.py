@@ -21,10 +21,13 @@ from chain.answers import TOKEN_PROGRAMS
 from chain.custody import (
     CustodyMint,
     CustodyTransfer,
+    WalletTransfer,
     create_custody_instructions,
     custody_address,
     mint_instruction,
     transfer_instruction,
+    wallet_token_account,
+    wallet_transfer_instructions,
 )
 from chain.decimals import TokenDecimals
 from chain.errors import (
@@ -256,6 +259,27 @@ class CustodyWrites:
             ]
         }
         instructions = [self.mint_instruction(m) for m in mints]
+        return await self.submit(op_key, instructions, kind=kind, meta=meta)
+
+    def wallet_token_account(self, owner: Pubkey, currency: str) -> Pubkey:
+        """Where a withdrawal to ``owner`` lands: its associated token account for the mint."""
+        return wallet_token_account(self._keys, owner, currency)
+
+    async def submit_to_wallet(
+        self, op_key: str, transfer: WalletTransfer, *, kind: str = "withdrawal"
+    ) -> ChainWrite:
+        """One custody account to a wallet's associated token account (created if missing), in
+        one transaction, exactly once per ``op_key`` (``chain/writes.py``)."""
+        decimals = (await self.load_token_decimals()).of(transfer.currency)
+        source = self.custody_address(transfer.from_uid, transfer.currency)
+        instructions = wallet_transfer_instructions(self._keys, transfer, decimals, source=source)
+        meta = {
+            "currency": transfer.currency.upper(),
+            "from_uid": transfer.from_uid,
+            "owner": str(transfer.owner),
+            "destination": str(self.wallet_token_account(transfer.owner, transfer.currency)),
+            "amount": str(transfer.amount),
+        }
         return await self.submit(op_key, instructions, kind=kind, meta=meta)
 
     async def transfer(

@@ -12,7 +12,8 @@ every public method of each; no caller reaches a part.
 - ``chain/write_record.py``: ``WriteRecord``, the one owner of a write's row and attempts (it
   moves as ``writes`` decides), and ``ChainWrite``, the snapshot callers see; the queries
   that find records are ``chain/tx_store.py``'s, signing is ``chain/signing.py``'s;
-- ``chain/custody_writes.py``: mint decimals, custody accounts, custody transfers and mints.
+- ``chain/custody_writes.py``: mint decimals, custody accounts, custody transfers and mints,
+  and transfers out of custody to a user's own wallet (withdrawals).
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ class ChainGateway:
         self.fits_one_transaction = custody.fits_one_transaction
         self.submit_transfers = custody.submit_transfers
         self.submit_mints = custody.submit_mints
+        self.wallet_token_account = custody.wallet_token_account
+        self.submit_to_wallet = custody.submit_to_wallet
         self.transfer = custody.transfer
         self.mint = custody.mint
 

@@ -22,6 +22,7 @@ from typing import Annotated, Literal
 from pydantic import Field, computed_field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.money import to_base_units
 from core.queues import MAIN_TASK_QUEUE
 
 # Placeholder secrets are fine on a laptop and in tests, never in production.
@@ -56,6 +57,28 @@ class WebhookSettings:
     allow_loopback: bool = False
     # A claimed delivery is invisible to other pumps this long (a crashed pump's claim expires).
     lease_seconds: float = 60.0
+
+
+@dataclass(frozen=True)
+class WithdrawalSettings:
+    """Withdrawals' controls (docs/engine.md, "Withdrawals"): the ``withdrawal_*`` fields of
+    Settings, grouped. Amounts are whole tokens as decimal strings, for MCC and MCD alike (each
+    turned into its own mint's base units); the approval thresholds are "above this amount"."""
+
+    minimum: str = "1"
+    maximum: str = "10000"
+    # Per user and currency, over the last 24 hours (not a calendar day: no double at midnight).
+    daily_limit: str = "25000"
+    # The whole deployment's outflow per currency over the last hour: crossing it trips the
+    # breaker, which holds every new withdrawal until an operator resets it.
+    hourly_outflow_limit: str = "100000"
+    approval_above: str = "1000"  # one administrator's approval
+    dual_approval_above: str = "5000"  # two different administrators' approvals
+    # A new wallet_address receives nothing for this long (withdrawals made meanwhile wait).
+    cooling_off_seconds: float = 24 * 3600.0
+    # A withdrawal still waiting (approvals, cooling-off, breaker) this long after it was made
+    # is cancelled and its hold released.
+    max_wait_seconds: float = 72 * 3600.0
 
 
 def _comma_list(v: object) -> object:
@@ -195,6 +218,38 @@ class Settings(BaseSettings):
     # Hosts, IPs or CIDRs allowed despite the SSRF rule (plain http too), comma-separated.
     webhook_allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ()
     webhook_allow_loopback: bool = False  # loopback and plain http to it (dev, tests)
+
+    # A sensitive action (changing the wallet_address withdrawals go to) needs a sign-in with
+    # the gateway's own client at most this many seconds old (access/fresh.py).
+    fresh_signin_seconds: float = Field(default=300.0, gt=0)
+    # Withdrawals (docs/engine.md, "Withdrawals"); grouped as ``settings.withdrawals``.
+    withdrawal_minimum: str = "1"
+    withdrawal_maximum: str = "10000"
+    withdrawal_daily_limit: str = "25000"
+    withdrawal_hourly_outflow_limit: str = "100000"
+    withdrawal_approval_above: str = "1000"
+    withdrawal_dual_approval_above: str = "5000"
+    withdrawal_cooling_off_seconds: float = Field(default=86400.0, ge=0)
+    withdrawal_max_wait_seconds: float = Field(default=259200.0, gt=0)
+
+    @field_validator(
+        "withdrawal_minimum", "withdrawal_maximum", "withdrawal_daily_limit",
+        "withdrawal_hourly_outflow_limit", "withdrawal_approval_above",
+        "withdrawal_dual_approval_above",
+    )  # fmt: skip
+    @classmethod
+    def _whole_tokens(cls, v: str) -> str:
+        # Checked at the finest mint's scale the gateway meets (9 decimals); each mint's own
+        # decimals are applied when a withdrawal is made.
+        to_base_units(v, 9, allow_zero=True)
+        return v
+
+    @property
+    def withdrawals(self) -> WithdrawalSettings:
+        """The ``withdrawal_<name>`` fields as WithdrawalSettings(<name>=...)."""
+        return WithdrawalSettings(
+            **{f.name: getattr(self, f"withdrawal_{f.name}") for f in fields(WithdrawalSettings)}
+        )
 
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod

@@ -23,6 +23,15 @@ def transfer_retry_workflow_id(transfer_id: str, attempt: str) -> str:
     return f"{transfer_workflow_id(transfer_id)}-retry-{attempt}"
 
 
+def withdrawal_workflow_id(withdrawal_id: str) -> str:
+    return f"withdrawal-{withdrawal_id}"
+
+
+def withdrawal_retry_workflow_id(withdrawal_id: str, attempt: str) -> str:
+    """An operator's restart of a withdrawal whose workflow is gone (as for a transfer)."""
+    return f"{withdrawal_workflow_id(withdrawal_id)}-retry-{attempt}"
+
+
 def lock_workflow_id(lock_id: str) -> str:
     return f"funds-lock-{lock_id}"
 

@@ -89,7 +89,13 @@ async def chain_write(gateway: ChainGateway, op_key: str) -> ChainWrite | None:
 
 async def chain_view(gateway: ChainGateway, transfer: Transfer) -> dict[str, Any] | None:
     """The transfer's chain write, as plain values (None when it has none)."""
-    if transfer.op_key is None or (write := await chain_write(gateway, transfer.op_key)) is None:
+    return await write_view(gateway, transfer.op_key)
+
+
+async def write_view(gateway: ChainGateway, op_key: str | None) -> dict[str, Any] | None:
+    """The chain write ``op_key`` (a transfer's, a withdrawal's), as plain values (None when
+    there is none)."""
+    if op_key is None or (write := await chain_write(gateway, op_key)) is None:
         return None
     return {
         "status": write.status,
@@ -115,16 +121,23 @@ async def retry(session: AsyncSession, gateway: ChainGateway, transfer_id: str) 
         raise NotFound(f"Transfer {transfer_id} not found")
     if transfer.status not in ACTIONABLE:
         raise InvalidState(f"Transfer {transfer_id} is {transfer.status}; nothing to retry")
-    chain: dict[str, Any] | None = None
+    chain = None
     if transfer.op_key is not None and transfer.status == "pending_onchain":
-        try:
-            write = await gateway.advance(transfer.op_key)
-            chain = {"status": write.status, "signature": write.signature}
-        except UnknownChainWrite:
-            chain = None
-        except ChainError as exc:
-            raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
+        chain = await recheck(gateway, transfer.op_key)
     return Retry(transfer, chain)
+
+
+async def recheck(gateway: ChainGateway, op_key: str) -> dict[str, Any] | None:
+    """One step of the write ``op_key`` from the chain's answer (``advance``: the same bytes
+    re-sent, or re-signed only after provable expiry); its status and signature after it, None
+    when no write is recorded yet. 503 while the chain is unreachable."""
+    try:
+        write = await gateway.advance(op_key)
+    except UnknownChainWrite:
+        return None
+    except ChainError as exc:
+        raise ServiceUnavailable(f"The chain is unreachable: {exc}") from exc
+    return {"status": write.status, "signature": write.signature}
 
 
 async def cancel(

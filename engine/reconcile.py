@@ -1,8 +1,9 @@
 """Reconciliation: every custody account's finalized on-chain balance against the ledger.
 
 Reports drift (rows in ``reconciliation_drifts`` and Prometheus gauges); never moves money.
-An account with a transfer in flight (``pending_onchain``), or whose ledger row changed while
-the chain was read, is skipped this run: the chain legitimately leads the ledger there.
+An account with a transfer or a withdrawal in flight (``pending_onchain``), or whose ledger row
+changed while the chain was read, is skipped this run: the chain legitimately leads the ledger
+there.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain.gateway import ChainGateway
 from db.models.engine import ReconciliationDrift, Transfer
 from db.models.ledger import LedgerAccount
+from db.models.withdrawals import Withdrawal
 
 DRIFT_ACCOUNTS = Gauge(
     "mccgw_reconciliation_drift_accounts", "Custody accounts whose chain and ledger differ"
@@ -56,6 +58,13 @@ async def _snapshot(session: AsyncSession) -> tuple[dict[Key, int], set[Key]]:
         )
     ).all():
         in_flight |= {(src, cur), (dst, cur)}
+    # A withdrawal being written leaves custody before the ledger books it.
+    withdrawing = await session.execute(
+        select(Withdrawal.user_uid, Withdrawal.currency).where(
+            Withdrawal.status == "pending_onchain"
+        )
+    )
+    in_flight |= {(uid, cur) for uid, cur in withdrawing.all()}
     return accounts, in_flight
 
 

@@ -6,8 +6,10 @@ those records and starts their workflows by their derived ids (a no-op for a run
 transfers still ``pending`` after ``stale_after``, fund locks still active well past their
 ``expires_at``, mining submissions still ``pending_verification`` after ``stale_after``
 (verification moves every submission of a workflow at once, so a pending one means its
-workflow never ran), approved projects whose whitelist entry is still ``pending``, and
-admin whitelist changes still pending after ``stale_after``.
+workflow never ran), approved projects whose whitelist entry is still ``pending``, admin
+whitelist changes still pending after ``stale_after``, and withdrawals still ``pending`` after
+``stale_after`` whose workflow never looked at them (``workflow_seen_at``: a withdrawal may
+rightly wait for days, and its running workflow is not started again every sweep).
 """
 
 from __future__ import annotations
@@ -23,17 +25,19 @@ from core.workflow_ids import (
     lock_workflow_id,
     transfer_workflow_id,
     whitelist_change_workflow_id,
+    withdrawal_workflow_id,
 )
 from db.models.engine import Transfer
 from db.models.ledger import Hold
 from db.models.mining import MiningSubmission
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication
+from db.models.withdrawals import Withdrawal
 
 
 @dataclass
 class Orphan:
     # "transfer" | "lock" | "mining" | "approval" (user_uid: the approving admin) | "whitelist"
-    # (record_id: the change's op key)
+    # (record_id: the change's op key) | "withdrawal"
     kind: str
     record_id: str
     workflow_id: str
@@ -95,7 +99,28 @@ async def find_orphans(
     orphans.extend(await _mining_orphans(session, cutoff, limit))
     orphans.extend(await _approval_orphans(session, cutoff, limit))
     orphans.extend(await _whitelist_orphans(session, cutoff, limit))
+    orphans.extend(await _withdrawal_orphans(session, cutoff, limit))
     return orphans
+
+
+async def _withdrawal_orphans(session: AsyncSession, cutoff: datetime, limit: int) -> list[Orphan]:
+    unseen = await session.scalars(
+        select(Withdrawal)
+        .where(
+            Withdrawal.status == "pending",
+            Withdrawal.workflow_seen_at.is_(None),
+            Withdrawal.created_at < cutoff,
+        )
+        .order_by(Withdrawal.created_at)
+        .limit(limit)
+    )
+    return [
+        Orphan(
+            "withdrawal", w.id, w.workflow_id or withdrawal_workflow_id(w.id), w.project_id or 0,
+            w.user_uid, w.currency,
+        )
+        for w in unseen
+    ]  # fmt: skip
 
 
 async def _mining_orphans(session: AsyncSession, cutoff: datetime, limit: int) -> list[Orphan]:

@@ -267,6 +267,11 @@ class Ledger:
         """Consume an active hold for a settlement transfer: held becomes outgoing pending."""
         return await self._resolve(hold_id, "posted", "post", reference, d_held=-1, d_pending=1)
 
+    async def debit_hold(self, hold_id: str, reference: str) -> Hold | None:
+        """The hold's funds left custody (a withdrawal finalized on chain): the hold is posted
+        and the balance debited by its amount in one entry. None when already resolved."""
+        return await self._resolve(hold_id, "posted", "debit", reference, d_held=-1, d_balance=-1)
+
     # -- internals -----------------------------------------------------------------------
 
     async def _resolve(
@@ -278,6 +283,7 @@ class Ledger:
         *,
         d_held: int,
         d_pending: int = 0,
+        d_balance: int = 0,
     ) -> Hold | None:
         # Exactly once: only the caller whose UPDATE flips 'active' gets the row back.
         hold = (
@@ -295,6 +301,7 @@ class Ledger:
             hold.currency,
             kind,
             hold.amount,
+            d_balance=d_balance * hold.amount,
             d_held=d_held * hold.amount,
             d_pending_out=d_pending * hold.amount,
             hold_id=hold.id,
@@ -345,20 +352,6 @@ class Ledger:
             current = await self.balances(user_uid, currency)
             raise InsufficientFunds(user_uid, currency, need_available or amount, current.available)
         return Balances(user_uid, currency, *row)
-
-
-def _entry(m: Move) -> dict[str, object]:
-    return {
-        "user_uid": m.user_uid,
-        "currency": m.currency,
-        "kind": m.kind,
-        "amount": m.amount,
-        "d_balance": m.d_balance,
-        "d_held": m.d_held,
-        "d_pending_out": m.d_pending_out,
-        "hold_id": None,
-        "reference": m.reference,
-    }
 
 
 # The entry is written only if the account row changed (it comes FROM the CTE's rows).

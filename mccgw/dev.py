@@ -166,7 +166,8 @@ class DevStack:
         demo_file = self.dir / "demo.json"
         previous = json.loads(demo_file.read_text()) if demo_file.exists() else {}
         settings = Settings(_env_file=None, **_settings_from_env(env))
-        seeded = asyncio.run(seed(settings, previous, territory=False))
+        wallets = self.dir / "wallets"
+        seeded = asyncio.run(seed(settings, previous, territory=False, wallets=wallets))
         demo: dict[str, Any] = {
             "base_url": env["BASE_URL"],
             "auth_url": env["AUTH_URL"],

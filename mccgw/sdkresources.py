@@ -41,6 +41,9 @@ NAMES = {
     "project_attributes": "for_project",
     "change_project_status": "change_status",
     "wallet_auctions": "wallet_auctions",
+    "admin_withdrawals": "list",
+    "admin_withdrawal": "retrieve",
+    "admin_cancel_withdrawal": "cancel",
 }
 Kind = Literal["one", "list", "pages", "model", "json"]
 

@@ -6,9 +6,11 @@ secrets that match the database, and rotates them otherwise (nothing shown is a 
 
 from __future__ import annotations
 
+import json
 import secrets
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TypeVar
 
 from solders.keypair import Keypair
@@ -102,6 +104,8 @@ async def _cli_client(session: AsyncSession, settings: Settings) -> str:
     with the console's, the only clients whose tokens carry an administrator's power. It
     belongs to no project, so it can never call as one."""
     client = await session.get(OAuthClient, CLI_CLIENT_ID)
+    if client is not None:
+        client.allowed_scopes = list(USER_SCOPES)  # a scope added since (funds:withdraw)
     if client is None:
         redirect = settings.base_url.rstrip("/") + "/docs/oauth2-redirect"
         client = public_client(
@@ -140,11 +144,31 @@ async def _consent(session: AsyncSession, uid: str, project_id: int) -> None:
     await session.flush()
 
 
+def _wallet(wallets: Path | None, username: str) -> tuple[Keypair, Path | None]:
+    """The demo user's own wallet: a keypair kept in ``wallets/<username>.json`` (Solana CLI
+    format, made once), theirs to spend what they withdraw; without a directory, a throwaway."""
+    if wallets is None:
+        return Keypair(), None
+    path = wallets / f"{username}.json"
+    if path.exists():
+        return Keypair.from_bytes(bytes(json.loads(path.read_text()))), path
+    wallets.mkdir(parents=True, exist_ok=True)
+    keypair = Keypair()
+    path.write_text(json.dumps(list(bytes(keypair))))
+    path.chmod(0o600)
+    return keypair, path
+
+
 async def _user(
-    session: AsyncSession, username: str, role: str, previous: dict[str, Any] | None
+    session: AsyncSession,
+    username: str,
+    role: str,
+    previous: dict[str, Any] | None,
+    wallets: Path | None = None,
 ) -> dict[str, Any]:
     user = await _one_or_none(session, select(User).where(User.username == username))
     password = (previous or {}).get("password")
+    keypair, keypair_file = _wallet(wallets, username)
     if user is None:
         password = secrets.token_urlsafe(12)
         user = User(
@@ -152,7 +176,7 @@ async def _user(
             username=username,
             email=f"{username}@demo.mccgw.local",
             password_hash=hash_password(password),
-            wallet_address=str(Keypair().pubkey()),
+            wallet_address=str(keypair.pubkey()),
             role=role,
             display_name=username.capitalize(),
         )
@@ -160,14 +184,17 @@ async def _user(
     elif not password or not verify_password(password, user.password_hash):
         password = secrets.token_urlsafe(12)
         user.password_hash = hash_password(password)
+    if keypair_file is not None:  # registered by the seed: no cooling-off (engine/wallets.py)
+        user.wallet_address = str(keypair.pubkey())
     await session.flush()
-    return {
+    shown = {
         "uid": user.uid,
         "email": user.email,
         "username": user.username,
         "password": password,
         "wallet_address": user.wallet_address,
     }
+    return shown | ({"wallet_keypair": str(keypair_file)} if keypair_file is not None else {})
 
 
 async def _applied(session: AsyncSession, settings: Settings, owner: dict[str, Any]) -> Project:
@@ -263,12 +290,17 @@ async def _project(
 
 
 async def seed(
-    settings: Settings, previous: dict[str, Any], *, territory: bool = True
+    settings: Settings,
+    previous: dict[str, Any],
+    *,
+    territory: bool = True,
+    wallets: Path | None = None,
 ) -> dict[str, Any]:
     """Create or refresh the demo data; ``previous`` is the last demo.json (or {}). Without
     ``territory`` the demo territory is left to ``seed_territory`` (its own transaction: the
     ~80,000 rows of mining history take seconds, and ``mccgw dev`` writes them while the
-    chain work of the demo goes on)."""
+    chain work of the demo goes on). ``wallets``: where the demo users' own wallets (the
+    keypairs their profiles name) are kept."""
     old_users = {
         u["username"]: u for u in [previous.get("admin") or {}, *previous.get("users", [])] if u
     }
@@ -278,7 +310,10 @@ async def seed(
     try:
         async with unit_of_work(create_session_maker(engine)) as session:
             people = [
-                await _user(session, name, role, old_users.get(name)) for name, role in DEMO_USERS
+                await _user(
+                    session, name, role, old_users.get(name), wallets if role == "user" else None
+                )
+                for name, role in DEMO_USERS
             ]
             project = await _project(session, settings, people[0], old_projects.get(DEMO_PROJECT))
             await _consent(session, people[1]["uid"], int(project["project_id"]))

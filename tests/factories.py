@@ -131,10 +131,13 @@ class World:
             s.add(OAuthConsent(user_uid=uid, project_id=project_id, scopes=granted, source="admin"))
             await s.commit()
 
-    async def token(self, uid: str, scope: str, client_id: str | None = None) -> str:
+    async def token(
+        self, uid: str, scope: str, client_id: str | None = None, auth_time: int | None = None
+    ) -> str:
         """An access token with exactly ``scope``; by default through a first-party (gateway
         console) client allowed that scope (the only kind on which an admin's role counts).
-        Pass a project's client_id otherwise."""
+        Pass a project's client_id otherwise; ``auth_time``: when the user signed in (Unix
+        seconds; now by default)."""
         if client_id is None:
             project = await self.project()
             allowed = dict.fromkeys([*CLIENT_SCOPES, *scope.split()])  # ordered, no repeats
@@ -143,7 +146,7 @@ class World:
             )
         server = self.app.state.auth_server
         issued = await asyncio.to_thread(
-            issue_token, server, user=uid, scope=scope, client_id=client_id
+            issue_token, server, user=uid, scope=scope, client_id=client_id, auth_time=auth_time
         )
         return str(issued["access_token"])
 

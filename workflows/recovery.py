@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.steps import Step
     from workflows.transfers import TransferInput, TransferWorkflow
     from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
+    from workflows.withdrawals import WithdrawalInput, WithdrawalWorkflow
 
 RECOVERY_SCHEDULE_ID = "mccgw-recover-orphans"
 
@@ -90,6 +91,9 @@ def _child(o: Orphan) -> tuple[Any, Any, tuple[str, str] | None]:
         return MiningSubmissionWorkflow.run, submission_input(o.workflow_id, o.record_ids), None
     if o.kind == "approval":  # its project exists: the input needs no scopes
         return ApprovalWorkflow.run, ApprovalInput(o.record_id, o.user_uid), None
+    if o.kind == "withdrawal":
+        arg = WithdrawalInput(withdrawal_id=o.record_id)
+        return WithdrawalWorkflow.run, arg, ("withdrawal", "pending")
     if o.kind == "whitelist":
         change = WhitelistChangeInput(o.project_id, o.action, o.record_id)
         return WhitelistChangeWorkflow.run, change, None

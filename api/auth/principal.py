@@ -15,7 +15,8 @@ class UserPrincipal:
     token_id: str | None = None
     # Issued to the gateway's own (first-party) client; a project's client never is.
     first_party: bool = False
-    # When the person signed in (the token's ``auth_time``; None when it does not say).
+    # When the person signed in for this token's grant (Unix seconds; the ``auth_time`` claim,
+    # kept through refreshes); None when the token does not say.
     auth_time: int | None = None
     id_token: bool = False  # an OIDC ID token (the legacy and developer routes take them)
 

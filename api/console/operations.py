@@ -12,6 +12,7 @@ from urllib.parse import quote
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from solders.signature import Signature
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api import operations
@@ -23,7 +24,7 @@ from core.errors import DomainError, NotFound
 from core.workflow_ids import approval_workflow_id
 from db.models.engine import Transfer
 from db.models.onboarding import McdWhitelistEntry
-from engine import operators, transfers
+from engine import operators, transfers, withdrawal_queries
 from onboarding import queries
 
 router = pages.console_router()
@@ -87,11 +88,18 @@ async def transfers_page(
     """Stuck (operators.stuck's rule: pending/pending_onchain older than the threshold), failed
     and cancelled transfers; filter by id, user or project."""
     older_than = max(0, min(older_than, 30 * 86400))
-    statement = operators.listing(view, timedelta(seconds=older_than), q)
+    threshold = timedelta(seconds=older_than)
+    statement = operators.listing(view, threshold, q)
+
+    async def stuck_withdrawals(session: AsyncSession, _: pages.Paged) -> dict[str, Any]:
+        """The stuck operations are withdrawals too: how many, by the same threshold."""
+        stuck = withdrawal_queries.listing("stuck", older_than=threshold).subquery()
+        return {"stuck_withdrawals": await session.scalar(select(func.count()).select_from(stuck))}
+
     return await pages.list_page(
         request, "transfers.html", statement, [Transfer.created_at.desc()], page,
-        view=view, views=operators.TRANSFER_VIEWS, older_than=older_than, q=q,
-        amount=lambda t: decimals.format(t.amount, t.currency),
+        stuck_withdrawals, view=view, views=operators.TRANSFER_VIEWS, older_than=older_than,
+        q=q, amount=lambda t: decimals.format(t.amount, t.currency),
     )  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from api.routes import (
     admin_projects,
     admin_transfers,
     admin_whitelist,
+    admin_withdrawals,
     attributes,
     auction_solana,
     authorizations,
@@ -29,6 +30,7 @@ from api.routes import (
     transfers,
     users,
     versions,
+    withdrawals,
 )
 from authserver.routes import router as auth_router
 
@@ -47,6 +49,8 @@ for _prefix in ("/v1", "/api/open"):  # spec: onboarding and admin routes under 
 api_router.include_router(funds.router)
 api_router.include_router(transfers.router)
 api_router.include_router(admin_transfers.router)
+api_router.include_router(withdrawals.router)
+api_router.include_router(admin_withdrawals.router)
 api_router.include_router(webhooks_routes.router)
 api_router.include_router(mining_routes.router)
 api_router.include_router(mining_stats_routes.router)

@@ -6,15 +6,14 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api import operations
-from api.callers import Admin, actor_of
+from api.callers import Admin, AdminOperation
 from api.deps import DecimalsDep, GatewayDep, SessionDep
 from api.envelope import PageParams, PageQuery, page, resource, single
 from api.openapi import problems
-from api.operations import OperatorCall
 from api.schemas.transfers import (
     DriftAttributes,
     RetryAttributes,
@@ -34,15 +33,6 @@ ADMIN_PROBLEMS = problems(
 
 class AdminActionIn(BaseModel):
     reason: str = Field("operator action", min_length=1, max_length=200)
-
-
-async def operator_call(
-    request: Request, admin: Admin, session: SessionDep, gateway: GatewayDep
-) -> OperatorCall:
-    return OperatorCall(request, session, gateway, actor_of(request, admin.uid))
-
-
-Operation = Annotated[OperatorCall, Depends(operator_call)]
 
 
 @router.get(
@@ -71,7 +61,7 @@ async def stuck_transfers(
     responses=ADMIN_PROBLEMS,
 )
 async def retry_transfer(
-    transfer_id: str, call: Operation, payload: AdminActionIn | None = None
+    transfer_id: str, call: AdminOperation, payload: AdminActionIn | None = None
 ) -> Any:
     """Re-check the chain and drive a stuck transfer on (re-sends exactly the same write)."""
     response = await operations.retry_transfer(
@@ -86,7 +76,7 @@ async def retry_transfer(
     responses=ADMIN_PROBLEMS,
 )
 async def admin_cancel_transfer(
-    transfer_id: str, call: Operation, payload: AdminActionIn | None = None
+    transfer_id: str, call: AdminOperation, payload: AdminActionIn | None = None
 ) -> Any:
     """Cancel a transfer whose chain write can no longer land (never sent, or expired)."""
     reason = payload.reason if payload else "operator action"

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 from starlette.datastructures import UploadFile
 
+from access.fresh import require_fresh_signin
 from api.auth.principal import UserPrincipal
 from api.callers import PUBLIC, UserRead, UserWrite, actor_of
-from api.deps import SessionDep
+from api.deps import GatewayDep, SessionDep
 from api.envelope import single
 from api.errors import invalid_field
 from api.idempotency import OptionalIdempotencyKey, write_context
@@ -22,9 +25,11 @@ from api.schemas.users import (
     UserAttributes,
     UserProfileAttributes,
 )
+from api.starts import signal_withdrawals
 from api.typed import Attributes, One
 from core.errors import DomainError, NotFound, ServiceUnavailable
 from db.models import User
+from engine import wallets
 from events.audit import audit_action
 from profiles import avatar
 from profiles.storage import AvatarStorage, StorageError
@@ -36,7 +41,19 @@ _PROBLEMS = problems(401, 403, 429)
 
 
 class ProfileUpdate(BaseModel):
-    display_name: str = Field(min_length=1, max_length=50, examples=["Alice"])
+    # Optional since wallet_address may come alone, but never null: still a string to 1.0.0
+    # clients (the contract, docs/versioning.md).
+    display_name: str | SkipJsonSchema[None] = Field(
+        None, min_length=1, max_length=50, examples=["Alice"]
+    )
+    wallet_address: str | None = Field(
+        None,
+        max_length=64,
+        description="The Solana wallet your withdrawals go to (null removes it). Changing it "
+        "needs a sign-in with the gateway's own client within FRESH_SIGNIN_SECONDS, starts a "
+        "cooling-off during which withdrawals wait, and cancels the pending ones",
+        examples=["9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"],
+    )
     idempotency_key: OptionalIdempotencyKey = None
 
 
@@ -70,23 +87,53 @@ async def my_profile(user: UserRead, session: SessionDep) -> dict[str, Any]:
 @router.patch(
     "/me/profile",
     response_model=One[UserProfileAttributes],
-    responses=problems(401, 403, 409, 422, 429),
-)
-async def update_my_profile(payload: ProfileUpdate, user: UserWrite, request: Request) -> Any:
-    """Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is
-    optional (with one, a retry within 24 h is replayed)."""
+    responses=problems(
+        403, 409, 429,
+        s401="`unauthorized`; `fresh-sign-in-required` (a wallet change needs a fresh "
+        "sign-in with the gateway's own client: sign in again and repeat)",
+        s422="`validation-error` (nothing to change, or not a wallet address)",
+        s503="The chain is unreachable to check a new wallet (`service-unavailable`)",
+    ),
+)  # fmt: skip
+async def update_my_profile(
+    payload: ProfileUpdate, user: UserWrite, request: Request, gateway: GatewayDep
+) -> Any:
+    """Change the display name or the wallet withdrawals go to (scope user:write).
+    A wallet change needs a sign-in with the gateway's own client within the last
+    FRESH_SIGNIN_SECONDS (401 `fresh-sign-in-required` otherwise). Naturally idempotent:
+    `idempotency_key` is optional (with one, a retry within 24 h is replayed)."""
+    changes = payload.model_fields_set - {"idempotency_key"}
+    if not changes or (payload.display_name is None and "wallet_address" not in changes):
+        raise invalid_field("display_name", "give display_name or wallet_address to change")
+    owner = None
+    if "wallet_address" in changes:
+        settings = request.app.state.settings
+        require_fresh_signin(
+            user, settings.fresh_signin_seconds, action="Changing the wallet withdrawals go to"
+        )
+        if payload.wallet_address is not None:
+            owner = await wallets.check_wallet(gateway, payload.wallet_address)
+    cancelled: list[str] = []
     async with write_context(
         request, user, operation="users.profile.update", user_uid=user.uid, key_optional=True
     ) as ctx:
         row = await ctx.session.get(User, user.uid, with_for_update=True)
         if row is None:
             raise NotFound(f"User {user.uid} does not exist")
-        row.display_name = payload.display_name
+        if payload.display_name is not None:
+            row.display_name = payload.display_name
+        if "wallet_address" in changes:
+            now = datetime.now(UTC)
+            decimals = gateway.token_decimals()
+            change = await wallets.change_wallet(ctx.session, user.uid, owner, now, decimals)
+            cancelled = [w.workflow_id for w in change.cancelled if w.workflow_id]
         await ctx.session.flush()
         await ctx.session.refresh(row)
         # The same e-mail rule as the GET: only a token holding `email` sees the address.
         attributes = UserProfileAttributes.of(row, show_email=_sees_email(user))
-        return ctx.respond(200, single("user_profile", user.uid, attributes))
+        response = ctx.respond(200, single("user_profile", user.uid, attributes))
+    signal_withdrawals(request, cancelled, "cancelled")
+    return response
 
 
 @router.get(

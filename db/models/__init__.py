@@ -7,6 +7,7 @@ from db.models import (
     onboarding,  # noqa: F401  (applications, whitelist, status history)
     organizations,  # noqa: F401  (units, memberships, station KPIs)
     tokens,  # noqa: F401  (deposits, custody watch, price closes, admin prices)
+    withdrawals,  # noqa: F401  (withdrawals, their decisions and history, the breaker)
 )
 from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.events import Event

@@ -124,6 +124,8 @@ class OAuthToken(Base):
     rotated_at: Mapped[datetime | None]
     access_revoked_at: Mapped[datetime | None]
     revoked_at: Mapped[datetime | None]
+    # When the user signed in for this grant (Unix seconds), kept through its refreshes.
+    auth_time: Mapped[int | None]
 
 
 class OAuthConsent(TimestampMixin, Base):

@@ -27,7 +27,25 @@ FINAL_TRANSFER_STATUSES = ("completed", "failed", "cancelled")
 LIMIT_OPERATIONS = ("fund_lock", "transfer", "mining")
 
 
-class Transfer(Base):
+class SettledOnChain:
+    """What a record settled by one chain write keeps (a transfer, a withdrawal): why it
+    failed, its workflow and the audit row of its request, the write that carries it
+    (``chain_transactions.op_key``) and where that landed, and when it moved."""
+
+    failure_reason: Mapped[str | None] = mapped_column(String(500))
+    workflow_id: Mapped[str | None] = mapped_column(String(200))
+    audit_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+    op_key: Mapped[str | None] = mapped_column(String(200))
+    signature: Mapped[str | None] = mapped_column(String(88))
+    slot: Mapped[int | None]
+    block_height: Mapped[int | None]
+    created_at: Mapped[CreatedAt]
+    updated_at: Mapped[UpdatedAt]
+    onchain_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+
+class Transfer(SettledOnChain, Base):
     __tablename__ = "transfers"
     __table_args__ = (
         CheckConstraint(f"status IN {TRANSFER_STATUSES!r}", name="status"),
@@ -48,20 +66,8 @@ class Transfer(Base):
     lock_id: Mapped[str | None] = mapped_column(String(64))
     reference: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
     requires_onchain: Mapped[bool] = mapped_column(Boolean, default=True)
-    failure_reason: Mapped[str | None] = mapped_column(String(500))
     # The UTC day whose amount-limit usage counted this transfer (released if it fails).
     limit_day: Mapped[date] = mapped_column(Date)
-    workflow_id: Mapped[str | None] = mapped_column(String(200))
-    audit_id: Mapped[uuid.UUID | None] = mapped_column(Uuid)
-    # The chain write (chain_transactions.op_key) that carries this transfer, and where it landed.
-    op_key: Mapped[str | None] = mapped_column(String(200))
-    signature: Mapped[str | None] = mapped_column(String(88))
-    slot: Mapped[int | None]
-    block_height: Mapped[int | None]
-    created_at: Mapped[CreatedAt]
-    updated_at: Mapped[UpdatedAt]
-    onchain_at: Mapped[datetime | None]
-    finished_at: Mapped[datetime | None]
 
 
 class TransferState(Base):

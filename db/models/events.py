@@ -25,6 +25,12 @@ EventType = TypeAliasType(
         "transfer.completed",
         "transfer.failed",
         "funds.deposited",  # tokens.deposits: an outside transfer into a custody account
+        # engine.withdrawals: a user's withdrawal to their own wallet, to the project whose
+        # client started it
+        "withdrawal.requested",
+        "withdrawal.completed",
+        "withdrawal.failed",
+        "withdrawal.cancelled",
     ],
 )
 EVENT_TYPES: tuple[str, ...] = get_args(EventType.__value__)

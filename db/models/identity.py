@@ -25,6 +25,8 @@ class User(TimestampMixin, Base):
     # scrypt hash (core.passwords); None for users that only come from the identity provider.
     password_hash: Mapped[str | None] = mapped_column(String(255))
     wallet_address: Mapped[str | None] = mapped_column(String(64))
+    # When wallet_address last changed: withdrawals wait out a cooling-off after it.
+    wallet_changed_at: Mapped[datetime | None]
     role: Mapped[str] = mapped_column(String(20), default="user", server_default="user")
     display_name: Mapped[str | None] = mapped_column(String(50))
     avatar_url: Mapped[str | None] = mapped_column(String(500))

@@ -116,7 +116,11 @@ async def _callers(app: FastAPI, client: httpx.AsyncClient, world: World) -> lis
     )
     MADE_UP["uid"] = MADE_UP["user_uid"] = owner.uid
 
-    async def token(uid: str, scope: str, client_id: str) -> str:
+    async def token(uid: str, scope: str, client_id: str, project_id: int | None = None) -> str:
+        """A token of ``client_id``; of a project's client, after the user's consent to that
+        project for ``scope`` (how such a token comes to be: the sign-in asks for it)."""
+        if project_id is not None:
+            await world.consent(uid, project_id, scope.split())
         return await world.token(uid, scope, client_id=client_id)
 
     def bearer(value: str) -> dict[str, str]:
@@ -129,14 +133,14 @@ async def _callers(app: FastAPI, client: httpx.AsyncClient, world: World) -> lis
         return Caller(name, bearer(value), token=kind, **facts)
 
     async def scoped(scope: str) -> Caller:
-        value = await token((await world.user()).uid, scope, a_client)
+        value = await token((await world.user()).uid, scope, a_client, a.project_id)
         return person(f"A's client, {scope} alone", value, scopes=expand([scope]))
 
     _, third_party = await _tokens(app, world, "openid", owner, a_client)
     _, first_party = await _tokens(app, world, "openid", owner, own_client)
-    b_user = await token((await world.user()).uid, ALL_USER_SCOPES, b_client)
+    b_user = await token((await world.user()).uid, ALL_USER_SCOPES, b_client, b.project_id)
     owner_own = await token(owner.uid, ALL_USER_SCOPES, own_client)
-    admin_theirs = await token(admin.uid, ALL_USER_SCOPES, a_client)
+    admin_theirs = await token(admin.uid, ALL_USER_SCOPES, a_client, a.project_id)
     admin_own = await token(admin.uid, ALL_USER_SCOPES, own_client)
     revoked = await token(admin.uid, ALL_USER_SCOPES, own_client)
     gone = await client.post("/auth/oauth/revoke", data={"token": revoked, "client_id": own_client})

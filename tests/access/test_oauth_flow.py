@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import json
+import time
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -11,6 +16,9 @@ from authlib.integrations.httpx_client import AsyncOAuth2Client
 from fastapi import FastAPI
 from sqlalchemy import select
 
+from access.fresh import signed_in_within
+from api.auth.deps import principal_from_claims
+from api.auth.principal import UserPrincipal
 from db.models.access import OAuthConsent
 from tests.access.conftest import BASE
 from tests.factories import PASSWORD, REDIRECT, World
@@ -186,3 +194,51 @@ async def test_discovery_and_jwks(client: httpx.AsyncClient) -> None:
     assert config["code_challenge_methods_supported"] == ["S256"]
     keys = (await client.get("/auth/.well-known/jwks.json")).json()["keys"]
     assert keys and all("d" not in k for k in keys) and keys[0]["kid"]
+
+
+def _claims(jwt: str) -> dict[str, Any]:
+    payload = jwt.split(".")[1]
+    decoded: dict[str, Any] = json.loads(
+        base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    )
+    return decoded
+
+
+async def test_access_tokens_carry_the_sign_in_time_through_refreshes(
+    app: FastAPI, world: World
+) -> None:
+    """``auth_time`` is when the user signed in with their password (the authorize step), and
+    a refresh keeps it: a refreshed token is never a fresh sign-in (access/fresh.py)."""
+    user = await world.user()
+    project = await world.project()
+    client_id, _ = await world.oauth_client(project.project_id, public=True)
+    verifier = generate_token(48)
+    before = int(time.time())
+    async with oauth_client(app, client_id, None) as client:
+        location = await login_and_consent(client, user.username, verifier)
+        token = await client.fetch_token(
+            TOKEN_URL, authorization_response=location, code_verifier=verifier
+        )
+        signed_in = _claims(token["access_token"])["auth_time"]
+        assert before <= signed_in <= int(time.time())
+        await asyncio.sleep(1.1)
+        refreshed = await client.refresh_token(TOKEN_URL, refresh_token=token["refresh_token"])
+        claims = _claims(refreshed["access_token"])
+        assert claims["auth_time"] == signed_in and claims["iat"] > signed_in
+    # An opaque token says it through introspection; the API reads it either way.
+    opaque_id, _ = await world.oauth_client(project.project_id, token_format="opaque")
+    opaque = await world.token(user.uid, "user:read", opaque_id, auth_time=before - 600)
+    claims, _ = await app.state.token_verifier.access_claims(opaque)
+    assert claims["auth_time"] == before - 600
+    assert principal_from_claims(claims).auth_time == before - 600
+
+
+def test_the_fresh_sign_in_rule() -> None:
+    now = 1_700_000_000.0
+    fresh = UserPrincipal("u", "user", frozenset(), first_party=True, auth_time=int(now) - 299)
+    assert signed_in_within(fresh, 300, now)
+    assert not signed_in_within(replace(fresh, auth_time=int(now) - 301), 300, now)
+    assert not signed_in_within(replace(fresh, auth_time=None), 300, now)
+    assert not signed_in_within(replace(fresh, first_party=False), 300, now)  # a project's app
+    assert signed_in_within(replace(fresh, auth_time=int(now) + 30), 300, now)  # clock skew
+    assert not signed_in_within(replace(fresh, auth_time=int(now) + 120), 300, now)

@@ -3,7 +3,8 @@ killed in turn, then invariants once the load has drained.
 
 Load (HTTP to the API port, as a project would call it; each request retried with the same
 idempotency key on a connection error, 429 or 503, as the SDK does): transfers, fund locks and
-unlocks, single and batch mining submissions, deposits sent from an outside wallet straight to
+unlocks, single and batch mining submissions, users' withdrawals to their own wallets (through
+the project's app, some cancelled at once), deposits sent from an outside wallet straight to
 the chain, and webhook deliveries to a receiver that is down a third of the time.
 
 Faults (each killed process is started again after a short pause, as compose's
@@ -18,7 +19,9 @@ Invariants, after the load drains:
 3. no chain write landed twice for one op key (every attempt's signature asked of the chain);
 4. every hold is resolved, and once;
 5. every event was delivered at least once, under its one event id;
-6. no answer was a 500 (a 503 with Retry-After during an outage is fine).
+6. no answer was a 500 (a 503 with Retry-After during an outage is fine);
+7. each user's wallet holds exactly what their completed withdrawals sent it: at most one
+   on-chain transfer per withdrawal, and none for one that did not complete.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ TERMINAL = {
     "transfers": ("completed", "failed", "cancelled"),
     "locks": ("unlocked", "settled", "expired"),
     "mining": ("confirmed", "rejected", "failed"),
+    "withdrawals": ("completed", "failed", "cancelled", "rejected"),
 }
 UNIT = 10**9
 CHAOS_SCOPES = ["mining:write", "mining:read", "funds:manage", "funds:read", "funds:transfer",
@@ -69,7 +73,7 @@ class Figures:
     faults: Counter[str] = field(default_factory=Counter)
     mid_write_kills: int = 0
     accepted: dict[str, list[str]] = field(
-        default_factory=lambda: {"transfers": [], "locks": [], "mining": []}
+        default_factory=lambda: {"transfers": [], "locks": [], "mining": [], "withdrawals": []}
     )
     deposits: list[str] = field(default_factory=list)  # signatures sent from outside
     server_errors: list[str] = field(default_factory=list)
@@ -260,6 +264,10 @@ class World:
     # Each depositor's deposit address, as GET /v1/mcc/balance showed it to them.
     deposit_addresses: dict[str, str] = field(default_factory=dict)
     endpoint_id: str = ""
+    # The senders' own wallets (their profiles' wallet_address) and their tokens of the
+    # project's app with funds:withdraw (prepare_withdrawals).
+    wallets: dict[str, str] = field(default_factory=dict)
+    withdraw_tokens: dict[str, str] = field(default_factory=dict)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -307,6 +315,7 @@ async def prepare(topo: Topology, users: int = 4) -> World:
         await funded_on_chain(deps, senders, 1_000 * UNIT, receivers)
     world = World(project.project_id, project.secret, senders, receivers, miners, depositors)
     await register_depositors(topo, world)
+    prepare_withdrawals(topo, world)
     return world
 
 
@@ -316,9 +325,30 @@ async def register_depositors(topo: Topology, world: World) -> None:
     address and has the deposit watcher follow it from then on (api/routes/tokens.py); the
     watcher opens the account on chain, after which it can receive. (The first long run sent
     tokens to accounts no user had ever been shown: nothing watched them, docs/reliability.md.)"""
-    import sqlalchemy
     from solana.rpc.async_api import AsyncClient
     from solders.pubkey import Pubkey
+
+    tokens = user_tokens(topo, world, world.depositors, "mcc:read", "chaos wallet app")
+    async with httpx.AsyncClient(base_url=topo.base_url, timeout=30) as http:
+        for uid, token in tokens.items():
+            r = await http.get("/v1/mcc/balance", headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code == 200, r.text
+            world.deposit_addresses[uid] = r.json()["data"]["attributes"]["deposit_address"]
+    deadline = time.monotonic() + 120
+    async with AsyncClient(topo.env["SOLANA_RPC_URL"], timeout=10) as rpc:
+        for address in world.deposit_addresses.values():
+            while (await rpc.get_account_info(Pubkey.from_string(address))).value is None:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"deposit account {address} not opened by the watcher")
+                await asyncio.sleep(0.5)
+
+
+def user_tokens(
+    topo: Topology, world: World, uids: list[str], scope: str, app_name: str
+) -> dict[str, str]:
+    """Each user signed in to an app of the project (a client of its own, allowed ``scope``):
+    their access tokens, by uid."""
+    import sqlalchemy
     from sqlalchemy.orm import Session
 
     from authserver.issue import issue_token
@@ -332,39 +362,55 @@ async def register_depositors(topo: Topology, world: World) -> None:
         with Session(engine) as s:
             s.add(
                 OAuthClient(
-                    client_id=client_id, project_id=world.project_id, name="chaos wallet app",
+                    client_id=client_id, project_id=world.project_id, name=app_name,
                     client_secret_hash=None, redirect_uris=["http://localhost/cb"],
-                    allowed_scopes=["mcc:read"], grant_types=["authorization_code"],
+                    allowed_scopes=[scope], grant_types=["authorization_code"],
                     access_token_format="jwt",
                 )
             )  # fmt: skip
             s.commit()
         server = AuthServer(settings, engine)
         try:
-            tokens = {
-                uid: str(
-                    issue_token(server, user=uid, scope="mcc:read", client_id=client_id)[
-                        "access_token"
-                    ]
-                )
-                for uid in world.depositors
-            }
+            return {
+                uid: str(issue_token(server, user=uid, scope=scope, client_id=client_id)[
+                    "access_token"
+                ])
+                for uid in uids
+            }  # fmt: skip
         finally:
             server.close()
     finally:
         engine.dispose()
-    async with httpx.AsyncClient(base_url=topo.base_url, timeout=30) as http:
-        for uid, token in tokens.items():
-            r = await http.get("/v1/mcc/balance", headers={"Authorization": f"Bearer {token}"})
-            assert r.status_code == 200, r.text
-            world.deposit_addresses[uid] = r.json()["data"]["attributes"]["deposit_address"]
-    deadline = time.monotonic() + 120
-    async with AsyncClient(topo.env["SOLANA_RPC_URL"], timeout=10) as rpc:
-        for address in world.deposit_addresses.values():
-            while (await rpc.get_account_info(Pubkey.from_string(address))).value is None:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"deposit account {address} not opened by the watcher")
-                await asyncio.sleep(0.5)
+
+
+def prepare_withdrawals(topo: Topology, world: World) -> None:
+    """The senders withdraw too: each gets a wallet of their own in their profile (registered
+    long ago: no cooling-off), consents to the project's app with ``funds:withdraw`` and signs
+    in to it."""
+    import sqlalchemy
+    from solders.keypair import Keypair
+
+    world.wallets = {uid: str(Keypair().pubkey()) for uid in world.senders}
+    engine = sqlalchemy.create_engine(settings_of(topo).database_url)
+    try:
+        with engine.begin() as c:
+            for uid, wallet in world.wallets.items():
+                c.execute(
+                    sqlalchemy.text("UPDATE users SET wallet_address = :w WHERE uid = :u"),
+                    {"w": wallet, "u": uid},
+                )
+            c.execute(
+                sqlalchemy.text(
+                    "UPDATE oauth_consents SET scopes = array_append(scopes, 'funds:withdraw') "
+                    "WHERE project_id = :p AND user_uid = ANY(:u)"
+                ),
+                {"p": world.project_id, "u": world.senders},
+            )
+    finally:
+        engine.dispose()
+    world.withdraw_tokens = user_tokens(
+        topo, world, world.senders, "funds:withdraw", "chaos withdrawals app"
+    )
 
 
 class Receiver:
@@ -413,15 +459,24 @@ class Load:
         self.locks: list[str] = []
         self._n = 0
 
-    async def call(self, kind: str, method: str, path: str, body: dict[str, Any]) -> httpx.Response:
-        """One request, retried with the same body (idempotency key) while the service is
-        unavailable; its final answer is counted."""
+    async def call(
+        self,
+        kind: str,
+        method: str,
+        path: str,
+        body: dict[str, Any],
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        """One request (the project's credentials unless ``headers``), retried with the same
+        body (idempotency key) while the service is unavailable; its final answer is counted."""
         self.figures.requests[kind] += 1
         deadline = time.monotonic() + 240
         delay = 0.2
         while True:
             try:
-                r = await self.http.request(method, path, json=body, headers=self.world.headers)
+                r = await self.http.request(
+                    method, path, json=body, headers=headers or self.world.headers
+                )
             except httpx.TransportError:
                 r = None
             if r is not None and r.status_code >= 500 and r.status_code != 503:
@@ -500,6 +555,24 @@ class Load:
                 if attrs.get("status") in (200, 201, 202) and attrs.get("activity"):
                     self.figures.accepted["mining"].append(attrs["activity"]["id"])
 
+    async def withdraw(self) -> None:
+        """A sender withdraws 1 MCC (the minimum) to their own wallet through the project's
+        app; one in three is cancelled at once, racing its claim (either end is fine, never
+        both)."""
+        uid = random.choice(self.world.senders)
+        headers = {"Authorization": f"Bearer {self.world.withdraw_tokens[uid]}"}
+        body = {"currency": "MCC", "amount": "1", "idempotency_key": self._key()}
+        r = await self.call("withdrawal", "POST", "/v1/withdrawals", body, headers)
+        if r.status_code != 202:
+            return
+        withdrawal_id = r.json()["data"]["id"]
+        self.figures.accepted["withdrawals"].append(withdrawal_id)
+        if random.random() < 1 / 3:
+            path = f"/v1/withdrawals/{withdrawal_id}/cancel"
+            cancel = await self.call("withdrawal_cancel", "POST", path, {}, headers)
+            if cancel.status_code not in (200, 409):
+                self.figures.violations.append(f"cancel {withdrawal_id}: {cancel.status_code}")
+
     async def register_hook(self, receiver: Receiver) -> None:
         from db.models.events import EVENT_TYPES
 
@@ -518,7 +591,7 @@ class Load:
         invariants, not throughput: an open-loop load only grew a backlog the 2-core machine
         could not settle within the drain (docs/reliability.md)."""
         ops = [(self.transfer, 4), (self.lock, 2), (self.unlock, 1), (self.mine, 3),
-               (self.mine_batch, 1)]  # fmt: skip
+               (self.mine_batch, 1), (self.withdraw, 1)]  # fmt: skip
         weighted = [op for op, weight in ops for _ in range(weight)]
         tasks: set[asyncio.Task[None]] = set()
         while not stop.is_set():
@@ -617,7 +690,10 @@ class Remaining:
                 f"active holds {self.holds}")  # fmt: skip
 
 
-_TABLES = {"transfers": "transfers", "locks": "holds", "mining": "mining_activities"}
+_TABLES = {
+    "transfers": "transfers", "locks": "holds", "mining": "mining_activities",
+    "withdrawals": "withdrawals",
+}  # fmt: skip
 
 
 def remaining(topo: Topology, world: World, figures: Figures) -> Remaining:
@@ -830,6 +906,7 @@ async def check(topo: Topology, world: World, figures: Figures) -> None:
         if event_id not in figures.events_received:
             figures.violations.append(f"event {event_id} never delivered")
     await _chain_checks(topo, figures, attempts, ledger)
+    await check_withdrawals(topo, world, figures)
 
 
 def _terminal(kind: str) -> tuple[str, ...]:
@@ -875,3 +952,54 @@ async def _chain_checks(
             on_chain = int(resp.value.amount)
             if on_chain != balance:
                 figures.violations.append(f"{uid} {currency}: chain {on_chain} != ledger {balance}")
+
+
+async def check_withdrawals(topo: Topology, world: World, figures: Figures) -> None:
+    """Each withdrawal's history holds one terminal state, and each sender's wallet holds on
+    chain exactly what their completed withdrawals sent it (ledger = chain on the way out: no
+    second transfer for one withdrawal, none for one that did not complete)."""
+    from solana.rpc.async_api import AsyncClient
+    from solders.pubkey import Pubkey
+
+    from chain.custody import wallet_token_account
+    from chain.keys import load_or_create_keys
+
+    ids = figures.accepted["withdrawals"]
+    with _sql(topo) as c:
+        twice = c.execute(
+            "SELECT withdrawal_id, count(*) FROM withdrawal_states WHERE withdrawal_id = ANY(%s) "
+            "AND status = ANY(%s) GROUP BY withdrawal_id HAVING count(*) <> 1",
+            (ids, list(TERMINAL["withdrawals"])),
+        ).fetchall()
+        sent = dict(
+            c.execute(
+                "SELECT wallet_address, sum(amount) FROM withdrawals WHERE user_uid = ANY(%s) "
+                "AND status = 'completed' GROUP BY wallet_address",
+                (world.senders,),
+            ).fetchall()
+        )
+        ended = dict(
+            c.execute(
+                "SELECT status, count(*) FROM withdrawals WHERE id = ANY(%s) GROUP BY status",
+                (ids,),
+            ).fetchall()
+        )
+    figures.checks["withdrawals: one terminal state"] += len(ids)
+    for withdrawal_id, n in twice:
+        figures.violations.append(f"withdrawal {withdrawal_id} reached {n} terminal states")
+    keys = load_or_create_keys(topo.keys_dir)
+    keys.mints["MCC"] = Pubkey.from_string(topo.env["MCC_MINT"])
+    async with AsyncClient(topo.env["SOLANA_RPC_URL"], timeout=30) as client:
+        for uid, wallet in sorted(world.wallets.items()):
+            figures.checks["wallet = completed withdrawals"] += 1
+            account = wallet_token_account(keys, Pubkey.from_string(wallet), "MCC")
+            found = (await client.get_account_info(account)).value
+            on_chain = 0
+            if found is not None:
+                on_chain = int((await client.get_token_account_balance(account)).value.amount)
+            if on_chain != int(sent.get(wallet, 0)):
+                figures.violations.append(
+                    f"{uid}'s wallet holds {on_chain}, its completed withdrawals sent "
+                    f"{sent.get(wallet, 0)}"
+                )
+    print(f"chaos: withdrawals by outcome {dict(sorted(ended.items()))}", flush=True)

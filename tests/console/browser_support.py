@@ -111,6 +111,17 @@ def until(check: Any, what: str, timeout: float = WAIT) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def refreshed(driver: Any, element_id: str, wanted: str) -> Callable[[], bool]:
+    """For ``until``: the page reloaded shows ``wanted`` in the element ``element_id``."""
+    from selenium.webdriver.common.by import By
+
+    def check() -> bool:
+        driver.refresh()
+        return bool(driver.find_element(By.ID, element_id).text == wanted)
+
+    return check
+
+
 def text(driver: Any) -> str:
     from selenium.webdriver.common.by import By
 
@@ -146,15 +157,27 @@ def submit(driver: Any, css: str, accept: bool = True) -> None:
         pass
 
 
-def id_token(stack: Stack, user: dict[str, Any]) -> str:
-    """An ID token for ``user`` from the gateway's own sign-in (its first-party client
-    ``mccgw-cli``, the API docs' sign-in): the only kind the developer routes take (issue 38)."""
-    client_id, redirect = "mccgw-cli", f"{stack.base}/docs/oauth2-redirect"
+def _signed_in(
+    stack: Stack, user: dict[str, Any], scope: str, *, first_party: bool = False
+) -> dict[str, Any]:
+    """The token answer of ``user``'s sign-in for ``scope``: at the gateway's own first-party
+    client ``mccgw-cli`` (the API docs' sign-in), or at the demo project's OAuth client (which
+    also records the user's consent to the demo project, as a real sign-in there does)."""
+    if first_party:
+        client: dict[str, str] = {"client_id": "mccgw-cli"}
+        redirect = f"{stack.base}/docs/oauth2-redirect"
+    else:
+        project = stack.demo["projects"][0]
+        client = {
+            "client_id": project["oauth_client_id"],
+            "client_secret": project["oauth_client_secret"],
+        }
+        redirect = project["redirect_uri"]
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode()
     params = {
-        "response_type": "code", "client_id": client_id, "redirect_uri": redirect,
-        "scope": "openid profile", "state": "s", "code_challenge": challenge.rstrip("="),
+        "response_type": "code", "client_id": client["client_id"], "redirect_uri": redirect,
+        "scope": scope, "state": "s", "code_challenge": challenge.rstrip("="),
         "code_challenge_method": "S256",
     }  # fmt: skip
     with httpx.Client(base_url=stack.base, timeout=20) as http:
@@ -170,11 +193,62 @@ def id_token(stack: Stack, user: dict[str, Any]) -> str:
             "/auth/oauth/token",
             data={
                 "grant_type": "authorization_code", "code": code, "code_verifier": verifier,
-                "redirect_uri": redirect, "client_id": client_id,
+                "redirect_uri": redirect, **client,
             },
         )  # fmt: skip
         assert token.status_code == 200, token.text
-        return str(token.json()["id_token"])
+        answer: dict[str, Any] = token.json()
+        return answer
+
+
+def id_token(stack: Stack, user: dict[str, Any]) -> str:
+    """An ID token for ``user`` from the gateway's own sign-in: the only kind the developer
+    routes take (issue 38)."""
+    return str(_signed_in(stack, user, "openid profile", first_party=True)["id_token"])
+
+
+def cli_token(stack: Stack, username: str, scope: str) -> str:
+    """``mccgw token`` against the stack (its state dir says how to reach it): a token of the
+    gateway's own client, as the quickstart gets one."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in _STACK_VARIABLES}
+    env["MCCGW_DEV_DIR"] = str(stack.state_dir)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("mccgw")), "token", "--user", username,
+         "--scope", scope],
+        env=env, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    return done.stdout.strip()
+
+
+# What `mccgw` would otherwise take from this process instead of the stack's own .dev/env.
+_STACK_VARIABLES = ("DATABASE_URL", "REDIS_URL", "TEMPORAL_ADDRESS", "SOLANA_RPC_URL",
+                    "CHAIN_KEYS_DIR", "ENVIRONMENT", "BASE_URL", "AUTH_URL")  # fmt: skip
+
+
+def withdraw(stack: Stack, token: str, amount: str) -> str:
+    """A withdrawal of MCC by the user of ``token`` (with funds:withdraw): its id."""
+    resp = httpx.post(
+        f"{stack.base}/v1/withdrawals",
+        json={"currency": "MCC", "amount": amount, "idempotency_key": uuid.uuid4().hex},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+    assert resp.status_code == 202, resp.text
+    return str(resp.json()["data"]["id"])
+
+
+def withdrawal(stack: Stack, token: str, withdrawal_id: str) -> dict[str, Any]:
+    resp = httpx.get(
+        f"{stack.base}/v1/withdrawals/{withdrawal_id}",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+    assert resp.status_code == 200, resp.text
+    shown: dict[str, Any] = resp.json()["data"]["attributes"]
+    return shown
 
 
 def project_call(stack: Stack, method: str, path: str, body: dict[str, Any] | None = None,

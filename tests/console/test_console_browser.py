@@ -5,7 +5,9 @@ quickstart runs on just before (tests/shared_stacks.py).
 Sign in through our authorization server as the seeded admin; approve bob's application and
 see its whitelist entry; cancel a transfer that never reached the chain; make another one stuck
 by stopping the chain node (SIGSTOP), see the console refuse to cancel it (it could still land)
-and retry it once the node runs again; and check that a non-admin (alice) is refused.
+and retry it once the node runs again; and check that a non-admin (alice) is refused. Then
+alice's withdrawals: one the paused worker never sent, found from the stuck-operations page and
+cancelled; one above the approval threshold, approved from its page, that reaches her wallet.
 
 Each page's screenshot is taken; with CONSOLE_SCREENSHOTS_DIR=docs/console they refresh the ones
 the README and docs/console.md show (otherwise they go to a temporary folder).
@@ -26,10 +28,12 @@ from tests.console.browser_support import (
     CHROMEDRIVER,
     CHROMIUM,
     Stack,
+    cli_token,
     drift_and_reconcile,
     fund_alice,
     id_token,
     project_call,
+    refreshed,
     request_transfer,
     require_browser,
     shot,
@@ -38,6 +42,8 @@ from tests.console.browser_support import (
     text,
     transfer_status,
     until,
+    withdraw,
+    withdrawal,
 )
 from tests.shared_stacks import DevStack
 
@@ -229,11 +235,9 @@ def test_c_cancel_and_retry_stuck_transfers(stack: Stack, browser: Any) -> None:
     submit(browser, "#retry")
     until(lambda: "Retry done" in text(browser), "the retry to be confirmed")
 
-    def completed() -> bool:
-        browser.refresh()
-        return browser.find_element(By.ID, "transfer-status").text == "completed"
-
-    until(completed, "the retried transfer to complete", 60)
+    until(
+        refreshed(browser, "transfer-status", "completed"), "the retried transfer to complete", 60
+    )
     assert "completed" in text(browser)
     shot(browser, "transfer-completed")
     assert transfer_status(stack, never) == "cancelled"
@@ -357,3 +361,50 @@ def test_e_front_page_demo_whitelist_and_project_control(stack: Stack, browser: 
     # on change, within 5 s otherwise); the previous one for the hour of overlap.
     until(lambda: works(new), "the new secret in force", 10)
     assert works(project["api_secret"])
+
+
+def test_f_withdrawals_stuck_cancel_and_approval(stack: Stack, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    alice = stack.demo["users"][0]
+    token = cli_token(stack, alice["username"], "funds:withdraw")
+    # 1. Never sent (the worker is paused): the stuck-operations page points at it; cancel it.
+    worker = stack.worker
+    worker.suspend()
+    try:
+        small = withdraw(stack, token, "1")
+        browser.get(f"{stack.base}/console/transfers?view=stuck&older_than=0")
+        notice = until(lambda: browser.find_elements(By.ID, "stuck-withdrawals"), "the notice")
+        notice[0].find_element(By.TAG_NAME, "a").click()
+        until(lambda: small in text(browser), "the stuck withdrawal in its list")
+        shot(browser, "withdrawals-stuck")
+        browser.get(f"{stack.base}/console/withdrawals/{small}")
+        submit(browser, "#cancel")
+        until(lambda: "Cancelled:" in text(browser), "the cancel to be confirmed")
+        assert browser.find_element(By.ID, "withdrawal-status").text == "cancelled"
+        shot(browser, "withdrawal-cancelled")
+    finally:
+        worker.resume()
+    assert withdrawal(stack, token, small)["status"] == "cancelled"
+
+    # 2. Above the approval threshold (1,000 MCC by default): it waits for an administrator.
+    big = withdraw(stack, token, "1200")
+    browser.get(f"{stack.base}/console/withdrawals")  # the approvals queue
+    until(lambda: big in text(browser), "the withdrawal in the approvals queue")
+    shot(browser, "withdrawals")
+    browser.find_element(By.LINK_TEXT, big).click()
+    until(lambda: browser.find_elements(By.ID, "approve"), "the approval page")
+    assert "0 of 1" in browser.find_element(By.ID, "approvals").text
+    assert "approval" in browser.find_element(By.ID, "waiting-for").text
+    shot(browser, "withdrawal-approval")
+    browser.find_element(By.ID, "approve-reason").send_keys("console test: verified by phone")
+    submit(browser, "#approve")
+    until(lambda: "Approved:" in text(browser), "the approval to be confirmed")
+
+    until(refreshed(browser, "withdrawal-status", "completed"), "the withdrawal to complete", 60)
+    assert "console test: verified by phone" in text(browser)
+    shot(browser, "withdrawal-completed")
+    # Alice sees it in her own wallet (the public balance of any address).
+    shown = withdrawal(stack, token, big)
+    balance = httpx.get(f"{stack.base}/v1/mcc/balance/{shown['wallet_address']}", timeout=10)
+    assert float(balance.json()["data"]["attributes"]["total_balance"]) >= 1200

@@ -13,11 +13,13 @@ from solders.keypair import Keypair
 from sqlalchemy import func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from activities.deps import WorkerDeps
 from core.security import hash_api_secret
 from db.models import Project, User
 from db.models.access import AuditLog
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication
 from events.audit import new_audit
+from tests.engine.withdrawing import UNIT, holder
 from tests.factories import PASSWORD, World
 
 
@@ -96,6 +98,8 @@ async def test_admin_signs_in_and_every_page_renders(web: httpx.AsyncClient, wor
         ("/console/transfers?view=failed&page=2", "Transfers"),
         ("/console/drifts?currency=MCC", "Reconciliation drifts"),
         ("/console/projects?status=active", "Projects"),
+        ("/console/withdrawals?view=stuck&currency=MCC", "Withdrawals"),
+        ("/console/withdrawals?view=held&q=u_x&page=2", "Outflow breaker"),
     ):
         resp = await web.get(path)
         assert resp.status_code == 200, (path, resp.text)
@@ -336,3 +340,42 @@ async def test_a_copied_cookie_dies_with_the_sign_out(
         assert out.status_code == 303
         after = await thief.get("/console/projects")
         assert after.status_code == 303 and "/console/login" in after.headers["location"]
+
+
+async def test_withdrawal_approvals_from_the_console(
+    web: httpx.AsyncClient, world: World, deps: WorkerDeps, worker: str
+) -> None:
+    """The approval page: a decision needs its reason; approve and reject are the admin API's,
+    audited with the admin's uid and reason; the list shows the queue."""
+    token = await admin_web(web, world)
+    user = await holder(world, deps, web, 2_500 * UNIT)
+    first = (await user.withdraw("1200")).json()["data"]["id"]  # above 1,000: one approval
+    second = (await user.withdraw("1100")).json()["data"]["id"]
+    queue = await web.get("/console/withdrawals")  # the approvals queue by default
+    assert queue.status_code == 200 and first in queue.text and second in queue.text
+    page = await web.get(f"/console/withdrawals/{first}")
+    assert page.status_code == 200 and "id=approve" in page.text and "0 of 1" in page.text
+    path = f"/console/withdrawals/{first}/approve"
+    refused = await web.post(path, data={"reason": " ", "csrf_token": token})
+    assert refused.status_code == 422 and "reason" in refused.text
+    done = await web.post(path, data={"reason": "known customer", "csrf_token": token})
+    assert done.status_code == 303 and done.headers["location"].endswith("?done=approve")
+    assert (await user.until(first))["status"] == "completed"
+    rejected = await web.post(
+        f"/console/withdrawals/{second}/reject", data={"reason": "flagged", "csrf_token": token}
+    )
+    assert rejected.status_code == 303
+    assert (await user.get(second))["status"] == "rejected"
+    page = await web.get(f"/console/withdrawals/{second}?done=reject")
+    assert "Rejected:" in page.text and "flagged" in page.text
+    async with deps.sessions() as s:
+        rows = list(
+            await s.scalars(
+                select(AuditLog).where(
+                    AuditLog.operation.in_(["admin.withdrawal.approve", "admin.withdrawal.reject"]),
+                    AuditLog.request_body["withdrawal_id"].astext.in_([first, second]),
+                )
+            )
+        )
+    assert sorted(r.request_body["reason"] for r in rows) == ["flagged", "known customer"]
+    assert {r.actor for r in rows} == {rows[0].actor} and rows[0].actor.startswith("user:")

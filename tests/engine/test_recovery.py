@@ -1,6 +1,6 @@
 """Nothing accepted is lost when the workflow could not be started: with Temporal unreachable
-at accept time, the transfer and the lock are still committed and answered, and the recovery
-sweep later starts their workflows (by their derived ids, so never twice)."""
+at accept time, the transfer, the lock and the withdrawal are still committed and answered, and
+the recovery sweep later starts their workflows (by their derived ids, so never twice)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,10 @@ from api.app import create_app
 from core.config import Settings
 from core.embedded import free_port
 from db.models.ledger import Hold
+from db.models.withdrawals import Withdrawal
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import transfer_body, wait_final
+from tests.engine.withdrawing import holder
 from tests.factories import World
 from tests.stack import sweep
 
@@ -86,3 +88,30 @@ async def test_lock_accepted_while_temporal_is_down_still_expires(
             break
         await asyncio.sleep(0.1)
     assert status == "expired"
+
+
+async def test_withdrawal_accepted_while_temporal_is_down_is_sent_after_the_sweep(
+    api: Api, offline_api: Api, world: World, deps: WorkerDeps,
+    temporal_env: WorkflowEnvironment, queue: str,
+) -> None:  # fmt: skip
+    """A withdrawal committed without its workflow: the sweep starts it (by its derived id),
+    it is sent once; a workflow that has looked at its withdrawal is never started again."""
+    user = await holder(world, deps, offline_api.client, 10 * UNIT)
+    r = await user.withdraw("4")
+    assert r.status_code == 202, r.text
+    withdrawal_id = r.json()["data"]["id"]
+    await asyncio.sleep(0.5)
+    async with deps.sessions() as s:
+        w = await s.get(Withdrawal, withdrawal_id)
+        assert w is not None and w.status == "pending" and w.workflow_seen_at is None
+
+    found, started = await sweep(temporal_env.client, queue)
+    assert found >= 1 and started >= 1
+    user.client = api.client
+    final = await user.until(withdrawal_id)
+    assert final["status"] == "completed", final
+    destination = deps.gateway.wallet_token_account(user.owner, "MCC")
+    assert await deps.gateway.token_balance(destination, "finalized") == 4 * UNIT
+    await sweep(temporal_env.client, queue)  # seen: left alone
+    await asyncio.sleep(0.5)
+    assert await deps.gateway.token_balance(destination, "finalized") == 4 * UNIT

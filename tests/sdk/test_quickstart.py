@@ -34,7 +34,7 @@ BLOCK = re.compile(
     r"<!-- quickstart: (?P<name>[\w-]+) -->\n```(?P<lang>\w+)\n(?P<code>.*?)\n```", re.DOTALL
 )
 STEPS = ["tokens", "apply", "approve", "first-call", "receiver", "consent", "lock", "transfer",
-         "webhooks"]  # fmt: skip
+         "webhooks", "withdraw"]  # fmt: skip
 
 
 def blocks() -> list[tuple[str, str, str]]:
@@ -85,7 +85,7 @@ def test_quickstart_end_to_end(
             lang, code = page[name]
             if lang == "sh":
                 exported = _shell_step(code, workdir)
-                for var in ("MCCGW_BASE_URL", "DEV_TOKEN", "ADMIN_TOKEN"):
+                for var in ("MCCGW_BASE_URL", "DEV_TOKEN", "ADMIN_TOKEN", "ALICE_TOKEN"):
                     assert exported.get(var), f"{name} exports {var}: {exported['_stderr']}"
                     monkeypatch.setenv(var, exported[var])
             else:
@@ -122,6 +122,11 @@ def _check(step: str, ns: dict[str, Any]) -> None:
     elif step == "webhooks":
         kinds = {e.type for e in ns["received"].values()}
         assert {"funds.locked", "transfer.completed"} <= kinds, kinds
+    elif step == "withdraw":
+        done = ns["withdrawal"].attributes
+        assert done.status == "completed" and done.tx_signature, done
+        assert done.wallet_address == ns["demo"]["users"][0]["wallet_address"]
+        assert float(ns["wallet"].attributes.total_balance) >= 5
 
 
 def _typescript(npm: str, workdir: Path) -> None:
@@ -154,3 +159,5 @@ def _typescript(npm: str, workdir: Path) -> None:
     assert "completed" in lines, lines
     kinds = {line.split()[0] for line in lines if line.startswith(("funds.", "transfer."))}
     assert {"funds.locked", "transfer.completed"} <= kinds, lines
+    withdrawn = next(x for x in lines if x.startswith("withdrawal ")).split()
+    assert withdrawn[1] == "completed" and float(withdrawn[2]) >= 10, lines  # after Python's

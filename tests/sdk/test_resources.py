@@ -14,12 +14,26 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from mccgw_client import AdminClient, AsyncAdminClient, AsyncClient, Client, HmacAuth, models
-from mccgw_client.errors import NotFound, ValidationError
+from mccgw_client import (
+    AdminClient,
+    AsyncAdminClient,
+    AsyncClient,
+    BearerAuth,
+    Client,
+    HmacAuth,
+    models,
+)
+from mccgw_client.errors import (
+    InsufficientScope,
+    NotFound,
+    ValidationError,
+    WalletAddressRequired,
+)
 
 from mccgw.sdkfold import rename_components
 from mccgw.sdkgen import openapi_document, operations
 from mccgw.sdkresources import plan
+from tests.factories import World
 from tests.sdk.conftest import BASE, Consented
 
 CONSUMER = Path(__file__).parent / "consumer" / "typed_consumer.py"
@@ -65,7 +79,10 @@ def test_every_route_has_its_resource_method() -> None:
         (("webhooks",), "redeliver"), (("users", "attributes"), "report"),
         (("users", "attributes"), "delete"), (("users", "attributes"), "batch"),
         (("projects",), "status"), (("projects",), "approve"), (("tokens",), "mcc_balance"),
-        (("territory",), "collection"),
+        (("territory",), "collection"), (("withdrawals",), "create"),
+        (("withdrawals",), "retrieve"), (("withdrawals",), "list"), (("withdrawals",), "cancel"),
+        (("withdrawals",), "approve"), (("withdrawals",), "reject"),
+        (("withdrawals",), "reset_breaker"),
     }  # fmt: skip
     assert wanted <= named, wanted - named
 
@@ -147,3 +164,24 @@ async def test_sync_resources_over_a_socket(live_url: str, consented: Consented)
 
     url, sizes = await asyncio.to_thread(run)
     assert url == "http://127.0.0.1:9/sync" and sizes == [1]
+
+
+async def test_withdrawals_resources_against_the_app(app: FastAPI, world: World) -> None:
+    """A user's client: their withdrawals listed (paged), refusals typed (no wallet in the
+    profile yet; another's withdrawal is not found; the scope missing)."""
+    user = await world.user()
+    transport = httpx.ASGITransport(app=app)
+    token = await world.token(user.uid, "funds:withdraw")
+    async with AsyncClient(BASE, BearerAuth(token), transport=transport) as me:
+        assert [p.meta.total async for p in me.withdrawals.list()] == [0]
+        with pytest.raises(WalletAddressRequired) as refused:
+            await me.withdrawals.create(currency="MCC", amount="1")
+        assert refused.value.status == 422
+        with pytest.raises(NotFound):
+            await me.withdrawals.retrieve("wd_missing")
+        with pytest.raises(NotFound):
+            await me.withdrawals.cancel("wd_missing")
+    scoped = await world.token(user.uid, "user:read")
+    async with AsyncClient(BASE, BearerAuth(scoped), transport=transport) as other:
+        with pytest.raises(InsufficientScope):
+            await other.withdrawals.create(currency="MCC", amount="1")

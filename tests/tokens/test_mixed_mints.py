@@ -1,7 +1,8 @@
 """The money paths when the mints differ: MCD at 6 decimals beside MCC at 9, with an MCD mint
 owned by SPL Token and by Token-2022. Every amount stays in its own mint's base units from the
-request to the chain and back: deposit, balance, lock, transfer, mining mint, stats,
-reconciliation and the webhooks' amounts.
+request to the chain and back: deposit, balance, lock, transfer, mining mint, stats, a
+withdrawal to a wallet's token account of the mint's own program, reconciliation and the
+webhooks' amounts.
 
 A world of its own per mint layout: its own chain node and database (Redis and Temporal are the
 session's); everything is real, the app, a worker, the chain, the webhook receiver."""
@@ -21,12 +22,14 @@ from fastapi import FastAPI
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
 from spl.token.constants import TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
+from sqlalchemy import update
 
 from activities.deps import WorkerDeps
 from activities.engine import EngineActivities, ReconcileRequest
 from chain.decimals import TokenDecimals
 from core.config import Settings
 from core.embedded import free_port
+from db.models import User
 from devchain.node.process import start_node
 from devchain.outside import OutsideWallet
 from ledger.service import Ledger
@@ -272,6 +275,38 @@ async def _run(
     assert sorted((d["currency"], d["amount"]) for d in locked) == [
         ("MCC", "0.0000001"), ("MCD", "1.25"),
     ]  # fmt: skip
+
+    # Withdrawal: bob takes 1.5 MCD (1,500,000 base units) to a wallet of his own; its token
+    # account is created under the MCD mint's own program, in the same transaction.
+    wallet = Keypair().pubkey()
+    async with deps.sessions() as session:
+        await session.execute(
+            update(User).where(User.uid == bob).values(wallet_address=str(wallet))
+        )
+        await session.commit()
+    bob_token = await world.token(bob, "funds:withdraw")
+    out = await client.post(
+        "/v1/withdrawals",
+        json={"currency": "MCD", "amount": "1.5", "idempotency_key": uuid.uuid4().hex},
+        headers={"Authorization": f"Bearer {bob_token}"},
+    )
+    assert out.status_code == 202, out.text
+    withdrawal_id = out.json()["data"]["id"]
+
+    async def withdrawn() -> Any:
+        got = await client.get(
+            f"/v1/withdrawals/{withdrawal_id}", headers={"Authorization": f"Bearer {bob_token}"}
+        )
+        attrs = got.json()["data"]["attributes"]
+        return attrs if attrs["status"] in ("completed", "failed", "cancelled") else None
+
+    done = await eventually(withdrawn, 60)
+    assert (done["status"], done["amount"]) == ("completed", "1.5")
+    destination = gateway.wallet_token_account(wallet, "MCD")
+    account = await gateway.account(destination, "finalized")
+    assert account is not None and account.owner == program
+    assert await gateway.token_balance(destination, "finalized") == 1_500_000
+    assert await _books(deps, bob, "MCD") == (2_045_000, 0)
 
     # Reconciliation: chain and ledger agree for both users in both mints.
     report = await EngineActivities(deps).reconcile(ReconcileRequest(run_id=uuid.uuid4().hex))

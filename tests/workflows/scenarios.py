@@ -30,9 +30,11 @@ from core.workflow_ids import (
     lock_workflow_id,
     pump_workflow_id,
     transfer_workflow_id,
+    withdrawal_workflow_id,
 )
 from db.models.mining import MiningSubmission
 from tests.engine.conftest import UNIT, Api, funded_user
+from tests.engine.withdrawing import act, admin, holder
 from tests.factories import World
 from tests.mining.test_mining import activity, setup, submit
 from tests.onboarding.conftest import Actors, application_body
@@ -130,6 +132,22 @@ async def approval_approved(stage: Stage) -> str:
     return approval_workflow_id(app_id)
 
 
+async def withdrawal_completed(stage: Stage) -> str:
+    """A user's withdrawal to a fresh wallet that waits for nothing: ``look``, ``send``."""
+    user = await holder(stage.world, stage.deps, stage.client, 50 * UNIT)
+    return withdrawal_workflow_id(_created(await user.withdraw("20"), 202)["id"])
+
+
+async def withdrawal_approved(stage: Stage) -> str:
+    """Above the approval threshold (1,000 by default): it waits, an administrator approves
+    (the ``changed`` signal), it looks again and is sent."""
+    user = await holder(stage.world, stage.deps, stage.client, 1_500 * UNIT)
+    withdrawal_id = _created(await user.withdraw("1200"), 202)["id"]
+    await asyncio.sleep(1.0)  # its first look has found it waiting
+    _created(await act(await admin(stage.world, stage.client), withdrawal_id, "approve"), 200)
+    return withdrawal_workflow_id(withdrawal_id)
+
+
 SCENARIOS: dict[str, Scenario] = {
     "TransferWorkflow.completed": Scenario(
         transfer_completed, lambda r: r["status"] == "completed" and bool(r["signature"])
@@ -139,6 +157,12 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "FundLockWorkflow.unlocked": Scenario(lock_unlocked, lambda r: r["status"] == "unlocked"),
     "FundLockWorkflow.expired": Scenario(lock_expired, lambda r: r["status"] == "expired"),
+    "WithdrawalWorkflow.completed": Scenario(
+        withdrawal_completed, lambda r: r["status"] == "completed" and bool(r["signature"])
+    ),
+    "WithdrawalWorkflow.approved": Scenario(
+        withdrawal_approved, lambda r: r["status"] == "completed" and bool(r["signature"])
+    ),
     "ApprovalWorkflow.approved": Scenario(
         approval_approved, lambda r: r["project_id"] > 0 and bool(r["whitelist_tx"])
     ),

@@ -141,7 +141,8 @@ class FirstPartyRequired(ProblemError):
 
 
 class FreshSignInRequired(ProblemError):
-    """401: the route asks for a recent sign-in (``fresh-sign-in-required``)"""
+    """401: the route asks for a recent sign-in with the gateway's own client: sign in again,
+    then repeat the call (``fresh-sign-in-required``)"""
 
     slug_name = "fresh-sign-in-required"
 
@@ -283,6 +284,30 @@ class DailyLimitExceeded(ProblemError):
     """422 (``daily-limit-exceeded``)"""
 
     slug_name = "daily-limit-exceeded"
+
+
+class AmountBelowMinimum(ProblemError):
+    """422: a withdrawal below the minimum, see .body["minimum"] (``amount-below-minimum``)"""
+
+    slug_name = "amount-below-minimum"
+
+
+class WalletAddressRequired(ProblemError):
+    """422: set the profile's wallet_address before withdrawing (``wallet-address-required``)"""
+
+    slug_name = "wallet-address-required"
+
+
+class SelfApproval(ProblemError):
+    """403: an administrator cannot decide on their own withdrawal (``self-approval``)"""
+
+    slug_name = "self-approval"
+
+
+class AlreadyDecided(ProblemError):
+    """409: this administrator decided on the withdrawal already (``already-decided``)"""
+
+    slug_name = "already-decided"
 
 
 class RateLimitExceeded(ProblemError):

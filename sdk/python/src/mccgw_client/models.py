@@ -348,6 +348,16 @@ class BorrowChecks(BaseModel):
     within_max_borrow: bool
 
 
+class BreakerAttributes(BaseModel):
+    released: Annotated[list[str] | None, Field(description="Withdrawals a reset let go on")] = None
+    reset_at: str | None
+    reset_by: str | None
+    reset_reason: str | None
+    tripped: bool
+    tripped_at: str | None
+    tripped_by: Annotated[str | None, Field(description="The withdrawal that crossed the limit")]
+
+
 class BuyoutAttributes(BaseModel):
     account: str
     completed_at: str | None
@@ -443,6 +453,20 @@ class DayProject(BaseModel):
     mcd_amount: Annotated[str, Field(description="MCD, decimal string")]
     project_id: str
     trade_volume_usdc: Annotated[str, Field(description="USDC, decimal string")]
+
+
+class Decision(BaseModel):
+    admin_uid: str
+    at: str
+    decision: str
+    reason: str
+
+
+class DecisionIn(BaseModel):
+    reason: Annotated[
+        str,
+        Field(description="Recorded in the audit trail", max_length=200, min_length=1),
+    ]
 
 
 class DeliveryAttributes(BaseModel):
@@ -987,6 +1011,10 @@ class OpenIdConfiguration(BaseModel):
     token_endpoint_auth_methods_supported: list[str]
 
 
+class OperatorActionIn(AdminActionIn):
+    pass
+
+
 class PageMeta(Meta):
     page: int
     per_page: int
@@ -1033,11 +1061,21 @@ class ProfileAttribute(BaseModel):
 
 
 class ProfileUpdate(BaseModel):
-    display_name: Annotated[str, Field(examples=["Alice"], max_length=50, min_length=1)]
+    display_name: Annotated[str | None, Field(examples=["Alice"], max_length=50, min_length=1)] = (
+        None
+    )
     idempotency_key: Annotated[
         str | None,
         Field(
             description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
+    wallet_address: Annotated[
+        str | None,
+        Field(
+            description="The Solana wallet your withdrawals go to (null removes it). Changing it needs a sign-in with the gateway's own client within FRESH_SIGNIN_SECONDS, starts a cooling-off during which withdrawals wait, and cancels the pending ones",
+            examples=["9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"],
+            max_length=64,
         ),
     ] = None
 
@@ -1402,6 +1440,9 @@ TypedResourceBidAttributes = GenericTyped[BidAttributes]
 TypedResourceBonusAttributes = GenericTyped[BonusAttributes]
 
 
+TypedResourceBreakerAttributes = GenericTyped[BreakerAttributes]
+
+
 TypedResourceDeliveryAttributes = GenericTyped[DeliveryAttributes]
 
 
@@ -1726,6 +1767,37 @@ class WhitelistStatusIn(BaseModel):
     status: Literal["active", "suspended"]
 
 
+class WithdrawalCancelIn(BaseModel):
+    idempotency_key: Annotated[
+        str | None,
+        Field(
+            description="Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again"
+        ),
+    ] = None
+    reason: Annotated[str | None, Field(max_length=200)] = None
+
+
+class WithdrawalIn(BaseModel):
+    amount: Annotated[
+        str,
+        Field(description="Decimal string in the currency's units", examples=["12.5"]),
+    ]
+    currency: Literal["MCC", "MCD"]
+    idempotency_key: IdempotencyKey = None
+
+
+class WithdrawalRetryAttributes(BaseModel):
+    chain_write: RetriedWrite | None
+    status: str
+    withdrawal_id: str
+    workflow_id: str | None
+    workflow_restarted: bool
+
+
+class WithdrawalStep(TransferStep):
+    pass
+
+
 class ActivityIn(BaseModel):
     activity_data: Annotated[
         dict[str, Any],
@@ -1759,6 +1831,10 @@ EventType: TypeAlias = Literal[
     "transfer.completed",
     "transfer.failed",
     "funds.deposited",
+    "withdrawal.requested",
+    "withdrawal.completed",
+    "withdrawal.failed",
+    "withdrawal.cancelled",
 ]
 
 
@@ -1945,6 +2021,9 @@ OneBaseProfileAttributes = GenericDataMeta[TypedResourceBaseProfileAttributes, M
 
 
 OneBonusAttributes = GenericDataMeta[TypedResourceBonusAttributes, Meta]
+
+
+OneBreakerAttributes = GenericDataMeta[TypedResourceBreakerAttributes, Meta]
 
 
 OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
@@ -2195,6 +2274,45 @@ TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
 
 
+TypedResourceWithdrawalRetryAttributes = GenericTyped[WithdrawalRetryAttributes]
+
+
+class WithdrawalAttributes(BaseModel):
+    amount: Amount
+    approvals: int
+    approvals_required: int
+    block_height: int | None
+    chain_write: ChainWriteView | None = None
+    cooling_off_until: str | None
+    created_at: str
+    currency: Literal["MCC", "MCD"]
+    decisions: list[Decision] | None = None
+    destination: Annotated[
+        str, Field(description="That wallet's associated token account for the mint")
+    ]
+    failure_reason: str | None
+    finished_at: str | None
+    history: list[WithdrawalStep] | None = None
+    project_id: Annotated[
+        int | None, Field(description="The project whose app asked (null: the gateway)")
+    ]
+    slot: int | None
+    status: Annotated[
+        str,
+        Field(
+            description="pending (waiting or about to be sent) | pending_onchain (being written; no cancel) | completed | failed | cancelled | rejected"
+        ),
+    ]
+    tx_signature: str | None
+    updated_at: str
+    user_uid: str
+    wait_deadline: Annotated[str, Field(description="Still waiting then, it is cancelled")]
+    waiting_for: Annotated[
+        list[str], Field(description="What a pending withdrawal still waits for")
+    ]
+    wallet_address: Annotated[str, Field(description="The profile's wallet when it was made")]
+
+
 ListingVersionAttributes = GenericDataMeta[list[TypedResourceVersionAttributes], CountMeta]
 
 
@@ -2264,3 +2382,15 @@ OneWebhookSecretAttributes = GenericDataMeta[TypedResourceWebhookSecretAttribute
 
 
 OneWhitelistStatusAttributes = GenericDataMeta[TypedResourceWhitelistStatusAttributes, Meta]
+
+
+OneWithdrawalRetryAttributes = GenericDataMeta[TypedResourceWithdrawalRetryAttributes, Meta]
+
+
+TypedResourceWithdrawalAttributes = GenericTyped[WithdrawalAttributes]
+
+
+ManyWithdrawalAttributes = GenericDataMeta[list[TypedResourceWithdrawalAttributes], PageMeta]
+
+
+OneWithdrawalAttributes = GenericDataMeta[TypedResourceWithdrawalAttributes, Meta]

@@ -29,6 +29,30 @@ admin_cancel_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Cancel a transfer whose chain write can no longer land (never sent, or expired).",
 )
+admin_cancel_withdrawal: Operation[models.OneWithdrawalAttributes] = Operation(
+    "admin_cancel_withdrawal",
+    "POST",
+    "/v1/admin/withdrawals/{withdrawal_id}/cancel",
+    models.OperatorActionIn,
+    models.OneWithdrawalAttributes,
+    "Cancel a withdrawal not yet being sent (`pending`); after that, only a retry.",
+)
+admin_withdrawal: Operation[models.OneWithdrawalAttributes] = Operation(
+    "admin_withdrawal",
+    "GET",
+    "/v1/admin/withdrawals/{withdrawal_id}",
+    None,
+    models.OneWithdrawalAttributes,
+    "A withdrawal with its history, the administrators' decisions and its chain write.",
+)
+admin_withdrawals: Operation[models.ManyWithdrawalAttributes] = Operation(
+    "admin_withdrawals",
+    "GET",
+    "/v1/admin/withdrawals",
+    None,
+    models.ManyWithdrawalAttributes,
+    "Every withdrawal, newest first, by view, id or user, currency and project.",
+)
 apply: Operation[models.OneApplicationAttributes] = Operation(
     "apply",
     "POST",
@@ -47,6 +71,14 @@ approve: Operation[models.OneApprovedApplicationAttributes | models.OneApplicati
         "Always 200 with the approved project and its keys, however long the chain takes: the",
         alternatives=((202, models.OneApplicationAttributes),),
     )
+)
+approve_withdrawal: Operation[models.OneWithdrawalAttributes] = Operation(
+    "approve_withdrawal",
+    "POST",
+    "/v1/admin/withdrawals/{withdrawal_id}/approve",
+    models.DecisionIn,
+    models.OneWithdrawalAttributes,
+    "Approve a pending withdrawal above the threshold; audited with your uid and reason.",
 )
 auction: Operation[models.OneAuctionDetailAttributes] = Operation(
     "auction",
@@ -112,6 +144,14 @@ cancel_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Cancel a transfer while it is still `pending` (409 `invalid-state` afterwards).",
 )
+cancel_withdrawal: Operation[models.OneWithdrawalAttributes] = Operation(
+    "cancel_withdrawal",
+    "POST",
+    "/v1/withdrawals/{withdrawal_id}/cancel",
+    models.WithdrawalCancelIn,
+    models.OneWithdrawalAttributes,
+    "Cancel one of your withdrawals while it is `pending` (not yet being sent).",
+)
 change_project_status: Operation[models.OneStatusChangeAttributes] = Operation(
     "change_project_status",
     "PUT",
@@ -159,6 +199,14 @@ create_organization: Operation[models.OneUnitAttributes] = Operation(
     models.UnitIn,
     models.OneUnitAttributes,
     "Create a unit under its parent (administrator; the same unit again answers 200).",
+)
+create_withdrawal: Operation[models.OneWithdrawalAttributes] = Operation(
+    "create_withdrawal",
+    "POST",
+    "/v1/withdrawals",
+    models.WithdrawalIn,
+    models.OneWithdrawalAttributes,
+    "Withdraw MCC or MCD to your own wallet (the profile's `wallet_address`), held at once.",
 )
 delete_attributes: Operation[models.OneAttributeDeletionAttributes] = Operation(
     "delete_attributes",
@@ -255,6 +303,14 @@ get_transfer: Operation[models.OneTransferAttributes] = Operation(
     None,
     models.OneTransferAttributes,
     "A transfer of this project with its state history.",
+)
+get_withdrawal: Operation[models.OneWithdrawalAttributes] = Operation(
+    "get_withdrawal",
+    "GET",
+    "/v1/withdrawals/{withdrawal_id}",
+    None,
+    models.OneWithdrawalAttributes,
+    "One of your withdrawals, with its state history.",
 )
 global_stats: Operation[models.OneGlobalAttributes] = Operation(
     "global_stats",
@@ -381,6 +437,14 @@ list_whitelist: Operation[models.ManyWhitelistEntryAttributes] = Operation(
     None,
     models.ManyWhitelistEntryAttributes,
     "The stored MCD whitelist with each entry's decoded on-chain account (administrator).",
+)
+list_withdrawals: Operation[models.ManyWithdrawalAttributes] = Operation(
+    "list_withdrawals",
+    "GET",
+    "/v1/withdrawals",
+    None,
+    models.ManyWithdrawalAttributes,
+    "Your withdrawals, newest first (a project's app sees those it made); filter by status.",
 )
 loan: Operation[models.OneLoanAttributes] = Operation(
     "loan",
@@ -678,6 +742,14 @@ reject: Operation[models.OneApplicationAttributes] = Operation(
     models.OneApplicationAttributes,
     "Reject a pending application with a reason (administrator).",
 )
+reject_withdrawal: Operation[models.OneWithdrawalAttributes] = Operation(
+    "reject_withdrawal",
+    "POST",
+    "/v1/admin/withdrawals/{withdrawal_id}/reject",
+    models.DecisionIn,
+    models.OneWithdrawalAttributes,
+    "Refuse a pending withdrawal: it ends `rejected`, its amount available again; audited.",
+)
 remove_from_whitelist: Operation[models.WhitelistRemovedBody] = Operation(
     "remove_from_whitelist",
     "DELETE",
@@ -710,6 +782,14 @@ request_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Request a transfer from a user who authorized this project; settles on chain.",
 )
+reset_withdrawal_breaker: Operation[models.OneBreakerAttributes] = Operation(
+    "reset_withdrawal_breaker",
+    "POST",
+    "/v1/admin/withdrawals/breaker/reset",
+    models.DecisionIn,
+    models.OneBreakerAttributes,
+    "Reset the tripped outflow breaker; audited with your uid and reason.",
+)
 retry_transfer: Operation[models.OneRetryAttributes] = Operation(
     "retry_transfer",
     "POST",
@@ -717,6 +797,14 @@ retry_transfer: Operation[models.OneRetryAttributes] = Operation(
     models.AdminActionIn,
     models.OneRetryAttributes,
     "Re-check the chain and drive a stuck transfer on (re-sends exactly the same write).",
+)
+retry_withdrawal: Operation[models.OneWithdrawalRetryAttributes] = Operation(
+    "retry_withdrawal",
+    "POST",
+    "/v1/admin/withdrawals/{withdrawal_id}/retry",
+    models.OperatorActionIn,
+    models.OneWithdrawalRetryAttributes,
+    "Re-check a stuck withdrawal's chain write and restart its workflow if it is gone.",
 )
 revoke: Operation[models.Revocation] = Operation(
     "revoke",
@@ -868,7 +956,7 @@ update_my_profile: Operation[models.OneUserProfileAttributes] = Operation(
     "/v1/users/me/profile",
     models.ProfileUpdate,
     models.OneUserProfileAttributes,
-    "Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is",
+    "Change the display name or the wallet withdrawals go to (scope user:write).",
 )
 update_project: Operation[models.OneAdminProjectAttributes] = Operation(
     "update_project",
@@ -958,14 +1046,26 @@ wallet_bids: Operation[models.ManyBidAttributes] = Operation(
     models.ManyBidAttributes,
     "A wallet's bids, newest first, with the state of each auction.",
 )
+withdrawal_breaker: Operation[models.OneBreakerAttributes] = Operation(
+    "withdrawal_breaker",
+    "GET",
+    "/v1/admin/withdrawals/breaker",
+    None,
+    models.OneBreakerAttributes,
+    "The deployment's outflow breaker: tripped or not, by which withdrawal, the last reset.",
+)
 
 OPERATIONS: dict[str, Operation[Any]] = {
     op.name: op
     for op in (
         active,
         admin_cancel_transfer,
+        admin_cancel_withdrawal,
+        admin_withdrawal,
+        admin_withdrawals,
         apply,
         approve,
+        approve_withdrawal,
         auction,
         auction_bids,
         authorize_page,
@@ -974,12 +1074,14 @@ OPERATIONS: dict[str, Operation[Any]] = {
         batch_submit,
         calculate_interest,
         cancel_transfer,
+        cancel_withdrawal,
         change_project_status,
         collection,
         config_auction_solana,
         config_fragment,
         config_tech_tree,
         create_organization,
+        create_withdrawal,
         delete_attributes,
         delete_endpoint,
         estimate_borrow_cost,
@@ -992,6 +1094,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         get_owned_client,
         get_project,
         get_transfer,
+        get_withdrawal,
         global_stats,
         healthz,
         holders,
@@ -1009,6 +1112,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         list_organizations,
         list_projects,
         list_whitelist,
+        list_withdrawals,
         loan,
         loans,
         lock_funds,
@@ -1046,11 +1150,14 @@ OPERATIONS: dict[str, Operation[Any]] = {
         register,
         register_project,
         reject,
+        reject_withdrawal,
         remove_from_whitelist,
         remove_member,
         report_attribute,
         request_transfer,
+        reset_withdrawal_breaker,
         retry_transfer,
+        retry_withdrawal,
         revoke,
         revoke_authorization,
         roll_api_secret,
@@ -1081,5 +1188,6 @@ OPERATIONS: dict[str, Operation[Any]] = {
         versions,
         wallet_auctions,
         wallet_bids,
+        withdrawal_breaker,
     )
 }

@@ -751,12 +751,22 @@ class Users:
         ).data
 
     def update_my_profile(
-        self, *, display_name: str, idempotency_key: str | None = None
+        self,
+        *,
+        display_name: str | None = None,
+        wallet_address: str | None = None,
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceUserProfileAttributes:
-        """Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is (``PATCH /v1/users/me/profile``)"""
+        """Change the display name or the wallet withdrawals go to (scope user:write). (``PATCH /v1/users/me/profile``)"""
         return self._client.call(
             operations.update_my_profile,
-            body=_given({"display_name": display_name, "idempotency_key": idempotency_key}),
+            body=_given(
+                {
+                    "display_name": display_name,
+                    "wallet_address": wallet_address,
+                    "idempotency_key": idempotency_key,
+                }
+            ),
         ).data
 
 
@@ -924,6 +934,54 @@ class Webhooks:
                     "idempotency_key": idempotency_key,
                 }
             ),
+        ).data
+
+
+class Withdrawals:
+    """``withdrawals``"""
+
+    def __init__(self, client: SyncTransport) -> None:
+        self._client = client
+
+    def cancel(
+        self, withdrawal_id: str, *, reason: str | None = None, idempotency_key: str | None = None
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Cancel one of your withdrawals while it is `pending` (not yet being sent). (``POST /v1/withdrawals/{withdrawal_id}/cancel``)"""
+        return self._client.call(
+            operations.cancel_withdrawal,
+            path_params={"withdrawal_id": withdrawal_id},
+            body=_given({"reason": reason, "idempotency_key": idempotency_key}),
+        ).data
+
+    def create(
+        self, *, currency: Literal["MCC", "MCD"], amount: str, idempotency_key: str | None = None
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Withdraw MCC or MCD to your own wallet (the profile's `wallet_address`), held at once. (``POST /v1/withdrawals``)"""
+        return self._client.call(
+            operations.create_withdrawal,
+            body=_given(
+                {"currency": currency, "amount": amount, "idempotency_key": idempotency_key}
+            ),
+        ).data
+
+    def list(
+        self,
+        *,
+        status: Literal[
+            "pending", "pending_onchain", "completed", "failed", "cancelled", "rejected"
+        ]
+        | None = None,
+        per_page: int = 100,
+    ) -> Iterator[models.ManyWithdrawalAttributes]:
+        """Your withdrawals, newest first (a project's app sees those it made); filter by status. (``GET /v1/withdrawals``)"""
+        return self._client.call_pages(
+            operations.list_withdrawals, params={"status": status}, per_page=per_page
+        )
+
+    def retrieve(self, withdrawal_id: str) -> models.TypedResourceWithdrawalAttributes:
+        """One of your withdrawals, with its state history. (``GET /v1/withdrawals/{withdrawal_id}``)"""
+        return self._client.call(
+            operations.get_withdrawal, path_params={"withdrawal_id": withdrawal_id}
         ).data
 
 
@@ -1160,6 +1218,105 @@ class AdminWhitelist:
         ).data
 
 
+class AdminWithdrawals:
+    """``withdrawals``"""
+
+    def __init__(self, client: SyncTransport) -> None:
+        self._client = client
+
+    def approve(
+        self, withdrawal_id: str, *, reason: str
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Approve a pending withdrawal above the threshold; audited with your uid and reason. (``POST /v1/admin/withdrawals/{withdrawal_id}/approve``)"""
+        return self._client.call(
+            operations.approve_withdrawal,
+            path_params={"withdrawal_id": withdrawal_id},
+            body=_given({"reason": reason}),
+        ).data
+
+    def breaker(self) -> models.TypedResourceBreakerAttributes:
+        """The deployment's outflow breaker: tripped or not, by which withdrawal, the last reset. (``GET /v1/admin/withdrawals/breaker``)"""
+        return self._client.call(operations.withdrawal_breaker).data
+
+    def cancel(
+        self, withdrawal_id: str, *, reason: str | None = None
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Cancel a withdrawal not yet being sent (`pending`); after that, only a retry. (``POST /v1/admin/withdrawals/{withdrawal_id}/cancel``)"""
+        return self._client.call(
+            operations.admin_cancel_withdrawal,
+            path_params={"withdrawal_id": withdrawal_id},
+            body=_given({"reason": reason}),
+        ).data
+
+    def list(
+        self,
+        *,
+        view: Literal[
+            "stuck",
+            "awaiting_approval",
+            "held",
+            "cooling_off",
+            "pending",
+            "pending_onchain",
+            "completed",
+            "failed",
+            "cancelled",
+            "rejected",
+            "all",
+        ]
+        | None = None,
+        q: str | None = None,
+        currency: Literal["MCC", "MCD"] | None = None,
+        project_id: int | None = None,
+        older_than_seconds: int | None = None,
+        per_page: int = 100,
+    ) -> Iterator[models.ManyWithdrawalAttributes]:
+        """Every withdrawal, newest first, by view, id or user, currency and project. (``GET /v1/admin/withdrawals``)"""
+        return self._client.call_pages(
+            operations.admin_withdrawals,
+            params={
+                "view": view,
+                "q": q,
+                "currency": currency,
+                "project_id": project_id,
+                "older_than_seconds": older_than_seconds,
+            },
+            per_page=per_page,
+        )
+
+    def reject(
+        self, withdrawal_id: str, *, reason: str
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Refuse a pending withdrawal: it ends `rejected`, its amount available again; audited. (``POST /v1/admin/withdrawals/{withdrawal_id}/reject``)"""
+        return self._client.call(
+            operations.reject_withdrawal,
+            path_params={"withdrawal_id": withdrawal_id},
+            body=_given({"reason": reason}),
+        ).data
+
+    def reset_breaker(self, *, reason: str) -> models.TypedResourceBreakerAttributes:
+        """Reset the tripped outflow breaker; audited with your uid and reason. (``POST /v1/admin/withdrawals/breaker/reset``)"""
+        return self._client.call(
+            operations.reset_withdrawal_breaker, body=_given({"reason": reason})
+        ).data
+
+    def retrieve(self, withdrawal_id: str) -> models.TypedResourceWithdrawalAttributes:
+        """A withdrawal with its history, the administrators' decisions and its chain write. (``GET /v1/admin/withdrawals/{withdrawal_id}``)"""
+        return self._client.call(
+            operations.admin_withdrawal, path_params={"withdrawal_id": withdrawal_id}
+        ).data
+
+    def retry(
+        self, withdrawal_id: str, *, reason: str | None = None
+    ) -> models.TypedResourceWithdrawalRetryAttributes:
+        """Re-check a stuck withdrawal's chain write and restart its workflow if it is gone. (``POST /v1/admin/withdrawals/{withdrawal_id}/retry``)"""
+        return self._client.call(
+            operations.retry_withdrawal,
+            path_params={"withdrawal_id": withdrawal_id},
+            body=_given({"reason": reason}),
+        ).data
+
+
 class ProjectResources:
     """The resources of a project's client (and of a user's or developer's)."""
 
@@ -1219,6 +1376,10 @@ class ProjectResources:
     def webhooks(self) -> Webhooks:
         return Webhooks(cast("SyncTransport", self))
 
+    @cached_property
+    def withdrawals(self) -> Withdrawals:
+        return Withdrawals(cast("SyncTransport", self))
+
 
 class AdminResources:
     """The administrator's resources (routes under /v1/admin)."""
@@ -1238,6 +1399,10 @@ class AdminResources:
     @cached_property
     def whitelist(self) -> AdminWhitelist:
         return AdminWhitelist(cast("SyncTransport", self))
+
+    @cached_property
+    def withdrawals(self) -> AdminWithdrawals:
+        return AdminWithdrawals(cast("SyncTransport", self))
 
 
 class AsyncAuctions:
@@ -2054,13 +2219,23 @@ class AsyncUsers:
         ).data
 
     async def update_my_profile(
-        self, *, display_name: str, idempotency_key: str | None = None
+        self,
+        *,
+        display_name: str | None = None,
+        wallet_address: str | None = None,
+        idempotency_key: str | None = None,
     ) -> models.TypedResourceUserProfileAttributes:
-        """Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is (``PATCH /v1/users/me/profile``)"""
+        """Change the display name or the wallet withdrawals go to (scope user:write). (``PATCH /v1/users/me/profile``)"""
         return (
             await self._client.call(
                 operations.update_my_profile,
-                body=_given({"display_name": display_name, "idempotency_key": idempotency_key}),
+                body=_given(
+                    {
+                        "display_name": display_name,
+                        "wallet_address": wallet_address,
+                        "idempotency_key": idempotency_key,
+                    }
+                ),
             )
         ).data
 
@@ -2249,6 +2424,60 @@ class AsyncWebhooks:
                         "idempotency_key": idempotency_key,
                     }
                 ),
+            )
+        ).data
+
+
+class AsyncWithdrawals:
+    """``withdrawals``"""
+
+    def __init__(self, client: AsyncTransport) -> None:
+        self._client = client
+
+    async def cancel(
+        self, withdrawal_id: str, *, reason: str | None = None, idempotency_key: str | None = None
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Cancel one of your withdrawals while it is `pending` (not yet being sent). (``POST /v1/withdrawals/{withdrawal_id}/cancel``)"""
+        return (
+            await self._client.call(
+                operations.cancel_withdrawal,
+                path_params={"withdrawal_id": withdrawal_id},
+                body=_given({"reason": reason, "idempotency_key": idempotency_key}),
+            )
+        ).data
+
+    async def create(
+        self, *, currency: Literal["MCC", "MCD"], amount: str, idempotency_key: str | None = None
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Withdraw MCC or MCD to your own wallet (the profile's `wallet_address`), held at once. (``POST /v1/withdrawals``)"""
+        return (
+            await self._client.call(
+                operations.create_withdrawal,
+                body=_given(
+                    {"currency": currency, "amount": amount, "idempotency_key": idempotency_key}
+                ),
+            )
+        ).data
+
+    def list(
+        self,
+        *,
+        status: Literal[
+            "pending", "pending_onchain", "completed", "failed", "cancelled", "rejected"
+        ]
+        | None = None,
+        per_page: int = 100,
+    ) -> AsyncIterator[models.ManyWithdrawalAttributes]:
+        """Your withdrawals, newest first (a project's app sees those it made); filter by status. (``GET /v1/withdrawals``)"""
+        return self._client.call_pages(
+            operations.list_withdrawals, params={"status": status}, per_page=per_page
+        )
+
+    async def retrieve(self, withdrawal_id: str) -> models.TypedResourceWithdrawalAttributes:
+        """One of your withdrawals, with its state history. (``GET /v1/withdrawals/{withdrawal_id}``)"""
+        return (
+            await self._client.call(
+                operations.get_withdrawal, path_params={"withdrawal_id": withdrawal_id}
             )
         ).data
 
@@ -2510,6 +2739,117 @@ class AsyncAdminWhitelist:
         ).data
 
 
+class AsyncAdminWithdrawals:
+    """``withdrawals``"""
+
+    def __init__(self, client: AsyncTransport) -> None:
+        self._client = client
+
+    async def approve(
+        self, withdrawal_id: str, *, reason: str
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Approve a pending withdrawal above the threshold; audited with your uid and reason. (``POST /v1/admin/withdrawals/{withdrawal_id}/approve``)"""
+        return (
+            await self._client.call(
+                operations.approve_withdrawal,
+                path_params={"withdrawal_id": withdrawal_id},
+                body=_given({"reason": reason}),
+            )
+        ).data
+
+    async def breaker(self) -> models.TypedResourceBreakerAttributes:
+        """The deployment's outflow breaker: tripped or not, by which withdrawal, the last reset. (``GET /v1/admin/withdrawals/breaker``)"""
+        return (await self._client.call(operations.withdrawal_breaker)).data
+
+    async def cancel(
+        self, withdrawal_id: str, *, reason: str | None = None
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Cancel a withdrawal not yet being sent (`pending`); after that, only a retry. (``POST /v1/admin/withdrawals/{withdrawal_id}/cancel``)"""
+        return (
+            await self._client.call(
+                operations.admin_cancel_withdrawal,
+                path_params={"withdrawal_id": withdrawal_id},
+                body=_given({"reason": reason}),
+            )
+        ).data
+
+    def list(
+        self,
+        *,
+        view: Literal[
+            "stuck",
+            "awaiting_approval",
+            "held",
+            "cooling_off",
+            "pending",
+            "pending_onchain",
+            "completed",
+            "failed",
+            "cancelled",
+            "rejected",
+            "all",
+        ]
+        | None = None,
+        q: str | None = None,
+        currency: Literal["MCC", "MCD"] | None = None,
+        project_id: int | None = None,
+        older_than_seconds: int | None = None,
+        per_page: int = 100,
+    ) -> AsyncIterator[models.ManyWithdrawalAttributes]:
+        """Every withdrawal, newest first, by view, id or user, currency and project. (``GET /v1/admin/withdrawals``)"""
+        return self._client.call_pages(
+            operations.admin_withdrawals,
+            params={
+                "view": view,
+                "q": q,
+                "currency": currency,
+                "project_id": project_id,
+                "older_than_seconds": older_than_seconds,
+            },
+            per_page=per_page,
+        )
+
+    async def reject(
+        self, withdrawal_id: str, *, reason: str
+    ) -> models.TypedResourceWithdrawalAttributes:
+        """Refuse a pending withdrawal: it ends `rejected`, its amount available again; audited. (``POST /v1/admin/withdrawals/{withdrawal_id}/reject``)"""
+        return (
+            await self._client.call(
+                operations.reject_withdrawal,
+                path_params={"withdrawal_id": withdrawal_id},
+                body=_given({"reason": reason}),
+            )
+        ).data
+
+    async def reset_breaker(self, *, reason: str) -> models.TypedResourceBreakerAttributes:
+        """Reset the tripped outflow breaker; audited with your uid and reason. (``POST /v1/admin/withdrawals/breaker/reset``)"""
+        return (
+            await self._client.call(
+                operations.reset_withdrawal_breaker, body=_given({"reason": reason})
+            )
+        ).data
+
+    async def retrieve(self, withdrawal_id: str) -> models.TypedResourceWithdrawalAttributes:
+        """A withdrawal with its history, the administrators' decisions and its chain write. (``GET /v1/admin/withdrawals/{withdrawal_id}``)"""
+        return (
+            await self._client.call(
+                operations.admin_withdrawal, path_params={"withdrawal_id": withdrawal_id}
+            )
+        ).data
+
+    async def retry(
+        self, withdrawal_id: str, *, reason: str | None = None
+    ) -> models.TypedResourceWithdrawalRetryAttributes:
+        """Re-check a stuck withdrawal's chain write and restart its workflow if it is gone. (``POST /v1/admin/withdrawals/{withdrawal_id}/retry``)"""
+        return (
+            await self._client.call(
+                operations.retry_withdrawal,
+                path_params={"withdrawal_id": withdrawal_id},
+                body=_given({"reason": reason}),
+            )
+        ).data
+
+
 class AsyncProjectResources:
     """The resources of a project's client (and of a user's or developer's)."""
 
@@ -2569,6 +2909,10 @@ class AsyncProjectResources:
     def webhooks(self) -> AsyncWebhooks:
         return AsyncWebhooks(cast("AsyncTransport", self))
 
+    @cached_property
+    def withdrawals(self) -> AsyncWithdrawals:
+        return AsyncWithdrawals(cast("AsyncTransport", self))
+
 
 class AsyncAdminResources:
     """The administrator's resources (routes under /v1/admin)."""
@@ -2588,3 +2932,7 @@ class AsyncAdminResources:
     @cached_property
     def whitelist(self) -> AsyncAdminWhitelist:
         return AsyncAdminWhitelist(cast("AsyncTransport", self))
+
+    @cached_property
+    def withdrawals(self) -> AsyncAdminWithdrawals:
+        return AsyncAdminWithdrawals(cast("AsyncTransport", self))

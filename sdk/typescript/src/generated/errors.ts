@@ -87,7 +87,7 @@ export class FirstPartyRequired extends ProblemError {
 }
 registerProblem("first-party-required", FirstPartyRequired);
 
-/** 401: the route asks for a recent sign-in (``fresh-sign-in-required``) */
+/** 401: the route asks for a recent sign-in with the gateway's own client: sign in again, then repeat the call (``fresh-sign-in-required``) */
 export class FreshSignInRequired extends ProblemError {
   static override readonly slug = "fresh-sign-in-required";
   override name = "FreshSignInRequired";
@@ -254,6 +254,34 @@ export class DailyLimitExceeded extends ProblemError {
   override name = "DailyLimitExceeded";
 }
 registerProblem("daily-limit-exceeded", DailyLimitExceeded);
+
+/** 422: a withdrawal below the minimum, see .body["minimum"] (``amount-below-minimum``) */
+export class AmountBelowMinimum extends ProblemError {
+  static override readonly slug = "amount-below-minimum";
+  override name = "AmountBelowMinimum";
+}
+registerProblem("amount-below-minimum", AmountBelowMinimum);
+
+/** 422: set the profile's wallet_address before withdrawing (``wallet-address-required``) */
+export class WalletAddressRequired extends ProblemError {
+  static override readonly slug = "wallet-address-required";
+  override name = "WalletAddressRequired";
+}
+registerProblem("wallet-address-required", WalletAddressRequired);
+
+/** 403: an administrator cannot decide on their own withdrawal (``self-approval``) */
+export class SelfApproval extends ProblemError {
+  static override readonly slug = "self-approval";
+  override name = "SelfApproval";
+}
+registerProblem("self-approval", SelfApproval);
+
+/** 409: this administrator decided on the withdrawal already (``already-decided``) */
+export class AlreadyDecided extends ProblemError {
+  static override readonly slug = "already-decided";
+  override name = "AlreadyDecided";
+}
+registerProblem("already-decided", AlreadyDecided);
 
 /** 429: see .retry_after (``rate-limit-exceeded``) */
 export class RateLimitExceeded extends ProblemError {

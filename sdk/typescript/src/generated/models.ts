@@ -320,6 +320,18 @@ export interface BorrowChecks {
   pool_accrual_ok: boolean;
 }
 
+export interface BreakerAttributes {
+  tripped: boolean;
+  tripped_at: string | null;
+  /** The withdrawal that crossed the limit */
+  tripped_by: string | null;
+  reset_at: string | null;
+  reset_by: string | null;
+  reset_reason: string | null;
+  /** Withdrawals a reset let go on */
+  released?: Array<string> | null;
+}
+
 export interface BuyoutAttributes {
   account: string;
   initiator: string;
@@ -417,6 +429,18 @@ export interface DayProject {
   trade_volume_usdc: string;
 }
 
+export interface Decision {
+  admin_uid: string;
+  decision: string;
+  reason: string;
+  at: string;
+}
+
+export interface DecisionIn {
+  /** Recorded in the audit trail */
+  reason: string;
+}
+
 export interface DeliveryAttributes {
   event_id: string;
   event_type: string;
@@ -506,7 +530,7 @@ export interface EstimateBorrowIn {
   nft_mint?: string | null;
 }
 
-export type EventType = "mining.activity.verified" | "mining.reward.confirmed" | "funds.locked" | "funds.unlocked" | "transfer.completed" | "transfer.failed" | "funds.deposited";
+export type EventType = "mining.activity.verified" | "mining.reward.confirmed" | "funds.locked" | "funds.unlocked" | "transfer.completed" | "transfer.failed" | "funds.deposited" | "withdrawal.requested" | "withdrawal.completed" | "withdrawal.failed" | "withdrawal.cancelled";
 
 export interface FragmentConfigAttributes {
   authority: string;
@@ -897,6 +921,11 @@ export interface ManyWhitelistEntryAttributes {
   meta: PageMeta;
 }
 
+export interface ManyWithdrawalAttributes {
+  data: Array<TypedResourceWithdrawalAttributes>;
+  meta: PageMeta;
+}
+
 export interface MccBalanceAttributes {
   total_balance: string;
   available_balance: string;
@@ -1181,6 +1210,11 @@ export interface OneBonusAttributes {
   meta: Meta;
 }
 
+export interface OneBreakerAttributes {
+  data: TypedResourceBreakerAttributes;
+  meta: Meta;
+}
+
 export interface OneCollectionAttributes {
   data: TypedResourceCollectionAttributes;
   meta: ViewMeta;
@@ -1391,6 +1425,16 @@ export interface OneWhitelistStatusAttributes {
   meta: Meta;
 }
 
+export interface OneWithdrawalAttributes {
+  data: TypedResourceWithdrawalAttributes;
+  meta: Meta;
+}
+
+export interface OneWithdrawalRetryAttributes {
+  data: TypedResourceWithdrawalRetryAttributes;
+  meta: Meta;
+}
+
 export interface OpenIdConfiguration {
   issuer: string;
   authorization_endpoint: string;
@@ -1406,6 +1450,10 @@ export interface OpenIdConfiguration {
   token_endpoint_auth_methods_supported: Array<string>;
   code_challenge_methods_supported: Array<string>;
   claims_supported: Array<string>;
+}
+
+export interface OperatorActionIn {
+  reason?: string;
 }
 
 export interface OracleAttributes {
@@ -1485,7 +1533,9 @@ export interface ProfileAttribute {
 }
 
 export interface ProfileUpdate {
-  display_name: string;
+  display_name?: string;
+  /** The Solana wallet your withdrawals go to (null removes it). Changing it needs a sign-in with the gateway's own client within FRESH_SIGNIN_SECONDS, starts a cooling-off during which withdrawals wait, and cancels the pending ones */
+  wallet_address?: string | null;
   /** Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again */
   idempotency_key?: string | null;
 }
@@ -1921,6 +1971,12 @@ export interface TypedResourceBonusAttributes {
   attributes: BonusAttributes;
 }
 
+export interface TypedResourceBreakerAttributes {
+  type: string;
+  id: string;
+  attributes: BreakerAttributes;
+}
+
 export interface TypedResourceCollectionAttributes {
   type: string;
   id: string;
@@ -2257,6 +2313,18 @@ export interface TypedResourceWhitelistStatusAttributes {
   attributes: WhitelistStatusAttributes;
 }
 
+export interface TypedResourceWithdrawalAttributes {
+  type: string;
+  id: string;
+  attributes: WithdrawalAttributes;
+}
+
+export interface TypedResourceWithdrawalRetryAttributes {
+  type: string;
+  id: string;
+  attributes: WithdrawalRetryAttributes;
+}
+
 export interface UnitAttributes {
   unit_type: "station" | "matrix" | "sector" | "system";
   number: number;
@@ -2496,4 +2564,64 @@ export interface WhitelistStatusAttributes {
 
 export interface WhitelistStatusIn {
   status: "active" | "suspended";
+}
+
+export interface WithdrawalAttributes {
+  /** pending (waiting or about to be sent) | pending_onchain (being written; no cancel) | completed | failed | cancelled | rejected */
+  status: string;
+  user_uid: string;
+  currency: "MCC" | "MCD";
+  /** Decimal string */
+  amount: string;
+  /** The profile's wallet when it was made */
+  wallet_address: string;
+  /** That wallet's associated token account for the mint */
+  destination: string;
+  /** The project whose app asked (null: the gateway) */
+  project_id: number | null;
+  /** What a pending withdrawal still waits for */
+  waiting_for: Array<string>;
+  approvals_required: number;
+  approvals: number;
+  cooling_off_until: string | null;
+  /** Still waiting then, it is cancelled */
+  wait_deadline: string;
+  failure_reason: string | null;
+  tx_signature: string | null;
+  slot: number | null;
+  block_height: number | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  history?: Array<WithdrawalStep> | null;
+  decisions?: Array<Decision> | null;
+  chain_write?: ChainWriteView | null;
+}
+
+export interface WithdrawalCancelIn {
+  reason?: string | null;
+  /** Optional (the write is naturally idempotent); with one, a retry within 24 h is replayed, not run again */
+  idempotency_key?: string | null;
+}
+
+export interface WithdrawalIn {
+  currency: "MCC" | "MCD";
+  /** Decimal string in the currency's units */
+  amount: string;
+  /** Required unless the Idempotency-Key header is sent */
+  idempotency_key?: string | null;
+}
+
+export interface WithdrawalRetryAttributes {
+  withdrawal_id: string;
+  status: string;
+  chain_write: RetriedWrite | null;
+  workflow_id: string | null;
+  workflow_restarted: boolean;
+}
+
+export interface WithdrawalStep {
+  status: string;
+  reason: string | null;
+  at: string;
 }

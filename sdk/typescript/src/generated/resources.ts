@@ -463,8 +463,8 @@ export class Users {
     return (await this.t.call<m.OneAuthorizationAttributes>("DELETE", "/v1/users/me/authorizations/{project_id}", { project_id: projectId }, {  })).data;
   }
 
-  /** Change the display name (scope user:write). Naturally idempotent: `idempotency_key` is (`PATCH /v1/users/me/profile`) */
-  async updateMyProfile(body: m.ProfileUpdate): Promise<m.TypedResourceUserProfileAttributes> {
+  /** Change the display name or the wallet withdrawals go to (scope user:write). (`PATCH /v1/users/me/profile`) */
+  async updateMyProfile(body: m.ProfileUpdate = {}): Promise<m.TypedResourceUserProfileAttributes> {
     return (await this.t.call<m.OneUserProfileAttributes>("PATCH", "/v1/users/me/profile", {}, { json: body })).data;
   }
 }
@@ -543,6 +543,32 @@ export class Webhooks {
   /** Change an endpoint's url, events or secret, or re-enable it. (`PATCH /v1/webhooks/{endpoint_id}`) */
   async update(endpointId: string, body: m.EndpointPatch = {}): Promise<m.TypedResourceEndpointAttributes> {
     return (await this.t.call<m.OneEndpointAttributes>("PATCH", "/v1/webhooks/{endpoint_id}", { endpoint_id: endpointId }, { json: body })).data;
+  }
+}
+
+/** `withdrawals` */
+export class Withdrawals {
+  constructor(private readonly t: Transport) {
+  }
+
+  /** Cancel one of your withdrawals while it is `pending` (not yet being sent). (`POST /v1/withdrawals/{withdrawal_id}/cancel`) */
+  async cancel(withdrawalId: string, body: m.WithdrawalCancelIn = {}): Promise<m.TypedResourceWithdrawalAttributes> {
+    return (await this.t.call<m.OneWithdrawalAttributes>("POST", "/v1/withdrawals/{withdrawal_id}/cancel", { withdrawal_id: withdrawalId }, { json: body })).data;
+  }
+
+  /** Withdraw MCC or MCD to your own wallet (the profile's `wallet_address`), held at once. (`POST /v1/withdrawals`) */
+  async create(body: m.WithdrawalIn): Promise<m.TypedResourceWithdrawalAttributes> {
+    return (await this.t.call<m.OneWithdrawalAttributes>("POST", "/v1/withdrawals", {}, { json: body })).data;
+  }
+
+  /** Your withdrawals, newest first (a project's app sees those it made); filter by status. (`GET /v1/withdrawals`) */
+  list(query: { status?: "pending" | "pending_onchain" | "completed" | "failed" | "cancelled" | "rejected" | null } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyWithdrawalAttributes> {
+    return this.t.callPages<m.ManyWithdrawalAttributes>("GET", "/v1/withdrawals", {}, { perPage: options.perPage, params: query });
+  }
+
+  /** One of your withdrawals, with its state history. (`GET /v1/withdrawals/{withdrawal_id}`) */
+  async retrieve(withdrawalId: string): Promise<m.TypedResourceWithdrawalAttributes> {
+    return (await this.t.call<m.OneWithdrawalAttributes>("GET", "/v1/withdrawals/{withdrawal_id}", { withdrawal_id: withdrawalId }, {  })).data;
   }
 }
 
@@ -655,6 +681,52 @@ export class AdminWhitelist {
   }
 }
 
+/** `withdrawals` */
+export class AdminWithdrawals {
+  constructor(private readonly t: Transport) {
+  }
+
+  /** Approve a pending withdrawal above the threshold; audited with your uid and reason. (`POST /v1/admin/withdrawals/{withdrawal_id}/approve`) */
+  async approve(withdrawalId: string, body: m.DecisionIn): Promise<m.TypedResourceWithdrawalAttributes> {
+    return (await this.t.call<m.OneWithdrawalAttributes>("POST", "/v1/admin/withdrawals/{withdrawal_id}/approve", { withdrawal_id: withdrawalId }, { json: body })).data;
+  }
+
+  /** The deployment's outflow breaker: tripped or not, by which withdrawal, the last reset. (`GET /v1/admin/withdrawals/breaker`) */
+  async breaker(): Promise<m.TypedResourceBreakerAttributes> {
+    return (await this.t.call<m.OneBreakerAttributes>("GET", "/v1/admin/withdrawals/breaker", {}, {  })).data;
+  }
+
+  /** Cancel a withdrawal not yet being sent (`pending`); after that, only a retry. (`POST /v1/admin/withdrawals/{withdrawal_id}/cancel`) */
+  async cancel(withdrawalId: string, body: m.OperatorActionIn = {}): Promise<m.TypedResourceWithdrawalAttributes> {
+    return (await this.t.call<m.OneWithdrawalAttributes>("POST", "/v1/admin/withdrawals/{withdrawal_id}/cancel", { withdrawal_id: withdrawalId }, { json: body })).data;
+  }
+
+  /** Every withdrawal, newest first, by view, id or user, currency and project. (`GET /v1/admin/withdrawals`) */
+  list(query: { view?: "stuck" | "awaiting_approval" | "held" | "cooling_off" | "pending" | "pending_onchain" | "completed" | "failed" | "cancelled" | "rejected" | "all"; q?: string; currency?: "MCC" | "MCD" | null; project_id?: number | null; older_than_seconds?: number } = {}, options: { perPage?: number } = {}): AsyncGenerator<m.ManyWithdrawalAttributes> {
+    return this.t.callPages<m.ManyWithdrawalAttributes>("GET", "/v1/admin/withdrawals", {}, { perPage: options.perPage, params: query });
+  }
+
+  /** Refuse a pending withdrawal: it ends `rejected`, its amount available again; audited. (`POST /v1/admin/withdrawals/{withdrawal_id}/reject`) */
+  async reject(withdrawalId: string, body: m.DecisionIn): Promise<m.TypedResourceWithdrawalAttributes> {
+    return (await this.t.call<m.OneWithdrawalAttributes>("POST", "/v1/admin/withdrawals/{withdrawal_id}/reject", { withdrawal_id: withdrawalId }, { json: body })).data;
+  }
+
+  /** Reset the tripped outflow breaker; audited with your uid and reason. (`POST /v1/admin/withdrawals/breaker/reset`) */
+  async resetBreaker(body: m.DecisionIn): Promise<m.TypedResourceBreakerAttributes> {
+    return (await this.t.call<m.OneBreakerAttributes>("POST", "/v1/admin/withdrawals/breaker/reset", {}, { json: body })).data;
+  }
+
+  /** A withdrawal with its history, the administrators' decisions and its chain write. (`GET /v1/admin/withdrawals/{withdrawal_id}`) */
+  async retrieve(withdrawalId: string): Promise<m.TypedResourceWithdrawalAttributes> {
+    return (await this.t.call<m.OneWithdrawalAttributes>("GET", "/v1/admin/withdrawals/{withdrawal_id}", { withdrawal_id: withdrawalId }, {  })).data;
+  }
+
+  /** Re-check a stuck withdrawal's chain write and restart its workflow if it is gone. (`POST /v1/admin/withdrawals/{withdrawal_id}/retry`) */
+  async retry(withdrawalId: string, body: m.OperatorActionIn = {}): Promise<m.TypedResourceWithdrawalRetryAttributes> {
+    return (await this.t.call<m.OneWithdrawalRetryAttributes>("POST", "/v1/admin/withdrawals/{withdrawal_id}/retry", { withdrawal_id: withdrawalId }, { json: body })).data;
+  }
+}
+
 /** A project's client (or a user's or developer's, with their token): `new Client(baseUrl, new HmacAuth(projectId, apiSecret))`. */
 export class Client extends Transport {
   readonly auctions = new Auctions(this);
@@ -671,6 +743,7 @@ export class Client extends Transport {
   readonly transfers = new Transfers(this);
   readonly users = new Users(this);
   readonly webhooks = new Webhooks(this);
+  readonly withdrawals = new Withdrawals(this);
 }
 
 /** An administrator's client (routes under /v1/admin): `new AdminClient(baseUrl, new BearerAuth(adminToken))`. */
@@ -679,4 +752,5 @@ export class AdminClient extends Transport {
   readonly projects = new AdminProjects(this);
   readonly transfers = new AdminTransfers(this);
   readonly whitelist = new AdminWhitelist(this);
+  readonly withdrawals = new AdminWithdrawals(this);
 }
