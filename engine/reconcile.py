@@ -1,8 +1,10 @@
 """Reconciliation: every custody account's finalized on-chain balance against the ledger.
 
 Reports drift (rows in ``reconciliation_drifts`` and Prometheus gauges); never moves money.
-An account with a transfer in flight (``pending_onchain``), or whose ledger row changed while
-the chain was read, is skipped this run: the chain legitimately leads the ledger there.
+An account with a transfer in flight (``pending_onchain``), whose ledger row changed while
+the chain was read, or whose history the deposit watcher is still catching up (its watch row
+not ``ready``: tokens/deposit_catch_up.py) is skipped this run: the chain legitimately leads
+the ledger there.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain.gateway import ChainGateway
 from db.models.engine import ReconciliationDrift, Transfer
 from db.models.ledger import LedgerAccount
+from db.models.tokens import CustodyWatch
 
 DRIFT_ACCOUNTS = Gauge(
     "mccgw_reconciliation_drift_accounts", "Custody accounts whose chain and ledger differ"
@@ -56,6 +59,10 @@ async def _snapshot(session: AsyncSession) -> tuple[dict[Key, int], set[Key]]:
         )
     ).all():
         in_flight |= {(src, cur), (dst, cur)}
+    catching_up = await session.execute(
+        select(CustodyWatch.user_uid, CustodyWatch.currency).where(CustodyWatch.ready.is_(False))
+    )
+    in_flight |= {(uid, cur) for uid, cur in catching_up.all()}
     return accounts, in_flight
 
 

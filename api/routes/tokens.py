@@ -76,7 +76,7 @@ async def _custody(request: Request, uid: str, currency: str) -> Any:
         async with request.app.state.session_maker() as session:
             if (uid, currency) not in registered:
                 # From now on the deposit watcher follows this deposit address.
-                await register(session, gateway_of(request).keys, uid, currency)
+                await register(session, gateway_of(request), uid, currency)
                 await session.commit()
                 registered.add((uid, currency))
             return await balances.load(session, uid, currency)

@@ -25,7 +25,7 @@ async def _funded(
 ) -> str:  # fmt: skip
     uid = (await world.user()).uid
     async with deps.sessions() as session:
-        await register(session, deps.gateway.keys, uid, currency)
+        await register(session, deps.gateway, uid, currency)
         await session.commit()
     await scanner.scan()
     custody = deps.gateway.custody_address(uid, currency)
