@@ -19,7 +19,6 @@ for hours moves the on-chain price by a bounded step per close. docs/tokens.md h
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -31,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from chain.gateway import ChainGateway
 from core.config import Settings
 from db.models.tokens import AdminPrice, PriceClose, PriceSample
+from tokens.cache import Memo
 from tokens.prices import (
     Quote,
     buyback_price,
@@ -57,14 +57,15 @@ def close_key(close_at: datetime) -> str:
 
 class MarketReader:
     """The market price from the pool's two vaults at ``finalized``; None when no pool is
-    configured or it is empty. Kept ``max_age`` seconds (the GET paths' documented freshness)."""
+    configured or it is empty. Kept ``max_age`` seconds (the GET paths' documented freshness),
+    and read once however many public requests ask at once (``Memo``)."""
 
     def __init__(self, gateway: ChainGateway, settings: Settings, max_age: float = 0.0) -> None:
         self.gateway = gateway
         self.mcc_vault = settings.market_pool_mcc_vault
         self.usdc_vault = settings.market_pool_usdc_vault
         self.max_age = max_age
-        self._cached: tuple[float, int | None, datetime] | None = None
+        self._kept: Memo[str, tuple[int | None, datetime]] = Memo(max_age)
 
     @property
     def configured(self) -> bool:
@@ -80,13 +81,11 @@ class MarketReader:
     async def read(self) -> tuple[int | None, datetime]:
         if not self.configured:
             return None, datetime.now(UTC)
-        now = time.monotonic()
-        if self._cached is not None and now - self._cached[0] < self.max_age:
-            return self._cached[1], self._cached[2]
+        return await self._kept.get("market", self._read)
+
+    async def _read(self) -> tuple[int | None, datetime]:
         _, _, price = await self.read_vaults()
-        seen = datetime.now(UTC)
-        self._cached = (now, price, seen)
-        return price, seen
+        return price, datetime.now(UTC)
 
 
 async def admin_price(session: AsyncSession) -> AdminPrice | None:

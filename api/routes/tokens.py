@@ -29,6 +29,7 @@ from api.schemas.tokens import (
 )
 from api.token_common import (
     PUBLIC_PROBLEMS,
+    STATS_SECONDS,
     USER_PROBLEMS,
     cache_of,
     chain_down,
@@ -44,6 +45,7 @@ from core.time import iso
 from db.models.mining import MiningSubmission
 from db.notify import NotifyCache
 from tokens import balances, history, oracle
+from tokens.cache import Memo
 from tokens.deposits import deposit_address, register
 
 router = APIRouter(tags=["tokens"])
@@ -234,7 +236,7 @@ async def token_services(app: FastAPI) -> AsyncIterator[None]:
     app.state.notify.attach(cache)
     app.state.token_cache = cache
     app.state.token_watched = set()
-    app.state.token_stats = {}
+    app.state.token_stats = Memo(STATS_SECONDS)  # the public statistics (token_price.py)
     app.state.market_reader = oracle.MarketReader(
         app.state.gateway, settings, settings.market_price_cache_seconds
     )
