@@ -4,7 +4,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install dev test lint format program program-check bench clean sdk-models sdk-ts prod-local chaos
+.PHONY: install dev test lint format program program-check bench clean sdk-models sdk-ts prod-local chaos \
+	openapi openapi-tools openapi-check openapi-release
 
 install: $(VENV)/.installed
 
@@ -25,6 +26,21 @@ test: install
 ## Regenerate both SDKs' generated modules from the app's OpenAPI (after adding routes).
 sdk-models: install
 	$(BIN)/python -m mccgw.sdkgen
+
+## The API's contract (docs/versioning.md): openapi.json regenerated from the app (after a route
+## change; make test fails while it is stale), its tools (Redocly CLI, Optic: npm ci from
+## contract/package-lock.json), the whole check make test runs, and the release step.
+openapi: install
+	$(BIN)/python -m mccgw.contract write
+
+openapi-tools:
+	cd contract && npm ci --no-audit --no-fund
+
+openapi-check: install openapi-tools
+	$(BIN)/python -m mccgw.contract check
+
+openapi-release: install openapi-tools
+	$(BIN)/python -m mccgw.contract release
 
 ## The TypeScript SDK alone: install from its lock file, build, unit tests (make test also runs
 ## its live tests, via tests/sdk/test_typescript.py).

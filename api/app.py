@@ -28,6 +28,7 @@ from api.ratelimit import RateLimitMiddleware, limit_unauthenticated
 from api.routes import api_router
 from api.routes.tokens import token_services
 from api.routing import install_route_index
+from api.versions import DOCUMENT_VERSION
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from chain.rpc import ChainRpc
@@ -53,6 +54,10 @@ The single public HTTPS JSON entry point of the MCC/MCD ecosystem.
 * Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`.
 * Every write takes `idempotency_key` (or `Idempotency-Key`); a retry replays the stored
   response with `Idempotent-Replayed: true`.
+* Versions: `info.version` follows Semantic Versioning 2.0.0; a breaking change comes only
+  with a new major version, and a version is served for 12 months after the next one is
+  released (`GET /versions`). A deprecated operation is marked `deprecated: true` here, with
+  its `x-sunset` date, and answers with `Deprecation` and `Sunset` headers.
 """
 
 
@@ -138,7 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     configure_logging(settings.log_level, settings.log_json)
     app = FastAPI(
         title="mccgw — MCC/MCD open API",
-        version="1.0.0",
+        version=DOCUMENT_VERSION,  # SemVer; docs/versioning.md
         description=DESCRIPTION,
         lifespan=lifespan,
         openapi_url="/openapi.json",

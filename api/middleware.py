@@ -12,6 +12,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from api.asgi import BODY_METHODS, HttpMiddleware, header, problem_body, send_problem
 from api.metrics import HTTP_LATENCY, HTTP_REQUESTS
+from api.versions import deprecation_headers
 from core.logging import request_id_var
 
 log = logging.getLogger("mccgw.http")
@@ -53,6 +54,8 @@ class RequestContextMiddleware(HttpMiddleware):
                 headers = list(message.get("headers", []))
                 headers.append((b"x-request-id", request_id.encode()))
                 headers.extend(_NO_FRAMING)
+                # A deprecated operation says so on every answer (RFC 9745, RFC 8594).
+                headers.extend(deprecation_headers(scope.get("route")))
                 message["headers"] = headers
             await send(message)
 

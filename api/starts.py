@@ -8,8 +8,10 @@ Two kinds of caller:
   ``start_soon`` (in the background) or ``start`` (awaited; False when Temporal refused). If
   the start never happens, the recovery sweep (engine.recovery) starts the workflow by the same
   derived id with the same input.
-- a call that waits for its workflow's result (an approval, a whitelist change) starts or joins
-  the run by id (``start_or_join``) and answers 503 while Temporal is unreachable.
+- a call that waits for its workflow's result (a whitelist change) starts or joins the run by
+  id (``start_or_join``) and answers 503 while Temporal is unreachable; an approval, durable
+  once committed, waits a little for its whitelist write and answers without it if need be
+  (``start_approval``).
 """
 
 from __future__ import annotations
@@ -132,13 +134,19 @@ async def finished(handle: WorkflowHandle[Any, Any], wait: float) -> bool:
 
 async def start_approval(
     request: Request, application_id: str, admin_uid: str, scopes: list[str] | None = None
-) -> WorkflowHandle[Any, Any]:
-    """Start (or join) the approval workflow of an application marked ``approving`` (the admin
-    API and the operator console)."""
+) -> WorkflowHandle[Any, Any] | None:
+    """Start (or join) the approval workflow of an approved application, which writes its
+    whitelist entry on chain (the admin API and the operator console). The approval is durable
+    once committed: with Temporal unreachable this is logged and None is returned, and the
+    recovery sweep starts the workflow by the same id later."""
     arg = ApprovalInput(application_id, admin_uid, scopes)
-    return await start_or_join(
-        request, ApprovalWorkflow.run, arg, approval_workflow_id(application_id)
-    )
+    try:
+        return await start_or_join(
+            request, ApprovalWorkflow.run, arg, approval_workflow_id(application_id)
+        )
+    except ServiceUnavailable:
+        log.warning("could not start the approval of %s (the recovery sweep will)", application_id)
+        return None
 
 
 async def signal_lock(request: Request, lock_id: str, resolution: str) -> None:

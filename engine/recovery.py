@@ -6,7 +6,7 @@ those records and starts their workflows by their derived ids (a no-op for a run
 transfers still ``pending`` after ``stale_after``, fund locks still active well past their
 ``expires_at``, mining submissions still ``pending_verification`` after ``stale_after``
 (verification moves every submission of a workflow at once, so a pending one means its
-workflow never ran), project approvals still ``approving`` (without a recorded failure), and
+workflow never ran), approved projects whose whitelist entry is still ``pending``, and
 admin whitelist changes still pending after ``stale_after``.
 """
 
@@ -134,8 +134,8 @@ async def _approval_orphans(session: AsyncSession, cutoff: datetime, limit: int)
     approving = await session.scalars(
         select(ProjectApplication)
         .where(
-            ProjectApplication.status == "approving",
-            ProjectApplication.approval_error.is_(None),  # a refused one waits for an admin
+            ProjectApplication.status == "approved",
+            ProjectApplication.whitelist_status == "pending",  # a refused one is "failed"
             ProjectApplication.updated_at < cutoff,
         )
         .order_by(ProjectApplication.updated_at)

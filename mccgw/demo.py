@@ -82,8 +82,8 @@ async def complete_demo(
         if application_id:
             async with sessions() as session:
                 app = await queries.application(session, uuid.UUID(application_id))
-                status, reviewer = app.status, app.reviewed_by
-            if status == "approving":
+                whitelist, reviewer = app.whitelist_status, app.reviewed_by
+            if whitelist == "pending":
                 handle = await client.start_workflow(
                     ApprovalWorkflow.run,
                     ApprovalInput(application_id, reviewer or "mccgw-dev"),

@@ -133,7 +133,7 @@ def operations(spec: dict[str, Any], model_names: set[str]) -> list[dict[str, An
                 if status.startswith("2")
             }
             response = next(iter(answers.values()), None)
-            # Another success of another shape (approve: 202 `approving` before 200 + secret).
+            # Another success of another shape (approve: 202 `approving`, before 1.1.0).
             alternatives = {s: m for s, m in answers.items() if m and m != response}
             summary = (op.get("description") or op.get("summary") or "").strip().splitlines()
             found.append(

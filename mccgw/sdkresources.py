@@ -71,7 +71,7 @@ class Method:
     item: str | None  # the model of data / of a list's item
     public: bool  # no credentials needed (a browser may call it)
     status_codes: list[int] = field(default_factory=list)
-    # Other successes of another shape (approve: 202 `approving`, then 200 with the secret).
+    # Other successes of another shape (approve: 202 `approving` from gateways before 1.1.0).
     alternatives: list[str] = field(default_factory=list)  # their response models
     alternative_items: list[str] = field(default_factory=list)  # the models of their data
 

@@ -16,6 +16,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from access.scopes import USER_SCOPES
+from chain import whitelist as wl
 from core.config import Settings
 from core.security import (
     encrypt_secret,
@@ -191,6 +192,7 @@ async def _applied(session: AsyncSession, settings: Settings, owner: dict[str, A
         owner["uid"],
         settings.master_key,
         settings.master_key_id,
+        wl.program_id(settings),
         PROJECT_SCOPES,
         "standard",
     )
@@ -202,7 +204,8 @@ async def _applied(session: AsyncSession, settings: Settings, owner: dict[str, A
 
 async def _application_of(session: AsyncSession, project: Project, owner_uid: str) -> str:
     """The demo project's application; a project seeded before applications were (an older
-    .dev) gets one marked approving, so the approval's workflow whitelists it too."""
+    .dev) gets one approved with its whitelist entry pending, so the approval's workflow
+    whitelists it too."""
     app = await queries.application_of(session, project.project_id)
     if app is None:
         app = ProjectApplication(
@@ -212,7 +215,8 @@ async def _application_of(session: AsyncSession, project: Project, owner_uid: st
             developer_uid=owner_uid,
             developer_email=f"{owner_uid}@demo.mccgw.local",
             mcd_wallet_address=project.mcd_wallet_address or str(Keypair().pubkey()),
-            status="approving",
+            status="approved",
+            whitelist_status="pending",
             reviewed_by=owner_uid,
             project_id=project.project_id,
             api_key=project.api_key,

@@ -1,11 +1,14 @@
 """The project application's state machine, flush-only like every service.
 
-apply -> pending; begin_approval -> approving; create_project + complete -> approved;
-reject (pending only) -> rejected; fail keeps the approval's error (it stays approving).
+apply -> pending; begin_approval -> approved with its keys, its project and its whitelist
+entry ``pending``; complete -> whitelist ``active`` (the on-chain entry written); fail ->
+whitelist ``failed`` with the program's refusal; reject (pending only) -> rejected.
 
 The callers only adapt: the admin API route and the operator console commit and then start
-``ApprovalWorkflow``; its activities (activities/onboarding.py) open a session, call
-``create_project`` / ``complete`` / ``fail`` and commit. Reads for listings: onboarding/queries.py.
+``ApprovalWorkflow``, which writes the whitelist entry; its activities
+(activities/onboarding.py) open a session, call ``create_project`` / ``complete`` / ``fail`` and
+commit. The secret is handed out once by ``take_secret``, whatever the whitelist's state.
+Reads for listings: onboarding/queries.py.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from access.scopes import PROJECT_SCOPES
+from chain import whitelist as wl
 from core.errors import DomainError, InvalidState, NotFound
 from core.security import (
     decrypt_secret,
@@ -120,40 +124,53 @@ async def _locked(
     return row
 
 
+@dataclass(frozen=True)
+class Approval:
+    application: ProjectApplication
+    approved_now: bool  # False: an approval already made whose secret is not yet shown
+
+
 async def begin_approval(
     session: AsyncSession,
     application_id: uuid.UUID,
     admin_uid: str,
     master_key: str,
     master_key_id: str,
+    whitelist_program: Pubkey,
     allowed_scopes: list[str] | None = None,
     rate_limit_tier: str = "free",
-) -> ProjectApplication:
-    """Lock the application; a pending one becomes ``approving`` with its credentials made
-    (secret kept hashed and AES-GCM encrypted until it is shown once) and its project created
-    with the chosen scopes (None: every project scope) and rate-limit tier. Flush only.
+) -> Approval:
+    """Lock the application; a pending one becomes ``approved`` with its credentials made
+    (secret kept hashed and AES-GCM encrypted until it is shown once), its project created with
+    the chosen scopes (None: every project scope) and rate-limit tier, and its whitelist entry
+    ``pending`` at its derived address (``whitelist_program``'s PDA of the project id), for
+    ApprovalWorkflow to write on chain. Flush only.
 
     The project is made here, in the approver's transaction, so the workflow needs nothing
     but the application id: the recovery sweep can start a missing one without the scopes.
 
-    An application already ``approving`` (or ``approved`` with its secret not yet shown) is
-    returned unchanged, so a repeated approve joins the running approval."""
+    An application approved whose secret was not shown yet is returned unchanged
+    (``approved_now`` False), so a repeated approve call hands the secret out once."""
     row = await _locked(session, application_id)
-    if row.status in ("rejected", "suspended") or (
-        row.status == "approved" and row.secret_delivered_at is not None
-    ):
+    if row.status in ("rejected", "suspended") or row.secret_delivered_at is not None:
         raise InvalidState(f"Application {application_id} is {row.status}; it cannot be approved")
-    if row.status == "pending":
-        creds = new_credentials(master_key, master_key_id)
-        row.status = "approving"
-        row.reviewed_by = admin_uid
-        row.api_key = creds.api_key
-        row.api_secret_hash = creds.api_secret_hash
-        row.api_secret_encrypted = creds.api_secret_encrypted
-        await session.flush()
-        await create_project(session, application_id, admin_uid, allowed_scopes, rate_limit_tier)
+    if row.status != "pending":
+        return Approval(row, approved_now=False)
+    creds = new_credentials(master_key, master_key_id)
+    row.status = "approved"
+    row.reviewed_by = admin_uid
+    row.reviewed_at = datetime.now(UTC)
+    row.api_key = creds.api_key
+    row.api_secret_hash = creds.api_secret_hash
+    row.api_secret_encrypted = creds.api_secret_encrypted
+    row.whitelist_status = "pending"
     await session.flush()
-    return row
+    await create_project(session, application_id, admin_uid, allowed_scopes, rate_limit_tier)
+    assert row.project_id is not None
+    pda, bump = wl.find_whitelist_pda(whitelist_program, row.project_id)
+    row.whitelist_pda, row.whitelist_bump = str(pda), bump
+    await session.flush()
+    return Approval(row, approved_now=True)
 
 
 # The statuses of an application whose approval is running (or done).
@@ -216,7 +233,7 @@ class Whitelisted:
 async def complete(
     session: AsyncSession, application_id: uuid.UUID, admin_uid: str, entry: Whitelisted
 ) -> ProjectApplication:
-    """Store the whitelist entry (once per project) and mark the application approved."""
+    """Store the whitelist entry (once per project): the application's whitelist is active."""
     app = await _locked(session, application_id)
     await session.execute(
         insert(McdWhitelistEntry)
@@ -233,9 +250,8 @@ async def complete(
         )
         .on_conflict_do_nothing(index_elements=["project_id"])
     )
-    if app.status == "approving":
-        app.status = "approved"
-        app.reviewed_at = datetime.now(UTC)
+    if app.whitelist_status in (None, "pending", "failed"):
+        app.whitelist_status = "active"
         app.approval_error = None
     app.whitelist_pda = entry.pda
     app.whitelist_bump = entry.bump
@@ -245,18 +261,21 @@ async def complete(
 
 
 async def fail(session: AsyncSession, application_id: uuid.UUID, error: str) -> None:
-    """Keep the reason an approval could not finish (shown to admins). Flush only."""
+    """The program refused the whitelist entry: keep its reason (shown to admins). Flush
+    only."""
     app = await session.get(ProjectApplication, application_id, with_for_update=True)
     if app is not None:
         app.approval_error = error[:2000]
+        app.whitelist_status = "failed"
         await session.flush()
 
 
 async def take_secret(
     session: AsyncSession, application_id: uuid.UUID, keys: dict[str, str]
 ) -> tuple[ProjectApplication, str]:
-    """The approved application's api_secret, exactly once: the row is locked and its
-    encrypted copy erased (flush only; the caller commits before showing it)."""
+    """The approved application's api_secret, exactly once (whatever its whitelist's state):
+    the row is locked and its encrypted copy erased (flush only; the caller commits before
+    showing it)."""
     row = await session.get(
         ProjectApplication, application_id, with_for_update=True, populate_existing=True
     )

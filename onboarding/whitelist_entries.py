@@ -106,7 +106,11 @@ async def settle_change(
             ProjectApplication.project_id == change.project_id,
             ProjectApplication.status.in_(("approved", "suspended")),
         )
-        .values(status="approved" if change.action == "activate" else "suspended", updated_at=now)
+        .values(
+            status="approved" if change.action == "activate" else "suspended",
+            whitelist_status=row.status,
+            updated_at=now,
+        )
     )
     await session.flush()
     await session.refresh(row)

@@ -4,6 +4,8 @@
 the gateway has booked it (its own finalized movements, and deposits once the watcher has seen
 them finalized); reconciliation checks it against the chain. ``frozen``/``locked`` is the sum of
 active holds; ``available = total - held - outgoing pending``. No chain call on this path.
+``updated_at`` is when the booked balance last changed; a user with no movement yet has a zero
+balance as of the reading, which is its time.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class CustodyBalance:
     total: int
     held: int
     pending_out: int
-    updated_at: datetime | None  # None: no movement yet
+    updated_at: datetime  # the last change; with no movement yet, the reading's time
 
     @property
     def available(self) -> int:
@@ -37,5 +39,5 @@ class CustodyBalance:
 async def load(session: AsyncSession, uid: str, currency: str) -> CustodyBalance:
     row = (await session.execute(_BOOKS, {"u": uid, "c": currency})).one_or_none()
     if row is None:
-        return CustodyBalance(uid, currency, 0, 0, 0, None)
+        return CustodyBalance(uid, currency, 0, 0, 0, datetime.now(UTC))
     return CustodyBalance(uid, currency, row[0], row[1], row[2], row[3].astimezone(UTC))

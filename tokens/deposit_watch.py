@@ -184,7 +184,7 @@ class DepositScanner:
         prepared = 0.0
         while True:
             # New watched accounts: at once when PostgreSQL says a row was added (NOTIFY,
-            # migrations 0023, 0024), else once a second; every _PREPARE_EVERY seconds
+            # migrations 0023, 0025), else once a second; every _PREPARE_EVERY seconds
             # regardless. Each is matched from the cursor on, and its history before that is
             # the catch-up's (beside this loop), so nothing is missed in between.
             since = time.monotonic() - prepared

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain.gateway import ChainGateway
 
-# The ledger part (the 24 h and 30 d figures read ix_ledger_entries_credits, migration 0024).
+# The ledger part (the 24 h and 30 d figures read ix_ledger_entries_credits, migration 0025).
 LEDGER_QUERY = text(
     """
 SELECT

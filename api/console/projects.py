@@ -17,6 +17,7 @@ from access.ratelimit import TIER_LIMITS
 from api.callers import actor_of
 from api.console import pages
 from api.starts import start_approval
+from chain import whitelist as wl
 from core.config import Settings
 from core.errors import DomainError
 from core.workflow_ids import approval_workflow_id
@@ -30,7 +31,8 @@ from onboarding import status as machine
 
 router = pages.console_router()
 
-APPLICATION_STATUSES = (*STORED_APPLICATION_STATUSES, "all")
+# ``approving`` is no longer entered (db/models/onboarding.py).
+APPLICATION_STATUSES = (*(s for s in STORED_APPLICATION_STATUSES if s != "approving"), "all")
 PROJECT_STATUSES = ("all", *machine.TRANSITIONS)
 
 
@@ -61,28 +63,30 @@ async def application_progress(request: Request, application_id: uuid.UUID) -> R
 
 @router.post("/applications/{application_id}/approve")
 async def application_approve(request: Request, application_id: uuid.UUID) -> Response:
-    """Mark approving with new credentials (the API's service), start ApprovalWorkflow after
-    the commit; the page then polls the progress fragment while the chain finalizes."""
+    """Approve with new credentials (the API's service): the page then offers the one-time
+    secret at once and follows the whitelist entry, which ApprovalWorkflow (started after the
+    commit) writes on chain."""
     settings: Settings = request.app.state.settings
     async with pages.sessions(request) as session:
         _, principal, form = await pages.post(request, session)
         tier = form.get("rate_limit_tier", "free")
         if tier not in RATE_LIMIT_TIERS:
             raise _invalid(f"rate_limit_tier must be one of {', '.join(RATE_LIMIT_TIERS)}")
-        row = await applications.begin_approval(
+        approval = await applications.begin_approval(
             session, application_id, principal.uid, settings.master_key, settings.master_key_id,
-            None, tier,
+            wl.program_id(settings), None, tier,
         )  # fmt: skip
-        status = row.status
-        if status == "approving":
+        row = approval.application
+        if approval.approved_now:
             audit_action(
                 session, actor_of(request, principal.uid), "admin.applications.approve",
                 row.project_id, None,
                 {"application_id": str(application_id), "rate_limit_tier": tier, "via": "console"},
-                {"status": status},
+                {"status": row.status, "whitelist_status": row.whitelist_status},
             )  # fmt: skip
+        pending = row.whitelist_status == "pending"
         await session.commit()
-    if status == "approving":
+    if pending:
         await start_approval(request, str(application_id), principal.uid)
     return RedirectResponse(f"/console/applications/{application_id}", 303)
 

@@ -28,11 +28,13 @@ from api.routes import (
     tokens,
     transfers,
     users,
+    versions,
 )
 from authserver.routes import router as auth_router
 
 api_router = APIRouter()
 api_router.include_router(health.router)
+api_router.include_router(versions.router)
 api_router.include_router(project_client.router)
 api_router.include_router(projects.router)
 api_router.include_router(authorizations.router)  # before users: /me/... is not a uid

@@ -4,16 +4,17 @@ Mounted twice: under ``/v1`` and under ``/api/open`` (spec: the deployment expos
 application and admin endpoints under both prefixes).
 
 Approval and the one-time secret (docs/onboarding.md): the approve call generates the api_key
-and api_secret, keeps only the secret's hash and an AES-GCM copy, marks the application
-``approving`` and commits; then it starts ``ApprovalWorkflow`` (id from the application id) and
-waits for it. If the workflow finishes in time the answer is 200 with the secret. If not (the
-chain is slow or down) the answer is 202 ``approving`` with ``Retry-After``; the same approve
-call, repeated, answers 200 with the secret once the workflow has finished. The secret is
-handed out exactly once (the first 200), then its copy on the application is erased.
+and api_secret, keeps only the secret's hash and an AES-GCM copy, creates the project, marks
+the application ``approved`` with its whitelist entry ``pending`` and commits; then it starts
+``ApprovalWorkflow`` (id from the application id), which writes the entry on chain, waits for it
+a few seconds at most, and answers 200 with the project, its keys and the whitelist's state as
+it is then (``pending``, or ``active`` with its transaction); ``GET`` shows it afterwards. The
+secret is handed out exactly once (the first 200), then its copy on the application is erased.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Annotated, Any, Literal
 
@@ -31,7 +32,8 @@ from api.openapi import problems
 from api.schemas.onboarding import ApplicationAttributes, ApprovedApplicationAttributes
 from api.starts import finished, start_approval
 from api.typed import Many, One
-from core.errors import DomainError
+from chain import whitelist as wl
+from core.errors import ServiceUnavailable
 from db.models.onboarding import ProjectApplication
 from db.paging import page_of
 from events.audit import audit_action
@@ -39,9 +41,12 @@ from onboarding import applications, queries
 from onboarding.applications import check_wallet
 from onboarding.clients import project_client
 
-# How long an approve call waits for the workflow before answering 202 (app.state overrides).
-APPROVAL_WAIT_SECONDS = 20.0
+# How long an approve call waits for the on-chain whitelist entry before answering with it still
+# ``pending`` (app.state ``approval_wait_seconds`` overrides).
+APPROVAL_WAIT_SECONDS = 5.0
 
+
+log = logging.getLogger("mccgw.api.onboarding")
 
 _DEV_PROBLEMS = problems(429, s401="Missing or invalid ID token (`unauthorized`)")
 
@@ -198,13 +203,14 @@ async def list_applications(
         **problems(
             subject="application",
             s409="Not approvable (`invalid-state`): rejected, or approved and its secret "
-            "already shown; or the chain refused the entry (`approval-failed`)",
-            s503="Temporal unreachable (`service-unavailable`)",
+            "already shown",
+            s503="A backing service is unavailable (`service-unavailable`); the workflow "
+            "service being down is not one: the recovery sweep writes the whitelist entry",
         ),
         202: {
             "model": One[ApplicationAttributes],
-            "description": "Approval in progress (chain slow or down); repeat the call "
-            "after `Retry-After` seconds to receive the credentials",
+            "description": "Not sent since 1.1.0 (the answer is always 200 with the keys); "
+            "listed for the 1.x clients that handle it",
         },
     },
 )
@@ -218,54 +224,45 @@ async def approve(
 ) -> Any:
     """Approve: create the project, its api_key and one-time api_secret, whitelist it on chain.
 
-    The answer carries the project's OAuth client id (`oauth_client_id`, a public client:
-    authorization code + PKCE); the project sets its redirect URIs with
-    `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its project scopes."""
+    Always 200 with the approved project and its keys, however long the chain takes: the
+    on-chain whitelist entry follows in `whitelist_status` (`pending`, then `active` with its
+    `whitelist_tx`; `GET` the application to follow it). The secret is shown by this answer
+    only; approving again is 409. The answer carries the project's OAuth client id
+    (`oauth_client_id`, a public client: authorization code + PKCE); the project sets its
+    redirect URIs with `PUT /v1/projects/oauth-client`. `allowed_scopes` in the body limits its
+    project scopes."""
     body = payload or ApproveIn()
     scopes = body.allowed_scopes
-    row = await applications.begin_approval(
-        session, application_id, admin.uid, settings.master_key, settings.master_key_id, scopes,
-        body.rate_limit_tier,
+    approval = await applications.begin_approval(
+        session, application_id, admin.uid, settings.master_key, settings.master_key_id,
+        wl.program_id(settings), scopes, body.rate_limit_tier,
     )  # fmt: skip
-    status = row.status
-    if status == "approving":
+    row = approval.application
+    if approval.approved_now:
         audit_action(
             session, actor_of(request, admin.uid), "admin.applications.approve", row.project_id,
-            None, {"application_id": str(application_id), **body.model_dump()}, {"status": status},
+            None, {"application_id": str(application_id), **body.model_dump()},
+            {"status": row.status, "whitelist_status": row.whitelist_status},
         )  # fmt: skip
     await session.commit()
-
-    if status == "approving":
-        finished = await _run_approval(request, str(application_id), admin.uid, scopes)
-        if not finished:
-            await session.refresh(row)
-            return JSONResponse(
-                single(
-                    "project_application",
-                    row.id,
-                    ApplicationAttributes.of(row),
-                    message="Approval in progress; repeat this call to receive the credentials",
-                ),
-                status_code=202,
-                headers={"Retry-After": "5"},
-            )
+    if row.whitelist_status == "pending":
+        await _await_whitelist(request, str(application_id), admin.uid, scopes)
     return await _deliver(session, settings.master_key_id, settings.master_key, application_id)
 
 
-async def _run_approval(
-    request: Request, application_id: str, admin_uid: str, scopes: list[str] | None = None
-) -> bool:
-    """Start (or join) the approval workflow and wait for it; False if still running."""
+async def _await_whitelist(
+    request: Request, application_id: str, admin_uid: str, scopes: list[str] | None
+) -> None:
+    """Start (or join) the approval's whitelist write and give it a few seconds, so that the
+    usual answer already shows the entry active; the answer never waits for it longer."""
     wait = float(getattr(request.app.state, "approval_wait_seconds", APPROVAL_WAIT_SECONDS))
     handle = await start_approval(request, application_id, admin_uid, scopes)
+    if handle is None:
+        return
     try:
-        return await finished(handle, wait)
-    except WorkflowFailureError as exc:  # the workflow's own failure, not a service's refusal
-        raise DomainError(
-            f"The approval could not finish: {exc.cause or exc}",
-            status=409,
-            slug="approval-failed",
-        ) from exc
+        await finished(handle, wait)
+    except (WorkflowFailureError, ServiceUnavailable):  # refused: "failed", kept on the row
+        log.warning("the whitelist entry of application %s is not written", application_id)
 
 
 async def _deliver(

@@ -4,7 +4,7 @@ shows; the field order is the wire order."""
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field, create_model
 
@@ -42,6 +42,12 @@ class ApplicationAttributes(Attributes):
     whitelist_tx: str | None
     created_at: str
     updated_at: str
+    whitelist_status: Literal["pending", "active", "suspended", "removed", "failed"] | None = Field(
+        None,
+        description="An approved project's on-chain whitelist entry: `pending` while it is "
+        "written (the keys work already), then `active` with `whitelist_tx` (`suspended`, "
+        "`removed` as administrators change it); `failed`: the program refused it",
+    )
 
     @classmethod
     def of(cls, row: ProjectApplication) -> Self:

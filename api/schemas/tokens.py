@@ -12,6 +12,12 @@ from core.money import to_decimal_string
 from core.time import iso
 from tokens.balances import CustodyBalance
 
+# Typed as in the 1.0.0 document (a narrower type would break 1.x clients' code: Optic).
+_UPDATED_AT = (
+    "When the booked balance last changed; for a user with no movement yet, the time of this "
+    "reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement)"
+)
+
 
 def _balance(
     b: CustodyBalance, decimals: int, held: str, deposit: tuple[str, str]
@@ -34,7 +40,7 @@ class McdBalanceAttributes(Attributes):
     pending_out: str = Field(description="outgoing transfers not yet final")
     deposit_address: str = Field(description="the user's custody token account: send here")
     deposit_owner: str = Field(description="owner of the deposit address (the custody authority)")
-    updated_at: str | None
+    updated_at: str | None = Field(description=_UPDATED_AT)
 
     @classmethod
     def of(cls, b: CustodyBalance, decimals: int, deposit: tuple[str, str]) -> Self:
@@ -49,7 +55,7 @@ class MccBalanceAttributes(Attributes):
     pending_out: str
     deposit_address: str
     deposit_owner: str
-    updated_at: str | None
+    updated_at: str | None = Field(description=_UPDATED_AT)
 
     @classmethod
     def of(cls, b: CustodyBalance, decimals: int, deposit: tuple[str, str]) -> Self:

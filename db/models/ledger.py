@@ -98,7 +98,7 @@ class LedgerEntry(Base):
         ),
         Index("ix_ledger_entries_account", "user_uid", "currency", "id"),
         # The public token statistics' 24 h / 30 d volume (tokens/stats.py): credits of one
-        # currency by time, the amounts in the index (migration 0024).
+        # currency by time, the amounts in the index (migration 0025).
         Index(
             "ix_ledger_entries_credits",
             "currency",

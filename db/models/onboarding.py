@@ -31,16 +31,24 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, IdentityPk, TimestampMixin
 
+# ``approving`` is no longer entered (migration 0024: an approval is ``approved`` at once, its
+# whitelist entry's state in ``whitelist_status``); kept so the constraint and index stand.
 APPLICATION_STATUSES = ("pending", "approving", "approved", "rejected", "suspended")
 # Statuses that count as "the developer's open application" (one at most).
 OPEN_APPLICATION_STATUSES = ("pending", "approving")
 WHITELIST_STATUSES = ("active", "suspended", "removed")
+# An approved application's whitelist entry: ``pending`` until ApprovalWorkflow has written it
+# on chain, then the entry's own status; ``failed``: the program refused it (approval_error).
+APPLICATION_WHITELIST_STATUSES = ("pending", *WHITELIST_STATUSES, "failed")
 
 
 class ProjectApplication(TimestampMixin, Base):
     __tablename__ = "project_applications"
     __table_args__ = (
         CheckConstraint(f"status IN {APPLICATION_STATUSES!r}", name="status"),
+        CheckConstraint(
+            f"whitelist_status IN {APPLICATION_WHITELIST_STATUSES!r}", name="whitelist_status"
+        ),
         Index(
             "uq_project_applications_one_open",
             "developer_uid",
@@ -79,6 +87,7 @@ class ProjectApplication(TimestampMixin, Base):
     whitelist_pda: Mapped[str | None] = mapped_column(String(64))
     whitelist_bump: Mapped[int | None] = mapped_column(Integer)
     whitelist_tx: Mapped[str | None] = mapped_column(String(128))
+    whitelist_status: Mapped[str | None] = mapped_column(String(12))
 
 
 class McdWhitelistEntry(TimestampMixin, Base):

@@ -116,8 +116,14 @@ def test_b_admin_approves_an_application(stack: Stack, browser: Any) -> None:
     submit(browser, "#approve")
     if browser.find_elements(By.CSS_SELECTOR, ".spinner"):
         shot(browser, "approving")
-    # The page polls the progress fragment until the chain has finalized the whitelist entry.
-    until(lambda: browser.find_elements(By.ID, "reveal"), "the approval to finish", 60)
+    # The keys exist at once: the one-time secret is offered while the page polls the progress
+    # fragment until the chain has finalized the whitelist entry.
+    until(lambda: browser.find_elements(By.ID, "reveal"), "the approval", 60)
+    until(
+        lambda: browser.find_elements(By.CSS_SELECTOR, "#progress[data-whitelist='active']"),
+        "the whitelist entry",
+        60,
+    )
     shot(browser, "approved")
     submit(browser, "#reveal")
     secret = until(lambda: browser.find_elements(By.ID, "api-secret"), "the one-time secret")

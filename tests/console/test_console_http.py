@@ -169,21 +169,23 @@ async def test_approval_shows_progress_then_the_secret_once(
     app_id = await application(session_maker, world)
     started = await web.post(f"/console/applications/{app_id}/approve", data={"csrf_token": token})
     assert started.status_code == 303
-    # Approving again (the page's "resume") joins the running approval: same workflow id.
+    # Approving again before the secret is shown joins the approval: same workflow id.
     again = await web.post(f"/console/applications/{app_id}/approve", data={"csrf_token": token})
     assert again.status_code == 303
     page = await web.get(started.headers["location"])
     assert page.status_code == 200 and "project-approval-" in page.text  # Temporal UI link
+    # The keys exist at once: the one-time secret is offered while the whitelist is written.
+    assert "Show the one-time api_secret" in page.text
     for _ in range(240):
         fragment = await web.get(
             f"/console/applications/{app_id}/progress", headers={"X-Console-Fragment": "1"}
         )
-        if "Show the one-time api_secret" in fragment.text:
+        if 'data-whitelist="active"' in fragment.text:
             break
-        assert "data-poll" in fragment.text  # still approving: the page keeps polling
+        assert 'data-whitelist="pending"' in fragment.text and "data-poll" in fragment.text
         await asyncio.sleep(0.25)
     else:
-        raise AssertionError("the approval did not finish")
+        raise AssertionError("the whitelist entry was not written")
     assert "data-poll" not in fragment.text and "/console/chain/tx/" in fragment.text
     shown = await web.post(f"/console/applications/{app_id}/secret", data={"csrf_token": token})
     assert shown.status_code == 200 and shown.headers["cache-control"] == "no-store"

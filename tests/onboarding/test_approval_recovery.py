@@ -1,6 +1,7 @@
-"""An approval committed without its workflow (the API died between the commit and the start)
-is finished by the recovery sweep, with the scopes the administrator chose: the project is
-made in the approver's transaction, so the sweep needs nothing but the application id."""
+"""An approval committed without its workflow (the API died between the commit and the start:
+the keys made, the whitelist entry not written) is finished by the recovery sweep, with the
+scopes the administrator chose: the project is made in the approver's transaction, so the sweep
+needs nothing but the application id."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.testing import WorkflowEnvironment
 
+from chain import whitelist as wl
 from core.config import Settings
 from core.workflow_ids import approval_workflow_id
 from db.models import Project
@@ -36,11 +38,13 @@ async def test_sweep_finishes_an_approval_whose_workflow_never_started(
     app_id = uuid.UUID(applied.json()["data"]["id"])
     admin = await world.user("admin")
     async with session_maker() as s:  # what the approve route commits before starting
-        row = await applications.begin_approval(
+        approval = await applications.begin_approval(
             s, app_id, admin.uid, worker_settings.master_key, worker_settings.master_key_id,
-            ["funds:read"],
+            wl.program_id(worker_settings), ["funds:read"],
         )  # fmt: skip
-        assert row.status == "approving" and row.project_id is not None
+        row = approval.application
+        assert approval.approved_now and row.project_id is not None
+        assert (row.status, row.whitelist_status, row.whitelist_tx) == ("approved", "pending", None)
         await s.commit()
 
     _, started = await sweep(temporal_env.client, queue)
@@ -53,10 +57,14 @@ async def test_sweep_finishes_an_approval_whose_workflow_never_started(
         stored = await s.get(ProjectApplication, app_id)
         project = await s.get(Project, row.project_id)
         assert stored is not None and stored.status == "approved" and stored.whitelist_tx
+        assert stored.whitelist_status == "active"
         assert project is not None and project.allowed_scopes == ["funds:read"]
-    # The approver's repeated call hands out the secret, once.
+    # The approver's repeated call (the first answer was lost) hands out the secret, once.
     url = f"/v1/admin/projects/applications/{app_id}/approve"
     headers = await actors.admin()
     secret = await client.post(url, headers=headers)
     assert secret.status_code == 200, secret.text
-    assert secret.json()["data"]["attributes"]["api_secret"].startswith("sk_")
+    attributes = secret.json()["data"]["attributes"]
+    assert attributes["api_secret"].startswith("sk_")
+    assert attributes["whitelist_status"] == "active" and attributes["whitelist_tx"]
+    assert (await client.post(url, headers=headers)).status_code == 409

@@ -22,8 +22,12 @@ __all__ = ["BASE"]
 
 
 # Workflows these tests start (the webhook pump) go to a queue no worker serves; the webhook
-# endpoints they register are on this machine (loopback). No chain.
-STACK = Stack("sdk", on="settings", changes={"webhook_allow_loopback": True}, build=build_app)
+# endpoints they register are on this machine (loopback). The app reads the session's chain
+# node: its money routes answer 503 until it has read the mints' decimals (without a node of
+# its own it would read whatever listens on the default RPC port, or nothing).
+STACK = Stack(
+    "sdk", on="worker_settings", changes={"webhook_allow_loopback": True}, build=build_app
+)
 app_settings, queue, deps, worker, app = STACK.fixtures()
 
 

@@ -104,7 +104,7 @@ def test_documented_and_implemented_slugs_are_all_mapped() -> None:
     assert {"unknown-project", "ip-not-allowed", "project-suspended"} <= documented
     assert documented <= set(E.PROBLEM_CLASSES), documented - set(E.PROBLEM_CLASSES)
     implemented = slugs_in_gateway_source()
-    assert {"invalid-api-key", "insufficient-funds", "approval-failed"} <= implemented
+    assert {"invalid-api-key", "insufficient-funds", "admin-required"} <= implemented
     assert implemented <= set(E.PROBLEM_CLASSES), implemented - set(E.PROBLEM_CLASSES)
 
 

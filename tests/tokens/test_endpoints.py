@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -80,6 +81,16 @@ async def test_balances_scopes_and_cache_eviction(
     assert mcc.status_code == 200
     assert mcc.json()["data"]["type"] == "mcc_balance"
     assert mcc.json()["data"]["attributes"]["locked_balance"] == "0"
+
+    # A user with no ledger movement yet: zero, as of the reading (issue 42: never null).
+    newcomer = (await world.user()).uid
+    fresh = await world.token(newcomer, "mcd:read mcc:read")
+    before = datetime.now(UTC)
+    for path in ("/v1/mcd/balance", "/v1/mcc/balance"):
+        zero = (await client.get(path, headers=bearer(fresh))).json()["data"]["attributes"]
+        assert zero["total_balance"] == "0"
+        read_at = datetime.fromisoformat(zero["updated_at"].replace("Z", "+00:00"))
+        assert before - timedelta(seconds=1) <= read_at <= datetime.now(UTC)
 
     # Scope refusals and no token.
     only_mcc = await world.token(uid, "mcc:read")

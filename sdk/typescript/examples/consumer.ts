@@ -50,7 +50,7 @@ export async function settleAuction(gw: Client, bidder: string, seller: string):
 
 export async function approve(admin: AdminClient, applicationId: string): Promise<string | undefined> {
   const answer = (await admin.projects.approve(applicationId)).attributes;
-  return "api_secret" in answer ? answer.api_secret : undefined; // 200, else 202 `approving`
+  return "api_secret" in answer ? answer.api_secret : undefined; // 200 (202 `approving` only from gateways before 1.1.0)
 }
 
 export function receive(secret: string, headers: Record<string, string | string[] | undefined>, raw: Buffer): string {

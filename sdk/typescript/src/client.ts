@@ -135,6 +135,8 @@ export class Transport {
   readonly #timeoutMs: number;
   readonly #headers: Record<string, string>;
   readonly #sleep: (seconds: number) => Promise<void>;
+  /** Operations (method and path) already warned of as deprecated, once each. */
+  readonly #deprecatedSeen = new Set<string>();
 
   constructor(
     baseUrl: string,
@@ -169,6 +171,7 @@ export class Transport {
       } catch (error) {
         answer = error instanceof Error ? error : new Error(String(error));
       }
+      if (!(answer instanceof Error)) this.#warnIfDeprecated(call, answer.headers);
       const delay = this.#retryDelay(call, answer, text);
       if (delay === undefined) {
         if (answer instanceof Error) {
@@ -181,6 +184,22 @@ export class Transport {
       }
       await this.#sleep(delay);
     }
+  }
+
+  /**
+   * The gateway answered with `Deprecation` (RFC 9745): the operation goes at its `Sunset`
+   * (RFC 8594). `console.warn` once per operation (method and path) of this client.
+   */
+  #warnIfDeprecated(call: Prepared, headers: Headers): void {
+    if (!headers.has("deprecation")) return;
+    const operation = `${call.method} ${call.target.split("?")[0]}`;
+    if (this.#deprecatedSeen.has(operation)) return;
+    this.#deprecatedSeen.add(operation);
+    const sunset = headers.get("sunset");
+    const link = headers.get("link") ?? "";
+    let message = `mccgw: ${operation} is deprecated` + (sunset ? `; sunset ${sunset}` : "");
+    if (link.includes("successor-version")) message += `; successor ${link.split(";")[0]!.trim().replace(/^<|>$/g, "")}`;
+    console.warn(message);
   }
 
   get(path: string, options: Omit<CallOptions, "json"> = {}): Promise<Response> {

@@ -80,6 +80,31 @@ test("a write retried after 503 + Retry-After keeps its key and is signed afresh
   assert.equal(seen[0]!.headers["idempotency-key"], undefined);
 });
 
+test("a deprecated operation is warned of once, with its sunset and successor", async () => {
+  const warned: string[] = [];
+  const original = console.warn;
+  console.warn = (message: string) => void warned.push(message);
+  try {
+    handler = (s, _, res) =>
+      s.url.startsWith("/v1/old")
+        ? reply(res, 200, { data: {}, meta: {} }, {
+            deprecation: "@1796083200",
+            sunset: "Wed, 01 Dec 2027 00:00:00 GMT",
+            link: '</v1/new>; rel="successor-version"',
+          })
+        : reply(res, 200, { data: {}, meta: {} });
+    const gw = client([]);
+    await gw.get("/v1/old");
+    await gw.get("/v1/old", { params: { again: 1 } });
+    await gw.get("/v1/current");
+    assert.deepEqual(warned, ["mccgw: GET /v1/old is deprecated; sunset Wed, 01 Dec 2027 00:00:00 GMT; successor /v1/new"]);
+    await client([]).get("/v1/old"); // another client warns again
+    assert.equal(warned.length, 2);
+  } finally {
+    console.warn = original;
+  }
+});
+
 test("a lost connection is retried with the same key", async () => {
   seen.length = 0;
   handler = (_, n, res) => (n === 1 ? res.socket?.destroy() : reply(res, 201, { data: { id: "x" }, meta: {} }));

@@ -45,7 +45,7 @@ def settle_auction(gw: Client, bidder: str, seller: str) -> str:
 
 def approve(admin: AdminClient, application_id: str) -> str | None:
     answer = admin.projects.approve(application_id).attributes
-    if isinstance(answer, models.ApprovedApplicationAttributes):  # 200, else 202 `approving`
+    if isinstance(answer, models.ApprovedApplicationAttributes):  # 200 (202: before 1.1.0)
         return answer.api_secret
     return None
 

@@ -10,6 +10,7 @@ See sdk/python/README.md.
 """
 
 from . import errors, models, operations, resources
+from ._calls import DeprecatedOperationWarning
 from ._operation import Operation
 from .auth import ApiKeyAuth, BearerAuth, Credentials, HmacAuth
 from .client import (
@@ -42,6 +43,7 @@ __all__ = [
     "BearerAuth",
     "Client",
     "Credentials",
+    "DeprecatedOperationWarning",
     "HmacAuth",
     "InvalidWebhookSignature",
     "MccgwError",

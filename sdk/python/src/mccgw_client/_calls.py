@@ -9,6 +9,7 @@ import logging
 import random
 import time
 import uuid
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict, TypeVar, cast
@@ -49,6 +50,11 @@ class OperationOptions(TypedDict, total=False):
     params: Params
     body: Any
     idempotency_key: str | NoKey | None
+
+
+class DeprecatedOperationWarning(UserWarning):
+    """The gateway answered with ``Deprecation`` (RFC 9745): the operation will go at its
+    ``Sunset`` (RFC 8594); move to its successor before then (the gateway's CHANGELOG.md)."""
 
 
 def new_idempotency_key() -> str:
@@ -186,6 +192,7 @@ class _Base:
         self.timeout = options.get("timeout", 10.0)
         self.default_headers = {"Accept": "application/json", "User-Agent": "mccgw-client/0.1"}
         self.default_headers.update(options.get("headers") or {})
+        self._deprecated_seen: set[str] = set()  # operations already warned of
 
     # -- preparing one logical call -------------------------------------------------------
     def _prepare(
@@ -294,6 +301,7 @@ class _Base:
         )
 
     def _finish(self, call: _Call, response: httpx.Response) -> Response:
+        self._warn_if_deprecated(call, response.headers)
         if response.status_code >= 400:
             raise problem_from(
                 response.status_code, _json_or_empty(response), dict(response.headers)
@@ -301,6 +309,23 @@ class _Base:
         return Response(
             response.status_code, response.headers, response.content, call.attempt, call.key
         )
+
+    def _warn_if_deprecated(self, call: _Call, headers: httpx.Headers) -> None:
+        """Once per operation (method and path) and client: a DeprecatedOperationWarning and a
+        log line, when the answer carries ``Deprecation``."""
+        if "deprecation" not in headers:
+            return
+        operation = f"{call.method} {call.target.split('?', 1)[0]}"
+        if operation in self._deprecated_seen:
+            return
+        self._deprecated_seen.add(operation)
+        sunset = headers.get("sunset")
+        successor = headers.get("link", "")
+        message = f"mccgw: {operation} is deprecated" + (f"; sunset {sunset}" if sunset else "")
+        if "successor-version" in successor:
+            message += f"; successor {successor.split(';', 1)[0].strip('<> ')}"
+        log.warning("%s", message)
+        warnings.warn(message, DeprecatedOperationWarning, stacklevel=2)
 
     def _log_retry(self, call: _Call, what: str, delay: float) -> None:
         log.info(

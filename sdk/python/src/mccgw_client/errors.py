@@ -195,7 +195,8 @@ class ProjectExists(ProblemError):
 
 
 class ApprovalFailed(ProblemError):
-    """409: the chain refused approval (``approval-failed``)"""
+    """409: the chain refused approval (``approval-failed``; not sent since API 1.1.0, whose
+    approval answers with the keys and shows a refusal as ``whitelist_status: failed``)"""
 
     slug_name = "approval-failed"
 

@@ -102,6 +102,12 @@ class ApplicationAttributes(BaseModel):
     website_url: str | None
     whitelist_bump: int | None
     whitelist_pda: str | None
+    whitelist_status: Annotated[
+        Literal["pending", "active", "suspended", "removed", "failed"] | None,
+        Field(
+            description="An approved project's on-chain whitelist entry: `pending` while it is written (the keys work already), then `active` with `whitelist_tx` (`suspended`, `removed` as administrators change it); `failed`: the program refused it"
+        ),
+    ] = None
     whitelist_tx: str | None
 
 
@@ -772,7 +778,12 @@ class MccBalanceAttributes(BaseModel):
     locked_balance: Annotated[str, Field(description="sum of active fund locks")]
     pending_out: str
     total_balance: str
-    updated_at: str | None
+    updated_at: Annotated[
+        str | None,
+        Field(
+            description="When the booked balance last changed; for a user with no movement yet, the time of this reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement)"
+        ),
+    ]
 
 
 class MccPriceAttributes(BaseModel):
@@ -821,7 +832,12 @@ class McdBalanceAttributes(BaseModel):
     total_balance: Annotated[
         str, Field(description="finalized custody balance as booked (decimal)")
     ]
-    updated_at: str | None
+    updated_at: Annotated[
+        str | None,
+        Field(
+            description="When the booked balance last changed; for a user with no movement yet, the time of this reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement)"
+        ),
+    ]
 
 
 class McdRewardAttributes(BaseModel):
@@ -1631,6 +1647,30 @@ class VaultDetailAttributes(VaultAttributes):
     live_supply: str | None
 
 
+class VersionAttributes(BaseModel):
+    base_path: Annotated[str, Field(description="Where its operations are served, e.g. `/v1`")]
+    deprecated_at: Annotated[str | None, Field(description="The day its deprecation was announced")]
+    document_version: Annotated[
+        str,
+        Field(
+            description="The newest SemVer `info.version` of its OpenAPI document (`/openapi.json`)"
+        ),
+    ]
+    status: Annotated[
+        Literal["current", "deprecated"],
+        Field(
+            description="`current`: the newest; `deprecated`: superseded, served until `sunset_at`"
+        ),
+    ]
+    sunset_at: Annotated[
+        str | None,
+        Field(
+            description="The day after which it may be gone (RFC 8594); null while it is current"
+        ),
+    ]
+    version: Annotated[str, Field(description="The path version, e.g. `v1`")]
+
+
 class WalletNftAttributes(NftAttributes):
     custody: Annotated[
         Literal["wallet", "lending_loan", "fragment_vault"],
@@ -2146,6 +2186,9 @@ TypedResourceVaultAttributes = GenericTyped[VaultAttributes]
 TypedResourceVaultDetailAttributes = GenericTyped[VaultDetailAttributes]
 
 
+TypedResourceVersionAttributes = GenericTyped[VersionAttributes]
+
+
 TypedResourceWalletNftAttributes = GenericTyped[WalletNftAttributes]
 
 
@@ -2156,6 +2199,9 @@ TypedResourceWhitelistEntryAttributes = GenericTyped[WhitelistEntryAttributes]
 
 
 TypedResourceWhitelistStatusAttributes = GenericTyped[WhitelistStatusAttributes]
+
+
+ListingVersionAttributes = GenericDataMeta[list[TypedResourceVersionAttributes], CountMeta]
 
 
 ManyStuckTransferAttributes = GenericDataMeta[list[TypedResourceStuckTransferAttributes], PageMeta]

@@ -44,7 +44,7 @@ approve: Operation[models.OneApprovedApplicationAttributes | models.OneApplicati
         "/v1/admin/projects/applications/{application_id}/approve",
         models.ApproveIn,
         models.OneApprovedApplicationAttributes,
-        "The answer carries the project's OAuth client id (`oauth_client_id`, a public client:",
+        "Always 200 with the approved project and its keys, however long the chain takes: the",
         alternatives=((202, models.OneApplicationAttributes),),
     )
 )
@@ -910,6 +910,14 @@ vaults: Operation[models.ManyVaultAttributes] = Operation(
     models.ManyVaultAttributes,
     "Fragment vaults, newest first, optionally of one status.",
 )
+versions: Operation[models.ListingVersionAttributes] = Operation(
+    "versions",
+    "GET",
+    "/versions",
+    None,
+    models.ListingVersionAttributes,
+    "A version is supported for 12 months after the next one is released; breaking changes come",
+)
 wallet_auctions: Operation[models.ManyAuctionAttributes] = Operation(
     "wallet_auctions",
     "GET",
@@ -1043,6 +1051,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         user_tree,
         vault,
         vaults,
+        versions,
         wallet_auctions,
         wallet_bids,
     )

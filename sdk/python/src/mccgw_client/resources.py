@@ -170,6 +170,10 @@ class Health:
         """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
         return self._client.call(operations.readyz)
 
+    def versions(self) -> builtins.list[models.TypedResourceVersionAttributes]:
+        """A version is supported for 12 months after the next one is released; breaking changes come (``GET /versions``)"""
+        return self._client.call(operations.versions).data
+
 
 class Lending:
     """``lending``"""
@@ -954,7 +958,7 @@ class AdminProjects:
         models.TypedResourceApprovedApplicationAttributes
         | models.TypedResourceApplicationAttributes
     ):
-        """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
+        """Always 200 with the approved project and its keys, however long the chain takes: the (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return self._client.call(
             operations.approve,
             path_params={"application_id": application_id},
@@ -1357,6 +1361,10 @@ class AsyncHealth:
     async def readyz(self) -> models.ReadyBody:
         """Readiness: database, Redis, Temporal and the chain RPC all answer. (``GET /readyz``)"""
         return await self._client.call(operations.readyz)
+
+    async def versions(self) -> builtins.list[models.TypedResourceVersionAttributes]:
+        """A version is supported for 12 months after the next one is released; breaking changes come (``GET /versions``)"""
+        return (await self._client.call(operations.versions)).data
 
 
 class AsyncLending:
@@ -2237,7 +2245,7 @@ class AsyncAdminProjects:
         models.TypedResourceApprovedApplicationAttributes
         | models.TypedResourceApplicationAttributes
     ):
-        """The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
+        """Always 200 with the approved project and its keys, however long the chain takes: the (``POST /v1/admin/projects/applications/{application_id}/approve``)"""
         return (
             await self._client.call(
                 operations.approve,

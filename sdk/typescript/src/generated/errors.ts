@@ -150,7 +150,7 @@ export class ProjectExists extends ProblemError {
 }
 registerProblem("project-exists", ProjectExists);
 
-/** 409: the chain refused approval (``approval-failed``) */
+/** 409: the chain refused approval (``approval-failed``; not sent since API 1.1.0, whose approval answers with the keys and shows a refusal as ``whitelist_status: failed``) */
 export class ApprovalFailed extends ProblemError {
   static override readonly slug = "approval-failed";
   override name = "ApprovalFailed";

@@ -78,6 +78,8 @@ export interface ApplicationAttributes {
   whitelist_tx: string | null;
   created_at: string;
   updated_at: string;
+  /** An approved project's on-chain whitelist entry: `pending` while it is written (the keys work already), then `active` with `whitelist_tx` (`suspended`, `removed` as administrators change it); `failed`: the program refused it */
+  whitelist_status?: "pending" | "active" | "suspended" | "removed" | "failed";
 }
 
 /** A developer's application for a project (developer_uid/email come from the token). */
@@ -121,6 +123,8 @@ export interface ApprovedApplicationAttributes {
   whitelist_tx: string | null;
   created_at: string;
   updated_at: string;
+  /** An approved project's on-chain whitelist entry: `pending` while it is written (the keys work already), then `active` with `whitelist_tx` (`suspended`, `removed` as administrators change it); `failed`: the program refused it */
+  whitelist_status?: "pending" | "active" | "suspended" | "removed" | "failed";
   api_secret: string;
   oauth_client_id?: string | null;
   redirect_uris?: Array<string> | null;
@@ -709,6 +713,11 @@ export interface ListingProjectAttributeSetAttributes {
   meta: CountMeta;
 }
 
+export interface ListingVersionAttributes {
+  data: Array<TypedResourceVersionAttributes>;
+  meta: CountMeta;
+}
+
 export interface LoanAttributes {
   account: string;
   borrower: string;
@@ -896,6 +905,7 @@ export interface MccBalanceAttributes {
   pending_out: string;
   deposit_address: string;
   deposit_owner: string;
+  /** When the booked balance last changed; for a user with no movement yet, the time of this reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement) */
   updated_at: string | null;
 }
 
@@ -938,6 +948,7 @@ export interface McdBalanceAttributes {
   deposit_address: string;
   /** owner of the deposit address (the custody authority) */
   deposit_owner: string;
+  /** When the booked balance last changed; for a user with no movement yet, the time of this reading. Always a timestamp since 1.1.0 (null in 1.0.0 before a first movement) */
   updated_at: string | null;
 }
 
@@ -2216,6 +2227,12 @@ export interface TypedResourceVaultDetailAttributes {
   attributes: VaultDetailAttributes;
 }
 
+export interface TypedResourceVersionAttributes {
+  type: string;
+  id: string;
+  attributes: VersionAttributes;
+}
+
 export interface TypedResourceWalletNftAttributes {
   type: string;
   id: string;
@@ -2373,6 +2390,21 @@ export interface VaultDetailAttributes {
   redeemed_at: string | null;
   live_supply: string | null;
   buyout: BuyoutAttributes | null;
+}
+
+export interface VersionAttributes {
+  /** The path version, e.g. `v1` */
+  version: string;
+  /** Where its operations are served, e.g. `/v1` */
+  base_path: string;
+  /** `current`: the newest; `deprecated`: superseded, served until `sunset_at` */
+  status: "current" | "deprecated";
+  /** The newest SemVer `info.version` of its OpenAPI document (`/openapi.json`) */
+  document_version: string;
+  /** The day its deprecation was announced */
+  deprecated_at: string | null;
+  /** The day after which it may be gone (RFC 8594); null while it is current */
+  sunset_at: string | null;
 }
 
 export interface ViewMeta {

@@ -106,6 +106,11 @@ export class Health {
   async readyz(): Promise<m.ReadyBody> {
     return await this.t.call<m.ReadyBody>("GET", "/readyz", {}, {  });
   }
+
+  /** A version is supported for 12 months after the next one is released; breaking changes come (`GET /versions`) */
+  async versions(): Promise<Array<m.TypedResourceVersionAttributes>> {
+    return (await this.t.call<m.ListingVersionAttributes>("GET", "/versions", {}, {  })).data;
+  }
 }
 
 /** `lending` */
@@ -552,7 +557,7 @@ export class AdminProjects {
   constructor(private readonly t: Transport) {
   }
 
-  /** The answer carries the project's OAuth client id (`oauth_client_id`, a public client: (`POST /v1/admin/projects/applications/{application_id}/approve`) */
+  /** Always 200 with the approved project and its keys, however long the chain takes: the (`POST /v1/admin/projects/applications/{application_id}/approve`) */
   async approve(applicationId: string, body: m.ApproveIn = {}): Promise<m.TypedResourceApprovedApplicationAttributes | m.TypedResourceApplicationAttributes> {
     return (await this.t.call<m.OneApprovedApplicationAttributes | m.OneApplicationAttributes>("POST", "/v1/admin/projects/applications/{application_id}/approve", { application_id: applicationId }, { json: body })).data;
   }

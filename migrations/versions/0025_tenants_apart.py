@@ -11,8 +11,8 @@ block walk, and the public token statistics read an index.
   30 d volume of GET /v1/{mcc,mcd}/stats (tokens/stats.py). Built CONCURRENTLY: ledger_entries
   is the busiest table, and a plain build would block every booking meanwhile.
 
-Revision ID: 0024_tenants_apart
-Revises: 0023_webhook_wakeup
+Revision ID: 0025_tenants_apart
+Revises: 0024_approval_whitelist_status
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0024_tenants_apart"
-down_revision: str | Sequence[str] | None = "0023_webhook_wakeup"
+revision: str = "0025_tenants_apart"
+down_revision: str | Sequence[str] | None = "0024_approval_whitelist_status"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
