@@ -35,6 +35,7 @@ from access.scopes import FUNDS_SCOPES
 from chain.blocks import BlockTx
 from chain.custody import custody_address
 from chain.decimals import TokenDecimals
+from chain.errors import ChainUnavailable
 from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
 from chain.tx_store import known_signatures
@@ -68,7 +69,13 @@ _MAX_ADDRESSES = 100_000
 
 
 def deposit_address(keys: ChainKeys, uid: str, currency: str) -> tuple[str, str]:
-    """(custody token account, its owner): where an outside wallet sends the user's tokens."""
+    """(custody token account, its owner): where an outside wallet sends the user's tokens.
+    Raises ChainUnavailable until the process has read which token program owns the mint
+    (``ChainGateway.load_token_decimals``): with any other program it is another account."""
+    if currency.upper() not in keys.programs:
+        raise ChainUnavailable(
+            f"the {currency} mint's token program is not read from the chain yet"
+        )
     key = (id(keys), keys.mints.get(currency.upper()), keys.token_program(currency), uid, currency)
     found = _ADDRESSES.get(key)
     if found is None or found[0] is not keys:

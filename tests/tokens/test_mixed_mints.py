@@ -29,6 +29,7 @@ from activities.deps import WorkerDeps
 from activities.engine import EngineActivities, ReconcileRequest
 from chain.custody import custody_seed
 from chain.decimals import TokenDecimals
+from chain.errors import ChainUnavailable
 from chain.gateway import ChainGateway
 from chain.keys import load_or_create_keys
 from core.config import Settings
@@ -44,7 +45,7 @@ from tests.services import migrated_database
 from tests.stack import Stack, asgi_client
 from tests.webhooks.support import FAST_WEBHOOKS, Receiver, eventually, project_headers
 from tokens.deposit_watch import DepositScanner
-from tokens.deposits import register
+from tokens.deposits import deposit_address, register
 
 MCD = 10**6  # one MCD in this world's base units
 MCC = 10**9
@@ -310,7 +311,9 @@ async def test_a_deposit_address_is_derived_only_with_the_mints_own_program(
     fresh = ChainGateway(
         deps.settings, deps.rpc, load_or_create_keys(deps.settings.chain_keys_dir), deps.sessions
     )
-    assert fresh.keys.programs == {}  # the mints not read yet
+    assert fresh.keys.programs == {}  # the mints not read yet: no address is derived
+    with pytest.raises(ChainUnavailable):
+        deposit_address(fresh.keys, booked, "MCD")
     scanner = DepositScanner(deps.sessions, fresh)
     try:
         await scanner.scan()  # the worker's first pass: every ledger account watched
