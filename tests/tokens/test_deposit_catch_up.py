@@ -195,17 +195,19 @@ async def test_a_flood_at_an_account_before_it_is_watched_stalls_no_ones_credit(
 
         await _watch(deps, victim)  # its user reads a balance: the catch-up begins
         during = await _deposit_lags(deps, first, outsider, others, 4)
+        # As before it was watched (a loaded machine makes both slower, not only this one).
         assert statistics.median(during) <= max(3 * statistics.median(baseline), 15), during
-        assert max(during) <= 100, during  # 2 s at the test node's 20 ms slots
+        assert max(during) <= max(100, 3 * max(baseline)), during  # 100: 2 s of 20 ms slots
         newcomer = (await world.user()).uid
         watched = time.monotonic()
         await _watch(deps, newcomer)
-        await until(lambda: _ready(deps, newcomer), 5, "another new account caught up")
+        await until(lambda: _ready(deps, newcomer), 15, "another new account caught up")
         newcomer_in = time.monotonic() - watched
         await until(lambda: _position(deps, address), 30, "the catch-up's first page committed")
-    # The worker stops there, the walk unfinished: its deposit is the oldest, not reached.
+    # The worker stops there, the walk unfinished (so all of the above happened beside it):
+    # its deposit is the oldest, not reached yet.
     left_at = await _position(deps, address)
-    assert left_at is not None and not await _ready(deps, victim)
+    assert left_at is not None and not await _ready(deps, victim), "walked before: raise FLOOD"
     assert await _credits(deps, victim) == (0, 0)
 
     async with following(deps) as second:  # a restarted worker resumes the walk
