@@ -22,6 +22,7 @@ USER_PROBLEMS = problems(
     s503="Token decimals not yet read from the chain (`service-unavailable`)",
 )
 PUBLIC_PROBLEMS = problems(429, s503=CHAIN_UNREACHABLE)
+STATS_SECONDS = 30.0  # the public token statistics are kept this long per process
 
 
 def fast(body: dict[str, Any]) -> Response:

@@ -92,7 +92,7 @@ async def run(args: argparse.Namespace, tmp: Path, db_url: str) -> None:
         users = [f"u_bench_{secrets.token_hex(4)}" for _ in range(10)]
         async with sessions() as session:
             for uid in users:
-                await register(session, gateway.keys, uid, "MCC")
+                await register(session, gateway, uid, "MCC")
             await session.commit()
         wallet = OutsideWallet(Keypair(), client)
         await wallet.ensure_sol(gateway, 10 * 10**9)

@@ -119,6 +119,20 @@ class BlockReader:
             out.append(Block(slot, block.get("blockTime"), txs))
         return out
 
+    async def signature_page(
+        self, address: str, before: str | None = None, limit: int = SIGNATURES_PAGE
+    ) -> list[SignatureRef]:
+        """One page of the finalized signatures touching ``address``, NEWEST first: the
+        ``limit`` (at most SIGNATURES_PAGE) landed just before ``before`` (None: the newest)."""
+        config: dict[str, Any] = {"limit": limit, "commitment": "finalized"}
+        if before is not None:
+            config["before"] = before
+        page = await self._call("getSignaturesForAddress", [address, config])
+        return [
+            SignatureRef(str(e["signature"]), int(e["slot"]), e.get("blockTime"), e.get("err"))
+            for e in page
+        ]
+
     async def signatures_of(
         self, address: str, from_slot: int = 0, to_slot: int | None = None
     ) -> list[SignatureRef]:
@@ -129,18 +143,13 @@ class BlockReader:
         found: list[SignatureRef] = []
         before: str | None = None
         while True:
-            config: dict[str, Any] = {"limit": SIGNATURES_PAGE, "commitment": "finalized"}
-            if before is not None:
-                config["before"] = before
-            page = await self._call("getSignaturesForAddress", [address, config])
+            page = await self.signature_page(address, before)
             found += [
-                SignatureRef(str(e["signature"]), int(e["slot"]), e.get("blockTime"), e.get("err"))
-                for e in page
-                if from_slot <= e["slot"] and (to_slot is None or e["slot"] <= to_slot)
+                e for e in page if from_slot <= e.slot and (to_slot is None or e.slot <= to_slot)
             ]
-            if len(page) < SIGNATURES_PAGE or page[-1]["slot"] < from_slot:
+            if len(page) < SIGNATURES_PAGE or page[-1].slot < from_slot:
                 break
-            before = page[-1]["signature"]
+            before = page[-1].signature
         found.reverse()
         return found
 

@@ -11,12 +11,13 @@ from solders.hash import Hash
 from solders.instruction import Instruction
 from solders.message import Message
 from solders.pubkey import Pubkey
-from spl.token.constants import MINT_LEN, TOKEN_PROGRAM_ID
+from spl.token.constants import MINT_LEN
 from sqlalchemy import func
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from chain import tx_store
 from chain.answers import TOKEN_PROGRAMS
 from chain.custody import (
     CustodyMint,
@@ -44,6 +45,12 @@ PACKET_DATA_SIZE = 1232  # the largest serialized transaction a Solana node acce
 _ZERO_HASH = Hash.default()
 
 log = logging.getLogger(__name__)
+
+
+def _creation_keys(address: Pubkey) -> tuple[str, str]:
+    """The write keys of a custody account's creation: over an empty address, and over one
+    that someone had sent lamports to first (ensure_custody_account)."""
+    return f"custody:{address}", f"custody:{address}:funded"
 
 
 class CustodyWrites:
@@ -109,10 +116,11 @@ class CustodyWrites:
                 raise
             async with self._sessions() as session:
                 kept = await session.get(MintDecimals, str(mint))
-            if kept is None:
+            if kept is None or kept.program is None:
+                # Kept before the program was (migration 0021): it is not assumed, since a
+                # custody address derived with the wrong program is another account.
                 raise
-            program = Pubkey.from_string(kept.program) if kept.program else TOKEN_PROGRAM_ID
-            return program, kept.decimals
+            return Pubkey.from_string(kept.program), kept.decimals
         if account is None:
             raise ChainError(f"the {currency} mint {mint} does not exist on this cluster")
         data = bytes(account.data)
@@ -187,7 +195,7 @@ class CustodyWrites:
         existing = int(account.lamports) if account is not None else 0
         # A pre-funded address gets its own op: a creation that failed over those lamports
         # before this fix (create_account_with_seed) must not be replayed as failed forever.
-        op_key = f"custody:{address}" + (":funded" if existing else "")
+        op_key = _creation_keys(address)[1 if existing else 0]
         instructions = create_custody_instructions(
             self._keys, uid, currency, await self._rent_exemption(), existing
         )
@@ -201,6 +209,31 @@ class CustodyWrites:
                 write.raise_for_failure()
         self._custody_known.add(address)
         return address
+
+    async def custody_origin(
+        self,
+        uid: str,
+        currency: str,
+        timeout: float = 60.0,  # noqa: ASYNC109 (passed on to await_final)
+    ) -> int:
+        """The first slot at which the user's custody account can have held tokens: the slot
+        where the gateway's own creation of it landed. Nothing else can create a token account
+        at that address (it is derived from the custody authority, which must sign), so no
+        earlier transaction touching it moved any of its tokens. 0 when the gateway keeps no
+        landed record of creating it (made before this database): its whole history counts."""
+        address = self.custody_address(uid, currency)
+        keys = _creation_keys(address)
+        async with self._sessions() as session:
+            found = await tx_store.records(session, keys)
+        slots = []
+        for row, _ in found:
+            status, slot = row.status, row.slot
+            if status in tx_store.OPEN_STATUSES and slot is None:  # not seen landed yet
+                write = await self.await_final(row.op_key, timeout)
+                status, slot = write.status, write.slot
+            if status in ("landed", "succeeded") and slot is not None:
+                slots.append(int(slot))
+        return min(slots, default=0)
 
     def transfer_instruction(self, transfer: CustodyTransfer) -> Instruction:
         return transfer_instruction(

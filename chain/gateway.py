@@ -120,6 +120,7 @@ class ChainGateway:
         self.token_decimals = custody.token_decimals
         self.custody_address = custody.custody_address
         self.ensure_custody_account = custody.ensure_custody_account
+        self.custody_origin = custody.custody_origin
         self.custody_balance = custody.custody_balance
         self.transfer_instruction = custody.transfer_instruction
         self.mint_instruction = custody.mint_instruction

@@ -1,9 +1,10 @@
 """Reconciliation: every custody account's finalized on-chain balance against the ledger.
 
 Reports drift (rows in ``reconciliation_drifts`` and Prometheus gauges); never moves money.
-An account with a transfer or a withdrawal in flight (``pending_onchain``), or whose ledger row
-changed while the chain was read, is skipped this run: the chain legitimately leads the ledger
-there.
+An account with a transfer or a withdrawal in flight (``pending_onchain``), whose ledger row
+changed while the chain was read, or whose history the deposit watcher is still catching up
+(its watch row not ``ready``: tokens/deposit_catch_up.py) is skipped this run: the chain
+legitimately leads the ledger there.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain.gateway import ChainGateway
 from db.models.engine import ReconciliationDrift, Transfer
 from db.models.ledger import LedgerAccount
+from db.models.tokens import CustodyWatch
 from db.models.withdrawals import Withdrawal
 
 DRIFT_ACCOUNTS = Gauge(
@@ -65,6 +67,10 @@ async def _snapshot(session: AsyncSession) -> tuple[dict[Key, int], set[Key]]:
         )
     )
     in_flight |= {(uid, cur) for uid, cur in withdrawing.all()}
+    catching_up = await session.execute(
+        select(CustodyWatch.user_uid, CustodyWatch.currency).where(CustodyWatch.ready.is_(False))
+    )
+    in_flight |= {(uid, cur) for uid, cur in catching_up.all()}
     return accounts, in_flight
 
 

@@ -104,7 +104,7 @@ async def fund_demo(
             ]
             async with sessions() as session:
                 for uid, cur, _ in wanted:
-                    await register(session, gateway.keys, uid, cur)
+                    await register(session, gateway, uid, cur)
                 await session.commit()
 
             async def build_pool() -> MarketPool:

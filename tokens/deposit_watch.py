@@ -7,10 +7,12 @@ A pass (``scan``):
 
 1. The watched addresses are kept in a set (address -> user, currency), loaded once and then
    reloaded only when rows were added (``_prepare``).
-2. A watched row not yet ``ready`` gets its account created on chain if missing (a gateway
-   write, so a deposit address shown to a user can always receive) and its history up to the
-   cursor walked once by signature (``_catch_up``): a deposit that landed before the row
-   existed is credited too. From then on the blocks cover it.
+2. A row it holds for the first time gets ``watched_from`` = the cursor: every block after it
+   is matched against the account from now on. What landed before is the catch-up's
+   (tokens/deposit_catch_up.py), which runs beside the block walk, never in front of it: it
+   creates the account on chain if missing (so a deposit address shown to a user can always
+   receive) and walks its history back to the account's creation, in pages, then marks the
+   row ``ready``. A deposit that landed before the row existed is credited too.
 3. ``getBlocks`` lists the finalized slots after the cursor; each block is read whole and
    every token balance change is looked up in the set (``_walk``). Accounts named by the
    message's static keys and those loaded from address lookup tables count alike.
@@ -42,11 +44,13 @@ from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx
 from chain.gateway import ChainGateway
 from db.models.tokens import CustodyWatch, DepositCursor
 from db.notify import NotifyListener, Subscription
+from tokens.deposit_catch_up import CatchUp, examine
 from tokens.deposits import ScanSummary, Watched, book, classify, watch_ledger_accounts
 
 _CHUNK = 64  # blocks read in one batch request and committed together with the cursor
 _PASS_SECONDS = 60.0  # a pass after a long stop ends then; the next resumes at the cursor
-_CATCH_UP = 16  # newly watched accounts caught up at once
+# What one pass (``scan``) gives the catch-up beside its walk: reconciliation waits no longer.
+_SCAN_CATCH_UP_SECONDS = 20.0
 # Following (issue 33): newly watched rows arrive by NOTIFY on WATCH_CHANNEL (migration 0023),
 # looked for anyway every _PREPARE_EVERY seconds; the slower ``idle_poll`` applies once no
 # block has touched a watched account for _IDLE_AFTER seconds.
@@ -90,6 +94,9 @@ class DepositScanner:
         self._watch_added = asyncio.Event()
         self._subscription: Subscription | None = None
         self._matched_at = 0.0
+        # Newly watched accounts' history, walked beside the block walk (set: rows to do).
+        self.catch_up = CatchUp(sessions, gateway, self.blocks)
+        self._catch_up_wake = asyncio.Event()
 
     async def aclose(self) -> None:
         if self._subscription is not None:
@@ -103,9 +110,12 @@ class DepositScanner:
 
     # -- the pass ------------------------------------------------------------------------
 
-    async def scan(self, *, prepare: bool = True) -> ScanSummary:
-        """One pass: new watched accounts caught up (``prepare``), then every finalized block
-        after the cursor examined (for at most _PASS_SECONDS)."""
+    async def scan(
+        self, *, prepare: bool = True, catch_up_seconds: float = _SCAN_CATCH_UP_SECONDS
+    ) -> ScanSummary:
+        """One pass: newly watched accounts added to the set (``prepare``), then every
+        finalized block after the cursor examined (for at most _PASS_SECONDS), while the
+        accounts not caught up yet are, beside the walk, for at most ``catch_up_seconds``."""
         summary = ScanSummary()
         async with self.sessions() as lock:
             # Held until this session ends: one pass at a time over all workers.
@@ -114,7 +124,13 @@ class DepositScanner:
             if prepare or not self._seen_rows:
                 await self._prepare(cursor, summary)
             summary.accounts = len(self._watched)
-            summary.cursor = await self._walk(cursor, summary)
+            deadline = time.monotonic() + catch_up_seconds
+            catching = asyncio.create_task(self.catch_up.run(summary, deadline))
+            try:
+                summary.cursor = await self._walk(cursor, summary)
+                await catching
+            finally:
+                await _stopped(catching)
             await lock.rollback()
         return summary
 
@@ -143,9 +159,13 @@ class DepositScanner:
                 self._subscription = self._notify.subscribe(
                     WATCH_CHANNEL, lambda _: added(), on_up=added
                 )
+            # The catch-up of newly watched accounts runs beside the walk for the whole run.
+            wake = self._catch_up_wake
+            catching = asyncio.create_task(self.catch_up.run(total, deadline, wake))
             try:
                 await self._follow(cursor, total, deadline, poll, stop, idle_poll or poll)
             finally:
+                await _stopped(catching)
                 self._lazy = False
                 if total.cursor:  # walked but not saved yet (blocks without a match)
                     await self._commit([], total, cursor=total.cursor)
@@ -164,9 +184,9 @@ class DepositScanner:
         prepared = 0.0
         while True:
             # New watched accounts: at once when PostgreSQL says a row was added (NOTIFY,
-            # migration 0023), else once a second; every _PREPARE_EVERY seconds regardless.
-            # They are caught up to the cursor by signature whenever that happens, so
-            # nothing is missed in between.
+            # migrations 0023, 0025), else once a second; every _PREPARE_EVERY seconds
+            # regardless. Each is matched from the cursor on, and its history before that is
+            # the catch-up's (beside this loop), so nothing is missed in between.
             since = time.monotonic() - prepared
             every = _PREPARE_EVERY if self.listening else 1.0
             if not self._seen_rows or self._watch_added.is_set() or since >= every:
@@ -201,7 +221,9 @@ class DepositScanner:
             await session.execute(
                 insert(DepositCursor).values(chain=chain, slot=start).on_conflict_do_nothing()
             )
-            await session.execute(update(CustodyWatch).values(ready=False))
+            await session.execute(
+                update(CustodyWatch).values(ready=False, watched_from=None, last_signature=None)
+            )
             await session.commit()
             found = await session.scalar(
                 select(DepositCursor.slot).where(DepositCursor.chain == chain)
@@ -211,17 +233,23 @@ class DepositScanner:
         return int(found if found is not None else start)
 
     async def _prepare(self, cursor: int, summary: ScanSummary) -> None:
+        """The set brought up to date with the rows added since it was loaded; those rows are
+        matched from ``cursor`` on (``watched_from``), and the catch-up hears of them."""
         async with self.sessions() as session:
-            await watch_ledger_accounts(session, self.keys)
+            await watch_ledger_accounts(session, self.gateway)
+            await session.commit()
+            added = (
+                await session.execute(
+                    update(CustodyWatch)
+                    .where(CustodyWatch.watched_from.is_(None))
+                    .values(watched_from=cursor)
+                    .returning(CustodyWatch.address)
+                )
+            ).all()
             await session.commit()
             count = await session.scalar(select(func.count()).select_from(CustodyWatch)) or 0
-            fresh = list(
-                (
-                    await session.scalars(select(CustodyWatch).where(CustodyWatch.ready.is_(False)))
-                ).all()
-            )
-            if count != self._seen_rows or fresh:
-                # Rows are only ever added: reload the set when the count moved.
+            if count != self._seen_rows or added:
+                # Rows are added (or re-derived, tokens/deposits.register): reload the set.
                 rows = (
                     await session.execute(
                         select(CustodyWatch.address, CustodyWatch.user_uid, CustodyWatch.currency)
@@ -229,26 +257,8 @@ class DepositScanner:
                 ).all()
                 self._watched = {a: Watched(a, u, c) for a, u, c in rows}
                 self._seen_rows = len(rows)
-        for row in fresh:
-            self._watched[row.address] = Watched(row.address, row.user_uid, row.currency)
-        for start in range(0, len(fresh), _CATCH_UP):  # a few at a time: each waits on chain
-            await asyncio.gather(
-                *(self._catch_up(row, cursor, summary) for row in fresh[start : start + _CATCH_UP])
-            )
-
-    async def _catch_up(self, row: CustodyWatch, cursor: int, summary: ScanSummary) -> None:
-        """A newly watched account: created on chain if missing, its history up to the cursor
-        walked by signature, then marked ready (the blocks cover it from the cursor on)."""
-        await self.gateway.ensure_custody_account(row.user_uid, row.currency)
-        await self._signature_walk(self._watched[row.address], 0, cursor, summary)
-        async with self.sessions() as session:
-            await session.execute(
-                update(CustodyWatch)
-                .where(CustodyWatch.address == row.address)
-                .values(ready=True, scanned_at=datetime.now(UTC))
-            )
-            await session.commit()
-        summary.created += 1
+        if added:
+            self._catch_up_wake.set()
 
     async def _walk(self, cursor: int, summary: ScanSummary, until: int | None = None) -> int:
         """Blocks after ``cursor`` up to the finalized slot (or ``until``, for benchmarks)."""
@@ -327,18 +337,8 @@ class DepositScanner:
         self, account: Watched, from_slot: int, to_slot: int, summary: ScanSummary
     ) -> None:
         mint = str(self.keys.mint_for(account.currency))
-        records = []
-        for entry in await self.blocks.signatures_of(account.address, from_slot, to_slot):
-            found = await self.blocks.transaction(entry.signature)
-            if found is None:
-                raise RuntimeError(
-                    f"finalized transaction {entry.signature} not returned by the node"
-                )
-            when = found.block_time
-            block_time = datetime.fromtimestamp(when, UTC) if when is not None else None
-            record = classify(found.tx, entry.slot, block_time, account, mint)
-            if record is not None:
-                records.append(record)
+        entries = await self.blocks.signatures_of(account.address, from_slot, to_slot)
+        records = await examine(self.blocks, account, mint, entries)
         for start in range(0, len(records), 100):
             await self._commit(records[start : start + 100], summary, cursor=None)
 
@@ -365,3 +365,10 @@ class DepositScanner:
                     )
                 )
             await session.commit()
+
+
+async def _stopped(task: asyncio.Task[None]) -> None:
+    """The catch-up beside a pass, ended with it (its committed steps stay)."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

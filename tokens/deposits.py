@@ -35,6 +35,8 @@ from access.scopes import FUNDS_SCOPES
 from chain.blocks import BlockTx
 from chain.custody import custody_address
 from chain.decimals import TokenDecimals
+from chain.errors import ChainUnavailable
+from chain.gateway import ChainGateway
 from chain.keys import ChainKeys
 from chain.tx_store import known_signatures
 from core.metrics import DEPOSITS_CREDITED
@@ -67,7 +69,13 @@ _MAX_ADDRESSES = 100_000
 
 
 def deposit_address(keys: ChainKeys, uid: str, currency: str) -> tuple[str, str]:
-    """(custody token account, its owner): where an outside wallet sends the user's tokens."""
+    """(custody token account, its owner): where an outside wallet sends the user's tokens.
+    Raises ChainUnavailable until the process has read which token program owns the mint
+    (``ChainGateway.load_token_decimals``): with any other program it is another account."""
+    if currency.upper() not in keys.programs:
+        raise ChainUnavailable(
+            f"the {currency} mint's token program is not read from the chain yet"
+        )
     key = (id(keys), keys.mints.get(currency.upper()), keys.token_program(currency), uid, currency)
     found = _ADDRESSES.get(key)
     if found is None or found[0] is not keys:
@@ -78,22 +86,35 @@ def deposit_address(keys: ChainKeys, uid: str, currency: str) -> tuple[str, str]
     return found[1], found[2]
 
 
-async def register(session: AsyncSession, keys: ChainKeys, uid: str, currency: str) -> None:
-    """Watch this user's custody account from now on (idempotent; flushes, caller commits)."""
-    address, _ = deposit_address(keys, uid, currency)
+async def register(session: AsyncSession, gateway: ChainGateway, uid: str, currency: str) -> None:
+    """Watch this user's custody account from now on (idempotent; flushes, caller commits).
+
+    The address depends on the token program that owns the mint, which a process knows only
+    once it has read the mints: they are read first (once per process), so no row is ever
+    derived with a program merely assumed. A row stored with another address for the same
+    user and currency (derived before the program was known, by an earlier release) is
+    replaced, and caught up anew."""
+    await gateway.load_token_decimals()  # the mints' programs (raises while unknown)
+    address, _ = deposit_address(gateway.keys, uid, currency)
+    row = insert(CustodyWatch).values(address=address, user_uid=uid, currency=currency)
     await session.execute(
-        insert(CustodyWatch)
-        .values(address=address, user_uid=uid, currency=currency)
-        .on_conflict_do_nothing()
-    )
+        row.on_conflict_do_update(
+            constraint="uq_custody_watch_user_uid",
+            set_={
+                "address": row.excluded.address, "ready": False, "watched_from": None,
+                "last_signature": None, "scanned_at": None,
+            },
+            where=CustodyWatch.address != row.excluded.address,
+        )
+    )  # fmt: skip
 
 
-async def watch_ledger_accounts(session: AsyncSession, keys: ChainKeys) -> None:
+async def watch_ledger_accounts(session: AsyncSession, gateway: ChainGateway) -> None:
     """Every account with a ledger row is watched (flushes, caller commits)."""
     for uid, currency in await accounts_without(
         session, CustodyWatch.user_uid, CustodyWatch.currency
     ):
-        await register(session, keys, uid, currency)
+        await register(session, gateway, uid, currency)
 
 
 @dataclass(frozen=True)

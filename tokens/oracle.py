@@ -4,8 +4,8 @@ commit).
 
 Rule (decisions.md, "Price oracle"): the market price before the administrator price before the
 default of 10 USDC. A close is taken at 00, 04, ..., 20 UTC and stored with its source; base =
-mean of the last 180 closes (fewer while fewer exist); buyback = base + floor(base *
-premium_bps / 10000).
+mean of the middle half of the last 180 closes (fewer while fewer exist); buyback = base +
+floor(base * premium_bps / 10000).
 
 The market price of a close is not one reading of the pool (a swap or a plain donation into a
 vault just before the close would set it): the pool is sampled once a minute
@@ -14,12 +14,16 @@ floor, and the close takes the **median** of the counted samples in its 4-hour w
 are at least ``min_samples`` of them (else the market is not a source for that close). The base
 written on chain then moves at most ``max_move_bps`` from the previous close's base (the first
 close: from the administrator or default price), so even a manipulation that holds the median
-for hours moves the on-chain price by a bounded step per close. docs/tokens.md has the numbers.
+for hours moves the on-chain price by a bounded step per close. And what one close contributes
+to the base is bounded too: the base is the mean of the middle half of the closes (the highest
+and lowest quarter left out), so a close held at any price, or up to 45 of the 180, moves it
+not at all (issue 38, M3: with a plain mean one window at 181 times the price stayed in it for
+30 days, and the cap turned it into a ramp to twice the price). docs/tokens.md has the numbers.
 """
 
 from __future__ import annotations
 
-import time
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -31,17 +35,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from chain.gateway import ChainGateway
 from core.config import Settings
 from db.models.tokens import AdminPrice, PriceClose, PriceSample
+from tokens.cache import Memo
 from tokens.prices import (
     Quote,
     buyback_price,
     choose,
     clamp_move,
     market_price,
-    mean_price,
     median_price,
+    middle_mean,
 )
 
 CLOSE_EVERY = timedelta(hours=4)
+log = logging.getLogger("mccgw.tokens.oracle")
 
 
 def close_boundary(now: datetime) -> datetime:
@@ -57,14 +63,15 @@ def close_key(close_at: datetime) -> str:
 
 class MarketReader:
     """The market price from the pool's two vaults at ``finalized``; None when no pool is
-    configured or it is empty. Kept ``max_age`` seconds (the GET paths' documented freshness)."""
+    configured or it is empty. Kept ``max_age`` seconds (the GET paths' documented freshness),
+    and read once however many public requests ask at once (``Memo``)."""
 
     def __init__(self, gateway: ChainGateway, settings: Settings, max_age: float = 0.0) -> None:
         self.gateway = gateway
         self.mcc_vault = settings.market_pool_mcc_vault
         self.usdc_vault = settings.market_pool_usdc_vault
         self.max_age = max_age
-        self._cached: tuple[float, int | None, datetime] | None = None
+        self._kept: Memo[str, tuple[int | None, datetime]] = Memo(max_age)
 
     @property
     def configured(self) -> bool:
@@ -80,13 +87,11 @@ class MarketReader:
     async def read(self) -> tuple[int | None, datetime]:
         if not self.configured:
             return None, datetime.now(UTC)
-        now = time.monotonic()
-        if self._cached is not None and now - self._cached[0] < self.max_age:
-            return self._cached[1], self._cached[2]
+        return await self._kept.get("market", self._read)
+
+    async def _read(self) -> tuple[int | None, datetime]:
         _, _, price = await self.read_vaults()
-        seen = datetime.now(UTC)
-        self._cached = (now, price, seen)
-        return price, seen
+        return price, datetime.now(UTC)
 
 
 async def admin_price(session: AsyncSession) -> AdminPrice | None:
@@ -234,10 +239,16 @@ async def record_close(
     ).all()
     previous = [price for price, _ in rows]
     points = [quote.price_usdc, *previous]
-    base = mean_price(points)
+    base = middle_mean(points)
     if max_move_bps is not None:
         anchor = rows[0][1] if rows else first_anchor
         base = clamp_move(base, anchor, max_move_bps)
+        if anchor and clamp_move(quote.price_usdc, anchor, max_move_bps) != quote.price_usdc:
+            # The market moved, or someone held the pool: either way an operator looks.
+            log.warning(
+                "close %s: %s price %d is more than %d bps from the base %d",
+                close_key(close_at), quote.source, quote.price_usdc, max_move_bps, anchor,
+            )  # fmt: skip
     inserted = (
         await session.execute(
             insert(PriceClose)

@@ -55,11 +55,17 @@ def buyback_price(base: int, premium_bps: int) -> int:
     return base + base * premium_bps // BPS
 
 
-def mean_price(closes: Sequence[int]) -> int:
-    """Mean of the closes, floored to a whole 6-decimal unit."""
+def middle_mean(closes: Sequence[int]) -> int:
+    """The mean of the middle half of the closes (their interquartile mean), floored to a
+    whole 6-decimal unit: the highest and the lowest quarter (``n // 4`` each) are left out,
+    so up to a quarter of the closes, however far off, move it not at all. Fewer than four
+    closes: their plain mean."""
     if not closes:
         raise ValueError("no closes")
-    return sum(closes) // len(closes)
+    ordered = sorted(closes)
+    cut = len(ordered) // 4
+    middle = ordered[cut : len(ordered) - cut]
+    return sum(middle) // len(middle)
 
 
 def median_price(samples: Sequence[int]) -> int:

@@ -13,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain.gateway import ChainGateway
 
-_LEDGER = text(
+# The ledger part (the 24 h and 30 d figures read ix_ledger_entries_credits, migration 0025).
+LEDGER_QUERY = text(
     """
 SELECT
   (SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE currency = :c) AS custody,
@@ -48,7 +49,7 @@ async def load(
 ) -> TokenStats:
     """Raises the gateway's ChainError when the mint cannot be read."""
     supply, decimals = await gateway.token_supply(mint, "finalized")
-    row = (await session.execute(_LEDGER, {"c": currency})).one()
+    row = (await session.execute(LEDGER_QUERY, {"c": currency})).one()
     return TokenStats(
         currency=currency,
         mint=str(mint),

@@ -3,7 +3,6 @@ See docs/tokens.md."""
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -15,7 +14,6 @@ from api.auth.declaration import Callers
 from api.auth.principal import UserPrincipal
 from api.callers import PUBLIC
 from api.common import usdc
-from api.deps import SessionDep
 from api.envelope import meta
 from api.idempotency import write_context
 from api.openapi import problems
@@ -28,13 +26,13 @@ from core.money import to_decimal_string
 from core.time import iso
 from db.models.tokens import PriceClose
 from tokens import oracle, stats
-from tokens.cache import PRICE_KEY
+from tokens.cache import PRICE_KEY, Memo
 from tokens.prices import parse_price
 
 router = APIRouter(tags=["tokens"])
 
 MccAdmin = Annotated[UserPrincipal, Depends(Callers(admin("mcc:admin")))]
-STATS_SECONDS = 30.0
+STATS_SECONDS = common.STATS_SECONDS
 
 
 def _view(
@@ -123,14 +121,18 @@ async def set_mcc_price(payload: MccPriceIn, user: MccAdmin, request: Request) -
         return ctx.respond(200, _price_response(view, settings))
 
 
-async def _stats(request: Request, session: SessionDep, currency: str) -> dict[str, Any]:
-    cached: dict[str, tuple[float, dict[str, Any]]] = request.app.state.token_stats
-    hit = cached.get(currency)
-    if hit is not None and time.monotonic() - hit[0] < STATS_SECONDS:
-        return hit[1]
+async def _stats(request: Request, currency: str) -> dict[str, Any]:
+    """The statistics' body, loaded at most once per STATS_SECONDS in this process however
+    many requests ask at once (public, so a burst at each expiry is anyone's to send)."""
+    memo: Memo[str, dict[str, Any]] = request.app.state.token_stats
+    return await memo.get(currency, lambda: _load_stats(request, currency))
+
+
+async def _load_stats(request: Request, currency: str) -> dict[str, Any]:
     gateway = common.gateway_of(request)
     try:
-        s = await stats.load(session, gateway, currency, gateway.keys.mint_for(currency))
+        async with request.app.state.session_maker() as session:
+            s = await stats.load(session, gateway, currency, gateway.keys.mint_for(currency))
     except ChainError as exc:
         raise common.chain_down(exc) from exc
     d = s.decimals
@@ -150,12 +152,10 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
         view = await _price_view(request)
         attributes["price_usdc"] = view["price_usdc"]
         attributes["price_source"] = view["source"]
-    body = {
+    return {
         "data": {"type": f"{currency.lower()}_stats", "id": currency, "attributes": attributes},
         "meta": meta(cache_seconds=STATS_SECONDS),
     }
-    cached[currency] = (time.monotonic(), body)
-    return body
 
 
 @router.get(
@@ -164,9 +164,9 @@ async def _stats(request: Request, session: SessionDep, currency: str) -> dict[s
     responses=common.PUBLIC_PROBLEMS,
     dependencies=[Depends(PUBLIC)],
 )
-async def mcc_stats(request: Request, session: SessionDep) -> dict[str, Any]:
+async def mcc_stats(request: Request) -> dict[str, Any]:
     """Global MCC statistics: supply, custody, holders, volume, price (cached 30 s)."""
-    body = await _stats(request, session, "MCC")
+    body = await _stats(request, "MCC")
     return {**body, "meta": meta(cache_seconds=STATS_SECONDS)}
 
 
@@ -176,7 +176,7 @@ async def mcc_stats(request: Request, session: SessionDep) -> dict[str, Any]:
     responses=common.PUBLIC_PROBLEMS,
     dependencies=[Depends(PUBLIC)],
 )
-async def mcd_stats(request: Request, session: SessionDep) -> dict[str, Any]:
+async def mcd_stats(request: Request) -> dict[str, Any]:
     """Global MCD statistics: supply, custody, holders, volume (cached 30 s)."""
-    body = await _stats(request, session, "MCD")
+    body = await _stats(request, "MCD")
     return {**body, "meta": meta(cache_seconds=STATS_SECONDS)}

@@ -30,6 +30,7 @@ from api.schemas.tokens import (
 )
 from api.token_common import (
     PUBLIC_PROBLEMS,
+    STATS_SECONDS,
     USER_PROBLEMS,
     cache_of,
     chain_down,
@@ -45,6 +46,7 @@ from core.time import iso
 from db.models.mining import MiningSubmission
 from db.notify import NotifyCache
 from tokens import balances, history, oracle
+from tokens.cache import Memo
 from tokens.deposits import deposit_address, register
 
 router = APIRouter(tags=["tokens"])
@@ -79,7 +81,7 @@ async def _custody(request: Request, uid: str, currency: str) -> Any:
         async with request.app.state.session_maker() as session:
             if (uid, currency) not in registered:
                 # From now on the deposit watcher follows this deposit address.
-                await register(session, gateway_of(request).keys, uid, currency)
+                await register(session, gateway_of(request), uid, currency)
                 await session.commit()
                 registered.add((uid, currency))
             return await balances.load(session, uid, currency)
@@ -238,7 +240,7 @@ async def token_services(app: FastAPI) -> AsyncIterator[None]:
     app.state.notify.attach(cache)
     app.state.token_cache = cache
     app.state.token_watched = set()
-    app.state.token_stats = {}
+    app.state.token_stats = Memo(STATS_SECONDS)  # the public statistics (token_price.py)
     app.state.market_reader = oracle.MarketReader(
         app.state.gateway, settings, settings.market_price_cache_seconds
     )

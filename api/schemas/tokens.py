@@ -113,10 +113,12 @@ class MccPriceAttributes(Attributes):
     price_usdc: str = Field(description="the price the rule gives now")
     source: Literal["market", "admin", "default"]
     updated_at: str = Field(description="when the source value was observed or set")
-    base_price_usdc: str | None = Field(description="mean of the last closes (up to 180)")
+    base_price_usdc: str | None = Field(
+        description="mean of the middle half of the last closes (up to 180)"
+    )
     buyback_price_usdc: str | None = Field(description="base + floor(base * premium / 10000)")
     premium_bps: int
-    points: int = Field(description="closes in the mean (180 once that many exist)")
+    points: int = Field(description="closes the base is taken from (180 once that many exist)")
     close_at: str | None = Field(description="the newest close")
     tx_signature: str | None = Field(description="the last on-chain update_price")
     onchain_updated_at: str | None

@@ -17,6 +17,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     String,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -96,6 +97,15 @@ class LedgerEntry(Base):
             ["user_uid", "currency"], ["ledger_accounts.user_uid", "ledger_accounts.currency"]
         ),
         Index("ix_ledger_entries_account", "user_uid", "currency", "id"),
+        # The public token statistics' 24 h / 30 d volume (tokens/stats.py): credits of one
+        # currency by time, the amounts in the index (migration 0025).
+        Index(
+            "ix_ledger_entries_credits",
+            "currency",
+            "created_at",
+            postgresql_include=["d_balance"],
+            postgresql_where=text("d_balance > 0"),
+        ),
     )
 
     id: Mapped[IdentityPk]

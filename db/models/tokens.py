@@ -41,9 +41,14 @@ class CustodyWatch(Base):
     address: Mapped[str] = mapped_column(String(44), primary_key=True)
     user_uid: Mapped[UserUid]
     currency: Mapped[CurrencyCode]
-    # The account exists on chain (created by the watcher if it was missing).
+    # The deposit watcher's follower had this account in its set from this slot on: every
+    # block after it is matched against the account (NULL: no follower has had it yet).
+    watched_from: Mapped[int | None] = mapped_column(BigInteger)
+    # Caught up: the account exists on chain and its history up to ``watched_from`` was
+    # examined (tokens/deposit_catch_up.py), so nothing before the block walk is missed.
     ready: Mapped[bool] = mapped_column(Boolean, default=False, server_default="f")
-    # Newest finalized signature already examined (getSignaturesForAddress ``until``).
+    # The catch-up's position: the oldest signature it has examined; its next page is read
+    # before it (getSignaturesForAddress ``before``). NULL: from the newest.
     last_signature: Mapped[str | None] = mapped_column(String(88))
     scanned_at: Mapped[datetime | None]
     created_at: Mapped[CreatedAt]

@@ -930,6 +930,10 @@ async def _chain_checks(
 
     keys = load_or_create_keys(topo.keys_dir)
     async with AsyncClient(topo.env["SOLANA_RPC_URL"], timeout=30) as client:
+        for currency in ("MCC", "MCD"):  # a deposit address depends on the mint's program
+            mint = (await client.get_account_info(keys.mint_for(currency))).value
+            assert mint is not None, f"no {currency} mint on the chaos chain"
+            keys.programs[currency] = mint.owner
         # 3. no op key landed twice
         landed: Counter[str] = Counter()
         for i in range(0, len(attempts), 200):

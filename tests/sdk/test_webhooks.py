@@ -76,6 +76,16 @@ def test_good_delivery_any_header_spelling() -> None:
         verify_webhook("whsec_someone_else_000", headers(body, signature=both), body, now=NOW)
 
 
+@pytest.mark.parametrize("secret", ["", [], ["", SECRET], [SECRET, ""]])
+def test_an_empty_secret_is_refused(secret: str | list[str]) -> None:
+    """Review 2026-11-28, L4: a receiver configured without its secret (an unset variable)
+    accepted any delivery signed with "", which anyone can make."""
+    body, _ = doc_vectors()[0]
+    forged = headers(body, signature=independent("", body))
+    with pytest.raises(ValueError, match="empty secret"):
+        verify_webhook(secret, forged, body, now=NOW)
+
+
 @pytest.mark.parametrize(
     "tamper",
     [

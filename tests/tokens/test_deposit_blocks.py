@@ -35,7 +35,7 @@ FLOOD = 5_200  # more than the old per-account walk examined in a pass (5,000)
 async def _watched(world: World, deps: WorkerDeps, scanner: DepositScanner, currency: str) -> str:
     uid = (await world.user()).uid
     async with deps.sessions() as session:
-        await register(session, deps.gateway.keys, uid, currency)
+        await register(session, deps.gateway, uid, currency)
         await session.commit()
     await scanner.scan()  # creates the account
     return uid
@@ -91,7 +91,7 @@ async def test_a_deposit_to_an_unwatched_account_is_credited_once_it_is_watched(
     await scanner.scan()
     assert await _credits(deps, uid, "MCC") == (0, 0)  # not watched: nothing booked yet
     async with deps.sessions() as session:  # what GET /v1/mcc/balance does first
-        await register(session, deps.gateway.keys, uid, "MCC")
+        await register(session, deps.gateway, uid, "MCC")
         await session.commit()
     summary = await scanner.scan()
     assert [d["tx_signature"] for d in summary.deposits if d["user_uid"] == uid] == [sig]

@@ -33,7 +33,7 @@ async def test_a_newly_watched_account_is_heard_of_by_notify_and_its_deposit_cre
     async def watch() -> str:
         uid = (await world.user()).uid
         async with deps.sessions() as session:
-            await register(session, deps.gateway.keys, uid, "MCC")
+            await register(session, deps.gateway, uid, "MCC")
             await session.commit()
         return uid
 

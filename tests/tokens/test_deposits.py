@@ -34,7 +34,7 @@ async def _watched_user(world: World, deps: WorkerDeps, scanner: DepositScanner)
     user = await world.user()
     async with deps.sessions() as session:
         for currency in ("MCC", "MCD"):
-            await register(session, deps.gateway.keys, user.uid, currency)
+            await register(session, deps.gateway, user.uid, currency)
         await session.commit()
     await scanner.scan()  # creates the accounts
     return user.uid

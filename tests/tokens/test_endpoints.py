@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from solders.keypair import Keypair
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from activities.deps import WorkerDeps
+from api.token_common import STATS_SECONDS
 from db.models.access import AuditLog
 from db.models.tokens import AdminPrice
 from devchain.outside import OutsideWallet
 from tests.factories import World
 from tests.tokens.conftest import UNIT, bearer
+from tokens import stats
+from tokens.cache import Memo
 from tokens.deposit_watch import DepositScanner
 from tokens.deposits import register
+from tokens.stats import LEDGER_QUERY
 
 
 async def _funded(
@@ -26,7 +32,7 @@ async def _funded(
 ) -> str:  # fmt: skip
     uid = (await world.user()).uid
     async with deps.sessions() as session:
-        await register(session, deps.gateway.keys, uid, currency)
+        await register(session, deps.gateway, uid, currency)
         await session.commit()
     await scanner.scan()
     custody = deps.gateway.custody_address(uid, currency)
@@ -220,3 +226,30 @@ async def test_price_read_and_admin_write(
             break
         await asyncio.sleep(0.02)
     assert (got["price_usdc"], got["source"]) == ("12.345678", "admin")
+
+
+async def test_token_stats_load_once_however_many_ask_and_read_an_index(
+    client: httpx.AsyncClient, deps: WorkerDeps, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review 2026-11-28, L2: the statistics are public and kept 30 s per process. 50 requests
+    arriving together on a cold cache run ONE load (one getTokenSupply, one 30-day aggregate),
+    and that aggregate over ledger_entries reads its own index, not the whole table."""
+    loads: list[str] = []
+    real = stats.load
+
+    async def counted(*args: Any) -> Any:
+        loads.append(args[2])
+        return await real(*args)
+
+    monkeypatch.setattr(stats, "load", counted)
+    app.state.token_stats = Memo(STATS_SECONDS)  # cold: as at each expiry
+    answers = await asyncio.gather(*(client.get("/v1/mcd/stats") for _ in range(50)))
+    assert [a.status_code for a in answers] == [200] * 50
+    assert len({a.json()["data"]["attributes"]["updated_at"] for a in answers}) == 1
+    assert loads == ["MCD"]
+
+    async with deps.sessions() as session:
+        await session.execute(text("SET LOCAL enable_seqscan = off"))  # the table is small here
+        plan = (await session.execute(text(f"EXPLAIN {LEDGER_QUERY.text}"), {"c": "MCD"})).scalars()
+        lines = list(plan)
+    assert any("ix_ledger_entries_credits" in line for line in lines), lines

@@ -2,7 +2,7 @@
 owned by SPL Token and by Token-2022. Every amount stays in its own mint's base units from the
 request to the chain and back: deposit, balance, lock, transfer, mining mint, stats, a
 withdrawal to a wallet's token account of the mint's own program, reconciliation and the
-webhooks' amounts.
+webhooks' amounts; and a deposit address is derived only with the mint's own program.
 
 A world of its own per mint layout: its own chain node and database (Redis and Temporal are the
 session's); everything is real, the app, a worker, the chain, the webhook receiver."""
@@ -21,15 +21,22 @@ import pytest
 from fastapi import FastAPI
 from solana.rpc.async_api import AsyncClient
 from solders.keypair import Keypair
+from solders.pubkey import Pubkey
 from spl.token.constants import TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from activities.deps import WorkerDeps
 from activities.engine import EngineActivities, ReconcileRequest
+from chain.custody import custody_seed
 from chain.decimals import TokenDecimals
+from chain.errors import ChainUnavailable
+from chain.gateway import ChainGateway
+from chain.keys import load_or_create_keys
 from core.config import Settings
 from core.embedded import free_port
 from db.models import User
+from db.models.ledger import LedgerAccount
+from db.models.tokens import CustodyWatch
 from devchain.node.process import start_node
 from devchain.outside import OutsideWallet
 from ledger.service import Ledger
@@ -39,7 +46,7 @@ from tests.services import migrated_database
 from tests.stack import Stack, asgi_client
 from tests.webhooks.support import FAST_WEBHOOKS, Receiver, eventually, project_headers
 from tokens.deposit_watch import DepositScanner
-from tokens.deposits import register
+from tokens.deposits import deposit_address, register
 
 MCD = 10**6  # one MCD in this world's base units
 MCC = 10**9
@@ -168,7 +175,7 @@ async def _run(
         )
     async with deps.sessions() as session:  # as a balance request does
         for currency in ("MCC", "MCD"):
-            await register(session, gateway.keys, alice, currency)
+            await register(session, gateway, alice, currency)
         await session.commit()
     await scanner.scan()  # alice's custody accounts exist from now on
     custody = gateway.custody_address(alice, "MCD")
@@ -312,3 +319,60 @@ async def _run(
     report = await EngineActivities(deps).reconcile(ReconcileRequest(run_id=uuid.uuid4().hex))
     assert not [d for d in report.drifts if d["user_uid"] in (alice, bob)], report.drifts
     assert report.checked >= 3
+
+
+async def test_a_deposit_address_is_derived_only_with_the_mints_own_program(
+    mints: Mints, app_settings: Settings, deps: WorkerDeps, app: FastAPI
+) -> None:
+    """Review 2026-11-28, L3: a process knows which token program owns a mint only once it has
+    read the mints, and with a Token-2022 MCD an address derived with SPL Token assumed is
+    another account. A worker that starts its deposit pass before it read them (here: a
+    fresh gateway) stores no such row for an account with a ledger row; a row stored so by an
+    earlier release is re-derived at the user's next balance read. Deposits to the address
+    users are shown are credited either way."""
+    world = World(deps.sessions, app_settings, app)
+    booked, stale = (await world.user()).uid, (await world.user()).uid
+    assumed = Pubkey.create_with_seed(
+        deps.gateway.keys.custody_authority.pubkey(),
+        custody_seed(deps.gateway.keys.mint_for("MCD"), stale),
+        TOKEN_PROGRAM_ID,
+    )
+    async with deps.sessions() as session:
+        session.add(LedgerAccount(user_uid=booked, currency="MCD"))  # money booked, say
+        session.add(CustodyWatch(address=str(assumed), user_uid=stale, currency="MCD"))
+        await session.commit()
+    fresh = ChainGateway(
+        deps.settings, deps.rpc, load_or_create_keys(deps.settings.chain_keys_dir), deps.sessions
+    )
+    assert fresh.keys.programs == {}  # the mints not read yet: no address is derived
+    with pytest.raises(ChainUnavailable):
+        deposit_address(fresh.keys, booked, "MCD")
+    scanner = DepositScanner(deps.sessions, fresh)
+    try:
+        await scanner.scan()  # the worker's first pass: every ledger account watched
+        async with deps.sessions() as session:  # the stale row's user reads a balance
+            await register(session, fresh, stale, "MCD")
+            await session.commit()
+        await scanner.scan()
+        async with AsyncClient(deps.settings.solana_rpc_url, timeout=10) as solana:
+            outsider = OutsideWallet(Keypair(), solana)
+            await outsider.ensure_sol(deps.gateway)
+            await outsider.receive_minted(
+                deps.gateway, "MCD", 10 * MCD, f"mints-l3:{outsider.address}"
+            )
+            for uid in (booked, stale):
+                right = deps.gateway.custody_address(uid, "MCD")
+                async with deps.sessions() as session:
+                    row = await session.scalar(
+                        select(CustodyWatch).where(
+                            CustodyWatch.user_uid == uid, CustodyWatch.currency == "MCD"
+                        )
+                    )
+                assert row is not None and (row.address, row.ready) == (str(right), True)
+                await outsider.deposit(deps.gateway, "MCD", right, 1_500_000)
+        summary = await scanner.scan()
+    finally:
+        await scanner.aclose()
+    assert sorted(d["user_uid"] for d in summary.deposits) == sorted((booked, stale))
+    for uid in (booked, stale):
+        assert await _books(deps, uid, "MCD") == (1_500_000, 0)

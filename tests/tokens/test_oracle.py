@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import uuid
 from datetime import UTC, datetime, timedelta
 
@@ -40,8 +41,8 @@ from tokens.prices import (
     choose,
     clamp_move,
     market_price,
-    mean_price,
     median_price,
+    middle_mean,
     parse_price,
 )
 from workflows.tokens import OracleInput, OracleWorkflow
@@ -59,7 +60,10 @@ def test_price_rule_pieces() -> None:
     assert choose(12_000_000, 11_000_000, 10_000_000) == Quote(12_000_000, "market")
     assert choose(None, 11_000_000, 10_000_000) == Quote(11_000_000, "admin")
     assert choose(None, None, 10_000_000) == Quote(10_000_000, "default")
-    assert mean_price([10_000_000, 11_000_000, 12_000_001]) == 11_000_000
+    assert middle_mean([10_000_000, 11_000_000, 12_000_001]) == 11_000_000
+    # The middle half: a quarter of the closes at each end are left out, however far off.
+    assert middle_mean([1_000_000] * 179 + [181_000_000]) == 1_000_000
+    assert middle_mean([1, 2, 3, 4, 5, 6, 7, 1_000]) == (3 + 4 + 5 + 6) // 4
     # 10 500 000 USDC units against 1 000 000 MCC (9 decimals): 10.5 USDC per MCC.
     assert market_price(10_500_000 * 10**6, 1_000_000 * 10**9, 9) == 10_500_000
     assert market_price(0, 5, 9) is None
@@ -105,6 +109,62 @@ async def test_mean_of_180_closes_with_fewer_points(deps: WorkerDeps) -> None:
     assert rows[2][:2] == (3, sum(prices[:3]) // 3)
     assert rows[179][:2] == (180, sum(prices[:180]) // 180)
     assert rows[184][:2] == (180, sum(prices[5:185]) // 180)
+    await _clear(deps)
+
+
+async def _bases(deps: WorkerDeps, prices: list[int], anchor: int) -> list[int]:
+    """The base of each close recorded with these prices in turn, with the settings' cap."""
+    start = datetime(2019, 1, 1, tzinfo=UTC)
+    bases = []
+    async with deps.sessions() as session:
+        for i, price in enumerate(prices):
+            row = await oracle.record_close(
+                session, start + oracle.CLOSE_EVERY * i, Quote(price, "market"),
+                window=180, premium_bps=500, max_move_bps=1_000, first_anchor=anchor,
+            )  # fmt: skip
+            assert row is not None
+            bases.append(row.base_price_usdc)
+        await session.rollback()
+    return bases
+
+
+@pytest.mark.parametrize("times", [181, 19])
+async def test_one_manipulated_window_moves_the_base_at_most_once_and_not_for_long(
+    deps: WorkerDeps, times: int
+) -> None:
+    """Review 2026-11-28, M3: the pool held at 181 (or 19) times its price for more than half
+    of ONE 4-hour window, amid 30 days of honest closes. With the raw close in a plain mean of
+    180, the 10 % cap turned it into a ramp: the base doubled within 8 closes and stayed at
+    1.5 times or more for 29 days (19 times: +10 % for 30 days). What one close contributes is
+    bounded now (the mean of the middle half of the closes): the base moves at most once, by
+    at most the cap, and is back within a few closes."""
+    await _clear(deps)
+    price = 1_000_000
+    honest = [price] * 179
+    bases = await _bases(deps, [*honest, times * price, *[price] * 60], price)
+    after = bases[179:]
+    assert bases[:179] == honest
+    moved = [b for b in after if b != price]
+    assert len(moved) <= 1 and max(after) <= price + price // 10, after[:10]
+    assert after[3:] == [price] * (len(after) - 3)
+    await _clear(deps)
+
+
+async def test_a_lasting_move_of_the_market_is_followed(deps: WorkerDeps) -> None:
+    """The other side of the same rule: a price that lasts is followed, as the plain mean
+    followed it. The market doubles and stays: the base starts to move once more than a
+    quarter of the window (45 closes, 7.5 days) is at the new price and reaches it once three
+    quarters are (135 closes, 22.5 days; the plain mean took 180), never by more than the
+    cap a close; and back down the same way."""
+    await _clear(deps)
+    price = 1_000_000
+    up = await _bases(deps, [price] * 180 + [2 * price] * 180, price)
+    assert up[180 + 44] == price and up[180 + 45] > price
+    assert up[180 + 134] == 2 * price and up[-1] == 2 * price
+    assert all(0 <= b - a <= a // 10 for a, b in itertools.pairwise(up))
+    await _clear(deps)
+    down = await _bases(deps, [2 * price] * 180 + [price] * 180, 2 * price)
+    assert down[180 + 44] == 2 * price and down[180 + 134] == price
     await _clear(deps)
 
 

@@ -6,8 +6,10 @@
  *
  * Checks `X-Service-Timestamp` within `tolerance` seconds of now, then `X-Service-Signature` =
  * `sha256=<hex HMAC-SHA256(secret, raw body)>` in constant time (several secrets allowed during a
- * rotation), then parses the event. The gateway does not sign the timestamp (docs/webhooks.md):
- * de-duplicate by the event `id`, deliveries can repeat.
+ * rotation of yours; during a roll of the endpoint's secret the gateway sends one signature per
+ * secret, spaced, and any of them may match), then parses the event. An empty secret (or none)
+ * is refused with a `TypeError`: anyone can sign with "". The gateway does not sign the
+ * timestamp (docs/webhooks.md): de-duplicate by the event `id`, deliveries can repeat.
  */
 import { MccgwError } from "./errors.js";
 import { hmacHex, signaturesEqual } from "./signing.js";
@@ -61,6 +63,11 @@ export function verifyWebhook(
   rawBody: string | Uint8Array,
   options: { tolerance?: number | null; now?: number } = {},
 ): WebhookEvent {
+  const secrets = typeof secret === "string" ? [secret] : [...secret];
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== "string" || s.length === 0)) {
+    // A receiver configured without its secret would accept what anyone signs with "".
+    throw new TypeError("verifyWebhook needs the endpoint's secret: an empty secret is refused");
+  }
   const tolerance = options.tolerance === undefined ? 300 : options.tolerance;
   if (tolerance !== null) {
     const raw = (header(headers, "x-service-timestamp") ?? "").trim();
@@ -72,8 +79,9 @@ export function verifyWebhook(
   if (!presented || !presented.trim().toLowerCase().startsWith("sha256=")) {
     throw new InvalidWebhookSignature("X-Service-Signature is missing or not sha256=<hex>");
   }
-  const secrets = typeof secret === "string" ? [secret] : secret;
-  if (!secrets.some((s) => signaturesEqual(hmacHex(s, rawBody), presented))) {
+  // During a secret roll's overlap the header carries one signature per secret, spaced.
+  const offered = presented.trim().split(/\s+/);
+  if (!secrets.some((s) => offered.some((one) => signaturesEqual(hmacHex(s, rawBody), one)))) {
     throw new InvalidWebhookSignature("X-Service-Signature does not match the body");
   }
   let body: unknown;

@@ -107,3 +107,28 @@ test("webhook vectors of docs/webhooks.md: good, tampered, stale", () => {
     assert.throws(() => verifyWebhook(WEBHOOK_SECRET, headers, raw, { now: now + 301 }), StaleWebhook);
   }
 });
+
+test("a delivery made during a secret roll carries both signatures: either secret verifies it", () => {
+  // Review 2026-11-28, L4: the whole header was compared as one signature, so every delivery
+  // of a roll's overlap (X-Service-Signature: sha256=<new> sha256=<old>) was refused.
+  const body = '{"id":"evt_1","type":"transfer.completed","created_at":"x","data":{}}';
+  const now = 1_700_000_000;
+  const newer = "whsec_new_" + "a".repeat(24);
+  const older = "whsec_old_" + "b".repeat(24);
+  const both = webhookSignature(newer, body) + " " + webhookSignature(older, body);
+  const headers = { "x-service-signature": both, "x-service-timestamp": String(now) };
+  assert.equal(verifyWebhook(newer, headers, body, { now }).id, "evt_1");
+  assert.equal(verifyWebhook(older, headers, body, { now }).id, "evt_1");
+  assert.equal(verifyWebhook([newer, older], headers, body, { now }).id, "evt_1");
+  assert.throws(() => verifyWebhook("whsec_someone_else", headers, body, { now }), InvalidWebhookSignature);
+});
+
+test("an empty secret is refused, not used", () => {
+  // Review 2026-11-28, L4: a receiver configured without its secret accepted what anyone signs with "".
+  const body = '{"id":"evt_1","type":"t","created_at":"x","data":{}}';
+  const now = 1_700_000_000;
+  const headers = { "x-service-signature": webhookSignature("", body), "x-service-timestamp": String(now) };
+  for (const secret of ["", [], ["", WEBHOOK_SECRET], [WEBHOOK_SECRET, ""]]) {
+    assert.throws(() => verifyWebhook(secret, headers, body, { now }), TypeError);
+  }
+});

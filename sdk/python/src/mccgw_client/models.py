@@ -811,13 +811,19 @@ class MccBalanceAttributes(BaseModel):
 
 
 class MccPriceAttributes(BaseModel):
-    base_price_usdc: Annotated[str | None, Field(description="mean of the last closes (up to 180)")]
+    base_price_usdc: Annotated[
+        str | None,
+        Field(description="mean of the middle half of the last closes (up to 180)"),
+    ]
     buyback_price_usdc: Annotated[
         str | None, Field(description="base + floor(base * premium / 10000)")
     ]
     close_at: Annotated[str | None, Field(description="the newest close")]
     onchain_updated_at: str | None
-    points: Annotated[int, Field(description="closes in the mean (180 once that many exist)")]
+    points: Annotated[
+        int,
+        Field(description="closes the base is taken from (180 once that many exist)"),
+    ]
     premium_bps: int
     price_usdc: Annotated[str, Field(description="the price the rule gives now")]
     source: Literal["market", "admin", "default"]

@@ -6,9 +6,11 @@ from any web framework (read the raw body *before* any JSON parsing).
 Checks, in order: ``X-Service-Timestamp`` within ``tolerance`` seconds of now (when
 ``tolerance`` is not None), then ``X-Service-Signature`` = ``sha256=<hex HMAC-SHA256(secret,
 raw body)>`` compared in constant time, then the body is parsed. Several secrets may be given
-(during a rotation). Note: the gateway does not sign the timestamp today (docs/webhooks.md), so
-the tolerance only turns away stale copies; de-duplicate by the event ``id`` to be safe against
-replays, as the gateway also resends a delivery after a crash.
+(during a rotation of yours; during a roll of the endpoint's secret the gateway sends one
+signature per secret, spaced, and any of them may match). An empty secret (or none) is refused
+with ``ValueError``: anyone can sign with "". Note: the gateway does not sign the timestamp
+today (docs/webhooks.md), so the tolerance only turns away stale copies; de-duplicate by the
+event ``id`` to be safe against replays, as the gateway also resends a delivery after a crash.
 """
 
 from __future__ import annotations
@@ -72,7 +74,11 @@ def verify_webhook(
     tolerance: float | None = DEFAULT_TOLERANCE,
     now: float | None = None,
 ) -> WebhookEvent:
-    """The verified event, or :class:`WebhookVerificationError`."""
+    """The verified event, or :class:`WebhookVerificationError`. ``ValueError`` for an empty
+    secret: a receiver configured without its secret would accept what anyone signs."""
+    secrets = [secret] if isinstance(secret, str) else list(secret)
+    if not secrets or not all(isinstance(s, str) and s for s in secrets):
+        raise ValueError("verify_webhook needs the endpoint's secret: an empty secret is refused")
     if tolerance is not None:
         raw_ts = (_header(headers, TIMESTAMP_HEADER) or "").strip()
         # ASCII digits only: str.isdigit also takes '²', which int() refuses.
@@ -84,7 +90,6 @@ def verify_webhook(
     presented = _header(headers, SIGNATURE_HEADER)
     if not presented or not presented.strip().lower().startswith("sha256="):
         raise InvalidWebhookSignature("X-Service-Signature is missing or not sha256=<hex>")
-    secrets = [secret] if isinstance(secret, str) else list(secret)
     # During a secret roll's overlap the header carries one signature per secret, spaced.
     offered = presented.split()
     if not any(signatures_equal(hmac_hex(s, raw_body), one) for s in secrets for one in offered):

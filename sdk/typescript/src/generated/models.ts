@@ -944,12 +944,12 @@ export interface MccPriceAttributes {
   source: "market" | "admin" | "default";
   /** when the source value was observed or set */
   updated_at: string;
-  /** mean of the last closes (up to 180) */
+  /** mean of the middle half of the last closes (up to 180) */
   base_price_usdc: string | null;
   /** base + floor(base * premium / 10000) */
   buyback_price_usdc: string | null;
   premium_bps: number;
-  /** closes in the mean (180 once that many exist) */
+  /** closes the base is taken from (180 once that many exist) */
   points: number;
   /** the newest close */
   close_at: string | null;
