@@ -169,7 +169,9 @@ class CatchUp:
             log.warning("catch-up of %s failed; retried later", account.address, exc_info=True)
             return
         self._retry_at.pop(account.address, None)
-        log.info(
+        # A history walked is news; an account with none to walk (the usual case) is chatter.
+        log.log(
+            logging.INFO if steps else logging.DEBUG,
             "caught up %s (%s %s): %d steps from slot %s back to its creation, %.1f s",
             account.address, account.user_uid, account.currency, steps, row.watched_from,
             time.monotonic() - began,
