@@ -83,7 +83,7 @@ program-check:
 # measures only the bonus read here (its full run builds 1,000,000 members: run it alone).
 BENCH_JSON_DIR ?= /tmp/mccgw-bench
 # name[:arg,arg...] each
-BENCHES ?= engine webhooks_mining webhooks_pump tokens kpi:--bonus-only views access chain_node deposits idle
+BENCHES ?= engine webhooks_mining webhooks_pump tokens kpi:--bonus-only views access chain_node deposits idle costs
 bench: install
 	@rm -rf $(BENCH_JSON_DIR) && mkdir -p $(BENCH_JSON_DIR)
 	@for b in $(BENCHES); do m=$${b%%:*}; a=$${b#$$m}; a=$${a#:}; echo "== bench.$$m $${a//,/ }"; \

@@ -101,7 +101,6 @@ def build_activities(deps: WorkerDeps) -> list[Callable[..., Any]]:
         mining.settle_single,
         mining.fail,
         engine.transfer_settle,
-        engine.transfer_status,
         engine.lock_expire,
         engine.reconcile,
         engine.find_orphans,
@@ -170,7 +169,7 @@ async def ensure_webhook_pump(
         delay = min(delay * 2, 60.0)
 
 
-async def run(settings: Settings, task_queue: str | None = None) -> None:
+async def run(settings: Settings, task_queue: str | None = None, schedules: bool = True) -> None:
     task_queue = task_queue or settings.task_queue
     client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
     stop = asyncio.Event()
@@ -181,7 +180,10 @@ async def run(settings: Settings, task_queue: str | None = None) -> None:
         serve(settings.worker_metrics_port)  # Prometheus scrapes it (core.metrics)
     async with worker_deps(settings) as deps:
         worker = build_worker(client, deps, task_queue=task_queue)
-        await ensure_schedules(client, task_queue, timedelta(seconds=settings.deposit_scan_seconds))
+        if schedules:
+            await ensure_schedules(
+                client, task_queue, timedelta(seconds=settings.deposit_scan_seconds)
+            )
         pump = asyncio.create_task(ensure_webhook_pump(client, task_queue, stop))
         log.info("worker polling", extra={"task_queue": task_queue})
         async with worker:
@@ -196,6 +198,11 @@ async def run(settings: Settings, task_queue: str | None = None) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="worker", description="the mccgw Temporal worker")
     parser.add_argument("--task-queue", help="default: TASK_QUEUE (Settings.task_queue)")
+    parser.add_argument(
+        "--no-schedules",
+        action="store_true",
+        help="create no schedules (bench.costs: nothing but the work it drives runs)",
+    )
     args = parser.parse_args(argv)
     settings = get_settings()
     configure_logging(settings.log_level, settings.log_json)
@@ -203,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         # Settling yields the CPU to accepting where both share a host (Settings.worker_nice).
         os.nice(settings.worker_nice)
     # uvloop: the same event loop uvicorn gives the API; asyncio's own costs more CPU per task.
-    uvloop.run(run(settings, args.task_queue))
+    uvloop.run(run(settings, args.task_queue, schedules=not args.no_schedules))
 
 
 if __name__ == "__main__":

@@ -3,14 +3,19 @@ chain legs. Each activity has one commit point; business rejections are non-retr
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import select
 from temporalio import activity
 
 from activities.chain_leg import chain_leg
 from activities.heartbeat import heartbeating
+from chain.errors import ChainWriteConflict, ReceiptMismatch
+from db.last import autocommit
 from db.models.engine import Transfer
 from engine import locks, reconcile, recovery
 from engine.recovery import Orphan
@@ -19,10 +24,24 @@ from engine.settlement import Settled, Settler, TransferNotFound
 if TYPE_CHECKING:
     from activities.deps import WorkerDeps
 
+log = logging.getLogger(__name__)
+
+# A slow transfer whose status could not be read (or was final) is looked at again after this.
+_LOOK_AGAIN_SECONDS = 60.0
+# The settle step's failures that are final (the workflow's non-retryable types).
+_FINAL_ERRORS = (TransferNotFound, ChainWriteConflict, ReceiptMismatch)
+
+
+def _retryable(exc: BaseException | None) -> bool:
+    return exc is not None and not isinstance(exc, _FINAL_ERRORS)
+
 
 @dataclass
 class TransferRef:
     transfer_id: str
+    # transfer_settle: when the transfer is not settled after this many seconds, answer with
+    # its recorded status (``settling``) and leave the settlement going on (None: wait).
+    report_after_seconds: float | None = None
 
 
 # Where a transfer stands after a step: the engine's own record of it (plain values, safe in
@@ -74,17 +93,46 @@ class EngineActivities:
         transfers that arrive together, sent in one transaction with them, finalized, receipt
         verified, booked (see engine.settlement). Idempotent: a retry resumes from the records.
         Heartbeats while it runs (TransferWorkflow's heartbeat timeout); a cancelled activity
-        stops waiting, the shared write goes on."""
+        stops waiting, the shared write goes on. With ``report_after_seconds``, a transfer still
+        settling by then is answered with its recorded status (``settling``): the workflow shows
+        it to operators and calls again, which joins the settlement."""
         with chain_leg(f"transfer {ref.transfer_id}", TransferNotFound):
-            return await self.settler.settle(ref.transfer_id)
+            return await self._settle_or_report(ref)
 
-    @activity.defn(name="engine.transfer_status")
-    async def transfer_status(self, ref: TransferRef) -> TransferStep:
-        """The transfer's status as recorded (local activity; for the Status search attribute
-        of a transfer that takes long)."""
-        async with self.deps.sessions() as session:
-            row = await session.get(Transfer, ref.transfer_id)
-        return TransferStep(status=row.status if row else "missing")
+    async def _settle_or_report(self, ref: TransferRef) -> TransferStep:
+        """Settle; with ``report_after_seconds``, once that long has passed since the step
+        was scheduled (its first try: an outage's failing tries count), a transfer still
+        settling, or failing for now, is answered with its recorded status instead."""
+        settling = asyncio.ensure_future(self.settler.settle(ref.transfer_id))
+        if ref.report_after_seconds is None:
+            return await settling
+        due = activity.info().scheduled_time + timedelta(seconds=ref.report_after_seconds)
+        while True:
+            left = (due - datetime.now(UTC)).total_seconds()
+            done, _ = await asyncio.wait({settling}, timeout=max(left, 0.0))
+            failing = done and _retryable(settling.exception())
+            if done and not (failing and datetime.now(UTC) >= due):
+                return settling.result()
+            status = await self._recorded_status(ref.transfer_id)
+            if status in ("pending", "pending_onchain"):
+                settling.cancel()  # this try stops waiting; the settlement goes on
+                return TransferStep(status=status, settling=True)
+            if done:
+                return settling.result()  # the try's failure: retried
+            # Unreadable (the database away) or final already: keep waiting, look again later.
+            due = datetime.now(UTC) + timedelta(seconds=_LOOK_AGAIN_SECONDS)
+
+    async def _recorded_status(self, transfer_id: str) -> str | None:
+        """The transfer's status as recorded; None when it cannot be read (for operators
+        only: it never fails the step)."""
+        try:
+            async with autocommit(self.deps.sessions) as session:
+                return await session.scalar(
+                    select(Transfer.status).where(Transfer.id == transfer_id)
+                )
+        except Exception as exc:
+            log.warning("status of slow transfer %s not read: %r", transfer_id, exc)
+            return None
 
     # -- fund locks --------------------------------------------------------------------
 

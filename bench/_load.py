@@ -117,11 +117,16 @@ def api_process(factory: str, env: dict[str, str], port: int) -> Iterator[psutil
                 time.sleep(0.1)
         yield psutil.Process(proc.pid)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """Terminate a process of the bench's, killed if it has not ended within 15 s."""
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def get(port: int, path: str, headers: dict[str, str] | None = None) -> Any:

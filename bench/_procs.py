@@ -30,15 +30,20 @@ def _stat_all() -> list[tuple[int, int, str, float, float]]:
 
 
 ROLES = ("API + driver", "worker", "Temporal", "PostgreSQL", "Redis", "node")
+# With the API in a process of its own (cpu_sample's ``api_pid``), this process is the driver.
+API_ROLES = ("API", "worker", "Temporal", "PostgreSQL", "Redis", "node", "driver")
 # pid -> (role, parent pid, own CPU seconds, CPU seconds of reaped children where counted)
 CpuSample = dict[int, tuple[str, int, float, float]]
 
 
-def cpu_sample(worker_pid: int | None, node_pid: int | None, db_name: str) -> CpuSample:
+def cpu_sample(
+    worker_pid: int | None, node_pid: int | None, db_name: str, api_pid: int | None = None
+) -> CpuSample:
     """CPU seconds used so far by each process of the stack on this machine, by role (the
     Temporal dev server and the embedded Redis count when this process started them). The
     database server counts whole: its postmaster (with the backends it has reaped) and every
-    process it started (the backends, the WAL writer, the checkpointer...)."""
+    process it started (the backends, the WAL writer, the checkpointer...). With ``api_pid``
+    the API is that process and this one is the ``driver``."""
     stats = _stat_all()
     postmasters = {
         ppid for _, ppid, cmd, _, _ in stats if cmd.startswith("postgres:") and db_name in cmd
@@ -46,7 +51,9 @@ def cpu_sample(worker_pid: int | None, node_pid: int | None, db_name: str) -> Cp
     sample: CpuSample = {}
     for pid, ppid, cmdline, own, reaped in stats:
         if pid == os.getpid():
-            role = "API + driver"
+            role = "API + driver" if api_pid is None else "driver"
+        elif pid == api_pid:
+            role = "API"
         elif pid == worker_pid:
             role = "worker"
         elif pid == node_pid:
@@ -67,7 +74,7 @@ def cpu_between(before: CpuSample, after: CpuSample) -> dict[str, float]:
     """CPU seconds each role used between two samples, by process: a process that started in
     between counts whole, one that ended counts through its parent's reaped time (database
     backends come and go with the connection pools; a difference of totals went negative)."""
-    roles = dict.fromkeys(ROLES, 0.0)
+    roles = dict.fromkeys(API_ROLES if any(r == "API" for r, *_ in after.values()) else ROLES, 0.0)
     for pid, (role, _, own, reaped) in after.items():
         prev = before.get(pid)
         if prev is None or prev[0] != role:

@@ -42,20 +42,28 @@ async def temporal() -> AsyncIterator[WorkflowEnvironment]:
 
 @asynccontextmanager
 async def worker(
-    settings: Settings, queue: str, client: Client, deps: WorkerDeps | None = None
+    settings: Settings,
+    queue: str,
+    client: Client,
+    deps: WorkerDeps | None = None,
+    *,
+    schedules: bool = True,
+    **env: str,
 ) -> AsyncIterator[int | None]:
     """The worker under test (yields its pid): its own process by default (the production
     topology, so the driver's CPU is not the worker's), or in this process when ``deps`` is
-    given (yields None)."""
+    given (yields None). ``schedules=False``: it creates none (``--no-schedules``); ``env``:
+    more settings of its environment."""
     if deps is not None:
         async with build_worker(client, deps, task_queue=queue):
             yield None
         return
-    env = worker_env(settings, LOG_LEVEL="WARNING")
+    environment = worker_env(settings, **{"LOG_LEVEL": "WARNING", **env})
     echo: asyncio.Task[None] | None = None
+    flags = () if schedules else ("--no-schedules",)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "worker", "--task-queue", queue,
-        env=env, stdout=asyncio.subprocess.PIPE, stderr=None,  # its warnings show here
+        sys.executable, "-m", "worker", "--task-queue", queue, *flags,
+        env=environment, stdout=asyncio.subprocess.PIPE, stderr=None,  # its warnings show here
     )  # fmt: skip
     try:
         assert proc.stdout is not None
@@ -78,12 +86,18 @@ async def _echo(stream: asyncio.StreamReader) -> None:
 
 
 async def ping_rate(
-    client: Client, queue: str, n: int, concurrency: int = 32, warmup: int = 20
+    client: Client,
+    queue: str,
+    n: int,
+    concurrency: int = 32,
+    warmup: int = 20,
+    tag: str | None = None,
 ) -> float:
     """PingWorkflow executions per second (one activity, no I/O), ``concurrency`` in flight,
-    after ``warmup`` runs that are not timed."""
+    after ``warmup`` runs that are not timed; run ``i``'s id is
+    ``bench-ping-<queue>-<tag>-<i>``."""
     sem = asyncio.Semaphore(concurrency)
-    tag = uuid.uuid4().hex[:6]
+    tag = tag or uuid.uuid4().hex[:6]
 
     async def ping(i: int) -> None:
         async with sem:

@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from activities.deps import worker_deps
 from api.app import create_app
+from bench._counters import serve
 from bench._procs import CpuSample, cpu_between, cpu_sample
 from bench._report import record
 from bench._seed import bench_project
@@ -68,14 +69,8 @@ async def receiver() -> AsyncIterator[str]:
 
     app = web.Application()
     app.router.add_post("/hook", ok)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    port = free_port()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    try:
+    async with serve(app) as port:
         yield f"http://127.0.0.1:{port}/hook"
-    finally:
-        await runner.cleanup()
 
 
 async def hook_endpoint(

@@ -32,7 +32,8 @@ drops them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,7 @@ from sqlalchemy import TextClause, event, text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.interfaces import Compiled
 from sqlalchemy.exc import DBAPIError, StatementError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
 Step = Callable[[AsyncSession], Awaitable[Any]]
@@ -63,6 +64,16 @@ class LastStatement:
     sql: str
     params: dict[str, Any]
     refusal: Callable[[], Exception] | None = None
+
+
+@asynccontextmanager
+async def autocommit(sessions: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
+    """A session whose every statement commits by itself, for a unit of work that is one
+    statement (or only reads): it costs no BEGIN and no COMMIT round trip (a statement is
+    atomic by itself). The connection goes back to the pool at its usual isolation level."""
+    async with sessions() as session:
+        await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+        yield session
 
 
 def run_last(session: AsyncSession, step: Step | LastStatement) -> None:

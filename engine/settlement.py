@@ -38,7 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain.custody import CustodyTransfer
 from chain.gateway import ChainGateway, ChainWrite
 from core.batching import Gatherer, Handled, TaskPerKey
-from db.last import commit_last
+from db.last import autocommit, commit_last
 from db.models.engine import FINAL_TRANSFER_STATUSES, Transfer
 from engine import transfers
 
@@ -56,13 +56,15 @@ class TransferNotFound(Exception):
 
 @dataclass(frozen=True)
 class Settled:
-    """Where a transfer ended (or ``pending_onchain`` when its write awaits an operator)."""
+    """Where a transfer ended; or, with ``settling``, its recorded status while its settlement
+    goes on (a slow transfer's report, activities.engine)."""
 
     status: str
     signature: str | None = None
     slot: int | None = None
     block_height: int | None = None
     error: str | None = None
+    settling: bool = False
 
 
 # How a write's members ended (Settled), or the write a member moved on to (its op_key).
@@ -152,7 +154,9 @@ class Settler:
         activities are retried)."""
         packs: dict[str, list[Transfer]] = {}
         await self._gateway.load_token_decimals()  # transfer_checked needs each mint's
-        async with self._sessions() as session:
+        # One read, then one statement per pack, each committed by itself (a claim is its
+        # UPDATE and the members' state rows, one statement): no BEGIN/COMMIT round trips.
+        async with autocommit(self._sessions) as session:
             found = {
                 r.id: r
                 for r in await session.scalars(
@@ -168,7 +172,6 @@ class Settler:
                 if members := await transfers.claim(session, [r.id for r in pack], op_key):
                     packs[op_key] = members
                     found.update((m.id, m) for m in members)
-            await session.commit()
         # The claims are committed: only now may their writes be signed.
         loop = asyncio.get_running_loop()
         sent = [loop.create_future() for _ in packs]

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, text, update
+from sqlalchemy import bindparam, func, insert, literal, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 from temporalio.common import TypedSearchAttributes
 
 from chain.decimals import TokenDecimals
 from core.errors import InvalidState, NotFound
-from db.base import table_of
 from db.last import run_last
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
@@ -65,22 +65,26 @@ async def _advance(
     **values: Any,
 ) -> list[Transfer]:
     """from_status -> to_status (with ``values``) for those of ``transfer_ids`` still in
-    from_status, each with its state row. Returns the moved rows, by id."""
-    rows = await session.scalars(
+    from_status, each with its state row, in one statement (the UPDATE and the states' INSERT
+    as data-modifying CTEs: one round trip). Returns the moved rows, by id."""
+    moved = (
         update(Transfer)
         .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == from_status)
         .values(status=to_status, updated_at=func.now(), **values)
-        .returning(Transfer),
-        # RETURNING refreshes the rows; no in-session evaluation of the WHERE clause.
-        execution_options={"populate_existing": True, "synchronize_session": False},
+        .returning(*Transfer.__table__.c)
+        .cte("moved")
     )
-    moved = sorted(rows, key=lambda t: t.id)
-    if moved:
-        await session.execute(
-            insert(table_of(TransferState)),
-            [{"transfer_id": t.id, "status": to_status, "reason": None} for t in moved],
-        )
-    return moved
+    states = (
+        insert(TransferState)
+        .from_select(["transfer_id", "status"], select(moved.c.id, literal(to_status)))
+        .cte("states")
+    )
+    rows = await session.scalars(
+        select(aliased(Transfer, moved)).add_cte(states),
+        # The rows as the UPDATE left them, over any copy this session holds.
+        execution_options={"populate_existing": True},
+    )
+    return sorted(rows, key=lambda t: t.id)
 
 
 class AlreadyRecorded(Exception):

@@ -40,7 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain.errors import ChainRejected
 from chain.gateway import ChainGateway, ChainWrite
 from core.batching import Gatherer, Handled, TaskPerKey
-from db.last import commit_last
+from db.last import autocommit, commit_last
 from db.models.mining import MiningSubmission
 from mining import settle
 from mining.mints import MAX_MINTS_PER_TX, MintItem, mint_of, packer
@@ -128,12 +128,12 @@ class SharedMinter:
         refused = await self._ensure_accounts({i.user_uid for i in verified})
         claimable = [i for i in verified if i.user_uid not in refused]
         packs: dict[str, list[MintItem]] = {}
-        async with self._sessions() as session:
+        # Each pack's claim is one statement, committed by itself (no BEGIN/COMMIT round trips).
+        async with autocommit(self._sessions) as session:
             for pack in self._packs(claimable):
                 op_key = f"mining-shared:{uuid.uuid4().hex}"
                 if claimed := await settle.claim(session, [i.activity_id for i in pack], op_key):
                     packs[op_key] = claimed
-            await session.commit()
         # The claims are committed: only now may their writes be signed.
         sent = [asyncio.get_running_loop().create_future() for _ in packs]
         for (op_key, members), signal in zip(packs.items(), sent, strict=True):
@@ -269,17 +269,16 @@ class SharedMinter:
                 # (the others' write includes it): retry.
                 raise RuntimeError(f"custody accounts of {op_key} refused: {refused}")
         write = await self._gateway.submit_mints(op_key, [mint_of(i) for i in items])
-        async with self._sessions() as session:
+        async with autocommit(self._sessions) as session:  # one statement
             await settle.record_mints(
                 session, [(op_key, [i.activity_id for i in items], write.signature)]
             )
-            await session.commit()
         return write
 
     # -- helpers --------------------------------------------------------------------------
 
     async def _load(self, submission_id: str) -> Found:
-        async with self._sessions() as session:
+        async with autocommit(self._sessions) as session:
             row = await session.get(MiningSubmission, submission_id)
         if row is None:
             raise settle.NotYetVisible(f"mining submission {submission_id} not visible")

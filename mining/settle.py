@@ -5,11 +5,12 @@ step never acts twice; limit usage of a refused reward is given back. The caller
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain.gateway import ChainWrite
@@ -165,14 +166,27 @@ async def members(session: AsyncSession, op_key: str) -> list[MintItem]:
 
 
 async def record_mints(session: AsyncSession, sent: list[tuple[str, list[str], str]]) -> None:
-    """``sent`` = ``[(op_key, submission ids, signature)]``: verified -> pending_onchain."""
-    rows = {r.id: r for r in await locked(session, [i for _, ids, _ in sent for i in ids])}
+    """``sent`` = ``[(op_key, submission ids, signature)]``: verified -> pending_onchain, one
+    statement per write (its members' history gains the same entry)."""
+    now = datetime.now(UTC)
     for op_key, ids, signature in sent:
-        for submission_id in ids:
-            row = rows[submission_id]
-            if row.status == "verified":
-                row.op_key, row.tx_signature = op_key, signature
-                _move(row, "pending_onchain", tx_signature=signature)
+        entry = {"status": "pending_onchain", "at": iso(now), "tx_signature": signature}
+        await session.execute(
+            _RECORD_SENT,
+            {"op_key": op_key, "signature": signature, "ids": ids, "now": now,
+             "entry": json.dumps([entry])},
+        )  # fmt: skip
+
+
+# verified -> pending_onchain for a write's members (those still verified: a repeat moves none).
+_RECORD_SENT = text(
+    """
+UPDATE mining_activities
+SET op_key = :op_key, tx_signature = :signature, status = 'pending_onchain',
+    history = history || CAST(:entry AS jsonb), updated_at = :now
+WHERE id = ANY(:ids) AND status = 'verified'
+"""
+)
 
 
 async def confirm(

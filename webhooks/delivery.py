@@ -19,19 +19,17 @@ import hashlib
 import hmac
 import json
 import logging
-import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy import and_, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from core.config import WebhookSettings
 from core.metrics import WEBHOOK_ATTEMPTS
 from core.security import decrypt_secret
-from db.base import table_of
+from db.last import autocommit
 from db.models.events import Event
 from db.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from events.outbox import event_body
@@ -40,10 +38,6 @@ from webhooks.senders import SendResult
 log = logging.getLogger("mccgw.webhooks")
 
 FAN_OUT_BATCH = 500
-
-
-def new_delivery_id() -> str:
-    return f"dlv_{uuid.uuid4().hex[:24]}"
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -90,63 +84,14 @@ class Deliveries:
         self._secrets: dict[str, tuple[str, str]] = {}
 
     async def fan_out(self, limit: int = FAN_OUT_BATCH) -> int:
-        """Turn undispatched events into deliveries (one commit); returns events handled."""
-        async with self._sessions() as session:
-            events = list(
-                (
-                    await session.scalars(
-                        select(Event)
-                        .where(Event.dispatched_at.is_(None))
-                        .order_by(Event.created_at)
-                        .limit(limit)
-                        .with_for_update(skip_locked=True)
-                    )
-                ).all()
-            )
-            if not events:
-                return 0
-            endpoints = (
-                await session.execute(
-                    select(WebhookEndpoint.id, WebhookEndpoint.project_id, WebhookEndpoint.events)
-                    .where(
-                        WebhookEndpoint.project_id.in_({e.project_id for e in events}),
-                        WebhookEndpoint.status != "deleted",
-                    )
-                    .order_by(WebhookEndpoint.created_at)
-                )
-            ).all()
-            by_project: dict[int, list[tuple[str, list[str]]]] = {}
-            for endpoint_id, project_id, kinds in endpoints:
-                by_project.setdefault(project_id, []).append((endpoint_id, kinds))
-            rows = [
-                {
-                    "id": new_delivery_id(),
-                    "event_id": event.id,
-                    "endpoint_id": endpoint_id,
-                    "project_id": event.project_id,
-                    "event_type": event.type,
-                }
-                for event in events
-                for endpoint_id, kinds in by_project.get(event.project_id, [])
-                if event.type in kinds
-            ]
-            if rows:
-                # One statement of constant shape, the rows as executemany parameters: a
-                # multi-row .values() was compiled anew each round (a tenth of the pump's CPU).
-                first = timedelta(seconds=self.settings.retry_schedule[0])
-                await session.execute(
-                    pg_insert(table_of(WebhookDelivery))
-                    .values(next_attempt_at=func.now() + first)
-                    .on_conflict_do_nothing(index_elements=["event_id", "endpoint_id"]),
-                    rows,
-                )
-            await session.execute(
-                update(Event)
-                .where(Event.id.in_([e.id for e in events]))
-                .values(dispatched_at=func.now())
-            )
-            await session.commit()
-            return len(events)
+        """Turn undispatched events into deliveries; returns events handled. One statement
+        (``_FAN_OUT``), committed by itself: the events taken (skipping those another pump
+        holds), a delivery for each endpoint of the event's project that wants its type
+        (existing ones kept), the events marked dispatched."""
+        first = self.settings.retry_schedule[0]
+        async with autocommit(self._sessions) as session:
+            handled = await session.scalar(_FAN_OUT, {"limit": limit, "first": float(first)})
+        return int(handled or 0)
 
     def _secret(self, endpoint_id: str, encrypted: str) -> str:
         cached = self._secrets.get(endpoint_id)
@@ -165,11 +110,12 @@ class Deliveries:
         return decrypt_secret(endpoint.previous_secret_encrypted, self._keys)
 
     async def claim(self, limit: int) -> list[Claimed]:
-        """Take up to ``limit`` due deliveries of active endpoints for one lease (one commit)."""
+        """Take up to ``limit`` due deliveries of active endpoints for one lease (the UPDATE
+        commits by itself; then their events and endpoints are read)."""
         if limit <= 0:
             return []
         lease = timedelta(seconds=self.settings.lease_seconds)
-        async with self._sessions() as session:
+        async with autocommit(self._sessions) as session:
             due = (
                 select(WebhookDelivery.id)
                 .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
@@ -197,7 +143,6 @@ class Deliveries:
                 )
             ).all()
             if not taken:
-                await session.commit()
                 return []
             events = {
                 e.id: e
@@ -213,7 +158,6 @@ class Deliveries:
                     )
                 ).all()
             }
-            await session.commit()
         claimed = []
         for delivery_id, event_id, endpoint_id, index, attempts in taken:
             event, endpoint = events[event_id], endpoints[endpoint_id]
@@ -322,7 +266,7 @@ class Deliveries:
     async def next_due(self) -> float:
         """Seconds until the earliest pending delivery of an active endpoint is due (a retry,
         or a lease that runs out); a large number when there is none."""
-        async with self._sessions() as session:
+        async with autocommit(self._sessions) as session:
             seconds = await session.scalar(
                 select(
                     func.extract("epoch", func.min(WebhookDelivery.next_attempt_at) - func.now())
@@ -334,13 +278,36 @@ class Deliveries:
 
     async def pending(self) -> int:
         """The pending deliveries (the pump's backlog)."""
-        async with self._sessions() as session:
+        async with autocommit(self._sessions) as session:
             pending = await session.scalar(
                 select(func.count())
                 .select_from(WebhookDelivery)
                 .where(WebhookDelivery.status == "pending")
             )
         return pending or 0
+
+
+# The fan-out in one statement: the events taken (another pump's skipped), the deliveries of
+# each endpoint (not deleted) of the event's project that wants its type, the events marked.
+_FAN_OUT = text(
+    """
+WITH ev AS (
+    SELECT id, project_id, type FROM events
+    WHERE dispatched_at IS NULL ORDER BY created_at LIMIT :limit FOR UPDATE SKIP LOCKED
+), fanned AS (
+    INSERT INTO webhook_deliveries
+        (id, event_id, endpoint_id, project_id, event_type, next_attempt_at)
+    SELECT 'dlv_' || left(replace(gen_random_uuid()::text, '-', ''), 24), ev.id, ep.id,
+           ev.project_id, ev.type, now() + make_interval(secs => :first)
+    FROM ev JOIN webhook_endpoints ep
+      ON ep.project_id = ev.project_id AND ep.status <> 'deleted' AND ev.type = ANY (ep.events)
+    ON CONFLICT (event_id, endpoint_id) DO NOTHING
+), marked AS (
+    UPDATE events SET dispatched_at = now() FROM ev WHERE events.id = ev.id
+)
+SELECT count(*) FROM ev
+"""
+)
 
 
 def _group_by_keys(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

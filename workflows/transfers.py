@@ -11,10 +11,15 @@ or through an outage), and a local activity would hold the workflow's task open 
 30: no workflow task may take seconds). It heartbeats, so a killed worker's try is retried on
 another after 15 s of silence, resuming from the records.
 
-The Status search attribute is set at the start (``pending``) and at the end; a transfer still
-unsettled after 15 s gets its recorded status (usually ``pending_onchain``) so that
-operators find the stuck ones. That look is for operators only: when it fails (the database
-away), the transfer goes on waiting for its settlement, and the next look tries again.
+The Status search attribute is set at the start (``pending``) and at the end. A transfer still
+unsettled after 15 s gets its recorded status (usually ``pending_onchain``), then every minute,
+so that operators find the stuck ones: the settle step itself reports it, by returning the
+recorded status instead of waiting on when asked to (``TransferRef.report_after_seconds``), and
+the workflow shows it and runs the step again, which joins the settlement still going on in its
+worker (or resumes it from the records in another). A transfer that settles in time has no
+timer and no extra event in its history: a Ping's plus the final status. The look is for
+operators only: when the status cannot be read (the database away), the step goes on waiting
+for its settlement and looks again a minute later.
 """
 
 from __future__ import annotations
@@ -23,8 +28,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, FailureError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.engine import EngineActivities, TransferRef
@@ -43,12 +47,10 @@ _SETTLE = Step(
     ),
     heartbeat=timedelta(seconds=15),
 )  # fmt: skip
-# The recorded status, a database read (local activity).
-_STATUS = Step(timedelta(seconds=10), RetryPolicy(maximum_attempts=3))
-# When to look at a slow transfer's recorded status (first after 15 s, then every minute). Not
-# sooner: under a burst most transfers take several seconds, and each look costs a workflow
-# task and a database read; operators call a transfer stuck after minutes, not seconds.
-_STATUS_REFRESH = (timedelta(seconds=15), timedelta(seconds=60))
+# When a slow transfer's recorded status is shown (first after 15 s, then every minute). Not
+# sooner: under a burst most transfers take several seconds, and each look costs an activity,
+# a workflow task and a database read; operators call a transfer stuck after minutes.
+_STATUS_REFRESH = (15.0, 60.0)
 
 
 @dataclass
@@ -71,17 +73,16 @@ class TransferResult:
 class TransferWorkflow:
     @workflow.run
     async def run(self, data: TransferInput) -> TransferResult:
-        ref = TransferRef(transfer_id=data.transfer_id)
-        settle = _SETTLE.start(EngineActivities.transfer_settle, ref)
         wait = _STATUS_REFRESH[0]
-        while not settle.done():
-            try:
-                await workflow.wait_condition(settle.done, timeout=wait)
-            except TimeoutError:
-                await self._show_recorded_status(ref)
-                wait = _STATUS_REFRESH[1]
         try:
-            step = await settle
+            while True:
+                ref = TransferRef(transfer_id=data.transfer_id, report_after_seconds=wait)
+                step = await _SETTLE.run(EngineActivities.transfer_settle, ref)
+                if not step.settling:
+                    break
+                # Still settling: the recorded status, for operators; then wait on.
+                workflow.upsert_search_attributes([STATUS.value_set(step.status)])
+                wait = _STATUS_REFRESH[1]
         except ActivityError as exc:
             if _error_type(exc) == "TransferNotFound":
                 # Nothing was ever committed under this id; ending as failed lets a retry of
@@ -95,15 +96,6 @@ class TransferWorkflow:
         return TransferResult(
             data.transfer_id, step.status, signature=step.signature, error=step.error
         )
-
-    async def _show_recorded_status(self, ref: TransferRef) -> None:
-        try:
-            recorded = await _STATUS.run_local(EngineActivities.transfer_status, ref)
-        except FailureError as exc:  # not the transfer's failure: the next look tries again
-            # (a local activity's failure arrives as its own error, not as an ActivityError)
-            workflow.logger.warning("transfer status not read: %s", exc)
-            return
-        workflow.upsert_search_attributes([STATUS.value_set(recorded.status)])
 
 
 def _error_type(exc: ActivityError) -> str | None:

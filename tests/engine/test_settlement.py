@@ -4,7 +4,9 @@ resumes each transfer on its own (engine.settlement), against the real database 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
+from datetime import UTC, datetime
 
 from solders.transaction import VersionedTransaction
 from sqlalchemy import select
@@ -190,3 +192,34 @@ async def test_a_claimed_batch_whose_process_died_before_signing_is_resumed_once
     # Settling again is a no-op that reports the outcome.
     again = await settler(deps).settle(ids[0])
     assert again.status == "completed" and again.signature == write.signature
+
+
+async def test_a_slow_settle_reports_the_recorded_status_and_the_settlement_goes_on(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    """Issue 43: TransferWorkflow has no status timer; the settle step itself answers a
+    transfer still settling after ``report_after_seconds`` with its recorded status, and the
+    settlement goes on: the next call joins it, and the transfer is booked once."""
+    from temporalio.testing import ActivityEnvironment
+
+    from activities.engine import EngineActivities, TransferRef
+
+    pid = api.project.project_id
+    sender = await funded_user(world, deps, pid, 2 * UNIT)
+    [tid] = await accept(deps, pid, [(sender, (await world.user()).uid, UNIT // 4)])
+    activities = EngineActivities(deps)
+    activities.settler = Settler(deps.sessions, deps.gateway, linger=1.5)  # slow to claim
+    env = ActivityEnvironment()
+    env.info = dataclasses.replace(env.info, scheduled_time=datetime.now(UTC))
+
+    early = await env.run(activities.transfer_settle, TransferRef(tid, report_after_seconds=0.2))
+    assert (early.status, early.settling) == ("pending", True)
+    env.info = dataclasses.replace(env.info, scheduled_time=datetime.now(UTC))
+    final = await env.run(activities.transfer_settle, TransferRef(tid, report_after_seconds=30))
+    assert (final.status, final.settling) == ("completed", False)
+    async with deps.sessions() as s:
+        states = list(
+            await s.scalars(select(TransferState.status).where(TransferState.transfer_id == tid))
+        )
+    assert states == ["pending", "pending_onchain", "completed"]
+    assert await books(deps, sender) == (2 * UNIT - UNIT // 4, 0, 0)  # debited once
