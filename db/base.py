@@ -48,3 +48,13 @@ def table_of(model: type[Base]) -> Table:
 class TimestampMixin:
     created_at: Mapped[CreatedAt]
     updated_at: Mapped[UpdatedAt]
+
+
+class StateHistoryMixin:
+    """A row of a resource's append-only state history (a transfer's, a withdrawal's): the
+    subclass adds the resource's foreign key."""
+
+    id: Mapped[IdentityPk]
+    status: Mapped[str] = mapped_column(String(20))
+    reason: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[CreatedAt]

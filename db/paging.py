@@ -51,3 +51,11 @@ async def page_of(
     if len(statement.column_descriptions) == 1:
         return list(await session.scalars(paged)), total or 0
     return list((await session.execute(paged)).all()), total or 0
+
+
+async def all_in_order(
+    session: AsyncSession, model: type[Any], condition: Any, order: Any
+) -> list[Any]:
+    """Every row of ``model`` that meets ``condition``, in ``order`` (a resource's short,
+    unpaged history: a transfer's states, a withdrawal's decisions)."""
+    return list(await session.scalars(select(model).where(condition).order_by(order)))

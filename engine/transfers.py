@@ -31,6 +31,7 @@ from core.errors import InvalidState, NotFound
 from db.last import run_last
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
+from db.paging import all_in_order
 from engine import limits, search
 from engine.errors import Rejected, insufficient, invalid_state, same_user, unknown_recipient
 from events.audit import mark_audit, mark_audits
@@ -390,9 +391,6 @@ def search_attributes(transfer: Transfer, status: str) -> TypedSearchAttributes:
 
 
 async def history(session: AsyncSession, transfer_id: str) -> list[TransferState]:
-    rows = await session.scalars(
-        select(TransferState)
-        .where(TransferState.transfer_id == transfer_id)
-        .order_by(TransferState.id)
+    return await all_in_order(
+        session, TransferState, TransferState.transfer_id == transfer_id, TransferState.id
     )
-    return list(rows)

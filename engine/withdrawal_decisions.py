@@ -5,12 +5,12 @@ operator orchestration (audit, the workflow told after the commit) is ``api.oper
 
 from __future__ import annotations
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain.decimals import TokenDecimals
 from core.errors import InvalidState, NotFound, Rejected
 from db.models.withdrawals import Withdrawal, WithdrawalDecision
+from db.paging import all_in_order
 from engine.withdrawals import approvals, end
 
 
@@ -64,9 +64,9 @@ async def decide(
 
 
 async def decisions(session: AsyncSession, withdrawal_id: str) -> list[WithdrawalDecision]:
-    rows = await session.scalars(
-        select(WithdrawalDecision)
-        .where(WithdrawalDecision.withdrawal_id == withdrawal_id)
-        .order_by(WithdrawalDecision.created_at)
+    return await all_in_order(
+        session,
+        WithdrawalDecision,
+        WithdrawalDecision.withdrawal_id == withdrawal_id,
+        WithdrawalDecision.created_at,
     )
-    return list(rows)

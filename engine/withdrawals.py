@@ -38,6 +38,7 @@ from db.models.withdrawals import (
     WithdrawalDecision,
     WithdrawalState,
 )
+from db.paging import all_in_order
 from engine import search
 from engine.errors import insufficient
 from engine.withdrawal_controls import Controls, admit
@@ -339,12 +340,9 @@ async def cancel(
 
 
 async def history(session: AsyncSession, withdrawal_id: str) -> list[WithdrawalState]:
-    rows = await session.scalars(
-        select(WithdrawalState)
-        .where(WithdrawalState.withdrawal_id == withdrawal_id)
-        .order_by(WithdrawalState.id)
+    return await all_in_order(
+        session, WithdrawalState, WithdrawalState.withdrawal_id == withdrawal_id, WithdrawalState.id
     )
-    return list(rows)
 
 
 def search_attributes(w: Withdrawal, status: str) -> TypedSearchAttributes:

@@ -87,3 +87,22 @@ class Step:
             retry_policy=self.retry,
             local_retry_threshold=retry_in_task,
         )
+
+
+def chain_leg(not_found: str) -> Step:
+    """A chain write's activity (a transfer's settle, a withdrawal's send): usually about a
+    second; a try that outlives 120 s (an RPC outage) is retried, resuming from the records, for
+    as long as it takes (operators see it as stuck). It heartbeats every 2 s
+    (activities/heartbeat.py): a try silent for 15 s died with its worker and is retried
+    elsewhere. Final: the resource is gone (``not_found``), or the chain holds another write
+    under its key or a receipt that does not match."""
+    return Step(
+        timedelta(seconds=120),
+        backoff(
+            timedelta(milliseconds=500),
+            timedelta(seconds=5),
+            0,
+            final_errors=[not_found, "ChainWriteConflict", "ReceiptMismatch"],
+        ),
+        heartbeat=timedelta(seconds=15),
+    )

@@ -25,7 +25,6 @@ for its settlement and looks again a minute later.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -33,20 +32,9 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from activities.engine import EngineActivities, TransferRef
     from engine.search import STATUS
-    from workflows.steps import Step, backoff
+    from workflows.steps import chain_leg
 
-# The chain leg: usually about a second; a try that outlives 120 s (an RPC outage) is retried,
-# resuming from the records, for as long as it takes (operators see it as stuck). It heartbeats
-# every 2 s (activities/heartbeat.py): a try silent for 15 s died with its worker and is retried
-# elsewhere.
-_SETTLE = Step(
-    timedelta(seconds=120),
-    backoff(
-        timedelta(milliseconds=500), timedelta(seconds=5), 0,
-        final_errors=["TransferNotFound", "ChainWriteConflict", "ReceiptMismatch"],
-    ),
-    heartbeat=timedelta(seconds=15),
-)  # fmt: skip
+_SETTLE = chain_leg("TransferNotFound")
 # When a slow transfer's recorded status is shown (first after 15 s, then every minute). Not
 # sooner: under a burst most transfers take several seconds, and each look costs an activity,
 # a workflow task and a database read; operators call a transfer stuck after minutes.

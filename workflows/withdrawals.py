@@ -26,21 +26,12 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from activities.withdrawals import WithdrawalActivities, WithdrawalLook, WithdrawalRef
     from engine.search import STATUS
-    from workflows.steps import Step, backoff
+    from workflows.steps import Step, backoff, chain_leg
 
 # A database step (local activity), retried until it goes through (the chain's decimals may not
 # be read yet after a start, the database may be restarting).
 _LOOK = Step(timedelta(seconds=10), backoff(timedelta(milliseconds=200), timedelta(seconds=10), 0))
-# The chain leg: about a second; a try that outlives 120 s (an outage) is retried, resuming from
-# the records, for as long as it takes (operators see it stuck). Heartbeats every 2 s.
-_SEND = Step(
-    timedelta(seconds=120),
-    backoff(
-        timedelta(milliseconds=500), timedelta(seconds=5), 0,
-        final_errors=["WithdrawalNotFound", "ChainWriteConflict", "ReceiptMismatch"],
-    ),
-    heartbeat=timedelta(seconds=15),
-)  # fmt: skip
+_SEND = chain_leg("WithdrawalNotFound")
 # Looks before the history is handed to a fresh run (continue-as-new); the waits are few.
 _MAX_LOOKS = 40
 # A timer may fire a little early against the worker's clock: look again a second later.

@@ -19,7 +19,15 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, CurrencyCode, IdentityPk, UpdatedAt, UserUid
+from db.base import (
+    Base,
+    CreatedAt,
+    CurrencyCode,
+    IdentityPk,
+    StateHistoryMixin,
+    UpdatedAt,
+    UserUid,
+)
 
 # pending -> pending_onchain -> completed; or failed; or cancelled (only from pending).
 TRANSFER_STATUSES = ("pending", "pending_onchain", "completed", "failed", "cancelled")
@@ -70,17 +78,13 @@ class Transfer(SettledOnChain, Base):
     limit_day: Mapped[date] = mapped_column(Date)
 
 
-class TransferState(Base):
+class TransferState(StateHistoryMixin, Base):
     """Append-only history of a transfer's states."""
 
     __tablename__ = "transfer_states"
     __table_args__ = (Index("ix_transfer_states_transfer", "transfer_id", "id"),)
 
-    id: Mapped[IdentityPk]
     transfer_id: Mapped[str] = mapped_column(String(64), ForeignKey("transfers.id"))
-    status: Mapped[str] = mapped_column(String(20))
-    reason: Mapped[str | None] = mapped_column(String(500))
-    created_at: Mapped[CreatedAt]
 
 
 class LimitUsage(Base):

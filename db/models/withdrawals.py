@@ -16,7 +16,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from db.base import Base, CreatedAt, CurrencyCode, IdentityPk, UpdatedAt, UserUid
+from db.base import (
+    Base,
+    CreatedAt,
+    CurrencyCode,
+    StateHistoryMixin,
+    UpdatedAt,
+    UserUid,
+)
 from db.models.engine import SettledOnChain
 
 # pending (waiting for its approvals, cooling-off or breaker, then ready) -> pending_onchain
@@ -63,17 +70,13 @@ class Withdrawal(SettledOnChain, Base):
     workflow_seen_at: Mapped[datetime | None]
 
 
-class WithdrawalState(Base):
+class WithdrawalState(StateHistoryMixin, Base):
     """Append-only history of a withdrawal's states (and who moved it, for a person's act)."""
 
     __tablename__ = "withdrawal_states"
     __table_args__ = (Index("ix_withdrawal_states_withdrawal", "withdrawal_id", "id"),)
 
-    id: Mapped[IdentityPk]
     withdrawal_id: Mapped[str] = mapped_column(String(64), ForeignKey("withdrawals.id"))
-    status: Mapped[str] = mapped_column(String(20))
-    reason: Mapped[str | None] = mapped_column(String(500))
-    created_at: Mapped[CreatedAt]
 
 
 class WithdrawalDecision(Base):

@@ -16,7 +16,8 @@ from aiohttp import WSMsgType, web
 
 from devchain.node.ledger import RpcError
 from devchain.node.pubsub import Hub, Send, Subscription
-from devchain.node.rpc.dispatch import API_VERSION, error
+from devchain.node.rpc.dispatch import API_VERSION, error, registrar
+from devchain.node.rpc.dispatch import invalid as _invalid
 from devchain.node.rpc.params import commitment, config, pubkey, signature
 from devchain.node.svm import Chain, Commitment
 
@@ -31,18 +32,7 @@ HUB = web.AppKey("hub", Hub)
 
 Handler = Callable[[Hub, Send, list[Any]], Any]
 HANDLERS: dict[str, Handler] = {}
-
-
-def _handler(name: str) -> Callable[[Handler], Handler]:
-    def register(fn: Handler) -> Handler:
-        HANDLERS[name] = fn
-        return fn
-
-    return register
-
-
-def _invalid(message: str) -> RpcError:
-    return RpcError(-32602, message)
+_handler = registrar(HANDLERS)
 
 
 def _key(value: Any, thing: str) -> Any:

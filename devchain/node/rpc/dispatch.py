@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from devchain.node.svm import Chain, Commitment, RpcError
 
@@ -31,14 +31,24 @@ Call = Callable[["Rpc", str, Params], Any]
 Middleware = Callable[["Rpc", str, Params, Call], Any]
 
 METHODS: dict[str, Handler] = {}
+H = TypeVar("H")
 
 
-def method(name: str) -> Callable[[Handler], Handler]:
-    def register(fn: Handler) -> Handler:
-        METHODS[name] = fn
-        return fn
+def registrar(table: dict[str, H]) -> Callable[[str], Callable[[H], H]]:
+    """A decorator that files a handler in ``table`` under a method's name (this server's
+    ``method``, the PubSub server's handlers)."""
 
-    return register
+    def named(name: str) -> Callable[[H], H]:
+        def register(fn: H) -> H:
+            table[name] = fn
+            return fn
+
+        return register
+
+    return named
+
+
+method = registrar(METHODS)
 
 
 def invalid(message: str) -> RpcError:

@@ -61,6 +61,37 @@ def _u64(data: bytes, off: int = 1) -> int:
     return int(struct.unpack_from("<Q", data, off)[0])
 
 
+# The instructions that name accounts, maybe an amount (``amount``: a u64; ``checked``: a u64
+# and the mint's decimals), and then their authority (one signer, or a multisig and its
+# signers): tag -> (type, the accounts' names in order, the authority's name, the amount).
+_ACCOUNTS_AND_AUTHORITY: dict[int, tuple[str, tuple[str, ...], str, str | None]] = {
+    3: ("transfer", ("source", "destination"), "authority", "amount"),
+    4: ("approve", ("source", "delegate"), "owner", "amount"),
+    5: ("revoke", ("source",), "owner", None),
+    7: ("mintTo", ("mint", "account"), "mintAuthority", "amount"),
+    8: ("burn", ("account", "mint"), "authority", "amount"),
+    9: ("closeAccount", ("account", "destination"), "owner", None),
+    10: ("freezeAccount", ("account", "mint"), "freezeAuthority", None),
+    11: ("thawAccount", ("account", "mint"), "freezeAuthority", None),
+    12: ("transferChecked", ("source", "mint", "destination"), "authority", "checked"),
+    13: ("approveChecked", ("source", "mint", "delegate"), "owner", "checked"),
+    14: ("mintToChecked", ("mint", "account"), "mintAuthority", "checked"),
+    15: ("burnChecked", ("account", "mint"), "authority", "checked"),
+}
+
+
+def _accounts_and_authority(tag: int, data: bytes, a: list[str]) -> dict[str, Any]:
+    kind, names, authority, amount = _ACCOUNTS_AND_AUTHORITY[tag]
+    info: dict[str, Any] = {name: a[i] for i, name in enumerate(names)}
+    if amount == "amount":
+        info["amount"] = str(_u64(data))
+    elif amount == "checked":
+        info["tokenAmount"] = ui_token_amount(_u64(data), data[9])
+    multi = "multisig" + authority[0].upper() + authority[1:]
+    _signers(info, a, len(names), authority, multi)
+    return _t(kind, info)
+
+
 def parse_token(data: bytes, a: list[str]) -> Any:
     tag = data[0]
     if tag in (0, 20):  # InitializeMint, InitializeMint2
@@ -88,18 +119,8 @@ def parse_token(data: bytes, a: list[str]) -> Any:
             info["rentSysvar"] = a[1]
         info |= {"signers": a[2 if tag == 2 else 1 :], "m": data[1]}
         return _t("initializeMultisig" if tag == 2 else "initializeMultisig2", info)
-    if tag == 3:
-        info = {"source": a[0], "destination": a[1], "amount": str(_u64(data))}
-        _signers(info, a, 2, "authority", "multisigAuthority")
-        return _t("transfer", info)
-    if tag == 4:
-        info = {"source": a[0], "delegate": a[1], "amount": str(_u64(data))}
-        _signers(info, a, 2, "owner", "multisigOwner")
-        return _t("approve", info)
-    if tag == 5:
-        info = {"source": a[0]}
-        _signers(info, a, 1, "owner", "multisigOwner")
-        return _t("revoke", info)
+    if tag in _ACCOUNTS_AND_AUTHORITY:
+        return _accounts_and_authority(tag, data, a)
     if tag == 6:
         kind = _AUTHORITY_TYPES[data[1]]
         new, _ = _opt_key(data, 2)
@@ -107,39 +128,6 @@ def parse_token(data: bytes, a: list[str]) -> Any:
         info = {field: a[0], "authorityType": kind, "newAuthority": new}
         _signers(info, a, 1, "authority", "multisigAuthority")
         return _t("setAuthority", info)
-    if tag == 7:
-        info = {"mint": a[0], "account": a[1], "amount": str(_u64(data))}
-        _signers(info, a, 2, "mintAuthority", "multisigMintAuthority")
-        return _t("mintTo", info)
-    if tag == 8:
-        info = {"account": a[0], "mint": a[1], "amount": str(_u64(data))}
-        _signers(info, a, 2, "authority", "multisigAuthority")
-        return _t("burn", info)
-    if tag == 9:
-        info = {"account": a[0], "destination": a[1]}
-        _signers(info, a, 2, "owner", "multisigOwner")
-        return _t("closeAccount", info)
-    if tag in (10, 11):
-        info = {"account": a[0], "mint": a[1]}
-        _signers(info, a, 2, "freezeAuthority", "multisigFreezeAuthority")
-        return _t("freezeAccount" if tag == 10 else "thawAccount", info)
-    if tag in (12, 13, 14, 15):  # the checked forms: amount with the mint's decimals
-        amount = ui_token_amount(_u64(data), data[9])
-        if tag == 12:
-            info = {"source": a[0], "mint": a[1], "destination": a[2], "tokenAmount": amount}
-            _signers(info, a, 3, "authority", "multisigAuthority")
-            return _t("transferChecked", info)
-        if tag == 13:
-            info = {"source": a[0], "mint": a[1], "delegate": a[2], "tokenAmount": amount}
-            _signers(info, a, 3, "owner", "multisigOwner")
-            return _t("approveChecked", info)
-        if tag == 14:
-            info = {"mint": a[0], "account": a[1], "tokenAmount": amount}
-            _signers(info, a, 2, "mintAuthority", "multisigMintAuthority")
-            return _t("mintToChecked", info)
-        info = {"account": a[0], "mint": a[1], "tokenAmount": amount}
-        _signers(info, a, 2, "authority", "multisigAuthority")
-        return _t("burnChecked", info)
     if tag == 17:
         return _t("syncNative", {"account": a[0]})
     if tag == 21:
