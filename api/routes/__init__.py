@@ -32,6 +32,7 @@ from api.routes import (
     versions,
     withdrawals,
 )
+from authserver.enrol import router as enrol_router
 from authserver.routes import router as auth_router
 
 api_router = APIRouter()
@@ -64,3 +65,4 @@ for _views_router in (territory, auction_solana, fragment, lending):  # chain vi
 api_router.include_router(tokens.router)
 api_router.include_router(token_price.router)  # the price and the statistics of the tokens
 api_router.include_router(auth_router)
+api_router.include_router(enrol_router)  # the second factor's enrolment pages

@@ -109,7 +109,7 @@ def test_b_admin_approves_an_application(stack: Stack, browser: Any) -> None:
     application_id = applied.json()["data"]["id"]
 
     admin = stack.demo["admin"]
-    sign_in(browser, stack, admin["username"], admin["password"])
+    sign_in(browser, stack, admin["username"], admin["password"], admin["totp_secret"])
     # The console opens on its front page (the last hour); then the applications.
     until(lambda: browser.current_url.endswith("/console/overview"), "the front page")
     browser.get(f"{stack.base}/console/applications")

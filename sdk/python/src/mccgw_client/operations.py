@@ -918,6 +918,22 @@ token: Operation[models.TokenResponse] = Operation(
     models.TokenResponse,
     "Token endpoint: authorization_code (with PKCE) and refresh_token grants.",
 )
+totp_page: Operation[Any] = Operation(
+    "totp_page",
+    "GET",
+    "/auth/account/totp",
+    None,
+    None,
+    "Set up two-step sign-in with an authenticator app (TOTP, RFC 6238): who is enrolling.",
+)
+totp_submit: Operation[Any] = Operation(
+    "totp_submit",
+    "POST",
+    "/auth/account/totp",
+    None,
+    None,
+    "Enrol an authenticator: `step=password` (username, password, and the current code to",
+)
 unit_nft: Operation[models.OneNftAttributes] = Operation(
     "unit_nft",
     "GET",
@@ -1172,6 +1188,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
         stuck_transfers,
         submit_activity,
         token,
+        totp_page,
+        totp_submit,
         unit_nft,
         unlock,
         unlock_funds,
