@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from access.callers import Declaration, anyone, oauth_client
 from access.scopes import USER_SCOPES
-from authserver import mfa, pages, throttle
+from authserver import mfa, mfa_pages, pages, throttle, upstream_routes
 from authserver.adapter import (
     StarletteOAuth2Request,
     create_oauth2_request,
@@ -114,14 +114,13 @@ async def authorize_page(request: Request) -> Response:
     except OAuth2Error as exc:
         return _oauth_error(server, req, exc)
     client: Client = grant.request.client
-    return HTMLResponse(
-        pages.authorize(
-            client_name=client.name,
-            project_name=client.project_name,
-            scope=grant.request.scope or "",
-            action=_action(request),
-        )
-    )
+    names = {"client_name": client.name, "project_name": client.project_name,
+             "scope": grant.request.scope or "", "action": _action(request)}  # fmt: skip
+    if (person := await run_in_threadpool(upstream_routes.signed_in, server, request)) is not None:
+        provider = server.settings.upstream_oidc_name
+        return HTMLResponse(upstream_routes.consent(user=person, provider=provider, **names))
+    after = upstream_routes.button(server.settings, _action(request))
+    return HTMLResponse(pages.authorize(**names, after=after))
 
 
 @router.post(
@@ -150,7 +149,12 @@ async def authorize_submit(request: Request) -> Response:
         client: Client = grant.request.client
         if form.get("decision") != "approve":
             return handle_response(*server.create_authorization_response(req, None, grant))
-        if mfa.TICKET in form:  # the second step: the password was right, now the code
+        if form.get("via") == upstream_routes.VIA:  # signed in by the upstream provider
+            user = upstream_routes.signed_in(server, request)
+            if user is None:
+                failed = True
+                return HTMLResponse(mfa_pages.expired(), status_code=401)
+        elif mfa.TICKET in form:  # the second step: the password was right, now the code
             user, retry = mfa.second_step(server, form, _action(request))
             if user is None:
                 failed = True
@@ -178,6 +182,8 @@ async def authorize_submit(request: Request) -> Response:
 
     response = await run_in_threadpool(decide)
     await throttle.outcome(request, login, failed=failed, signed_in=signed_in)
+    if form.get("via") == upstream_routes.VIA:
+        upstream_routes.forget(response)  # decided: the upstream sign-in is spent
     return response
 
 

@@ -998,6 +998,22 @@ upload_avatar: Operation[models.OneAvatarAttributes] = Operation(
     models.OneAvatarAttributes,
     "Verified by decoding, re-encoded without metadata, stored; its URL becomes `avatar_url`",
 )
+upstream_callback: Operation[Any] = Operation(
+    "upstream_callback",
+    "GET",
+    "/auth/upstream/callback",
+    None,
+    None,
+    "The provider's redirect back: checks `state`, exchanges the code (with the PKCE",
+)
+upstream_login: Operation[Any] = Operation(
+    "upstream_login",
+    "GET",
+    "/auth/upstream/login",
+    None,
+    None,
+    "Sign in through the upstream OpenID Connect provider: redirects there (authorization",
+)
 user_bonus: Operation[models.OneBonusAttributes] = Operation(
     "user_bonus",
     "GET",
@@ -1198,6 +1214,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
         update_project,
         upgrade,
         upload_avatar,
+        upstream_callback,
+        upstream_login,
         user_bonus,
         user_profile,
         user_tree,
