@@ -11,7 +11,7 @@ import secrets
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -62,6 +62,24 @@ class Stack:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+def chromium() -> Iterator[Any]:
+    """A headless Chromium driven by Selenium (Debian's chromium + chromedriver)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1360,900", "--disable-extensions", "--no-first-run"):  # fmt: skip
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def _shots_dir() -> Path:
