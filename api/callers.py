@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from access.callers import admin, anyone, developer, project, user
 from access.consent import is_user_authorized
+from access.fresh import require_fresh_signin
 from access.ratelimit import client_ip
 from api.auth.declaration import Callers
 from api.auth.principal import ProjectPrincipal, UserPrincipal
@@ -41,6 +42,22 @@ McdRead = Annotated[UserPrincipal, Depends(Callers(user("mcd:read")))]
 # first-party client): applications, and the owner's operations on their projects. A token a
 # project's client holds for them is never one (issue 38, H1).
 Developer = Annotated[UserPrincipal, Depends(Callers(developer()))]
+FRESH_401 = (
+    "Missing or invalid token (`unauthorized`), or a sign-in older than FRESH_SIGNIN_SECONDS "
+    "(`fresh-sign-in-required`: sign in again and repeat the call)"
+)
+
+
+async def fresh_developer(principal: Developer, request: Request) -> UserPrincipal:
+    """The person themself (``Developer``), signed in within FRESH_SIGNIN_SECONDS: the sensitive
+    owner's and administrator's actions (secret rolls). The rule is ``access.fresh``'s."""
+    seconds = request.app.state.settings.fresh_signin_seconds
+    require_fresh_signin(principal, seconds, action="This action (a secret roll)")
+    return principal
+
+
+# ``Developer`` for a sensitive action: 401 ``fresh-sign-in-required`` past the age (issue 44).
+FreshDeveloper = Annotated[UserPrincipal, Depends(fresh_developer)]
 
 
 async def withdrawing_user(

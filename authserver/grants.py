@@ -54,6 +54,7 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
                 "nonce": data.get("nonce"),
                 "code_challenge": data.get("code_challenge"),
                 "code_challenge_method": data.get("code_challenge_method"),
+                "amr": list(request.user.amr) or ["pwd"],
             },
         )
 
@@ -66,8 +67,10 @@ class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
 
     def authenticate_user(self, authorization_code: AuthorizationCode) -> UserInfo | None:
         user = self.server.store.user_by_uid(authorization_code.row.user_uid)
-        # The user signed in (with their password) when this code was made.
-        return user and replace(user, auth_time=authorization_code.get_auth_time())
+        # The user signed in (with their password, and maybe a second factor: amr) when this
+        # code was made.
+        code = authorization_code
+        return user and replace(user, auth_time=code.get_auth_time(), amr=tuple(code.get_amr()))
 
 
 class RefreshTokenGrant(grants.RefreshTokenGrant):
@@ -87,7 +90,8 @@ class RefreshTokenGrant(grants.RefreshTokenGrant):
     def authenticate_user(self, refresh_token: Token) -> UserInfo | None:
         user = self.server.store.user_by_uid(refresh_token.row.user_uid)
         # A refresh is no sign-in: the new access token keeps the grant's ``auth_time``.
-        return user and replace(user, auth_time=refresh_token.row.auth_time)
+        row = refresh_token.row
+        return user and replace(user, auth_time=row.auth_time, amr=tuple(row.amr or ()))
 
     def revoke_old_credential(self, refresh_token: Token) -> None:
         pass  # marked rotated atomically in authenticate_refresh_token
@@ -166,8 +170,11 @@ class AccessTokenGenerator(JWTBearerTokenGenerator):
         return claims
 
     def get_amr(self, user: UserInfo) -> list[str] | None:
-        # A password is the one way to sign in so far (issue 44 adds the second factors).
-        return ["pwd"] if user and user.auth_time is not None else None
+        """How the user signed in (RFC 8176): pwd, and otp/mfa after a second factor; the
+        console admits administrators only with one (api/console/signin.py)."""
+        if user is None or user.auth_time is None:
+            return None
+        return list(user.amr) or ["pwd"]
 
     def access_token_generator(
         self, client: Client, grant_type: str, user: UserInfo, scope: str

@@ -26,6 +26,7 @@ def issue_token(
     client_id: str | None = None,
     refresh: bool = False,
     auth_time: int | None = None,
+    amr: tuple[str, ...] = ("pwd",),
 ) -> dict[str, Any]:
     """A token response (access_token, expires_in, scope, ...) for a user by uid or username.
     Whoever may call this holds the server's keys: the token counts as a sign-in now, unless
@@ -33,7 +34,8 @@ def issue_token(
     found = server.store.user_by_login(user)
     if found is None:
         raise IssueError(f"no user {user!r}")
-    signed_in = replace(found[0], auth_time=int(time.time()) if auth_time is None else auth_time)
+    when = int(time.time()) if auth_time is None else auth_time
+    signed_in = replace(found[0], auth_time=when, amr=amr)
     client: Client | None
     if client_id:
         client = server.query_client(client_id)

@@ -109,7 +109,7 @@ class AuthorizationCode:
         return None
 
     def get_amr(self) -> list[str]:
-        return ["pwd"]  # a password is the one way to sign in so far (issue 44 adds factors)
+        return list(self.row.amr or ["pwd"])  # how the user signed in for this code
 
     @property
     def code_challenge(self) -> str | None:

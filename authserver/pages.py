@@ -22,8 +22,15 @@ def _page(title: str, body: str) -> str:
 
 
 def authorize(
-    *, client_name: str, project_name: str, scope: str, action: str, error: str | None = None
+    *,
+    client_name: str,
+    project_name: str,
+    scope: str,
+    action: str,
+    error: str | None = None,
+    after: str = "",
 ) -> str:
+    """The sign-in and consent page; ``after``: more ways to sign in (already HTML)."""
     items = "".join(
         f"<li><code>{escape(s)}</code> — {escape(USER_SCOPES.get(s, s))}</li>"
         for s in scope.split()
@@ -38,7 +45,7 @@ def authorize(
         "<label>Username or e-mail <input name=username autocomplete=username required></label>"
         "<label>Password <input name=password type=password autocomplete=current-password>"
         "</label><button name=decision value=approve>Authorize</button>"
-        "<button name=decision value=deny formnovalidate>Deny</button></form>",
+        f"<button name=decision value=deny formnovalidate>Deny</button></form>{after}",
     )
 
 

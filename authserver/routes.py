@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from typing import Any
 
 from authlib.oauth2 import OAuth2Error
@@ -11,10 +13,8 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from access.callers import Declaration, anyone, oauth_client
-from access.login import LoginThrottle, hold
-from access.ratelimit import client_ip, source_of
 from access.scopes import USER_SCOPES
-from authserver import pages
+from authserver import mfa, mfa_pages, pages, throttle, upstream_routes
 from authserver.adapter import (
     StarletteOAuth2Request,
     create_oauth2_request,
@@ -34,6 +34,7 @@ from authserver.schemas import (
     oauth_errors,
 )
 from authserver.server import AuthServer
+from authserver.store import UserInfo
 from core.security import dummy_password_hash, verify_password
 
 router = APIRouter(prefix="/auth", tags=["auth"])
@@ -113,14 +114,13 @@ async def authorize_page(request: Request) -> Response:
     except OAuth2Error as exc:
         return _oauth_error(server, req, exc)
     client: Client = grant.request.client
-    return HTMLResponse(
-        pages.authorize(
-            client_name=client.name,
-            project_name=client.project_name,
-            scope=grant.request.scope or "",
-            action=_action(request),
-        )
-    )
+    names = {"client_name": client.name, "project_name": client.project_name,
+             "scope": grant.request.scope or "", "action": _action(request)}  # fmt: skip
+    if (person := await run_in_threadpool(upstream_routes.signed_in, server, request)) is not None:
+        provider = server.settings.upstream_oidc_name
+        return HTMLResponse(upstream_routes.consent(user=person, provider=provider, **names))
+    after = upstream_routes.button(server.settings, _action(request))
+    return HTMLResponse(pages.authorize(**names, after=after))
 
 
 @router.post(
@@ -134,20 +134,8 @@ async def authorize_submit(request: Request) -> Response:
     server = _server(request)
     form = dict(await read_form(request))
     login = form.get("username", "")
-    throttle: LoginThrottle = request.app.state.login_throttle
-    source = source_of(client_ip(request.scope))
-    approve = form.get("decision") == "approve"
-    if approve:
-        verdict = await throttle.check(login, source)
-        if verdict.refused:
-            return HTMLResponse(
-                pages.error(
-                    f"Too many failed sign-ins from here; try again in {verdict.retry_after} s"
-                ),
-                status_code=429,
-                headers={"Retry-After": str(verdict.retry_after)},
-            )
-        await hold(verdict)
+    if form.get("decision") == "approve" and (refused := await throttle.refusal(request, login)):
+        return refused
     failed = signed_in = False
     # The OAuth parameters travel in the query string; the form only holds the login.
     req = create_oauth2_request(request, server.issuer, [], include_form=False)
@@ -161,20 +149,31 @@ async def authorize_submit(request: Request) -> Response:
         client: Client = grant.request.client
         if form.get("decision") != "approve":
             return handle_response(*server.create_authorization_response(req, None, grant))
-        found = server.store.user_by_login(form.get("username", "").strip())
-        # An unknown login costs the same scrypt as a known one (no timing oracle).
-        stored = found[1] if found is not None else dummy_password_hash()
-        if not verify_password(form.get("password", ""), stored) or found is None:
-            failed = True
-            page = pages.authorize(
-                client_name=client.name,
-                project_name=client.project_name,
-                scope=grant.request.scope or "",
-                action=_action(request),
-                error="Unknown user or wrong password",
-            )
-            return HTMLResponse(page, status_code=401)
-        user = found[0]
+        if form.get("via") == upstream_routes.VIA:  # signed in by the upstream provider
+            user = upstream_routes.signed_in(server, request)
+            if user is None:
+                failed = True
+                return HTMLResponse(mfa_pages.expired(), status_code=401)
+        elif mfa.TICKET in form:  # the second step: the password was right, now the code
+            user, retry = mfa.second_step(server, form, _action(request))
+            if user is None:
+                failed = True
+                return HTMLResponse(retry, status_code=401)
+        else:
+            user = password_user(server, form)
+            if user is None:
+                failed = True
+                page = pages.authorize(
+                    client_name=client.name,
+                    project_name=client.project_name,
+                    scope=grant.request.scope or "",
+                    action=_action(request),
+                    error="Unknown user or wrong password",
+                )
+                return HTMLResponse(page, status_code=401)
+            ask = mfa.ask_second_factor(server, user, _action(request), login)
+            if ask is not None:
+                return HTMLResponse(ask)
         signed_in = True
         scopes = (grant.request.scope or "").split()
         if client.project_id is not None:  # a first-party client acts for no project
@@ -182,11 +181,20 @@ async def authorize_submit(request: Request) -> Response:
         return handle_response(*server.create_authorization_response(req, user, grant))
 
     response = await run_in_threadpool(decide)
-    if failed:
-        await throttle.failed(login, source)
-    elif signed_in:
-        await throttle.succeeded(login, source)
+    await throttle.outcome(request, login, failed=failed, signed_in=signed_in)
+    if form.get("via") == upstream_routes.VIA:
+        upstream_routes.forget(response)  # decided: the upstream sign-in is spent
     return response
+
+
+def password_user(server: AuthServer, form: dict[str, str]) -> UserInfo | None:
+    """The user whose login and password the form holds (signed in with a password now)."""
+    found = server.store.user_by_login(form.get("username", "").strip())
+    # An unknown login costs the same scrypt as a known one (no timing oracle).
+    stored = found[1] if found is not None else dummy_password_hash()
+    if not verify_password(form.get("password", ""), stored) or found is None:
+        return None
+    return replace(found[0], auth_time=int(time.time()), amr=("pwd",))
 
 
 async def _endpoint(request: Request, run: Any) -> Response:

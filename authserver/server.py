@@ -106,6 +106,7 @@ class _Introspection(_StoredTokens, IntrospectionEndpoint):
             "exp": int(expires.timestamp()) if expires else None,
             "iat": int(row.issued_at.timestamp()),
             "auth_time": row.auth_time,
+            "amr": row.amr,
             "jti": row.jti or str(row.id),
         }
 
@@ -164,6 +165,7 @@ class AuthServer(AuthorizationServer):
             refresh_token=token.get("refresh_token"),
             family_id=previous.row.family_id if previous is not None else None,
             auth_time=request.user.auth_time,
+            amr=list(request.user.amr) or None,
         )
 
     def create_oauth2_request(self, request: OAuth2Request) -> OAuth2Request:

@@ -44,6 +44,8 @@ class UserInfo:
     # When the user signed in (Unix seconds) for the grant being served: the code's sign-in,
     # kept through refreshes (the access token's ``auth_time`` claim, access/fresh.py).
     auth_time: int | None = None
+    # How they signed in (RFC 8176 ``amr``: pwd, otp, mfa), kept with the grant like auth_time.
+    amr: tuple[str, ...] = ()
 
     def get_user_id(self) -> str:  # authlib's user protocol
         return self.uid
@@ -216,6 +218,7 @@ class Store:
         refresh_token: str | None,
         family_id: uuid.UUID | None,
         auth_time: int | None = None,
+        amr: list[str] | None = None,
     ) -> None:
         issued = now()
         with self.session() as s, s.begin():
@@ -232,6 +235,7 @@ class Store:
                     access_expires_at=issued + timedelta(seconds=expires_in),
                     refresh_expires_at=issued + REFRESH_TTL if refresh_token else None,
                     auth_time=auth_time,
+                    amr=amr,
                 )
             )
 

@@ -222,6 +222,13 @@ class Settings(BaseSettings):
     # A sensitive action (changing the wallet_address withdrawals go to) needs a sign-in with
     # the gateway's own client at most this many seconds old (access/fresh.py).
     fresh_signin_seconds: float = Field(default=300.0, gt=0)
+    # Sign-in through an upstream OpenID Connect provider (authserver/upstream.py): off unless
+    # the discovery URL is set; the gateway is its OAuth client, redirect
+    # {auth_url}/upstream/callback. The name is the sign-in button's ("Sign in with ...").
+    upstream_oidc_discovery_url: str = ""
+    upstream_oidc_client_id: str = ""
+    upstream_oidc_client_secret: str = ""
+    upstream_oidc_name: str = "your organization's account"
     # Withdrawals (docs/engine.md, "Withdrawals"); grouped as ``settings.withdrawals``.
     withdrawal_minimum: str = "1"
     withdrawal_maximum: str = "10000"

@@ -18,6 +18,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from access.scopes import USER_SCOPES
+from authserver.factors import new_totp, open_secret, seal_secret, totp_uri
 from chain import whitelist as wl
 from core.config import Settings
 from core.security import (
@@ -30,6 +31,7 @@ from core.security import (
 )
 from db.models import Project, User
 from db.models.access import OAuthClient, OAuthConsent
+from db.models.factors import UserFactor
 from db.models.onboarding import ProjectApplication
 from db.session import create_db_engine, create_session_maker, unit_of_work
 from mccgw.seed_orgs import seed_organizations
@@ -197,6 +199,31 @@ async def _user(
     return shown | ({"wallet_keypair": str(keypair_file)} if keypair_file is not None else {})
 
 
+async def _admin_totp(
+    session: AsyncSession,
+    settings: Settings,
+    admin: dict[str, Any],
+    previous: dict[str, Any] | None,
+) -> dict[str, str]:
+    """The demo administrator's authenticator (the console admits administrators only with a
+    second factor, issue 44): its secret and otpauth URI go to demo.json, for an authenticator
+    app (or ``python -c "import pyotp; print(pyotp.TOTP(SECRET).now())"``)."""
+    row = await _one_or_none(
+        session,
+        select(UserFactor).where(UserFactor.user_uid == admin["uid"], UserFactor.kind == "totp"),
+    )
+    secret = (previous or {}).get("totp_secret")
+    if row is None or not secret or open_secret(settings, row.secret_sealed) != secret:
+        secret = new_totp(admin["username"]).secret
+        if row is None:
+            row = UserFactor(user_uid=admin["uid"], kind="totp", secret_sealed="")
+            session.add(row)
+        row.secret_sealed, row.last_step = seal_secret(settings, secret), None
+        row.confirmed_at = datetime.now(UTC)
+    await session.flush()
+    return {"totp_secret": secret, "totp_uri": totp_uri(admin["username"], secret)}
+
+
 async def _applied(session: AsyncSession, settings: Settings, owner: dict[str, Any]) -> Project:
     """The demo project made the way any project is: an application, approved with the approve
     call's own service (begin_approval: credentials, the project row, its OAuth client). The
@@ -315,6 +342,7 @@ async def seed(
                 )
                 for name, role in DEMO_USERS
             ]
+            people[0] |= await _admin_totp(session, settings, people[0], old_users.get("admin"))
             project = await _project(session, settings, people[0], old_projects.get(DEMO_PROJECT))
             await _consent(session, people[1]["uid"], int(project["project_id"]))
             await _cli_client(session, settings)
@@ -323,7 +351,7 @@ async def seed(
     finally:
         await engine.dispose()
 
-    admin = {k: people[0][k] for k in ("uid", "username", "password")}
+    admin = {k: people[0][k] for k in ("uid", "username", "password", "totp_secret", "totp_uri")}
     return {"admin": admin, "users": people[1:], "projects": [project]}
 
 

@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pyotp
 from fastapi import FastAPI
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from authserver.factors import Factors, new_totp
 from authserver.issue import issue_token
 from core.config import Settings
 from core.security import encrypt_secret, hash_api_secret, hash_password, new_api_key
@@ -149,6 +152,22 @@ class World:
             issue_token, server, user=uid, scope=scope, client_id=client_id, auth_time=auth_time
         )
         return str(issued["access_token"])
+
+    async def totp(self, uid: str) -> tuple[str, list[str]]:
+        """Enrol an authenticator for the user, as /auth/account/totp does: (its secret, the
+        recovery codes). The enrolment spent the previous time step's code, so
+        ``totp_code(secret)`` (now) and ``totp_code(secret, 1)`` are still good once each."""
+        factors = Factors(self.app.state.auth_server.store, self.settings)
+        secret = new_totp(uid).secret
+        first = totp_code(secret, -1)
+        codes = await asyncio.to_thread(factors.confirm_totp, uid, secret, first)
+        assert codes is not None
+        return secret, codes
+
+
+def totp_code(secret: str, steps: int = 0) -> str:
+    """The authenticator's code ``steps`` time steps from now (RFC 6238, 30 s)."""
+    return str(pyotp.TOTP(secret).at(int(time.time()) + 30 * steps))
 
 
 async def clear_rate_windows(redis: Redis) -> None:

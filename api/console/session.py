@@ -12,23 +12,19 @@ signed out on every request, so a copied cookie dies with the sign-out.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
-import json
-import os
 import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from redis.asyncio import Redis
 from starlette.requests import Request
 from starlette.responses import Response
 
+from core import sealed
 from core.config import Settings
 
 SESSION_COOKIE = "mccgw_console"
@@ -38,29 +34,16 @@ PATH = "/console"
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
-def _key(settings: Settings) -> bytes:
-    return hashlib.sha256(b"mccgw-console-cookie|" + settings.secret_key.encode()).digest()
+_PURPOSE = "mccgw-console-cookie"
 
 
 def seal(settings: Settings, name: str, payload: dict[str, Any]) -> str:
-    nonce = os.urandom(12)
-    data = AESGCM(_key(settings)).encrypt(nonce, json.dumps(payload).encode(), name.encode())
-    return base64.urlsafe_b64encode(nonce + data).decode().rstrip("=")
+    return sealed.seal(settings.secret_key, _PURPOSE, name, payload)
 
 
 def unseal(settings: Settings, name: str, value: str | None) -> dict[str, Any] | None:
     """The payload, or None when the cookie is missing, forged, tampered with or expired."""
-    if not value:
-        return None
-    try:
-        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
-        data = AESGCM(_key(settings)).decrypt(raw[:12], raw[12:], name.encode())
-        payload = json.loads(data)
-    except (ValueError, InvalidTag):
-        return None
-    if not isinstance(payload, dict) or float(payload.get("exp", 0)) <= time.time():
-        return None
-    return payload
+    return sealed.unseal(settings.secret_key, _PURPOSE, name, value)
 
 
 def secure_cookies(settings: Settings) -> bool:

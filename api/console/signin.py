@@ -132,12 +132,22 @@ async def callback(
         response: Response = render(request, "forbidden.html", status_code=403, session=None)
         clear_cookie(response, settings, LOGIN_COOKIE)
         return response
+    if not second_factor(claims):
+        response = render(request, "second_factor.html", status_code=403, session=None)
+        clear_cookie(response, settings, LOGIN_COOKIE)
+        return response
     exp = min(float(claims.get("exp", time.time() + 3600)), time.time() + 8 * 3600)
     console = ConsoleSession.new(user.uid, user.username, exp)
     response = RedirectResponse(_safe_next(str(pending.get("next"))), 303)
     set_cookie(response, settings, SESSION_COOKIE, console.payload())
     clear_cookie(response, settings, LOGIN_COOKIE)
     return response
+
+
+def second_factor(claims: dict[str, Any]) -> bool:
+    """Whether the sign-in used a second factor (the token's RFC 8176 ``amr``): the console
+    admits administrators only with one (issue 44)."""
+    return "mfa" in (claims.get("amr") or ())
 
 
 @router.post("/logout")

@@ -32,7 +32,9 @@ from api.routes import (
     versions,
     withdrawals,
 )
+from authserver.enrol import router as enrol_router
 from authserver.routes import router as auth_router
+from authserver.upstream_routes import router as upstream_router
 
 api_router = APIRouter()
 api_router.include_router(health.router)
@@ -64,3 +66,5 @@ for _views_router in (territory, auction_solana, fragment, lending):  # chain vi
 api_router.include_router(tokens.router)
 api_router.include_router(token_price.router)  # the price and the statistics of the tokens
 api_router.include_router(auth_router)
+api_router.include_router(enrol_router)  # the second factor's enrolment pages
+api_router.include_router(upstream_router)  # sign-in through an upstream OIDC provider

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, Field
 
 from api.auth.principal import UserPrincipal
-from api.callers import Developer, ProjectCaller, ProjectIdPath
+from api.callers import FRESH_401, Developer, FreshDeveloper, ProjectCaller, ProjectIdPath
 from api.deps import SessionDep
 from api.envelope import single
 from api.errors import invalid_field
@@ -37,13 +37,15 @@ router = APIRouter(prefix="/v1/projects", tags=["projects"])
 
 
 _PROBLEMS = problems(429, caller="project")
-_OWNER_PROBLEMS = problems(
-    429,
-    s401="Missing or invalid token (`unauthorized`)",
-    s403="Not a token of the gateway's own sign-in (`first-party-required`), or neither the "
-    "project's owner nor an administrator (`forbidden`)",
-    subject="project",
+_S403 = (
+    "Not a token of the gateway's own sign-in (`first-party-required`), or neither the "
+    "project's owner nor an administrator (`forbidden`)"
 )
+_OWNER_PROBLEMS = problems(
+    429, s401="Missing or invalid token (`unauthorized`)", s403=_S403, subject="project"
+)
+# A secret roll needs a fresh sign-in too (issue 44).
+_ROLL_PROBLEMS = problems(409, 422, 429, s401=FRESH_401, s403=_S403, subject="project")
 
 
 class RedirectUrisIn(BaseModel):
@@ -130,13 +132,14 @@ class OAuthClientSecretAttributes(Attributes):
 @router.post(
     "/{project_id}/oauth-client/secret/roll",
     response_model=One[OAuthClientSecretAttributes],
-    responses=_OWNER_PROBLEMS | problems(409, 422),
+    responses=_ROLL_PROBLEMS,
 )
 async def roll_secret(
-    project_id: ProjectIdPath, payload: ClientSecretRollIn, user: Developer, request: Request
+    project_id: ProjectIdPath, payload: ClientSecretRollIn, user: FreshDeveloper, request: Request
 ) -> Any:
     """Roll the secret of a project's OAuth client (its owner or an administrator, signed in
-    to the gateway itself): the new one is shown once, the previous one works for
+    to the gateway itself within FRESH_SIGNIN_SECONDS, else 401 `fresh-sign-in-required`): the
+    new one is shown once, the previous one works for
     `expire_previous_in_seconds` (default 24 h); a public client becomes confidential."""
     async with write_context(
         request, user, operation="projects.oauth_client.secret.roll", user_uid=user.uid
@@ -194,11 +197,14 @@ async def set_redirect_uris_by_header(
 @router.post(
     "/oauth-client/secret/roll",
     response_model=One[OAuthClientSecretAttributes],
-    responses=_OWNER_PROBLEMS | problems(409, 422),
+    responses=_ROLL_PROBLEMS,
     **deprecated(_NOTICE, _SUNSET, "POST /v1/projects/{project_id}/oauth-client/secret/roll"),
 )
 async def roll_secret_by_header(
-    payload: ClientSecretRollIn, user: Developer, request: Request, project_id: ProjectHeader = None
+    payload: ClientSecretRollIn,
+    user: FreshDeveloper,
+    request: Request,
+    project_id: ProjectHeader = None,
 ) -> Any:
     """Deprecated since 1.1.0: use `POST /v1/projects/{project_id}/oauth-client/secret/roll`.
     The project's key no longer rolls its client secret; its owner does, signed in to the

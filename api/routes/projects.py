@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.callers import PUBLIC, Developer, ProjectIdPath, actor_of
+from api.callers import FRESH_401, PUBLIC, FreshDeveloper, ProjectIdPath, actor_of
 from api.deps import SessionDep, SettingsDep
 from api.envelope import single
 from api.openapi import problems
@@ -56,7 +56,7 @@ class RollIn(BaseModel):
     response_model=One[ApiSecretAttributes],
     responses=problems(
         429,
-        s401="Missing or invalid token (`unauthorized`)",
+        s401=FRESH_401,
         s403="Not a token of the gateway's own sign-in (`first-party-required`), or neither "
         "the project's owner nor an administrator (`forbidden`)",
         subject="project",
@@ -64,14 +64,15 @@ class RollIn(BaseModel):
 )
 async def roll_api_secret(
     project_id: ProjectIdPath,
-    user: Developer,
+    user: FreshDeveloper,
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
     payload: RollIn | None = None,
 ) -> Any:
     """Roll the project's api_secret (its owner or an administrator, signed in to the gateway
-    itself): the new secret is shown once; the previous one works for
+    itself within FRESH_SIGNIN_SECONDS, else 401 `fresh-sign-in-required`): the new secret is
+    shown once; the previous one works for
     `expire_previous_in_seconds` (default 24 h)."""
     body = payload or RollIn()
     project = await control.get(session, project_id)

@@ -97,6 +97,8 @@ class OAuthAuthorizationCode(Base):
     code_challenge: Mapped[str | None] = mapped_column(String(128))
     code_challenge_method: Mapped[str | None] = mapped_column(String(10))
     auth_time: Mapped[int]
+    # How the user signed in (RFC 8176: pwd, otp), put in the tokens.
+    amr: Mapped[list[str] | None] = mapped_column(ARRAY(String(16)))
     expires_at: Mapped[datetime]
 
 
@@ -126,6 +128,8 @@ class OAuthToken(Base):
     revoked_at: Mapped[datetime | None]
     # When the user signed in for this grant (Unix seconds), kept through its refreshes.
     auth_time: Mapped[int | None]
+    # How they signed in (RFC 8176: pwd, otp), kept through its refreshes too.
+    amr: Mapped[list[str] | None] = mapped_column(ARRAY(String(16)))
 
 
 class OAuthConsent(TimestampMixin, Base):

@@ -11,7 +11,7 @@ import secrets
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -20,6 +20,7 @@ import httpx
 import psutil
 import pytest
 
+from tests.factories import totp_code
 from tests.test_dev_stack import _Stack
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -61,6 +62,24 @@ class Stack:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+
+
+def chromium() -> Iterator[Any]:
+    """A headless Chromium driven by Selenium (Debian's chromium + chromedriver)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1360,900", "--disable-extensions", "--no-first-run"):  # fmt: skip
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def _shots_dir() -> Path:
@@ -128,8 +147,11 @@ def text(driver: Any) -> str:
     return str(driver.find_element(By.TAG_NAME, "body").text)
 
 
-def sign_in(driver: Any, stack: Stack, username: str, password: str) -> None:
-    """From the console through our authorization server's login page, as a person does."""
+def sign_in(
+    driver: Any, stack: Stack, username: str, password: str, totp: str | None = None
+) -> None:
+    """From the console through our authorization server's login page, as a person does (and
+    its two-step page, with the code of the authenticator whose secret is ``totp``)."""
     from selenium.webdriver.common.by import By
 
     driver.delete_all_cookies()
@@ -140,6 +162,10 @@ def sign_in(driver: Any, stack: Stack, username: str, password: str) -> None:
     driver.find_element(By.NAME, "username").send_keys(username)
     driver.find_element(By.NAME, "password").send_keys(password)
     driver.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
+    if totp is not None:
+        until(lambda: "Two-step sign-in" in text(driver), "the two-step page")
+        driver.find_element(By.NAME, "code").send_keys(totp_code(totp))
+        driver.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
     until(lambda: "/auth/" not in driver.current_url, "the redirect back to the console")
 
 

@@ -25,9 +25,8 @@ import pytest
 from solders.keypair import Keypair
 
 from tests.console.browser_support import (
-    CHROMEDRIVER,
-    CHROMIUM,
     Stack,
+    chromium,
     cli_token,
     drift_and_reconcile,
     fund_alice,
@@ -65,20 +64,7 @@ def stack(shared_dev_stack: DevStack) -> Iterator[Stack]:
 
 @pytest.fixture(scope="module")
 def browser(stack: Stack) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1360,900", "--disable-extensions", "--no-first-run"):  # fmt: skip
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    yield from chromium()
 
 
 def test_a_non_admin_cannot_enter(stack: Stack, browser: Any) -> None:
@@ -109,7 +95,7 @@ def test_b_admin_approves_an_application(stack: Stack, browser: Any) -> None:
     application_id = applied.json()["data"]["id"]
 
     admin = stack.demo["admin"]
-    sign_in(browser, stack, admin["username"], admin["password"])
+    sign_in(browser, stack, admin["username"], admin["password"], admin["totp_secret"])
     # The console opens on its front page (the last hour); then the applications.
     until(lambda: browser.current_url.endswith("/console/overview"), "the front page")
     browser.get(f"{stack.base}/console/applications")

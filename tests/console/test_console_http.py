@@ -20,11 +20,12 @@ from db.models.access import AuditLog
 from db.models.onboarding import McdWhitelistEntry, ProjectApplication
 from events.audit import new_audit
 from tests.engine.withdrawing import UNIT, holder
-from tests.factories import PASSWORD, World
+from tests.factories import PASSWORD, World, totp_code
 
 
-async def sign_in(web: httpx.AsyncClient, username: str) -> httpx.Response:
-    """Console -> authorize page -> login -> callback, following redirects by hand."""
+async def sign_in(web: httpx.AsyncClient, username: str, totp: str | None = None) -> httpx.Response:
+    """Console -> authorize page -> login (and the code of the user's authenticator, whose
+    secret is ``totp``) -> callback, following redirects by hand."""
     start = await web.get("/console/login", params={"next": "/console/whitelist"})
     assert start.status_code == 303
     authorize = start.headers["location"]
@@ -34,6 +35,14 @@ async def sign_in(web: httpx.AsyncClient, username: str) -> httpx.Response:
     decided = await web.post(
         authorize, data={"username": username, "password": PASSWORD, "decision": "approve"}
     )
+    if totp is not None:
+        assert decided.status_code == 200 and "Two-step sign-in" in decided.text, decided.text
+        ticket = re.search(r"name=mfa_ticket value='([^']+)'", decided.text)
+        assert ticket, decided.text
+        decided = await web.post(authorize, data={
+            "username": username, "mfa_ticket": ticket.group(1), "code": totp_code(totp),
+            "decision": "approve",
+        })  # fmt: skip
     assert decided.status_code == 302, decided.text
     callback = decided.headers["location"]
     assert callback.startswith("http://127.0.0.1:8000/console/callback?")
@@ -48,7 +57,8 @@ def csrf(html: str) -> str:
 
 async def admin_web(web: httpx.AsyncClient, world: World) -> str:
     admin = await world.user("admin")
-    done = await sign_in(web, admin.username)
+    secret, _ = await world.totp(admin.uid)
+    done = await sign_in(web, admin.username, secret)
     assert done.status_code == 303 and done.headers["location"] == "/console/whitelist"
     page = await web.get("/console/applications")
     assert page.status_code == 200
@@ -117,11 +127,25 @@ async def test_a_user_who_is_not_admin_gets_a_403_page(
     assert (await web.get("/console/applications")).status_code == 303
 
 
+async def test_an_admin_without_a_second_factor_is_sent_to_enrol(
+    web: httpx.AsyncClient, world: World
+) -> None:
+    """The console admits an administrator only after a two-step sign-in (issue 44): with the
+    password alone they get a page that says where to enrol, and no session."""
+    admin = await world.user("admin")
+    resp = await sign_in(web, admin.username)
+    assert resp.status_code == 403
+    assert "Two-step sign-in required" in resp.text and 'href="/auth/account/totp"' in resp.text
+    assert "mccgw_console=" not in resp.headers.get("set-cookie", "")
+    assert (await web.get("/console/applications")).status_code == 303
+
+
 async def test_a_demoted_admin_loses_access_at_once(
     web: httpx.AsyncClient, world: World, session_maker: async_sessionmaker[AsyncSession]
 ) -> None:
     admin = await world.user("admin")
-    assert (await sign_in(web, admin.username)).status_code == 303
+    secret, _ = await world.totp(admin.uid)
+    assert (await sign_in(web, admin.username, secret)).status_code == 303
     assert (await web.get("/console/projects")).status_code == 200
     async with session_maker() as s:
         await s.execute(update(User).where(User.uid == admin.uid).values(role="user"))

@@ -67,7 +67,7 @@ async def test_m4_no_one_can_lock_the_owner_out(
     async def record(verdict: Verdict) -> None:  # the hold each attempt gets, without waiting
         held.append(verdict.hold)  # its ~15 s out: what matters is who is held how long
 
-    monkeypatch.setattr("authserver.routes.hold", record)
+    monkeypatch.setattr("authserver.throttle.hold", record)
     user = await world.user()
     project = await world.project()
     client_id, _ = await world.oauth_client(project.project_id)

@@ -156,8 +156,9 @@ async def test_m1_in_process_calls_spend_no_ones_budget(
     from tests.console.test_console_http import sign_in
 
     admin = await world.user("admin")
+    secret, _ = await world.totp(admin.uid)
     async with _from(app, "192.0.2.78") as web:
-        done = await sign_in(web, admin.username)
+        done = await sign_in(web, admin.username, secret)
     assert done.status_code == 303, done.text
     assert await limiter.count("ip:127.0.0.1") == 0
 
@@ -215,7 +216,7 @@ async def test_l5_failures_behind_a_shared_address_do_not_lock_the_others_out(
     async def record(verdict: Verdict) -> None:
         held.append(verdict.hold)
 
-    monkeypatch.setattr("authserver.routes.hold", record)
+    monkeypatch.setattr("authserver.throttle.hold", record)
     project = await world.project()
     client_id, _ = await world.oauth_client(project.project_id)
     colleague = await world.user()

@@ -918,6 +918,22 @@ token: Operation[models.TokenResponse] = Operation(
     models.TokenResponse,
     "Token endpoint: authorization_code (with PKCE) and refresh_token grants.",
 )
+totp_page: Operation[Any] = Operation(
+    "totp_page",
+    "GET",
+    "/auth/account/totp",
+    None,
+    None,
+    "Set up two-step sign-in with an authenticator app (TOTP, RFC 6238): who is enrolling.",
+)
+totp_submit: Operation[Any] = Operation(
+    "totp_submit",
+    "POST",
+    "/auth/account/totp",
+    None,
+    None,
+    "Enrol an authenticator: `step=password` (username, password, and the current code to",
+)
 unit_nft: Operation[models.OneNftAttributes] = Operation(
     "unit_nft",
     "GET",
@@ -981,6 +997,22 @@ upload_avatar: Operation[models.OneAvatarAttributes] = Operation(
     None,
     models.OneAvatarAttributes,
     "Verified by decoding, re-encoded without metadata, stored; its URL becomes `avatar_url`",
+)
+upstream_callback: Operation[Any] = Operation(
+    "upstream_callback",
+    "GET",
+    "/auth/upstream/callback",
+    None,
+    None,
+    "The provider's redirect back: checks `state`, exchanges the code (with the PKCE",
+)
+upstream_login: Operation[Any] = Operation(
+    "upstream_login",
+    "GET",
+    "/auth/upstream/login",
+    None,
+    None,
+    "Sign in through the upstream OpenID Connect provider: redirects there (authorization",
 )
 user_bonus: Operation[models.OneBonusAttributes] = Operation(
     "user_bonus",
@@ -1172,6 +1204,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
         stuck_transfers,
         submit_activity,
         token,
+        totp_page,
+        totp_submit,
         unit_nft,
         unlock,
         unlock_funds,
@@ -1180,6 +1214,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
         update_project,
         upgrade,
         upload_avatar,
+        upstream_callback,
+        upstream_login,
         user_bonus,
         user_profile,
         user_tree,
