@@ -9,6 +9,7 @@ import api.routes.rewards as rewards_routes
 import api.routes.techtree as techtree_routes
 import api.routes.webhooks as webhooks_routes
 from api.routes import (
+    account,
     admin_projects,
     admin_transfers,
     admin_whitelist,
@@ -32,6 +33,7 @@ from api.routes import (
     versions,
     withdrawals,
 )
+from authserver.accounts import router as account_pages_router
 from authserver.routes import router as auth_router
 
 api_router = APIRouter()
@@ -40,6 +42,7 @@ api_router.include_router(versions.router)
 api_router.include_router(project_client.router)
 api_router.include_router(projects.router)
 api_router.include_router(authorizations.router)  # before users: /me/... is not a uid
+api_router.include_router(account.router)  # the person's own account: e-mail change, deletion
 api_router.include_router(users.router)
 api_router.include_router(attributes.router)
 for _prefix in ("/v1", "/api/open"):  # spec: onboarding and admin routes under both prefixes
@@ -64,3 +67,4 @@ for _views_router in (territory, auction_solana, fragment, lending):  # chain vi
 api_router.include_router(tokens.router)
 api_router.include_router(token_price.router)  # the price and the statistics of the tokens
 api_router.include_router(auth_router)
+api_router.include_router(account_pages_router)  # sign-up, verification, reset
