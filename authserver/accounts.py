@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
-from urllib.parse import unquote
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
@@ -67,8 +66,8 @@ async def _fields(request: Request) -> dict[str, str]:
 
 def _next(value: str | None) -> str | None:
     """Where to go after verifying: only an authorization request of this server."""
-    if value and unquote(value).startswith("/auth/oauth/authorize?"):
-        return unquote(value)
+    if value and value.startswith("/auth/oauth/authorize?"):
+        return value
     return None
 
 

@@ -97,7 +97,7 @@ async def test_sign_up_verify_by_the_mailed_link_then_sign_in_and_authorize(
     assert short.status_code == 422 and "at least 10 characters" in short.text
     assert (await sign_up(web, "x", email)).status_code == 422  # not a username
 
-    made = await sign_up(web, name, email)
+    made = await sign_up(web, name, email, next="https://evil.example/auth/oauth/authorize?x")
     assert made.status_code == 200 and "Check your mail" in made.text, made.text
     again = await sign_up(web, name, f"other-{email}")
     assert again.status_code == 409 and "already in use" in again.text
@@ -109,6 +109,7 @@ async def test_sign_up_verify_by_the_mailed_link_then_sign_in_and_authorize(
 
     mail = await mail_to(email, "Verify your e-mail address")
     (link,) = mail.links()
+    assert "next=" not in link  # only an authorization request of this server comes back
     token = _token(link)
     tampered = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
     assert (await web.post("/auth/verify", data={"token": tampered})).status_code == 400

@@ -16,17 +16,13 @@ Under CI (CI=true) a missing browser or driver fails the test instead of skippin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import psutil
 import pytest
 from solders.keypair import Keypair
 
 from tests.console.browser_support import (
-    CHROMEDRIVER,
-    CHROMIUM,
     Stack,
     cli_token,
     drift_and_reconcile,
@@ -35,7 +31,6 @@ from tests.console.browser_support import (
     project_call,
     refreshed,
     request_transfer,
-    require_browser,
     shot,
     sign_in,
     submit,
@@ -45,40 +40,8 @@ from tests.console.browser_support import (
     withdraw,
     withdrawal,
 )
-from tests.shared_stacks import DevStack
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def stack(shared_dev_stack: DevStack) -> Iterator[Stack]:
-    require_browser()
-    running = shared_dev_stack
-    yield Stack(running.stack, running.state_dir, running.ports)
-    for p in psutil.Process(running.stack.proc.pid).children(recursive=True):
-        try:
-            if p.status() == psutil.STATUS_STOPPED:
-                p.resume()  # never leave a paused process behind
-        except psutil.NoSuchProcess:
-            pass
-
-
-@pytest.fixture(scope="module")
-def browser(stack: Stack) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1360,900", "--disable-extensions", "--no-first-run"):  # fmt: skip
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def test_a_non_admin_cannot_enter(stack: Stack, browser: Any) -> None:
