@@ -1,8 +1,8 @@
 """The account pages of the authorization server, under /auth: sign-up (``SIGNUP_MODE``), the
 e-mail verification, the password reset and the confirmation of a new e-mail address. Each
 page calls accounts.lifecycle inside one transaction, commits, then sends its mail after the
-answer (so a reset answers in the same time whether or not the address has an account) and
-publishes the tokens a reset revoked. Sign-up, reset and resend requests are limited per
+answer (so a reset answers in the same time whether or not the address has an account); the
+tokens a reset revoked are published before it answers. Sign-up, reset and resend requests are limited per
 source (``SIGNUP_PER_HOUR``). The sign-in page links here (authserver/pages.py)."""
 
 from __future__ import annotations
@@ -93,20 +93,22 @@ async def _transaction(request: Request, work: Callable[[AsyncSession], Awaitabl
         return result
 
 
-def _after(
-    request: Request, mail: Mail | None, revoked: Sequence[RevokedToken] = ()
-) -> BackgroundTask:
-    """What runs after the answer: publish the revoked tokens, send the mail."""
+def _after(request: Request, mail: Mail | None) -> BackgroundTask:
+    """What runs after the answer: sending the mail (its time is not the answer's)."""
     settings = _settings(request)
-    server = request.app.state.auth_server
 
     async def run() -> None:
-        if revoked and server.store.on_revoked is not None:
-            await run_in_threadpool(server.store.on_revoked, list(revoked))
         if mail is not None:
             await Mailer(settings).send(mail)
 
     return BackgroundTask(run)
+
+
+async def _publish(request: Request, revoked: Sequence[RevokedToken]) -> None:
+    """The revoked tokens stop working before the page says so (access.revocation)."""
+    server = request.app.state.auth_server
+    if revoked and server.store.on_revoked is not None:
+        await run_in_threadpool(server.store.on_revoked, list(revoked))
 
 
 async def _mail_request(
@@ -267,7 +269,8 @@ async def reset_confirm_submit(request: Request) -> Response:
         return HTMLResponse(pages.new_password(token=token, error=exc.detail), exc.status)
     page = pages.notice("Password changed", f"You can sign in as {user.username} with the new "
                         "password. You were signed out everywhere else.")  # fmt: skip
-    return HTMLResponse(page, background=_after(request, None, revoked))
+    await _publish(request, revoked)
+    return HTMLResponse(page)
 
 
 # -- e-mail change ----------------------------------------------------------------------------
