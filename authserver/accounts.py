@@ -2,8 +2,9 @@
 e-mail verification, the password reset and the confirmation of a new e-mail address. Each
 page calls accounts.lifecycle inside one transaction, commits, then sends its mail after the
 answer (so a reset answers in the same time whether or not the address has an account); the
-tokens a reset revoked are published before it answers. Sign-up, reset and resend requests are limited per
-source (``SIGNUP_PER_HOUR``). The sign-in page links here (authserver/pages.py)."""
+tokens a reset revoked are published before it answers. Sign-up, reset and resend requests
+are limited per source (``SIGNUP_PER_HOUR``). The sign-in page links here
+(authserver/pages.py)."""
 
 from __future__ import annotations
 
