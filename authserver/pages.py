@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html import escape
+from urllib.parse import quote
 
 from access.scopes import USER_SCOPES
 
@@ -19,6 +20,11 @@ def _page(title: str, body: str) -> str:
         f"<meta name=viewport content='width=device-width,initial-scale=1'>"
         f"<style>{_STYLE}</style></head><body>{body}</body></html>"
     )
+
+
+def page(title: str, body: str) -> str:
+    """A page of the authorization server (the account pages use it too)."""
+    return _page(title, body)
 
 
 def authorize(
@@ -45,7 +51,18 @@ def authorize(
         "<label>Username or e-mail <input name=username autocomplete=username required></label>"
         "<label>Password <input name=password type=password autocomplete=current-password>"
         "</label><button name=decision value=approve>Authorize</button>"
-        f"<button name=decision value=deny formnovalidate>Deny</button></form>{after}",
+        f"<button name=decision value=deny formnovalidate>Deny</button></form>{after}"
+        f"{_account_links(action)}",
+    )
+
+
+def _account_links(action: str) -> str:
+    """Sign-up and password reset, for a person without an account or without its password
+    (authserver/accounts.py); sign-up comes back to this authorization request."""
+    back = escape(quote(action, safe=""), quote=True)
+    return (
+        f"<p class=links><a href='/auth/signup?next={back}'>Create an account</a> · "
+        "<a href='/auth/reset'>Forgot your password?</a></p>"
     )
 
 

@@ -80,16 +80,21 @@ class Store:
 
     # users -------------------------------------------------------------------------------
     def user_by_uid(self, uid: str) -> UserInfo | None:
+        """An account that may still act: a disabled (or deleted) one is None, so its codes,
+        refresh tokens and introspection answer nothing (accounts/operators.py)."""
         with self.session() as s:
             row = s.get(User, uid)
-            return _user(row) if row else None
+            return _user(row) if row and row.disabled_at is None else None
 
     def user_by_login(self, login: str) -> tuple[UserInfo, str | None] | None:
-        """(user, password hash) by username, e-mail or uid."""
+        """(user, password hash) by username, e-mail or uid, of an account that may sign in:
+        not disabled, and its e-mail verified (an account made by sign-up verifies first)."""
         with self.session() as s:
             row = s.scalars(
                 select(User).where(
-                    (User.username == login) | (User.email == login) | (User.uid == login)
+                    (User.username == login) | (User.email == login) | (User.uid == login),
+                    User.disabled_at.is_(None),
+                    User.email_verified,
                 )
             ).first()
             return (_user(row), row.password_hash) if row else None

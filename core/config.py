@@ -219,6 +219,20 @@ class Settings(BaseSettings):
     webhook_allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ()
     webhook_allow_loopback: bool = False  # loopback and plain http to it (dev, tests)
 
+    # Mail (accounts/mail.py): the SMTP server every message goes through,
+    # smtp://[user:password@]host:port (STARTTLS when the server offers it; ?starttls=required
+    # insists on it) or smtps://host:port (TLS from the start); empty: no mail is sent (logged).
+    smtp_url: str = ""
+    mail_from: str = "mccgw <no-reply@localhost>"
+    # The Maildir the dev stack's embedded SMTP server stores messages in (mccgw/mailserver.py):
+    # the console shows it to administrators (Mail). Unset where mail goes to a real server.
+    mail_catcher_dir: Path | None = None
+    # Who may sign up on the authorization server's pages (docs/access.md): anyone, only the
+    # e-mail addresses invited (``mccgw users invite``), or no one.
+    signup_mode: Literal["open", "invite", "off"] = "open"
+    # Sign-ups, password-reset and resend requests one source may make per hour.
+    signup_per_hour: int = Field(default=20, ge=1)
+
     # A sensitive action (changing the wallet_address withdrawals go to) needs a sign-in with
     # the gateway's own client at most this many seconds old (access/fresh.py).
     fresh_signin_seconds: float = Field(default=300.0, gt=0)

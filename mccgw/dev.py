@@ -201,7 +201,7 @@ class DevStack:
         names = (
             "ENVIRONMENT", "DATABASE_URL", "REDIS_URL", "TEMPORAL_ADDRESS", "TEMPORAL_UI_URL",
             "SOLANA_RPC_URL", "CHAIN_KEYS_DIR", "BASE_URL", "AUTH_URL",
-            "MARKET_POOL_MCC_VAULT", "MARKET_POOL_USDC_VAULT",
+            "MARKET_POOL_MCC_VAULT", "MARKET_POOL_USDC_VAULT", "SMTP_URL", "MAIL_CATCHER_DIR",
         )  # fmt: skip
         lines = [f"{n}={env[n]}" for n in names if env.get(n)]
         if "CHAIN_KEYS_DIR" in env:
@@ -283,6 +283,7 @@ class DevStack:
             f"  Console      {demo['base_url']}/console  (sign in as admin)",
             f"  Auth         {demo['auth_url']}",
             f"  Chain RPC    {demo['rpc_url']}",
+            f"  Mail         {demo['base_url']}/console/mail  (the SMTP server's messages)",
         ]
         if "ws_url" in demo:
             lines.append(f"  Chain WS     {demo['ws_url']}  (PubSub)")

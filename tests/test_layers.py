@@ -23,7 +23,17 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("workflows",),  # deterministic orchestration
     ("activities",),  # one transaction or one chain call each, calling a service
     # services, one package per capability
-    ("engine", "mining", "onboarding", "webhooks", "tokens", "organizations", "views", "profiles"),
+    (
+        "engine",
+        "mining",
+        "onboarding",
+        "webhooks",
+        "tokens",
+        "organizations",
+        "views",
+        "profiles",
+        "accounts",
+    ),
     # who may do what (consent, scopes, rate limits, revocation): below both adapters, so the
     # API and the authorization server share it, and below the services that ask it
     ("chain", "events", "ledger", "access"),

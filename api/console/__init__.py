@@ -15,11 +15,11 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api.console import operations, overview, projects, signin, withdrawals
+from api.console import mail, operations, overview, projects, signin, withdrawals
 
 
 def install_console(app: FastAPI) -> None:
-    for module in (signin, overview, projects, operations, withdrawals):
+    for module in (signin, overview, projects, operations, withdrawals, mail):
         app.include_router(module.router)
     static = Path(__file__).parent / "static"
     app.mount("/console/static", StaticFiles(directory=str(static)), name="console-static")

@@ -128,7 +128,7 @@ async def admin(request: Request, session: AsyncSession) -> tuple[ConsoleSession
     if console is None or await session_ended(request.app.state.redis, console):
         raise LoginRequired
     user = await session.get(User, console.uid)
-    if user is None or user.role != "admin":
+    if user is None or user.role != "admin" or user.disabled_at is not None:
         raise Forbidden
     request.state.console_session = console
     principal = UserPrincipal(

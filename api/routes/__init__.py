@@ -9,6 +9,7 @@ import api.routes.rewards as rewards_routes
 import api.routes.techtree as techtree_routes
 import api.routes.webhooks as webhooks_routes
 from api.routes import (
+    account,
     admin_projects,
     admin_transfers,
     admin_whitelist,
@@ -32,6 +33,7 @@ from api.routes import (
     versions,
     withdrawals,
 )
+from authserver.accounts import router as account_pages_router
 from authserver.enrol import router as enrol_router
 from authserver.routes import router as auth_router
 from authserver.upstream_routes import router as upstream_router
@@ -42,6 +44,7 @@ api_router.include_router(versions.router)
 api_router.include_router(project_client.router)
 api_router.include_router(projects.router)
 api_router.include_router(authorizations.router)  # before users: /me/... is not a uid
+api_router.include_router(account.router)  # the person's own account: e-mail change, deletion
 api_router.include_router(users.router)
 api_router.include_router(attributes.router)
 for _prefix in ("/v1", "/api/open"):  # spec: onboarding and admin routes under both prefixes
@@ -68,3 +71,4 @@ api_router.include_router(token_price.router)  # the price and the statistics of
 api_router.include_router(auth_router)
 api_router.include_router(enrol_router)  # the second factor's enrolment pages
 api_router.include_router(upstream_router)  # sign-in through an upstream OIDC provider
+api_router.include_router(account_pages_router)  # sign-up, verification, reset

@@ -4,6 +4,7 @@ import db.models.engine  # noqa: F401  (transaction engine: transfers, limits, d
 from db.base import Base
 from db.models import (
     access,  # noqa: F401  (access tables: auth server, audit, idempotency)
+    accounts,  # noqa: F401  (account links, sign-up invitations)
     factors,  # noqa: F401  (second factors, recovery codes, upstream identities)
     onboarding,  # noqa: F401  (applications, whitelist, status history)
     organizations,  # noqa: F401  (units, memberships, station KPIs)

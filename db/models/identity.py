@@ -33,6 +33,13 @@ class User(TimestampMixin, Base):
     api_keys_configured: Mapped[bool] = mapped_column(Boolean, default=False, server_default="f")
     station_id: Mapped[int | None] = mapped_column(Integer)
     unit_id: Mapped[int | None] = mapped_column(Integer)
+    # Accounts (accounts/, migration 0028): an account made by sign-up starts unverified;
+    # one made by an operator, the seed or the identity provider is vouched for (the default).
+    email_verified: Mapped[bool] = mapped_column(Boolean, default=True, server_default="t")
+    # A disabled account cannot sign in and its tokens were revoked; a deleted one is also
+    # disabled, its profile erased (the row stays: the ledger's rows name it).
+    disabled_at: Mapped[datetime | None]
+    deleted_at: Mapped[datetime | None]
 
 
 class Project(TimestampMixin, Base):

@@ -10,7 +10,7 @@
   (RFC 8176 values: pwd, otp), put in the tokens and kept through refreshes.
 
 Revision ID: 0029_factors
-Revises: 0026_tenants_apart
+Revises: 0028_accounts
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0029_factors"
-down_revision: str | Sequence[str] | None = "0026_tenants_apart"
+down_revision: str | Sequence[str] | None = "0028_accounts"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -82,16 +82,17 @@ def chromium() -> Iterator[Any]:
         driver.quit()
 
 
-def _shots_dir() -> Path:
+def _shots_dir(env: str) -> Path:
     """A temporary folder, so a test run leaves the work tree as it was; to refresh the
-    screenshots the docs show: CONSOLE_SCREENSHOTS_DIR=docs/console and run the browser test."""
-    chosen = os.environ.get("CONSOLE_SCREENSHOTS_DIR")
+    screenshots the docs show: CONSOLE_SCREENSHOTS_DIR=docs/console (the account pages':
+    ACCOUNTS_SCREENSHOTS_DIR=docs/screens) and run the browser test."""
+    chosen = os.environ.get(env)
     path = Path(chosen) if chosen else Path(tempfile.gettempdir()) / "mccgw-console-shots"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
-def shot(driver: Any, name: str) -> None:
+def shot(driver: Any, name: str, env: str = "CONSOLE_SCREENSHOTS_DIR") -> None:
     """The whole page (not just the window) as <screenshots dir>/<name>.png."""
     height = int(driver.execute_script("return document.documentElement.scrollHeight"))
     metrics = {"width": 1360, "height": max(600, min(height, 2400)), "deviceScaleFactor": 1,
@@ -101,7 +102,7 @@ def shot(driver: Any, name: str) -> None:
         png = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    (_shots_dir() / f"{name}.png").write_bytes(base64.b64decode(png))
+    (_shots_dir(env) / f"{name}.png").write_bytes(base64.b64decode(png))
 
 
 def until(check: Any, what: str, timeout: float = WAIT) -> Any:

@@ -16,17 +16,14 @@ Under CI (CI=true) a missing browser or driver fails the test instead of skippin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import psutil
 import pytest
 from solders.keypair import Keypair
 
 from tests.console.browser_support import (
     Stack,
-    chromium,
     cli_token,
     drift_and_reconcile,
     fund_alice,
@@ -34,7 +31,6 @@ from tests.console.browser_support import (
     project_call,
     refreshed,
     request_transfer,
-    require_browser,
     shot,
     sign_in,
     submit,
@@ -44,27 +40,8 @@ from tests.console.browser_support import (
     withdraw,
     withdrawal,
 )
-from tests.shared_stacks import DevStack
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def stack(shared_dev_stack: DevStack) -> Iterator[Stack]:
-    require_browser()
-    running = shared_dev_stack
-    yield Stack(running.stack, running.state_dir, running.ports)
-    for p in psutil.Process(running.stack.proc.pid).children(recursive=True):
-        try:
-            if p.status() == psutil.STATUS_STOPPED:
-                p.resume()  # never leave a paused process behind
-        except psutil.NoSuchProcess:
-            pass
-
-
-@pytest.fixture(scope="module")
-def browser(stack: Stack) -> Iterator[Any]:
-    yield from chromium()
 
 
 def test_a_non_admin_cannot_enter(stack: Stack, browser: Any) -> None:

@@ -18,14 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-import psycopg
 import pytest
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
-from core.config import Settings
 from core.queues import MAIN_TASK_QUEUE
 from deploy.topology import Topology, compose_command, compose_env_names
 
@@ -103,36 +101,6 @@ def pair(topology: Topology) -> tuple[Pinned, Pinned]:
     pids = topology.api_processes()
     assert len(pids) == 2, f"expected two uvicorn workers behind one port, found {pids}"
     return Pinned(topology, pids[0]), Pinned(topology, pids[1])
-
-
-@pytest.fixture(scope="module")
-def demo(topology: Topology) -> dict[str, Any]:
-    """The demo project, users and consent (mccgw.seed) in the topology's database."""
-    from mccgw.seed import seed
-
-    env = topology.env
-    settings = Settings(
-        _env_file=None,
-        environment="production",
-        database_url=env["DATABASE_URL"],
-        redis_url=env["REDIS_URL"],
-        secret_key=env["SECRET_KEY"],
-        master_key=env["MASTER_KEY"],
-        chain_keys_dir=Path(env["CHAIN_KEYS_DIR"]),
-        solana_rpc_url=env["SOLANA_RPC_URL"],
-        temporal_address=env["TEMPORAL_ADDRESS"],
-        base_url=env["BASE_URL"],
-        mcc_mint=env["MCC_MINT"],
-        mcd_mint=env["MCD_MINT"],
-    )
-    # A new demo project is an application until mccgw dev's approval runs (mccgw.demo): seed
-    # twice (the second gives it an API secret) and activate it here, as the approval would.
-    demo = asyncio.run(seed(settings, asyncio.run(seed(settings, {}))))
-    project_id = int(demo["projects"][0]["project_id"])
-    dsn = env["DATABASE_URL"].replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("UPDATE projects SET status = 'active' WHERE project_id = %s", (project_id,))
-    return demo
 
 
 def _token(topology: Topology, user: str, scope: str, client: str | None = None) -> str:

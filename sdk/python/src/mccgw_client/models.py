@@ -24,6 +24,17 @@ class BaseModel(_BaseModel):
     )
 
 
+class AccountDeletionIn(BaseModel):
+    password: Annotated[
+        str,
+        Field(
+            description="Your current password, to confirm",
+            max_length=256,
+            min_length=1,
+        ),
+    ]
+
+
 class AddressBalanceAttributes(BaseModel):
     address: str
     token_accounts: int
@@ -492,6 +503,15 @@ class DriftAttributes(BaseModel):
     ledger_balance: str
     run_id: str
     user_uid: str
+
+
+class EmailChangeAttributes(BaseModel):
+    email: Annotated[str, Field(description="The new address, not in use until confirmed")]
+    status: Annotated[str, Field(description="`verification_sent`: a link went to the new address")]
+
+
+class EmailChangeIn(BaseModel):
+    email: Annotated[str, Field(examples=["alice@example.org"], max_length=255, min_length=3)]
 
 
 class EndpointAttributes(BaseModel):
@@ -1455,6 +1475,9 @@ TypedResourceDeliveryAttributes = GenericTyped[DeliveryAttributes]
 TypedResourceDriftAttributes = GenericTyped[DriftAttributes]
 
 
+TypedResourceEmailChangeAttributes = GenericTyped[EmailChangeAttributes]
+
+
 TypedResourceEndpointAttributes = GenericTyped[EndpointAttributes]
 
 
@@ -2033,6 +2056,9 @@ OneBreakerAttributes = GenericDataMeta[TypedResourceBreakerAttributes, Meta]
 
 
 OneDeliveryAttributes = GenericDataMeta[TypedResourceDeliveryAttributes, Meta]
+
+
+OneEmailChangeAttributes = GenericDataMeta[TypedResourceEmailChangeAttributes, Meta]
 
 
 OneEndpointAttributes = GenericDataMeta[TypedResourceEndpointAttributes, Meta]

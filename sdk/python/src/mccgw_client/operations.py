@@ -152,6 +152,14 @@ cancel_withdrawal: Operation[models.OneWithdrawalAttributes] = Operation(
     models.OneWithdrawalAttributes,
     "Cancel one of your withdrawals while it is `pending` (not yet being sent).",
 )
+change_email: Operation[models.OneEmailChangeAttributes] = Operation(
+    "change_email",
+    "POST",
+    "/v1/users/me/email",
+    models.EmailChangeIn,
+    models.OneEmailChangeAttributes,
+    "Change your e-mail address: a confirmation link (24 h, single use) goes to the new",
+)
 change_project_status: Operation[models.OneStatusChangeAttributes] = Operation(
     "change_project_status",
     "PUT",
@@ -223,6 +231,30 @@ delete_endpoint: Operation[models.OneEndpointAttributes] = Operation(
     None,
     models.OneEndpointAttributes,
     "Delete an endpoint: nothing more is delivered to it (its log stays queryable).",
+)
+delete_me: Operation[Any] = Operation(
+    "delete_me",
+    "POST",
+    "/v1/users/me/delete",
+    models.AccountDeletionIn,
+    None,
+    "Delete your account, confirmed by your password: the profile is erased (username,",
+)
+email_confirm_page: Operation[Any] = Operation(
+    "email_confirm_page",
+    "GET",
+    "/auth/email/confirm",
+    None,
+    None,
+    "Asks before it changes the address (`POST /v1/users/me/email` sent the link).",
+)
+email_confirm_submit: Operation[Any] = Operation(
+    "email_confirm_submit",
+    "POST",
+    "/auth/email/confirm",
+    None,
+    None,
+    "Spend the link: the account's e-mail address is the new one, verified.",
 )
 estimate_borrow_cost: Operation[models.OneEstimateAttributes] = Operation(
     "estimate_borrow_cost",
@@ -782,6 +814,44 @@ request_transfer: Operation[models.OneTransferAttributes] = Operation(
     models.OneTransferAttributes,
     "Request a transfer from a user who authorized this project; settles on chain.",
 )
+resend_page: Operation[Any] = Operation(
+    "resend_page", "GET", "/auth/verify/resend", None, None, "Ask for a new verification link."
+)
+resend_submit: Operation[Any] = Operation(
+    "resend_submit",
+    "POST",
+    "/auth/verify/resend",
+    None,
+    None,
+    "Send a new verification link; the same answer whether or not there is such an",
+)
+reset_confirm_page: Operation[Any] = Operation(
+    "reset_confirm_page",
+    "GET",
+    "/auth/reset/confirm",
+    None,
+    None,
+    "The new-password form of a reset link.",
+)
+reset_confirm_submit: Operation[Any] = Operation(
+    "reset_confirm_submit",
+    "POST",
+    "/auth/reset/confirm",
+    None,
+    None,
+    "Spend the reset link and set the new password; every token of the account is revoked.",
+)
+reset_page: Operation[Any] = Operation(
+    "reset_page", "GET", "/auth/reset", None, None, "Ask for a password-reset link."
+)
+reset_submit: Operation[Any] = Operation(
+    "reset_submit",
+    "POST",
+    "/auth/reset",
+    None,
+    None,
+    "Send a reset link if the address has an account; the answer (and its time: the mail",
+)
 reset_withdrawal_breaker: Operation[models.OneBreakerAttributes] = Operation(
     "reset_withdrawal_breaker",
     "POST",
@@ -885,6 +955,22 @@ set_whitelist_status: Operation[models.OneWhitelistStatusAttributes] = Operation
     models.WhitelistStatusIn,
     models.OneWhitelistStatusAttributes,
     "Suspend or reactivate a project's whitelist entry: chain first, then the database.",
+)
+signup_page: Operation[Any] = Operation(
+    "signup_page",
+    "GET",
+    "/auth/signup",
+    None,
+    None,
+    "The sign-up page (403 when `SIGNUP_MODE=off`).",
+)
+signup_submit: Operation[Any] = Operation(
+    "signup_submit",
+    "POST",
+    "/auth/signup",
+    None,
+    None,
+    "Create an unverified account and send its verification link (`SIGNUP_MODE`: open,",
 )
 stats: Operation[models.OneStatsAttributes] = Operation(
     "stats",
@@ -1054,6 +1140,22 @@ vaults: Operation[models.ManyVaultAttributes] = Operation(
     models.ManyVaultAttributes,
     "Fragment vaults, newest first, optionally of one status.",
 )
+verify_page: Operation[Any] = Operation(
+    "verify_page",
+    "GET",
+    "/auth/verify",
+    None,
+    None,
+    "Asks before it verifies (a link scanner's GET does not spend the link).",
+)
+verify_submit: Operation[Any] = Operation(
+    "verify_submit",
+    "POST",
+    "/auth/verify",
+    None,
+    None,
+    "Spend the verification link: the account may sign in from now on.",
+)
 versions: Operation[models.ListingVersionAttributes] = Operation(
     "versions",
     "GET",
@@ -1107,6 +1209,7 @@ OPERATIONS: dict[str, Operation[Any]] = {
         calculate_interest,
         cancel_transfer,
         cancel_withdrawal,
+        change_email,
         change_project_status,
         collection,
         config_auction_solana,
@@ -1116,6 +1219,9 @@ OPERATIONS: dict[str, Operation[Any]] = {
         create_withdrawal,
         delete_attributes,
         delete_endpoint,
+        delete_me,
+        email_confirm_page,
+        email_confirm_submit,
         estimate_borrow_cost,
         full_profile,
         funds_transfer,
@@ -1187,6 +1293,12 @@ OPERATIONS: dict[str, Operation[Any]] = {
         remove_member,
         report_attribute,
         request_transfer,
+        resend_page,
+        resend_submit,
+        reset_confirm_page,
+        reset_confirm_submit,
+        reset_page,
+        reset_submit,
         reset_withdrawal_breaker,
         retry_transfer,
         retry_withdrawal,
@@ -1200,6 +1312,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
         set_redirect_uris,
         set_redirect_uris_by_header,
         set_whitelist_status,
+        signup_page,
+        signup_submit,
         stats,
         stuck_transfers,
         submit_activity,
@@ -1221,6 +1335,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
         user_tree,
         vault,
         vaults,
+        verify_page,
+        verify_submit,
         versions,
         wallet_auctions,
         wallet_bids,

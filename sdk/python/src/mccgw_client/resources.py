@@ -724,6 +724,14 @@ class Users:
         self._client = client
         self.attributes = UsersAttributes(client)
 
+    def change_email(self, *, email: str) -> models.TypedResourceEmailChangeAttributes:
+        """Change your e-mail address: a confirmation link (24 h, single use) goes to the new (``POST /v1/users/me/email``)"""
+        return self._client.call(operations.change_email, body=_given({"email": email})).data
+
+    def delete_me(self, *, password: str) -> Any:
+        """Delete your account, confirmed by your password: the profile is erased (username, (``POST /v1/users/me/delete``)"""
+        return self._client.call(operations.delete_me, body=_given({"password": password}))
+
     def list_authorizations(self) -> builtins.list[models.TypedResourceAuthorizationAttributes]:
         """The projects the current user has authorized, with the scopes granted to each (a (``GET /v1/users/me/authorizations``)"""
         return self._client.call(operations.list_authorizations).data
@@ -2185,6 +2193,16 @@ class AsyncUsers:
     def __init__(self, client: AsyncTransport) -> None:
         self._client = client
         self.attributes = AsyncUsersAttributes(client)
+
+    async def change_email(self, *, email: str) -> models.TypedResourceEmailChangeAttributes:
+        """Change your e-mail address: a confirmation link (24 h, single use) goes to the new (``POST /v1/users/me/email``)"""
+        return (
+            await self._client.call(operations.change_email, body=_given({"email": email}))
+        ).data
+
+    async def delete_me(self, *, password: str) -> Any:
+        """Delete your account, confirmed by your password: the profile is erased (username, (``POST /v1/users/me/delete``)"""
+        return await self._client.call(operations.delete_me, body=_given({"password": password}))
 
     async def list_authorizations(
         self,

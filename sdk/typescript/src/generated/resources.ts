@@ -433,6 +433,16 @@ export class Users {
     this.attributes = new UsersAttributes(t);
   }
 
+  /** Change your e-mail address: a confirmation link (24 h, single use) goes to the new (`POST /v1/users/me/email`) */
+  async changeEmail(body: m.EmailChangeIn): Promise<m.TypedResourceEmailChangeAttributes> {
+    return (await this.t.call<m.OneEmailChangeAttributes>("POST", "/v1/users/me/email", {}, { json: body })).data;
+  }
+
+  /** Delete your account, confirmed by your password: the profile is erased (username, (`POST /v1/users/me/delete`) */
+  async deleteMe(body: m.AccountDeletionIn): Promise<unknown> {
+    return await this.t.call<unknown>("POST", "/v1/users/me/delete", {}, { json: body });
+  }
+
   /** The projects the current user has authorized, with the scopes granted to each (a (`GET /v1/users/me/authorizations`) */
   async listAuthorizations(): Promise<Array<m.TypedResourceAuthorizationAttributes>> {
     return (await this.t.call<m.ListingAuthorizationAttributes>("GET", "/v1/users/me/authorizations", {}, {  })).data;
