@@ -23,6 +23,7 @@ from authserver.factors import new_totp
 from authserver.routes import password_user
 from authserver.schemas import html_errors
 from authserver.server import AuthServer
+from authserver.store import UserInfo
 from core import sealed
 
 router = APIRouter(prefix="/auth/account", tags=["auth"])
@@ -62,33 +63,49 @@ async def totp_submit(request: Request) -> Response:
     form = dict(await read_form(request))
     if form.get("step") == "confirm":
         return await run_in_threadpool(_confirm, server, form)
+    user = await enrolling_user(request, server, form, mfa_pages.enrol_start(action=_ACTION))
+    if not isinstance(user, UserInfo):
+        return user
+    totp = new_totp(user.username)
+    payload = {"uid": user.uid, "secret": totp.secret, "uri": totp.uri,
+               "exp": time.time() + ENROL_TTL}  # fmt: skip
+    ticket = sealed.seal(server.settings.secret_key, _PURPOSE, ENROL_TICKET, payload)
+    return HTMLResponse(
+        mfa_pages.enrol_scan(action=_ACTION, secret=totp.secret, uri=totp.uri, ticket=ticket)
+    )
+
+
+async def enrolling_user(
+    request: Request, server: AuthServer, form: dict[str, str], start: str
+) -> UserInfo | Response:
+    """Who is adding a second factor: the form's username and password (through the sign-in
+    throttle) and, when they have an authenticator already, its current code (or a recovery
+    code); else the page ``start`` (the form to fill) with the refusal."""
     login = form.get("username", "")
     if not (login and form.get("password")):
-        error = "Give your username (or e-mail) and password"
-        return HTMLResponse(mfa_pages.enrol_start(action=_ACTION, error=error), 400)
+        return HTMLResponse(_with_error(start, "Give your username (or e-mail) and password"), 400)
     if refused := await throttle.refusal(request, login):
         return refused
-    answer, failed = await run_in_threadpool(_start, server, form)
-    await throttle.outcome(request, login, failed=failed, signed_in=not failed)
-    return answer
+    user = await run_in_threadpool(_check, server, form)
+    await throttle.outcome(request, login, failed=user is None, signed_in=user is not None)
+    if user is None:
+        error = "Unknown user, wrong password, or (with an authenticator app) wrong code"
+        return HTMLResponse(_with_error(start, error), 401)
+    return user
 
 
-def _start(server: AuthServer, form: dict[str, str]) -> tuple[Response, bool]:
+def _with_error(page: str, error: str) -> str:
+    return page.replace("<form", f"{mfa_pages._error(error)}<form", 1)
+
+
+def _check(server: AuthServer, form: dict[str, str]) -> UserInfo | None:
     user = password_user(server, form)
     factors = mfa.factors(server)
     if user is not None and factors.has_totp(user.uid):
         code = form.get("code", "")
         if not (factors.check_totp(user.uid, code) or factors.use_recovery_code(user.uid, code)):
-            user = None
-    if user is None:
-        error = "Unknown user, wrong password, or (to replace an authenticator) wrong code"
-        return HTMLResponse(mfa_pages.enrol_start(action=_ACTION, error=error), 401), True
-    totp = new_totp(user.username)
-    payload = {"uid": user.uid, "secret": totp.secret, "uri": totp.uri,
-               "exp": time.time() + ENROL_TTL}  # fmt: skip
-    ticket = sealed.seal(server.settings.secret_key, _PURPOSE, ENROL_TICKET, payload)
-    page = mfa_pages.enrol_scan(action=_ACTION, secret=totp.secret, uri=totp.uri, ticket=ticket)
-    return HTMLResponse(page), False
+            return None
+    return user
 
 
 def _confirm(server: AuthServer, form: dict[str, str]) -> Response:

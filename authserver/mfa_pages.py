@@ -21,7 +21,9 @@ def _hidden(name: str, value: str) -> str:
     return f"<input type=hidden name={name} value='{escape(value, quote=True)}'>"
 
 
-def code_step(*, action: str, username: str, ticket: str, error: str | None = None) -> str:
+def code_step(
+    *, action: str, username: str, ticket: str, error: str | None = None, after: str = ""
+) -> str:
     """The sign-in's second step: the password was right, now the code."""
     return page(
         "Two-step sign-in",
@@ -31,7 +33,25 @@ def code_step(*, action: str, username: str, ticket: str, error: str | None = No
         f"{_error(error)}<form method=post action='{escape(action, quote=True)}'>"
         f"{_hidden('username', username)}{_hidden('mfa_ticket', ticket)}{_CODE_INPUT}"
         "<button name=decision value=approve>Verify</button>"
-        "<button name=decision value=deny formnovalidate>Cancel</button></form>",
+        f"<button name=decision value=deny formnovalidate>Cancel</button></form>{after}",
+    )
+
+
+def passkey_step(*, username: str, offer: str) -> str:
+    """The second step of a user whose second factor is a passkey only."""
+    return page(
+        "Two-step sign-in",
+        f"<h1>Two-step sign-in</h1><p>Signing in as <strong>{escape(username)}</strong>. "
+        f"Confirm with your passkey.</p>{offer}",
+    )
+
+
+def passkey_refused() -> str:
+    return page(
+        "Sign-in refused",
+        "<h1>Sign-in refused</h1><p class=error role=alert>That passkey did not sign you in "
+        "(unknown here, used already, or from another site). Go back to the application and "
+        "sign in again.</p>",
     )
 
 

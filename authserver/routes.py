@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from access.callers import Declaration, anyone, oauth_client
 from access.scopes import USER_SCOPES
-from authserver import mfa, mfa_pages, pages, throttle, upstream_routes
+from authserver import mfa, mfa_pages, pages, passkey_pages, passkeys, throttle, upstream_routes
 from authserver.adapter import (
     StarletteOAuth2Request,
     create_oauth2_request,
@@ -119,7 +119,9 @@ async def authorize_page(request: Request) -> Response:
     if (person := await run_in_threadpool(upstream_routes.signed_in, server, request)) is not None:
         provider = server.settings.upstream_oidc_name
         return HTMLResponse(upstream_routes.consent(user=person, provider=provider, **names))
-    after = upstream_routes.button(server.settings, _action(request))
+    ceremony = await run_in_threadpool(mfa.passkeys(server).authentication)
+    after = passkey_pages.sign_in_button(_action(request), ceremony)
+    after += upstream_routes.button(server.settings, _action(request))
     return HTMLResponse(pages.authorize(**names, after=after))
 
 
@@ -154,6 +156,11 @@ async def authorize_submit(request: Request) -> Response:
             if user is None:
                 failed = True
                 return HTMLResponse(mfa_pages.expired(), status_code=401)
+        elif passkeys.TICKET in form:  # a passkey: password-less, or the second step
+            user, retry = mfa.passkey_step(server, form, _action(request))
+            if user is None:
+                failed = True
+                return HTMLResponse(retry, status_code=401)
         elif mfa.TICKET in form:  # the second step: the password was right, now the code
             user, retry = mfa.second_step(server, form, _action(request))
             if user is None:

@@ -243,6 +243,9 @@ class Settings(BaseSettings):
     upstream_oidc_client_id: str = ""
     upstream_oidc_client_secret: str = ""
     upstream_oidc_name: str = "your organization's account"
+    # Passkeys (authserver/passkeys.py): the WebAuthn relying party's ID, a domain; empty = the
+    # host of BASE_URL ("localhost" when that host is an IP address, which cannot be an RP ID).
+    webauthn_rp_id: str = ""
     # Withdrawals (docs/engine.md, "Withdrawals"); grouped as ``settings.withdrawals``.
     withdrawal_minimum: str = "1"
     withdrawal_maximum: str = "10000"

@@ -35,6 +35,7 @@ from api.routes import (
 )
 from authserver.accounts import router as account_pages_router
 from authserver.enrol import router as enrol_router
+from authserver.passkey_enrol import router as passkey_router
 from authserver.routes import router as auth_router
 from authserver.upstream_routes import router as upstream_router
 
@@ -70,5 +71,6 @@ api_router.include_router(tokens.router)
 api_router.include_router(token_price.router)  # the price and the statistics of the tokens
 api_router.include_router(auth_router)
 api_router.include_router(enrol_router)  # the second factor's enrolment pages
+api_router.include_router(passkey_router)  # ... and the passkeys'
 api_router.include_router(upstream_router)  # sign-in through an upstream OIDC provider
 api_router.include_router(account_pages_router)  # sign-up, verification, reset

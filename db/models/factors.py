@@ -1,12 +1,13 @@
 """Second factors and upstream identities (issue 44): a user's TOTP authenticator, their
-single-use recovery codes, and the accounts of an upstream OpenID Connect provider linked to
+single-use recovery codes, their passkeys (WebAuthn) and the challenges spent on them, and the
+accounts of an upstream OpenID Connect provider linked to
 local users (migration 0029)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, String, UniqueConstraint
+from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, CreatedAt, IdentityPk, UserUid
@@ -51,3 +52,30 @@ class UpstreamIdentity(Base):
         ForeignKey("users.uid", ondelete="CASCADE"), index=True
     )
     created_at: Mapped[CreatedAt]
+
+
+class Passkey(Base):
+    """A WebAuthn credential (a passkey) registered by a user: its public key (COSE) and the
+    newest signature counter seen, which a clone of the authenticator would repeat."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[IdentityPk]
+    user_uid: Mapped[UserUid] = mapped_column(
+        ForeignKey("users.uid", ondelete="CASCADE"), index=True
+    )
+    credential_id: Mapped[str] = mapped_column(String(1400), unique=True)  # base64url
+    public_key: Mapped[str] = mapped_column(String(2000))  # COSE key, base64url
+    sign_count: Mapped[int] = mapped_column(BigInteger)
+    last_used_at: Mapped[datetime | None]
+    created_at: Mapped[CreatedAt]
+
+
+class SpentChallenge(Base):
+    """A WebAuthn challenge already answered (SHA-256), kept until it would have expired: a
+    ceremony's challenge is good once."""
+
+    __tablename__ = "webauthn_challenges"
+
+    challenge_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[datetime]

@@ -4,6 +4,8 @@
   ``last_step`` the newest time step used, so a code is never accepted twice); confirmed once
   the user typed a code from it.
 - recovery_codes: single-use codes shown once at enrolment, kept as SHA-256 only.
+- passkeys: a user's WebAuthn credentials (public key, newest signature counter);
+  webauthn_challenges: the challenges already answered, kept until they expire (single use).
 - upstream_identities: a person who signed in through an upstream OpenID Connect provider,
   linked to their local account by (issuer, subject).
 - oauth_authorization_codes.amr / oauth_tokens.amr: how the user signed in for the grant
@@ -64,6 +66,23 @@ def upgrade() -> None:
     )
     op.create_index("ix_recovery_codes_user_uid", "recovery_codes", ["user_uid"])
     op.create_table(
+        "passkeys",
+        sa.Column("id", sa.BigInteger(), sa.Identity(), primary_key=True),
+        _user_fk("passkeys"),
+        sa.Column("credential_id", sa.String(1400), nullable=False),
+        sa.Column("public_key", sa.String(2000), nullable=False),
+        sa.Column("sign_count", sa.BigInteger(), nullable=False),
+        sa.Column("last_used_at", sa.DateTime(timezone=True), nullable=True),
+        _created(),
+        sa.UniqueConstraint("credential_id", name="uq_passkeys_credential_id"),
+    )
+    op.create_index("ix_passkeys_user_uid", "passkeys", ["user_uid"])
+    op.create_table(
+        "webauthn_challenges",
+        sa.Column("challenge_hash", sa.String(64), primary_key=True),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_table(
         "upstream_identities",
         sa.Column("issuer", sa.String(500), primary_key=True),
         sa.Column("subject", sa.String(255), primary_key=True),
@@ -79,5 +98,7 @@ def downgrade() -> None:
     for table in ("oauth_authorization_codes", "oauth_tokens"):
         op.drop_column(table, "amr")
     op.drop_table("upstream_identities")
+    op.drop_table("webauthn_challenges")
+    op.drop_table("passkeys")
     op.drop_table("recovery_codes")
     op.drop_table("user_factors")

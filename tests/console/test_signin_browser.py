@@ -112,3 +112,49 @@ def test_a_person_enrols_an_authenticator_then_signs_in_with_its_code(
     browser.find_element(By.NAME, "code").send_keys(totp_code(secret, 1))
     browser.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
     until(lambda: browser.current_url.endswith("/console/overview"), "the console")
+
+
+def test_an_administrator_adds_a_passkey_then_signs_in_with_it_alone(
+    stack: Stack, browser: Any
+) -> None:
+    """Chromium's virtual authenticator (CTAP2, built in, user verified) holds the passkey.
+    WebAuthn wants a domain: the passkey pages are opened at localhost (the relying party the
+    stack's 127.0.0.1 base URL gives), the console stays at 127.0.0.1."""
+    from selenium.webdriver.common.by import By
+
+    username = _person(stack, "admin")
+    local = stack.base.replace("://127.0.0.1", "://localhost", 1)
+    browser.execute_cdp_cmd("WebAuthn.enable", {})
+    added = browser.execute_cdp_cmd("WebAuthn.addVirtualAuthenticator", {"options": {
+        "protocol": "ctap2", "transport": "internal", "hasResidentKey": True,
+        "hasUserVerification": True, "isUserVerified": True}})  # fmt: skip
+    try:
+        browser.get(f"{local}/auth/account/passkey")
+        browser.find_element(By.NAME, "username").send_keys(username)
+        browser.find_element(By.NAME, "password").send_keys(PASSWORD)
+        browser.find_element(By.CSS_SELECTOR, "button[value=password]").click()
+        until(lambda: "Create the passkey" in text(browser), "the page that creates it")
+        shot(browser, "passkey-create")
+        browser.find_element(By.ID, "passkey-button").click()
+        until(lambda: browser.find_elements(By.ID, "passkey-added"), "the passkey added")
+        held = browser.execute_cdp_cmd(
+            "WebAuthn.getCredentials", {"authenticatorId": added["authenticatorId"]}
+        )["credentials"]
+        assert len(held) == 1 and held[0]["isResidentCredential"]
+
+        # Signed out (no console session), the passkey alone signs the administrator in.
+        browser.get(f"{stack.base}/console/")
+        browser.delete_all_cookies()
+        browser.get(f"{stack.base}/console/")
+        until(lambda: "/auth/oauth/authorize" in browser.current_url, "the sign-in page")
+        browser.get(browser.current_url.replace("://127.0.0.1", "://localhost", 1))
+        until(lambda: browser.find_elements(By.ID, "passkey-button"), "the passkey button")
+        shot(browser, "passkey-sign-in")
+        browser.find_element(By.ID, "passkey-button").click()
+        until(lambda: browser.current_url.endswith("/console/overview"), "the console")
+        assert "Two-step sign-in required" not in text(browser)
+        assert username in text(browser)
+    finally:
+        browser.execute_cdp_cmd(
+            "WebAuthn.removeVirtualAuthenticator", {"authenticatorId": added["authenticatorId"]}
+        )

@@ -670,6 +670,22 @@ organization_stats: Operation[models.OneUnitStatsAttributes] = Operation(
     models.OneUnitStatsAttributes,
     "Public: members, 30-day mining input, qualifying days and lit state of a unit.",
 )
+passkey_page: Operation[Any] = Operation(
+    "passkey_page",
+    "GET",
+    "/auth/account/passkey",
+    None,
+    None,
+    "Add a passkey (WebAuthn) to sign in with: who is enrolling.",
+)
+passkey_submit: Operation[Any] = Operation(
+    "passkey_submit",
+    "POST",
+    "/auth/account/passkey",
+    None,
+    None,
+    "Add a passkey: `step=password` (username, password, and the authenticator app's code",
+)
 place_member: Operation[models.OneMembershipAttributes] = Operation(
     "place_member",
     "POST",
@@ -1275,6 +1291,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
         openid_configuration,
         organization_members,
         organization_stats,
+        passkey_page,
+        passkey_submit,
         place_member,
         pool,
         position,
