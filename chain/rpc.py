@@ -16,13 +16,21 @@ any other status than 200                                  ``ChainUnavailable``
 a body that is not JSON-RPC, or a batch answered with      ``ChainUnavailable``
 other ids than it asked
 a JSON-RPC error meaning "not ready" (``TRANSIENT_CODES``)  ``ChainUnavailable``
+-32002 "already been processed" / "Blockhash not found"    ``AlreadyProcessed`` /
+                                                           ``BlockhashNotFound``
 any other JSON-RPC error                                   ``ChainRpcError`` with its ``code``
 =========================================================  ==================================
 
+What may pass is retried first, inside ``_post`` (``chain/door.py``): an unreachable provider,
+a time-out, a 429 (not before its ``Retry-After``), a 5xx or 408, and a single call answered
+"node behind" (-32005), "min context slot not reached" (-32016) or "internal error" (-32603),
+with jittered exponential backoff, as long as the next try starts within ``retry_within``
+seconds of the first; then the error above is raised. Each try first takes its turn in the
+provider's request budget (``Budget``), shared by the deployment's processes through Redis.
+
 Everything in ``chain/`` (the gateway's reads and writes, ``BlockReader``) and the chain views
 use one ``ChainRpc`` per process; no other module speaks JSON-RPC (``tests/test_one_door.py``).
-Retries, a request budget per provider and failover across providers (issue 39) belong in
-``_post``: every request passes through it.
+Every request passes through ``_post``.
 """
 
 from __future__ import annotations
@@ -37,15 +45,30 @@ from typing import Any
 
 import httpx
 import orjson
+from redis.asyncio import Redis
 
-from chain.errors import ChainRateLimited, ChainRpcError, ChainUnavailable
+from chain.door import Budget, delay, provider_of
+from chain.errors import (
+    AlreadyProcessed,
+    BlockhashNotFound,
+    ChainError,
+    ChainRateLimited,
+    ChainRpcError,
+    ChainUnavailable,
+)
 from core.config import Settings
+from core.metrics import CHAIN_RPC_ERRORS, CHAIN_RPC_LATENCY, CHAIN_RPC_REQUESTS
 
 # JSON-RPC error codes that say "the node is not ready", not "the request is wrong": block not
 # available yet (-32004), node unhealthy/behind (-32005), block status not available yet
 # (-32014), minimum context slot not reached (-32016), internal error (-32603).
 TRANSIENT_CODES = frozenset({-32004, -32005, -32014, -32016, -32603})
 METHOD_NOT_FOUND = -32601
+# Of those, the ones a single call retries at once (the others are answers about a slot).
+RETRIED_CODES = frozenset({-32005, -32016, -32603})
+PREFLIGHT_FAILED = -32002
+# HTTP statuses worth another try: the provider's gateway or the node is busy or restarting.
+RETRIED_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
 Answer = dict[str, Any]  # one JSON-RPC answer object: {"jsonrpc", "id", "result" | "error"}
 
@@ -60,24 +83,56 @@ class ChainRpc:
     per method (a batch of n counts n), for benchmarks and tests.
     """
 
-    def __init__(self, url: str, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 10.0,
+        retry_within: float = 0.0,
+        budget: Budget | None = None,
+        redis: Redis | None = None,
+    ) -> None:
         self._url = url
         self._timeout = timeout
+        self._retry_within = retry_within
+        self._budget = budget
+        self._redis = redis  # the budget's own client, closed with the transport
+        self._provider = provider_of(url)
         self._http = httpx.AsyncClient(timeout=timeout)
         self._ids = itertools.count(1)
         self.calls: Counter[str] = Counter()
 
     @classmethod
     def of(cls, settings: Settings, *, timeout: float = 10.0) -> ChainRpc:
-        """The transport to the cluster the settings name (``SOLANA_RPC_URL``)."""
-        return cls(settings.solana_rpc_url, timeout=timeout)
+        """The transport to the cluster the settings name (``SOLANA_RPC_URL``), with the
+        deployment's request budget (``SOLANA_RPC_RPS``, through ``REDIS_URL``) and retries
+        within ``SOLANA_RPC_RETRY_SECONDS``."""
+        redis = budget = None
+        if settings.solana_rpc_rps > 0:
+            redis = Redis.from_url(settings.redis_url, max_connections=16)
+            budget = Budget(
+                redis, settings.solana_rpc_rps, max_wait=max(5.0, settings.solana_rpc_retry_seconds)
+            )
+        return cls(
+            settings.solana_rpc_url,
+            timeout=timeout,
+            retry_within=settings.solana_rpc_retry_seconds,
+            budget=budget,
+            redis=redis,
+        )
 
     @property
     def url(self) -> str:
         return self._url
 
+    @property
+    def provider(self) -> str:
+        return self._provider
+
     async def aclose(self) -> None:
         await self._http.aclose()
+        if self._redis is not None:
+            await self._redis.aclose()
 
     async def __aenter__(self) -> ChainRpc:
         return self
@@ -98,7 +153,7 @@ class ChainRpc:
         ``decode``); transport and HTTP failures raised, JSON-RPC errors left in the body."""
         self.calls[method] += 1
         body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": list(params)}
-        return await self._post(method, orjson.dumps(body), time_limit)
+        return await self._post(method, orjson.dumps(body), time_limit, single=True)
 
     async def batch(
         self, method: str, calls: Sequence[Sequence[Any]], *, time_limit: float | None = None
@@ -114,8 +169,9 @@ class ChainRpc:
             {"jsonrpc": "2.0", "id": i, "method": method, "params": list(params)}
             for i, params in zip(ids, calls, strict=True)
         ]
+        single = len(requests) == 1
         raw = await self._post(
-            method, orjson.dumps(requests if len(requests) > 1 else requests[0]), time_limit
+            method, orjson.dumps(requests[0] if single else requests), time_limit, single=single
         )
         doc = _loads(method, raw)
         answers = doc if isinstance(doc, list) else [doc]
@@ -144,27 +200,109 @@ class ChainRpc:
         message = f"{method}: {error.get('message') if isinstance(error, dict) else error}"
         if code in TRANSIENT_CODES:
             raise ChainUnavailable(message)
+        if code == PREFLIGHT_FAILED:
+            lowered = message.lower()
+            if "already been processed" in lowered:
+                raise AlreadyProcessed(message, code)
+            if "blockhash not found" in lowered:
+                raise BlockhashNotFound(message, code)
         raise ChainRpcError(message, code if isinstance(code, int) else None)
 
-    async def _post(self, method: str, body: bytes, time_limit: float | None) -> bytes:
-        """The one HTTP request every call and batch makes (issue 39: retries, budgets and
-        failover go here)."""
+    async def _post(
+        self, method: str, body: bytes, time_limit: float | None, *, single: bool = False
+    ) -> bytes:
+        """The one HTTP request every call and batch makes: its turn in the budget, then the
+        request, retried per the module's rule while the next try starts within
+        ``retry_within`` of the first."""
+        loop = asyncio.get_running_loop()
+        give_up_at = loop.time() + self._retry_within
+        attempt = 0
+        while True:
+            try:
+                return await self._once(method, body, time_limit, single)
+            except _Retryable as retry:
+                pause = delay(attempt, retry.retry_after)
+                if loop.time() + pause > give_up_at:
+                    raise retry.error from None
+                attempt += 1
+                await asyncio.sleep(pause)
+
+    async def _once(
+        self, method: str, body: bytes, time_limit: float | None, single: bool
+    ) -> bytes:
         limit = self._timeout if time_limit is None else time_limit
+        if self._budget is not None:
+            try:
+                await self._budget.take(self._provider)
+            except TimeoutError as exc:
+                self._failed(method, "budget")
+                raise ChainUnavailable(f"{method}: {exc}") from exc
+        CHAIN_RPC_REQUESTS.labels(self._provider, method).inc()
+        started = asyncio.get_running_loop().time()
         try:
             async with asyncio.timeout(limit):
                 resp = await self._http.post(
                     self._url, content=body, headers=_HEADERS, timeout=limit
                 )
         except TimeoutError as exc:
-            raise ChainUnavailable(f"{method}: no answer within {limit:g} s") from exc
+            self._failed(method, "timeout")
+            raise _Retryable(ChainUnavailable(f"{method}: no answer within {limit:g} s")) from exc
         except (httpx.HTTPError, OSError) as exc:
-            raise ChainUnavailable(f"{method}: {type(exc).__name__}: {exc}") from exc
+            self._failed(method, "unreachable")
+            raise _Retryable(ChainUnavailable(f"{method}: {type(exc).__name__}: {exc}")) from exc
+        finally:
+            CHAIN_RPC_LATENCY.labels(self._provider, method).observe(
+                asyncio.get_running_loop().time() - started
+            )
         if resp.status_code == 429:
+            self._failed(method, "rate_limited")
             retry_after = retry_after_seconds(resp.headers.get("Retry-After"))
-            raise ChainRateLimited(f"{method}: HTTP 429 from the RPC provider", retry_after)
+            if retry_after and self._budget is not None:
+                await self._budget.pause(self._provider, retry_after)
+            limited = ChainRateLimited(f"{method}: HTTP 429 from the RPC provider", retry_after)
+            raise _Retryable(limited, retry_after)
         if resp.status_code != 200:
-            raise ChainUnavailable(f"{method}: HTTP {resp.status_code}")
+            self._failed(method, "http")
+            error = ChainUnavailable(f"{method}: HTTP {resp.status_code}")
+            if resp.status_code in RETRIED_STATUSES:
+                raise _Retryable(error)
+            raise error
+        if single and _node_not_ready(resp.content):
+            self._failed(method, "node_behind")
+            raise _Retryable(_as_error(method, resp.content))
         return resp.content
+
+    def _failed(self, method: str, kind: str) -> None:
+        CHAIN_RPC_ERRORS.labels(self._provider, method, kind).inc()
+
+
+class _Retryable(Exception):
+    """A try that may pass next time: the error to raise when no more tries fit."""
+
+    def __init__(self, error: ChainError, retry_after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+
+
+def _node_not_ready(raw: bytes) -> bool:
+    """Whether a single call's (small) answer is an error that a retry may pass."""
+    if len(raw) > 4096 or b'"error"' not in raw:
+        return False
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    error = doc.get("error") if isinstance(doc, dict) else None
+    return isinstance(error, dict) and error.get("code") in RETRIED_CODES
+
+
+def _as_error(method: str, raw: bytes) -> ChainError:
+    try:
+        ChainRpc.decode(method, raw)
+    except ChainError as exc:
+        return exc
+    return ChainUnavailable(f"{method}: the node is not ready")  # pragma: no cover
 
 
 def retry_after_seconds(value: str | None) -> float | None:

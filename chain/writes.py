@@ -31,6 +31,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain import tx_store
 from chain.answers import SignatureStatus
 from chain.errors import (
+    AlreadyProcessed,
+    BlockhashNotFound,
     ChainError,
     ChainRpcError,
     ChainWriteConflict,
@@ -352,6 +354,15 @@ class ChainWrites:
                 "sendTransaction",
                 [_b64(send.tx_bytes), {"encoding": "base64", "skipPreflight": True}],
             )
+        except AlreadyProcessed:
+            # The same bytes landed before (a real node's preflight says so): not an error; the
+            # signature's status, read next, applies it.
+            log.info("send of %r (%s): already processed", write.op_key, send.signature)
+        except BlockhashNotFound as exc:
+            # Expired, or the answering node is behind: the protocol re-sends while the finalized
+            # height allows and re-signs only past lastValidBlockHeight (_verdict).
+            error = str(exc)
+            log.info("send of %r (%s): %s", write.op_key, send.signature, error)
         except ChainRpcError as exc:
             # Not terminal: only the signature's status on chain decides the outcome.
             error = str(exc)

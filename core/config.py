@@ -117,6 +117,12 @@ class Settings(BaseSettings):
     # Block explorer for the console's signature links (asked for our RPC as a custom cluster).
     explorer_url: str = "https://explorer.solana.com"
     solana_rpc_url: str = "http://127.0.0.1:8899"
+    # The door's manners toward its RPC provider (chain/door.py, docs/chain.md "One door"):
+    # requests a second the deployment's processes send it together (a token bucket in Redis;
+    # a call over it waits its turn, never fails; 0: no budget), and how long one call may keep
+    # retrying a 429 (its Retry-After), an outage or a node behind before it raises.
+    solana_rpc_rps: float = Field(default=200.0, ge=0)
+    solana_rpc_retry_seconds: float = Field(default=20.0, ge=0)
 
     # Directory with the gateway's chain keypairs (Solana CLI JSON format).
     chain_keys_dir: Path = Path(".dev/keys")

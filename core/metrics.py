@@ -77,6 +77,32 @@ DEPOSITS_CREDITED = Counter(
     "mccgw_deposits_credited_total", "Deposits from outside wallets credited", ["currency"]
 )
 
+# -- the chain's one door (chain/rpc.py), in every process: per provider (its host, never the
+# URL's path or query, where a hosted plan keeps its key) and JSON-RPC method.
+CHAIN_RPC_REQUESTS = Counter(
+    "mccgw_chain_rpc_requests_total",
+    "HTTP requests to an RPC provider (a batch is one), retries included",
+    ["provider", "method"],
+)
+CHAIN_RPC_ERRORS = Counter(
+    "mccgw_chain_rpc_errors_total",
+    "Failed requests to an RPC provider, by kind (rate_limited, unreachable, timeout, http, "
+    "node_behind, garbage)",
+    ["provider", "method", "kind"],
+)
+CHAIN_RPC_LATENCY = Histogram(
+    "mccgw_chain_rpc_latency_seconds",
+    "One HTTP request to an RPC provider, sent to answered",
+    ["provider", "method"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+CHAIN_RPC_BUDGET_WAIT = Histogram(
+    "mccgw_chain_rpc_budget_wait_seconds",
+    "Time a request waited for its turn in the provider's request budget",
+    ["provider"],
+    buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+)
+
 
 def registry() -> CollectorRegistry:
     """The registry to expose: the files of every process sharing a port, or this process's."""
