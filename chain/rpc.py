@@ -25,7 +25,8 @@ What may pass is retried first, inside ``_post`` (``chain/door.py``): an unreach
 a time-out, a 429 (not before its ``Retry-After``), a 5xx or 408, and a single call answered
 "node behind" (-32005), "min context slot not reached" (-32016) or "internal error" (-32603),
 with jittered exponential backoff, as long as the next try starts within ``retry_within``
-seconds of the first; then the error above is raised. Each try first takes its turn in the
+seconds of the first (an unreachable provider or a time-out: within ``UNREACHABLE_WITHIN``);
+then the error above is raised. Each try first takes its turn in the
 provider's request budget (``Budget``), shared by the deployment's processes through Redis.
 
 Everything in ``chain/`` (the gateway's reads and writes, ``BlockReader``) and the chain views
@@ -67,6 +68,10 @@ METHOD_NOT_FOUND = -32601
 # Of those, the ones a single call retries at once (the others are answers about a slot).
 RETRIED_CODES = frozenset({-32005, -32016, -32603})
 PREFLIGHT_FAILED = -32002
+# A provider that does not answer at all (refused, reset, timed out) is an outage, not a busy
+# provider: retried for this long at most, then raised to the caller (an activity retries; a
+# failover picks another provider).
+UNREACHABLE_WITHIN = 1.0
 # HTTP statuses worth another try: the provider's gateway or the node is busy or restarting.
 RETRIED_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 
@@ -103,10 +108,15 @@ class ChainRpc:
         self.calls: Counter[str] = Counter()
 
     @classmethod
-    def of(cls, settings: Settings, *, timeout: float = 10.0) -> ChainRpc:
+    def of(
+        cls, settings: Settings, *, timeout: float = 10.0, retry_within: float | None = None
+    ) -> ChainRpc:
         """The transport to the cluster the settings name (``SOLANA_RPC_URL``), with the
         deployment's request budget (``SOLANA_RPC_RPS``, through ``REDIS_URL``) and retries
-        within ``SOLANA_RPC_RETRY_SECONDS``."""
+        within ``SOLANA_RPC_RETRY_SECONDS`` (or ``retry_within``: the API answers a user, who
+        should get its 503 in seconds, not after a worker's patience)."""
+        if retry_within is None:
+            retry_within = settings.solana_rpc_retry_seconds
         redis = budget = None
         if settings.solana_rpc_rps > 0:
             redis = Redis.from_url(settings.redis_url, max_connections=16)
@@ -116,7 +126,7 @@ class ChainRpc:
         return cls(
             settings.solana_rpc_url,
             timeout=timeout,
-            retry_within=settings.solana_rpc_retry_seconds,
+            retry_within=retry_within,
             budget=budget,
             redis=redis,
         )
@@ -215,14 +225,16 @@ class ChainRpc:
         request, retried per the module's rule while the next try starts within
         ``retry_within`` of the first."""
         loop = asyncio.get_running_loop()
-        give_up_at = loop.time() + self._retry_within
+        started, wait = loop.time(), self._retry_within
+        give_up_at = started + wait
         attempt = 0
         while True:
             try:
                 return await self._once(method, body, time_limit, single)
             except _Retryable as retry:
                 pause = delay(attempt, retry.retry_after)
-                if loop.time() + pause > give_up_at:
+                limit = give_up_at if retry.busy else started + min(UNREACHABLE_WITHIN, wait)
+                if loop.time() + pause > limit:
                     raise retry.error from None
                 attempt += 1
                 await asyncio.sleep(pause)
@@ -246,10 +258,12 @@ class ChainRpc:
                 )
         except TimeoutError as exc:
             self._failed(method, "timeout")
-            raise _Retryable(ChainUnavailable(f"{method}: no answer within {limit:g} s")) from exc
+            error = ChainUnavailable(f"{method}: no answer within {limit:g} s")
+            raise _Retryable(error, busy=False) from exc
         except (httpx.HTTPError, OSError) as exc:
             self._failed(method, "unreachable")
-            raise _Retryable(ChainUnavailable(f"{method}: {type(exc).__name__}: {exc}")) from exc
+            error = ChainUnavailable(f"{method}: {type(exc).__name__}: {exc}")
+            raise _Retryable(error, busy=False) from exc
         finally:
             CHAIN_RPC_LATENCY.labels(self._provider, method).observe(
                 asyncio.get_running_loop().time() - started
@@ -279,10 +293,15 @@ class ChainRpc:
 class _Retryable(Exception):
     """A try that may pass next time: the error to raise when no more tries fit."""
 
-    def __init__(self, error: ChainError, retry_after: float | None = None) -> None:
+    def __init__(
+        self, error: ChainError, retry_after: float | None = None, *, busy: bool = True
+    ) -> None:
         super().__init__(str(error))
         self.error = error
         self.retry_after = retry_after
+        # busy: the provider answered (429, 5xx, node behind) and will again; else it did not
+        # answer at all: an outage, retried briefly (UNREACHABLE_WITHIN), then the caller's.
+        self.busy = busy
 
 
 def _node_not_ready(raw: bytes) -> bool:
