@@ -5,9 +5,9 @@ a request budget shared by the deployment's processes, and the backoff between r
 Redis's clock): each request takes a token; when none is left the request *reserves* the next
 one and is told how long to wait for it, so callers queue in arrival order instead of failing
 or polling. The bucket holds ``burst`` tokens and refills at ``rate`` so that no one-second
-window holds more than ``rps`` requests (``burst + rate = rps``). A 429 empties the bucket
-until the provider's ``Retry-After`` (``PAUSE``): every process of the deployment backs off, not
-only the one that met it. Redis down: the budget lets requests through (logged), the
+window holds more than ``rps`` requests (``burst + rate`` is 95 % of ``rps``). A 429 empties
+the bucket until the provider's ``Retry-After`` (``PAUSE``): every process of the deployment
+backs off, not only the one that met it. Redis down: the budget lets requests through (logged), the
 provider's own 429s and the backoff still hold them back; a chain write must not stop because
 a cache is away.
 
@@ -23,9 +23,11 @@ import random
 import time
 from urllib.parse import urlparse
 
+import orjson
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from chain.errors import ChainError
 from core.metrics import CHAIN_RPC_BUDGET_WAIT
 
 log = logging.getLogger(__name__)
@@ -90,9 +92,10 @@ class Budget:
             raise ValueError("a budget needs a positive rate")
         self._redis = redis
         self.rps = rps
-        # burst + rate = rps: no one-second window holds more than rps requests.
+        # burst + rate = rps less 5 %: no one-second window holds more than rps requests,
+        # even as they arrive at the provider a few milliseconds closer than they were sent.
         self._burst = max(1.0, rps * 0.2) if rps >= 2 else 1.0
-        self._rate = max(rps - self._burst, rps / 2)
+        self._rate = max(rps - self._burst, rps / 2) * 0.95
         self._max_wait_ms = int(max_wait * 1000)
         self._take = redis.register_script(BUDGET)
         self._pause = redis.register_script(PAUSE)
@@ -134,3 +137,29 @@ class Budget:
         if now - self._warned_at > 60:
             self._warned_at = now
             log.warning("request budget of %s unavailable, not limiting: %s", provider, exc)
+
+
+class Retryable(Exception):
+    """A try that may pass next time: the error to raise when no more tries fit."""
+
+    def __init__(
+        self, error: ChainError, retry_after: float | None = None, *, busy: bool = True
+    ) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+        # busy: the provider answered (429, 5xx, node behind) and will again; else it did not
+        # answer at all: an outage, retried briefly (UNREACHABLE_WITHIN), then the caller's.
+        self.busy = busy
+
+
+def node_not_ready(raw: bytes, codes: frozenset[int]) -> bool:
+    """Whether a single call's (small) answer is an error that a retry may pass."""
+    if len(raw) > 4096 or b'"error"' not in raw:
+        return False
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    error = doc.get("error") if isinstance(doc, dict) else None
+    return isinstance(error, dict) and error.get("code") in codes

@@ -37,6 +37,7 @@ Every request passes through ``_post``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -46,9 +47,9 @@ from typing import Any
 
 import httpx
 import orjson
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
-from chain.door import Budget, delay, provider_of
+from chain.door import Budget, Retryable, delay, node_not_ready
 from chain.errors import (
     AlreadyProcessed,
     BlockhashNotFound,
@@ -57,6 +58,7 @@ from chain.errors import (
     ChainRpcError,
     ChainUnavailable,
 )
+from chain.providers import Provider, Providers, merge_statuses
 from core.config import Settings
 from core.metrics import CHAIN_RPC_ERRORS, CHAIN_RPC_LATENCY, CHAIN_RPC_REQUESTS
 
@@ -90,19 +92,21 @@ class ChainRpc:
 
     def __init__(
         self,
-        url: str,
+        url: str | Sequence[str],
         *,
         timeout: float = 10.0,
         retry_within: float = 0.0,
         budget: Budget | None = None,
         redis: Redis | None = None,
+        max_lag: int = 30,
     ) -> None:
-        self._url = url
+        urls = [url] if isinstance(url, str) else list(url)
+        self.providers = Providers(urls, max_lag=max_lag)
         self._timeout = timeout
         self._retry_within = retry_within
         self._budget = budget
         self._redis = redis  # the budget's own client, closed with the transport
-        self._provider = provider_of(url)
+        self._probing: asyncio.Task[None] | None = None
         self._http = httpx.AsyncClient(timeout=timeout)
         self._ids = itertools.count(1)
         self.calls: Counter[str] = Counter()
@@ -111,7 +115,8 @@ class ChainRpc:
     def of(
         cls, settings: Settings, *, timeout: float = 10.0, retry_within: float | None = None
     ) -> ChainRpc:
-        """The transport to the cluster the settings name (``SOLANA_RPC_URL``), with the
+        """The transport to the providers the settings name (``SOLANA_RPC_URLS``, a comma
+        list, else ``SOLANA_RPC_URL``), with the
         deployment's request budget (``SOLANA_RPC_RPS``, through ``REDIS_URL``) and retries
         within ``SOLANA_RPC_RETRY_SECONDS`` (or ``retry_within``: the API answers a user, who
         should get its 503 in seconds, not after a worker's patience)."""
@@ -119,27 +124,34 @@ class ChainRpc:
             retry_within = settings.solana_rpc_retry_seconds
         redis = budget = None
         if settings.solana_rpc_rps > 0:
-            redis = Redis.from_url(settings.redis_url, max_connections=16)
+            # its own small pool, that waits for a free connection (core/redis_client.py)
+            pool = BlockingConnectionPool.from_url(
+                settings.redis_url, max_connections=16, timeout=5
+            )
+            redis = Redis(connection_pool=pool)
             budget = Budget(
                 redis, settings.solana_rpc_rps, max_wait=max(5.0, settings.solana_rpc_retry_seconds)
             )
+        urls = [u.strip() for u in settings.solana_rpc_urls.split(",") if u.strip()]
         return cls(
-            settings.solana_rpc_url,
+            urls or settings.solana_rpc_url,
             timeout=timeout,
             retry_within=retry_within,
             budget=budget,
             redis=redis,
+            max_lag=settings.solana_rpc_max_lag_slots,
         )
 
     @property
     def url(self) -> str:
-        return self._url
-
-    @property
-    def provider(self) -> str:
-        return self._provider
+        """The first provider's URL (tools that open a client of their own)."""
+        return self.providers.all[0].url
 
     async def aclose(self) -> None:
+        if self._probing is not None:
+            self._probing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._probing
         await self._http.aclose()
         if self._redis is not None:
             await self._redis.aclose()
@@ -163,7 +175,10 @@ class ChainRpc:
         ``decode``); transport and HTTP failures raised, JSON-RPC errors left in the body."""
         self.calls[method] += 1
         body = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": list(params)}
-        return await self._post(method, orjson.dumps(body), time_limit, single=True)
+        raw = orjson.dumps(body)
+        if method == "getSignatureStatuses" and self.providers.several:
+            return await self._statuses_everywhere(raw, time_limit)
+        return await self._post(method, raw, time_limit, single=True)
 
     async def batch(
         self, method: str, calls: Sequence[Sequence[Any]], *, time_limit: float | None = None
@@ -221,99 +236,133 @@ class ChainRpc:
     async def _post(
         self, method: str, body: bytes, time_limit: float | None, *, single: bool = False
     ) -> bytes:
-        """The one HTTP request every call and batch makes: its turn in the budget, then the
-        request, retried per the module's rule while the next try starts within
-        ``retry_within`` of the first."""
+        """The one HTTP request every call and batch makes: to the healthiest provider (a send:
+        to every healthy one), its turn in the budget first; on a failure the next provider at
+        once, and only once every provider failed a pause (backoff, ``Retry-After``) and
+        another round, while it starts within ``retry_within`` of the first."""
+        if self.providers.several and self._probing is None:
+            self._probing = asyncio.create_task(self._probe())
         loop = asyncio.get_running_loop()
         started, wait = loop.time(), self._retry_within
-        give_up_at = started + wait
-        attempt = 0
+        attempt, tried = 0, set[str]()
         while True:
             try:
-                return await self._once(method, body, time_limit, single)
-            except _Retryable as retry:
+                if method == "sendTransaction" and self.providers.several:
+                    return await self._broadcast(method, body, time_limit)
+                provider = self.providers.pick(tried) or self.providers.ranked()[0]
+                tried.add(provider.name)
+                return await self._once(provider, method, body, time_limit, single)
+            except Retryable as retry:
+                if self.providers.pick(tried) is not None and method != "sendTransaction":
+                    continue  # failover: the next provider now
+                tried.clear()
                 pause = delay(attempt, retry.retry_after)
-                limit = give_up_at if retry.busy else started + min(UNREACHABLE_WITHIN, wait)
-                if loop.time() + pause > limit:
+                limit = wait if retry.busy else min(UNREACHABLE_WITHIN, wait)
+                if loop.time() + pause > started + limit:
                     raise retry.error from None
                 attempt += 1
                 await asyncio.sleep(pause)
 
+    async def _broadcast(self, method: str, body: bytes, time_limit: float | None) -> bytes:
+        """A send to every healthy provider at once: the first answer without an error (else
+        the first answer) wins; Retryable only when none answered."""
+        ranked = self.providers.ranked()
+        got = await asyncio.gather(
+            *(self._once(p, method, body, time_limit, True) for p in ranked),
+            return_exceptions=True,
+        )
+        bodies = [g for g in got if isinstance(g, bytes)]
+        if bodies:
+            return next((b for b in bodies if b'"error"' not in b), bodies[0])
+        for failure in got:
+            if isinstance(failure, BaseException) and not isinstance(failure, Retryable):
+                raise failure
+        first = got[0]
+        assert isinstance(first, Retryable)
+        raise first
+
+    async def _statuses_everywhere(self, body: bytes, time_limit: float | None) -> bytes:
+        """getSignatureStatuses from every healthy provider, merged (``merge_statuses``): a
+        status from any that has it, never "not landed" from one lagging node."""
+        method = "getSignatureStatuses"
+        got = await asyncio.gather(
+            *(self._once(p, method, body, time_limit, True) for p in self.providers.ranked()),
+            return_exceptions=True,
+        )
+        answers = []
+        for raw in got:
+            if isinstance(raw, bytes):
+                with contextlib.suppress(ChainError):
+                    answers.append(self.decode(method, raw))
+        if not answers:  # none answered: the usual way, with its retries and error
+            return await self._post(method, body, time_limit, single=True)
+        return orjson.dumps({"jsonrpc": "2.0", "id": 0, "result": merge_statuses(answers)})
+
+    async def _probe(self) -> None:
+        """Each provider's slot every ``probe_interval``: the lag that benches it, and the
+        answer that brings it back."""
+        body = orjson.dumps({"jsonrpc": "2.0", "id": 0, "method": "getSlot", "params": []})
+        while True:
+            for provider in self.providers.all:
+                try:
+                    raw = await self._once(provider, "getSlot", body, 2.0, True)
+                    slot: int | None = int(self.decode("getSlot", raw))
+                except (Retryable, ChainError, ValueError, TypeError):
+                    slot = None
+                self.providers.probed(provider, slot)
+            await asyncio.sleep(self.providers.probe_interval)
+
     async def _once(
-        self, method: str, body: bytes, time_limit: float | None, single: bool
+        self, provider: Provider, method: str, body: bytes, time_limit: float | None, single: bool
     ) -> bytes:
+        name = provider.name
         limit = self._timeout if time_limit is None else time_limit
         if self._budget is not None:
             try:
-                await self._budget.take(self._provider)
+                await self._budget.take(name)
             except TimeoutError as exc:
-                self._failed(method, "budget")
+                self._failed(provider, method, "budget")
                 raise ChainUnavailable(f"{method}: {exc}") from exc
-        CHAIN_RPC_REQUESTS.labels(self._provider, method).inc()
+        CHAIN_RPC_REQUESTS.labels(name, method).inc()
         started = asyncio.get_running_loop().time()
         try:
             async with asyncio.timeout(limit):
                 resp = await self._http.post(
-                    self._url, content=body, headers=_HEADERS, timeout=limit
+                    provider.url, content=body, headers=_HEADERS, timeout=limit
                 )
         except TimeoutError as exc:
-            self._failed(method, "timeout")
+            self._failed(provider, method, "timeout")
             error = ChainUnavailable(f"{method}: no answer within {limit:g} s")
-            raise _Retryable(error, busy=False) from exc
+            raise Retryable(error, busy=False) from exc
         except (httpx.HTTPError, OSError) as exc:
-            self._failed(method, "unreachable")
+            self._failed(provider, method, "unreachable")
             error = ChainUnavailable(f"{method}: {type(exc).__name__}: {exc}")
-            raise _Retryable(error, busy=False) from exc
+            raise Retryable(error, busy=False) from exc
         finally:
-            CHAIN_RPC_LATENCY.labels(self._provider, method).observe(
-                asyncio.get_running_loop().time() - started
-            )
+            took = asyncio.get_running_loop().time() - started
+            CHAIN_RPC_LATENCY.labels(name, method).observe(took)
         if resp.status_code == 429:
-            self._failed(method, "rate_limited")
+            self._failed(provider, method, "rate_limited")
             retry_after = retry_after_seconds(resp.headers.get("Retry-After"))
             if retry_after and self._budget is not None:
-                await self._budget.pause(self._provider, retry_after)
+                await self._budget.pause(name, retry_after)
             limited = ChainRateLimited(f"{method}: HTTP 429 from the RPC provider", retry_after)
-            raise _Retryable(limited, retry_after)
+            raise Retryable(limited, retry_after)
         if resp.status_code != 200:
-            self._failed(method, "http")
+            self._failed(provider, method, "http")
             error = ChainUnavailable(f"{method}: HTTP {resp.status_code}")
             if resp.status_code in RETRIED_STATUSES:
-                raise _Retryable(error)
+                raise Retryable(error)
             raise error
-        if single and _node_not_ready(resp.content):
-            self._failed(method, "node_behind")
-            raise _Retryable(_as_error(method, resp.content))
+        if single and node_not_ready(resp.content, RETRIED_CODES):
+            self._failed(provider, method, "node_behind")
+            raise Retryable(_as_error(method, resp.content))
+        self.providers.answered(provider, took)
         return resp.content
 
-    def _failed(self, method: str, kind: str) -> None:
-        CHAIN_RPC_ERRORS.labels(self._provider, method, kind).inc()
-
-
-class _Retryable(Exception):
-    """A try that may pass next time: the error to raise when no more tries fit."""
-
-    def __init__(
-        self, error: ChainError, retry_after: float | None = None, *, busy: bool = True
-    ) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.retry_after = retry_after
-        # busy: the provider answered (429, 5xx, node behind) and will again; else it did not
-        # answer at all: an outage, retried briefly (UNREACHABLE_WITHIN), then the caller's.
-        self.busy = busy
-
-
-def _node_not_ready(raw: bytes) -> bool:
-    """Whether a single call's (small) answer is an error that a retry may pass."""
-    if len(raw) > 4096 or b'"error"' not in raw:
-        return False
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return False
-    error = doc.get("error") if isinstance(doc, dict) else None
-    return isinstance(error, dict) and error.get("code") in RETRIED_CODES
+    def _failed(self, provider: Provider, method: str, kind: str) -> None:
+        CHAIN_RPC_ERRORS.labels(provider.name, method, kind).inc()
+        self.providers.failed(provider)
 
 
 def _as_error(method: str, raw: bytes) -> ChainError:

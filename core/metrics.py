@@ -63,6 +63,12 @@ CHAIN_FINALITY = Histogram(
     ["kind"],
     buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300),
 )
+CHAIN_WRITE_FEES = Histogram(
+    "mccgw_chain_write_fee_lamports",
+    "What a settled chain write paid: 5 000 lamports a signature plus its priority fee",
+    ["kind"],
+    buckets=(5_000, 5_500, 6_000, 7_500, 10_000, 15_000, 25_000, 50_000, 100_000, 250_000),
+)
 WEBHOOK_ATTEMPTS = Counter(
     "mccgw_webhook_attempts_total",
     "Webhook delivery attempts, by outcome (succeeded, retry, failed: the schedule exhausted)",
