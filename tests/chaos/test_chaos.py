@@ -36,7 +36,7 @@ async def test_a_storm_phase_loses_nothing(topology: Topology) -> None:
     operation reaches one terminal state with the ledger equal to the chain, a deposit sent in
     the storm is credited, no 500, and the request rate stays within the budget."""
     plan = Plan(
-        seconds=15, fault_every=60, rate=2.0, min_each=0, faults=(), drain_seconds=150,
+        seconds=25, fault_every=60, rate=2.0, min_each=0, faults=(), drain_seconds=150,
         stall_seconds=90, lock_seconds=(5.0, 10.0), weather="storm",
     )  # fmt: skip
     try:
