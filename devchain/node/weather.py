@@ -33,8 +33,8 @@ from typing import Any
 from aiohttp import web
 from solders.transaction import VersionedTransaction
 
+from chain.fees import budget_of
 from devchain.node.rpc import Call, Params, Rpc
-from devchain.node.rpc.fees import compute_budget
 from devchain.node.rpc.transactions import decode_tx
 from devchain.node.svm import Chain, RpcError
 
@@ -142,7 +142,7 @@ class Sky:
         if w.drop > 0 and self._rng.random() < w.drop:
             self.counts["dropped"] += 1
             return sig
-        if w.fee > 0 and compute_budget(tx.message)[1] < w.fee:
+        if w.fee > 0 and budget_of(tx.message)[1] < w.fee:
             self.counts["held"] += 1
             self._held[sig] = (self.chain.slot + self._rng.randint(*w.late_slots), tx)
             return sig

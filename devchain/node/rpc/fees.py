@@ -8,36 +8,13 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from chain.fees import budget_of  # the runtime's reading of Compute Budget instructions
 from devchain.node.rpc.dispatch import Params, Rpc, invalid, method
 from devchain.node.rpc.params import arg, commitment, config
 
-COMPUTE_BUDGET = "ComputeBudget111111111111111111111111111111"
 LAMPORTS_PER_SIGNATURE = 5000
-DEFAULT_UNITS_PER_INSTRUCTION = 200_000
-MAX_UNITS = 1_400_000
 RECENT_FEE_SLOTS = 150
 MAX_FEE_ACCOUNTS = 128
-
-
-def compute_budget(msg: Any) -> tuple[int, int]:
-    """A message's compute-unit limit and price (micro-lamports per unit), as the runtime
-    reads its Compute Budget instructions: ``SetComputeUnitLimit`` (2, u32) and
-    ``SetComputeUnitPrice`` (3, u64); without a limit, 200 000 units per other instruction."""
-    keys = [str(k) for k in msg.account_keys]
-    limit: int | None = None
-    price = 0
-    others = 0
-    for ix in msg.instructions:
-        data = bytes(ix.data)
-        if keys[ix.program_id_index] != COMPUTE_BUDGET:
-            others += 1
-        elif data[:1] == b"\x02" and len(data) >= 5:
-            limit = int.from_bytes(data[1:5], "little")
-        elif data[:1] == b"\x03" and len(data) >= 9:
-            price = int.from_bytes(data[1:9], "little")
-    if limit is None:
-        limit = DEFAULT_UNITS_PER_INSTRUCTION * others
-    return min(limit, MAX_UNITS), price
 
 
 def priority_fee(limit: int, price: int) -> int:
@@ -65,7 +42,7 @@ def get_fee_for_message(rpc: Rpc, params: Params) -> Any:
     if not rpc.chain.blockhash_valid(str(msg.recent_blockhash)):
         return rpc.ctx(c, None)  # as a validator: no fee for a blockhash it cannot process
     fee = LAMPORTS_PER_SIGNATURE * msg.header.num_required_signatures
-    return rpc.ctx(c, fee + priority_fee(*compute_budget(msg)))
+    return rpc.ctx(c, fee + priority_fee(*budget_of(msg)))
 
 
 @method("getRecentPrioritizationFees")
