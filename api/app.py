@@ -75,8 +75,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.temporal_address, namespace=settings.temporal_namespace, lazy=True
     )
     # The one JSON-RPC transport of the process: the gateway, the chain views and the readiness
-    # check all speak to the chain through it (chain/rpc.py).
-    app.state.rpc = ChainRpc.of(settings)
+    # check all speak to the chain through it (chain/rpc.py); it retries for 2 s at most, so a
+    # request meets an outage as a 503 in seconds (a worker's activity waits longer).
+    app.state.rpc = ChainRpc.of(settings, retry_within=min(2.0, settings.solana_rpc_retry_seconds))
     # Reads (balances, history) go through the same gateway the worker writes with.
     app.state.gateway = ChainGateway(
         settings,

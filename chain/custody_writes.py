@@ -35,6 +35,7 @@ from chain.errors import (
     ChainError,
     ChainUnavailable,
 )
+from chain.fees import MAX_UNITS, budget_instructions
 from chain.keys import ChainKeys
 from chain.reads import ChainReads
 from chain.write_record import ChainWrite
@@ -247,9 +248,9 @@ class CustodyWrites:
     def transaction_size(self, instructions: Sequence[Instruction]) -> int:
         """Bytes of the signed transaction these instructions make (the blockhash and the
         signatures have fixed sizes, so a placeholder blockhash gives the exact figure)."""
-        message = Message.new_with_blockhash(
-            list(instructions), self._keys.fee_payer.pubkey(), _ZERO_HASH
-        )
+        # with the compute budget every write carries (chain/fees.py): its size is fixed
+        priced = [*instructions, *budget_instructions(MAX_UNITS, 1)]
+        message = Message.new_with_blockhash(priced, self._keys.fee_payer.pubkey(), _ZERO_HASH)
         signers = message.header.num_required_signatures
         return len(bytes(message)) + 1 + 64 * signers
 

@@ -38,6 +38,18 @@ class ChainRpcError(ChainError):
         self.code = code
 
 
+class AlreadyProcessed(ChainRpcError):
+    """A send answered "This transaction has already been processed" (-32002, a preflight):
+    the same signed bytes landed before. Not a failure: the signature's status decides."""
+
+
+class BlockhashNotFound(ChainRpcError):
+    """A send answered "Blockhash not found" (-32002, a preflight): the transaction's blockhash
+    expired, or the answering node is behind and does not know it yet. Not a failure: the
+    write protocol re-sends the same bytes while the finalized height allows, and re-signs only
+    once it is past ``lastValidBlockHeight`` (docs/chain.md)."""
+
+
 class ChainRejected(ChainError):
     """The transaction failed on chain (or in simulation before any send). Terminal."""
 

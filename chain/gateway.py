@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from solders.keypair import Keypair
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from chain import cluster
+from chain import cluster, tx_store
 from chain.custody_writes import PACKET_DATA_SIZE, CustodyWrites
+from chain.fees import FeeOracle, FeePolicy
 from chain.keys import ChainKeys
 from chain.reads import ChainReads
 from chain.rpc import ChainRpc
@@ -69,6 +71,19 @@ class ChainGateway:
         self._keys = keys
         self._rpc = rpc
         reads = ChainReads(rpc, settings.chain_commitment, poll_interval=poll_interval)
+
+        async def spent_today() -> int:
+            midnight = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+            async with sessions() as session:
+                return await tx_store.fees_since(session, midnight)
+
+        policy = FeePolicy(
+            percentile=settings.chain_fee_percentile,
+            floor=settings.chain_fee_floor,
+            ceiling=settings.chain_fee_ceiling,
+            cu_margin=settings.chain_cu_margin,
+            daily_budget=settings.chain_fee_daily_budget,
+        )
         writes = ChainWrites(
             reads,
             rpc,
@@ -85,6 +100,7 @@ class ChainGateway:
                 keys.price_authority,
                 *extra_signers,
             ),
+            fees=FeeOracle(rpc, policy, spent_today),
         )
         custody = CustodyWrites(reads, writes, keys, sessions)
 

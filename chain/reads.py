@@ -147,24 +147,27 @@ class ChainReads:
             raise ReceiptMismatch(f"transaction {signature} moved other amounts: {detail}")
         return deltas
 
-    async def simulation_error(self, tx_bytes: bytes) -> Any:
+    async def simulation(self, tx_bytes: bytes) -> tuple[Any, int | None]:
         """The error the signed transaction would land with if it failed deterministically (a
-        program's refusal, missing funds), or None: go ahead and send it."""
+        program's refusal, missing funds), or None: go ahead and send it; and the compute
+        units it consumed (None: not simulated, or it did not run)."""
         config = {"encoding": "base64", "commitment": "processed"}
         raw = base64.b64encode(tx_bytes).decode()
         try:
             got = await self._rpc.call("simulateTransaction", [raw, config])
         except ChainRpcError as exc:
             log.info("simulation unavailable (%s); sending unsimulated", exc)
-            return None
-        err = (got.get("value") or {}).get("err") if isinstance(got, dict) else None
+            return None, None
+        value = (got.get("value") or {}) if isinstance(got, dict) else {}
+        err, units = value.get("err"), value.get("unitsConsumed")
+        units = int(units) if isinstance(units, int) and err is None else None
         # Only program errors and missing funds are properties of the transaction; e.g.
         # BlockhashNotFound is about a lagging node and must not fail the write.
         if isinstance(err, dict) and "InstructionError" in err:
-            return err
+            return err, None
         if isinstance(err, str) and err.startswith("InsufficientFunds"):
-            return err
-        return None
+            return err, None
+        return None, units
 
     async def latest_blockhash(self) -> tuple[Hash, int]:
         got = await self._rpc.call("getLatestBlockhash", [{"commitment": "confirmed"}])

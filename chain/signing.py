@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from solders.hash import Hash
-from solders.instruction import Instruction
+from solders.instruction import CompiledInstruction, Instruction
 from solders.keypair import Keypair
 from solders.message import Message
 from solders.pubkey import Pubkey
@@ -30,8 +30,16 @@ class Signer:
         message = Message.new_with_blockhash(list(instructions), self._fee_payer, blockhash)
         return self._signed(message, blockhash, last_valid)
 
-    def resign(self, tx_bytes: bytes, blockhash: Hash, last_valid: int) -> Signed:
-        """The transaction ``tx_bytes`` again, with a fresh blockhash (a new signature)."""
+    def resign(
+        self,
+        tx_bytes: bytes,
+        blockhash: Hash,
+        last_valid: int,
+        compiled: Sequence[CompiledInstruction] | None = None,
+    ) -> Signed:
+        """The transaction ``tx_bytes`` again, with a fresh blockhash (a new signature); with
+        ``compiled``, those instructions over the same accounts (a raised compute-unit price:
+        ``chain/fees.py`` ``with_price``)."""
         old = VersionedTransaction.from_bytes(tx_bytes).message
         header = old.header
         message = Message.new_with_compiled_instructions(
@@ -40,7 +48,7 @@ class Signer:
             header.num_readonly_unsigned_accounts,
             old.account_keys,
             blockhash,
-            old.instructions,
+            list(compiled) if compiled is not None else old.instructions,
         )
         return self._signed(message, blockhash, last_valid)
 

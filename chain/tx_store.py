@@ -5,8 +5,9 @@ read. Every change to a record is ``chain.write_record.WriteRecord``'s.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from sqlalchemy import select, union
+from sqlalchemy import func, select, union
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models.chain import ChainTransaction, ChainTxAttempt
@@ -66,3 +67,13 @@ async def list_open(session: AsyncSession, limit: int = 256) -> list[str]:
         .limit(limit)
     )
     return list((await session.execute(stmt)).scalars())
+
+
+async def fees_since(session: AsyncSession, since: datetime) -> int:
+    """Lamports the writes settled since ``since`` paid (the fees' daily budget)."""
+    total = await session.scalar(
+        select(func.coalesce(func.sum(ChainTransaction.fee_lamports), 0)).where(
+            ChainTransaction.completed_at >= since
+        )
+    )
+    return int(total or 0)

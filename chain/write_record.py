@@ -33,7 +33,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from chain import tx_store
 from chain.answers import RANK, TOKEN_PROGRAMS, SignatureStatus
 from chain.errors import ChainRejected, InsufficientChainFunds
-from core.metrics import CHAIN_FINALITY, CHAIN_WRITES
+from chain.fees import budget_of, fee_of
+from core.metrics import CHAIN_FINALITY, CHAIN_WRITE_FEES, CHAIN_WRITES
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
 FINAL_STATUSES = ("succeeded", "failed")
@@ -253,6 +254,12 @@ class WriteRecord:
         row = self._row
         self._end("failed" if err is not None else "succeeded", err)
         row.block_height = block_height
+        try:  # what it paid (a failed landing pays its fee too)
+            row.fee_lamports = fee_of(row.tx_bytes)
+            row.cu_price = budget_of(VersionedTransaction.from_bytes(row.tx_bytes).message)[1]
+            CHAIN_WRITE_FEES.labels(row.kind).observe(row.fee_lamports)
+        except ValueError:  # bytes that are no transaction: nothing to say about a fee
+            row.fee_lamports = row.cu_price = None
         CHAIN_WRITES.labels(row.kind, row.status).inc()
         if row.created_at is not None:
             seconds = (datetime.now(UTC) - row.created_at).total_seconds()

@@ -31,6 +31,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from chain import tx_store
 from chain.answers import SignatureStatus
 from chain.errors import (
+    AlreadyProcessed,
+    BlockhashNotFound,
     ChainError,
     ChainRpcError,
     ChainWriteConflict,
@@ -38,7 +40,9 @@ from chain.errors import (
     UnknownChainWrite,
     WriteLanded,
 )
+from chain.fees import FeeOracle
 from chain.keys import ChainKeys
+from chain.pricing import PricedSigner
 from chain.reads import ChainReads
 from chain.rpc import ChainRpc
 from chain.signing import Signer
@@ -94,6 +98,7 @@ class ChainWrites:
         resend_interval: float,
         simulate: bool,
         signers: Sequence[Keypair],
+        fees: FeeOracle | None = None,
     ) -> None:
         self._reads = reads
         self._rpc = rpc
@@ -104,7 +109,8 @@ class ChainWrites:
         self._resend_interval = resend_interval
         # Simulating before the first persist rejects doomed writes without paying a fee.
         self._simulate = simulate
-        self._signer = Signer(keys.fee_payer.pubkey(), signers)
+        # Every write carries its compute budget (chain/fees.py; none without an oracle).
+        self._signer = PricedSigner(Signer(keys.fee_payer.pubkey(), signers), reads, fees)
         self._watcher: FinalityWatcher | None = None
 
     async def prepare(
@@ -218,10 +224,7 @@ class ChainWrites:
                     if found[0].payload_hash != payload_hash:
                         raise ChainWriteConflict(f"{op_key!r} was used for other instructions")
                     return await self._advance_locked(session, found[0])
-                signed = self._signer.sign(instructions, *await self._reads.latest_blockhash())
-                sim_err = None
-                if self._simulate:
-                    sim_err = await self._reads.simulation_error(signed.tx_bytes)
+                signed, sim_err = await self._signer.sign(instructions, self._simulate)
                 try:
                     record = await WriteRecord.create(
                         session,
@@ -334,7 +337,7 @@ class ChainWrites:
 
     async def _resign(self, record: WriteRecord) -> Signed:
         """The same instructions as the current attempt, signed with a fresh blockhash."""
-        signed = self._signer.resign(record.tx_bytes, *await self._reads.latest_blockhash())
+        signed = await self._signer.resign(record.tx_bytes)
         log.info(
             "%r: blockhash expired unlanded, re-signing attempt %d",
             record.op_key,
@@ -352,6 +355,15 @@ class ChainWrites:
                 "sendTransaction",
                 [_b64(send.tx_bytes), {"encoding": "base64", "skipPreflight": True}],
             )
+        except AlreadyProcessed:
+            # The same bytes landed before (a real node's preflight says so): not an error; the
+            # signature's status, read next, applies it.
+            log.info("send of %r (%s): already processed", write.op_key, send.signature)
+        except BlockhashNotFound as exc:
+            # Expired, or the answering node is behind: the protocol re-sends while the finalized
+            # height allows and re-signs only past lastValidBlockHeight (_verdict).
+            error = str(exc)
+            log.info("send of %r (%s): %s", write.op_key, send.signature, error)
         except ChainRpcError as exc:
             # Not terminal: only the signature's status on chain decides the outcome.
             error = str(exc)

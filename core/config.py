@@ -117,11 +117,31 @@ class Settings(BaseSettings):
     # Block explorer for the console's signature links (asked for our RPC as a custom cluster).
     explorer_url: str = "https://explorer.solana.com"
     solana_rpc_url: str = "http://127.0.0.1:8899"
+    # The door's manners toward its RPC provider (chain/door.py, docs/chain.md "One door"):
+    # requests a second the deployment's processes send it together (a token bucket in Redis;
+    # a call over it waits its turn, never fails; 0: no budget), and how long one call may keep
+    # retrying a 429 (its Retry-After), an outage or a node behind before it raises.
+    # Several providers (docs/chain.md "Several providers"): a comma list, used instead of
+    # SOLANA_RPC_URL when set; a provider more slots behind the others than this is benched.
+    solana_rpc_urls: str = ""
+    solana_rpc_max_lag_slots: int = Field(default=30, ge=1)
+    solana_rpc_rps: float = Field(default=200.0, ge=0)
+    solana_rpc_retry_seconds: float = Field(default=20.0, ge=0)
 
     # Directory with the gateway's chain keypairs (Solana CLI JSON format).
     chain_keys_dir: Path = Path(".dev/keys")
     # Commitment that counts as success for a chain write (decisions.md: finalized).
     chain_commitment: Literal["processed", "confirmed", "finalized"] = "finalized"
+    # Landing under congestion (chain/fees.py, docs/chain.md "Fees"): every write's compute-unit
+    # price is this percentile of the cluster's recent priority fees over its writable
+    # accounts, between the floor and the ceiling (micro-lamports a unit); its unit limit is
+    # what a simulation consumed plus the margin. Past the daily budget (lamports the writes
+    # finalized since midnight UTC paid; 0: none) new writes pay the floor.
+    chain_fee_percentile: float = Field(default=75.0, ge=0, le=100)
+    chain_fee_floor: int = Field(default=1_000, ge=0)
+    chain_fee_ceiling: int = Field(default=200_000, ge=0)
+    chain_cu_margin: float = Field(default=0.2, ge=0)
+    chain_fee_daily_budget: int = Field(default=0, ge=0)
 
     # The ecosystem's programs and addresses (docs/chain.md, "Pointing the gateway at a
     # cluster"). Program ids default to the ecosystem's mainnet ids; the local node loads our

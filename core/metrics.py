@@ -63,6 +63,12 @@ CHAIN_FINALITY = Histogram(
     ["kind"],
     buckets=(0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300),
 )
+CHAIN_WRITE_FEES = Histogram(
+    "mccgw_chain_write_fee_lamports",
+    "What a settled chain write paid: 5 000 lamports a signature plus its priority fee",
+    ["kind"],
+    buckets=(5_000, 5_500, 6_000, 7_500, 10_000, 15_000, 25_000, 50_000, 100_000, 250_000),
+)
 WEBHOOK_ATTEMPTS = Counter(
     "mccgw_webhook_attempts_total",
     "Webhook delivery attempts, by outcome (succeeded, retry, failed: the schedule exhausted)",
@@ -75,6 +81,32 @@ WEBHOOK_BACKLOG = Gauge(
 )
 DEPOSITS_CREDITED = Counter(
     "mccgw_deposits_credited_total", "Deposits from outside wallets credited", ["currency"]
+)
+
+# -- the chain's one door (chain/rpc.py), in every process: per provider (its host, never the
+# URL's path or query, where a hosted plan keeps its key) and JSON-RPC method.
+CHAIN_RPC_REQUESTS = Counter(
+    "mccgw_chain_rpc_requests_total",
+    "HTTP requests to an RPC provider (a batch is one), retries included",
+    ["provider", "method"],
+)
+CHAIN_RPC_ERRORS = Counter(
+    "mccgw_chain_rpc_errors_total",
+    "Failed requests to an RPC provider, by kind (rate_limited, unreachable, timeout, http, "
+    "node_behind, garbage)",
+    ["provider", "method", "kind"],
+)
+CHAIN_RPC_LATENCY = Histogram(
+    "mccgw_chain_rpc_latency_seconds",
+    "One HTTP request to an RPC provider, sent to answered",
+    ["provider", "method"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+CHAIN_RPC_BUDGET_WAIT = Histogram(
+    "mccgw_chain_rpc_budget_wait_seconds",
+    "Time a request waited for its turn in the provider's request budget",
+    ["provider"],
+    buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
 )
 
 

@@ -88,6 +88,7 @@ class Topology:
         self.ports = ports or Ports()
         self.worker_replicas = worker_replicas
         self.slot_ms = slot_ms
+        self.weather = "calm"  # the node's (devchain/node/weather.py): set_weather
         self.extra_env = extra_env or {}
         self.logs = state / "logs"
         self.postgres: EmbeddedPostgres | None = None
@@ -162,6 +163,7 @@ class Topology:
         args = [sys.executable, "-m", "devchain.node", "--host", "127.0.0.1"]
         args += ["--port", str(self.ports.rpc), "--data-dir", str(self.state / "chain")]
         args += ["--keys-dir", str(self.keys_dir), "--slot-ms", str(self.slot_ms)]
+        args += ["--weather", self.weather]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.node = Child("chain", args, env, self.logs / "chain.log", cwd=self.logs)
         self.node.start()
@@ -180,6 +182,16 @@ class Topology:
     @property
     def mail_dir(self) -> Path:
         return self.state / "mail"
+
+    def set_weather(self, profile: str) -> None:
+        """Restart the chain node under another weather (its chain and port kept): the chaos
+        suite's phases (tests/chaos, docs/reliability.md)."""
+        if profile == self.weather and self.node is not None:
+            return
+        self.weather = profile
+        if self.node is not None:
+            self.node.stop()
+        self.start_node()
 
     @property
     def keys_dir(self) -> Path:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solana.rpc.models import TxOpts
+from solders.compute_budget import set_compute_unit_price
 from solders.instruction import Instruction
 from solders.keypair import Keypair
 from solders.message import Message
@@ -32,6 +34,9 @@ from spl.token.models import MintToParams, TransferCheckedParams
 from chain.errors import ChainRejected, ChainTimeout
 from chain.gateway import ChainGateway
 from chain.rpc import ChainRpc
+
+# micro-lamports a compute unit: above the congested weather's market (devchain/node/weather.py)
+WALLET_CU_PRICE = 20_000
 
 _RAW_SEND = {"encoding": "base64", "skipPreflight": True}
 _LEVELS = ("processed", "confirmed", "finalized")
@@ -108,12 +113,23 @@ class OutsideWallet:
         """Sign (this wallet pays), send, and wait for ``commitment``; raises ChainRejected
         if it landed with an error."""
         blockhash = (await self.client.get_latest_blockhash(Commitment("confirmed"))).value
-        message = Message.new_with_blockhash(instructions, self.address, blockhash.blockhash)
+        # As a wallet sends on a busy cluster: a priority fee (the node's weather holds cheaper
+        # sends back), and the same bytes again every 2 s until they land (sends get dropped).
+        priced = [*instructions, set_compute_unit_price(WALLET_CU_PRICE)]
+        message = Message.new_with_blockhash(priced, self.address, blockhash.blockhash)
         tx = VersionedTransaction(message, [self.keypair, *signers])
-        await self.client.send_raw_transaction(bytes(tx), TxOpts(skip_preflight=True))
         signature = str(tx.signatures[0])
-        await self.wait_for(signature, commitment, timeout)
-        return signature
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            with contextlib.suppress(Exception):  # a 429 or a dropped connection: send again
+                await self.client.send_raw_transaction(bytes(tx), TxOpts(skip_preflight=True))
+            try:
+                await self.wait_for(signature, commitment, min(2.0, deadline - loop.time()))
+                return signature
+            except ChainTimeout:
+                if loop.time() >= deadline:
+                    raise
 
     async def wait_for(
         self,

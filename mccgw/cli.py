@@ -38,13 +38,24 @@ _DEV_FLAGS: tuple[tuple[str, type, object, str | None], ...] = (
     ("rpc_port", int, 8899, None),
     ("slot_ms", int, 400, "local chain slot time"),
     ("mcd_decimals", int, 9, "decimals of the local chain's MCD mint (a new chain only)"),
+    (
+        "weather",
+        str,
+        "calm",
+        "the local chain answers as a busy public cluster: calm, dropped, "
+        "rate-limited, lagging, congested or storm (docs/chain.md, Weather)",
+    ),
 )
 
 
 def _dev(args: argparse.Namespace) -> int:
+    from devchain.node.weather import PROFILES
     from mccgw.dev import DevStack
     from mccgw.devservices import DevOptions
 
+    if args.weather not in PROFILES:
+        print(f"--weather: one of {', '.join(PROFILES)}", file=sys.stderr)
+        return 2
     options = DevOptions(**{name: getattr(args, name) for name, *_ in _DEV_FLAGS})
     return DevStack(options).run()
 

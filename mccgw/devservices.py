@@ -34,6 +34,7 @@ class DevOptions:
     rpc_port: int = 8899
     slot_ms: int = 400
     mcd_decimals: int = 9  # the local chain's MCD mint, at its genesis (MCC has 9)
+    weather: str = "calm"  # the local node's weather (devchain/node/weather.py)
     ready_timeout: float = 90.0
 
 
@@ -100,6 +101,7 @@ class DevServices:
                 slot_ms=o.slot_ms,
                 host=o.host,
                 mcd_decimals=o.mcd_decimals,
+                weather=o.weather,
                 log_file=self.dir / "logs" / "chain.log",
             )
             env["SOLANA_RPC_URL"] = self.node.url

@@ -7,9 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from solders.hash import Hash
-from solders.message import Message
-
 from chain.custody import CustodyMint
 from chain.gateway import ChainGateway
 
@@ -50,18 +47,13 @@ def mint_of(item: MintItem) -> CustodyMint:
 
 def packer(gateway: ChainGateway, items: list[MintItem]) -> Callable[[list[MintItem]], bool]:
     """``fits(chunk)``: does one transaction of these mints stay within the size and the
-    instruction bounds? Measured on the message as the gateway builds it."""
-    keys = gateway.keys
+    instruction bounds? Measured by the gateway's one size rule, on the message as it builds
+    it (with the compute budget every write carries: chain/fees.py)."""
     instructions = {i.activity_id: gateway.mint_instruction(mint_of(i)) for i in items}
 
     def fits(chunk: list[MintItem]) -> bool:
         if len(chunk) > MAX_MINTS_PER_TX:
             return False
-        message = Message.new_with_blockhash(
-            [instructions[i.activity_id] for i in chunk], keys.fee_payer.pubkey(), Hash.default()
-        )
-        # As sent: shortvec signature count, the signatures, the message.
-        size = 1 + 64 * message.header.num_required_signatures + len(bytes(message))
-        return size <= TX_SIZE_LIMIT
+        return gateway.fits_one_transaction([instructions[i.activity_id] for i in chunk])
 
     return fits

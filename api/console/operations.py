@@ -22,6 +22,7 @@ from api.deps import DecimalsDep
 from chain.errors import ChainError
 from core.errors import DomainError, NotFound
 from core.workflow_ids import approval_workflow_id
+from db.models.chain import ChainTransaction
 from db.models.engine import Transfer
 from db.models.onboarding import McdWhitelistEntry
 from engine import operators, transfers, withdrawal_queries
@@ -61,19 +62,27 @@ async def whitelist_action(request: Request, project_id: int, action: str) -> Re
 @router.get("/chain/tx/{signature}")
 async def chain_tx(request: Request, signature: str) -> Response:
     """The transaction as the RPC node reports it (getTransaction, finalized if it is)."""
-    async with pages.sessions(request) as session:
-        await pages.admin(request, session)
     try:
         parsed = Signature.from_string(signature)
     except ValueError as exc:
         raise DomainError("Not a transaction signature", status=422,
                            slug="validation-error") from exc  # fmt: skip
+    async with pages.sessions(request) as session:
+        await pages.admin(request, session)
+        # One of the gateway's writes: what it paid (chain/fees.py), recorded once it settled.
+        write = (
+            await session.execute(
+                select(ChainTransaction.op_key, ChainTransaction.fee_lamports,
+                       ChainTransaction.cu_price)
+                .where(ChainTransaction.signature == str(parsed))
+            )
+        ).first()  # fmt: skip
     try:
         status, tx = await request.app.state.gateway.transaction_view(str(parsed))
     except ChainError as exc:
         raise DomainError(f"The chain RPC is unreachable ({type(exc).__name__})",
                            status=503, slug="service-unavailable") from exc  # fmt: skip
-    return pages.render(request, "tx.html", signature=signature, status=status, tx=tx)
+    return pages.render(request, "tx.html", signature=signature, status=status, tx=tx, write=write)
 
 
 @router.get("/transfers")

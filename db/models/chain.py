@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     CheckConstraint,
     ForeignKey,
     Integer,
@@ -66,6 +67,9 @@ class ChainTransaction(TimestampMixin, Base):
     # The on-chain (or simulation) error, as the RPC's JSON; set only with status failed.
     err: Mapped[Any | None] = mapped_column(JSONB)
     completed_at: Mapped[datetime | None]
+    # What the landed attempt paid (chain/fees.py fee_of) and its compute-unit price.
+    fee_lamports: Mapped[int | None] = mapped_column(BigInteger)
+    cu_price: Mapped[int | None] = mapped_column(BigInteger)
     # Caller context (e.g. the transfers of a batch, amounts as strings); never read back here.
     meta: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
 

@@ -17,6 +17,7 @@ from devchain.node.genesis import FIXTURES_DIR, open_chain
 from devchain.node.pubsub_server import make_pubsub_app
 from devchain.node.server import make_app
 from devchain.node.svm import Chain
+from devchain.node.weather import PROFILES, Sky
 
 log = logging.getLogger("devchain.node")
 
@@ -39,6 +40,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--mcd-token-2022", action="store_true", help="make the MCD mint a Token-2022 mint"
     )
+    p.add_argument(
+        "--weather",
+        choices=sorted(PROFILES),
+        default="calm",
+        help="answer as a busy public cluster does (devchain/node/weather.py)",
+    )
+    p.add_argument("--weather-seed", type=int, default=39, help="the weather's random seed")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
@@ -54,8 +62,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     ws_port = args.port + 1 if args.ws_port is None else args.ws_port
     chain.addresses = {"rpc": f"{args.host}:{args.port}", "pubsub": f"{args.host}:{ws_port}"}
+    sky = None if args.weather == "calm" else Sky(chain, PROFILES[args.weather], args.weather_seed)
     log.info(
-        "chain node listening on http://%s:%d and ws://%s:%d (slot %d, %d ms slots, data %s)",
+        "chain node listening on http://%s:%d and ws://%s:%d (slot %d, %d ms slots, data %s, "
+        "weather %s)",
         args.host,
         args.port,
         args.host,
@@ -63,15 +73,23 @@ def main(argv: list[str] | None = None) -> None:
         chain.slot,
         args.slot_ms,
         args.data_dir,
+        args.weather,
     )
-    asyncio.run(serve(chain, args.host, args.port, ws_port, args.slot_ms))
+    asyncio.run(serve(chain, args.host, args.port, ws_port, args.slot_ms, sky))
 
 
-async def serve(chain: Chain, host: str, port: int, ws_port: int, slot_ms: int) -> None:
+async def serve(
+    chain: Chain, host: str, port: int, ws_port: int, slot_ms: int, sky: Sky | None = None
+) -> None:
     """Both apps on one loop until SIGINT/SIGTERM; the HTTP app's cleanup stops the clock and
     flushes the chain state, after the PubSub app has let go of the chain."""
+    app = (
+        make_app(chain, slot_ms)
+        if sky is None
+        else make_app(chain, slot_ms, middlewares=[sky.http], rpc_middlewares=[sky.rpc])
+    )
     runners = [
-        web.AppRunner(make_app(chain, slot_ms), access_log=None),
+        web.AppRunner(app, access_log=None),
         web.AppRunner(make_pubsub_app(chain), access_log=None),
     ]
     try:

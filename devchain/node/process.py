@@ -80,11 +80,12 @@ def start_node(
     mcd_decimals: int = 9,
     mcd_token_2022: bool = False,
     ws_port: int | None = None,
+    weather: str = "calm",
 ) -> NodeHandle:
     """Start the node and wait until it serves."""
     handle = spawn_node(
         data_dir, keys_dir, port, slot_ms, host, accounts_dir, fixtures, log_file,
-        mcd_decimals, mcd_token_2022, ws_port,
+        mcd_decimals, mcd_token_2022, ws_port, weather,
     )  # fmt: skip
     handle.wait_ready(ready_timeout)
     return handle
@@ -102,6 +103,7 @@ def spawn_node(
     mcd_decimals: int = 9,
     mcd_token_2022: bool = False,
     ws_port: int | None = None,
+    weather: str = "calm",
 ) -> NodeHandle:
     """Start the node without waiting (``wait_ready`` later): a caller starts other services
     while it builds its genesis. The PubSub websocket listens on ``ws_port``: by default the
@@ -121,6 +123,8 @@ def spawn_node(
     cmd += ["--mcd-decimals", str(mcd_decimals)]
     if mcd_token_2022:
         cmd.append("--mcd-token-2022")
+    if weather != "calm":
+        cmd += ["--weather", weather]
     out: IO[Any] | int | None = None
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)

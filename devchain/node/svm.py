@@ -294,12 +294,16 @@ class Chain(Ledger):
     def send(self, tx: VersionedTransaction, skip_preflight: bool = False) -> str:
         self.check_transaction(tx)
         sig = str(tx.signatures[0])
+        refused: Simulation | None = None
         if sig in self._recent:  # a cluster de-dups by signature: never execute twice
-            return sig
-        if not self.blockhash_valid(str(tx.message.recent_blockhash)):
+            if skip_preflight:
+                return sig  # accepted by the RPC, then de-duplicated by the leader
+            # the validator's preflight refuses it: "This transaction has already been processed"
+            refused = Simulation("AlreadyProcessed", [], 0, None, [], {})
+        elif not self.blockhash_valid(str(tx.message.recent_blockhash)):
             if skip_preflight:
                 return sig  # accepted by the RPC, then dropped by the leader
-            refused: Simulation | None = Simulation("BlockhashNotFound", [], 0, None, [], {})
+            refused = Simulation("BlockhashNotFound", [], 0, None, [], {})
         else:
             refused = self._execute(tx, sig, preflight=not skip_preflight)
         if refused is not None:

@@ -11,7 +11,7 @@
 - signup_invites: the addresses allowed to sign up while ``SIGNUP_MODE=invite``.
 
 Revision ID: 0028_accounts
-Revises: 0026_tenants_apart
+Revises: 0027_write_fees
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0028_accounts"
-down_revision: str | Sequence[str] | None = "0026_tenants_apart"
+down_revision: str | Sequence[str] | None = "0027_write_fees"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -72,9 +72,12 @@ class Svm:
 
 def decompile(tx_bytes: bytes) -> tuple[Pubkey, list[Instruction]]:
     """(fee payer, instructions with their signer/writable flags) of a signed transaction, as
-    the chain reads it: to compare what the gateway recorded and sent with the facts page."""
+    the chain reads it: to compare what the gateway recorded and sent with the facts page. The
+    compute budget every write carries is left out (tests/chain/test_write_fees.py has it)."""
     from solders.instruction import AccountMeta
     from solders.transaction import VersionedTransaction
+
+    from chain.fees import COMPUTE_BUDGET
 
     message = VersionedTransaction.from_bytes(tx_bytes).message
     keys = list(message.account_keys)
@@ -93,5 +96,6 @@ def decompile(tx_bytes: bytes) -> tuple[Pubkey, list[Instruction]]:
             [AccountMeta(keys[i], i < signed, writable(i)) for i in bytes(ix.accounts)],
         )
         for ix in message.instructions
+        if keys[ix.program_id_index] != COMPUTE_BUDGET  # every write's budget (chain/fees.py)
     ]
     return keys[0], out

@@ -2,14 +2,15 @@
 cluster"), the accounts, tokens and transactions ones (slots, blocks and the cluster:
 test_node_cluster_methods.py), against a node of this module's own: each answer in the
 validator's shape, as a one-validator cluster gives it, and the validator's error for a bad
-parameter or an unknown item. getRecentPrioritizationFees is issue 39's (the weather) and not
-tested here."""
+parameter or an unknown item."""
 
 from __future__ import annotations
 
 import base64
 from typing import Any
 
+from solders.compute_budget import set_compute_unit_limit, set_compute_unit_price
+from solders.hash import Hash
 from solders.keypair import Keypair
 from solders.message import Message
 from spl.token.constants import TOKEN_PROGRAM_ID, WRAPPED_SOL_MINT
@@ -202,3 +203,29 @@ def test_get_fee_for_message(node: Node, landed: Landed) -> None:
     )
     got = node.result("getFeeForMessage", base64.b64encode(bytes(msg)).decode())
     assert got["value"] == 5000
+    # the priority fee counts: 30 000 units at 1 000 001 micro-lamports = 30 000.03 -> 30 001
+    priced = Message.new_with_blockhash(
+        [
+            set_compute_unit_limit(30_000),
+            set_compute_unit_price(1_000_001),
+            pay(landed.payer, landed.to, 1),
+        ],
+        landed.payer.pubkey(),
+        node.blockhash(),
+    )
+    got = node.result("getFeeForMessage", base64.b64encode(bytes(priced)).decode())
+    assert got["value"] == 5000 + 30_001
+    # a blockhash the node does not know (or that expired): null, as a validator answers
+    unknown = Message.new_with_blockhash(
+        [pay(landed.payer, landed.to, 1)], landed.payer.pubkey(), Hash.new_unique()
+    )
+    got = node.result("getFeeForMessage", base64.b64encode(bytes(unknown)).decode())
+    assert got["value"] is None
+
+
+def test_get_recent_prioritization_fees(node: Node, landed: Landed) -> None:
+    got = node.result("getRecentPrioritizationFees", [str(landed.to)])
+    assert 1 <= len(got) <= 150
+    assert all(set(f) == {"slot", "prioritizationFee"} for f in got)
+    assert [f["slot"] for f in got] == sorted(f["slot"] for f in got)
+    assert all(f["prioritizationFee"] == 0 for f in got)  # a calm node: no market for priority

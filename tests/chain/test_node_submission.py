@@ -40,17 +40,24 @@ from tests.chain.node_support import (  # noqa: F401  (fixtures)
 
 
 async def test_duplicate_send_executes_once(client: AsyncClient) -> None:
+    """As a validator: a landed transaction sent again is refused by preflight ("already been
+    processed", -32002), and accepted (then de-duplicated) without preflight."""
     kp = await funded_wallet(client, 2 * SOL)
     target = Keypair().pubkey()
     raw = await build(client, [pay(kp, target, SOL // 10)], [kp])
     opts = TxOpts(skip_confirmation=True)
     first = (await client.send_raw_transaction(raw, opts)).value
-    again = (await client.send_raw_transaction(raw, opts)).value
+    with pytest.raises(RPCException) as info:
+        await client.send_raw_transaction(raw, opts)
+    err = info.value.args[0]
+    assert (
+        err.message == "Transaction simulation failed: This transaction has already been processed"
+    )
     await wait_status(client, first, "confirmed")
     later = (
         await client.send_raw_transaction(raw, TxOpts(skip_confirmation=True, skip_preflight=True))
     ).value
-    assert first == again == later
+    assert first == later
     assert (await client.get_balance(target, Processed)).value == SOL // 10
     assert (await client.get_balance(kp.pubkey(), Processed)).value == 2 * SOL - SOL // 10 - 5000
 

@@ -4,7 +4,10 @@ tests/chaos/harness.py are injected in turn every ``--every`` seconds (each at l
 in ten minutes), then the invariants; prints the figures docs/reliability.md records and exits
 non-zero on any violation.
 
-    python -m tests.chaos [--minutes 10] [--every 12] [--rate 4]
+    python -m tests.chaos [--minutes 10] [--every 12] [--rate 4] [--weather all]
+
+``--weather`` runs one phase per profile of the node's weather (devchain/node/weather.py), each
+with the same load and faults and its own invariants and figures (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ import asyncio
 import os
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from deploy.image import build_image
 from deploy.topology import Topology
+from devchain.node.weather import PROFILES
 from tests.chaos.harness import FAULTS, Plan, chaos
 from tests.topology_fixtures import TOPOLOGY_ENV
 
@@ -31,7 +36,20 @@ def main() -> int:
         "--max-open", type=int, default=40, help="operations not yet done above which load waits"
     )
     parser.add_argument("--dir", type=Path, default=Path("/tmp/mccgw-chaos"))
+    parser.add_argument(
+        "--weather",
+        default="calm",
+        help="the chain node's weather, phase after phase: a comma list of calm, dropped, "
+        "rate-limited, lagging, congested, storm, or 'all' (each phase --minutes long)",
+    )
+    parser.add_argument(
+        "--no-faults", action="store_true", help="the weather alone: load, drain, invariants"
+    )
     args = parser.parse_args()
+    profiles = list(PROFILES) if args.weather == "all" else args.weather.split(",")
+    unknown = [p for p in profiles if p not in PROFILES]
+    if unknown:
+        parser.error(f"unknown weather {unknown}: one of {', '.join(PROFILES)}")
     os.environ.setdefault("ENVIRONMENT", "test")
     state: Path = args.dir.resolve()
     shutil.rmtree(state, ignore_errors=True)
@@ -47,17 +65,23 @@ def main() -> int:
         seconds=args.minutes * 60, fault_every=args.every, rate=args.rate, min_each=5,
         max_open=args.max_open,
     )  # fmt: skip
+    if args.no_faults:
+        plan = replace(plan, faults=(), min_each=0)
     rounds = plan.seconds / plan.fault_every / len(FAULTS)
     print(f"chaos: {args.minutes:.0f} min, a fault every {args.every:.0f} s "
           f"(each of {len(FAULTS)} about {rounds:.1f} times); logs in {state / 'logs'}",
           flush=True)  # fmt: skip
+    failed = False
     try:
         topo.start()
-        figures = asyncio.run(chaos(topo, plan))
+        for profile in profiles:  # each phase its own load, faults, drain and invariants
+            print(f"chaos: phase in the weather {profile!r}", flush=True)
+            figures = asyncio.run(chaos(topo, replace(plan, weather=profile)))
+            print(figures.report(), flush=True)
+            failed = failed or bool(figures.violations or figures.server_errors)
     finally:
         topo.stop()
-    print(figures.report(), flush=True)
-    return 1 if figures.violations or figures.server_errors else 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

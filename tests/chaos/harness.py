@@ -51,6 +51,7 @@ from aiohttp import web
 from core.config import Settings
 from core.embedded import EmbeddedRedis, free_port, start_temporal, wait_for_port
 from deploy.topology import Topology
+from tests.chaos.weather import RpcSampler, WeatherFigures, phase_figures
 
 FAULTS = ("api", "worker", "worker_mid_write", "chain", "temporal", "postgres", "redis")
 TERMINAL = {
@@ -84,6 +85,7 @@ class Figures:
     load_seconds: float = 0.0
     drain_seconds: float = 0.0
     drain_end: str = ""  # "done" or why it stopped waiting
+    weather: WeatherFigures | None = None  # the phase's figures (tests/chaos/weather.py)
 
     def report(self) -> str:
         minutes = (time.monotonic() - self.started) / 60
@@ -106,6 +108,8 @@ class Figures:
             f"  violations: {len(self.violations)}; 500s: {len(self.server_errors)}"
             + ("; nothing lost" if not self.violations and not self.server_errors else ""),
         ]
+        if self.weather is not None:
+            lines.append(f"  {self.weather.line()}")
         lines += [f"  ! {v}" for v in (self.violations + self.server_errors)[:30]]
         return "\n".join(lines)
 
@@ -669,6 +673,7 @@ class Plan:
     max_webhooks: int = 400  # webhook deliveries not yet succeeded, likewise
     in_flight: int = 24  # requests waiting for an answer, likewise
     lock_seconds: tuple[float, float] = (15.0, 40.0)  # a lock expires this long after it is made
+    weather: str = "calm"  # the chain node's during the phase (tests/chaos/weather.py)
 
 
 @dataclass
@@ -751,6 +756,9 @@ def run_faults(faults: Faults, plan: Plan, stop: threading.Event) -> None:
     """Inject the faults in turn until ``plan.seconds`` have passed and each was injected
     ``plan.min_each`` times (or ``stop`` is set)."""
     order = list(plan.faults)
+    if not order:  # a phase of weather alone: load for plan.seconds
+        stop.wait(plan.seconds)
+        return
     i = 0
     counts = faults.figures.faults
     end = time.monotonic() + plan.seconds
@@ -770,6 +778,10 @@ def run_faults(faults: Faults, plan: Plan, stop: threading.Event) -> None:
 async def chaos(topo: Topology, plan: Plan) -> Figures:
     figures = Figures()
     world = await prepare(topo)
+    await asyncio.to_thread(topo.set_weather, plan.weather)
+    since = datetime.now(UTC)
+    sampler, sampling = RpcSampler(topo), asyncio.Event()
+    sampled = asyncio.create_task(sampler.run(sampling))
     receiver = Receiver(figures)
     await receiver.start()
     load = Load(topo, world, figures, plan)
@@ -795,6 +807,10 @@ async def chaos(topo: Topology, plan: Plan) -> Figures:
         stop_faults.set()
         await asyncio.to_thread(fault_thread.join)
         stop.set()
+    # A deposit in flight when the load stops gets 30 s (its send may be dropped and re-sent);
+    # one still unconfirmed then is left out of the figures (if it lands, it is credited).
+    await asyncio.wait({deposits}, timeout=30)
+    deposits.cancel()
     await asyncio.gather(runner, flap, deposits, following, return_exceptions=True)
     figures.load_seconds = time.monotonic() - load_started
     for lock_id in list(load.locks):  # unlock what is left, or let it expire
@@ -809,6 +825,11 @@ async def chaos(topo: Topology, plan: Plan) -> Figures:
         print(figures.report(), flush=True)
         raise
     await drain(topo, world, figures, plan)
+    sampling.set()
+    await sampled
+    figures.weather = WeatherFigures(plan.weather, float(topo.env.get("SOLANA_RPC_RPS", 200)))
+    sampler.fill(figures.weather)
+    await asyncio.to_thread(phase_figures, topo, figures.weather, since)
     await check(topo, world, figures)
     await receiver.stop()
     await load.close()

@@ -7,6 +7,8 @@ its figures are in docs/reliability.md)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from deploy.topology import Topology
@@ -26,3 +28,24 @@ async def test_every_fault_once_under_load_loses_nothing(topology: Topology) -> 
     assert sum(len(ids) for ids in figures.accepted.values()) > 50, figures.report()
     assert not figures.server_errors, figures.report()
     assert not figures.violations, figures.report()
+
+
+async def test_a_storm_phase_loses_nothing(topology: Topology) -> None:
+    """Issue 39: the chain node in the storm (dropped sends, 429s above its rate, a lagging
+    node, congestion: devchain/node/weather.py) under a short load without faults; every
+    operation reaches one terminal state with the ledger equal to the chain, every deposit sent
+    is credited, no 500, and the request rate stays within the budget."""
+    plan = Plan(
+        seconds=25, fault_every=60, rate=2.0, min_each=0, faults=(), drain_seconds=150,
+        stall_seconds=90, lock_seconds=(5.0, 10.0), weather="storm",
+    )  # fmt: skip
+    try:
+        figures = await chaos(topology, plan)
+    finally:
+        await asyncio.to_thread(topology.set_weather, "calm")
+    print(figures.report())
+    assert figures.weather is not None, figures.report()
+    assert figures.weather.completed == figures.weather.accepted, figures.report()
+    assert not figures.server_errors, figures.report()
+    assert not figures.violations, figures.report()
+    assert figures.weather.peak_rate <= figures.weather.budget * 1.05, figures.report()

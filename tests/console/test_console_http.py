@@ -227,6 +227,7 @@ async def test_approval_shows_progress_then_the_secret_once(
     assert row.whitelist_tx is not None
     tx = await web.get(f"/console/chain/tx/{row.whitelist_tx}")
     assert tx.status_code == 200 and row.whitelist_tx in tx.text
+    assert re.search(r"fee paid:\s*<strong>\d+ lamports</strong> \(compute-unit price \d+", tx.text)
     whitelist = await web.get("/console/whitelist", params={"q": row.mcd_wallet_address})
     assert f'data-project="{row.project_id}"' in whitelist.text
     # Remove it: chain first, then the stored entry; the removal signature is shown.

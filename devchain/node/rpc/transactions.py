@@ -26,7 +26,7 @@ MAX_SIGNATURES_FOR_ADDRESS = 1000
 PACKET_DATA_SIZE = 1232
 
 
-def _decode_tx(value: Any, encoding: str) -> VersionedTransaction:
+def decode_tx(value: Any, encoding: str) -> VersionedTransaction:
     if not isinstance(value, str):
         raise invalid("transaction must be an encoded string")
     try:
@@ -52,7 +52,7 @@ def _decode_tx(value: Any, encoding: str) -> VersionedTransaction:
 @method("sendTransaction")
 def send_transaction(rpc: Rpc, params: Params) -> Any:
     cfg = config(params, 1)
-    tx = _decode_tx(arg(params, 0), cfg.get("encoding") or "base58")
+    tx = decode_tx(arg(params, 0), cfg.get("encoding") or "base58")
     return rpc.chain.send(tx, skip_preflight=bool(cfg.get("skipPreflight", False)))
 
 
@@ -60,7 +60,7 @@ def send_transaction(rpc: Rpc, params: Params) -> Any:
 def simulate_transaction(rpc: Rpc, params: Params) -> Any:
     cfg = config(params, 1)
     c = commitment(cfg)
-    tx = _decode_tx(arg(params, 0), cfg.get("encoding") or "base58")
+    tx = decode_tx(arg(params, 0), cfg.get("encoding") or "base58")
     sig_verify = bool(cfg.get("sigVerify", False))
     replace = bool(cfg.get("replaceRecentBlockhash", False))
     if sig_verify and replace:
