@@ -275,13 +275,11 @@ async def complete_many(
     block_height: int | None,
     decimals: TokenDecimals,
 ) -> list[Transfer]:
-    """pending_onchain -> completed for every member of one finalized chain write whose receipt
-    was verified (``claimed``: its members as claimed): each sender debited, each receiver
-    credited. Two statements whatever the number of members (the move with its state rows,
-    events and audit outcomes; the ledger's booking, sent with the COMMIT); each transfer
-    still gets its own state row, ledger entries, event and audit outcome. Members already
-    resolved are left alone (a retry books nothing twice). Returns the transfers completed
-    now."""
+    """pending_onchain -> completed for every member (as claimed) of one finalized chain write
+    whose receipt was verified: each sender debited, each receiver credited. Two statements
+    whatever the number of members (the move with its state rows, events and audit outcomes;
+    the ledger's booking, sent with the COMMIT). Members already resolved are left alone (a
+    retry books nothing twice). Returns the transfers completed now."""
     # A member's event and audit data are known from the claimed row (nothing they show
     # changes but the status and the chain fields); only the moved members' are written.
     extra = {"tx_signature": signature, "block_height": block_height, "slot": slot}
