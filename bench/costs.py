@@ -410,7 +410,7 @@ async def seed(b: Bench, deps: Any, hook_url: str) -> dict[str, Any]:
     await funded_on_chain(deps, [sender], 1000 * UNIT, [receiver])
     await deps.gateway.ensure_custody_account(miner, "MCD")
     async with deps.sessions() as s:
-        await register(s, deps.gateway.keys, depositor, "MCC")
+        await register(s, deps.gateway, depositor, "MCC")
         s.add(OAuthClient(
             client_id=f"cl_{tag}", project_id=project.project_id, name="bench",
             redirect_uris=["http://localhost/cb"], allowed_scopes=list(USER_SCOPES),

@@ -246,7 +246,7 @@ class Settler:
         async with self._sessions() as session:
             done = await transfers.complete_many(
                 session,
-                [r.id for r in rows],
+                rows,
                 signature=write.signature,
                 slot=write.slot,
                 block_height=write.block_height,

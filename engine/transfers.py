@@ -15,12 +15,12 @@ without moving anything (``split``), so a transfer can never ride two writes tha
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, literal, select, text, update
+from sqlalchemy import CTE, bindparam, func, insert, literal, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -34,8 +34,8 @@ from db.models.ledger import Hold
 from db.paging import all_in_order
 from engine import limits, search
 from engine.errors import Rejected, insufficient, invalid_state, same_user, unknown_recipient
-from events.audit import mark_audit, mark_audits
-from events.outbox import emit, emit_many
+from events.audit import mark_audit, mark_audits_with
+from events.outbox import emit, emit_with
 from ledger.service import InsufficientFunds, Ledger, Move
 
 
@@ -63,11 +63,15 @@ async def _advance(
     transfer_ids: Sequence[str],
     from_status: str,
     to_status: str,
+    *,
+    along: Callable[[CTE], list[CTE]] = lambda moved: [],
     **values: Any,
 ) -> list[Transfer]:
     """from_status -> to_status (with ``values``) for those of ``transfer_ids`` still in
     from_status, each with its state row, in one statement (the UPDATE and the states' INSERT
-    as data-modifying CTEs: one round trip). Returns the moved rows, by id."""
+    as data-modifying CTEs: one round trip), with what ``along`` adds for the moved rows (more
+    data-modifying CTEs over ``moved``: an event, an audit outcome). Returns the moved rows,
+    by id."""
     moved = (
         update(Transfer)
         .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == from_status)
@@ -81,7 +85,7 @@ async def _advance(
         .cte("states")
     )
     rows = await session.scalars(
-        select(aliased(Transfer, moved)).add_cte(states),
+        select(aliased(Transfer, moved)).add_cte(states, *along(moved)),
         # The rows as the UPDATE left them, over any copy this session holds.
         execution_options={"populate_existing": True},
     )
@@ -265,23 +269,36 @@ def event_data(t: Transfer, decimals: TokenDecimals, **extra: Any) -> dict[str, 
 
 async def complete_many(
     session: AsyncSession,
-    transfer_ids: Sequence[str],
+    claimed: Sequence[Transfer],
     *,
     signature: str,
     slot: int | None,
     block_height: int | None,
     decimals: TokenDecimals,
 ) -> list[Transfer]:
-    """pending_onchain -> completed for every member of one finalized chain write whose receipt
-    was verified: each sender debited, each receiver credited. A handful of statements whatever
-    the number of members; each transfer still gets its own state row, ledger entries, event and
-    audit outcome. Members already resolved are left alone (a retry books
-    nothing twice). Returns the transfers completed now."""
+    """pending_onchain -> completed for every member (as claimed) of one finalized chain write
+    whose receipt was verified: each sender debited, each receiver credited. Two statements
+    whatever the number of members (the move with its state rows, events and audit outcomes;
+    the ledger's booking, sent with the COMMIT). Members already resolved are left alone (a
+    retry books nothing twice). Returns the transfers completed now."""
+    # A member's event and audit data are known from the claimed row (nothing they show
+    # changes but the status and the chain fields); only the moved members' are written.
+    extra = {"tx_signature": signature, "block_height": block_height, "slot": slot}
+    data = {t.id: {**event_data(t, decimals, **extra), "status": "completed"} for t in claimed}
+
+    def along(moved: CTE) -> list[CTE]:
+        event_id = func.concat("evt_", moved.c.id, "_completed")
+        return [
+            emit_with(moved, event_id, "transfer.completed", data),
+            mark_audits_with(moved, "success", {k: {"data": v} for k, v in data.items()}),
+        ]
+
     done = await _advance(
         session,
-        transfer_ids,
+        [t.id for t in claimed],
         "pending_onchain",
         "completed",
+        along=along,
         signature=signature,
         slot=slot,
         block_height=block_height,
@@ -297,22 +314,6 @@ async def complete_many(
         )  # fmt: skip
         moves.append(Move(t.to_uid, t.currency, "credit", t.amount, d_balance=t.amount,
                           reference=t.id))  # fmt: skip
-    data = {
-        t.id: event_data(t, decimals, tx_signature=signature, block_height=block_height, slot=slot)
-        for t in done
-    }
-    await emit_many(
-        session,
-        [
-            {"id": f"evt_{t.id}_completed", "project_id": t.project_id,
-             "type": "transfer.completed", "data": data[t.id]}
-            for t in done
-        ],
-    )  # fmt: skip
-    await mark_audits(
-        session,
-        [(t.audit_id, "success", {"data": data[t.id]}) for t in done if t.audit_id is not None],
-    )
     # Sent with the caller's COMMIT (commit_last): accepts wait on senders' rows while locked.
     await Ledger(session).apply_many(moves)
     return done

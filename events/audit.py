@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import CTE, bindparam, update
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.base import table_of
@@ -162,4 +163,23 @@ async def mark_audits(
             {"audit_id": uuid.UUID(str(a)), "new_status": s, "body": redact(r)}
             for a, s, r in outcomes
         ],
+    )
+
+
+def mark_audits_with(rows: CTE, status: str, responses: dict[str, Any]) -> CTE:
+    """``mark_audits`` inside the statement that moves ``rows`` (a data-modifying CTE
+    returning ``id`` and ``audit_id``): the audit row of each row it moved gets ``status`` and
+    ``responses[row id]`` (redacted). Add the returned CTE to that statement (``add_cte``):
+    no statement of its own (issue 43)."""
+    if status not in AUDIT_STATUSES:
+        raise ValueError(f"audit status must be one of {AUDIT_STATUSES}")
+    table = table_of(AuditLog)
+    by_id = bindparam(
+        f"{rows.name}_audit_bodies", {k: redact(v) for k, v in responses.items()}, type_=JSONB
+    )
+    return (
+        update(table)
+        .where(table.c.id == rows.c.audit_id)
+        .values(status=status, response_body=by_id.op("->", return_type=JSONB)(rows.c.id))
+        .cte(f"{rows.name}_audits")
     )

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import CTE, ColumnElement, DateTime, bindparam, literal, select
+from sqlalchemy.dialects.postgresql import JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from core.time import iso
@@ -69,4 +70,33 @@ async def emit_many(session: AsyncSession, events: Sequence[dict[str, Any]]) -> 
     await session.execute(
         insert(table_of(Event)).on_conflict_do_nothing(index_elements=["id"]),
         [{**e, "created_at": now} for e in events],
+    )
+
+
+def emit_with(
+    rows: CTE, event_id: ColumnElement[str], type: str, data: dict[str, dict[str, Any]]
+) -> CTE:
+    """``emit_many`` inside the statement that moves ``rows`` (a data-modifying CTE returning
+    ``id`` and ``project_id``): one event per row it moved, ``data[row id]`` its data, so no
+    event is written for a row the move left alone. Add the returned CTE to that statement
+    (``add_cte``): the events cost no statement of their own (issue 43). An id already
+    recorded is left as it is."""
+    if type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {type!r}")
+    table = table_of(Event)
+    by_id = bindparam(f"{rows.name}_event_data", data, type_=JSONB)
+    return (
+        insert(table)
+        .from_select(
+            ["id", "project_id", "type", "data", "created_at"],
+            select(
+                event_id,
+                rows.c.project_id,
+                literal(type),
+                by_id.op("->", return_type=JSONB)(rows.c.id),
+                literal(datetime.now(UTC), DateTime(timezone=True)),
+            ),
+        )
+        .on_conflict_do_nothing(index_elements=["id"])
+        .cte(f"{rows.name}_events")
     )

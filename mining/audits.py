@@ -7,14 +7,38 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models.access import AuditLog
 from db.models.mining import MiningSubmission
 
 FINAL = ("confirmed", "failed", "rejected")
 OPERATIONS = ("mining.submit", "mining.batch_submit")
+
+# One statement (issue 43: was a count per workflow, then an UPDATE per finished one): the
+# workflows among the rows whose submissions are all final, and each one's pending audit row
+# (found by a submission's id in its answer: a submit's ``data.id``, a batch's items) marked.
+_FINISH = text(
+    f"""
+WITH finished AS (
+    SELECT m.workflow_id, count(*) FILTER (WHERE m.status = 'confirmed') AS confirmed
+    FROM mining_activities m
+    WHERE m.workflow_id = ANY(CAST(:workflows AS text[]))
+    GROUP BY m.workflow_id
+    HAVING count(*) FILTER (WHERE m.status NOT IN {FINAL!r}) = 0
+)
+UPDATE audit_log a
+SET status = CASE WHEN f.confirmed > 0 THEN 'success' ELSE 'failed' END, updated_at = now()
+FROM finished f JOIN unnest(
+    CAST(:workflows AS text[]), CAST(:projects AS bigint[]), CAST(:ids AS text[])
+) AS w(workflow_id, project_id, submission_id) ON w.workflow_id = f.workflow_id
+WHERE a.project_id = w.project_id AND a.status = 'pending' AND a.operation IN {OPERATIONS!r}
+  AND (a.response_body @> jsonb_build_object('data', jsonb_build_object('id', w.submission_id))
+       OR a.response_body @> jsonb_build_object('data', jsonb_build_array(jsonb_build_object(
+           'attributes', jsonb_build_object('activity',
+                                            jsonb_build_object('id', w.submission_id))))))
+"""
+)
 
 
 async def finish_audits(session: AsyncSession, rows: Iterable[MiningSubmission]) -> None:
@@ -24,31 +48,11 @@ async def finish_audits(session: AsyncSession, rows: Iterable[MiningSubmission])
     if not workflows:
         return
     await session.flush()
-    counts = await session.execute(
-        select(
-            MiningSubmission.workflow_id,
-            func.count().filter(MiningSubmission.status.not_in(FINAL)),
-            func.count().filter(MiningSubmission.status == "confirmed"),
-        )
-        .where(MiningSubmission.workflow_id.in_(workflows))
-        .group_by(MiningSubmission.workflow_id)
+    await session.execute(
+        _FINISH,
+        {
+            "workflows": list(workflows),
+            "projects": [r.project_id for r in workflows.values()],
+            "ids": [r.id for r in workflows.values()],
+        },
     )
-    for workflow_id, open_count, confirmed in counts.all():
-        if open_count:
-            continue
-        row = workflows[workflow_id]
-        await session.execute(
-            update(AuditLog)
-            .where(
-                AuditLog.project_id == row.project_id,
-                AuditLog.status == "pending",
-                AuditLog.operation.in_(OPERATIONS),
-                or_(
-                    AuditLog.response_body.contains({"data": {"id": row.id}}),
-                    AuditLog.response_body.contains(
-                        {"data": [{"attributes": {"activity": {"id": row.id}}}]}
-                    ),
-                ),
-            )
-            .values(status="success" if confirmed else "failed")
-        )

@@ -44,6 +44,9 @@ log = logging.getLogger("mccgw.tokens.deposits")
 _PAGE = 100  # transactions read per step, booked in one commit with the row's position
 _ROWS = 16  # accounts caught up at once
 _LOOK_EVERY = 1.0  # while following: how often pending rows are looked for without a wake-up
+# ... when no row waits for a retry: the follower wakes the catch-up whenever it adds rows, so
+# the timed look is only a safety net (issue 43: every second, an idle worker's transaction).
+_QUIET_LOOK_EVERY = 30.0
 _RETRY_AFTER = 5.0  # a row whose step failed (the chain down, say) waits this long
 
 
@@ -112,7 +115,7 @@ class CatchUp:
                 waker = asyncio.ensure_future(wake.wait()) if wake is not None else None
                 if waker is not None:
                     waits.add(waker)
-                    left = min(left, _LOOK_EVERY)
+                    left = min(left, _LOOK_EVERY if self._retry_at else _QUIET_LOOK_EVERY)
                 try:
                     await asyncio.wait(waits, timeout=left, return_when=asyncio.FIRST_COMPLETED)
                 finally:

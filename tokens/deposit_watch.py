@@ -36,12 +36,13 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx
 from chain.gateway import ChainGateway
+from db.last import autocommit
 from db.models.tokens import CustodyWatch, DepositCursor
 from db.notify import NotifyListener, Subscription
 from tokens.deposit_catch_up import CatchUp, examine
@@ -57,6 +58,21 @@ _SCAN_CATCH_UP_SECONDS = 20.0
 WATCH_CHANNEL = "mccgw_deposits"
 _PREPARE_EVERY = 30.0
 _IDLE_AFTER = 10.0
+# Following, quiet blocks commit the cursor this often (a restart re-reads at most that much,
+# booking nothing twice; issue 43: was 1 s, a transaction per quiet poll).
+_LAZY_SAVE_SECONDS = 30.0
+# ``_follow``'s periodic look: one autocommitted statement saying whether ``_prepare`` (three
+# transactions and the rows' Python side) has anything to do.
+_NEEDS_PREPARE = text(
+    """
+SELECT EXISTS (
+        SELECT 1 FROM ledger_accounts a WHERE NOT EXISTS (
+            SELECT 1 FROM custody_watch w
+            WHERE w.user_uid = a.user_uid AND w.currency = a.currency))
+    OR EXISTS (SELECT 1 FROM custody_watch WHERE watched_from IS NULL)
+    OR (SELECT count(*) FROM custody_watch) <> :seen
+"""
+)
 _LOCK = int.from_bytes(hashlib.sha256(b"mccgw-deposit-watch").digest()[:8], "big", signed=True)
 
 
@@ -83,9 +99,8 @@ class DepositScanner:
         # address -> the watched account: the set every block is matched against.
         self._watched: dict[str, Watched] = {}
         self._seen_rows = 0
-        # While following: blocks without a match move the committed cursor once a second (a
-        # restart re-reads at most that second of blocks, which books nothing twice); blocks
-        # with a match always commit with it.
+        # While following: blocks without a match move the committed cursor every
+        # _LAZY_SAVE_SECONDS; blocks with a match always commit with it.
         self._lazy = False
         self._saved = 0.0
         # While following: a watched row added (NOTIFY, or the LISTEN (back) up), the
@@ -189,7 +204,9 @@ class DepositScanner:
             # the catch-up's (beside this loop), so nothing is missed in between.
             since = time.monotonic() - prepared
             every = _PREPARE_EVERY if self.listening else 1.0
-            if not self._seen_rows or self._watch_added.is_set() or since >= every:
+            if due := since >= every:
+                prepared = time.monotonic()
+            if self._watch_added.is_set() or (due and await self._needs_prepare()):
                 self._watch_added.clear()
                 prepared = time.monotonic()
                 await self._prepare(cursor, total)
@@ -260,6 +277,10 @@ class DepositScanner:
         if added:
             self._catch_up_wake.set()
 
+    async def _needs_prepare(self) -> bool:
+        async with autocommit(self.sessions) as s:
+            return bool(await s.scalar(_NEEDS_PREPARE, {"seen": self._seen_rows}))
+
     async def _walk(self, cursor: int, summary: ScanSummary, until: int | None = None) -> int:
         """Blocks after ``cursor`` up to the finalized slot (or ``until``, for benchmarks)."""
         deadline = time.monotonic() + _PASS_SECONDS
@@ -291,7 +312,8 @@ class DepositScanner:
                             records += self._match(tx, block.slot, at, mints)
                     # Up to the range's end once its last block is in: skipped slots are done.
                     last = chunk[-1] if number + 1 < len(chunks) else end
-                    if records or not self._lazy or time.monotonic() - self._saved >= 1.0:
+                    lazy = self._lazy and time.monotonic() - self._saved < _LAZY_SAVE_SECONDS
+                    if records or not lazy:
                         await self._commit(records, summary, cursor=last)
                         self._saved = time.monotonic()
                     cursor = last

@@ -263,3 +263,34 @@ async def test_concurrent_batches_over_the_same_accounts_lose_no_update(
         assert await _entry_sums(session_maker, uid) == (balance, 0, 0)
     # The first account pays 7 in the 12 batches in order and receives 1 + 4 in the 12 reversed.
     assert balances[0] == 10_000 - 12 * 7 + 12 * 5 + 6 * 2
+
+
+async def test_concurrent_batches_creating_the_same_new_accounts_lose_no_credit(
+    session_maker: Maker,
+) -> None:
+    """Batches whose receivers have no account yet, all at once, beside single credits: each
+    new account is created once and gains every batch's credit (the booking creates a missing
+    account in the statement that books, so a batch that meets one created meanwhile adds to
+    it), and ends as the sum of its entries."""
+    payer = await _funded(session_maker, 10_000)
+    fresh = [_uid() for _ in range(3)]
+
+    async def batch(i: int) -> None:
+        order = fresh if i % 2 else fresh[::-1]
+        async with session_maker() as session:
+            await Ledger(session).apply_many(
+                [Move(payer, "MCC", "debit", 3, d_balance=-3, reference=f"n{i}")]
+                + [Move(u, "MCC", "credit", 1, d_balance=1, reference=f"n{i}") for u in order]
+            )
+            await commit_last(session)
+
+    async def single(i: int) -> None:
+        async with session_maker() as session:
+            await Ledger(session).credit(fresh[i % 3], "MCC", 2, reference=f"m{i}")
+            await session.commit()
+
+    await asyncio.gather(*(batch(i) for i in range(16)), *(single(i) for i in range(6)))
+    assert (await _balances(session_maker, payer)).balance == 10_000 - 16 * 3
+    for uid in fresh:
+        assert (await _balances(session_maker, uid)).balance == 16 + 2 * 2
+        assert await _entry_sums(session_maker, uid) == (16 + 2 * 2, 0, 0)
