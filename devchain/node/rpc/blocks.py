@@ -12,7 +12,14 @@ from devchain.node import validator
 from devchain.node.ledger import FINALITY_DEPTH
 from devchain.node.rpc.dispatch import Params, Rpc, invalid, method
 from devchain.node.rpc.encoding import encode_tx
-from devchain.node.rpc.params import arg, at_least_confirmed, commitment, config, slot_arg
+from devchain.node.rpc.params import (
+    arg,
+    at_least_confirmed,
+    commitment,
+    config,
+    slot_arg,
+    start_and_limit,
+)
 from devchain.node.svm import EPOCH_SCHEDULE, Commitment
 
 MAX_BLOCK_RANGE = 500_000  # getBlocks: at most this many slots past start_slot
@@ -129,10 +136,7 @@ def get_blocks(rpc: Rpc, params: Params) -> Any:
 @method("getBlocksWithLimit")
 def get_blocks_with_limit(rpc: Rpc, params: Params) -> Any:
     """At most ``limit`` block slots from start_slot on."""
-    start = slot_arg(params, 0, "start_slot")
-    limit = slot_arg(params, 1, "limit")
-    if limit > MAX_BLOCK_RANGE:
-        raise invalid(f"Limit too large; max {MAX_BLOCK_RANGE}")
+    start, limit = start_and_limit(params, MAX_BLOCK_RANGE, "Limit too large")
     top = rpc.chain.commitment_slot(at_least_confirmed(config(params, 2)))
     return list(range(start, min(start + limit - 1, top) + 1))
 

@@ -13,7 +13,7 @@ from solders.hash import Hash
 from devchain.node import validator
 from devchain.node.ledger import FINALITY_DEPTH, RpcError
 from devchain.node.rpc.dispatch import API_VERSION, Params, Rpc, invalid, method
-from devchain.node.rpc.params import commitment, config, pubkey, slot_arg
+from devchain.node.rpc.params import commitment, config, pubkey, slot_arg, start_and_limit
 from devchain.node.svm import EPOCH_SCHEDULE
 
 MAX_SLOT_LEADERS = 5000
@@ -154,10 +154,7 @@ def get_slot_leader(rpc: Rpc, params: Params) -> Any:
 
 @method("getSlotLeaders")
 def get_slot_leaders(rpc: Rpc, params: Params) -> Any:
-    start = slot_arg(params, 0, "start_slot")
-    limit = slot_arg(params, 1, "limit")
-    if limit > MAX_SLOT_LEADERS:
-        raise invalid(f"Invalid limit; max {MAX_SLOT_LEADERS}")
+    start, limit = start_and_limit(params, MAX_SLOT_LEADERS, "Invalid limit")
     if limit and not _schedule_known(rpc, EPOCH_SCHEDULE.get_epoch(start + limit - 1)):
         epoch = max(EPOCH_SCHEDULE.get_epoch(start), EPOCH_SCHEDULE.get_epoch(rpc.chain.slot) + 2)
         raise invalid(f"Invalid slot range: leader schedule for epoch {epoch} is unavailable")

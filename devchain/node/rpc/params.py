@@ -52,6 +52,16 @@ def slot_arg(params: Params, i: int, name: str) -> int:
     return value
 
 
+def start_and_limit(params: Params, most: int, too_many: str) -> tuple[int, int]:
+    """A range's ``start_slot`` and ``limit`` (``getBlocksWithLimit``, ``getSlotLeaders``),
+    the limit at most ``most`` (else ``too_many``, as the validator words it)."""
+    start = slot_arg(params, 0, "start_slot")
+    limit = slot_arg(params, 1, "limit")
+    if limit > most:
+        raise invalid(f"{too_many}; max {most}")
+    return start, limit
+
+
 def commitment(cfg: dict[str, Any]) -> Commitment:
     try:
         return Commitment.parse(cfg.get("commitment"))
