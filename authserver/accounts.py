@@ -201,7 +201,7 @@ async def verify_submit(request: Request) -> HTMLResponse:
     )
 
 
-@_page("/verify/resend")
+@_page("/verify/resend", 429)
 async def resend_page(request: Request) -> HTMLResponse:
     """Ask for a new verification link."""
     return HTMLResponse(
@@ -225,7 +225,7 @@ async def resend_submit(request: Request) -> Response:
 # -- password reset -------------------------------------------------------------------------
 
 
-@_page("/reset")
+@_page("/reset", 429)
 async def reset_page(request: Request) -> HTMLResponse:
     """Ask for a password-reset link."""
     return HTMLResponse(

@@ -84,7 +84,7 @@ def test_sign_up_verify_authorize_and_reset_in_chromium(stack: Stack, browser: A
 
     # The administrator sees the mail on the console; the newcomer follows its link.
     admin = stack.demo["admin"]
-    sign_in(browser, stack, admin["username"], admin["password"])
+    sign_in(browser, stack, admin["username"], admin["password"], admin["totp_secret"])
     browser.get(f"{stack.base}/console/mail?{urlencode({'to': email})}")
     until(lambda: "Verify your e-mail address" in text(browser), "the mail on the console")
     shot(browser, "console-mail", SHOTS)

@@ -1,11 +1,9 @@
 """Issue 44's "done when", on the production topology (deploy/topology.py, ``make prod-local``:
 the wheel installed outside the checkout, two API processes, two workers, the SMTP server):
-an operator creates the first administrator from the command line, the administrator signs in
-to the console, a new person signs up, verifies their e-mail from the mail server, authorizes
-a project (OAuth consent) and resets their password, all against the real services.
-
-The administrator's second factor is the other half of issue 44: its step is
-``admin_second_factor`` below (a sign-in by password today)."""
+an operator creates the first administrator from the command line, the console turns the
+administrator away until they enrol an authenticator, then admits them with a password and a
+TOTP code; a new person signs up, verifies their e-mail from the mail server, authorizes a
+project (OAuth consent) and resets their password, all against the real services."""
 
 from __future__ import annotations
 
@@ -25,6 +23,7 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
 from accounts.mailbox import StoredMail, stored_mail
 from deploy.topology import Topology
+from tests.factories import totp_code
 
 pytestmark = pytest.mark.slow
 
@@ -106,13 +105,31 @@ def operator_creates_the_first_administrator(topology: Topology, name: str) -> N
     assert "administrator" in done.stdout and "created" in done.stdout
 
 
-def admin_second_factor(web: Console, page: httpx.Response) -> httpx.Response:
-    """Issue 44's two-factor half adds the administrator's TOTP step here (the page after the
-    password); until then the password's answer passes through."""
-    return page
+def _field(html: str, name: str) -> str:
+    found = re.search(rf"name={name} value='([^']*)'", html)
+    assert found, html
+    return found.group(1)
 
 
-def administrator_signs_in_to_the_console(web: Console, name: str) -> None:
+def administrator_enrols_an_authenticator(web: Console, name: str) -> str:
+    """The TOTP enrolment page (password, then a code from the new secret); the secret."""
+    enrol = "/auth/account/totp"
+    started = web.post(enrol, data={"username": name, "password": ADMIN_PASSWORD,
+                                    "step": "password"})  # fmt: skip
+    assert started.status_code == 200, started.text
+    shown = re.search(r"<code id=totp-secret>([A-Z2-7 ]+)</code>", started.text)
+    assert shown, started.text
+    secret = shown.group(1).replace(" ", "")
+    # The code of the step before: the sign-in that follows within 30 s takes the current one
+    # (a code is accepted once, and one step either side of now).
+    form = {"enrol_ticket": _field(started.text, "enrol_ticket"), "code": totp_code(secret, -1),
+            "step": "confirm"}  # fmt: skip
+    done = web.post(enrol, data=form)
+    assert done.status_code == 200 and "recovery" in done.text.lower(), done.text
+    return secret
+
+
+def _console_sign_in(web: Console, name: str) -> tuple[str, httpx.Response]:
     start = web.get("/console/login", params={"next": "/console/mail"})
     assert start.status_code == 303
     authorize = _local(start.headers["location"])
@@ -120,7 +137,23 @@ def administrator_signs_in_to_the_console(web: Console, name: str) -> None:
     answer = web.post(
         authorize, data={"username": name, "password": ADMIN_PASSWORD, "decision": "approve"}
     )
-    answer = admin_second_factor(web, answer)
+    return authorize, answer
+
+
+def administrator_without_a_second_factor_is_turned_away(web: Console, name: str) -> None:
+    _, answer = _console_sign_in(web, name)
+    assert answer.status_code == 302, answer.text  # the password alone signs in ...
+    refused = web.get(_local(answer.headers["location"]))
+    assert refused.status_code == 403 and "/auth/account/totp" in refused.text  # ... not here
+
+
+def administrator_signs_in_to_the_console(web: Console, name: str, secret: str) -> None:
+    authorize, asked = _console_sign_in(web, name)
+    assert asked.status_code == 200 and "Two-step sign-in" in asked.text, asked.text
+    form = {"username": _field(asked.text, "username"),
+            "mfa_ticket": _field(asked.text, "mfa_ticket"), "code": totp_code(secret),
+            "decision": "approve"}  # fmt: skip
+    answer = web.post(authorize, data=form)
     assert answer.status_code == 302, answer.text
     done = web.get(_local(answer.headers["location"]))
     assert done.status_code == 303 and done.headers["location"] == "/console/mail"
@@ -161,7 +194,9 @@ def test_first_administrator_then_a_newcomer_signs_up_verifies_authorizes_and_re
 ) -> None:
     admin = f"root{secrets.token_hex(3)}"
     operator_creates_the_first_administrator(topology, admin)
-    administrator_signs_in_to_the_console(web, admin)
+    administrator_without_a_second_factor_is_turned_away(web, admin)
+    secret = administrator_enrols_an_authenticator(web, admin)
+    administrator_signs_in_to_the_console(web, admin, secret)
 
     # A newcomer meets the project's authorization page, and signs up from its link.
     person = httpx.Client(base_url=topology.base_url, timeout=30)
