@@ -5,6 +5,7 @@ in ten minutes), then the invariants; prints the figures docs/reliability.md rec
 non-zero on any violation.
 
     python -m tests.chaos [--minutes 10] [--every 12] [--rate 4] [--weather all]
+                          [--transfers 100] [--deposits 1] [--dir /tmp/mccgw-chaos]
 
 ``--weather`` runs one phase per profile of the node's weather (devchain/node/weather.py), each
 with the same load and faults and its own invariants and figures (docs/reliability.md).
@@ -35,13 +36,24 @@ def main() -> int:
     parser.add_argument(
         "--max-open", type=int, default=40, help="operations not yet done above which load waits"
     )
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/mccgw-chaos"))
+    parser.add_argument(
+        "--dir", type=Path, default=Path("/tmp/mccgw-chaos"),
+        help="the topology's state; its logs/ (API, workers, node) are kept after the run",
+    )  # fmt: skip
     parser.add_argument(
         "--weather",
         default="calm",
         help="the chain node's weather, phase after phase: a comma list of calm, dropped, "
         "rate-limited, lagging, congested, storm, or 'all' (each phase --minutes long)",
     )
+    parser.add_argument(
+        "--transfers", type=int, default=0,
+        help="each phase's load goes on until this many transfers were accepted",
+    )  # fmt: skip
+    parser.add_argument(
+        "--deposits", type=int, default=0,
+        help="each phase sends this many deposits (0: one every 5 s of load)",
+    )  # fmt: skip
     parser.add_argument(
         "--no-faults", action="store_true", help="the weather alone: load, drain, invariants"
     )
@@ -63,7 +75,7 @@ def main() -> int:
     )
     plan = Plan(
         seconds=args.minutes * 60, fault_every=args.every, rate=args.rate, min_each=5,
-        max_open=args.max_open,
+        max_open=args.max_open, transfers=args.transfers, deposits=args.deposits,
     )  # fmt: skip
     if args.no_faults:
         plan = replace(plan, faults=(), min_each=0)
