@@ -7,6 +7,10 @@ non-zero on any violation.
     python -m tests.chaos [--minutes 10] [--every 12] [--rate 4] [--weather all]
                           [--transfers 100] [--deposits 1] [--dir /tmp/mccgw-chaos]
 
+``--second-provider SECONDS`` gives the apps two RPC providers (``SOLANA_RPC_URLS``: a proxy
+process in front of the node, tests/chaos/provider.py, then the node itself) and kills the proxy
+that many seconds into the run: the run must complete on the node alone.
+
 ``--weather`` runs one phase per profile of the node's weather (devchain/node/weather.py), each
 with the same load and faults and its own invariants and figures (docs/reliability.md).
 """
@@ -25,6 +29,7 @@ from deploy.image import build_image
 from deploy.topology import Topology
 from devchain.node.weather import PROFILES
 from tests.chaos.harness import FAULTS, Plan, chaos
+from tests.chaos.provider import SecondProvider
 from tests.topology_fixtures import TOPOLOGY_ENV
 
 
@@ -55,6 +60,11 @@ def main() -> int:
         help="each phase sends this many deposits (0: one every 5 s of load)",
     )  # fmt: skip
     parser.add_argument(
+        "--second-provider", type=float, default=None, metavar="SECONDS",
+        help="two RPC providers (a proxy first, then the node); the proxy killed this many "
+        "seconds into the run",
+    )  # fmt: skip
+    parser.add_argument(
         "--no-faults", action="store_true", help="the weather alone: load, drain, invariants"
     )
     args = parser.parse_args()
@@ -71,8 +81,14 @@ def main() -> int:
     topo = Topology(
         build_image(state / "image"),
         state,
-        extra_env=TOPOLOGY_ENV,
+        extra_env=dict(TOPOLOGY_ENV),
     )
+    provider = None
+    if args.second_provider is not None:
+        node = f"http://127.0.0.1:{topo.ports.rpc}"
+        provider = SecondProvider(node, state / "logs" / "provider-2.log")
+        topo.extra_env["SOLANA_RPC_URLS"] = f"{provider.url},{node}"
+        provider.start()
     plan = Plan(
         seconds=args.minutes * 60, fault_every=args.every, rate=args.rate, min_each=5,
         max_open=args.max_open, transfers=args.transfers, deposits=args.deposits,
@@ -86,12 +102,19 @@ def main() -> int:
     failed = False
     try:
         topo.start()
+        if provider is not None:
+            provider.kill_after(args.second_provider)
         for profile in profiles:  # each phase its own load, faults, drain and invariants
             print(f"chaos: phase in the weather {profile!r}", flush=True)
             figures = asyncio.run(chaos(topo, replace(plan, weather=profile)))
             print(figures.report(), flush=True)
             failed = failed or bool(figures.violations or figures.server_errors)
+        if provider is not None and not provider.killed.is_set():
+            print("chaos: the run ended before the second provider was killed", flush=True)
+            failed = True
     finally:
+        if provider is not None:
+            provider.kill()
         topo.stop()
     return 1 if failed else 0
 
