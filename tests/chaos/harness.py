@@ -642,10 +642,24 @@ class Depositor:
         ):
             wallet = OutsideWallet(Keypair(), client)
             await deps.gateway.warm_up()
-            await wallet.ensure_sol(deps.gateway)
             mint = deps.gateway.keys.mint_for("MCC")
             decimals = deps.gateway.token_decimals().mcc
-            await wallet.receive_minted(deps.gateway, "MCC", 10_000 * UNIT, f"chaos-out:{mint}")
+            # A mint per wallet (the op_key was the mint's: every phase after the first got the
+            # first phase's write back, its new wallet no token, and sent no deposit), retried
+            # as an activity would be (the same op_key: one mint) rather than ending silently.
+            for attempt in range(10):
+                try:
+                    await wallet.ensure_sol(deps.gateway)
+                    await wallet.receive_minted(
+                        deps.gateway, "MCC", 10_000 * UNIT, f"chaos-out:{wallet.address}"
+                    )
+                    break
+                except Exception as exc:
+                    print(f"chaos: the outside wallet's funding failed ({exc!r}), again",
+                          flush=True)  # fmt: skip
+                    if attempt == 9 or stop.is_set():
+                        self.figures.violations.append(f"outside wallet not funded: {exc!r}")
+                        return
             while not stop.is_set():
                 uid = random.choice(self.world.depositors)
                 dest = Pubkey.from_string(self.world.deposit_addresses[uid])
