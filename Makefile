@@ -60,8 +60,9 @@ prod-local: install
 ## CHAOS_WEATHER=all runs a phase per weather of the chain node (issue 39), each that long.
 CHAOS_MINUTES ?= 10
 CHAOS_WEATHER ?= calm
+CHAOS_ARGS ?=
 chaos: install
-	ENVIRONMENT=test $(BIN)/python -m tests.chaos --minutes $(CHAOS_MINUTES) --weather $(CHAOS_WEATHER)
+	ENVIRONMENT=test $(BIN)/python -m tests.chaos --minutes $(CHAOS_MINUTES) --weather $(CHAOS_WEATHER) $(CHAOS_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -5,6 +5,11 @@ in ten minutes), then the invariants; prints the figures docs/reliability.md rec
 non-zero on any violation.
 
     python -m tests.chaos [--minutes 10] [--every 12] [--rate 4] [--weather all]
+                          [--transfers 100] [--deposits 1] [--dir /tmp/mccgw-chaos]
+
+``--second-provider SECONDS`` gives the apps two RPC providers (``SOLANA_RPC_URLS``: a proxy
+process in front of the node, tests/chaos/provider.py, then the node itself) and kills the proxy
+that many seconds into the run: the run must complete on the node alone.
 
 ``--weather`` runs one phase per profile of the node's weather (devchain/node/weather.py), each
 with the same load and faults and its own invariants and figures (docs/reliability.md).
@@ -24,6 +29,7 @@ from deploy.image import build_image
 from deploy.topology import Topology
 from devchain.node.weather import PROFILES
 from tests.chaos.harness import FAULTS, Plan, chaos
+from tests.chaos.provider import SecondProvider
 from tests.topology_fixtures import TOPOLOGY_ENV
 
 
@@ -35,13 +41,29 @@ def main() -> int:
     parser.add_argument(
         "--max-open", type=int, default=40, help="operations not yet done above which load waits"
     )
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/mccgw-chaos"))
+    parser.add_argument(
+        "--dir", type=Path, default=Path("/tmp/mccgw-chaos"),
+        help="the topology's state; its logs/ (API, workers, node) are kept after the run",
+    )  # fmt: skip
     parser.add_argument(
         "--weather",
         default="calm",
         help="the chain node's weather, phase after phase: a comma list of calm, dropped, "
         "rate-limited, lagging, congested, storm, or 'all' (each phase --minutes long)",
     )
+    parser.add_argument(
+        "--transfers", type=int, default=0,
+        help="each phase's load goes on until this many transfers were accepted",
+    )  # fmt: skip
+    parser.add_argument(
+        "--deposits", type=int, default=0,
+        help="each phase sends this many deposits (0: one every 5 s of load)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--second-provider", type=float, default=None, metavar="SECONDS",
+        help="two RPC providers (a proxy first, then the node); the proxy killed this many "
+        "seconds into the run",
+    )  # fmt: skip
     parser.add_argument(
         "--no-faults", action="store_true", help="the weather alone: load, drain, invariants"
     )
@@ -59,11 +81,17 @@ def main() -> int:
     topo = Topology(
         build_image(state / "image"),
         state,
-        extra_env=TOPOLOGY_ENV,
+        extra_env=dict(TOPOLOGY_ENV),
     )
+    provider = None
+    if args.second_provider is not None:
+        node = f"http://127.0.0.1:{topo.ports.rpc}"
+        provider = SecondProvider(node, state / "logs" / "provider-2.log")
+        topo.extra_env["SOLANA_RPC_URLS"] = f"{provider.url},{node}"
+        provider.start()
     plan = Plan(
         seconds=args.minutes * 60, fault_every=args.every, rate=args.rate, min_each=5,
-        max_open=args.max_open,
+        max_open=args.max_open, transfers=args.transfers, deposits=args.deposits,
     )  # fmt: skip
     if args.no_faults:
         plan = replace(plan, faults=(), min_each=0)
@@ -74,12 +102,19 @@ def main() -> int:
     failed = False
     try:
         topo.start()
+        if provider is not None:
+            provider.kill_after(args.second_provider)
         for profile in profiles:  # each phase its own load, faults, drain and invariants
             print(f"chaos: phase in the weather {profile!r}", flush=True)
             figures = asyncio.run(chaos(topo, replace(plan, weather=profile)))
             print(figures.report(), flush=True)
             failed = failed or bool(figures.violations or figures.server_errors)
+        if provider is not None and not provider.killed.is_set():
+            print("chaos: the run ended before the second provider was killed", flush=True)
+            failed = True
     finally:
+        if provider is not None:
+            provider.kill()
         topo.stop()
     return 1 if failed else 0
 

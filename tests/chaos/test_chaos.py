@@ -7,12 +7,10 @@ its figures are in docs/reliability.md)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from deploy.topology import Topology
-from tests.chaos.harness import FAULTS, Plan, chaos
+from tests.chaos.harness import FAULTS, Plan, chaos, set_weather
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +40,7 @@ async def test_a_storm_phase_loses_nothing(topology: Topology) -> None:
     try:
         figures = await chaos(topology, plan)
     finally:
-        await asyncio.to_thread(topology.set_weather, "calm")
+        await set_weather(topology, "calm")
     print(figures.report())
     assert figures.weather is not None, figures.report()
     assert figures.weather.completed == figures.weather.accepted, figures.report()

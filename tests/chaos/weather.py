@@ -7,15 +7,20 @@ of one phase under a node weather (``Topology.set_weather``), beside calm.
   against the budget (``SOLANA_RPC_RPS``), and the 429s met;
 - ``phase_figures`` reads the database after the drain: operations completed of accepted, p50
   and p99 from request to final (transfers: created to finished), attempts and re-signs per
-  chain write, the fee paid per write.
+  chain write, the fee paid per write;
+- ``failed_attempts`` reads the workers' logs (kept in the topology's ``logs/``): the activity
+  attempts that failed during the phase, and those that failed for a 429 (the door must wait
+  every 429 out inside the call, so none should).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -44,6 +49,8 @@ class WeatherFigures:
     rpc_requests: float = 0.0
     limited: float = 0.0
     peak_rate: float = 0.0
+    failed_attempts: int = 0  # activity attempts failed during the phase (workers' logs)
+    failed_429: int = 0  # of which for a 429 (ChainRateLimited)
     samples: list[float] = field(default_factory=list)
 
     def line(self) -> str:
@@ -54,7 +61,8 @@ class WeatherFigures:
             f"writes, {self.attempts:.2f} attempts and {self.resigns:.2f} re-signs a write, fee "
             f"{self.fee:.0f} lamports a write; {self.rpc_requests:.0f} RPC requests "
             f"({per_op:.1f} an operation), {self.limited:.0f} answered 429, peak "
-            f"{self.peak_rate:.0f}/s against a budget of {self.budget:.0f}/s"
+            f"{self.peak_rate:.0f}/s against a budget of {self.budget:.0f}/s; "
+            f"{self.failed_attempts} activity attempts failed, {self.failed_429} for a 429"
         )
 
 
@@ -125,3 +133,21 @@ def phase_figures(topo: Topology, figures: WeatherFigures, since: Any) -> None:
         figures.writes = int(row[0])
         figures.attempts, figures.resigns = float(row[1] or 0), float(row[2] or 0)
         figures.fee = float(row[3] or 0)
+
+
+_RATE_LIMITED = re.compile(r"ChainRateLimited|\b429\b")
+
+
+def failed_attempts(topo: Topology, figures: WeatherFigures, since: Any) -> None:
+    """The workers' activity attempts that failed since ``since`` (Temporal's "Completing
+    activity as failed" lines), and how many of them for a 429."""
+    for log in sorted(topo.logs.glob("worker-*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if "Completing activity as failed" not in line:
+                continue
+            with contextlib.suppress(ValueError, KeyError):
+                entry = json.loads(line)
+                if datetime.fromisoformat(entry["ts"]) < since:
+                    continue
+                figures.failed_attempts += 1
+                figures.failed_429 += bool(_RATE_LIMITED.search(entry.get("exc", "")))
