@@ -147,6 +147,37 @@ class FreshSignInRequired(ProblemError):
     slug_name = "fresh-sign-in-required"
 
 
+class WrongPassword(ProblemError):
+    """422: the password that confirms an account change is not right (``wrong-password``)"""
+
+    slug_name = "wrong-password"
+
+
+class AccountExists(ProblemError):
+    """409: the username or e-mail already has an account (``account-exists``)"""
+
+    slug_name = "account-exists"
+
+
+class InvalidEmail(ProblemError):
+    """422: not an e-mail address (``invalid-email``)"""
+
+    slug_name = "invalid-email"
+
+
+class WeakPassword(ProblemError):
+    """422: the password is too short, too common or names the account (``weak-password``)"""
+
+    slug_name = "weak-password"
+
+
+class BalancesNotZero(ProblemError):
+    """409: an account with a balance left cannot be deleted: withdraw it first; ``balances``
+    lists what is left (``balances-not-zero``)"""
+
+    slug_name = "balances-not-zero"
+
+
 class IpNotAllowed(ProblemError):
     """403: outside the IP allow-list (``ip-not-allowed``)"""
 

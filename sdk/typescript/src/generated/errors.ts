@@ -94,6 +94,41 @@ export class FreshSignInRequired extends ProblemError {
 }
 registerProblem("fresh-sign-in-required", FreshSignInRequired);
 
+/** 422: the password that confirms an account change is not right (``wrong-password``) */
+export class WrongPassword extends ProblemError {
+  static override readonly slug = "wrong-password";
+  override name = "WrongPassword";
+}
+registerProblem("wrong-password", WrongPassword);
+
+/** 409: the username or e-mail already has an account (``account-exists``) */
+export class AccountExists extends ProblemError {
+  static override readonly slug = "account-exists";
+  override name = "AccountExists";
+}
+registerProblem("account-exists", AccountExists);
+
+/** 422: not an e-mail address (``invalid-email``) */
+export class InvalidEmail extends ProblemError {
+  static override readonly slug = "invalid-email";
+  override name = "InvalidEmail";
+}
+registerProblem("invalid-email", InvalidEmail);
+
+/** 422: the password is too short, too common or names the account (``weak-password``) */
+export class WeakPassword extends ProblemError {
+  static override readonly slug = "weak-password";
+  override name = "WeakPassword";
+}
+registerProblem("weak-password", WeakPassword);
+
+/** 409: an account with a balance left cannot be deleted: withdraw it first; ``balances`` lists what is left (``balances-not-zero``) */
+export class BalancesNotZero extends ProblemError {
+  static override readonly slug = "balances-not-zero";
+  override name = "BalancesNotZero";
+}
+registerProblem("balances-not-zero", BalancesNotZero);
+
 /** 403: outside the IP allow-list (``ip-not-allowed``) */
 export class IpNotAllowed extends ProblemError {
   static override readonly slug = "ip-not-allowed";
