@@ -38,6 +38,14 @@ def build_app(settings: Settings) -> FastAPI:
     return app
 
 
-# On PostgreSQL and Redis alone: no chain, no Temporal, no worker.
-STACK = Stack("access", on="settings", temporal=False, build=build_app)
+# On PostgreSQL and Redis alone: no chain, no Temporal, no worker. With no chain to reach, a
+# call that reads it is answered 503 at once, not after the API's retries of an unreachable
+# provider (chain/rpc.py): the matrix makes a thousand such calls.
+STACK = Stack(
+    "access",
+    on="settings",
+    temporal=False,
+    build=build_app,
+    changes={"solana_rpc_retry_seconds": 0.0},
+)
 app_settings, queue, deps, worker, app = STACK.fixtures()
