@@ -26,6 +26,18 @@ from db.models.ledger import Hold, LedgerAccount
 
 # Batch statements take arrays (unnest), so their text is the same whatever the batch size:
 # compiled once and prepared by the driver, where a VALUES list would be compiled every time.
+# NOT EXISTS first: an INSERT that meets an existing key waits for whoever holds that row
+# locked (a settlement, an accept's reservation), even under DO NOTHING; a snapshot read does
+# not. Only a new account takes the insert path.
+_ENSURE_ACCOUNTS = """
+INSERT INTO ledger_accounts (user_uid, currency)
+SELECT k.user_uid, k.currency
+FROM unnest(CAST(:uids AS text[]), CAST(:currencies AS text[])) AS k(user_uid, currency)
+WHERE NOT EXISTS (
+    SELECT 1 FROM ledger_accounts a WHERE a.user_uid = k.user_uid AND a.currency = k.currency
+)
+ON CONFLICT (user_uid, currency) DO NOTHING
+"""
 _LOCKED = """
 WITH locked AS (
     SELECT a.user_uid, a.currency FROM ledger_accounts a
@@ -37,39 +49,22 @@ WITH locked AS (
 # The whole booking of a batch in one statement, sent with the COMMIT (db.last), so the
 # accounts stay locked for its execution and the commit inside the server, never for a round
 # trip to a client that may be busy (the worker runs at a lower CPU priority than the API, whose
-# accepts wait for these rows). Every existing row the UPDATE changes comes out of ``locked``
-# first, so the locks are still taken in one order. An account missing from ``locked`` (none
-# yet: a receiver's first credit) is created with its totals by ``created``, in key order, after
-# ``locked`` is complete (its NOT EXISTS reads all of it); one created meanwhile by another
-# transaction is added to (ON CONFLICT DO UPDATE, after that transaction ends), so no move is
-# lost. (Issue 43: this was a separate INSERT of the missing accounts before the booking, one
-# more statement per settlement.) A missing account can only gain: a negative total breaks its
-# check constraint already on the proposed row, as it would have on the account made empty.
+# accepts wait for these rows). Every row the UPDATE changes comes out of ``locked`` first, so
+# the locks are still taken in one order.
 _BOOK = (
     _LOCKED
-    + """, deltas AS (
-    SELECT * FROM unnest(
-        CAST(:uids AS text[]), CAST(:currencies AS text[]), CAST(:d_balance AS bigint[]),
-        CAST(:d_held AS bigint[]), CAST(:d_pending_out AS bigint[])
-    ) AS d(user_uid, currency, d_balance, d_held, d_pending_out)
-), added AS (
+    + """, added AS (
     UPDATE ledger_accounts a
     SET balance = a.balance + d.d_balance,
         held = a.held + d.d_held,
         pending_out = a.pending_out + d.d_pending_out,
         updated_at = now()
-    FROM locked l JOIN deltas d ON d.user_uid = l.user_uid AND d.currency = l.currency
+    FROM locked l JOIN unnest(
+        CAST(:uids AS text[]), CAST(:currencies AS text[]), CAST(:d_balance AS bigint[]),
+        CAST(:d_held AS bigint[]), CAST(:d_pending_out AS bigint[])
+    ) AS d(user_uid, currency, d_balance, d_held, d_pending_out)
+      ON d.user_uid = l.user_uid AND d.currency = l.currency
     WHERE a.user_uid = l.user_uid AND a.currency = l.currency
-), created AS (
-    INSERT INTO ledger_accounts AS a (user_uid, currency, balance, held, pending_out)
-    SELECT d.user_uid, d.currency, d.d_balance, d.d_held, d.d_pending_out FROM deltas d
-    WHERE NOT EXISTS (
-        SELECT 1 FROM locked l WHERE l.user_uid = d.user_uid AND l.currency = d.currency
-    )
-    ORDER BY d.user_uid, d.currency
-    ON CONFLICT (user_uid, currency) DO UPDATE
-    SET balance = a.balance + EXCLUDED.balance, held = a.held + EXCLUDED.held,
-        pending_out = a.pending_out + EXCLUDED.pending_out, updated_at = now()
 )
 INSERT INTO ledger_entries
     (user_uid, currency, kind, amount, d_balance, d_held, d_pending_out, reference)
@@ -149,13 +144,13 @@ class Ledger:
         return Balances(user_uid, currency, balance, held, pending)
 
     async def apply_many(self, moves: Sequence[Move]) -> None:
-        """Many moves in one statement whatever their number (batch settlement), sent with the
-        COMMIT (``db.last.run_last``: commit with ``commit_last``): it locks the accounts in one
-        order, adds each account's totals (creating the missing ones) and inserts every entry
-        (each move keeps its own entry and reference, so every account still equals the sum of
-        its entries). The check constraints refuse any move that would leave an account
-        negative, failing the whole batch (the commit raises and nothing of the transaction is
-        written)."""
+        """Many moves in two statements whatever their number (batch settlement), both sent
+        with the COMMIT (``db.last.run_last``: commit with ``commit_last``): missing accounts
+        created, then one statement that locks the accounts in one order, adds each account's
+        totals and inserts every entry (each move keeps its own entry and reference, so every
+        account still equals the sum of its entries). The check constraints refuse any move
+        that would leave an account negative, failing the whole batch (the commit raises and
+        nothing of the transaction is written)."""
         if not moves:
             return
         for m in moves:
@@ -170,6 +165,7 @@ class Ledger:
         rows = sorted(totals.items())
         uids, currencies = [u for (u, _), _ in rows], [c for (_, c), _ in rows]
         accounts = {"uids": uids, "currencies": currencies}
+        run_last(self.session, LastStatement(_ENSURE_ACCOUNTS, accounts))
         book = LastStatement(
             _BOOK,
             {
