@@ -1,5 +1,5 @@
 """Finalized blocks, read whole: what the deposit watcher walks (tokens/deposits.py); and one
-account's signatures and their transactions, read one by one: its repair walk.
+account's signatures and their transactions, read in batches: its catch-up walk.
 
 Plain JSON through the process's one transport (``chain/rpc.py``, its error map): a block with
 its full transactions is the watcher's unit of work, read as the node's JSON and matched as
@@ -10,6 +10,7 @@ version-0 transactions (accounts from address lookup tables) come back with thei
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,9 @@ from chain.transactions import TokenBalanceChange, parts, token_changes
 SLOT_SKIPPED = -32007
 MAX_BLOCKS_RANGE = 500_000  # getBlocks answers at most this many slots per call
 SIGNATURES_PAGE = 1000  # getSignaturesForAddress returns at most this many per call
+# getTransaction calls in one JSON-RPC batch: hosted providers cap a batch (commonly at 100 or
+# fewer calls) and a transaction's answer is a few kilobytes.
+TRANSACTIONS_BATCH = 50
 
 
 @dataclass(frozen=True)
@@ -156,10 +160,28 @@ class BlockReader:
     async def transaction(self, signature: str) -> FoundTx | None:
         """The finalized transaction ``signature`` (lookup-table accounts included), read with
         the one token-balance parser; None when the node has none at finalized."""
-        found = await self._call("getTransaction", [signature, _TRANSACTION_CONFIG])
-        if found is None:
-            return None
-        return FoundTx(int(found["slot"]), found.get("blockTime"), block_tx(found))
+        return (await self.transactions([signature]))[0]
+
+    async def transactions(self, signatures: Sequence[str]) -> list[FoundTx | None]:
+        """The finalized transactions ``signatures``, in order, ``TRANSACTIONS_BATCH`` to an HTTP
+        request (a JSON-RPC batch: one turn of the request budget and one round trip, where a
+        call each took the catch-up of a long history 100 turns a step)."""
+        out: list[FoundTx | None] = []
+        for start in range(0, len(signatures), TRANSACTIONS_BATCH):
+            chunk = signatures[start : start + TRANSACTIONS_BATCH]
+            answers = await self._rpc.batch(
+                "getTransaction",
+                [[signature, _TRANSACTION_CONFIG] for signature in chunk],
+                time_limit=self._time_limit,
+            )
+            for answer in answers:
+                found = ChainRpc.result("getTransaction", answer)
+                out.append(
+                    None
+                    if found is None
+                    else FoundTx(int(found["slot"]), found.get("blockTime"), block_tx(found))
+                )
+        return out
 
 
 # "accounts": each transaction's signatures and every account key (lookup-table ones marked by

@@ -62,10 +62,11 @@ class Pending:
 async def examine(
     blocks: BlockReader, account: Watched, mint: str, entries: list[SignatureRef]
 ) -> list[dict[str, Any]]:
-    """The deposits rows of these signatures of one account, each transaction read alone."""
+    """The deposits rows of these signatures of one account, their transactions read in
+    batches (``BlockReader.transactions``)."""
     records = []
-    for entry in entries:
-        found = await blocks.transaction(entry.signature)
+    transactions = await blocks.transactions([entry.signature for entry in entries])
+    for entry, found in zip(entries, transactions, strict=True):
         if found is None:
             raise RuntimeError(f"finalized transaction {entry.signature} not returned by the node")
         when = found.block_time

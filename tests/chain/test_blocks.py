@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from solders.signature import Signature
@@ -68,6 +69,40 @@ async def test_the_walk_pages_through_every_signature(
     monkeypatch.setattr(chain_blocks, "SIGNATURES_PAGE", 1)  # one signature a call
     assert await blocks.signatures_of(str(address)) == whole
     assert await blocks.signatures_of(str(address), whole[1].slot) == whole[1:]
+
+
+async def test_transactions_are_read_in_batches_in_order(
+    gw: ChainGateway, blocks: BlockReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catch-up's reads: several transactions to an HTTP request (one turn of the request
+    budget), answered in the order asked, a signature the node lacks as None."""
+    user = uid()
+    address = await gw.ensure_custody_account(user, "MCC")
+    for _ in range(2):
+        await gw.mint(op(), user, UNIT, currency="MCC")
+    walked = [s.signature for s in await blocks.signatures_of(str(address))]
+    missing = str(Signature.default())
+    asked = [walked[2], missing, walked[0], walked[1]]
+    monkeypatch.setattr(chain_blocks, "TRANSACTIONS_BATCH", 3)
+    posted = blocks._rpc.calls["getTransaction"]
+    requests = []
+    post = blocks._rpc._post
+
+    async def counted(method: str, body: bytes, *args: Any, **kwargs: Any) -> bytes:
+        requests.append(method)
+        return await post(method, body, *args, **kwargs)
+
+    monkeypatch.setattr(blocks._rpc, "_post", counted)
+    found = await blocks.transactions(asked)
+    assert [f.tx.signature if f is not None else None for f in found] == [
+        walked[2], None, walked[0], walked[1]
+    ]  # fmt: skip
+    assert requests == ["getTransaction", "getTransaction"]  # 3 + 1 of them
+    assert blocks._rpc.calls["getTransaction"] - posted == 4
+    minted = [f for f in (found[0], found[3]) if f is not None]
+    assert [{c.account: c.delta for c in f.tx.token_changes} for f in minted] == [
+        {str(address): UNIT}, {str(address): UNIT}
+    ]  # fmt: skip
 
 
 async def test_known_signatures_are_those_of_any_attempt_of_a_gateway_write(
