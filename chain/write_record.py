@@ -242,6 +242,7 @@ class WriteRecord:
         }
         if not changes and not moved_attempts:
             return True
+        changes = changes or {"status": stored_row["status"]}  # an UPDATE needs a SET
         rows = _RECORDS.c
         moved = (
             update(_RECORDS)
