@@ -24,25 +24,41 @@ async def records(
     processes never both re-sign it; the one order keeps lockers of several from deadlocking."""
     if not op_keys:
         return []
+    # One statement: the rows and their attempts joined (a record has one attempt, or a few).
     stmt = (
-        select(ChainTransaction)
+        select(ChainTransaction, ChainTxAttempt)
+        .outerjoin(ChainTxAttempt, ChainTxAttempt.chain_tx_id == ChainTransaction.id)
         .where(ChainTransaction.op_key.in_(list(op_keys)))
-        .order_by(ChainTransaction.id)
+        .order_by(ChainTransaction.id, ChainTxAttempt.attempt)
     )
     if for_update:
-        stmt = stmt.with_for_update()
-    rows = list((await session.execute(stmt)).scalars())
-    if not rows:
-        return []
-    attempts: dict[int, list[ChainTxAttempt]] = {row.id: [] for row in rows}
-    found = await session.scalars(
-        select(ChainTxAttempt)
-        .where(ChainTxAttempt.chain_tx_id.in_(list(attempts)))
-        .order_by(ChainTxAttempt.chain_tx_id, ChainTxAttempt.attempt)
-    )
-    for attempt in found:
-        attempts[attempt.chain_tx_id].append(attempt)
-    return [(row, attempts[row.id]) for row in rows]
+        stmt = stmt.with_for_update(of=ChainTransaction)
+    found: dict[int, tuple[ChainTransaction, list[ChainTxAttempt]]] = {}
+    for row, attempt in await session.execute(stmt):
+        attempts = found.setdefault(row.id, (row, []))[1]
+        if attempt is not None:
+            attempts.append(attempt)
+    # A row locked after waiting for another decider is read as that one committed it, but
+    # the attempts joined to it as they were when the statement began: a re-sign committed
+    # meanwhile (a new current attempt) is missing. Read again under the lock, they are all
+    # there (a re-sign is the only move that adds an attempt, and it moves the row's).
+    stale = [row.id for row, attempts in found.values() if row.attempt not in _numbers(attempts)]
+    if stale:
+        for row_id in stale:
+            found[row_id][1].clear()
+        fresh = await session.scalars(
+            select(ChainTxAttempt)
+            .where(ChainTxAttempt.chain_tx_id.in_(stale))
+            .order_by(ChainTxAttempt.chain_tx_id, ChainTxAttempt.attempt)
+            .execution_options(populate_existing=True)
+        )
+        for attempt in fresh:
+            found[attempt.chain_tx_id][1].append(attempt)
+    return list(found.values())
+
+
+def _numbers(attempts: Sequence[ChainTxAttempt]) -> set[int]:
+    return {a.attempt for a in attempts}
 
 
 async def known_signatures(session: AsyncSession, signatures: Sequence[str]) -> set[str]:

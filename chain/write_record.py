@@ -4,16 +4,19 @@ that callers see.
 
 ``chain/writes.py`` decides what happens to a write (send, re-check, re-sign: the protocol in
 its docstring) and asks the record to move; ``chain/tx_store.py`` only finds records. The
-moves, each under the row's lock in the caller's session (the caller commits):
+moves, each under the row's lock in the caller's session (the caller commits), or made on a
+record read without it and written by ``store``: one statement, applied only if nobody moved
+the record meanwhile (the finality watcher's tick, ``ChainWrites.check_many``):
 
-- ``create``: signed as attempt 1 and recorded, never sent;
-- ``sent``: one broadcast of the current attempt counted (``signed`` -> ``sent``);
+- ``create``: signed as attempt 1 and recorded, never sent (one statement, no lock needed);
+- ``sent``: one broadcast of the current attempt counted (``signed`` -> ``sent``; one
+  statement, no lock needed);
 - ``landed``: a signature seen on chain (``landed`` below the awaited commitment), then
   ``settle``: the chain's verdict at it (``succeeded``, or ``failed`` with its error);
 - ``dropped``: a landed signature's fork gone, so the same bytes may land again (``sent``);
 - ``expired``: the current attempt provably expired unlanded; a freshly signed one is current;
-- ``refused`` (the simulation before any send) and ``abandoned`` (an operator's cancel): final
-  ``failed`` without the chain's verdict.
+- ``abandoned`` (an operator's cancel), and ``create``'s ``refused`` (the simulation before any
+  send): final ``failed`` without the chain's verdict.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from typing import Any
 from solders.instruction import Instruction
 from solders.system_program import ID as SYSTEM_PROGRAM_ID
 from solders.transaction import VersionedTransaction
-from sqlalchemy import update
+from sqlalchemy import case, inspect, literal, select, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from chain import tx_store
@@ -35,12 +39,15 @@ from chain.answers import RANK, TOKEN_PROGRAMS, SignatureStatus
 from chain.errors import ChainRejected, InsufficientChainFunds
 from chain.fees import budget_of, fee_of
 from core.metrics import CHAIN_FINALITY, CHAIN_WRITE_FEES, CHAIN_WRITES
+from db.base import table_of
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
 FINAL_STATUSES = ("succeeded", "failed")
 
 # The columns a write record shares with its current attempt row: a re-sign replaces them all.
 ATTEMPT_COLUMNS = ("attempt", "signature", "blockhash", "last_valid_block_height", "tx_bytes")
+
+_RECORDS, _ATTEMPTS = table_of(ChainTransaction), table_of(ChainTxAttempt)
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,10 @@ class WriteRecord:
         self._session = session
         self._row = row
         self._attempts = attempts
+        # What ``store`` expects to find still (an unlocked record's moves are written only if
+        # nobody moved it meanwhile), and whether a verdict is left to count (``count``).
+        self._as_stored = _columns(row), {a.attempt: a.status for a in attempts}
+        self._settled = False
 
     # -- finding and creating ----------------------------------------------------------
 
@@ -129,49 +140,137 @@ class WriteRecord:
         payload_hash: str,
         fee_payer: str,
         meta: dict[str, Any],
-    ) -> WriteRecord:
-        """Record a new write as attempt 1, signed and never sent, with its attempt row.
-        Raises IntegrityError if ``op_key`` is recorded already."""
-        row = ChainTransaction(
-            op_key=op_key,
-            kind=kind,
-            commitment=commitment,
-            payload_hash=payload_hash,
-            fee_payer=fee_payer,
-            meta=meta,
-            status="signed",
-            attempt=1,
-            send_count=0,
+        refused: Any = None,
+    ) -> WriteRecord | None:
+        """Record a new write as attempt 1, signed and never sent, with its attempt row, in
+        one statement (atomic by itself: the caller may run it in autocommit). With a
+        ``refused`` error (its simulation failed as it would on chain) it is recorded final,
+        ``failed``, never to be sent. None if ``op_key`` is recorded already (by a concurrent
+        caller: load that one)."""
+        status = "signed" if refused is None else "failed"
+        completed_at = None if refused is None else datetime.now(UTC)
+        values: dict[str, Any] = {
+            "op_key": op_key,
+            "kind": kind,
+            "commitment": commitment,
+            "payload_hash": payload_hash,
+            "fee_payer": fee_payer,
+            "meta": meta,
+            "status": status,
+            "attempt": 1,
+            "send_count": 0,
+            "err": refused,
+            "completed_at": completed_at,
             **asdict(signed),
+        }
+        copied = [_RECORDS.c[name] for name in ("id", *ATTEMPT_COLUMNS)]
+        recorded = (
+            insert(_RECORDS)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=[_RECORDS.c.op_key])
+            .returning(*copied)
+            .cte("recorded")
         )
-        session.add(row)
-        await session.flush()
-        record = cls(session, row, [])
-        await record._add_current_attempt()
-        return record
+        stmt = (
+            insert(_ATTEMPTS)
+            .from_select(
+                ["chain_tx_id", *ATTEMPT_COLUMNS, "status"],
+                select(*(recorded.c[c.name] for c in copied), literal(status)),
+            )
+            .returning(_ATTEMPTS.c.id, _ATTEMPTS.c.chain_tx_id, _ATTEMPTS.c.created_at)
+        )
+        found = (await session.execute(stmt)).first()
+        if found is None:
+            return None
+        attempt_id, row_id, created_at = found
+        # One transaction, one now(): the row's timestamps are its attempt's.
+        row = ChainTransaction(id=row_id, created_at=created_at, updated_at=created_at, **values)
+        attempt = ChainTxAttempt(
+            id=attempt_id,
+            chain_tx_id=row_id,
+            status=status,
+            created_at=created_at,
+            updated_at=created_at,
+            **{name: values[name] for name in ATTEMPT_COLUMNS},
+        )
+        return cls(session, row, [attempt])
 
     @staticmethod
     async def sent(session: AsyncSession, op_key: str, signature: str, error: str | None) -> None:
-        """Count one broadcast of ``signature`` (``signed`` -> ``sent``), read back by op_key
-        and signature without the row lock: it never downgrades a write that landed or ended
-        meanwhile, nor touches a newer attempt."""
-        mine = (ChainTransaction.op_key == op_key, ChainTransaction.signature == signature)
-        values: dict[str, Any] = {
-            "send_count": ChainTransaction.send_count + 1,
-            "last_sent_at": datetime.now(UTC),
-            "last_send_error": error[:1000] if error else None,
+        """Count one broadcast of ``signature`` (``signed`` -> ``sent``), by op_key and
+        signature without the row lock, in one statement (the caller may run it in
+        autocommit): it never downgrades a write that landed or ended meanwhile, nor touches
+        a newer attempt."""
+        rows = _RECORDS.c
+        counted = (
+            update(_RECORDS)
+            .where(rows.op_key == op_key, rows.signature == signature)
+            .values(
+                send_count=rows.send_count + 1,
+                last_sent_at=datetime.now(UTC),
+                last_send_error=error[:1000] if error else None,
+                status=case((rows.status == "signed", "sent"), else_=rows.status),
+            )
+            .returning(rows.id)
+            .cte("counted")
+        )
+        # The attempt through the row's update, so the row is locked first, as everywhere (an
+        # unreferenced WITH runs after the main statement: the other order could deadlock with
+        # a decider that holds the row's lock and moves the attempt).
+        await session.execute(
+            update(_ATTEMPTS)
+            .where(
+                _ATTEMPTS.c.chain_tx_id.in_(select(counted.c.id)),
+                _ATTEMPTS.c.signature == signature,
+                _ATTEMPTS.c.status == "signed",
+            )
+            .values(status="sent")
+        )
+
+    async def store(self, session: AsyncSession) -> bool:
+        """Write the moves made on a record loaded WITHOUT its lock (``load(lock=False)``, its
+        session closed since) in one statement, only if the record is still as loaded (the
+        same current attempt and status: nobody moved it meanwhile). False when it was moved:
+        nothing is written, and this record's view is stale."""
+        stored_row, stored_attempts = self._as_stored
+        now_row = _columns(self._row)
+        changes = {k: v for k, v in now_row.items() if v != stored_row[k]}
+        moved_attempts = {
+            a.attempt: a.status
+            for a in self._attempts
+            if stored_attempts.get(a.attempt) != a.status
         }
-        await session.execute(update(ChainTransaction).where(*mine).values(**values))
-        await session.execute(
-            update(ChainTransaction)
-            .where(*mine, ChainTransaction.status == "signed")
-            .values(status="sent")
+        if not changes and not moved_attempts:
+            return True
+        changes = changes or {"status": stored_row["status"]}  # an UPDATE needs a SET
+        rows = _RECORDS.c
+        moved = (
+            update(_RECORDS)
+            .where(
+                rows.id == self._row.id,
+                rows.attempt == stored_row["attempt"],
+                rows.status == stored_row["status"],
+            )
+            .values(**changes)
+            .returning(rows.id)
+            .cte("moved")
         )
-        await session.execute(
-            update(ChainTxAttempt)
-            .where(ChainTxAttempt.signature == signature, ChainTxAttempt.status == "signed")
-            .values(status="sent")
-        )
+        if moved_attempts:
+            stmt: Any = (
+                update(_ATTEMPTS)
+                .where(
+                    _ATTEMPTS.c.chain_tx_id.in_(select(moved.c.id)),
+                    _ATTEMPTS.c.attempt.in_(list(moved_attempts)),
+                )
+                .values(status=case(moved_attempts, value=_ATTEMPTS.c.attempt))
+                .returning(_ATTEMPTS.c.id)
+            )
+        else:
+            stmt = select(moved.c.id)
+        if (await session.execute(stmt)).first() is None:
+            return False
+        self._as_stored = now_row, {a.attempt: a.status for a in self._attempts}
+        return True
 
     # -- what it holds -----------------------------------------------------------------
 
@@ -257,9 +356,18 @@ class WriteRecord:
         try:  # what it paid (a failed landing pays its fee too)
             row.fee_lamports = fee_of(row.tx_bytes)
             row.cu_price = budget_of(VersionedTransaction.from_bytes(row.tx_bytes).message)[1]
-            CHAIN_WRITE_FEES.labels(row.kind).observe(row.fee_lamports)
         except ValueError:  # bytes that are no transaction: nothing to say about a fee
             row.fee_lamports = row.cu_price = None
+        self._settled = True
+
+    def count(self) -> None:
+        """Count the verdict ``settle`` gave (core.metrics), once it is stored."""
+        if not self._settled:
+            return
+        self._settled = False
+        row = self._row
+        if row.fee_lamports is not None:
+            CHAIN_WRITE_FEES.labels(row.kind).observe(row.fee_lamports)
         CHAIN_WRITES.labels(row.kind, row.status).inc()
         if row.created_at is not None:
             seconds = (datetime.now(UTC) - row.created_at).total_seconds()
@@ -281,10 +389,6 @@ class WriteRecord:
         row.status, row.last_send_error = "signed", None
         await self._add_current_attempt()
 
-    def refused(self, err: Any) -> None:
-        """Never sent, and it never can land: its simulation failed as it would on chain."""
-        self._end("failed", err)
-
     def abandoned(self, reason: str) -> None:
         """Closed by an operator once no signature of it can land any more."""
         self._end("failed", {"operator_cancelled": reason[:200]}, attempts="expired")
@@ -305,6 +409,18 @@ class WriteRecord:
         self._session.add(attempt)
         await self._session.flush()
         self._attempts.append(attempt)
+
+
+# The record's own columns (what ``store`` compares with what it read).
+_STORED = tuple(
+    attr.key
+    for attr in inspect(ChainTransaction).column_attrs
+    if attr.key not in ("id", "created_at", "updated_at")
+)
+
+
+def _columns(row: ChainTransaction) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in _STORED}
 
 
 def payload_digest(instructions: Sequence[Instruction]) -> str:

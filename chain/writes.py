@@ -25,7 +25,6 @@ from typing import Any
 
 from solders.instruction import Instruction
 from solders.keypair import Keypair
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain import tx_store
@@ -48,6 +47,7 @@ from chain.rpc import ChainRpc
 from chain.signing import Signer
 from chain.watcher import FinalityWatcher
 from chain.write_record import ChainWrite, Signed, WriteRecord, payload_digest
+from db.last import autocommit
 from db.models.chain import ChainTxAttempt
 
 # The two arguments every write takes besides its op_key.
@@ -172,7 +172,7 @@ class ChainWrites:
 
     async def get_write(self, op_key: str) -> ChainWrite:
         """The stored record as it is, without asking the chain."""
-        async with self._sessions() as session:
+        async with autocommit(self._sessions) as session:
             return (await _locked(session, op_key, lock=False)).snapshot()
 
     async def check_many(
@@ -181,30 +181,52 @@ class ChainWrites:
         """Status of many writes with one getSignatureStatuses call per 256 signatures.
 
         Landed/final states are persisted. With ``drive`` the writes that have not landed get
-        one ``advance`` each (re-send if due, re-sign if expired). Unknown op_keys are omitted.
+        one ``advance`` each when one may be needed (a re-send due, so also the look at
+        whether its blockhash expired; never sent; its landing gone). Unknown op_keys are
+        omitted.
+
+        The records are read without their lock and no transaction stays open while the chain
+        answers: a move is written by ``WriteRecord.store``, one statement applied only if the
+        record is still as read (a concurrent decider's move wins; this tick then reports the
+        record as read, and the next one sees the move).
         """
+        async with autocommit(self._sessions) as session:
+            records = await WriteRecord.load(session, op_keys, lock=False)
+        result = {record.op_key: record.snapshot() for record in records}
+        unfinished = [r for r in records if not r.final]
+        moved: list[WriteRecord] = []
         not_landed: list[str] = []
-        async with self._sessions() as session:
-            records = await WriteRecord.load(session, op_keys)
-            unfinished = [r for r in records if not r.final]
-            for start in range(0, len(unfinished), MAX_STATUS_BATCH):
-                chunk = unfinished[start : start + MAX_STATUS_BATCH]
-                statuses = await self._reads.statuses([r.signature for r in chunk])
-                for record, status in zip(chunk, statuses, strict=True):
-                    if status is not None:
-                        await self._landed(record, record.current, status)
-                    else:
-                        not_landed.append(record.op_key)
-            result = {record.op_key: record.snapshot() for record in records}
-            await session.commit()
+        for start in range(0, len(unfinished), MAX_STATUS_BATCH):
+            chunk = unfinished[start : start + MAX_STATUS_BATCH]
+            statuses = await self._reads.statuses([r.signature for r in chunk])
+            for record, status in zip(chunk, statuses, strict=True):
+                if status is not None:
+                    await self._landed(record, record.current, status)
+                    moved.append(record)
+                elif self._may_move(record):
+                    not_landed.append(record.op_key)
+        if moved:
+            async with autocommit(self._sessions) as session:
+                for record in moved:
+                    if await record.store(session):
+                        record.count()
+                        result[record.op_key] = record.snapshot()
         if drive:
             for op_key in not_landed:
                 result[op_key] = await self.advance(op_key)
         return result
 
+    def _may_move(self, record: WriteRecord) -> bool:
+        """Whether a write not seen on chain needs ``advance`` now: never sent, seen landed
+        before (its fork may be gone), or its re-send due, which is also when ``advance``
+        looks whether its blockhash expired (at most ``resend_interval`` late)."""
+        return record.status in ("signed", "landed") or _due(
+            record.last_sent_at, self._resend_interval
+        )
+
     async def open_writes(self, limit: int = 256) -> list[str]:
         """op_keys not yet final, oldest first (for a sweeper after crashes)."""
-        async with self._sessions() as session:
+        async with autocommit(self._sessions) as session:
             return await tx_store.list_open(session, limit)
 
     async def _prepare(
@@ -218,37 +240,37 @@ class ChainWrites:
             raise ValueError("a chain write needs at least one instruction")
         payload_hash = payload_digest(instructions)
         for _ in range(3):
-            async with self._sessions() as session:
-                found = await WriteRecord.load(session, [op_key])
-                if found:
-                    if found[0].payload_hash != payload_hash:
-                        raise ChainWriteConflict(f"{op_key!r} was used for other instructions")
-                    return await self._advance_locked(session, found[0])
-                signed, sim_err = await self._signer.sign(instructions, self._simulate)
-                try:
-                    record = await WriteRecord.create(
-                        session,
-                        signed,
-                        op_key=op_key,
-                        kind=kind,
-                        commitment=self._commitment,
-                        payload_hash=payload_hash,
-                        fee_payer=str(self._keys.fee_payer.pubkey()),
-                        meta=meta or {},
-                    )
-                except IntegrityError:
-                    # A concurrent submit of the same op_key won the insert; use its record.
-                    await session.rollback()
-                    continue
-                if sim_err is not None:
-                    # Never sent, so it can never land: terminal without touching the chain.
-                    record.refused(sim_err)
-                    await session.commit()
-                    return record.snapshot(), None
-                # The one commit a repository caller does mid-operation: the signed bytes MUST
-                # be durable before the first send, or a crash could lead to a second signature.
-                await session.commit()
-                return record.snapshot(), Send.current(record)
+            # No transaction stays open while the chain answers (the blockhash, the
+            # simulation): the record is read, then written in one statement, each autocommitted.
+            async with autocommit(self._sessions) as session:
+                found = await WriteRecord.load(session, [op_key], lock=False)
+            if found:
+                if found[0].payload_hash != payload_hash:
+                    raise ChainWriteConflict(f"{op_key!r} was used for other instructions")
+                if found[0].final:
+                    return found[0].snapshot(), None
+                async with self._sessions() as session:  # its next step, under its lock
+                    return await self._advance_locked(session, await _locked(session, op_key))
+            signed, sim_err = await self._signer.sign(instructions, self._simulate)
+            # Recorded (refused: final, never sent, so it can never land) and committed before
+            # the first send, or a crash could lead to a second signature.
+            async with autocommit(self._sessions) as session:
+                record = await WriteRecord.create(
+                    session,
+                    signed,
+                    op_key=op_key,
+                    kind=kind,
+                    commitment=self._commitment,
+                    payload_hash=payload_hash,
+                    fee_payer=str(self._keys.fee_payer.pubkey()),
+                    meta=meta or {},
+                    refused=sim_err,
+                )
+            if record is None:
+                continue  # a concurrent submit of the same op_key recorded it; use its record
+            if record.final:
+                return record.snapshot(), None
+            return record.snapshot(), Send.current(record)
         raise ChainError(f"could not record chain write {op_key!r}")
 
     async def abandon(self, session: AsyncSession, op_key: str, reason: str) -> ChainWrite:
@@ -318,6 +340,7 @@ class ChainWrites:
             if record.status == "signed" or _due(record.last_sent_at, self._resend_interval):
                 send = Send.current(record)
         await session.commit()
+        record.count()
         return record.snapshot(), send
 
     async def _landed(
@@ -374,9 +397,8 @@ class ChainWrites:
                 error,
                 extra={"op_key": write.op_key},
             )
-        async with self._sessions() as session:
+        async with autocommit(self._sessions) as session:  # one statement
             await WriteRecord.sent(session, write.op_key, send.signature, error)
-            await session.commit()
         status = "sent" if write.status == "signed" else write.status
         return replace(write, status=status, send_count=write.send_count + 1)
 

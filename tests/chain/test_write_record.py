@@ -6,15 +6,15 @@ getSignatureStatuses would answer."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
-import pytest
 from solders.signature import Signature
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.answers import SignatureStatus
 from chain.write_record import Signed, WriteRecord
+from db.last import autocommit
 from tests.chain.gateway_support import attempt_rows, row
 
 
@@ -28,7 +28,9 @@ def seen(slot: int, level: str, err: object = None) -> SignatureStatus:
     return SignatureStatus(slot=slot, confirmations=None, err=err, confirmation_status=level)
 
 
-async def create(session: AsyncSession, op_key: str, first: Signed) -> WriteRecord:
+async def record_new(
+    session: AsyncSession, op_key: str, first: Signed, **extra: object
+) -> WriteRecord | None:
     return await WriteRecord.create(
         session,
         first,
@@ -37,8 +39,14 @@ async def create(session: AsyncSession, op_key: str, first: Signed) -> WriteReco
         commitment="finalized",
         payload_hash="h" * 64,
         fee_payer="11111111111111111111111111111111",
-        meta={},
+        **{"meta": {}, **extra},  # type: ignore[arg-type]
     )
+
+
+async def create(session: AsyncSession, op_key: str, first: Signed) -> WriteRecord:
+    record = await record_new(session, op_key, first)
+    assert record is not None
+    return record
 
 
 async def load(session: AsyncSession, op_key: str) -> WriteRecord:
@@ -54,9 +62,12 @@ async def test_a_write_from_signed_to_succeeded_through_a_fork_and_a_re_sign(
         record = await create(session, op_key, first)
         assert (record.status, record.signature, record.final) == ("signed", first.signature, False)
         await session.commit()
-    async with session_maker() as session:  # the same op_key again: refused by the database
-        with pytest.raises(IntegrityError):
-            await create(session, op_key, signed())
+    async with session_maker() as session:  # the same op_key again: the first one stays
+        again = await record_new(session, op_key, signed(), meta={})
+        assert again is None
+        await session.commit()
+    assert (await row(session_maker, op_key)).signature == first.signature
+    assert len(await attempt_rows(session_maker, op_key)) == 1
 
     async with session_maker() as session:
         await WriteRecord.sent(session, op_key, first.signature, "node said: try again")
@@ -115,7 +126,7 @@ async def test_failed_refused_and_abandoned_are_final(
 ) -> None:
     failed, refused, abandoned = (f"test-record-{uuid.uuid4().hex}" for _ in range(3))
     async with session_maker() as session:
-        for op_key in (failed, refused, abandoned):
+        for op_key in (failed, abandoned):
             await create(session, op_key, signed())
         await session.commit()
     err = {"InstructionError": [0, {"Custom": 1}]}
@@ -123,7 +134,7 @@ async def test_failed_refused_and_abandoned_are_final(
         record = await load(session, failed)
         assert record.landed(record.current, seen(70, "finalized", err)) is True
         record.settle(err, None)
-        (await load(session, refused)).refused(err)
+        await record_new(session, refused, signed(), meta={}, refused=err)
         (await load(session, abandoned)).abandoned("operator: the user asked" + "!" * 300)
         await session.commit()
     for op_key, status in ((failed, "failed"), (refused, "failed"), (abandoned, "expired")):
@@ -133,3 +144,89 @@ async def test_failed_refused_and_abandoned_are_final(
     assert (await row(session_maker, failed)).err == err
     cancelled = (await row(session_maker, abandoned)).err
     assert cancelled == {"operator_cancelled": "operator: the user asked" + "!" * 176}
+
+
+async def test_a_refused_write_is_recorded_final_in_its_one_statement(
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    op_key, err = f"test-record-{uuid.uuid4().hex}", {"InstructionError": [0, {"Custom": 6}]}
+    async with autocommit(session_maker) as session:
+        record = await record_new(session, op_key, signed(), meta={"a": 1}, refused=err)
+    assert record is not None and record.final and record.snapshot().err == err
+    stored = await row(session_maker, op_key)
+    assert (stored.status, stored.err, stored.meta) == ("failed", err, {"a": 1})
+    assert stored.completed_at is not None and stored.send_count == 0
+    assert [a.status for a in await attempt_rows(session_maker, op_key)] == ["failed"]
+
+
+async def test_store_writes_an_unlocked_move_only_if_nobody_moved_the_record(
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    op_key, first, second = f"test-record-{uuid.uuid4().hex}", signed(100), signed(250)
+    async with session_maker() as session:
+        await create(session, op_key, first)
+        await WriteRecord.sent(session, op_key, first.signature, None)
+        await session.commit()
+
+    async with autocommit(session_maker) as session:  # read without the lock, as a tick does
+        (record,) = await WriteRecord.load(session, [op_key], lock=False)
+    assert record.landed(record.current, seen(40, "confirmed")) is False
+    async with autocommit(session_maker) as session:
+        assert await record.store(session) is True
+        assert await record.store(session) is True  # nothing new: no statement
+    stored = await row(session_maker, op_key)
+    assert (stored.status, stored.slot, stored.confirmation_status) == ("landed", 40, "confirmed")
+    assert [a.status for a in await attempt_rows(session_maker, op_key)] == ["landed"]
+
+    async with autocommit(session_maker) as session:  # a tick reads it ...
+        (stale,) = await WriteRecord.load(session, [op_key], lock=False)
+    async with session_maker() as session:  # ... another decider re-signs it meanwhile ...
+        locked = await load(session, op_key)
+        locked.dropped()
+        await locked.expired(second)
+        await session.commit()
+    assert stale.landed(stale.current, seen(60, "finalized")) is True
+    stale.settle(None, 58)
+    async with autocommit(session_maker) as session:  # ... so the tick's verdict is not written
+        assert await stale.store(session) is False
+    stored = await row(session_maker, op_key)
+    assert (stored.status, stored.attempt, stored.signature) == ("signed", 2, second.signature)
+    assert stored.completed_at is None and stored.slot is None
+    attempts = await attempt_rows(session_maker, op_key)
+    assert [(a.attempt, a.status) for a in attempts] == [(1, "expired"), (2, "signed")]
+
+    async with autocommit(session_maker) as session:  # read again, it settles
+        (record,) = await WriteRecord.load(session, [op_key], lock=False)
+    assert record.landed(record.current, seen(70, "finalized")) is True
+    record.settle(None, 68)
+    async with autocommit(session_maker) as session:
+        assert await record.store(session) is True
+    stored = await row(session_maker, op_key)
+    assert (stored.status, stored.signature, stored.slot, stored.block_height) == (
+        "succeeded", second.signature, 70, 68,
+    )  # fmt: skip
+    assert stored.completed_at is not None and stored.fee_lamports is None  # b"tx": no fee
+    attempts = await attempt_rows(session_maker, op_key)
+    assert [(a.attempt, a.status) for a in attempts] == [(1, "expired"), (2, "succeeded")]
+
+
+async def test_a_locked_load_that_waited_sees_the_attempt_a_re_sign_added(
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    """The row and its attempts are read in one statement; one that waited for the row's lock
+    while another decider re-signed must still see the new current attempt."""
+    op_key, first, second = f"test-record-{uuid.uuid4().hex}", signed(100), signed(250)
+    async with session_maker() as session:
+        await create(session, op_key, first)
+        await session.commit()
+    async with session_maker() as holder, session_maker() as waiter:
+        held = await load(holder, op_key)
+        await held.expired(second)  # flushed, not committed: the lock is held
+        waiting = asyncio.create_task(load(waiter, op_key))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()  # it waits for the lock
+        await holder.commit()
+        record = await waiting
+        assert (record.signature, record.current.attempt) == (second.signature, 2)
+        assert [(a.attempt, a.status) for a in record.attempts] == [(1, "expired"), (2, "signed")]
+        await waiter.rollback()
