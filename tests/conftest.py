@@ -24,7 +24,14 @@ from core.embedded import free_port, temporal_cli
 from db.session import create_db_engine, create_session_maker
 from tests.factories import World
 from tests.services import fresh_database, redis_server
-from tests.shared_stacks import FIRST_MARK, DevStack, dev_stack, order_users, release_after
+from tests.shared_stacks import (
+    FIRST_MARK,
+    LAST_MARK,
+    DevStack,
+    dev_stack,
+    order_users,
+    release_after,
+)
 from tests.stack import asgi_client
 
 # The deploy and chaos tests' session fixtures, registered here once for both directories.
@@ -48,6 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers", f"{FIRST_MARK}: meets the shared `mccgw dev` stack before its other users"
+    )
+    config.addinivalue_line(
+        "markers", f"{LAST_MARK}: meets the shared `mccgw dev` stack after its other users"
     )
 
 

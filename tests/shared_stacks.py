@@ -4,9 +4,11 @@ topology about 13% of a core, measured).
 
 - ``shared_dev_stack`` (tests/conftest.py): one `mccgw dev`, for the tests that drive a whole
   stack from outside as a user does: the quickstart page (tests/sdk/test_quickstart.py) and the
-  console in a browser (tests/console/test_console_browser.py). Starting one costs 18-35 s
-  here (with the load), stopping it 4-8 s, so they share it; the quickstart goes first (marked
-  ``dev_stack_first``), so that it meets the stack as `make dev` leaves it.
+  console in a browser (tests/console/test_console_browser.py), then the supervision test
+  that kills each of its services (tests/chaos/test_dev_supervision.py). Starting one costs
+  18-35 s here (with the load), stopping it 4-8 s, so they share it; the quickstart goes first
+  (marked ``dev_stack_first``), so that it meets the stack as `make dev` leaves it, and the
+  supervision test last (``dev_stack_last``).
   tests/test_dev_stack.py starts stacks of its own on purpose (a fresh start, then a warm one)
   and does not use this one.
 - ``topology`` (tests/topology_fixtures.py): the production topology of the deploy and chaos
@@ -36,8 +38,10 @@ if TYPE_CHECKING:
 
 # The session fixtures released right after their last user.
 RELEASED = ("shared_dev_stack", "topology")
-# The users that must meet a shared stack first, before any other user has changed it.
+# The users that must meet a shared stack first, before any other user has changed it; and
+# those that must come last (they kill its services: tests/chaos/test_dev_supervision.py).
 FIRST_MARK = "dev_stack_first"
+LAST_MARK = "dev_stack_last"
 
 
 def _uses(item: pytest.Item | None, name: str) -> bool:
@@ -46,13 +50,19 @@ def _uses(item: pytest.Item | None, name: str) -> bool:
 
 def order_users(items: list[pytest.Item]) -> None:
     """Move each released fixture's users next to each other, where the first of them was
-    collected; those marked ``dev_stack_first`` first, the rest in collection order."""
+    collected; those marked ``dev_stack_first`` first, those marked ``dev_stack_last`` last, the
+    rest in collection order between them."""
     for name in RELEASED:
         users = [item for item in items if _uses(item, name)]
         if not users:
             continue
         first = items.index(users[0])
-        users.sort(key=lambda item: item.get_closest_marker(FIRST_MARK) is None)
+        users.sort(
+            key=lambda item: (
+                item.get_closest_marker(FIRST_MARK) is None,
+                item.get_closest_marker(LAST_MARK) is not None,
+            )
+        )
         chosen = {id(item) for item in users}
         rest = [item for item in items if id(item) not in chosen]
         items[:] = rest[:first] + users + rest[first:]
