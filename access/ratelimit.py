@@ -35,14 +35,16 @@ class RateResult:
     reset: int  # unix seconds
     retry_after: int  # seconds, meaningful when not allowed
 
-    def headers(self) -> dict[str, str]:
-        headers = {
-            "X-RateLimit-Limit": str(self.limit),
-            "X-RateLimit-Remaining": str(self.remaining),
-            "X-RateLimit-Reset": str(self.reset),
-        }
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """``X-RateLimit-Limit``, ``-Remaining``, ``-Reset`` (and ``Retry-After`` when refused),
+        as an ASGI answer carries them (lower-case names, bytes)."""
+        headers = [
+            (b"x-ratelimit-limit", b"%d" % self.limit),
+            (b"x-ratelimit-remaining", b"%d" % self.remaining),
+            (b"x-ratelimit-reset", b"%d" % self.reset),
+        ]
         if not self.allowed:
-            headers["Retry-After"] = str(self.retry_after)
+            headers.append((b"retry-after", b"%d" % self.retry_after))
         return headers
 
 
