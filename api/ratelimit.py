@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 from starlette.requests import Request
@@ -24,6 +26,7 @@ from access.ratelimit import (
     RateLimiter,
     RateResult,
     Revoked,
+    Ride,
     ip_key,
 )
 from api.asgi import RATE_SLOT, HttpMiddleware, problem_body, send_problem
@@ -56,7 +59,7 @@ class _Slot:
     """Per-request holder the dependencies fill in and the request context's one ``send``
     wrapper reads (``api.asgi.AnswerStart``): the rate-limit headers on every answer."""
 
-    __slots__ = ("_owner", "_receive", "_scope", "headers", "late", "result")
+    __slots__ = ("_owner", "_receive", "_scope", "headers", "late", "result", "ride", "ride_uid")
 
     def __init__(self, owner: RateLimitMiddleware, scope: Scope, receive: Receive) -> None:
         self.result: RateResult | None = None
@@ -64,6 +67,8 @@ class _Slot:
         # Not counted yet when the answer starts: credentials were sent, no auth dependency ran.
         self.late = True
         self._owner, self._scope, self._receive = owner, scope, receive
+        self.ride: Ride | None = None  # the route's read, sent with the count (``rides``)
+        self.ride_uid: str | None = None
 
     def pending(self) -> bool:
         return self.headers and self.late and self.result is None
@@ -108,12 +113,53 @@ def _limiter(scope: Scope) -> RateLimiter:
     return limiter
 
 
+RideOf = Callable[[str], Ride]
+_Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
+
+
+def rides(ride_of: RideOf) -> Callable[[_Endpoint], _Endpoint]:
+    """A route's decorator: its own Redis read (``ride_of(uid)``, a script's) goes in the round
+    trip that counts its caller, a user's revocable token (``enforce``), and the route takes
+    the reply with ``ridden`` (one round trip instead of two; without a reply it reads alone)."""
+
+    def mark(endpoint: _Endpoint) -> _Endpoint:
+        endpoint.ride_of = ride_of  # type: ignore[attr-defined]
+        return endpoint
+
+    return mark
+
+
+def ride_for(request: Request, uid: str) -> Ride | None:
+    """The read the route asks to send with its caller's count (``rides``), for ``uid``."""
+    ride_of: RideOf | None = getattr(
+        getattr(request.scope.get("route"), "endpoint", None), "ride_of", None
+    )
+    slot: _Slot | None = request.scope.get(SCOPE_KEY)
+    if ride_of is None or slot is None or slot.result is not None:
+        return None
+    slot.ride, slot.ride_uid = ride_of(uid), uid
+    return slot.ride
+
+
+def ridden(request: Request, uid: str) -> Ride | None:
+    """The route's read as it came back with its caller's count, if it did (for ``uid``)."""
+    slot: _Slot | None = request.scope.get(SCOPE_KEY)
+    if slot is None or slot.ride is None or not slot.ride.read or slot.ride_uid != uid:
+        return None
+    return slot.ride
+
+
 async def enforce(
-    request: Request, key: str, limit: int, revoked_key: str | None = None
+    request: Request,
+    key: str,
+    limit: int,
+    revoked_key: str | None = None,
+    ride: Ride | None = None,
 ) -> RateResult:
     """Count one hit for ``key``; raise 429 when over the limit. Called once per request.
     With ``revoked_key`` (a bearer token's revocation marker), the same round trip checks
-    it: a revoked token is counted against the IP instead and raises ``Revoked``."""
+    it: a revoked token is counted against the IP instead and raises ``Revoked``; ``ride``
+    (``ride_for``) rides in that round trip too."""
     slot: _Slot | None = request.scope.get(SCOPE_KEY)
     if slot is not None and slot.result is not None:
         # Already counted (e.g. a route with two auth dependencies): the revocation still
@@ -126,7 +172,7 @@ async def enforce(
         result = await _limiter(request.scope).hit(key, limit)
     else:
         revoked, result = await _limiter(request.scope).hit_unless_revoked(
-            key, limit, revoked_key, ip_key(request.scope), ANONYMOUS_LIMIT
+            key, limit, revoked_key, ip_key(request.scope), ANONYMOUS_LIMIT, ride
         )
         limit = result.limit
     if slot is not None:
