@@ -22,6 +22,7 @@ from typing import Any
 from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import MaxConnectionsError
 
 from core.config import Settings
 
@@ -55,12 +56,28 @@ class QueueingConnectionPool(ConnectionPool):
         self, command_name: Any = None, *keys: Any, **options: Any
     ) -> AbstractConnection:
         if not self._waiters and self._free() > 0:
-            return await super().get_connection()  # the plain pool's path
+            # The plain pool's path; a connection can still be gone when it gets the pool's
+            # lock (held across a reconnect at a release): then this call waits its turn.
+            with contextlib.suppress(MaxConnectionsError):
+                return await super().get_connection()
+        deadline = asyncio.get_running_loop().time() + self.timeout
+        while True:
+            await self._turn(deadline)
+            try:
+                return await super().get_connection()
+            except MaxConnectionsError:
+                continue  # taken meanwhile, as above: wait again
+            finally:
+                self._handed -= 1
+                self._hand_over()
+
+    async def _turn(self, deadline: float) -> None:
+        """Wait until a release hands this call a connection (``_handed`` counts it)."""
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         self._hand_over()  # at once when a connection is free and no one is ahead
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout_at(deadline):
                 await waiter
         except BaseException as exc:
             if waiter.done() and not waiter.cancelled():
@@ -73,11 +90,6 @@ class QueueingConnectionPool(ConnectionPool):
             if isinstance(exc, TimeoutError):
                 raise RedisConnectionError("No connection available.") from None
             raise
-        try:
-            return await super().get_connection()
-        finally:
-            self._handed -= 1
-            self._hand_over()
 
     async def release(self, connection: AbstractConnection) -> None:
         await super().release(connection)

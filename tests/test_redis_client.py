@@ -61,3 +61,25 @@ async def test_no_free_connection_within_the_timeout_is_a_redis_error(
         assert await redis.ping() is True
     finally:
         await redis.aclose()
+
+
+async def test_a_connection_taken_while_the_pool_was_locked_is_waited_for(
+    settings: Settings,
+) -> None:
+    """Two calls find the last connection free while the pool's lock is held (as at a
+    release that reconnects): the second gets it when the first gives it back, not a
+    "Too many connections" error."""
+    redis = create_redis(settings.model_copy(update={"redis_max_connections": 1}))
+    pool = redis.connection_pool
+    try:
+        async with pool._lock:
+            first = asyncio.create_task(pool.get_connection())
+            second = asyncio.create_task(pool.get_connection())
+            await asyncio.sleep(0.05)
+        connection = await asyncio.wait_for(first, 1)
+        await asyncio.sleep(0.05)
+        assert not second.done()
+        await pool.release(connection)
+        await pool.release(await asyncio.wait_for(second, 1))
+    finally:
+        await redis.aclose()
