@@ -15,8 +15,10 @@ import itertools
 import math
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
 from starlette.types import Scope
 
 from access.ratelimit_lua import PEEK, REVOCABLE, SCRIPT
@@ -35,14 +37,16 @@ class RateResult:
     reset: int  # unix seconds
     retry_after: int  # seconds, meaningful when not allowed
 
-    def headers(self) -> dict[str, str]:
-        headers = {
-            "X-RateLimit-Limit": str(self.limit),
-            "X-RateLimit-Remaining": str(self.remaining),
-            "X-RateLimit-Reset": str(self.reset),
-        }
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """``X-RateLimit-Limit``, ``-Remaining``, ``-Reset`` (and ``Retry-After`` when refused),
+        as an ASGI answer carries them (lower-case names, bytes)."""
+        headers = [
+            (b"x-ratelimit-limit", b"%d" % self.limit),
+            (b"x-ratelimit-remaining", b"%d" % self.remaining),
+            (b"x-ratelimit-reset", b"%d" % self.reset),
+        ]
         if not self.allowed:
-            headers["Retry-After"] = str(self.retry_after)
+            headers.append((b"retry-after", b"%d" % self.retry_after))
         return headers
 
 
@@ -65,6 +69,21 @@ def _result(limit: int, allowed: int, used: int, reset_ms: int, now_ms: int) -> 
     )
 
 
+@dataclass(slots=True)
+class Ride:
+    """A script's read that rides in the round trip of a rate-limit hit (a route's own Redis
+    read, sent with its caller's count: one round trip instead of two). Only the script's sha
+    is sent; ``read`` says whether ``reply`` holds its answer (not when the hit went without
+    it, or the script failed or is not loaded yet: the route then reads alone, as it would
+    have, which loads it)."""
+
+    sha: str
+    keys: list[str]
+    args: list[str]
+    reply: Any = None
+    read: bool = False
+
+
 class Revoked(Exception):
     """The bearer's token is revoked (checked in the same round trip as its rate limit)."""
 
@@ -84,13 +103,32 @@ class RateLimiter:
         return _result(limit, allowed, used, reset_ms, now_ms)
 
     async def hit_unless_revoked(
-        self, key: str, limit: int, revoked_key: str, ip_key: str, ip_limit: int
+        self,
+        key: str,
+        limit: int,
+        revoked_key: str,
+        ip_key: str,
+        ip_limit: int,
+        ride: Ride | None = None,
     ) -> tuple[bool, RateResult]:
-        """(revoked, result): one hit for ``key``, or for ``ip_key`` if ``revoked_key`` exists."""
-        *hit, revoked = await self._revocable(
-            keys=[self._prefix + key, revoked_key, self._prefix + ip_key],
-            args=[WINDOW_MS, limit, _member(), ip_limit],
-        )
+        """(revoked, result): one hit for ``key``, or for ``ip_key`` if ``revoked_key`` exists.
+        With ``ride``, its read goes in the same round trip (its ``reply`` is set)."""
+        keys = [self._prefix + key, revoked_key, self._prefix + ip_key]
+        args: list[str | int] = [WINDOW_MS, limit, _member(), ip_limit]
+        if ride is None:
+            *hit, revoked = await self._revocable(keys=keys, args=args)
+        else:
+            pipe = self._redis.pipeline(transaction=False)
+            pipe.evalsha(self._revocable.sha, len(keys), *keys, *args)
+            pipe.evalsha(ride.sha, len(ride.keys), *ride.keys, *ride.args)
+            answer, reply = await pipe.execute(raise_on_error=False)
+            if isinstance(answer, NoScriptError):  # Redis lost its scripts: the plain way
+                return await self.hit_unless_revoked(key, limit, revoked_key, ip_key, ip_limit)
+            if isinstance(answer, Exception):
+                raise answer
+            if not isinstance(reply, Exception):  # else the route reads it again, alone
+                ride.reply, ride.read = reply, True
+            *hit, revoked = answer
         return bool(revoked), _result(ip_limit if revoked else limit, *hit)
 
     async def revoked(self, revoked_key: str) -> bool:

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import BaseRoute
@@ -20,6 +19,7 @@ from api.auth.declaration import install_declarations
 from api.auth.wiring import access_services
 from api.callers import install_legacy
 from api.console import install_console
+from api.cors import Cors
 from api.errors import install_error_handlers
 from api.guard import BodyGuardMiddleware
 from api.idempotency_store import install_idempotency
@@ -172,7 +172,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_declarations(app)  # each operation's callers as x-callers (api.auth.declaration)
     install_route_index(app)  # one pass over a flat route list (api.routing says why)
     app.add_middleware(
-        CORSMiddleware,
+        Cors,  # Starlette's CORSMiddleware, shorter for a request with no Origin
         allow_origins=settings.cors_origins,
         allow_credentials=True,
         allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],

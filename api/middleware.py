@@ -10,7 +10,15 @@ import time
 
 from starlette.types import Message, Receive, Scope, Send
 
-from api.asgi import BODY_METHODS, HttpMiddleware, header, problem_body, send_problem
+from api.asgi import (
+    BODY_METHODS,
+    RATE_SLOT,
+    AnswerStart,
+    HttpMiddleware,
+    header,
+    problem_body,
+    send_problem,
+)
 from api.metrics import HTTP_LATENCY, HTTP_REQUESTS
 from api.versions import deprecation_headers
 from core.logging import request_id_var
@@ -45,9 +53,14 @@ class RequestContextMiddleware(HttpMiddleware):
         started = time.perf_counter()
         status = 500
         response_started = False
+        # The rate limit's headers come from here too, one wrapper for both (api.ratelimit).
+        rate: AnswerStart | None = scope.get(RATE_SLOT)
+        replaced = False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status, response_started
+            nonlocal status, response_started, replaced
+            if replaced:
+                return  # the app's own answer was swapped for the rate limit's 429
             if message["type"] == "http.response.start":
                 response_started = True
                 status = message["status"]
@@ -56,6 +69,12 @@ class RequestContextMiddleware(HttpMiddleware):
                 headers.extend(_NO_FRAMING)
                 # A deprecated operation says so on every answer (RFC 9745, RFC 8594).
                 headers.extend(deprecation_headers(scope.get("route")))
+                if rate is not None:
+                    message["headers"] = headers
+                    if rate.pending() and await rate.start(message, send):
+                        replaced = True
+                        return
+                    rate.add(headers)
                 message["headers"] = headers
             await send(message)
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 from starlette.requests import Request
@@ -24,9 +26,10 @@ from access.ratelimit import (
     RateLimiter,
     RateResult,
     Revoked,
+    Ride,
     ip_key,
 )
-from api.asgi import HttpMiddleware, problem_body, send_problem
+from api.asgi import RATE_SLOT, HttpMiddleware, problem_body, send_problem
 from api.middleware import RequestContextMiddleware
 from core.errors import DomainError
 
@@ -46,19 +49,51 @@ EXEMPT_PREFIXES: tuple[str, ...] = (
 # anonymous budget, yet nothing there is unlimited (sign-in itself is limited at /auth).
 CONSOLE_PREFIX = "/console"
 CONSOLE_LIMIT = 600
-SCOPE_KEY = "mccgw.ratelimit"
+SCOPE_KEY = RATE_SLOT
 # Set on the ASGI scope of the process's own calls to itself (``in_process``): no outside
 # request can carry it, since it is never read from the wire.
 INTERNAL_KEY = "mccgw.internal"
 
 
 class _Slot:
-    """Per-request holder the dependencies fill in and the middleware reads."""
+    """Per-request holder the dependencies fill in and the request context's one ``send``
+    wrapper reads (``api.asgi.AnswerStart``): the rate-limit headers on every answer."""
 
-    __slots__ = ("result",)
+    __slots__ = ("_owner", "_receive", "_scope", "headers", "late", "result", "ride", "ride_uid")
 
-    def __init__(self) -> None:
+    def __init__(self, owner: RateLimitMiddleware, scope: Scope, receive: Receive) -> None:
         self.result: RateResult | None = None
+        self.headers = True  # False: the answer carries no rate-limit headers
+        # Not counted yet when the answer starts: credentials were sent, no auth dependency ran.
+        self.late = True
+        self._owner, self._scope, self._receive = owner, scope, receive
+        self.ride: Ride | None = None  # the route's read, sent with the count (``rides``)
+        self.ride_uid: str | None = None
+
+    def pending(self) -> bool:
+        return self.headers and self.late and self.result is None
+
+    async def start(self, message: Message, send: Send) -> bool:
+        """Count the request against its IP now; an error answer over the budget is replaced
+        by the 429 (True: the app's answer is dropped)."""
+        self.late = False
+        scope = self._scope
+        with contextlib.suppress(RedisError):  # the answer goes out regardless
+            self.result = await _limiter(scope).hit(ip_key(scope), ANONYMOUS_LIMIT)
+        if self.result and not self.result.allowed and message["status"] >= 400:
+            # An error answer (404, 405, 415, ...): nothing was done, so the caller over its
+            # IP budget gets the 429 instead.
+            await self._owner._deny(scope, self._receive, send)
+            return True
+        return False
+
+    def add(self, headers: list[tuple[bytes, bytes]]) -> None:
+        if not self.headers or self.result is None:
+            return
+        present = {k.lower() for k, _ in headers}
+        for name, value in self.result.raw_headers():
+            if name not in present:
+                headers.append((name, value))
 
 
 def in_process(app: ASGIApp) -> ASGIApp:
@@ -78,12 +113,53 @@ def _limiter(scope: Scope) -> RateLimiter:
     return limiter
 
 
+RideOf = Callable[[str], Ride]
+_Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
+
+
+def rides(ride_of: RideOf) -> Callable[[_Endpoint], _Endpoint]:
+    """A route's decorator: its own Redis read (``ride_of(uid)``, a script's) goes in the round
+    trip that counts its caller, a user's revocable token (``enforce``), and the route takes
+    the reply with ``ridden`` (one round trip instead of two; without a reply it reads alone)."""
+
+    def mark(endpoint: _Endpoint) -> _Endpoint:
+        endpoint.ride_of = ride_of  # type: ignore[attr-defined]
+        return endpoint
+
+    return mark
+
+
+def ride_for(request: Request, uid: str) -> Ride | None:
+    """The read the route asks to send with its caller's count (``rides``), for ``uid``."""
+    ride_of: RideOf | None = getattr(
+        getattr(request.scope.get("route"), "endpoint", None), "ride_of", None
+    )
+    slot: _Slot | None = request.scope.get(SCOPE_KEY)
+    if ride_of is None or slot is None or slot.result is not None:
+        return None
+    slot.ride, slot.ride_uid = ride_of(uid), uid
+    return slot.ride
+
+
+def ridden(request: Request, uid: str) -> Ride | None:
+    """The route's read as it came back with its caller's count, if it did (for ``uid``)."""
+    slot: _Slot | None = request.scope.get(SCOPE_KEY)
+    if slot is None or slot.ride is None or not slot.ride.read or slot.ride_uid != uid:
+        return None
+    return slot.ride
+
+
 async def enforce(
-    request: Request, key: str, limit: int, revoked_key: str | None = None
+    request: Request,
+    key: str,
+    limit: int,
+    revoked_key: str | None = None,
+    ride: Ride | None = None,
 ) -> RateResult:
     """Count one hit for ``key``; raise 429 when over the limit. Called once per request.
     With ``revoked_key`` (a bearer token's revocation marker), the same round trip checks
-    it: a revoked token is counted against the IP instead and raises ``Revoked``."""
+    it: a revoked token is counted against the IP instead and raises ``Revoked``; ``ride``
+    (``ride_for``) rides in that round trip too."""
     slot: _Slot | None = request.scope.get(SCOPE_KEY)
     if slot is not None and slot.result is not None:
         # Already counted (e.g. a route with two auth dependencies): the revocation still
@@ -96,7 +172,7 @@ async def enforce(
         result = await _limiter(request.scope).hit(key, limit)
     else:
         revoked, result = await _limiter(request.scope).hit_unless_revoked(
-            key, limit, revoked_key, ip_key(request.scope), ANONYMOUS_LIMIT
+            key, limit, revoked_key, ip_key(request.scope), ANONYMOUS_LIMIT, ride
         )
         limit = result.limit
     if slot is not None:
@@ -170,7 +246,7 @@ class RateLimitMiddleware(HttpMiddleware):
         if scope["type"] != "http" or exempt:
             await self.app(scope, receive, send)
             return
-        slot = _Slot()
+        slot = _Slot(self, scope, receive)
         scope[SCOPE_KEY] = slot
         if path == CONSOLE_PREFIX or path.startswith(CONSOLE_PREFIX + "/"):
             await self._console(scope, receive, send, slot)
@@ -180,68 +256,29 @@ class RateLimitMiddleware(HttpMiddleware):
                 slot.result = await _limiter(scope).hit(ip_key(scope), ANONYMOUS_LIMIT)
             except RedisError as exc:  # outside the app's exception handlers: answer here
                 log.warning("redis unavailable: %r", exc)
+                slot.headers = False
                 await self._down(scope, receive, send)
                 return
-
-        replaced = False
-
-        async def send_with_headers(message: Message) -> None:
-            nonlocal replaced
-            if replaced:
-                return  # the app's own answer was swapped for a 429
-            if message["type"] == "http.response.start":
-                if slot.result is None:  # credentials sent, but no auth dependency ran
-                    with contextlib.suppress(RedisError):  # the answer goes out regardless
-                        slot.result = await _limiter(scope).hit(ip_key(scope), ANONYMOUS_LIMIT)
-                    if slot.result and not slot.result.allowed and message["status"] >= 400:
-                        # An error answer (404, 405, 415, ...): nothing was done, so the
-                        # caller over its IP budget gets the 429 instead.
-                        replaced = True
-                        await self._deny(scope, receive, send_with_headers_inner)
-                        return
-                headers = list(message.get("headers", []))
-                present = {k.lower() for k, _ in headers}
-                for name, value in slot.result.headers().items() if slot.result else ():
-                    if name.lower().encode() not in present:
-                        headers.append((name.lower().encode(), value.encode()))
-                message["headers"] = headers
-            await send(message)
-
-        async def send_with_headers_inner(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                assert slot.result is not None
-                for name, value in slot.result.headers().items():
-                    headers.append((name.lower().encode(), value.encode()))
-                message["headers"] = headers
-            await send(message)
-
+        # No wrapper of ``send`` here: the request context's adds the headers (``_Slot``).
         if slot.result is not None and not slot.result.allowed:
-            await self._deny(scope, receive, send_with_headers)
+            await self._deny(scope, receive, send)
             return
-        await self.app(scope, receive, send_with_headers)
+        await self.app(scope, receive, send)
 
     async def _console(self, scope: Scope, receive: Receive, send: Send, slot: _Slot) -> None:
-        """The console's own per-IP window, counted up front for every request."""
+        """The console's own per-IP window, counted up front for every request; only its 429
+        carries the rate-limit headers."""
         try:
             slot.result = await _limiter(scope).hit(ip_key(scope, "console:"), CONSOLE_LIMIT)
         except RedisError as exc:
             log.warning("redis unavailable: %r", exc)
+            slot.headers = False
             await self._down(scope, receive, send)
             return
-        result = slot.result
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                for name, value in result.headers().items():
-                    headers.append((name.lower().encode(), value.encode()))
-                message["headers"] = headers
-            await send(message)
-
-        if not result.allowed:
-            await self._deny(scope, receive, with_headers)
+        if not slot.result.allowed:
+            await self._deny(scope, receive, send)
             return
+        slot.headers = False
         await self.app(scope, receive, send)
 
     async def _unavailable(self, scope: Scope, receive: Receive, send: Send) -> None:

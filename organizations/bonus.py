@@ -18,6 +18,7 @@ know (new, or the cache was lost) is computed from the database and written back
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import uuid
 from collections.abc import Iterable
@@ -130,15 +131,26 @@ def _read_script(redis: Redis) -> AsyncScript:
     return _READ_SCRIPT
 
 
+# The cache's read as another round trip can carry it (the API sends it with the caller's
+# rate-limit count): the script's sha, its keys; its args are the uids.
+READ_SHA = hashlib.sha1(_READ.encode()).hexdigest()
+READ_KEYS = [MEMBER_KEY, STATION_KEY]
+
+
 async def cached_percents(redis: Redis, uids: list[str]) -> dict[str, int | None]:
     """The cached bonus percent per uid (None: not in the cache, or Redis unavailable)."""
     if not uids:
         return {}
     try:
-        values = await _read_script(redis)(keys=[MEMBER_KEY, STATION_KEY], args=uids, client=redis)
+        values = await _read_script(redis)(keys=READ_KEYS, args=uids, client=redis)
     except RedisError as exc:
         log.warning("bonus cache unavailable: %r", exc)
         return dict.fromkeys(uids)
+    return decoded_percents(uids, values)
+
+
+def decoded_percents(uids: list[str], values: list[bytes | str]) -> dict[str, int | None]:
+    """The read script's answer (``READ_SHA``) per uid (None: not in the cache)."""
     out: dict[str, int | None] = {}
     for uid, raw in zip(uids, values, strict=True):
         value = raw.decode() if isinstance(raw, bytes) else str(raw)

@@ -57,7 +57,7 @@ from api.auth.deps import (
 )
 from api.auth.principal import Principal, UserPrincipal
 from api.auth.project import ProjectAuthenticator
-from api.ratelimit import enforce, enforce_ip
+from api.ratelimit import enforce, enforce_ip, ride_for
 from core.errors import DomainError
 
 _OPTIONAL = str | None
@@ -166,7 +166,8 @@ async def _count(request: Request, principal: UserPrincipal, verified: Verified)
     verifier = verifier_of(request)
     revoked_key = verifier.revocation_key(verified.claims) if verified.revocable else None
     try:
-        await enforce(request, principal.budget_key, USER_LIMIT, revoked_key=revoked_key)
+        ride = ride_for(request, principal.uid) if revoked_key is not None else None
+        await enforce(request, principal.budget_key, USER_LIMIT, revoked_key, ride)
         if verified.id_token and await verifier.id_token_revoked(verified.claims):
             raise Revoked
     except Revoked as exc:

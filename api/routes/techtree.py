@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
+from access.ratelimit import Ride
 from api.auth.principal import UserPrincipal
 from api.callers import PUBLIC, OrgRead
 from api.common import usdc
@@ -18,6 +19,7 @@ from api.deps import RedisDep, SessionDep
 from api.envelope import single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
+from api.ratelimit import ridden, rides
 from api.typed import Attributes, One, Shape
 from organizations import bonus, techtree, units
 from organizations.rules import (
@@ -169,10 +171,19 @@ class BonusAttributes(Attributes):
     bonus_multiplier: float = Field(description="Applied to every mining reward: 1.3 = +30 %")
 
 
+def _bonus_read(uid: str) -> Ride:
+    return Ride(bonus.READ_SHA, bonus.READ_KEYS, [uid])
+
+
 @router.get("/bonus", response_model=One[BonusAttributes], responses=PROBLEMS)
+@rides(_bonus_read)  # the cache's read goes with the caller's rate-limit count
 async def user_bonus(user: OrgRead, request: Request, redis: RedisDep) -> dict[str, Any]:
     """The caller's ``bonus_multiplier`` (from the cache the daily job fills)."""
-    percent = (await bonus.cached_percents(redis, [user.uid]))[user.uid]
+    ride = ridden(request, user.uid)
+    if ride is not None:
+        percent = bonus.decoded_percents([user.uid], ride.reply)[user.uid]
+    else:
+        percent = (await bonus.cached_percents(redis, [user.uid]))[user.uid]
     if percent is None:  # not cached yet (or Redis unavailable): the database, written back
         async with request.app.state.session_maker() as session:
             percent = (await bonus.percents(session, redis, [user.uid]))[user.uid]
