@@ -76,9 +76,10 @@ async def lock(
     expires_at: datetime,
     decimals: TokenDecimals,
 ) -> tuple[Hold, Balances]:
-    """Reserve now (raises Rejected and writes nothing when funds or limits say no), and the
-    user's balances after. AlreadyLocked (nothing written) when ``lock_id`` is recorded: told
-    first, before any refusal the first run's own reservation and count could cause."""
+    """Reserve now, and the user's balances after. Raises Rejected when funds or limits say no
+    (the caller rolls back: nothing stays written; a refused reservation writes nothing
+    itself). AlreadyLocked (nothing written) when ``lock_id`` is recorded: told first, before
+    any refusal the first run's own reservation and count could cause."""
     charge = limits.Charge(project_id, currency, "fund_lock", amount, decimals.of(currency))
     ledger = Ledger(session)
     try:
