@@ -42,6 +42,7 @@ from api.errors import answered_status, invalid_field
 from api.idempotency_redis import KeyLock
 from api.idempotency_store import (
     IDEMPOTENCY_TTL,
+    IdempotentReplay,
     claim_or_replay,
     in_use,
     new_record,
@@ -250,6 +251,9 @@ async def _audited_on_failure(session: AsyncSession, facts: dict[str, Any]) -> A
     transaction of its own) and is raised as it is."""
     try:
         yield
+    except IdempotentReplay:
+        await session.rollback()  # the key ran before: its first run's audit row stands
+        raise
     except Exception as exc:
         await session.rollback()
         await _audit_failure(session, facts, exc)

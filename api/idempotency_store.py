@@ -34,7 +34,11 @@ class IdempotentReplay(Exception):
 
     def __init__(self, record: IdempotencyRecord) -> None:
         super().__init__("replay")
-        self.record = record
+        # Plain values, read now: raised inside a write's block, the replay passes its rollback,
+        # which expires the record, and its session is closed before the handler renders it.
+        self.status_code = record.status_code
+        self.response_body = record.response_body
+        self.content_type = record.content_type
 
 
 def new_record(
@@ -71,11 +75,10 @@ def _unseal(stored: bytes, settings: Settings) -> bytes:
 
 async def _on_replay(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, IdempotentReplay)
-    record = exc.record
     return Response(
-        _unseal(record.response_body, request.app.state.settings),
-        status_code=record.status_code,
-        media_type=record.content_type,
+        _unseal(exc.response_body, request.app.state.settings),
+        status_code=exc.status_code,
+        media_type=exc.content_type,
         headers={REPLAY_HEADER: "true"},
     )
 

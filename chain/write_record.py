@@ -69,6 +69,9 @@ class ChainWrite:
     err: Any
     send_count: int
     insufficient_funds: bool = False
+    # How many slots above its landing slot the chain was when ``check_many`` read this write's
+    # status (None: not read there, not landed, or finalized): the watcher's finality estimate.
+    confirmations: int | None = None
 
     @property
     def final(self) -> bool:
@@ -89,7 +92,7 @@ class ChainWrite:
 _ROW_FIELDS = tuple(
     f.name
     for f in fields(ChainWrite)
-    if f.name not in ("previous_signatures", "send_count", "insufficient_funds")
+    if f.name not in ("previous_signatures", "send_count", "insufficient_funds", "confirmations")
 )
 
 

@@ -195,6 +195,7 @@ class ChainWrites:
         result = {record.op_key: record.snapshot() for record in records}
         unfinished = [r for r in records if not r.final]
         moved: list[WriteRecord] = []
+        depth: dict[str, int | None] = {}
         not_landed: list[str] = []
         for start in range(0, len(unfinished), MAX_STATUS_BATCH):
             chunk = unfinished[start : start + MAX_STATUS_BATCH]
@@ -203,6 +204,7 @@ class ChainWrites:
                 if status is not None:
                     await self._landed(record, record.current, status)
                     moved.append(record)
+                    depth[record.op_key] = status.confirmations
                 elif self._may_move(record):
                     not_landed.append(record.op_key)
         if moved:
@@ -211,6 +213,9 @@ class ChainWrites:
                     if await record.store(session):
                         record.count()
                         result[record.op_key] = record.snapshot()
+            for op_key, confirmations in depth.items():
+                if confirmations is not None and not result[op_key].final:
+                    result[op_key] = replace(result[op_key], confirmations=confirmations)
         if drive:
             for op_key in not_landed:
                 result[op_key] = await self.advance(op_key)

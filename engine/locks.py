@@ -59,6 +59,10 @@ def lock_expiry(expires_at: datetime) -> datetime:
     return in_utc
 
 
+class AlreadyLocked(Exception):
+    """A lock with this (idempotency-derived) id exists: the request ran before."""
+
+
 async def lock(
     session: AsyncSession,
     *,
@@ -72,18 +76,25 @@ async def lock(
     expires_at: datetime,
     decimals: TokenDecimals,
 ) -> tuple[Hold, Balances]:
-    """Reserve now (raises Rejected and writes nothing when funds or limits say no)."""
+    """Reserve now, and the user's balances after. Raises Rejected when funds or limits say no
+    (the caller rolls back: nothing stays written; a refused reservation writes nothing
+    itself). AlreadyLocked (nothing written) when ``lock_id`` is recorded: told first, before
+    any refusal the first run's own reservation and count could cause."""
     charge = limits.Charge(project_id, currency, "fund_lock", amount, decimals.of(currency))
-    checked = await limits.check_limit(session, charge)
     ledger = Ledger(session)
     try:
-        hold = await ledger.reserve(
+        reserved = await ledger.reserve(
             lock_id, user_uid, currency, amount,
             project_id=project_id, reason=reason, reference_id=reference_id,
             expires_at=expires_at,
         )  # fmt: skip
     except InsufficientFunds as exc:
         raise insufficient(exc, decimals) from exc
+    if reserved is None:
+        raise AlreadyLocked(lock_id)
+    hold, balances = reserved
+    # Reads only; a refusal rolls the reservation back with the rest (the caller's rollback).
+    checked = await limits.check_limit(session, charge)
     # The project's day count last, with the commit (db.last: one row for all its locks).
     limits.count_last(session, charge, checked, limits.utc_day(), limits.limit_rejection)
     await emit(
@@ -93,24 +104,24 @@ async def lock(
         data=_event(hold, decimals, reason=reason, locked_until=iso(expires_at)),
         event_id=f"evt_{lock_id}_locked",
     )
-    return hold, await ledger.balances(user_uid, currency)
+    return hold, balances
 
 
 async def unlock(
     session: AsyncSession, *, lock_id: str, project_id: int, reason: str, decimals: TokenDecimals
 ) -> tuple[Hold, Balances]:
-    """Release a lock of this project exactly once (409 ``invalid-state`` if not locked)."""
-    hold = await session.get(Hold, lock_id)
-    if hold is None or hold.project_id != project_id:
-        raise not_found(f"Fund lock {lock_id}")
-    ledger = Ledger(session)
-    voided = await ledger.void(lock_id, reason)
-    if voided is None:
-        await session.refresh(hold)
+    """Release a lock of this project exactly once (409 ``invalid-state`` if not locked), and
+    the user's balances after."""
+    released = await Ledger(session).release(lock_id, reason, project_id=project_id)
+    if released is None:  # the refusal's path alone reads the lock
+        hold = await session.get(Hold, lock_id)
+        if hold is None or hold.project_id != project_id:
+            raise not_found(f"Fund lock {lock_id}")
         raise invalid_state(
             f"Fund lock {lock_id} is {LOCK_STATUS.get(hold.status, hold.status)}, not locked",
             lock_status=LOCK_STATUS.get(hold.status, hold.status),
         )
+    voided, balances = released
     await emit(
         session,
         project_id=project_id,
@@ -118,7 +129,7 @@ async def unlock(
         data=_event(voided, decimals, reason=reason),
         event_id=f"evt_{lock_id}_unlocked",
     )
-    return voided, await ledger.balances(voided.user_uid, voided.currency)
+    return voided, balances
 
 
 async def expire(session: AsyncSession, lock_id: str, decimals: TokenDecimals) -> Hold | None:
@@ -136,4 +147,4 @@ async def expire(session: AsyncSession, lock_id: str, decimals: TokenDecimals) -
     return expired
 
 
-__all__ = ["Rejected", "expire", "lock", "unlock"]
+__all__ = ["AlreadyLocked", "Rejected", "expire", "lock", "unlock"]

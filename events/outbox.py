@@ -43,18 +43,27 @@ async def emit(
     if type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type!r}")
     event_id = event_id or f"evt_{uuid.uuid4().hex}"
-    existing = await session.get(Event, event_id)
-    if existing is not None:
-        return existing
-    event = Event(
-        id=event_id,
-        project_id=project_id,
-        type=type,
-        data=data,
-        created_at=datetime.now(UTC),
-    )
-    session.add(event)
-    await session.flush()
+    # One statement (issue 43): the INSERT says by its RETURNING whether the id was new; only a
+    # repeat reads the event recorded before. A concurrent emit of the same id waits for the
+    # other transaction and then inserts nothing: never two events, never a unique violation.
+    event = (
+        await session.execute(
+            insert(Event)
+            .values(
+                id=event_id,
+                project_id=project_id,
+                type=type,
+                data=data,
+                created_at=datetime.now(UTC),
+            )
+            .on_conflict_do_nothing(index_elements=["id"])
+            .returning(Event)
+        )
+    ).scalar_one_or_none()
+    if event is None:
+        event = await session.get(Event, event_id)
+        if event is None:  # the conflicting row committed, so a new statement sees it
+            raise RuntimeError(f"event {event_id!r} neither inserted nor found")
     return event
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import (
+    delete,
     func,
     select,
     text,
@@ -228,49 +229,72 @@ class Ledger:
         reason: str | None = None,
         reference_id: str | None = None,
         expires_at: datetime | None = None,
-    ) -> Hold:
-        """Reserve ``amount`` now; raises InsufficientFunds and writes nothing if it isn't there."""
-        await self._apply(
-            user_uid,
-            currency,
-            "hold",
-            amount,
-            d_held=amount,
-            hold_id=hold_id,
-            reference=reference_id,
-            need_available=amount,
-        )
-        hold = Hold(
-            id=hold_id,
-            user_uid=user_uid,
-            currency=currency,
-            amount=amount,
-            status="active",
-            project_id=project_id,
-            reason=reason,
-            reference_id=reference_id,
-            expires_at=expires_at,
-        )
-        self.session.add(hold)
-        await self.session.flush()
-        return hold
+    ) -> tuple[Hold, Balances] | None:
+        """Record the hold and reserve ``amount`` for it: the hold and the account after. None
+        (nothing written) when a hold with this id exists already, so a repeat is told before
+        any refusal the first run's own reservation could cause; raises InsufficientFunds and
+        writes nothing if the amount isn't there. Two statements (issue 43): the hold's INSERT
+        (``ON CONFLICT DO NOTHING``, for an existing account only: the hold refers to it), then
+        the move, whose RETURNING is the account after."""
+        values = {
+            "id": hold_id, "user_uid": user_uid, "currency": currency, "amount": amount,
+            "project_id": project_id, "reason": reason, "reference_id": reference_id,
+            "expires_at": expires_at,
+        }  # fmt: skip
+        hold = (
+            await self.session.execute(
+                _NEW_HOLD, values, execution_options={"populate_existing": True}
+            )
+        ).scalar_one_or_none()
+        if hold is None:
+            if await self.session.get(Hold, hold_id) is not None:
+                return None
+            raise InsufficientFunds(user_uid, currency, amount, 0)  # no account: nothing held
+        try:
+            balances = await self._apply(
+                user_uid,
+                currency,
+                "hold",
+                amount,
+                d_held=amount,
+                hold_id=hold_id,
+                reference=reference_id,
+                need_available=amount,
+            )
+        except InsufficientFunds:
+            # Nothing stays written, whatever the caller does next (the refusal's path only).
+            await self.session.execute(delete(Hold).where(Hold.id == hold_id))
+            self.session.expunge(hold)
+            raise
+        return hold, balances
 
     async def void(self, hold_id: str, resolution: str) -> Hold | None:
         """Release an active hold (unlock). None when it was already resolved."""
-        return await self._resolve(hold_id, "voided", "void", resolution, d_held=-1)
+        return _hold(await self._resolve(hold_id, "voided", "void", resolution, d_held=-1))
+
+    async def release(
+        self, hold_id: str, resolution: str, *, project_id: int
+    ) -> tuple[Hold, Balances] | None:
+        """``void`` of a hold of this project only, with the account after the move (from its
+        RETURNING, no read of its own). None when the project holds no such active hold."""
+        return await self._resolve(
+            hold_id, "voided", "void", resolution, d_held=-1, project_id=project_id
+        )
 
     async def expire(self, hold_id: str) -> Hold | None:
         """Release an active hold whose time ran out. None when it was already resolved."""
-        return await self._resolve(hold_id, "expired", "expire", "expired", d_held=-1)
+        return _hold(await self._resolve(hold_id, "expired", "expire", "expired", d_held=-1))
 
     async def post(self, hold_id: str, reference: str) -> Hold | None:
         """Consume an active hold for a settlement transfer: held becomes outgoing pending."""
-        return await self._resolve(hold_id, "posted", "post", reference, d_held=-1, d_pending=1)
+        moved = await self._resolve(hold_id, "posted", "post", reference, d_held=-1, d_pending=1)
+        return _hold(moved)
 
     async def debit_hold(self, hold_id: str, reference: str) -> Hold | None:
         """The hold's funds left custody (a withdrawal finalized on chain): the hold is posted
         and the balance debited by its amount in one entry. None when already resolved."""
-        return await self._resolve(hold_id, "posted", "debit", reference, d_held=-1, d_balance=-1)
+        moved = await self._resolve(hold_id, "posted", "debit", reference, d_held=-1, d_balance=-1)
+        return _hold(moved)
 
     # -- internals -----------------------------------------------------------------------
 
@@ -284,19 +308,23 @@ class Ledger:
         d_held: int,
         d_pending: int = 0,
         d_balance: int = 0,
-    ) -> Hold | None:
+        project_id: int | None = None,
+    ) -> tuple[Hold, Balances] | None:
         # Exactly once: only the caller whose UPDATE flips 'active' gets the row back.
+        held = [Hold.id == hold_id, Hold.status == "active"]
+        if project_id is not None:
+            held.append(Hold.project_id == project_id)
         hold = (
             await self.session.execute(
                 update(Hold)
-                .where(Hold.id == hold_id, Hold.status == "active")
+                .where(*held)
                 .values(status=status, resolved_at=func.now(), resolution=resolution[:200])
                 .returning(Hold)
             )
         ).scalar_one_or_none()
         if hold is None:
             return None
-        await self._apply(
+        balances = await self._apply(
             hold.user_uid,
             hold.currency,
             kind,
@@ -307,7 +335,7 @@ class Ledger:
             hold_id=hold.id,
             reference=resolution,
         )
-        return hold
+        return hold, balances
 
     async def _apply(
         self,
@@ -352,6 +380,32 @@ class Ledger:
             current = await self.balances(user_uid, currency)
             raise InsufficientFunds(user_uid, currency, need_available or amount, current.available)
         return Balances(user_uid, currency, *row)
+
+
+def _hold(moved: tuple[Hold, Balances] | None) -> Hold | None:
+    return None if moved is None else moved[0]
+
+
+# A new hold, on an existing account only (the hold refers to it); no row back when the id is
+# recorded already or the account is missing (``Ledger.reserve`` tells which).
+_NEW_HOLD = select(Hold).from_statement(
+    text(
+        """
+INSERT INTO holds
+    (id, user_uid, currency, amount, status, project_id, reason, reference_id, expires_at)
+SELECT CAST(:id AS varchar), CAST(:user_uid AS varchar), CAST(:currency AS varchar),
+       CAST(:amount AS bigint), 'active', CAST(:project_id AS integer),
+       CAST(:reason AS varchar), CAST(:reference_id AS varchar),
+       CAST(:expires_at AS timestamptz)
+WHERE EXISTS (
+    SELECT 1 FROM ledger_accounts
+    WHERE user_uid = CAST(:user_uid AS varchar) AND currency = CAST(:currency AS varchar)
+)
+ON CONFLICT (id) DO NOTHING
+RETURNING *
+"""
+    )
+)
 
 
 # The entry is written only if the account row changed (it comes FROM the CTE's rows).

@@ -106,17 +106,18 @@ async def lock_funds(
     ) as ctx:
         await require_user_authorized(ctx.session, project, payload.user_uid, "funds:manage")
         lock_id = derived_id("lk", ctx.workflow_id("funds-lock"))
-        if await ctx.session.get(Hold, lock_id) is not None:
+        try:
+            hold, balances = await locks.lock(
+                ctx.session,
+                **payload.model_dump(include={"user_uid", "currency", "reason", "reference_id"}),
+                lock_id=lock_id,
+                project_id=project.project_id,
+                amount=amount,
+                expires_at=expires_at,
+                decimals=decimals,
+            )
+        except locks.AlreadyLocked:
             await ctx.replay_if_done()
-        hold, balances = await locks.lock(
-            ctx.session,
-            **payload.model_dump(include={"user_uid", "currency", "reason", "reference_id"}),
-            lock_id=lock_id,
-            project_id=project.project_id,
-            amount=amount,
-            expires_at=expires_at,
-            decimals=decimals,
-        )
         attributes = LockAttributes.of(hold, decimals, balances.available)
         response = ctx.respond(201, single("fund_lock", lock_id, attributes))
     await start(

@@ -4,10 +4,13 @@ over-reserve under concurrency, and refuse without any partial write."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import uuid
 from datetime import UTC, datetime, timedelta
 
 from fastapi import FastAPI
-from sqlalchemy import func, select
+from redis.asyncio import Redis
+from sqlalchemy import event, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from activities.deps import WorkerDeps
@@ -185,3 +188,85 @@ async def test_refusals_leave_no_partial_write(api: Api, world: World, deps: Wor
     assert r.status_code == 403
     assert r.json()["type"].endswith("/user-not-authorized-for-project")
     assert await state() == (1, 1, 5 * UNIT)
+
+
+# The reads a lock and its unlock no longer make (issue 43, proposal 14): the lock before
+# locking it, the event before inserting it, the balance after the move.
+_REREADS = (
+    "FROM holds \nWHERE holds.id =",
+    "FROM events \nWHERE events.id =",
+    "SELECT ledger_accounts.balance, ledger_accounts.held, ledger_accounts.pending_out",
+)
+
+
+async def test_a_lock_and_its_unlock_read_no_row_they_write(
+    api: Api, world: World, deps: WorkerDeps, app: FastAPI
+) -> None:
+    """The hold and the event are inserted ``ON CONFLICT DO NOTHING`` (their RETURNING tells a
+    repeat) and the balance shown is the ledger move's RETURNING: no statement of the lock or
+    the unlock reads them again, and the answers are unchanged."""
+    uid = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
+    seen: list[str] = []
+
+    def note(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        seen.append(statement)
+
+    engine = app.state.session_maker.kw["bind"].sync_engine
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        r = await api.post("/v1/funds/lock", lock_body(uid, "4"))
+        assert r.status_code == 201, r.text
+        assert r.json()["data"]["attributes"]["available_balance"] == "6"
+        lock_id = r.json()["data"]["id"]
+        r = await api.post("/v1/funds/unlock", {"lock_id": lock_id, "reason": "outbid"})
+        assert r.status_code == 200, r.text
+        assert r.json()["data"]["attributes"]["available_balance"] == "10"
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    assert seen, "no statement seen: the listener is on the wrong engine"
+    rereads = [s for s in seen if any(p in s for p in _REREADS)]
+    assert rereads == []
+    assert [e.type for e in await events(deps.sessions, lock_id)] == [
+        "funds.locked",
+        "funds.unlocked",
+    ]
+
+
+async def test_a_repeated_lock_replays_even_when_its_own_reservation_left_nothing(
+    api: Api, world: World, deps: WorkerDeps, redis: Redis
+) -> None:
+    """Redis forgot the key: the repeat meets the recorded hold before any reservation or
+    limit of its own, so it is answered as the first run was (not ``insufficient-funds``, which
+    the first run's own reservation would now cause), and writes nothing."""
+    uid = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
+    key = uuid.uuid4().hex
+    body = {**lock_body(uid, "10"), "idempotency_key": key}
+    first = await api.post("/v1/funds/lock", body)
+    assert first.status_code == 201, first.text
+    scope = f"p:{api.project.project_id}"
+    await redis.delete(f"idem:done:{scope}:{hashlib.sha256(key.encode()).hexdigest()}")
+    again = await api.post("/v1/funds/lock", body)
+    assert again.status_code == 201, again.text
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json() == first.json()
+    lock_id = first.json()["data"]["id"]
+    async with deps.sessions() as s:
+        n = await s.scalar(select(func.count()).select_from(Hold).where(Hold.user_uid == uid))
+        assert n == 1
+        assert (await Ledger(s).balances(uid, "MCC")).held == 10 * UNIT
+    assert [e.type for e in await events(deps.sessions, lock_id)] == ["funds.locked"]
+
+
+async def test_unlocking_another_projects_lock_is_not_found_and_leaves_it(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    """The unlock's UPDATE names the project: a lock of another project is a 404, untouched."""
+    uid = await funded_user(world, deps, api.project.project_id, 10 * UNIT)
+    lock_id = (await api.post("/v1/funds/lock", lock_body(uid, "3"))).json()["data"]["id"]
+    other = Api(api.client, await world.project())
+    r = await other.post("/v1/funds/unlock", {"lock_id": lock_id, "reason": "theft"})
+    assert r.status_code == 404, r.text
+    async with deps.sessions() as s:
+        assert await s.scalar(select(Hold.status).where(Hold.id == lock_id)) == "active"
+    r = await api.post("/v1/funds/unlock", {"lock_id": lock_id, "reason": "outbid"})
+    assert r.status_code == 200, r.text

@@ -1,0 +1,88 @@
+"""The finality watcher's cadence (issue 43, proposal 5): it wakes when a landed write should
+be finalized, not at the next 0.2 s tick after, and polls faster only for a few slots then."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from chain.watcher import FINALITY_DEPTH, FinalityWatcher
+from chain.write_record import ChainWrite
+from chain.writes import ChainWrites
+
+SLOT = 0.02  # the devchain's slot time in the benches
+
+
+def _write(status: str, confirmations: int | None) -> ChainWrite:
+    return ChainWrite(
+        op_key="w", kind="generic", status=status, signature="s", attempt=1,
+        previous_signatures=(), blockhash="h", last_valid_block_height=100,
+        commitment="finalized", confirmation_status=None, slot=None, block_height=None,
+        err=None, send_count=1, confirmations=confirmations,
+    )  # fmt: skip
+
+
+@dataclass
+class Chain:
+    """One write landed at ``start``, its depth growing a slot every ``SLOT``; finalized at
+    ``final_at`` slots (never when None). Counts the watcher's ticks."""
+
+    final_at: int | None = FINALITY_DEPTH
+    start: float = field(default_factory=time.monotonic)
+    ticks: int = 0
+    finalized: float | None = None
+
+    async def check_many(self, keys: Sequence[str], *, drive: bool = True) -> dict[str, Any]:
+        self.ticks += 1
+        depth = int((time.monotonic() - self.start) / SLOT)
+        if self.final_at is not None and depth >= self.final_at:
+            return {"w": _write("succeeded", None)}
+        return {"w": _write("landed", depth)}
+
+    @property
+    def final_since(self) -> float:
+        """When the chain finalized the write (monotonic)."""
+        assert self.final_at is not None
+        return self.start + self.final_at * SLOT
+
+
+async def test_a_landed_write_is_seen_final_within_a_slot_or_two_of_its_finality() -> None:
+    chain = Chain()
+    watcher = FinalityWatcher(cast(ChainWrites, chain), 0.2)
+    write = await watcher.wait("w", timeout=5)
+    late = time.monotonic() - chain.final_since
+    assert write.status == "succeeded"
+    # At 0.2 s ticks the finality (0.62 s after landing) is seen at the 0.8 s tick: 0.18 s late.
+    assert late < 0.09, late
+    assert chain.ticks <= 6, chain.ticks  # not a tick per slot: 0, 0.2, 0.4, then near 0.62
+
+
+async def test_a_write_late_to_finalize_is_polled_at_the_interval_again() -> None:
+    """Past its expected finality by more than a few slots, it is polled every interval (the
+    estimate was wrong; polling every slot would cost a read and an RPC call per slot)."""
+    chain = Chain(final_at=None)
+    watcher = FinalityWatcher(cast(ChainWrites, chain), 0.2)
+    waiting = asyncio.create_task(watcher.wait("w", timeout=1.6))
+    await asyncio.sleep(1.5)
+    # ~0.62 s of 0.2 s ticks (4), LATE_SLOTS + 1 ticks a slot apart, then ~0.8 s at 0.2 s (4).
+    assert chain.ticks <= 14, chain.ticks
+    waiting.cancel()
+
+
+async def test_without_a_depth_the_watcher_keeps_its_interval() -> None:
+    """A write not landed (no depth) is polled every interval, as before."""
+
+    class NotLanded(Chain):
+        async def check_many(self, keys: Sequence[str], *, drive: bool = True) -> dict[str, Any]:
+            self.ticks += 1
+            return {"w": _write("sent", None)}
+
+    chain = NotLanded()
+    watcher = FinalityWatcher(cast(ChainWrites, chain), 0.2)
+    waiting = asyncio.create_task(watcher.wait("w", timeout=1.0))
+    await asyncio.sleep(0.9)
+    assert chain.ticks <= 6, chain.ticks
+    waiting.cancel()
