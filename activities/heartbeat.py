@@ -14,8 +14,11 @@ from temporalio import activity
 P = ParamSpec("P")
 R = TypeVar("R")
 
-# Well inside the heartbeat timeouts the workflows give (10 s, 15 s for a transfer).
-EVERY_SECONDS = 2.0
+# Well inside the heartbeat timeouts the workflows give (10 s, 15 s for a transfer). Temporal's
+# core sends a heartbeat to the server at most every 0.8 of the timeout (8 s) anyway, the latest
+# one given meanwhile: beating every 4 s (was 2) changes nothing the server sees, and wakes the
+# worker half as often (issue 43).
+EVERY_SECONDS = 4.0
 
 
 async def _beat(seconds: float) -> None:

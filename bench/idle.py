@@ -39,6 +39,7 @@ from core.config import Settings
 from core.embedded import free_port
 from tests.services import fresh_database, redis_server
 from tests.stack import worker_env
+from workflows.tokens import DEPOSIT_SCHEDULE_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,6 +93,10 @@ async def bench(args: argparse.Namespace, settings: Settings, node_pid: int) -> 
         try:
             async with worker(settings, queue, env.client) as pid:
                 assert pid is not None
+                # The deposit watcher's schedule fires on its interval's boundaries (every 90 s
+                # by default): started now, so that its follower runs through the window
+                # whatever the phase (else a window may hold no watcher at all).
+                await env.client.get_schedule_handle(DEPOSIT_SCHEDULE_ID).trigger()
                 await asyncio.sleep(args.warmup)
                 db_name = str(make_url(settings.database_url).database)
                 stack_before = cpu_sample(pid, node_pid, db_name)

@@ -23,6 +23,9 @@ from chain.transactions import TokenBalanceChange, parts, token_changes
 # history: an error, never "no deposits").
 SLOT_SKIPPED = -32007
 MAX_BLOCKS_RANGE = 500_000  # getBlocks answers at most this many slots per call
+# getBlocksWithLimit's limit in the deposit walk: the blocks a poll lists at most (a walk after
+# a long stop lists the next page once this one is read; the node allows up to 500,000).
+BLOCKS_PAGE = 4096
 SIGNATURES_PAGE = 1000  # getSignaturesForAddress returns at most this many per call
 # getTransaction calls in one JSON-RPC batch: hosted providers cap a batch (commonly at 100 or
 # fewer calls) and a transaction's answer is a few kilobytes.
@@ -75,6 +78,7 @@ class BlockReader:
         self._rpc = rpc
         self._time_limit = time_limit
         self._get_blocks = True  # False: the node lacks getBlocks; every slot is asked for
+        self._with_limit = True  # False: the node lacks getBlocksWithLimit (getSlot, getBlocks)
 
     async def _call(self, method: str, params: list[Any]) -> Any:
         return await self._rpc.call(method, params, time_limit=self._time_limit)
@@ -84,6 +88,33 @@ class BlockReader:
 
     async def finalized_slot(self) -> int:
         return int(await self._call("getSlot", [{"commitment": "finalized"}]))
+
+    async def blocks_after(
+        self, after: int, limit: int = BLOCKS_PAGE
+    ) -> tuple[list[int], int, bool]:
+        """The next finalized blocks after slot ``after``: (their slots, at most ``limit``;
+        the slot up to which those are all there are, so a walk that examined them may move
+        its cursor there; whether more may follow at once). One ``getBlocksWithLimit`` at
+        finalized answers both what the finalized slot is and which slots have a block (the
+        walk's poll was ``getSlot`` then ``getBlocks``: two requests); a node without the
+        method is asked those two (``more``: when getBlocks' range was capped)."""
+        if self._with_limit:
+            try:
+                answer = await self._call(
+                    "getBlocksWithLimit", [after + 1, limit, {"commitment": "finalized"}]
+                )
+                slots = [int(s) for s in answer]
+                return slots, (slots[-1] if slots else after), len(slots) >= limit
+            except ChainRpcError as exc:
+                if exc.code != METHOD_NOT_FOUND:
+                    raise
+                self._with_limit = False
+        end = await self.finalized_slot()
+        if end <= after:
+            return [], after, False
+        slots = await self.block_slots(after + 1, end)
+        covered = min(end, after + MAX_BLOCKS_RANGE)  # what getBlocks covered
+        return slots, covered, covered < end
 
     async def block_slots(self, start: int, end: int) -> list[int]:
         """Slots in [start, end] that have a finalized block (skipped slots are left out)."""

@@ -183,9 +183,12 @@ class Settings(BaseSettings):
     oracle_min_samples: int = 120  # half of a 4-hour window sampled once a minute
     oracle_min_liquidity_usdc: int = 10_000 * 10**6  # 10,000 USDC
     oracle_max_move_bps: int = 1_000  # 10 % per close
-    # How often the deposit watcher's schedule starts a run (each follows the chain for 90 %
-    # of it): 30 s, so an idle worker does not start a workflow every few seconds (issue 33).
-    deposit_scan_seconds: float = 30.0
+    # How often the deposit watcher's schedule starts a run (each follows the chain until 3 s
+    # before the next, workflows.schedules.deposit_follow_seconds): 90 s, the longest a run
+    # follows (activities.tokens), so an idle worker starts a workflow, an activity and a
+    # follow every 90 s, not every 30 (issue 33: 30; issue 43: a run's start and end were
+    # about 4 ms/s of the idle worker's CPU at 30 s).
+    deposit_scan_seconds: float = 90.0
     market_price_cache_seconds: float = 15.0  # freshness of the market price on GET paths
     balance_cache_seconds: float = 60.0  # upper bound; changes evict at once (NOTIFY)
 

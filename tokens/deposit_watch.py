@@ -13,7 +13,8 @@ A pass (``scan``):
    creates the account on chain if missing (so a deposit address shown to a user can always
    receive) and walks its history back to the account's creation, in pages, then marks the
    row ``ready``. A deposit that landed before the row existed is credited too.
-3. ``getBlocks`` lists the finalized slots after the cursor; each block is read whole and
+3. ``getBlocksWithLimit`` lists the finalized slots after the cursor (a node without it:
+   ``getSlot`` then ``getBlocks``, chain/blocks.py); each block is read whole and
    every token balance change is looked up in the set (``_walk``). Accounts named by the
    message's static keys and those loaded from address lookup tables count alike.
 4. The bookings and the cursor (a slot) are committed in ONE transaction per run of blocks
@@ -40,7 +41,7 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from chain.blocks import MAX_BLOCKS_RANGE, BlockReader, BlockTx
+from chain.blocks import BlockReader, BlockTx
 from chain.gateway import ChainGateway
 from db.last import autocommit
 from db.models.tokens import CustodyWatch, DepositCursor
@@ -214,10 +215,13 @@ class DepositScanner:
             total.accounts = len(self._watched)
             if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
                 return
-            quiet = time.monotonic() - self._matched_at >= _IDLE_AFTER
-            wait = min(idle_poll if quiet else poll, max(0.0, deadline - time.monotonic()))
+            wait = min(idle_poll if self._quiet() else poll, max(0.0, deadline - time.monotonic()))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._watch_added.wait(), wait)
+
+    def _quiet(self) -> bool:
+        """No block has touched a watched account for _IDLE_AFTER seconds."""
+        return time.monotonic() - self._matched_at >= _IDLE_AFTER
 
     async def chain_id(self) -> str:
         if self._chain is None:
@@ -286,13 +290,13 @@ class DepositScanner:
         deadline = time.monotonic() + _PASS_SECONDS
         mints = {c: str(self.keys.mint_for(c)) for c in ("MCC", "MCD")}
         while time.monotonic() < deadline:
-            end = await self.blocks.finalized_slot()
-            if until is not None:
-                end = min(end, until)
+            # One request (getBlocksWithLimit): which finalized slots after the cursor have a
+            # block, and so how far the finalized chain reaches.
+            slots, end, more = await self.blocks.blocks_after(cursor)
+            if until is not None and end > until:
+                slots, end, more = [s for s in slots if s <= until], until, False
             if end <= cursor:
                 return cursor
-            slots = await self.blocks.block_slots(cursor + 1, end)
-            end = min(end, cursor + MAX_BLOCKS_RANGE)  # what getBlocks covered
             chunks = [slots[i : i + self.chunk] for i in range(0, len(slots), self.chunk)] or [[]]
             # The next run of blocks is read while this one is matched and committed.
             ahead = asyncio.ensure_future(self.blocks.blocks(chunks[0]))
@@ -321,6 +325,12 @@ class DepositScanner:
                         return cursor
             finally:
                 ahead.cancel()
+            if not more and (not slots or self._quiet()):
+                # The node listed every finalized block there was. While watched accounts move,
+                # look again at once (blocks finalized while these were read); while they do
+                # not, the next poll looks: asking now would (almost always) find nothing, a
+                # request per poll for nothing.
+                return cursor
         return cursor
 
     def _match(

@@ -158,6 +158,20 @@ async def ensure_daily_kpi_schedule(client: Client, task_queue: str) -> None:
     await _create(client, DAILY_KPI_SCHEDULE_ID, schedule)
 
 
+# The deposit watcher's run ends this long before the next is due at most (10 % of a shorter
+# interval): room for its start and end, so the next firing never finds it running (overlap:
+# skip, which would leave a whole interval unwatched).
+DEPOSIT_FOLLOW_MARGIN = 3.0
+
+
+def deposit_follow_seconds(every: timedelta) -> float:
+    """How long each deposit watcher run follows the chain: its interval less the margin (the
+    same 3 s of a 30 s interval whatever the interval, so a longer one starts fewer runs and
+    leaves no more unwatched)."""
+    seconds = every.total_seconds()
+    return seconds - min(seconds * 0.1, DEPOSIT_FOLLOW_MARGIN)
+
+
 async def ensure_token_schedules(
     client: Client,
     task_queue: str,
@@ -168,7 +182,7 @@ async def ensure_token_schedules(
     market sampler every ``sample_every``. A close missed while nothing ran is caught up by the
     next run (tokens.oracle.due_closes), once."""
     # Each run follows the chain for most of its interval: passes back to back, not one.
-    follow = deposit_every.total_seconds() * 0.9
+    follow = deposit_follow_seconds(deposit_every)
     run, arg = DepositScanWorkflow.run, DepositScanInput(note="scheduled", follow_seconds=follow)
     deposits = _every(run, arg, DEPOSIT_SCAN_WORKFLOW_ID, task_queue, deposit_every)
     await _create(client, DEPOSIT_SCHEDULE_ID, deposits)

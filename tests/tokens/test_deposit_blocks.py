@@ -10,7 +10,9 @@ import os
 import subprocess
 import sys
 import uuid
+from typing import Any
 
+import pytest
 from solders.keypair import Keypair
 from solders.system_program import TransferParams, transfer
 from spl.token.instructions import transfer_checked
@@ -19,6 +21,8 @@ from sqlalchemy import func, select, update
 
 from activities.deps import WorkerDeps
 from activities.engine import EngineActivities, ReconcileRequest
+from chain.errors import ChainRpcError
+from chain.rpc import METHOD_NOT_FOUND
 from db.models.ledger import LedgerEntry
 from db.models.tokens import Deposit, DepositCursor
 from devchain.outside import OutsideWallet
@@ -27,7 +31,7 @@ from tests.factories import World
 from tests.tokens.conftest import UNIT
 from tests.tokens.lookup_support import lookup_table, send_v0
 from tokens.deposit_watch import DepositScanner
-from tokens.deposits import register
+from tokens.deposits import ScanSummary, register
 
 FLOOD = 5_200  # more than the old per-account walk examined in a pass (5,000)
 
@@ -97,6 +101,54 @@ async def test_a_deposit_to_an_unwatched_account_is_credited_once_it_is_watched(
     assert [d["tx_signature"] for d in summary.deposits if d["user_uid"] == uid] == [sig]
     assert await _credits(deps, uid, "MCC") == (4 * UNIT, 1)
     assert (await scanner.scan()).credited == 0
+
+
+async def test_a_poll_lists_the_new_blocks_in_one_request_and_a_node_without_it_is_walked_too(
+    world: World,
+    deps: WorkerDeps,
+    scanner: DepositScanner,
+    outsider: OutsideWallet,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The walk's poll is one getBlocksWithLimit at finalized (it says both how far the
+    finalized chain reaches and which slots have a block; it was getSlot then getBlocks, and
+    getSlot again after the blocks), then the blocks, and nothing more while no watched account
+    moves; a provider without the method is walked
+    with getSlot and getBlocks, and a deposit is credited either way."""
+    uid = await _watched(world, deps, scanner, "MCC")
+    custody = deps.gateway.custody_address(uid, "MCC")
+    asked: list[tuple[str, list[Any]]] = []
+    call = scanner.blocks._call
+
+    async def counted(method: str, params: list[Any]) -> Any:
+        asked.append((method, params))
+        return await call(method, params)
+
+    monkeypatch.setattr(scanner.blocks, "_call", counted)
+    cursor = (await scanner.scan()).cursor
+    await asyncio.sleep(0.2)  # a few 20 ms slots finalize meanwhile
+    asked.clear()
+    scanner._matched_at = 0.0  # no watched account moved for a while: the idle follower's poll
+    after = await scanner._walk(cursor, ScanSummary())
+    assert after > cursor
+    assert asked == [("getBlocksWithLimit", [cursor + 1, 4096, {"commitment": "finalized"}])]
+
+    async def without_it(method: str, params: list[Any]) -> Any:
+        asked.append((method, params))
+        if method == "getBlocksWithLimit":
+            raise ChainRpcError("getBlocksWithLimit: Method not found", METHOD_NOT_FOUND)
+        return await call(method, params)
+
+    monkeypatch.setattr(scanner.blocks, "_call", without_it)
+    sig = await outsider.deposit(deps.gateway, "MCC", custody, 6 * UNIT)
+    asked.clear()
+    summary = await scanner.scan()
+    assert [d["tx_signature"] for d in summary.deposits] == [sig]
+    assert (await scanner.scan()).credited == 0
+    methods = [m for m, _ in asked]
+    assert methods.count("getBlocksWithLimit") == 1  # asked once, then no more
+    assert "getSlot" in methods and "getBlocks" in methods
+    assert await _credits(deps, uid, "MCC") == (6 * UNIT, 1)
 
 
 async def test_a_deposit_made_while_the_watcher_was_stopped(
