@@ -99,7 +99,11 @@ class Chain(Ledger):
         self._block_time: dict[int, int] = {}
         self._times: list[tuple[int, int]] = []  # not yet persisted
         self._last_time = 0
-        self._stamp(self.slot)
+        opened = store.block_time(self.slot) if self.slot > 0 else None
+        if opened is None:
+            self._stamp(self.slot)
+        else:  # a restart: the slot still open keeps the second it opened at
+            self._block_time[self.slot] = self._last_time = opened
         self._slot_txs: dict[int, int] = {}  # recent slot → transactions landed in it
         # getRecentPerformanceSamples: one sample per `perf_period` seconds, newest last
         self.perf_period = PERF_SAMPLE_SECS

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from solders.account import Account
 from solders.pubkey import Pubkey
 
-from devchain.node import validator
+from devchain.node import ledger, validator
 from devchain.node.genesis import open_chain
 from devchain.node.ledger import Commitment
 
@@ -24,6 +25,28 @@ def test_block_times_survive_a_restart(tmp_path: Path) -> None:
         assert [again.block_time(s) for s in range(6)] == times
         assert times[0] == again.genesis_time and times == sorted(times)
         assert again.block(3, Commitment.CONFIRMED)[2] == times[3]  # an empty block has one too
+    finally:
+        again.close()
+
+
+def test_the_open_slots_time_survives_a_restart_in_another_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The slot open at the stop opened in an earlier second than the restart: it keeps that
+    second (it was stamped again with the restart's, one in CI's run of 2026-11-29)."""
+    clock = [1_800_000_000]
+    monkeypatch.setattr(ledger, "now", lambda: clock[0])
+    chain = open_chain(tmp_path / "d", tmp_path / "k", fixtures_dir=None)
+    for _ in range(3):
+        chain.tick()
+    times = [chain.block_time(s) for s in range(4)]
+    chain.close()
+    clock[0] += 1
+    again = open_chain(tmp_path / "d", tmp_path / "k", fixtures_dir=None)
+    try:
+        assert [again.block_time(s) for s in range(4)] == times
+        again.tick()
+        assert again.block_time(4) == clock[0]  # the next slot opens now
     finally:
         again.close()
 
