@@ -10,17 +10,18 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from temporalio.client import Client
 
 from activities.deps import WorkerDeps
 from chain.decimals import TokenDecimals
 from core.errors import InvalidState, NotFound, Rejected
 from db.last import PendingLastSteps, flush_last
+from db.models.access import AuditLog, IdempotencyRecord
 from db.models.chain import ChainTransaction
 from db.models.engine import Transfer
 from db.models.events import Event
-from db.models.ledger import Hold
+from db.models.ledger import Hold, LedgerEntry
 from engine import transfers
 from ledger.service import Ledger
 from tests.engine.conftest import UNIT, Api, funded_user
@@ -198,6 +199,7 @@ async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
     dst = (await world.user()).uid
     r = await api.post("/v1/transfer/request", transfer_body(src, dst, "3"))
     assert r.status_code == 422 and r.json()["type"].endswith("/insufficient-funds"), r.text
+    assert r.json()["available_balance"] == "2"  # read by the refusing statement itself
     assert await books(deps, src) == (2 * UNIT, 0, 0)
 
     transfer_id = f"tr_{uuid.uuid4().hex}"
@@ -214,6 +216,49 @@ async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
     async with deps.sessions() as s:
         assert await s.get(Transfer, transfer_id) is None
     assert await books(deps, src) == (2 * UNIT, 0, 0)
+
+
+async def test_an_accept_sends_its_claim_and_reservation_with_the_commit(
+    api: Api, world: World, deps: WorkerDeps, app: FastAPI
+) -> None:
+    """Issue 43, pass four: after BEGIN, an accept's only write sent by itself is the
+    transfer's INSERT; the idempotency claim (with the audit row), the sender's reservation,
+    the day's count and the COMMIT go in one round trip (db.last's pipeline): 3 round trips,
+    where the reservation and the claim each cost one of their own before. Both are written."""
+    src = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
+    dst = (await world.user()).uid
+    warm = await api.post("/v1/transfer/request", transfer_body(src, dst, "1"))
+    assert warm.status_code == 202, warm.text  # the project's and the user's caches are warm
+    seen: list[str] = []
+
+    def note(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        seen.append(statement)
+
+    engine = app.state.session_maker.kw["bind"].sync_engine
+    key = uuid.uuid4().hex
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        r = await api.post(
+            "/v1/transfer/request", transfer_body(src, dst, "2", idempotency_key=key)
+        )
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    assert r.status_code == 202, r.text
+    # (The access layer may read the project: the caller's check, not the accept's writes.)
+    writes = [s for s in seen if "INSERT" in s or "UPDATE" in s]
+    assert len(writes) == 1 and "INSERT INTO transfers" in writes[0], writes
+    transfer_id = r.json()["data"]["id"]
+    async with deps.sessions() as s:
+        reserved = await s.scalar(
+            select(func.sum(LedgerEntry.d_pending_out)).where(
+                LedgerEntry.reference == transfer_id, LedgerEntry.kind == "begin_out"
+            )
+        )
+        claimed = await s.scalar(
+            select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.key == key)
+        )
+        audited = await s.scalar(select(AuditLog.status).where(AuditLog.idempotency_key == key))
+    assert (reserved, claimed, audited) == (2 * UNIT, 1, "pending")
 
 
 async def test_over_the_daily_limit_the_reservation_is_undone_too(
