@@ -179,7 +179,11 @@ async def commit_last(session: AsyncSession) -> None:
                     for name, process in processors.items():
                         params[name] = process(params[name])
                 await raw.execute(sql, params)
-            await raw.commit()
+            # The COMMIT as one more statement of the pipeline, not ``raw.commit()``: that one
+            # syncs by itself, and the pipeline's exit then costs a second, empty round trip.
+            # A statement that failed before it aborts the transaction: the server skips the
+            # COMMIT (and everything up to the exit's Sync) and the exit raises that error.
+            await raw.execute(_COMMIT, prepare=False)
     except psycopg.Error as exc:
         refused = _refused_step(exc)
         if refused is not None and statements[refused[0]].refusal is not None:
@@ -219,6 +223,7 @@ def _pending(
     return head, [s for s in rest if not isinstance(s, LastStatement)], statements
 
 
+_COMMIT = b"COMMIT"
 _Shape = tuple[str, str | None, str | None, bool]
 _TEXTS: dict[_Shape, TextClause] = {}
 

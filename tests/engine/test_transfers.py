@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import pytest
 from fastapi import FastAPI
+from psycopg.pq import Trace
 from sqlalchemy import event, func, select
 from temporalio.client import Client
 
@@ -218,13 +220,57 @@ async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
     assert await books(deps, src) == (2 * UNIT, 0, 0)
 
 
+class RoundTrips:
+    """The round trips to PostgreSQL of the connections an engine hands out while counting:
+    libpq's protocol trace of each, where a run of the client's messages followed by the
+    server's answer is one (a pipeline's statements and its Sync go out together)."""
+
+    def __init__(self, engine: Any, directory: Path) -> None:
+        self.engine, self.directory = engine, directory
+        self.traces: list[tuple[Any, IO[str]]] = []
+
+    def _out(self, dbapi_connection: Any, _record: object, _proxy: object) -> None:
+        pgconn = dbapi_connection.driver_connection.pgconn
+        trace = (self.directory / f"trace-{len(self.traces)}.txt").open("w")
+        self.traces.append((pgconn, trace))
+        pgconn.trace(trace.fileno())
+        pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+
+    def __enter__(self) -> RoundTrips:
+        event.listen(self.engine, "checkout", self._out)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        event.remove(self.engine, "checkout", self._out)
+        for pgconn, trace in self.traces:
+            pgconn.untrace()
+            trace.close()
+
+    def count(self, containing: str) -> list[int]:
+        """The round trips of each connection checked out that sent ``containing``."""
+        counts = []
+        for index in range(len(self.traces)):
+            text = (self.directory / f"trace-{index}.txt").read_text()
+            if containing not in text:
+                continue
+            trips, previous = 0, ""
+            for line in text.splitlines():
+                side = next((f for f in line.split("\t")[:2] if f in ("F", "B")), "")
+                if side == "B" and previous == "F":
+                    trips += 1
+                previous = side or previous
+            counts.append(trips)
+
+        return counts
+
+
 async def test_an_accept_sends_its_claim_and_reservation_with_the_commit(
-    api: Api, world: World, deps: WorkerDeps, app: FastAPI
+    api: Api, world: World, deps: WorkerDeps, app: FastAPI, tmp_path: Path
 ) -> None:
-    """Issue 43, pass four: after BEGIN, an accept's only write sent by itself is the
-    transfer's INSERT; the idempotency claim (with the audit row), the sender's reservation,
-    the day's count and the COMMIT go in one round trip (db.last's pipeline): 3 round trips,
-    where the reservation and the claim each cost one of their own before. Both are written."""
+    """Issue 43, pass four: an accept is 3 round trips to PostgreSQL (was 5): BEGIN, the
+    transfer's INSERT, then the idempotency claim (with the audit row), the sender's
+    reservation, the day's count and the COMMIT in one (db.last's pipeline), where the claim
+    and the reservation each cost one of their own before. Both are written."""
     src = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
     dst = (await world.user()).uid
     warm = await api.post("/v1/transfer/request", transfer_body(src, dst, "1"))
@@ -238,15 +284,17 @@ async def test_an_accept_sends_its_claim_and_reservation_with_the_commit(
     key = uuid.uuid4().hex
     event.listen(engine, "before_cursor_execute", note)
     try:
-        r = await api.post(
-            "/v1/transfer/request", transfer_body(src, dst, "2", idempotency_key=key)
-        )
+        with RoundTrips(engine, tmp_path) as trips:
+            r = await api.post(
+                "/v1/transfer/request", transfer_body(src, dst, "2", idempotency_key=key)
+            )
     finally:
         event.remove(engine, "before_cursor_execute", note)
     assert r.status_code == 202, r.text
-    # (The access layer may read the project: the caller's check, not the accept's writes.)
+    # (The access layer may read the project on a connection of its own: not the accept's.)
     writes = [s for s in seen if "INSERT" in s or "UPDATE" in s]
     assert len(writes) == 1 and "INSERT INTO transfers" in writes[0], writes
+    assert trips.count("INSERT INTO transfers") == [3]
     transfer_id = r.json()["data"]["id"]
     async with deps.sessions() as s:
         reserved = await s.scalar(
