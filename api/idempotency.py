@@ -43,16 +43,18 @@ from api.idempotency_redis import KeyLock
 from api.idempotency_store import (
     IDEMPOTENCY_TTL,
     IdempotentReplay,
-    claim_or_replay,
+    KeyDoneBefore,
+    claim_last,
     in_use,
     new_record,
+    replay_claimed,
     replay_or_conflict,
     replay_stored,
 )
 from core.errors import DomainError
 from core.logging import request_id_var
 from core.workflow_ids import request_workflow_id
-from db.last import commit_last
+from db.last import commit_last, run_last
 from db.models.access import AuditLog
 from events.audit import new_audit, redact
 
@@ -176,14 +178,18 @@ async def write_context(
                 yield ctx
             answer = _answered(ctx)
             record = new_record(ctx.scope, key, request_hash, answer, request.app.state.settings)
-            # The audit row and the record in one statement, with the final status; a key done
-            # before (Redis forgot) rolls this run back and replays the stored answer.
-            await claim_or_replay(session, record, ctx.audit)
-            async with _audited_on_failure(session, facts):
-                # Statements on rows every accept shares, last (db.last): their locks are held
-                # for them and the commit only, not while the rest of the request (or the claim
-                # above) ran. A refusal here undoes the claim with everything else.
-                await commit_last(session)
+            # The audit row and the record in one statement, with the final status, first at
+            # the commit point; a key done before (Redis forgot) refuses it, and this run is
+            # rolled back and the stored answer replayed.
+            run_last(session, claim_last(record, ctx.audit), first=True)
+            try:
+                async with _audited_on_failure(session, facts):
+                    # The claim, then the statements on rows every accept shares (db.last), and
+                    # the COMMIT, in one round trip: those rows' locks are held for them and the
+                    # commit only. A refusal here undoes the claim with everything else.
+                    await commit_last(session)
+            except KeyDoneBefore:
+                await replay_claimed(session, record)
             committed = True
         await lock.finish(record, int(IDEMPOTENCY_TTL.total_seconds()))
     finally:
@@ -251,7 +257,7 @@ async def _audited_on_failure(session: AsyncSession, facts: dict[str, Any]) -> A
     transaction of its own) and is raised as it is."""
     try:
         yield
-    except IdempotentReplay:
+    except (IdempotentReplay, KeyDoneBefore):
         await session.rollback()  # the key ran before: its first run's audit row stands
         raise
     except Exception as exc:

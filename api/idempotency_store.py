@@ -11,17 +11,19 @@ Redis alike, and opened only to replay it.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
-from sqlalchemy import TextClause, bindparam, select, text
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.types import TypeEngine
 
 from core.config import Settings
 from core.errors import DomainError
 from core.security import decrypt_secret, encrypt_secret
 from db.base import table_of
+from db.last import LastStatement
 from db.models.access import AuditLog, IdempotencyRecord
 
 IDEMPOTENCY_TTL = timedelta(hours=24)
@@ -136,43 +138,55 @@ _AUDIT_COLUMNS = tuple(
 )
 
 
-def _claim_statement() -> TextClause:
+class KeyDoneBefore(Exception):
+    """The claim met a live record of its key: the key was done before (Redis forgot it) or
+    is being done right now by a request that committed first; roll back and replay."""
+
+
+def _claim_parts() -> tuple[str, str, dict[str, TypeEngine[Any]]]:
     """Built once: the statement is the same for every write, only its parameters change (a
-    per-request Core construct cost more CPU than the round trip it saves)."""
+    per-request Core construct cost more CPU than the round trip it saves). (The audit row's
+    INSERT as a CTE, the record's INSERT, the parameters' types.)"""
     record, audit = table_of(IdempotencyRecord), table_of(AuditLog)
     updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _RECORD_COLUMNS)
-    sql = f"""
-WITH audit_row AS (
+    audit_row = f"""audit_row AS (
     INSERT INTO {audit.name} ({", ".join(_AUDIT_COLUMNS)})
     VALUES ({", ".join(f":a_{c}" for c in _AUDIT_COLUMNS)})
     RETURNING id
-)
+)"""
+    claim = f"""
 INSERT INTO {record.name} AS r ({", ".join(_RECORD_COLUMNS)})
 VALUES ({", ".join(f":r_{c}" for c in _RECORD_COLUMNS)})
 ON CONFLICT (scope, key) DO UPDATE SET {updates}, created_at = now()
 WHERE r.expires_at <= now()
 RETURNING r.id
 """
-    return text(sql).bindparams(
-        *(bindparam(f"a_{c}", type_=audit.c[c].type) for c in _AUDIT_COLUMNS),
-        *(bindparam(f"r_{c}", type_=record.c[c].type) for c in _RECORD_COLUMNS),
-    )
+    types = {f"a_{c}": audit.c[c].type for c in _AUDIT_COLUMNS}
+    types |= {f"r_{c}": record.c[c].type for c in _RECORD_COLUMNS}
+    return audit_row, claim, types
 
 
-_CLAIM = _claim_statement()
+_AUDIT_ROW, _CLAIM, _CLAIM_TYPES = _claim_parts()
 
 
-async def claim_or_replay(
-    session: AsyncSession, record: IdempotencyRecord, audit: AuditLog
-) -> None:
-    """Insert the audit row and the record in one statement (one round trip), an expired
-    record of the key being replaced. A live one wins: the key was done before and Redis
-    forgot, so this run is rolled back and the stored answer replayed (or refused)."""
+def _key_done_before() -> Exception:
+    return KeyDoneBefore()
+
+
+def claim_last(record: IdempotencyRecord, audit: AuditLog) -> LastStatement:
+    """The audit row and the record in one statement, run first at the commit point and sent
+    with the COMMIT (``db.last.run_last(..., first=True)``), an expired record of the key being
+    replaced. A live one refuses it with ``KeyDoneBefore`` before any other statement of the
+    request runs (a reservation its first run's own effect would now refuse): roll back, then
+    ``replay_claimed``."""
     params = {f"r_{c}": getattr(record, c) for c in _RECORD_COLUMNS}
     params |= {f"a_{c}": getattr(audit, c) for c in _AUDIT_COLUMNS}
-    if (await session.execute(_CLAIM, params)).first() is not None:
-        return
-    await session.rollback()
+    return LastStatement(_CLAIM, params, _key_done_before, with_=_AUDIT_ROW, types=_CLAIM_TYPES)
+
+
+async def replay_claimed(session: AsyncSession, record: IdempotencyRecord) -> NoReturn:
+    """After ``KeyDoneBefore`` and the rollback: the stored answer replayed (or refused); none
+    live any more (it expired meanwhile) is a key still settling: 409 in use."""
     found = await stored(session, record.scope, record.key)
     if found is None:
         raise in_use()

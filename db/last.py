@@ -25,6 +25,13 @@ Two kinds of step:
   without one (a batch booking) only fails by raising in the server (a check constraint, say),
   which aborts the transaction the same way.
 
+A guarded statement may have CTEs of its own (``with_``, data-modifying ones included: the guard
+goes around its last statement, after them), and may say why it refused: its ``detail``, an SQL
+expression the refusal is computed from in the same statement (the available amount of a
+reservation that does not fit), is handed to ``refusal(detail)``. ``run_last(..., first=True)``
+puts a statement before every other step (the idempotency claim: a key done before must be
+replayed, not meet a refusal its first run's own effect would now cause).
+
 A commit with registered steps still pending is refused (``PendingLastSteps``), so a deferred
 limit or reservation can never be skipped by a commit point that forgot to run it; a rollback
 drops them.
@@ -32,21 +39,23 @@ drops them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import psycopg
-from sqlalchemy import TextClause, event, text
+from sqlalchemy import TextClause, bindparam, event, text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.interfaces import Compiled
 from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
+from sqlalchemy.types import TypeEngine
 
 Step = Callable[[AsyncSession], Awaitable[Any]]
 _KEY = "mccgw.run_last"
+_FIRST = "mccgw.run_last.first"  # how many statements at the front were registered first=True
 _REFUSED = "mccgw-refused:"
 
 
@@ -57,13 +66,20 @@ class PendingLastSteps(RuntimeError):
 @dataclass(frozen=True)
 class LastStatement:
     """``sql``: one statement with SQLAlchemy ``:name`` parameters. With a ``refusal`` it has no
-    WITH of its own and must return at least one row when it did its work; none means refused,
-    and ``refusal()`` is what the request then raises. Without one it runs as it is (it may be
-    a data-modifying WITH) and what it returns is ignored."""
+    WITH of its own (its CTEs go in ``with_``: ``"a AS (...), b AS (...)"``, which it may read)
+    and must return at least one row when it did its work; none means refused, and
+    ``refusal()`` is what the request then raises, or ``refusal(detail)`` with a ``detail``: an
+    SQL expression (it may read ``with_``'s CTEs) evaluated only then, as text. Without a
+    refusal it runs as it is (it may be a data-modifying WITH) and what it returns is ignored.
+    ``types``: the SQLAlchemy type of a parameter that needs one (JSONB); the statement's text
+    and types are compiled once, so they must be the same for every statement of that text."""
 
     sql: str
     params: dict[str, Any]
-    refusal: Callable[[], Exception] | None = None
+    refusal: Callable[..., Exception] | None = None
+    with_: str | None = None
+    detail: str | None = None
+    types: Mapping[str, TypeEngine[Any]] | None = None
 
 
 @asynccontextmanager
@@ -76,41 +92,75 @@ async def autocommit(sessions: async_sessionmaker[AsyncSession]) -> AsyncIterato
         yield session
 
 
-def run_last(session: AsyncSession, step: Step | LastStatement) -> None:
+def run_last(session: AsyncSession, step: Step | LastStatement, *, first: bool = False) -> None:
     """Run ``step`` at the end of this transaction, before its commit (statements after every
-    coroutine step, with the commit)."""
-    session.info.setdefault(_KEY, []).append(step)
+    coroutine step, with the commit). ``first``: a statement that runs before every other step
+    registered, whenever they were (with coroutine steps pending, in a round trip of its own
+    before them; otherwise first in the commit's pipeline)."""
+    steps = session.info.setdefault(_KEY, [])
+    if not first:
+        steps.append(step)
+        return
+    if not isinstance(step, LastStatement):
+        raise TypeError("only a LastStatement can be registered first")
+    firsts = session.info.get(_FIRST, 0)
+    steps.insert(firsts, step)
+    session.info[_FIRST] = firsts + 1
 
 
 async def flush_last(session: AsyncSession) -> None:
-    """Run the registered steps, as ``commit_last`` orders them (coroutines, then statements),
-    one round trip each; a statement's refusal is raised as such. A step that raises leaves the
-    transaction to be rolled back."""
-    coroutines, statements = _pending(session)
+    """Run the registered steps, as ``commit_last`` orders them (statements registered first,
+    coroutines, then the other statements), one round trip each; a statement's refusal is
+    raised as such. A step that raises leaves the transaction to be rolled back."""
+    firsts, coroutines, statements = _pending(session)
+    for statement in firsts:
+        await _execute(session, statement)
     for step in coroutines:
         await step(session)
     for statement in statements:
-        if statement.refusal is None:
-            await session.execute(_plain(statement.sql), statement.params)
-            continue
-        try:
-            await session.execute(_guarded(statement.sql), {**statement.params, "last_step": "0"})
-        except DBAPIError as exc:
-            if _refused_step(exc.orig) is not None:
-                raise statement.refusal() from None
-            raise
+        await _execute(session, statement)
+    _done(session)
+
+
+async def _execute(session: AsyncSession, statement: LastStatement) -> None:
+    """One statement in a round trip of its own; its refusal raised as such."""
+    if statement.refusal is None:
+        await session.execute(_text(statement), statement.params)
+        return
+    try:
+        await session.execute(_text(statement), {**statement.params, "last_step": "0"})
+    except DBAPIError as exc:
+        refused = _refused_step(exc.orig)
+        if refused is not None:
+            raise _refusal(statement, refused[1]) from None
+        raise
+
+
+def _refusal(statement: LastStatement, detail: str) -> Exception:
+    assert statement.refusal is not None
+    return statement.refusal(detail) if statement.detail is not None else statement.refusal()
+
+
+def _done(session: AsyncSession) -> None:
     session.info.pop(_KEY, None)
+    session.info.pop(_FIRST, None)
 
 
 async def commit_last(session: AsyncSession) -> None:
-    """Commit, with the registered steps: the coroutines first, then the statements and the
-    COMMIT in one round trip. Raises the refusal of the first statement that refused (nothing
-    is committed then; roll the session back)."""
-    coroutines, statements = _pending(session)
-    for step in coroutines:
-        await step(session)
+    """Commit, with the registered steps: the statements registered first and the others with
+    the COMMIT in one round trip (with coroutine steps pending, those first statements, then
+    the coroutines, before it). Raises the refusal of the first statement that refused
+    (nothing is committed then; roll the session back)."""
+    firsts, coroutines, statements = _pending(session)
+    if coroutines:
+        for statement in firsts:
+            await _execute(session, statement)
+        for step in coroutines:
+            await step(session)
+    else:
+        statements = firsts + statements
     if not statements:
-        session.info.pop(_KEY, None)
+        _done(session)
         await session.commit()
         return
     await session.flush()  # anything the ORM holds goes before, in this transaction
@@ -121,17 +171,25 @@ async def commit_last(session: AsyncSession) -> None:
         async with raw.pipeline():
             for index, statement in enumerate(statements):
                 guarded = statement.refusal is not None
-                sql, compiled = _compiled(statement.sql, dialect, guarded)
+                sql, compiled, processors = _compiled(statement, dialect)
                 extra = {"last_step": str(index)} if guarded else {}
-                await raw.execute(sql, compiled.construct_params({**statement.params, **extra}))
-            await raw.commit()
+                params = compiled.construct_params({**statement.params, **extra})
+                if processors:
+                    assert params is not None
+                    for name, process in processors.items():
+                        params[name] = process(params[name])
+                await raw.execute(sql, params)
+            # The COMMIT as one more statement of the pipeline, not ``raw.commit()``: that one
+            # syncs by itself, and the pipeline's exit then costs a second, empty round trip.
+            # A statement that failed before it aborts the transaction: the server skips the
+            # COMMIT (and everything up to the exit's Sync) and the exit raises that error.
+            await raw.execute(_COMMIT, prepare=False)
     except psycopg.Error as exc:
         refused = _refused_step(exc)
-        refusal = statements[refused].refusal if refused is not None else None
-        if refusal is not None:
-            raise refusal() from None
+        if refused is not None and statements[refused[0]].refusal is not None:
+            raise _refusal(statements[refused[0]], refused[1]) from None
         raise await _as_sqlalchemy_error(session, raw, exc) from exc
-    session.info.pop(_KEY, None)
+    _done(session)
     # Committed on the driver's connection; SQLAlchemy's own commit ends its transaction (the
     # driver's commit is a no-op on a connection with no transaction open).
     await session.commit()
@@ -151,58 +209,87 @@ async def _as_sqlalchemy_error(
     return DBAPIError.instance(None, None, exc, psycopg.Error, connection_invalidated=lost)
 
 
-def _pending(session: AsyncSession) -> tuple[list[Step], list[LastStatement]]:
-    """The registered steps: (coroutines, statements), each in order. They stay registered
-    until they all ran, so a commit after one of them failed is still refused."""
+def _pending(
+    session: AsyncSession,
+) -> tuple[list[LastStatement], list[Step], list[LastStatement]]:
+    """The registered steps: (statements registered first, coroutines, the other statements),
+    each in order. They stay registered until they all ran, so a commit after one of them
+    failed is still refused."""
     steps: list[Step | LastStatement] = list(session.info.get(_KEY) or [])
-    statements = [s for s in steps if isinstance(s, LastStatement)]
-    return [s for s in steps if not isinstance(s, LastStatement)], statements
+    firsts = int(session.info.get(_FIRST, 0))
+    head = [s for s in steps[:firsts] if isinstance(s, LastStatement)]
+    rest = steps[firsts:]
+    statements = [s for s in rest if isinstance(s, LastStatement)]
+    return head, [s for s in rest if not isinstance(s, LastStatement)], statements
 
 
-_GUARDED: dict[str, TextClause] = {}
+_COMMIT = b"COMMIT"
+_Shape = tuple[str, str | None, str | None, bool]
+_TEXTS: dict[_Shape, TextClause] = {}
 
 
-def _guarded(sql: str) -> TextClause:
-    """``sql`` that raises in the server when it returns no row (compiled once per text)."""
-    found = _GUARDED.get(sql)
+def _shape(statement: LastStatement) -> _Shape:
+    s = statement
+    return (s.sql, s.with_, s.detail, s.refusal is not None)
+
+
+def _text(statement: LastStatement) -> TextClause:
+    """The statement as sent (compiled once per text): a guarded one raises in the server when
+    its last statement returns no row, with its ``detail`` after the step's index."""
+    shape = _shape(statement)
+    found = _TEXTS.get(shape)
     if found is None:
-        found = _GUARDED[sql] = text(
-            f"WITH step AS ({sql})\n"
-            "SELECT CASE WHEN EXISTS (SELECT 1 FROM step) THEN true "
-            "ELSE mccgw_refuse(:last_step) END"
-        )
+        sql, with_, detail, guarded = shape
+        if guarded:
+            refuse = ":last_step"
+            if detail is not None:
+                refuse += f" || ':' || COALESCE(CAST(({detail}) AS text), '')"
+            sql = (
+                f"WITH {with_ + ', ' if with_ else ''}step AS ({sql})\n"
+                "SELECT CASE WHEN EXISTS (SELECT 1 FROM step) THEN true "
+                f"ELSE mccgw_refuse({refuse}) END"
+            )
+        elif with_:
+            sql = f"WITH {with_}\n{sql}"
+        found = text(sql)
+        if statement.types:
+            found = found.bindparams(
+                *(bindparam(name, type_=type_) for name, type_ in statement.types.items())
+            )
+        _TEXTS[shape] = found
     return found
 
 
-_PLAIN: dict[str, TextClause] = {}
+Processors = dict[str, Callable[[Any], Any]]
+_COMPILED: dict[_Shape, tuple[str, Compiled, Processors]] = {}
 
 
-def _plain(sql: str) -> TextClause:
-    found = _PLAIN.get(sql)
+def _compiled(statement: LastStatement, dialect: Dialect) -> tuple[str, Compiled, Processors]:
+    """The statement in the driver's own parameter style, with the bind processors of its
+    typed parameters (compiled once per text)."""
+    shape = _shape(statement)
+    found = _COMPILED.get(shape)
     if found is None:
-        found = _PLAIN[sql] = text(sql)
+        compiled = _text(statement).compile(dialect=dialect)
+        processors: Processors = {}
+        for name in statement.types or {}:
+            type_ = compiled.binds[name].type
+            process = type_.dialect_impl(dialect).bind_processor(dialect)
+            if process is not None:
+                processors[name] = process
+        found = _COMPILED[shape] = (str(compiled), compiled, processors)
     return found
 
 
-_COMPILED: dict[tuple[str, bool], tuple[str, Compiled]] = {}
-
-
-def _compiled(sql: str, dialect: Dialect, guarded: bool) -> tuple[str, Compiled]:
-    """The (guarded) statement in the driver's own parameter style (compiled once per text)."""
-    found = _COMPILED.get((sql, guarded))
-    if found is None:
-        compiled = (_guarded(sql) if guarded else _plain(sql)).compile(dialect=dialect)
-        found = _COMPILED[(sql, guarded)] = (str(compiled), compiled)
-    return found
-
-
-def _refused_step(exc: BaseException | None) -> int | None:
+def _refused_step(exc: BaseException | None) -> tuple[int, str] | None:
+    """(the refusing step's index, its detail) from the error its guard raised."""
     if not isinstance(exc, psycopg.errors.RaiseException):
         return None
     message = exc.diag.message_primary or ""
     if not message.startswith(_REFUSED):
         return None
-    return int(message.removeprefix(_REFUSED))
+    index, _, detail = message.removeprefix(_REFUSED).partition(":")
+    return int(index), detail
 
 
 @event.listens_for(Session, "before_commit")
@@ -217,3 +304,4 @@ def _refuse_pending(session: Session) -> None:
 @event.listens_for(Session, "after_soft_rollback")
 def _drop_pending(session: Session, previous_transaction: Any) -> None:
     session.info.pop(_KEY, None)
+    session.info.pop(_FIRST, None)

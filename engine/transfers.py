@@ -28,7 +28,6 @@ from temporalio.common import TypedSearchAttributes
 
 from chain.decimals import TokenDecimals
 from core.errors import InvalidState, NotFound
-from db.last import run_last
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
 from db.paging import all_in_order
@@ -36,7 +35,7 @@ from engine import limits, search
 from engine.errors import Rejected, insufficient, invalid_state, same_user, unknown_recipient
 from events.audit import mark_audit, mark_audits_with
 from events.outbox import emit, emit_with
-from ledger.service import InsufficientFunds, Ledger, Move
+from ledger.service import Ledger, Move
 
 
 def op_key_for(transfer_id: str) -> str:
@@ -175,14 +174,10 @@ async def create(session: AsyncSession, order: NewTransfer, decimals: TokenDecim
     if lock_id is not None:
         await _settle_lock(Ledger(session), transfer)
 
-    async def reserve(s: AsyncSession) -> None:
-        try:
-            await Ledger(s).begin_out(from_uid, currency, amount, order.transfer_id)
-        except InsufficientFunds as exc:
-            raise insufficient(exc, decimals) from exc
-
     if lock_id is None:
-        run_last(session, reserve)
+        Ledger(session).begin_out_last(
+            from_uid, currency, amount, order.transfer_id, lambda exc: insufficient(exc, decimals)
+        )
     limits.count_last(session, charge, checked, day, limits.limit_rejection)
     return transfer
 

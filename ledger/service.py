@@ -8,7 +8,7 @@ constraints are the backstop.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -207,6 +207,37 @@ class Ledger:
             reference=reference,
             need_available=amount,
         )
+
+    def begin_out_last(
+        self,
+        user_uid: str,
+        currency: str,
+        amount: int,
+        reference: str,
+        refused: Callable[[InsufficientFunds], Exception],
+    ) -> None:
+        """``begin_out`` at the commit point, sent with the COMMIT (``db.last``: every transfer
+        of the user updates this row, so it is locked for its statement and the commit only,
+        and the accept saves the round trip a step of its own would cost). Where the amount is
+        not available nothing is written and the request raises ``refused(InsufficientFunds)``,
+        whose available amount the statement read when it refused (the account's row locked,
+        its latest committed version: 0 without an account)."""
+        if amount <= 0:
+            raise LedgerError(f"amount must be positive, got {amount}")
+
+        def refusal(available: str) -> Exception:
+            return refused(InsufficientFunds(user_uid, currency, amount, int(available or 0)))
+
+        params = {
+            "user_uid": user_uid,
+            "currency": currency,
+            "amount": amount,
+            "reference": reference,
+        }
+        statement = LastStatement(
+            _BEGIN_OUT, params, refusal, with_=_BEGIN_OUT_MOVED, detail=_AVAILABLE_NOW
+        )
+        run_last(self.session, statement)
 
     async def cancel_out(
         self, user_uid: str, currency: str, amount: int, reference: str
@@ -443,3 +474,27 @@ WITH moved AS (
 )"""
     + _ENTRY
 )
+
+
+# ``Ledger.begin_out_last``: the move (as ``_RESERVE``'s, for an outgoing transfer), then its
+# entry as the guarded statement (a row only when the account moved), and the available amount
+# as the refusal's detail, read only when refusing.
+_BEGIN_OUT_MOVED = """moved AS (
+    UPDATE ledger_accounts
+    SET pending_out = pending_out + :amount, updated_at = now()
+    WHERE user_uid = :user_uid AND currency = :currency
+      AND balance - held - pending_out >= :amount
+    RETURNING balance
+)"""
+_BEGIN_OUT = """
+INSERT INTO ledger_entries
+    (user_uid, currency, kind, amount, d_balance, d_held, d_pending_out, hold_id, reference)
+SELECT :user_uid, :currency, 'begin_out', :amount, 0, 0, :amount, NULL, :reference
+FROM moved
+RETURNING 1
+"""
+_AVAILABLE_NOW = """
+SELECT balance - held - pending_out FROM ledger_accounts
+WHERE user_uid = :user_uid AND currency = :currency
+FOR UPDATE
+"""

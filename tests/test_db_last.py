@@ -174,3 +174,66 @@ SELECT 1 / (CASE WHEN :fail THEN 0 ELSE 1 END) FROM marked LEFT JOIN counted ON 
     assert [
         await marks(session_maker, f"{t}-{project_id}") for t in ("kept", "failed", "after")
     ] == [1, 0, 1]
+
+
+# The day's counter of ``_COUNT`` as a guarded statement with a CTE of its own (``with_``) and
+# the refusal's ``detail``: what was used when it refused, read in the same statement.
+_SEEN = "seen AS (SELECT used FROM limit_usage WHERE project_id = :project_id)"
+_USED_NOW = "SELECT used FROM limit_usage WHERE project_id = :project_id"
+
+
+def count_saying_why(project_id: int, amount: int) -> LastStatement:
+    params = {"project_id": project_id, "amount": amount}
+    return LastStatement(
+        _COUNT.replace("RETURNING used", "RETURNING used, (SELECT count(*) FROM seen)"),
+        params,
+        lambda used: Refused(f"{amount} does not fit beside {used}"),
+        with_=_SEEN,
+        detail=_USED_NOW,
+    )
+
+
+@pytest.mark.parametrize("pipelined", [True, False])
+async def test_a_refusal_carries_its_detail_and_a_first_statement_runs_before_all(
+    session_maker: Maker, pipelined: bool
+) -> None:
+    """Issue 43, pass four: a guarded statement with CTEs of its own (``with_``) refuses with
+    what its ``detail`` read in the same statement (the reservation's available amount), and a
+    statement registered ``first`` runs before every step registered earlier (the idempotency
+    claim before the reservation), coroutines included, whose refusal is then never met."""
+    project_id = 40_000_000 + uuid.uuid4().int % 1_000_000
+    ran: list[str] = []
+
+    async def step(session: AsyncSession) -> None:
+        ran.append("step")
+
+    async with session_maker() as s:
+        run_last(s, count_saying_why(project_id, 7))
+        await commit(s, pipelined)
+    async with session_maker() as s:
+        run_last(s, count_saying_why(project_id, 5))
+        with pytest.raises(Refused, match=r"^5 does not fit beside 7$"):
+            await commit(s, pipelined)
+        await s.rollback()
+    assert await used(session_maker, project_id) == 7
+
+    tag = f"first-{project_id}"
+    async with session_maker() as s:
+        await mark(s, tag)
+        await s.commit()
+    async with session_maker() as s:
+        run_last(s, count_saying_why(project_id, 5))  # would refuse: 12 > 10
+        run_last(s, step)
+        # The same mark again refuses (its key exists): registered last, it runs first.
+        again = LastStatement(
+            "INSERT INTO idempotency_records (scope, key, request_hash, status_code, "
+            "response_body, content_type, expires_at) VALUES ('test', :tag, 'h', 200, '{}', "
+            "'application/json', now() + interval '1 hour') ON CONFLICT DO NOTHING RETURNING 1",
+            {"tag": tag},
+            lambda: Refused("done before"),
+        )
+        run_last(s, again, first=True)
+        with pytest.raises(Refused, match=r"^done before$"):
+            await commit(s, pipelined)
+        await s.rollback()
+    assert ran == [] and await used(session_maker, project_id) == 7

@@ -6,21 +6,24 @@ from __future__ import annotations
 import asyncio
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import func, select
+from psycopg.pq import Trace
+from sqlalchemy import event, func, select
 from temporalio.client import Client
 
 from activities.deps import WorkerDeps
 from chain.decimals import TokenDecimals
 from core.errors import InvalidState, NotFound, Rejected
 from db.last import PendingLastSteps, flush_last
+from db.models.access import AuditLog, IdempotencyRecord
 from db.models.chain import ChainTransaction
 from db.models.engine import Transfer
 from db.models.events import Event
-from db.models.ledger import Hold
+from db.models.ledger import Hold, LedgerEntry
 from engine import transfers
 from ledger.service import Ledger
 from tests.engine.conftest import UNIT, Api, funded_user
@@ -198,6 +201,7 @@ async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
     dst = (await world.user()).uid
     r = await api.post("/v1/transfer/request", transfer_body(src, dst, "3"))
     assert r.status_code == 422 and r.json()["type"].endswith("/insufficient-funds"), r.text
+    assert r.json()["available_balance"] == "2"  # read by the refusing statement itself
     assert await books(deps, src) == (2 * UNIT, 0, 0)
 
     transfer_id = f"tr_{uuid.uuid4().hex}"
@@ -214,6 +218,95 @@ async def test_funds_and_the_day_count_are_taken_last_and_never_skipped(
     async with deps.sessions() as s:
         assert await s.get(Transfer, transfer_id) is None
     assert await books(deps, src) == (2 * UNIT, 0, 0)
+
+
+class RoundTrips:
+    """The round trips to PostgreSQL of the connections an engine hands out while counting:
+    libpq's protocol trace of each, where a run of the client's messages followed by the
+    server's answer is one (a pipeline's statements and its Sync go out together)."""
+
+    def __init__(self, engine: Any, directory: Path) -> None:
+        self.engine, self.directory = engine, directory
+        self.traces: list[tuple[Any, IO[str]]] = []
+
+    def _out(self, dbapi_connection: Any, _record: object, _proxy: object) -> None:
+        pgconn = dbapi_connection.driver_connection.pgconn
+        trace = (self.directory / f"trace-{len(self.traces)}.txt").open("w")
+        self.traces.append((pgconn, trace))
+        pgconn.trace(trace.fileno())
+        pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+
+    def __enter__(self) -> RoundTrips:
+        event.listen(self.engine, "checkout", self._out)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        event.remove(self.engine, "checkout", self._out)
+        for pgconn, trace in self.traces:
+            pgconn.untrace()
+            trace.close()
+
+    def count(self, containing: str) -> list[int]:
+        """The round trips of each connection checked out that sent ``containing``."""
+        counts = []
+        for index in range(len(self.traces)):
+            text = (self.directory / f"trace-{index}.txt").read_text()
+            if containing not in text:
+                continue
+            trips, previous = 0, ""
+            for line in text.splitlines():
+                side = next((f for f in line.split("\t")[:2] if f in ("F", "B")), "")
+                if side == "B" and previous == "F":
+                    trips += 1
+                previous = side or previous
+            counts.append(trips)
+
+        return counts
+
+
+async def test_an_accept_sends_its_claim_and_reservation_with_the_commit(
+    api: Api, world: World, deps: WorkerDeps, app: FastAPI, tmp_path: Path
+) -> None:
+    """Issue 43, pass four: an accept is 3 round trips to PostgreSQL (was 5): BEGIN, the
+    transfer's INSERT, then the idempotency claim (with the audit row), the sender's
+    reservation, the day's count and the COMMIT in one (db.last's pipeline), where the claim
+    and the reservation each cost one of their own before. Both are written."""
+    src = await funded_user(world, deps, api.project.project_id, 5 * UNIT)
+    dst = (await world.user()).uid
+    warm = await api.post("/v1/transfer/request", transfer_body(src, dst, "1"))
+    assert warm.status_code == 202, warm.text  # the project's and the user's caches are warm
+    seen: list[str] = []
+
+    def note(_conn: object, _cursor: object, statement: str, *_: object) -> None:
+        seen.append(statement)
+
+    engine = app.state.session_maker.kw["bind"].sync_engine
+    key = uuid.uuid4().hex
+    event.listen(engine, "before_cursor_execute", note)
+    try:
+        with RoundTrips(engine, tmp_path) as trips:
+            r = await api.post(
+                "/v1/transfer/request", transfer_body(src, dst, "2", idempotency_key=key)
+            )
+    finally:
+        event.remove(engine, "before_cursor_execute", note)
+    assert r.status_code == 202, r.text
+    # (The access layer may read the project on a connection of its own: not the accept's.)
+    writes = [s for s in seen if "INSERT" in s or "UPDATE" in s]
+    assert len(writes) == 1 and "INSERT INTO transfers" in writes[0], writes
+    assert trips.count("INSERT INTO transfers") == [3]
+    transfer_id = r.json()["data"]["id"]
+    async with deps.sessions() as s:
+        reserved = await s.scalar(
+            select(func.sum(LedgerEntry.d_pending_out)).where(
+                LedgerEntry.reference == transfer_id, LedgerEntry.kind == "begin_out"
+            )
+        )
+        claimed = await s.scalar(
+            select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.key == key)
+        )
+        audited = await s.scalar(select(AuditLog.status).where(AuditLog.idempotency_key == key))
+    assert (reserved, claimed, audited) == (2 * UNIT, 1, "pending")
 
 
 async def test_over_the_daily_limit_the_reservation_is_undone_too(
