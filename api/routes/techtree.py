@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, Field
 
 from access.ratelimit import Ride
@@ -16,7 +16,7 @@ from api.auth.principal import UserPrincipal
 from api.callers import PUBLIC, OrgRead
 from api.common import usdc
 from api.deps import RedisDep, SessionDep
-from api.envelope import single
+from api.envelope import fast, single
 from api.idempotency import IdempotencyKey, write_context
 from api.openapi import problems
 from api.ratelimit import ridden, rides
@@ -172,12 +172,12 @@ class BonusAttributes(Attributes):
 
 
 def _bonus_read(uid: str) -> Ride:
-    return Ride(bonus.READ_SHA, bonus.READ_KEYS, [uid])
+    return Ride(bonus.READ_SCRIPT, bonus.READ_KEYS, [uid])
 
 
 @router.get("/bonus", response_model=One[BonusAttributes], responses=PROBLEMS)
 @rides(_bonus_read)  # the cache's read goes with the caller's rate-limit count
-async def user_bonus(user: OrgRead, request: Request, redis: RedisDep) -> dict[str, Any]:
+async def user_bonus(user: OrgRead, request: Request, redis: RedisDep) -> Response:
     """The caller's ``bonus_multiplier`` (from the cache the daily job fills)."""
     ride = ridden(request, user.uid)
     if ride is not None:
@@ -187,10 +187,12 @@ async def user_bonus(user: OrgRead, request: Request, redis: RedisDep) -> dict[s
     if percent is None:  # not cached yet (or Redis unavailable): the database, written back
         async with request.app.state.session_maker() as session:
             percent = (await bonus.percents(session, redis, [user.uid]))[user.uid]
-    return single(
-        "tech_tree_bonus",
-        user.uid,
-        {"bonus_percent": percent, "bonus_multiplier": float(multiplier(percent))},
+    return fast(
+        single(
+            "tech_tree_bonus",
+            user.uid,
+            {"bonus_percent": percent, "bonus_multiplier": float(multiplier(percent))},
+        )
     )
 
 

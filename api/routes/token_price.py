@@ -14,7 +14,7 @@ from api.auth.declaration import Callers
 from api.auth.principal import UserPrincipal
 from api.callers import PUBLIC
 from api.common import usdc
-from api.envelope import meta
+from api.envelope import fast, meta
 from api.idempotency import write_context
 from api.openapi import problems
 from api.schemas.tokens import MccPriceAttributes, MccPriceIn, TokenStatsAttributes
@@ -93,7 +93,7 @@ def _price_response(view: dict[str, Any], settings: Settings) -> dict[str, Any]:
 )
 async def mcc_price(request: Request) -> Response:
     """The MCC price the rule gives now (market > admin > default), with base and buyback."""
-    return common.fast(_price_response(await _price_view(request), common.settings_of(request)))
+    return fast(_price_response(await _price_view(request), common.settings_of(request)))
 
 
 @router.post(

@@ -18,7 +18,7 @@ from api.auth.declaration import Callers
 from api.auth.principal import UserPrincipal
 from api.callers import LEGACY_PROBLEMS, PUBLIC, LegacyCallers, McdRead
 from api.deps import DecimalsDep, SessionDep
-from api.envelope import PageParams, PageQuery, meta, single
+from api.envelope import PageParams, PageQuery, fast, meta, single
 from api.errors import invalid_field
 from api.openapi import problems
 from api.schemas.tokens import (
@@ -34,7 +34,6 @@ from api.token_common import (
     USER_PROBLEMS,
     cache_of,
     chain_down,
-    fast,
     gateway_of,
 )
 from api.typed import Many, One
