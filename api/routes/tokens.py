@@ -92,28 +92,29 @@ async def _custody(request: Request, uid: str, currency: str) -> Any:
 
 
 async def _balance(
-    request: Request,
-    decimals: TokenDecimals,
-    uid: str,
-    model: type[MccBalanceAttributes] | type[McdBalanceAttributes],
+    request: Request, uid: str, model: type[MccBalanceAttributes] | type[McdBalanceAttributes]
 ) -> Response:
     currency = "MCC" if model is MccBalanceAttributes else "MCD"
+    gateway = gateway_of(request)
+    # The decimals as ``DecimalsDep`` reads them (503 until read), without a dependency of
+    # its own: FastAPI's solving of one costs a read as much as the rest of the handler.
+    decimals = gateway.token_decimals()
     b = await _custody(request, uid, currency)
-    deposit = deposit_address(gateway_of(request).keys, uid, currency)
+    deposit = deposit_address(gateway.keys, uid, currency)
     attributes = model.of(b, decimals.of(currency), deposit)
     return fast(single(f"{currency.lower()}_balance", uid, attributes))
 
 
 @router.get("/v1/mcc/balance", response_model=One[MccBalanceAttributes], responses=USER_PROBLEMS)
-async def mcc_balance(user: MccRead, decimals: DecimalsDep, request: Request) -> Response:
+async def mcc_balance(user: MccRead, request: Request) -> Response:
     """The caller's MCC custody balance: total, locked, available, deposit address."""
-    return await _balance(request, decimals, user.uid, MccBalanceAttributes)
+    return await _balance(request, user.uid, MccBalanceAttributes)
 
 
 @router.get("/v1/mcd/balance", response_model=One[McdBalanceAttributes], responses=USER_PROBLEMS)
-async def mcd_balance(user: McdRead, decimals: DecimalsDep, request: Request) -> Response:
+async def mcd_balance(user: McdRead, request: Request) -> Response:
     """The caller's MCD custody balance (`mcd_balance`): total, frozen, available."""
-    return await _balance(request, decimals, user.uid, McdBalanceAttributes)
+    return await _balance(request, user.uid, McdBalanceAttributes)
 
 
 @router.get(
