@@ -17,6 +17,7 @@ from api.common import usdc
 from api.envelope import fast, meta
 from api.idempotency import write_context
 from api.openapi import problems
+from api.routing import LightRoute
 from api.schemas.tokens import MccPriceAttributes, MccPriceIn, TokenStatsAttributes
 from api.typed import One
 from chain.errors import ChainError
@@ -29,7 +30,7 @@ from tokens import oracle, stats
 from tokens.cache import PRICE_KEY, Memo
 from tokens.prices import parse_price
 
-router = APIRouter(tags=["tokens"])
+router = APIRouter(tags=["tokens"], route_class=LightRoute)
 
 MccAdmin = Annotated[UserPrincipal, Depends(Callers(admin("mcc:admin")))]
 STATS_SECONDS = common.STATS_SECONDS

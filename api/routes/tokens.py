@@ -21,6 +21,7 @@ from api.deps import DecimalsDep, SessionDep
 from api.envelope import PageParams, PageQuery, fast, meta, single
 from api.errors import invalid_field
 from api.openapi import problems
+from api.routing import LightRoute
 from api.schemas.tokens import (
     AddressBalanceAttributes,
     LegacyMccBalanceBody,
@@ -48,7 +49,7 @@ from tokens import balances, history, oracle
 from tokens.cache import Memo
 from tokens.deposits import deposit_address, register
 
-router = APIRouter(tags=["tokens"])
+router = APIRouter(tags=["tokens"], route_class=LightRoute)
 
 MccRead = Annotated[UserPrincipal, Depends(Callers(user("mcc:read")))]
 # The legacy form: an ID token counts for what its client was granted (mcc:read here).
