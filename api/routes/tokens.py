@@ -99,11 +99,25 @@ async def _balance(
     gateway = gateway_of(request)
     # The decimals as ``DecimalsDep`` reads them (503 until read), without a dependency of
     # its own: FastAPI's solving of one costs a read as much as the rest of the handler.
-    decimals = gateway.token_decimals()
+    decimals = gateway.token_decimals().of(currency)
     b = await _custody(request, uid, currency)
     deposit = deposit_address(gateway.keys, uid, currency)
-    attributes = model.of(b, decimals.of(currency), deposit)
-    return fast(single(f"{currency.lower()}_balance", uid, attributes))
+    key = (uid, currency)
+    built = _BUILT.get(key)
+    if built is None or built[0] is not b or built[1] != decimals or built[2] != deposit:
+        if len(_BUILT) >= _MAX_BUILT:
+            _BUILT.clear()
+        shown = model.of(b, decimals, deposit).model_dump(mode="json", exclude_unset=True)
+        built = _BUILT[key] = (b, decimals, deposit, shown)
+    return fast(single(f"{currency.lower()}_balance", uid, built[3]))
+
+
+# The attributes last sent for each (uid, currency), with the cached balance (the same object
+# until a ledger change evicts it), the decimals and the deposit address they were built from:
+# a read of an unchanged balance sends them again instead of building the model anew (4-5 % of
+# the read's CPU). ``api.envelope.resource`` sends a model's set fields, as here.
+_BUILT: dict[tuple[str, str], tuple[Any, int, tuple[str, str], dict[str, Any]]] = {}
+_MAX_BUILT = 100_000
 
 
 @router.get("/v1/mcc/balance", response_model=One[MccBalanceAttributes], responses=USER_PROBLEMS)
