@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
-from redis.exceptions import NoScriptError
+from redis.commands.core import AsyncScript
 from starlette.types import Scope
 
-from access.ratelimit_lua import PEEK, REVOCABLE, SCRIPT
+from access.ratelimit_lua import PEEK, REVOCABLE, SCRIPT, riding
 
 WINDOW_MS = 60_000
 TIER_LIMITS = {"free": 100, "standard": 1_000, "enterprise": 10_000}
@@ -72,12 +72,12 @@ def _result(limit: int, allowed: int, used: int, reset_ms: int, now_ms: int) -> 
 @dataclass(slots=True)
 class Ride:
     """A script's read that rides in the round trip of a rate-limit hit (a route's own Redis
-    read, sent with its caller's count: one round trip instead of two). Only the script's sha
-    is sent; ``read`` says whether ``reply`` holds its answer (not when the hit went without
-    it, or the script failed or is not loaded yet: the route then reads alone, as it would
-    have, which loads it)."""
+    read, sent with its caller's count: one round trip instead of two). The limiter runs
+    ``script`` (a Lua source reading its own ``KEYS`` and ``ARGV``) inside its own count's
+    script, one EVALSHA; ``read`` says whether ``reply`` holds its answer (not when the hit
+    went without it, or the read failed: the route then reads alone, as it would have)."""
 
-    sha: str
+    script: str
     keys: list[str]
     args: list[str]
     reply: Any = None
@@ -95,6 +95,8 @@ class RateLimiter:
         self._peek = redis.register_script(PEEK)
         self._redis = redis
         self._prefix = prefix
+        # A ride's script folded into the revocable count's, one per ride script (``riding``).
+        self._riding: dict[str, AsyncScript] = {}
 
     async def hit(self, key: str, limit: int, window_ms: int = WINDOW_MS) -> RateResult:
         allowed, used, reset_ms, now_ms = await self._script(
@@ -118,17 +120,18 @@ class RateLimiter:
         if ride is None:
             *hit, revoked = await self._revocable(keys=keys, args=args)
         else:
-            pipe = self._redis.pipeline(transaction=False)
-            pipe.evalsha(self._revocable.sha, len(keys), *keys, *args)
-            pipe.evalsha(ride.sha, len(ride.keys), *ride.keys, *ride.args)
-            answer, reply = await pipe.execute(raise_on_error=False)
-            if isinstance(answer, NoScriptError):  # Redis lost its scripts: the plain way
-                return await self.hit_unless_revoked(key, limit, revoked_key, ip_key, ip_limit)
-            if isinstance(answer, Exception):
-                raise answer
-            if not isinstance(reply, Exception):  # else the route reads it again, alone
+            # One EVALSHA (a pipeline of two cost the bonus read more CPU than the rest of its
+            # route); a script Redis lost (restart, SCRIPT FLUSH) is loaded again by redis-py.
+            script = self._riding.get(ride.script)
+            if script is None:
+                script = self._riding[ride.script] = self._redis.register_script(
+                    riding(ride.script)
+                )
+            *hit, revoked, ok, reply = await script(
+                keys=[*keys, *ride.keys], args=[*args, len(ride.keys), *ride.args]
+            )
+            if ok:  # else the read failed: the route reads it again, alone
                 ride.reply, ride.read = reply, True
-            *hit, revoked = answer
         return bool(revoked), _result(ip_limit if revoked else limit, *hit)
 
     async def revoked(self, revoked_key: str) -> bool:

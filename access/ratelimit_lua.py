@@ -40,6 +40,41 @@ r[5] = 0
 return r
 """
 )
+
+
+def riding(read: str) -> str:
+    """REVOCABLE with a route's own read folded in (``access.ratelimit.Ride``): KEYS are the
+    count's three then the read's, ARGV the count's four, the number of the read's keys, then
+    the read's args. The read runs as its own function on those (its ``KEYS`` and ``ARGV``),
+    under ``pcall``: a failing read leaves the count as it is. Returns REVOCABLE's five values,
+    then 1 and the read's reply, or 0 and nil (Lua's false) when it failed."""
+    return (
+        _HIT
+        + "local function read(KEYS, ARGV)\n"
+        + read
+        + """
+end
+local window, member = tonumber(ARGV[1]), ARGV[3]
+local r
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  r = hit(KEYS[3], window, tonumber(ARGV[4]), member)
+  r[5] = 1
+else
+  r = hit(KEYS[1], window, tonumber(ARGV[2]), member)
+  r[5] = 0
+end
+local n = tonumber(ARGV[5])
+local ok, reply = pcall(read, {unpack(KEYS, 4, 3 + n)}, {unpack(ARGV, 6)})
+if ok then
+  r[6], r[7] = 1, reply
+else
+  r[6], r[7] = 0, false
+end
+return r
+"""
+    )
+
+
 # KEYS[1] window set; ARGV: window_ms. Returns the hits within the window (nothing added).
 PEEK = """
 local t = redis.call('TIME')

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
-from fastapi import Query
+import orjson
+from fastapi import Query, Response
 from pydantic import BaseModel, Field
 
 from core.logging import request_id_var
@@ -64,3 +65,10 @@ def page(
         "data": list(items),
         "meta": meta(total=total, page=params.page, per_page=params.per_page, **meta_extra),
     }
+
+
+def fast(body: dict[str, Any]) -> Response:
+    """The body as built, serialised once: the route's ``response_model`` documents it but does
+    not re-validate it (a balance, price or bonus read answers in well under a millisecond of
+    CPU, and FastAPI's validation and encoding of the dict cost a tenth of it)."""
+    return Response(orjson.dumps(body), media_type="application/json")

@@ -203,7 +203,7 @@ def _has_credentials(scope: Scope) -> bool:
     return any(name in _CREDENTIAL_HEADERS for name, _ in scope.get("headers", ()))
 
 
-def _checks_credentials(route: object) -> bool:
+def checks_credentials(route: object) -> bool:
     """Whether a route's dependencies read credentials (and so count the request themselves,
     against the principal once verified, against the IP when not)."""
     cached = _route_checks.get(id(route))
@@ -226,7 +226,7 @@ async def limit_unauthenticated(request: Request) -> None:
     slot: _Slot | None = request.scope.get(SCOPE_KEY)
     if slot is None or slot.result is not None:
         return  # exempt path, or already counted
-    if not _checks_credentials(request.scope.get("route")):
+    if not checks_credentials(request.scope.get("route")):
         await enforce_ip(request)
 
 

@@ -18,13 +18,17 @@ dependencies, body limits and telemetry see no difference. FastAPI is pinned; th
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, replace
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 from fastapi import routing as fr
+from fastapi.dependencies.models import Dependant
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from api.ratelimit import checks_credentials, limit_unauthenticated
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,3 +145,44 @@ def install_route_index(app: FastAPI) -> RouteIndex | None:
     index = RouteIndex(app.router)
     app.router.middleware_stack = index
     return index
+
+
+# ------------------------------------------------------------------ lighter dependency solving
+
+
+def _light(dependant: Dependant) -> Dependant:
+    """The dependency tree a request solves: each dependency that can read its own credentials
+    (``read_credentials``, ``api.auth.declaration.Callers``) is one dependency instead of one
+    per security scheme under it. FastAPI solves every node of the tree for every request (a
+    tenth of an authenticated read's CPU per node); the schemes are pure header reads."""
+    read_credentials = getattr(dependant.call, "read_credentials", None)
+    if read_credentials is not None and dependant.security_scopes_param_name is None:
+        return replace(dependant, call=read_credentials, dependencies=[])
+    subs = [_light(sub) for sub in dependant.dependencies]
+    if all(a is b for a, b in zip(subs, dependant.dependencies, strict=True)):
+        return dependant
+    return replace(dependant, dependencies=subs)
+
+
+class LightRoute(fr.APIRoute):
+    """A route (``APIRouter(route_class=LightRoute)``) whose requests solve the lighter tree
+    (``_light``), without the app's ``limit_unauthenticated`` when the route checks
+    credentials itself (it does nothing then). Its ``dependant``, which the OpenAPI document,
+    the declarations and the rate limit's credential check read, stays the declared one: only
+    the request handler, built once per route and inclusion, is given the other."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        effective = fr._effective_route_context_var.get()
+        owner: Any = (
+            effective if effective is not None and effective.original_route is self else self
+        )
+        declared = owner.dependant
+        light = _light(declared)
+        if checks_credentials(self):  # what limit_unauthenticated asks, of the same route
+            kept = [d for d in light.dependencies if d.call is not limit_unauthenticated]
+            light = replace(light, dependencies=kept)
+        owner.dependant = light
+        try:
+            return super().get_route_handler()
+        finally:
+            owner.dependant = declared

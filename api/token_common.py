@@ -1,12 +1,11 @@
-"""What the token routes share: their app-state clients, problem documents and the fast answer
-of the latency-sensitive reads (issue 15)."""
+"""What the token routes share: their app-state clients, problem documents (the fast answer of
+the latency-sensitive reads, issue 15, is ``api.envelope.fast``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import orjson
-from fastapi import Request, Response
+from fastapi import Request
 
 from api.openapi import CHAIN_UNREACHABLE, problems
 from chain.gateway import ChainGateway
@@ -23,12 +22,6 @@ USER_PROBLEMS = problems(
 )
 PUBLIC_PROBLEMS = problems(429, s503=CHAIN_UNREACHABLE)
 STATS_SECONDS = 30.0  # the public token statistics are kept this long per process
-
-
-def fast(body: dict[str, Any]) -> Response:
-    """The body as built, serialised once: the route's ``response_model`` documents it but does
-    not re-validate it (a balance or price read answers in a few milliseconds)."""
-    return Response(orjson.dumps(body), media_type="application/json")
 
 
 def settings_of(request: Request) -> Settings:

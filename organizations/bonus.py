@@ -18,7 +18,6 @@ know (new, or the cache was lost) is computed from the database and written back
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import uuid
 from collections.abc import Iterable
@@ -131,9 +130,9 @@ def _read_script(redis: Redis) -> AsyncScript:
     return _READ_SCRIPT
 
 
-# The cache's read as another round trip can carry it (the API sends it with the caller's
-# rate-limit count): the script's sha, its keys; its args are the uids.
-READ_SHA = hashlib.sha1(_READ.encode()).hexdigest()
+# The cache's read as another script can carry it (the API runs it inside the caller's
+# rate-limit count, ``access.ratelimit.Ride``): the script, its keys; its args are the uids.
+READ_SCRIPT = _READ
 READ_KEYS = [MEMBER_KEY, STATION_KEY]
 
 
@@ -150,7 +149,7 @@ async def cached_percents(redis: Redis, uids: list[str]) -> dict[str, int | None
 
 
 def decoded_percents(uids: list[str], values: list[bytes | str]) -> dict[str, int | None]:
-    """The read script's answer (``READ_SHA``) per uid (None: not in the cache)."""
+    """The read script's answer (``READ_SCRIPT``) per uid (None: not in the cache)."""
     out: dict[str, int | None] = {}
     for uid, raw in zip(uids, values, strict=True):
         value = raw.decode() if isinstance(raw, bytes) else str(raw)

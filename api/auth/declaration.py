@@ -61,6 +61,11 @@ from api.ratelimit import enforce, enforce_ip, ride_for
 from core.errors import DomainError
 
 _OPTIONAL = str | None
+_PROJECT_SCHEMES = (
+    ("project_id", project_id_header),
+    ("api_key", api_key_header),
+    ("signature", signature_header),
+)
 
 
 class Callers(Declaration):
@@ -83,13 +88,24 @@ class Callers(Declaration):
             parameters.append(_scheme("token", oauth2_scheme, scopes))
         if self.projects:
             scopes = list(self.projects[0].scopes)
-            for name, scheme in (
-                ("project_id", project_id_header),
-                ("api_key", api_key_header),
-                ("signature", signature_header),
-            ):
+            for name, scheme in _PROJECT_SCHEMES:
                 parameters.append(_scheme(name, scheme, scopes))
         self.__signature__ = inspect.Signature(parameters)
+        # The same check with the credentials read here, for a route that runs it as one
+        # dependency (``api.routing.LightRoute``); one object, since FastAPI keys its
+        # per-request cache of dependencies by the callable.
+        self.read_credentials = self._read_credentials
+
+    async def _read_credentials(self, request: Request) -> Any:
+        """``__call__``, each credential read by its own scheme, as FastAPI's solving of the
+        signature's sub-dependencies reads it (the OpenAPI document still lists them)."""
+        credentials: dict[str, str | None] = {}
+        if self.tokens:
+            credentials["token"] = await oauth2_scheme(request)
+        if self.projects:
+            for name, scheme in _PROJECT_SCHEMES:
+                credentials[name] = await scheme(request)
+        return await self(request, **credentials)
 
     async def __call__(self, request: Request, **credentials: str | None) -> Any:  # type: ignore[override]
         if self.accepting(Kind.ANYONE):

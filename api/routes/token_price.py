@@ -14,9 +14,10 @@ from api.auth.declaration import Callers
 from api.auth.principal import UserPrincipal
 from api.callers import PUBLIC
 from api.common import usdc
-from api.envelope import meta
+from api.envelope import fast, meta
 from api.idempotency import write_context
 from api.openapi import problems
+from api.routing import LightRoute
 from api.schemas.tokens import MccPriceAttributes, MccPriceIn, TokenStatsAttributes
 from api.typed import One
 from chain.errors import ChainError
@@ -29,7 +30,7 @@ from tokens import oracle, stats
 from tokens.cache import PRICE_KEY, Memo
 from tokens.prices import parse_price
 
-router = APIRouter(tags=["tokens"])
+router = APIRouter(tags=["tokens"], route_class=LightRoute)
 
 MccAdmin = Annotated[UserPrincipal, Depends(Callers(admin("mcc:admin")))]
 STATS_SECONDS = common.STATS_SECONDS
@@ -93,7 +94,7 @@ def _price_response(view: dict[str, Any], settings: Settings) -> dict[str, Any]:
 )
 async def mcc_price(request: Request) -> Response:
     """The MCC price the rule gives now (market > admin > default), with base and buyback."""
-    return common.fast(_price_response(await _price_view(request), common.settings_of(request)))
+    return fast(_price_response(await _price_view(request), common.settings_of(request)))
 
 
 @router.post(

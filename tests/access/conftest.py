@@ -7,11 +7,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI
 
-from access.callers import project
+from access.callers import project, user
 from api.app import create_app
 from api.auth.declaration import Callers
-from api.auth.principal import ProjectPrincipal
+from api.auth.principal import ProjectPrincipal, UserPrincipal
 from api.callers import PUBLIC
+from api.routing import LightRoute
 from core.config import Settings
 from tests.stack import BASE, Stack
 
@@ -32,9 +33,28 @@ async def _probe_bare() -> dict[str, str]:
     return {"ok": "yes"}
 
 
+# A user's or a project's read, declared on a plain route and on a ``LightRoute`` (which
+# solves the caller as one dependency): tests/access/test_light_route.py compares them.
+Players = Annotated[
+    UserPrincipal | ProjectPrincipal, Depends(Callers(user("mining:read"), project("mining:read")))
+]
+light_probe = APIRouter(route_class=LightRoute)
+
+
+async def _probe_players(who: Players) -> dict[str, Any]:
+    if isinstance(who, ProjectPrincipal):
+        return {"project_id": who.project_id, "method": who.method}
+    return {"uid": who.uid, "scopes": sorted(who.scopes)}
+
+
+probe.get("/v1/_probe/players")(_probe_players)
+light_probe.get("/v1/_probe/light-players")(_probe_players)
+
+
 def build_app(settings: Settings) -> FastAPI:
     app = create_app(settings)
     app.include_router(probe)  # a project-scoped read and a bare endpoint, for tests only
+    app.include_router(light_probe)
     return app
 
 

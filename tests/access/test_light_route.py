@@ -1,0 +1,99 @@
+"""``api.routing.LightRoute``: a route that solves its caller's declaration as one dependency
+(the credentials read by the declaration, not by one sub-dependency per security scheme)
+answers exactly as the declared route does, and its OpenAPI operation is the same."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import fastapi.dependencies.utils
+import fastapi.routing
+import httpx
+import pytest
+from fastapi import FastAPI
+from fastapi.security.base import SecurityBase
+
+from tests.access.test_project_auth import signed
+from tests.factories import World, clear_rate_windows
+
+
+def _answer(r: httpx.Response) -> tuple[int, str, dict[str, str]]:
+    body = r.text.replace("light-players", "players")
+    headers = {
+        k: v
+        for k, v in r.headers.items()
+        if k not in ("x-request-id", "x-ratelimit-remaining", "x-ratelimit-reset", "content-length")
+    }
+    return r.status_code, re.sub(r'"request_id":"[^"]*"', "", body), headers
+
+
+async def test_a_light_route_answers_as_the_declared_one(
+    client: httpx.AsyncClient, world: World
+) -> None:
+    user = await world.user()
+    creds = await world.project()
+    limited = await world.project(allowed_scopes=["funds:manage"])
+    bearers: dict[str, dict[str, str]] = {
+        "none": {},
+        "garbage": {"Authorization": "Bearer not.a.jwt"},
+        "basic": {"Authorization": "Basic abc"},
+        "scope": {"Authorization": f"Bearer {await world.token(user.uid, 'mining:read')}"},
+        "no scope": {"Authorization": f"Bearer {await world.token(user.uid, 'user:read')}"},
+        "bad key": {"X-Project-ID": str(creds.project_id), "X-API-Key": "nope"},
+        "key": {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.api_key},
+        "empty project id": {"X-Project-ID": "", "X-API-Key": creds.api_key},
+    }
+    for name, headers in bearers.items():
+        plain = await client.get("/v1/_probe/players", headers=headers)
+        light = await client.get("/v1/_probe/light-players", headers=headers)
+        assert _answer(light) == _answer(plain), name
+    for project, status in ((creds, 200), (limited, 403)):
+        answers = []
+        for path in ("/v1/_probe/players", "/v1/_probe/light-players"):
+            r = await client.get(path, headers=signed(project, "GET", path))
+            assert r.status_code == status, r.text
+            answers.append(_answer(r))
+        assert answers[0] == answers[1]
+    await clear_rate_windows(world.app.state.redis)
+
+
+def test_its_openapi_operation_is_the_declared_ones(app: FastAPI) -> None:
+    paths = app.openapi()["paths"]
+    plain, light = paths["/v1/_probe/players"]["get"], paths["/v1/_probe/light-players"]["get"]
+    assert light["security"] == plain["security"]
+    assert {"OAuth2": ["mining:read"]} in light["security"]
+    assert light["x-callers"] == plain["x-callers"]
+
+
+@pytest.fixture
+def solved(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The calls of the dependencies FastAPI solves, one per node of the tree."""
+    calls: list[Any] = []
+    original = fastapi.dependencies.utils.solve_dependencies
+
+    async def counting(**kwargs: Any) -> Any:
+        calls.append(kwargs["dependant"].call)
+        return await original(**kwargs)
+
+    monkeypatch.setattr(fastapi.dependencies.utils, "solve_dependencies", counting)
+    monkeypatch.setattr(fastapi.routing, "solve_dependencies", counting)
+    return calls
+
+
+async def test_the_reads_solve_their_caller_as_one_dependency(
+    client: httpx.AsyncClient, world: World, solved: list[Any]
+) -> None:
+    user = await world.user()
+    bearer = {"Authorization": f"Bearer {await world.token(user.uid, 'org:read')}"}
+    r = await client.get("/v1/tech-tree/bonus", headers=bearer)
+    assert r.status_code == 200, r.text
+    # The route and its caller; was 5: the app's limit_unauthenticated (which does nothing on
+    # a route that checks credentials), the OAuth2 scheme under the caller, the Redis client.
+    assert len(solved) == 2, solved
+    assert not any(isinstance(call, SecurityBase) for call in solved)
+    solved.clear()
+    r = await client.get("/v1/_probe/players", headers=bearer)  # a plain route: as before
+    assert r.status_code == 403
+    assert any(isinstance(call, SecurityBase) for call in solved)
+    await clear_rate_windows(world.app.state.redis)
