@@ -155,7 +155,9 @@ def main() -> None:
                     solana_rpc_url=node.url, chain_keys_dir=Path(tmp) / "keys",
                     log_json=False, log_level="WARNING",
                 )  # fmt: skip
-                uvloop.run(asyncio.wait_for(bench(args, settings, node.process.pid), 170))
+                # the warm-up and the window, and room for the stack's start and the py-spy wait
+                limit = args.warmup + args.seconds + 110
+                uvloop.run(asyncio.wait_for(bench(args, settings, node.process.pid), limit))
         finally:
             node.stop()
 
