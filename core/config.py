@@ -184,12 +184,11 @@ class Settings(BaseSettings):
     oracle_min_liquidity_usdc: int = 10_000 * 10**6  # 10,000 USDC
     oracle_max_move_bps: int = 1_000  # 10 % per close
     # How often the deposit watcher's schedule starts a run (each follows the chain until 3 s
-    # before the next, workflows.schedules.deposit_follow_seconds): 30 s (issue 33). Up to 90 s
-    # (the longest a run follows, activities.tokens) an idle worker starts a run a third as
-    # often (a run's start and end are about 4 ms/s of its CPU at 30 s, issue 43), but a new
-    # deployment's first run then waits up to 90 s for the schedule's first firing, and
-    # `mccgw dev` waits for it to credit the demo deposits (docs/performance.md, pass three).
-    deposit_scan_seconds: float = 30.0
+    # before the next, workflows.schedules.deposit_follow_seconds): 90 s, the longest a run
+    # follows (activities.tokens), so an idle worker starts a run a third as often as at 30 s
+    # (issue 43). The schedule starts its first run when it is created, so a new deployment
+    # (a fresh `mccgw dev`) does not wait for the first firing (docs/performance.md, pass four).
+    deposit_scan_seconds: float = 90.0
     market_price_cache_seconds: float = 15.0  # freshness of the market price on GET paths
     balance_cache_seconds: float = 60.0  # upper bound; changes evict at once (NOTIFY)
 
