@@ -44,7 +44,7 @@ from activities.tokens import (
     OracleWriteResult,
 )
 from activities.webhooks import PumpInput, PumpResult
-from core.config import Settings
+from core.config import Settings, WebhookSettings
 from engine.search import STATUS
 from tests.workflows.support import error_types, rejection, retryable, workflow_id, workflows_with
 from workflows.housekeeping import HousekeepingInput, HousekeepingWorkflow
@@ -52,7 +52,7 @@ from workflows.organizations import DailyKpiInput, DailyKpiWorkflow
 from workflows.reconcile import ReconcileInput, ReconcileWorkflow
 from workflows.schedules import deposit_follow_seconds, ensure_deposit_schedule
 from workflows.tokens import DepositScanInput, DepositScanWorkflow, OracleInput, OracleWorkflow
-from workflows.webhooks import RUNS_PER_HISTORY, PumpWorkflowInput, WebhookPumpWorkflow
+from workflows.webhooks import _PUMP, RUNS_PER_HISTORY, PumpWorkflowInput, WebhookPumpWorkflow
 
 
 def kpi_activities(
@@ -241,6 +241,15 @@ async def test_the_webhook_pump_survives_failures_and_continues_as_new(
         await handle.terminate("test over")
     assert first.status == WorkflowExecutionStatus.CONTINUED_AS_NEW
     assert set(runs) == {300.0}
+
+
+def test_an_idle_pump_looks_every_20_s_and_heartbeats_in_time() -> None:
+    """An idle pump is woken by NOTIFY and its own retries; its safety look every 20 s (was 5:
+    about 0.45 ms/s of an idle worker's CPU, issue 43) is also its heartbeat, so it stays well
+    under the pump's heartbeat timeout (a longer wait would have the run retried as lost)."""
+    idle = Settings.model_fields["webhook_idle_poll_seconds"].default
+    assert idle == 20.0 and WebhookSettings().idle_poll_seconds == idle
+    assert _PUMP.heartbeat is not None and idle <= _PUMP.heartbeat.total_seconds() - 10
 
 
 def test_a_deposit_watcher_run_follows_until_3_s_before_the_next() -> None:
