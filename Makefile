@@ -86,7 +86,7 @@ program-check:
 # measures only the bonus read here (its full run builds 1,000,000 members: run it alone).
 BENCH_JSON_DIR ?= /tmp/mccgw-bench
 # name[:arg,arg...] each
-BENCHES ?= engine webhooks_mining webhooks_pump tokens kpi:--bonus-only views access chain_node deposits idle costs
+BENCHES ?= engine webhooks_mining webhooks_pump tokens kpi:--bonus-only views access chain_node deposits idle:--warmup,95,--seconds,90 costs
 bench: install
 	@rm -rf $(BENCH_JSON_DIR) && mkdir -p $(BENCH_JSON_DIR)
 	@for b in $(BENCHES); do m=$${b%%:*}; a=$${b#$$m}; a=$${a#:}; echo "== bench.$$m $${a//,/ }"; \

@@ -13,6 +13,10 @@ are read over one window; the figure is CPU ms per second of wall time. The rest
 stack's CPU over the window is printed too (Temporal, PostgreSQL, Redis, the node).
 
     .venv/bin/python -m bench.idle [--warmup 15] [--seconds 30] [--profile FILE]
+
+A window that holds a whole cycle of the schedules (``--warmup 95 --seconds 90``, as
+``make bench`` runs it) is the figure to compare across schedule changes: a short one depends
+on where the runs' starts and ends fall in it.
 """
 
 from __future__ import annotations
@@ -39,7 +43,6 @@ from core.config import Settings
 from core.embedded import free_port
 from tests.services import fresh_database, redis_server
 from tests.stack import worker_env
-from workflows.tokens import DEPOSIT_SCHEDULE_ID
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,10 +96,9 @@ async def bench(args: argparse.Namespace, settings: Settings, node_pid: int) -> 
         try:
             async with worker(settings, queue, env.client) as pid:
                 assert pid is not None
-                # The deposit watcher's schedule fires on its interval's boundaries (every 90 s
-                # by default): started now, so that its follower runs through the window
-                # whatever the phase (else a window may hold no watcher at all).
-                await env.client.get_schedule_handle(DEPOSIT_SCHEDULE_ID).trigger()
+                # The deposit watcher's schedule started its first run when the worker created
+                # it (workflows.schedules): its follower runs through the window whatever the
+                # phase of the interval's boundaries.
                 await asyncio.sleep(args.warmup)
                 db_name = str(make_url(settings.database_url).database)
                 stack_before = cpu_sample(pid, node_pid, db_name)
@@ -155,7 +157,9 @@ def main() -> None:
                     solana_rpc_url=node.url, chain_keys_dir=Path(tmp) / "keys",
                     log_json=False, log_level="WARNING",
                 )  # fmt: skip
-                uvloop.run(asyncio.wait_for(bench(args, settings, node.process.pid), 170))
+                # the warm-up and the window, and room for the stack's start and the py-spy wait
+                limit = args.warmup + args.seconds + 110
+                uvloop.run(asyncio.wait_for(bench(args, settings, node.process.pid), limit))
         finally:
             node.stop()
 

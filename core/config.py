@@ -49,7 +49,7 @@ class WebhookSettings:
     timeout_seconds: float = 15.0
     poll_seconds: float = 0.2
     # A listening pump (woken by NOTIFY, migration 0023) still looks this often when idle.
-    idle_poll_seconds: float = 5.0
+    idle_poll_seconds: float = 20.0
     batch: int = 200
     concurrency: int = 100
     http_client: str = "aiohttp"
@@ -184,12 +184,11 @@ class Settings(BaseSettings):
     oracle_min_liquidity_usdc: int = 10_000 * 10**6  # 10,000 USDC
     oracle_max_move_bps: int = 1_000  # 10 % per close
     # How often the deposit watcher's schedule starts a run (each follows the chain until 3 s
-    # before the next, workflows.schedules.deposit_follow_seconds): 30 s (issue 33). Up to 90 s
-    # (the longest a run follows, activities.tokens) an idle worker starts a run a third as
-    # often (a run's start and end are about 4 ms/s of its CPU at 30 s, issue 43), but a new
-    # deployment's first run then waits up to 90 s for the schedule's first firing, and
-    # `mccgw dev` waits for it to credit the demo deposits (docs/performance.md, pass three).
-    deposit_scan_seconds: float = 30.0
+    # before the next, workflows.schedules.deposit_follow_seconds): 90 s, the longest a run
+    # follows (activities.tokens), so an idle worker starts a run a third as often as at 30 s
+    # (issue 43). The schedule starts its first run when it is created, so a new deployment
+    # (a fresh `mccgw dev`) does not wait for the first firing (docs/performance.md, pass four).
+    deposit_scan_seconds: float = 90.0
     market_price_cache_seconds: float = 15.0  # freshness of the market price on GET paths
     balance_cache_seconds: float = 60.0  # upper bound; changes evict at once (NOTIFY)
 
@@ -235,7 +234,10 @@ class Settings(BaseSettings):
     webhook_disable_after_seconds: float = 432000.0  # failing this long disables an endpoint
     webhook_timeout_seconds: float = 15.0  # a 2xx must arrive within this
     webhook_poll_seconds: float = 0.2  # how often an idle pump looks when it cannot LISTEN
-    webhook_idle_poll_seconds: float = 5.0  # the safety net of a pump woken by NOTIFY
+    # The safety net of a pump woken by NOTIFY: 20 s (was 5, which cost an idle worker about
+    # 0.45 ms/s of CPU more, issue 43), under the pump's 30 s heartbeat timeout
+    # (workflows.webhooks): an idle pump heartbeats once per look.
+    webhook_idle_poll_seconds: float = 20.0
     webhook_batch: int = 200  # claims per round
     webhook_concurrency: int = 100  # requests in flight
     webhook_http_client: Literal["aiohttp", "httpx"] = "aiohttp"

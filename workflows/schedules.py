@@ -61,13 +61,21 @@ log = logging.getLogger("mccgw.engine")
 
 # One run at a time: a run still going when the next is due is not doubled.
 _SKIP = SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP)
+# The deposit watcher's: its first run starts when the schedule is created (a new deployment,
+# a fresh `mccgw dev`, does not wait up to an interval for the first firing), and a firing
+# that finds a run going starts right after it, not an interval later: the triggered run
+# overlaps the first firing whatever their phase.
+_FOLLOW_ON = SchedulePolicy(overlap=ScheduleOverlapPolicy.BUFFER_ONE)
 
 
-async def _create(client: Client, schedule_id: str, schedule: Schedule) -> None:
-    """Create the schedule unless it exists (any number of workers may call this); one that
-    exists takes this worker's interval if it differs."""
+async def _create(
+    client: Client, schedule_id: str, schedule: Schedule, *, start_now: bool = False
+) -> None:
+    """Create the schedule unless it exists (any number of workers may call this), its first
+    action at once when ``start_now``; one that exists takes this worker's interval and
+    overlap policy if they differ."""
     try:
-        await client.create_schedule(schedule_id, schedule)
+        await client.create_schedule(schedule_id, schedule, trigger_immediately=start_now)
     except ScheduleAlreadyRunningError:
         await _follow_interval(client, schedule_id, schedule)
         return
@@ -81,24 +89,29 @@ def _intervals(schedule: Schedule) -> list[timedelta]:
     return [spec.every for spec in schedule.spec.intervals]
 
 
+def _shape(schedule: Schedule) -> tuple[list[timedelta], ScheduleOverlapPolicy]:
+    return _intervals(schedule), schedule.policy.overlap
+
+
 async def _follow_interval(client: Client, schedule_id: str, schedule: Schedule) -> None:
-    """An interval that comes from the settings (``DEPOSIT_SCAN_SECONDS``), or a new default,
-    reaches a deployment whose schedule an earlier start created: the schedule is replaced by
-    this worker's, keeping its state (an operator's pause and its note)."""
-    wanted = _intervals(schedule)
-    if not wanted:
+    """An interval that comes from the settings (``DEPOSIT_SCAN_SECONDS``), or a new default
+    (an interval, an overlap policy), reaches a deployment whose schedule an earlier start
+    created: the schedule is replaced by this worker's, keeping its state (an operator's pause
+    and its note)."""
+    if not _intervals(schedule):
         return
+    wanted = _shape(schedule)
     handle = client.get_schedule_handle(schedule_id)
 
     def replace(current: ScheduleUpdateInput) -> ScheduleUpdate | None:
-        if _intervals(current.description.schedule) == wanted:
+        if _shape(current.description.schedule) == wanted:
             return None
         return ScheduleUpdate(
             schedule=dataclasses.replace(schedule, state=current.description.schedule.state)
         )
 
     try:
-        before = _intervals((await handle.describe()).schedule)
+        before = _shape((await handle.describe()).schedule)
         if before == wanted:
             return
         await handle.update(replace)
@@ -107,8 +120,8 @@ async def _follow_interval(client: Client, schedule_id: str, schedule: Schedule)
         return
     log.info(
         "schedule interval changed",
-        extra={"schedule": schedule_id, "from": [str(b) for b in before],
-               "to": [str(w) for w in wanted]},
+        extra={"schedule": schedule_id, "from": [str(b) for b in before[0]],
+               "to": [str(w) for w in wanted[0]], "overlap": wanted[1].name},
     )  # fmt: skip
 
 
@@ -116,11 +129,18 @@ def _start(run: Any, arg: Any, workflow_id: str, task_queue: str) -> ScheduleAct
     return ScheduleActionStartWorkflow(run, arg, id=workflow_id, task_queue=task_queue)
 
 
-def _every(run: Any, arg: Any, workflow_id: str, task_queue: str, every: timedelta) -> Schedule:
+def _every(
+    run: Any,
+    arg: Any,
+    workflow_id: str,
+    task_queue: str,
+    every: timedelta,
+    policy: SchedulePolicy = _SKIP,
+) -> Schedule:
     return Schedule(
         action=_start(run, arg, workflow_id, task_queue),
         spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
-        policy=_SKIP,
+        policy=policy,
     )
 
 
@@ -159,8 +179,8 @@ async def ensure_daily_kpi_schedule(client: Client, task_queue: str) -> None:
 
 
 # The deposit watcher's run ends this long before the next is due at most (10 % of a shorter
-# interval): room for its start and end, so the next firing never finds it running (overlap:
-# skip, which would leave a whole interval unwatched).
+# interval): room for its start and end, so the next firing seldom finds it running (and one
+# that does starts right after it: overlap BUFFER_ONE).
 DEPOSIT_FOLLOW_MARGIN = 3.0
 
 
@@ -172,6 +192,22 @@ def deposit_follow_seconds(every: timedelta) -> float:
     return seconds - min(seconds * 0.1, DEPOSIT_FOLLOW_MARGIN)
 
 
+async def ensure_deposit_schedule(
+    client: Client,
+    task_queue: str,
+    every: timedelta,
+    *,
+    schedule_id: str = DEPOSIT_SCHEDULE_ID,
+    workflow_id: str = DEPOSIT_SCAN_WORKFLOW_ID,
+) -> None:
+    """The deposit watcher: a run every ``every``, each following the chain for most of its
+    interval (passes back to back, not one), the first started with the schedule."""
+    follow = deposit_follow_seconds(every)
+    run, arg = DepositScanWorkflow.run, DepositScanInput(note="scheduled", follow_seconds=follow)
+    deposits = _every(run, arg, workflow_id, task_queue, every, policy=_FOLLOW_ON)
+    await _create(client, schedule_id, deposits, start_now=True)
+
+
 async def ensure_token_schedules(
     client: Client,
     task_queue: str,
@@ -181,11 +217,7 @@ async def ensure_token_schedules(
     """The deposit watcher every ``deposit_every``; the oracle at 00, 04, ..., 20 UTC and its
     market sampler every ``sample_every``. A close missed while nothing ran is caught up by the
     next run (tokens.oracle.due_closes), once."""
-    # Each run follows the chain for most of its interval: passes back to back, not one.
-    follow = deposit_follow_seconds(deposit_every)
-    run, arg = DepositScanWorkflow.run, DepositScanInput(note="scheduled", follow_seconds=follow)
-    deposits = _every(run, arg, DEPOSIT_SCAN_WORKFLOW_ID, task_queue, deposit_every)
-    await _create(client, DEPOSIT_SCHEDULE_ID, deposits)
+    await ensure_deposit_schedule(client, task_queue, deposit_every)
     every_4_hours = ScheduleCalendarSpec(
         hour=[ScheduleRange(0, 20, 4)], minute=[ScheduleRange(0)], second=[ScheduleRange(0)]
     )

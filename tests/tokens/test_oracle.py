@@ -18,6 +18,7 @@ from spl.token.constants import TOKEN_PROGRAM_ID
 from spl.token.instructions import mint_to
 from spl.token.models import MintToParams
 from sqlalchemy import delete, func, select, update
+from temporalio.client import ScheduleActionExecutionStartWorkflow
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
@@ -313,7 +314,13 @@ async def test_schedules_close_every_four_hours_utc(
         assert sampler.schedule.spec.intervals[0].every == timedelta(minutes=1)
     finally:
         for schedule_id in (ORACLE_SCHEDULE_ID, DEPOSIT_SCHEDULE_ID, ORACLE_SAMPLE_SCHEDULE_ID):
-            await client.get_schedule_handle(schedule_id).delete()
+            handle = client.get_schedule_handle(schedule_id)
+            running = (await handle.describe()).info.running_actions
+            await handle.delete()
+            for action in running:  # the watcher's first run, started with its schedule
+                if isinstance(action, ScheduleActionExecutionStartWorkflow):
+                    with contextlib.suppress(RPCError):
+                        await client.get_workflow_handle(action.workflow_id).terminate("over")
 
 
 def test_median_and_move_cap() -> None:

@@ -4,13 +4,25 @@ and the webhook pump: their orchestration, activities stood in for."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import dataclasses
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from temporalio import activity
-from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
+from temporalio.client import (
+    ScheduleActionExecution,
+    ScheduleActionExecutionStartWorkflow,
+    ScheduleOverlapPolicy,
+    SchedulePolicy,
+    ScheduleUpdate,
+    ScheduleUpdateInput,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+)
+from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from activities.engine import ReconcileReport, ReconcileRequest
@@ -32,15 +44,15 @@ from activities.tokens import (
     OracleWriteResult,
 )
 from activities.webhooks import PumpInput, PumpResult
-from core.config import Settings
+from core.config import Settings, WebhookSettings
 from engine.search import STATUS
 from tests.workflows.support import error_types, rejection, retryable, workflow_id, workflows_with
 from workflows.housekeeping import HousekeepingInput, HousekeepingWorkflow
 from workflows.organizations import DailyKpiInput, DailyKpiWorkflow
 from workflows.reconcile import ReconcileInput, ReconcileWorkflow
-from workflows.schedules import deposit_follow_seconds
+from workflows.schedules import deposit_follow_seconds, ensure_deposit_schedule
 from workflows.tokens import DepositScanInput, DepositScanWorkflow, OracleInput, OracleWorkflow
-from workflows.webhooks import RUNS_PER_HISTORY, PumpWorkflowInput, WebhookPumpWorkflow
+from workflows.webhooks import _PUMP, RUNS_PER_HISTORY, PumpWorkflowInput, WebhookPumpWorkflow
 
 
 def kpi_activities(
@@ -231,10 +243,84 @@ async def test_the_webhook_pump_survives_failures_and_continues_as_new(
     assert set(runs) == {300.0}
 
 
+def test_an_idle_pump_looks_every_20_s_and_heartbeats_in_time() -> None:
+    """An idle pump is woken by NOTIFY and its own retries; its safety look every 20 s (was 5:
+    about 0.45 ms/s of an idle worker's CPU, issue 43) is also its heartbeat, so it stays well
+    under the pump's heartbeat timeout (a longer wait would have the run retried as lost)."""
+    idle = Settings.model_fields["webhook_idle_poll_seconds"].default
+    assert idle == 20.0 and WebhookSettings().idle_poll_seconds == idle
+    assert _PUMP.heartbeat is not None and idle <= _PUMP.heartbeat.total_seconds() - 10
+
+
 def test_a_deposit_watcher_run_follows_until_3_s_before_the_next() -> None:
-    """Whatever the interval (30 s by default, up to 90 s: issue 43), the chain is unwatched
+    """Whatever the interval (90 s by default, was 30: issue 43), the chain is unwatched
     3 s per run as it was at 30 s (it was 10 % of the interval)."""
-    assert Settings.model_fields["deposit_scan_seconds"].default == 30.0
+    assert Settings.model_fields["deposit_scan_seconds"].default == 90.0
     assert deposit_follow_seconds(timedelta(seconds=90)) == 87.0
     assert deposit_follow_seconds(timedelta(seconds=30)) == 27.0
     assert deposit_follow_seconds(timedelta(seconds=2)) == 1.8  # a test's short interval
+
+
+async def test_the_deposit_watcher_starts_with_its_schedule(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    """A new deployment's watcher runs at once (issue 43: at a 90 s interval a fresh `mccgw dev`
+    would otherwise wait up to 90 s for the first firing to credit its demo deposits); a worker
+    that finds the schedule does not start another run, and moves an earlier deployment's
+    schedule (overlap SKIP) to BUFFER_ONE: a firing during the first run starts after it
+    instead of leaving an interval unwatched. A queue no worker polls: the run only starts."""
+    client = temporal_env.client
+    schedule_id, run_id = workflow_id("deposit-schedule"), workflow_id("deposit-scan")
+    queue = workflow_id("no-worker")
+    handle = client.get_schedule_handle(schedule_id)
+
+    async def ensure() -> None:
+        every = timedelta(hours=1)  # no firing of its own during the test
+        await ensure_deposit_schedule(
+            client, queue, every, schedule_id=schedule_id, workflow_id=run_id
+        )
+
+    async def actions() -> int:
+        for _ in range(50):
+            info = (await handle.describe()).info
+            if info.num_actions:
+                return info.num_actions
+            await asyncio.sleep(0.1)
+        return 0
+
+    await ensure()
+    try:
+        assert await actions() == 1
+        described = await handle.describe()
+        assert described.schedule.policy.overlap == ScheduleOverlapPolicy.BUFFER_ONE
+        running = _started(described.info.running_actions)
+        assert len(running) == 1 and running[0].startswith(run_id)
+        started = await client.get_workflow_handle(running[0]).describe()
+        assert started.workflow_type == "DepositScanWorkflow" and started.task_queue == queue
+        await ensure()  # another worker's start
+        await asyncio.sleep(1.0)
+        assert await actions() == 1
+
+        def skip(current: ScheduleUpdateInput) -> ScheduleUpdate:
+            schedule = current.description.schedule
+            return ScheduleUpdate(
+                dataclasses.replace(
+                    schedule, policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP)
+                )
+            )
+
+        await handle.update(skip)
+        await ensure()
+        described = await handle.describe()
+        assert described.schedule.policy.overlap == ScheduleOverlapPolicy.BUFFER_ONE
+        assert described.schedule.spec.intervals[0].every == timedelta(hours=1)
+    finally:
+        running = _started((await handle.describe()).info.running_actions)
+        await handle.delete()
+        for run in running:
+            with contextlib.suppress(RPCError):
+                await client.get_workflow_handle(run).terminate("test over")
+
+
+def _started(actions: Sequence[ScheduleActionExecution]) -> list[str]:
+    return [a.workflow_id for a in actions if isinstance(a, ScheduleActionExecutionStartWorkflow)]
