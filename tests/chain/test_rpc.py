@@ -5,14 +5,12 @@ its error map against a small HTTP server of the test's own, since the node neve
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 from aiohttp import web
@@ -246,34 +244,3 @@ async def test_an_answer_cut_off_midway_is_unavailable() -> None:
     finally:
         server.close()
         await server.wait_closed()
-
-
-async def test_a_request_costs_less_cpu_than_a_bare_httpx_post(
-    chain_node: tuple[str, Path],
-) -> None:
-    """Issue 43 (an idle worker's polls): the door's whole request, error map and metrics
-    included, costs under half the CPU of a bare ``httpx.AsyncClient.post`` to the same node
-    (aiohttp: about 0.2 ms against 0.7 to 1.0 on the machine it was measured on; the httpx door
-    cost more than the bare post). This thread's CPU only: the node is a process of its own."""
-    body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "getHealth", "params": []})
-    headers = {"Content-Type": "application/json"}
-    n = 100
-    async with ChainRpc(chain_node[0]) as rpc, httpx.AsyncClient() as bare:
-
-        async def door() -> None:
-            await rpc.call("getHealth")
-
-        async def plain() -> None:
-            (await bare.post(chain_node[0], content=body, headers=headers)).raise_for_status()
-
-        async def cpu(request: Any) -> float:
-            started = time.thread_time()
-            for _ in range(n):
-                await request()
-            return time.thread_time() - started
-
-        await cpu(door), await cpu(plain)  # connections open, code paths warm
-        ratios = []
-        for _ in range(3):
-            ratios.append(await cpu(door) / await cpu(plain))
-    assert min(ratios) < 0.5, ratios
