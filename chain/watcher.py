@@ -59,6 +59,10 @@ class FinalityWatcher:
         # op_key -> (its depth, when seen), of the landed writes being awaited.
         self._seen: dict[str, tuple[int, float]] = {}
         self._slot: float | None = None  # the slot time, measured from depths seen to grow
+        # When the loop's next tick is (monotonic), and what wakes it sooner: a write that
+        # joins with an earlier first look (the loop may sleep up to ``patience``).
+        self._until = 0.0
+        self._nudge: asyncio.Future[None] | None = None
 
     async def wait(
         self,
@@ -73,9 +77,13 @@ class FinalityWatcher:
         future: asyncio.Future[ChainWrite] = asyncio.get_running_loop().create_future()
         if op_key not in self._waiters:
             now = time.monotonic()
-            self._first[op_key] = now + self._first_look(just_sent)
+            first = self._first[op_key] = now + self._first_look(just_sent)
             if just_sent:
                 self._sent[op_key] = now
+            if first < self._until:
+                self._until = first
+                if self._nudge is not None and not self._nudge.done():
+                    self._nudge.set_result(None)
         self._waiters.setdefault(op_key, []).append(future)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="chain-finality-watcher")
@@ -102,8 +110,15 @@ class FinalityWatcher:
         self._sent.pop(op_key, None)
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while self._waiters:
-            await asyncio.sleep(self._next_tick(time.monotonic()))
+            now = time.monotonic()
+            self._until = now + self._next_tick(now)
+            while (left := self._until - time.monotonic()) > 0:  # ``wait`` may bring it closer
+                self._nudge = loop.create_future()
+                await asyncio.wait((self._nudge,), timeout=left)
+                self._nudge = None
+            self._until = 0.0
             keys = list(self._waiters)
             if not keys:
                 break

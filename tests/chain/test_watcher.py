@@ -128,3 +128,29 @@ async def test_a_write_just_sent_is_looked_at_once_at_its_expected_finality() ->
         assert write.status == "succeeded"
         assert chain.ticks <= 2, chain.ticks
         assert late < 3 * SLOT, late
+
+
+async def test_a_write_that_joins_a_long_wait_is_looked_at_on_time() -> None:
+    """The loop may sleep up to ``patience`` (a landed write due late, on a slow chain); a write
+    that joins meanwhile with an earlier first look wakes it: here one resumed (not just sent,
+    its first look an interval away) and final already is seen so, not after the long wait."""
+    slow = 0.1  # a slot: the landed write's finality ~3 s away, its next look at 2 s
+
+    @dataclass
+    class Chain:
+        start: float = field(default_factory=time.monotonic)
+
+        async def check_many(self, keys: Sequence[str], *, drive: bool = True) -> dict[str, Any]:
+            depth = int((time.monotonic() - self.start) / slow)
+            found = {"landed": replace(_write("landed", depth), op_key="landed")}
+            if "final" in keys:
+                found["final"] = replace(_write("succeeded", None), op_key="final")
+            return {k: v for k, v in found.items() if k in keys}
+
+    watcher = FinalityWatcher(cast(ChainWrites, Chain()), 0.2, patience=2.0)
+    landed = asyncio.create_task(watcher.wait("landed", timeout=10))
+    await asyncio.sleep(0.5)  # looked at twice (0.2, 0.4 s): the slot time known, next at 2.4 s
+    started = time.monotonic()
+    assert (await watcher.wait("final", timeout=5)).status == "succeeded"
+    assert time.monotonic() - started < 0.4
+    landed.cancel()
