@@ -47,7 +47,7 @@ MIN_GROWTH = 4
 # A write just sent and final at its first look was looked at late by an unknown amount: the
 # slot time is taken this much shorter, so first looks drift early until one sees the write
 # landed (its depth over the time since its send measures the slot time again).
-EARLIER = 0.98
+EARLIER = 0.95
 
 
 class FinalityWatcher:
