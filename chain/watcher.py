@@ -42,12 +42,6 @@ FINALITY_DEPTH = 31
 LATE_SLOTS = 4
 # Slot times outside these bounds are a measurement's noise (a stalled tick), not the chain.
 MIN_SLOT, MAX_SLOT = 0.005, 2.0
-# A write's depth seen to grow by fewer slots than this measures nothing (depths are whole).
-MIN_GROWTH = 4
-# A write just sent and final at its first look was looked at late by an unknown amount: the
-# slot time is taken this much shorter, so first looks drift early until one sees the write
-# landed (its depth over the time since its send measures the slot time again).
-EARLIER = 0.95
 
 
 class FinalityWatcher:
@@ -143,8 +137,6 @@ class FinalityWatcher:
                     if write is None:
                         self._fail([key], UnknownChainWrite(key))
                     elif write.final:
-                        if key in self._sent and key in self._first and self._slot is not None:
-                            self._slot *= EARLIER  # final at its first look: maybe late
                         self._resolve(key, write)
                 self._note(writes, time.monotonic())
             for key in keys:
@@ -162,18 +154,16 @@ class FinalityWatcher:
             seen[key] = (write.confirmations, now)
             before = self._seen.get(key)
             sent = self._sent.pop(key, None)
-            if before is None and sent is not None and write.confirmations >= MIN_GROWTH:
-                # Its depth over the time since its send (it landed in the slot it was sent
-                # in, half a slot in on average): the slot time over the whole depth.
-                self._measure((now - sent) / (write.confirmations + 0.5))
-            elif before is not None and write.confirmations - before[0] >= MIN_GROWTH:
-                self._measure((now - before[1]) / (write.confirmations - before[0]))
+            if before is None and sent is not None and self._slot is None:
+                # The first slot time: it landed in the slot it was sent in, half a slot in.
+                slot = (now - sent) / (write.confirmations + 0.5)
+                if MIN_SLOT <= slot <= MAX_SLOT:
+                    self._slot = slot
+            elif before is not None and write.confirmations > before[0]:
+                slot = (now - before[1]) / (write.confirmations - before[0])
+                if MIN_SLOT <= slot <= MAX_SLOT:
+                    self._slot = slot if self._slot is None else 0.7 * self._slot + 0.3 * slot
         self._seen = seen
-
-    def _measure(self, slot: float) -> None:
-        """One measurement of the slot time, into the moving average."""
-        if MIN_SLOT <= slot <= MAX_SLOT:
-            self._slot = slot if self._slot is None else 0.7 * self._slot + 0.3 * slot
 
     def _next_tick(self, now: float) -> float:
         """Seconds to the next tick: the soonest of the awaited writes' next looks. A new
