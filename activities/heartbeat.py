@@ -22,9 +22,13 @@ EVERY_SECONDS = 4.0
 
 
 async def _beat(seconds: float) -> None:
+    # The first beat after ``seconds``, not at the start: the server's heartbeat timeout runs
+    # from the try's start, and Temporal's core sends a first heartbeat at once, a call to the
+    # server (and a write of the activity's state there) that a transfer settled within a
+    # second (most) never needed (issue 43 pass four).
     while True:
-        activity.heartbeat()
         await asyncio.sleep(seconds)
+        activity.heartbeat()
 
 
 def heartbeating(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:

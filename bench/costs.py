@@ -18,7 +18,9 @@ its window:
 - CPU ms by process (API, worker, Temporal, PostgreSQL, Redis, node), less what each process
   used idle for as long (the idle rates are measured first, over ``--idle`` seconds).
 
-Operations: ``ping`` (the reference), ``transfer`` (request -> completed), ``single`` (one
+Operations: ``ping`` (the reference), ``floor`` (what a transfer needs beyond a Ping at the
+least: one database transaction and one chain write, by this process's leanest clients;
+``Floor``), ``transfer`` (request -> completed), ``single`` (one
 ``submit-activity`` -> confirmed), ``batch item`` (``batch-submit`` of 100 -> confirmed, per
 item), ``lock+unlock`` (a fund lock, its unlock, its workflow ended), ``deposit`` (an outside
 wallet's deposit -> credited, the ``funds.deposited`` webhook received; the deposit watcher's
@@ -106,10 +108,12 @@ def per_op(
     cpu: dict[str, float],
     idle: dict[str, float],
     background: dict[str, float] | None = None,
+    parts: tuple[str, ...] = PARTS,
 ) -> Cost:
     """The window's totals divided by ``n``; ``idle``: CPU seconds per second of each part
     when nothing runs; ``background``: calls per second of what runs regardless (the deposit
-    watcher following the chain), subtracted from the RPC, SQL and Redis counts."""
+    watcher following the chain), subtracted from the RPC, SQL and Redis counts; ``parts``:
+    the processes whose CPU is counted."""
     bg = background or {}
 
     def less(name: str, total: float) -> float:
@@ -132,7 +136,7 @@ def per_op(
         counts=counts,
         rpc={m: less(f"rpc {m}", c) for m, c in sorted(rpc.items())},
         cpu_ms={p: max(0.0, cpu.get(p, 0.0) - idle.get(p, 0.0) * seconds) * 1000 / n
-                for p in PARTS},
+                for p in parts},
         sql={q[:300]: c / n for q, c in top},
         redis={k: v / n for k, v in sorted(redis.items())},
     )  # fmt: skip
@@ -200,13 +204,17 @@ class Bench:
         cpu = cpu_between(before, self.cpu())
         sql, redis, rpc = self.sql.read(), await self.redis.read(), self.rpc.read()
         history = await histories(self.client, workflow_ids) if workflow_ids else None
-        return per_op(n, seconds, history, sql, redis, rpc, cpu, self.idle, background)
+        # The floor's client is this process (``driver``): its CPU is the floor's too.
+        parts = (*PARTS, "driver") if name == "floor" else PARTS
+        return per_op(n, seconds, history, sql, redis, rpc, cpu, self.idle, background, parts)
 
     async def idle_rates(self, seconds: float) -> None:
         before, started = self.cpu(), time.perf_counter()
         await asyncio.sleep(seconds)
         used = cpu_between(before, self.cpu())
-        self.idle = {p: used.get(p, 0.0) / (time.perf_counter() - started) for p in PARTS}
+        self.idle = {
+            p: used.get(p, 0.0) / (time.perf_counter() - started) for p in (*PARTS, "driver")
+        }
 
 
 async def result(client: Any, workflow_id: str, timeout: float = 60.0) -> None:  # noqa: ASYNC109
@@ -330,18 +338,129 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
         await asyncio.gather(*(result(client, transfer_workflow_id(t)) for t in ids))
         return []
 
+    floor = Floor(b, world)
+
+    async def floors() -> list[str]:
+        for _ in range(args.n):
+            await floor.one()
+        return []
+
     await pings()  # warm-up of every path
     await transfer_one(-1)
+    if not args.only or "floor" in args.only.split(","):
+        await floor.setup()
     for name, n, run in (
-        ("ping", args.n, pings), ("transfer", args.n, transfers), ("single", args.n, singles),
+        ("ping", args.n, pings), ("floor", args.n, floors),
+        ("transfer", args.n, transfers), ("single", args.n, singles),
         ("batch item", args.batches * 100, batches), ("lock+unlock", args.n, locks),
         ("read", args.reads, reads), ("transfer accept", args.accepts, accepts),
     ):  # fmt: skip
         if args.only and name not in args.only.split(",") and name != "ping":
             continue
         print(f"  {name} x {n} ...", flush=True)
+        calls = floor.rpc_calls
         costs[name] = await b.window(name, n, run)
+        if name == "floor":  # straight to the node, not through the counting proxy
+            costs[name].counts["rpc calls"] = (floor.rpc_calls - calls) / n
     return costs
+
+
+class Floor:
+    """The floor of aim (b), what a transfer needs beyond a Ping at the least: one database
+    transaction (a booking's shape: two balances moved and two entries, BEGIN to COMMIT) and
+    one chain write (a blockhash, one custody ``transfer_checked`` signed and sent, and one
+    ``getSignatureStatuses`` at its expected finality, then once a slot until finalized), made
+    by this process with the leanest clients there are (psycopg and aiohttp, straight to the
+    node, no ORM, no record). Its CPU: the node's and PostgreSQL's, and this process's own
+    (``driver``, the floor's client: the least a worker could spend on it)."""
+
+    def __init__(self, b: Bench, world: dict[str, Any]) -> None:
+        self.b, self.world = b, world
+        self.node_url: str = b.args.node_url
+        self.rpc_calls = 0
+        self.statements = 0
+
+    async def setup(self) -> None:
+        import psycopg
+        from aiohttp import ClientSession
+
+        from chain.custody import CustodyTransfer
+
+        gateway = self.world["gateway"]
+        self.ix = gateway.transfer_instruction(
+            CustodyTransfer("MCC", self.world["sender"], self.world["receiver"], 1)
+        )
+        keys = gateway.keys
+        self.payer, self.signers = keys.fee_payer, [keys.fee_payer, keys.custody_authority]
+        self.http = ClientSession()
+        self.db = await psycopg.AsyncConnection.connect(self.b.settings.database_url_plain)
+        async with self.db.transaction():
+            await self.db.execute(
+                "CREATE TABLE IF NOT EXISTS bench_floor_accounts (id int PRIMARY KEY, "
+                "balance bigint NOT NULL)"
+            )
+            await self.db.execute(
+                "CREATE TABLE IF NOT EXISTS bench_floor_entries (id bigserial PRIMARY KEY, "
+                "account int NOT NULL, amount bigint NOT NULL, at timestamptz DEFAULT now())"
+            )
+            await self.db.execute(
+                "INSERT INTO bench_floor_accounts VALUES (1, 1000000), (2, 0) "
+                "ON CONFLICT DO NOTHING"
+            )
+        self.amount = 0
+        await self.one()  # warm
+
+    async def call(self, method: str, params: list[Any]) -> Any:
+        self.rpc_calls += 1
+        body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        async with self.http.post(
+            self.node_url, data=body, headers={"Content-Type": "application/json"}
+        ) as r:
+            got = orjson.loads(await r.read())
+        if "error" in got:
+            raise RuntimeError(f"{method}: {got['error']}")
+        return got["result"]
+
+    async def one(self) -> None:
+        import base64
+
+        from solders.hash import Hash
+        from solders.message import Message
+        from solders.transaction import VersionedTransaction
+
+        self.amount += 1
+        async with self.db.transaction():
+            await self.db.execute(
+                "UPDATE bench_floor_accounts SET balance = balance - %s WHERE id = 1",
+                (self.amount,),
+            )
+            await self.db.execute(
+                "UPDATE bench_floor_accounts SET balance = balance + %s WHERE id = 2",
+                (self.amount,),
+            )
+            await self.db.execute(
+                "INSERT INTO bench_floor_entries (account, amount) VALUES (1, %s), (2, %s)",
+                (-self.amount, self.amount),
+            )
+        got = await self.call("getLatestBlockhash", [{"commitment": "confirmed"}])
+        blockhash = Hash.from_string(got["value"]["blockhash"])
+        # A new blockhash each time (a write every ~0.7 s, 20 ms slots): a new signature.
+        message = Message.new_with_blockhash([self.ix], self.payer.pubkey(), blockhash)
+        tx = bytes(VersionedTransaction(message, self.signers))
+        signature = await self.call(
+            "sendTransaction",
+            [base64.b64encode(tx).decode(), {"encoding": "base64", "skipPreflight": True}],
+        )
+        await asyncio.sleep(32 * SLOT_MS / 1000)
+        for _ in range(500):
+            got = await self.call("getSignatureStatuses", [[signature]])
+            status = got["value"][0]
+            if status is not None and status.get("confirmationStatus") == "finalized":
+                if status.get("err") is not None:
+                    raise RuntimeError(f"floor write failed: {status['err']}")
+                return
+            await asyncio.sleep(SLOT_MS / 1000)
+        raise RuntimeError("floor write not finalized")
 
 
 async def deposits(b: Bench, world: dict[str, Any]) -> Cost:
@@ -479,6 +598,8 @@ def show(costs: dict[str, Cost]) -> None:
         line(f"  rpc {m}", [costs[n].rpc.get(m, 0.0) for n in names])
     for part in PARTS:
         line(f"cpu ms {part}", [costs[n].cpu_ms[part] for n in names])
+    if any("driver" in c.cpu_ms for c in costs.values()):  # the floor's client
+        line("cpu ms driver", [costs[n].cpu_ms.get("driver") for n in names])
     line("cpu ms (all)", [sum(costs[n].cpu_ms.values()) for n in names])
     line("n", [float(costs[n].n) for n in names], "{:13.0f}")
 

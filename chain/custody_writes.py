@@ -264,9 +264,15 @@ class CustodyWrites:
         )
 
     async def submit_transfers(
-        self, op_key: str, transfers: Sequence[CustodyTransfer], *, kind: str = "transfer"
+        self,
+        op_key: str,
+        transfers: Sequence[CustodyTransfer],
+        *,
+        kind: str = "transfer",
+        new: bool = False,
     ) -> ChainWrite:
-        """Several custody transfers in ONE transaction (all land or none)."""
+        """Several custody transfers in ONE transaction (all land or none); ``new``: named by
+        the caller's claim a moment ago (``ChainWrites.submit``)."""
         await self.load_token_decimals()
         meta = {
             "transfers": [
@@ -280,12 +286,13 @@ class CustodyWrites:
             ]
         }
         instructions = [self.transfer_instruction(t) for t in transfers]
-        return await self.submit(op_key, instructions, kind=kind, meta=meta)
+        return await self.submit(op_key, instructions, kind=kind, meta=meta, new=new)
 
     async def submit_mints(
-        self, op_key: str, mints: Sequence[CustodyMint], *, kind: str = "mint"
+        self, op_key: str, mints: Sequence[CustodyMint], *, kind: str = "mint", new: bool = False
     ) -> ChainWrite:
-        """Several mint_to into custody accounts in ONE transaction."""
+        """Several mint_to into custody accounts in ONE transaction; ``new``: named by the
+        caller's claim a moment ago (``ChainWrites.submit``)."""
         meta = {
             "mints": [
                 {"currency": m.currency.upper(), "to_uid": m.to_uid, "amount": str(m.amount)}
@@ -293,7 +300,7 @@ class CustodyWrites:
             ]
         }
         instructions = [self.mint_instruction(m) for m in mints]
-        return await self.submit(op_key, instructions, kind=kind, meta=meta)
+        return await self.submit(op_key, instructions, kind=kind, meta=meta, new=new)
 
     def wallet_token_account(self, owner: Pubkey, currency: str) -> Pubkey:
         """Where a withdrawal to ``owner`` lands: its associated token account for the mint."""

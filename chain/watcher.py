@@ -5,11 +5,17 @@ tick (one DB query and one getSignatureStatuses call per 256 signatures) instead
 and an RPC call per write per poll. Writes that have not landed are still driven one by one by
 ``check_many`` (re-send while valid, re-sign after expiry), so exactly-once is unchanged.
 
-When the next tick comes (issue 43, proposal 5): every ``interval`` (0.2 s), except while an
-awaited write has landed and is expected to be finalized sooner. A landed write's depth
+When the next tick comes (issue 43, proposal 5; pass four): a landed write's depth
 (``confirmations``: slots above its landing slot) and the slot time the watcher measured from
 the depths it saw grow tell when it should reach ``FINALITY_DEPTH``: the watcher wakes then,
-and once per slot for a few slots after (the estimate's error), never faster otherwise. With
+and once per slot for a few slots after (the estimate's error). A write just sent lands in the
+slot it was sent in, so with the slot time known its first look is at its expected finality
+(``FINALITY_DEPTH + 1`` slots after the send), not a tick after the send that could only see
+it unlanded; with the slot time not known yet, a first look an ``interval`` after the send
+measures it (the depth seen over the time since the send). A write looked at and not landed is
+looked at every ``interval`` (0.2 s); no awaited write goes longer than ``patience`` (the
+re-send interval, 2 s) without a look, which is also when a write not landed is re-sent. Every
+tick looks at every awaited write (one status call), so under load the looks are shared. With
 nothing awaited there is no loop at all (an idle worker never polls).
 """
 
@@ -39,18 +45,45 @@ MIN_SLOT, MAX_SLOT = 0.005, 2.0
 
 
 class FinalityWatcher:
-    def __init__(self, gateway: ChainWrites, interval: float) -> None:
+    def __init__(self, gateway: ChainWrites, interval: float, *, patience: float = 0.0) -> None:
         self._gateway = gateway
         self._interval = interval
+        # The longest an awaited write goes without a look (a landed one between its looks).
+        self._patience = max(interval, patience)
+        # op_key -> when its first look is due (monotonic), until it is looked at.
+        self._first: dict[str, float] = {}
+        # op_key -> when it was sent, of writes awaited as soon as sent (the first slot time).
+        self._sent: dict[str, float] = {}
         self._waiters: dict[str, list[asyncio.Future[ChainWrite]]] = {}
         self._task: asyncio.Task[None] | None = None
         # op_key -> (its depth, when seen), of the landed writes being awaited.
         self._seen: dict[str, tuple[int, float]] = {}
         self._slot: float | None = None  # the slot time, measured from depths seen to grow
+        # When the loop's next tick is (monotonic), and what wakes it sooner: a write that
+        # joins with an earlier first look (the loop may sleep up to ``patience``).
+        self._until = 0.0
+        self._nudge: asyncio.Future[None] | None = None
 
-    async def wait(self, op_key: str, timeout: float) -> ChainWrite:  # noqa: ASYNC109
-        """The write once final; ChainTimeout (retryable) if it is not within ``timeout``."""
+    async def wait(
+        self,
+        op_key: str,
+        timeout: float,  # noqa: ASYNC109
+        *,
+        just_sent: bool = False,
+    ) -> ChainWrite:
+        """The write once final; ChainTimeout (retryable) if it is not within ``timeout``.
+        ``just_sent``: the write was sent a moment ago (its first look waits for its expected
+        finality)."""
         future: asyncio.Future[ChainWrite] = asyncio.get_running_loop().create_future()
+        if op_key not in self._waiters:
+            now = time.monotonic()
+            first = self._first[op_key] = now + self._first_look(just_sent)
+            if just_sent:
+                self._sent[op_key] = now
+            if first < self._until:
+                self._until = first
+                if self._nudge is not None and not self._nudge.done():
+                    self._nudge.set_result(None)
         self._waiters.setdefault(op_key, []).append(future)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="chain-finality-watcher")
@@ -63,11 +96,32 @@ class FinalityWatcher:
             if future in waiting:
                 waiting.remove(future)
             if not waiting:
-                self._waiters.pop(op_key, None)
+                self._forget(op_key)
+
+    def _first_look(self, just_sent: bool) -> float:
+        """Seconds from now to a new write's first look."""
+        if just_sent and self._slot is not None:
+            return min(self._patience, (FINALITY_DEPTH + 1) * self._slot)
+        return self._interval
+
+    def _forget(self, op_key: str) -> None:
+        self._waiters.pop(op_key, None)
+        self._first.pop(op_key, None)
+        self._sent.pop(op_key, None)
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         while self._waiters:
+            now = time.monotonic()
+            self._until = now + self._next_tick(now)
+            while (left := self._until - time.monotonic()) > 0:  # ``wait`` may bring it closer
+                self._nudge = loop.create_future()
+                await asyncio.wait((self._nudge,), timeout=left)
+                self._nudge = None
+            self._until = 0.0
             keys = list(self._waiters)
+            if not keys:
+                break
             try:
                 writes = await self._gateway.check_many(keys, drive=True)
             except ChainUnavailable as exc:  # waiters time out into a retry if it lasts
@@ -85,7 +139,9 @@ class FinalityWatcher:
                     elif write.final:
                         self._resolve(key, write)
                 self._note(writes, time.monotonic())
-            await asyncio.sleep(self._next_tick(time.monotonic()))
+            for key in keys:
+                self._first.pop(key, None)
+                self._sent.pop(key, None)
 
     def _note(self, writes: Mapping[str, ChainWrite], now: float) -> None:
         """Each awaited landed write's depth, and the slot time its growth since the last
@@ -97,34 +153,54 @@ class FinalityWatcher:
                 continue
             seen[key] = (write.confirmations, now)
             before = self._seen.get(key)
-            if before is not None and write.confirmations > before[0]:
+            sent = self._sent.pop(key, None)
+            if before is None and sent is not None and self._slot is None:
+                # The first slot time: it landed in the slot it was sent in, half a slot in.
+                slot = (now - sent) / (write.confirmations + 0.5)
+                if MIN_SLOT <= slot <= MAX_SLOT:
+                    self._slot = slot
+            elif before is not None and write.confirmations > before[0]:
                 slot = (now - before[1]) / (write.confirmations - before[0])
                 if MIN_SLOT <= slot <= MAX_SLOT:
                     self._slot = slot if self._slot is None else 0.7 * self._slot + 0.3 * slot
         self._seen = seen
 
     def _next_tick(self, now: float) -> float:
-        """Seconds to the next tick: the interval, or sooner when an awaited landed write
-        should be finalized sooner (then once a slot, for at most ``LATE_SLOTS`` slots)."""
+        """Seconds to the next tick: the soonest of the awaited writes' next looks. A new
+        write's first look (``_first_look``); a landed write's when it should be final, then
+        once a slot for at most ``LATE_SLOTS`` slots, then every interval; a write looked at
+        and not landed, every interval; none later than ``patience``."""
         slot = self._slot
-        if slot is None or not self._seen:
-            return self._interval
-        wait = self._interval
-        for depth, seen_at in self._seen.values():
-            due = seen_at + (FINALITY_DEPTH - depth) * slot - now  # negative once late
-            if due > 0:  # wake when it should be final
-                wait = min(wait, max(due, MIN_SLOT))
-            elif due > -LATE_SLOTS * slot:  # late: once a slot (or an interval, if shorter)
-                wait = min(wait, slot)
-        return wait
+        wait = self._patience
+        for key in self._waiters:
+            first = self._first.get(key)
+            seen = self._seen.get(key)
+            if first is not None:
+                wait = min(wait, first - now)
+            elif seen is None or slot is None:
+                wait = min(wait, self._interval)
+            else:
+                depth, seen_at = seen
+                due = seen_at + (FINALITY_DEPTH - depth) * slot - now  # negative once late
+                if due > 0:  # wake when it should be final
+                    wait = min(wait, due)
+                elif due > -LATE_SLOTS * slot:  # late: once a slot (or an interval, if shorter)
+                    wait = min(wait, slot, self._interval)
+                else:
+                    wait = min(wait, self._interval)
+        return max(wait, MIN_SLOT)
 
     def _resolve(self, key: str, write: ChainWrite) -> None:
-        for future in self._waiters.pop(key, []):
+        futures = self._waiters.get(key, [])
+        self._forget(key)
+        for future in futures:
             if not future.done():
                 future.set_result(write)
 
     def _fail(self, keys: list[str], exc: BaseException) -> None:
         for key in keys:
-            for future in self._waiters.pop(key, []):
+            futures = self._waiters.get(key, [])
+            self._forget(key)
+            for future in futures:
                 if not future.done():
                     future.set_exception(exc)

@@ -125,14 +125,24 @@ class ChainWrites:
         return write
 
     async def submit(
-        self, op_key: str, instructions: Ixs, *, kind: str = "generic", meta: Meta = None
+        self,
+        op_key: str,
+        instructions: Ixs,
+        *,
+        kind: str = "generic",
+        meta: Meta = None,
+        new: bool = False,
     ) -> ChainWrite:
         """Persist (first call) then send; on later calls check the chain before anything else.
 
         Idempotent: the same op_key never produces a second landed transaction. Raises
-        ``ChainWriteConflict`` if op_key was used for different instructions.
+        ``ChainWriteConflict`` if op_key was used for different instructions. ``new``: the
+        caller named this write a moment ago (its claim), so it is most likely unrecorded: it
+        is signed and recorded without reading first (a record there already, of a process
+        that resumed it meanwhile, wins the INSERT and is read then; only the signature made
+        for nothing is lost).
         """
-        write, send = await self._prepare(op_key, instructions, kind, meta)
+        write, send = await self._prepare(op_key, instructions, kind, meta, new=new)
         if send is not None:
             write = await self._send(write, send)
         return write
@@ -167,8 +177,10 @@ class ChainWrites:
             if write.final:
                 return write
         if self._watcher is None:
-            self._watcher = FinalityWatcher(self, self._poll_interval)
-        return await self._watcher.wait(op_key, timeout)
+            self._watcher = FinalityWatcher(
+                self, self._poll_interval, patience=self._resend_interval
+            )
+        return await self._watcher.wait(op_key, timeout, just_sent=just_sent)
 
     async def get_write(self, op_key: str) -> ChainWrite:
         """The stored record as it is, without asking the chain."""
@@ -240,15 +252,19 @@ class ChainWrites:
         instructions: Sequence[Instruction],
         kind: str,
         meta: dict[str, Any] | None,
+        *,
+        new: bool = False,
     ) -> tuple[ChainWrite, Send | None]:
         if not instructions:
             raise ValueError("a chain write needs at least one instruction")
         payload_hash = payload_digest(instructions)
-        for _ in range(3):
+        for tried in range(3):
             # No transaction stays open while the chain answers (the blockhash, the
             # simulation): the record is read, then written in one statement, each autocommitted.
-            async with autocommit(self._sessions) as session:
-                found = await WriteRecord.load(session, [op_key], lock=False)
+            found: list[WriteRecord] = []
+            if not (new and tried == 0):
+                async with autocommit(self._sessions) as session:
+                    found = await WriteRecord.load(session, [op_key], lock=False)
             if found:
                 if found[0].payload_hash != payload_hash:
                     raise ChainWriteConflict(f"{op_key!r} was used for other instructions")

@@ -228,7 +228,8 @@ class Settler:
                 for uid in (r.from_uid, r.to_uid)
             )
         )
-        write = await self._gateway.submit_transfers(op_key, _legs(rows))
+        # Claimed just now by this process (``claimed``): signed and recorded without a read.
+        write = await self._gateway.submit_transfers(op_key, _legs(rows), new=claimed is not None)
         just_sent = write.status == "sent" and write.send_count == 1
         mark_sent()  # the next batch may be signed now
         if not write.final:

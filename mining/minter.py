@@ -268,7 +268,10 @@ class SharedMinter:
                 # The claim came after the accounts existed; a claimed member is never failed
                 # (the others' write includes it): retry.
                 raise RuntimeError(f"custody accounts of {op_key} refused: {refused}")
-        write = await self._gateway.submit_mints(op_key, [mint_of(i) for i in items])
+        # Claimed just now by this process (``claimed``): signed and recorded without a read.
+        write = await self._gateway.submit_mints(
+            op_key, [mint_of(i) for i in items], new=claimed is not None
+        )
         async with autocommit(self._sessions) as session:  # one statement
             await settle.record_mints(
                 session, [(op_key, [i.activity_id for i in items], write.signature)]

@@ -84,6 +84,38 @@ async def test_crash_between_send_and_confirmation(
     assert (stored.status, stored.attempt, stored.signature) == ("succeeded", 1, sent.signature)
 
 
+async def test_a_new_write_recorded_meanwhile_by_another_process_is_sent_once(
+    gw: ChainGateway,
+    make_gateway: GatewayFactory,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    """``new``: the claimer signs and records its write without reading first (pass four:
+    one statement less per write); a process that resumed the write meanwhile (its record
+    already there, already sent) wins the INSERT, and the claimer goes on with that record:
+    the same signature, one transfer on chain."""
+    alice = await funded(gw, "MCC", 10 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    key = op()
+    transfers = [CustodyTransfer("MCC", alice, bob, 3 * UNIT)]
+
+    resumer = await make_gateway()
+    sent = await resumer.submit_transfers(key, transfers)
+    assert sent.status == "sent" and sent.send_count == 1
+    claimer = await gw.submit_transfers(key, transfers, new=True)
+    assert claimer.signature == sent.signature and claimer.attempt == 1
+    final = await gw.await_final(key, 30)
+    assert final.succeeded and final.signature == sent.signature
+    assert await gw.custody_balance(alice, "MCC") == 7 * UNIT
+    assert await gw.custody_balance(bob, "MCC") == 3 * UNIT
+    attempts = await attempt_rows(session_maker, key)
+    assert [(a.attempt, a.status) for a in attempts] == [(1, "succeeded")]
+
+    # And a write really new is recorded and sent by that one call.
+    fresh = await gw.submit_transfers(op(), transfers, new=True)
+    assert fresh.status == "sent" and fresh.send_count == 1
+    assert (await gw.await_final(fresh.op_key, 30)).succeeded
+
+
 async def test_expired_blockhash_is_resigned_exactly_once(
     gw: ChainGateway,
     make_gateway: GatewayFactory,

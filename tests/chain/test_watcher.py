@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from chain.watcher import FINALITY_DEPTH, FinalityWatcher
@@ -86,3 +86,71 @@ async def test_without_a_depth_the_watcher_keeps_its_interval() -> None:
     await asyncio.sleep(0.9)
     assert chain.ticks <= 6, chain.ticks
     waiting.cancel()
+
+
+@dataclass
+class Sent:
+    """Writes sent when first awaited, each landing in the slot it was sent in and finalized
+    ``FINALITY_DEPTH`` slots later. Counts the watcher's ticks."""
+
+    start: dict[str, float] = field(default_factory=dict)
+    ticks: int = 0
+
+    def send(self, key: str) -> None:
+        self.start[key] = time.monotonic()
+
+    async def check_many(self, keys: Sequence[str], *, drive: bool = True) -> dict[str, Any]:
+        self.ticks += 1
+        found = {}
+        for key in keys:
+            depth = int((time.monotonic() - self.start[key]) / SLOT)
+            write = (
+                _write("succeeded", None) if depth >= FINALITY_DEPTH else _write("landed", depth)
+            )
+            found[key] = replace(write, op_key=key)
+        return found
+
+
+async def test_a_write_just_sent_is_looked_at_once_at_its_expected_finality() -> None:
+    """Pass four: no look right after the send (it cannot have landed yet) and none between
+    its landing and its finality once the slot time is known: one look, a status call and a
+    read, where there were four (0, 0.2, 0.4 s, then near 0.62 s)."""
+    chain = Sent()
+    watcher = FinalityWatcher(cast(ChainWrites, chain), 0.2, patience=2.0)
+    chain.send("first")  # the slot time is not known yet: a look at 0.2 s measures it
+    assert (await watcher.wait("first", timeout=5, just_sent=True)).status == "succeeded"
+    assert chain.ticks <= 3, chain.ticks
+    for i in range(3):
+        chain.ticks = 0
+        chain.send(f"w{i}")
+        write = await watcher.wait(f"w{i}", timeout=5, just_sent=True)
+        late = time.monotonic() - (chain.start[f"w{i}"] + FINALITY_DEPTH * SLOT)
+        assert write.status == "succeeded"
+        assert chain.ticks <= 2, chain.ticks
+        assert late < 3 * SLOT, late
+
+
+async def test_a_write_that_joins_a_long_wait_is_looked_at_on_time() -> None:
+    """The loop may sleep up to ``patience`` (a landed write due late, on a slow chain); a write
+    that joins meanwhile with an earlier first look wakes it: here one resumed (not just sent,
+    its first look an interval away) and final already is seen so, not after the long wait."""
+    slow = 0.1  # a slot: the landed write's finality ~3 s away, its next look at 2 s
+
+    @dataclass
+    class Chain:
+        start: float = field(default_factory=time.monotonic)
+
+        async def check_many(self, keys: Sequence[str], *, drive: bool = True) -> dict[str, Any]:
+            depth = int((time.monotonic() - self.start) / slow)
+            found = {"landed": replace(_write("landed", depth), op_key="landed")}
+            if "final" in keys:
+                found["final"] = replace(_write("succeeded", None), op_key="final")
+            return {k: v for k, v in found.items() if k in keys}
+
+    watcher = FinalityWatcher(cast(ChainWrites, Chain()), 0.2, patience=2.0)
+    landed = asyncio.create_task(watcher.wait("landed", timeout=10))
+    await asyncio.sleep(0.5)  # looked at twice (0.2, 0.4 s): the slot time known, next at 2.4 s
+    started = time.monotonic()
+    assert (await watcher.wait("final", timeout=5)).status == "succeeded"
+    assert time.monotonic() - started < 0.4
+    landed.cancel()

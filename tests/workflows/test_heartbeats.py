@@ -5,21 +5,26 @@ a worker kill), the deposit watcher's pass and onboarding's whitelist writes."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from temporalio import activity
-from temporalio.api.enums.v1 import EventType
+from temporalio.api.enums.v1 import EventType, PendingActivityState
 from temporalio.client import WorkflowHistory
 from temporalio.testing import WorkflowEnvironment
 
+from activities.engine import TransferRef
+from activities.heartbeat import EVERY_SECONDS, heartbeating
 from activities.mining import ConfirmResult, MintChunk, MintInput, MintResult, VerifyInput
 from activities.onboarding import WhitelistChange, WhitelistSettle, WhitelistWritten
 from activities.tokens import DepositScanReport, DepositScanRequest
+from engine.settlement import Settled
 from mining.mints import MintItem
 from mining.settle import VerifyResult
 from tests.workflows.support import workflow_id, workflows_with
 from workflows.mining import MiningInput, MiningSubmissionWorkflow
 from workflows.tokens import DepositScanInput, DepositScanWorkflow
+from workflows.transfers import TransferInput, TransferWorkflow
 from workflows.whitelist import WhitelistChangeInput, WhitelistChangeWorkflow
 
 
@@ -110,3 +115,48 @@ async def test_a_whitelist_write_heartbeats(temporal_env: WorkflowEnvironment) -
         history = await temporal_env.client.get_workflow_handle(wf_id).fetch_history()
     heartbeats = heartbeat_timeouts(history)
     assert heartbeats["onboarding.whitelist_change"] == timedelta(seconds=10)
+
+
+async def test_a_step_done_within_its_first_beat_sends_no_heartbeat(
+    temporal_env: WorkflowEnvironment,
+) -> None:
+    """A heartbeating step beats first ``EVERY_SECONDS`` after its start, not at once: a
+    transfer's settle (about a second) cost the server a heartbeat call and a write of the
+    activity's state for nothing (issue 43 pass four); a silent worker is still found by the
+    heartbeat timeout, which runs from the try's start. The server saw no heartbeat from a try
+    still running under the first beat, and one after it."""
+    gate = asyncio.Event()
+
+    @activity.defn(name="engine.transfer_settle")
+    @heartbeating
+    async def settle(ref: TransferRef) -> Settled:
+        await gate.wait()
+        return Settled("completed", "sig", 1, 1)
+
+    async with workflows_with(temporal_env.client, settle) as queue:
+        wf_id = workflow_id("transfer")
+        handle = await temporal_env.client.start_workflow(
+            TransferWorkflow.run, TransferInput("t-1"), id=wf_id, task_queue=queue
+        )
+
+        async def last_beat() -> tuple[bool, bool]:
+            """(the try is running, the server has a heartbeat of it)."""
+            pending = (await handle.describe()).raw_description.pending_activities
+            if (
+                not pending
+                or pending[0].state != PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+            ):
+                return False, False
+            return True, pending[0].HasField("last_heartbeat_time")
+
+        for _ in range(200):
+            running, _ = await last_beat()
+            if running:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.5)  # a first beat at the start would be at the server by now
+        assert await last_beat() == (True, False)
+        await asyncio.sleep(EVERY_SECONDS)
+        assert await last_beat() == (True, True)
+        gate.set()
+        assert (await handle.result()).status == "completed"
