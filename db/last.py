@@ -205,7 +205,14 @@ async def _as_sqlalchemy_error(
     key finds out."""
     lost = raw.broken or raw.closed
     if lost:
-        await (await session.connection()).invalidate(exc)
+        # As SQLAlchemy does when a statement of its own meets a lost connection
+        # (``Connection._handle_dbapi_exception``): the whole pool is renewed, not this
+        # connection alone, since a database restart killed every pooled one (db.session).
+        connection = await session.connection()
+        pooled = connection.sync_connection
+        assert pooled is not None  # a started AsyncConnection has its sync one
+        pooled.engine.pool._invalidate(pooled.connection, exc, _checkin=False)
+        await connection.invalidate(exc)
     return DBAPIError.instance(None, None, exc, psycopg.Error, connection_invalidated=lost)
 
 

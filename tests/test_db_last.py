@@ -10,8 +10,10 @@ from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from core.config import Settings
 from db.last import LastStatement, PendingLastSteps, commit_last, flush_last, run_last
 from db.models.engine import LimitUsage
+from db.session import create_db_engine, create_session_maker
 
 Maker = async_sessionmaker[AsyncSession]
 
@@ -131,6 +133,39 @@ async def test_a_connection_lost_with_the_commit_is_a_database_error_and_commits
         # The same session goes on, on a fresh connection.
         assert await s.scalar(text("SELECT 1")) == 1
     assert await marks(session_maker, tag) == 0
+
+
+async def test_a_connection_found_dead_by_the_pipeline_renews_the_whole_pool(
+    settings: Settings, session_maker: Maker
+) -> None:
+    """After a database restart every pooled connection is dead. SQLAlchemy renews the whole
+    pool when a statement of its own meets one (db.session: one request per process answers
+    503), and a pipelined commit that meets one first must do the same; before, it invalidated
+    its own connection only, and each other pooled connection failed a request of its own (the
+    topology's first write after the chaos suite answered 503)."""
+    engine = create_db_engine(settings)
+    maker = create_session_maker(engine)
+    try:
+        async with maker() as a, maker() as b:  # two connections in the pool
+            pids = [await s.scalar(text("SELECT pg_backend_pid()")) for s in (a, b)]
+            await a.commit()
+            await b.commit()
+        async with session_maker() as killer:
+            for pid in pids:
+                await killer.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        tag = f"dead-{uuid.uuid4().hex}"
+        async with maker() as s:
+            run_last(s, count(0, 0))  # nothing but the pipeline reaches the server
+            with pytest.raises(DBAPIError) as raised:
+                await commit_last(s)
+            assert raised.value.connection_invalidated
+            await s.rollback()
+        async with maker() as s:  # the other pooled connection: renewed, not dead
+            await mark(s, tag)
+            await s.commit()
+        assert await marks(session_maker, tag) == 1
+    finally:
+        await engine.dispose()
 
 
 @pytest.mark.parametrize("pipelined", [True, False])
