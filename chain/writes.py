@@ -25,6 +25,7 @@ from typing import Any
 
 from solders.instruction import Instruction
 from solders.keypair import Keypair
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain import tx_store
@@ -258,7 +259,8 @@ class ChainWrites:
         if not instructions:
             raise ValueError("a chain write needs at least one instruction")
         payload_hash = payload_digest(instructions)
-        for tried in range(3):
+        past: str | None = None  # a blockhash another write's same bytes were signed on
+        for tried in range(4):
             # No transaction stays open while the chain answers (the blockhash, the
             # simulation): the record is read, then written in one statement, each autocommitted.
             found: list[WriteRecord] = []
@@ -272,21 +274,37 @@ class ChainWrites:
                     return found[0].snapshot(), None
                 async with self._sessions() as session:  # its next step, under its lock
                     return await self._advance_locked(session, await _locked(session, op_key))
-            signed, sim_err = await self._signer.sign(instructions, self._simulate)
+            signed, sim_err = await self._signer.sign(instructions, self._simulate, past=past)
             # Recorded (refused: final, never sent, so it can never land) and committed before
             # the first send, or a crash could lead to a second signature.
-            async with autocommit(self._sessions) as session:
-                record = await WriteRecord.create(
-                    session,
-                    signed,
-                    op_key=op_key,
-                    kind=kind,
-                    commitment=self._commitment,
-                    payload_hash=payload_hash,
-                    fee_payer=str(self._keys.fee_payer.pubkey()),
-                    meta=meta or {},
-                    refused=sim_err,
+            try:
+                async with autocommit(self._sessions) as session:
+                    record = await WriteRecord.create(
+                        session,
+                        signed,
+                        op_key=op_key,
+                        kind=kind,
+                        commitment=self._commitment,
+                        payload_hash=payload_hash,
+                        fee_payer=str(self._keys.fee_payer.pubkey()),
+                        meta=meta or {},
+                        refused=sim_err,
+                    )
+            except IntegrityError as exc:
+                if not _signature_taken(exc):
+                    raise
+                # Another write of the same instructions was signed on this blockhash: the same
+                # transaction, which lands once for both. Signed again on a newer blockhash (or,
+                # if it was this op_key's concurrent submit, its record is read next).
+                log.info(
+                    "%r: the same transaction as another write's (identical instructions on "
+                    "blockhash %s); signing it on a newer blockhash",
+                    op_key,
+                    signed.blockhash,
+                    extra={"op_key": op_key},
                 )
+                past = signed.blockhash
+                continue
             if record is None:
                 continue  # a concurrent submit of the same op_key recorded it; use its record
             if record.final:
@@ -353,7 +371,7 @@ class ChainWrites:
                     record.op_key,
                     extra={"op_key": record.op_key},
                 )
-            await record.expired(await self._resign(record))
+            await record.expired(await self._resign(session, record))
             send = Send.current(record)
         else:
             if record.status == "landed":  # its fork was dropped; the same bytes may still land
@@ -379,9 +397,14 @@ class ChainWrites:
                 extra={"op_key": record.op_key},
             )
 
-    async def _resign(self, record: WriteRecord) -> Signed:
-        """The same instructions as the current attempt, signed with a fresh blockhash."""
+    async def _resign(self, session: AsyncSession, record: WriteRecord) -> Signed:
+        """The same instructions as the current attempt, signed with a fresh blockhash: one no
+        write of the same instructions was signed on (rare: one read per re-sign)."""
         signed = await self._signer.resign(record.tx_bytes)
+        for _ in range(3):
+            if not await tx_store.known_signatures(session, [signed.signature]):
+                break
+            signed = await self._signer.resign(record.tx_bytes, past=signed.blockhash)
         log.info(
             "%r: blockhash expired unlanded, re-signing attempt %d",
             record.op_key,
@@ -422,6 +445,16 @@ class ChainWrites:
             await WriteRecord.sent(session, write.op_key, send.signature, error)
         status = "sent" if write.status == "signed" else write.status
         return replace(write, status=status, send_count=write.send_count + 1)
+
+
+# The unique signatures (db/models/chain.py): a write's current one and every attempt's.
+_SIGNATURE_KEYS = frozenset(("uq_chain_transactions_signature", "uq_chain_tx_attempts_signature"))
+
+
+def _signature_taken(exc: IntegrityError) -> bool:
+    """Whether ``exc`` is the refusal of a signature recorded already (by another write)."""
+    diag = getattr(exc.orig, "diag", None)
+    return getattr(diag, "constraint_name", None) in _SIGNATURE_KEYS
 
 
 def _due(last_sent_at: datetime | None, interval: float) -> bool:

@@ -4,6 +4,8 @@ persist, send and confirmation, expiry and re-signing, terminal failures, simula
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -194,6 +196,70 @@ async def test_simulation_rejects_without_sending(
 
 
 # ------------------------------------------------------------- abandon (operator cancels)
+
+
+def one_slot(gw: ChainGateway, monkeypatch: pytest.MonkeyPatch, reads: int = 2) -> None:
+    """The node answers its first ``reads`` blockhash reads with the first one's blockhash, as
+    when they all come within one slot (400 ms) or from a provider's lagging node."""
+    real = gw.rpc.call
+    first: list[Any] = []
+    left = [reads]
+
+    async def call(method: str, params: Sequence[Any] = (), **kw: Any) -> Any:
+        if method != "getLatestBlockhash" or left[0] == 0:
+            return await real(method, params, **kw)
+        left[0] -= 1
+        if not first:
+            first.append(await real(method, params, **kw))
+        return first[0]
+
+    monkeypatch.setattr(gw.rpc, "call", call)
+
+
+async def test_two_writes_of_the_same_instructions_in_one_slot_both_land(
+    gw: ChainGateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two payments of the same amount between the same custody accounts, signed on one
+    blockhash, would be one transaction with one signature: it lands once, for both. The second
+    is signed again on a newer blockhash, and each write moves its amount."""
+    alice = await funded(gw, "MCC", 3 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    ix = [gw.transfer_instruction(CustodyTransfer("MCC", alice, bob, UNIT))]
+    one_slot(gw, monkeypatch)
+    keys = [op(), op()]
+    sent = [await gw.submit(key, ix, kind="transfer") for key in keys]
+    assert sent[0].signature != sent[1].signature
+    finals = [await gw.await_final(key, 30) for key in keys]
+    assert [f.status for f in finals] == ["succeeded", "succeeded"]
+    assert await gw.custody_balance(alice, "MCC") == UNIT
+    assert await gw.custody_balance(bob, "MCC") == 2 * UNIT
+
+
+async def test_two_expired_writes_of_the_same_instructions_resigned_in_one_slot_both_land(
+    gw: ChainGateway,
+    monkeypatch: pytest.MonkeyPatch,
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    """The same when two such writes expired unsent and are re-signed in one slot: the second
+    re-signs on a newer blockhash instead of failing on the first's signature."""
+    alice = await funded(gw, "MCC", 3 * UNIT)
+    bob = await funded(gw, "MCC", 0)
+    ix = [gw.transfer_instruction(CustodyTransfer("MCC", alice, bob, UNIT))]
+    keys = [op(), op()]
+    prepared = [await gw.prepare(key, ix, kind="transfer") for key in keys]  # never sent
+    await wait_until_expired(gw, max(p.last_valid_block_height for p in prepared))
+    one_slot(gw, monkeypatch)
+    advanced = [await gw.advance(key) for key in keys]
+    assert [a.attempt for a in advanced] == [2, 2]
+    assert advanced[0].signature != advanced[1].signature
+    finals = [await gw.await_final(key, 30) for key in keys]
+    assert [f.status for f in finals] == ["succeeded", "succeeded"]
+    assert await gw.custody_balance(bob, "MCC") == 2 * UNIT
+    for key in keys:
+        assert [a.status for a in await attempt_rows(session_maker, key)] == [
+            "expired",
+            "succeeded",
+        ]
 
 
 async def test_abandon_only_once_no_signature_can_land(
