@@ -80,10 +80,11 @@ async def _result(client: AsyncClient, method: str, *params: Any) -> Any:
     return resp["result"]
 
 
-async def _sysvars(client: AsyncClient, *keys: Pubkey) -> list[bytes]:
-    values = (await client.get_multiple_accounts(list(keys), Processed)).value
-    assert all(v is not None for v in values)
-    return [bytes(v.data) for v in values if v is not None]
+async def _sysvars(client: AsyncClient, *keys: Pubkey) -> tuple[int, list[bytes]]:
+    """The slot the node answered at, and the accounts' data (one call: one slot)."""
+    resp = await client.get_multiple_accounts(list(keys), Processed)
+    assert all(v is not None for v in resp.value)
+    return resp.context.slot, [bytes(v.data) for v in resp.value if v is not None]
 
 
 async def _next_slot(client: AsyncClient, after: int) -> None:
@@ -198,9 +199,9 @@ async def test_sysvars_advance_every_slot(client: AsyncClient) -> None:
     each with its block's hash, 512 of them at most."""
     await _next_slot(client, 600)  # past SLOT_HASHES' capacity, so the window slides
     for _ in range(2):
-        slot = (await client.get_slot(Processed)).value
-        # One call, so both are read at the same slot.
-        clock, hashes = await _sysvars(client, CLOCK, SLOT_HASHES)
+        # One call, so both are read at the slot it answers at (a separate getSlot before it
+        # may be slots behind on a loaded machine).
+        slot, (clock, hashes) = await _sysvars(client, CLOCK, SLOT_HASHES)
         (count,) = struct.unpack_from("<Q", hashes)
         entries = [struct.unpack_from("<Q", hashes, 8 + 40 * i)[0] for i in range(count)]
         (clock_slot,) = struct.unpack_from("<Q", clock)
