@@ -32,6 +32,10 @@ reservation that does not fit), is handed to ``refusal(detail)``. ``run_last(...
 puts a statement before every other step (the idempotency claim: a key done before must be
 replayed, not meet a refusal its first run's own effect would now cause).
 
+A transaction's first statement may go with its BEGIN (``begin_with``: psycopg's own BEGIN is
+a round trip of its own, even in a pipeline); with the statements sent with the COMMIT, a
+transaction of one statement, then more at its end, is two round trips (a transfer's accept).
+
 A commit with registered steps still pending is refused (``PendingLastSteps``), so a deferred
 limit or reservation can never be skipped by a commit point that forgot to run it; a rollback
 drops them.
