@@ -145,8 +145,9 @@ async def test_a_connection_lost_with_the_commit_is_a_database_error_and_commits
     assert await marks(session_maker, tag) == 0
 
 
+@pytest.mark.parametrize("first", ["commit", "begin_with"])
 async def test_a_connection_found_dead_by_the_pipeline_renews_the_whole_pool(
-    settings: Settings, session_maker: Maker
+    settings: Settings, session_maker: Maker, first: str
 ) -> None:
     """After a database restart every pooled connection is dead. SQLAlchemy renews the whole
     pool when a statement of its own meets one (db.session: one request per process answers
@@ -165,9 +166,12 @@ async def test_a_connection_found_dead_by_the_pipeline_renews_the_whole_pool(
                 await killer.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
         tag = f"dead-{uuid.uuid4().hex}"
         async with maker() as s:
-            run_last(s, count(0, 0))  # nothing but the pipeline reaches the server
             with pytest.raises(DBAPIError) as raised:
-                await commit_last(s)
+                if first == "begin_with":  # the request's first statement, with its BEGIN
+                    await begin_with(s, LastStatement(_FIRST, {"tag": f"{tag}-x"}))
+                else:
+                    run_last(s, count(0, 0))  # nothing but the pipeline reaches the server
+                    await commit_last(s)
             assert raised.value.connection_invalidated
             await s.rollback()
         async with maker() as s:  # the other pooled connection: renewed, not dead
