@@ -32,6 +32,10 @@ reservation that does not fit), is handed to ``refusal(detail)``. ``run_last(...
 puts a statement before every other step (the idempotency claim: a key done before must be
 replayed, not meet a refusal its first run's own effect would now cause).
 
+A transaction's first statement may go with its BEGIN (``begin_with``: psycopg's own BEGIN is
+a round trip of its own, even in a pipeline); with the statements sent with the COMMIT, a
+transaction of one statement, then more at its end, is two round trips (a transfer's accept).
+
 A commit with registered steps still pending is refused (``PendingLastSteps``), so a deferred
 limit or reservation can never be skipped by a commit point that forgot to run it; a rollback
 drops them.
@@ -90,6 +94,40 @@ async def autocommit(sessions: async_sessionmaker[AsyncSession]) -> AsyncIterato
     async with sessions() as session:
         await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         yield session
+
+
+async def begin_with(session: AsyncSession, statement: LastStatement) -> list[tuple[Any, ...]]:
+    """The transaction's first statement, sent with its BEGIN in one round trip; its rows.
+
+    psycopg sends a BEGIN of its own before a transaction's first statement and waits for its
+    answer, even in pipeline mode: a round trip of its own at every commit point. Here the
+    connection is taken in autocommit (so the driver sends none) and an explicit ``BEGIN`` goes
+    in a pipeline with the statement; the rest of the transaction runs on it as usual and ends
+    as any other: ``commit_last``'s COMMIT, or a rollback. Whatever ends the transaction ends
+    the server's: the driver's commit and rollback send COMMIT and ROLLBACK whenever the server
+    is in a transaction, autocommit or not; a session closed without either rolls back; the
+    pool rolls back a connection it gets back in a transaction, then resets its autocommit
+    (SQLAlchemy's own undoing of an ``isolation_level`` option, after that rollback); a lost
+    connection or a dead process leaves the server nothing to commit. In a session whose
+    transaction has begun already, it is an ordinary statement. ``statement`` has no refusal
+    (it runs as it is, and fails only by raising)."""
+    if statement.refusal is not None:
+        raise TypeError("the first statement of a transaction has no refusal")
+    if session.in_transaction():
+        result = await session.execute(_text(statement), statement.params)
+        return [tuple(row) for row in result]
+    connection = await session.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+    raw = (await connection.get_raw_connection()).driver_connection
+    assert isinstance(raw, psycopg.AsyncConnection) and raw.autocommit
+    sql, params = _driver_params(statement, session.get_bind().dialect, {})
+    try:
+        async with raw.pipeline():
+            await raw.execute(_BEGIN, prepare=False)
+            cursor = await raw.execute(sql, params)
+        rows = await cursor.fetchall()
+    except psycopg.Error as exc:
+        raise await _as_sqlalchemy_error(session, raw, exc) from exc
+    return [tuple(row) for row in rows]
 
 
 def run_last(session: AsyncSession, step: Step | LastStatement, *, first: bool = False) -> None:
@@ -171,13 +209,8 @@ async def commit_last(session: AsyncSession) -> None:
         async with raw.pipeline():
             for index, statement in enumerate(statements):
                 guarded = statement.refusal is not None
-                sql, compiled, processors = _compiled(statement, dialect)
                 extra = {"last_step": str(index)} if guarded else {}
-                params = compiled.construct_params({**statement.params, **extra})
-                if processors:
-                    assert params is not None
-                    for name, process in processors.items():
-                        params[name] = process(params[name])
+                sql, params = _driver_params(statement, dialect, extra)
                 await raw.execute(sql, params)
             # The COMMIT as one more statement of the pipeline, not ``raw.commit()``: that one
             # syncs by itself, and the pipeline's exit then costs a second, empty round trip.
@@ -231,6 +264,7 @@ def _pending(
 
 
 _COMMIT = b"COMMIT"
+_BEGIN = b"BEGIN"
 _Shape = tuple[str, str | None, str | None, bool]
 _TEXTS: dict[_Shape, TextClause] = {}
 
@@ -286,6 +320,19 @@ def _compiled(statement: LastStatement, dialect: Dialect) -> tuple[str, Compiled
                 processors[name] = process
         found = _COMPILED[shape] = (str(compiled), compiled, processors)
     return found
+
+
+def _driver_params(
+    statement: LastStatement, dialect: Dialect, extra: dict[str, Any]
+) -> tuple[str, Any]:
+    """The statement's text and parameters as the driver takes them."""
+    sql, compiled, processors = _compiled(statement, dialect)
+    params = compiled.construct_params({**statement.params, **extra})
+    if processors:
+        assert params is not None
+        for name, process in processors.items():
+            params[name] = process(params[name])
+    return sql, params
 
 
 def _refused_step(exc: BaseException | None) -> tuple[int, str] | None:

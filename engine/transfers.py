@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import CTE, bindparam, func, insert, literal, select, text, update
+from sqlalchemy import CTE, func, insert, literal, select, update
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -28,6 +28,7 @@ from temporalio.common import TypedSearchAttributes
 
 from chain.decimals import TokenDecimals
 from core.errors import InvalidState, NotFound
+from db.last import LastStatement, begin_with
 from db.models.engine import Transfer, TransferState
 from db.models.ledger import Hold
 from db.paging import all_in_order
@@ -95,11 +96,10 @@ class AlreadyRecorded(Exception):
     """A transfer with this (idempotency-derived) id exists: the request ran before."""
 
 
-# The transfer and its first state in one round trip (accepting is the API's hot path), and
+# The transfer and its first state in one statement (accepting is the API's hot path), and
 # only for a known recipient: ``known`` false means no such user; no ``created_at`` back for a
 # known recipient means the id exists already.
-_INSERT_PENDING = text(
-    """
+_INSERT_PENDING = """
 WITH recipient AS (
     SELECT EXISTS (SELECT 1 FROM users WHERE uid = :to_uid) AS known
 ), t AS (
@@ -117,7 +117,7 @@ WITH recipient AS (
 )
 SELECT recipient.known, (SELECT created_at FROM t) FROM recipient
 """
-).bindparams(bindparam("reference", type_=JSONB))
+_INSERT_TYPES = {"reference": JSONB()}
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,10 @@ async def create(session: AsyncSession, order: NewTransfer, decimals: TokenDecim
         "requires_onchain": order.requires_onchain, "limit_day": day,
         "workflow_id": order.workflow_id, "audit_id": order.audit_id,
     }  # fmt: skip
-    known, created_at = (await session.execute(_INSERT_PENDING, values)).one()
+    # Sent with the transaction's BEGIN (db.last.begin_with): one round trip fewer per accept.
+    ((known, created_at),) = await begin_with(
+        session, LastStatement(_INSERT_PENDING, values, types=_INSERT_TYPES)
+    )
     if not known:
         raise unknown_recipient(order.to_uid)
     if created_at is None:

@@ -3,15 +3,25 @@ in one round trip, and a statement's refusal stops the whole transaction."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
 import uuid
 
+import psycopg
 import pytest
 from sqlalchemy import func, select, text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 
 from core.config import Settings
-from db.last import LastStatement, PendingLastSteps, commit_last, flush_last, run_last
+from db.last import (
+    LastStatement,
+    PendingLastSteps,
+    begin_with,
+    commit_last,
+    flush_last,
+    run_last,
+)
 from db.models.engine import LimitUsage
 from db.session import create_db_engine, create_session_maker
 
@@ -135,8 +145,9 @@ async def test_a_connection_lost_with_the_commit_is_a_database_error_and_commits
     assert await marks(session_maker, tag) == 0
 
 
+@pytest.mark.parametrize("first", ["commit", "begin_with"])
 async def test_a_connection_found_dead_by_the_pipeline_renews_the_whole_pool(
-    settings: Settings, session_maker: Maker
+    settings: Settings, session_maker: Maker, first: str
 ) -> None:
     """After a database restart every pooled connection is dead. SQLAlchemy renews the whole
     pool when a statement of its own meets one (db.session: one request per process answers
@@ -155,9 +166,12 @@ async def test_a_connection_found_dead_by_the_pipeline_renews_the_whole_pool(
                 await killer.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
         tag = f"dead-{uuid.uuid4().hex}"
         async with maker() as s:
-            run_last(s, count(0, 0))  # nothing but the pipeline reaches the server
             with pytest.raises(DBAPIError) as raised:
-                await commit_last(s)
+                if first == "begin_with":  # the request's first statement, with its BEGIN
+                    await begin_with(s, LastStatement(_FIRST, {"tag": f"{tag}-x"}))
+                else:
+                    run_last(s, count(0, 0))  # nothing but the pipeline reaches the server
+                    await commit_last(s)
             assert raised.value.connection_invalidated
             await s.rollback()
         async with maker() as s:  # the other pooled connection: renewed, not dead
@@ -272,3 +286,134 @@ async def test_a_refusal_carries_its_detail_and_a_first_statement_runs_before_al
             await commit(s, pipelined)
         await s.rollback()
     assert ran == [] and await used(session_maker, project_id) == 7
+
+
+# The request's first write, sent with its BEGIN (``begin_with``): a mark, as ``mark`` writes it.
+_FIRST = (
+    "INSERT INTO idempotency_records (scope, key, request_hash, status_code, response_body, "
+    "content_type, expires_at) VALUES ('test', :tag, 'h', 200, '{}', 'application/json', "
+    "now() + interval '1 hour') RETURNING key"
+)
+_NEVER = LastStatement("SELECT 1 WHERE false", {}, lambda: Refused("claim refused"))
+_KILL = LastStatement(
+    "SELECT pg_terminate_backend(pg_backend_pid())", {}, lambda: Refused("unreachable")
+)
+
+
+async def _back_in_the_pool_as_any(maker: Maker, tag: str) -> None:
+    """The one pooled connection runs the next request as any other: not in autocommit, no
+    transaction left open, and a write it rolls back is not kept."""
+    async with maker() as s:
+        await mark(s, tag)  # psycopg's own BEGIN, then the write
+        raw = (await (await s.connection()).get_raw_connection()).driver_connection
+        assert isinstance(raw, psycopg.AsyncConnection)
+        assert not raw.autocommit
+        assert raw.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        await s.rollback()
+    assert await marks(maker, tag) == 0
+
+
+async def test_a_first_statement_sent_with_its_begin_commits_with_the_rest(
+    session_maker: Maker,
+) -> None:
+    """Issue 43, pass five: ``begin_with`` sends BEGIN and the statement in one round trip and
+    gives its rows; the transaction goes on and commits with ``commit_last`` as any other. In
+    a transaction begun already it is an ordinary statement."""
+    project_id = 50_000_000 + uuid.uuid4().int % 1_000_000
+    tags = [f"begun-{project_id}", f"second-{project_id}", f"inside-{project_id}"]
+    async with session_maker() as s:
+        assert await begin_with(s, LastStatement(_FIRST, {"tag": tags[0]})) == [(tags[0],)]
+        await mark(s, tags[1])  # more of the request, on the same transaction
+        run_last(s, count(project_id, 3))
+        await commit_last(s)
+    async with session_maker() as s:
+        await mark(s, f"x-{project_id}")  # begun by psycopg
+        assert await begin_with(s, LastStatement(_FIRST, {"tag": tags[2]})) == [(tags[2],)]
+        await s.rollback()
+    assert [await marks(session_maker, t) for t in tags] == [1, 1, 0]
+    assert await used(session_maker, project_id) == 3
+
+
+@pytest.mark.parametrize("failure", ["reservation", "claim", "lost", "raised", "cancelled"])
+async def test_a_transaction_begun_with_its_first_statement_leaves_nothing_on_failure(
+    settings: Settings, session_maker: Maker, failure: str
+) -> None:
+    """Issue 43, pass five: a transaction whose BEGIN went with its first write (in autocommit,
+    ``begin_with``) writes nothing when it fails: a refused reservation (a guarded statement at
+    the commit), a refused idempotency claim (registered first), a connection lost with the
+    commit, an error raised by the request, the request's task cancelled (a crash mid-request
+    as the process sees it). And the connection goes back to the pool as any other."""
+    engine = create_async_engine(settings.database_url, pool_size=1, max_overflow=0)
+    maker = create_session_maker(engine)
+    project_id = 60_000_000 + uuid.uuid4().int % 1_000_000
+    tag = f"{failure}-{project_id}"
+
+    async def request() -> None:
+        async with maker() as s:
+            await begin_with(s, LastStatement(_FIRST, {"tag": tag}))
+            await mark(s, f"{tag}-more")
+            run_last(s, count(project_id, 11 if failure == "reservation" else 1))
+            if failure == "claim":
+                run_last(s, _NEVER, first=True)
+            if failure == "lost":
+                run_last(s, _KILL)
+            if failure == "raised":
+                raise Refused("the request's own refusal")
+            if failure == "cancelled":
+                await asyncio.sleep(60)
+            await commit_last(s)
+
+    try:
+        if failure == "cancelled":
+            task = asyncio.create_task(request())
+            await asyncio.sleep(0.5)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        else:
+            expected = DBAPIError if failure == "lost" else Refused
+            with pytest.raises(expected):
+                await request()
+        assert await marks(session_maker, tag) == 0
+        assert await marks(session_maker, f"{tag}-more") == 0
+        assert await used(session_maker, project_id) == 0
+        await _back_in_the_pool_as_any(maker, f"{tag}-after")
+    finally:
+        await engine.dispose()
+
+
+async def test_a_process_dead_after_its_begin_leaves_nothing(settings: Settings) -> None:
+    """Issue 43, pass five: a process that dies between ``begin_with`` and its commit (killed,
+    nothing run on its way out) leaves nothing written: the server rolls its transaction back."""
+    tag = f"dead-{uuid.uuid4().hex}"
+    script = f"""
+import asyncio, os
+from sqlalchemy.ext.asyncio import create_async_engine
+from db.last import LastStatement, begin_with
+from db.session import create_session_maker
+from tests.test_db_last import _FIRST
+
+async def main():
+    maker = create_session_maker(create_async_engine({settings.database_url!r}))
+    async with maker() as s:
+        await begin_with(s, LastStatement(_FIRST, {{"tag": {tag!r}}}))
+        print("begun", flush=True)
+        os._exit(9)
+
+asyncio.run(main())
+"""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 9 and out == b"begun\n", err.decode()
+    engine = create_async_engine(settings.database_url, pool_size=1)
+    try:
+        maker = create_session_maker(engine)
+        for _ in range(50):  # the server notices the dead client soon after
+            if await marks(maker, tag) == 0:
+                break
+            await asyncio.sleep(0.1)
+        assert await marks(maker, tag) == 0
+    finally:
+        await engine.dispose()
