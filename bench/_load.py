@@ -18,6 +18,7 @@ import contextlib
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -188,17 +189,56 @@ def measure(
              "-d", str(int(seconds)), "-o", str(profile), "--nonblocking"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-    load = wrk(port, path, headers, connections, seconds)
-    after = api.cpu_times()
+    rate, cpu_ms = _rate_run(api, port, path, headers, connections, seconds, cpu)
     if spy is not None:
         spy.wait(30)
+    return Figure(seq["p50_us"] / 1000, seq["p99_us"] / 1000, rate, cpu_ms)
+
+
+def _rate_run(
+    api: psutil.Process,
+    port: int,
+    path: str,
+    headers: dict[str, str],
+    connections: int,
+    seconds: float,
+    cpu: Any = None,
+) -> tuple[float, float]:
+    """(req/s, API CPU ms per request) of one run of ``connections`` connections."""
+    cpu = cpu or api.cpu_times()
+    load = wrk(port, path, headers, connections, seconds)
+    after = api.cpu_times()
     used = (after.user + after.system) - (cpu.user + cpu.system)
-    return Figure(
-        p50_ms=seq["p50_us"] / 1000,
-        p99_ms=seq["p99_us"] / 1000,
-        rate=load["requests"] / (load["duration_us"] / 1e6),
-        cpu_ms=used * 1000 / max(load["requests"], 1),
-    )
+    return load["requests"] / (load["duration_us"] / 1e6), used * 1000 / max(load["requests"], 1)
+
+
+def in_turn(
+    api: psutil.Process,
+    port: int,
+    first: dict[str, tuple[Figure, dict[str, str]]],
+    *,
+    rounds: int,
+    connections: int = 16,
+    seconds: float = 5.0,
+) -> dict[str, Figure]:
+    """Each route's rate and CPU per request as the median of ``rounds`` runs (its ``first``
+    figure's and ``rounds - 1`` more), the routes run in turn in each round. One run of each,
+    one after the other, moved by up to 0.4 between routes running the same code on this
+    machine (docs/performance.md, pass five): a route compared with its reference of the same
+    round, ``rounds`` times, is what one route costs, not when it ran."""
+    runs = {path: [(f.rate, f.cpu_ms)] for path, (f, _) in first.items()}
+    for _ in range(rounds - 1):
+        for path, (_, headers) in first.items():
+            runs[path].append(_rate_run(api, port, path, headers, connections, seconds))
+    return {
+        path: Figure(
+            f.p50_ms,
+            f.p99_ms,
+            statistics.median(r for r, _ in runs[path]),
+            statistics.median(c for _, c in runs[path]),
+        )
+        for path, (f, _) in first.items()
+    }
 
 
 def bench_app() -> Any:

@@ -261,7 +261,11 @@ async def measure_job(settings: Settings) -> None:
 
 
 def measure_bonus(
-    settings: Settings, seconds: float, connections: int, profile: Path | None = None
+    settings: Settings,
+    seconds: float,
+    connections: int,
+    profile: Path | None = None,
+    rounds: int = 3,
 ) -> None:
     """GET /v1/tech-tree/bonus warm on one API worker under wrk (bench/_load.py), beside the
     bare and the bearer-only routes of the same app in the same run."""
@@ -305,19 +309,30 @@ def measure_bonus(
         print(f"GET /v1/tech-tree/bonus for m1: {answer['data']['attributes']}")
         print(load.load_line())
         print(f"{load.HEADER}  (1 worker, wrk, {connections} connections)")
-        figures: dict[str, dict[str, float]] = {}
-        for name, path, headers in (
+        routes: tuple[tuple[str, str, dict[str, str]], ...] = (
             ("bare GET (reference)", "/bench/bare", {}),
             ("bearer check only", "/bench/auth", bearer),
             ("GET /v1/tech-tree/bonus", "/v1/tech-tree/bonus", bearer),
-        ):
+        )
+        first: dict[str, tuple[load.Figure, dict[str, str]]] = {}
+        for name, path, headers in routes:
             slug = path.strip("/").replace("/", "_")
             figure = load.measure(
                 api, port, path, headers, connections=connections, seconds=seconds,
                 profile=profile / f"{slug}.txt" if profile else None,
             )  # fmt: skip
             print(load.row(name, figure), flush=True)
-            figures[path] = asdict(figure)
+            first[path] = (figure, headers)
+        if rounds > 1:
+            print(f"rate and CPU: the median of {rounds} runs, the routes in turn in each round")
+        steady = load.in_turn(
+            api, port, first, rounds=rounds, connections=connections, seconds=seconds
+        )
+        figures: dict[str, dict[str, float]] = {}
+        for name, path, _ in routes:
+            if rounds > 1:
+                print(load.row(name, steady[path]), flush=True)
+            figures[path] = asdict(steady[path])
     print(load.load_line())
     print("aim: bonus p50 <= 3 ms (warm)")
     record("kpi_bonus", figures)
@@ -331,6 +346,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="per bonus latency/rate run")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--profile", type=Path, help="directory for py-spy profiles (bonus)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rate runs of each bonus route, in turn (the median)"
+    )
     parser.add_argument(
         "--bonus-only", action="store_true",
         help="a small system (10 stations of 10) and the bonus read only",
@@ -348,7 +366,7 @@ def main() -> None:
             )  # fmt: skip
             asyncio.run(populate(settings, args.stations, args.members, args.submission_days))
             asyncio.run(measure_job(settings))
-            measure_bonus(settings, args.seconds, args.connections, args.profile)
+            measure_bonus(settings, args.seconds, args.connections, args.profile, args.rounds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -110,6 +110,7 @@ def run(port: int, token: str, args: argparse.Namespace, api: psutil.Process) ->
     print(load.load_line())
     print(f"{load.HEADER}  (1 worker, wrk, {args.connections} connections)")
     figures: dict[str, dict[str, float]] = {}
+    first: dict[str, tuple[load.Figure, dict[str, str]]] = {}
     for name, path, headers in endpoints:
         slug = path.strip("/").replace("/", "_")
         profile = args.profile / f"{slug}.txt" if args.profile else None
@@ -118,7 +119,16 @@ def run(port: int, token: str, args: argparse.Namespace, api: psutil.Process) ->
             profile=profile,
         )  # fmt: skip
         print(load.row(name, figure), flush=True)
-        figures[path] = asdict(figure)
+        first[path] = (figure, headers)
+    if args.rounds > 1:
+        print(f"rate and CPU: the median of {args.rounds} runs, the routes in turn in each round")
+    steady = load.in_turn(
+        api, port, first, rounds=args.rounds, connections=args.connections, seconds=args.seconds
+    )
+    for name, path, _ in endpoints:
+        if args.rounds > 1:
+            print(load.row(name, steady[path]), flush=True)
+        figures[path] = asdict(steady[path])
     deep = ROWS // 20 // 2  # the middle page of 5,000
     for label, page in (("page 1", 1), (f"page {deep}", deep)):
         path = f"/v1/mcc/transactions?per_page=20&page={page}"
@@ -144,6 +154,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="per latency and rate run")
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rate runs of each route, in turn (the median)"
+    )
     parser.add_argument("--profile", type=Path, help="directory for py-spy profiles")
     args = parser.parse_args()
     with (
