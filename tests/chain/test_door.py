@@ -208,6 +208,7 @@ async def test_a_lease_serves_a_writes_calls_in_a_row_with_one_round_trip(
         assert await _script_calls(r) - before == 1
         # the bucket counts the three lent tokens as still out until the lease ends
         tokens, lent = await r.hmget(key, "tokens", "lent")
+        assert lent is not None and tokens is not None
         assert float(lent) == 3 and float(tokens) <= 40 - 4
         await asyncio.sleep(0.6)  # ended: the next call asks Redis again
         await rpc.call("getSlot")
