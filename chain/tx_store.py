@@ -7,13 +7,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, select, union
+from sqlalchemy import bindparam, func, select, union
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models.chain import ChainTransaction, ChainTxAttempt
 
 # Statuses from which a write can still move; the others are final.
 OPEN_STATUSES = ("signed", "sent", "landed")
+
+
+# Built once (its construction and cache key would cost more than its share of the execution).
+_RECORDS = (
+    select(ChainTransaction, ChainTxAttempt)
+    .outerjoin(ChainTxAttempt, ChainTxAttempt.chain_tx_id == ChainTransaction.id)
+    .where(ChainTransaction.op_key.in_(bindparam("op_keys", expanding=True)))
+    .order_by(ChainTransaction.id, ChainTxAttempt.attempt)
+)
+_RECORDS_LOCKED = _RECORDS.with_for_update(of=ChainTransaction)
 
 
 async def records(
@@ -25,16 +35,9 @@ async def records(
     if not op_keys:
         return []
     # One statement: the rows and their attempts joined (a record has one attempt, or a few).
-    stmt = (
-        select(ChainTransaction, ChainTxAttempt)
-        .outerjoin(ChainTxAttempt, ChainTxAttempt.chain_tx_id == ChainTransaction.id)
-        .where(ChainTransaction.op_key.in_(list(op_keys)))
-        .order_by(ChainTransaction.id, ChainTxAttempt.attempt)
-    )
-    if for_update:
-        stmt = stmt.with_for_update(of=ChainTransaction)
+    stmt = _RECORDS_LOCKED if for_update else _RECORDS
     found: dict[int, tuple[ChainTransaction, list[ChainTxAttempt]]] = {}
-    for row, attempt in await session.execute(stmt):
+    for row, attempt in await session.execute(stmt, {"op_keys": list(op_keys)}):
         attempts = found.setdefault(row.id, (row, []))[1]
         if attempt is not None:
             attempts.append(attempt)

@@ -21,6 +21,7 @@ the record meanwhile (the finality watcher's tick, ``ChainWrites.check_many``):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
@@ -30,7 +31,7 @@ from typing import Any
 from solders.instruction import Instruction
 from solders.system_program import ID as SYSTEM_PROGRAM_ID
 from solders.transaction import VersionedTransaction
-from sqlalchemy import case, inspect, literal, select, update
+from sqlalchemy import bindparam, case, inspect, literal, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -204,30 +205,14 @@ class WriteRecord:
         signature without the row lock, in one statement (the caller may run it in
         autocommit): it never downgrades a write that landed or ended meanwhile, nor touches
         a newer attempt."""
-        rows = _RECORDS.c
-        counted = (
-            update(_RECORDS)
-            .where(rows.op_key == op_key, rows.signature == signature)
-            .values(
-                send_count=rows.send_count + 1,
-                last_sent_at=datetime.now(UTC),
-                last_send_error=error[:1000] if error else None,
-                status=case((rows.status == "signed", "sent"), else_=rows.status),
-            )
-            .returning(rows.id)
-            .cte("counted")
-        )
-        # The attempt through the row's update, so the row is locked first, as everywhere (an
-        # unreferenced WITH runs after the main statement: the other order could deadlock with
-        # a decider that holds the row's lock and moves the attempt).
         await session.execute(
-            update(_ATTEMPTS)
-            .where(
-                _ATTEMPTS.c.chain_tx_id.in_(select(counted.c.id)),
-                _ATTEMPTS.c.signature == signature,
-                _ATTEMPTS.c.status == "signed",
-            )
-            .values(status="sent")
+            _SENT,
+            {
+                "p_op_key": op_key,
+                "p_signature": signature,
+                "p_sent_at": datetime.now(UTC),
+                "p_error": error[:1000] if error else None,
+            },
         )
 
     async def store(self, session: AsyncSession) -> bool:
@@ -246,31 +231,15 @@ class WriteRecord:
         if not changes and not moved_attempts:
             return True
         changes = changes or {"status": stored_row["status"]}  # an UPDATE needs a SET
-        rows = _RECORDS.c
-        moved = (
-            update(_RECORDS)
-            .where(
-                rows.id == self._row.id,
-                rows.attempt == stored_row["attempt"],
-                rows.status == stored_row["status"],
-            )
-            .values(**changes)
-            .returning(rows.id)
-            .cte("moved")
+        stmt = _stored(tuple(changes), tuple(moved_attempts))
+        params = {f"p_{name}": value for name, value in changes.items()}
+        params.update(
+            {f"p_a{n}": status for n, status in moved_attempts.items()},
+            was_id=self._row.id,
+            was_attempt=stored_row["attempt"],
+            was_status=stored_row["status"],
         )
-        if moved_attempts:
-            stmt: Any = (
-                update(_ATTEMPTS)
-                .where(
-                    _ATTEMPTS.c.chain_tx_id.in_(select(moved.c.id)),
-                    _ATTEMPTS.c.attempt.in_(list(moved_attempts)),
-                )
-                .values(status=case(moved_attempts, value=_ATTEMPTS.c.attempt))
-                .returning(_ATTEMPTS.c.id)
-            )
-        else:
-            stmt = select(moved.c.id)
-        if (await session.execute(stmt)).first() is None:
+        if (await session.execute(stmt, params)).first() is None:
             return False
         self._as_stored = now_row, {a.attempt: a.status for a in self._attempts}
         return True
@@ -420,6 +389,79 @@ _STORED = tuple(
     for attr in inspect(ChainTransaction).column_attrs
     if attr.key not in ("id", "created_at", "updated_at")
 )
+
+
+# The statements of the hot moves, built once (an expression's construction and cache key cost
+# more CPU than its execution's share in the worker): values come as bind parameters, named
+# apart from the columns (an UPDATE's parameter named as a column would be SET).
+
+
+def _sent_statement() -> Any:
+    rows = _RECORDS.c
+    counted = (
+        update(_RECORDS)
+        .where(rows.op_key == bindparam("p_op_key"), rows.signature == bindparam("p_signature"))
+        .values(
+            send_count=rows.send_count + 1,
+            last_sent_at=bindparam("p_sent_at", type_=rows.last_sent_at.type),
+            last_send_error=bindparam("p_error", type_=rows.last_send_error.type),
+            status=case((rows.status == "signed", "sent"), else_=rows.status),
+        )
+        .returning(rows.id)
+        .cte("counted")
+    )
+    # The attempt through the row's update, so the row is locked first, as everywhere (an
+    # unreferenced WITH runs after the main statement: the other order could deadlock with
+    # a decider that holds the row's lock and moves the attempt).
+    return (
+        update(_ATTEMPTS)
+        .where(
+            _ATTEMPTS.c.chain_tx_id.in_(select(counted.c.id)),
+            _ATTEMPTS.c.signature == bindparam("p_signature"),
+            _ATTEMPTS.c.status == "signed",
+        )
+        .values(status="sent")
+    )
+
+
+_SENT = _sent_statement()
+
+
+@functools.cache
+def _stored(changed: tuple[str, ...], attempts: tuple[int, ...]) -> Any:
+    """``store``'s statement for one shape of move (the columns changed, the attempts moved;
+    a handful of shapes in all): the row's UPDATE only if it is still as loaded (``was_id``,
+    ``was_attempt``, ``was_status``), the attempts' through it. Each value is bound with its
+    column's type, as ``values(**changes)`` bound it (a JSON column's None a JSON null)."""
+    rows = _RECORDS.c
+    moved = (
+        update(_RECORDS)
+        .where(
+            rows.id == bindparam("was_id"),
+            rows.attempt == bindparam("was_attempt"),
+            rows.status == bindparam("was_status"),
+        )
+        .values({name: bindparam(f"p_{name}", type_=rows[name].type) for name in changed})
+        .returning(rows.id)
+        .cte("moved")
+    )
+    if not attempts:
+        return select(moved.c.id)
+    status = _ATTEMPTS.c.status
+    return (
+        update(_ATTEMPTS)
+        .where(
+            _ATTEMPTS.c.chain_tx_id.in_(select(moved.c.id)),
+            _ATTEMPTS.c.attempt.in_(list(attempts)),
+        )
+        .values(
+            status=case(
+                {n: bindparam(f"p_a{n}", type_=status.type) for n in attempts},
+                value=_ATTEMPTS.c.attempt,
+            )
+        )
+        .returning(_ATTEMPTS.c.id)
+    )
 
 
 def _columns(row: ChainTransaction) -> dict[str, Any]:

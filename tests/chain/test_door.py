@@ -183,3 +183,61 @@ async def test_the_real_nodes_send_refusals_are_typed(chain_node: tuple[str, Pat
             await rpc.call(
                 "sendTransaction", [base64.b64encode(bytes(stale)).decode(), {"encoding": "base64"}]
             )
+
+
+async def _script_calls(redis: Redis) -> int:
+    stats = await redis.info("commandstats")
+    return sum(int(stats.get(f"cmdstat_{c}", {}).get("calls", 0)) for c in ("evalsha", "eval"))
+
+
+async def test_a_lease_serves_a_writes_calls_in_a_row_with_one_round_trip(
+    provider: Provider, redis_url: str
+) -> None:
+    """A write's four calls in a row (blockhash, fees, simulation, send) take their turns in the
+    budget with one Redis round trip: the first takes a lease of four tokens while the bucket
+    is full. The old budget made one round trip per call."""
+    r = Redis.from_url(redis_url)
+    key = Budget.key(provider_of(provider.url))
+    await r.delete(key)
+    async with ChainRpc(provider.url, retry_within=5, budget=Budget(r, 200), redis=r) as rpc:
+        await rpc.call("getSlot")  # the transport's first call (its session opened)
+        await asyncio.sleep(0.6)  # that lease ended
+        before = await _script_calls(r)
+        for _ in range(4):
+            assert isinstance(await rpc.call("getSlot"), int)
+        assert await _script_calls(r) - before == 1
+        # the bucket counts the three lent tokens as still out until the lease ends
+        tokens, lent = await r.hmget(key, "tokens", "lent")
+        assert lent is not None and tokens is not None
+        assert float(lent) == 3 and float(tokens) <= 40 - 4
+        await asyncio.sleep(0.6)  # ended: the next call asks Redis again
+        await rpc.call("getSlot")
+        assert await _script_calls(r) - before == 2
+
+
+async def test_leases_keep_the_shared_budget_and_stop_when_it_runs_low(
+    provider: Provider, redis_url: str
+) -> None:
+    """Three processes with a budget of 40 a second (a bucket of 8, leases of 4), each making
+    50 calls in a row: all succeed and no one-second window holds more than 40 requests (a
+    guard of the bound: the old budget held it too, with no lease)."""
+    rps = 40
+    clients = [Redis.from_url(redis_url) for _ in range(3)]
+    await clients[0].delete(Budget.key(provider_of(provider.url)))
+    rpcs = [
+        ChainRpc(provider.url, retry_within=10, budget=Budget(r, rps), redis=r) for r in clients
+    ]
+
+    async def in_a_row(rpc: ChainRpc) -> list[int]:
+        return [await rpc.call("getSlot") for _ in range(50)]
+
+    try:
+        results = [s for one in await asyncio.gather(*map(in_a_row, rpcs)) for s in one]
+    finally:
+        for rpc in rpcs:
+            await rpc.aclose()
+    assert all(isinstance(slot, int) for slot in results)
+    arrivals = sorted(provider.arrivals)
+    busiest = max(sum(1 for t in arrivals if s <= t < s + 1.0) for s in arrivals)
+    assert busiest <= rps, busiest
+    assert arrivals[-1] - arrivals[0] >= 2.5  # 150 at (8 + 30.4) a second: queued

@@ -10,6 +10,7 @@ import asyncio
 import uuid
 
 from solders.signature import Signature
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.answers import SignatureStatus
@@ -230,3 +231,49 @@ async def test_a_locked_load_that_waited_sees_the_attempt_a_re_sign_added(
         assert (record.signature, record.current.attempt) == (second.signature, 2)
         assert [(a.attempt, a.status) for a in record.attempts] == [(1, "expired"), (2, "signed")]
         await waiter.rollback()
+
+
+async def test_the_hot_moves_run_statements_built_once(
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    """A transfer's record moves (the unlocked load, the send counted, the tick's landed and
+    settled ``store``) run statements built once, not an expression (and its cache key) per
+    call: two writes through the same moves execute the very same statement objects, and the
+    values they write are each write's own. The old code built each
+    statement per call."""
+    bind = session_maker.kw["bind"].sync_engine
+    executed: list[object] = []
+
+    def seen_statement(conn: object, clause: object, *args: object) -> None:
+        executed.append(clause)
+
+    async def through_the_moves(op_key: str, first: Signed, slot: int) -> list[object]:
+        async with session_maker() as session:
+            await create(session, op_key, first)
+            await session.commit()
+        executed.clear()
+        async with autocommit(session_maker) as session:
+            await WriteRecord.sent(session, op_key, first.signature, None)
+        async with autocommit(session_maker) as session:
+            (record,) = await WriteRecord.load(session, [op_key], lock=False)
+        assert record.landed(record.current, seen(slot, "finalized")) is True
+        record.settle(None, slot - 2)
+        async with autocommit(session_maker) as session:
+            assert await record.store(session) is True
+        return [c for c in executed if not isinstance(c, str)]
+
+    event.listen(bind, "before_execute", seen_statement)
+    try:
+        one = await through_the_moves(f"test-record-{uuid.uuid4().hex}", signed(100), 40)
+        op_key, first = f"test-record-{uuid.uuid4().hex}", signed(200)
+        two = await through_the_moves(op_key, first, 90)
+    finally:
+        event.remove(bind, "before_execute", seen_statement)
+    assert len(one) == len(two) >= 3
+    assert all(a is b for a, b in zip(one, two, strict=True))
+    stored = await row(session_maker, op_key)
+    assert (stored.status, stored.signature, stored.slot, stored.block_height) == (
+        "succeeded", first.signature, 90, 88,
+    )  # fmt: skip
+    assert (stored.send_count, stored.last_send_error, stored.err) == (1, None, None)
+    assert [a.status for a in await attempt_rows(session_maker, op_key)] == ["succeeded"]
