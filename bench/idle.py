@@ -94,7 +94,7 @@ async def bench(args: argparse.Namespace, settings: Settings, node_pid: int) -> 
         queue = f"bench-idle-{uuid.uuid4().hex[:6]}"
         bare = await bare_worker(settings, f"{queue}-bare")
         try:
-            async with worker(settings, queue, env.client) as pid:
+            async with worker(settings, queue, env.client, schedules=args.schedules) as pid:
                 assert pid is not None
                 # The deposit watcher's schedule started its first run when the worker created
                 # it (workflows.schedules): its follower runs through the window whatever the
@@ -140,6 +140,10 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=15.0)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--profile", type=Path, help="py-spy raw profile of the worker")
+    parser.add_argument(
+        "--no-schedules", dest="schedules", action="store_false",
+        help="the worker creates no schedules (its webhook pump alone: the floor under them)",
+    )  # fmt: skip
     parser.add_argument("--bare-worker", metavar="QUEUE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_worker:

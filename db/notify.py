@@ -185,6 +185,7 @@ class NotifyListener:
         self._up = False
         self._changed = asyncio.Event()  # a channel was added or lost its last subscriber
         self._task: asyncio.Task[None] | None = None
+        self._heard_meanwhile: list[tuple[str, str]] = []  # (channel, payload), see _heard
 
     @property
     def listening(self) -> bool:
@@ -262,6 +263,8 @@ class NotifyListener:
                 async with await psycopg.AsyncConnection.connect(
                     self._dsn, autocommit=True
                 ) as conn:
+                    self._heard_meanwhile = []
+                    conn.add_notify_handler(self._heard)
                     self._up = True
                     backoff = 0.5
                     await self._serve(conn, ready)
@@ -305,7 +308,42 @@ class NotifyListener:
                 raise ConnectionError("notifications ended")
 
     async def _deliver(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        async for note in conn.notifies():
-            for sub in list(self._subs.get(note.channel, [])):
-                if sub.listening:
-                    sub._note(note.payload)
+        """Deliver notifications as the socket brings them, asleep in between.
+
+        Not ``conn.notifies()``: psycopg waits for the socket 0.1 s at a time (its
+        ``_WAIT_INTERVAL``), so an idle listener woke its loop ten times a second, most of an
+        idle worker's CPU (issue 43 pass five). Here the loop wakes only when the socket is
+        readable: a notification, or the connection's end (``consume_input`` raises, and
+        ``_run`` reconnects), as libpq's own asynchronous pattern reads it."""
+        pgconn = conn.pgconn
+        encoding = conn.info.encoding
+        readable = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        fd = pgconn.socket
+        loop.add_reader(fd, readable.set)
+        try:
+            # Those read with the last LISTEN's reply, now that its channels are up.
+            heard, self._heard_meanwhile = self._heard_meanwhile, []
+            for channel, payload in heard:
+                self._dispatch(channel, payload)
+            while True:
+                # Parsed from what is already read first (libpq's PQnotifies parses its input
+                # buffer): a notification that came with the last statement's reply is not
+                # left waiting for the next one.
+                while (note := pgconn.notifies()) is not None:
+                    self._dispatch(note.relname.decode(encoding), note.extra.decode(encoding))
+                await readable.wait()
+                readable.clear()
+                pgconn.consume_input()  # OperationalError once the connection is lost
+        finally:
+            loop.remove_reader(fd)
+
+    def _heard(self, note: psycopg.Notify) -> None:
+        """A notification psycopg read while running a statement (a LISTEN): delivered by
+        ``_deliver`` once the statement's channels are up, as ``conn.notifies()`` did."""
+        self._heard_meanwhile.append((note.channel, note.payload))
+
+    def _dispatch(self, channel: str, payload: str) -> None:
+        for sub in list(self._subs.get(channel, [])):
+            if sub.listening:
+                sub._note(payload)

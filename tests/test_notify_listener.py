@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import selectors
 from collections.abc import AsyncIterator, Callable
 
 import psycopg
@@ -124,6 +125,54 @@ async def test_a_failing_subscriber_does_not_stop_the_others(
     await notify(settings, "test_shared", "x")
     await notify(settings, "test_shared", "y")
     await until(lambda: heard.notes == ["x", "y"])
+
+
+class CountingSelector(selectors.DefaultSelector):
+    """The loop's own selector, counting how often the loop waits: once per wake-up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.selects = 0
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        self.selects += 1
+        return super().select(timeout)
+
+
+def test_an_idle_listener_leaves_its_loop_asleep(settings: Settings) -> None:
+    """Nothing to hear, nothing done: over 2 s of silence the loop wakes for its own sleep's
+    timer only (psycopg's ``notifies()`` looked at the socket every 0.1 s: about 20 wake-ups,
+    most of an idle worker's CPU); what arrives then is heard at once, a transaction's several
+    notifications (one read) each in order."""
+    selector = CountingSelector()
+    loop = asyncio.SelectorEventLoop(selector)
+
+    async def idle_then_hear() -> tuple[int, list[str]]:
+        listener = NotifyListener(settings.database_url_plain)
+        heard = Heard()
+        sub = listener.subscribe("test_idle", heard.note, heard.up, heard.down)
+        try:
+            await listener.start(ready_timeout=10)
+            assert sub.listening
+            await asyncio.sleep(0.2)  # the start's own traffic over
+            before = selector.selects
+            await asyncio.sleep(2.0)
+            woke = selector.selects - before
+            async with await psycopg.AsyncConnection.connect(settings.database_url_plain) as conn:
+                for payload in ("one", "two", "three"):
+                    await conn.execute("SELECT pg_notify('test_idle', %s)", (payload,))
+                await conn.commit()
+            await until(lambda: len(heard.notes) == 3, 5)
+            return woke, heard.notes
+        finally:
+            await listener.stop()
+
+    try:
+        woke, notes = loop.run_until_complete(idle_then_hear())
+    finally:
+        loop.close()
+    assert notes == ["one", "two", "three"]
+    assert woke <= 3, f"the idle listener's loop woke {woke} times in 2 s"
 
 
 def test_a_channel_name_is_an_identifier() -> None:

@@ -149,3 +149,38 @@ def test_every_activity_takes_one_dataclass_input() -> None:
         if len(params) != 1 or not dataclasses.is_dataclass(hints.get(params[0])):
             wrong.append(f"{name} ({fn.__qualname__}{params})")
     assert not wrong, wrong
+
+
+def test_the_workflows_run_again_and_again_are_unsandboxed_and_import_nothing_unsafe() -> None:
+    """A sandboxed run builds a restricted instance of its module first: the workflows a
+    schedule starts every 30 to 90 s (and the engine's per-transfer ones) run unsandboxed, which
+    is safe only while their modules import nothing but temporalio, the standard library's
+    plain types and the worker's pass-through packages (worker.PASSTHROUGH_MODULES). The SDK
+    has no public reader of ``sandboxed``: this reads the private definition."""
+    import sys
+    import types
+
+    from temporalio.workflow._definition import _Definition
+
+    from worker import PASSTHROUGH_MODULES
+    from workflows.mining import MiningSubmissionWorkflow
+    from workflows.recovery import RecoveryWorkflow
+    from workflows.tokens import DepositScanWorkflow, OracleWorkflow
+    from workflows.transfers import TransferWorkflow
+
+    allowed = {"temporalio", "dataclasses", "datetime", "typing", "builtins", "__future__"}
+    allowed |= set(PASSTHROUGH_MODULES)
+    for cls in (
+        RecoveryWorkflow, OracleWorkflow, DepositScanWorkflow, TransferWorkflow,
+        MiningSubmissionWorkflow,
+    ):  # fmt: skip
+        assert _Definition.must_from_class(cls).sandboxed is False, cls.__name__
+        module = sys.modules[cls.__module__]
+        for name, value in vars(module).items():
+            if isinstance(value, types.ModuleType):
+                origin = value.__name__
+            elif isinstance(value, type) or callable(value):
+                origin = getattr(value, "__module__", None) or "builtins"
+            else:
+                continue
+            assert origin.split(".")[0] in allowed, f"{module.__name__}.{name} from {origin}"

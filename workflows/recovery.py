@@ -38,7 +38,8 @@ class RecoveryResult:
     started: int
 
 
-@workflow.defn
+# Unsandboxed, as the token workflows (workflows.tokens): a run every 30 s, each a new instance.
+@workflow.defn(sandboxed=False)
 class RecoveryWorkflow:
     @workflow.run
     async def run(self, data: RecoveryInput) -> RecoveryResult:
