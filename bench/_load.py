@@ -230,6 +230,8 @@ def in_turn(
     for _ in range(rounds - 1):
         for path, (_, headers) in first.items():
             runs[path].append(_rate_run(api, port, path, headers, connections, seconds))
+    for path, got in runs.items():
+        print(f"  {path}: " + ", ".join(f"{r:.0f}/s {c:.3f} ms" for r, c in got), flush=True)
     return {
         path: Figure(
             f.p50_ms,
