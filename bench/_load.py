@@ -14,6 +14,7 @@ serves on a core of its own, the figure least moved by what else the machine run
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from starlette.requests import Request
 
 ROOT = Path(__file__).resolve().parent.parent
 API_CPU, LOAD_CPU = 0, 1
@@ -254,6 +256,7 @@ def bench_app() -> Any:
 
     import api.auth.declaration
     import api.ratelimit
+    from access.callers import project as a_project
     from access.callers import user as any_user
     from api.app import create_app
     from api.callers import PUBLIC
@@ -278,7 +281,51 @@ def bench_app() -> Any:
     ) -> dict[str, Any]:
         return {"data": {"type": "auth", "id": user.uid, "attributes": {"ok": True}}}
 
+    @app.post("/bench/accept-floor")
+    async def accept_floor(
+        request: Request,
+        caller: Any = Depends(api.auth.declaration.Callers(a_project("transfer:write"))),
+    ) -> dict[str, Any]:
+        return await _accept_floor(request, str(caller.project_id))
+
     return app
+
+
+_FLOOR_LOCK = asyncio.Lock()
+_FLOOR_TABLE = (
+    "CREATE TABLE IF NOT EXISTS bench_accept_floor (id uuid PRIMARY KEY, uid text NOT NULL, "
+    "body jsonb NOT NULL)"
+)
+
+
+async def _accept_floor(request: Request, uid: str) -> dict[str, Any]:
+    """What any accept of a write needs at the least: the project's credentials checked as a
+    transfer's (``transfer:write``), its JSON body
+    read, one database transaction that writes one row (BEGIN, INSERT, COMMIT on the app's
+    engine, SQL text through the driver, no ORM), and one workflow start (a Ping) after the
+    commit. No validation, idempotency, limits or ledger: the gateway's own work is what a
+    transfer accept costs beyond this (``bench.costs``' ``accept floor``)."""
+    import uuid
+
+    from workflows.reference import PingInput, PingWorkflow
+
+    state = request.app.state
+    body = await request.body()
+    row_id = str(uuid.uuid4())
+    if not getattr(state, "bench_floor_ready", False):  # the first call only, before a window
+        async with _FLOOR_LOCK, state.db_engine.begin() as conn:
+            await conn.exec_driver_sql(_FLOOR_TABLE)
+            state.bench_floor_ready = True
+    async with state.db_engine.begin() as conn:
+        await conn.exec_driver_sql(
+            "INSERT INTO bench_accept_floor (id, uid, body) VALUES (%(id)s, %(uid)s, %(body)s)",
+            {"id": row_id, "uid": uid, "body": body.decode()},
+        )
+    await state.temporal.start_workflow(
+        PingWorkflow.run, PingInput(message=row_id), id=f"bench-floor-{row_id}",
+        task_queue=state.task_queue,
+    )  # fmt: skip
+    return {"data": {"type": "accept-floor", "id": row_id, "attributes": {"ok": True}}}
 
 
 HEADER = (

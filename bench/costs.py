@@ -28,7 +28,10 @@ own following of the chain over the same time is measured alone first and subtra
 ``read`` (an authenticated ``GET /v1/mcc/balance``), and ``transfer accept`` (the API's part of a
 transfer: ``POST /v1/transfer/request`` answered; with reads, ``FLIGHT`` in flight, so the API's
 CPU per call is as under load; the settlements of the accepted transfers run alongside, in the
-other parts' figures of that window).
+other parts' figures of that window), and ``accept floor`` (the least any accept of a write
+costs the API, made the same way: ``POST /bench/accept-floor`` checks the project's
+credentials as a transfer's, reads the body, writes one row in one transaction and starts a
+Ping; ``bench._load._accept_floor``).
 
     .venv/bin/python -m bench.costs [--n 20] [--reads 300] [--profile DIR]
 """
@@ -338,6 +341,23 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
         await asyncio.gather(*(result(client, transfer_workflow_id(t)) for t in ids))
         return []
 
+    async def accept_floors_warm() -> None:  # its table made, outside every window
+        await post("/bench/accept-floor", {})
+
+    async def accept_floors() -> list[str]:
+        ids: list[str] = []
+
+        async def accept(_: int) -> None:
+            answer = await post("/bench/accept-floor", {
+                "transfer_type": "bench", "from_uid": sender, "to_uid": receiver,
+                "currency": "MCC", "amount": "0.001", "idempotency_key": uuid.uuid4().hex,
+            })  # fmt: skip
+            ids.append(f"bench-floor-{answer['data']['id']}")
+
+        await in_flight(args.accepts, accept)
+        await asyncio.gather(*(result(client, i) for i in ids))
+        return []
+
     floor = Floor(b, world)
 
     async def floors() -> list[str]:
@@ -347,6 +367,8 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
 
     await pings()  # warm-up of every path
     await transfer_one(-1)
+    if not args.only or "accept floor" in args.only.split(","):
+        await accept_floors_warm()
     if not args.only or "floor" in args.only.split(","):
         await floor.setup()
     for name, n, run in (
@@ -354,6 +376,7 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
         ("transfer", args.n, transfers), ("single", args.n, singles),
         ("batch item", args.batches * 100, batches), ("lock+unlock", args.n, locks),
         ("read", args.reads, reads), ("transfer accept", args.accepts, accepts),
+        ("accept floor", args.accepts, accept_floors),
     ):  # fmt: skip
         if args.only and name not in args.only.split(",") and name != "ping":
             continue

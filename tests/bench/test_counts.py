@@ -123,6 +123,7 @@ def test_the_summary_prints_every_count_and_each_aim_as_an_aim_line() -> None:
             "transfer": _costs(SQL_BEFORE["transfer"] / 2, 12.0),
             "read": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 0.5}},
             "transfer accept": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 2.5}},
+            "accept floor": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 1.5}},
             "latency": {"overhead_p99_s": 0.8, "overhead_p50_s": 0.3},
         }},
         "engine": {"figures": {"cpu_ms_transfer_by_role": {"worker": 13.0},
@@ -137,6 +138,7 @@ def test_the_summary_prints_every_count_and_each_aim_as_an_aim_line() -> None:
     assert lines["sql transfer/before"] == (0.5, "<= 0.5")
     assert lines["sql single/before"][0] is None  # not measured
     assert lines["api cpu transfer/read"] == (5.0, "<= 4")
+    assert lines["api cpu accept-floor/read"] == (3.0, "")  # beside the aim, not an aim
     assert lines["worker cpu transfer/ping"] == (1.3, "<= 1.3")
     assert lines["transfer overhead p99 s"] == (0.8, "<= 1.0")
     block = aim_block(issue43(data)).splitlines()
