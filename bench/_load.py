@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from fastapi import Response  # the return annotation of /bench/auth, resolved here
 
 ROOT = Path(__file__).resolve().parent.parent
 API_CPU, LOAD_CPU = 0, 1
@@ -250,7 +251,7 @@ def bench_app() -> Any:
     (a constant body through the whole middleware stack, the anonymous rate
     limit's Redis hit included) and ``/bench/auth`` (the bearer check and the user's rate
     limit, nothing else). Rate limits are raised for a load test."""
-    from fastapi import APIRouter, Depends, Response
+    from fastapi import APIRouter, Depends
 
     import api.auth.declaration
     import api.ratelimit
