@@ -13,7 +13,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.security.base import SecurityBase
+from joserfc.jwk import RSAKey
 
+from access.revocation import REVOKED_JTI
+from tests.access.test_bearer import claims, sign
 from tests.access.test_project_auth import signed
 from tests.factories import World, clear_rate_windows
 
@@ -53,6 +56,17 @@ async def test_a_light_route_answers_as_the_declared_one(
         "key": {"X-Project-ID": str(creds.project_id), "X-API-Key": creds.api_key},
         "empty project id": {"X-Project-ID": "", "X-API-Key": creds.api_key},
     }
+    good = sign(world.app, claims(user.uid, scope="mining:read"))
+    head, payload, signature = good.split(".")
+    for name, token in {
+        "expired": sign(world.app, claims(user.uid, scope="mining:read", exp=1)),
+        "audience": sign(world.app, claims(user.uid, scope="mining:read", aud="https://x.example")),
+        "tampered": f"{head}.{payload[:-4]}AAAA.{signature}",
+        "foreign key": sign(world.app, claims(user.uid), RSAKey.generate_key(2048)),
+        "revoked": sign(world.app, claims(user.uid, scope="mining:read", jti="light-revoked")),
+    }.items():
+        bearers[name] = {"Authorization": f"Bearer {token}"}
+    await world.app.state.redis.set(REVOKED_JTI + "light-revoked", "1", ex=60)
     for name, headers in bearers.items():
         plain = await client.get(declared, headers=headers)
         light = await client.get(lighter, headers=headers)
