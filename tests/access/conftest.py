@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
+from fastapi.responses import JSONResponse
 
 from access.callers import project, user
 from api.app import create_app
@@ -47,8 +48,16 @@ async def _probe_players(who: Players) -> dict[str, Any]:
     return {"uid": who.uid, "scopes": sorted(who.scopes)}
 
 
+async def _probe_players_answer(who: Players, request: Request) -> Response:
+    """The same read answering its own ``Response``: a ``LightRoute`` runs its caller's check
+    and then it without FastAPI's dependency solving (``api.routing._direct``)."""
+    return JSONResponse({"path": request.url.path, **await _probe_players(who)})
+
+
 probe.get("/v1/_probe/players")(_probe_players)
 light_probe.get("/v1/_probe/light-players")(_probe_players)
+probe.get("/v1/_probe/players-answer")(_probe_players_answer)
+light_probe.get("/v1/_probe/direct-players-answer")(_probe_players_answer)
 
 
 def build_app(settings: Settings) -> FastAPI:
