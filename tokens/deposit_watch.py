@@ -129,7 +129,8 @@ class DepositScanner:
     async def scan(
         self, *, prepare: bool = True, catch_up_seconds: float = _SCAN_CATCH_UP_SECONDS
     ) -> ScanSummary:
-        """One pass: newly watched accounts added to the set (``prepare``), then every
+        """One pass: newly watched accounts added to the set (``prepare``: when there are any),
+        then every
         finalized block after the cursor examined (for at most _PASS_SECONDS), while the
         accounts not caught up yet are, beside the walk, for at most ``catch_up_seconds``."""
         summary = ScanSummary()
@@ -137,7 +138,10 @@ class DepositScanner:
             # Held until this session ends: one pass at a time over all workers.
             await lock.execute(select(func.pg_advisory_xact_lock(_LOCK)))
             cursor = await self._cursor()
-            if prepare or not self._seen_rows:
+            # With the set loaded, one statement says whether ``_prepare`` (three transactions)
+            # has anything to do, as while following: reconciliation scans every 5 minutes
+            # and almost never finds a row added since the follower's last look (issue 43).
+            if not self._seen_rows or (prepare and await self._needs_prepare()):
                 await self._prepare(cursor, summary)
             summary.accounts = len(self._watched)
             deadline = time.monotonic() + catch_up_seconds
