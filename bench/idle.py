@@ -16,7 +16,12 @@ stack's CPU over the window is printed too (Temporal, PostgreSQL, Redis, the nod
 
 A window that holds a whole cycle of the schedules (``--warmup 95 --seconds 90``, as
 ``make bench`` runs it) is the figure to compare across schedule changes: a short one depends
-on where the runs' starts and ends fall in it.
+on where the runs' starts and ends fall in it. The workflow runs that closed in the window are
+counted by type (Temporal's visibility list) and printed beside the figure: the custody
+reconciliation (every 5 minutes) falls in a 90 s window about one run in three and adds a
+run's CPU when it does, so two figures compare only with the same runs in their windows.
+``--reconcile`` starts one (its schedule triggered as the window opens) to put it in every
+window.
 """
 
 from __future__ import annotations
@@ -28,10 +33,13 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import uvloop
 from sqlalchemy import make_url
+from temporalio.client import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -45,6 +53,19 @@ from tests.services import fresh_database, redis_server
 from tests.stack import worker_env
 
 ROOT = Path(__file__).resolve().parent.parent
+RECONCILE = "ReconcileWorkflow"
+
+
+async def closed_runs(client: Client, queue: str, start: datetime, end: datetime) -> Counter[str]:
+    """The workflow runs of ``queue`` that closed in [start, end], by type (visibility list)."""
+    query = (
+        f"TaskQueue = '{queue}' AND CloseTime >= '{start.isoformat()}' "
+        f"AND CloseTime <= '{end.isoformat()}'"
+    )
+    runs: Counter[str] = Counter()
+    async for run in client.list_workflows(query):
+        runs[run.workflow_type] += 1
+    return runs
 
 
 def own_cpu(pid: int) -> float:
@@ -103,12 +124,20 @@ async def bench(args: argparse.Namespace, settings: Settings, node_pid: int) -> 
                 db_name = str(make_url(settings.database_url).database)
                 stack_before = cpu_sample(pid, node_pid, db_name)
                 before = (own_cpu(pid), own_cpu(bare.pid), time.monotonic())
+                opened = datetime.now(UTC)
+                if args.reconcile:
+                    from workflows.reconcile import RECONCILE_SCHEDULE_ID
+
+                    await env.client.get_schedule_handle(RECONCILE_SCHEDULE_ID).trigger()
                 spy = profile(pid, args.profile, args.seconds)
                 await asyncio.sleep(args.seconds)
                 if spy is not None:
                     spy.wait(30)
                 after = (own_cpu(pid), own_cpu(bare.pid), time.monotonic())
+                closed = datetime.now(UTC)
                 stack = cpu_between(stack_before, cpu_sample(pid, node_pid, db_name))
+                await asyncio.sleep(1)  # the visibility store is written just after a close
+                runs = await closed_runs(env.client, queue, opened, closed)
         finally:
             bare.terminate()
             await bare.wait()
@@ -123,7 +152,13 @@ async def bench(args: argparse.Namespace, settings: Settings, node_pid: int) -> 
     rest = "  ".join(f"{k} {v * 1000 / wall:.2f}" for k, v in stack.items() if k != "API + driver")
     print(f"  the stack meanwhile, CPU ms/s: {rest}")
     # Not "aim ...:": make bench's summary prints the one line of that form a tool reads.
-    print(f"idle worker CPU ms/s: {real:.2f}   (aim <= 5; bare worker {ref:.2f})")
+    listed = ", ".join(f"{k} {v}" for k, v in sorted(runs.items())) or "none"
+    print(f"  workflow runs closed in the window: {listed}")
+    reconciled = runs[RECONCILE] > 0
+    print(
+        f"idle worker CPU ms/s: {real:.2f}   (aim <= 5; bare worker {ref:.2f}; "
+        f"reconciliation in the window: {'yes' if reconciled else 'no'})"
+    )
     record(
         "idle",
         {
@@ -131,6 +166,8 @@ async def bench(args: argparse.Namespace, settings: Settings, node_pid: int) -> 
             "bare_worker_cpu_ms_s": ref,
             "stack_cpu_ms_s": {k: v * 1000 / wall for k, v in stack.items()},
             "window_s": wall,
+            "runs_closed": dict(sorted(runs.items())),
+            "reconciliation_in_window": reconciled,
         },
     )
 
@@ -143,6 +180,10 @@ def main() -> None:
     parser.add_argument(
         "--no-schedules", dest="schedules", action="store_false",
         help="the worker creates no schedules (its webhook pump alone: the floor under them)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--reconcile", action="store_true",
+        help="trigger the custody reconciliation's schedule as the window opens (one in it)",
     )  # fmt: skip
     parser.add_argument("--bare-worker", metavar="QUEUE", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -12,14 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from prometheus_client import Gauge
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.gateway import ChainGateway
-from db.models.engine import ReconciliationDrift, Transfer
-from db.models.ledger import LedgerAccount
-from db.models.tokens import CustodyWatch
-from db.models.withdrawals import Withdrawal
+from db.models.engine import ReconciliationDrift
 
 DRIFT_ACCOUNTS = Gauge(
     "mccgw_reconciliation_drift_accounts", "Custody accounts whose chain and ledger differ"
@@ -42,35 +39,32 @@ class ReconcileSummary:
 Key = tuple[str, str]
 
 
+# The ledger's balances and the accounts whose chain may lead their ledger (a transfer or a
+# withdrawal being written, a history still caught up), as plain rows of ONE statement (one
+# snapshot of the database, and one round trip instead of four ORM queries: issue 43).
+_SNAPSHOT = text(
+    """
+SELECT 'balance' AS kind, user_uid, currency, balance FROM ledger_accounts
+UNION ALL SELECT 'transfer', from_uid, currency, NULL FROM transfers
+    WHERE status = 'pending_onchain'
+UNION ALL SELECT 'transfer', to_uid, currency, NULL FROM transfers
+    WHERE status = 'pending_onchain'
+UNION ALL SELECT 'withdrawal', user_uid, currency, NULL FROM withdrawals
+    WHERE status = 'pending_onchain'
+UNION ALL SELECT 'catching_up', user_uid, currency, NULL FROM custody_watch WHERE NOT ready
+"""
+)
+
+
 async def _snapshot(session: AsyncSession) -> tuple[dict[Key, int], set[Key]]:
-    accounts = {
-        (uid, cur): bal
-        for uid, cur, bal in (
-            await session.execute(
-                select(LedgerAccount.user_uid, LedgerAccount.currency, LedgerAccount.balance)
-            )
-        ).all()
-    }
+    accounts: dict[Key, int] = {}
     in_flight: set[Key] = set()
-    for src, dst, cur in (
-        await session.execute(
-            select(Transfer.from_uid, Transfer.to_uid, Transfer.currency).where(
-                Transfer.status == "pending_onchain"
-            )
-        )
-    ).all():
-        in_flight |= {(src, cur), (dst, cur)}
-    # A withdrawal being written leaves custody before the ledger books it.
-    withdrawing = await session.execute(
-        select(Withdrawal.user_uid, Withdrawal.currency).where(
-            Withdrawal.status == "pending_onchain"
-        )
-    )
-    in_flight |= {(uid, cur) for uid, cur in withdrawing.all()}
-    catching_up = await session.execute(
-        select(CustodyWatch.user_uid, CustodyWatch.currency).where(CustodyWatch.ready.is_(False))
-    )
-    in_flight |= {(uid, cur) for uid, cur in catching_up.all()}
+    for kind, uid, cur, balance in (await session.execute(_SNAPSHOT)).all():
+        if kind == "balance":
+            accounts[(uid, cur)] = balance
+        else:
+            # A withdrawal being written leaves custody before the ledger books it.
+            in_flight.add((uid, cur))
     return accounts, in_flight
 
 

@@ -153,10 +153,11 @@ def test_every_activity_takes_one_dataclass_input() -> None:
 
 def test_the_workflows_run_again_and_again_are_unsandboxed_and_import_nothing_unsafe() -> None:
     """A sandboxed run builds a restricted instance of its module first: the workflows a
-    schedule starts every 30 to 90 s (and the engine's per-transfer ones) run unsandboxed, which
-    is safe only while their modules import nothing but temporalio, the standard library's
-    plain types and the worker's pass-through packages (worker.PASSTHROUGH_MODULES). The SDK
-    has no public reader of ``sandboxed``: this reads the private definition."""
+    schedule starts every 30 s to 5 minutes (and the engine's per-transfer ones) run
+    unsandboxed, which is safe only while their modules import nothing but temporalio, the
+    standard library's plain types and the worker's pass-through packages
+    (worker.PASSTHROUGH_MODULES). The SDK has no public reader of ``sandboxed``: this reads
+    the private definition."""
     import sys
     import types
 
@@ -164,6 +165,7 @@ def test_the_workflows_run_again_and_again_are_unsandboxed_and_import_nothing_un
 
     from worker import PASSTHROUGH_MODULES
     from workflows.mining import MiningSubmissionWorkflow
+    from workflows.reconcile import ReconcileWorkflow
     from workflows.recovery import RecoveryWorkflow
     from workflows.tokens import DepositScanWorkflow, OracleWorkflow
     from workflows.transfers import TransferWorkflow
@@ -172,7 +174,7 @@ def test_the_workflows_run_again_and_again_are_unsandboxed_and_import_nothing_un
     allowed |= set(PASSTHROUGH_MODULES)
     for cls in (
         RecoveryWorkflow, OracleWorkflow, DepositScanWorkflow, TransferWorkflow,
-        MiningSubmissionWorkflow,
+        MiningSubmissionWorkflow, ReconcileWorkflow,
     ):  # fmt: skip
         assert _Definition.must_from_class(cls).sandboxed is False, cls.__name__
         module = sys.modules[cls.__module__]

@@ -25,7 +25,9 @@ class ReconcileInput:
     note: str = ""
 
 
-@workflow.defn
+# Unsandboxed, as the other scheduled workflows (workflows.tokens, workflows.recovery): a run every
+# 5 minutes, each a new instance, and the sandbox rebuilt the module's restricted copy per run.
+@workflow.defn(sandboxed=False)
 class ReconcileWorkflow:
     @workflow.run
     async def run(self, data: ReconcileInput) -> ReconcileReport:

@@ -445,6 +445,49 @@ async def test_reconciliation_reports_drift_made_on_purpose(
         ) == 0
 
 
+async def test_reconciliation_skips_only_the_accounts_whose_chain_may_lead(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    """The ledger claims 2 MCC more than custody holds in three accounts: the one with nothing
+    in flight is reported; the one with a withdrawal being written and the one whose history is
+    still caught up are skipped (the chain may lead their ledger there). The snapshot is one
+    statement of tagged rows (issue 43): a balance taken for an account in flight would hide
+    real drift, an account in flight taken for a balance would report drift that is not."""
+    from sqlalchemy import update
+
+    from db.models.tokens import CustodyWatch
+    from db.models.withdrawals import Withdrawal
+    from engine.reconcile import reconcile
+    from tokens.deposits import register
+
+    project_id = api.project.project_id
+    plain, withdrawing, catching = [
+        await funded_user(world, deps, project_id, 3 * UNIT) for _ in range(3)
+    ]
+    async with deps.sessions() as s:
+        for uid in (plain, withdrawing, catching):
+            await Ledger(s).credit(uid, "MCC", 2 * UNIT, f"drift-on-purpose:{uid}")
+        s.add(
+            Withdrawal(
+                id=f"wd-{uuid.uuid4().hex[:12]}", user_uid=withdrawing, currency="MCC",
+                amount=UNIT, status="pending_onchain", wallet_address="w", destination="d",
+                wait_deadline=datetime.now(UTC) + timedelta(hours=1),
+            )
+        )  # fmt: skip
+        await register(s, deps.gateway, catching, "MCC")
+        await s.execute(
+            update(CustodyWatch)
+            .where(CustodyWatch.user_uid == catching, CustodyWatch.currency == "MCC")
+            .values(ready=False)
+        )
+        await s.commit()
+    summary = await reconcile(deps.sessions, deps.gateway, uuid.uuid4().hex)
+    drifted = {(d["user_uid"], d["currency"]): d["drift"] for d in summary.drifts}
+    assert drifted.get((plain, "MCC")) == -2 * UNIT
+    assert (withdrawing, "MCC") not in drifted and (catching, "MCC") not in drifted
+    assert summary.skipped >= 2 and summary.checked >= 1
+
+
 async def test_the_service_owns_the_same_user_and_the_pending_only_cancel_rules(
     api: Api, world: World, deps: WorkerDeps
 ) -> None:

@@ -189,3 +189,31 @@ async def test_reconciliation_counts_deposits_and_the_watcher_workflow_credits(
             )
         )
     assert credits == 2
+
+
+async def test_a_scan_waits_for_its_own_processs_follower_outside_the_database(
+    deps: WorkerDeps, scanner: DepositScanner
+) -> None:
+    """Reconciliation's scan and the follower share the worker's scanner: while it follows
+    (holding the pass lock for its whole run), a scan waits for it in the process, not in the
+    lock's statement, where psycopg's wait woke the loop ten times a second for up to a
+    follower run (issue 43). The scan still runs, after the follower."""
+    from sqlalchemy import text
+
+    await scanner.scan()  # the cursor and the set
+    following = asyncio.create_task(scanner.follow(3.0, poll=0.2))
+    await asyncio.sleep(1.0)
+    scanning = asyncio.create_task(scanner.scan(catch_up_seconds=0))
+    await asyncio.sleep(0.5)
+    async with deps.sessions() as session:
+        waiting = await session.scalar(
+            text(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            )
+        )
+    assert waiting == 0
+    assert not scanning.done()
+    await following
+    summary = await scanning
+    assert summary.cursor >= 0
