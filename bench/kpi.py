@@ -265,7 +265,7 @@ def measure_bonus(
     seconds: float,
     connections: int,
     profile: Path | None = None,
-    rounds: int = 3,
+    rounds: int = 5,
 ) -> None:
     """GET /v1/tech-tree/bonus warm on one API worker under wrk (bench/_load.py), beside the
     bare and the bearer-only routes of the same app in the same run."""
@@ -347,7 +347,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--profile", type=Path, help="directory for py-spy profiles (bonus)")
     parser.add_argument(
-        "--rounds", type=int, default=3, help="rate runs of each bonus route, in turn (the median)"
+        "--rounds", type=int, default=5, help="rate runs of each bonus route, in turn (the median)"
     )
     parser.add_argument(
         "--bonus-only", action="store_true",

@@ -155,7 +155,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="per latency and rate run")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument(
-        "--rounds", type=int, default=3, help="rate runs of each route, in turn (the median)"
+        "--rounds", type=int, default=5, help="rate runs of each route, in turn (the median)"
     )
     parser.add_argument("--profile", type=Path, help="directory for py-spy profiles")
     args = parser.parse_args()
