@@ -198,10 +198,14 @@ def issue43(d: dict[str, dict[str, Any]]) -> list[tuple[str, float | None, str, 
     api_f = cpu("accept floor", "API")
     # Aim 5 as the issue states it: every AUTHENTICATED read by CPU per request (issue 33's
     # `reads/bare` above takes the worst by req/s, the public price read included).
+    authenticated = (
+        ("tokens", "/v1/mcc/balance"),
+        ("tokens", "/v1/mcd/balance"),
+        ("kpi_bonus", "/v1/tech-tree/bonus"),
+    )
     by_cpu = [
         (path, bare["cpu_ms"] / f["cpu_ms"])
-        for bench, path in (("tokens", "/v1/mcc/balance"), ("tokens", "/v1/mcd/balance"),
-                            ("kpi_bonus", "/v1/tech-tree/bonus"))  # fmt: skip
+        for bench, path in authenticated
         if (f := _get(d, bench, path)) and (bare := _get(d, bench, "/bench/bare")) and f["cpu_ms"]
     ]
     worst_read = min(by_cpu, key=lambda r: r[1]) if by_cpu else None

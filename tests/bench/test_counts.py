@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 import orjson
+import pytest
 from temporalio.api.enums.v1 import EventType
 
 from bench._counters import history_counts, redis_commands, rpc_methods
