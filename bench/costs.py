@@ -326,37 +326,30 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
         await in_flight(args.reads, read)
         return []
 
-    async def accepts() -> list[str]:
+    async def accepts_to(path: str, workflow_of: Callable[[str], str]) -> list[str]:
+        """``args.accepts`` of the same body to ``path``, then each one's workflow awaited
+        (settled before the next window: their settlement is in this one's other parts)."""
         ids: list[str] = []
 
         async def accept(_: int) -> None:
-            answer = await post("/v1/transfer/request", {
+            answer = await post(path, {
                 "transfer_type": "bench", "from_uid": sender, "to_uid": receiver,
                 "currency": "MCC", "amount": "0.001", "idempotency_key": uuid.uuid4().hex,
             })  # fmt: skip
-            ids.append(answer["data"]["id"])
+            ids.append(workflow_of(answer["data"]["id"]))
 
         await in_flight(args.accepts, accept)
-        # Settled before the next window (their settlement is in this one's other parts).
-        await asyncio.gather(*(result(client, transfer_workflow_id(t)) for t in ids))
+        await asyncio.gather(*(result(client, i) for i in ids))
         return []
+
+    async def accepts() -> list[str]:
+        return await accepts_to("/v1/transfer/request", transfer_workflow_id)
 
     async def accept_floors_warm() -> None:  # its table made, outside every window
         await post("/bench/accept-floor", {})
 
     async def accept_floors() -> list[str]:
-        ids: list[str] = []
-
-        async def accept(_: int) -> None:
-            answer = await post("/bench/accept-floor", {
-                "transfer_type": "bench", "from_uid": sender, "to_uid": receiver,
-                "currency": "MCC", "amount": "0.001", "idempotency_key": uuid.uuid4().hex,
-            })  # fmt: skip
-            ids.append(f"bench-floor-{answer['data']['id']}")
-
-        await in_flight(args.accepts, accept)
-        await asyncio.gather(*(result(client, i) for i in ids))
-        return []
+        return await accepts_to("/bench/accept-floor", lambda i: f"bench-floor-{i}")
 
     floor = Floor(b, world)
 
