@@ -19,7 +19,7 @@ from chain.rpc import ChainRpc
 from core.config import Settings
 from core.redis_client import create_redis
 from db.notify import NotifyListener
-from db.session import create_db_engine, create_session_maker
+from db.session import create_db_engine, create_session_maker, renew_after_loss
 from tokens.deposit_watch import DepositScanner
 
 
@@ -52,6 +52,7 @@ async def worker_deps(settings: Settings) -> AsyncIterator[WorkerDeps]:
     # them per mint (mint_decimals) for processes that start while the chain is unreachable.
     warm_up = asyncio.create_task(gateway.warm_up(keep=True))
     notify = NotifyListener(settings.database_url_plain)
+    renew_after_loss(db_engine, notify)  # activities after a restart: a fresh pool
     await notify.start()  # in the background: subscribers poll until it is up
     deposits = DepositScanner(sessions, gateway, notify=notify)
     try:

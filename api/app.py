@@ -37,7 +37,7 @@ from core.config import Settings, get_settings
 from core.logging import configure_logging
 from core.redis_client import create_redis
 from db.notify import NotifyListener
-from db.session import create_db_engine, create_session_maker
+from db.session import create_db_engine, create_session_maker, renew_after_loss
 from engine import limits
 from profiles.storage import storage_from_settings
 from views.base import ProgramIds, Views
@@ -94,6 +94,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # (attach): balances and the price (token_services), project rows (access_services),
     # amount limits and consent grants.
     app.state.notify = NotifyListener(settings.database_url_plain)
+    renew_after_loss(engine, app.state.notify)  # requests after a restart: a fresh pool
     for module_cache in (limits.OVERRIDES, consent.GRANTS):
         app.state.notify.attach(module_cache)
     try:

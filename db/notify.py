@@ -186,10 +186,26 @@ class NotifyListener:
         self._changed = asyncio.Event()  # a channel was added or lost its last subscriber
         self._task: asyncio.Task[None] | None = None
         self._heard_meanwhile: list[tuple[str, str]] = []  # (channel, payload), see _heard
+        self._when_lost: list[Callable[[], None]] = []
+        self._backend_pid: int | None = None
 
     @property
     def listening(self) -> bool:
         return self._up
+
+    @property
+    def backend_pid(self) -> int | None:
+        """The server process of the live connection (None while down)."""
+        return self._backend_pid if self._up else None
+
+    def when_lost(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` each time the live connection is lost (not at ``stop``).
+
+        The listener is the one connection of the process that is always reading, so it is
+        the first to see the database restart: the other connections of the process (its
+        pool's) are likely dead too, and are known to be only when next used
+        (``db.session.renew_after_loss``). Runs on the listener's task; must not block."""
+        self._when_lost.append(callback)
 
     def subscribe(
         self,
@@ -265,13 +281,18 @@ class NotifyListener:
                 ) as conn:
                     self._heard_meanwhile = []
                     conn.add_notify_handler(self._heard)
+                    self._backend_pid = conn.info.backend_pid
                     self._up = True
                     backoff = 0.5
                     await self._serve(conn, ready)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("notify listener lost its connection (%r); subscribers poll", exc)
+                if self._up:
+                    log.warning("notify listener lost its connection (%r); subscribers poll", exc)
+                    self._lost()
+                else:
+                    log.warning("notify listener cannot connect (%r); subscribers poll", exc)
             finally:
                 self._set_down()
             ready.set()  # start-up does not wait for a database that is down
@@ -337,6 +358,13 @@ class NotifyListener:
                 pgconn.consume_input()  # OperationalError once the connection is lost
         finally:
             loop.remove_reader(fd)
+
+    def _lost(self) -> None:
+        for callback in self._when_lost:
+            try:
+                callback()
+            except Exception:  # one hook's bug must not stop the listener reconnecting
+                log.exception("notify listener: a when_lost hook failed")
 
     def _heard(self, note: psycopg.Notify) -> None:
         """A notification psycopg read while running a statement (a LISTEN): delivered by
