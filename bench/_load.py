@@ -297,6 +297,23 @@ def bench_app() -> Any:
     ) -> dict[str, Any]:
         return await _accept_floor(request, str(caller.project_id))
 
+    # The floor's parts, each declared as the floor is and cut short: the credentials and the
+    # body alone; and with the row's transaction but no start (what the start and the
+    # transaction each add is the difference).
+    @app.post("/bench/accept-floor/credentials")
+    async def accept_floor_credentials(
+        request: Request,
+        caller: Any = Depends(api.auth.declaration.Callers(a_project("transfer:write"))),
+    ) -> dict[str, Any]:
+        return await _accept_floor(request, str(caller.project_id), row=False, start=False)
+
+    @app.post("/bench/accept-floor/row")
+    async def accept_floor_row(
+        request: Request,
+        caller: Any = Depends(api.auth.declaration.Callers(a_project("transfer:write"))),
+    ) -> dict[str, Any]:
+        return await _accept_floor(request, str(caller.project_id), start=False)
+
     return app
 
 
@@ -307,13 +324,17 @@ _FLOOR_TABLE = (
 )
 
 
-async def _accept_floor(request: Request, uid: str) -> dict[str, Any]:
+async def _accept_floor(
+    request: Request, uid: str, *, row: bool = True, start: bool = True
+) -> dict[str, Any]:
     """What any accept of a write needs at the least: the project's credentials checked as a
     transfer's (``transfer:write``), its JSON body
     read, one database transaction that writes one row (BEGIN, INSERT, COMMIT on the app's
     engine, SQL text through the driver, no ORM), and one workflow start (a Ping) after the
     commit. No validation, idempotency, limits or ledger: the gateway's own work is what a
-    transfer accept costs beyond this (``bench.costs``' ``accept floor``)."""
+    transfer accept costs beyond this (``bench.costs``' ``accept floor``). Without ``row`` or
+    ``start``, that part is left out (the floor's parts: ``accept floor credentials`` and
+    ``accept floor row``)."""
     import uuid
 
     from workflows.reference import PingInput, PingWorkflow
@@ -321,19 +342,21 @@ async def _accept_floor(request: Request, uid: str) -> dict[str, Any]:
     state = request.app.state
     body = await request.body()
     row_id = str(uuid.uuid4())
-    if not getattr(state, "bench_floor_ready", False):  # the first call only, before a window
+    if row and not getattr(state, "bench_floor_ready", False):  # the first call, before a window
         async with _FLOOR_LOCK, state.db_engine.begin() as conn:
             await conn.exec_driver_sql(_FLOOR_TABLE)
             state.bench_floor_ready = True
-    async with state.db_engine.begin() as conn:
-        await conn.exec_driver_sql(
-            "INSERT INTO bench_accept_floor (id, uid, body) VALUES (%(id)s, %(uid)s, %(body)s)",
-            {"id": row_id, "uid": uid, "body": body.decode()},
-        )
-    await state.temporal.start_workflow(
-        PingWorkflow.run, PingInput(message=row_id), id=f"bench-floor-{row_id}",
-        task_queue=state.task_queue,
-    )  # fmt: skip
+    if row:
+        async with state.db_engine.begin() as conn:
+            await conn.exec_driver_sql(
+                "INSERT INTO bench_accept_floor (id, uid, body) VALUES (%(id)s, %(uid)s, %(body)s)",
+                {"id": row_id, "uid": uid, "body": body.decode()},
+            )
+    if start:
+        await state.temporal.start_workflow(
+            PingWorkflow.run, PingInput(message=row_id), id=f"bench-floor-{row_id}",
+            task_queue=state.task_queue,
+        )  # fmt: skip
     return {"data": {"type": "accept-floor", "id": row_id, "attributes": {"ok": True}}}
 
 

@@ -31,7 +31,9 @@ CPU per call is as under load; the settlements of the accepted transfers run alo
 other parts' figures of that window), and ``accept floor`` (the least any accept of a write
 costs the API, made the same way: ``POST /bench/accept-floor`` checks the project's
 credentials as a transfer's, reads the body, writes one row in one transaction and starts a
-Ping; ``bench._load._accept_floor``).
+Ping; ``bench._load._accept_floor``), and its parts: ``accept floor credentials`` (the
+credentials and the body alone) and ``accept floor row`` (with the row's transaction, without
+the start).
 
     .venv/bin/python -m bench.costs [--n 20] [--reads 300] [--profile DIR]
 """
@@ -326,9 +328,10 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
         await in_flight(args.reads, read)
         return []
 
-    async def accepts_to(path: str, workflow_of: Callable[[str], str]) -> list[str]:
+    async def accepts_to(path: str, workflow_of: Callable[[str], str] | None) -> list[str]:
         """``args.accepts`` of the same body to ``path``, then each one's workflow awaited
-        (settled before the next window: their settlement is in this one's other parts)."""
+        (settled before the next window: their settlement is in this one's other parts; none
+        without ``workflow_of``)."""
         ids: list[str] = []
 
         async def accept(_: int) -> None:
@@ -336,7 +339,8 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
                 "transfer_type": "bench", "from_uid": sender, "to_uid": receiver,
                 "currency": "MCC", "amount": "0.001", "idempotency_key": uuid.uuid4().hex,
             })  # fmt: skip
-            ids.append(workflow_of(answer["data"]["id"]))
+            if workflow_of is not None:
+                ids.append(workflow_of(answer["data"]["id"]))
 
         await in_flight(args.accepts, accept)
         await asyncio.gather(*(result(client, i) for i in ids))
@@ -351,6 +355,12 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
     async def accept_floors() -> list[str]:
         return await accepts_to("/bench/accept-floor", lambda i: f"bench-floor-{i}")
 
+    async def accept_floor_credentials() -> list[str]:
+        return await accepts_to("/bench/accept-floor/credentials", None)
+
+    async def accept_floor_rows() -> list[str]:
+        return await accepts_to("/bench/accept-floor/row", None)
+
     floor = Floor(b, world)
 
     async def floors() -> list[str]:
@@ -360,7 +370,7 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
 
     await pings()  # warm-up of every path
     await transfer_one(-1)
-    if not args.only or "accept floor" in args.only.split(","):
+    if not args.only or any(o.startswith("accept floor") for o in args.only.split(",")):
         await accept_floors_warm()
     if not args.only or "floor" in args.only.split(","):
         await floor.setup()
@@ -370,6 +380,8 @@ async def operations(b: Bench, http: httpx.AsyncClient, world: dict[str, Any]) -
         ("batch item", args.batches * 100, batches), ("lock+unlock", args.n, locks),
         ("read", args.reads, reads), ("transfer accept", args.accepts, accepts),
         ("accept floor", args.accepts, accept_floors),
+        ("accept floor credentials", args.accepts, accept_floor_credentials),
+        ("accept floor row", args.accepts, accept_floor_rows),
     ):  # fmt: skip
         if args.only and name not in args.only.split(",") and name != "ping":
             continue

@@ -196,6 +196,7 @@ def issue43(d: dict[str, dict[str, Any]]) -> list[tuple[str, float | None, str, 
     worker_t, worker_p = by_role.get("worker"), ping_role.get("worker")
     api_t, api_r = cpu("transfer accept", "API"), cpu("read", "API")
     api_f = cpu("accept floor", "API")
+    api_fc, api_fr = cpu("accept floor credentials", "API"), cpu("accept floor row", "API")
     # Aim 5 as the issue states it: every AUTHENTICATED read by CPU per request (issue 33's
     # `reads/bare` above takes the worst by req/s, the public price read included).
     authenticated = (
@@ -225,6 +226,12 @@ def issue43(d: dict[str, dict[str, Any]]) -> list[tuple[str, float | None, str, 
         ("api cpu accept-floor/read", ratio(api_f, api_r),
          f"the least an accept costs the API (credentials, body, one row written, a Ping "
          f"started) {shown(api_f)} ms / per balance read {shown(api_r)} ms", ""),
+        ("api cpu floor credentials/read", ratio(api_fc, api_r),
+         f"the floor's credentials and body alone {shown(api_fc)} ms / read", ""),
+        ("api cpu floor transaction/read", ratio(less(api_fr, api_fc), api_r),
+         f"what its one-row transaction adds {shown(less(api_fr, api_fc))} ms / read", ""),
+        ("api cpu floor start/read", ratio(less(api_f, api_fr), api_r),
+         f"what its workflow start adds {shown(less(api_f, api_fr))} ms / read", ""),
         ("authenticated reads/bare cpu", worst_read[1] if worst_read else None,
          "; ".join(f"{path} {r:.2f}" for path, r in by_cpu) + " (bare CPU per request / the "
          "read's; the worst is the figure)", ">= 0.8"),
