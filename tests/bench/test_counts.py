@@ -125,7 +125,7 @@ def test_the_summary_prints_every_count_and_each_aim_as_an_aim_line() -> None:
             "read": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 0.5}},
             "transfer accept": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 2.5}},
             "accept floor": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 1.5}},
-            "accept floor credentials": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 0.5}},
+            "accept floor credentials": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 0.25}},
             "accept floor row": {"counts": {}, "rpc": {}, "cpu_ms": {"API": 1.0}},
             "latency": {"overhead_p99_s": 0.8, "overhead_p50_s": 0.3},
         }},
@@ -147,10 +147,10 @@ def test_the_summary_prints_every_count_and_each_aim_as_an_aim_line() -> None:
     assert lines["sql single/before"][0] is None  # not measured
     assert lines["api cpu transfer/read"] == (5.0, "<= 4")
     assert lines["api cpu accept-floor/read"] == (3.0, "")  # beside the aim, not an aim
-    # the floor's parts, each in reads: credentials 0.5, the transaction 1.0 - 0.5, the start
-    # 1.5 - 1.0
-    assert lines["api cpu floor credentials/read"] == (1.0, "")
-    assert lines["api cpu floor transaction/read"] == (1.0, "")
+    # the floor's parts, each in reads of 0.5 ms (each part a different figure, so that two
+    # parts mixed up fail): credentials 0.25, the transaction 1.0 - 0.25, the start 1.5 - 1.0
+    assert lines["api cpu floor credentials/read"] == (0.5, "")
+    assert lines["api cpu floor transaction/read"] == (1.5, "")
     assert lines["api cpu floor start/read"] == (1.0, "")
     assert lines["worker cpu transfer/ping"] == (1.3, "<= 1.3")
     # the worst authenticated read by CPU (the public price, 0.5, is not one): 0.3 / 0.4
