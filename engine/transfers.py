@@ -14,14 +14,15 @@ without moving anything (``split``), so a transfer can never ride two writes tha
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeAlias
 
-from sqlalchemy import CTE, func, insert, literal, select, update
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import CTE, Select, String, any_, bindparam, func, insert, literal, select, update
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 from temporalio.common import TypedSearchAttributes
@@ -34,8 +35,8 @@ from db.models.ledger import Hold
 from db.paging import all_in_order
 from engine import limits, search
 from engine.errors import Rejected, insufficient, invalid_state, same_user, unknown_recipient
-from events.audit import mark_audit, mark_audits_with
-from events.outbox import emit, emit_with
+from events.audit import audits_marked_with, mark_audit, mark_audits_with
+from events.outbox import emit, emit_with, emitted_with
 from ledger.service import Ledger, Move
 
 
@@ -58,25 +59,67 @@ async def _state(session: AsyncSession, transfer_id: str, status: str, reason: s
     )
 
 
+# What a move adds over the rows it moved (``moved``): CTEs whose values are bound at each
+# execution. A module-level function, so that the statement it is part of is built once.
+Along: TypeAlias = Callable[[CTE], list[CTE]]
+
+
 async def _advance(
     session: AsyncSession,
     transfer_ids: Sequence[str],
     from_status: str,
     to_status: str,
     *,
-    along: Callable[[CTE], list[CTE]] = lambda moved: [],
+    stamped: tuple[str, ...] = (),
+    along: Along | None = None,
+    along_params: dict[str, Any] | None = None,
     **values: Any,
 ) -> list[Transfer]:
-    """from_status -> to_status (with ``values``) for those of ``transfer_ids`` still in
-    from_status, each with its state row, in one statement (the UPDATE and the states' INSERT
-    as data-modifying CTEs: one round trip), with what ``along`` adds for the moved rows (more
-    data-modifying CTEs over ``moved``: an event, an audit outcome). Returns the moved rows,
-    by id."""
+    """from_status -> to_status (with ``values``, and now() in the ``stamped`` columns) for
+    those of ``transfer_ids`` still in from_status, each with its state row, in one statement
+    (the UPDATE and the states' INSERT as data-modifying CTEs: one round trip), with what
+    ``along`` adds for the moved rows (more data-modifying CTEs over ``moved``, built once
+    with their values unbound: an event, an audit outcome), ``along_params`` their values.
+    Returns the moved rows, by id."""
+    statement = _advance_statement(from_status, to_status, tuple(sorted(values)), stamped, along)
+    params = {"p_ids": list(transfer_ids), **{f"p_{k}": v for k, v in values.items()}}
+    rows = await session.scalars(
+        statement,
+        {**params, **(along_params or {})},
+        # The rows as the UPDATE left them, over any copy this session holds.
+        execution_options={"populate_existing": True},
+    )
+    return sorted(rows, key=lambda t: t.id)
+
+
+@functools.cache
+def _advance_statement(
+    from_status: str,
+    to_status: str,
+    bound: tuple[str, ...],
+    stamped: tuple[str, ...],
+    along: Along | None,
+) -> Select[Any]:
+    """The move's statement, built once per shape (issue 43 pass seven): building the UPDATE,
+    its CTEs and their cache key cost 0.9 ms of CPU for a claim and 1.5 ms for a completion at
+    every call. The ids go as one array (``= ANY``), so that a batch of any size runs the same
+    SQL text, which the driver prepares once (an ``IN`` list is a new text for each size); the
+    ``bound`` columns' values as ``p_<column>`` (named apart from the columns: an UPDATE's
+    parameter named as one of its table's columns would be SET), each typed as its column."""
+    columns = Transfer.__table__.c
     moved = (
         update(Transfer)
-        .where(Transfer.id.in_(list(transfer_ids)), Transfer.status == from_status)
-        .values(status=to_status, updated_at=func.now(), **values)
-        .returning(*Transfer.__table__.c)
+        .where(
+            Transfer.id == any_(bindparam("p_ids", type_=ARRAY(String))),
+            Transfer.status == from_status,
+        )
+        .values(
+            status=to_status,
+            updated_at=func.now(),
+            **{c: bindparam(f"p_{c}", type_=columns[c].type) for c in bound},
+            **{c: func.now() for c in stamped},
+        )
+        .returning(*columns)
         .cte("moved")
     )
     states = (
@@ -84,12 +127,7 @@ async def _advance(
         .from_select(["transfer_id", "status"], select(moved.c.id, literal(to_status)))
         .cte("states")
     )
-    rows = await session.scalars(
-        select(aliased(Transfer, moved)).add_cte(states, *along(moved)),
-        # The rows as the UPDATE left them, over any copy this session holds.
-        execution_options={"populate_existing": True},
-    )
-    return sorted(rows, key=lambda t: t.id)
+    return select(aliased(Transfer, moved)).add_cte(states, *(along(moved) if along else []))
 
 
 class AlreadyRecorded(Exception):
@@ -224,7 +262,7 @@ async def claim(session: AsyncSession, transfer_ids: Sequence[str], op_key: str)
     if not transfer_ids:
         return []
     return await _advance(
-        session, transfer_ids, "pending", "pending_onchain", op_key=op_key, onchain_at=func.now()
+        session, transfer_ids, "pending", "pending_onchain", op_key=op_key, stamped=("onchain_at",)
     )
 
 
@@ -284,23 +322,20 @@ async def complete_many(
     extra = {"tx_signature": signature, "block_height": block_height, "slot": slot}
     data = {t.id: {**event_data(t, decimals, **extra), "status": "completed"} for t in claimed}
 
-    def along(moved: CTE) -> list[CTE]:
-        event_id = func.concat("evt_", moved.c.id, "_completed")
-        return [
-            emit_with(moved, event_id, "transfer.completed", data),
-            mark_audits_with(moved, "success", {k: {"data": v} for k, v in data.items()}),
-        ]
-
     done = await _advance(
         session,
         [t.id for t in claimed],
         "pending_onchain",
         "completed",
-        along=along,
+        stamped=("finished_at",),
+        along=_completed_along,
+        along_params={
+            **emitted_with("moved", data),
+            **audits_marked_with("moved", {k: {"data": v} for k, v in data.items()}),
+        },
         signature=signature,
         slot=slot,
         block_height=block_height,
-        finished_at=func.now(),
     )
     if not done:
         return []
@@ -315,6 +350,16 @@ async def complete_many(
     # Sent with the caller's COMMIT (commit_last): accepts wait on senders' rows while locked.
     await Ledger(session).apply_many(moves)
     return done
+
+
+def _completed_along(moved: CTE) -> list[CTE]:
+    """A completion's event and audit outcome for each transfer it moved (``complete_many``'s
+    values, bound at each execution)."""
+    event_id = func.concat("evt_", moved.c.id, "_completed")
+    return [
+        emit_with(moved, event_id, "transfer.completed", None),
+        mark_audits_with(moved, "success", None),
+    ]
 
 
 async def fail(

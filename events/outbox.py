@@ -67,6 +67,12 @@ async def emit(
     return event
 
 
+def emitted_with(rows: str, data: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The parameters of an ``emit_with(rows, ..., None)`` built once: each moved row's event
+    data by row id, and the events' time (now, as ``emit`` stamps its event)."""
+    return {f"{rows}_event_data": data, f"{rows}_event_at": datetime.now(UTC)}
+
+
 async def emit_many(session: AsyncSession, events: Sequence[dict[str, Any]]) -> None:
     """Record events (``{id, project_id, type, data}``) in the caller's transaction with one
     INSERT; an id already recorded is left as it is (a retried emit is a no-op, as ``emit``)."""
@@ -83,17 +89,24 @@ async def emit_many(session: AsyncSession, events: Sequence[dict[str, Any]]) -> 
 
 
 def emit_with(
-    rows: CTE, event_id: ColumnElement[str], type: str, data: dict[str, dict[str, Any]]
+    rows: CTE, event_id: ColumnElement[str], type: str, data: dict[str, dict[str, Any]] | None
 ) -> CTE:
     """``emit_many`` inside the statement that moves ``rows`` (a data-modifying CTE returning
     ``id`` and ``project_id``): one event per row it moved, ``data[row id]`` its data, so no
     event is written for a row the move left alone. Add the returned CTE to that statement
     (``add_cte``): the events cost no statement of their own (issue 43). An id already
-    recorded is left as it is."""
+    recorded is left as it is. ``data`` None: a statement built once, for every execution;
+    each passes its data (and the events' time) as ``emitted_with(rows.name, data)``."""
     if type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type!r}")
     table = table_of(Event)
-    by_id = bindparam(f"{rows.name}_event_data", data, type_=JSONB)
+    stamp = DateTime(timezone=True)
+    if data is None:
+        by_id = bindparam(f"{rows.name}_event_data", type_=JSONB)
+        at: ColumnElement[datetime] = bindparam(f"{rows.name}_event_at", type_=stamp)
+    else:
+        by_id = bindparam(f"{rows.name}_event_data", data, type_=JSONB)
+        at = literal(datetime.now(UTC), stamp)
     return (
         insert(table)
         .from_select(
@@ -103,7 +116,7 @@ def emit_with(
                 rows.c.project_id,
                 literal(type),
                 by_id.op("->", return_type=JSONB)(rows.c.id),
-                literal(datetime.now(UTC), DateTime(timezone=True)),
+                at,
             ),
         )
         .on_conflict_do_nothing(index_elements=["id"])

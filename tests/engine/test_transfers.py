@@ -18,7 +18,7 @@ from temporalio.client import Client
 from activities.deps import WorkerDeps
 from chain.decimals import TokenDecimals
 from core.errors import InvalidState, NotFound, Rejected
-from db.last import PendingLastSteps, flush_last
+from db.last import PendingLastSteps, commit_last, flush_last
 from db.models.access import AuditLog, IdempotencyRecord
 from db.models.chain import ChainTransaction
 from db.models.engine import Transfer, TransferState
@@ -530,3 +530,104 @@ async def test_the_service_owns_the_same_user_and_the_pending_only_cancel_rules(
         assert await transfers.fail(s, claimed.id, "test over", decimals=nine) is not None
         await s.commit()
     assert await books(deps, src) == (5 * UNIT, 0, 0)
+
+
+async def test_a_batchs_claim_and_completion_run_one_statement_built_once(
+    api: Api, world: World, deps: WorkerDeps
+) -> None:
+    """The settler's two moves of a batch (the claim, then the completion with its events and
+    audit outcomes) run statements built once, not an expression (and its cache key) per call,
+    and the same SQL text whatever the batch's size (an ``IN`` list is a new text, and a new
+    prepared statement, for each size): a batch of two and one of three execute the very same
+    statement objects and texts, and each batch's rows, events and books hold its own values.
+    A completion run again books nothing twice. The old code built both per call, with an
+    ``IN`` list."""
+    project_id = api.project.project_id
+    src = await funded_user(world, deps, project_id, 5 * UNIT)
+    dst = await funded_user(world, deps, project_id, 0)
+    nine = TokenDecimals(9, 9)
+
+    def order() -> transfers.NewTransfer:
+        return transfers.NewTransfer(
+            transfer_id=f"tr_{uuid.uuid4().hex}", project_id=project_id, transfer_type="test",
+            from_uid=src, to_uid=dst, currency="MCC", amount=UNIT,
+        )  # fmt: skip
+
+    async with deps.sessions() as s:
+        made = [await transfers.create(s, order(), nine) for _ in range(5)]
+        await flush_last(s)
+        await s.commit()
+    batches = [sorted(t.id for t in made[:2]), sorted(t.id for t in made[2:])]
+
+    bind = deps.sessions.kw["bind"].sync_engine
+    clauses: list[object] = []
+    texts: list[str] = []
+
+    def seen_clause(conn: object, clause: object, *args: object) -> None:
+        clauses.append(clause)
+
+    def seen_text(conn: object, cursor: object, statement: str, *args: object) -> None:
+        texts.append(statement)
+
+    async def settle(ids: list[str], n: int) -> tuple[list[object], list[str]]:
+        clauses.clear()
+        texts.clear()
+        op_key = transfers.new_batch_op_key()
+        async with deps.sessions() as s:
+            claimed = await transfers.claim(s, ids, op_key)
+            await s.commit()
+        async with deps.sessions() as s:
+            done = await transfers.complete_many(
+                s, claimed, signature=f"sig{n}", slot=100 + n, block_height=90 + n, decimals=nine
+            )
+            await commit_last(s)
+        assert [t.id for t in done] == ids
+        assert [t.op_key for t in claimed] == [op_key] * len(ids)
+        moves = [c for c in clauses if getattr(c, "is_select", False)]
+        return moves, [t for t in texts if "transfer_states" in t]
+
+    event.listen(bind, "before_execute", seen_clause)
+    event.listen(bind, "before_cursor_execute", seen_text)
+    try:
+        one = await settle(batches[0], 1)
+        two = await settle(batches[1], 2)
+    finally:
+        event.remove(bind, "before_execute", seen_clause)
+        event.remove(bind, "before_cursor_execute", seen_text)
+    assert len(one[0]) == len(two[0]) == 2  # the claim and the completion
+    assert all(a is b for a, b in zip(one[0], two[0], strict=True))
+    assert len(one[1]) == 2 and one[1] == two[1]
+
+    async with deps.sessions() as s:
+        rows = (await s.scalars(select(Transfer).where(Transfer.from_uid == src))).all()
+        events = (await s.scalars(select(Event).where(Event.id.like("evt_tr_%_completed")))).all()
+    by_id = {t.id: t for t in rows}
+    for n, ids in enumerate(batches, start=1):
+        for i in ids:
+            t = by_id[i]
+            assert (t.status, t.signature, t.slot, t.block_height) == (
+                "completed",
+                f"sig{n}",
+                100 + n,
+                90 + n,
+            )
+            assert t.onchain_at is not None and t.finished_at is not None
+    mine = {e.data["transfer_id"]: e for e in events if e.data["transfer_id"] in by_id}
+    assert sorted(mine) == sorted(by_id)
+    for n, ids in enumerate(batches, start=1):
+        for i in ids:
+            data, at = mine[i].data, mine[i].created_at
+            assert (data["status"], data["tx_signature"], data["slot"]) == (
+                "completed",
+                f"sig{n}",
+                100 + n,
+            )
+            assert at is not None
+    async with deps.sessions() as s:
+        again = await transfers.complete_many(
+            s, rows, signature="sig9", slot=1, block_height=1, decimals=nine
+        )
+        await commit_last(s)
+    assert again == []
+    assert await books(deps, src) == (0, 0, 0)
+    assert await books(deps, dst) == (5 * UNIT, 0, 0)
