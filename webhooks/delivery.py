@@ -23,7 +23,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, insert, literal, select, text, true, update
+from sqlalchemy import (
+    Integer,
+    Interval,
+    Select,
+    and_,
+    bindparam,
+    func,
+    insert,
+    literal,
+    select,
+    text,
+    true,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from core.config import WebhookSettings
@@ -74,6 +87,47 @@ _NEXT_DUE = (
     .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
     .where(WebhookDelivery.status == "pending", WebhookEndpoint.status == "active")
 )
+
+
+def _claim() -> Select[Any]:
+    """``Deliveries.claim``'s statement, built once (issue 43: the pump claims after every
+    fan-out; building the statement and its cache key cost more than sending it): up to
+    ``:limit`` due deliveries of active endpoints, leased for ``:lease`` (their next attempt
+    pushed out), and ``_NEXT_DUE``'s answer beside them (one row of NULLs when none is due)."""
+    due = (
+        select(WebhookDelivery.id)
+        .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
+        .where(
+            WebhookDelivery.status == "pending",
+            WebhookDelivery.next_attempt_at <= func.now(),
+            WebhookEndpoint.status == "active",
+        )
+        .order_by(WebhookDelivery.next_attempt_at)
+        .limit(bindparam("limit", type_=Integer))
+        .with_for_update(of=WebhookDelivery, skip_locked=True)
+    )
+    taken = (
+        update(WebhookDelivery)
+        .where(WebhookDelivery.id.in_(due.scalar_subquery()))
+        .values(next_attempt_at=func.now() + bindparam("lease", type_=Interval))
+        .returning(
+            WebhookDelivery.id,
+            WebhookDelivery.event_id,
+            WebhookDelivery.endpoint_id,
+            WebhookDelivery.schedule_index,
+            WebhookDelivery.attempts,
+        )
+        .cte("taken")
+    )
+    one = select(literal(1).label("one")).subquery("one")
+    return (
+        select(*taken.c, _NEXT_DUE.scalar_subquery().label("next_due"))
+        .select_from(one)
+        .outerjoin(taken, true())
+    )
+
+
+_CLAIM = _claim()
 
 
 class Deliveries:
@@ -129,39 +183,7 @@ class Deliveries:
             return []
         lease = timedelta(seconds=self.settings.lease_seconds)
         async with autocommit(self._sessions) as session:
-            due = (
-                select(WebhookDelivery.id)
-                .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
-                .where(
-                    WebhookDelivery.status == "pending",
-                    WebhookDelivery.next_attempt_at <= func.now(),
-                    WebhookEndpoint.status == "active",
-                )
-                .order_by(WebhookDelivery.next_attempt_at)
-                .limit(limit)
-                .with_for_update(of=WebhookDelivery, skip_locked=True)
-            )
-            taken_cte = (
-                update(WebhookDelivery)
-                .where(WebhookDelivery.id.in_(due.scalar_subquery()))
-                .values(next_attempt_at=func.now() + lease)
-                .returning(
-                    WebhookDelivery.id,
-                    WebhookDelivery.event_id,
-                    WebhookDelivery.endpoint_id,
-                    WebhookDelivery.schedule_index,
-                    WebhookDelivery.attempts,
-                )
-                .cte("taken")
-            )
-            one = select(literal(1).label("one")).subquery("one")
-            rows = (
-                await session.execute(
-                    select(*taken_cte.c, _NEXT_DUE.scalar_subquery().label("next_due"))
-                    .select_from(one)
-                    .outerjoin(taken_cte, true())
-                )
-            ).all()
+            rows = (await session.execute(_CLAIM, {"limit": limit, "lease": lease})).all()
             taken = [tuple(r[:5]) for r in rows if r[0] is not None]
             if not taken:
                 seconds = rows[0][5] if rows else None

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from redis.asyncio import Redis
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from temporalio.api.enums.v1 import PendingActivityState
 from temporalio.testing import WorkflowEnvironment
@@ -455,3 +455,65 @@ async def test_an_idle_pump_lets_its_worker_shut_down_without_waiting_out_the_gr
         with contextlib.suppress(Exception):
             await handle.terminate()
     assert took < 10.0, f"the worker's shutdown waited {took:.1f} s for its idle pump"
+
+
+async def test_the_claim_runs_one_statement_built_once_and_leases_what_it_takes(
+    client: httpx.AsyncClient,
+    world: World,
+    receiver: Receiver,
+    deps: Any,
+    app_settings: Settings,
+) -> None:
+    """The pump's claim (after every fan-out) runs one statement built once, not an expression
+    (and its cache key) per call, with each call's own limit and lease: three due deliveries
+    taken two, then one, then none (with when the next one is due: the lease's end). The old
+    code built the statement per call."""
+    from sqlalchemy import event as sa_event
+
+    from db.models.webhooks import WebhookDelivery
+    from webhooks.delivery import Deliveries
+
+    creds = await world.project()
+    r = await register(client, creds, receiver.url, secret=SECRET)
+    assert r.status_code == 201, r.text
+    for _ in range(3):
+        await emit_event(deps.sessions, creds.project_id)
+    settings = app_settings.webhooks
+    store = Deliveries(
+        deps.sessions, {app_settings.master_key_id: app_settings.master_key}, settings
+    )
+    assert await store.fan_out() >= 3
+
+    bind = deps.sessions.kw["bind"].sync_engine
+    seen: list[object] = []
+
+    def on_execute(conn: object, clause: object, *args: object) -> None:
+        seen.append(clause)
+
+    taken: list[int] = []
+    firsts: list[object] = []
+    sa_event.listen(bind, "before_execute", on_execute)
+    try:
+        for _ in range(3):
+            seen.clear()
+            taken.append(len(await store.claim(2)))
+            firsts.append(seen[0])
+    finally:
+        sa_event.remove(bind, "before_execute", on_execute)
+    assert taken == [2, 1, 0]
+    assert firsts[0] is firsts[1] is firsts[2]
+    lease = settings.lease_seconds
+    assert store._next_due is not None and lease - 5 <= store._next_due <= lease
+    async with deps.sessions() as s:
+        due = (
+            (
+                await s.execute(
+                    select(
+                        func.extract("epoch", WebhookDelivery.next_attempt_at - func.now())
+                    ).where(WebhookDelivery.endpoint_id == r.json()["data"]["id"])
+                )
+            )
+            .scalars()
+            .all()
+        )
+    assert len(due) == 3 and all(lease - 5 <= float(d) <= lease for d in due)
