@@ -31,7 +31,7 @@ from typing import Any
 from solders.instruction import Instruction
 from solders.system_program import ID as SYSTEM_PROGRAM_ID
 from solders.transaction import VersionedTransaction
-from sqlalchemy import bindparam, case, inspect, literal, select, update
+from sqlalchemy import bindparam, case, inspect, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -167,23 +167,8 @@ class WriteRecord:
             "completed_at": completed_at,
             **asdict(signed),
         }
-        copied = [_RECORDS.c[name] for name in ("id", *ATTEMPT_COLUMNS)]
-        recorded = (
-            insert(_RECORDS)
-            .values(**values)
-            .on_conflict_do_nothing(index_elements=[_RECORDS.c.op_key])
-            .returning(*copied)
-            .cte("recorded")
-        )
-        stmt = (
-            insert(_ATTEMPTS)
-            .from_select(
-                ["chain_tx_id", *ATTEMPT_COLUMNS, "status"],
-                select(*(recorded.c[c.name] for c in copied), literal(status)),
-            )
-            .returning(_ATTEMPTS.c.id, _ATTEMPTS.c.chain_tx_id, _ATTEMPTS.c.created_at)
-        )
-        found = (await session.execute(stmt)).first()
+        params = {f"p_{name}": value for name, value in values.items()}
+        found = (await session.execute(_CREATE, {**params, "p_attempt_status": status})).first()
         if found is None:
             return None
         attempt_id, row_id, created_at = found
@@ -425,6 +410,40 @@ def _sent_statement() -> Any:
 
 
 _SENT = _sent_statement()
+
+# ``create``'s values: the record's columns it sets, each bound as ``p_<column>``.
+_CREATED = (
+    "op_key", "kind", "commitment", "payload_hash", "fee_payer", "meta", "status", "attempt",
+    "send_count", "err", "completed_at", *(f.name for f in fields(Signed)),
+)  # fmt: skip
+
+
+def _create_statement() -> Any:
+    """The record and its attempt row in one statement: the INSERT of the record (nothing if
+    its ``op_key`` is recorded already) and, through its RETURNING, its attempt's. Each value
+    is bound with its column's type, as ``values(**values)`` bound it (a JSON column's None a
+    JSON null); the attempt's status as ``p_attempt_status``."""
+    rows = _RECORDS.c
+    copied = [rows[name] for name in ("id", *ATTEMPT_COLUMNS)]
+    recorded = (
+        insert(_RECORDS)
+        .values({name: bindparam(f"p_{name}", type_=rows[name].type) for name in _CREATED})
+        .on_conflict_do_nothing(index_elements=[rows.op_key])
+        .returning(*copied)
+        .cte("recorded")
+    )
+    status = bindparam("p_attempt_status", type_=_ATTEMPTS.c.status.type)
+    return (
+        insert(_ATTEMPTS)
+        .from_select(
+            ["chain_tx_id", *ATTEMPT_COLUMNS, "status"],
+            select(*(recorded.c[c.name] for c in copied), status),
+        )
+        .returning(_ATTEMPTS.c.id, _ATTEMPTS.c.chain_tx_id, _ATTEMPTS.c.created_at)
+    )
+
+
+_CREATE = _create_statement()
 
 
 @functools.cache
