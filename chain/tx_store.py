@@ -24,6 +24,16 @@ _RECORDS = (
     .order_by(ChainTransaction.id, ChainTxAttempt.attempt)
 )
 _RECORDS_LOCKED = _RECORDS.with_for_update(of=ChainTransaction)
+# ``known_signatures``' (the deposit watcher asks it for every block that touches a custody
+# account, the gateway's own writes' blocks included).
+_KNOWN = union(
+    select(ChainTxAttempt.signature).where(
+        ChainTxAttempt.signature.in_(bindparam("signatures", expanding=True))
+    ),
+    select(ChainTransaction.signature).where(
+        ChainTransaction.signature.in_(bindparam("signatures", expanding=True))
+    ),
+)
 
 
 async def records(
@@ -69,12 +79,7 @@ async def known_signatures(session: AsyncSession, signatures: Sequence[str]) -> 
     expired (a transaction this gateway signed, whatever became of it)."""
     if not signatures:
         return set()
-    wanted = list(signatures)
-    stmt = union(
-        select(ChainTxAttempt.signature).where(ChainTxAttempt.signature.in_(wanted)),
-        select(ChainTransaction.signature).where(ChainTransaction.signature.in_(wanted)),
-    )
-    return set((await session.execute(stmt)).scalars())
+    return set((await session.execute(_KNOWN, {"signatures": list(signatures)})).scalars())
 
 
 async def list_open(session: AsyncSession, limit: int = 256) -> list[str]:

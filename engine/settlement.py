@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from solders.instruction import Instruction
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from chain.custody import CustodyTransfer
@@ -48,6 +48,14 @@ log = logging.getLogger(__name__)
 _SIGNING_SLOTS = 1
 # Arrivals that make a full batch (a transaction holds 11 transfers between distinct users).
 _FULL = 16
+# The arrivals' rows as they are now (over any copy the session holds), in id order; built once
+# (its construction and cache key cost more than its share of the execution, issue 43).
+_ARRIVALS = (
+    select(Transfer)
+    .where(Transfer.id.in_(bindparam("ids", expanding=True)))
+    .order_by(Transfer.id)
+    .execution_options(populate_existing=True)
+)
 
 
 class TransferNotFound(Exception):
@@ -157,15 +165,7 @@ class Settler:
         # One read, then one statement per pack, each committed by itself (a claim is its
         # UPDATE and the members' state rows, one statement): no BEGIN/COMMIT round trips.
         async with autocommit(self._sessions) as session:
-            found = {
-                r.id: r
-                for r in await session.scalars(
-                    select(Transfer)
-                    .where(Transfer.id.in_(transfer_ids))
-                    .order_by(Transfer.id)
-                    .execution_options(populate_existing=True)
-                )
-            }
+            found = {r.id: r for r in await session.scalars(_ARRIVALS, {"ids": transfer_ids})}
             pending = [r for r in found.values() if r.status == "pending"]
             for pack in self._packs(pending):
                 op_key = transfers.new_batch_op_key()

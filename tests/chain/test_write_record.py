@@ -282,3 +282,37 @@ async def test_the_hot_moves_run_statements_built_once(
         1,
     )
     assert [a.status for a in await attempt_rows(session_maker, op_key)] == ["succeeded"]
+
+
+async def test_known_signatures_runs_one_statement_built_once(
+    session_maker: async_sessionmaker[AsyncSession],
+) -> None:
+    """The deposit watcher asks which signatures are the gateway's own for every block that
+    touches a custody account (the gateway's own writes' blocks included): one statement
+    built once, whatever the number asked, that finds each write's signature and no other.
+    The old code built it per call."""
+    from chain.tx_store import known_signatures
+
+    one, two = signed(), signed()
+    async with session_maker() as session:
+        for first in (one, two):
+            await create(session, f"test-record-{uuid.uuid4().hex}", first)
+        await session.commit()
+    bind = session_maker.kw["bind"].sync_engine
+    executed: list[object] = []
+
+    def seen_statement(conn: object, clause: object, *args: object) -> None:
+        executed.append(clause)
+
+    stranger = str(Signature.new_unique())
+    event.listen(bind, "before_execute", seen_statement)
+    try:
+        async with autocommit(session_maker) as session:
+            both = await known_signatures(session, [one.signature, stranger, two.signature])
+            alone = await known_signatures(session, [two.signature])
+            none = await known_signatures(session, [stranger])
+    finally:
+        event.remove(bind, "before_execute", seen_statement)
+    assert (both, alone, none) == ({one.signature, two.signature}, {two.signature}, set())
+    statements = [c for c in executed if not isinstance(c, str)]
+    assert len(statements) == 3 and statements[0] is statements[1] is statements[2]
