@@ -10,7 +10,7 @@ version-0 transactions (accounts from address lookup tables) come back with thei
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,7 @@ class Block:
     slot: int
     block_time: int | None
     transactions: list[BlockTx]
+    skipped: int = 0  # transactions left unread (``blocks``' ``skip``)
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,10 @@ class BlockReader:
         """The transactions of the finalized block at ``slot`` (None: the slot was skipped)."""
         return (await self.blocks([slot]))[0]
 
-    async def blocks(self, slots: list[int]) -> list[Block | None]:
-        """The finalized blocks at ``slots`` in one batch request (None: a skipped slot)."""
+    async def blocks(self, slots: list[int], skip: Container[str] = ()) -> list[Block | None]:
+        """The finalized blocks at ``slots`` in one batch request (None: a skipped slot). A
+        transaction whose signature is in ``skip`` is left out unread (counted in the block's
+        ``skipped``): the deposit follower's own writes (``chain/sent_here.py``)."""
         if not slots:
             return []
         answers = await self._rpc.batch(
@@ -150,8 +153,9 @@ class BlockReader:
             if block is None:
                 out.append(None)
                 continue
-            txs = [block_tx(entry) for entry in block.get("transactions") or []]
-            out.append(Block(slot, block.get("blockTime"), txs))
+            entries = block.get("transactions") or []
+            txs = [block_tx(e) for e in entries if not skip or _signature(e) not in skip]
+            out.append(Block(slot, block.get("blockTime"), txs, len(entries) - len(txs)))
         return out
 
     async def signature_page(
@@ -230,6 +234,13 @@ _TRANSACTION_CONFIG = {
     "commitment": "finalized",
     "maxSupportedTransactionVersion": 0,
 }
+
+
+def _signature(entry: dict[str, Any]) -> str | None:
+    """A getBlock entry's signature, read before anything else of it."""
+    encoded = entry.get("transaction")
+    signatures = encoded.get("signatures") if isinstance(encoded, dict) else None
+    return str(signatures[0]) if signatures else None
 
 
 def block_tx(entry: dict[str, Any]) -> BlockTx:

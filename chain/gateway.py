@@ -129,6 +129,9 @@ class ChainGateway:
         self.check_many = writes.check_many
         self.open_writes = writes.open_writes
         self.abandon = writes.abandon
+        # The signatures this process sent lately (chain/sent_here.py): the deposit follower
+        # leaves their transactions unread.
+        self.sent_here = writes.sent_here
         # Custody: mint decimals, custody accounts, custody transfers and mints
         # (chain/custody_writes.py).
         self.load_token_decimals = custody.load_token_decimals

@@ -45,6 +45,7 @@ from chain.keys import ChainKeys
 from chain.pricing import PricedSigner
 from chain.reads import ChainReads
 from chain.rpc import ChainRpc
+from chain.sent_here import SentHere
 from chain.signing import Signer
 from chain.watcher import FinalityWatcher
 from chain.write_record import ChainWrite, Signed, WriteRecord, payload_digest
@@ -113,6 +114,8 @@ class ChainWrites:
         # Every write carries its compute budget (chain/fees.py; none without an oracle).
         self._signer = PricedSigner(Signer(keys.fee_payer.pubkey(), signers), reads, fees)
         self._watcher: FinalityWatcher | None = None
+        # What this process broadcast lately: its deposit follower leaves those unread.
+        self.sent_here = SentHere()
 
     async def prepare(
         self, op_key: str, instructions: Ixs, *, kind: str = "generic", meta: Meta = None
@@ -415,6 +418,7 @@ class ChainWrites:
 
     async def _send(self, write: ChainWrite, send: Send) -> ChainWrite:
         error: str | None = None
+        self.sent_here.add(send.signature)  # recorded already; from now on it may land
         try:
             # No preflight: we simulated before persisting, and a re-sent transaction that already
             # landed would fail preflight spuriously. Confirmation is ours, not the client's.

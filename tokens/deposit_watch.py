@@ -16,7 +16,11 @@ A pass (``scan``):
 3. ``getBlocksWithLimit`` lists the finalized slots after the cursor (a node without it:
    ``getSlot`` then ``getBlocks``, chain/blocks.py); each block is read whole and
    every token balance change is looked up in the set (``_walk``). Accounts named by the
-   message's static keys and those loaded from address lookup tables count alike.
+   message's static keys and those loaded from address lookup tables count alike. The
+   transactions this process broadcast itself (``gateway.sent_here``: the settler's transfers,
+   the minter's mints) are left unread: the gateway's own, booked by their settlement, and no
+   sign that a deposit is coming (the poll slows down while only they move). One it does not
+   know is read, and ``book`` looks its signature up among every write's.
 4. The bookings and the cursor (a slot) are committed in ONE transaction per run of blocks
    (``_commit``): the cursor moves only past slots fully examined, so a restart resumes
    exactly there and never skips a block. Passes are serialised by a PostgreSQL advisory lock.
@@ -324,17 +328,21 @@ class DepositScanner:
                 return cursor
             chunks = [slots[i : i + self.chunk] for i in range(0, len(slots), self.chunk)] or [[]]
             # The next run of blocks is read while this one is matched and committed.
-            ahead = asyncio.ensure_future(self.blocks.blocks(chunks[0]))
+            # The transactions this process sent itself are left unread: the gateway's own,
+            # booked by their settlement (chain/sent_here.py; unknown ones go to ``book``).
+            own = self.gateway.sent_here
+            ahead = asyncio.ensure_future(self.blocks.blocks(chunks[0], own))
             try:
                 for number, chunk in enumerate(chunks):
                     blocks = await ahead
                     if number + 1 < len(chunks):
-                        ahead = asyncio.ensure_future(self.blocks.blocks(chunks[number + 1]))
+                        ahead = asyncio.ensure_future(self.blocks.blocks(chunks[number + 1], own))
                     records: list[dict[str, Any]] = []
                     for block in blocks:
                         if block is None:
                             continue  # a skipped slot: no block, nothing to examine
                         summary.blocks += 1
+                        summary.own += block.skipped
                         when = block.block_time
                         at = datetime.fromtimestamp(when, UTC) if when is not None else None
                         for tx in block.transactions:

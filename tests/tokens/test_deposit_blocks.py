@@ -23,6 +23,7 @@ from activities.deps import WorkerDeps
 from activities.engine import EngineActivities, ReconcileRequest
 from chain.errors import ChainRpcError
 from chain.rpc import METHOD_NOT_FOUND
+from chain.sent_here import SentHere
 from db.models.ledger import LedgerEntry
 from db.models.tokens import Deposit, DepositCursor
 from devchain.outside import OutsideWallet
@@ -149,6 +150,42 @@ async def test_a_poll_lists_the_new_blocks_in_one_request_and_a_node_without_it_
     assert methods.count("getBlocksWithLimit") == 1  # asked once, then no more
     assert "getSlot" in methods and "getBlocks" in methods
     assert await _credits(deps, uid, "MCC") == (6 * UNIT, 1)
+
+
+async def test_the_gateways_own_writes_are_left_unread_and_a_deposit_beside_them_is_credited(
+    world: World,
+    deps: WorkerDeps,
+    scanner: DepositScanner,
+    outsider: OutsideWallet,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A custody transfer this process sent (between two watched accounts, out of one and
+    into the other) is the gateway's own: the walk leaves it unread (counted in ``own``), while
+    an outsider's deposit of the same minutes is credited. A process that did not send it (its
+    memory of sent signatures empty: another worker, or after a restart) reads it and leaves it
+    out by the write records: neither walk makes a deposit of it or reports an outflow."""
+    payer = await _watched(world, deps, scanner, "MCC")
+    payee = await _watched(world, deps, scanner, "MCC")
+    await outsider.deposit(deps.gateway, "MCC", deps.gateway.custody_address(payer, "MCC"), UNIT)
+    cursor = (await scanner.scan()).cursor
+    own = await deps.gateway.transfer(f"test-own:{uuid.uuid4()}", "MCC", payer, payee, UNIT // 4)
+    assert own.signature in deps.gateway.sent_here
+    payee_custody = deps.gateway.custody_address(payee, "MCC")
+    sig = await outsider.deposit(deps.gateway, "MCC", payee_custody, 2 * UNIT)
+
+    summary = await scanner.scan()
+    assert summary.own >= 1
+    assert [d["tx_signature"] for d in summary.deposits] == [sig]
+    assert summary.outflows == 0
+
+    monkeypatch.setattr(deps.gateway, "sent_here", SentHere())  # a process that sent nothing
+    again = ScanSummary()
+    await scanner._walk(cursor, again)  # the same blocks, read whole this time
+    assert again.own == 0 and again.credited == 0 and again.outflows == 0
+    async with deps.sessions() as session:
+        rows = await session.scalar(select(func.count()).where(Deposit.signature == own.signature))
+    assert rows == 0
+    assert await _credits(deps, payee, "MCC") == (2 * UNIT, 1)
 
 
 async def test_a_deposit_made_while_the_watcher_was_stopped(
