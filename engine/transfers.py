@@ -357,8 +357,8 @@ def _completed_along(moved: CTE) -> list[CTE]:
     values, bound at each execution)."""
     event_id = func.concat("evt_", moved.c.id, "_completed")
     return [
-        emit_with(moved, event_id, "transfer.completed", None),
-        mark_audits_with(moved, "success", None),
+        emit_with(moved, event_id, "transfer.completed"),
+        mark_audits_with(moved, "success"),
     ]
 
 

@@ -166,21 +166,16 @@ async def mark_audits(
     )
 
 
-def mark_audits_with(rows: CTE, status: str, responses: dict[str, Any] | None) -> CTE:
+def mark_audits_with(rows: CTE, status: str) -> CTE:
     """``mark_audits`` inside the statement that moves ``rows`` (a data-modifying CTE
     returning ``id`` and ``audit_id``): the audit row of each row it moved gets ``status`` and
-    ``responses[row id]`` (redacted). Add the returned CTE to that statement (``add_cte``):
-    no statement of its own (issue 43). ``responses`` None: a statement built once, for every
-    execution; each passes its responses as ``audits_marked_with(rows.name, responses)``."""
+    its response. Add the returned CTE to that statement (``add_cte``): no statement of its
+    own (issue 43). The statement is built once, for every execution; each passes the
+    responses by row id as ``audits_marked_with(rows.name, responses)`` (redacted there)."""
     if status not in AUDIT_STATUSES:
         raise ValueError(f"audit status must be one of {AUDIT_STATUSES}")
     table = table_of(AuditLog)
-    name = f"{rows.name}_audit_bodies"
-    by_id = (
-        bindparam(name, type_=JSONB)
-        if responses is None
-        else bindparam(name, audits_marked_with(rows.name, responses)[name], type_=JSONB)
-    )
+    by_id = bindparam(f"{rows.name}_audit_bodies", type_=JSONB)
     return (
         update(table)
         .where(table.c.id == rows.c.audit_id)
@@ -190,6 +185,6 @@ def mark_audits_with(rows: CTE, status: str, responses: dict[str, Any] | None) -
 
 
 def audits_marked_with(rows: str, responses: dict[str, Any]) -> dict[str, Any]:
-    """The parameters of a ``mark_audits_with(rows, status, None)`` built once: each moved
+    """The parameters of a ``mark_audits_with(rows, status)`` built once: each moved
     row's response by row id, redacted."""
     return {f"{rows}_audit_bodies": {k: redact(v) for k, v in responses.items()}}

@@ -68,7 +68,7 @@ async def emit(
 
 
 def emitted_with(rows: str, data: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The parameters of an ``emit_with(rows, ..., None)`` built once: each moved row's event
+    """The parameters of an ``emit_with(rows, ...)`` built once: each moved row's event
     data by row id, and the events' time (now, as ``emit`` stamps its event)."""
     return {f"{rows}_event_data": data, f"{rows}_event_at": datetime.now(UTC)}
 
@@ -88,25 +88,18 @@ async def emit_many(session: AsyncSession, events: Sequence[dict[str, Any]]) -> 
     )
 
 
-def emit_with(
-    rows: CTE, event_id: ColumnElement[str], type: str, data: dict[str, dict[str, Any]] | None
-) -> CTE:
+def emit_with(rows: CTE, event_id: ColumnElement[str], type: str) -> CTE:
     """``emit_many`` inside the statement that moves ``rows`` (a data-modifying CTE returning
-    ``id`` and ``project_id``): one event per row it moved, ``data[row id]`` its data, so no
-    event is written for a row the move left alone. Add the returned CTE to that statement
-    (``add_cte``): the events cost no statement of their own (issue 43). An id already
-    recorded is left as it is. ``data`` None: a statement built once, for every execution;
-    each passes its data (and the events' time) as ``emitted_with(rows.name, data)``."""
+    ``id`` and ``project_id``): one event per row it moved, so no event is written for a row
+    the move left alone. Add the returned CTE to that statement (``add_cte``): the events cost
+    no statement of their own (issue 43). An id already recorded is left as it is. The
+    statement is built once, for every execution; each passes the events' data by row id (and
+    their time) as ``emitted_with(rows.name, data)``."""
     if type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type!r}")
     table = table_of(Event)
-    stamp = DateTime(timezone=True)
-    if data is None:
-        by_id = bindparam(f"{rows.name}_event_data", type_=JSONB)
-        at: ColumnElement[datetime] = bindparam(f"{rows.name}_event_at", type_=stamp)
-    else:
-        by_id = bindparam(f"{rows.name}_event_data", data, type_=JSONB)
-        at = literal(datetime.now(UTC), stamp)
+    by_id = bindparam(f"{rows.name}_event_data", type_=JSONB)
+    at = bindparam(f"{rows.name}_event_at", type_=DateTime(timezone=True))
     return (
         insert(table)
         .from_select(
