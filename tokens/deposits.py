@@ -56,7 +56,7 @@ class ScanSummary:
     ignored: int = 0
     outflows: int = 0
     blocks: int = 0  # blocks examined by this pass
-    own: int = 0  # transactions of theirs this process sent itself, left unread
+    own: int = 0  # transactions in those blocks this process sent itself, left unread
     cursor: int = 0  # the last slot fully examined after this pass
     deposits: list[dict[str, Any]] = field(default_factory=list)
 
