@@ -6,9 +6,10 @@ built from the two pieces here:
 
 - ``Gatherer``: a caller ``arrive(key)``s and waits. The arrivals that come together (within
   ``linger``, less once ``full`` are waiting; under load also those that pile up while the
-  previous batch holds the slot) are taken as one batch by a handler, which answers each key and
-  names the futures that say when the batch's writes are *sent*. The slot goes to the next batch
-  only then, not once the writes are final: finality is awaited by many writes at once.
+  previous batch holds the slot; never more than ``full``) are taken as one batch by a handler,
+  which answers each key and names the futures that say when the batch's writes are *sent*. The
+  slot goes to the next batch only then, not once the writes are final: finality is awaited by
+  many writes at once.
 - ``TaskPerKey``: the one task per process driving a key (a write's op_key). Every caller
   awaits that same task, so a write is sent and booked once per process however many of its
   members (or their retries) wait on it.
@@ -95,8 +96,12 @@ class Gatherer(Generic[K, R]):
                 self._arrived.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._arrived.wait(), until - loop.time())
-            taken, self._queue = self._queue, []
+            # At most a full batch: the rest wait for the next slot, as the arrivals that come
+            # while this batch holds it do.
+            taken, self._queue = self._queue[: self._full], self._queue[self._full :]
             self._arrived.clear()
+            if self._queue:
+                self._arrived.set()
             if not taken:
                 self._slots.release()
                 continue

@@ -116,6 +116,29 @@ async def test_the_slot_is_held_until_the_batch_says_its_writes_are_sent() -> No
     assert batches == [["a"], ["b"]]
 
 
+async def test_a_batch_takes_at_most_full_and_the_rest_go_in_the_next() -> None:
+    """Arrivals that piled up while the slot was held are taken ``full`` at a time (one
+    transaction's worth for the settler and the minter): full writes, not a full one and a
+    small rest."""
+    loop = asyncio.get_running_loop()
+    sent = loop.create_future()
+    batches: list[list[str]] = []
+
+    async def handle(keys: list[str]) -> Handled[str, str]:
+        batches.append(keys)
+        return Handled({k: k.upper() for k in keys}, sent=[sent] if len(batches) == 1 else ())
+
+    gatherer = Gatherer(handle, linger=0.0, full=3, slots=1, name="test-batcher")
+    assert await gatherer.arrive("a") == "A"  # its batch holds the slot until ``sent``
+    piled = [asyncio.create_task(gatherer.arrive(k)) for k in "bcdefgh"]
+    await asyncio.sleep(0.1)
+    assert batches == [["a"]]
+    sent.set_result(None)
+    answers = await asyncio.wait_for(asyncio.gather(*piled), 10)
+    assert answers == list("BCDEFGH")
+    assert batches == [["a"], ["b", "c", "d"], ["e", "f", "g"], ["h"]]
+
+
 async def test_a_cancelled_caller_leaves_the_answer_to_the_others() -> None:
     handle = Recorder()
     gatherer = Gatherer(handle, linger=0.3, full=10, name="test-batcher")

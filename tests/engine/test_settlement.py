@@ -12,6 +12,7 @@ from solders.transaction import VersionedTransaction
 from sqlalchemy import select
 
 from activities.deps import WorkerDeps
+from chain.custody import CustodyTransfer
 from chain.decimals import TokenDecimals
 from chain.gateway import PACKET_DATA_SIZE
 from db.last import flush_last
@@ -19,7 +20,7 @@ from db.models.chain import ChainTransaction, ChainTxAttempt
 from db.models.engine import Transfer, TransferState
 from db.models.events import Event
 from engine import transfers
-from engine.settlement import Settler
+from engine.settlement import FULL_BATCH, Settler
 from ledger.service import Ledger
 from tests.engine.conftest import UNIT, Api, funded_user
 from tests.engine.test_transfers import books
@@ -55,6 +56,19 @@ async def rows(deps: WorkerDeps, ids: list[str]) -> dict[str, Transfer]:
         return {t.id: t for t in found}
 
 
+async def test_a_full_batch_is_what_one_transaction_holds(deps: WorkerDeps) -> None:
+    """The settler takes at most ``FULL_BATCH`` arrivals a batch: as many transfers between distinct
+    users as the packer puts in one transaction, so that a busy worker's batches are sent as
+    one full write each, never as a full one and a rest of one or two."""
+    await deps.gateway.load_token_decimals()
+    legs = [
+        deps.gateway.transfer_instruction(CustodyTransfer("MCC", f"u_from_{i}", f"u_to_{i}", 1))
+        for i in range(FULL_BATCH + 1)
+    ]
+    assert deps.gateway.fits_one_transaction(legs[:FULL_BATCH])
+    assert not deps.gateway.fits_one_transaction(legs)
+
+
 async def test_transfers_settled_together_share_transactions_and_keep_their_own_records(
     api: Api, world: World, deps: WorkerDeps
 ) -> None:
@@ -75,7 +89,7 @@ async def test_transfers_settled_together_share_transactions_and_keep_their_own_
 
     done = await rows(deps, ids)
     writes = {t.op_key for t in done.values()}
-    # 13 transfers settled together: more than fit one transaction (~11 distinct pairs), so
+    # 13 transfers settled together: more than fit one transaction (10 distinct pairs), so
     # exactly two; the first, settled alone, in its own.
     assert len(writes) == 3, writes
     async with deps.sessions() as s:
