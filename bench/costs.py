@@ -411,14 +411,37 @@ class Floor:
     async def setup(self) -> None:
         import psycopg
         from aiohttp import ClientSession
+        from spl.token.instructions import mint_to
+        from spl.token.models import MintToParams
 
         from chain.custody import CustodyTransfer
 
         gateway = self.world["gateway"]
-        self.ix = gateway.transfer_instruction(
-            CustodyTransfer("MCC", self.world["sender"], self.world["receiver"], 1)
-        )
         keys = gateway.keys
+        # Custody accounts of two uids with no ledger row: the deposit watcher follows only
+        # the ledger's accounts, so the floor's writes (signed by this bench, not recorded by
+        # the gateway) are not taken for custody outflows. Minted into, nothing booked.
+        tag = uuid.uuid4().hex[:6]
+        source, dest = f"bench-floor-from-{tag}", f"bench-floor-to-{tag}"
+        for uid in (source, dest):
+            await gateway.ensure_custody_account(uid, "MCC")
+        await gateway.submit(
+            f"bench-floor-fund:{tag}",
+            [
+                mint_to(
+                    MintToParams(
+                        program_id=keys.token_program("MCC"),
+                        mint=keys.mint_for("MCC"),
+                        dest=gateway.custody_address(source, "MCC"),
+                        mint_authority=keys.mint_authority.pubkey(),
+                        amount=10**9,
+                    )
+                )
+            ],
+            kind="outside_mint",
+        )
+        (await gateway.await_final(f"bench-floor-fund:{tag}")).raise_for_failure()
+        self.ix = gateway.transfer_instruction(CustodyTransfer("MCC", source, dest, 1))
         self.payer, self.signers = keys.fee_payer, [keys.fee_payer, keys.custody_authority]
         self.http = ClientSession()
         self.db = await psycopg.AsyncConnection.connect(self.b.settings.database_url_plain)
