@@ -411,10 +411,8 @@ class Floor:
     async def setup(self) -> None:
         import psycopg
         from aiohttp import ClientSession
-        from spl.token.instructions import mint_to
-        from spl.token.models import MintToParams
 
-        from chain.custody import CustodyTransfer
+        from chain.custody import CustodyMint, CustodyTransfer
 
         gateway = self.world["gateway"]
         keys = gateway.keys
@@ -427,17 +425,7 @@ class Floor:
             await gateway.ensure_custody_account(uid, "MCC")
         await gateway.submit(
             f"bench-floor-fund:{tag}",
-            [
-                mint_to(
-                    MintToParams(
-                        program_id=keys.token_program("MCC"),
-                        mint=keys.mint_for("MCC"),
-                        dest=gateway.custody_address(source, "MCC"),
-                        mint_authority=keys.mint_authority.pubkey(),
-                        amount=10**9,
-                    )
-                )
-            ],
+            [gateway.mint_instruction(CustodyMint("MCC", source, 10**9))],
             kind="outside_mint",
         )
         (await gateway.await_final(f"bench-floor-fund:{tag}")).raise_for_failure()
