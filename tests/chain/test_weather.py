@@ -133,18 +133,25 @@ async def test_the_lagging_node_answers_lower_slots_and_null_statuses(
 ) -> None:
     slots = [await rpc.call("getSlot", [{"commitment": "processed"}]) for _ in range(30)]
     assert any(b < a for a, b in itertools.pairwise(slots)), "a lower slot than seen"
-    # a landed signature, then null from the lagging node (within its 12 slots' lag)
+    # A landed signature, then null from the lagging node: its 12 slots' lag is 1.2 s here, so
+    # right after the first answer that shows it landed, a burst of reads within that window
+    # (each lagged with the storm's 0.4) meets the lagging node; a fresh transfer if not.
     price = [set_compute_unit_price(PROFILES["storm"].fee * 2)]
-    raw = base64.b64encode(await _signed(rpc, _keys(storm), price)).decode()
-    seen: list[bool] = []
-    for _ in range(60):
-        sig = await rpc.call(
-            "sendTransaction", [raw, {"encoding": "base64", "skipPreflight": True}]
-        )
-        seen.append(await _landed(rpc, sig))
-        if True in seen and seen[-1] is False:
+    burst: list[bool] = []
+    for _ in range(3):
+        raw = base64.b64encode(await _signed(rpc, _keys(storm), price)).decode()
+        for _ in range(60):
+            sig = await rpc.call(
+                "sendTransaction", [raw, {"encoding": "base64", "skipPreflight": True}]
+            )
+            if await _landed(rpc, sig):
+                break
+        else:
+            pytest.fail("a transfer above the market's price never landed")
+        burst = list(await asyncio.gather(*(_landed(rpc, sig) for _ in range(12))))
+        if False in burst:
             break
-    assert True in seen and seen[-1] is False, seen
+    assert False in burst, "no read within the lag answered null for the landed signature"
     fees = await rpc.call("getRecentPrioritizationFees", [[]])
     assert fees and max(f["prioritizationFee"] for f in fees) > 0  # the congestion's market
 
