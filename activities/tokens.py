@@ -4,12 +4,13 @@ tokens/oracle.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities.heartbeat import heartbeating
 from chain.errors import ChainRejected, ChainWriteConflict
@@ -70,6 +71,11 @@ class OracleWriteResult:
     base_price_usdc: int
 
 
+async def _set_at_worker_shutdown(stop: asyncio.Event) -> None:
+    await activity.wait_for_worker_shutdown()
+    stop.set()
+
+
 class TokenActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
@@ -79,13 +85,29 @@ class TokenActivities:
     @activity.defn(name="tokens.scan_deposits")
     @heartbeating  # a pass follows the chain for seconds; a killed worker's is retried in 10 s
     async def scan_deposits(self, request: DepositScanRequest) -> DepositScanReport:
-        if request.follow_seconds > 0:
+        if request.follow_seconds <= 0:
+            return await self.scanner.scan()
+        # A worker that shuts down ends the follow at once (its cursor saved) instead of
+        # holding the whole stop for its grace period (10 s) until the SDK cancels it; the
+        # retry (1 s later, on whichever worker polls) follows on from the cursor, so no
+        # deposit waits for the schedule's next run.
+        stop = asyncio.Event()
+        waiter = asyncio.create_task(_set_at_worker_shutdown(stop))
+        try:
             # Every 0.1 s while watched accounts move; every 2 s after 10 s without
             # (an idle worker idles: issue 33).
-            return await self.scanner.follow(
-                min(request.follow_seconds, 90.0), poll=0.1, idle_poll=2.0
+            report = await self.scanner.follow(
+                min(request.follow_seconds, 90.0), poll=0.1, stop=stop, idle_poll=2.0
             )
-        return await self.scanner.scan()
+        finally:
+            waiter.cancel()
+        if stop.is_set():
+            raise ApplicationError(
+                "the worker is shutting down: the follow goes on in a retry from its cursor",
+                type="WorkerShutdown",
+                category=ApplicationErrorCategory.BENIGN,  # logged at DEBUG: a stop, not a fault
+            )
+        return report
 
     @activity.defn(name="tokens.oracle_record_closes")
     async def oracle_record_closes(self, request: OracleCloseRequest) -> OracleClosesRecorded:

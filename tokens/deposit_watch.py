@@ -245,8 +245,24 @@ class DepositScanner:
             if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
                 return
             wait = min(idle_poll if self._quiet() else poll, max(0.0, deadline - time.monotonic()))
+            await self._nap(wait, stop)
+
+    async def _nap(self, seconds: float, stop: asyncio.Event | None) -> None:
+        """Until the next poll, a watched row added, or ``stop`` (a worker's shutdown does not
+        wait out the idle poll)."""
+        if stop is None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._watch_added.wait(), wait)
+                await asyncio.wait_for(self._watch_added.wait(), seconds)
+            return
+        waits = {
+            asyncio.ensure_future(self._watch_added.wait()),
+            asyncio.ensure_future(stop.wait()),
+        }
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
 
     def _quiet(self) -> bool:
         """No block has touched a watched account for _IDLE_AFTER seconds."""

@@ -1,22 +1,32 @@
 """The worker's one deposit scanner while it follows the chain (WorkerDeps.deposits): a newly
 watched account is heard of by NOTIFY on the worker's one listener (db/notify.py) and caught
 up at once, not at the next look (every 30 s while listening), and a deposit to it is credited
-while the scanner follows."""
+while the scanner follows. A worker that stops ends its follow at once, and the retry follows
+on."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+import uuid
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from sqlalchemy import select
+from temporalio.api.enums.v1 import PendingActivityState
+from temporalio.client import WorkflowHandle
+from temporalio.testing import WorkflowEnvironment
 
 from activities.deps import WorkerDeps
+from core.config import Settings
 from db.models.tokens import CustodyWatch, Deposit
 from devchain.outside import OutsideWallet
 from tests.factories import World
+from tests.stack import new_queue, running_worker
 from tests.tokens.conftest import UNIT
 from tokens.deposits import deposit_address, register
+from workflows.tokens import DepositScanInput, DepositScanWorkflow
 
 
 async def until(probe: Callable[[], Awaitable[object]], seconds: float) -> None:
@@ -81,3 +91,72 @@ async def test_a_newly_watched_account_is_heard_of_by_notify_and_its_deposit_cre
     finally:
         stop.set()
         await following
+
+
+async def _follow_started(handle: WorkflowHandle[Any, Any], attempt: int) -> bool:
+    pending = (await handle.describe()).raw_description.pending_activities
+    started = PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+    return any(a.state == started and a.attempt == attempt for a in pending)
+
+
+async def test_a_stopping_worker_ends_its_follow_at_once_and_the_retry_follows_on(
+    temporal_env: WorkflowEnvironment,
+    app_settings: Settings,
+    world: World,
+    deps: WorkerDeps,
+    outsider: OutsideWallet,
+) -> None:
+    """A deploy stops workers: the deposit watcher's follow (a minute here, the schedule's
+    interval in production) ends as soon as its worker starts shutting down, its cursor saved,
+    instead of holding the stop for the worker's whole grace period (10 s, worker.py) until
+    the SDK cancels it. The workflow's retry follows on with the next worker, so a deposit sent
+    while no worker runs is credited without waiting for the schedule's next run."""
+    queue = new_queue("follow-stop")
+    handle = await temporal_env.client.start_workflow(
+        DepositScanWorkflow.run,
+        DepositScanInput(note="test", follow_seconds=60),
+        id=f"follow-stop-{uuid.uuid4().hex}",
+        task_queue=queue,
+    )
+    uid = (await world.user()).uid
+    try:
+        async with running_worker(temporal_env.client, app_settings, queue) as first:
+            await until(lambda: _follow_started(handle, 1), 20)
+            async with first.sessions() as session:  # watched, caught up by this follow
+                await register(session, first.gateway, uid, "MCC")
+                await session.commit()
+            address, _ = deposit_address(first.gateway.keys, uid, "MCC")
+
+            async def ready() -> bool:
+                async with deps.sessions() as session:
+                    return bool(
+                        await session.scalar(
+                            select(CustodyWatch.ready).where(CustodyWatch.address == address)
+                        )
+                    )
+
+            await until(ready, 20)
+            stopping = time.monotonic()
+        took = time.monotonic() - stopping
+        assert took < 5.0, f"the worker's shutdown waited {took:.1f} s for its follow"
+        pending = (await handle.describe()).raw_description.pending_activities
+        assert [a.last_failure.application_failure_info.type for a in pending] == [
+            "WorkerShutdown"
+        ], pending
+
+        custody = deps.gateway.custody_address(uid, "MCC")
+        sig = await outsider.deposit(deps.gateway, "MCC", custody, 3 * UNIT)
+
+        async def credited() -> bool:
+            async with deps.sessions() as session:
+                outcome = await session.scalar(
+                    select(Deposit.outcome).where(Deposit.signature == sig)
+                )
+            return outcome == "credited"
+
+        async with running_worker(temporal_env.client, app_settings, queue):
+            await until(lambda: _follow_started(handle, 2), 20)
+            await until(credited, 20)
+    finally:
+        with contextlib.suppress(Exception):
+            await handle.terminate("test over")
