@@ -35,6 +35,41 @@ async def until(probe: Callable[[], Awaitable[object]], seconds: float) -> None:
             await asyncio.sleep(0.05)
 
 
+async def _watch(deps: WorkerDeps, uid: str) -> None:
+    """What a user's first balance read does: the MCC custody account watched."""
+    async with deps.sessions() as session:
+        await register(session, deps.gateway, uid, "MCC")
+        await session.commit()
+
+
+def _ready(deps: WorkerDeps, uid: str) -> Callable[[], Awaitable[bool]]:
+    """A probe: the user's MCC custody account is caught up by a follow."""
+    address, _ = deposit_address(deps.gateway.keys, uid, "MCC")
+
+    async def probe() -> bool:
+        async with deps.sessions() as session:
+            return bool(
+                await session.scalar(
+                    select(CustodyWatch.ready).where(CustodyWatch.address == address)
+                )
+            )
+
+    return probe
+
+
+def _credited(deps: WorkerDeps, signature: str) -> Callable[[], Awaitable[bool]]:
+    """A probe: the deposit with this signature is credited."""
+
+    async def probe() -> bool:
+        async with deps.sessions() as session:
+            outcome = await session.scalar(
+                select(Deposit.outcome).where(Deposit.signature == signature)
+            )
+        return outcome == "credited"
+
+    return probe
+
+
 async def test_a_newly_watched_account_is_heard_of_by_notify_and_its_deposit_credited(
     world: World, deps: WorkerDeps, outsider: OutsideWallet
 ) -> None:
@@ -42,29 +77,14 @@ async def test_a_newly_watched_account_is_heard_of_by_notify_and_its_deposit_cre
 
     async def watch() -> str:
         uid = (await world.user()).uid
-        async with deps.sessions() as session:
-            await register(session, deps.gateway, uid, "MCC")
-            await session.commit()
+        await _watch(deps, uid)
         return uid
-
-    def ready(uid: str) -> Callable[[], Awaitable[bool]]:
-        address, _ = deposit_address(deps.gateway.keys, uid, "MCC")
-
-        async def probe() -> bool:
-            async with deps.sessions() as session:
-                return bool(
-                    await session.scalar(
-                        select(CustodyWatch.ready).where(CustodyWatch.address == address)
-                    )
-                )
-
-        return probe
 
     first = await watch()  # a watched set that is not empty: the follower looks every 30 s
     stop = asyncio.Event()
     following = asyncio.create_task(scanner.follow(90, poll=0.1, stop=stop))
     try:
-        await until(ready(first), 30)
+        await until(_ready(deps, first), 30)
 
         async def listening() -> bool:
             return scanner.listening
@@ -73,21 +93,13 @@ async def test_a_newly_watched_account_is_heard_of_by_notify_and_its_deposit_cre
         await asyncio.sleep(2.0)  # past its last look: the next one is about 30 s away
         began = time.monotonic()
         uid = await watch()
-        await until(ready(uid), 25)
+        await until(_ready(deps, uid), 25)
         took = time.monotonic() - began
         assert took < 10.0, f"the new account was caught up after {took:.1f} s"
 
         custody = deps.gateway.custody_address(uid, "MCC")
         sig = await outsider.deposit(deps.gateway, "MCC", custody, 2 * UNIT)
-
-        async def credited() -> bool:
-            async with deps.sessions() as session:
-                outcome = await session.scalar(
-                    select(Deposit.outcome).where(Deposit.signature == sig)
-                )
-            return outcome == "credited"
-
-        await until(credited, 20)
+        await until(_credited(deps, sig), 20)
     finally:
         stop.set()
         await following
@@ -122,20 +134,8 @@ async def test_a_stopping_worker_ends_its_follow_at_once_and_the_retry_follows_o
     try:
         async with running_worker(temporal_env.client, app_settings, queue) as first:
             await until(lambda: _follow_started(handle, 1), 20)
-            async with first.sessions() as session:  # watched, caught up by this follow
-                await register(session, first.gateway, uid, "MCC")
-                await session.commit()
-            address, _ = deposit_address(first.gateway.keys, uid, "MCC")
-
-            async def ready() -> bool:
-                async with deps.sessions() as session:
-                    return bool(
-                        await session.scalar(
-                            select(CustodyWatch.ready).where(CustodyWatch.address == address)
-                        )
-                    )
-
-            await until(ready, 20)
+            await _watch(first, uid)  # watched, caught up by this follow
+            await until(_ready(deps, uid), 20)
             stopping = time.monotonic()
         took = time.monotonic() - stopping
         assert took < 5.0, f"the worker's shutdown waited {took:.1f} s for its follow"
@@ -146,17 +146,9 @@ async def test_a_stopping_worker_ends_its_follow_at_once_and_the_retry_follows_o
 
         custody = deps.gateway.custody_address(uid, "MCC")
         sig = await outsider.deposit(deps.gateway, "MCC", custody, 3 * UNIT)
-
-        async def credited() -> bool:
-            async with deps.sessions() as session:
-                outcome = await session.scalar(
-                    select(Deposit.outcome).where(Deposit.signature == sig)
-                )
-            return outcome == "credited"
-
         async with running_worker(temporal_env.client, app_settings, queue):
             await until(lambda: _follow_started(handle, 2), 20)
-            await until(credited, 20)
+            await until(_credited(deps, sig), 20)
     finally:
         with contextlib.suppress(Exception):
             await handle.terminate("test over")
