@@ -70,6 +70,9 @@ class Ports:
     temporal: int = field(default_factory=free_port)
     rpc: int = field(default_factory=free_port)
     smtp: int = field(default_factory=free_port)
+    # The node's PubSub websocket. A validator serves it on the RPC port + 1, but a free RPC
+    # port says nothing of the next one: a live connection's local port may hold it.
+    ws: int = field(default_factory=free_port)
 
 
 class Topology:
@@ -160,14 +163,36 @@ class Topology:
         wait_for_port("127.0.0.1", self.ports.temporal, 60, popen)
 
     def start_node(self) -> None:
-        args = [sys.executable, "-m", "devchain.node", "--host", "127.0.0.1"]
-        args += ["--port", str(self.ports.rpc), "--data-dir", str(self.state / "chain")]
-        args += ["--keys-dir", str(self.keys_dir), "--slot-ms", str(self.slot_ms)]
-        args += ["--weather", self.weather]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.node = Child("chain", args, env, self.logs / "chain.log", cwd=self.logs)
-        self.node.start()
-        wait_for_port("127.0.0.1", self.ports.rpc, 60, self.node.popen)
+        """The chain node on ``ports.rpc`` and ``ports.ws``. A port found free earlier can be
+        taken before the node binds it (any process's outgoing connection may get it as its
+        local port): on the first start, before the app's environment names the RPC port, the
+        node is started again on fresh ports; a restart keeps its ports (``set_weather``)."""
+        for attempt in range(1, 4):
+            args = [sys.executable, "-m", "devchain.node", "--host", "127.0.0.1"]
+            args += ["--port", str(self.ports.rpc), "--ws-port", str(self.ports.ws)]
+            args += ["--data-dir", str(self.state / "chain"), "--keys-dir", str(self.keys_dir)]
+            args += ["--slot-ms", str(self.slot_ms), "--weather", self.weather]
+            env = {**os.environ, "PYTHONPATH": str(ROOT)}
+            log = self.logs / "chain.log"
+            start = log.stat().st_size if log.exists() else 0
+            self.node = Child("chain", args, env, log, cwd=self.logs)
+            self.node.start()
+            try:
+                wait_for_port("127.0.0.1", self.ports.rpc, 60, self.node.popen)
+                return
+            except RuntimeError as exc:
+                with log.open("rb") as f:
+                    f.seek(start)
+                    said = f.read().decode(errors="replace")
+                taken = "address already in use" in said.lower()
+                if not taken or self.env or attempt == 3:
+                    raise RuntimeError(f"the chain node: {exc}; its log:\n{said[-3000:]}") from exc
+                print(
+                    f"topology: the node's port {self.ports.rpc} or {self.ports.ws} was taken; "
+                    "starting it on fresh ports",
+                    file=sys.stderr,
+                )
+                self.ports.rpc, self.ports.ws = free_port(), free_port()
 
     def start_mail(self) -> None:
         """The SMTP server (mccgw/mailserver.py): it stores what the gateway sends in a
@@ -348,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-port", type=int, default=28080)
     parser.add_argument("--temporal-port", type=int, default=28233)
     parser.add_argument("--rpc-port", type=int, default=28899)
+    parser.add_argument("--ws-port", type=int, help="the node's PubSub (default: RPC port + 1)")
     parser.add_argument("--smtp-port", type=int, default=28025)
     parser.add_argument("--workers", type=int, default=2, help="worker replicas")
     args = parser.parse_args(argv)
@@ -361,7 +387,13 @@ def main(argv: list[str] | None = None) -> int:
     topology = Topology(
         installed,
         state,
-        ports=Ports(args.api_port, args.temporal_port, args.rpc_port, args.smtp_port),
+        ports=Ports(
+            args.api_port,
+            args.temporal_port,
+            args.rpc_port,
+            args.smtp_port,
+            args.ws_port or args.rpc_port + 1,
+        ),
         worker_replicas=args.workers,
     )
     stop = False

@@ -190,8 +190,26 @@ def _whitelist_status(state_dir: Path, project_id: int) -> tuple[str, str]:
     return str(row[0]), str(row[1])
 
 
+def _rpc_port() -> int:
+    """A free port whose next port is free too: the node serves its PubSub there, as a
+    validator does (or on any free port when that one is taken, which this test would not
+    see)."""
+    import socket
+
+    for _ in range(50):
+        port = free_port()
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+        return port
+    raise AssertionError("no free port with a free next port")
+
+
 def test_dev_stack_starts_serves_and_stops_cleanly(state_dir: Path) -> None:
-    ports = {name: free_port() for name in ("api", "temporal", "ui", "rpc")}
+    ports = {name: free_port() for name in ("api", "temporal", "ui")}
+    ports["rpc"] = _rpc_port()
     base_url = f"http://127.0.0.1:{ports['api']}"
 
     stack = _Stack(state_dir, ports)
