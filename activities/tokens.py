@@ -13,6 +13,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities.heartbeat import heartbeating
+from activities.shutdown import at_worker_shutdown
 from chain.errors import ChainRejected, ChainWriteConflict
 from chain.reincarnation import PriceOutOfRange
 from db.models.tokens import PriceClose
@@ -71,11 +72,6 @@ class OracleWriteResult:
     base_price_usdc: int
 
 
-async def _set_at_worker_shutdown(stop: asyncio.Event) -> None:
-    await activity.wait_for_worker_shutdown()
-    stop.set()
-
-
 class TokenActivities:
     def __init__(self, deps: WorkerDeps) -> None:
         self.deps = deps
@@ -92,15 +88,12 @@ class TokenActivities:
         # retry (1 s later, on whichever worker polls) follows on from the cursor, so no
         # deposit waits for the schedule's next run.
         stop = asyncio.Event()
-        waiter = asyncio.create_task(_set_at_worker_shutdown(stop))
-        try:
+        async with at_worker_shutdown(stop.set):
             # Every 0.1 s while watched accounts move; every 2 s after 10 s without
             # (an idle worker idles: issue 33).
             report = await self.scanner.follow(
                 min(request.follow_seconds, 90.0), poll=0.1, stop=stop, idle_poll=2.0
             )
-        finally:
-            waiter.cancel()
         if stop.is_set():
             raise ApplicationError(
                 "the worker is shutting down: the follow goes on in a retry from its cursor",

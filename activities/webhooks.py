@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from temporalio import activity
 
+from activities.shutdown import at_worker_shutdown
 from webhooks.pump import WebhookPump
 from webhooks.senders import make_sender
 
@@ -47,19 +47,13 @@ class WebhookActivities:
         pump = WebhookPump(self._sessions, self._keys, settings, sender, self._notify)
         deadline = time.monotonic() + data.seconds
 
-        async def wake_at_shutdown() -> None:
-            # An idle pump waits up to WEBHOOK_IDLE_POLL_SECONDS: without this a worker's
-            # shutdown waited out its whole grace period and then cancelled the pump.
-            await activity.wait_for_worker_shutdown()
-            pump.wake()
-
-        waker = asyncio.create_task(wake_at_shutdown())
+        # An idle pump waits up to WEBHOOK_IDLE_POLL_SECONDS: a worker's shutdown wakes it.
         try:
-            stats = await pump.run(
-                lambda: activity.is_worker_shutdown() or time.monotonic() >= deadline,
-                activity.heartbeat,
-            )
+            async with at_worker_shutdown(pump.wake):
+                stats = await pump.run(
+                    lambda: activity.is_worker_shutdown() or time.monotonic() >= deadline,
+                    activity.heartbeat,
+                )
         finally:
-            waker.cancel()
             await pump.aclose()
         return PumpResult(stats.sent, stats.succeeded, stats.failed_attempts)
